@@ -1,0 +1,216 @@
+# clusterhealth - GNU make build.
+#
+#   make            build every binary under build/
+#   make test       build and run every test (unit tests, command-line tests)
+#   make sweep      build, then run the node health sweep (scripts/sweep)
+#   make bench      run the harness-overhead benchmark scripts (scripts/bench)
+#
+# Options (on the command line):
+#   WITH_CUDA=auto|yes|no   CUDA kernels and cuBLASLt GEMM  (default auto)
+#   WITH_NCCL=auto|yes|no   NCCL collective backend          (default auto)
+#   WITH_NVML=auto|yes|no   NVML telemetry, loaded at run time (default auto)
+#   CUDA_HOME=DIR           CUDA toolkit prefix (default /usr/local/cuda)
+#   CUDA_ARCH="80 90"       SM architectures to build (PTX of the last is kept)
+#   SANITIZE=1              AddressSanitizer + UndefinedBehaviorSanitizer
+#   V=1                     show full command lines
+#   CH_DEPS_DONE=1          skip scripts/install-deps
+#
+# Every goal first runs scripts/install-deps (installs missing Debian
+# packages when root), then re-runs make with CH_DEPS_DONE=1.
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+ifeq ($(CH_DEPS_DONE),)
+ifeq ($(filter clean distclean,$(MAKECMDGOALS)),)
+.PHONY: _outer
+_outer:
+	@scripts/install-deps
+	@$(MAKE) --no-print-directory CH_DEPS_DONE=1 $(MAKECMDGOALS)
+Makefile: ;
+%:: _outer ; @:
+else
+.PHONY: clean distclean
+clean distclean:
+	rm -rf build
+endif
+else
+# ---------------------------------------------------------------- inner make
+
+CUDA_HOME ?= /usr/local/cuda
+WITH_CUDA ?= auto
+WITH_NCCL ?= auto
+WITH_NVML ?= auto
+CUDA_ARCH ?= 80 90
+SANITIZE ?= 0
+V ?= 0
+B := build
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+define check_with
+ifeq ($(filter auto yes no,$($(1))),)
+$$(error $(1)='$($(1))' is not one of auto, yes, no)
+endif
+endef
+$(eval $(call check_with,WITH_CUDA))
+$(eval $(call check_with,WITH_NCCL))
+$(eval $(call check_with,WITH_NVML))
+
+# ---- detection
+NVCC := $(CUDA_HOME)/bin/nvcc
+CUDA_FOUND := $(and $(wildcard $(NVCC)),$(wildcard $(CUDA_HOME)/include/cuda_runtime.h),$(wildcard $(CUDA_HOME)/include/cublasLt.h))
+HAVE_CUDA :=
+ifneq ($(WITH_CUDA),no)
+ifneq ($(CUDA_FOUND),)
+HAVE_CUDA := 1
+else ifeq ($(WITH_CUDA),yes)
+$(error WITH_CUDA=yes but no CUDA toolkit with cuBLASLt under CUDA_HOME='$(CUDA_HOME)' (need bin/nvcc, include/cuda_runtime.h, include/cublasLt.h); install the toolkit or set CUDA_HOME)
+endif
+endif
+
+NCCL_INC := $(firstword $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h $(NCCL_HOME)/include/nccl.h))
+HAVE_NCCL :=
+ifneq ($(WITH_NCCL),no)
+ifneq ($(and $(HAVE_CUDA),$(NCCL_INC)),)
+HAVE_NCCL := 1
+else ifeq ($(WITH_NCCL),yes)
+$(error WITH_NCCL=yes but nccl.h was not found (looked in $(CUDA_HOME)/include, /usr/include and NCCL_HOME) or CUDA is disabled; install NCCL or set NCCL_HOME)
+endif
+endif
+
+NVML_INC := $(firstword $(wildcard $(CUDA_HOME)/include/nvml.h $(CUDA_HOME)/targets/*/include/nvml.h /usr/include/nvml.h))
+HAVE_NVML :=
+NVML_HEADER :=
+ifneq ($(WITH_NVML),no)
+HAVE_NVML := 1
+ifneq ($(NVML_INC),)
+NVML_HEADER := 1
+else ifeq ($(WITH_NVML),yes)
+$(error WITH_NVML=yes but nvml.h was not found under $(CUDA_HOME) or /usr/include; install the CUDA NVML development package or use WITH_NVML=auto)
+endif
+endif
+
+# ---- flags
+PKGS := ompi-c hwloc jansson openblas plplot zlib sqlite3
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+INC := -Ibench/common -Ibench/loader -Ikernels -Icomm -Ireport
+DEFS := -D_GNU_SOURCE -DCH_GIT_REV='"$(GIT_REV)"'
+CUDA_CFLAGS :=
+CUDA_LIBS :=
+ifneq ($(HAVE_CUDA),)
+DEFS += -DHAVE_CUDA=1
+CUDA_CFLAGS := -I$(CUDA_HOME)/include
+CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcudart
+endif
+ifneq ($(HAVE_NCCL),)
+DEFS += -DHAVE_NCCL=1
+CUDA_CFLAGS += -I$(dir $(NCCL_INC))
+CUDA_LIBS += -lnccl
+endif
+ifneq ($(HAVE_NVML),)
+DEFS += -DHAVE_NVML=1
+ifneq ($(NVML_HEADER),)
+DEFS += -DHAVE_NVML_H=1
+CUDA_CFLAGS += -I$(dir $(NVML_INC))
+endif
+endif
+
+SAN_FLAGS :=
+ifeq ($(SANITIZE),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+
+CC ?= gcc
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(CFLAGS) -Wall -Wextra -fopenmp -MMD -MP $(SAN_FLAGS) $(INC) $(DEFS) $(CUDA_CFLAGS) $(PKG_CFLAGS)
+LDLIBS := $(PKG_LIBS) $(CUDA_LIBS) -lstdc++ -ldl -lpthread -lm
+ALL_LDFLAGS := -fopenmp $(SAN_FLAGS) $(LDFLAGS)
+NVCC_GENCODE := $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) -gencode arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
+NVCCFLAGS := -O3 -std=c++17 $(NVCC_GENCODE) $(INC) $(DEFS) -Xcompiler -Wall,-Wextra
+ifeq ($(SANITIZE),1)
+NVCCFLAGS += -Xcompiler -fno-omit-frame-pointer
+endif
+
+# ---- sources: every .c below these folders goes into libclusterhealth.a,
+# except the mains; folders named cuda/ need CUDA, folders named nccl/ NCCL.
+MAINS := $(wildcard bench/roofline.c bench/allreduce_bw.c bench/loader_contention.c report/health_report.c)
+BINS := $(patsubst %.c,$(B)/%,$(notdir $(MAINS)))
+SRC_DIRS := bench/common bench/loader kernels kernels/cpu kernels/cuda comm comm/mpi comm/nccl report
+ALL_C := $(filter-out $(MAINS),$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
+ALL_CU := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.cu))
+ifeq ($(HAVE_CUDA),)
+ALL_C := $(filter-out %/cuda/%,$(ALL_C))
+ALL_CU :=
+endif
+ifeq ($(HAVE_NCCL),)
+ALL_C := $(filter-out %/nccl/%,$(ALL_C))
+ALL_CU := $(filter-out %/nccl/%,$(ALL_CU))
+endif
+LIB_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(ALL_C)) $(patsubst %.cu,$(B)/obj/%.cu.o,$(ALL_CU))
+LIB := $(B)/libclusterhealth.a
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(UNIT_SRCS))
+UNIT_BIN := $(B)/tests/unit_tests
+
+# Rebuild everything when the flags change (e.g. SANITIZE=1 after a plain build).
+FLAGS_SIG := $(ALL_CFLAGS) | $(NVCCFLAGS) | $(LDLIBS) | $(ALL_LDFLAGS)
+FLAGS_FILE := $(B)/.flags
+$(shell mkdir -p $(B); [ "$$(cat $(FLAGS_FILE) 2>/dev/null)" = '$(subst ','"'"',$(FLAGS_SIG))' ] || echo '$(subst ','"'"',$(FLAGS_SIG))' > $(FLAGS_FILE))
+
+ifeq ($(MAKELEVEL),1)
+$(info clusterhealth: CUDA $(if $(HAVE_CUDA),yes ($(CUDA_HOME), arch $(CUDA_ARCH)),no) | NCCL $(if $(HAVE_NCCL),yes,no) | NVML $(if $(HAVE_NVML),run-time loading$(if $(NVML_HEADER), (nvml.h),),no) | MPI $(shell pkg-config --modversion ompi-c 2>/dev/null) | sanitizers $(if $(filter 1,$(SANITIZE)),on,off))
+endif
+
+.PHONY: all test unit cli sweep bench clean
+all: $(LIB) $(BINS)
+
+$(B)/obj/%.o: %.c $(FLAGS_FILE)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(B)/obj/%.cu.o: %.cu $(FLAGS_FILE)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  NVCC    $<")
+	$(Q)$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/%: $(B)/obj/bench/%.o $(LIB)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+
+$(B)/health_report: $(B)/obj/report/health_report.o $(LIB)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+
+$(UNIT_BIN): $(UNIT_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) $(UNIT_OBJS) $(LIB) $(LDLIBS) $(shell pkg-config --libs criterion) -o $@
+
+unit: $(UNIT_BIN)
+test: all $(UNIT_BIN)
+	$(Q)SANITIZE=$(SANITIZE) scripts/run-tests
+
+sweep: all
+	$(Q)scripts/sweep
+
+bench: all
+	$(Q)for s in scripts/bench/*; do [ -x "$$s" ] && { echo "== $$s"; "$$s" || exit $$?; }; done; true
+
+clean:
+	rm -rf $(B)
+
+-include $(LIB_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(patsubst %.c,$(B)/obj/%.d,$(MAINS))
+endif

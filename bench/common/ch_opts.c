@@ -1,0 +1,100 @@
+#include "ch_opts.h"
+#include "ch_common.h"
+#include "ch_host.h"
+#include "ch_parse.h"
+
+#include <hwloc.h>
+#include <jansson.h>
+#include <stdio.h>
+
+void ch_common_opts_init(struct ch_common_opts *o)
+{
+	o->json_path = NULL;
+	o->force = 0;
+	o->quiet = 0;
+	o->min_time_sec = -1.0;
+	o->help = 0;
+	o->version = 0;
+}
+
+int ch_common_opt(int c, const char *arg, struct ch_common_opts *o)
+{
+	switch (c) {
+	case CH_OPT_JSON:
+		if (!arg || !*arg)
+			return ch_usage_error("empty file name for --json");
+		o->json_path = arg;
+		return 1;
+	case CH_OPT_FORCE:
+		o->force = 1;
+		return 1;
+	case CH_OPT_MIN_TIME:
+		return ch_parse_double("--min-time", arg, 0.0, 3600.0, &o->min_time_sec) ? CH_ERR_USAGE : 1;
+	case 'q':
+		o->quiet = 1;
+		ch_set_quiet(1);
+		return 1;
+	case 'h':
+		o->help = 1;
+		return 1;
+	case 'V':
+		o->version = 1;
+		return 1;
+	case '?':
+	case ':':
+		/* getopt_long already printed what was wrong */
+		fprintf(stderr, "try '%s --help' for more information\n", ch_prog());
+		return CH_ERR_USAGE;
+	default:
+		return 0;
+	}
+}
+
+void ch_common_help(FILE *f)
+{
+	fputs("Common options:\n"
+	      "  --json FILE        write the result document (JSON) to FILE, atomically,\n"
+	      "                     after every measurement\n"
+	      "  --force            replace FILE if it already exists\n"
+	      "  --min-time SEC     repeat each measurement until its samples add up to\n"
+	      "                     SEC seconds (adaptive repetition)\n"
+	      "  -q, --quiet        print only errors and the result table\n"
+	      "  -h, --help         show this help and exit\n"
+	      "  -V, --version      show the version and exit\n", f);
+}
+
+void ch_print_version(const char *tool)
+{
+	printf("%s (clusterhealth) %s (git %s)\n", tool, CH_VERSION, ch_git_rev());
+}
+
+int ch_run_begin(const char *tool, int argc, char **argv,
+		 const struct ch_common_opts *o, struct ch_result **out)
+{
+	struct ch_result *r = ch_result_new(tool, argc, argv);
+	hwloc_topology_t topo;
+	unsigned v = hwloc_get_api_version();
+	char buf[32];
+	int rc;
+
+	*out = NULL;
+	if (!r) {
+		ch_error("out of memory");
+		return CH_ERR_RUNTIME;
+	}
+	if ((rc = ch_result_set_path(r, o->json_path, o->force)) != 0) {
+		ch_result_free(r);
+		return rc;
+	}
+	snprintf(buf, sizeof(buf), "%u.%u.%u", v >> 16, (v >> 8) & 0xff, v & 0xff);
+	ch_result_set_software(r, "hwloc", buf);
+	ch_result_set_software(r, "jansson", jansson_version_str());
+	if (ch_topo_load(NULL, &topo) == 0) {
+		json_t *h = ch_host_describe(topo);
+		if (h)
+			ch_result_set(r, "host", h);
+		hwloc_topology_destroy(topo);
+	}
+	*out = r;
+	return 0;
+}

@@ -1,0 +1,81 @@
+/*
+ * ch_opts.h - the options every binary shares, and the start of a run.
+ *
+ * Each main() builds its getopt_long table from its own options followed by
+ * CH_COMMON_LONGOPTS, and passes every option it does not know itself to
+ * ch_common_opt().
+ */
+#ifndef CH_OPTS_H
+#define CH_OPTS_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "ch_result.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+	CH_OPT_JSON = 0x1000,
+	CH_OPT_FORCE,
+	CH_OPT_MIN_TIME,
+	CH_OPT_FIRST_TOOL = 0x1100 /* tools number their long-only options from here */
+};
+
+/* Short options handled by ch_common_opt(): h (help), V (version), q (quiet). */
+#define CH_COMMON_SHORTOPTS "hVq"
+
+#define CH_COMMON_LONGOPTS                                         \
+	{ "json", required_argument, NULL, CH_OPT_JSON },          \
+	{ "force", no_argument, NULL, CH_OPT_FORCE },              \
+	{ "min-time", required_argument, NULL, CH_OPT_MIN_TIME },  \
+	{ "quiet", no_argument, NULL, 'q' },                       \
+	{ "help", no_argument, NULL, 'h' },                        \
+	{ "version", no_argument, NULL, 'V' }
+
+struct ch_common_opts {
+	const char *json_path; /* --json FILE, NULL when not given */
+	int force;             /* --force: replace an existing result file */
+	int quiet;             /* -q/--quiet: only errors and the final table */
+	double min_time_sec;   /* --min-time SEC; < 0 when not given */
+	int help;              /* -h/--help was given */
+	int version;           /* -V/--version was given */
+};
+
+/** ch_common_opts_init - defaults: nothing given, min_time_sec = -1. */
+void ch_common_opts_init(struct ch_common_opts *o);
+
+/**
+ * ch_common_opt - handle one option returned by getopt_long().
+ * @c:   [in] the option's value.  @arg: [in] optarg.  @o: [in,out] options.
+ * Returns 1 when @c is a common option (handled), 0 when it is not, or
+ * CH_ERR_USAGE (message printed) for a bad value (--min-time must be a
+ * number in [0, 3600]) or an unknown option ('?').
+ */
+int ch_common_opt(int c, const char *arg, struct ch_common_opts *o);
+
+/** ch_common_help - print the shared options' help lines to @f. */
+void ch_common_help(FILE *f);
+
+/** ch_print_version - print "TOOL (clusterhealth) VERSION (git REV)". */
+void ch_print_version(const char *tool);
+
+/**
+ * ch_run_begin - start the result document of a run.
+ * @tool:   [in] binary name.  @argc, @argv: [in] command line.
+ * @o:      [in] the parsed common options (json path, force).
+ * @out:    [out] the new result; free with ch_result_free().
+ * Records the host section (hwloc topology of this machine) and the hwloc
+ * and jansson versions, and checks that the result file may be written.
+ * Returns 0, CH_ERR_USAGE (the result file exists without --force, or its
+ * directory is missing) or CH_ERR_RUNTIME.
+ */
+int ch_run_begin(const char *tool, int argc, char **argv,
+		 const struct ch_common_opts *o, struct ch_result **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,144 @@
+#include "ch_parse.h"
+#include "ch_common.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int ch_parse_size(const char *opt, const char *s, uint64_t *out)
+{
+	static const struct { const char *suf; int shift; } sufs[] = {
+		{ "", 0 }, { "b", 0 },
+		{ "k", 10 }, { "kib", 10 }, { "m", 20 }, { "mib", 20 },
+		{ "g", 30 }, { "gib", 30 }, { "t", 40 }, { "tib", 40 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	const char *q = s;
+	int digits = 0;
+
+	/* plain decimal only: digits, optionally one '.' and more digits */
+	if (!s)
+		goto bad;
+	while (isdigit((unsigned char)*q)) { q++; digits++; }
+	if (*q == '.')
+		for (q++; isdigit((unsigned char)*q); q++)
+			digits++;
+	if (!digits)
+		goto bad;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end != q || errno || !isfinite(v))
+		goto bad;
+	for (i = 0; i < sizeof(sufs) / sizeof(sufs[0]); i++) {
+		if (!strcasecmp(end, sufs[i].suf)) {
+			long double b = (long double)v * (long double)(1ULL << sufs[i].shift);
+			if (b >= 18446744073709551615.0L)
+				goto bad;
+			if (b != floorl(b))
+				goto bad;
+			*out = (uint64_t)b;
+			return 0;
+		}
+	}
+bad:
+	return ch_usage_error("invalid size '%s' for %s (expected bytes with an optional K, M, G, T or KiB, MiB, GiB, TiB suffix; 1K = 1024)",
+			      s ? s : "", opt);
+}
+
+char *ch_format_size(uint64_t bytes, char *buf, size_t n)
+{
+	static const char sfx[] = { 'T', 'G', 'M', 'K' };
+	static const int shift[] = { 40, 30, 20, 10 };
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		uint64_t unit = 1ULL << shift[i];
+		if (bytes >= unit && bytes % unit == 0) {
+			snprintf(buf, n, "%llu%c", (unsigned long long)(bytes / unit), sfx[i]);
+			return buf;
+		}
+	}
+	snprintf(buf, n, "%llu", (unsigned long long)bytes);
+	return buf;
+}
+
+int ch_parse_long(const char *opt, const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		goto bad;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end)
+		goto bad;
+	if (v < min || v > max)
+		return ch_usage_error("value '%s' for %s is out of range (expected %ld to %ld)",
+				      s, opt, min, max);
+	*out = v;
+	return 0;
+bad:
+	return ch_usage_error("invalid integer '%s' for %s", s ? s : "", opt);
+}
+
+int ch_parse_double(const char *opt, const char *s, double min, double max,
+		    double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		goto bad;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v))
+		goto bad;
+	if (v < min || v > max)
+		return ch_usage_error("value '%s' for %s is out of range (expected %g to %g)",
+				      s, opt, min, max);
+	*out = v;
+	return 0;
+bad:
+	return ch_usage_error("invalid number '%s' for %s", s ? s : "", opt);
+}
+
+int ch_split_list(char *s, char **items, int max)
+{
+	int n = 0;
+	char *p = s;
+
+	for (;;) {
+		char *c = strchr(p, ',');
+		if (c)
+			*c = '\0';
+		if (!*p || n >= max)
+			return -1;
+		items[n++] = p;
+		if (!c)
+			return n;
+		p = c + 1;
+	}
+}
+
+int ch_lookup(const char *opt, const char *s, const char *const *names)
+{
+	char list[512] = "";
+	size_t used = 0;
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	for (i = 0; names[i] && used < sizeof(list); i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+					 i ? ", " : "", names[i]);
+	return ch_usage_error("unknown value '%s' for %s (expected: %s)", s, opt, list);
+}

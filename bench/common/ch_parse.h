@@ -1,0 +1,81 @@
+/*
+ * ch_parse.h - strict parsing of command-line values.
+ *
+ * Every parser rejects empty strings, trailing garbage, overflow and values
+ * out of range; on failure it prints a usage error that names the option and
+ * the value (through ch_usage_error) and returns CH_ERR_USAGE. Nothing here
+ * ever substitutes a default for a bad value.
+ */
+#ifndef CH_PARSE_H
+#define CH_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * ch_parse_size - parse a byte count.
+ * @opt:  [in] option name for messages, e.g. "--maxbytes".
+ * @s:    [in] text: an integer with an optional suffix. K, M, G, T and KiB,
+ *        MiB, GiB, TiB are powers of 1024 (nccl-tests' convention, suffixes
+ *        case-insensitive); B or no suffix means bytes. "1.5G" is accepted
+ *        when the result is a whole number of bytes.
+ * @out:  [out] the value in bytes.
+ * Returns 0, or CH_ERR_USAGE (message printed) for an empty, negative,
+ * malformed or overflowing value. Zero is accepted; callers that need a
+ * positive size check it themselves.
+ */
+int ch_parse_size(const char *opt, const char *s, uint64_t *out);
+
+/**
+ * ch_format_size - format a byte count for tables, nccl-tests style.
+ * @bytes: [in] value in bytes.
+ * @buf:   [out] destination, at least 16 bytes.
+ * @n:     [in] size of @buf.
+ * Writes the exact value with the largest 1024-power suffix that divides it
+ * ("8", "64K", "1M", "3G"), or plain bytes. Returns @buf.
+ */
+char *ch_format_size(uint64_t bytes, char *buf, size_t n);
+
+/**
+ * ch_parse_long - parse a decimal integer within [min, max].
+ * @opt: [in] option name for messages.  @s: [in] text.  @out: [out] value.
+ * Returns 0 or CH_ERR_USAGE (message printed).
+ */
+int ch_parse_long(const char *opt, const char *s, long min, long max, long *out);
+
+/**
+ * ch_parse_double - parse a finite floating-point number within [min, max].
+ * @opt: [in] option name for messages.  @s: [in] text.  @out: [out] value.
+ * Returns 0 or CH_ERR_USAGE (message printed).
+ */
+int ch_parse_double(const char *opt, const char *s, double min, double max,
+		    double *out);
+
+/**
+ * ch_split_list - split a comma-separated list in place.
+ * @s:     [in,out] writable string; commas are replaced by NULs.
+ * @items: [out] pointers into @s, one per item.
+ * @max:   [in] capacity of @items.
+ * Returns the number of items (>= 1), or -1 when an item is empty (",,")
+ * or there are more than @max items. Does not print.
+ */
+int ch_split_list(char *s, char **items, int max);
+
+/**
+ * ch_lookup - find a name in a NULL-terminated table of names.
+ * @opt:   [in] option name for messages.
+ * @s:     [in] the value given.
+ * @names: [in] NULL-terminated list of accepted values.
+ * Returns the index of @s in @names, or CH_ERR_USAGE after printing
+ * "unknown value 'X' for OPT (expected: a, b, c)".
+ */
+int ch_lookup(const char *opt, const char *s, const char *const *names);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

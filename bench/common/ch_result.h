@@ -1,0 +1,130 @@
+/*
+ * ch_result.h - the result file every binary writes: one JSON document per
+ * run, schema "clusterhealth.result" version CH_RESULT_SCHEMA_VERSION,
+ * documented in docs/results-schema.md.
+ *
+ * The document is rewritten atomically (temporary file in the same
+ * directory, fsync, rename) after each measurement with status "incomplete",
+ * and a last time with the final status, so a crash or an abort never leaves
+ * a truncated file and never loses a finished measurement.
+ */
+#ifndef CH_RESULT_H
+#define CH_RESULT_H
+
+#include <jansson.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CH_RESULT_SCHEMA "clusterhealth.result"
+#define CH_RESULT_SCHEMA_VERSION 1
+
+struct ch_result;
+
+/**
+ * ch_result_new - start a result document.
+ * @tool: [in] binary name, e.g. "roofline" (copied).
+ * @argc, @argv: [in] the command line, recorded under "args" (copied).
+ * Fills schema, tool, version, git_rev, start_utc, host (hostname, kernel;
+ * the topology part is added with ch_result_set_host()), env (whitelisted
+ * variables: NCCL_*, CUDA_VISIBLE_DEVICES, OMPI_*, UCX_*, SLURM_*, OMP_*,
+ * OPENBLAS_*), an empty "software" and "results" object, status
+ * "incomplete".
+ * Returns the new document (free with ch_result_free()), NULL when out of
+ * memory.
+ */
+struct ch_result *ch_result_new(const char *tool, int argc, char **argv);
+
+/** ch_result_free - release @r (NULL is accepted). Does not write. */
+void ch_result_free(struct ch_result *r);
+
+/**
+ * ch_result_doc - the whole document, borrowed: valid until ch_result_free().
+ * Callers may add keys; the top-level keys listed in the schema are owned by
+ * this module and set through the functions below.
+ */
+json_t *ch_result_doc(struct ch_result *r);
+
+/** ch_result_results - the "results" object (borrowed), for the tool's data. */
+json_t *ch_result_results(struct ch_result *r);
+
+/**
+ * ch_result_set - set a top-level key, stealing the reference to @value.
+ * Used for "host", "ranks" and tool-specific top-level sections.
+ * Returns 0, or CH_ERR_RUNTIME when @value is NULL or out of memory.
+ */
+int ch_result_set(struct ch_result *r, const char *key, json_t *value);
+
+/**
+ * ch_result_set_software - record a software version under "software".
+ * @key: [in] e.g. "cuda_runtime", "nccl", "mpi", "blas", "hwloc".
+ * @version: [in] version text (copied); NULL records JSON null ("not built
+ *           in" or "not found").
+ */
+void ch_result_set_software(struct ch_result *r, const char *key,
+			    const char *version);
+
+/**
+ * ch_result_set_path - where the document is written.
+ * @path:  [in] file name (copied); NULL disables writing.
+ * @force: [in] non-zero to allow replacing an existing file.
+ * Returns 0, or CH_ERR_USAGE (message printed, naming the file) when the
+ * file exists and @force is 0, or its directory does not exist.
+ */
+int ch_result_set_path(struct ch_result *r, const char *path, int force);
+
+/**
+ * ch_result_set_status - set "status" and "reason".
+ * @status: [in] CH_OK, CH_ERR_CHECK ("failed"), CH_ERR_UNAVAILABLE, ... as
+ *          named by ch_status_name(); the exit code is recorded as well.
+ * @reason: [in] printf format for the reason (NULL for none).
+ */
+void ch_result_set_status(struct ch_result *r, int status, const char *reason,
+			  ...) __attribute__((format(printf, 3, 4)));
+
+/**
+ * ch_result_checkpoint - write the document now with status "incomplete"
+ * (keeping any reason), end_utc set to now. Call after each measurement.
+ * Returns 0 (also when no path is set), CH_ERR_RUNTIME on I/O error
+ * (message printed).
+ */
+int ch_result_checkpoint(struct ch_result *r);
+
+/**
+ * ch_result_finish - set the final status and reason, end_utc, and write.
+ * @status: [in] as for ch_result_set_status(); @reason may be NULL.
+ * Returns 0, or CH_ERR_RUNTIME on I/O error (message printed).
+ */
+int ch_result_finish(struct ch_result *r, int status, const char *reason, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/**
+ * ch_json_write_atomic - write any JSON document atomically.
+ * @path:  [in] destination. A temporary "PATH.tmp.PID" is written in the
+ *         same directory, flushed with fsync, then renamed over @path.
+ * @doc:   [in] document (not stolen).
+ * @flags: [in] jansson dump flags (JSON_INDENT(2) | JSON_SORT_KEYS typical).
+ * Returns 0, or CH_ERR_RUNTIME with errno-based message printed.
+ */
+int ch_json_write_atomic(const char *path, const json_t *doc, size_t flags);
+
+/**
+ * ch_write_file_atomic - write a byte buffer to @path atomically (same
+ * method as ch_json_write_atomic()). Returns 0 or CH_ERR_RUNTIME (printed).
+ */
+int ch_write_file_atomic(const char *path, const void *data, size_t len);
+
+/**
+ * ch_utc_now - current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
+ * @buf: [out] at least 21 bytes. Returns @buf.
+ */
+char *ch_utc_now(char *buf, size_t n);
+
+/** ch_git_rev - the git revision the binary was built from ("unknown" if none). */
+const char *ch_git_rev(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,110 @@
+#include "ch_stats.h"
+#include "ch_common.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double ch_percentile_sorted(const double *s, size_t n, double p)
+{
+	double pos, frac;
+	size_t lo;
+
+	if (n == 1)
+		return s[0];
+	pos = p / 100.0 * (double)(n - 1);
+	lo = (size_t)floor(pos);
+	if (lo >= n - 1)
+		return s[n - 1];
+	frac = pos - (double)lo;
+	return s[lo] + frac * (s[lo + 1] - s[lo]);
+}
+
+int ch_stats_compute(const double *x, size_t n, struct ch_stats *out)
+{
+	double *s, sum = 0, ss = 0;
+	size_t i;
+
+	if (n == 0)
+		return CH_ERR_USAGE;
+	s = malloc(n * sizeof(*s));
+	if (!s)
+		return CH_ERR_RUNTIME;
+	memcpy(s, x, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	for (i = 0; i < n; i++)
+		sum += s[i];
+	out->n = n;
+	out->mean = sum / (double)n;
+	for (i = 0; i < n; i++)
+		ss += (s[i] - out->mean) * (s[i] - out->mean);
+	out->stddev = n > 1 ? sqrt(ss / (double)(n - 1)) : 0.0;
+	out->cv = out->mean != 0.0 ? out->stddev / out->mean : 0.0;
+	out->min = s[0];
+	out->max = s[n - 1];
+	out->median = ch_percentile_sorted(s, n, 50.0);
+	out->p95 = ch_percentile_sorted(s, n, 95.0);
+	free(s);
+	return 0;
+}
+
+int ch_median_mad(const double *x, size_t n, double *median, double *mad)
+{
+	double *s;
+	size_t i;
+
+	if (n == 0)
+		return CH_ERR_USAGE;
+	s = malloc(n * sizeof(*s));
+	if (!s)
+		return CH_ERR_RUNTIME;
+	memcpy(s, x, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	*median = ch_percentile_sorted(s, n, 50.0);
+	for (i = 0; i < n; i++)
+		s[i] = fabs(x[i] - *median);
+	qsort(s, n, sizeof(*s), cmp_double);
+	*mad = ch_percentile_sorted(s, n, 50.0);
+	free(s);
+	return 0;
+}
+
+double ch_now_sec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int ch_bench_run(const struct ch_bench_cfg *cfg, ch_bench_fn fn, void *ctx,
+		 double *samples, int *n_out)
+{
+	double total = 0;
+	int i, rc;
+
+	*n_out = 0;
+	if (!cfg || cfg->warmup < 0 || cfg->min_iters < 1 ||
+	    cfg->max_iters < cfg->min_iters || !(cfg->min_time_sec >= 0))
+		return CH_ERR_USAGE;
+	for (i = 0; i < cfg->warmup; i++)
+		if ((rc = fn(ctx)) < 0)
+			return rc;
+	for (i = 0; i < cfg->max_iters; i++) {
+		double t0 = ch_now_sec();
+		if ((rc = fn(ctx)) < 0)
+			return rc;
+		samples[i] = ch_now_sec() - t0;
+		total += samples[i];
+		*n_out = i + 1;
+		if (i + 1 >= cfg->min_iters && total >= cfg->min_time_sec)
+			break;
+	}
+	return 0;
+}

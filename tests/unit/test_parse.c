@@ -1,0 +1,107 @@
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <criterion/redirect.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ch_common.h"
+#include "ch_parse.h"
+
+/* parameters hold arrays, not pointers: Criterion runs each test in a new
+ * process image, where pointers into .rodata may not be valid */
+struct size_case { char text[16]; uint64_t want; };
+struct bad_case { char text[16]; };
+
+ParameterizedTestParameters(parse, size_ok)
+{
+	static struct size_case cases[] = {
+		{ "0", 0 }, { "8", 8 }, { "8B", 8 }, { "1K", 1024 }, { "1k", 1024 },
+		{ "4KiB", 4096 }, { "64M", 64ull << 20 }, { "2MiB", 2ull << 20 },
+		{ "1G", 1ull << 30 }, { "3GiB", 3ull << 30 }, { "1T", 1ull << 40 },
+		{ "1.5K", 1536 }, { "0.5G", 512ull << 20 },
+	};
+	return cr_make_param_array(struct size_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct size_case *c, parse, size_ok)
+{
+	uint64_t v = 12345;
+	cr_assert_eq(ch_parse_size("-b", c->text, &v), 0, "'%s' rejected", c->text);
+	cr_assert_eq(v, c->want, "'%s' gave %llu", c->text, (unsigned long long)v);
+}
+
+ParameterizedTestParameters(parse, size_bad)
+{
+	static struct bad_case bad[] = { { "" }, { "-1" }, { "+4" }, { "abc" }, { "1X" },
+		{ "1.3B" }, { "1e3" }, { "0x10" }, { "inf" }, { "nan" }, { " 4" }, { "4 " },
+		{ "K" }, { "99999999999T" } };
+	return cr_make_param_array(struct bad_case, bad, sizeof(bad) / sizeof(bad[0]));
+}
+
+ParameterizedTest(struct bad_case *c, parse, size_bad)
+{
+	uint64_t v = 7;
+	cr_redirect_stderr();
+	cr_assert_eq(ch_parse_size("-e", c->text, &v), CH_ERR_USAGE, "'%s' accepted", c->text);
+	cr_assert_eq(v, 7, "value written on error");
+}
+
+Test(parse, format_size)
+{
+	char b[32];
+	cr_assert_str_eq(ch_format_size(8, b, sizeof(b)), "8");
+	cr_assert_str_eq(ch_format_size(1024, b, sizeof(b)), "1K");
+	cr_assert_str_eq(ch_format_size(1536, b, sizeof(b)), "1536");
+	cr_assert_str_eq(ch_format_size(64ull << 20, b, sizeof(b)), "64M");
+	cr_assert_str_eq(ch_format_size(3ull << 30, b, sizeof(b)), "3G");
+}
+
+Test(parse, long_and_double)
+{
+	long l;
+	double d;
+	cr_redirect_stderr();
+	cr_assert_eq(ch_parse_long("-n", "20", 1, 100, &l), 0);
+	cr_assert_eq(l, 20);
+	cr_assert_eq(ch_parse_long("-n", "0", 1, 100, &l), CH_ERR_USAGE);
+	cr_assert_eq(ch_parse_long("-n", "2x", 1, 100, &l), CH_ERR_USAGE);
+	cr_assert_eq(ch_parse_long("-n", "", 1, 100, &l), CH_ERR_USAGE);
+	cr_assert_eq(ch_parse_double("--min-time", "0.25", 0, 10, &d), 0);
+	cr_assert_float_eq(d, 0.25, 0);
+	cr_assert_eq(ch_parse_double("--min-time", "-1", 0, 10, &d), CH_ERR_USAGE);
+	cr_assert_eq(ch_parse_double("--min-time", "nan", 0, 10, &d), CH_ERR_USAGE);
+}
+
+Test(parse, split_list)
+{
+	char s1[] = "ring,tree,default", s2[] = "a,,b", s3[] = "x";
+	char *it[4];
+	cr_assert_eq(ch_split_list(s1, it, 4), 3);
+	cr_assert_str_eq(it[0], "ring");
+	cr_assert_str_eq(it[2], "default");
+	cr_assert_eq(ch_split_list(s2, it, 4), -1);
+	cr_assert_eq(ch_split_list(s3, it, 4), 1);
+}
+
+Test(parse, lookup_names_value_and_choices)
+{
+	static const char *const names[] = { "float", "double", NULL };
+	cr_redirect_stderr();
+	cr_assert_eq(ch_lookup("-d", "double", names), 1);
+	cr_assert_eq(ch_lookup("-d", "quad", names), CH_ERR_USAGE);
+	fflush(stderr);
+	cr_assert_stderr_eq_str("clusterhealth: error: unknown value 'quad' for -d (expected: float, double)\n"
+				"try 'clusterhealth --help' for more information\n");
+}
+
+Test(common, exit_codes)
+{
+	cr_assert_eq(ch_exit_code(CH_OK), 0);
+	cr_assert_eq(ch_exit_code(CH_ERR_CHECK), 1);
+	cr_assert_eq(ch_exit_code(CH_ERR_USAGE), 2);
+	cr_assert_eq(ch_exit_code(CH_ERR_UNAVAILABLE), 3);
+	cr_assert_eq(ch_exit_code(CH_ERR_RUNTIME), 4);
+	cr_assert_eq(ch_exit_code(-99), 4);
+	cr_assert_str_eq(ch_status_name(CH_ERR_UNAVAILABLE), "unavailable");
+	cr_assert_str_eq(ch_status_name(CH_ERR_CHECK), "failed");
+}
