@@ -44,7 +44,7 @@ WITH_NVML ?= auto
 CUDA_ARCH ?= 80 90
 SANITIZE ?= 0
 V ?= 0
-B := build
+B ?= build
 
 ifeq ($(V),1)
 Q :=
