@@ -143,7 +143,7 @@ endif
 # except the mains; folders named cuda/ need CUDA, folders named nccl/ NCCL.
 MAINS := $(wildcard bench/roofline.c bench/allreduce_bw.c bench/loader_contention.c report/health_report.c)
 BINS := $(patsubst %.c,$(B)/%,$(notdir $(MAINS)))
-SRC_DIRS := bench/common bench/loader kernels kernels/cpu kernels/cuda comm comm/mpi comm/nccl report
+SRC_DIRS := bench/common bench/loader bench/loader/cuda kernels kernels/cpu kernels/cuda comm comm/mpi comm/nccl report
 ALL_C := $(filter-out $(MAINS),$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 ALL_CU := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.cu))
 ifeq ($(HAVE_CUDA),)
