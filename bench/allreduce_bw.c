@@ -1,0 +1,26 @@
+/*
+ * allreduce_bw - all-reduce bus bandwidth across sizes, ranks, algorithms
+ * and groups of ranks (NCCL or Open MPI), with every result checked and the
+ * slow rank or node named. See README.md and docs/allreduce_bw.md.
+ *
+ *   mpirun -np N allreduce_bw [OPTION]...
+ */
+#include "ch_ar_run.h"
+#include "ch_ar_world.h"
+#include "ch_common.h"
+
+int main(int argc, char **argv)
+{
+	struct ch_ar_world *w;
+	struct ch_ar_opts o;
+	int rc;
+
+	ch_set_prog("allreduce_bw");
+	rc = ch_ar_world_init(&argc, &argv, &w);
+	if (rc)
+		return ch_exit_code(rc);
+	rc = ch_ar_world_parse(w, argc, argv, &o);
+	if (rc == 0 && !o.common.help && !o.common.version)
+		rc = ch_ar_run(w, &o, argc, argv);
+	return ch_ar_world_finalize(w, rc);
+}

@@ -1,0 +1,143 @@
+/*
+ * ch_ar_analysis.h - per-rank times, stragglers, slow groups and suspect
+ * nodes from allreduce_bw's measurements. Pure functions (no MPI).
+ *
+ * Per-rank time. In a blocking all-reduce every rank leaves at about the
+ * same moment, so the ranks that arrived early spend the difference waiting
+ * inside the call, and the rank everyone waits for spends the least time in
+ * it. For iteration k and rank r, with period(r,k) the time from the end of
+ * the previous call to the end of this one and call(r,k) the time inside the
+ * call, the rank's own time is
+ *
+ *     own(r,k) = period(r,k) - (call(r,k) - min over ranks j of call(j,k))
+ *
+ * i.e. the period minus the time it waited for later ranks. The rank the
+ * others wait for (late to arrive: slow host, injected delay, OS noise) has
+ * the largest own time: it is the slowest rank of that iteration.
+ */
+#ifndef CH_AR_ANALYSIS_H
+#define CH_AR_ANALYSIS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A rank is named a straggler when it was the slowest rank of at least
+ * this fraction of the rows it took part in (rows of groups of 2 ranks or
+ * more), in at least CH_AR_STRAGGLER_MIN_ROWS rows, by a median excess over
+ * the other ranks of at least CH_AR_STRAGGLER_MIN_EXCESS_PCT. */
+#define CH_AR_STRAGGLER_MIN_FRACTION (2.0 / 3.0)
+#define CH_AR_STRAGGLER_MIN_ROWS 3
+#define CH_AR_STRAGGLER_MIN_EXCESS_PCT 25.0
+
+/* A group is flagged when its large-message busbw is at least this many
+ * percent below the median of the other groups of its kind (and algorithm).
+ * 25% below is the 0.75x margin DCGM diag applies to its per-SKU
+ * thresholds (REFERENCE.md). */
+#define CH_AR_FLAG_BELOW_PCT 25.0
+
+/**
+ * ch_ar_own_times - per-iteration own time of one rank (see above).
+ * @iter_sec: [in] n iteration periods of this rank.
+ * @call_sec: [in] n times inside the call, this rank.
+ * @min_call_sec: [in] n per-iteration minima of call_sec over the group.
+ * @own_sec: [out] n own times (may alias @iter_sec).
+ */
+void ch_ar_own_times(const double *iter_sec, const double *call_sec,
+		     const double *min_call_sec, int n, double *own_sec);
+
+/**
+ * ch_ar_median_excluding - median of @x[0..n-1] without element @skip
+ * (leave-one-out reference; @skip < 0 keeps every element).
+ * Returns the median, or 0 when no element is left.
+ */
+double ch_ar_median_excluding(const double *x, int n, int skip);
+
+/**
+ * ch_ar_rank_spread - the slowest rank of a row and the spread across ranks.
+ * @own_us: [in] n per-rank mean own times (any unit), n >= 1.
+ * @slowest: [out] index (0..n-1) of the largest.
+ * @spread_pct: [out] (max - min) / median x 100; 0 when the median is 0.
+ * @excess_pct: [out] (max - median of the others) / median of the others
+ *              x 100; 0 when n < 2 or that median is 0.
+ */
+void ch_ar_rank_spread(const double *own_us, int n, int *slowest, double *spread_pct,
+		       double *excess_pct);
+
+/* One measured row, as the straggler analysis sees it. */
+struct ch_ar_rank_row {
+	int nranks;          /* ranks in the group */
+	const int *ranks;    /* world ranks, nranks entries */
+	const double *own_us;/* per-rank mean own times, same order */
+};
+
+struct ch_ar_straggler {
+	int rank;               /* world rank */
+	int rows;               /* rows it took part in (groups of >= 2 ranks) */
+	int slowest_rows;       /* rows in which it was the slowest */
+	double slowest_fraction;/* slowest_rows / rows */
+	double excess_pct;      /* median, over its slowest rows, of the excess over the others' median */
+};
+
+/**
+ * ch_ar_find_stragglers - ranks that are consistently the slowest.
+ * @rows: [in] @nrows rows. @world_size: [in] ranks in the world.
+ * @out:  [out] up to @max stragglers, by rank.
+ * Returns the number found (may exceed @max), or CH_ERR_RUNTIME when out
+ * of memory.
+ */
+int ch_ar_find_stragglers(const struct ch_ar_rank_row *rows, int nrows, int world_size,
+			  struct ch_ar_straggler *out, int max);
+
+/* One sweep's headline number, as the group analysis sees it. */
+struct ch_ar_group_bw {
+	int kind;             /* enum ch_ar_kind */
+	const char *name;     /* "node1", "pair0-1" */
+	const char *algo;     /* algorithm label */
+	double busbw_gbps;    /* large-message busbw */
+	int nnodes;
+	const int *nodes;     /* node indices of the group */
+};
+
+struct ch_ar_group_flag {
+	int index;            /* into the array given to ch_ar_flag_groups() */
+	double busbw_gbps;
+	double ref_gbps;      /* median of the other groups of the same kind and algorithm */
+	double pct_below;     /* (ref - busbw) / ref x 100 */
+};
+
+/**
+ * ch_ar_flag_groups - node and pair groups well below the others of their
+ * kind: busbw at least @below_pct percent under the median of the other
+ * groups of the same kind and algorithm (world and scaling groups are never
+ * compared). @out: [out] up to @max flags, in input order.
+ * Returns the number of flags (may exceed @max).
+ */
+int ch_ar_flag_groups(const struct ch_ar_group_bw *g, int n, double below_pct,
+		      struct ch_ar_group_flag *out, int max);
+
+struct ch_ar_suspect {
+	int node;             /* node index */
+	char reason[512];     /* "node group node1 is 48% below ...; common to slow pairs pair0-1, pair1-2 (ring)" */
+};
+
+/**
+ * ch_ar_suspect_nodes - nodes to look at first.
+ * A node is a suspect when its own node group is flagged, or when it is in
+ * at least two pairs of an algorithm and every one of them is flagged (the
+ * node common to the slow pairs). Reasons of several algorithms are joined.
+ * @g, @n: [in] every group (as given to ch_ar_flag_groups()).
+ * @flags, @nflags: [in] its result.
+ * @nnodes: [in] nodes in the world.
+ * @out: [out] up to @max suspects, by node.
+ * Returns the number of suspects (may exceed @max), CH_ERR_RUNTIME when out
+ * of memory.
+ */
+int ch_ar_suspect_nodes(const struct ch_ar_group_bw *g, int n,
+			const struct ch_ar_group_flag *flags, int nflags, int nnodes,
+			struct ch_ar_suspect *out, int max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1204 @@
+/*
+ * ch_ar_run.c - allreduce_bw's sweep (see ch_ar_run.h and
+ * docs/allreduce_bw.md). World rank 0 prints and writes the result file;
+ * every rank measures. MPI is used directly for the control exchanges
+ * (communicator splits, timing reductions), the collectives being measured
+ * go through the backend table.
+ */
+#include <mpi.h>
+
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch_ar_analysis.h"
+#include "ch_ar_pattern.h"
+#include "ch_ar_plan.h"
+#include "ch_ar_run.h"
+#include "ch_ar_table.h"
+#include "ch_comm.h"
+#include "ch_common.h"
+#include "ch_opts.h"
+#include "ch_result.h"
+#include "ch_stats.h"
+
+#define WHY_LEN 512
+
+/* What each rank sends world rank 0 after a step (all doubles). Stats are
+ * {n, min, median, mean, p95, max, cv} of the per-iteration period averaged
+ * over the group's ranks, seconds; they and wrong[] are valid in the
+ * record of the group's first rank only. */
+struct rec {
+	double group;          /* group index in the phase, -1: sat this phase out */
+	double iters;
+	double stats[2][7];    /* [0] out-of-place, [1] in-place */
+	double wrong[2];       /* wrong elements summed over the group, -1: not checked */
+	double own[2];         /* this rank's mean own time (ch_ar_analysis.h), seconds */
+	double call[2];        /* this rank's mean time inside the call, seconds */
+};
+#define REC_N ((int)(sizeof(struct rec) / sizeof(double)))
+
+/* Per-rank device, gathered to rank 0 for the rank table. */
+struct rank_dev {
+	int gpu_index;
+	char pci_bus_id[20];
+	char name[128];
+};
+
+/* Rank 0: one (group, algorithm) table of the current phase. */
+struct sweep {
+	const struct ch_ar_group *g;
+	json_t *obj, *rows;    /* borrowed from the result document */
+	char *text, *ranktext;
+	size_t textlen, ranklen;
+	FILE *buf, *rankbuf;   /* table rows and per-rank lines, when buffered */
+	double busbw_sum;
+	long busbw_n, oob;
+	double large_busbw;
+	uint64_t large_bytes;
+	char eff[256];         /* sizes run by another algorithm (algo_effective) */
+};
+
+struct ctx {
+	struct ch_ar_world *w;
+	const struct ch_ar_opts *o;
+	const struct ch_comm_backend *be;
+	struct ch_result *res;
+	json_t *results, *sweeps;
+	int rank, size, quiet;
+	int *node_of, nnodes;
+	char (*node_names)[64];
+	struct ch_ar_plan plan;
+	uint64_t *sizes;
+	int nsizes;
+	void *sendbuf, *recvbuf, *expbuf;
+	const char *labels[CH_AR_MAX_ALGOS];
+	uint64_t check_seq;
+	struct ch_ar_rank_row *rows; /* ranks borrowed from the plan, own_us owned */
+	int nrows, caprows;
+	struct ch_ar_group_bw *gbw;
+	int ngbw, capgbw;
+	uint64_t wrong_total;
+	int fail_busbw;
+	char fail_reason[512];
+};
+
+/* ---------------------------------------------------------------- helpers */
+
+static MPI_Comm ctrl_comm(struct ctx *c)
+{
+	return MPI_Comm_f2c(ch_ar_world_ctrl(c->w));
+}
+
+/* Rank 0 prints (stdout), unless quiet or @always is 0 and quiet. */
+static void out(struct ctx *c, int always, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void out(struct ctx *c, int always, const char *fmt, ...)
+{
+	va_list ap;
+	if (c->rank != 0 || (c->quiet && !always))
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
+/* Rank 0: finish the result file; every rank: return @status. */
+static int finish(struct ctx *c, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int finish(struct ctx *c, int status, const char *fmt, ...)
+{
+	char reason[1024];
+	va_list ap;
+
+	if (c->rank == 0 && c->res) {
+		if (fmt) {
+			va_start(ap, fmt);
+			vsnprintf(reason, sizeof(reason), fmt, ap);
+			va_end(ap);
+		}
+		ch_ar_wd_lock(c->w);
+		ch_result_finish(c->res, status, fmt ? "%s" : NULL, reason);
+		ch_ar_wd_unlock(c->w);
+	}
+	fflush(stdout);
+	return status;
+}
+
+/* Agree on @rc; when it failed, rank 0 prints the first failing rank's @why
+ * (and how many failed) into @first (may be NULL). Returns the agreed rc. */
+static int agree_why(struct ctx *c, int rc, const char *why, char *first, size_t n)
+{
+	char *all = NULL, mine[WHY_LEN];
+	int agreed = ch_ar_world_agree(c->w, rc), i, nfail = 0, who = -1;
+	int *codes = NULL;
+
+	if (agreed == 0)
+		return 0;
+	snprintf(mine, sizeof(mine), "%s", rc ? why : "");
+	if (c->rank == 0) {
+		all = calloc((size_t)c->size, WHY_LEN);
+		codes = calloc((size_t)c->size, sizeof(int));
+	}
+	MPI_Gather(mine, WHY_LEN, MPI_CHAR, all, WHY_LEN, MPI_CHAR, 0, ctrl_comm(c));
+	MPI_Gather(&rc, 1, MPI_INT, codes, 1, MPI_INT, 0, ctrl_comm(c));
+	if (c->rank == 0 && all && codes) {
+		for (i = 0; i < c->size; i++)
+			if (codes[i]) {
+				if (who < 0)
+					who = i;
+				nfail++;
+			}
+		if (who >= 0 && first) {
+			if (c->size == 1)
+				snprintf(first, n, "%s", all + (size_t)who * WHY_LEN);
+			else if (nfail == 1)
+				snprintf(first, n, "rank %d: %s", who, all + (size_t)who * WHY_LEN);
+			else
+				snprintf(first, n, "rank %d: %s (and %d more ranks)", who,
+					 all + (size_t)who * WHY_LEN, nfail - 1);
+		}
+	}
+	free(all);
+	free(codes);
+	return agreed;
+}
+
+/* "0-3", "0,2,4-5" */
+static void format_ranks(const int *r, int n, char *buf, size_t len)
+{
+	int i = 0;
+	buf[0] = '\0';
+	while (i < n) {
+		int j = i;
+		size_t l = strlen(buf);
+		while (j + 1 < n && r[j + 1] == r[j] + 1)
+			j++;
+		if (j > i)
+			snprintf(buf + l, len - l, "%s%d-%d", l ? "," : "", r[i], r[j]);
+		else
+			snprintf(buf + l, len - l, "%s%d", l ? "," : "", r[i]);
+		i = j + 1;
+	}
+}
+
+static json_t *stats_json_us(const double *st)
+{
+	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f}", "n", (json_int_t)st[0],
+			 "min", st[1] * 1e6, "median", st[2] * 1e6, "mean", st[3] * 1e6,
+			 "p95", st[4] * 1e6, "max", st[5] * 1e6, "cv", st[6]);
+}
+
+static int checkpoint(struct ctx *c)
+{
+	int rc = 0;
+	if (c->rank == 0 && c->res) {
+		ch_ar_wd_lock(c->w);
+		rc = ch_result_checkpoint(c->res);
+		ch_ar_wd_unlock(c->w);
+	}
+	return rc;
+}
+
+/* ------------------------------------------------------- backend and setup */
+
+static int choose_backend(struct ctx *c, char *reason, size_t n)
+{
+	const struct ch_comm_backend *mpi = ch_comm_find("mpi");
+	const struct ch_comm_backend *nccl = ch_comm_find("nccl");
+	char why[WHY_LEN] = "";
+	int rc;
+
+	if (c->o->backend == CH_AR_BACKEND_MPI) {
+		c->be = mpi;
+	} else if (c->o->backend == CH_AR_BACKEND_NCCL) {
+		if (!nccl) {
+			snprintf(reason, n, "the nccl backend is not built into this binary (rebuild with WITH_NCCL=yes where CUDA and NCCL are installed)");
+			return CH_ERR_UNAVAILABLE;
+		}
+		rc = nccl->probe(why, sizeof(why));
+		rc = agree_why(c, rc, why, reason, n);
+		if (rc)
+			return CH_ERR_UNAVAILABLE;
+		c->be = nccl;
+	} else {
+		/* auto: nccl when every rank has a GPU, else mpi; all ranks agree */
+		rc = nccl ? nccl->probe(why, sizeof(why)) : CH_ERR_UNAVAILABLE;
+		c->be = ch_ar_world_agree(c->w, rc) == 0 ? nccl : mpi;
+	}
+	rc = c->be->probe(why, sizeof(why));
+	return agree_why(c, rc, why, reason, n) ? CH_ERR_UNAVAILABLE : 0;
+}
+
+static int setup_device(struct ctx *c, struct ch_comm_device *dev)
+{
+	const struct ch_ar_rankinfo *me = ch_ar_world_info(c->w, c->rank);
+	MPI_Comm local = MPI_Comm_f2c(ch_ar_world_local(c->w));
+	char why[WHY_LEN] = "", *ids;
+	int rc, a, b;
+
+	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "setting up the device");
+	rc = c->be->setup(me->local_rank, me->local_size, dev, why, sizeof(why));
+	if (rc) {
+		/* every failing rank says why: a wrong GPU mask is a per-rank matter */
+		ch_error("rank %d (host '%s', local rank %d): %s", c->rank, me->host, me->local_rank, why);
+		memset(dev->pci_bus_id, 0, sizeof(dev->pci_bus_id));
+	}
+	/* two local ranks on one GPU: more local ranks than GPUs */
+	ids = calloc((size_t)me->local_size, sizeof(dev->pci_bus_id));
+	if (!ids)
+		return ch_ar_world_agree(c->w, CH_ERR_RUNTIME);
+	MPI_Allgather(dev->pci_bus_id, (int)sizeof(dev->pci_bus_id), MPI_CHAR, ids,
+		      (int)sizeof(dev->pci_bus_id), MPI_CHAR, local);
+	if (!rc && ch_comm_find_duplicate(ids, sizeof(dev->pci_bus_id), me->local_size, &a, &b)) {
+		const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+		ch_error("rank %d (host '%s', local rank %d): more local ranks (%d) than GPUs: local ranks %d and %d both got GPU %s (CUDA_VISIBLE_DEVICES=%s%s%s); launch at most one rank per GPU, or give each rank its own GPU",
+			 c->rank, me->host, me->local_rank, me->local_size, a, b,
+			 ids + (size_t)a * sizeof(dev->pci_bus_id), cvd ? "'" : "", cvd ? cvd : "unset",
+			 cvd ? "'" : "");
+		rc = CH_ERR_USAGE;
+	}
+	free(ids);
+	return ch_ar_world_agree(c->w, rc);
+}
+
+/* The nccl-tests preamble and our rank table; the "ranks" section. */
+static void rank_table(struct ctx *c, const struct ch_comm_device *dev)
+{
+	struct rank_dev mine, *all = NULL;
+	json_t *layout;
+	int r;
+
+	memset(&mine, 0, sizeof(mine));
+	mine.gpu_index = dev->gpu_index;
+	snprintf(mine.pci_bus_id, sizeof(mine.pci_bus_id), "%s", dev->pci_bus_id);
+	snprintf(mine.name, sizeof(mine.name), "%s", dev->name);
+	if (c->rank == 0)
+		all = calloc((size_t)c->size, sizeof(*all));
+	MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine), MPI_BYTE, 0, ctrl_comm(c));
+	if (c->rank != 0 || !all) {
+		free(all);
+		return;
+	}
+	out(c, 0, "#\n# Using devices\n");
+	for (r = 0; r < c->size; r++) {
+		const struct ch_ar_rankinfo *ri = ch_ar_world_info(c->w, r);
+		char bus[16];
+		/* nccl-tests prints the bus id as [domain:bus:device] */
+		snprintf(bus, sizeof(bus), "%.12s", all[r].gpu_index >= 0 ? all[r].pci_bus_id : "host");
+		out(c, 0, "#  Rank %2d Group  0 Pid %6ld on %10s device %2d [%s] %s\n", r, ri->pid,
+		    ri->host, all[r].gpu_index, bus, all[r].name);
+	}
+	out(c, 0, "#\n# Rank table (node: %s)\n", c->o->node_size ? "--node-size" : "ranks sharing memory");
+	out(c, 0, "#  %5s  %-16s  %8s  %5s  %5s  %3s  %-12s  %s\n", "rank", "host", "pid", "local", "node",
+	    "gpu", "pci_bus_id", "name");
+	layout = json_array();
+	for (r = 0; r < c->size; r++) {
+		const struct ch_ar_rankinfo *ri = ch_ar_world_info(c->w, r);
+		char gpu[16];
+		snprintf(gpu, sizeof(gpu), "%d", all[r].gpu_index);
+		out(c, 0, "#  %5d  %-16s  %8ld  %5d  %5d  %3s  %-12s  %s\n", r, ri->host, ri->pid,
+		    ri->local_rank, c->node_of[r], all[r].gpu_index >= 0 ? gpu : "-",
+		    all[r].pci_bus_id[0] ? all[r].pci_bus_id : "-", all[r].name);
+		json_array_append_new(layout, json_pack("{s:i, s:s, s:I, s:i, s:i, s:s, s:o, s:o, s:s}",
+			"rank", r, "host", ri->host, "pid", (json_int_t)ri->pid, "local_rank", ri->local_rank,
+			"node", c->node_of[r], "node_name", c->node_names[c->node_of[r]],
+			"gpu_index", all[r].gpu_index >= 0 ? json_integer(all[r].gpu_index) : json_null(),
+			"pci_bus_id", all[r].pci_bus_id[0] ? json_string(all[r].pci_bus_id) : json_null(),
+			"gpu_name", all[r].name));
+	}
+	ch_result_set(c->res, "ranks", json_pack("{s:i, s:i, s:o, s:o}", "world_size", c->size,
+		"nodes", c->nnodes, "node_size", c->o->node_size ? json_integer(c->o->node_size) : json_null(),
+		"layout", layout));
+	free(all);
+}
+
+/* Nodes: --node-size K consecutive ranks, else the shared-memory split. */
+static int map_nodes(struct ctx *c)
+{
+	int r;
+
+	c->node_of = malloc((size_t)c->size * sizeof(int));
+	c->node_names = calloc((size_t)c->size, sizeof(*c->node_names));
+	if (!c->node_of || !c->node_names)
+		return CH_ERR_RUNTIME;
+	c->nnodes = 0;
+	for (r = 0; r < c->size; r++) {
+		const struct ch_ar_rankinfo *ri = ch_ar_world_info(c->w, r);
+		c->node_of[r] = c->o->node_size ? r / c->o->node_size : ri->host_node;
+		if (c->node_of[r] + 1 > c->nnodes)
+			c->nnodes = c->node_of[r] + 1;
+	}
+	for (r = c->size - 1; r >= 0; r--) {
+		/* a real node is named after its host; --node-size nodes "nodeK" */
+		if (c->o->node_size)
+			snprintf(c->node_names[c->node_of[r]], sizeof(c->node_names[0]), "node%d", c->node_of[r]);
+		else
+			snprintf(c->node_names[c->node_of[r]], sizeof(c->node_names[0]), "%s",
+				 ch_ar_world_info(c->w, r)->host);
+	}
+	return 0;
+}
+
+/* Largest message the memory allows: nccl-tests keeps 1 GiB back and needs
+ * send, receive and (with the check) expected buffers. */
+static uint64_t usable_max_bytes(struct ctx *c, uint64_t free_bytes)
+{
+	uint64_t reserve = 1ULL << 30, all_free = free_bytes;
+	int nbuf = c->o->check ? 3 : 2;
+
+	MPI_Allreduce(&free_bytes, &all_free, 1, MPI_UINT64_T, MPI_MIN, ctrl_comm(c));
+	if (c->be->memory && !strcmp(c->be->memory, "host memory") && reserve > all_free / 4)
+		reserve = all_free / 4; /* small hosts: keep a quarter back */
+	if (all_free <= reserve)
+		return 0;
+	return (all_free - reserve) / (uint64_t)nbuf;
+}
+
+/* ------------------------------------------------------------ measurement */
+
+static long delay_for(struct ctx *c, uint64_t bytes)
+{
+	if (c->o->delay_rank == c->rank && bytes >= c->o->delay_min_bytes)
+		return c->o->delay_us;
+	return 0;
+}
+
+static void set_where(struct ctx *c, int phase, int group, int algo, int s, int place,
+		      uint64_t bytes, const char *gname)
+{
+	struct ch_ar_where wh = { phase, group, algo, s, place, bytes, gname,
+				  algo >= 0 ? c->labels[algo] : "-" };
+	ch_ar_wd_where(c->w, &wh);
+}
+
+static void run_or_abort(struct ctx *c, struct ch_comm *bc, struct ch_comm_run *r)
+{
+	int rc = c->be->run(bc, r);
+	if (rc == CH_COMM_ERR_TIMEOUT)
+		ch_ar_wd_timeout(c->w, r->failed_iter);
+	if (rc)
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "the all-reduce failed (%s backend)", c->be->name);
+}
+
+/* Decide the iteration count when it is not fixed by -n: the group's first
+ * rank times @ncal calls (they also serve as the warm-up), decides, and
+ * broadcasts, so every rank of the group runs the same count. */
+static int decide_iters(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int grank,
+			const struct ch_comm_run *base, double *scratch, int ncal)
+{
+	struct ch_comm_run r = *base;
+	double min_time = c->o->common.min_time_sec, med = 0, mad = 0;
+	int it;
+
+	r.warmup = 0;
+	r.iters = ncal;
+	r.call_sec = scratch;
+	r.iter_sec = scratch + ncal;
+	run_or_abort(c, bc, &r);
+	if (min_time >= 0) {
+		/* --min-time: enough calls to add up to SEC */
+		it = c->o->iters_given ? c->o->iters : CH_AR_ADAPTIVE_MIN_ITERS;
+		if (grank == 0 && ch_median_mad(r.iter_sec, (size_t)ncal, &med, &mad) == 0 && med > 0) {
+			double want = ceil(min_time / med);
+			if (want > it)
+				it = want > CH_AR_ADAPTIVE_MAX_ITERS ? CH_AR_ADAPTIVE_MAX_ITERS : (int)want;
+		}
+	} else {
+		/* default: up to 20, within the time budget, at least 5 */
+		it = CH_AR_DEFAULT_ITERS;
+		if (grank == 0 && ch_median_mad(r.iter_sec, (size_t)ncal, &med, &mad) == 0 && med > 0) {
+			double fit = floor(CH_AR_DEFAULT_BUDGET_SEC / med);
+			if (fit < it)
+				it = fit < CH_AR_ADAPTIVE_MIN_ITERS ? CH_AR_ADAPTIVE_MIN_ITERS : (int)fit;
+		}
+	}
+	ch_ar_wd_enter(c->w, CH_AR_ACT_MPI, "agreeing on the iteration count");
+	if (MPI_Bcast(&it, 1, MPI_INT, 0, gc) != MPI_SUCCESS)
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "MPI_Bcast of the iteration count failed");
+	return it;
+}
+
+static void *xmalloc_or_abort(struct ctx *c, size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory (%zu bytes)", n);
+	return p;
+}
+
+static void mpi_or_abort(struct ctx *c, int rc, const char *what)
+{
+	if (rc != MPI_SUCCESS)
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "%s failed", what);
+}
+
+/* One placement (0 out-of-place, 1 in-place) of one size on this rank's
+ * group: timed loop, check, timing exchange; fills this rank's record. */
+static void measure(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int gsize, int grank,
+		    const struct ch_ar_pattern *pat, size_t count, int place, int *iters_io,
+		    struct rec *rec, int phase, int gi, int a, int s, const char *gname)
+{
+	size_t es = ch_dtype_size(c->o->dtype);
+	uint64_t bytes = (uint64_t)count * es, wrong = 0, wsum = 0;
+	void *in = place == 0 ? c->sendbuf : c->recvbuf;
+	struct ch_comm_run r;
+	struct ch_stats st;
+	double *call, *iter, *minc, *sumi, *own, own_sum = 0, call_sum = 0;
+	int k, iters = *iters_io, calibrated = 0;
+
+	set_where(c, phase, gi, a, s, place, bytes, gname);
+	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "filling the inputs");
+	if (c->be->fill_input(in, pat, count, grank, 0))
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot fill the input buffer");
+	memset(&r, 0, sizeof(r));
+	r.send = place == 0 ? c->sendbuf : NULL;
+	r.recv = c->recvbuf;
+	r.count = count;
+	r.dtype = c->o->dtype;
+	r.op = c->o->op;
+	r.warmup = c->o->warmup;
+	r.delay_us = delay_for(c, bytes);
+	r.timeout_sec = c->o->timeout_sec;
+	r.mark = ch_ar_wd_mark;
+	r.mark_ctx = c->w;
+	if (place == 0 && (c->o->common.min_time_sec >= 0 || !c->o->iters_given)) {
+		int ncal = c->o->warmup > 0 ? c->o->warmup : 1;
+		double *scratch = xmalloc_or_abort(c, 2 * (size_t)ncal * sizeof(double));
+		iters = *iters_io = decide_iters(c, bc, gc, grank, &r, scratch, ncal);
+		free(scratch);
+		calibrated = 1;
+	}
+	call = xmalloc_or_abort(c, 5 * (size_t)iters * sizeof(double));
+	iter = call + iters;
+	minc = iter + iters;
+	sumi = minc + iters;
+	own = sumi + iters;
+	r.warmup = calibrated ? 0 : c->o->warmup;
+	r.iters = iters;
+	r.call_sec = call;
+	r.iter_sec = iter;
+	run_or_abort(c, bc, &r);
+	if (c->o->check) {
+		struct ch_comm_run chk = r;
+		double cs[2];
+		/* new values for every check: stale data from earlier calls fails */
+		uint64_t seed = ++c->check_seq * 7919ULL;
+		set_where(c, phase, gi, a, s, place + 2, bytes, gname);
+		ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "preparing the check");
+		if (c->be->fill_input(in, pat, count, grank, seed) ||
+		    (place == 0 && c->be->poison(c->recvbuf, (size_t)bytes)) ||
+		    c->be->fill_expected(c->expbuf, pat, count, seed))
+			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot prepare the check buffers");
+		chk.warmup = 0;
+		chk.iters = 1;
+		chk.call_sec = cs;
+		chk.iter_sec = cs + 1;
+		run_or_abort(c, bc, &chk);
+		ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "checking the results");
+		if (c->be->count_wrong(c->recvbuf, c->expbuf, count, c->o->dtype, &wrong))
+			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot check the results");
+	}
+	ch_ar_wd_enter(c->w, CH_AR_ACT_MPI, "exchanging the timings");
+	mpi_or_abort(c, MPI_Allreduce(iter, sumi, iters, MPI_DOUBLE, MPI_SUM, gc), "MPI_Allreduce of the periods");
+	mpi_or_abort(c, MPI_Allreduce(call, minc, iters, MPI_DOUBLE, MPI_MIN, gc), "MPI_Allreduce of the call times");
+	mpi_or_abort(c, MPI_Reduce(&wrong, &wsum, 1, MPI_UINT64_T, MPI_SUM, 0, gc), "MPI_Reduce of #wrong");
+	ch_ar_own_times(iter, call, minc, iters, own);
+	for (k = 0; k < iters; k++) {
+		own_sum += own[k];
+		call_sum += call[k];
+	}
+	rec->own[place] = own_sum / iters;
+	rec->call[place] = call_sum / iters;
+	if (grank == 0) {
+		for (k = 0; k < iters; k++)
+			sumi[k] /= gsize;
+		if (ch_stats_compute(sumi, (size_t)iters, &st))
+			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
+		rec->stats[place][0] = (double)st.n;
+		rec->stats[place][1] = st.min;
+		rec->stats[place][2] = st.median;
+		rec->stats[place][3] = st.mean;
+		rec->stats[place][4] = st.p95;
+		rec->stats[place][5] = st.max;
+		rec->stats[place][6] = st.cv;
+		rec->wrong[place] = c->o->check ? (double)wsum : -1.0;
+	}
+	free(call);
+}
+
+/* ------------------------------------------------------------- rank 0 side */
+
+static json_t *int_array(const int *v, int n)
+{
+	json_t *a = json_array();
+	int i;
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_integer(v[i]));
+	return a;
+}
+
+static void begin_sweep(struct ctx *c, struct sweep *sw, const struct ch_ar_group *g, int a, int live)
+{
+	char ranks[256], nodes[256] = "";
+	json_t *jn = json_array();
+	FILE *f;
+	int i;
+
+	memset(sw, 0, sizeof(*sw));
+	sw->g = g;
+	for (i = 0; i < g->nnodes; i++) {
+		json_array_append_new(jn, json_string(c->node_names[g->nodes[i]]));
+		snprintf(nodes + strlen(nodes), sizeof(nodes) - strlen(nodes), "%s%s", i ? "," : "",
+			 c->node_names[g->nodes[i]]);
+	}
+	sw->rows = json_array();
+	sw->obj = json_pack("{s:s, s:s, s:o, s:o, s:i, s:s, s:s, s:s, s:O, s:f, s:f, s:i}",
+			    "group_kind", ch_ar_kind_names[g->kind], "group_name", g->name,
+			    "ranks", int_array(g->ranks, g->nranks), "nodes", jn, "nranks", g->nranks,
+			    "algo", c->labels[a], "algo_requested", c->o->algos[a],
+			    "algo_detail", c->be->algo_detail(c->o->algos[a]), "rows", sw->rows,
+			    "avg_busbw_gbps", 0.0, "large_msg_busbw_gbps", 0.0, "oob_count", 0);
+	json_decref(sw->rows); /* the sweep object holds it; sw->rows stays borrowed */
+	ch_ar_wd_lock(c->w);
+	json_array_append_new(c->sweeps, sw->obj);
+	ch_ar_wd_unlock(c->w);
+	sw->rankbuf = open_memstream(&sw->ranktext, &sw->ranklen);
+	if (!live)
+		sw->buf = open_memstream(&sw->text, &sw->textlen);
+	f = live ? stdout : sw->buf;
+	format_ranks(g->ranks, g->nranks, ranks, sizeof(ranks));
+	if (f) {
+		fprintf(f, "#\n# Group %s (%s: %d rank%s %s on %s), algorithm %s: %s\n#\n", g->name,
+			ch_ar_kind_names[g->kind], g->nranks, g->nranks == 1 ? "" : "s", ranks, nodes,
+			c->labels[a], c->be->algo_detail(c->o->algos[a]));
+		ch_ar_table_header(f);
+		fflush(f);
+	}
+}
+
+static void add_row(struct ctx *c, struct sweep *sw, const double *allrec, int a,
+		    size_t count, uint64_t bytes, int live)
+{
+	const struct ch_ar_group *g = sw->g;
+	const struct rec *root = (const struct rec *)(allrec + (size_t)g->ranks[0] * REC_N);
+	double factor = ch_comm_busbw_factor(g->nranks), spread = 0, excess = 0;
+	double *own_us = xmalloc_or_abort(c, (size_t)g->nranks * sizeof(double));
+	json_t *row, *pr = json_array(), *pc = json_array(), *place[2];
+	struct ch_ar_cell cell[2];
+	const char *eff = c->be->algo_effective ? c->be->algo_effective(c->o->algos[a], count, g->nranks) : NULL;
+	int i, p, slow = 0;
+
+	for (p = 0; p < 2; p++) {
+		double mean = root->stats[p][3];
+		cell[p].time_us = mean * 1e6;
+		cell[p].algbw_gbps = ch_comm_algbw_gbps(bytes, mean);
+		cell[p].busbw_gbps = cell[p].algbw_gbps * factor; /* 2(n-1)/n: nccl-tests doc/PERFORMANCE.md */
+		cell[p].wrong = root->wrong[p] < 0 ? -1 : (long long)root->wrong[p];
+		sw->busbw_sum += cell[p].busbw_gbps;
+		sw->busbw_n++;
+		if (cell[p].wrong > 0) {
+			sw->oob++;
+			c->wrong_total += (uint64_t)cell[p].wrong;
+		}
+		place[p] = json_pack("{s:o, s:f, s:f, s:o}", "time_us", stats_json_us(root->stats[p]),
+				     "algbw_gbps", cell[p].algbw_gbps, "busbw_gbps", cell[p].busbw_gbps,
+				     "wrong", cell[p].wrong < 0 ? json_null() : json_integer(cell[p].wrong));
+	}
+	sw->large_busbw = cell[0].busbw_gbps;
+	sw->large_bytes = bytes;
+	for (i = 0; i < g->nranks; i++) {
+		const struct rec *rr = (const struct rec *)(allrec + (size_t)g->ranks[i] * REC_N);
+		own_us[i] = (rr->own[0] + rr->own[1]) / 2 * 1e6;
+		json_array_append_new(pr, json_real(own_us[i]));
+		json_array_append_new(pc, json_real((rr->call[0] + rr->call[1]) / 2 * 1e6));
+	}
+	ch_ar_rank_spread(own_us, g->nranks, &slow, &spread, &excess);
+	row = json_pack("{s:I, s:I, s:s, s:s, s:i, s:i, s:f, s:o, s:o, s:o, s:o, s:i, s:f, s:f}",
+			"bytes", (json_int_t)bytes, "count", (json_int_t)count,
+			"dtype", ch_dtype_names[c->o->dtype], "redop", ch_redop_names[c->o->op], "root", -1,
+			"iterations", (int)root->iters, "busbw_factor", factor,
+			"out_of_place", place[0], "in_place", place[1],
+			"per_rank_mean_us", pr, "per_rank_call_mean_us", pc,
+			"slowest_rank", g->ranks[slow], "rank_spread_pct", spread, "slowest_excess_pct", excess);
+	if (eff)
+		json_object_set_new(row, "algo_effective", json_string(eff));
+	ch_ar_wd_lock(c->w);
+	json_array_append_new(sw->rows, row);
+	json_object_set_new(sw->obj, "avg_busbw_gbps", json_real(sw->busbw_sum / (double)sw->busbw_n));
+	json_object_set_new(sw->obj, "large_msg_busbw_gbps", json_real(sw->large_busbw));
+	json_object_set_new(sw->obj, "oob_count", json_integer(sw->oob));
+	ch_ar_wd_unlock(c->w);
+
+	ch_ar_table_row(live ? stdout : sw->buf, bytes, count, ch_dtype_names[c->o->dtype],
+			ch_redop_names[c->o->op], -1, &cell[0], &cell[1]);
+	if (live)
+		fflush(stdout);
+	if (g->nranks >= 2 && sw->rankbuf)
+		fprintf(sw->rankbuf, "# %12llu  %12d  %+16.1f%%  %19.1f%%\n", (unsigned long long)bytes,
+			g->ranks[slow], excess, spread);
+	if (eff && strlen(sw->eff) < sizeof(sw->eff) - 24)
+		snprintf(sw->eff + strlen(sw->eff), sizeof(sw->eff) - strlen(sw->eff), "%s%llu",
+			 sw->eff[0] ? ", " : "", (unsigned long long)bytes);
+	/* keep the per-rank times for the straggler analysis */
+	if (g->nranks >= 2) {
+		if (c->nrows == c->caprows) {
+			int cap = c->caprows ? 2 * c->caprows : 64;
+			struct ch_ar_rank_row *nr = realloc(c->rows, (size_t)cap * sizeof(*nr));
+			if (!nr)
+				ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
+			c->rows = nr;
+			c->caprows = cap;
+		}
+		c->rows[c->nrows].nranks = g->nranks;
+		c->rows[c->nrows].ranks = g->ranks;
+		c->rows[c->nrows].own_us = own_us;
+		c->nrows++;
+	} else {
+		free(own_us);
+	}
+}
+
+static void end_sweep(struct ctx *c, struct sweep *sw, int a, int live)
+{
+	const struct ch_ar_group *g = sw->g;
+	const char *eff_algo = c->be->algo_effective ? c->be->algo_effective(c->o->algos[a], 0, 2) : NULL;
+
+	if (!live && sw->buf) {
+		fclose(sw->buf);
+		sw->buf = NULL;
+		if (sw->text)
+			fwrite(sw->text, 1, sw->textlen, stdout);
+	}
+	ch_ar_table_footer(stdout, sw->oob, sw->busbw_n ? sw->busbw_sum / (double)sw->busbw_n : 0.0);
+	if (sw->rankbuf) {
+		fclose(sw->rankbuf);
+		sw->rankbuf = NULL;
+		if (!c->quiet && g->nranks >= 2 && sw->ranklen) {
+			printf("# Per-rank time: mean over out-of-place and in-place iterations of each rank's own\n"
+			       "# time (the iteration period minus its wait for later ranks); per size, the\n"
+			       "# slowest rank, its excess over the median of the others, and max-min over median:\n");
+			printf("# %12s  %12s  %17s  %20s\n", "size (B)", "slowest rank", "excess", "spread across ranks");
+			fwrite(sw->ranktext, 1, sw->ranklen, stdout);
+		}
+	}
+	if (sw->eff[0] && !c->quiet)
+		printf("# note: %s ran %s at %s bytes (Open MPI's ring does so when count < ranks)\n",
+		       c->labels[a], eff_algo ? eff_algo : "another algorithm", sw->eff);
+	fflush(stdout);
+	free(sw->text);
+	free(sw->ranktext);
+	sw->text = sw->ranktext = NULL;
+	/* headline of node and pair groups, for the group analysis */
+	if (g->kind == CH_AR_KIND_NODE || g->kind == CH_AR_KIND_PAIR) {
+		if (c->ngbw == c->capgbw) {
+			int cap = c->capgbw ? 2 * c->capgbw : 32;
+			struct ch_ar_group_bw *n = realloc(c->gbw, (size_t)cap * sizeof(*n));
+			if (!n)
+				ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
+			c->gbw = n;
+			c->capgbw = cap;
+		}
+		c->gbw[c->ngbw].kind = g->kind;
+		c->gbw[c->ngbw].name = g->name;
+		c->gbw[c->ngbw].algo = c->labels[a];
+		c->gbw[c->ngbw].busbw_gbps = sw->large_busbw;
+		c->gbw[c->ngbw].nnodes = g->nnodes;
+		c->gbw[c->ngbw].nodes = g->nodes;
+		c->ngbw++;
+	}
+	/* --min-busbw: world groups (or every group when the world is not measured) */
+	if (c->o->min_busbw_gbps >= 0 && (g->kind == CH_AR_KIND_WORLD || !(c->o->groups & CH_AR_GROUPS_WORLD))) {
+		int bad = sw->large_busbw < c->o->min_busbw_gbps;
+		printf("# --min-busbw %g GB/s: %s, group %s: out-of-place busbw %.4g GB/s at %llu bytes %s\n",
+		       c->o->min_busbw_gbps, c->labels[a], g->name, sw->large_busbw,
+		       (unsigned long long)sw->large_bytes, bad ? "FAILED" : "OK");
+		if (bad && !c->fail_busbw) {
+			c->fail_busbw = 1;
+			snprintf(c->fail_reason, sizeof(c->fail_reason),
+				 "busbw %.4g GB/s (%s, group %s, %llu bytes) is below --min-busbw %g",
+				 sw->large_busbw, c->labels[a], g->name, (unsigned long long)sw->large_bytes,
+				 c->o->min_busbw_gbps);
+		}
+	}
+	fflush(stdout);
+}
+
+/* ------------------------------------------------------------------ sweep */
+
+static void step(struct ctx *c, int p, int gi, MPI_Comm gc, struct ch_comm *bc, int a, int s,
+		 struct sweep *sw, double *allrec, int live)
+{
+	const struct ch_ar_phase *ph = &c->plan.phases[p];
+	size_t es = ch_dtype_size(c->o->dtype);
+	size_t count = (size_t)(c->sizes[s] / es);
+	uint64_t bytes = (uint64_t)count * es;
+	const char *gname = gi >= 0 ? ph->groups[gi].name : "-";
+	struct rec rec;
+	int g;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.group = gi;
+	rec.wrong[0] = rec.wrong[1] = -1;
+	set_where(c, p, gi, a, s, 0, bytes, gname);
+	if (ch_ar_world_barrier(c->w))
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "the step barrier failed");
+	if (gi >= 0) {
+		struct ch_ar_pattern pat;
+		int gsize, grank, iters = c->o->iters;
+		MPI_Comm_size(gc, &gsize);
+		MPI_Comm_rank(gc, &grank);
+		if (ch_ar_pattern_init(&pat, c->o->dtype, c->o->op, gsize))
+			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "bad pattern parameters");
+		measure(c, bc, gc, gsize, grank, &pat, count, 0, &iters, &rec, p, gi, a, s, gname);
+		measure(c, bc, gc, gsize, grank, &pat, count, 1, &iters, &rec, p, gi, a, s, gname);
+		rec.iters = iters;
+	}
+	if (ch_ar_world_gather(c->w, (const double *)&rec, REC_N, allrec))
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "gathering the records failed");
+	if (c->rank != 0)
+		return;
+	for (g = 0; g < ph->ngroups; g++)
+		add_row(c, &sw[g], allrec, a, count, bytes, live);
+	if (checkpoint(c))
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot write the result file");
+}
+
+static int run_phases(struct ctx *c)
+{
+	double *allrec = NULL;
+	int p, a, s, g, rc;
+	char why[WHY_LEN], reason[1024];
+
+	if (c->rank == 0)
+		allrec = xmalloc_or_abort(c, (size_t)c->size * REC_N * sizeof(double));
+	for (p = 0; p < c->plan.nphases; p++) {
+		const struct ch_ar_phase *ph = &c->plan.phases[p];
+		struct ch_comm *comms[CH_AR_MAX_ALGOS] = { NULL };
+		struct sweep *sw = NULL;
+		MPI_Comm gc = MPI_COMM_NULL;
+		int gi = ch_ar_phase_group_of(ph, c->rank), live = ph->ngroups == 1;
+
+		set_where(c, p, gi, -1, -1, -1, 0, gi >= 0 ? ph->groups[gi].name : "-");
+		ch_ar_wd_enter(c->w, CH_AR_ACT_MPI, "creating the group communicators");
+		mpi_or_abort(c, MPI_Comm_split(ctrl_comm(c), gi >= 0 ? gi : MPI_UNDEFINED, c->rank, &gc),
+			     "MPI_Comm_split");
+		rc = 0;
+		why[0] = '\0';
+		for (a = 0; a < c->o->nalgos && gi >= 0 && !rc; a++) {
+			set_where(c, p, gi, a, -1, -1, 0, ph->groups[gi].name);
+			rc = c->be->comm_create((int)MPI_Comm_c2f(gc), c->o->algos[a], &comms[a], why, sizeof(why));
+		}
+		ch_ar_wd_enter(c->w, CH_AR_ACT_IDLE, "agreeing");
+		reason[0] = '\0';
+		rc = agree_why(c, rc, why, reason, sizeof(reason));
+		if (rc) {
+			if (c->rank == 0)
+				ch_error("%s", reason);
+			for (a = 0; a < c->o->nalgos; a++)
+				c->be->comm_destroy(comms[a]);
+			if (gc != MPI_COMM_NULL)
+				MPI_Comm_free(&gc);
+			free(allrec);
+			return finish(c, rc, "%s", reason);
+		}
+		if (c->rank == 0)
+			sw = xmalloc_or_abort(c, (size_t)ph->ngroups * sizeof(*sw));
+		for (a = 0; a < c->o->nalgos; a++) {
+			if (c->rank == 0)
+				for (g = 0; g < ph->ngroups; g++)
+					begin_sweep(c, &sw[g], &ph->groups[g], a, live);
+			for (s = 0; s < c->nsizes; s++)
+				step(c, p, gi, gc, gi >= 0 ? comms[a] : NULL, a, s, sw, allrec, live);
+			if (c->rank == 0)
+				for (g = 0; g < ph->ngroups; g++)
+					end_sweep(c, &sw[g], a, live);
+		}
+		free(sw);
+		set_where(c, p, gi, -1, -1, -1, 0, gi >= 0 ? ph->groups[gi].name : "-");
+		ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "releasing the communicators");
+		for (a = 0; a < c->o->nalgos; a++)
+			c->be->comm_destroy(comms[a]);
+		if (gc != MPI_COMM_NULL)
+			MPI_Comm_free(&gc);
+		ch_ar_wd_enter(c->w, CH_AR_ACT_IDLE, "between phases");
+	}
+	free(allrec);
+	return 0;
+}
+
+/* ------------------------------------------------------- analysis (rank 0) */
+
+static void analyse(struct ctx *c)
+{
+	struct ch_ar_straggler *st = NULL;
+	struct ch_ar_group_flag *fl = NULL;
+	struct ch_ar_suspect *su = NULL;
+	json_t *jst = json_array(), *jfl = json_array(), *jsu = json_array();
+	int nst, nfl, nsu, i, groups = c->ngbw > 0;
+
+	st = calloc((size_t)c->size, sizeof(*st));
+	fl = calloc((size_t)(c->ngbw > 0 ? c->ngbw : 1), sizeof(*fl));
+	su = calloc((size_t)c->nnodes, sizeof(*su));
+	if (!st || !fl || !su)
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
+	nst = ch_ar_find_stragglers(c->rows, c->nrows, c->size, st, c->size);
+	if (nst < 0)
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
+	nfl = ch_ar_flag_groups(c->gbw, c->ngbw, CH_AR_FLAG_BELOW_PCT, fl, c->ngbw);
+	nsu = ch_ar_suspect_nodes(c->gbw, c->ngbw, fl, nfl, c->nnodes, su, c->nnodes);
+	if (nsu < 0)
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
+
+	printf("#\n# Stragglers (slowest rank of at least %.0f%% of its rows, by a median of %.0f%% or more):",
+	       CH_AR_STRAGGLER_MIN_FRACTION * 100, CH_AR_STRAGGLER_MIN_EXCESS_PCT);
+	printf(nst ? "\n" : " none\n");
+	for (i = 0; i < nst; i++) {
+		const struct ch_ar_rankinfo *ri = ch_ar_world_info(c->w, st[i].rank);
+		printf("#   rank %d (host '%s', local rank %d, node %s): slowest in %d of %d rows, median excess %+.1f%%\n",
+		       st[i].rank, ri->host, ri->local_rank, c->node_names[c->node_of[st[i].rank]],
+		       st[i].slowest_rows, st[i].rows, st[i].excess_pct);
+		json_array_append_new(jst, json_pack("{s:i, s:s, s:s, s:i, s:i, s:f, s:f}", "rank", st[i].rank,
+			"host", ri->host, "node", c->node_names[c->node_of[st[i].rank]], "rows", st[i].rows,
+			"slowest_rows", st[i].slowest_rows, "slowest_fraction", st[i].slowest_fraction,
+			"excess_pct", st[i].excess_pct));
+	}
+	if (groups) {
+		printf("# Slow groups (large-message busbw %.0f%% or more below the median of the other groups of their kind):",
+		       CH_AR_FLAG_BELOW_PCT);
+		printf(nfl ? "\n" : " none\n");
+		for (i = 0; i < nfl; i++) {
+			const struct ch_ar_group_bw *g = &c->gbw[fl[i].index];
+			printf("#   %s (%s): %.4g GB/s against %.4g GB/s, %.1f%% below\n", g->name, g->algo,
+			       fl[i].busbw_gbps, fl[i].ref_gbps, fl[i].pct_below);
+			json_array_append_new(jfl, json_pack("{s:s, s:s, s:s, s:f, s:f, s:f}", "group_name", g->name,
+				"group_kind", ch_ar_kind_names[g->kind], "algo", g->algo, "busbw_gbps", fl[i].busbw_gbps,
+				"kind_median_gbps", fl[i].ref_gbps, "pct_below", fl[i].pct_below));
+		}
+		printf("# Suspect nodes:");
+		printf(nsu ? "\n" : " none\n");
+		for (i = 0; i < nsu; i++) {
+			printf("#   %s: %s\n", c->node_names[su[i].node], su[i].reason);
+			json_array_append_new(jsu, json_pack("{s:s, s:i, s:s}", "node", c->node_names[su[i].node],
+				"node_index", su[i].node, "reason", su[i].reason));
+		}
+	}
+	ch_ar_wd_lock(c->w);
+	json_object_set_new(c->results, "stragglers", jst);
+	json_object_set_new(c->results, "group_flags", jfl);
+	json_object_set_new(c->results, "suspect_nodes", jsu);
+	json_object_set_new(c->results, "wrong_total", json_integer((json_int_t)c->wrong_total));
+	ch_ar_wd_unlock(c->w);
+	free(st);
+	free(fl);
+	free(su);
+}
+
+/* Scaling points, one line per algorithm (the reporter fits the model). */
+static void print_scaling(struct ctx *c)
+{
+	size_t i, n = json_array_size(c->sweeps);
+	int a, any = 0;
+
+	for (a = 0; a < c->o->nalgos; a++) {
+		int first = 1;
+		for (i = 0; i < n; i++) {
+			json_t *sw = json_array_get(c->sweeps, i);
+			if (strcmp(json_string_value(json_object_get(sw, "group_kind")), "scaling") ||
+			    strcmp(json_string_value(json_object_get(sw, "algo")), c->labels[a]))
+				continue;
+			if (!any)
+				printf("#\n# Scaling points (out-of-place busbw at the largest size):\n");
+			any = 1;
+			printf("%s%d ranks %.4g GB/s", first ? "#   " : ", ",
+			       (int)json_integer_value(json_object_get(sw, "nranks")),
+			       json_real_value(json_object_get(sw, "large_msg_busbw_gbps")));
+			if (first)
+				first = 0;
+		}
+		if (!first)
+			printf(" (%s)\n", c->labels[a]);
+	}
+}
+
+/* ------------------------------------------------------------------- main */
+
+static void results_skeleton(struct ctx *c, uint64_t reduced)
+{
+	const struct ch_ar_opts *o = c->o;
+	json_t *r = c->results, *algos = json_array(), *sizes = json_array(), *groups = json_array();
+	json_t *notes = json_array(), *nodes = json_array();
+	int i;
+
+	for (i = 0; i < o->nalgos; i++)
+		json_array_append_new(algos, json_pack("{s:s, s:s, s:s}", "requested", o->algos[i],
+						       "label", c->labels[i], "detail", c->be->algo_detail(o->algos[i])));
+	for (i = 0; i < c->nsizes; i++)
+		json_array_append_new(sizes, json_integer((json_int_t)(c->sizes[i] / ch_dtype_size(o->dtype) *
+								       ch_dtype_size(o->dtype))));
+	for (i = 0; ch_ar_groups_names[i]; i++)
+		if (o->groups & (1u << i))
+			json_array_append_new(groups, json_string(ch_ar_groups_names[i]));
+	for (i = 0; i < c->plan.nnotes; i++)
+		json_array_append_new(notes, json_string(c->plan.notes[i]));
+	for (i = 0; i < c->nnodes; i++)
+		json_array_append_new(nodes, json_string(c->node_names[i]));
+	json_object_set_new(r, "backend", json_string(c->be->name));
+	json_object_set_new(r, "memory", json_string(c->be->memory));
+	json_object_set_new(r, "dtype", json_string(ch_dtype_names[o->dtype]));
+	json_object_set_new(r, "op", json_string(ch_redop_names[o->op]));
+	json_object_set_new(r, "busbw_factor_formula", json_string("2(n-1)/n"));
+	json_object_set_new(r, "busbw_factor_source", json_string("nccl-tests doc/PERFORMANCE.md"));
+	json_object_set_new(r, "time_statistic", json_string(
+		"table time and algbw/busbw: mean over iterations of the iteration period averaged over the group's ranks (nccl-tests' -a 1); time_us: its statistics"));
+	json_object_set_new(r, "iterations", json_pack("{s:s, s:i, s:i, s:o, s:f, s:i}", "mode",
+		o->common.min_time_sec >= 0 ? "adaptive" : o->iters_given ? "fixed" : "default",
+		"iters", o->iters, "warmup", o->warmup,
+		"min_time_sec", o->common.min_time_sec >= 0 ? json_real(o->common.min_time_sec) : json_null(),
+		"default_budget_sec", CH_AR_DEFAULT_BUDGET_SEC, "min_iters", CH_AR_ADAPTIVE_MIN_ITERS));
+	json_object_set_new(r, "check", json_boolean(o->check));
+	json_object_set_new(r, "sizes_bytes", sizes);
+	json_object_set_new(r, "max_bytes_requested", json_integer((json_int_t)o->max_bytes));
+	json_object_set_new(r, "max_bytes_reduced", reduced ? json_integer((json_int_t)reduced) : json_null());
+	json_object_set_new(r, "algos", algos);
+	json_object_set_new(r, "groups", groups);
+	json_object_set_new(r, "scaling", json_boolean(o->scaling));
+	json_object_set_new(r, "nodes", nodes);
+	json_object_set_new(r, "plan_notes", notes);
+	json_object_set_new(r, "timeout_sec", json_real(o->timeout_sec));
+	json_object_set_new(r, "min_busbw_gbps", o->min_busbw_gbps >= 0 ? json_real(o->min_busbw_gbps) : json_null());
+	json_object_set_new(r, "inject_delay", o->delay_rank >= 0 ?
+		json_pack("{s:i, s:I, s:I}", "rank", o->delay_rank, "usec", (json_int_t)o->delay_us,
+			  "from_bytes", (json_int_t)o->delay_min_bytes) : json_null());
+	json_object_set_new(r, "thresholds", json_pack("{s:f, s:i, s:f, s:f}",
+		"straggler_min_fraction", CH_AR_STRAGGLER_MIN_FRACTION,
+		"straggler_min_rows", CH_AR_STRAGGLER_MIN_ROWS,
+		"straggler_min_excess_pct", CH_AR_STRAGGLER_MIN_EXCESS_PCT,
+		"group_flag_below_pct", CH_AR_FLAG_BELOW_PCT));
+	c->sweeps = json_array();
+	json_object_set_new(r, "sweeps", c->sweeps);
+	json_object_set_new(r, "stragglers", json_array());
+	json_object_set_new(r, "group_flags", json_array());
+	json_object_set_new(r, "suspect_nodes", json_array());
+	json_object_set_new(r, "wrong_total", json_integer(0));
+}
+
+static void cleanup(struct ctx *c)
+{
+	int i;
+	if (c->be) {
+		c->be->free(c->sendbuf);
+		c->be->free(c->recvbuf);
+		c->be->free(c->expbuf);
+	}
+	for (i = 0; i < c->nrows; i++)
+		free((void *)c->rows[i].own_us);
+	free(c->rows);
+	free(c->gbw);
+	free(c->sizes);
+	free(c->node_of);
+	free(c->node_names);
+	ch_ar_plan_release(&c->plan);
+}
+
+int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char **argv)
+{
+	struct ctx cx, *c = &cx;
+	struct ch_comm_device dev;
+	char reason[1024] = "", ver[256] = "";
+	const char *algo_names[CH_AR_MAX_ALGOS];
+	uint64_t maxb, reduced = 0, cap, es = ch_dtype_size(o->dtype), bufb;
+	int rc = 0, i, j, status;
+
+	memset(c, 0, sizeof(*c));
+	memset(&dev, 0, sizeof(dev));
+	c->w = w;
+	c->o = o;
+	c->rank = ch_ar_world_rank(w);
+	c->size = ch_ar_world_size(w);
+	c->quiet = o->common.quiet;
+
+	/* the result document: rank 0 checks that it may write the file */
+	if (c->rank == 0)
+		rc = ch_run_begin("allreduce_bw", argc, argv, &o->common, &c->res);
+	rc = ch_ar_world_agree(w, rc);
+	if (rc) {
+		ch_result_free(c->res);
+		return rc;
+	}
+	if (c->rank == 0) {
+		c->results = ch_result_results(c->res);
+		ch_comm_mpi.version(ver, sizeof(ver));
+		ch_result_set_software(c->res, "mpi", ver);
+	}
+
+	/* values that need the world to check (same answer on every rank) */
+	if (o->delay_rank >= c->size) {
+		if (c->rank == 0)
+			ch_usage_error("--inject-delay rank '%d' is not a rank of this run (ranks 0 to %d)",
+				       o->delay_rank, c->size - 1);
+		status = finish(c, CH_ERR_USAGE, "--inject-delay rank '%d' is not a rank of this run", o->delay_rank);
+		goto out;
+	}
+
+	rc = choose_backend(c, reason, sizeof(reason));
+	if (rc) {
+		if (c->rank == 0) {
+			ch_error("backend %s unavailable: %s", ch_comm_backend_names[o->backend], reason);
+			json_object_set_new(c->results, "backend", json_string(ch_comm_backend_names[o->backend]));
+			json_object_set_new(c->results, "available", json_false());
+		}
+		status = finish(c, rc, "backend %s unavailable: %s", ch_comm_backend_names[o->backend], reason);
+		c->be = NULL;
+		goto out;
+	}
+	rc = 0;
+	if (c->rank == 0) {
+		rc = ch_ar_check_algos(o, c->be->algos, c->be->name);
+		if (!rc && !c->be->supports(o->dtype, o->op))
+			rc = ch_usage_error("the %s backend cannot reduce '%s' with '%s'", c->be->name,
+					    ch_dtype_names[o->dtype], ch_redop_names[o->op]);
+	}
+	for (i = 0; !rc && i < o->nalgos; i++) {
+		c->labels[i] = c->be->algo_label(o->algos[i]);
+		for (j = 0; c->labels[i] && j < i; j++)
+			if (!strcmp(c->labels[i], c->labels[j]) && c->rank == 0)
+				rc = ch_usage_error("'%s' and '%s' are the same algorithm (%s) for the %s backend",
+						    o->algos[j], o->algos[i], c->labels[i], c->be->name);
+	}
+	rc = ch_ar_world_agree(w, rc);
+	if (rc) {
+		status = finish(c, rc, "bad --algo, -d or -o for the %s backend", c->be->name);
+		goto out;
+	}
+	if (c->be->version && c->be != &ch_comm_mpi && c->rank == 0) {
+		c->be->version(ver, sizeof(ver));
+		ch_result_set_software(c->res, c->be->name, ver);
+	}
+
+	/* nodes, device, rank table */
+	if (map_nodes(c)) {
+		status = finish(c, ch_ar_world_agree(w, CH_ERR_RUNTIME), "out of memory");
+		goto out;
+	}
+	ch_ar_world_agree(w, 0);
+	out(c, 1, "# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d agg iters: 1 validation: %d graph: 0\n",
+	    (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes,
+	    (unsigned long long)(o->step_factor > 1 ? (uint64_t)o->step_factor : o->step_bytes),
+	    o->step_factor > 1 ? "factor" : "bytes", o->warmup, o->iters, o->check);
+	out(c, 0, "#\n# allreduce_bw (clusterhealth %s, git %s): backend %s (%s, %s), %s %s, %d rank%s on %d node%s%s\n",
+	    CH_VERSION, ch_git_rev(), c->be->name, ver, c->be->memory, ch_dtype_names[o->dtype],
+	    ch_redop_names[o->op], c->size, c->size == 1 ? "" : "s", c->nnodes, c->nnodes == 1 ? "" : "s",
+	    o->node_size ? " (--node-size)" : "");
+	out(c, 0, "# time: mean over iterations of the iteration period averaged over the group's ranks, as nccl-tests;\n"
+	    "# algbw = size / time, busbw = algbw x 2(n-1)/n (nccl-tests doc/PERFORMANCE.md); GB/s = 1e9 B/s\n");
+	if (o->common.min_time_sec >= 0)
+		out(c, 0, "# iterations: adaptive, at least %g s of timed calls per size and placement (at least %d)\n",
+		    o->common.min_time_sec, o->iters_given ? o->iters : CH_AR_ADAPTIVE_MIN_ITERS);
+	else if (!o->iters_given)
+		out(c, 0, "# iterations: %d per size and placement, fewer (at least %d) where %d would take more than %g s\n",
+		    CH_AR_DEFAULT_ITERS, CH_AR_ADAPTIVE_MIN_ITERS, CH_AR_DEFAULT_ITERS, CH_AR_DEFAULT_BUDGET_SEC);
+	rc = setup_device(c, &dev);
+	if (rc) {
+		status = finish(c, rc, "device setup failed (see the messages of each rank)");
+		goto out;
+	}
+	rank_table(c, &dev);
+
+	/* sizes: what 3 buffers per rank allow */
+	maxb = usable_max_bytes(c, dev.free_bytes);
+	cap = o->max_bytes;
+	if (cap > maxb) {
+		cap = reduced = maxb;
+		out(c, 1, "#\n# Reducing maxBytes to %llu due to memory limitation\n", (unsigned long long)maxb);
+	}
+	c->sizes = malloc((CH_AR_MAX_SIZES + 1) * sizeof(uint64_t));
+	if (!c->sizes) {
+		status = finish(c, ch_ar_world_agree(w, CH_ERR_RUNTIME), "out of memory");
+		goto out;
+	}
+	c->nsizes = ch_ar_size_list(o->min_bytes, cap, o->step_bytes, o->step_factor, c->sizes, CH_AR_MAX_SIZES);
+	if (c->nsizes > CH_AR_MAX_SIZES)
+		c->nsizes = CH_AR_MAX_SIZES;
+	if (c->nsizes == 0) {
+		if (c->rank == 0)
+			ch_error("not enough memory for -b '%llu': at most %llu bytes per buffer on the smallest rank",
+				 (unsigned long long)o->min_bytes, (unsigned long long)maxb);
+		status = finish(c, CH_ERR_RUNTIME, "not enough memory for -b %llu", (unsigned long long)o->min_bytes);
+		goto out;
+	}
+
+	/* plan */
+	rc = ch_ar_plan_build(c->node_of, c->size, o->groups, o->scaling, &c->plan);
+	if (rc) {
+		status = finish(c, rc, "cannot plan the groups");
+		goto out;
+	}
+	for (i = 0; i < c->plan.nnotes; i++)
+		out(c, 0, "# note: %s\n", c->plan.notes[i]);
+	for (i = 0; i < o->nalgos; i++)
+		algo_names[i] = o->algos[i];
+	if (c->be->prepare && c->be->prepare(algo_names, o->nalgos)) {
+		status = finish(c, ch_ar_world_agree(w, CH_ERR_RUNTIME), "backend preparation failed");
+		goto out;
+	}
+	if (c->rank == 0)
+		results_skeleton(c, reduced);
+	rc = ch_ar_wd_start(w, o->timeout_sec, c->be->self_timeout ? o->timeout_sec + 10.0 : 0.0, &c->plan, c->res);
+	rc = ch_ar_world_agree(w, rc);
+	if (rc) {
+		status = finish(c, rc, "cannot start the watchdog");
+		goto out;
+	}
+
+	/* buffers: send, receive, expected; allocated once for the sweep */
+	bufb = c->sizes[c->nsizes - 1] / es * es;
+	ch_ar_wd_enter(w, CH_AR_ACT_LOCAL, "allocating the buffers");
+	rc = c->be->alloc((size_t)bufb, &c->sendbuf);
+	if (!rc)
+		rc = c->be->alloc((size_t)bufb, &c->recvbuf);
+	if (!rc && o->check)
+		rc = c->be->alloc((size_t)bufb, &c->expbuf);
+	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "agreeing");
+	rc = ch_ar_world_agree(w, rc);
+	if (rc) {
+		status = finish(c, rc, "cannot allocate 3 buffers of %llu bytes", (unsigned long long)bufb);
+		goto out;
+	}
+	if (checkpoint(c)) {
+		status = finish(c, CH_ERR_RUNTIME, "cannot write the result file");
+		goto out;
+	}
+
+	rc = run_phases(c);
+	if (rc) {
+		status = rc;
+		goto out;
+	}
+
+	status = 0;
+	if (c->rank == 0) {
+		fflush(stdout);
+		analyse(c);
+		print_scaling(c);
+		if (c->wrong_total) {
+			status = CH_ERR_CHECK;
+			snprintf(reason, sizeof(reason), "%llu wrong elements (see #wrong)",
+				 (unsigned long long)c->wrong_total);
+		} else if (c->fail_busbw) {
+			status = CH_ERR_CHECK;
+			snprintf(reason, sizeof(reason), "%s", c->fail_reason);
+		}
+		fflush(stdout);
+	}
+	MPI_Bcast(&status, 1, MPI_INT, 0, ctrl_comm(c));
+	status = finish(c, status, status ? "%s" : NULL, reason);
+out:
+	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "finishing");
+	cleanup(c);
+	if (c->be && c->be->teardown)
+		c->be->teardown();
+	ch_result_free(c->res);
+	return status;
+}

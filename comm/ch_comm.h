@@ -1,0 +1,277 @@
+/*
+ * ch_comm.h - collective backends behind a table of function pointers.
+ *
+ * A backend (comm/mpi: Open MPI, comm/nccl: NCCL) is a const struct
+ * ch_comm_backend filled with designated initializers. The registry
+ * (ch_comm_find()) holds the backends built into this binary; NCCL is listed
+ * only when built with HAVE_NCCL. probe() says at run time whether the
+ * backend can run on this rank (NCCL needs a GPU).
+ *
+ * Both backends run under an MPI launcher: MPI is the bootstrap (rank, size,
+ * groups) for NCCL too. This header stays free of MPI, CUDA and NCCL
+ * headers: communicators cross it as Fortran handles (MPI_Comm_c2f()), and
+ * buffers as plain pointers (host or device memory, as the backend says).
+ *
+ * Functions return 0 or a negative ch_status (ch_common.h);
+ * CH_COMM_ERR_TIMEOUT is returned by backends that time out themselves.
+ */
+#ifndef CH_COMM_H
+#define CH_COMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Returned by run() of a backend with self_timeout set, when a collective did
+ * not complete within ch_comm_run.timeout_sec. Maps to exit code 4. */
+#define CH_COMM_ERR_TIMEOUT (-16)
+
+/* Element types, named as nccl-tests names them (-d). */
+enum ch_dtype {
+	CH_DTYPE_FLOAT,
+	CH_DTYPE_DOUBLE,
+	CH_DTYPE_HALF,     /* IEEE 754 binary16 */
+	CH_DTYPE_BFLOAT16, /* bfloat16: the upper half of a binary32 */
+	CH_DTYPE_INT32,
+	CH_DTYPE_INT8,
+	CH_DTYPE_COUNT
+};
+
+/* NULL-terminated names of enum ch_dtype, in enum order (for ch_lookup()). */
+extern const char *const ch_dtype_names[CH_DTYPE_COUNT + 1];
+
+/** ch_dtype_size - bytes per element of @t (1, 2, 4 or 8). */
+size_t ch_dtype_size(enum ch_dtype t);
+
+/* Reduction operations (-o). */
+enum ch_redop { CH_REDOP_SUM, CH_REDOP_MIN, CH_REDOP_MAX, CH_REDOP_COUNT };
+
+/* NULL-terminated names of enum ch_redop, in enum order. */
+extern const char *const ch_redop_names[CH_REDOP_COUNT + 1];
+
+/**
+ * ch_comm_busbw_factor - all-reduce bus bandwidth factor for @nranks ranks.
+ * Returns 2(n-1)/n, computed as 2.0 * (n - 1) / n; 0 for n <= 1.
+ * Source: nccl-tests doc/PERFORMANCE.md ("AllReduce: busBw = algBw *
+ * 2(n-1)/n"): a ring all-reduce sends and receives 2(n-1)/n x S bytes per
+ * rank, so busbw is comparable with the link rate whatever n is.
+ */
+double ch_comm_busbw_factor(int nranks);
+
+/**
+ * ch_comm_algbw_gbps - algorithm bandwidth S / t in GB/s (1 GB = 1e9 B).
+ * @bytes: [in] message size per rank, bytes.  @sec: [in] time, seconds.
+ * Returns bytes / sec / 1e9, or 0 when @sec <= 0.
+ * Source: nccl-tests doc/PERFORMANCE.md.
+ */
+double ch_comm_algbw_gbps(uint64_t bytes, double sec);
+
+/**
+ * ch_comm_pick_device - the CUDA device ordinal a rank uses.
+ * @local_rank: [in] rank among the ranks of its node (MPI_COMM_TYPE_SHARED).
+ * @visible:    [in] devices this rank sees (cudaGetDeviceCount(), which
+ *              honours CUDA_VISIBLE_DEVICES), >= 1.
+ * Returns local_rank % visible: local rank i takes device i when every rank
+ * sees every GPU, and device 0 under a one-GPU-per-rank mask. Whether two
+ * local ranks ended up on the same physical GPU is checked afterwards with
+ * ch_comm_find_duplicate() on PCI bus ids. Returns -1 when @visible < 1.
+ */
+int ch_comm_pick_device(int local_rank, int visible);
+
+/**
+ * ch_comm_find_duplicate - find two local ranks that chose the same GPU.
+ * @bus_ids: [in] n strings of bus_id_len bytes each (one per local rank, in
+ *           local rank order; "" entries are ignored).
+ * @n:       [in] number of local ranks.
+ * @first:   [out] the lower local rank of the first duplicate, or -1.
+ * @second:  [out] the higher local rank of that duplicate, or -1.
+ * Returns 1 when a duplicate exists, 0 otherwise.
+ */
+int ch_comm_find_duplicate(const char *bus_ids, size_t bus_id_len, int n,
+			   int *first, int *second);
+
+/* What setup() found for this rank. */
+struct ch_comm_device {
+	int gpu_index;          /* CUDA device ordinal (among visible devices), -1: host memory */
+	char pci_bus_id[20];    /* "0000:3b:00.0"; "" for host memory */
+	char name[128];         /* GPU name, or "host memory" */
+	uint64_t free_bytes;    /* memory this rank may use for buffers (device or host share) */
+};
+
+struct ch_ar_pattern; /* ch_ar_pattern.h: deterministic inputs */
+struct ch_comm;       /* one communicator of a backend: one group, one algorithm */
+
+/* One timed loop (run()). */
+struct ch_comm_run {
+	const void *send;   /* [in] send buffer; NULL for in-place (recv is both) */
+	void *recv;         /* [in] receive buffer, count elements */
+	size_t count;       /* [in] elements per rank */
+	int dtype;          /* [in] enum ch_dtype */
+	int op;             /* [in] enum ch_redop */
+	int warmup;         /* [in] untimed calls first (>= 0) */
+	int iters;          /* [in] timed calls (>= 1) */
+	long delay_us;      /* [in] sleep this long before every call (--inject-delay), 0: none */
+	double timeout_sec; /* [in] self_timeout backends: give up after this long, 0: never */
+	/* [in] may be NULL: called with in_call 1 right before each all-reduce
+	 * call and 0 right after it (iter counts -warmup .. iters-1), and with
+	 * in_call -1 before an injected delay. Must be cheap. */
+	void (*mark)(void *ctx, int iter, int in_call);
+	void *mark_ctx;
+	double *call_sec;   /* [out] iters entries: time inside each timed call */
+	double *iter_sec;   /* [out] iters entries: time from the end of the
+			     * previous call (or the start of the loop) to the
+			     * end of this one: the iteration period, delay included */
+	int failed_iter;    /* [out] on CH_COMM_ERR_TIMEOUT: the iteration that did not complete */
+};
+
+/*
+ * A backend. Slots marked "may be NULL" are optional and checked by callers;
+ * every other slot is always set.
+ */
+struct ch_comm_backend {
+	const char *name;    /* "mpi", "nccl" */
+	const char *memory;  /* "host memory" or "device memory" */
+	int self_timeout;    /* 1: run() enforces timeout_sec itself (asynchronous collectives) */
+
+	/**
+	 * probe - can this backend run on this rank?
+	 * @why: [out] reason when not (e.g. "no CUDA device: ..."), @n bytes.
+	 * Returns 0, or CH_ERR_UNAVAILABLE with @why filled. Needs MPI initialised.
+	 */
+	int (*probe)(char *why, size_t n);
+
+	/**
+	 * setup - per-process preparation (device selection, streams, ops).
+	 * @local_rank, @local_size: [in] this rank's place on its node.
+	 * @dev: [out] the device (or host memory) this rank uses.
+	 * @why: [out] message on failure, @n bytes.
+	 * Returns 0, CH_ERR_UNAVAILABLE, or CH_ERR_RUNTIME.
+	 */
+	int (*setup)(int local_rank, int local_size, struct ch_comm_device *dev,
+		     char *why, size_t n);
+
+	/** teardown - undo setup(); may be NULL. */
+	void (*teardown)(void);
+
+	/** version - library version text into @buf (@n bytes); may be NULL. */
+	void (*version)(char *buf, size_t n);
+
+	/** supports - 1 when the backend reduces @dtype with @op, else 0. */
+	int (*supports)(int dtype, int op);
+
+	/* NULL-terminated user-facing algorithm names accepted by --algo. */
+	const char *const *algos;
+
+	/**
+	 * algo_label - what rows produced with user-facing @algo are labelled
+	 * (for Open MPI, "tree" runs recursive doubling and says so).
+	 * Returns a static string, or NULL when @algo is not accepted.
+	 */
+	const char *(*algo_label)(const char *algo);
+
+	/**
+	 * algo_detail - one line saying how @algo is selected, for the table
+	 * header (e.g. "Open MPI coll/tuned ring, coll_tuned_allreduce_algorithm=4").
+	 * Returns a static string, or NULL when @algo is not accepted.
+	 */
+	const char *(*algo_detail)(const char *algo);
+
+	/**
+	 * algo_effective - the algorithm that really runs for @count elements on
+	 * @nranks ranks when it differs from the label (Open MPI's ring switches
+	 * to recursive doubling when count < nranks); may be NULL.
+	 * Returns a static string, or NULL when it is the label's.
+	 */
+	const char *(*algo_effective)(const char *algo, size_t count, int nranks);
+
+	/**
+	 * prepare - called once with every algorithm of the run before the first
+	 * comm_create() (NCCL disables NVLS process-wide when no listed
+	 * algorithm can use it); may be NULL. Returns 0 or a negative status.
+	 */
+	int (*prepare)(const char *const *algos, int n);
+
+	/**
+	 * comm_create - collective over the MPI communicator @mpi_fcomm (a
+	 * Fortran handle, MPI_Comm_c2f()): a new communicator of the same ranks
+	 * that runs @algo.
+	 * @out: [out] the communicator, released with comm_destroy().
+	 * @why: [out] message on failure, @n bytes.
+	 * Returns 0, CH_ERR_UNAVAILABLE (the algorithm cannot be selected here,
+	 * @why says why) or CH_ERR_RUNTIME.
+	 */
+	int (*comm_create)(int mpi_fcomm, const char *algo, struct ch_comm **out,
+			   char *why, size_t n);
+
+	/** comm_destroy - release a communicator (NULL is accepted). */
+	void (*comm_destroy)(struct ch_comm *c);
+
+	/**
+	 * alloc - a buffer of @bytes in the backend's memory, 4 KiB aligned.
+	 * Returns 0 with *out set, or CH_ERR_RUNTIME (out of memory).
+	 */
+	int (*alloc)(size_t bytes, void **out);
+
+	/** free - release a buffer from alloc() (NULL is accepted). */
+	void (*free)(void *p);
+
+	/**
+	 * fill_input - write rank @rank's input for the check: element i is
+	 * ch_ar_pattern_value(p, rank, i + seed) encoded as p->dtype.
+	 * Returns 0 or CH_ERR_RUNTIME.
+	 */
+	int (*fill_input)(void *buf, const struct ch_ar_pattern *p, size_t count,
+			  int rank, uint64_t seed);
+
+	/**
+	 * fill_expected - write the exact reduction of every rank's input
+	 * (same @seed). Returns 0 or CH_ERR_RUNTIME.
+	 */
+	int (*fill_expected)(void *buf, const struct ch_ar_pattern *p, size_t count,
+			     uint64_t seed);
+
+	/** poison - fill @bytes with 0xff (NaN or -1: never an expected value). */
+	int (*poison)(void *buf, size_t bytes);
+
+	/**
+	 * count_wrong - elements of @buf whose bits differ from @expected.
+	 * @wrong: [out] count. Returns 0 or CH_ERR_RUNTIME.
+	 */
+	int (*count_wrong)(const void *buf, const void *expected, size_t count,
+			   int dtype, uint64_t *wrong);
+
+	/**
+	 * run - warm up, then time back-to-back all-reduce calls (see struct
+	 * ch_comm_run). Collective over the communicator: every rank passes the
+	 * same count, dtype, op, warmup and iters.
+	 * Returns 0, CH_COMM_ERR_TIMEOUT (self_timeout backends; the
+	 * communicator was aborted), or CH_ERR_RUNTIME (message printed).
+	 */
+	int (*run)(struct ch_comm *c, struct ch_comm_run *r);
+};
+
+/* Backends built into this binary. */
+extern const struct ch_comm_backend ch_comm_mpi;
+#ifdef HAVE_NCCL
+extern const struct ch_comm_backend ch_comm_nccl;
+#endif
+
+/* NULL-terminated --backend values: "auto", "mpi", "nccl" (always listed,
+ * so that a binary built without NCCL reports it as unavailable, not as an
+ * unknown name). */
+extern const char *const ch_comm_backend_names[];
+
+/**
+ * ch_comm_find - a backend built into this binary.
+ * @name: [in] "mpi" or "nccl".
+ * Returns the backend, or NULL when it is not built in (or unknown).
+ */
+const struct ch_comm_backend *ch_comm_find(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

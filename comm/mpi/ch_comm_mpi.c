@@ -1,0 +1,476 @@
+/*
+ * ch_comm_mpi.c - the Open MPI backend: MPI_Allreduce on host buffers.
+ *
+ * Algorithm selection: Open MPI's coll/tuned component reads the control
+ * variable coll_tuned_allreduce_algorithm when a communicator is created, so
+ * each algorithm gets its own communicator: the variable is written through
+ * MPI_T, the parent communicator is duplicated, and the variable is put back.
+ * This works only when coll_tuned_use_dynamic_rules was 1 at MPI_Init (the
+ * driver sets OMPI_MCA_coll_tuned_use_dynamic_rules=1 before MPI_Init unless
+ * the user set it); comm_create() checks it and says so otherwise.
+ * Values (ompi_info --param coll tuned --level 9, Open MPI 4.1): 0 ignore
+ * (the fixed decision rules: "default"), 3 recursive doubling, 4 ring.
+ * The user-facing "tree" maps to recursive doubling (log2(n) latency steps),
+ * and rows say "recursive_doubling". Open MPI's ring itself switches to
+ * recursive doubling when count < ranks (coll_base_allreduce.c), which
+ * algo_effective() reports.
+ *
+ * half and bfloat16 are reduced with user-defined commutative MPI_Ops on
+ * MPI_UINT16_T (convert to float, reduce, round to nearest even), since
+ * Open MPI 4.1 has no 16-bit float type.
+ */
+#include <mpi.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ch_ar_pattern.h"
+#include "ch_comm.h"
+#include "ch_common.h"
+#include "ch_stats.h"
+
+struct ch_comm {
+	MPI_Comm comm;
+	int nranks;
+};
+
+/* Open MPI 4.1 coll_tuned_allreduce_algorithm values. */
+#define OMPI_ALLREDUCE_DEFAULT 0
+#define OMPI_ALLREDUCE_RECURSIVE_DOUBLING 3
+#define OMPI_ALLREDUCE_RING 4
+
+static const struct {
+	const char *algo;   /* user-facing name */
+	const char *label;  /* what rows say */
+	int value;          /* coll_tuned_allreduce_algorithm */
+	const char *detail;
+} mpi_algo_table[] = {
+	{ "ring", "ring", OMPI_ALLREDUCE_RING,
+	  "Open MPI coll/tuned ring (coll_tuned_allreduce_algorithm=4)" },
+	{ "tree", "recursive_doubling", OMPI_ALLREDUCE_RECURSIVE_DOUBLING,
+	  "Open MPI coll/tuned recursive doubling (coll_tuned_allreduce_algorithm=3), log2(n) latency steps; requested as 'tree'" },
+	{ "recursive_doubling", "recursive_doubling", OMPI_ALLREDUCE_RECURSIVE_DOUBLING,
+	  "Open MPI coll/tuned recursive doubling (coll_tuned_allreduce_algorithm=3)" },
+	{ "default", "default", OMPI_ALLREDUCE_DEFAULT,
+	  "Open MPI's own choice (coll/tuned fixed decision rules, coll_tuned_allreduce_algorithm=0)" },
+};
+#define N_ALGOS (sizeof(mpi_algo_table) / sizeof(mpi_algo_table[0]))
+
+static const char *const mpi_algos[] = { "ring", "tree", "recursive_doubling", "default", NULL };
+
+static int algo_index(const char *algo)
+{
+	size_t i;
+	for (i = 0; i < N_ALGOS; i++)
+		if (!strcmp(mpi_algo_table[i].algo, algo))
+			return (int)i;
+	return -1;
+}
+
+static const char *mpi_algo_label(const char *algo)
+{
+	int i = algo_index(algo);
+	return i < 0 ? NULL : mpi_algo_table[i].label;
+}
+
+static const char *mpi_algo_detail(const char *algo)
+{
+	int i = algo_index(algo);
+	return i < 0 ? NULL : mpi_algo_table[i].detail;
+}
+
+static const char *mpi_algo_effective(const char *algo, size_t count, int nranks)
+{
+	int i = algo_index(algo);
+	/* ompi_coll_base_allreduce_intra_ring: "Special case for count less
+	 * than size - use recursive doubling" */
+	if (i >= 0 && mpi_algo_table[i].value == OMPI_ALLREDUCE_RING && nranks > 1 &&
+	    count < (size_t)nranks)
+		return "recursive_doubling";
+	return NULL;
+}
+
+/* ---- user-defined reductions for 16-bit floats */
+
+static MPI_Op half_ops[CH_REDOP_COUNT], bf16_ops[CH_REDOP_COUNT];
+static int ops_created, mpit_inited;
+
+#define DEFINE_OP16(NAME, TOF, FROMF, EXPR)                                          \
+	static void NAME(void *in, void *inout, int *len, MPI_Datatype *dt)             \
+	{                                                                               \
+		const uint16_t *a = in;                                                 \
+		uint16_t *b = inout;                                                    \
+		int i;                                                                  \
+		(void)dt;                                                               \
+		for (i = 0; i < *len; i++) {                                            \
+			float x = TOF(a[i]), y = TOF(b[i]);                             \
+			b[i] = FROMF(EXPR);                                             \
+		}                                                                       \
+	}
+DEFINE_OP16(half_sum, ch_half_to_float, ch_half_from_float, x + y)
+DEFINE_OP16(half_min, ch_half_to_float, ch_half_from_float, x < y ? x : y)
+DEFINE_OP16(half_max, ch_half_to_float, ch_half_from_float, x > y ? x : y)
+DEFINE_OP16(bf16_sum, ch_bf16_to_float, ch_bf16_from_float, x + y)
+DEFINE_OP16(bf16_min, ch_bf16_to_float, ch_bf16_from_float, x < y ? x : y)
+DEFINE_OP16(bf16_max, ch_bf16_to_float, ch_bf16_from_float, x > y ? x : y)
+
+static MPI_Datatype mpi_type(int dtype)
+{
+	switch (dtype) {
+	case CH_DTYPE_FLOAT: return MPI_FLOAT;
+	case CH_DTYPE_DOUBLE: return MPI_DOUBLE;
+	case CH_DTYPE_INT32: return MPI_INT32_T;
+	case CH_DTYPE_INT8: return MPI_INT8_T;
+	case CH_DTYPE_HALF:
+	case CH_DTYPE_BFLOAT16: return MPI_UINT16_T;
+	default: return MPI_DATATYPE_NULL;
+	}
+}
+
+static MPI_Op mpi_op(int dtype, int op)
+{
+	if (dtype == CH_DTYPE_HALF)
+		return half_ops[op];
+	if (dtype == CH_DTYPE_BFLOAT16)
+		return bf16_ops[op];
+	switch (op) {
+	case CH_REDOP_SUM: return MPI_SUM;
+	case CH_REDOP_MIN: return MPI_MIN;
+	case CH_REDOP_MAX: return MPI_MAX;
+	default: return MPI_OP_NULL;
+	}
+}
+
+/* MPI check: report file:line, the call, host and rank; return CH_ERR_RUNTIME. */
+static int mpi_fail(int rc, const char *call, const char *file, int line)
+{
+	char msg[MPI_MAX_ERROR_STRING] = "", host[256] = "";
+	int len = 0, rank = -1;
+	MPI_Error_string(rc, msg, &len);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	gethostname(host, sizeof(host) - 1);
+	ch_error("%s:%d: %s failed on host '%s' rank %d: %s", file, line, call, host, rank, msg);
+	return CH_ERR_RUNTIME;
+}
+#define MPICHECK(call)                                                 \
+	do {                                                           \
+		int mpi_rc_ = (call);                                  \
+		if (mpi_rc_ != MPI_SUCCESS)                            \
+			return mpi_fail(mpi_rc_, #call, __FILE__, __LINE__); \
+	} while (0)
+
+static int mpi_probe(char *why, size_t n)
+{
+	int init = 0;
+	MPI_Initialized(&init);
+	if (!init) {
+		snprintf(why, n, "MPI is not initialised");
+		return CH_ERR_UNAVAILABLE;
+	}
+	return 0;
+}
+
+static uint64_t host_available_bytes(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	unsigned long long kb = 0;
+
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+				break;
+		fclose(f);
+	}
+	if (!kb) {
+		long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+		if (pages > 0 && psz > 0)
+			return (uint64_t)pages * (uint64_t)psz;
+	}
+	return (uint64_t)kb * 1024;
+}
+
+static int mpi_setup(int local_rank, int local_size, struct ch_comm_device *dev,
+		     char *why, size_t n)
+{
+	int provided, i;
+	MPI_User_function *hf[CH_REDOP_COUNT] = { half_sum, half_min, half_max };
+	MPI_User_function *bf[CH_REDOP_COUNT] = { bf16_sum, bf16_min, bf16_max };
+
+	(void)local_rank;
+	memset(dev, 0, sizeof(*dev));
+	dev->gpu_index = -1;
+	snprintf(dev->name, sizeof(dev->name), "host memory");
+	/* this rank's share of the node's available memory */
+	dev->free_bytes = host_available_bytes() / (uint64_t)(local_size > 0 ? local_size : 1);
+	if (!ops_created) {
+		for (i = 0; i < CH_REDOP_COUNT; i++) {
+			if (MPI_Op_create(hf[i], 1, &half_ops[i]) != MPI_SUCCESS ||
+			    MPI_Op_create(bf[i], 1, &bf16_ops[i]) != MPI_SUCCESS) {
+				snprintf(why, n, "MPI_Op_create failed");
+				return CH_ERR_RUNTIME;
+			}
+		}
+		ops_created = 1;
+	}
+	if (!mpit_inited) {
+		if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
+			snprintf(why, n, "MPI_T_init_thread failed");
+			return CH_ERR_RUNTIME;
+		}
+		mpit_inited = 1;
+	}
+	return 0;
+}
+
+static void mpi_teardown(void)
+{
+	int i;
+	if (ops_created) {
+		for (i = 0; i < CH_REDOP_COUNT; i++) {
+			MPI_Op_free(&half_ops[i]);
+			MPI_Op_free(&bf16_ops[i]);
+		}
+		ops_created = 0;
+	}
+	if (mpit_inited) {
+		MPI_T_finalize();
+		mpit_inited = 0;
+	}
+}
+
+static void mpi_version(char *buf, size_t n)
+{
+	char v[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+	int len = 0;
+	char *nl;
+
+	MPI_Get_library_version(v, &len);
+	if ((nl = strchr(v, ',')) != NULL) /* "Open MPI v4.1.4, package: ..." */
+		*nl = '\0';
+	if ((nl = strchr(v, '\n')) != NULL)
+		*nl = '\0';
+	snprintf(buf, n, "%s", v);
+}
+
+static int mpi_supports(int dtype, int op)
+{
+	return dtype >= 0 && dtype < CH_DTYPE_COUNT && op >= 0 && op < CH_REDOP_COUNT;
+}
+
+/* ---- MPI_T control variables */
+
+/* Read (and optionally write) an integer or boolean control variable.
+ * Returns 0, or -1 when the variable does not exist (message in @why). */
+static int cvar_access(const char *name, const int *write_value, int *old_value,
+		       char *why, size_t n)
+{
+	int idx, count, verbosity, bind, scope, rc, nlen = 0, dlen = 0;
+	MPI_Datatype dt;
+	MPI_T_enum en;
+	MPI_T_cvar_handle h;
+	union { int i; unsigned u; char c; unsigned char b[16]; } val;
+
+	rc = MPI_T_cvar_get_index(name, &idx);
+	if (rc != MPI_SUCCESS) {
+		snprintf(why, n, "this MPI has no control variable '%s' (Open MPI's coll/tuned component is needed)", name);
+		return -1;
+	}
+	if (MPI_T_cvar_get_info(idx, NULL, &nlen, &verbosity, &dt, &en, NULL, &dlen, &bind, &scope) != MPI_SUCCESS ||
+	    MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) != MPI_SUCCESS) {
+		snprintf(why, n, "cannot access control variable '%s'", name);
+		return -1;
+	}
+	memset(&val, 0, sizeof(val));
+	if (count != 1 || MPI_T_cvar_read(h, &val) != MPI_SUCCESS) {
+		MPI_T_cvar_handle_free(&h);
+		snprintf(why, n, "cannot read control variable '%s'", name);
+		return -1;
+	}
+	if (dt == MPI_C_BOOL || dt == MPI_CHAR)
+		*old_value = val.c ? 1 : 0;
+	else
+		*old_value = val.i;
+	if (write_value) {
+		memset(&val, 0, sizeof(val));
+		if (dt == MPI_C_BOOL || dt == MPI_CHAR)
+			val.c = (char)(*write_value != 0);
+		else
+			val.i = *write_value;
+		if (MPI_T_cvar_write(h, &val) != MPI_SUCCESS) {
+			MPI_T_cvar_handle_free(&h);
+			snprintf(why, n, "cannot write control variable '%s'", name);
+			return -1;
+		}
+	}
+	MPI_T_cvar_handle_free(&h);
+	return 0;
+}
+
+static int mpi_comm_create(int fcomm, const char *algo, struct ch_comm **out,
+			   char *why, size_t n)
+{
+	MPI_Comm parent = MPI_Comm_f2c(fcomm);
+	struct ch_comm *c;
+	int i = algo_index(algo), dyn = 0, old = 0, back = 0, size;
+
+	*out = NULL;
+	if (i < 0) {
+		snprintf(why, n, "unknown algorithm '%s' for the mpi backend", algo);
+		return CH_ERR_USAGE;
+	}
+	if (cvar_access("coll_tuned_use_dynamic_rules", NULL, &dyn, why, n))
+		return CH_ERR_UNAVAILABLE;
+	if (!dyn && mpi_algo_table[i].value != OMPI_ALLREDUCE_DEFAULT) {
+		snprintf(why, n, "cannot select Open MPI all-reduce algorithm '%s': coll_tuned_use_dynamic_rules was 0 at MPI_Init "
+			 "(unset OMPI_MCA_coll_tuned_use_dynamic_rules or set it to 1)", algo);
+		return CH_ERR_UNAVAILABLE;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return CH_ERR_RUNTIME;
+	if (dyn && cvar_access("coll_tuned_allreduce_algorithm", &mpi_algo_table[i].value, &old, why, n)) {
+		free(c);
+		return CH_ERR_UNAVAILABLE;
+	}
+	if (MPI_Comm_dup(parent, &c->comm) != MPI_SUCCESS) {
+		snprintf(why, n, "MPI_Comm_dup failed");
+		free(c);
+		return CH_ERR_RUNTIME;
+	}
+	if (dyn)
+		cvar_access("coll_tuned_allreduce_algorithm", &old, &back, why, n);
+	MPI_Comm_size(c->comm, &size);
+	c->nranks = size;
+	*out = c;
+	return 0;
+}
+
+static void mpi_comm_destroy(struct ch_comm *c)
+{
+	if (!c)
+		return;
+	MPI_Comm_free(&c->comm);
+	free(c);
+}
+
+static int mpi_alloc(size_t bytes, void **out)
+{
+	size_t sz = (bytes + 4095) / 4096 * 4096;
+	void *p;
+
+	if (sz == 0)
+		sz = 4096;
+	p = aligned_alloc(4096, sz);
+	if (!p) {
+		ch_error("cannot allocate %zu bytes of host memory", bytes);
+		return CH_ERR_RUNTIME;
+	}
+	memset(p, 0, sz); /* touch every page now, not inside the timed loop */
+	*out = p;
+	return 0;
+}
+
+static void mpi_free(void *p)
+{
+	free(p);
+}
+
+static int mpi_fill_input(void *buf, const struct ch_ar_pattern *p, size_t count,
+			  int rank, uint64_t seed)
+{
+	ch_ar_fill_input_host(buf, p, count, rank, seed);
+	return 0;
+}
+
+static int mpi_fill_expected(void *buf, const struct ch_ar_pattern *p, size_t count,
+			     uint64_t seed)
+{
+	return ch_ar_fill_expected_host(buf, p, count, seed);
+}
+
+static int mpi_poison(void *buf, size_t bytes)
+{
+	memset(buf, 0xff, bytes);
+	return 0;
+}
+
+static int mpi_count_wrong(const void *buf, const void *expected, size_t count,
+			   int dtype, uint64_t *wrong)
+{
+	*wrong = ch_ar_count_wrong_host(buf, expected, count, ch_dtype_size(dtype));
+	return 0;
+}
+
+static void sleep_us(long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static int mpi_run(struct ch_comm *c, struct ch_comm_run *r)
+{
+	MPI_Datatype dt = mpi_type(r->dtype);
+	MPI_Op op = mpi_op(r->dtype, r->op);
+	const void *send = r->send ? r->send : MPI_IN_PLACE;
+	double prev_end, s, e;
+	int k;
+
+	if (dt == MPI_DATATYPE_NULL || op == MPI_OP_NULL || r->iters < 1 || r->warmup < 0)
+		return CH_ERR_USAGE;
+	if (r->count > (size_t)0x7fffffff) {
+		ch_error("count '%zu' is larger than MPI_Allreduce takes (2^31 - 1 elements)", r->count);
+		return CH_ERR_USAGE;
+	}
+	prev_end = ch_now_sec();
+	for (k = -r->warmup; k < r->iters; k++) {
+		if (r->delay_us > 0) {
+			if (r->mark)
+				r->mark(r->mark_ctx, k, -1);
+			sleep_us(r->delay_us);
+		}
+		if (r->mark)
+			r->mark(r->mark_ctx, k, 1);
+		s = ch_now_sec();
+		MPICHECK(MPI_Allreduce(send, r->recv, (int)r->count, dt, op, c->comm));
+		e = ch_now_sec();
+		if (r->mark)
+			r->mark(r->mark_ctx, k, 0);
+		if (k >= 0) {
+			r->call_sec[k] = e - s;
+			r->iter_sec[k] = e - prev_end;
+		}
+		prev_end = e;
+	}
+	return 0;
+}
+
+const struct ch_comm_backend ch_comm_mpi = {
+	.name = "mpi",
+	.memory = "host memory",
+	.self_timeout = 0,
+	.probe = mpi_probe,
+	.setup = mpi_setup,
+	.teardown = mpi_teardown,
+	.version = mpi_version,
+	.supports = mpi_supports,
+	.algos = mpi_algos,
+	.algo_label = mpi_algo_label,
+	.algo_detail = mpi_algo_detail,
+	.algo_effective = mpi_algo_effective,
+	.prepare = NULL,
+	.comm_create = mpi_comm_create,
+	.comm_destroy = mpi_comm_destroy,
+	.alloc = mpi_alloc,
+	.free = mpi_free,
+	.fill_input = mpi_fill_input,
+	.fill_expected = mpi_fill_expected,
+	.poison = mpi_poison,
+	.count_wrong = mpi_count_wrong,
+	.run = mpi_run,
+};

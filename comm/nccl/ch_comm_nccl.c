@@ -1,0 +1,544 @@
+/*
+ * ch_comm_nccl.c - the NCCL backend: ncclAllReduce on device buffers, timed
+ * with CUDA events.
+ *
+ * Communicators are bootstrapped with an ncclUniqueId made by the group's
+ * rank 0 and sent with MPI_Bcast over the group's MPI communicator. Each
+ * algorithm gets its own communicator, created with NCCL_ALGO set for the
+ * duration of ncclCommInitRank() (NCCL reads it when it tunes a new
+ * communicator): "ring" -> NCCL_ALGO=Ring, "tree" -> Tree, which also
+ * excludes NVLS, NVLSTree, CollNet and PAT, so ring and tree compare
+ * cleanly; "default" runs with NCCL_ALGO unset (NCCL's own choice). When no
+ * listed algorithm can use NVLS, prepare() also sets NCCL_NVLS_ENABLE=0
+ * (read once per process by NCCL) unless the user set it.
+ *
+ * Timing: two events per timed iteration (before and after the call) plus a
+ * reference event at the end of the warm-up. Completion is polled
+ * (cudaEventQuery) together with ncclCommGetAsyncError; a collective not
+ * complete after timeout_sec aborts the communicator (ncclCommAbort) and
+ * returns CH_COMM_ERR_TIMEOUT.
+ */
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <nccl.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ch_ar_pattern.h"
+#include "ch_comm.h"
+#include "ch_comm_nccl_kern.h"
+#include "ch_common.h"
+#include "ch_stats.h"
+
+struct ch_comm {
+	ncclComm_t comm;
+	int nranks;
+	int rank;
+	cudaEvent_t *ev; /* 2 per timed iteration + 1 reference */
+	int nev;
+};
+
+static int device = -1;
+static cudaStream_t stream;
+static unsigned long long *wrong_dev;
+static void *table_dev;
+static size_t table_cap;
+
+static void where(char *buf, size_t n)
+{
+	char host[256] = "";
+	int rank = -1, init = 0;
+	MPI_Initialized(&init);
+	if (init)
+		MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	gethostname(host, sizeof(host) - 1);
+	snprintf(buf, n, "host '%s' rank %d", host, rank);
+}
+
+static int cuda_fail(cudaError_t e, const char *call, const char *file, int line)
+{
+	char w[300];
+	where(w, sizeof(w));
+	ch_error("%s:%d: %s failed on %s: %s", file, line, call, w, cudaGetErrorString(e));
+	return CH_ERR_RUNTIME;
+}
+
+static int nccl_fail(ncclResult_t r, const char *call, const char *file, int line)
+{
+	char w[300];
+	where(w, sizeof(w));
+	ch_error("%s:%d: %s failed on %s: %s (%s)", file, line, call, w, ncclGetErrorString(r),
+		 ncclGetLastError(NULL));
+	return CH_ERR_RUNTIME;
+}
+
+#define CUDACHECK(call)                                                      \
+	do {                                                                 \
+		cudaError_t e_ = (call);                                     \
+		if (e_ != cudaSuccess)                                       \
+			return cuda_fail(e_, #call, __FILE__, __LINE__);     \
+	} while (0)
+#define NCCLCHECK(call)                                                      \
+	do {                                                                 \
+		ncclResult_t r_ = (call);                                    \
+		if (r_ != ncclSuccess)                                       \
+			return nccl_fail(r_, #call, __FILE__, __LINE__);     \
+	} while (0)
+
+static const struct {
+	const char *algo;
+	const char *nccl_algo; /* NCCL_ALGO value, NULL: unset */
+	int nvls;              /* may use NVLS */
+	const char *detail;
+} nccl_algo_table[] = {
+	{ "ring", "Ring", 0, "NCCL ring (NCCL_ALGO=Ring: NVLS, CollNet, PAT and tree excluded)" },
+	{ "tree", "Tree", 0, "NCCL double binary tree (NCCL_ALGO=Tree: NVLS, CollNet, PAT and ring excluded)" },
+	{ "nvls", "NVLS", 1, "NCCL NVLink SHARP (NCCL_ALGO=NVLS)" },
+	{ "nvlstree", "NVLSTree", 1, "NCCL NVLink SHARP + tree (NCCL_ALGO=NVLSTree)" },
+	{ "collnetdirect", "CollnetDirect", 0, "NCCL CollNet direct (NCCL_ALGO=CollnetDirect)" },
+	{ "collnetchain", "CollnetChain", 0, "NCCL CollNet chain (NCCL_ALGO=CollnetChain)" },
+	{ "pat", "PAT", 0, "NCCL PAT (NCCL_ALGO=PAT)" },
+	{ "default", NULL, 1, "NCCL's own choice (NCCL_ALGO unset)" },
+};
+#define N_ALGOS (sizeof(nccl_algo_table) / sizeof(nccl_algo_table[0]))
+
+static const char *const nccl_algos[] = { "ring", "tree", "nvls", "nvlstree", "collnetdirect",
+					  "collnetchain", "pat", "default", NULL };
+
+static int algo_index(const char *algo)
+{
+	size_t i;
+	for (i = 0; i < N_ALGOS; i++)
+		if (!strcmp(nccl_algo_table[i].algo, algo))
+			return (int)i;
+	return -1;
+}
+
+static const char *nccl_algo_label(const char *algo)
+{
+	int i = algo_index(algo);
+	return i < 0 ? NULL : nccl_algo_table[i].algo;
+}
+
+static const char *nccl_algo_detail(const char *algo)
+{
+	int i = algo_index(algo);
+	return i < 0 ? NULL : nccl_algo_table[i].detail;
+}
+
+static int nccl_prepare(const char *const *algos, int n)
+{
+	int i, nvls = 0;
+	for (i = 0; i < n; i++) {
+		int k = algo_index(algos[i]);
+		if (k >= 0 && nccl_algo_table[k].nvls)
+			nvls = 1;
+	}
+	if (!nvls && !getenv("NCCL_NVLS_ENABLE"))
+		setenv("NCCL_NVLS_ENABLE", "0", 1);
+	return 0;
+}
+
+static int nccl_probe(char *why, size_t n)
+{
+	int count = 0;
+	cudaError_t e = cudaGetDeviceCount(&count);
+	if (e != cudaSuccess || count < 1) {
+		if (e != cudaSuccess)
+			snprintf(why, n, "no CUDA device (cudaGetDeviceCount: %s)", cudaGetErrorString(e));
+		else
+			snprintf(why, n, "no CUDA device (cudaGetDeviceCount found 0%s%s)",
+				 getenv("CUDA_VISIBLE_DEVICES") ? "; CUDA_VISIBLE_DEVICES=" : "",
+				 getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "");
+		cudaGetLastError();
+		return CH_ERR_UNAVAILABLE;
+	}
+	return 0;
+}
+
+static int nccl_setup(int local_rank, int local_size, struct ch_comm_device *dev,
+		      char *why, size_t n)
+{
+	struct cudaDeviceProp prop;
+	size_t free_b = 0, total_b = 0;
+	int visible = 0;
+	cudaError_t e;
+
+	(void)local_size;
+	memset(dev, 0, sizeof(*dev));
+	dev->gpu_index = -1;
+	e = cudaGetDeviceCount(&visible);
+	if (e != cudaSuccess || visible < 1) {
+		snprintf(why, n, "no CUDA device (cudaGetDeviceCount: %s)", cudaGetErrorString(e));
+		return CH_ERR_UNAVAILABLE;
+	}
+	device = ch_comm_pick_device(local_rank, visible);
+	if ((e = cudaSetDevice(device)) != cudaSuccess ||
+	    (e = cudaDeviceGetPCIBusId(dev->pci_bus_id, (int)sizeof(dev->pci_bus_id), device)) != cudaSuccess ||
+	    (e = cudaGetDeviceProperties(&prop, device)) != cudaSuccess ||
+	    (e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)) != cudaSuccess ||
+	    (e = cudaMalloc((void **)&wrong_dev, sizeof(*wrong_dev))) != cudaSuccess ||
+	    (e = cudaMemGetInfo(&free_b, &total_b)) != cudaSuccess) {
+		snprintf(why, n, "cannot set up CUDA device %d: %s", device, cudaGetErrorString(e));
+		return CH_ERR_RUNTIME;
+	}
+	/* cudaDeviceGetPCIBusId gives upper-case hex; hwloc and nvidia-smi lower */
+	for (char *c = dev->pci_bus_id; *c; c++)
+		if (*c >= 'A' && *c <= 'F')
+			*c = (char)(*c - 'A' + 'a');
+	dev->gpu_index = device;
+	snprintf(dev->name, sizeof(dev->name), "%.127s", prop.name);
+	dev->free_bytes = free_b;
+	return 0;
+}
+
+static void nccl_teardown(void)
+{
+	if (table_dev)
+		cudaFree(table_dev);
+	table_dev = NULL;
+	table_cap = 0;
+	if (wrong_dev)
+		cudaFree(wrong_dev);
+	wrong_dev = NULL;
+	if (stream)
+		cudaStreamDestroy(stream);
+	stream = NULL;
+}
+
+static void nccl_version(char *buf, size_t n)
+{
+	int v = 0;
+	if (ncclGetVersion(&v) != ncclSuccess) {
+		snprintf(buf, n, "unknown");
+		return;
+	}
+	/* NCCL_VERSION(X,Y,Z) = X*10000 + Y*100 + Z since 2.9 */
+	snprintf(buf, n, "%d.%d.%d", v / 10000, (v / 100) % 100, v % 100);
+}
+
+static int nccl_supports(int dtype, int op)
+{
+	return dtype >= 0 && dtype < CH_DTYPE_COUNT && op >= 0 && op < CH_REDOP_COUNT;
+}
+
+static ncclDataType_t nccl_type(int dtype)
+{
+	switch (dtype) {
+	case CH_DTYPE_FLOAT: return ncclFloat;
+	case CH_DTYPE_DOUBLE: return ncclDouble;
+	case CH_DTYPE_HALF: return ncclHalf;
+	case CH_DTYPE_BFLOAT16: return ncclBfloat16;
+	case CH_DTYPE_INT32: return ncclInt32;
+	default: return ncclInt8;
+	}
+}
+
+static ncclRedOp_t nccl_op(int op)
+{
+	switch (op) {
+	case CH_REDOP_MIN: return ncclMin;
+	case CH_REDOP_MAX: return ncclMax;
+	default: return ncclSum;
+	}
+}
+
+static int nccl_comm_create(int fcomm, const char *algo, struct ch_comm **out,
+			    char *why, size_t n)
+{
+	MPI_Comm mc = MPI_Comm_f2c(fcomm);
+	struct { ncclUniqueId id; int ok; } boot;
+	ncclUniqueId id;
+	struct ch_comm *c;
+	char *saved = NULL;
+	const char *old;
+	ncclResult_t r;
+	int k = algo_index(algo);
+
+	*out = NULL;
+	if (k < 0) {
+		snprintf(why, n, "unknown algorithm '%s' for the nccl backend", algo);
+		return CH_ERR_USAGE;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return CH_ERR_RUNTIME;
+	MPI_Comm_rank(mc, &c->rank);
+	MPI_Comm_size(mc, &c->nranks);
+	/* rank 0 sends the id and whether it got one, so no rank waits for a
+	 * communicator that will never form */
+	memset(&boot, 0, sizeof(boot));
+	if (c->rank == 0) {
+		r = ncclGetUniqueId(&boot.id);
+		boot.ok = r == ncclSuccess;
+		if (!boot.ok)
+			snprintf(why, n, "ncclGetUniqueId: %s", ncclGetErrorString(r));
+	}
+	if (MPI_Bcast(&boot, (int)sizeof(boot), MPI_BYTE, 0, mc) != MPI_SUCCESS) {
+		free(c);
+		snprintf(why, n, "MPI_Bcast of the ncclUniqueId failed");
+		return CH_ERR_RUNTIME;
+	}
+	if (!boot.ok) {
+		if (c->rank != 0)
+			snprintf(why, n, "rank 0 of the group could not create an ncclUniqueId");
+		free(c);
+		return CH_ERR_RUNTIME;
+	}
+	id = boot.id;
+	old = getenv("NCCL_ALGO");
+	if (old && !(saved = strdup(old))) {
+		free(c);
+		return CH_ERR_RUNTIME;
+	}
+	if (nccl_algo_table[k].nccl_algo)
+		setenv("NCCL_ALGO", nccl_algo_table[k].nccl_algo, 1);
+	else
+		unsetenv("NCCL_ALGO");
+	r = ncclCommInitRank(&c->comm, c->nranks, id, c->rank);
+	if (saved) {
+		setenv("NCCL_ALGO", saved, 1);
+		free(saved);
+	} else {
+		unsetenv("NCCL_ALGO");
+	}
+	if (r != ncclSuccess) {
+		snprintf(why, n, "ncclCommInitRank (%s): %s (%s)", algo, ncclGetErrorString(r),
+			 ncclGetLastError(NULL));
+		free(c);
+		return r == ncclInvalidUsage || r == ncclInvalidArgument ? CH_ERR_UNAVAILABLE : CH_ERR_RUNTIME;
+	}
+	*out = c;
+	return 0;
+}
+
+static void nccl_comm_destroy(struct ch_comm *c)
+{
+	int i;
+	if (!c)
+		return;
+	for (i = 0; i < c->nev; i++)
+		cudaEventDestroy(c->ev[i]);
+	free(c->ev);
+	if (c->comm)
+		ncclCommDestroy(c->comm);
+	free(c);
+}
+
+static int nccl_alloc(size_t bytes, void **out)
+{
+	cudaError_t e = cudaMalloc(out, bytes ? bytes : 1);
+	if (e != cudaSuccess) {
+		ch_error("cannot allocate %zu bytes of device memory on GPU %d: %s", bytes, device,
+			 cudaGetErrorString(e));
+		return CH_ERR_RUNTIME;
+	}
+	return 0;
+}
+
+static void nccl_free(void *p)
+{
+	if (p)
+		cudaFree(p);
+}
+
+static int nccl_fill_input(void *buf, const struct ch_ar_pattern *p, size_t count,
+			   int rank, uint64_t seed)
+{
+	int e = ch_nccl_fill_input(buf, *p, count, rank, seed, stream);
+	if (e)
+		return cuda_fail((cudaError_t)e, "ch_nccl_fill_input", __FILE__, __LINE__);
+	return 0;
+}
+
+static int nccl_fill_expected(void *buf, const struct ch_ar_pattern *p, size_t count,
+			      uint64_t seed)
+{
+	size_t bytes = (size_t)p->period * ch_dtype_size(p->dtype);
+	void *table;
+	int rc = ch_ar_expected_table(p, &table), e;
+
+	if (rc)
+		return rc;
+	if (bytes > table_cap) {
+		if (table_dev)
+			cudaFree(table_dev);
+		table_dev = NULL;
+		table_cap = 0;
+		if ((e = (int)cudaMalloc(&table_dev, bytes)) != 0) {
+			free(table);
+			return cuda_fail((cudaError_t)e, "cudaMalloc", __FILE__, __LINE__);
+		}
+		table_cap = bytes;
+	}
+	e = (int)cudaMemcpy(table_dev, table, bytes, cudaMemcpyHostToDevice);
+	free(table);
+	if (e)
+		return cuda_fail((cudaError_t)e, "cudaMemcpy", __FILE__, __LINE__);
+	e = ch_nccl_fill_tiled(buf, table_dev, *p, count, seed, stream);
+	if (e)
+		return cuda_fail((cudaError_t)e, "ch_nccl_fill_tiled", __FILE__, __LINE__);
+	return 0;
+}
+
+static int nccl_poison(void *buf, size_t bytes)
+{
+	CUDACHECK(cudaMemsetAsync(buf, 0xff, bytes, stream));
+	CUDACHECK(cudaStreamSynchronize(stream));
+	return 0;
+}
+
+static int nccl_count_wrong(const void *buf, const void *expected, size_t count,
+			    int dtype, uint64_t *wrong)
+{
+	unsigned long long w = 0;
+	int e = ch_nccl_count_wrong(buf, expected, count, ch_dtype_size(dtype), wrong_dev, &w, stream);
+	if (e)
+		return cuda_fail((cudaError_t)e, "ch_nccl_count_wrong", __FILE__, __LINE__);
+	*wrong = w;
+	return 0;
+}
+
+static void sleep_us(long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static int ensure_events(struct ch_comm *c, int need)
+{
+	cudaEvent_t *ev;
+	if (need <= c->nev)
+		return 0;
+	ev = realloc(c->ev, (size_t)need * sizeof(*ev));
+	if (!ev)
+		return CH_ERR_RUNTIME;
+	c->ev = ev;
+	while (c->nev < need) {
+		CUDACHECK(cudaEventCreate(&c->ev[c->nev]));
+		c->nev++;
+	}
+	return 0;
+}
+
+/* Wait for @ev with a deadline, watching for asynchronous NCCL errors. */
+static int wait_event(struct ch_comm *c, cudaEvent_t ev, double timeout_sec)
+{
+	double t0 = ch_now_sec();
+	for (;;) {
+		ncclResult_t async = ncclSuccess;
+		cudaError_t e = cudaEventQuery(ev);
+		if (e == cudaSuccess)
+			return 0;
+		if (e != cudaErrorNotReady)
+			return cuda_fail(e, "cudaEventQuery", __FILE__, __LINE__);
+		NCCLCHECK(ncclCommGetAsyncError(c->comm, &async));
+		if (async != ncclSuccess) {
+			ncclCommAbort(c->comm);
+			c->comm = NULL;
+			return nccl_fail(async, "ncclAllReduce (asynchronous error)", __FILE__, __LINE__);
+		}
+		if (timeout_sec > 0 && ch_now_sec() - t0 > timeout_sec) {
+			ncclCommAbort(c->comm);
+			c->comm = NULL;
+			return CH_COMM_ERR_TIMEOUT;
+		}
+		sleep_us(20);
+	}
+}
+
+static int nccl_run(struct ch_comm *c, struct ch_comm_run *r)
+{
+	ncclDataType_t dt = nccl_type(r->dtype);
+	ncclRedOp_t op = nccl_op(r->op);
+	const void *send = r->send ? r->send : r->recv;
+	cudaEvent_t ref;
+	int k, rc;
+	float ms;
+
+	if (!c->comm) {
+		ch_error("the NCCL communicator was aborted earlier");
+		return CH_ERR_RUNTIME;
+	}
+	if (r->iters < 1 || r->warmup < 0)
+		return CH_ERR_USAGE;
+	if ((rc = ensure_events(c, 2 * r->iters + 1)) != 0)
+		return rc;
+	ref = c->ev[2 * r->iters];
+	if (r->warmup == 0)
+		CUDACHECK(cudaEventRecord(ref, stream));
+	for (k = -r->warmup; k < r->iters; k++) {
+		if (k == 0 && r->warmup > 0)
+			CUDACHECK(cudaEventRecord(ref, stream)); /* end of the warm-up */
+		if (r->delay_us > 0) {
+			if (r->mark)
+				r->mark(r->mark_ctx, k, -1);
+			sleep_us(r->delay_us);
+		}
+		if (r->mark)
+			r->mark(r->mark_ctx, k, 1);
+		if (k >= 0)
+			CUDACHECK(cudaEventRecord(c->ev[2 * k], stream));
+		NCCLCHECK(ncclAllReduce(send, r->recv, r->count, dt, op, c->comm, stream));
+		if (k >= 0)
+			CUDACHECK(cudaEventRecord(c->ev[2 * k + 1], stream));
+		if (r->mark)
+			r->mark(r->mark_ctx, k, 0);
+	}
+	if (r->mark)
+		r->mark(r->mark_ctx, r->iters - 1, 1);
+	rc = wait_event(c, c->ev[2 * r->iters - 1], r->timeout_sec);
+	if (r->mark)
+		r->mark(r->mark_ctx, r->iters - 1, 0);
+	if (rc == CH_COMM_ERR_TIMEOUT) {
+		/* the first timed iteration whose end event is not complete */
+		r->failed_iter = r->iters - 1;
+		for (k = 0; k < r->iters; k++)
+			if (cudaEventQuery(c->ev[2 * k + 1]) != cudaSuccess) {
+				r->failed_iter = k;
+				break;
+			}
+		cudaGetLastError();
+		return rc;
+	}
+	if (rc)
+		return rc;
+	for (k = 0; k < r->iters; k++) {
+		CUDACHECK(cudaEventElapsedTime(&ms, c->ev[2 * k], c->ev[2 * k + 1]));
+		r->call_sec[k] = ms * 1e-3;
+		CUDACHECK(cudaEventElapsedTime(&ms, k ? c->ev[2 * k - 1] : ref, c->ev[2 * k + 1]));
+		r->iter_sec[k] = ms * 1e-3;
+	}
+	return 0;
+}
+
+const struct ch_comm_backend ch_comm_nccl = {
+	.name = "nccl",
+	.memory = "device memory",
+	.self_timeout = 1,
+	.probe = nccl_probe,
+	.setup = nccl_setup,
+	.teardown = nccl_teardown,
+	.version = nccl_version,
+	.supports = nccl_supports,
+	.algos = nccl_algos,
+	.algo_label = nccl_algo_label,
+	.algo_detail = nccl_algo_detail,
+	.algo_effective = NULL,
+	.prepare = nccl_prepare,
+	.comm_create = nccl_comm_create,
+	.comm_destroy = nccl_comm_destroy,
+	.alloc = nccl_alloc,
+	.free = nccl_free,
+	.fill_input = nccl_fill_input,
+	.fill_expected = nccl_fill_expected,
+	.poison = nccl_poison,
+	.count_wrong = nccl_count_wrong,
+	.run = nccl_run,
+};
