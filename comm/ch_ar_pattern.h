@@ -91,11 +91,12 @@ static inline CH_AR_HD uint64_t ch_ar_pattern_value(const struct ch_ar_pattern *
  */
 static inline CH_AR_HD void ch_ar_encode(int dtype, uint64_t v, void *buf, size_t idx)
 {
+	char *dst = (char *)buf;
 	switch (dtype) {
-	case CH_DTYPE_FLOAT: ((float *)buf)[idx] = (float)v; break;
-	case CH_DTYPE_DOUBLE: ((double *)buf)[idx] = (double)v; break;
-	case CH_DTYPE_INT32: ((int32_t *)buf)[idx] = (int32_t)v; break;
-	case CH_DTYPE_INT8: ((int8_t *)buf)[idx] = (int8_t)v; break;
+	case CH_DTYPE_FLOAT: { float x = (float)v; memcpy(dst + idx * 4, &x, 4); break; }
+	case CH_DTYPE_DOUBLE: { double x = (double)v; memcpy(dst + idx * 8, &x, 8); break; }
+	case CH_DTYPE_INT32: { int32_t x = (int32_t)v; memcpy(dst + idx * 4, &x, 4); break; }
+	case CH_DTYPE_INT8: { int8_t x = (int8_t)v; memcpy(dst + idx, &x, 1); break; }
 	case CH_DTYPE_HALF:
 	case CH_DTYPE_BFLOAT16: {
 		float f = (float)v;
@@ -110,7 +111,7 @@ static inline CH_AR_HD void ch_ar_encode(int dtype, uint64_t v, void *buf, size_
 			/* normal binary16: rebias the exponent (127 -> 15), keep 10 bits */
 			h = (uint16_t)((((b >> 23) & 0xff) - 127 + 15) << 10 | ((b >> 13) & 0x3ff));
 		}
-		((uint16_t *)buf)[idx] = h;
+		memcpy(dst + idx * 2, &h, 2);
 		break;
 	}
 	default: break;

@@ -1,0 +1,150 @@
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "ch_ar_analysis.h"
+#include "ch_ar_plan.h"
+
+Test(allreduce_analysis, own_times)
+{
+	/* rank arrived 3 us after the last one left... it waited 5 us more than
+	 * the latest rank (call 7 vs min 2): own = period 10 - wait 5 */
+	double iter[2] = { 10, 20 }, call[2] = { 7, 4 }, minc[2] = { 2, 4 }, own[2];
+	ch_ar_own_times(iter, call, minc, 2, own);
+	cr_assert_float_eq(own[0], 5, 0);
+	cr_assert_float_eq(own[1], 20, 0);
+}
+
+Test(allreduce_analysis, median_excluding)
+{
+	double x[5] = { 5, 1, 100, 3, 2 };
+	cr_assert_float_eq(ch_ar_median_excluding(x, 5, -1), 3, 0);
+	cr_assert_float_eq(ch_ar_median_excluding(x, 5, 2), 2.5, 0);
+	cr_assert_float_eq(ch_ar_median_excluding(x, 1, 0), 0, 0);
+}
+
+Test(allreduce_analysis, rank_spread)
+{
+	double own[4] = { 10, 11, 30, 9 };
+	int s;
+	double spread, excess;
+	ch_ar_rank_spread(own, 4, &s, &spread, &excess);
+	cr_assert_eq(s, 2);
+	cr_assert_float_eq(spread, (30.0 - 9) / 10.5 * 100, 1e-9);
+	cr_assert_float_eq(excess, (30.0 - 10) / 10 * 100, 1e-9);
+	ch_ar_rank_spread(own, 1, &s, &spread, &excess);
+	cr_assert_eq(s, 0);
+	cr_assert_float_eq(excess, 0, 0);
+}
+
+static const int r4[4] = { 0, 1, 2, 3 }, r01[2] = { 0, 1 }, r23[2] = { 2, 3 };
+
+Test(allreduce_analysis, straggler_named)
+{
+	double world[4] = { 10, 10.5, 40, 10.2 }, n0[2] = { 10, 12 }, n1[2] = { 30, 10 };
+	struct ch_ar_rank_row rows[6] = {
+		{ 4, r4, world }, { 4, r4, world }, { 4, r4, world },
+		{ 2, r01, n0 }, { 2, r23, n1 }, { 2, r23, n1 },
+	};
+	struct ch_ar_straggler s[4];
+	int n = ch_ar_find_stragglers(rows, 6, 4, s, 4);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(s[0].rank, 2);
+	cr_assert_eq(s[0].rows, 5);
+	cr_assert_eq(s[0].slowest_rows, 5);
+	cr_assert_float_eq(s[0].slowest_fraction, 1.0, 0);
+	/* 40 vs the others' median 10.2 in 3 rows, 30 vs 10 in 2: median 292% */
+	cr_assert_float_eq(s[0].excess_pct, (40 - 10.2) / 10.2 * 100, 1e-9);
+}
+
+Test(allreduce_analysis, no_straggler_when_noise_or_small)
+{
+	double a[4] = { 10, 10.5, 11, 10.2 }, b[4] = { 12, 10.5, 11, 10.2 }, c[4] = { 10, 13, 11, 10.2 };
+	double big[4] = { 10, 10, 50, 10 };
+	struct ch_ar_rank_row rows[3] = { { 4, r4, a }, { 4, r4, b }, { 4, r4, c } };
+	struct ch_ar_rank_row two[2] = { { 4, r4, big }, { 4, r4, big } };
+	struct ch_ar_straggler s[4];
+	/* slowest rank changes, and the excess is small */
+	cr_assert_eq(ch_ar_find_stragglers(rows, 3, 4, s, 4), 0);
+	/* consistent, but fewer rows than CH_AR_STRAGGLER_MIN_ROWS */
+	cr_assert_eq(ch_ar_find_stragglers(two, 2, 4, s, 4), 0);
+	/* consistent but only a few percent slower */
+	a[2] = 11.5;
+	rows[1].own_us = a;
+	rows[2].own_us = a;
+	cr_assert_eq(ch_ar_find_stragglers(rows, 3, 4, s, 4), 0);
+}
+
+static const int nodes0[1] = { 0 }, nodes1[1] = { 1 }, nodes2[1] = { 2 };
+static const int p01[2] = { 0, 1 }, p02[2] = { 0, 2 }, p12[2] = { 1, 2 }, p03[2] = { 0, 3 }, p13[2] = { 1, 3 }, p23[2] = { 2, 3 };
+
+Test(allreduce_analysis, node_group_flagged_and_suspect)
+{
+	struct ch_ar_group_bw g[4] = {
+		{ CH_AR_KIND_WORLD, "world", "ring", 1.0, 3, NULL },
+		{ CH_AR_KIND_NODE, "node0", "ring", 100, 1, nodes0 },
+		{ CH_AR_KIND_NODE, "node1", "ring", 60, 1, nodes1 },
+		{ CH_AR_KIND_NODE, "node2", "ring", 98, 1, nodes2 },
+	};
+	struct ch_ar_group_flag f[4];
+	struct ch_ar_suspect s[3];
+	int nf = ch_ar_flag_groups(g, 4, 25.0, f, 4), ns;
+	cr_assert_eq(nf, 1);
+	cr_assert_eq(f[0].index, 2);
+	cr_assert_float_eq(f[0].ref_gbps, 99, 1e-12); /* median of the others: 98, 100 */
+	cr_assert_float_eq(f[0].pct_below, (99.0 - 60) / 99 * 100, 1e-9);
+	ns = ch_ar_suspect_nodes(g, 4, f, nf, 3, s, 3);
+	cr_assert_eq(ns, 1);
+	cr_assert_eq(s[0].node, 1);
+	cr_assert_not_null(strstr(s[0].reason, "node group node1"));
+}
+
+Test(allreduce_analysis, node_common_to_slow_pairs)
+{
+	/* 4 nodes, 2 rounds: node 2 is in pair1-2 and pair0-2, both slow */
+	struct ch_ar_group_bw g[4] = {
+		{ CH_AR_KIND_PAIR, "pair0-3", "ring", 45, 2, p03 },
+		{ CH_AR_KIND_PAIR, "pair1-2", "ring", 20, 2, p12 },
+		{ CH_AR_KIND_PAIR, "pair1-3", "ring", 46, 2, p13 },
+		{ CH_AR_KIND_PAIR, "pair0-2", "ring", 21, 2, p02 },
+	};
+	struct ch_ar_group_flag f[4];
+	struct ch_ar_suspect s[4];
+	int nf = ch_ar_flag_groups(g, 4, 25.0, f, 4), ns;
+	cr_assert_eq(nf, 2);
+	cr_assert_eq(f[0].index, 1);
+	cr_assert_eq(f[1].index, 3);
+	ns = ch_ar_suspect_nodes(g, 4, f, nf, 4, s, 4);
+	cr_assert_eq(ns, 1);
+	cr_assert_eq(s[0].node, 2);
+	cr_assert_str_eq(s[0].reason, "common to slow pairs pair1-2, pair0-2 (ring)");
+}
+
+Test(allreduce_analysis, one_slow_link_names_no_node)
+{
+	struct ch_ar_group_bw g[4] = {
+		{ CH_AR_KIND_PAIR, "pair0-3", "ring", 45, 2, p03 },
+		{ CH_AR_KIND_PAIR, "pair1-2", "ring", 20, 2, p12 },
+		{ CH_AR_KIND_PAIR, "pair1-3", "ring", 46, 2, p13 },
+		{ CH_AR_KIND_PAIR, "pair0-2", "ring", 44, 2, p02 },
+	};
+	struct ch_ar_group_flag f[4];
+	struct ch_ar_suspect s[4];
+	int nf = ch_ar_flag_groups(g, 4, 25.0, f, 4);
+	cr_assert_eq(nf, 1);
+	cr_assert_eq(ch_ar_suspect_nodes(g, 4, f, nf, 4, s, 4), 0);
+}
+
+Test(allreduce_analysis, algorithms_and_kinds_compared_separately)
+{
+	struct ch_ar_group_bw g[5] = {
+		{ CH_AR_KIND_NODE, "node0", "ring", 100, 1, nodes0 },
+		{ CH_AR_KIND_NODE, "node1", "ring", 100, 1, nodes1 },
+		{ CH_AR_KIND_NODE, "node0", "tree", 10, 1, nodes0 },
+		{ CH_AR_KIND_NODE, "node1", "tree", 10, 1, nodes1 },
+		{ CH_AR_KIND_PAIR, "pair0-1", "ring", 5, 2, p01 },
+	};
+	struct ch_ar_group_flag f[5];
+	/* tree is slower than ring everywhere: nothing flagged; one pair: no reference */
+	cr_assert_eq(ch_ar_flag_groups(g, 5, 25.0, f, 5), 0);
+	(void)p23;
+}
