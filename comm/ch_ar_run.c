@@ -76,7 +76,6 @@ struct ctx {
 	int nsizes;
 	void *sendbuf, *recvbuf, *expbuf;
 	const char *labels[CH_AR_MAX_ALGOS];
-	uint64_t check_seq;
 	struct ch_ar_rank_row *rows; /* ranks borrowed from the plan, own_us owned */
 	int nrows, caprows;
 	struct ch_ar_group_bw *gbw;
@@ -483,8 +482,11 @@ static void measure(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int gsize, i
 	if (c->o->check) {
 		struct ch_comm_run chk = r;
 		double cs[2];
-		/* new values for every check: stale data from earlier calls fails */
-		uint64_t seed = ++c->check_seq * 7919ULL;
+		/* new values for every check, so stale data from earlier calls fails;
+		 * derived from the step, so every rank of the group agrees (ranks
+		 * that sat a phase out ran fewer checks) */
+		uint64_t seed = ((((uint64_t)phase * CH_AR_MAX_ALGOS + (uint64_t)a) * CH_AR_MAX_SIZES +
+				  (uint64_t)s) * 2 + (uint64_t)place + 1) * 7919ULL;
 		set_where(c, phase, gi, a, s, place + 2, bytes, gname);
 		ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "preparing the check");
 		if (c->be->fill_input(in, pat, count, grank, seed) ||

@@ -1,0 +1,247 @@
+#!/bin/bash
+# allreduce_bw.sh - allreduce_bw under mpirun (Open MPI, as root, oversubscribed)
+# with the mpi backend and tiny sizes: results checked in every dtype, busbw
+# factor, algorithm labels, groups, injected-delay detection, timeout abort,
+# bad inputs. Prints "ok NAME", "not ok NAME: why" or "skip NAME: why".
+# Run from the repository root (scripts/run-tests does).
+set -u
+cd "$(dirname "$0")/../.."
+source scripts/test-env
+BIN=${B:-build}/allreduce_bw
+T=$(mktemp -d /tmp/allreduce_bw-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+if [ ! -x "$BIN" ]; then
+	echo "not ok allreduce_bw: $BIN not built"
+	exit 0
+fi
+
+# run NAME NP ARGS...: run under mpirun with a 120 s bound, output in $T/NAME.out
+run() {
+	local name=$1 np=$2; shift 2
+	timeout 120 $MPIRUN -np "$np" "$BIN" "$@" >"$T/$name.out" 2>&1
+}
+
+# jcheck NAME FILE PYTHON: run PYTHON with d = the JSON document; it prints
+# nothing when the checks pass, else what is wrong.
+jcheck() {
+	local name=$1 file=$2 code=$3 why
+	why=$(python3 - "$file" <<EOF 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["results"]
+def fail(msg):
+    print(msg); sys.exit(0)
+$code
+EOF
+)
+	if [ -z "$why" ]; then echo "ok $name"; else echo "not ok $name: $why"; fi
+}
+
+# ---- every dtype on 1, 2, 3 and 4 ranks: #wrong 0 in place and out of place,
+# busbw factor exact, both algorithms run and labelled
+for np in 1 2 3 4; do
+	bad=""
+	for dt in float double half bfloat16 int32 int8; do
+		f="$T/dt-$np-$dt.json"
+		if ! run "dt-$np-$dt" "$np" -b 8 -e 1K -f 8 -d "$dt" --backend mpi --algo ring,tree -n 2 -w 1 --json "$f"; then
+			bad="$bad $dt(exit $?: $(grep -m1 error "$T/dt-$np-$dt.out"))"
+			continue
+		fi
+		why=$(python3 - "$f" "$np" "$dt" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1])); n = int(sys.argv[2]); dt = sys.argv[3]
+r = d["results"]
+assert d["status"] == "ok" and d["exit_code"] == 0, d["status"]
+assert r["wrong_total"] == 0
+assert [s["algo"] for s in r["sweeps"]] == ["ring", "recursive_doubling"], [s["algo"] for s in r["sweeps"]]
+factor = 2.0 * (n - 1) / n if n > 1 else 0.0
+for s in r["sweeps"]:
+    assert s["nranks"] == n and len(s["rows"]) == 3
+    for row in s["rows"]:
+        assert row["dtype"] == dt and row["busbw_factor"] == factor, row["busbw_factor"]
+        for p in ("out_of_place", "in_place"):
+            c = row[p]
+            assert c["wrong"] == 0, (p, c["wrong"])
+            assert c["busbw_gbps"] == c["algbw_gbps"] * factor, "busbw is not algbw x 2(n-1)/n"
+            assert c["time_us"]["n"] == row["iterations"] == 2
+EOF
+)
+		[ -n "$why" ] && bad="$bad $dt($(tail -1 <<<"$why"))"
+	done
+	if [ -z "$bad" ]; then
+		echo "ok allreduce_bw $np ranks: every dtype checked, #wrong 0, busbw factor exact"
+	else
+		echo "not ok allreduce_bw $np ranks:$bad"
+	fi
+done
+
+# ---- nccl-tests table layout, algorithm labels, Open MPI's ring fallback
+out=$T/dt-4-float.out
+if [ "$(grep -c '^# Out of bounds values : 0 OK$' "$out")" = 2 ] && [ "$(grep -c '^# Avg bus bandwidth    : ' "$out")" = 2 ] &&
+	grep -q "algorithm ring: Open MPI coll/tuned ring (coll_tuned_allreduce_algorithm=4)" "$out" &&
+	grep -q "algorithm recursive_doubling: .*requested as 'tree'" "$out" &&
+	grep -qE '^# +size +count +type +redop +root +time +algbw +busbw #wrong' "$out" &&
+	grep -qE '^ +8 +2 +float +sum +-1 ' "$out"; then
+	echo "ok allreduce_bw tables in nccl-tests layout, one per algorithm, labelled"
+else
+	echo "not ok allreduce_bw tables in nccl-tests layout, one per algorithm, labelled"
+fi
+jcheck "allreduce_bw ring with count < ranks is reported as recursive doubling" "$T/dt-4-float.json" '
+rows = r["sweeps"][0]["rows"]
+if rows[0]["count"] != 2 or rows[0].get("algo_effective") != "recursive_doubling": fail(rows[0])
+if "algo_effective" in rows[1]: fail(rows[1])
+if "algo_effective" in r["sweeps"][1]["rows"][0]: fail("recursive doubling row marked")'
+
+# ---- groups: --node-size 2 on 4 ranks, and single-rank nodes in pair rounds
+if run groups 4 -b 8 -e 32 -f 2 --backend mpi --algo ring -n 2 -w 1 --groups world,node,pairs --node-size 2 --json "$T/groups.json"; then
+	jcheck "allreduce_bw groups: 2 node groups and the pair with --node-size 2" "$T/groups.json" '
+got = [(s["group_kind"], s["group_name"], s["ranks"], s["nodes"]) for s in r["sweeps"]]
+want = [("world", "world", [0,1,2,3], ["node0","node1"]), ("node", "node0", [0,1], ["node0"]),
+        ("node", "node1", [2,3], ["node1"]), ("pair", "pair0-1", [0,1,2,3], ["node0","node1"])]
+if got != want: fail(got)
+if [l["node"] for l in d["ranks"]["layout"]] != [0,0,1,1]: fail(d["ranks"])'
+else
+	echo "not ok allreduce_bw groups: 2 node groups and the pair with --node-size 2: exit $?"
+fi
+if run pairs 4 -b 8 -e 16 -f 2 --backend mpi --algo ring -n 2 -w 1 --groups node,pairs --node-size 1 --json "$T/pairs.json"; then
+	jcheck "allreduce_bw groups: single-rank nodes, pairs in two rounds" "$T/pairs.json" '
+got = [(s["group_name"], s["ranks"]) for s in r["sweeps"]]
+want = [("pair0-3", [0,3]), ("pair1-2", [1,2]), ("pair1-3", [1,3]), ("pair0-2", [0,2])]
+if got != want: fail(got)
+if not any("single rank" in n for n in r["plan_notes"]): fail(r["plan_notes"])'
+else
+	echo "not ok allreduce_bw groups: single-rank nodes, pairs in two rounds: exit $?"
+fi
+
+# ---- an injected delay (50 ms, far above scheduling noise) is found
+if run delay 4 -b 8 -e 32 -f 2 --backend mpi --algo ring -n 3 -w 1 --groups world,node --node-size 2 --inject-delay 2:50000 --json "$T/delay.json"; then
+	jcheck "allreduce_bw injected delay: straggler rank 2, slow group node1, suspect node1" "$T/delay.json" '
+if [s["rank"] for s in r["stragglers"]] != [2]: fail(r["stragglers"])
+if [f["group_name"] for f in r["group_flags"]] != ["node1"]: fail(r["group_flags"])
+if [s["node"] for s in r["suspect_nodes"]] != ["node1"]: fail(r["suspect_nodes"])
+for s in r["sweeps"]:
+    for row in s["rows"]:
+        if 2 in s["ranks"] and row["slowest_rank"] != 2: fail((s["group_name"], row["slowest_rank"]))'
+	if grep -q "^#   rank 2 (host '.*', local rank 2, node node1): slowest in 6 of 6 rows" "$T/delay.out"; then
+		echo "ok allreduce_bw injected delay: the straggler line names rank 2"
+	else
+		echo "not ok allreduce_bw injected delay: the straggler line names rank 2: $(grep -A2 Stragglers "$T/delay.out")"
+	fi
+else
+	echo "not ok allreduce_bw injected delay: exit $?"
+fi
+if run delaypairs 4 -b 8 -e 32 -f 2 --backend mpi --algo ring -n 3 -w 1 --groups pairs --node-size 1 --inject-delay 2:50000 --json "$T/delaypairs.json"; then
+	jcheck "allreduce_bw injected delay: the node common to the slow pairs is named" "$T/delaypairs.json" '
+if sorted(f["group_name"] for f in r["group_flags"]) != ["pair0-2", "pair1-2"]: fail(r["group_flags"])
+if [s["node"] for s in r["suspect_nodes"]] != ["node2"]: fail(r["suspect_nodes"])
+if "common to slow pairs" not in r["suspect_nodes"][0]["reason"]: fail(r["suspect_nodes"])'
+else
+	echo "not ok allreduce_bw injected delay: the node common to the slow pairs is named: exit $?"
+fi
+
+# ---- --timeout: rank 1 stalls 30 s before the 64-byte all-reduce; every rank
+# is aborted within the bound, the rows measured before are on disk
+t0=$(date +%s)
+run timeout 4 -b 8 -e 64 -f 2 --backend mpi --algo ring -n 2 -w 1 --timeout 1 --inject-delay 1:30000000@64 --json "$T/timeout.json"
+rc=$?
+el=$(( $(date +%s) - t0 ))
+if [ $rc = 4 ] && [ $el -lt 25 ]; then
+	echo "ok allreduce_bw --timeout aborts every rank with exit 4 (${el} s, delay 30 s)"
+else
+	echo "not ok allreduce_bw --timeout aborts every rank with exit 4: exit $rc after ${el} s"
+fi
+if grep -q "timeout: the all-reduce of 64 bytes (out-of-place, warm-up), algorithm ring, group world, did not complete within 1 s; ranks that never arrived: 1 (host" "$T/timeout.out"; then
+	echo "ok allreduce_bw --timeout message names size, algorithm, group and the missing rank"
+else
+	echo "not ok allreduce_bw --timeout message names size, algorithm, group and the missing rank: $(grep -m1 timeout: "$T/timeout.out")"
+fi
+jcheck "allreduce_bw --timeout leaves a valid partial result file" "$T/timeout.json" '
+if d["status"] != "error" or d["exit_code"] != 4: fail((d["status"], d["exit_code"]))
+if "never arrived: 1" not in d["reason"]: fail(d["reason"])
+if [row["bytes"] for row in r["sweeps"][0]["rows"]] != [8, 16, 32]: fail("rows")
+t = r["timeout"]
+if t["never_arrived"] != [1] or t["bytes"] != 64 or t["group_name"] != "world": fail(t)'
+
+# ---- bad inputs: exit 2, one message (from rank 0), no hang
+bad_inputs=(
+	"-d foo" "-o prod" "--backend gloo" "--algo ring,foo --backend mpi" "-b 64 -e 8" "-b 0 -e 8"
+	"-b -1 -e 8" "-b 8 -e 8 --inject-delay 7:100" "-b 8 -e 8 --node-size 0" "--groups foo"
+)
+bad=""
+for a in "${bad_inputs[@]}"; do
+	# shellcheck disable=SC2086
+	timeout 60 $MPIRUN -np 3 "$BIN" $a >"$T/bad.out" 2>&1
+	rc=$?
+	n=$(grep -c "allreduce_bw: error:" "$T/bad.out")
+	[ $rc = 2 ] && [ "$n" = 1 ] || bad="$bad [$a: exit $rc, $n messages]"
+done
+if [ -z "$bad" ]; then
+	echo "ok allreduce_bw bad inputs: exit 2, one message, every rank exits"
+else
+	echo "not ok allreduce_bw bad inputs:$bad"
+fi
+timeout 60 $MPIRUN -np 2 "$BIN" -b 8 -e 8 --inject-delay 7:100 --json "$T/usage.json" >/dev/null 2>&1
+jcheck "allreduce_bw usage error after parsing still writes its result file" "$T/usage.json" '
+if d["status"] != "usage" or d["exit_code"] != 2: fail(d["status"])'
+touch "$T/exists.json"
+run exists 2 -b 8 -e 8 --json "$T/exists.json"
+rc=$?
+if [ $rc = 2 ] && grep -q "already exists (use --force" "$T/exists.out"; then
+	echo "ok allreduce_bw an existing result file is not replaced without --force"
+else
+	echo "not ok allreduce_bw an existing result file is not replaced without --force: exit $rc"
+fi
+
+# ---- backends: nccl unavailable without a GPU, auto picks mpi
+run nccl 2 -b 8 -e 8 --backend nccl --json "$T/nccl.json"
+nccl_rc=$?
+if grep -q "backend nccl unavailable: .*no CUDA device" "$T/nccl.out" || [ $nccl_rc != 0 ]; then
+	if [ $nccl_rc = 3 ]; then
+		jcheck "allreduce_bw --backend nccl without a GPU: unavailable (exit 3), result file says why" "$T/nccl.json" '
+if d["status"] != "unavailable" or d["exit_code"] != 3: fail(d["status"])
+if "nccl" not in d["reason"]: fail(d["reason"])'
+	else
+		echo "not ok allreduce_bw --backend nccl without a GPU: exit $nccl_rc (want 3): $(grep -m1 error "$T/nccl.out")"
+	fi
+else
+	echo "skip allreduce_bw --backend nccl without a GPU: this machine has a GPU"
+fi
+if run auto 2 -b 8 -e 8 -n 2 -w 1 --json "$T/auto.json"; then
+	if [ $nccl_rc = 3 ]; then
+		jcheck "allreduce_bw --backend auto picks mpi without a GPU" "$T/auto.json" '
+if r["backend"] != "mpi": fail(r["backend"])'
+	else
+		echo "skip allreduce_bw --backend auto picks mpi without a GPU: this machine has a GPU"
+	fi
+else
+	echo "not ok allreduce_bw --backend auto: exit $?"
+fi
+
+# ---- --min-busbw, --scaling, adaptive iterations
+run minbw 2 -b 8 -e 64 -f 8 --backend mpi -n 2 -w 1 --min-busbw 1000000 --json "$T/minbw.json"
+rc=$?
+if [ $rc = 1 ] && grep -q "^# --min-busbw 1e+06 GB/s: default, group world: .* FAILED" "$T/minbw.out"; then
+	jcheck "allreduce_bw --min-busbw fails (exit 1) below the threshold" "$T/minbw.json" '
+if d["status"] != "failed" or "below --min-busbw" not in d["reason"]: fail((d["status"], d["reason"]))'
+else
+	echo "not ok allreduce_bw --min-busbw fails (exit 1) below the threshold: exit $rc"
+fi
+if run scaling 4 -b 8 -e 16 -f 2 --backend mpi -n 2 -w 1 --scaling --groups world --json "$T/scaling.json"; then
+	jcheck "allreduce_bw --scaling measures 2 and 4 ranks" "$T/scaling.json" '
+got = [(s["group_kind"], s["group_name"], s["nranks"]) for s in r["sweeps"]]
+if got != [("world", "world", 4), ("scaling", "scale2", 2), ("scaling", "scale4", 4)]: fail(got)'
+else
+	echo "not ok allreduce_bw --scaling: exit $?"
+fi
+if run adaptive 3 -b 8 -e 64 -f 8 --backend mpi --min-time 0.002 -w 1 --json "$T/adaptive.json"; then
+	jcheck "allreduce_bw --min-time: adaptive iterations agreed by every rank" "$T/adaptive.json" '
+if r["iterations"]["mode"] != "adaptive": fail(r["iterations"])
+for row in r["sweeps"][0]["rows"]:
+    n = row["iterations"]
+    if n < 5 or row["out_of_place"]["time_us"]["n"] != n or row["in_place"]["time_us"]["n"] != n: fail(row)
+    if row["out_of_place"]["wrong"] != 0: fail("wrong")'
+else
+	echo "not ok allreduce_bw --min-time: exit $?"
+fi
+exit 0
