@@ -41,7 +41,8 @@ struct ch_ar_world {
 	int act;                   /* atomic: enum ch_ar_act */
 	int iter;                  /* atomic */
 	const char *what;          /* atomic (pointer to a static string) */
-	int64_t start_ns;          /* atomic */
+	uint64_t seq;              /* atomic: bumped at every change of activity */
+	int64_t since_ns;          /* atomic: when the watchdog first saw the current seq */
 	int firing;                /* atomic */
 };
 
@@ -88,7 +89,7 @@ int ch_ar_world_init(int *argc, char ***argv, struct ch_ar_world **out)
 	struct ch_ar_world *w = calloc(1, sizeof(*w));
 	struct ch_ar_rankinfo me;
 	MPI_Comm leaders = MPI_COMM_NULL;
-	int node = 0, maxnode = 0;
+	int node = 0, maxnode = 0, required;
 
 	*out = NULL;
 	if (!w) {
@@ -99,7 +100,11 @@ int ch_ar_world_init(int *argc, char ***argv, struct ch_ar_world **out)
 	 * algorithm variable is ignored. Dynamic rules with no rules file and no
 	 * forced algorithm fall back to the fixed rules, so "default" is unchanged. */
 	setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 0);
-	if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &w->provided) != MPI_SUCCESS) {
+	/* the watchdog reports a hang over MPI while the main thread is blocked
+	 * in MPI: that needs MPI_THREAD_MULTIPLE, which Open MPI makes cost a
+	 * little on every small message; --timeout 0 (no watchdog) avoids it */
+	required = ch_ar_opts_peek_timeout(*argc, *argv) > 0 ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
+	if (MPI_Init_thread(argc, argv, required, &w->provided) != MPI_SUCCESS) {
 		ch_error("MPI_Init_thread failed");
 		free(w);
 		return CH_ERR_RUNTIME;
@@ -133,7 +138,7 @@ int ch_ar_world_init(int *argc, char ***argv, struct ch_ar_world **out)
 	MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, w->info, (int)sizeof(me), MPI_BYTE, MPI_COMM_WORLD);
 	w->act = CH_AR_ACT_IDLE;
 	w->what = "starting";
-	w->start_ns = now_ns();
+	w->since_ns = now_ns();
 	*out = w;
 	return 0;
 }
@@ -254,11 +259,14 @@ void ch_ar_wd_where(struct ch_ar_world *w, const struct ch_ar_where *where)
 	pthread_mutex_unlock(&w->where_mutex);
 }
 
+/* No clock read here (this runs twice per timed call): the watchdog thread
+ * notices the new sequence number and starts the activity's clock itself,
+ * to within its polling period. */
 void ch_ar_wd_enter(struct ch_ar_world *w, int act, const char *what)
 {
 	__atomic_store_n(&w->what, what, __ATOMIC_RELAXED);
-	__atomic_store_n(&w->start_ns, now_ns(), __ATOMIC_RELAXED);
-	__atomic_store_n(&w->act, act, __ATOMIC_RELEASE);
+	__atomic_store_n(&w->act, act, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&w->seq, 1, __ATOMIC_RELEASE);
 }
 
 void ch_ar_wd_mark(void *ctx, int iter, int in_call)
@@ -281,7 +289,7 @@ static const char *place_name(int place)
 
 static void fill_report(struct ch_ar_world *w, struct wd_report *r)
 {
-	int64_t start = __atomic_load_n(&w->start_ns, __ATOMIC_RELAXED);
+	int64_t start = __atomic_load_n(&w->since_ns, __ATOMIC_RELAXED);
 	const char *what = __atomic_load_n(&w->what, __ATOMIC_RELAXED);
 
 	memset(r, 0, sizeof(*r));
@@ -504,13 +512,24 @@ static void poll_reports(struct ch_ar_world *w)
 static void *watchdog(void *arg)
 {
 	struct ch_ar_world *w = arg;
+	uint64_t last = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
 
+	__atomic_store_n(&w->since_ns, now_ns(), __ATOMIC_RELAXED);
 	while (!__atomic_load_n(&w->stop, __ATOMIC_SEQ_CST)) {
-		int act = __atomic_load_n(&w->act, __ATOMIC_ACQUIRE);
-		double el = (double)(now_ns() - __atomic_load_n(&w->start_ns, __ATOMIC_RELAXED)) * 1e-9;
-		double limit = w->timeout_sec;
+		uint64_t seq;
+		int act;
+		double el, limit = w->timeout_sec;
 
 		sleep_sec(0.02);
+		seq = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
+		act = __atomic_load_n(&w->act, __ATOMIC_RELAXED);
+		if (seq != last) {
+			/* a new activity since the last look: its clock starts now */
+			last = seq;
+			__atomic_store_n(&w->since_ns, now_ns(), __ATOMIC_RELAXED);
+			continue;
+		}
+		el = (double)(now_ns() - __atomic_load_n(&w->since_ns, __ATOMIC_RELAXED)) * 1e-9;
 		if (act == CH_AR_ACT_COLL)
 			limit += w->coll_grace_sec;
 		if (act != CH_AR_ACT_IDLE && el > limit)

@@ -4,7 +4,8 @@
  * the ranks that never arrived.
  *
  * MPI is initialised with MPI_THREAD_MULTIPLE so that the watchdog thread
- * can report a timeout while the main thread is blocked in a collective.
+ * can report a timeout while the main thread is blocked in a collective
+ * (with --timeout 0 there is no watchdog and MPI_THREAD_SINGLE is asked for).
  * Each rank tells the watchdog what it is doing (ch_ar_wd_enter(),
  * ch_ar_wd_mark()); an activity with a deadline (inside an all-reduce, an
  * injected delay, local work, a control exchange) that lasts longer than
@@ -44,7 +45,9 @@ struct ch_ar_rankinfo {
 };
 
 /**
- * ch_ar_world_init - MPI_Init_thread (MPI_THREAD_MULTIPLE) and the layout.
+ * ch_ar_world_init - MPI_Init_thread and the layout.
+ * Asks for MPI_THREAD_MULTIPLE (the watchdog's reports), or for
+ * MPI_THREAD_SINGLE when the command line says --timeout 0.
  * Sets OMPI_MCA_coll_tuned_use_dynamic_rules=1 first unless the user set it
  * (needed to choose Open MPI's all-reduce algorithm per communicator).
  * Works under mpirun/srun and without a launcher (a world of one).
@@ -148,7 +151,9 @@ void ch_ar_wd_where(struct ch_ar_world *w, const struct ch_ar_where *where);
 
 /**
  * ch_ar_wd_enter - local: the rank starts @act; @what (static string) says
- * what, e.g. "filling the inputs". The activity's clock starts now.
+ * what, e.g. "filling the inputs". Cheap (atomic stores, no clock read): the
+ * watchdog thread starts the activity's clock when it sees the change, so
+ * deadlines are kept to within its 20 ms polling period.
  */
 void ch_ar_wd_enter(struct ch_ar_world *w, int act, const char *what);
 
