@@ -350,6 +350,7 @@ static uint64_t usable_max_bytes(struct ctx *c, uint64_t free_bytes)
 	MPI_Allreduce(&free_bytes, &all_free, 1, MPI_UINT64_T, MPI_MIN, ctrl_comm(c));
 	if (c->be->memory && !strcmp(c->be->memory, "host memory") && reserve > all_free / 4)
 		reserve = all_free / 4; /* small hosts: keep a quarter back */
+	reserve += c->be->comm_reserve_bytes * (uint64_t)c->o->nalgos;
 	if (all_free <= reserve)
 		return 0;
 	return (all_free - reserve) / (uint64_t)nbuf;
@@ -1131,10 +1132,27 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 		goto out;
 	}
 
+	if (c->be->max_count && c->sizes[c->nsizes - 1] / es > c->be->max_count) {
+		if (c->rank == 0)
+			ch_usage_error("-e '%llu' is %llu %s elements: the %s backend takes at most %llu per call",
+				       (unsigned long long)o->max_bytes, (unsigned long long)(c->sizes[c->nsizes - 1] / es),
+				       ch_dtype_names[o->dtype], c->be->name, (unsigned long long)c->be->max_count);
+		status = finish(c, CH_ERR_USAGE, "-e is above the %s backend's largest count", c->be->name);
+		goto out;
+	}
+
 	/* plan */
 	rc = ch_ar_plan_build(c->node_of, c->size, o->groups, o->scaling, &c->plan);
 	if (rc) {
 		status = finish(c, rc, "cannot plan the groups");
+		goto out;
+	}
+	if (c->plan.nphases == 0) {
+		if (c->rank == 0)
+			ch_usage_error("nothing to measure with --groups and %d rank%s on %d node%s: %s", c->size,
+				       c->size == 1 ? "" : "s", c->nnodes, c->nnodes == 1 ? "" : "s",
+				       c->plan.nnotes ? c->plan.notes[0] : "no group");
+		status = finish(c, CH_ERR_USAGE, "nothing to measure: %s", c->plan.nnotes ? c->plan.notes[0] : "no group");
 		goto out;
 	}
 	for (i = 0; i < c->plan.nnotes; i++)

@@ -135,6 +135,8 @@ struct ch_comm_backend {
 	const char *name;    /* "mpi", "nccl" */
 	const char *memory;  /* "host memory" or "device memory" */
 	int self_timeout;    /* 1: run() enforces timeout_sec itself (asynchronous collectives) */
+	uint64_t max_count;  /* largest count run() takes (MPI: 2^31 - 1), 0: no limit */
+	uint64_t comm_reserve_bytes; /* memory to keep free per communicator (NCCL's own buffers) */
 
 	/**
 	 * probe - can this backend run on this rank?

@@ -522,6 +522,10 @@ const struct ch_comm_backend ch_comm_nccl = {
 	.name = "nccl",
 	.memory = "device memory",
 	.self_timeout = 1,
+	.max_count = 0,
+	/* NCCL allocates its buffers per communicator (more with NVLS): keep
+	 * 1 GiB per communicator free beyond nccl-tests' 1 GiB */
+	.comm_reserve_bytes = 1ULL << 30,
 	.probe = nccl_probe,
 	.setup = nccl_setup,
 	.teardown = nccl_teardown,

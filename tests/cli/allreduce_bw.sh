@@ -196,6 +196,7 @@ bad_inputs=(
 	"--groups world,racks|unknown value 'racks' for --groups \\(expected: world, node, pairs\\)"
 	"--timeout -1|value '-1' for --timeout is out of range"
 	"-n 0|value '0' for -n is out of range"
+	"--groups pairs -b 8 -e 8|nothing to measure with --groups and 3 ranks on 1 node: node pairs not measured"
 )
 bad=""
 for case in "${bad_inputs[@]}"; do
