@@ -101,8 +101,11 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-INC := -Ibench/common -Ibench/loader -Ikernels -Icomm -Ireport
-DEFS := -D_GNU_SOURCE -DCH_GIT_REV='"$(GIT_REV)"'
+INC := -I$(B)/gen -Ibench/common -Ibench/loader -Ikernels -Icomm -Ireport
+DEFS := -D_GNU_SOURCE
+# The revision goes into a generated header, rewritten only when it changes,
+# so that a commit rebuilds one object rather than everything.
+$(shell mkdir -p $(B)/gen; echo '#define CH_GIT_REV "$(GIT_REV)"' > $(B)/gen/ch_git_rev.h.new; cmp -s $(B)/gen/ch_git_rev.h.new $(B)/gen/ch_git_rev.h || mv $(B)/gen/ch_git_rev.h.new $(B)/gen/ch_git_rev.h; rm -f $(B)/gen/ch_git_rev.h.new)
 CUDA_CFLAGS :=
 CUDA_LIBS :=
 ifneq ($(HAVE_CUDA),)
