@@ -5,7 +5,7 @@
  * the plainest library calls a user would write, so that scripts/gpu-check
  * can put roofline's figures beside them in the same run:
  *   - GEMM, M = N = K = --size (default 8192), random data in [-1, 1):
- *       fp64  cublasDgemm
+ *       fp64  cublasGemmEx, CUBLAS_COMPUTE_64F
  *       fp32  cublasGemmEx, CUBLAS_COMPUTE_32F (no TF32)
  *       tf32  cublasGemmEx, CUBLAS_COMPUTE_32F_FAST_TF32
  *       bf16  cublasGemmEx, bf16 in and out, CUBLAS_COMPUTE_32F
