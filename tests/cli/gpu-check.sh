@@ -158,4 +158,33 @@ check "gpu-check --run: summary, env and logs written" \
 check "gpu-check --run: one tarball of the output folder" \
 	bash -c 'tar -tzf "$1.tar.gz" | grep -qx "out/summary.txt"' _ "$T/out"
 check "gpu-check --run: no library left unresolved" bash -c '! grep -q "not found" "$1/logs/ldd.log"' _ "$T/out"
+
+# ---------------------------------------------------------------- 5. GPU listed, none usable
+# nvidia-smi says there is a GPU (a stand-in), CUDA finds none: the GPU
+# steps run as on a GPU machine, and their exit 3 is then a breakage (4).
+mkdir -p "$T/fakebin"
+cat >"$T/fakebin/nvidia-smi" <<'EOF'
+#!/bin/sh
+case "$*" in
+*--query-gpu=*compute_cap*) echo "0, NVIDIA H200, 580.159.04, 00000000:00:05.0, 143771 MiB, 9.0" ;;
+*--query-gpu=*) echo "9.0" ;;
+*) echo "NVIDIA-SMI stand-in for tests/cli/gpu-check.sh" ;;
+esac
+EOF
+chmod +x "$T/fakebin/nvidia-smi"
+PATH="$T/fakebin:$PATH" GPU_CHECK_MPI_ARGS="--backend mpi -b 8 -e 64K -f 8" \
+	scripts/gpu-check --run "$T/bundle" --out "$T/out2" >"$T/run2.log" 2>&1; rc=$?
+check "gpu-check --run, GPU listed but unusable: exits 4" [ $rc -eq 4 ]
+check "gpu-check --run, GPU listed but unusable: the GPU steps are run, not skipped" \
+	bash -c 'grep -qxF "gpu-check: 1 GPU(s): 1 x NVIDIA H200" "$1" && ! grep -q "every GPU path is unavailable" "$1"' _ "$T/run2.log"
+if [ -x "$B/roofline" ]; then
+	check "gpu-check --run, GPU listed but unusable: roofline's exit 3 is reported as a fault" \
+		grep -qE '^roofline --backend cuda +unavailable \(exit 3\) although a GPU is here' "$T/out2/summary.txt"
+fi
+if [ -x "$B/allreduce_bw" ]; then
+	check "gpu-check --run, GPU listed: nccl backend launched with one rank per GPU" \
+		awk -F'\t' '$1 == "allreduce-nccl" && $5 ~ /mpirun --bind-to none -np 1 .*allreduce_bw --backend nccl/ { f = 1 } END { exit !f }' "$T/out2/steps.tsv"
+fi
+check "gpu-check --run, GPU listed: driver and GPU in the summary header" \
+	grep -qE '^gpu-check .* GPUs 1 x NVIDIA H200; driver 580\.159\.04' "$T/out2/summary.txt"
 exit 0
