@@ -20,25 +20,40 @@ static uint64_t splitmix64(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-/* Text-like bytes: words over a skewed alphabet, punctuation, newlines. */
-static void gen_text(unsigned char *p, size_t n, uint64_t *st)
+#define LC_WORDS 4096
+
+/* A vocabulary of LC_WORDS pseudo-words of 1-10 letters over a skewed
+ * alphabet, stored as NUL-terminated strings of 11 bytes. */
+static void gen_words(char (*w)[11], uint64_t *st)
 {
 	static const char letters[] = "etaoinshrdlcumwfgypbvkjxqz";
+	int i, k;
+	for (i = 0; i < LC_WORDS; i++) {
+		uint64_t r = splitmix64(st);
+		int len = 1 + (int)(r % 10);
+		r >>= 8;
+		for (k = 0; k < len; k++, r >>= 5) {
+			unsigned a = (unsigned)(r % 26), b = (unsigned)((r >> 24) % 26);
+			w[i][k] = letters[a < b ? a : b]; /* min of two draws: frequent letters first */
+		}
+		w[i][len] = '\0';
+	}
+}
+
+/* Text-like bytes: words drawn with a skew towards the first ones (the
+ * product of two uniform draws), punctuation, spaces and newlines. */
+static void gen_text(unsigned char *p, size_t n, char (*words)[11], uint64_t *st)
+{
 	static const char punct[] = ".,;:!?'-()";
 	size_t i = 0;
 
 	while (i < n) {
 		uint64_t r = splitmix64(st);
-		int len = 1 + (int)(r % 10), k;
-		r >>= 8;
-		for (k = 0; k < len && i < n; k++, r >>= 3) {
-			/* skew towards frequent letters: min of two draws */
-			unsigned a = (unsigned)(r % 26), b = (unsigned)((r >> 5) % 26);
-			p[i++] = (unsigned char)letters[a < b ? a : b];
-		}
-		if (i >= n)
-			break;
-		r = splitmix64(st);
+		unsigned a = (unsigned)(r % LC_WORDS), b = (unsigned)((r >> 16) % LC_WORDS);
+		const char *w = words[(unsigned long)a * b / LC_WORDS];
+		for (; *w && i < n; w++)
+			p[i++] = (unsigned char)*w;
+		r >>= 32;
 		if (r % 9 == 0 && i < n)
 			p[i++] = (unsigned char)punct[(r >> 8) % (sizeof(punct) - 1)];
 		if (i < n)
@@ -58,29 +73,35 @@ void ch_lc_shard_release(struct ch_lc_shard *s)
 int ch_lc_shard_make(struct ch_lc_shard *s, uint64_t seed)
 {
 	unsigned char *raw = malloc(CH_LC_CHUNK_BYTES);
+	char (*words)[11] = malloc(LC_WORDS * sizeof(*words));
 	uint64_t st = seed;
 	int i;
 
 	memset(s, 0, sizeof(*s));
 	s->raw_bytes = CH_LC_CHUNK_BYTES;
-	if (!raw) {
+	if (!raw || !words) {
+		free(raw);
+		free(words);
 		ch_error("out of memory for the synthetic shard");
 		return CH_ERR_RUNTIME;
 	}
+	gen_words(words, &st);
 	for (i = 0; i < CH_LC_NCHUNKS; i++) {
 		uLongf zl = compressBound(CH_LC_CHUNK_BYTES);
-		gen_text(raw, CH_LC_CHUNK_BYTES, &st);
+		gen_text(raw, CH_LC_CHUNK_BYTES, words, &st);
 		s->crc[i] = (uint32_t)crc32(0L, raw, CH_LC_CHUNK_BYTES);
 		s->z[i] = malloc(zl);
 		if (!s->z[i] || compress2(s->z[i], &zl, raw, CH_LC_CHUNK_BYTES, 6) != Z_OK) {
 			ch_error("cannot compress the synthetic shard (zlib)");
 			free(raw);
+			free(words);
 			ch_lc_shard_release(s);
 			return CH_ERR_RUNTIME;
 		}
 		s->zlen[i] = zl;
 	}
 	free(raw);
+	free(words);
 	return 0;
 }
 
