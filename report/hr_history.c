@@ -330,22 +330,23 @@ int hr_history_regressed(const double *v, size_t n, const struct hr_check_cfg *c
 
 	if (n < 2 || cfg->window < 1 || cfg->window > 1024)
 		return 0;
-	/* walk the start of the run back from the last night */
+	/* the earliest start s of a run v[s..n-1] that is entirely below the
+	 * baseline of the window before s */
 	for (s = n - 1; s >= 1; s--) {
 		double b;
 		int ok = 1;
 		lo = s > (size_t)cfg->window ? s - (size_t)cfg->window : 0;
 		if ((int)(s - lo) < cfg->min_nights)
-			break;
+			break; /* earlier starts have even fewer nights before them */
 		for (k = lo; k < s; k++)
 			win[k - lo] = v[k];
 		b = median(win, s - lo);
 		if (!(b > 0))
-			break;
+			continue;
 		for (k = s; k < n && ok; k++)
 			ok = (b - v[k]) / b * 100 >= cfg->threshold_pct;
 		if (!ok)
-			break;
+			continue;
 		any = 1;
 		found = s;
 		fbase = b;

@@ -101,10 +101,11 @@ void hr_check_cfg_init(struct hr_check_cfg *c);
  * @since: [out] index of the first night of the regressed run.
  * @baseline: [out] median of the up to cfg->window values before @since.
  * @pct:   [out] drop of v[n-1] below @baseline, in %.
- * The run is the longest suffix v[s..n-1] whose every value is at least
- * threshold_pct below the median of the window before s (with at least
- * min_nights values in that window); a longer regressed run therefore
- * does not hide itself by pulling the baseline down.
+ * The run starts at the earliest night s such that every value of
+ * v[s..n-1] is at least threshold_pct below the median of the up to
+ * cfg->window values before s (with at least min_nights of them); a
+ * regression that lasts longer than half the window therefore does not hide
+ * by pulling its own baseline down. Cost O(n x (window + n)).
  * Returns 1 when v[n-1] regressed (outputs set), 0 when not or when there
  * are fewer than min_nights earlier values.
  */
