@@ -142,16 +142,17 @@ static double comm_sec(const struct hr_canary_in *in, int level, double bytes, d
 static int check_inputs(const struct hr_canary_in *in)
 {
 	if (!in->gpus_now.src)
-		return ch_usage_error("missing --gpus-now (the GPUs the job runs on today)");
-	if (!in->step_sec.src)
-		return ch_usage_error("missing --step-time (today's wall-clock time per step)");
+		return ch_usage_error("missing --gpus-now (the GPUs the job runs on today; or give allreduce_bw results to measure it)");
 	if (!in->target_gpus.src)
 		return ch_usage_error("missing --target-gpus (the allocation to decide on)");
 	if (!is_count(in->gpus_now))
 		return ch_usage_error("invalid --gpus-now '%g' (expected a whole number of GPUs, at least 1)", in->gpus_now.v);
 	if (!is_count(in->target_gpus))
 		return ch_usage_error("invalid --target-gpus '%g' (expected a whole number of GPUs, at least 1)", in->target_gpus.v);
-	if (!(in->step_sec.v > 0) || !isfinite(in->step_sec.v))
+	if (!in->step_sec.src) {
+		if (in->baseline_gpus.src || in->mfu_now.src || in->mfu_baseline.src)
+			return ch_usage_error("--baseline-gpus, --baseline-step-time, --mfu-now and --baseline-mfu need --step-time");
+	} else if (!(in->step_sec.v > 0) || !isfinite(in->step_sec.v))
 		return ch_usage_error("invalid --step-time '%g' s (expected a positive time)", in->step_sec.v);
 	if (in->target_gpus.v <= in->gpus_now.v)
 		return ch_usage_error("--target-gpus '%g' is not above --gpus-now '%g' (the canary predicts a larger allocation)",
@@ -216,6 +217,94 @@ static double step_at(double t1_train, double f, double ov, double dc)
 	return (t1_train + (1 - ov) * dc) / (1 - f);
 }
 
+/* no step time: shares of the step and the all-reduce's scaling only */
+static int compute_comm_only(const struct hr_canary_in *in, struct hr_canary_out *o)
+{
+	double n1 = in->gpus_now.v, n2 = in->target_gpus.v, f = 0, S = 0;
+	unsigned s_S = 0, s_ck = 0;
+	int i, j, fix = 0;
+
+	o->comm_only = 1;
+	if (in->ckpt_interval_sec.src) {
+		f = in->ckpt_block_sec.v / in->ckpt_interval_sec.v;
+		s_ck = in->ckpt_block_sec.src | in->ckpt_interval_sec.src;
+		o->ckpt_frac = fig(f, s_ck);
+	}
+	if (in->params.src) {
+		struct hr_fig gbpp = in->grad_bytes_per_param;
+		if (!gbpp.src) {
+			gbpp = fig(2, HR_SRC_ASSUMED);
+			note(o, "gradient bytes per parameter not given: 2 assumed (bf16 gradients)");
+		}
+		S = in->params.v * gbpp.v;
+		s_S = in->params.src | gbpp.src;
+		o->grad_bytes = fig(S, s_S);
+	} else if (in->probe_bytes.src) {
+		S = in->probe_bytes.v;
+		s_S = in->probe_bytes.src;
+		o->grad_bytes = fig(S, s_S);
+		note(o, "no --params: the all-reduce is predicted for the largest message measured");
+	}
+	if (S > 0) {
+		unsigned s1 = s_S, s2 = s_S;
+		o->level_now = level_for(in, o, n1, &s1);
+		o->level_target = level_for(in, o, n2, &s2);
+		if (o->level_now >= 0) {
+			double c1 = comm_sec(in, o->level_now, S, n1), c2 = comm_sec(in, o->level_target, S, n2);
+			o->comm_now_sec = fig(c1, s1);
+			o->comm_target_sec = fig(c2, s2);
+			o->busbw_now_gbps = fig(hr_fit_busbw_gbps(S, (int)n1, c1 * 1e6), s1);
+			o->busbw_target_gbps = fig(hr_fit_busbw_gbps(S, (int)n2, c2 * 1e6), s2);
+			o->busbw_ratio_target = fig(o->busbw_target_gbps.v / o->busbw_now_gbps.v, s1 | s2);
+		}
+	}
+	if (!o->busbw_ratio_target.src && !in->ckpt_interval_sec.src && !in->input_wait_frac.src)
+		return ch_usage_error("nothing to judge: give --step-time, or allreduce_bw results (or --alpha-us/--bw-gbps), --checkpoint-interval/--checkpoint-block or --input-wait");
+	note(o, "no --step-time: the verdict covers the checkpoint, the input wait and how the all-reduce scales; give --step-time (and --baseline-gpus/--baseline-step-time) for step time, efficiency, MFU and cost at the target");
+
+	for (i = 0; i < HR_LOSS_N; i++) {
+		struct hr_loss *l = &o->loss[i];
+		double fr = -1;
+		unsigned src = 0;
+		l->kind = (enum hr_loss_kind)i;
+		l->fixable = i != HR_LOSS_REST;
+		if (i == HR_LOSS_CKPT && in->ckpt_interval_sec.src) {
+			fr = f;
+			src = s_ck;
+		} else if (i == HR_LOSS_INPUT && in->input_wait_frac.src) {
+			fr = in->input_wait_frac.v * (1 - f);
+			src = in->input_wait_frac.src | s_ck;
+		}
+		if (fr < 0)
+			continue;
+		l->known = 1;
+		l->frac = fig(fr, src);
+		l->gain_frac = fig(1 / (1 - fr) - 1, src);
+		l->significant = fr >= in->significant_frac.v;
+		fix |= l->significant;
+	}
+	for (i = 0; i < HR_LOSS_N; i++)
+		o->order[i] = i;
+	for (i = 1; i < HR_LOSS_N; i++)
+		for (j = i; j > 0; j--) {
+			const struct hr_loss *a = &o->loss[o->order[j - 1]], *b = &o->loss[o->order[j]];
+			double ka = a->known ? a->frac.v : -1, kb = b->known ? b->frac.v : -1;
+			if (kb > ka) {
+				int t = o->order[j];
+				o->order[j] = o->order[j - 1];
+				o->order[j - 1] = t;
+			}
+		}
+	o->hw_ratio_target = fig(n2 / n1, in->target_gpus.src | in->gpus_now.src);
+	if (fix)
+		o->verdict = HR_VERDICT_FIX_FIRST;
+	else if (o->busbw_ratio_target.src && o->busbw_ratio_target.v < in->min_efficiency.v)
+		o->verdict = HR_VERDICT_DONT_BOOK;
+	else
+		o->verdict = HR_VERDICT_BOOK;
+	return 0;
+}
+
 int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 {
 	double n1, t1, n2, f = 0, ck = 0, t1tr, w = 0, in_sec = 0, ideal, S = 0;
@@ -229,6 +318,8 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 	rc = check_inputs(in);
 	if (rc)
 		return rc;
+	if (!in->step_sec.src)
+		return compute_comm_only(in, o);
 
 	n1 = in->gpus_now.v;
 	t1 = in->step_sec.v;
@@ -555,11 +646,149 @@ static void fixes_list(char *b, size_t n, const struct hr_canary_out *o)
 	}
 }
 
+static void print_model_rows(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+{
+	static const char *const lv[] = { "intra-node", "inter-node" };
+	char v[256], a[96];
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		int l = k ? o->level_target : o->level_now;
+		const struct hr_comm_model *m;
+		if (l < 0 || (k && l == o->level_now))
+			continue;
+		m = &in->comm[l];
+		snprintf(a, sizeof(a), "all-reduce model (%s)", lv[l]);
+		snprintf(v, sizeof(v), "%s: alpha %.3g us, B %.4g GB/s (%s)", hr_fit_model_name(m->fit.model),
+			 m->fit.alpha_us, m->fit.bw_gbps, m->algo);
+		row(f, a, v, m->src);
+	}
+}
+
+static void print_verdict_head(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+{
+	double n1 = in->gpus_now.v, n2 = in->target_gpus.v;
+	char v[256];
+
+	fprintf(f, "\nverdict: %s\n", o->verdict == HR_VERDICT_BOOK ? "BOOK" :
+		o->verdict == HR_VERDICT_FIX_FIRST ? "FIX FIRST, then re-measure" : "DO NOT BOOK");
+	if (o->verdict == HR_VERDICT_FIX_FIRST) {
+		fixes_list(v, sizeof(v), o);
+		fprintf(f, "  do not book %g GPUs before fixing %s and re-measuring at %g GPUs\n", n2, v, n1);
+	}
+}
+
+static void print_fixes(FILE *f, const struct hr_canary_out *o)
+{
+	int i, k = 0;
+
+	for (i = 0; i < HR_LOSS_N; i++) {
+		const struct hr_loss *l = &o->loss[o->order[i]];
+		if (!l->known || !l->significant || !l->fixable)
+			continue;
+		if (!k++)
+			fprintf(f, "  fixes, in order of size:\n");
+		if (l->sec.src)
+			fprintf(f, "    %d. %s: %s; recovers %.3f s per step (throughput +%.1f%%)\n", k,
+				loss_name(l->kind), fix_advice(l->kind), l->sec.v, 100 * l->gain_frac.v);
+		else
+			fprintf(f, "    %d. %s: %s; recovers %.1f%% of the step (throughput +%.1f%%)\n", k,
+				loss_name(l->kind), fix_advice(l->kind), 100 * l->frac.v, 100 * l->gain_frac.v);
+	}
+}
+
+static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+{
+	char v[256], a[96], b[96], c[SRCBUF];
+	double n1 = in->gpus_now.v, n2 = in->target_gpus.v;
+	int i;
+
+	fprintf(f, "canary: %g -> %g GPUs; no step time given: checkpoint, input wait and all-reduce scaling only\n", n1, n2);
+	fprintf(f, "sources: given = your inputs, measured = result files, fitted = all-reduce model, assumed = default or model assumption\n\n");
+	fprintf(f, "today\n");
+	snprintf(v, sizeof(v), "%g", n1);
+	row(f, "GPUs (ranks)", v, in->gpus_now.src);
+	if (in->ckpt_interval_sec.src) {
+		fmt_dur(a, sizeof(a), in->ckpt_block_sec.v);
+		fmt_dur(b, sizeof(b), in->ckpt_interval_sec.v);
+		snprintf(v, sizeof(v), "%s every %s = %.1f%% of wall-clock", a, b, 100 * o->ckpt_frac.v);
+		row(f, "synchronous checkpoint stall", v, o->ckpt_frac.src);
+	}
+	if (in->input_wait_frac.src) {
+		snprintf(v, sizeof(v), "%.1f%% of the training step", 100 * in->input_wait_frac.v);
+		row(f, "input wait", v, in->input_wait_frac.src);
+		if (in->input_wait_from[0])
+			fprintf(f, "  %-40s %s\n", "", in->input_wait_from);
+	}
+	if (o->grad_bytes.src) {
+		fmt_units(a, sizeof(a), o->grad_bytes.v, "B");
+		row(f, in->params.src ? "gradient all-reduced per step" : "message size predicted", a, o->grad_bytes.src);
+	}
+	print_model_rows(f, in, o);
+	if (o->busbw_now_gbps.src) {
+		fmt_time(a, sizeof(a), o->comm_now_sec.v);
+		snprintf(v, sizeof(v), "%s, busbw %.4g GB/s", a, o->busbw_now_gbps.v);
+		snprintf(b, sizeof(b), "all-reduce at %g GPUs", n1);
+		row(f, b, v, o->comm_now_sec.src);
+	}
+	fprintf(f, "\nwhere today's step goes, largest share first\n");
+	for (i = 0; i < HR_LOSS_N; i++) {
+		const struct hr_loss *l = &o->loss[o->order[i]];
+		if (!l->known) {
+			fprintf(f, "  %d. %-38s not known without --step-time%s\n", i + 1, loss_name(l->kind),
+				l->kind == HR_LOSS_CKPT ? " or --checkpoint-*" : l->kind == HR_LOSS_INPUT ? " or a loader_contention result" : "");
+			continue;
+		}
+		fprintf(f, "  %d. %-38s %.1f%% of the step; fixed: throughput +%.1f%% [%s]\n", i + 1,
+			loss_name(l->kind), 100 * l->frac.v, 100 * l->gain_frac.v,
+			hr_src_label(l->frac.src, c, sizeof(c)));
+	}
+	if (o->busbw_target_gbps.src) {
+		fprintf(f, "\nat %g GPUs (predicted)\n", n2);
+		fmt_time(a, sizeof(a), o->comm_target_sec.v);
+		snprintf(v, sizeof(v), "%s, busbw %.4g GB/s", a, o->busbw_target_gbps.v);
+		row(f, "all-reduce", v, o->comm_target_sec.src);
+		snprintf(v, sizeof(v), "%.1f%% of today's (x%.2f the time for %.3gx the GPUs)",
+			 100 * o->busbw_ratio_target.v, o->comm_target_sec.v / o->comm_now_sec.v, o->hw_ratio_target.v);
+		row(f, "busbw", v, o->busbw_ratio_target.src);
+	}
+	if (o->nnotes) {
+		fprintf(f, "\nnotes\n");
+		for (i = 0; i < o->nnotes; i++)
+			fprintf(f, "  - %s\n", o->notes[i]);
+	}
+	print_verdict_head(f, in, o);
+	if (o->verdict == HR_VERDICT_BOOK)
+		fprintf(f, "  book %g GPUs as far as these measurements go: no checkpoint or input-wait share of %.0f%% or more, and the all-reduce keeps %.0f%% or more of today's busbw\n",
+			n2, 100 * in->significant_frac.v, 100 * in->min_efficiency.v);
+	else if (o->verdict == HR_VERDICT_DONT_BOOK)
+		fprintf(f, "  do not book %g GPUs: the all-reduce is predicted at %.1f%% of today's busbw (threshold %.0f%%)\n",
+			n2, 100 * o->busbw_ratio_target.v, 100 * in->min_efficiency.v);
+	fprintf(f, "  reasons:\n");
+	for (i = 0; i < HR_LOSS_N; i++) {
+		const struct hr_loss *l = &o->loss[o->order[i]];
+		if (l->known && l->significant)
+			fprintf(f, "    - %s is %.1f%% of the step\n", loss_name(l->kind), 100 * l->frac.v);
+	}
+	if (o->busbw_ratio_target.src)
+		fprintf(f, "    - at %g GPUs the all-reduce keeps %.1f%% of today's busbw (%.4g of %.4g GB/s)\n", n2,
+			100 * o->busbw_ratio_target.v, o->busbw_target_gbps.v, o->busbw_now_gbps.v);
+	fprintf(f, "    - no step time given: step time, efficiency, MFU and cost at %g GPUs not predicted\n", n2);
+	print_fixes(f, o);
+	if (o->verdict != HR_VERDICT_BOOK)
+		fprintf(f, "  then re-run the canary at %g GPUs (scripts/canary --target-gpus %g)\n", n1, n2);
+}
+
 void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
 {
 	char v[256], a[96], b[96], c[SRCBUF];
 	double n1 = in->gpus_now.v, n2 = in->target_gpus.v, t1 = in->step_sec.v;
 	int i;
+
+	if (o->comm_only) {
+		print_comm_only(f, in, o);
+		return;
+	}
 
 	fprintf(f, "canary: %g -> %g GPUs, weak scaling (work per GPU and step held constant)\n", n1, n2);
 	fprintf(f, "sources: given = your inputs, measured = result files, fitted = all-reduce model, assumed = default or model assumption\n\n");
@@ -605,19 +834,7 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 		row(f, "gradient all-reduced per step", a, o->grad_bytes.src);
 	}
 	if (o->level_now >= 0) {
-		static const char *const lv[] = { "intra-node", "inter-node" };
-		const struct hr_comm_model *m = &in->comm[o->level_now];
-		snprintf(a, sizeof(a), "all-reduce model (%s)", lv[o->level_now]);
-		snprintf(v, sizeof(v), "%s: alpha %.3g us, B %.4g GB/s (%s)", hr_fit_model_name(m->fit.model),
-			 m->fit.alpha_us, m->fit.bw_gbps, m->algo);
-		row(f, a, v, m->src);
-		if (o->level_target != o->level_now) {
-			m = &in->comm[o->level_target];
-			snprintf(a, sizeof(a), "all-reduce model (%s)", lv[o->level_target]);
-			snprintf(v, sizeof(v), "%s: alpha %.3g us, B %.4g GB/s (%s)", hr_fit_model_name(m->fit.model),
-				 m->fit.alpha_us, m->fit.bw_gbps, m->algo);
-			row(f, a, v, m->src);
-		}
+		print_model_rows(f, in, o);
 		if (in->baseline_gpus.src) {
 			fmt_time(b, sizeof(b), o->comm_base_sec.v);
 			snprintf(a, sizeof(a), "gradient all-reduce at %g GPUs", in->baseline_gpus.v);
@@ -720,15 +937,11 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 			fprintf(f, "  - %s\n", o->notes[i]);
 	}
 
-	fprintf(f, "\nverdict: %s\n", o->verdict == HR_VERDICT_BOOK ? "BOOK" :
-		o->verdict == HR_VERDICT_FIX_FIRST ? "FIX FIRST, then re-measure" : "DO NOT BOOK");
-	if (o->verdict == HR_VERDICT_FIX_FIRST) {
-		fixes_list(v, sizeof(v), o);
-		fprintf(f, "  do not book %g GPUs before fixing %s and re-measuring at %g GPUs\n", n2, v, n1);
-	} else if (o->verdict == HR_VERDICT_BOOK) {
+	print_verdict_head(f, in, o);
+	if (o->verdict == HR_VERDICT_BOOK) {
 		fprintf(f, "  book %g GPUs: predicted efficiency %.1f%% is at or above %.0f%% and no loss of %.0f%% or more is left to fix\n",
 			n2, 100 * o->efficiency_target.v, 100 * in->min_efficiency.v, 100 * in->significant_frac.v);
-	} else {
+	} else if (o->verdict == HR_VERDICT_DONT_BOOK) {
 		fprintf(f, "  do not book %g GPUs: predicted efficiency %.1f%% is below %.0f%% and no single fixable loss is %.0f%% of the step or more\n",
 			n2, 100 * o->efficiency_target.v, 100 * in->min_efficiency.v, 100 * in->significant_frac.v);
 	}
@@ -745,16 +958,7 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 				100 * l->frac.v, l->sec.v);
 	}
 	{
-		int k = 0;
-		for (i = 0; i < HR_LOSS_N; i++) {
-			const struct hr_loss *l = &o->loss[o->order[i]];
-			if (!l->known || !l->significant || !l->fixable)
-				continue;
-			if (!k++)
-				fprintf(f, "  fixes, in order of size:\n");
-			fprintf(f, "    %d. %s: %s; recovers %.3f s per step (throughput +%.1f%%)\n", k,
-				loss_name(l->kind), fix_advice(l->kind), l->sec.v, 100 * l->gain_frac.v);
-		}
+		print_fixes(f, o);
 		if (o->loss[HR_LOSS_REST].known && o->loss[HR_LOSS_REST].significant)
 			fprintf(f, "  also investigate %.3f s per step (%.1f%%) that the model does not explain: %s\n",
 				o->loss[HR_LOSS_REST].sec.v, 100 * o->loss[HR_LOSS_REST].frac.v,
@@ -805,6 +1009,8 @@ json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out
 	IN("significant_frac", significant_frac, "fraction");
 #undef IN
 #define FIG(name, field, unit) json_object_set_new(figs, name, jfig(o->field, unit))
+	FIG("busbw_now_gbps", busbw_now_gbps, "GB/s");
+	FIG("busbw_ratio_target", busbw_ratio_target, "x");
 	FIG("ideal_step_sec", ideal_step_sec, "s");
 	FIG("hw_ratio_now", hw_ratio_now, "x");
 	FIG("throughput_ratio_now", throughput_ratio_now, "x");
@@ -860,6 +1066,7 @@ json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out
 	json_object_set_new(doc, "fixes", fixes);
 	json_object_set_new(doc, "notes", notes);
 	json_object_set_new(doc, "verdict", json_string(hr_canary_verdict_name(o->verdict)));
+	json_object_set_new(doc, "comm_only", json_boolean(o->comm_only));
 	return doc;
 oom:
 	json_decref(doc);
@@ -886,8 +1093,8 @@ struct opt_def {
 
 #define OFF(field) offsetof(struct hr_canary_in, field)
 static const struct opt_def opt_defs[] = {
-	{ "gpus-now", K_COUNT, OFF(gpus_now), 1, 1e9, 0, "GPUs the job runs on today (required)" },
-	{ "step-time", K_DUR, OFF(step_sec), 0, 1e9, 1, "today's wall-clock time per step, checkpoints included (required)" },
+	{ "gpus-now", K_COUNT, OFF(gpus_now), 1, 1e9, 0, "GPUs the job runs on today (else allreduce_bw's world size)" },
+	{ "step-time", K_DUR, OFF(step_sec), 0, 1e9, 1, "today's wall-clock time per step, checkpoints included" },
 	{ "target-gpus", K_COUNT, OFF(target_gpus), 1, 1e9, 0, "GPUs to decide on; above --gpus-now (required)" },
 	{ "baseline-gpus", K_COUNT, OFF(baseline_gpus), 1, 1e9, 0, "GPUs of an earlier, smaller run at the same work per GPU" },
 	{ "baseline-step-time", K_DUR, OFF(baseline_step_sec), 0, 1e9, 1, "its step time: the ideal under weak scaling" },
@@ -1107,6 +1314,8 @@ struct scan {
 	int have_input_wait;
 	int n_allreduce, n_loader, n_other, n_unavailable, wrong_rows;
 	int used[HR_NLEVELS]; /* series used for the prediction, -1 none */
+	int world_ranks;      /* largest world group: the allocation measured */
+	double max_bytes;     /* largest message measured */
 };
 
 static struct series *series_get(struct scan *sc, const char *algo, int level)
@@ -1178,6 +1387,9 @@ static int read_allreduce(struct scan *sc, const char *path, json_t *doc)
 			return bad_key(path, where, "\"nranks\" a positive integer", nr);
 		if (!json_is_array(rows))
 			return bad_key(path, where, "an array \"rows\"", rows);
+		if (!strcmp(json_string_value(json_object_get(sw, "group_kind")), "world") &&
+		    json_integer_value(nr) > sc->world_ranks)
+			sc->world_ranks = (int)json_integer_value(nr);
 		if (json_integer_value(nr) < 2)
 			continue; /* one rank: nothing to communicate */
 		level = json_is_array(nodes) && json_array_size(nodes) > 1 ? HR_INTER : HR_INTRA;
@@ -1209,6 +1421,8 @@ static int read_allreduce(struct scan *sc, const char *path, json_t *doc)
 				se->p = np;
 				se->cap = cap;
 			}
+			if (json_number_value(b) > sc->max_bytes)
+				sc->max_bytes = json_number_value(b);
 			se->p[se->n].bytes = json_number_value(b);
 			se->p[se->n].nranks = (int)json_integer_value(nr);
 			se->p[se->n].time_us = json_number_value(t);
@@ -1524,6 +1738,10 @@ int hr_canary_main(int argc, char **argv)
 	}
 	if (sc->gpus_per_node > 0 && !in.gpus_per_node.src)
 		in.gpus_per_node = fig(sc->gpus_per_node, HR_SRC_MEASURED);
+	if (sc->world_ranks > 0 && !in.gpus_now.src)
+		in.gpus_now = fig(sc->world_ranks, HR_SRC_MEASURED);
+	if (sc->max_bytes > 0)
+		in.probe_bytes = fig(sc->max_bytes, HR_SRC_MEASURED);
 	{
 		double gb = in.params.src ? in.params.v * (in.grad_bytes_per_param.src ? in.grad_bytes_per_param.v : 2) : 0;
 		fit_all(sc, &in, gb, in.gpus_now.src ? in.gpus_now.v : 2);

@@ -82,6 +82,8 @@ struct hr_canary_in {
 	struct hr_fig overlap;            /* share of the all-reduce hidden behind compute */
 	struct hr_fig gpus_per_node;      /* GPUs (ranks) per node */
 	struct hr_fig price_per_gpu_hour; /* currency units per GPU-hour */
+	struct hr_fig probe_bytes;        /* message size to predict when --params is
+					     not given: the largest measured (measured) */
 	struct hr_fig min_efficiency;     /* book only at or above this efficiency */
 	struct hr_fig significant_frac;   /* a loss this share of the step is worth fixing */
 	struct hr_comm_model comm[HR_NLEVELS];
@@ -123,6 +125,11 @@ enum hr_verdict {
 #define HR_CANARY_MAX_NOTES 12
 
 struct hr_canary_out {
+	int comm_only;                      /* no step time given: only the checkpoint,
+					       input wait and all-reduce scaling are
+					       judged (docs/canary.md) */
+	struct hr_fig busbw_now_gbps;       /* model busbw of the all-reduce today */
+	struct hr_fig busbw_ratio_target;   /* busbw at target / today */
 	struct hr_fig ideal_step_sec;       /* weak-scaling ideal step */
 	struct hr_fig hw_ratio_now;         /* gpus_now / baseline_gpus */
 	struct hr_fig throughput_ratio_now; /* throughput now / at baseline */
@@ -163,7 +170,11 @@ struct hr_canary_out {
 
 /**
  * hr_canary_compute - run the model.
- * @in:  [in] the inputs; gpus_now, step_sec and target_gpus are required.
+ * @in:  [in] the inputs; gpus_now and target_gpus are required. Without
+ *        step_sec only the checkpoint and input-wait shares and the
+ *        all-reduce's scaling are judged (out->comm_only; losses have a
+ *        share but no seconds), which needs an all-reduce model or a
+ *        checkpoint or input-wait figure.
  * @out: [out] every figure, the losses in order, the verdict and notes.
  * Formulas: docs/canary.md ("The model").
  * Returns 0; CH_ERR_USAGE (message printed naming the option and value)
