@@ -339,3 +339,43 @@ Test(canary, json_document)
 	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(fixes, 1), "kind")), "input_wait");
 	json_decref(doc);
 }
+
+Test(canary, measurements_only_mode)
+{
+	/* no step time: 8 -> 16 ranks over nodes of 4, input wait 12% measured */
+	struct hr_canary_in in;
+	struct hr_canary_out out;
+	hr_canary_in_init(&in);
+	in.gpus_now = (struct hr_fig){ 8, HR_SRC_MEASURED };
+	in.target_gpus = given(16);
+	in.gpus_per_node = (struct hr_fig){ 4, HR_SRC_MEASURED };
+	in.input_wait_frac = (struct hr_fig){ 0.12, HR_SRC_MEASURED };
+	in.probe_bytes = (struct hr_fig){ 16777216, HR_SRC_MEASURED };
+	in.comm[HR_INTER] = (struct hr_comm_model){ .set = 1, .src = HR_SRC_FITTED,
+		.fit = { .model = HR_FIT_RING, .alpha_us = 8, .bw_gbps = 40 } };
+	cr_assert_eq(hr_canary_compute(&in, &out), 0);
+	cr_assert_eq(out.comm_only, 1);
+	double S = 16777216, c1 = 1.75 * S / 40e3 + 14 * 8, c2 = 2.0 * 15 / 16 * S / 40e3 + 30 * 8;
+	cr_assert_float_eq(out.comm_now_sec.v, c1 * 1e-6, 1e-15);
+	cr_assert_float_eq(out.busbw_ratio_target.v, (S / c2 * 1.875) / (S / c1 * 1.75), 1e-12);
+	cr_assert_float_eq(out.loss[HR_LOSS_INPUT].frac.v, 0.12, 0);
+	cr_assert_float_eq(out.loss[HR_LOSS_INPUT].gain_frac.v, 1 / 0.88 - 1, 1e-12);
+	cr_assert_eq(out.loss[HR_LOSS_INPUT].sec.src, 0);
+	cr_assert_eq(out.verdict, HR_VERDICT_FIX_FIRST);
+	/* without the input wait, the all-reduce keeps 88% of its busbw: book */
+	in.input_wait_frac.src = 0;
+	cr_assert_eq(hr_canary_compute(&in, &out), 0);
+	cr_assert_eq(out.verdict, HR_VERDICT_BOOK);
+	/* a stricter threshold: do not book */
+	in.min_efficiency = given(0.95);
+	cr_assert_eq(hr_canary_compute(&in, &out), 0);
+	cr_assert_eq(out.verdict, HR_VERDICT_DONT_BOOK);
+	/* nothing at all to judge */
+	in.comm[HR_INTER].set = 0;
+	cr_assert_eq(hr_canary_compute(&in, &out), CH_ERR_USAGE);
+	/* a baseline needs a step time */
+	in.comm[HR_INTER].set = 1;
+	in.baseline_gpus = given(4);
+	in.baseline_step_sec = given(1);
+	cr_assert_eq(hr_canary_compute(&in, &out), CH_ERR_USAGE);
+}
