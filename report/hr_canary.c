@@ -1653,7 +1653,7 @@ static void usage(FILE *f)
 		"  health_report canary --inputs job.txt --target-gpus 128 --json canary.json results/\n");
 }
 
-int hr_canary_main(int argc, char **argv)
+static int canary_main(int argc, char **argv)
 {
 	struct option longopts[NDEFS + 8];
 	struct hr_canary_in in;
@@ -1686,7 +1686,7 @@ int hr_canary_main(int argc, char **argv)
 			return CH_EXIT_OK;
 		}
 		if (c == '?' || c == ':') {
-			fprintf(stderr, "try '%s canary --help' for more information\n", ch_prog());
+			fprintf(stderr, "try '%s --help' for more information\n", ch_prog());
 			return CH_EXIT_USAGE;
 		}
 		if (c == O_INPUTS)
@@ -1780,4 +1780,29 @@ out:
 		free(sc->s[i].p);
 	free(sc);
 	return ch_exit_code(rc);
+}
+
+int hr_canary_main(int argc, char **argv)
+{
+	/* messages say "health_report canary: error: ..." and hint at its --help */
+	static char prog[96];
+	const char *saved = ch_prog();
+	int rc;
+
+	char **av;
+
+	if (argc < 1)
+		return CH_EXIT_USAGE;
+	snprintf(prog, sizeof(prog), "%s %s", saved, argv[0] ? argv[0] : "canary");
+	/* getopt_long names argv[0] in its messages, and permutes: use a copy */
+	av = calloc((size_t)argc + 1, sizeof(*av));
+	if (!av)
+		return CH_EXIT_RUNTIME;
+	memcpy(av, argv, (size_t)argc * sizeof(*av));
+	av[0] = prog;
+	ch_set_prog(prog);
+	rc = canary_main(argc, av);
+	ch_set_prog(saved);
+	free(av);
+	return rc;
 }

@@ -534,7 +534,7 @@ static void usage(FILE *f)
 
 enum { O_DB = 0x2000, O_NIGHT, O_WINDOW, O_MIN, O_THRESH, O_JSON, O_FORCE };
 
-int hr_history_main(int argc, char **argv)
+static int history_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "db", required_argument, NULL, O_DB },
@@ -602,7 +602,7 @@ int hr_history_main(int argc, char **argv)
 			usage(stdout);
 			return CH_EXIT_OK;
 		default:
-			fprintf(stderr, "try '%s history --help' for more information\n", ch_prog());
+			fprintf(stderr, "try '%s --help' for more information\n", ch_prog());
 			return CH_EXIT_USAGE;
 		}
 	}
@@ -686,4 +686,29 @@ out:
 	free(reg);
 	hr_history_close(h);
 	return ch_exit_code(rc);
+}
+
+int hr_history_main(int argc, char **argv)
+{
+	/* messages say "health_report history: error: ..." and hint at its --help */
+	static char prog[96];
+	const char *saved = ch_prog();
+	int rc;
+
+	char **av;
+
+	if (argc < 1)
+		return CH_EXIT_USAGE;
+	snprintf(prog, sizeof(prog), "%s %s", saved, argv[0] ? argv[0] : "history");
+	/* getopt_long names argv[0] in its messages, and permutes: use a copy */
+	av = calloc((size_t)argc + 1, sizeof(*av));
+	if (!av)
+		return CH_EXIT_RUNTIME;
+	memcpy(av, argv, (size_t)argc * sizeof(*av));
+	av[0] = prog;
+	ch_set_prog(prog);
+	rc = history_main(argc, av);
+	ch_set_prog(saved);
+	free(av);
+	return rc;
 }
