@@ -261,3 +261,25 @@ int hr_streq(const char *a, const char *b)
 		return a == b;
 	return strcmp(a, b) == 0;
 }
+
+double hr_jnum(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+const char *hr_jstr(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+long long hr_jint(const json_t *o, const char *k, long long dflt)
+{
+	const json_t *v = json_object_get(o, k);
+	if (json_is_integer(v))
+		return (long long)json_integer_value(v);
+	if (json_is_real(v))
+		return (long long)json_real_value(v);
+	return dflt;
+}

@@ -6,6 +6,7 @@
 #ifndef HR_UTIL_H
 #define HR_UTIL_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <time.h>
@@ -92,6 +93,15 @@ char *hr_fmt_num(double v, char *buf, size_t n);
  * @buf: [out] at least 24 bytes. Returns @buf.
  */
 char *hr_fmt_bytes(double bytes, char *buf, size_t n);
+
+/** hr_jnum - number member @k of @o, NAN when absent, null or not a number. */
+double hr_jnum(const json_t *o, const char *k);
+
+/** hr_jstr - string member @k of @o (borrowed), NULL when absent or not a string. */
+const char *hr_jstr(const json_t *o, const char *k);
+
+/** hr_jint - integer (or number) member @k of @o, @dflt when absent. */
+long long hr_jint(const json_t *o, const char *k, long long dflt);
 
 /** hr_strdup - strdup that accepts NULL (returns NULL). */
 char *hr_strdup(const char *s);
