@@ -46,7 +46,7 @@ count_gpus() {
 	echo "${n:-0}"
 }
 
-declare -A _help_cache
+declare -A _help_cache=()
 has_opt() {
 	local bin=$1 opt=$2
 	[ -x "$B/$bin" ] || return 1
