@@ -70,6 +70,31 @@ if report_ok; then
 	else
 		nok nightly_synthetic_flags_exactly_n3 "exit $rc, drain candidates '$cand'" "$TMP/night17.out"
 	fi
+	# --drain runs the scontrol lines (a stand-in scontrol records them)
+	mkdir -p "$TMP/fakebin"
+	printf '#!/bin/bash\necho "$*" >>%q\n' "$TMP/scontrol.log" >"$TMP/fakebin/scontrol"
+	chmod +x "$TMP/fakebin/scontrol"
+	PATH=$TMP/fakebin:$PATH scripts/nightly --no-sweep --results "$F" --stamp 20250117T030000Z --drain -q >"$TMP/drain.out" 2>&1; rc=$?
+	if [ $rc = 1 ] && [ "$(wc -l <"$TMP/scontrol.log")" = 1 ] &&
+		grep -q '^update NodeName=n3 State=DRAIN Reason=clusterhealth: .*gpu1 roofline.compute_gflops.bf16 regressed 18.4% since 2025-01-15' "$TMP/scontrol.log"; then
+		ok nightly_drain_runs_scontrol
+	else
+		nok nightly_drain_runs_scontrol "exit $rc" "$TMP/drain.out"
+	fi
+	# --submit: one sweep job per node, then a dependent report job (stand-in sbatch and sinfo)
+	printf '#!/bin/bash\necho "$*" >>%q\necho $((1000 + $(wc -l <%q)))\n' "$TMP/sbatch.log" "$TMP/sbatch.log" >"$TMP/fakebin/sbatch"
+	printf '#!/bin/bash\nprintf "gpu01\\ngpu02\\ngpu01\\n"\n' >"$TMP/fakebin/sinfo"
+	chmod +x "$TMP/fakebin/sbatch" "$TMP/fakebin/sinfo"
+	PATH=$TMP/fakebin:$PATH scripts/nightly --submit --partition gpu --results "$TMP/sub" --stamp 20250118T030000Z >"$TMP/submit.out" 2>&1; rc=$?
+	if [ $rc = 0 ] && [ "$(wc -l <"$TMP/sbatch.log")" = 3 ] &&
+		grep -q -- '--nodelist=gpu01 -p gpu .*CH_STAMP=20250118T030000Z.*CH_NO_REPORT=1 scripts/slurm/sweep.sbatch' "$TMP/sbatch.log" &&
+		grep -q -- '--nodelist=gpu02 ' "$TMP/sbatch.log" &&
+		grep -q -- '--dependency=afterany:1001:1002 .*scripts/nightly --no-sweep .*--stamp 20250118T030000Z' "$TMP/sbatch.log" &&
+		grep -q 'submitted 2 sweep job(s) (1001 1002) and the report job 1003' "$TMP/submit.out"; then
+		ok nightly_submit_slurm_jobs
+	else
+		nok nightly_submit_slurm_jobs "exit $rc" "$TMP/sbatch.log"
+	fi
 	# night 14: nothing regressed yet
 	scripts/nightly --no-sweep --results "$F" --stamp 20250114T030000Z >"$TMP/night14.out" 2>&1; rc=$?
 	if [ $rc = 0 ] && grep -q 'no drain candidates (20250114T030000Z)' "$TMP/night14.out"; then
