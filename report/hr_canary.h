@@ -204,6 +204,13 @@ json_t *hr_canary_json(const struct hr_canary_in *in,
 		       const struct hr_canary_out *out);
 
 /**
+ * hr_canary_fixes_text - the significant fixable losses, largest first, as
+ * prose: "the checkpoint and the host CPU contention".
+ * @o: [in] a computed canary.  @b: [out] text ("" when none).  @n: [in] size of @b.
+ */
+void hr_canary_fixes_text(const struct hr_canary_out *o, char *b, size_t n);
+
+/**
  * hr_canary_verdict_name - "book", "fix-first" or "do-not-book".
  */
 const char *hr_canary_verdict_name(enum hr_verdict v);
