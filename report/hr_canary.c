@@ -130,6 +130,22 @@ static int level_for(const struct hr_canary_in *in, struct hr_canary_out *o,
 	return want;
 }
 
+/* a fitted model that misses its own points by a lot makes a rough prediction */
+static void fit_quality_notes(const struct hr_canary_in *in, struct hr_canary_out *o)
+{
+	static const char *const lv[] = { "intra-node", "inter-node" };
+	int l;
+
+	for (l = 0; l < HR_NLEVELS; l++) {
+		const struct hr_comm_model *m = &in->comm[l];
+		if ((l != o->level_now && l != o->level_target) || m->src != HR_SRC_FITTED)
+			continue;
+		if (m->fit.rms_rel_pct > HR_CANARY_ROUGH_FIT_PCT)
+			note(o, "the %s all-reduce fit misses its points by %.0f%% (rms, R2 %.2f): the all-reduce predictions are rough; noisy or oversubscribed ranks, or an algorithm the model does not describe",
+			     lv[l], m->fit.rms_rel_pct, m->fit.r2);
+	}
+}
+
 /* model all-reduce time of the gradient, seconds */
 static double comm_sec(const struct hr_canary_in *in, int level, double bytes, double n)
 {
@@ -255,6 +271,7 @@ static int compute_comm_only(const struct hr_canary_in *in, struct hr_canary_out
 			o->busbw_ratio_target = fig(o->busbw_target_gbps.v / o->busbw_now_gbps.v, s1 | s2);
 		}
 	}
+	fit_quality_notes(in, o);
 	if (!o->busbw_ratio_target.src && !in->ckpt_interval_sec.src && !in->input_wait_frac.src)
 		return ch_usage_error("nothing to judge: give --step-time, or allreduce_bw results (or --alpha-us/--bw-gbps), --checkpoint-interval/--checkpoint-block or --input-wait");
 	note(o, "no --step-time: the verdict covers the checkpoint, the input wait and how the all-reduce scales; give --step-time (and --baseline-gpus/--baseline-step-time) for step time, efficiency, MFU and cost at the target");
@@ -376,6 +393,7 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 		} else {
 			note(o, "no all-reduce model (no allreduce_bw results, no --alpha-us/--bw-gbps): communication is assumed not to grow with the GPU count, which is optimistic");
 		}
+		fit_quality_notes(in, o);
 	} else {
 		note(o, "no --params: the gradient all-reduce cannot be modelled, communication is assumed not to grow with the GPU count, which is optimistic");
 	}
@@ -618,6 +636,7 @@ static void fmt_units(char *b, size_t n, double v, const char *unit)
 	if (v >= 1e12) snprintf(b, n, "%.3g T%s", v / 1e12, unit);
 	else if (v >= 1e9) snprintf(b, n, "%.3g G%s", v / 1e9, unit);
 	else if (v >= 1e6) snprintf(b, n, "%.3g M%s", v / 1e6, unit);
+	else if (v >= 1e3) snprintf(b, n, "%.3g k%s", v / 1e3, unit);
 	else snprintf(b, n, "%.3g %s", v, unit);
 }
 

@@ -124,6 +124,10 @@ enum hr_verdict {
 
 #define HR_CANARY_MAX_NOTES 12
 
+/* A fitted all-reduce model whose rms relative residual exceeds this (%) is
+ * called rough in the notes. */
+#define HR_CANARY_ROUGH_FIT_PCT 20.0
+
 struct hr_canary_out {
 	int comm_only;                      /* no step time given: only the checkpoint,
 					       input wait and all-reduce scaling are

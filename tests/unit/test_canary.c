@@ -379,3 +379,22 @@ Test(canary, measurements_only_mode)
 	in.baseline_step_sec = given(1);
 	cr_assert_eq(hr_canary_compute(&in, &out), CH_ERR_USAGE);
 }
+
+Test(canary, rough_fit_is_noted)
+{
+	struct hr_canary_in in;
+	struct hr_canary_out out;
+	textbook(&in);
+	in.params = given(1e9);
+	in.comm[HR_INTRA] = (struct hr_comm_model){ .set = 1, .src = HR_SRC_FITTED,
+		.fit = { .model = HR_FIT_RING, .alpha_us = 2, .bw_gbps = 50, .rms_rel_pct = 35, .r2 = 0.8 } };
+	cr_assert_eq(hr_canary_compute(&in, &out), 0);
+	int rough = 0;
+	for (int i = 0; i < out.nnotes; i++)
+		rough |= strstr(out.notes[i], "fit misses its points by 35%") != NULL;
+	cr_assert(rough);
+	in.comm[HR_INTRA].fit.rms_rel_pct = 3;
+	cr_assert_eq(hr_canary_compute(&in, &out), 0);
+	for (int i = 0; i < out.nnotes; i++)
+		cr_assert_null(strstr(out.notes[i], "fit misses"));
+}
