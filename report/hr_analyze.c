@@ -597,16 +597,18 @@ static void group_reasons(struct an *a)
 					   g->wrong_total, g->backend, g->collective, g->name, g->nranks,
 					   g->nnodes, g->nnodes == 1 ? "" : "s");
 		}
-		if (g->failure && !strcmp(g->backend, "nccl-tests")) {
+		if (g->failure && !strcmp(g->backend, "nccl-tests") && !(g->complete && g->wrong_total > 0)) {
+			/* (a finished run with wrong elements is reported as such above) */
 			if (!g->nnodes)
 				add_reason(a, -1, HR_WARN, "nccl_tests_failed", g->name, g->source,
 					   "re-run with NCCL_DEBUG=INFO and read the first error",
-					   "nccl-tests run %s did not finish: '%.160s'", g->name, g->failure);
+					   "nccl-tests run %s %s: '%.160s'", g->name,
+					   g->complete ? "reported failures" : "did not finish", g->failure);
 			for (k = 0; k < g->nnodes; k++)
 				add_reason(a, g->nodes[k], HR_WARN, "nccl_tests_failed", g->name, g->source,
 					   "re-run with NCCL_DEBUG=INFO and read the first error; if it names this node's GPUs, check them (nvidia-smi, compute mode)",
-					   "nccl-tests run %s (%d ranks) did not finish: '%.160s'", g->name,
-					   g->nranks, g->failure);
+					   "nccl-tests run %s (%d ranks) %s: '%.160s'", g->name,
+					   g->nranks, g->complete ? "reported failures" : "did not finish", g->failure);
 		}
 		if (!p || g->kind != HR_G_NODE || p->level < HR_WARN)
 			continue;

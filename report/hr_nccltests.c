@@ -351,9 +351,13 @@ static int parse_row(struct parser *p, char **tok, int ntok, int line, int last_
 		default: break;
 		}
 		if (bad) {
+			static const char *const names[] = { "size", "count", "type", "redop", "root",
+				"time", "algbw", "busbw", "#wrong", "error", "timestamp", "?" };
 			hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, line, 0,
-				     "malformed results row: column %d ('%s') is not a number: '%s'",
-				     i + 1, s, t->role[i] == C_BUSBW ? "busbw" : s);
+				     "malformed results row: column %d (%s%s) is not a valid number: '%s'; row skipped",
+				     i + 1, names[t->role[i]],
+				     t->role[i] >= C_TIME && t->role[i] <= C_ERROR ?
+				     (t->half[i] ? ", in-place" : ", out-of-place") : "", s);
 			return 0;
 		}
 	}

@@ -108,7 +108,39 @@ static int pl_close(struct hr_svg *out)
 		pl_buf = NULL;
 		return CH_ERR_RUNTIME;
 	}
-	memcpy(out->svg, start, out->len);
+	/* compact: PLplot writes one attribute per line; collapse white space
+	 * and drop attributes that repeat SVG's defaults */
+	{
+		static const char *const dflt[] = { " stroke-opacity=\"1.000000\"",
+			" fill-opacity=\"1.000000\"", NULL };
+		size_t i = 0, o = 0, n = out->len;
+		while (i < n) {
+			int k, skipped = 0;
+			char ch = start[i];
+			for (k = 0; dflt[k]; k++) {
+				size_t l = strlen(dflt[k]);
+				if (i + l <= n && !memcmp(start + i, dflt[k], l)) {
+					i += l;
+					skipped = 1;
+					break;
+				}
+			}
+			if (skipped)
+				continue;
+			if (ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r') {
+				while (i < n && (start[i] == ' ' || start[i] == '\n' || start[i] == '\t' || start[i] == '\r'))
+					i++;
+				if (o > 0 && out->svg[o - 1] != '>' && i < n && start[i] != '>' && start[i] != '/')
+					out->svg[o++] = ' ';
+				else if (o > 0 && out->svg[o - 1] == '>' && i < n && start[i] != '<')
+					out->svg[o++] = ' ';
+				continue;
+			}
+			out->svg[o++] = ch;
+			i++;
+		}
+		out->len = o;
+	}
 	out->svg[out->len] = '\0';
 	free(pl_buf);
 	pl_buf = NULL;
@@ -160,6 +192,23 @@ static void label_at(double x, double y, double just, const char *s)
 	plptex(x, y, 1, 0, just, t);
 }
 
+/* Legend entries stacked in the top-left corner of the current window. */
+static void legend(double x0, double x1, double y0, double y1, int i, int col, const char *text)
+{
+	plcol0(col);
+	label_at(x0 + 0.02 * (x1 - x0), y1 - (0.07 * (i + 1)) * (y1 - y0), 0.0, text);
+}
+
+/* "1.5 PFLOP/s"-free GFLOP/s or TFLOP/s text */
+static void fmt_flops(double g, char *buf, size_t n)
+{
+	char num[32];
+	if (g >= 10000)
+		snprintf(buf, n, "%s TFLOP/s", hr_fmt_num(g / 1000, num, sizeof(num)));
+	else
+		snprintf(buf, n, "%s GFLOP/s", hr_fmt_num(g, num, sizeof(num)));
+}
+
 /* ------------------------------------------------------------ helpers */
 
 static double jnum(const json_t *o, const char *k)
@@ -186,7 +235,7 @@ static int roofline_draw(const char *node, const json_t *device)
 	double mem = NAN, mem_ds = NAN, amin = INFINITY, amax = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
 	double top = NAN;
 	size_t k;
-	char title[256], lab[200];
+	char title[256], lab[320];
 
 	json_array_foreach(metrics, k, m) {
 		const char *mk = jstr(m, "metric");
@@ -237,50 +286,66 @@ static int roofline_draw(const char *node, const json_t *device)
 	snprintf(title, sizeof(title), "%s %s%s%s%s: roofline", node, jstr(device, "device"),
 		 jstr(device, "name") ? " (" : "", jstr(device, "name") ? jstr(device, "name") : "",
 		 jstr(device, "name") ? ")" : "");
-	viewport(title, "arithmetic intensity (FLOP/byte)", "GFLOP/s", log10(amin) - 0.2,
-		 log10(amax) + 0.2, log10(ylo) - 0.3, log10(yhi) + 0.3, "bcnstl", "bcnstvl");
-	/* datasheet roofs, dashed */
-	plwidth(1.5);
-	pllsty(2);
-	for (i = 0; i < nroofs; i++) {
-		double bw = mem_ds > 0 ? mem_ds : NAN;
-		if (!(roofs[i].ds > 0))
-			continue;
-		plcol0(dtype_color(roofs[i].dtype));
-		if (bw > 0 && roofs[i].ds / bw > amin) {
-			double ridge = roofs[i].ds / bw;
-			line2(log10(amin) - 0.2, log10(bw * amin) - 0.2, log10(ridge), log10(roofs[i].ds));
-			line2(log10(ridge), log10(roofs[i].ds), log10(amax) + 0.2, log10(roofs[i].ds));
-		} else {
-			line2(log10(amin) - 0.2, log10(roofs[i].ds), log10(amax) + 0.2, log10(roofs[i].ds));
+	{
+		double x0 = log10(amin) - 0.2, x1 = log10(amax) + 0.2;
+		double y0 = log10(ylo) - 0.3, y1 = log10(yhi) + 0.3 + 0.08 * (nroofs + 1) * (log10(yhi) - log10(ylo) + 0.6);
+		int li = 0;
+		char num[32];
+		viewport(title, "arithmetic intensity (FLOP/byte)", "GFLOP/s", x0, x1, y0, y1,
+			 "bcnstl", "bcnstvl");
+		/* datasheet roofs, dashed */
+		plwidth(1.5);
+		pllsty(2);
+		for (i = 0; i < nroofs; i++) {
+			double bw = mem_ds > 0 ? mem_ds : NAN;
+			if (!(roofs[i].ds > 0))
+				continue;
+			plcol0(dtype_color(roofs[i].dtype));
+			if (bw > 0 && roofs[i].ds / bw > amin) {
+				double ridge = roofs[i].ds / bw;
+				line2(x0, log10(bw) + x0, log10(ridge), log10(roofs[i].ds));
+				line2(log10(ridge), log10(roofs[i].ds), x1, log10(roofs[i].ds));
+			} else {
+				line2(x0, log10(roofs[i].ds), x1, log10(roofs[i].ds));
+			}
 		}
-	}
-	/* measured roofs, solid */
-	pllsty(1);
-	plwidth(2.5);
-	for (i = 0; i < nroofs; i++) {
-		double c = roofs[i].meas;
-		if (!(c > 0))
-			continue;
-		plcol0(dtype_color(roofs[i].dtype));
-		if (mem > 0 && c / mem > amin) {
-			double ridge = c / mem;
-			line2(log10(amin) - 0.2, log10(mem * amin) - 0.2, log10(ridge), log10(c));
-			line2(log10(ridge), log10(c), log10(amax) + 0.2, log10(c));
-		} else {
-			line2(log10(amin) - 0.2, log10(c), log10(amax) + 0.2, log10(c));
+		/* measured roofs, solid */
+		pllsty(1);
+		plwidth(2.5);
+		for (i = 0; i < nroofs; i++) {
+			double c = roofs[i].meas;
+			if (!(c > 0))
+				continue;
+			plcol0(dtype_color(roofs[i].dtype));
+			if (mem > 0 && c / mem > amin) {
+				double ridge = c / mem;
+				line2(x0, log10(mem) + x0, log10(ridge), log10(c));
+				line2(log10(ridge), log10(c), x1, log10(c));
+			} else {
+				line2(x0, log10(c), x1, log10(c));
+			}
 		}
-		snprintf(lab, sizeof(lab), "%s %.3g GFLOP/s", roofs[i].dtype, c);
-		label_at(log10(amax) + 0.15, log10(c) + 0.06, 1.0, lab);
-	}
-	if (mem > 0 && nroofs == 0) {
-		plcol0(C_BLACK);
-		line2(log10(amin) - 0.2, log10(mem * amin) - 0.2, log10(amax) + 0.2, log10(mem * amax) + 0.2);
-	}
-	if (mem > 0) {
-		plcol0(C_BLACK);
-		snprintf(lab, sizeof(lab), "memory %.3g GB/s", mem);
-		label_at(log10(amin) + 0.05, log10(mem * amin) + 0.12, 0.0, lab);
+		if (mem > 0 && nroofs == 0) {
+			plcol0(C_BLACK);
+			line2(x0, log10(mem) + x0, x1, log10(mem) + x1);
+		}
+		plwidth(1);
+		if (mem > 0) {
+			snprintf(lab, sizeof(lab), "memory roof %s GB/s%s%s%s", hr_fmt_num(mem, num, sizeof(num)),
+				 mem_ds > 0 ? " (datasheet " : "", mem_ds > 0 ? hr_fmt_num(mem_ds, title, sizeof(title)) : "",
+				 mem_ds > 0 ? ")" : "");
+			legend(x0, x1, y0, y1, li++, C_BLACK, lab);
+		}
+		for (i = 0; i < nroofs; i++) {
+			char f1[48], f2[48];
+			fmt_flops(roofs[i].meas, f1, sizeof(f1));
+			if (roofs[i].ds > 0)
+				fmt_flops(roofs[i].ds, f2, sizeof(f2));
+			snprintf(lab, sizeof(lab), "%s roof %s%s%s%s", roofs[i].dtype, f1,
+				 roofs[i].ds > 0 ? " (datasheet " : "", roofs[i].ds > 0 ? f2 : "",
+				 roofs[i].ds > 0 ? ")" : "");
+			legend(x0, x1, y0, y1, li++, dtype_color(roofs[i].dtype), lab);
+		}
 	}
 	/* points */
 	plwidth(1);
@@ -293,8 +358,6 @@ static int roofline_draw(const char *node, const json_t *device)
 		plcol0(json_is_true(json_object_get(m, "throttled")) ? C_RED : dtype_color(jstr(m, "dtype")));
 		plpoin(1, &x, &y, jstr(m, "family") && !strcmp(jstr(m, "family"), "gemm") ? 5 : 4);
 	}
-	plcol0(C_GREY);
-	plmtex("b", 3.2, 1.0, 1.0, "solid: measured roofs; dashed: datasheet; o kernels, x GEMM; red: throttled");
 	(void)top;
 	return 0;
 }
@@ -323,6 +386,16 @@ int hr_plot_roofline(const char *node, const json_t *device, struct hr_svg *out)
 
 /* ------------------------------------------------------------ busbw */
 
+/* x axis in log2 bytes, labelled with nccl-tests' size suffixes */
+static void size_label(PLINT axis, PLFLT value, char *label, PLINT length, PLPointer data)
+{
+	(void)data;
+	if (axis == PL_X_AXIS && fabs(value - round(value)) < 1e-6 && value >= 0 && value < 63)
+		hr_fmt_bytes(ldexp(1.0, (int)round(value)), label, (size_t)length);
+	else
+		snprintf(label, (size_t)length, "%g", value);
+}
+
 static int busbw_draw(const char *title, const json_t *groups)
 {
 	static const int cols[] = { C_BLUE, C_ORANGE, C_GREEN, C_RED, C_PURPLE, C_BROWN, C_CYAN };
@@ -348,8 +421,10 @@ static int busbw_draw(const char *title, const json_t *groups)
 	}
 	if (!nlines || !isfinite(xmin))
 		return CH_ERR_USAGE;
-	viewport(title, "message size (log2 bytes)", "busbw (GB/s)", xmin - 0.5, xmax + 0.5, 0,
-		 ymax > 0 ? ymax * 1.15 : 1, "bcnst", "bcnstv");
+	plslabelfunc(size_label, NULL);
+	viewport(title, "message size (bytes)", "busbw (GB/s)", xmin - 0.5, xmax + 0.5, 0,
+		 ymax > 0 ? ymax * 1.15 : 1, "bcnsto", "bcnstv");
+	plslabelfunc(NULL, NULL);
 	nlines = 0;
 	json_array_foreach(groups, i, g) {
 		const json_t *rows = json_object_get(g, "rows");
@@ -394,8 +469,6 @@ static int busbw_draw(const char *title, const json_t *groups)
 		free(y);
 		nlines++;
 	}
-	plcol0(C_GREY);
-	plmtex("b", 3.2, 1.0, 1.0, "solid o: out-of-place; dashed x: in-place");
 	return 0;
 }
 
@@ -474,8 +547,6 @@ static int lateness_draw(const char *node, const json_t *loader)
 			plmtex("b", 1.5 + 1.2 * (double)(i % 2), ((double)i + 0.6) / ((double)n + 0.2), 0.5, t);
 		}
 	}
-	plcol0(C_GREY);
-	plmtex("b", 4.2, 1.0, 1.0, "bars: p99 (green pass, orange warn, red fail); black line: p50");
 	return 0;
 }
 
@@ -572,8 +643,6 @@ static int distribution_draw(const json_t *dist, double warn_pct, double fail_pc
 		if (out && d[i].subject)
 			label_at(x + 0.3, y, 0.0, d[i].subject);
 	}
-	plcol0(C_GREY);
-	plmtex("b", 3.2, 1.0, 1.0, "dashed: WARN (orange) and FAIL (red) distance below the median; x: outliers");
 	free(d);
 	return 0;
 }

@@ -57,6 +57,10 @@ static void cost_line(const json_t *c, char *buf, size_t n)
 {
 	char wall[48], it[48], fac[48], cost[32], co2[32];
 	const char *src = hr_jstr(c, "energy_source");
+	if (hr_jint(c, "runs_counted", 0) == 0) {
+		snprintf(buf, n, "run cost: not known (no input with timestamps or an energy record; nccl-tests text logs carry neither)");
+		return;
+	}
 	snprintf(buf, n, "run cost: %s wall (first start to last end); energy %s (%s), facility %s at PUE %.2f: %s %s, %s kg CO2e",
 		 fmt_sec(hr_jnum(c, "wall_span_sec"), wall, sizeof(wall)),
 		 fmt_kwh(hr_jnum(c, "it_energy_j") / 3.6e6, it, sizeof(it)),
