@@ -359,6 +359,19 @@ int hr_history_regressed(const double *v, size_t n, const struct hr_check_cfg *c
 	return 1;
 }
 
+int hr_history_latest(struct hr_history *h, char *buf, size_t n)
+{
+	sqlite3_stmt *st;
+
+	buf[0] = '\0';
+	if (sqlite3_prepare_v2(h->db, "SELECT max(night) FROM metrics", -1, &st, NULL) != SQLITE_OK)
+		return sql_err(h, "query");
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		snprintf(buf, n, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return 0;
+}
+
 int hr_history_check(struct hr_history *h, const char *night,
 		     const struct hr_check_cfg *cfg, struct hr_regression **out,
 		     size_t *n)
@@ -375,15 +388,10 @@ int hr_history_check(struct hr_history *h, const char *night,
 	*out = NULL;
 	*n = 0;
 	if (!night) {
-		sqlite3_stmt *st;
-		if (sqlite3_prepare_v2(h->db, "SELECT max(night) FROM metrics", -1, &st, NULL) != SQLITE_OK)
-			return sql_err(h, "query");
-		if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL) {
-			sqlite3_finalize(st);
+		if (hr_history_latest(h, latest, sizeof(latest)))
+			return CH_ERR_RUNTIME;
+		if (!latest[0])
 			return 0; /* empty history */
-		}
-		snprintf(latest, sizeof(latest), "%s", (const char *)sqlite3_column_text(st, 0));
-		sqlite3_finalize(st);
 		night = latest;
 	}
 	if (sqlite3_prepare_v2(h->db, "SELECT node, gpu, metric FROM metrics WHERE night = ? ORDER BY node, gpu, metric",
@@ -636,11 +644,13 @@ static int history_main(int argc, char **argv)
 			printf("history: recorded %zu values from %zu result files for night %s into %s\n",
 			       rc_.nrec, rc_.nfiles, night, db);
 	}
+	if (!night[0] && (rc = hr_history_latest(h, night, sizeof(night))))
+		goto out;
 	if ((rc = hr_history_check(h, night[0] ? night : NULL, &cfg, &reg, &nreg)))
 		goto out;
 	if (!quiet)
 		printf("history: checked night %s against each series' median of up to %d earlier nights (at least %d), threshold %g%%: %zu regressed\n",
-		       night[0] ? night : "(latest)", cfg.window, cfg.min_nights, cfg.threshold_pct, nreg);
+		       night[0] ? night : "(none: the history is empty)", cfg.window, cfg.min_nights, cfg.threshold_pct, nreg);
 	drain = json_array();
 	for (i = 0; i < nreg; i++) {
 		int dup = 0;

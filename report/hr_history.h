@@ -113,6 +113,13 @@ int hr_history_regressed(const double *v, size_t n, const struct hr_check_cfg *c
 			 size_t *since, double *baseline, double *pct);
 
 /**
+ * hr_history_latest - the latest night recorded.
+ * @buf: [out] the night, "" when the history is empty.  @n: [in] size of @buf (>= 32).
+ * Returns 0, CH_ERR_RUNTIME on an SQLite error (printed).
+ */
+int hr_history_latest(struct hr_history *h, char *buf, size_t n);
+
+/**
  * hr_history_check - check every series that has a value on @night.
  * @night: [in] the night to check; NULL for the latest in the database.
  * @out:   [out] malloc'ed array of regressions (caller frees), NULL when none.
