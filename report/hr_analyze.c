@@ -1080,7 +1080,8 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 		json_decref(p);
 		return NULL;
 	}
-	qsort(a->r, a->nr, sizeof(*a->r), cmp_reason);
+	if (a->nr)
+		qsort(a->r, a->nr, sizeof(*a->r), cmp_reason);
 	for (i = 0; i < f->nnodes; i++) {
 		ord[i].node = (int)i;
 		ord[i].name = f->nodes[i].name;
