@@ -60,34 +60,38 @@ json_t *hr_cost_profile(const struct hr_fleet *f, const struct hr_cost_params *p
 		return NULL;
 	for (i = 0; i < f->nruns; i++) {
 		const struct hr_run *r = &f->runs[i];
+		int cpu_meas = !isnan(r->cpu_j), gpu_meas = !isnan(r->gpu_j);
+		int need_gpu = r->gpu_rated_w > 0;
 		if (r->start && r->end) {
 			if (!span0 || r->start < span0)
 				span0 = (double)r->start;
 			if (r->end > span1)
 				span1 = (double)r->end;
 		}
-		if (r->energy_measured) {
-			double j = (isnan(r->cpu_j) ? 0 : r->cpu_j) + (isnan(r->gpu_j) ? 0 : r->gpu_j);
-			meas_j += j;
-			measured++;
-			counted++;
-			if (!isnan(r->wall_sec))
-				run_sec += r->wall_sec;
-			continue;
-		}
-		if (isnan(r->wall_sec)) {
+		/* each part measured where the file has it, else estimated */
+		if (isnan(r->wall_sec) && !(cpu_meas && (gpu_meas || !need_gpu))) {
 			no_time++;
 			continue;
 		}
-		run_sec += r->wall_sec;
-		est_j += r->wall_sec * (r->gpu_rated_w + r->cpu_packages * p->cpu_w);
+		if (!isnan(r->wall_sec))
+			run_sec += r->wall_sec;
+		if (cpu_meas)
+			meas_j += r->cpu_j;
+		else
+			est_j += r->wall_sec * r->cpu_packages * p->cpu_w;
+		if (gpu_meas)
+			meas_j += r->gpu_j;
+		else if (need_gpu)
+			est_j += r->wall_sec * r->gpu_rated_w;
+		if (cpu_meas && (gpu_meas || !need_gpu))
+			measured++;
 		counted++;
 	}
 	it_j = meas_j + est_j;
 	kwh = it_j / 3.6e6;
 	fac_kwh = kwh * p->pue;
 	snprintf(basis, sizeof(basis),
-		 "runs without an energy record: wall time x (rated power of the GPUs they used, from the vendor datasheets, + %.0f W per CPU package%s); an upper bound, as devices rarely draw their rated power throughout",
+		 "where a result file has no energy reading (no RAPL or NVML counter): wall time x rated power, that is the GPUs it used at their datasheet maximum power and %.0f W per CPU package%s; an upper bound, as devices rarely draw their rated power throughout",
 		 p->cpu_w, p->cpu_w_given ? ", given" : ", assumed");
 	json_object_set_new(o, "wall_span_sec", span1 > span0 ? json_real(span1 - span0) : json_null());
 	json_object_set_new(o, "run_sec_total", json_real(run_sec));

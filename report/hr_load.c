@@ -159,35 +159,41 @@ static char *join_strings(const json_t *v)
 
 /* ---------------------------------------------------------- roofline */
 
-static void telemetry_info(const json_t *tel, char **clocks, char **reasons)
+/* Throttle reasons from roofline's telemetry: {"before": sample, "after":
+ * sample} where a sample (ch_nvml_sample_json) has "clock_event_reasons"
+ * and "throttled"; reasons are kept only from samples that were throttled. */
+static void add_reasons(const json_t *sample, struct hr_buf *rb)
 {
-	const char *k;
-	json_t *v;
-	struct hr_buf cb = { 0 }, rb = { 0 };
+	const json_t *r = json_object_get(sample, "clock_event_reasons"), *e;
+	size_t i;
+	if (!json_is_true(json_object_get(sample, "throttled")))
+		return;
+	json_array_foreach(r, i, e) {
+		const char *name = json_string_value(e);
+		if (!name || (rb->s && strstr(rb->s, name)))
+			continue;
+		hr_buf_printf(rb, "%s%s", rb->len ? ", " : "", name);
+	}
+	if (json_is_string(r) && !(rb->s && strstr(rb->s, json_string_value(r))))
+		hr_buf_printf(rb, "%s%s", rb->len ? ", " : "", json_string_value(r));
+}
+
+static void telemetry_info(const json_t *tel, char **reasons)
+{
+	struct hr_buf rb = { 0 };
 	if (!json_is_object(tel))
 		return;
-	json_object_foreach((json_t *)tel, k, v) {
-		if (strstr(k, "reason") || strstr(k, "throttle") || strstr(k, "clock_event")) {
-			char *j = json_is_boolean(v) ? NULL : join_strings(v);
-			if (j) {
-				if (rb.len)
-					hr_buf_puts(&rb, "; ");
-				hr_buf_puts(&rb, j);
-				free(j);
-			}
-		} else if (strstr(k, "clock") && strstr(k, "mhz") && json_is_number(v) &&
-			   (strstr(k, "max") || strstr(k, "app"))) {
-			hr_buf_printf(&cb, "%s%s=%.0f", cb.len ? " " : "", k, json_number_value(v));
-		}
-	}
-	if (cb.s && !*clocks)
-		*clocks = cb.s;
-	else
-		hr_buf_release(&cb);
-	if (rb.s && !*reasons)
+	if (*reasons)
+		hr_buf_puts(&rb, *reasons);
+	add_reasons(tel, &rb);
+	add_reasons(json_object_get(tel, "before"), &rb);
+	add_reasons(json_object_get(tel, "after"), &rb);
+	if (rb.s && (!*reasons || strcmp(rb.s, *reasons))) {
+		free(*reasons);
 		*reasons = rb.s;
-	else
+	} else {
 		hr_buf_release(&rb);
+	}
 }
 
 static int load_roofline(struct ctx *c, const json_t *res, int node)
@@ -206,6 +212,7 @@ static int load_roofline(struct ctx *c, const json_t *res, int node)
 		char where[64];
 		const char *id, *name, *sku, *st;
 		size_t k;
+		int dnode;
 
 		snprintf(where, sizeof(where), "results.devices[%zu]", i);
 		if (!json_is_object(d) || !(id = jstr(d, "device"))) {
@@ -217,10 +224,16 @@ static int load_roofline(struct ctx *c, const json_t *res, int node)
 			skip(c, "%s: missing '%s'; skipped", where, "status");
 			continue;
 		}
+		dnode = node;
+		if (jstr(d, "host")) { /* under mpirun, devices of several hosts */
+			dnode = hr_fleet_node(c->f, jstr(d, "host"));
+			if (dnode < 0)
+				return CH_ERR_RUNTIME;
+		}
 		GROW(c->f->devices, c->f->ndevices, dv);
 		if (!dv)
 			return CH_ERR_RUNTIME;
-		dv->node = node;
+		dv->node = dnode;
 		dv->device = strdup(id);
 		dv->kind = strdup(jstr(d, "kind") ? jstr(d, "kind") : (strncmp(id, "gpu", 3) ? "cpu" : "gpu"));
 		name = jstr(d, "name");
@@ -246,13 +259,13 @@ static int load_roofline(struct ctx *c, const json_t *res, int node)
 			if (dv->ds)
 				dv->sku = strdup(dv->ds->sku);
 			if (name && strcmp(st, "unavailable")) {
-				const char *cur = c->f->nodes[node].cfg[HR_CFG_GPU_MODEL];
+				const char *cur = c->f->nodes[dnode].cfg[HR_CFG_GPU_MODEL];
 				if (!cur || !strcmp(cur, name) || strstr(cur, "mixed"))
-					set_cfg(c->f, node, HR_CFG_GPU_MODEL, cur && strstr(cur, "mixed") ? cur : name);
+					set_cfg(c->f, dnode, HR_CFG_GPU_MODEL, cur && strstr(cur, "mixed") ? cur : name);
 				else {
 					char mixed[300];
 					snprintf(mixed, sizeof(mixed), "mixed: %s, %s", cur, name);
-					set_cfg(c->f, node, HR_CFG_GPU_MODEL, mixed);
+					set_cfg(c->f, dnode, HR_CFG_GPU_MODEL, mixed);
 				}
 			}
 		}
@@ -266,7 +279,8 @@ static int load_roofline(struct ctx *c, const json_t *res, int node)
 		} else {
 			char w2[96];
 			snprintf(w2, sizeof(w2), "%s.roofs", where);
-			dv->memory_gbps = num_field(c, roofs, "memory_gbps", w2, !strcmp(st, "ok"));
+			dv->memory_gbps = num_field(c, roofs, "memory_gbps", w2,
+						    !strcmp(st, "ok") && !json_object_size(json_object_get(roofs, "compute_gflops")));
 			cg = json_object_get(roofs, "compute_gflops");
 			if (json_is_object(cg)) {
 				const char *dt;
@@ -285,11 +299,17 @@ static int load_roofline(struct ctx *c, const json_t *res, int node)
 				}
 			}
 		}
-		/* clocks and throttle reasons: device level first, then telemetry */
+		/* clocks (the device's maximum SM clock, roofline's config.clock_mhz)
+		 * and throttle reasons (device level, then every point's telemetry) */
 		if (json_is_string(json_object_get(d, "clocks")))
 			dv->clocks = strdup(jstr(d, "clocks"));
+		else if (jnum(json_object_get(d, "config"), "clock_mhz") > 0) {
+			char ck[64];
+			snprintf(ck, sizeof(ck), "%.0f MHz", jnum(json_object_get(d, "config"), "clock_mhz"));
+			dv->clocks = strdup(ck);
+		}
 		dv->throttle_reasons = join_strings(json_object_get(d, "throttle_reasons"));
-		telemetry_info(json_object_get(d, "telemetry"), &dv->clocks, &dv->throttle_reasons);
+		telemetry_info(json_object_get(d, "telemetry"), &dv->throttle_reasons);
 		pts = json_object_get(d, "points");
 		if (json_is_array(pts) && json_array_size(pts)) {
 			dv->points = calloc(json_array_size(pts), sizeof(*dv->points));
@@ -312,11 +332,11 @@ static int load_roofline(struct ctx *c, const json_t *res, int node)
 			pt->throttled = jbool(p, "throttled");
 			if (pt->throttled)
 				dv->throttled = 1;
-			telemetry_info(json_object_get(p, "telemetry"), &dv->clocks, &dv->throttle_reasons);
+			telemetry_info(json_object_get(p, "telemetry"), &dv->throttle_reasons);
 			dv->npoints++;
 		}
 		if (dv->clocks && !strcmp(dv->kind, "gpu"))
-			set_cfg(c->f, node, HR_CFG_CLOCKS, dv->clocks);
+			set_cfg(c->f, dnode, HR_CFG_CLOCKS, dv->clocks);
 	}
 	return 0;
 }
@@ -365,7 +385,8 @@ static int load_allreduce(struct ctx *c, const json_t *doc, const json_t *res, i
 			return CH_ERR_RUNTIME;
 	}
 	json_array_foreach(layout, i, v) {
-		const char *h = jstr(v, "host");
+		/* the node name sweeps use: the host, or "nodeK" with --node-size */
+		const char *h = jstr(v, "node_name") ? jstr(v, "node_name") : jstr(v, "host");
 		int r = (int)jnum(v, "rank"), n2;
 		if (!h || !(r >= 0 && (size_t)r < nl)) {
 			hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
@@ -524,7 +545,7 @@ static int load_allreduce(struct ctx *c, const json_t *doc, const json_t *res, i
 	}
 	json_array_foreach(json_object_get(res, "stragglers"), i, v) {
 		struct hr_straggler *s;
-		const char *h = jstr(v, "host");
+		const char *h = jstr(v, "node") ? jstr(v, "node") : jstr(v, "host");
 		int n2, r = (int)jnum(v, "rank");
 		if (!h && rank_node && r >= 0 && (size_t)r < nl && rank_node[r])
 			h = c->f->nodes[rank_node[r] - 1].name;

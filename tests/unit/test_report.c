@@ -446,8 +446,8 @@ Test(report, run_cost_known_answer)
 	cr_assert(h100);
 	cr_expect_float_eq(hr_gpu_rated_w(h100, NULL), 700, 0);
 	memset(&f, 0, sizeof(f));
-	f.runs = calloc(3, sizeof(*f.runs));
-	f.nruns = 3;
+	f.runs = calloc(4, sizeof(*f.runs));
+	f.nruns = 4;
 	r = &f.runs[0]; /* measured: 1 kWh */
 	r->start = 1000; r->end = 1000 + 3600; r->wall_sec = 3600;
 	r->energy_measured = 1; r->cpu_j = 1.2e6; r->gpu_j = 2.4e6;
@@ -456,15 +456,19 @@ Test(report, run_cost_known_answer)
 	r->cpu_j = r->gpu_j = NAN; r->gpus_used = 1; r->gpu_rated_w = 700; r->cpu_packages = 1;
 	r = &f.runs[2]; /* no time: not counted */
 	r->wall_sec = NAN; r->cpu_j = r->gpu_j = NAN;
+	r = &f.runs[3]; /* CPU measured (RAPL), GPU not (no NVML): 100 s x 700 W estimated */
+	r->wall_sec = 100; r->cpu_j = 5e4; r->gpu_j = NAN; r->gpu_rated_w = 700; r->cpu_packages = 1;
 	hr_cost_defaults(&cp);
 	c = hr_cost_profile(&f, &cp);
 	cr_assert(c);
 	cr_expect_float_eq(hr_jnum(c, "wall_span_sec"), 5600 - 1000, 0);
-	cr_expect_float_eq(hr_jnum(c, "it_energy_j"), 3.6e6 + 3.42e6, 1e-3);
-	cr_expect_float_eq(hr_jnum(c, "estimated_energy_j"), 3.42e6, 1e-3);
-	cr_expect_float_eq(hr_jnum(c, "facility_energy_kwh"), 1.95 * 1.58, 1e-9);
-	cr_expect_float_eq(hr_jnum(c, "cost"), 1.95 * 1.58 * 0.0806, 1e-9);
-	cr_expect_float_eq(hr_jnum(c, "co2e_kg"), 1.95 * 1.58 * 480 / 1000, 1e-9);
+	cr_expect_float_eq(hr_jnum(c, "it_energy_j"), 3.6e6 + 3.42e6 + 5e4 + 7e4, 1e-3);
+	cr_expect_float_eq(hr_jnum(c, "estimated_energy_j"), 3.42e6 + 7e4, 1e-3);
+	cr_expect_float_eq(hr_jnum(c, "facility_energy_kwh"), 1.95 * 1.58 + 1.2e5 / 3.6e6 * 1.58, 1e-9);
+	cr_expect_float_eq(hr_jnum(c, "cost"), (1.95 + 1.2e5 / 3.6e6) * 1.58 * 0.0806, 1e-9);
+	cr_expect_float_eq(hr_jnum(c, "co2e_kg"), (1.95 + 1.2e5 / 3.6e6) * 1.58 * 480 / 1000, 1e-9);
+	cr_expect_eq(hr_jint(c, "runs_measured", -1), 1);
+	cr_expect_eq(hr_jint(c, "runs_counted", -1), 3);
 	cr_expect_str_eq(hr_jstr(c, "energy_source"), "partly estimated");
 	cr_expect_eq(hr_jint(c, "runs_without_time", -1), 1);
 	cr_expect(strstr(hr_jstr(json_object_get(c, "sources"), "pue"), "Uptime Institute"));

@@ -69,7 +69,7 @@ HEALTHY = {"fp64": 55000, "fp32": 54000, "tf32": 400000, "bf16": 790000, "fp16":
 MEM = 2950.0
 
 
-def gpu_device(rng, idx, degraded):
+def gpu_device(rng, host_name, idx, degraded):
     mem = noisy(rng, MEM)
     comp = {d: noisy(rng, v) for d, v in HEALTHY.items()}
     throttled = False
@@ -77,8 +77,11 @@ def gpu_device(rng, idx, degraded):
         comp["bf16"] = HEALTHY["bf16"] * 0.82
         comp["fp16"] = HEALTHY["fp16"] * 0.87
         throttled = True
-    tel = {"sm_clock_max_mhz": 1980, "mem_clock_max_mhz": 2619, "power_w": 690 if degraded else 610,
-           "temperature_c": 71, "clock_event_reasons": ["sw_power_cap"] if degraded else []}
+    # telemetry as roofline writes it (ch_nvml_sample_json before and after each point)
+    sample = {"sm_mhz": 1755 if degraded else 1980, "mem_mhz": 2619, "power_w": 699 if degraded else 610,
+              "temp_c": 71, "energy_j": 1.0e6,
+              "clock_event_reasons": ["sw_power_cap"] if degraded else [], "throttled": degraded}
+    tel = {"before": sample, "after": sample, "energy_j": 60.0, "avg_power_w": 600.0, "gflop_per_j": 1.3}
     points = []
     for k, (kern, by, fl) in enumerate([("copy", 16.0, 0.0), ("mul", 16.0, 1.0), ("add", 24.0, 1.0),
                                         ("triad", 24.0, 2.0), ("dot", 16.0, 2.0)]):
@@ -112,7 +115,8 @@ def gpu_device(rng, idx, degraded):
                        "gbps_best": None, "gflops_best": comp[d] * 1.005, "pct_of_roof": 100.0,
                        "pct_of_datasheet": 100.0 * comp[d] / PEAK[d], "valid": True,
                        "throttled": throttled and d in ("bf16", "fp16"), "telemetry": tel})
-    return {"device": "gpu%d" % idx, "kind": "gpu", "backend": "cuda", "name": GPU_NAME,
+    return {"device": "gpu%d" % idx, "host": host_name, "kind": "gpu", "backend": "cuda", "name": GPU_NAME,
+            "config": {"clock_mhz": 1980, "clock_source": "cudaDeviceProp", "units": 132},
             "pci_bus_id": "0000:%02x:00.0" % (0x18 + 0x10 * idx), "sku": "H100 SXM",
             "status": "ok", "reason": None,
             "datasheet": {"memory_gbps": 3350, "compute_gflops": PEAK,
@@ -122,7 +126,7 @@ def gpu_device(rng, idx, degraded):
             "throttled": throttled, "points": points}
 
 
-def cpu_device(rng):
+def cpu_device(rng, host_name):
     mem = noisy(rng, 410.0)
     comp = {"fp64": noisy(rng, 5200.0), "fp32": noisy(rng, 10400.0)}
     points = [{"kernel": "triad", "family": "stream", "dtype": "fp64", "flops": 2.0 * (1 << 28),
@@ -138,7 +142,7 @@ def cpu_device(rng):
                        "gflops": comp[d], "gbps_best": None, "gflops_best": comp[d],
                        "pct_of_roof": 100.0, "pct_of_datasheet": None, "valid": True,
                        "throttled": False, "telemetry": None})
-    return {"device": "cpu", "kind": "cpu", "backend": "cpu", "name": "Intel(R) Xeon(R) Platinum 8480+",
+    return {"device": "cpu", "host": host_name, "kind": "cpu", "backend": "cpu", "name": "Intel(R) Xeon(R) Platinum 8480+",
             "pci_bus_id": None, "sku": None, "status": "ok", "reason": None, "datasheet": None,
             "roofs": {"memory_gbps": mem, "compute_gflops": comp,
                       "ridge_flop_per_byte": {d: comp[d] / mem for d in comp}},
@@ -146,12 +150,12 @@ def cpu_device(rng):
 
 
 def roofline(rng, node, i, faulty):
-    devs = [gpu_device(rng, g, faulty and node == "node02" and g == 3) for g in range(GPUS)]
-    devs.append(cpu_device(rng))
+    devs = [gpu_device(rng, node, g, faulty and node == "node02" and g == 3) for g in range(GPUS)]
+    devs.append(cpu_device(rng, node))
     start = "2025-06-01T02:%02d:00Z" % (i * 2)
     end = "2025-06-01T02:%02d:00Z" % (i * 2 + 1)
     res = {"devices": devs, "node_median": {}, "flagged": []}
-    energy = {"cpu_j": 2 * 350.0 * 60, "gpu_j": GPUS * 600.0 * 60, "wall_sec": 60.0, "source": "nvml+rapl"}
+    energy = {"cpu_j": 2 * 350.0 * 60, "gpu_j": GPUS * 600.0 * 60, "wall_sec": 60.0, "source": "rapl+nvml"}
     return envelope("roofline", node, start, end, res, energy=energy,
                     args=["roofline", "--devices", "all", "--json", "roofline.json"])
 
@@ -188,7 +192,7 @@ def sweep(rng, kind, name, ranks, nodes, peak):
 
 def allreduce(rng, faulty):
     layout = [{"rank": r, "host": NODES[r // GPUS], "pid": 4000 + r, "local_rank": r % GPUS,
-               "node": r // GPUS, "gpu_index": r % GPUS,
+               "node": r // GPUS, "node_name": NODES[r // GPUS], "gpu_index": r % GPUS,
                "pci_bus_id": "0000:%02x:00.0" % (0x18 + 0x10 * (r % GPUS)), "gpu_name": GPU_NAME}
               for r in range(GPUS * len(NODES))]
     ranks_of = lambda i: list(range(i * GPUS, (i + 1) * GPUS))
@@ -207,7 +211,7 @@ def allreduce(rng, faulty):
            "wrong_total": 0}
     ranks = {"world_size": len(layout), "layout": layout}
     return envelope("allreduce_bw", NODES[0], "2025-06-01T02:20:00Z", "2025-06-01T02:22:00Z", res,
-                    ranks=ranks, energy=None,
+                    ranks=ranks, energy={"cpu_j": None, "gpu_j": None, "wall_sec": 120.0, "source": "unavailable"},
                     args=["allreduce_bw", "-b", "1M", "-e", "1G", "-f", "4", "--groups", "world,node,pairs"])
 
 
