@@ -115,7 +115,7 @@ if [ -n "$miss" ]; then
 	exit 0
 fi
 scripts/sweep --quick --results "$TMP/r" >"$TMP/sweep.out" 2>&1; rc=$?
-d=$(ls -d "$TMP/r/$host"/*/ 2>/dev/null | head -1)
+d=$(ls -d "$TMP/r/$host"/*/ 2>/dev/null | head -1); d=${d%/}
 if [ $rc -le 1 ] && [ -n "$d" ] && [ -s "$d/roofline.json" ] && [ -s "$d/allreduce_bw.json" ] &&
 	[ -s "$d/loader_contention.json" ] && [ -s "$d/report/report.html" ] && [ -s "$d/report/profile.json" ] &&
 	grep -q '^\[4/4\] health_report' "$TMP/sweep.out" && grep -q "^sweep: results in $d" "$TMP/sweep.out"; then
