@@ -310,7 +310,7 @@ static int compute_comm_only(const struct hr_canary_in *in, struct hr_canary_out
 			}
 		}
 	o->hw_ratio_target = fig(n2 / n1, in->target_gpus.src | in->gpus_now.src);
-	if (fix)
+	if (fix || in->wrong_rows > 0)
 		o->verdict = HR_VERDICT_FIX_FIRST;
 	else if (o->busbw_ratio_target.src && o->busbw_ratio_target.v < in->min_efficiency.v)
 		o->verdict = HR_VERDICT_DONT_BOOK;
@@ -332,6 +332,10 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 	rc = check_inputs(in);
 	if (rc)
 		return rc;
+	o->wrong_results = in->wrong_rows > 0;
+	if (in->wrong_rows > 0)
+		note(o, "allreduce_bw found wrong results in %ld rows (left out of the fit): the allocation corrupts data; drain and test it (see the health report) before trusting or booking anything",
+		     in->wrong_rows);
 	if (!in->step_sec.src)
 		return compute_comm_only(in, o);
 
@@ -579,7 +583,7 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 		int fix = 0;
 		for (i = 0; i < HR_LOSS_N; i++)
 			fix |= o->loss[i].fixable && o->loss[i].significant;
-		if (fix)
+		if (fix || in->wrong_rows > 0)
 			o->verdict = HR_VERDICT_FIX_FIRST;
 		else if (o->efficiency_target.v >= in->min_efficiency.v)
 			o->verdict = HR_VERDICT_BOOK;
@@ -646,6 +650,11 @@ void hr_canary_fixes_text(const struct hr_canary_out *o, char *b, size_t n)
 	int i, k = 0, cnt = 0;
 
 	b[0] = '\0';
+	if (o->wrong_results) {
+		cnt++;
+		k++;
+		used += (size_t)snprintf(b, n, "the wrong all-reduce results");
+	}
 	for (i = 0; i < HR_LOSS_N; i++) {
 		const struct hr_loss *l = &o->loss[o->order[i]];
 		cnt += l->fixable && l->significant;
@@ -697,6 +706,10 @@ static void print_verdict_head(FILE *f, const struct hr_canary_in *in, const str
 static void print_fixes(FILE *f, const struct hr_canary_out *o)
 {
 	int i, k = 0;
+
+	if (o->wrong_results)
+		fprintf(f, "  fixes, in order of size:\n    %d. wrong all-reduce results: drain the nodes, run dcgmi diag and per-node and per-pair all-reduce tests to find the faulty GPU or link; nothing measured here is trustworthy until then\n",
+			++k);
 
 	for (i = 0; i < HR_LOSS_N; i++) {
 		const struct hr_loss *l = &o->loss[o->order[i]];
@@ -781,6 +794,8 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 		fprintf(f, "  do not book %g GPUs: the all-reduce is predicted at %.1f%% of today's busbw (threshold %.0f%%)\n",
 			n2, 100 * o->busbw_ratio_target.v, 100 * in->min_efficiency.v);
 	fprintf(f, "  reasons:\n");
+	if (o->wrong_results)
+		fprintf(f, "    - allreduce_bw found wrong results in %ld rows: the allocation corrupts data\n", in->wrong_rows);
 	for (i = 0; i < HR_LOSS_N; i++) {
 		const struct hr_loss *l = &o->loss[o->order[i]];
 		if (l->known && l->significant)
@@ -962,6 +977,8 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 			n2, 100 * o->efficiency_target.v, 100 * in->min_efficiency.v, 100 * in->significant_frac.v);
 	}
 	fprintf(f, "  reasons:\n");
+	if (o->wrong_results)
+		fprintf(f, "    - allreduce_bw found wrong results in %ld rows: the allocation corrupts data\n", in->wrong_rows);
 	if (in->baseline_gpus.src)
 		fprintf(f, "    - %g -> %g GPUs gave x%.2f the throughput for %.3gx the hardware (%.1f%% scaling efficiency)\n",
 			in->baseline_gpus.v, n1, o->throughput_ratio_now.v, o->hw_ratio_now.v, 100 * o->efficiency_now.v);
@@ -1083,6 +1100,7 @@ json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out
 	json_object_set_new(doc, "notes", notes);
 	json_object_set_new(doc, "verdict", json_string(hr_canary_verdict_name(o->verdict)));
 	json_object_set_new(doc, "comm_only", json_boolean(o->comm_only));
+	json_object_set_new(doc, "wrong_rows", json_integer(in->wrong_rows));
 	return doc;
 oom:
 	json_decref(doc);

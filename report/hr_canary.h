@@ -57,7 +57,7 @@ struct hr_comm_model {
 	int set;           /* 0 when nothing was measured or given */
 	struct hr_fit fit; /* model, alpha_us, bw_gbps (+ goodness of fit) */
 	unsigned src;      /* HR_SRC_FITTED or HR_SRC_GIVEN */
-	char algo[32];     /* allreduce_bw algorithm the fit is of, or "given" */
+	char algo[64];     /* allreduce_bw algorithm the fit is of, or "given" */
 };
 
 enum hr_level { HR_INTRA = 0, HR_INTER = 1, HR_NLEVELS };
@@ -87,6 +87,9 @@ struct hr_canary_in {
 	struct hr_fig min_efficiency;     /* book only at or above this efficiency */
 	struct hr_fig significant_frac;   /* a loss this share of the step is worth fixing */
 	struct hr_comm_model comm[HR_NLEVELS];
+	long wrong_rows;                  /* all-reduce rows with wrong results in the
+					     measurements (measured): the allocation
+					     corrupts data, so it is never booked as is */
 };
 
 /**
@@ -129,6 +132,7 @@ enum hr_verdict {
 #define HR_CANARY_ROUGH_FIT_PCT 20.0
 
 struct hr_canary_out {
+	int wrong_results;                  /* in->wrong_rows > 0: FIX FIRST, whatever else */
 	int comm_only;                      /* no step time given: only the checkpoint,
 					       input wait and all-reduce scaling are
 					       judged (docs/canary.md) */

@@ -239,7 +239,7 @@ static int load_inputs(const char *path, struct hr_canary_in *in, struct given_m
 #define MAX_SERIES 32
 
 struct series {
-	char algo[32];
+	char algo[64];
 	int level;
 	struct hr_fit_point *p;
 	size_t n, cap;
@@ -679,6 +679,7 @@ static int canary_main(int argc, char **argv)
 		in.input_wait_frac = (struct hr_fig){ sc->input_wait, HR_SRC_MEASURED };
 		snprintf(in.input_wait_from, sizeof(in.input_wait_from), "%s", sc->input_wait_from);
 	}
+	in.wrong_rows = sc->wrong_rows;
 	if (sc->gpus_per_node > 0 && !in.gpus_per_node.src)
 		in.gpus_per_node = (struct hr_fig){ sc->gpus_per_node, HR_SRC_MEASURED };
 	if (sc->world_ranks > 0 && !in.gpus_now.src)

@@ -398,3 +398,27 @@ Test(canary, rough_fit_is_noted)
 	for (int i = 0; i < out.nnotes; i++)
 		cr_assert_null(strstr(out.notes[i], "fit misses"));
 }
+
+Test(canary, wrong_results_never_book)
+{
+	/* a case that would book, measured on an allocation that corrupts data */
+	struct hr_canary_in in;
+	struct hr_canary_out out;
+	hr_canary_in_init(&in);
+	in.gpus_now = given(8);
+	in.step_sec = given(1.0);
+	in.baseline_gpus = given(4);
+	in.baseline_step_sec = given(0.99);
+	in.target_gpus = given(16);
+	cr_assert_eq(hr_canary_compute(&in, &out), 0);
+	cr_assert_eq(out.verdict, HR_VERDICT_BOOK);
+	in.wrong_rows = 3;
+	cr_assert_eq(hr_canary_compute(&in, &out), 0);
+	cr_assert_eq(out.verdict, HR_VERDICT_FIX_FIRST);
+	char fx[128];
+	hr_canary_fixes_text(&out, fx, sizeof(fx));
+	cr_assert_str_eq(fx, "the wrong all-reduce results");
+	char *t = render(&in, &out);
+	HAS(t, "do not book 16 GPUs before fixing the wrong all-reduce results and re-measuring at 8 GPUs");
+	free(t);
+}
