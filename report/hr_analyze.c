@@ -725,62 +725,98 @@ static const struct hr_loader *node_loader(const struct hr_fleet *f, int node)
 	return l;
 }
 
+static const struct hr_loader_cfg *loader_cfg(const struct hr_loader *l, const char *name,
+					     const char *placement, int workers)
+{
+	size_t i;
+	for (i = 0; name && i < l->ncfgs; i++)
+		if (!strcmp(l->cfgs[i].name, name))
+			return &l->cfgs[i];
+	for (i = 0; placement && i < l->ncfgs; i++)
+		if (!strcmp(l->cfgs[i].placement, placement) && (workers < 0 || l->cfgs[i].workers == workers))
+			return &l->cfgs[i];
+	return NULL;
+}
+
+static int verdict_level(const char *v)
+{
+	return v && !strcmp(v, "fail") ? HR_FAIL : v && !strcmp(v, "warn") ? HR_WARN : HR_INFO;
+}
+
+static void cfg_text(const struct hr_loader_cfg *c, char *buf, size_t n)
+{
+	char p99[32], wait[32];
+	snprintf(buf, n, "feeder lateness p99 %s us, input wait %s%% of the step, accelerator utilisation %.1f%% (%s, %d worker%s per GPU)",
+		 hr_fmt_num(c->lateness_p99_us, p99, sizeof(p99)),
+		 hr_fmt_num(100 * c->input_wait_frac, wait, sizeof(wait)), 100 * c->accel_util,
+		 c->name, c->workers, c->workers == 1 ? "" : "s");
+}
+
+/*
+ * loader_contention's top-level verdict is the verdict of the configuration
+ * it recommends (docs/results-schema.md): a warn or fail there means the
+ * host cannot feed its GPUs even with the best placement measured. When the
+ * recommendation passes but the inherited placement (as-is: what a job gets
+ * without binding) does not, the node works but its jobs must bind.
+ */
 static void loader_reasons(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
-	size_t n;
+	size_t n, i;
 	for (n = 0; n < f->nnodes; n++) {
 		const struct hr_loader *l = node_loader(f, (int)n);
-		const struct hr_loader_cfg *w = NULL;
+		const struct hr_loader_cfg *rec, *asis = NULL, *shared = NULL;
 		int level;
-		size_t i;
-		char action[768];
+		char t1[400], t2[400], action[768];
 		if (!l)
 			continue;
-		if (l->mask_collapsed)
-			add_reason(a, (int)n, HR_WARN, "affinity_collapsed", "loader", l->source,
-				   "check the launcher's CPU binding (srun --cpu-bind, OMP_PROC_BIND, mpirun --bind-to): every thread is on one CPU",
-				   "the process's CPU affinity mask has collapsed to a single CPU");
-		level = l->verdict && !strcmp(l->verdict, "fail") ? HR_FAIL :
-			l->verdict && !strcmp(l->verdict, "warn") ? HR_WARN : HR_INFO;
-		if (level == HR_INFO)
+		level = verdict_level(l->verdict);
+		if (l->mask_collapsed) {
+			add_reason(a, (int)n, level > HR_WARN ? level : HR_WARN, "affinity_collapsed", "loader", l->source,
+				   "check the launcher's CPU binding (srun --cpu-bind, OMP_PROC_BIND, mpirun --bind-to): every thread of the job would share one CPU",
+				   "the process's CPU affinity mask has collapsed to a single CPU (loader_contention's verdict '%s')",
+				   l->verdict ? l->verdict : "n/a");
 			continue;
-		/* the configuration that carries the verdict: worst input wait */
+		}
+		rec = loader_cfg(l, l->rec_config, l->rec_placement, l->rec_workers);
 		for (i = 0; i < l->ncfgs; i++) {
 			const struct hr_loader_cfg *c = &l->cfgs[i];
-			if (!c->verdict || strcmp(c->verdict, l->verdict))
-				continue;
-			if (!w || c->input_wait_frac > w->input_wait_frac)
-				w = c;
+			if (!strcmp(c->placement, "as-is") && (!asis || c->input_wait_frac > asis->input_wait_frac))
+				asis = c;
+			if (!strcmp(c->placement, "shared") && (!shared || c->input_wait_frac > shared->input_wait_frac))
+				shared = c;
 		}
 		if (l->rec_placement)
-			snprintf(action, sizeof(action),
-				 "move workers off the feeder cores: use the %s placement with %d workers%s%s%s%s",
-				 l->rec_placement, l->rec_workers, l->rec_numactl ? " (" : "",
-				 l->rec_numactl ? l->rec_numactl : "", l->rec_numactl ? ")" : "",
-				 l->rec_slurm ? "" : "");
+			snprintf(action, sizeof(action), "move workers off the feeder cores: the %s placement with %d worker%s per GPU%s%s%s",
+				 l->rec_placement, l->rec_workers, l->rec_workers == 1 ? "" : "s",
+				 l->rec_numactl ? " (" : "", l->rec_numactl ? l->rec_numactl : "",
+				 l->rec_numactl ? ")" : "");
 		else
-			snprintf(action, sizeof(action),
-				 "move workers off the feeder cores (loader_contention's isolated placement) and look for other processes on them");
-		if (w) {
-			char p99[32], wait[32];
-			add_reason(a, (int)n, level, "loader_contention", "loader", l->source, action,
-				   "feeder lateness p99 %s us under the %s placement with %d workers: input wait %s%% of the step, accelerator utilisation %.0f%%%s%s",
-				   hr_fmt_num(w->lateness_p99_us, p99, sizeof(p99)), w->placement, w->workers,
-				   hr_fmt_num(100 * w->input_wait_frac, wait, sizeof(wait)),
-				   100 * w->accel_util, w->reasons ? " (" : "", w->reasons ? w->reasons : "");
-			if (w->reasons) {
-				struct reason *r = &a->r[a->nr - 1];
-				struct hr_buf b = { 0 };
-				hr_buf_printf(&b, "%s)", r->text);
-				if (b.s) {
-					free(r->text);
-					r->text = b.s;
-				}
+			snprintf(action, sizeof(action), "move workers off the feeder cores (loader_contention's isolated placement)");
+		if (level >= HR_WARN) {
+			char act2[1024];
+			if (rec)
+				cfg_text(rec, t1, sizeof(t1));
+			snprintf(act2, sizeof(act2), "the host CPUs cannot keep the GPUs fed even with the best placement measured: look for other load on the node (top), then reduce the CPU work per batch or add cores; meanwhile %s",
+				 action);
+			add_reason(a, (int)n, level, "loader_input_bound", "loader", l->source, act2,
+				   "loader_contention's verdict is '%s' with its recommended placement%s%s",
+				   l->verdict, rec ? ": " : "", rec ? t1 : "");
+			continue;
+		}
+		if (asis && verdict_level(asis->verdict) >= HR_WARN) {
+			cfg_text(asis, t1, sizeof(t1));
+			t2[0] = '\0';
+			if (shared && verdict_level(shared->verdict) >= HR_WARN) {
+				char w[32];
+				snprintf(t2, sizeof(t2), "%s, input wait %s%%", shared->name,
+					 hr_fmt_num(100 * shared->input_wait_frac, w, sizeof(w)));
 			}
-		} else {
-			add_reason(a, (int)n, level, "loader_contention", "loader", l->source, action,
-				   "loader_contention's verdict is '%s'", l->verdict);
+			add_reason(a, (int)n, HR_WARN, "loader_contention", "loader", l->source, action,
+				   "feeders are late under the inherited placement (no binding): %s%s%s%s%s%s",
+				   t1, t2[0] ? "; likewise with workers on the feeder cores (" : "", t2, t2[0] ? ")" : "",
+				   rec ? "; the recommended placement passes: " : "",
+				   rec ? rec->name : "");
 		}
 	}
 }

@@ -97,20 +97,26 @@ struct walk {
 	size_t nseen, capseen;
 };
 
-static int list_add(struct hr_file_list *l, const char *path)
+static int list_add(struct hr_file_list *l, const char *path, int named)
 {
 	char *p;
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
 		char **v = realloc(l->paths, cap * sizeof(*v));
+		unsigned char *nv;
 		if (!v)
 			return CH_ERR_RUNTIME;
 		l->paths = v;
+		nv = realloc(l->named, cap);
+		if (!nv)
+			return CH_ERR_RUNTIME;
+		l->named = nv;
 		l->cap = cap;
 	}
 	p = strdup(path);
 	if (!p)
 		return CH_ERR_RUNTIME;
+	l->named[l->n] = (unsigned char)(named != 0);
 	l->paths[l->n++] = p;
 	return 0;
 }
@@ -193,7 +199,7 @@ static int walk_dir(struct walk *w, const char *dir, int depth)
 			else if (m == 0)
 				rc = walk_dir(w, path, depth + 1);
 		} else if (S_ISREG(st.st_mode) && candidate_name(name)) {
-			rc = list_add(w->out, path);
+			rc = list_add(w->out, path, 0);
 		}
 	}
 	for (i = 0; i < n; i++)
@@ -230,7 +236,7 @@ int hr_collect_inputs(char *const *args, int nargs, const char *exclude_dir,
 			else if (m == 0)
 				rc = walk_dir(&w, args[i], 0);
 		} else {
-			rc = list_add(out, args[i]);
+			rc = list_add(out, args[i], 1);
 		}
 	}
 	free(w.seen);
@@ -245,5 +251,6 @@ void hr_file_list_release(struct hr_file_list *l)
 	for (i = 0; i < l->n; i++)
 		free(l->paths[i]);
 	free(l->paths);
+	free(l->named);
 	memset(l, 0, sizeof(*l));
 }

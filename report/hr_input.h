@@ -65,6 +65,7 @@ void hr_issues_release(struct hr_issues *l);
 /* The input files, in a stable order. */
 struct hr_file_list {
 	char **paths;
+	unsigned char *named;  /* 1: named on the command line; 0: found in a directory */
 	size_t n, cap;
 };
 

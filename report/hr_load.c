@@ -578,6 +578,11 @@ static int load_loader(struct ctx *c, const json_t *res, int node)
 	struct hr_loader *l;
 	size_t i;
 
+	if (jstr(res, "mode") && !strcmp(jstr(res, "mode"), "plan")) {
+		hr_issue_add(&c->f->issues, HR_ISSUE_NOTE, c->path, 0, 0,
+			     "loader_contention plan (--topology): nothing measured; not used");
+		return 0;
+	}
 	if (!json_is_array(cfgs)) {
 		skip(c, "%s: missing '%s' array; loader results not used", "results", "configs");
 		return 0;
@@ -593,6 +598,8 @@ static int load_loader(struct ctx *c, const json_t *res, int node)
 	if (json_is_object(rec)) {
 		l->rec_placement = dup_or_null(jstr(rec, "placement"));
 		l->rec_workers = json_is_number(json_object_get(rec, "workers")) ? (int)jnum(rec, "workers") : -1;
+		l->rec_config = dup_or_null(jstr(rec, "config"));
+		l->rec_verdict = dup_or_null(jstr(rec, "verdict"));
 		l->rec_numactl = dup_or_null(jstr(rec, "numactl"));
 		l->rec_hwloc_bind = dup_or_null(jstr(rec, "hwloc_bind"));
 		l->rec_slurm = dup_or_null(jstr(rec, "slurm"));
@@ -776,7 +783,7 @@ static void nt_json_times(struct hr_run *run, const json_t *doc)
 		run->wall_sec = difftime(tb, ta);
 }
 
-int hr_fleet_load_json(struct hr_fleet *f, const char *path, const json_t *doc)
+int hr_fleet_load_json(struct hr_fleet *f, const char *path, const json_t *doc, int named)
 {
 	struct ctx c = { f, path, 0 };
 	const char *schema = jstr(doc, "schema");
@@ -803,13 +810,20 @@ int hr_fleet_load_json(struct hr_fleet *f, const char *path, const json_t *doc)
 			nt_json_times(&f->runs[r0], doc);
 		return rc;
 	}
+	if (!named) {
+		f->files_ignored++;
+		hr_issue_add(&f->issues, HR_ISSUE_NOTE, path, 0, 0,
+			     "ignored: a JSON document that is neither a result file nor nccl-tests output (schema '%s')",
+			     schema ? schema : "none");
+		return 0;
+	}
 	hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
 		     "unknown JSON document (schema '%s'; expected a clusterhealth.result file or nccl-tests -J output); file skipped",
 		     schema ? schema : "none");
 	return 0;
 }
 
-int hr_fleet_load_file(struct hr_fleet *f, const char *path)
+int hr_fleet_load_file(struct hr_fleet *f, const char *path, int named)
 {
 	char *text = NULL, err[256];
 	size_t len = 0;
@@ -836,17 +850,25 @@ int hr_fleet_load_file(struct hr_fleet *f, const char *path)
 				     je.column > 0 ? je.column : 0,
 				     "malformed JSON: %s; file skipped", je.text);
 		} else {
-			rc = hr_fleet_load_json(f, path, doc);
+			rc = hr_fleet_load_json(f, path, doc, named);
 			json_decref(doc);
 		}
 	} else if (!*p) {
 		hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0, "empty file; skipped");
+	} else if (strstr(text, "# allreduce_bw (clusterhealth")) {
+		f->files_ignored++;
+		hr_issue_add(&f->issues, HR_ISSUE_NOTE, path, 0, 0,
+			     "ignored: allreduce_bw's own output (its --json result file holds the same sweeps)");
 	} else if (hr_nt_text_detect(text)) {
 		struct hr_nt_log log;
 		rc = hr_nt_parse_text(path, text, &log, &f->issues);
 		if (!rc)
 			rc = hr_fleet_load_nccltests(f, &log);
 		hr_nt_log_release(&log);
+	} else if (!named) {
+		f->files_ignored++;
+		hr_issue_add(&f->issues, HR_ISSUE_NOTE, path, 0, 0,
+			     "ignored: not a result file or nccl-tests log (no JSON object, no nccl-tests table)");
 	} else {
 		hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 1, 0,
 			     "not a result file or nccl-tests log (no JSON object, no nccl-tests table); skipped");
@@ -998,6 +1020,7 @@ void hr_fleet_release(struct hr_fleet *f)
 			free(l->cfgs[k].verdict); free(l->cfgs[k].reasons);
 		}
 		free(l->cfgs); free(l->verdict); free(l->rec_placement); free(l->rec_numactl);
+		free(l->rec_config); free(l->rec_verdict);
 		free(l->rec_hwloc_bind); free(l->rec_slurm); free(l->source);
 	}
 	for (i = 0; i < f->nruns; i++) {

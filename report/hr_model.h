@@ -129,8 +129,10 @@ struct hr_loader {
 	int mask_collapsed;
 	struct hr_loader_cfg *cfgs;
 	size_t ncfgs;
-	char *rec_placement;       /* recommendation */
+	char *rec_placement;       /* recommendation (NULL: none) */
 	int rec_workers;
+	char *rec_config;          /* the recommended configuration's name */
+	char *rec_verdict;         /* its verdict */
 	char *rec_numactl, *rec_hwloc_bind, *rec_slurm;
 	char *source;
 };
@@ -173,25 +175,30 @@ int hr_fleet_node(struct hr_fleet *f, const char *name);
 
 /**
  * hr_fleet_load_file - read one input file into the fleet.
- * @f:    [in,out] fleet.
- * @path: [in] file name.
+ * @f:     [in,out] fleet.
+ * @path:  [in] file name.
+ * @named: [in] non-zero when the file was named on the command line, 0 when
+ *         it was found in a directory.
  * Classifies the file by content: a JSON document with schema
  * "clusterhealth.result" (roofline, allreduce_bw, loader_contention), a
- * nccl-tests -J document, or a nccl-tests text log; a health_report profile
- * ("clusterhealth.profile") is ignored (counted in files_ignored).
- * Anything else, and every part that cannot be used, is recorded in
- * f->issues with the file and, where known, the line and column (jansson's
- * json_error_t for JSON syntax errors).
+ * nccl-tests -J document, or a nccl-tests text log. Ignored (counted in
+ * files_ignored): a health_report profile ("clusterhealth.profile"), the
+ * stdout of allreduce_bw (nccl-tests layout, its result file is the data),
+ * and, when found in a directory, any other valid JSON or text that is not
+ * an input (recorded as a note). Anything else, and every part that cannot
+ * be used, is recorded in f->issues as skipped, with the file and, where
+ * known, the line and column (jansson's json_error_t for JSON syntax
+ * errors).
  * Returns 0 (also when the file was skipped), CH_ERR_RUNTIME when out of
  * memory.
  */
-int hr_fleet_load_file(struct hr_fleet *f, const char *path);
+int hr_fleet_load_file(struct hr_fleet *f, const char *path, int named);
 
 /**
  * hr_fleet_load_json - as hr_fleet_load_file() for a document already
- * parsed (@doc borrowed). Used by tests.
+ * parsed (@doc borrowed).
  */
-int hr_fleet_load_json(struct hr_fleet *f, const char *path, const json_t *doc);
+int hr_fleet_load_json(struct hr_fleet *f, const char *path, const json_t *doc, int named);
 
 /**
  * hr_fleet_load_nccltests - add the runs of a parsed nccl-tests log: one

@@ -81,11 +81,11 @@ int hr_render_terminal(const json_t *p, FILE *out, int color)
 	char line[1024];
 	const char *c0 = color ? BLD : "", *c1 = color ? RST : "", *dim = color ? DIM : "";
 
-	fprintf(out, "%shealth_report%s: %lld node%s: %lld FAIL, %lld WARN, %lld PASS; %lld devices, %lld groups; %lld input files, %lld read, %lld skipped problem%s\n",
+	fprintf(out, "%shealth_report%s: %lld node%s: %lld FAIL, %lld WARN, %lld PASS; %lld devices, %lld groups; %lld input files (%lld read, %lld ignored), %lld input problem%s skipped\n",
 		c0, c1, hr_jint(sum, "nodes", 0), hr_jint(sum, "nodes", 0) == 1 ? "" : "s",
 		hr_jint(sum, "fail", 0), hr_jint(sum, "warn", 0), hr_jint(sum, "pass", 0),
 		hr_jint(sum, "devices", 0), hr_jint(sum, "groups", 0), hr_jint(in, "files", 0),
-		hr_jint(in, "files_read", 0), hr_jint(in, "skipped", 0),
+		hr_jint(in, "files_read", 0), hr_jint(in, "files_ignored", 0), hr_jint(in, "skipped", 0),
 		hr_jint(in, "skipped", 0) == 1 ? "" : "s");
 	cost_line(json_object_get(p, "run_cost"), line, sizeof(line));
 	fprintf(out, "%s%s%s\n\n", dim, line, c1);

@@ -262,7 +262,7 @@ int hr_report_main(int argc, char **argv)
 		goto out;
 	}
 	for (i = 0; i < files.n && !rc; i++)
-		rc = hr_fleet_load_file(&fleet, files.paths[i]);
+		rc = hr_fleet_load_file(&fleet, files.paths[i], files.named[i]);
 	if (rc)
 		goto out;
 

@@ -163,8 +163,8 @@ r1=$?
 cp "$TMP/in/report/profile.json" "$TMP/in/fleet/old-profile.json"
 "$HR" --out "$TMP/in/report" "$TMP/in" >"$TMP/run2.txt" 2>&1
 r2=$?
-if [ $r1 = 0 ] && [ $r2 = 0 ] && grep -q "13 input files, 13 read, 0 skipped" "$TMP/run1.txt" &&
-   grep -q "14 input files, 13 read, 0 skipped" "$TMP/run2.txt"; then
+if [ $r1 = 0 ] && [ $r2 = 0 ] && grep -q "13 input files (13 read, 0 ignored), 0 input problems skipped" "$TMP/run1.txt" &&
+   grep -q "14 input files (13 read, 1 ignored), 0 input problems skipped" "$TMP/run2.txt"; then
 	echo "ok health_report_ignores_own_outputs"
 else
 	echo "not ok health_report_ignores_own_outputs: exits $r1 $r2"

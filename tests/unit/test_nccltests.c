@@ -305,13 +305,13 @@ Test(nccltests, broken_json_gives_line_and_column)
 {
 	struct hr_fleet f;
 	memset(&f, 0, sizeof(f));
-	cr_assert_eq(hr_fleet_load_file(&f, DATA "bad/syntax_error.json"), 0);
+	cr_assert_eq(hr_fleet_load_file(&f, DATA "bad/syntax_error.json", 1), 0);
 	cr_assert_eq(f.issues.n, 1);
 	cr_expect_eq(f.issues.v[0].kind, HR_ISSUE_SKIPPED);
 	cr_expect_eq(f.issues.v[0].line, 5, "line %d", f.issues.v[0].line);
 	cr_expect_gt(f.issues.v[0].column, 0);
 	cr_expect(strstr(f.issues.v[0].msg, "malformed JSON"));
-	cr_assert_eq(hr_fleet_load_file(&f, DATA "bad/truncated.json"), 0);
+	cr_assert_eq(hr_fleet_load_file(&f, DATA "bad/truncated.json", 1), 0);
 	cr_assert_eq(f.issues.n, 2);
 	cr_expect_eq(f.issues.v[1].line, 1);
 	cr_expect_gt(f.issues.v[1].column, 100);
@@ -325,9 +325,9 @@ Test(nccltests, logs_become_groups_with_hosts)
 	struct hr_fleet f;
 	size_t i;
 	memset(&f, 0, sizeof(f));
-	cr_assert_eq(hr_fleet_load_file(&f, LOGS "01_h100_2node_16gpu_gcp_a3mega_allreduce.txt"), 0);
-	cr_assert_eq(hr_fleet_load_file(&f, LOGS "06_a100_1node_8gpu_oci_allreduce.txt"), 0);
-	cr_assert_eq(hr_fleet_load_file(&f, DATA "nccl-tests/multi_algo_allreduce.txt"), 0);
+	cr_assert_eq(hr_fleet_load_file(&f, LOGS "01_h100_2node_16gpu_gcp_a3mega_allreduce.txt", 1), 0);
+	cr_assert_eq(hr_fleet_load_file(&f, LOGS "06_a100_1node_8gpu_oci_allreduce.txt", 1), 0);
+	cr_assert_eq(hr_fleet_load_file(&f, DATA "nccl-tests/multi_algo_allreduce.txt", 1), 0);
 	cr_assert_eq(f.ngroups, 4);
 	cr_expect_eq(f.groups[0].kind, HR_G_PAIR);     /* node01 + node02 */
 	cr_expect_eq(f.groups[0].nnodes, 2);

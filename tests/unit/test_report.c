@@ -41,10 +41,10 @@ static void load_dir(struct hr_fleet *f, const char *dir, mutator mut)
 			json_t *doc = json_load_file(files.paths[i], 0, &je);
 			cr_assert(doc, "%s: %s", files.paths[i], je.text);
 			mut(files.paths[i], doc);
-			cr_assert_eq(hr_fleet_load_json(f, files.paths[i], doc), 0);
+			cr_assert_eq(hr_fleet_load_json(f, files.paths[i], doc, files.named[i]), 0);
 			json_decref(doc);
 		} else {
-			cr_assert_eq(hr_fleet_load_file(f, files.paths[i]), 0);
+			cr_assert_eq(hr_fleet_load_file(f, files.paths[i], files.named[i]), 0);
 		}
 	}
 	hr_file_list_release(&files);
@@ -176,13 +176,16 @@ Test(report, faulty_fleet_flags_exactly_its_three_faults)
 			  hr_jstr(r, "text"));
 	}
 
-	/* the contended loader: node06 */
-	cr_expect_str_eq(verdict(p, "node06"), "FAIL");
+	/* the contended loader: node06, late unless workers are moved off the
+	 * feeder cores (the recommended placement passes) */
+	cr_expect_str_eq(verdict(p, "node06"), "WARN");
 	r = flagged(p, "node06", &n);
 	cr_assert_eq(n, 1);
 	cr_expect_str_eq(hr_jstr(r, "code"), "loader_contention");
-	cr_expect(strstr(hr_jstr(r, "text"), "shared placement with 4 workers"), "%s", hr_jstr(r, "text"));
-	cr_expect(strstr(hr_jstr(r, "text"), "input wait 27.0%"), "%s", hr_jstr(r, "text"));
+	cr_expect(strstr(hr_jstr(r, "text"), "feeders are late under the inherited placement"), "%s", hr_jstr(r, "text"));
+	cr_expect(strstr(hr_jstr(r, "text"), "input wait 27.0% of the step"), "%s", hr_jstr(r, "text"));
+	cr_expect(strstr(hr_jstr(r, "text"), "likewise with workers on the feeder cores (shared-w4"), "%s", hr_jstr(r, "text"));
+	cr_expect(strstr(hr_jstr(r, "text"), "the recommended placement passes: isolated-w4"), "%s", hr_jstr(r, "text"));
 	cr_expect(strstr(hr_jstr(r, "action"), "move workers off the feeder cores"));
 	cr_expect(strstr(hr_jstr(r, "action"), "numactl --physcpubind=8-15"));
 
@@ -191,9 +194,8 @@ Test(report, faulty_fleet_flags_exactly_its_three_faults)
 	cr_expect_str_eq(verdict(p, "node03"), "PASS");
 	cr_expect_eq(json_array_size(json_object_get(p, "findings")), 0);
 	drain = json_object_get(json_object_get(p, "summary"), "drain_candidates");
-	cr_assert_eq(json_array_size(drain), 2);
+	cr_assert_eq(json_array_size(drain), 1);
 	cr_expect_str_eq(json_string_value(json_array_get(drain, 0)), "node02");
-	cr_expect_str_eq(json_string_value(json_array_get(drain, 1)), "node06");
 	cr_expect_eq(hr_jint(p, "exit_code", -1), 1);
 	/* worst first */
 	cr_expect_str_eq(hr_jstr(json_array_get(json_object_get(p, "nodes"), 0), "verdict"), "FAIL");
@@ -345,6 +347,45 @@ Test(report, wrong_elements_fail_the_node)
 	cr_expect_str_eq(hr_jstr(r, "code"), "wrong_results");
 	cr_expect(strstr(hr_jstr(r, "text"), "7 wrong elements"));
 	cr_expect_str_eq(verdict(p, "node02"), "PASS");
+	json_decref(p);
+	hr_fleet_release(&f);
+}
+
+static void loader_input_bound_node03(const char *path, json_t *doc)
+{
+	json_t *res, *c;
+	size_t i;
+	(void)path;
+	if (strcmp(hr_jstr(doc, "tool"), "loader_contention") ||
+	    strcmp(hr_jstr(json_object_get(doc, "host"), "hostname"), "node03"))
+		return;
+	res = json_object_get(doc, "results");
+	json_object_set_new(res, "verdict", json_string("fail"));
+	json_array_foreach(json_object_get(res, "configs"), i, c)
+		if (!strcmp(hr_jstr(c, "name"), "isolated-w4")) {
+			json_object_set_new(c, "input_wait_frac", json_real(0.31));
+			json_object_set_new(c, "accel_util", json_real(0.66));
+			json_object_set_new(c, "verdict", json_string("fail"));
+		}
+	json_object_set_new(json_object_get(res, "recommendation"), "verdict", json_string("fail"));
+}
+
+Test(report, loader_failing_even_when_isolated_fails_the_node)
+{
+	struct hr_fleet f;
+	json_t *p;
+	const json_t *r;
+	size_t n;
+	load_dir(&f, DATA "fleet-healthy", loader_input_bound_node03);
+	p = analyze(&f, NULL);
+	cr_expect_str_eq(verdict(p, "node03"), "FAIL");
+	r = flagged(p, "node03", &n);
+	cr_assert_eq(n, 1);
+	cr_expect_str_eq(hr_jstr(r, "code"), "loader_input_bound");
+	cr_expect(strstr(hr_jstr(r, "text"), "verdict is 'fail' with its recommended placement"), "%s", hr_jstr(r, "text"));
+	cr_expect(strstr(hr_jstr(r, "text"), "input wait 31.0%"), "%s", hr_jstr(r, "text"));
+	cr_expect(strstr(hr_jstr(r, "action"), "cannot keep the GPUs fed"));
+	cr_expect_str_eq(verdict(p, "node01"), "PASS");
 	json_decref(p);
 	hr_fleet_release(&f);
 }
@@ -517,6 +558,25 @@ Test(report, unusable_inputs_are_listed_not_fatal)
 	}
 	for (i = 0; i < 4; i++)
 		cr_expect(seen[i], "case %zu not reported", i);
+	/* found in a directory, notes and allreduce_bw's stdout are ignored
+	 * (notes); named on the command line, the notes are skipped */
+	cr_expect_eq(f.files_ignored, 2);
+	for (i = 0; i < f.issues.n; i++) {
+		if (strstr(f.issues.v[i].path, "notes.txt"))
+			cr_expect_eq(f.issues.v[i].kind, HR_ISSUE_NOTE);
+		if (strstr(f.issues.v[i].path, "allreduce_bw_stdout.log"))
+			cr_expect(strstr(f.issues.v[i].msg, "allreduce_bw's own output"));
+	}
+	cr_expect_eq(f.ngroups, 0);
+	hr_fleet_release(&f);
+	memset(&f, 0, sizeof(f));
+	cr_assert_eq(hr_fleet_load_file(&f, DATA "bad/notes.txt", 1), 0);
+	cr_assert_eq(f.issues.n, 1);
+	cr_expect_eq(f.issues.v[0].kind, HR_ISSUE_SKIPPED);
+	cr_expect_eq(f.files_ignored, 0);
+	hr_fleet_release(&f);
+	memset(&f, 0, sizeof(f));
+	load_dir(&f, DATA "bad", NULL);
 	/* the device without roofs is still known (status ok, no metrics) */
 	cr_expect_eq(f.ndevices, 1);
 	cr_expect(isnan(f.devices[0].memory_gbps));
@@ -547,7 +607,7 @@ Test(report, own_profile_is_ignored_and_out_dir_skipped)
 	cr_assert_eq(hr_collect_inputs(args, 1, sub, &files, &is), 0);
 	cr_assert_eq(files.n, 1, "files: %zu", files.n); /* the out dir was not entered */
 	memset(&f, 0, sizeof(f));
-	cr_assert_eq(hr_fleet_load_file(&f, files.paths[0]), 0);
+	cr_assert_eq(hr_fleet_load_file(&f, files.paths[0], 1), 0);
 	cr_expect_eq(f.files_ignored, 1);
 	cr_expect_eq(f.issues.n, 0);
 	unlink(file);
@@ -571,11 +631,12 @@ Test(report, outputs_render_from_the_profile)
 	p = analyze(&f, NULL);
 	cr_assert_eq(hr_render_markdown(p, &md), 0);
 	cr_expect(strstr(md.s, "| FAIL | node02 | **fail** gpu3 bf16 compute roof"), "%.400s", md.s);
-	cr_expect(strstr(md.s, "**Drain candidates:** `node02`, `node06`"));
+	cr_expect(strstr(md.s, "**Drain candidates:** `node02`\n"));
 	cr_assert_eq(hr_render_prom(p, &prom), 0);
 	cr_expect(strstr(prom.s, "clusterhealth_node_verdict{node=\"node02\"} 2\n"));
 	cr_expect(strstr(prom.s, "clusterhealth_node_verdict{node=\"node04\"} 1\n"));
-	cr_expect(strstr(prom.s, "clusterhealth_drain_candidate{node=\"node06\"} 1\n"));
+	cr_expect(strstr(prom.s, "clusterhealth_drain_candidate{node=\"node02\"} 1\n"));
+	cr_expect(strstr(prom.s, "clusterhealth_drain_candidate{node=\"node06\"} 0\n"));
 	cr_expect(strstr(prom.s, "# TYPE clusterhealth_device_compute_gflops gauge\n"));
 	/* every sample line: name{labels} value */
 	for (line = prom.s; *line; line = strchr(line, '\n') + 1) {
