@@ -411,14 +411,16 @@ static int load_allreduce(struct ctx *c, const json_t *doc, const json_t *res, i
 			}
 		}
 	}
-	/* distinct hosts of the layout */
+	/* distinct hosts of the layout (not node names: --node-size splits one
+	 * host into several "nodes", and the CPU packages are the host's) */
 	for (i = 0; i < nl; i++) {
 		size_t j;
 		int dup = 0;
-		if (!rank_node || !rank_node[i])
+		const char *hi = jstr(json_array_get(layout, i), "host");
+		if (!hi)
 			continue;
 		for (j = 0; j < i; j++)
-			if (rank_node[j] == rank_node[i])
+			if (hr_streq(jstr(json_array_get(layout, j), "host"), hi))
 				dup = 1;
 		if (!dup)
 			hosts++;

@@ -170,8 +170,8 @@ int hr_render_terminal(const json_t *p, FILE *out, int color)
 	x = json_object_get(in, "issues");
 	if (json_array_size(x)) {
 		size_t shown = 0;
-		fprintf(out, "\n%sinput problems%s (%zu): the rest of the report was produced without these parts\n",
-			c0, c1, json_array_size(x));
+		fprintf(out, "\n%sinput problems and notes%s (%zu)%s\n", c0, c1, json_array_size(x),
+			hr_jint(in, "skipped", 0) ? ": the report was produced without the skipped parts" : "");
 		json_array_foreach(x, j, r) {
 			long long l = hr_jint(r, "line", 0), c = hr_jint(r, "column", 0);
 			if (shown++ >= 20) {

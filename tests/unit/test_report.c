@@ -672,6 +672,43 @@ Test(report, outputs_render_from_the_profile)
 	hr_fleet_release(&f);
 }
 
+/* Real outputs of the tools on this machine (tests/data/report/real-vm):
+ * the contract holds, nothing is skipped. */
+Test(report, real_tool_outputs_load_without_problems)
+{
+	struct hr_fleet f;
+	json_t *p;
+	const json_t *r;
+	size_t n, i;
+	load_dir(&f, DATA "real-vm", NULL);
+	cr_expect_eq(hr_issues_count(&f.issues, HR_ISSUE_SKIPPED), 0);
+	cr_expect_eq(hr_issues_count(&f.issues, HR_ISSUE_TRUNCATED), 0);
+	cr_expect_eq(f.files_read, 3);
+	cr_expect_eq(f.files_ignored, 1); /* allreduce_bw's stdout */
+	cr_assert_eq(f.ndevices, 1);
+	cr_expect_str_eq(f.devices[0].kind, "cpu");
+	cr_expect_gt(f.devices[0].memory_gbps, 0);
+	cr_expect_gt(f.devices[0].compute_gflops[CH_PEAK_FP64], 0);
+	cr_expect_gt(f.devices[0].npoints, 10);
+	cr_expect_eq(f.ngroups, 8);
+	for (i = 0; i < f.ngroups; i++) {
+		cr_expect_gt(f.groups[i].nrows, 2);
+		cr_expect_eq(f.groups[i].wrong_total, 0);
+		cr_expect(f.groups[i].large_busbw_gbps > 0);
+	}
+	cr_assert_eq(f.nloaders, 1);
+	p = analyze(&f, NULL);
+	cr_expect_str_eq(verdict(p, "vm"), "WARN");
+	r = flagged(p, "vm", &n);
+	cr_assert_eq(n, 1);
+	cr_expect_str_eq(hr_jstr(r, "code"), "loader_input_bound");
+	/* the emulated nodes of --node-size 2 */
+	cr_expect_str_eq(verdict(p, "node0"), "PASS");
+	cr_expect_str_eq(verdict(p, "node1"), "PASS");
+	json_decref(p);
+	hr_fleet_release(&f);
+}
+
 Test(report, plots_are_svg_and_refuse_empty_input)
 {
 	json_error_t je;
