@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Past this many device metrics the table lists only the flagged ones. */
+#define HTML_MAX_ROWS 3000
+
 static const char css[] =
 	"body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:1.5em auto;max-width:1200px;color:#222;padding:0 1em}"
 	"h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}"
@@ -321,6 +324,7 @@ int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 	const json_t *n, *r, *x, *d, *m;
 	struct plotter pl = { b, 0, max_plots > 0 ? max_plots : 1 };
 	size_t i, j, k;
+	int dev_all;
 	char t1[48];
 
 	hr_buf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -450,10 +454,22 @@ int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 	distribution_plots(&pl, p);
 
 	/* device table */
-	hr_buf_puts(b, "<h2 id=\"devices\">Devices</h2>\n<table><tr><th>node</th><th>device</th><th>model</th><th>metric</th><th>measured</th><th>% of datasheet</th><th>% of expected</th><th>% of fleet median</th><th>robust z</th><th>% of node median</th><th>level</th></tr>\n");
+	{
+		size_t rows = 0;
+		json_array_foreach(nodes, i, n)
+			json_array_foreach(json_object_get(n, "devices"), j, d)
+				rows += json_array_size(json_object_get(d, "metrics"));
+		dev_all = rows <= HTML_MAX_ROWS;
+	}
+	hr_buf_puts(b, "<h2 id=\"devices\">Devices</h2>\n");
+	if (!dev_all)
+		hr_buf_printf(b, "<p class=\"note\">More than %d device metrics: only the flagged ones are listed (all are in profile.json).</p>\n", HTML_MAX_ROWS);
+	hr_buf_puts(b, "<table><tr><th>node</th><th>device</th><th>model</th><th>metric</th><th>measured</th><th>% of datasheet</th><th>% of expected</th><th>% of fleet median</th><th>robust z</th><th>% of node median</th><th>level</th></tr>\n");
 	json_array_foreach(nodes, i, n)
 		json_array_foreach(json_object_get(n, "devices"), j, d) {
 			json_array_foreach(json_object_get(d, "metrics"), k, m) {
+				if (!dev_all && !strcmp(hr_jstr(m, "level"), "info"))
+					continue;
 				hr_buf_puts(b, "<tr><td>");
 				esc(b, hr_jstr(n, "name"));
 				hr_buf_puts(b, "</td><td>");
@@ -522,7 +538,7 @@ int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 
 	/* inputs */
 	x = json_object_get(in, "issues");
-	hr_buf_printf(b, "<h2 id=\"inputs\">Inputs</h2>\n<p>%lld files, %lld read, %lld ignored (health_report's own outputs); %lld skipped, %lld truncated, %lld notes. The report was produced without the skipped parts.</p>\n",
+	hr_buf_printf(b, "<h2 id=\"inputs\">Inputs</h2>\n<p>%lld files, %lld read, %lld ignored (not inputs: health_report's own outputs, allreduce_bw's stdout, other files); %lld skipped, %lld truncated, %lld notes. The report was produced without the skipped parts.</p>\n",
 		      hr_jint(in, "files", 0), hr_jint(in, "files_read", 0), hr_jint(in, "files_ignored", 0),
 		      hr_jint(in, "skipped", 0), hr_jint(in, "truncated", 0), hr_jint(in, "notes", 0));
 	if (json_array_size(x)) {

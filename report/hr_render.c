@@ -201,8 +201,32 @@ static void md_num(struct hr_buf *b, double v, const char *suffix)
 		hr_buf_printf(b, "%s%s", hr_fmt_num(v, num, sizeof(num)), suffix);
 }
 
+/* A ticket stays readable: past this many rows a table lists only what is
+ * flagged (everything is in profile.json and report.html). */
+#define MD_MAX_ROWS 60
+
+static int metric_flagged(const json_t *m)
+{
+	const char *l = hr_jstr(m, "level");
+	return l && strcmp(l, "info");
+}
+
+static int group_flagged_md(const json_t *g)
+{
+	const json_t *cmp = json_object_get(g, "comparison");
+	return (cmp && metric_flagged(cmp)) || hr_jnum(g, "wrong_total") > 0 || hr_jstr(g, "failure");
+}
+
+static int cfg_flagged(const json_t *c)
+{
+	const char *v = hr_jstr(c, "verdict");
+	return v && strcmp(v, "pass");
+}
+
 int hr_render_markdown(const json_t *p, struct hr_buf *b)
 {
+	size_t rows_total = 0, rows_flagged = 0;
+	int all;
 	const json_t *sum = json_object_get(p, "summary"), *nodes = json_object_get(p, "nodes");
 	const json_t *in = json_object_get(p, "inputs"), *c = json_object_get(p, "run_cost");
 	const json_t *n, *r, *x, *d, *m;
@@ -281,10 +305,23 @@ int hr_render_markdown(const json_t *p, struct hr_buf *b)
 			hr_buf_puts(b, " |\n");
 		}
 	}
-	hr_buf_puts(b, "\n## Devices (roofline)\n\n| node | device | model | metric | measured | % of datasheet | % of expected | % of fleet median | robust z | level |\n|---|---|---|---|---|---|---|---|---|---|\n");
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(n, "devices"), j, d)
+			json_array_foreach(json_object_get(d, "metrics"), k, m) {
+				rows_total++;
+				rows_flagged += metric_flagged(m);
+			}
+	all = rows_total <= MD_MAX_ROWS;
+	hr_buf_puts(b, "\n## Devices (roofline)\n\n");
+	if (!all)
+		hr_buf_printf(b, "The %zu flagged of %zu device metrics (all of them are in profile.json and report.html).\n\n",
+			      rows_flagged, rows_total);
+	hr_buf_puts(b, "| node | device | model | metric | measured | % of datasheet | % of expected | % of fleet median | robust z | level |\n|---|---|---|---|---|---|---|---|---|---|\n");
 	json_array_foreach(nodes, i, n) {
 		json_array_foreach(json_object_get(n, "devices"), j, d) {
 			json_array_foreach(json_object_get(d, "metrics"), k, m) {
+				if (!all && !metric_flagged(m))
+					continue;
 				hr_buf_puts(b, "| ");
 				hr_buf_md(b, hr_jstr(n, "name"));
 				hr_buf_printf(b, " | %s | ", hr_jstr(d, "device"));
@@ -301,7 +338,8 @@ int hr_render_markdown(const json_t *p, struct hr_buf *b)
 				md_num(b, hr_jnum(m, "z"), "");
 				hr_buf_printf(b, " | %s |\n", hr_jstr(m, "level"));
 			}
-			if (!json_array_size(json_object_get(d, "metrics"))) {
+			if (!json_array_size(json_object_get(d, "metrics")) &&
+			    (all || strcmp(hr_jstr(d, "status") ? hr_jstr(d, "status") : "", "unavailable"))) {
 				hr_buf_puts(b, "| ");
 				hr_buf_md(b, hr_jstr(n, "name"));
 				hr_buf_printf(b, " | %s | ", hr_jstr(d, "device"));
@@ -312,10 +350,20 @@ int hr_render_markdown(const json_t *p, struct hr_buf *b)
 			}
 		}
 	}
-	hr_buf_puts(b, "\n## All-reduce groups\n\nbusbw at the largest message size, out-of-place; average = mean of every busbw cell (nccl-tests' \"Avg bus bandwidth\").\n\n| group | kind | nodes | collective | algo | ranks | largest size | busbw (GB/s) | % of like median | avg busbw | log's avg | level | source |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	rows_total = json_array_size(json_object_get(p, "groups"));
+	rows_flagged = 0;
+	json_array_foreach(json_object_get(p, "groups"), j, d)
+		rows_flagged += group_flagged_md(d);
+	all = rows_total <= MD_MAX_ROWS;
+	hr_buf_puts(b, "\n## All-reduce groups\n\nbusbw at the largest message size, out-of-place; average = mean of every busbw cell (nccl-tests' \"Avg bus bandwidth\").");
+	if (!all)
+		hr_buf_printf(b, " The %zu flagged or failed of %zu groups.", rows_flagged, rows_total);
+	hr_buf_puts(b, "\n\n| group | kind | nodes | collective | algo | ranks | largest size | busbw (GB/s) | % of like median | avg busbw | log's avg | level | source |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	json_array_foreach(json_object_get(p, "groups"), j, d) {
 		const json_t *cmp = json_object_get(d, "comparison");
 		char sz[32];
+		if (!all && !group_flagged_md(d))
+			continue;
 		hr_buf_puts(b, "| ");
 		hr_buf_md(b, hr_jstr(d, "name"));
 		hr_buf_printf(b, " | %s | ", hr_jstr(d, "kind"));
@@ -340,12 +388,24 @@ int hr_render_markdown(const json_t *p, struct hr_buf *b)
 		hr_buf_md(b, hr_jstr(d, "source"));
 		hr_buf_puts(b, " |\n");
 	}
-	hr_buf_puts(b, "\n## Loader (feeder lateness per placement)\n\n| node | config | placement | workers | lateness p50 / p99 (us) | input wait | accel. util. | verdict |\n|---|---|---|---|---|---|---|---|\n");
+	rows_total = rows_flagged = 0;
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(json_object_get(n, "loader"), "configs"), j, d) {
+			rows_total++;
+			rows_flagged += cfg_flagged(d);
+		}
+	all = rows_total <= MD_MAX_ROWS;
+	hr_buf_puts(b, "\n## Loader (feeder lateness per placement)\n\n");
+	if (!all)
+		hr_buf_printf(b, "The %zu configurations of %zu that did not pass.\n\n", rows_flagged, rows_total);
+	hr_buf_puts(b, "| node | config | placement | workers | lateness p50 / p99 (us) | input wait | accel. util. | verdict |\n|---|---|---|---|---|---|---|---|\n");
 	json_array_foreach(nodes, i, n) {
 		const json_t *l = json_object_get(n, "loader");
 		if (!json_is_object(l))
 			continue;
 		json_array_foreach(json_object_get(l, "configs"), j, d) {
+			if (!all && !cfg_flagged(d))
+				continue;
 			hr_buf_puts(b, "| ");
 			hr_buf_md(b, hr_jstr(n, "name"));
 			hr_buf_puts(b, " | ");
@@ -361,7 +421,7 @@ int hr_render_markdown(const json_t *p, struct hr_buf *b)
 		}
 	}
 	x = json_object_get(in, "issues");
-	hr_buf_printf(b, "\n## Inputs\n\n%lld files, %lld read, %lld ignored (health_report's own outputs); %lld skipped, %lld truncated, %lld notes.\n\n",
+	hr_buf_printf(b, "\n## Inputs\n\n%lld files, %lld read, %lld ignored (not inputs: health_report's own outputs, allreduce_bw's stdout, other files); %lld skipped, %lld truncated, %lld notes.\n\n",
 		      hr_jint(in, "files", 0), hr_jint(in, "files_read", 0), hr_jint(in, "files_ignored", 0),
 		      hr_jint(in, "skipped", 0), hr_jint(in, "truncated", 0), hr_jint(in, "notes", 0));
 	json_array_foreach(x, j, r) {
