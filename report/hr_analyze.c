@@ -97,6 +97,8 @@ struct an {
 	struct inst *gi;  size_t ngi, capgi;  /* group metrics */
 	struct cls *c;    size_t nc, capc;
 	unsigned *drift;  /* per node: bit k set when cfg key k drifted */
+	size_t *dev_first, *dev_n; /* per device: its instances in di[] */
+	long *grp_inst;   /* per group: its instance in gi[], -1 none */
 	int *slow_pairs;  /* per node: number of slow pairs it is in */
 	int oom;
 };
@@ -430,7 +432,7 @@ static void device_reasons(struct an *a)
 				   "drain the node and run the vendor diagnostics (dcgmi diag -r 3); a device that computes wrong results cannot be trusted",
 				   "%s: roofline's result check failed%s%s", d->device,
 				   d->reason ? ": " : "", d->reason ? d->reason : "");
-		for (j = 0; j < a->ndi; j++) {
+		for (j = a->dev_first[i]; j < a->dev_first[i] + a->dev_n[i]; j++) {
 			const struct inst *p = &a->di[j];
 			if (p->subject != (int)i || p->level < HR_WARN)
 				continue;
@@ -493,7 +495,7 @@ static void device_reasons(struct an *a)
 			struct hr_buf b = { 0 };
 			int first = 1;
 			hr_buf_puts(&b, r->text);
-			for (j = 0; j < a->ndi; j++) {
+			for (j = a->dev_first[i]; j < a->dev_first[i] + a->dev_n[i]; j++) {
 				const struct inst *p = &a->di[j];
 				char mk[48];
 				if (p->subject != (int)i || p->level < HR_WARN || p == worst)
@@ -567,11 +569,7 @@ static void group_instances(struct an *a)
 
 static const struct inst *group_inst(const struct an *a, size_t g)
 {
-	size_t i;
-	for (i = 0; i < a->ngi; i++)
-		if (a->gi[i].subject == (int)g)
-			return &a->gi[i];
-	return NULL;
+	return a->grp_inst && a->grp_inst[g] >= 0 ? &a->gi[a->grp_inst[g]] : NULL;
 }
 
 static void group_reasons(struct an *a)
@@ -927,7 +925,7 @@ static json_t *device_json(const struct an *a, size_t i)
 	json_object_set_new(o, "throttle_reasons", jstr_or_null(d->throttle_reasons));
 	json_object_set_new(o, "clocks", jstr_or_null(d->clocks));
 	json_object_set_new(o, "source", json_string(d->source));
-	for (j = 0; j < a->ndi; j++)
+	for (j = a->dev_first[i]; j < a->dev_first[i] + a->dev_n[i]; j++)
 		if (a->di[j].subject == (int)i)
 			json_array_append_new(m, inst_json(a, &a->di[j]));
 	json_object_set_new(o, "metrics", m);
@@ -1242,12 +1240,26 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 	a.th = &o->expect->th;
 	a.drift = calloc(f->nnodes ? f->nnodes : 1, sizeof(*a.drift));
 	a.slow_pairs = calloc(f->nnodes ? f->nnodes : 1, sizeof(*a.slow_pairs));
-	if (!a.drift || !a.slow_pairs)
+	a.dev_first = calloc(f->ndevices ? f->ndevices : 1, sizeof(*a.dev_first));
+	a.dev_n = calloc(f->ndevices ? f->ndevices : 1, sizeof(*a.dev_n));
+	a.grp_inst = malloc((f->ngroups ? f->ngroups : 1) * sizeof(*a.grp_inst));
+	if (!a.drift || !a.slow_pairs || !a.dev_first || !a.dev_n || !a.grp_inst)
 		goto out;
+	for (i = 0; i < f->ngroups; i++)
+		a.grp_inst[i] = -1;
 	drift = analyze_drift(&a);
 	device_instances(&a);
+	if (!a.oom) {
+		/* device_instances() adds each device's instances together */
+		for (i = a.ndi; i-- > 0;) {
+			a.dev_first[a.di[i].subject] = i;
+			a.dev_n[a.di[i].subject]++;
+		}
+	}
 	device_reasons(&a);
 	group_instances(&a);
+	for (i = 0; !a.oom && i < a.ngi; i++)
+		a.grp_inst[a.gi[i].subject] = (long)i;
 	group_reasons(&a);
 	straggler_reasons(&a);
 	loader_reasons(&a);
@@ -1269,5 +1281,8 @@ out:
 	free(a.c);
 	free(a.drift);
 	free(a.slow_pairs);
+	free(a.dev_first);
+	free(a.dev_n);
+	free(a.grp_inst);
 	return p;
 }
