@@ -390,6 +390,37 @@ Test(report, loader_failing_even_when_isolated_fails_the_node)
 	hr_fleet_release(&f);
 }
 
+static void straggler_rank13(const char *path, json_t *doc)
+{
+	(void)path;
+	if (strcmp(hr_jstr(doc, "tool"), "allreduce_bw"))
+		return;
+	json_array_append_new(json_object_get(json_object_get(doc, "results"), "stragglers"),
+			      json_pack("{s:i, s:s, s:s, s:i, s:i, s:f, s:f}", "rank", 13, "host", "node02",
+					"node", "node02", "rows", 12, "slowest_rows", 11,
+					"slowest_fraction", 11.0 / 12, "excess_pct", 35.0));
+}
+
+Test(report, straggler_warns_its_node)
+{
+	struct hr_fleet f;
+	json_t *p;
+	const json_t *r;
+	size_t n;
+	load_dir(&f, DATA "fleet-healthy", straggler_rank13);
+	p = analyze(&f, NULL);
+	cr_expect_str_eq(verdict(p, "node02"), "WARN");
+	r = flagged(p, "node02", &n);
+	cr_assert_eq(n, 1);
+	cr_expect_str_eq(hr_jstr(r, "code"), "straggler");
+	cr_expect_str_eq(hr_jstr(r, "subject"), "rank 13");
+	cr_expect(strstr(hr_jstr(r, "text"), "slowest rank at 92% of the sizes, 35% slower"), "%s", hr_jstr(r, "text"));
+	cr_expect_eq(json_array_size(json_object_get(node(p, "node02"), "stragglers")), 1);
+	cr_expect_str_eq(verdict(p, "node01"), "PASS");
+	json_decref(p);
+	hr_fleet_release(&f);
+}
+
 Test(report, absolute_expectations_apply_where_the_fleet_agrees)
 {
 	/* a whole fleet below its expectation is flagged even though no GPU is
