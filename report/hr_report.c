@@ -23,7 +23,7 @@
 
 enum {
 	OPT_OUT = 0x1200, OPT_STRICT, OPT_EXPECT, OPT_PUE, OPT_PRICE, OPT_CURRENCY,
-	OPT_CARBON, OPT_CPU_W, OPT_MAX_PLOTS, OPT_COLOR, OPT_NOW
+	OPT_CARBON, OPT_CPU_W, OPT_MAX_PLOTS, OPT_COLOR
 };
 
 void hr_report_usage(FILE *f, int subcommands)
@@ -59,7 +59,8 @@ void hr_report_usage(FILE *f, int subcommands)
 "                      subjects first (default %d)\n"
 "  --color WHEN        auto (default: only on a terminal, and not with\n"
 "                      NO_COLOR), always or never\n"
-"  -q, --quiet         print only the summary's first line and problems\n"
+"  -q, --quiet         print one line: the fleet verdict, the counts and the\n"
+"                      drain candidates\n"
 "  -h, --help          this text;  -V, --version  the version\n"
 "\n"
 "Exit status: 0 no node FAILs; 1 at least one FAIL (drain candidates are\n"
@@ -112,7 +113,6 @@ struct opts {
 	int max_plots;
 	int color; /* -1 auto, 0 never, 1 always */
 	int quiet;
-	const char *now; /* hidden: fixed generated_utc, for golden tests */
 	struct hr_cost_params cost;
 };
 
@@ -130,7 +130,6 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *done)
 		{ "max-plots", required_argument, NULL, OPT_MAX_PLOTS },
 		{ "color", required_argument, NULL, OPT_COLOR },
 		{ "colour", required_argument, NULL, OPT_COLOR },
-		{ "generated-utc", required_argument, NULL, OPT_NOW },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -139,7 +138,6 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *done)
 	static const char *const colors[] = { "never", "always", "auto", NULL };
 	int c, rc;
 	long l;
-	time_t t;
 
 	*done = 0;
 	optind = 1;
@@ -194,11 +192,6 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *done)
 			if ((rc = ch_lookup("--color", optarg, colors)) < 0)
 				return rc;
 			o->color = rc == 2 ? -1 : rc;
-			break;
-		case OPT_NOW:
-			if (hr_parse_utc(optarg, &t))
-				return ch_usage_error("invalid value '%s' for --generated-utc (expected YYYY-MM-DDTHH:MM:SSZ)", optarg);
-			o->now = optarg;
 			break;
 		case 'q': o->quiet = 1; break;
 		case 'h':
@@ -269,7 +262,7 @@ int hr_report_main(int argc, char **argv)
 	memset(&ao, 0, sizeof(ao));
 	ao.expect = &ex;
 	ao.cost = &o.cost;
-	ao.generated_utc = o.now;
+	ao.generated_utc = NULL;
 	ao.input_files = files.n;
 	profile = hr_analyze(&fleet, &ao);
 	if (!profile) {
@@ -295,9 +288,13 @@ int hr_report_main(int argc, char **argv)
 	color = o.color >= 0 ? o.color : (isatty(STDOUT_FILENO) && !getenv("NO_COLOR") &&
 					  !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb")));
 	if (o.quiet) {
-		const json_t *s = json_object_get(profile, "summary");
-		printf("health_report: %s: %lld FAIL, %lld WARN, %lld PASS\n",
-		       hr_jstr(s, "verdict"), hr_jint(s, "fail", 0), hr_jint(s, "warn", 0), hr_jint(s, "pass", 0));
+		const json_t *s = json_object_get(profile, "summary"), *d;
+		size_t k;
+		printf("health_report: %s: %lld FAIL, %lld WARN, %lld PASS", hr_jstr(s, "verdict"),
+		       hr_jint(s, "fail", 0), hr_jint(s, "warn", 0), hr_jint(s, "pass", 0));
+		json_array_foreach(json_object_get(s, "drain_candidates"), k, d)
+			printf("%s%s", k ? " " : "; drain candidates: ", json_string_value(d));
+		printf("\n");
 	} else {
 		hr_render_terminal(profile, stdout, color);
 		printf("\nreport: %s/report.html (%d plot%s), %s/report.md, %s/profile.json, %s/health.prom\n",
