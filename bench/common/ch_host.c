@@ -15,6 +15,10 @@ int ch_topo_load(const char *xml_path, hwloc_topology_t *out)
 		return CH_ERR_RUNTIME;
 	}
 	hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+	/* PCI devices are all we need: skip the OpenCL and GL plugins, which
+	 * initialise whole ICD loaders (slow, and they leak at exit) */
+	hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "opencl");
+	hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "gl");
 	if (xml_path) {
 		if (access(xml_path, R_OK) != 0) {
 			hwloc_topology_destroy(t);
