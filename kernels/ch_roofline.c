@@ -4,6 +4,7 @@
 #include "ch_roofline.h"
 #include "ch_common.h"
 #include "ch_datasheet.h"
+#include "ch_nvml.h"
 #include "ch_parse.h"
 #include "ch_patterns.h"
 #include "ch_stats.h"
@@ -623,8 +624,10 @@ static int measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dt
 			json_object_set_new(shape, "cols", json_integer((json_int_t)p.shape.cols));
 	}
 	json_object_set_new(jp, "shape", shape);
-	if (k->family == CH_FAM_LADDER)
+	if (k->family == CH_FAM_LADDER) {
 		json_object_set_new(jp, "fma_per_elem", json_integer(k->k));
+		json_object_set_new(jp, "shortened", json_boolean(p.shape.n < r->array_bytes / ch_dtype_size(dt)));
+	}
 	json_object_set_new(jp, "flops", json_real(cnt.flops));
 	json_object_set_new(jp, "bytes", json_real(cnt.bytes));
 	json_object_set_new(jp, "bytes_write_allocate", json_real(cnt.bytes_write_allocate));
@@ -951,6 +954,63 @@ static void fmt_num(char *buf, size_t n, double v, int prec)
 		snprintf(buf, n, "%.*f", prec, v);
 }
 
+/* Range of a telemetry field over every point's before and after readings. */
+static int tel_range(json_t *points, const char *field, double *lo, double *hi)
+{
+	static const char *const when[] = { "before", "after" };
+	size_t i, w;
+	json_t *p;
+	int n = 0;
+
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	json_array_foreach(points, i, p)
+		for (w = 0; w < 2; w++) {
+			double v = jget(json_object_get(json_object_get(p, "telemetry"), when[w]), field);
+			if (isnan(v))
+				continue;
+			*lo = v < *lo ? v : *lo;
+			*hi = v > *hi ? v : *hi;
+			n++;
+		}
+	return n;
+}
+
+/* One line on clocks, power and energy: what telemetry said, or n/a. */
+static void print_telemetry(json_t *d)
+{
+	json_t *points = json_object_get(d, "points"), *p;
+	int gpu = !strcmp(json_string_value(json_object_get(d, "kind")), "gpu");
+	double lo, hi;
+	size_t i;
+	int any = 0;
+
+	printf("# telemetry:");
+	if (tel_range(points, gpu ? "sm_mhz" : "cpu_mhz", &lo, &hi))
+		printf(" %s clock %.0f-%.0f MHz;", gpu ? "SM" : "CPU", lo, hi), any = 1;
+	if (gpu && tel_range(points, "mem_mhz", &lo, &hi))
+		printf(" memory clock %.0f-%.0f MHz;", lo, hi), any = 1;
+	if (gpu && tel_range(points, "power_w", &lo, &hi))
+		printf(" power %.0f-%.0f W;", lo, hi), any = 1;
+	if (gpu && tel_range(points, "temp_c", &lo, &hi))
+		printf(" temperature %.0f-%.0f C;", lo, hi), any = 1;
+	if (!any)
+		printf(" clocks n/a;");
+	printf(" energy:");
+	any = 0;
+	json_array_foreach(points, i, p) {
+		double g = jget(json_object_get(p, "telemetry"), "gflop_per_j");
+		if (!isnan(g) && !strcmp(json_string_value(json_object_get(p, "family")), "gemm")) {
+			printf(" %s %s %.2f GFLOP/J;", json_string_value(json_object_get(p, "kernel")),
+			       json_string_value(json_object_get(p, "dtype")), g);
+			any = 1;
+		}
+	}
+	if (!any)
+		printf(" n/a (%s not readable)", gpu ? "NVML energy counter" : "RAPL");
+	printf("\n");
+}
+
 static void print_table(json_t *d, const struct ch_rl_opts *o)
 {
 	json_t *points = json_object_get(d, "points"), *cfg = json_object_get(d, "config"), *p;
@@ -985,8 +1045,9 @@ static void print_table(json_t *d, const struct ch_rl_opts *o)
 		       json_is_string(json_object_get(cfg, "stores")) ? json_string_value(json_object_get(cfg, "stores")) : "",
 		       ab / (double)MIB);
 		if (cb > 0)
-			printf(" (working set %.1fx the %.1f MiB %s)", 3 * ab / cb, cb / (double)MIB,
-			       strcmp(json_string_value(json_object_get(d, "kind")), "gpu") ? "last-level cache" : "L2");
+			printf(" (working set %.1fx the %.1f MiB %s%s)", 3 * ab / cb, cb / (double)MIB,
+			       strcmp(json_string_value(json_object_get(d, "kind")), "gpu") ? "last-level cache" : "L2",
+			       3 * ab < 4 * cb ? "; under 4x: memory points may run from cache" : "");
 		printf("\n# BLAS: %s\n", json_string_value(json_object_get(cfg, "blas")) ?
 		       json_string_value(json_object_get(cfg, "blas")) : "-");
 	}
@@ -1025,8 +1086,8 @@ static void print_table(json_t *d, const struct ch_rl_opts *o)
 			snprintf(note, sizeof(note), "%lld^3",
 				 (long long)json_integer_value(json_object_get(json_object_get(p, "shape"), "m")));
 		else if (json_is_true(json_object_get(p, "fits_in_cache")))
-			snprintf(note, sizeof(note), "%.1f MiB, fits in cache (compute-bound rung)",
-				 jget(p, "working_set_bytes") / (double)MIB);
+			snprintf(note, sizeof(note), "%.1f MiB fits in cache%s", jget(p, "working_set_bytes") / (double)MIB,
+				 json_is_true(json_object_get(p, "shortened")) ? " (rung past the ridge: compute-bound)" : "");
 		if (json_is_string(json_object_get(cfg, "stores")) &&
 		    !strcmp(json_string_value(json_object_get(cfg, "stores")), "write-allocate") &&
 		    jget(p, "gbps_write_allocate") > jget(p, "gbps") * 1.0001 &&
@@ -1060,10 +1121,14 @@ static void print_table(json_t *d, const struct ch_rl_opts *o)
 		       jget(ds, "memory_gbps"));
 	if (json_object_size(json_object_get(roofs, "ridge_flop_per_byte"))) {
 		printf("# ridge point (compute roof / memory roof):");
-		json_object_foreach(json_object_get(roofs, "ridge_flop_per_byte"), key, v)
-			printf(" %s %.2f FLOP/byte;", key, json_number_value(v));
+		int first = 1;
+		json_object_foreach(json_object_get(roofs, "ridge_flop_per_byte"), key, v) {
+			printf("%s %s %.2f FLOP/byte", first ? "" : ",", key, json_number_value(v));
+			first = 0;
+		}
 		printf("\n");
 	}
+	print_telemetry(d);
 	if (json_is_true(json_object_get(d, "throttled")))
 		printf("# WARNING: some points were measured while the clocks were held down by power or temperature\n");
 	if (st && strcmp(st, "ok"))
@@ -1175,6 +1240,20 @@ static int run_backend(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, 
 			status = worse(status, rc);
 			snprintf(reason, rn, "%s: %s", name, dreason);
 			continue;
+		}
+		r.be->info(r.dev, &r.info);
+		if (gpu) {
+			char v[96];
+			ch_result_set_software(res, "cuda", r.info.runtime);
+			ch_result_set_software(res, "cublaslt", r.info.blas);
+			if (ch_nvml_init(NULL, 0) == 0) {
+				ch_result_set_software(res, "nvml_driver", ch_nvml_driver_version(v, sizeof(v)));
+				ch_nvml_shutdown();
+			} else {
+				ch_result_set_software(res, "nvml_driver", NULL);
+			}
+		} else {
+			ch_result_set_software(res, "blas", r.info.blas);
 		}
 		rc = measure_device(&r, dreason, sizeof(dreason));
 		update_roofs(&r);

@@ -288,8 +288,15 @@ static int cpu_info(struct ch_dev *d, struct ch_dev_info *o)
 #ifdef OPENBLAS_VERSION
 	{
 		const char *core = openblas_get_corename();
-		snprintf(o->blas, sizeof(o->blas), "OpenBLAS%s, core %s, %d threads",
-			 OPENBLAS_VERSION, core ? core : "?", openblas_get_num_threads());
+		char ver[32];
+		size_t l;
+		/* OPENBLAS_VERSION is " OpenBLAS 0.3.21 ": keep the number */
+		snprintf(ver, sizeof(ver), "%s", OPENBLAS_VERSION + strspn(OPENBLAS_VERSION, " "));
+		l = strlen(ver);
+		while (l && ver[l - 1] == ' ')
+			ver[--l] = '\0';
+		snprintf(o->blas, sizeof(o->blas), "%s, core %s, %d threads",
+			 ver, core ? core : "?", openblas_get_num_threads());
 		if (blas_generic_core(core) && d->ops->has_fma)
 			snprintf(o->note, sizeof(o->note),
 				 "OpenBLAS chose its generic core '%s' on a CPU with %s: GEMM runs without "
@@ -468,7 +475,8 @@ static int cpu_gemm_size(struct ch_dev *d, enum ch_dtype dt, double min_sec, uin
 	int rc;
 
 	/* time growing sizes until one call takes 20 ms, then scale by the
-	 * cube root to reach min_sec with 20% to spare */
+	 * cube root to reach min_sec with 50% to spare (the machine may be
+	 * busy while we calibrate) */
 	for (;;) {
 		double t0;
 		if ((rc = gemm_alloc(d, dt, n, n, n)) != 0)
@@ -482,7 +490,7 @@ static int cpu_gemm_size(struct ch_dev *d, enum ch_dtype dt, double min_sec, uin
 		n *= 2;
 	}
 	if (t < min_sec) {
-		double f = cbrt(1.2 * min_sec / (t > 1e-6 ? t : 1e-6));
+		double f = cbrt(1.5 * min_sec / (t > 1e-6 ? t : 1e-6));
 		n = (uint64_t)ceil((double)n * f / 128.0) * 128;
 	}
 	/* three operands in at most a quarter of free memory, and n <= 32768 */
@@ -628,24 +636,30 @@ static void cpu_teardown(struct ch_dev *d, const struct ch_point_spec *p)
 }
 
 /* Test hook (CH_ROOFLINE_CORRUPT, see docs/roofline.md): damage the output
- * value the check looks at first (element n/2, the dot sum, a sampled C entry). */
+ * value the check reaches: element n/2 becomes v + 1 + |v|, the dot sum is
+ * scaled by 1.001, the last sampled C entry becomes v + 2k + |v|; each is
+ * far outside its tolerance. */
 static int cpu_corrupt(struct ch_dev *d, const struct ch_point_spec *p)
 {
 	if (p->k->family == CH_FAM_GEMM) {
 		struct ch_gemm_sample s[GEMM_SAMPLES];
 		uint64_t idx;
+		double add;
 		ch_gemm_sample_positions(p->shape.m, p->shape.nn, GEMM_SAMPLES, s);
 		idx = s[GEMM_SAMPLES - 1].i + s[GEMM_SAMPLES - 1].j * p->shape.m;
+		add = 2.0 * (double)p->shape.kk;
 		if (p->dt == CH_FP64)
-			((double *)d->gc)[idx] += 1.0;
+			((double *)d->gc)[idx] += add + fabs(((double *)d->gc)[idx]);
 		else
-			((float *)d->gc)[idx] += 1.0f;
+			((float *)d->gc)[idx] += (float)add + fabsf(((float *)d->gc)[idx]);
 	} else if (p->k->id == CH_K_DOT) {
 		d->dot *= 1.001;
 	} else if (p->dt == CH_FP64) {
-		((double *)d->c)[p->shape.n / 2] *= 1.0 + 1e-6;
+		double *c = d->c;
+		c[p->shape.n / 2] += 1.0 + fabs(c[p->shape.n / 2]);
 	} else {
-		((float *)d->c)[p->shape.n / 2] *= 1.0f + 1e-3f;
+		float *c = d->c;
+		c[p->shape.n / 2] += 1.0f + fabsf(c[p->shape.n / 2]);
 	}
 	return 0;
 }

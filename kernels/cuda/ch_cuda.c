@@ -530,12 +530,13 @@ static int cuda_corrupt(struct ch_dev *d, const struct ch_point_spec *p)
 		struct ch_gemm_sample s[GEMM_SAMPLES];
 		ch_gemm_sample_positions(p->shape.m, p->shape.nn, GEMM_SAMPLES, s);
 		CUDA_TRY((cudaError_t)ch_cu_corrupt(ch_gemm_out_dtype(p->dt), d->gc,
-						    s[GEMM_SAMPLES - 1].i + s[GEMM_SAMPLES - 1].j * p->shape.m, 1, d->stream));
+						    s[GEMM_SAMPLES - 1].i + s[GEMM_SAMPLES - 1].j * p->shape.m,
+						    2.0 * (double)p->shape.kk, d->stream));
 	} else if (p->k->id == CH_K_DOT) {
 		d->dot *= 1.001;
 		return 0;
 	} else {
-		CUDA_TRY((cudaError_t)ch_cu_corrupt(p->dt, d->c, p->shape.n / 2, 0, d->stream));
+		CUDA_TRY((cudaError_t)ch_cu_corrupt(p->dt, d->c, p->shape.n / 2, 1.0, d->stream));
 	}
 	CUDA_TRY(cudaStreamSynchronize(d->stream));
 	return 0;

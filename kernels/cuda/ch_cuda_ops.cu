@@ -222,16 +222,16 @@ __global__ void fill_gemm_k(T *p, uint64_t count, uint64_t seed, int digits)
 }
 
 template <typename T>
-__global__ void corrupt_k(T *p, uint64_t i, int add_one)
+__global__ void corrupt_k(T *p, uint64_t i, double add)
 {
-	float v = (float)p[i];
-	p[i] = from_double<T>(add_one ? (double)v + 1.0 : (double)v * 1.001);
+	double v = (double)(float)p[i];
+	p[i] = from_double<T>(v + add + fabs(v));
 }
 
 template <>
-__global__ void corrupt_k<double>(double *p, uint64_t i, int add_one)
+__global__ void corrupt_k<double>(double *p, uint64_t i, double add)
 {
-	p[i] = add_one ? p[i] + 1.0 : p[i] * (1.0 + 1e-6);
+	p[i] = p[i] + add + fabs(p[i]);
 }
 
 int last_error(void)
@@ -371,13 +371,13 @@ int ch_cu_fill_gemm(enum ch_dtype dt, void *p, uint64_t count, uint64_t seed, vo
 	return last_error();
 }
 
-int ch_cu_corrupt(enum ch_dtype dt, void *p, uint64_t i, int add_one, void *stream)
+int ch_cu_corrupt(enum ch_dtype dt, void *p, uint64_t i, double add, void *stream)
 {
 	cudaStream_t st = (cudaStream_t)stream;
 	switch (dt) {
-	case CH_FP64: corrupt_k<double><<<1, 1, 0, st>>>((double *)p, i, add_one); break;
-	case CH_FP32: corrupt_k<float><<<1, 1, 0, st>>>((float *)p, i, add_one); break;
-	case CH_BF16: corrupt_k<__nv_bfloat16><<<1, 1, 0, st>>>((__nv_bfloat16 *)p, i, add_one); break;
+	case CH_FP64: corrupt_k<double><<<1, 1, 0, st>>>((double *)p, i, add); break;
+	case CH_FP32: corrupt_k<float><<<1, 1, 0, st>>>((float *)p, i, add); break;
+	case CH_BF16: corrupt_k<__nv_bfloat16><<<1, 1, 0, st>>>((__nv_bfloat16 *)p, i, add); break;
 	default: return (int)cudaErrorInvalidValue;
 	}
 	return last_error();

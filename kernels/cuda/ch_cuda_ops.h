@@ -52,9 +52,9 @@ int ch_cu_fill_ln_weights(float *gamma, float *beta, uint64_t cols, void *stream
  * digits of @dt), stored in @dt (fp64, fp32/tf32, bf16, fp16, fp8 e4m3). */
 int ch_cu_fill_gemm(enum ch_dtype dt, void *p, uint64_t count, uint64_t seed, void *stream);
 
-/** ch_cu_corrupt - test hook: multiply element @i of @p (dtype @dt) by
- * (1 + 1e-3), or add 1 for a GEMM output. */
-int ch_cu_corrupt(enum ch_dtype dt, void *p, uint64_t i, int add_one, void *stream);
+/** ch_cu_corrupt - test hook: element @i of @p (dtype @dt) becomes
+ * v + @add + |v|. */
+int ch_cu_corrupt(enum ch_dtype dt, void *p, uint64_t i, double add, void *stream);
 
 #ifdef __cplusplus
 }
