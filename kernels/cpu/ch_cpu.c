@@ -362,9 +362,13 @@ static void fill_arrays(struct ch_dev *d, enum ch_dtype dt, int first_touch)
 	d->fill_dt = dt;
 }
 
+/* 2 MiB-aligned memory (aligned_alloc wants a size that is a multiple of
+ * the alignment), advised to use transparent huge pages. */
 static void *alloc_huge(uint64_t bytes)
 {
-	void *p = aligned_alloc(HUGE_BYTES, bytes);
+	void *p;
+	bytes = (bytes + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES;
+	p = aligned_alloc(HUGE_BYTES, bytes ? bytes : HUGE_BYTES);
 	if (p)
 		madvise(p, bytes, MADV_HUGEPAGE); /* fewer TLB misses; advice only */
 	return p;
@@ -412,9 +416,9 @@ static int gemm_alloc(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n
 	if (d->gdt == (int)dt && d->gm == m && d->gn == n && d->gk == k)
 		return 0;
 	gemm_free(d);
-	d->ga = alloc_huge(m * k * size + HUGE_BYTES);
-	d->gb = alloc_huge(k * n * size + HUGE_BYTES);
-	d->gc = alloc_huge(m * n * size + HUGE_BYTES);
+	d->ga = alloc_huge(m * k * size);
+	d->gb = alloc_huge(k * n * size);
+	d->gc = alloc_huge(m * n * size);
 	if (!d->ga || !d->gb || !d->gc) {
 		gemm_free(d);
 		ch_error("cannot allocate GEMM operands of %llu x %llu x %llu", (unsigned long long)m,
