@@ -1051,10 +1051,10 @@ static void print_table(json_t *d, const struct ch_rl_opts *o)
 		printf("\n# BLAS: %s\n", json_string_value(json_object_get(cfg, "blas")) ?
 		       json_string_value(json_object_get(cfg, "blas")) : "-");
 	}
-	printf("# time: median of %d timed calls after %d warm-up call(s), the first timed call dropped%s;"
-	       " best = fastest call; GB/s = 1e9 bytes/s, explicit traffic (BabelStream counting)\n",
-	       o->iters - 1, o->warmup, o->common.min_time_sec > 0 ? " (more until --min-time is reached)" : "");
-	printf("%-10s %-5s %10s %10s %6s %9s %9s %10s %10s %7s%s  %s\n", "# kernel", "dtype", "AI_flop/B",
+	printf("# time: median of %d calls (%d timed, the first dropped, after %d warm-up%s); best = fastest;"
+	       " GB/s = 1e9 bytes/s of explicit traffic (BabelStream counting)\n",
+	       o->iters - 1, o->iters, o->warmup, o->common.min_time_sec > 0 ? "; more until --min-time" : "");
+	printf("# %-9s %-5s %10s %10s %6s %9s %9s %10s %10s %7s%s  %s\n", "kernel", "dtype", "AI_flop/B",
 	       "time_ms", "cv_%", "GB/s", "GB/s_best", "GFLOP/s", "GFLOP/s_b", "%roof", has_ds ? "    %ds" : "", "note");
 	json_array_foreach(points, i, p) {
 		const char *kn = json_string_value(json_object_get(p, "kernel"));
@@ -1063,9 +1063,9 @@ static void print_table(json_t *d, const struct ch_rl_opts *o)
 		char a[32], b[32], c[32], e[32], f[32], g[32], h[32], k2[32], l[32], note[256] = "";
 		if (!json_is_true(json_object_get(p, "valid"))) {
 			if (json_is_string(json_object_get(p, "error")))
-				printf("  %-8s %-5s  ERROR: %s\n", kn, dt, json_string_value(json_object_get(p, "error")));
+				printf("  %-9s %-5s  ERROR: %s\n", kn, dt, json_string_value(json_object_get(p, "error")));
 			else
-				printf("  %-8s %-5s  INVALID (not reported): %lld of %lld values wrong; first at %lld: "
+				printf("  %-9s %-5s  INVALID (not reported): %lld of %lld values wrong; first at %lld: "
 				       "got %.9g, want %.9g, tol %.3g\n", kn, dt,
 				       (long long)json_integer_value(json_object_get(chk, "bad")),
 				       (long long)json_integer_value(json_object_get(chk, "checked")),
@@ -1096,7 +1096,7 @@ static void print_table(json_t *d, const struct ch_rl_opts *o)
 				 note[0] ? ", " : "", jget(p, "gbps_write_allocate"));
 		if (json_is_true(json_object_get(p, "throttled")))
 			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%sTHROTTLED", note[0] ? ", " : "");
-		printf("  %-8s %-5s %10s %10s %6s %9s %9s %10s %10s %7s%s%s  %s\n", kn, dt, a, b, c, e, f, g, h, k2,
+		printf("  %-9s %-5s %10s %10s %6s %9s %9s %10s %10s %7s%s%s  %s\n", kn, dt, a, b, c, e, f, g, h, k2,
 		       has_ds ? " " : "", has_ds ? l : "", note);
 	}
 	if (!isnan(mem))
@@ -1108,9 +1108,14 @@ static void print_table(json_t *d, const struct ch_rl_opts *o)
 		json_t *est = json_object_get(pe, key);
 		printf("# compute roof %s: %.2f GFLOP/s (%s, median)", key, json_number_value(v),
 		       json_string_value(json_object_get(json_object_get(roofs, "compute_kernel"), key)));
-		if (est)
-			printf("; %.1f%% of the peak %.1f GFLOP/s, %s", 100.0 * json_number_value(v) / jget(est, "gflops"),
-			       jget(est, "gflops"), json_string_value(json_object_get(est, "how")));
+		if (est) {
+			double pct = 100.0 * json_number_value(v) / jget(est, "gflops");
+			printf("; %.1f%% of the peak %.1f GFLOP/s, %s", pct, jget(est, "gflops"),
+			       json_string_value(json_object_get(est, "how")));
+			if (pct > 100 && jget(cfg, "clock_mhz") > 0)
+				printf(" [above the estimate: the cores ran at >= %.2f GHz, faster than the clock read (turbo)]",
+				       jget(cfg, "clock_mhz") * 1e-3 * pct / 100);
+		}
 		if (has_ds && jget(json_object_get(ds, "compute_gflops"), key) > 0)
 			printf("; %.1f%% of the datasheet %.0f GFLOP/s", 100.0 * json_number_value(v) /
 			       jget(json_object_get(ds, "compute_gflops"), key), jget(json_object_get(ds, "compute_gflops"), key));

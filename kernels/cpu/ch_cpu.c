@@ -106,7 +106,7 @@ static double read_max_mhz(char *src, size_t n)
 	}
 	fclose(f);
 	if (mhz > 0)
-		snprintf(src, n, "/proc/cpuinfo cpu MHz (current, highest core)");
+		snprintf(src, n, "/proc/cpuinfo cpu MHz, current; turbo may exceed it");
 	return mhz;
 }
 
