@@ -207,7 +207,9 @@ static void cpu_close(struct ch_dev *d)
 static int cpu_open(int index, struct ch_dev **out, char *why, size_t n)
 {
 	struct ch_dev *d;
-	int i;
+	hwloc_bitmap_t bind;
+	hwloc_obj_type_t type;
+	int i, total;
 
 	*out = NULL;
 	if (index != 0) {
@@ -224,28 +226,37 @@ static int cpu_open(int index, struct ch_dev **out, char *why, size_t n)
 		cpu_close(d);
 		return CH_ERR_RUNTIME;
 	}
-	d->ncores = hwloc_get_nbobjs_by_type(d->topo, HWLOC_OBJ_CORE);
-	if (d->ncores <= 0)
-		d->ncores = hwloc_get_nbobjs_by_type(d->topo, HWLOC_OBJ_PU);
-	if (d->ncores <= 0) {
-		snprintf(why, n, "hwloc found no core and no PU");
-		cpu_close(d);
-		return CH_ERR_RUNTIME;
-	}
-	d->core_pu = calloc((size_t)d->ncores, sizeof(*d->core_pu));
+	/* the cores of the process's CPU binding (taskset, cgroups, mpirun
+	 * --bind-to), all of them when it cannot be read */
+	bind = hwloc_bitmap_alloc();
+	if (!bind || hwloc_get_cpubind(d->topo, bind, HWLOC_CPUBIND_PROCESS) != 0 || hwloc_bitmap_iszero(bind))
+		hwloc_bitmap_copy(bind, hwloc_topology_get_allowed_cpuset(d->topo));
+	type = hwloc_get_nbobjs_by_type(d->topo, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
+	total = hwloc_get_nbobjs_by_type(d->topo, type);
+	d->core_pu = calloc((size_t)(total > 0 ? total : 1), sizeof(*d->core_pu));
 	d->all = hwloc_bitmap_alloc();
-	d->partial = calloc((size_t)d->ncores, sizeof(double));
+	d->partial = calloc((size_t)(total > 0 ? total : 1), sizeof(double));
 	if (!d->core_pu || !d->all || !d->partial) {
+		hwloc_bitmap_free(bind);
 		cpu_close(d);
 		return CH_ERR_RUNTIME;
 	}
-	for (i = 0; i < d->ncores; i++) {
-		hwloc_obj_t o = hwloc_get_obj_by_type(d->topo, HWLOC_OBJ_CORE, (unsigned)i);
-		if (!o)
-			o = hwloc_get_obj_by_type(d->topo, HWLOC_OBJ_PU, (unsigned)i);
-		d->core_pu[i] = hwloc_bitmap_dup(o->cpuset);
-		hwloc_bitmap_singlify(d->core_pu[i]); /* one PU: no hopping between SMT siblings */
-		hwloc_bitmap_or(d->all, d->all, d->core_pu[i]);
+	for (i = 0; i < total; i++) {
+		hwloc_obj_t o = hwloc_get_obj_by_type(d->topo, type, (unsigned)i);
+		hwloc_bitmap_t set;
+		if (!o || !hwloc_bitmap_intersects(o->cpuset, bind))
+			continue;
+		set = hwloc_bitmap_alloc();
+		hwloc_bitmap_and(set, o->cpuset, bind);
+		hwloc_bitmap_singlify(set); /* one PU: no hopping between SMT siblings */
+		d->core_pu[d->ncores++] = set;
+		hwloc_bitmap_or(d->all, d->all, set);
+	}
+	hwloc_bitmap_free(bind);
+	if (d->ncores <= 0) {
+		snprintf(why, n, "hwloc found no core in this process's CPU binding");
+		cpu_close(d);
+		return CH_ERR_RUNTIME;
 	}
 	d->ops = ch_cpu_ops_select(NULL);
 	d->clock_mhz = read_max_mhz(d->clock_source, sizeof(d->clock_source));
