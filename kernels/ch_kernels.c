@@ -1,9 +1,11 @@
 #include "ch_kernels.h"
 #include "ch_common.h"
 #include "ch_patterns.h"
+#include "cpu/ch_cpu_ops.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ dtypes */
@@ -212,139 +214,177 @@ static void check_one(struct ch_check *c, uint64_t idx, double got, double want,
 		c->worst_ratio = ratio;
 }
 
-static void check_merge(struct ch_check *into, const struct ch_check *c)
-{
-	if (c->bad && (!into->bad || c->first_bad < into->first_bad)) {
-		into->first_bad = c->first_bad;
-		into->got = c->got;
-		into->want = c->want;
-		into->tol = c->tol;
-	} else if (!into->bad && !c->bad && c->worst_ratio >= into->worst_ratio) {
-		into->got = c->got;
-		into->want = c->want;
-		into->tol = c->tol;
-	}
-	into->checked += c->checked;
-	into->bad += c->bad;
-	into->ok = into->ok && c->ok;
-	if (c->worst_ratio > into->worst_ratio)
-		into->worst_ratio = c->worst_ratio;
-}
-
 /* GELU of x in double: the analytic value. */
 static double gelu_ref(double x)
 {
 	return 0.5 * x * (1.0 + tanh(sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
 }
 
-static int check_layernorm(enum ch_dtype dt, const struct ch_shape *s, const void *c,
-			   struct ch_check *out)
+/* The first bad element of [0, n), and the values there (after a fast
+ * pass found some). */
+static void check_first_bad(struct ch_check *out, uint64_t first, double got, double want, double tol)
+{
+	out->first_bad = first;
+	out->got = got;
+	out->want = want;
+	out->tol = tol;
+}
+
+/* Layernorm's expected values: when cols is a multiple of b's 256-element
+ * period, every row holds the same values, so one row of expected values
+ * and tolerances serves all rows. */
+static int ln_row_expect(uint64_t base, uint64_t cols, enum ch_dtype dt, double *want, double *tol)
 {
 	const double eps = ch_dtype_eps(dt), eps32 = ch_dtype_eps(CH_FP32);
-	const uint64_t cols = s->cols, rows = s->n / s->cols;
 	const double growth = (2.0 * (double)cols + 16.0) * eps32;
-	long long r;
+	double sum = 0, var = 0, mean, rstd, maxabs = 0;
+	uint64_t j;
 
-	check_init(out);
-#pragma omp parallel
-	{
-		struct ch_check mine;
-		check_init(&mine);
-#pragma omp for schedule(static)
-		for (r = 0; r < (long long)rows; r++) {
-			uint64_t base = (uint64_t)r * cols, j;
-			double sum = 0, var = 0, mean, rstd, maxabs = 0;
-			for (j = 0; j < cols; j++) {
-				double x = ch_pat_b(base + j);
-				sum += x;
-				if (fabs(x) > maxabs)
-					maxabs = fabs(x);
-			}
-			mean = sum / (double)cols;
-			for (j = 0; j < cols; j++) {
-				double d = ch_pat_b(base + j) - mean;
-				var += d * d;
-			}
-			rstd = 1.0 / sqrt(var / (double)cols + CH_LN_EPS);
-			for (j = 0; j < cols; j++) {
-				double x = ch_pat_b(base + j), g = ch_pat_gamma(j), be = ch_pat_beta(j);
-				double want = (x - mean) * rstd * g + be;
-				double tol = eps * fabs(want) +
-					growth * (fabs(g) * rstd * (maxabs + fabs(x - mean)) + fabs(be));
-				check_one(&mine, base + j, load_value(dt, c, base + j), want, tol);
-			}
-		}
-#pragma omp critical
-		check_merge(out, &mine);
+	for (j = 0; j < cols; j++) {
+		double x = ch_pat_b(base + j);
+		sum += x;
+		if (fabs(x) > maxabs)
+			maxabs = fabs(x);
+	}
+	mean = sum / (double)cols;
+	for (j = 0; j < cols; j++) {
+		double dd = ch_pat_b(base + j) - mean;
+		var += dd * dd;
+	}
+	rstd = 1.0 / sqrt(var / (double)cols + CH_LN_EPS);
+	for (j = 0; j < cols; j++) {
+		double x = ch_pat_b(base + j), g = ch_pat_gamma(j), be = ch_pat_beta(j);
+		want[j] = (x - mean) * rstd * g + be;
+		tol[j] = eps * fabs(want[j]) + growth * (fabs(g) * rstd * (maxabs + fabs(x - mean)) + fabs(be));
 	}
 	return 0;
 }
+
+/*
+ * Every elementwise output is periodic in i: a[i] has period 128 and b[i]
+ * period 256, so the expected value and tolerance of element i are
+ * want[i mod P], tol[i mod P] with P = 256, or P = cols for LayerNorm when
+ * cols is a multiple of 256 (every row then holds the same values). The
+ * check is one vectorisable pass over the output against these tables.
+ */
+/* One pass over the output, block by block, with the vectorised check of
+ * the CPU kernels (kernels/cpu/ch_cpu_ops.h). */
+#define CHECK_PASS(FN, T)                                                                       \
+	_Pragma("omp parallel for schedule(static) reduction(+:bad) reduction(max:worst)")     \
+	for (blk = 0; blk < nblk; blk++) {                                                      \
+		const uint64_t base = (uint64_t)blk * P;                                        \
+		const uint64_t m = n - base < P ? n - base : P;                                 \
+		double w = 0;                                                                   \
+		bad += (uint64_t)ops->FN((const T *)c + base, want, tol, itol, m, &w);          \
+		worst = w > worst ? w : worst;                                                  \
+	}
 
 int ch_check_elementwise(const struct ch_kernel *k, enum ch_dtype dt,
 			 const struct ch_shape *s, const void *c,
 			 struct ch_check *out)
 {
 	const double eps = ch_dtype_eps(dt), eps32 = ch_dtype_eps(CH_FP32);
-	double table_want[256], table_tol[256];
-	long long i, n = (long long)s->n;
-	int j, by_b = 0;
+	const uint64_t n = s->n;
+	const struct ch_cpu_ops *ops = ch_cpu_ops_select(NULL);
+	uint64_t P = 256, j, bad = 0, nblk;
+	double *want = NULL, *tol = NULL, *itol = NULL, worst = 0;
+	long long blk;
 
 	check_init(out);
 	if (dt != CH_FP64 && dt != CH_FP32 && dt != CH_BF16)
 		return CH_ERR_USAGE;
 	if (!(k->dtypes & CH_DT_BIT(dt)) || k->id == CH_K_DOT || k->family == CH_FAM_GEMM)
 		return CH_ERR_USAGE;
-	if (k->id == CH_K_LAYERNORM)
-		return check_layernorm(dt, s, c, out);
-	/* The expected value depends on a[i] (128 values) or b[i] (256) only,
-	 * except add and triad (both): tabulate the single-input ones. */
-	switch (k->id) {
-	case CH_K_COPY:
-	case CH_K_FMA:
-		for (j = 0; j < 128; j++) {
-			double a = 1.0 + j / 128.0;
-			double want = k->id == CH_K_COPY || k->k % 2 == 0 ? a : CH_LADDER_BETA - a;
-			table_want[j] = want;
-			table_tol[j] = (k->id == CH_K_COPY ? 0 : 2 * eps) * fabs(want);
-		}
-		break;
-	case CH_K_MUL:
-	case CH_K_GELU:
-		by_b = 1;
-		for (j = 0; j < 256; j++) {
-			double b = (2 * j - 255) / 64.0;
-			double want = k->id == CH_K_MUL ? CH_STREAM_SCALAR * b : gelu_ref(b);
-			table_want[j] = want;
-			table_tol[j] = k->id == CH_K_MUL ? 4 * eps * fabs(want)
-				: eps * fabs(want) + 16 * eps32 * (fabs(b) + 1.0);
-		}
-		break;
-	default:
-		break;
+	if (k->id == CH_K_LAYERNORM) {
+		if (!s->cols || n % s->cols)
+			return CH_ERR_USAGE;
+		P = s->cols;
 	}
-	check_init(out);
-#pragma omp parallel
-	{
-		struct ch_check mine;
-		check_init(&mine);
-#pragma omp for schedule(static)
-		for (i = 0; i < n; i++) {
-			double got = load_value(dt, c, (uint64_t)i), want, tol;
-			if (k->id == CH_K_ADD || k->id == CH_K_TRIAD) {
-				/* s*b is rounded in dt before the add: two roundings */
-				double a = ch_pat_a((uint64_t)i), b = ch_pat_b((uint64_t)i);
-				want = k->id == CH_K_ADD ? a + b : a + CH_STREAM_SCALAR * b;
-				tol = 4 * eps * (fabs(a) + fabs(k->id == CH_K_ADD ? b : CH_STREAM_SCALAR * b));
-			} else {
-				unsigned t = by_b ? ch_pat_b_idx((uint64_t)i) : ch_pat_a_idx((uint64_t)i);
-				want = table_want[t];
-				tol = table_tol[t];
+	want = malloc(P * sizeof(double));
+	tol = malloc(P * sizeof(double));
+	itol = malloc(P * sizeof(double));
+	if (!want || !tol || !itol) {
+		free(want);
+		free(tol);
+		free(itol);
+		return CH_ERR_RUNTIME;
+	}
+	if (k->id == CH_K_LAYERNORM && P % 256) {
+		/* rows differ: check row by row (slow; only for row lengths that
+		 * are not a multiple of 256) */
+		uint64_t r, rows = n / P;
+		for (r = 0; r < rows; r++) {
+			ln_row_expect(r * P, P, dt, want, tol);
+			for (j = 0; j < P; j++)
+				check_one(out, r * P + j, load_value(dt, c, r * P + j), want[j], tol[j]);
+		}
+		free(want);
+		free(tol);
+		free(itol);
+		return 0;
+	}
+	if (k->id == CH_K_LAYERNORM) {
+		ln_row_expect(0, P, dt, want, tol);
+	} else {
+		for (j = 0; j < P; j++) {
+			double a = ch_pat_a(j), b = ch_pat_b(j), sb;
+			switch (k->id) {
+			case CH_K_COPY:
+				want[j] = a;
+				tol[j] = 0;
+				break;
+			case CH_K_FMA:
+				/* alpha = -1, beta = 3: x, 3 - x, x, ... exactly */
+				want[j] = k->k % 2 == 0 ? a : CH_LADDER_BETA - a;
+				tol[j] = 2 * eps * fabs(want[j]);
+				break;
+			case CH_K_MUL:
+				want[j] = CH_STREAM_SCALAR * b;
+				tol[j] = 4 * eps * fabs(want[j]);
+				break;
+			case CH_K_GELU:
+				want[j] = gelu_ref(b);
+				tol[j] = eps * fabs(want[j]) + 16 * eps32 * (fabs(b) + 1.0);
+				break;
+			default: /* add, triad: s*b is rounded in dt before the add */
+				sb = k->id == CH_K_ADD ? b : CH_STREAM_SCALAR * b;
+				want[j] = a + sb;
+				tol[j] = 4 * eps * (fabs(a) + fabs(sb));
 			}
-			check_one(&mine, (uint64_t)i, got, want, tol);
 		}
-#pragma omp critical
-		check_merge(out, &mine);
 	}
+	for (j = 0; j < P; j++)
+		itol[j] = tol[j] > 0 ? 1.0 / tol[j] : 0.0;
+	nblk = (n + P - 1) / P;
+	if (dt == CH_FP64) {
+		CHECK_PASS(check_f64, double)
+	} else if (dt == CH_FP32) {
+		CHECK_PASS(check_f32, float)
+	} else {
+		CHECK_PASS(check_bf16, uint16_t)
+	}
+	out->checked = n;
+	out->bad = bad;
+	out->ok = bad == 0;
+	out->worst_ratio = worst;
+	if (bad) {
+		/* find the first bad element (rare: only for the report) */
+		for (j = 0; j < n; j++) {
+			double got = load_value(dt, c, j), err = fabs(got - want[j % P]);
+			if (!(err <= tol[j % P])) {
+				check_first_bad(out, j, got, want[j % P], tol[j % P]);
+				break;
+			}
+		}
+		out->worst_ratio = INFINITY;
+	} else {
+		/* report the element closest to its tolerance */
+		out->got = out->want = want[0];
+		out->tol = tol[0];
+	}
+	free(want);
+	free(tol);
+	free(itol);
 	return 0;
 }
 

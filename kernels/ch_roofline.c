@@ -595,7 +595,7 @@ static int measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dt
 	struct ch_check chk;
 	struct ch_stats st;
 	struct ch_rates med, best;
-	double *samples = NULL, kept_sum = 0, e0 = NAN, e1 = NAN;
+	double *samples = NULL, kept_sum = 0, e0 = NAN, e1 = NAN, t_setup = 0, t_check = 0;
 	int ns = 0, i, rc, thr0 = -1, thr1 = -1, throttled;
 	json_t *jp = json_object(), *tel = NULL, *t0 = NULL, *t1 = NULL, *shape;
 
@@ -644,8 +644,10 @@ static int measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dt
 		rc = CH_ERR_RUNTIME;
 		goto fail;
 	}
+	t_setup = ch_now_sec();
 	if ((rc = r->be->setup(r->dev, &p)) != 0)
 		goto fail;
+	t_setup = ch_now_sec() - t_setup;
 	for (i = 0; i < o->warmup; i++) {
 		double sec;
 		if ((rc = r->be->run(r->dev, &p, &sec)) != 0)
@@ -674,8 +676,10 @@ static int measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dt
 		t1 = r->be->telemetry_json(r->dev);
 	if (corrupt_requested(&p) && r->be->corrupt)
 		r->be->corrupt(r->dev, &p);
+	t_check = ch_now_sec();
 	if ((rc = r->be->check(r->dev, &p, &chk)) != 0)
 		goto fail;
+	t_check = ch_now_sec() - t_check;
 	if (r->be->teardown)
 		r->be->teardown(r->dev, &p);
 
@@ -688,6 +692,7 @@ static int measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dt
 	json_object_set_new(jp, "check", check_json(&chk, check_method(k)));
 	json_object_set_new(jp, "headline", json_string("median"));
 	json_object_set_new(jp, "calls", json_pack("{s:i,s:i,s:i}", "warmup", o->warmup, "timed", ns, "dropped", 1));
+	json_object_set_new(jp, "harness_sec", json_pack("{s:f,s:f}", "setup", t_setup, "check", t_check));
 	if (chk.ok) {
 		json_object_set_new(jp, "time_sec", stats_json(&st));
 		json_object_set_new(jp, "gbps", jnum(med.gbps));

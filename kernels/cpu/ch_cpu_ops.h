@@ -11,6 +11,7 @@
 #define CH_CPU_OPS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ch_kernels.h"
 
@@ -36,6 +37,16 @@ struct ch_cpu_ops {
 	/* layernorm of rows [0, rows) of cols elements */
 	void (*layernorm_f32)(const float *x, float *y, size_t rows, size_t cols,
 			      const float *gamma, const float *beta, float eps);
+	/* validation: over m values, count those with !(|c - want| <= tol)
+	 * (NaN included) and return it; *worst gets max |c - want| x itol
+	 * (for ch_check_elementwise(): tables of expected values, tolerances
+	 * and inverse tolerances of the same length as c) */
+	long (*check_f64)(const double *c, const double *want, const double *tol,
+			  const double *itol, size_t m, double *worst);
+	long (*check_f32)(const float *c, const double *want, const double *tol,
+			  const double *itol, size_t m, double *worst);
+	long (*check_bf16)(const uint16_t *c, const double *want, const double *tol,
+			   const double *itol, size_t m, double *worst);
 };
 
 /**

@@ -168,6 +168,51 @@ ATTR static void CAT(layernorm_f32_, SFX)(const float *restrict x, float *restri
 	}
 }
 
+#define CHECK_BODY(LOAD)                                                        \
+	long bad = 0;                                                           \
+	double w = 0;                                                           \
+	long j;                                                                 \
+	_Pragma("omp simd reduction(+:bad) reduction(max:w)")                   \
+	for (j = 0; j < (long)m; j++) {                                         \
+		double err = fabs((double)LOAD(c[j]) - want[j]);                \
+		double r = err * itol[j];                                       \
+		bad += !(err <= tol[j]);                                        \
+		w = r > w ? r : w;                                              \
+	}                                                                       \
+	*worst = w;                                                             \
+	return bad;
+
+#define LOAD_PLAIN(x) (x)
+#define LOAD_BF16(x) CAT(bf16_to_f32_, SFX)(x)
+
+ATTR static inline float CAT(bf16_to_f32_, SFX)(uint16_t h)
+{
+	union { uint32_t u; float f; } v;
+	v.u = (uint32_t)h << 16;
+	return v.f;
+}
+
+ATTR static long CAT(check_f64_, SFX)(const double *restrict c, const double *restrict want,
+				       const double *restrict tol, const double *restrict itol,
+				       size_t m, double *worst)
+{
+	CHECK_BODY(LOAD_PLAIN)
+}
+
+ATTR static long CAT(check_f32_, SFX)(const float *restrict c, const double *restrict want,
+				       const double *restrict tol, const double *restrict itol,
+				       size_t m, double *worst)
+{
+	CHECK_BODY(LOAD_PLAIN)
+}
+
+ATTR static long CAT(check_bf16_, SFX)(const uint16_t *restrict c, const double *restrict want,
+					const double *restrict tol, const double *restrict itol,
+					size_t m, double *worst)
+{
+	CHECK_BODY(LOAD_BF16)
+}
+
 static const struct ch_cpu_ops CAT(ops_, SFX) = {
 	.isa = ISA_NAME,
 	.lanes_fp64 = VB / 8,
@@ -178,8 +223,14 @@ static const struct ch_cpu_ops CAT(ops_, SFX) = {
 	.ladder_f32 = CAT(ladder_f32_, SFX),
 	.gelu_f32 = CAT(gelu_f32_, SFX),
 	.layernorm_f32 = CAT(layernorm_f32_, SFX),
+	.check_f64 = CAT(check_f64_, SFX),
+	.check_f32 = CAT(check_f32_, SFX),
+	.check_bf16 = CAT(check_bf16_, SFX),
 };
 
 #undef STREAM_BODY
 #undef LADDER_BODY
+#undef CHECK_BODY
+#undef LOAD_PLAIN
+#undef LOAD_BF16
 #undef NACC
