@@ -595,7 +595,7 @@ static int measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dt
 	struct ch_check chk;
 	struct ch_stats st;
 	struct ch_rates med, best;
-	double *samples = NULL, kept_sum = 0, e0 = NAN, e1 = NAN, t_setup = 0, t_check = 0;
+	double *samples = NULL, kept_sum = 0, e0 = NAN, e1 = NAN, t_setup = 0, t_check = 0, t_shape;
 	int ns = 0, i, rc, thr0 = -1, thr1 = -1, throttled;
 	json_t *jp = json_object(), *tel = NULL, *t0 = NULL, *t1 = NULL, *shape;
 
@@ -603,7 +603,9 @@ static int measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dt
 	json_object_set_new(jp, "family", json_string(ch_family_name(k->family)));
 	json_object_set_new(jp, "dtype", json_string(ch_dtype_name(dt)));
 	json_array_append_new(r->points, jp);
+	t_shape = ch_now_sec();
 	rc = point_shape(r, k, dt, &p.shape);
+	t_shape = ch_now_sec() - t_shape;
 	if (rc == 0)
 		rc = ch_kernel_counts(k, dt, &p.shape, &cnt);
 	if (rc != 0) {
@@ -692,7 +694,8 @@ static int measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dt
 	json_object_set_new(jp, "check", check_json(&chk, check_method(k)));
 	json_object_set_new(jp, "headline", json_string("median"));
 	json_object_set_new(jp, "calls", json_pack("{s:i,s:i,s:i}", "warmup", o->warmup, "timed", ns, "dropped", 1));
-	json_object_set_new(jp, "harness_sec", json_pack("{s:f,s:f}", "setup", t_setup, "check", t_check));
+	json_object_set_new(jp, "harness_sec", json_pack("{s:f,s:f,s:f}", "size", t_shape, "setup", t_setup,
+							  "check", t_check));
 	if (chk.ok) {
 		json_object_set_new(jp, "time_sec", stats_json(&st));
 		json_object_set_new(jp, "gbps", jnum(med.gbps));
@@ -814,6 +817,7 @@ static int measure_device(struct rl_dev *r, char *reason, size_t rn)
 {
 	const struct ch_rl_opts *o = r->o;
 	int nk, i, d, rc, status = CH_OK, any = 0, is_gpu;
+	double t_alloc;
 	const struct ch_kernel *t = ch_kernel_table(&nk);
 	json_t *cfg = json_object(), *skipped = json_array(), *pe = json_object();
 	char buf[512];
@@ -909,7 +913,10 @@ static int measure_device(struct rl_dev *r, char *reason, size_t rn)
 			 json_string_value(json_object_get(r->jdev, "device")));
 		return CH_ERR_UNAVAILABLE;
 	}
-	if ((rc = r->be->alloc_arrays(r->dev, r->array_bytes)) != 0) {
+	t_alloc = ch_now_sec();
+	rc = r->be->alloc_arrays(r->dev, r->array_bytes);
+	json_object_set_new(cfg, "alloc_sec", json_real(ch_now_sec() - t_alloc));
+	if (rc != 0) {
 		snprintf(reason, rn, "cannot allocate the arrays (3 x %llu bytes)", (unsigned long long)r->array_bytes);
 		return rc;
 	}

@@ -490,7 +490,7 @@ static int cpu_gemm_size(struct ch_dev *d, enum ch_dtype dt, double min_sec, uin
 	int rc;
 
 	/* time growing sizes until one call takes 20 ms, then scale by the
-	 * cube root to reach min_sec with 50% to spare (the machine may be
+	 * cube root to reach min_sec with 30% to spare (the machine may be
 	 * busy while we calibrate) */
 	for (;;) {
 		double t0;
@@ -505,7 +505,7 @@ static int cpu_gemm_size(struct ch_dev *d, enum ch_dtype dt, double min_sec, uin
 		n *= 2;
 	}
 	if (t < min_sec) {
-		double f = cbrt(1.5 * min_sec / (t > 1e-6 ? t : 1e-6));
+		double f = cbrt(1.3 * min_sec / (t > 1e-6 ? t : 1e-6));
 		n = (uint64_t)ceil((double)n * f / 128.0) * 128;
 	}
 	/* three operands in at most a quarter of free memory, and n <= 32768 */
