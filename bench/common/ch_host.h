@@ -34,7 +34,7 @@ struct ch_gpu_loc {
 	unsigned device_id;
 	char name[128];       /* PCI device name or "unknown" */
 	int numa_node;        /* logical index of the nearest NUMA node, -1 if none */
-	hwloc_bitmap_t cpuset; /* local CPUs (owned by the topology, do not free) */
+	hwloc_const_bitmap_t cpuset; /* local CPUs (owned by the topology, do not modify or free) */
 };
 
 /**
