@@ -903,7 +903,7 @@ static int measure_device(struct rl_dev *r, char *reason, size_t rn)
 				json_array_append_new(skipped, json_pack("{s:s,s:s,s:s}", "kernel", t[i].name, "dtype",
 					ch_dtype_name(d), "reason",
 					t[i].family == CH_FAM_GEMM && !is_gpu && d == CH_BF16 ?
-					"the BLAS offers no bf16 GEMM (cblas_sbgemm)" :
+					"the BLAS has no bf16 GEMM (no cblas_sbgemm symbol)" :
 					is_gpu ? "not supported by this GPU" : "not supported by the cpu backend"));
 			else if (req & CH_DT_BIT(d))
 				any = 1;

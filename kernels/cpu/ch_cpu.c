@@ -28,7 +28,14 @@
 #define HUGE_BYTES (2u << 20)
 #define GEMM_SAMPLES 64
 
+/* OpenBLAS's bf16 GEMM (built only with BUILD_BFLOAT16=1; Debian 12's is
+ * not): cblas_sbgemm(order, transa, transb, m, n, k, alpha, A (bf16), lda,
+ * B (bf16), ldb, beta, C (fp32), ldc), looked up at run time. */
+typedef void (*sbgemm_fn)(int, int, int, int, int, int, float, const uint16_t *, int,
+			  const uint16_t *, int, float, float *, int);
+
 struct ch_dev {
+	sbgemm_fn sbgemm;          /* NULL when the BLAS has no bf16 GEMM */
 	hwloc_topology_t topo;
 	int ncores;
 	hwloc_bitmap_t *core_pu;   /* one PU of each core: where thread t runs */
@@ -259,6 +266,7 @@ static int cpu_open(int index, struct ch_dev **out, char *why, size_t n)
 		return CH_ERR_RUNTIME;
 	}
 	d->ops = ch_cpu_ops_select(NULL);
+	*(void **)&d->sbgemm = dlsym(RTLD_DEFAULT, "cblas_sbgemm");
 	d->clock_mhz = read_max_mhz(d->clock_source, sizeof(d->clock_source));
 	ch_energy_start_at(&d->energy, "/sys/class/powercap", 0);
 #ifdef OPENBLAS_VERSION
@@ -322,7 +330,6 @@ static int cpu_info(struct ch_dev *d, struct ch_dev_info *o)
 
 static unsigned cpu_dtypes(struct ch_dev *d, const struct ch_kernel *k)
 {
-	(void)d;
 	switch (k->family) {
 	case CH_FAM_STREAM:
 	case CH_FAM_LADDER:
@@ -330,7 +337,7 @@ static unsigned cpu_dtypes(struct ch_dev *d, const struct ch_kernel *k)
 	case CH_FAM_ELEMENTWISE:
 		return CH_DT_BIT(CH_FP32);
 	case CH_FAM_GEMM:
-		return CH_DT_BIT(CH_FP64) | CH_DT_BIT(CH_FP32);
+		return CH_DT_BIT(CH_FP64) | CH_DT_BIT(CH_FP32) | (d->sbgemm ? CH_DT_BIT(CH_BF16) : 0);
 	default:
 		return 0;
 	}
@@ -418,9 +425,25 @@ static void gemm_free(struct ch_dev *d)
 	d->gdt = -1;
 }
 
+/* Element p of a GEMM operand in dtype dt (values are exact in dt: see
+ * ch_gemm_value(); bf16 is the top half of the fp32 bits). */
+static void store_value(void *base, enum ch_dtype dt, uint64_t p, double v)
+{
+	if (dt == CH_FP64) {
+		((double *)base)[p] = v;
+	} else if (dt == CH_BF16) {
+		float f = (float)v;
+		uint32_t bits;
+		memcpy(&bits, &f, sizeof(bits));
+		((uint16_t *)base)[p] = (uint16_t)(bits >> 16);
+	} else {
+		((float *)base)[p] = (float)v;
+	}
+}
+
 static int gemm_alloc(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n, uint64_t k)
 {
-	const size_t size = ch_dtype_size(dt);
+	const size_t size = ch_dtype_size(dt), osize = ch_dtype_size(ch_gemm_out_dtype(dt));
 	const int digits = ch_dtype_digits(dt);
 	const int nt = d->ncores;
 
@@ -429,7 +452,7 @@ static int gemm_alloc(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n
 	gemm_free(d);
 	d->ga = alloc_huge(m * k * size);
 	d->gb = alloc_huge(k * n * size);
-	d->gc = alloc_huge(m * n * size);
+	d->gc = alloc_huge(m * n * osize);
 	if (!d->ga || !d->gb || !d->gc) {
 		gemm_free(d);
 		ch_error("cannot allocate GEMM operands of %llu x %llu x %llu", (unsigned long long)m,
@@ -442,23 +465,13 @@ static int gemm_alloc(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n
 		uint64_t lo, hi, p;
 		bind_self(d, t);
 		chunk(t, nt, m * k, size, &lo, &hi);
-		for (p = lo; p < hi; p++) {
-			double v = ch_gemm_value(CH_GEMM_SEED_A, p, digits);
-			if (dt == CH_FP64)
-				((double *)d->ga)[p] = v;
-			else
-				((float *)d->ga)[p] = (float)v;
-		}
+		for (p = lo; p < hi; p++)
+			store_value(d->ga, dt, p, ch_gemm_value(CH_GEMM_SEED_A, p, digits));
 		chunk(t, nt, k * n, size, &lo, &hi);
-		for (p = lo; p < hi; p++) {
-			double v = ch_gemm_value(CH_GEMM_SEED_B, p, digits);
-			if (dt == CH_FP64)
-				((double *)d->gb)[p] = v;
-			else
-				((float *)d->gb)[p] = (float)v;
-		}
-		chunk(t, nt, m * n, size, &lo, &hi);
-		memset((char *)d->gc + lo * size, 0, (hi - lo) * size);
+		for (p = lo; p < hi; p++)
+			store_value(d->gb, dt, p, ch_gemm_value(CH_GEMM_SEED_B, p, digits));
+		chunk(t, nt, m * n, osize, &lo, &hi);
+		memset((char *)d->gc + lo * osize, 0, (hi - lo) * osize);
 	}
 	d->gdt = dt;
 	d->gm = m;
@@ -477,6 +490,9 @@ static void gemm_call(struct ch_dev *d)
 	if (d->gdt == CH_FP64)
 		cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, n, k, 1.0,
 			    d->ga, k, d->gb, k, 0.0, d->gc, m);
+	else if (d->gdt == CH_BF16)
+		d->sbgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, n, k, 1.0f,
+			  d->ga, k, d->gb, k, 0.0f, d->gc, m);
 	else
 		cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, n, k, 1.0f,
 			    d->ga, k, d->gb, k, 0.0f, d->gc, m);
@@ -632,7 +648,7 @@ static int cpu_check(struct ch_dev *d, const struct ch_point_spec *p, struct ch_
 		ch_gemm_sample_positions(p->shape.m, p->shape.nn, GEMM_SAMPLES, s);
 		for (q = 0; q < GEMM_SAMPLES; q++) {
 			uint64_t idx = s[q].i + s[q].j * p->shape.m;
-			s[q].got = p->dt == CH_FP64 ? ((double *)d->gc)[idx] : ((float *)d->gc)[idx];
+			s[q].got = p->dt == CH_FP64 ? ((double *)d->gc)[idx] : ((float *)d->gc)[idx]; /* bf16: fp32 C */
 		}
 		ch_check_gemm(p->dt, p->shape.m, p->shape.nn, p->shape.kk, s, GEMM_SAMPLES, out);
 		return 0;
