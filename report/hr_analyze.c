@@ -1,0 +1,1288 @@
+/*
+ * hr_analyze.c - verdicts: absolute expectations, fleet-relative robust
+ * z-scores, drift, and the profile document.
+ */
+#include "hr_analyze.h"
+#include "hr_util.h"
+#include "ch_common.h"
+#include "ch_result.h"
+#include "ch_stats.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *hr_level_name(int level)
+{
+	return level >= HR_FAIL ? "fail" : level == HR_WARN ? "warn" : "info";
+}
+
+const char *hr_verdict_name(int level)
+{
+	return level >= HR_FAIL ? "FAIL" : level == HR_WARN ? "WARN" : "PASS";
+}
+
+double hr_robust_z(double x, double median, double mad, double floor_frac)
+{
+	double d = mad;
+	if (d < floor_frac * fabs(median))
+		d = floor_frac * fabs(median);
+	if (!(d > 0))
+		return x == median ? 0 : (x > median ? 1e9 : -1e9);
+	return 0.6745 * (x - median) / d;
+}
+
+int hr_relative_level(const struct hr_thresholds *th, double z, double pct_below)
+{
+	if (isnan(z) || z > -th->z_outlier)
+		return HR_INFO;
+	if (pct_below >= th->fail_pct_below)
+		return HR_FAIL;
+	if (pct_below >= th->warn_pct_below)
+		return HR_WARN;
+	return HR_INFO;
+}
+
+int hr_absolute_level(const struct hr_thresholds *th, double ratio)
+{
+	if (isnan(ratio))
+		return HR_INFO;
+	if (ratio < th->fail_ratio)
+		return HR_FAIL;
+	if (ratio < th->warn_ratio)
+		return HR_WARN;
+	return HR_INFO;
+}
+
+/* ------------------------------------------------------------ state */
+
+struct reason {
+	int node;          /* -1: fleet level */
+	int level;
+	char code[32];
+	char subject[96];
+	char *text, *action, *source;
+};
+
+/* One compared value: a device metric or a group's large-message busbw. */
+struct inst {
+	int cls;
+	int node;          /* -1 when the subject has no single node */
+	int subject;       /* device or group index */
+	int metric;        /* devices: 0 memory, 1 + dtype compute; groups: -1 */
+	double value, expected, datasheet;
+	double z, fleet_median, pct_fleet, node_median, pct_node;
+	int fleet_n;
+	int level_abs, level_rel, level;
+	int like;          /* like for like (no drifted node involved) */
+};
+
+struct cls {
+	char key[256];
+	char label[160];
+	const char *unit;
+	size_t n;
+	double median, mad;
+};
+
+struct an {
+	const struct hr_fleet *f;
+	const struct hr_expect *e;
+	const struct hr_thresholds *th;
+	struct reason *r;
+	size_t nr, capr;
+	struct inst *di;  size_t ndi, capdi;  /* device metrics */
+	struct inst *gi;  size_t ngi, capgi;  /* group metrics */
+	struct cls *c;    size_t nc, capc;
+	unsigned *drift;  /* per node: bit k set when cfg key k drifted */
+	size_t *dev_first, *dev_n; /* per device: its instances in di[] */
+	long *grp_inst;   /* per group: its instance in gi[], -1 none */
+	int *slow_pairs;  /* per node: number of slow pairs it is in */
+	int oom;
+};
+
+static void *grow(void *v, size_t *cap, size_t n, size_t sz, int *oom)
+{
+	void *p;
+	size_t c;
+	if (n < *cap)
+		return v;
+	c = *cap ? *cap * 2 : 64;
+	p = realloc(v, c * sz);
+	if (!p) {
+		*oom = 1;
+		return NULL;
+	}
+	*cap = c;
+	return p;
+}
+
+static void add_reason(struct an *a, int node, int level, const char *code,
+		       const char *subject, const char *source, const char *action,
+		       const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+
+static void add_reason(struct an *a, int node, int level, const char *code,
+		       const char *subject, const char *source, const char *action,
+		       const char *fmt, ...)
+{
+	struct reason *r;
+	char text[1024];
+	va_list ap;
+	void *v = grow(a->r, &a->capr, a->nr, sizeof(*a->r), &a->oom);
+	if (!v)
+		return;
+	a->r = v;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	r = &a->r[a->nr++];
+	memset(r, 0, sizeof(*r));
+	r->node = node;
+	r->level = level;
+	snprintf(r->code, sizeof(r->code), "%s", code);
+	snprintf(r->subject, sizeof(r->subject), "%s", subject ? subject : "");
+	r->text = strdup(text);
+	r->action = action ? strdup(action) : NULL;
+	r->source = source ? strdup(source) : NULL;
+	if (!r->text)
+		a->oom = 1;
+}
+
+static int class_of(struct an *a, const char *key, const char *label, const char *unit)
+{
+	size_t i;
+	void *v;
+	for (i = 0; i < a->nc; i++)
+		if (!strcmp(a->c[i].key, key))
+			return (int)i;
+	v = grow(a->c, &a->capc, a->nc, sizeof(*a->c), &a->oom);
+	if (!v)
+		return -1;
+	a->c = v;
+	memset(&a->c[a->nc], 0, sizeof(a->c[0]));
+	snprintf(a->c[a->nc].key, sizeof(a->c[0].key), "%s", key);
+	snprintf(a->c[a->nc].label, sizeof(a->c[0].label), "%s", label);
+	a->c[a->nc].unit = unit;
+	return (int)a->nc++;
+}
+
+static struct inst *new_inst(struct an *a, struct inst **arr, size_t *n, size_t *cap)
+{
+	void *v = grow(*arr, cap, *n, sizeof(**arr), &a->oom);
+	struct inst *x;
+	if (!v)
+		return NULL;
+	*arr = v;
+	x = &(*arr)[(*n)++];
+	memset(x, 0, sizeof(*x));
+	x->expected = x->datasheet = x->z = x->fleet_median = x->pct_fleet = NAN;
+	x->node_median = x->pct_node = NAN;
+	x->like = 1;
+	return x;
+}
+
+/* Fleet statistics of every class, then z, % of median and node medians. */
+static const struct inst *sort_base;
+
+static int cmp_by_node(const void *x, const void *y)
+{
+	const struct inst *a = &sort_base[*(const size_t *)x], *b = &sort_base[*(const size_t *)y];
+	return a->node - b->node;
+}
+
+static void compare(struct an *a, struct inst *v, size_t n)
+{
+	size_t c, i, *idx = malloc((n ? n : 1) * sizeof(*idx));
+	double *x = malloc((n ? n : 1) * sizeof(*x));
+	if (!x || !idx) {
+		free(x);
+		free(idx);
+		a->oom = 1;
+		return;
+	}
+	for (c = 0; c < a->nc && !a->oom; c++) {
+		size_t m = 0, s, e;
+		double med, mad;
+		for (i = 0; i < n; i++)
+			if (v[i].cls == (int)c)
+				idx[m++] = i;
+		if (!m)
+			continue;
+		for (i = 0; i < m; i++)
+			x[i] = v[idx[i]].value;
+		if (ch_median_mad(x, m, &med, &mad)) {
+			a->oom = 1;
+			break;
+		}
+		a->c[c].n = m;
+		a->c[c].median = med;
+		a->c[c].mad = mad;
+		for (i = 0; i < m; i++) {
+			struct inst *p = &v[idx[i]];
+			p->fleet_n = (int)m;
+			if (m >= (size_t)a->th->min_fleet) {
+				p->fleet_median = med;
+				p->pct_fleet = med > 0 ? 100.0 * p->value / med : NAN;
+				p->z = hr_robust_z(p->value, med, mad, a->th->mad_floor_frac);
+				p->level_rel = hr_relative_level(a->th, p->z,
+								 med > 0 ? 100.0 * (1 - p->value / med) : 0);
+			}
+		}
+		/* node medians: same class, same node */
+		sort_base = v;
+		qsort(idx, m, sizeof(*idx), cmp_by_node);
+		for (s = 0; s < m; s = e) {
+			double nm, nmad;
+			for (e = s; e < m && v[idx[e]].node == v[idx[s]].node; e++)
+				x[e - s] = v[idx[e]].value;
+			if (v[idx[s]].node < 0 || e - s < 2)
+				continue;
+			if (ch_median_mad(x, e - s, &nm, &nmad)) {
+				a->oom = 1;
+				break;
+			}
+			for (i = s; i < e; i++) {
+				v[idx[i]].node_median = nm;
+				v[idx[i]].pct_node = nm > 0 ? 100.0 * v[idx[i]].value / nm : NAN;
+			}
+		}
+	}
+	for (i = 0; i < n; i++)
+		v[i].level = v[i].level_abs > v[i].level_rel ? v[i].level_abs : v[i].level_rel;
+	free(x);
+	free(idx);
+}
+
+/* ------------------------------------------------------------ formatting */
+
+static const char *metric_label(int metric, char *buf, size_t n)
+{
+	if (metric == 0)
+		snprintf(buf, n, "memory roof");
+	else
+		snprintf(buf, n, "%s compute roof", ch_dtype_peak_name(metric - 1));
+	return buf;
+}
+
+static const char *metric_key(int metric, char *buf, size_t n)
+{
+	if (metric == 0)
+		snprintf(buf, n, "memory_gbps");
+	else
+		snprintf(buf, n, "compute_gflops.%s", ch_dtype_peak_name(metric - 1));
+	return buf;
+}
+
+/* "812 TFLOP/s", "4.15 TB/s" style with the unit chosen by size. */
+static const char *fmt_val(double v, int flops, char *buf, size_t n)
+{
+	char num[32];
+	if (flops) {
+		if (v >= 10000)
+			snprintf(buf, n, "%s TFLOP/s", hr_fmt_num(v / 1000, num, sizeof(num)));
+		else
+			snprintf(buf, n, "%s GFLOP/s", hr_fmt_num(v, num, sizeof(num)));
+	} else {
+		snprintf(buf, n, "%s GB/s", hr_fmt_num(v, num, sizeof(num)));
+	}
+	return buf;
+}
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jstr_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* ------------------------------------------------------------ drift */
+
+static json_t *analyze_drift(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	json_t *arr = json_array();
+	int k;
+	size_t i, j;
+
+	for (k = 0; k < HR_CFG_NKEYS; k++) {
+		size_t known = 0, best_n = 0, distinct = 0;
+		const char *best = NULL;
+		json_t *o, *nodes;
+		for (i = 0; i < f->nnodes; i++) {
+			size_t cnt = 0;
+			const char *v = f->nodes[i].cfg[k];
+			int first = 1;
+			if (!v)
+				continue;
+			known++;
+			for (j = 0; j < f->nnodes; j++) {
+				if (f->nodes[j].cfg[k] && !strcmp(f->nodes[j].cfg[k], v)) {
+					cnt++;
+					if (j < i)
+						first = 0;
+				}
+			}
+			if (first)
+				distinct++;
+			if (cnt > best_n) {
+				best_n = cnt;
+				best = v;
+			}
+		}
+		if (distinct < 2)
+			continue;
+		if (!(best_n * 2 > known && known >= (size_t)a->th->min_fleet))
+			best = NULL; /* no majority */
+		o = json_object();
+		nodes = json_array();
+		json_object_set_new(o, "key", json_string(hr_cfg_key_name(k)));
+		json_object_set_new(o, "majority", jstr_or_null(best));
+		json_object_set_new(o, "majority_nodes", json_integer((json_int_t)(best ? best_n : 0)));
+		json_object_set_new(o, "known_nodes", json_integer((json_int_t)known));
+		for (i = 0; i < f->nnodes; i++) {
+			const char *v = f->nodes[i].cfg[k];
+			json_t *n;
+			if (!v || (best && !strcmp(v, best)))
+				continue;
+			n = json_object();
+			json_object_set_new(n, "node", json_string(f->nodes[i].name));
+			json_object_set_new(n, "value", json_string(v));
+			json_array_append_new(nodes, n);
+			a->drift[i] |= 1u << k;
+			if (best) {
+				char subj[64];
+				snprintf(subj, sizeof(subj), "%s", hr_cfg_key_name(k));
+				add_reason(a, (int)i, HR_WARN, "config_drift", subj, NULL,
+					   k == HR_CFG_GPU_MODEL ?
+					   "check that the node is in the right partition; its GPUs are compared only with the same model" :
+					   k == HR_CFG_CLOCKS ?
+					   "reset or align the GPU clock settings (nvidia-smi -rac, nvidia-smi -q -d CLOCK); until then its results are not like for like" :
+					   "align the software stack (driver, CUDA, NCCL, MPI) with the fleet; until then its results are not like for like",
+					   "configuration drift: %s '%s' differs from the fleet's '%s' (%zu of %zu nodes)",
+					   hr_cfg_key_name(k), v, best, best_n, known);
+			}
+		}
+		json_object_set_new(o, "nodes", nodes);
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+/* ------------------------------------------------------------ devices */
+
+static void device_instances(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	size_t i;
+	int m;
+	for (i = 0; i < f->ndevices; i++) {
+		const struct hr_device *d = &f->devices[i];
+		const struct hr_sku_expect *x;
+		char key[256], label[160];
+		if (!strcmp(d->status, "unavailable"))
+			continue;
+		x = hr_expect_for(a->e, d->sku, d->name);
+		for (m = 0; m <= CH_PEAK_NDTYPES; m++) {
+			double v = m == 0 ? d->memory_gbps : d->compute_gflops[m - 1];
+			struct inst *p;
+			char mk[48];
+			if (isnan(v))
+				continue;
+			snprintf(key, sizeof(key), "device|%s|%s|%s", d->kind,
+				 d->sku ? d->sku : d->name ? d->name : "?", metric_key(m, mk, sizeof(mk)));
+			snprintf(label, sizeof(label), "%s %s (%s)", metric_label(m, mk, sizeof(mk)),
+				 d->kind, d->sku ? d->sku : d->name ? d->name : "?");
+			p = new_inst(a, &a->di, &a->ndi, &a->capdi);
+			if (!p)
+				return;
+			p->cls = class_of(a, key, label, m == 0 ? "GB/s" : "GFLOP/s");
+			p->node = d->node;
+			p->subject = (int)i;
+			p->metric = m;
+			p->value = v;
+			p->like = !a->drift[d->node];
+			if (d->ds)
+				p->datasheet = m == 0 ? d->ds->memory_gbps :
+					       d->ds->gflops[m - 1] > 0 ? d->ds->gflops[m - 1] : NAN;
+			if (x)
+				p->expected = m == 0 ? x->memory_gbps : x->compute_gflops[m - 1];
+			if (!isnan(p->expected) && p->expected > 0)
+				p->level_abs = hr_absolute_level(a->th, v / p->expected);
+		}
+	}
+	compare(a, a->di, a->ndi);
+}
+
+static void device_reasons(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	size_t i, j;
+	for (i = 0; i < f->ndevices; i++) {
+		const struct hr_device *d = &f->devices[i];
+		const struct inst *worst = NULL;
+		int nflag = 0;
+		char subj[96], what[64], val[48], ref[48], extra[512] = "", action[512];
+		if (!strcmp(d->status, "failed"))
+			add_reason(a, d->node, HR_FAIL, "validation_failed", d->device, d->source,
+				   "drain the node and run the vendor diagnostics (dcgmi diag -r 3); a device that computes wrong results cannot be trusted",
+				   "%s: roofline's result check failed%s%s", d->device,
+				   d->reason ? ": " : "", d->reason ? d->reason : "");
+		for (j = a->dev_first[i]; j < a->dev_first[i] + a->dev_n[i]; j++) {
+			const struct inst *p = &a->di[j];
+			if (p->subject != (int)i || p->level < HR_WARN)
+				continue;
+			nflag++;
+			if (!worst || p->level > worst->level ||
+			    (p->level == worst->level &&
+			     (isnan(p->pct_fleet) ? 100 : p->pct_fleet) < (isnan(worst->pct_fleet) ? 100 : worst->pct_fleet)))
+				worst = p;
+		}
+		if (!worst) {
+			if (d->throttled && strcmp(d->status, "failed"))
+				add_reason(a, d->node, HR_INFO, "throttled", d->device, d->source,
+					   "check power and cooling if it recurs",
+					   "%s was throttled during part of the measurement%s%s, yet met its expectations",
+					   d->device, d->throttle_reasons ? ": " : "",
+					   d->throttle_reasons ? d->throttle_reasons : "");
+			continue;
+		}
+		metric_label(worst->metric, what, sizeof(what));
+		fmt_val(worst->value, worst->metric > 0, val, sizeof(val));
+		snprintf(subj, sizeof(subj), "%s", d->device);
+		if (worst->level_rel >= HR_WARN) {
+			size_t l = strlen(extra);
+			snprintf(extra + l, sizeof(extra) - l, "%.0f%% below the fleet median %s (robust z %.1f, %d like devices)",
+				 100 - worst->pct_fleet,
+				 fmt_val(worst->fleet_median, worst->metric > 0, ref, sizeof(ref)),
+				 worst->z, worst->fleet_n);
+		}
+		if (!isnan(worst->expected) && worst->expected > 0) {
+			size_t l = strlen(extra);
+			snprintf(extra + l, sizeof(extra) - l, "%s%.0f%% of the expected %s for %s",
+				 l ? "; " : "", 100 * worst->value / worst->expected,
+				 fmt_val(worst->expected, worst->metric > 0, ref, sizeof(ref)),
+				 d->sku ? d->sku : "this model");
+		}
+		if (!isnan(worst->pct_node) && worst->pct_node < 100 - a->th->warn_pct_below) {
+			size_t l = strlen(extra);
+			snprintf(extra + l, sizeof(extra) - l, "; %.0f%% below its node's median", 100 - worst->pct_node);
+		}
+		if (d->throttled)
+			snprintf(action, sizeof(action),
+				 "check power and cooling: the device was throttled%s%s (nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE)",
+				 d->throttle_reasons ? " by " : "", d->throttle_reasons ? d->throttle_reasons : "");
+		else if (worst->metric == 0)
+			snprintf(action, sizeof(action),
+				 "re-run roofline on %s; if it stays low check memory errors and clocks (nvidia-smi -q -d ECC,CLOCK), then drain and run dcgmi diag -r 3",
+				 d->device);
+		else
+			snprintf(action, sizeof(action),
+				 "re-run roofline on %s; if it stays low check clocks, power limit and PCIe link (nvidia-smi -q), then drain and run dcgmi diag -r 3",
+				 d->device);
+		add_reason(a, d->node, worst->level, worst->metric == 0 ? "memory_low" : "compute_low",
+			   subj, d->source, action, "%s %s %s: %s%s%s%s",
+			   d->device, what, val, extra,
+			   d->throttled ? "; throttled during the measurement" : "",
+			   nflag > 1 ? "; also low: " : "", "");
+		if (nflag > 1) {
+			/* name the other low metrics */
+			struct reason *r = &a->r[a->nr - 1];
+			struct hr_buf b = { 0 };
+			int first = 1;
+			hr_buf_puts(&b, r->text);
+			for (j = a->dev_first[i]; j < a->dev_first[i] + a->dev_n[i]; j++) {
+				const struct inst *p = &a->di[j];
+				char mk[48];
+				if (p->subject != (int)i || p->level < HR_WARN || p == worst)
+					continue;
+				hr_buf_printf(&b, "%s%s", first ? "" : ", ",
+					      p->metric == 0 ? "memory" : ch_dtype_peak_name(p->metric - 1));
+				first = 0;
+				(void)mk;
+			}
+			if (b.s) {
+				free(r->text);
+				r->text = b.s;
+			}
+		}
+	}
+}
+
+/* ------------------------------------------------------------ groups */
+
+static int backend_class_gpu(const char *backend)
+{
+	return backend && (!strcmp(backend, "nccl") || !strcmp(backend, "nccl-tests"));
+}
+
+static void group_instances(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	size_t i;
+	for (i = 0; i < f->ngroups; i++) {
+		const struct hr_group *g = &f->groups[i];
+		const struct ch_datasheet *ds = g->gpu_name ? ch_datasheet_lookup(g->gpu_name) : NULL;
+		const struct hr_sku_expect *x = hr_expect_for(a->e, ds ? ds->sku : NULL, g->gpu_name);
+		struct inst *p;
+		char key[256], label[160], sz[32];
+		int k;
+		if ((g->kind != HR_G_NODE && g->kind != HR_G_PAIR) || isnan(g->large_busbw_gbps) || !g->nrows)
+			continue;
+		snprintf(key, sizeof(key), "group|%s|%s|%s|%d|%s|%.0f|%d|%s", hr_group_kind_name(g->kind),
+			 g->collective, g->algo, g->nranks, backend_class_gpu(g->backend) ? "gpu" : "host",
+			 g->large_bytes, g->busbw_is_algbw, ds ? ds->sku : g->gpu_name ? g->gpu_name : "-");
+		snprintf(label, sizeof(label), "%s busbw, %s %s, %d ranks, %s, at %s",
+			 g->kind == HR_G_NODE ? "intra-node" : "node-pair", g->collective, g->algo,
+			 g->nranks, backend_class_gpu(g->backend) ? (ds ? ds->sku : "GPU") : "host memory",
+			 hr_fmt_bytes(g->large_bytes, sz, sizeof(sz)));
+		p = new_inst(a, &a->gi, &a->ngi, &a->capgi);
+		if (!p)
+			return;
+		p->cls = class_of(a, key, label, "GB/s");
+		p->node = g->nnodes == 1 ? g->nodes[0] : -1;
+		p->subject = (int)i;
+		p->metric = -1;
+		p->value = g->large_busbw_gbps;
+		for (k = 0; k < g->nnodes; k++)
+			if (a->drift[g->nodes[k]])
+				p->like = 0;
+		if (x && backend_class_gpu(g->backend)) {
+			if (g->kind == HR_G_NODE && !isnan(x->intra_busbw_gbps) &&
+			    (x->intra_nranks == 0 || x->intra_nranks == g->nranks))
+				p->expected = x->intra_busbw_gbps;
+			if (g->kind == HR_G_PAIR && !isnan(x->inter_busbw_gbps))
+				p->expected = x->inter_busbw_gbps;
+		}
+		if (!isnan(p->expected))
+			p->level_abs = hr_absolute_level(a->th, p->value / p->expected);
+		if (g->kind == HR_G_NODE && backend_class_gpu(g->backend) && g->nranks >= 2 &&
+		    hr_gpu_nvlink_all(ds) == 1 && p->value <= a->th->pcie_class_gbps)
+			p->level_abs = HR_FAIL;
+	}
+	compare(a, a->gi, a->ngi);
+}
+
+static const struct inst *group_inst(const struct an *a, size_t g)
+{
+	return a->grp_inst && a->grp_inst[g] >= 0 ? &a->gi[a->grp_inst[g]] : NULL;
+}
+
+static void group_reasons(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	size_t i;
+	int k;
+	char val[48], ref[48];
+
+	for (i = 0; i < f->ngroups; i++) {
+		const struct hr_group *g = &f->groups[i];
+		const struct inst *p = group_inst(a, i);
+		if (g->wrong_total > 0) {
+			if (!g->nnodes)
+				add_reason(a, -1, HR_FAIL, "wrong_results", g->name, g->source,
+					   "find the hosts of this run and drain them; run dcgmi diag and per-pair nccl-tests",
+					   "%s (%s): %.0f wrong elements in %s results: data corruption",
+					   g->name, g->backend, g->wrong_total, g->collective);
+			for (k = 0; k < g->nnodes; k++)
+				add_reason(a, g->nodes[k], HR_FAIL, "wrong_results", g->name, g->source,
+					   "drain; run dcgmi diag -r 3 and all-reduce tests per GPU and per node pair to find the faulty GPU or link",
+					   "%.0f wrong elements in %s %s results of group %s (%d ranks, %d node%s): data corruption",
+					   g->wrong_total, g->backend, g->collective, g->name, g->nranks,
+					   g->nnodes, g->nnodes == 1 ? "" : "s");
+		}
+		if (g->failure && !strcmp(g->backend, "nccl-tests") && !(g->complete && g->wrong_total > 0)) {
+			/* (a finished run with wrong elements is reported as such above) */
+			if (!g->nnodes)
+				add_reason(a, -1, HR_WARN, "nccl_tests_failed", g->name, g->source,
+					   "re-run with NCCL_DEBUG=INFO and read the first error",
+					   "nccl-tests run %s %s: '%.160s'", g->name,
+					   g->complete ? "reported failures" : "did not finish", g->failure);
+			for (k = 0; k < g->nnodes; k++)
+				add_reason(a, g->nodes[k], HR_WARN, "nccl_tests_failed", g->name, g->source,
+					   "re-run with NCCL_DEBUG=INFO and read the first error; if it names this node's GPUs, check them (nvidia-smi, compute mode)",
+					   "nccl-tests run %s (%d ranks) %s: '%.160s'", g->name,
+					   g->nranks, g->complete ? "reported failures" : "did not finish", g->failure);
+		}
+		if (!p || g->kind != HR_G_NODE || p->level < HR_WARN)
+			continue;
+		fmt_val(p->value, 0, val, sizeof(val));
+		for (k = 0; k < g->nnodes; k++) {
+			const struct ch_datasheet *ds = g->gpu_name ? ch_datasheet_lookup(g->gpu_name) : NULL;
+			if (p->level_abs == HR_FAIL && hr_gpu_nvlink_all(ds) == 1 && p->value <= a->th->pcie_class_gbps)
+				add_reason(a, g->nodes[k], HR_FAIL, "nvlink_degraded", g->name, g->source,
+					   "NVLink degraded: check nvidia-smi nvlink --status and nvidia-smi topo -m, then drain and reseat or replace the failing GPU or NVSwitch",
+					   "intra-node busbw %s (%s, %d ranks) is PCIe-class (at most %.0f GB/s) on an NVLink node (%s)",
+					   val, g->algo, g->nranks, a->th->pcie_class_gbps, ds->sku);
+			else {
+				char detail[400] = "";
+				if (p->level_rel >= HR_WARN)
+					snprintf(detail, sizeof(detail), "%.0f%% below the median of %d like groups %s (robust z %.1f)",
+						 100 - p->pct_fleet, p->fleet_n,
+						 fmt_val(p->fleet_median, 0, ref, sizeof(ref)), p->z);
+				if (p->level_abs >= HR_WARN) {
+					size_t l = strlen(detail);
+					snprintf(detail + l, sizeof(detail) - l, "%s%.0f%% of the expected %s",
+						 l ? "; " : "", 100 * p->value / p->expected,
+						 fmt_val(p->expected, 0, ref, sizeof(ref)));
+				}
+				add_reason(a, g->nodes[k], p->level, "intra_node_busbw_low", g->name, g->source,
+					   "check the intra-node fabric: nvidia-smi nvlink --status, nvidia-smi topo -m, PCIe link width (lspci -vv); re-run allreduce_bw --groups node",
+					   "intra-node busbw %s (%s, %d ranks, %s): %s", val, g->algo,
+					   g->nranks, g->name, detail);
+			}
+		}
+	}
+
+	/* node pairs: slow pairs, and the node common to two or more of them */
+	for (i = 0; i < a->ngi; i++) {
+		const struct inst *p = &a->gi[i];
+		const struct hr_group *g = &f->groups[p->subject];
+		if (g->kind != HR_G_PAIR || p->level < HR_WARN)
+			continue;
+		for (k = 0; k < g->nnodes; k++)
+			a->slow_pairs[g->nodes[k]]++;
+	}
+	for (i = 0; i < f->nnodes; i++) {
+		struct hr_buf names = { 0 };
+		size_t j;
+		int n = 0;
+		if (a->slow_pairs[i] < 2)
+			continue;
+		for (j = 0; j < a->ngi; j++) {
+			const struct inst *p = &a->gi[j];
+			const struct hr_group *g = &f->groups[p->subject];
+			if (g->kind != HR_G_PAIR || p->level < HR_WARN)
+				continue;
+			for (k = 0; k < g->nnodes; k++)
+				if (g->nodes[k] == (int)i) {
+					hr_buf_printf(&names, "%s%s (%s)", n++ ? ", " : "", g->name,
+						      fmt_val(p->value, 0, val, sizeof(val)));
+				}
+		}
+		add_reason(a, (int)i, HR_FAIL, "inter_node_link", "inter-node", NULL,
+			   "inter-node link: check this node's NICs and cables (ibstat, ibdiagnet, port error counters), then drain",
+			   "common to %d slow node pairs: %s", a->slow_pairs[i], names.s ? names.s : "");
+		hr_buf_release(&names);
+	}
+	for (i = 0; i < a->ngi; i++) {
+		const struct inst *p = &a->gi[i];
+		const struct hr_group *g = &f->groups[p->subject];
+		int suspect = 0;
+		char detail[400] = "";
+		if (g->kind != HR_G_PAIR || p->level < HR_WARN)
+			continue;
+		for (k = 0; k < g->nnodes; k++)
+			if (a->slow_pairs[g->nodes[k]] >= 2)
+				suspect = 1;
+		if (suspect)
+			continue; /* explained by the suspect node */
+		if (p->level_rel >= HR_WARN)
+			snprintf(detail, sizeof(detail), "%.0f%% below the median of %d like pairs %s (robust z %.1f)",
+				 100 - p->pct_fleet, p->fleet_n, fmt_val(p->fleet_median, 0, ref, sizeof(ref)), p->z);
+		if (p->level_abs >= HR_WARN) {
+			size_t l = strlen(detail);
+			snprintf(detail + l, sizeof(detail) - l, "%s%.0f%% of the expected %s",
+				 l ? "; " : "", 100 * p->value / p->expected, fmt_val(p->expected, 0, ref, sizeof(ref)));
+		}
+		for (k = 0; k < g->nnodes; k++)
+			add_reason(a, g->nodes[k], HR_WARN, "slow_pair", g->name, g->source,
+				   "re-test each node of the pair against a third node (allreduce_bw --groups pairs) to localise; check both nodes' NICs and their switch ports",
+				   "in slow node pair %s: busbw %s (%s, %d ranks): %s", g->name,
+				   fmt_val(p->value, 0, val, sizeof(val)), g->algo, g->nranks, detail);
+	}
+}
+
+/* ------------------------------------------------------------ others */
+
+static void straggler_reasons(struct an *a)
+{
+	size_t i;
+	for (i = 0; i < a->f->nstragglers; i++) {
+		const struct hr_straggler *s = &a->f->stragglers[i];
+		char subj[32];
+		snprintf(subj, sizeof(subj), "rank %d", s->rank);
+		add_reason(a, s->node, HR_WARN, "straggler", subj, s->source,
+			   "check that rank's GPU clocks, power and PCIe link (nvidia-smi -q) and the NIC it uses",
+			   "rank %d is a straggler: slowest rank at %.0f%% of the sizes, %.0f%% slower than the median rank",
+			   s->rank, 100 * s->slowest_fraction, s->excess_pct);
+	}
+}
+
+static const struct hr_loader *node_loader(const struct hr_fleet *f, int node)
+{
+	const struct hr_loader *l = NULL;
+	size_t i;
+	for (i = 0; i < f->nloaders; i++)
+		if (f->loaders[i].node == node)
+			l = &f->loaders[i]; /* the last one read: the newest */
+	return l;
+}
+
+static const struct hr_loader_cfg *loader_cfg(const struct hr_loader *l, const char *name,
+					     const char *placement, int workers)
+{
+	size_t i;
+	for (i = 0; name && i < l->ncfgs; i++)
+		if (!strcmp(l->cfgs[i].name, name))
+			return &l->cfgs[i];
+	for (i = 0; placement && i < l->ncfgs; i++)
+		if (!strcmp(l->cfgs[i].placement, placement) && (workers < 0 || l->cfgs[i].workers == workers))
+			return &l->cfgs[i];
+	return NULL;
+}
+
+static int verdict_level(const char *v)
+{
+	return v && !strcmp(v, "fail") ? HR_FAIL : v && !strcmp(v, "warn") ? HR_WARN : HR_INFO;
+}
+
+static void cfg_text(const struct hr_loader_cfg *c, char *buf, size_t n)
+{
+	char p99[32], wait[32];
+	snprintf(buf, n, "feeder lateness p99 %s us, input wait %s%% of the step, accelerator utilisation %.1f%% (%s, %d worker%s per GPU)",
+		 hr_fmt_num(c->lateness_p99_us, p99, sizeof(p99)),
+		 hr_fmt_num(100 * c->input_wait_frac, wait, sizeof(wait)), 100 * c->accel_util,
+		 c->name, c->workers, c->workers == 1 ? "" : "s");
+}
+
+/*
+ * loader_contention's top-level verdict is the verdict of the configuration
+ * it recommends (docs/results-schema.md): a warn or fail there means the
+ * host cannot feed its GPUs even with the best placement measured. When the
+ * recommendation passes but the inherited placement (as-is: what a job gets
+ * without binding) does not, the node works but its jobs must bind.
+ */
+static void loader_reasons(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	size_t n, i;
+	for (n = 0; n < f->nnodes; n++) {
+		const struct hr_loader *l = node_loader(f, (int)n);
+		const struct hr_loader_cfg *rec, *asis = NULL, *shared = NULL;
+		int level;
+		char t1[400], t2[400], action[768];
+		if (!l)
+			continue;
+		level = verdict_level(l->verdict);
+		if (l->mask_collapsed) {
+			add_reason(a, (int)n, level > HR_WARN ? level : HR_WARN, "affinity_collapsed", "loader", l->source,
+				   "check the launcher's CPU binding (srun --cpu-bind, OMP_PROC_BIND, mpirun --bind-to): every thread of the job would share one CPU",
+				   "the process's CPU affinity mask has collapsed to a single CPU (loader_contention's verdict '%s')",
+				   l->verdict ? l->verdict : "n/a");
+			continue;
+		}
+		rec = loader_cfg(l, l->rec_config, l->rec_placement, l->rec_workers);
+		for (i = 0; i < l->ncfgs; i++) {
+			const struct hr_loader_cfg *c = &l->cfgs[i];
+			if (!strcmp(c->placement, "as-is") && (!asis || c->input_wait_frac > asis->input_wait_frac))
+				asis = c;
+			if (!strcmp(c->placement, "shared") && (!shared || c->input_wait_frac > shared->input_wait_frac))
+				shared = c;
+		}
+		if (l->rec_placement)
+			snprintf(action, sizeof(action), "move workers off the feeder cores: the %s placement with %d worker%s per GPU%s%s%s",
+				 l->rec_placement, l->rec_workers, l->rec_workers == 1 ? "" : "s",
+				 l->rec_numactl ? " (" : "", l->rec_numactl ? l->rec_numactl : "",
+				 l->rec_numactl ? ")" : "");
+		else
+			snprintf(action, sizeof(action), "move workers off the feeder cores (loader_contention's isolated placement)");
+		if (level >= HR_WARN) {
+			char act2[1024];
+			if (rec)
+				cfg_text(rec, t1, sizeof(t1));
+			snprintf(act2, sizeof(act2), "the host CPUs cannot keep the GPUs fed even with the best placement measured: look for other load on the node (top), then reduce the CPU work per batch or add cores; meanwhile %s",
+				 action);
+			add_reason(a, (int)n, level, "loader_input_bound", "loader", l->source, act2,
+				   "loader_contention's verdict is '%s' with its recommended placement%s%s",
+				   l->verdict, rec ? ": " : "", rec ? t1 : "");
+			continue;
+		}
+		if (asis && verdict_level(asis->verdict) >= HR_WARN) {
+			cfg_text(asis, t1, sizeof(t1));
+			t2[0] = '\0';
+			if (shared && verdict_level(shared->verdict) >= HR_WARN) {
+				char w[32];
+				snprintf(t2, sizeof(t2), "%s, input wait %s%%", shared->name,
+					 hr_fmt_num(100 * shared->input_wait_frac, w, sizeof(w)));
+			}
+			add_reason(a, (int)n, HR_WARN, "loader_contention", "loader", l->source, action,
+				   "feeders are late under the inherited placement (no binding): %s%s%s%s%s%s",
+				   t1, t2[0] ? "; likewise with workers on the feeder cores (" : "", t2, t2[0] ? ")" : "",
+				   rec ? "; the recommended placement passes: " : "",
+				   rec ? rec->name : "");
+		}
+	}
+}
+
+static void run_reasons(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	size_t i, j;
+	for (i = 0; i < f->nruns; i++) {
+		const struct hr_run *r = &f->runs[i];
+		if (!strcmp(r->tool, "nccl-tests") || r->node < 0)
+			continue;
+		if (!strcmp(r->status, "ok"))
+			continue;
+		if (!strcmp(r->status, "unavailable")) {
+			add_reason(a, r->node, HR_INFO, "unavailable", r->tool, r->path, NULL,
+				   "%s: unavailable%s%s", r->tool, r->reason ? ": " : "",
+				   r->reason ? r->reason : "");
+			continue;
+		}
+		if (!strcmp(r->status, "failed")) {
+			int covered = 0;
+			/* already explained by a failed device or wrong elements? */
+			for (j = 0; j < f->ndevices; j++)
+				if (!strcmp(f->devices[j].source, r->path) && !strcmp(f->devices[j].status, "failed"))
+					covered = 1;
+			for (j = 0; j < f->ngroups; j++)
+				if (!strcmp(f->groups[j].source, r->path) && f->groups[j].wrong_total > 0)
+					covered = 1;
+			if (!strcmp(r->tool, "loader_contention"))
+				covered = 1; /* its verdict is the reason */
+			if (!covered)
+				add_reason(a, r->node, HR_FAIL, "check_failed", r->tool, r->path,
+					   "read the tool's output; re-run it alone on the node",
+					   "%s failed its check%s%s", r->tool, r->reason ? ": " : "",
+					   r->reason ? r->reason : "");
+			continue;
+		}
+		add_reason(a, r->node, HR_WARN, "run_incomplete", r->tool, r->path,
+			   "re-run the tool on the node; read its stderr and the node's kernel log (dmesg) for the cause",
+			   "%s run ended with status '%s'%s%s: its results are partial", r->tool, r->status,
+			   r->reason ? ": " : "", r->reason ? r->reason : "");
+	}
+}
+
+/* ------------------------------------------------------------ profile */
+
+static json_t *inst_json(const struct an *a, const struct inst *p)
+{
+	json_t *o = json_object();
+	char mk[48];
+	(void)a;
+	if (p->metric >= 0) {
+		json_object_set_new(o, "metric", json_string(metric_key(p->metric, mk, sizeof(mk))));
+		json_object_set_new(o, "unit", json_string(p->metric == 0 ? "GB/s" : "GFLOP/s"));
+	}
+	json_object_set_new(o, "value", jnum(p->value));
+	json_object_set_new(o, "datasheet", jnum(p->datasheet));
+	json_object_set_new(o, "expected", jnum(p->expected));
+	json_object_set_new(o, "pct_of_datasheet",
+			    jnum(p->datasheet > 0 ? 100 * p->value / p->datasheet : NAN));
+	json_object_set_new(o, "pct_of_expected",
+			    jnum(p->expected > 0 ? 100 * p->value / p->expected : NAN));
+	json_object_set_new(o, "fleet_n", json_integer(p->fleet_n));
+	json_object_set_new(o, "fleet_median", jnum(p->fleet_median));
+	json_object_set_new(o, "pct_of_fleet_median", jnum(p->pct_fleet));
+	json_object_set_new(o, "z", jnum(p->z));
+	json_object_set_new(o, "node_median", jnum(p->node_median));
+	json_object_set_new(o, "pct_of_node_median", jnum(p->pct_node));
+	json_object_set_new(o, "like_for_like", json_boolean(p->like));
+	json_object_set_new(o, "level", json_string(hr_level_name(p->level)));
+	return o;
+}
+
+static json_t *reason_json(const struct reason *r)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "level", json_string(hr_level_name(r->level)));
+	json_object_set_new(o, "code", json_string(r->code));
+	json_object_set_new(o, "subject", json_string(r->subject));
+	json_object_set_new(o, "text", json_string(r->text ? r->text : ""));
+	json_object_set_new(o, "action", jstr_or_null(r->action));
+	json_object_set_new(o, "source", jstr_or_null(r->source));
+	return o;
+}
+
+static int cmp_reason(const void *x, const void *y)
+{
+	const struct reason *a = x, *b = y;
+	if (a->level != b->level)
+		return b->level - a->level;
+	return strcmp(a->code, b->code);
+}
+
+static json_t *device_json(const struct an *a, size_t i)
+{
+	const struct hr_device *d = &a->f->devices[i];
+	json_t *o = json_object(), *m = json_array(), *pts = json_array();
+	size_t j;
+	json_object_set_new(o, "device", json_string(d->device));
+	json_object_set_new(o, "kind", json_string(d->kind));
+	json_object_set_new(o, "name", jstr_or_null(d->name));
+	json_object_set_new(o, "sku", jstr_or_null(d->sku));
+	json_object_set_new(o, "pci_bus_id", jstr_or_null(d->pci_bus_id));
+	json_object_set_new(o, "status", json_string(d->status));
+	json_object_set_new(o, "reason", jstr_or_null(d->reason));
+	json_object_set_new(o, "throttled", json_boolean(d->throttled));
+	json_object_set_new(o, "throttle_reasons", jstr_or_null(d->throttle_reasons));
+	json_object_set_new(o, "clocks", jstr_or_null(d->clocks));
+	json_object_set_new(o, "source", json_string(d->source));
+	for (j = a->dev_first[i]; j < a->dev_first[i] + a->dev_n[i]; j++)
+		if (a->di[j].subject == (int)i)
+			json_array_append_new(m, inst_json(a, &a->di[j]));
+	json_object_set_new(o, "metrics", m);
+	for (j = 0; j < d->npoints; j++) {
+		const struct hr_point *p = &d->points[j];
+		json_t *q = json_object();
+		json_object_set_new(q, "kernel", json_string(p->kernel));
+		json_object_set_new(q, "family", json_string(p->family));
+		json_object_set_new(q, "dtype", json_string(p->dtype));
+		json_object_set_new(q, "ai_flop_per_byte", jnum(p->ai));
+		json_object_set_new(q, "gflops", jnum(p->gflops));
+		json_object_set_new(q, "gbps", jnum(p->gbps));
+		json_object_set_new(q, "throttled", json_boolean(p->throttled));
+		json_array_append_new(pts, q);
+	}
+	json_object_set_new(o, "points", pts);
+	return o;
+}
+
+static json_t *group_json(const struct an *a, size_t i)
+{
+	const struct hr_group *g = &a->f->groups[i];
+	const struct inst *p = group_inst(a, i);
+	json_t *o = json_object(), *nodes = json_array(), *rows = json_array();
+	size_t j;
+	int k;
+	json_object_set_new(o, "name", json_string(g->name));
+	json_object_set_new(o, "kind", json_string(hr_group_kind_name(g->kind)));
+	json_object_set_new(o, "collective", json_string(g->collective));
+	json_object_set_new(o, "algo", json_string(g->algo));
+	json_object_set_new(o, "backend", json_string(g->backend));
+	json_object_set_new(o, "nranks", json_integer(g->nranks));
+	for (k = 0; k < g->nnodes; k++)
+		json_array_append_new(nodes, json_string(a->f->nodes[g->nodes[k]].name));
+	json_object_set_new(o, "nodes", nodes);
+	json_object_set_new(o, "gpu_name", jstr_or_null(g->gpu_name));
+	json_object_set_new(o, "source", json_string(g->source));
+	json_object_set_new(o, "complete", json_boolean(g->complete));
+	json_object_set_new(o, "failure", jstr_or_null(g->failure));
+	json_object_set_new(o, "wrong_total", json_real(g->wrong_total));
+	json_object_set_new(o, "large_msg_bytes", jnum(g->large_bytes));
+	json_object_set_new(o, "large_msg_busbw_gbps", jnum(g->large_busbw_gbps));
+	json_object_set_new(o, "avg_busbw_gbps", jnum(g->avg_busbw_gbps));
+	json_object_set_new(o, "reported_avg_busbw_gbps", jnum(g->reported_avg_gbps));
+	json_object_set_new(o, "busbw_is_algbw", json_boolean(g->busbw_is_algbw));
+	json_object_set_new(o, "comparison", p ? inst_json(a, p) : json_null());
+	if (p)
+		json_object_set_new(o, "class", json_string(a->c[p->cls].label));
+	for (j = 0; j < g->nrows; j++) {
+		json_t *r = json_object();
+		json_object_set_new(r, "bytes", json_real(g->rows[j].bytes));
+		json_object_set_new(r, "busbw_oop_gbps", jnum(g->rows[j].busbw_oop_gbps));
+		json_object_set_new(r, "busbw_ip_gbps", jnum(g->rows[j].busbw_ip_gbps));
+		json_object_set_new(r, "wrong", json_real(g->rows[j].wrong));
+		json_array_append_new(rows, r);
+	}
+	json_object_set_new(o, "rows", rows);
+	return o;
+}
+
+static json_t *loader_json(const struct hr_loader *l)
+{
+	json_t *o = json_object(), *cfgs = json_array(), *rec = json_object();
+	size_t i;
+	json_object_set_new(o, "verdict", jstr_or_null(l->verdict));
+	json_object_set_new(o, "mask_collapsed", json_boolean(l->mask_collapsed));
+	json_object_set_new(o, "source", json_string(l->source));
+	for (i = 0; i < l->ncfgs; i++) {
+		const struct hr_loader_cfg *c = &l->cfgs[i];
+		json_t *x = json_object();
+		json_object_set_new(x, "name", json_string(c->name));
+		json_object_set_new(x, "placement", json_string(c->placement));
+		json_object_set_new(x, "workers", json_integer(c->workers));
+		json_object_set_new(x, "lateness_p50_us", jnum(c->lateness_p50_us));
+		json_object_set_new(x, "lateness_p99_us", jnum(c->lateness_p99_us));
+		json_object_set_new(x, "lateness_max_us", jnum(c->lateness_max_us));
+		json_object_set_new(x, "input_wait_frac", jnum(c->input_wait_frac));
+		json_object_set_new(x, "accel_util", jnum(c->accel_util));
+		json_object_set_new(x, "verdict", jstr_or_null(c->verdict));
+		json_object_set_new(x, "reasons", jstr_or_null(c->reasons));
+		json_array_append_new(cfgs, x);
+	}
+	json_object_set_new(o, "configs", cfgs);
+	json_object_set_new(rec, "placement", jstr_or_null(l->rec_placement));
+	json_object_set_new(rec, "workers", l->rec_placement ? json_integer(l->rec_workers) : json_null());
+	json_object_set_new(rec, "numactl", jstr_or_null(l->rec_numactl));
+	json_object_set_new(rec, "hwloc_bind", jstr_or_null(l->rec_hwloc_bind));
+	json_object_set_new(rec, "slurm", jstr_or_null(l->rec_slurm));
+	json_object_set_new(o, "recommendation", rec);
+	return o;
+}
+
+struct node_order {
+	int node, level;
+	const char *name;
+};
+
+static int cmp_node(const void *x, const void *y)
+{
+	const struct node_order *a = x, *b = y;
+	if (a->level != b->level)
+		return b->level - a->level;
+	return strcmp(a->name, b->name);
+}
+
+static json_t *distributions_json(const struct an *a)
+{
+	json_t *arr = json_array();
+	size_t c, i;
+	for (c = 0; c < a->nc; c++) {
+		const struct cls *k = &a->c[c];
+		int dev = !strncmp(k->key, "device|", 7);
+		const struct inst *v = dev ? a->di : a->gi;
+		size_t n = dev ? a->ndi : a->ngi;
+		json_t *o, *vals;
+		if (k->n < 2)
+			continue;
+		o = json_object();
+		vals = json_array();
+		json_object_set_new(o, "metric", json_string(k->label));
+		json_object_set_new(o, "class", json_string(k->key));
+		json_object_set_new(o, "unit", json_string(k->unit));
+		json_object_set_new(o, "n", json_integer((json_int_t)k->n));
+		json_object_set_new(o, "median", jnum(k->median));
+		json_object_set_new(o, "mad", jnum(k->mad));
+		for (i = 0; i < n; i++) {
+			const struct inst *p = &v[i];
+			json_t *x;
+			char subj[256];
+			if (p->cls != (int)c)
+				continue;
+			if (dev)
+				snprintf(subj, sizeof(subj), "%s/%s", a->f->nodes[p->node].name,
+					 a->f->devices[p->subject].device);
+			else
+				snprintf(subj, sizeof(subj), "%s", a->f->groups[p->subject].name);
+			x = json_object();
+			json_object_set_new(x, "subject", json_string(subj));
+			json_object_set_new(x, "value", jnum(p->value));
+			json_object_set_new(x, "z", jnum(p->z));
+			json_object_set_new(x, "level", json_string(hr_level_name(p->level)));
+			json_array_append_new(vals, x);
+		}
+		json_object_set_new(o, "values", vals);
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *inputs_json(const struct hr_fleet *f, size_t input_files)
+{
+	json_t *o = json_object(), *arr = json_array();
+	size_t i;
+	json_object_set_new(o, "files", json_integer((json_int_t)input_files));
+	json_object_set_new(o, "files_read", json_integer((json_int_t)f->files_read));
+	json_object_set_new(o, "files_ignored", json_integer((json_int_t)f->files_ignored));
+	json_object_set_new(o, "skipped", json_integer((json_int_t)hr_issues_count(&f->issues, HR_ISSUE_SKIPPED)));
+	json_object_set_new(o, "truncated", json_integer((json_int_t)hr_issues_count(&f->issues, HR_ISSUE_TRUNCATED)));
+	json_object_set_new(o, "notes", json_integer((json_int_t)hr_issues_count(&f->issues, HR_ISSUE_NOTE)));
+	for (i = 0; i < f->issues.n; i++) {
+		const struct hr_issue *is = &f->issues.v[i];
+		json_t *x = json_object();
+		json_object_set_new(x, "path", json_string(is->path));
+		json_object_set_new(x, "line", is->line ? json_integer(is->line) : json_null());
+		json_object_set_new(x, "column", is->column ? json_integer(is->column) : json_null());
+		json_object_set_new(x, "kind", json_string(hr_issue_kind_name(is->kind)));
+		json_object_set_new(x, "message", json_string(is->msg));
+		json_array_append_new(arr, x);
+	}
+	json_object_set_new(o, "issues", arr);
+	return o;
+}
+
+static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drift)
+{
+	const struct hr_fleet *f = a->f;
+	json_t *p = json_object(), *nodes = json_array(), *groups = json_array(), *findings = json_array();
+	json_t *summary = json_object(), *drain = json_array();
+	struct node_order *ord = calloc(f->nnodes ? f->nnodes : 1, sizeof(*ord));
+	char now[32];
+	size_t i, j;
+	int counts[3] = { 0, 0, 0 }, worst = HR_INFO, k;
+
+	if (!p || !ord) {
+		free(ord);
+		json_decref(p);
+		return NULL;
+	}
+	if (a->nr)
+		qsort(a->r, a->nr, sizeof(*a->r), cmp_reason);
+	for (i = 0; i < f->nnodes; i++) {
+		ord[i].node = (int)i;
+		ord[i].name = f->nodes[i].name;
+		for (j = 0; j < a->nr; j++)
+			if (a->r[j].node == (int)i && a->r[j].level > ord[i].level)
+				ord[i].level = a->r[j].level;
+	}
+	qsort(ord, f->nnodes, sizeof(*ord), cmp_node);
+
+	json_object_set_new(p, "schema", json_string(HR_PROFILE_SCHEMA));
+	json_object_set_new(p, "schema_version", json_integer(HR_PROFILE_SCHEMA_VERSION));
+	json_object_set_new(p, "tool", json_string("health_report"));
+	json_object_set_new(p, "version", json_string(CH_VERSION));
+	json_object_set_new(p, "git_rev", json_string(ch_git_rev()));
+	json_object_set_new(p, "generated_utc",
+			    json_string(o->generated_utc ? o->generated_utc : ch_utc_now(now, sizeof(now))));
+
+	for (i = 0; i < f->nnodes; i++) {
+		int n = ord[i].node;
+		const struct hr_node *nd = &f->nodes[n];
+		const struct hr_loader *l = node_loader(f, n);
+		json_t *x = json_object(), *rs = json_array(), *cfg = json_object(), *devs = json_array();
+		json_t *bw = json_array(), *st = json_array();
+		counts[ord[i].level]++;
+		if (ord[i].level > worst)
+			worst = ord[i].level;
+		if (ord[i].level == HR_FAIL)
+			json_array_append_new(drain, json_string(nd->name));
+		json_object_set_new(x, "name", json_string(nd->name));
+		json_object_set_new(x, "verdict", json_string(hr_verdict_name(ord[i].level)));
+		json_object_set_new(x, "like_for_like", json_boolean(!a->drift[n]));
+		for (j = 0; j < a->nr; j++)
+			if (a->r[j].node == n)
+				json_array_append_new(rs, reason_json(&a->r[j]));
+		json_object_set_new(x, "reasons", rs);
+		for (k = 0; k < HR_CFG_NKEYS; k++)
+			json_object_set_new(cfg, hr_cfg_key_name(k), jstr_or_null(nd->cfg[k]));
+		json_object_set_new(cfg, "cpu_model", jstr_or_null(nd->cpu_model));
+		json_object_set_new(cfg, "gpus", json_integer(nd->ngpus));
+		json_object_set_new(x, "config", cfg);
+		for (j = 0; j < f->ndevices; j++)
+			if (f->devices[j].node == n)
+				json_array_append_new(devs, device_json(a, j));
+		json_object_set_new(x, "devices", devs);
+		for (j = 0; j < f->ngroups; j++) {
+			const struct hr_group *g = &f->groups[j];
+			const struct inst *q = group_inst(a, j);
+			json_t *b;
+			int in = 0;
+			for (k = 0; k < g->nnodes; k++)
+				if (g->nodes[k] == n)
+					in = 1;
+			if (!in)
+				continue;
+			b = json_object();
+			json_object_set_new(b, "group", json_string(g->name));
+			json_object_set_new(b, "kind", json_string(hr_group_kind_name(g->kind)));
+			json_object_set_new(b, "algo", json_string(g->algo));
+			json_object_set_new(b, "collective", json_string(g->collective));
+			json_object_set_new(b, "nranks", json_integer(g->nranks));
+			json_object_set_new(b, "large_msg_busbw_gbps", jnum(g->large_busbw_gbps));
+			json_object_set_new(b, "pct_of_fleet_median", jnum(q ? q->pct_fleet : NAN));
+			json_object_set_new(b, "z", jnum(q ? q->z : NAN));
+			json_object_set_new(b, "level", json_string(hr_level_name(q ? q->level : HR_INFO)));
+			json_array_append_new(bw, b);
+		}
+		json_object_set_new(x, "busbw", bw);
+		for (j = 0; j < f->nstragglers; j++)
+			if (f->stragglers[j].node == n) {
+				json_t *s = json_object();
+				json_object_set_new(s, "rank", json_integer(f->stragglers[j].rank));
+				json_object_set_new(s, "slowest_fraction", jnum(f->stragglers[j].slowest_fraction));
+				json_object_set_new(s, "excess_pct", jnum(f->stragglers[j].excess_pct));
+				json_object_set_new(s, "source", json_string(f->stragglers[j].source));
+				json_array_append_new(st, s);
+			}
+		json_object_set_new(x, "stragglers", st);
+		json_object_set_new(x, "loader", l ? loader_json(l) : json_null());
+		json_array_append_new(nodes, x);
+	}
+	for (j = 0; j < a->nr; j++)
+		if (a->r[j].node < 0) {
+			json_array_append_new(findings, reason_json(&a->r[j]));
+			if (a->r[j].level > worst)
+				worst = a->r[j].level;
+		}
+	for (i = 0; i < f->ngroups; i++)
+		json_array_append_new(groups, group_json(a, i));
+
+	json_object_set_new(summary, "nodes", json_integer((json_int_t)f->nnodes));
+	json_object_set_new(summary, "pass", json_integer(counts[HR_INFO]));
+	json_object_set_new(summary, "warn", json_integer(counts[HR_WARN]));
+	json_object_set_new(summary, "fail", json_integer(counts[HR_FAIL]));
+	json_object_set_new(summary, "findings", json_integer((json_int_t)json_array_size(findings)));
+	json_object_set_new(summary, "verdict", json_string(hr_verdict_name(worst)));
+	json_object_set_new(summary, "drain_candidates", drain);
+	json_object_set_new(summary, "devices", json_integer((json_int_t)f->ndevices));
+	json_object_set_new(summary, "groups", json_integer((json_int_t)f->ngroups));
+	json_object_set_new(p, "exit_code", json_integer(worst == HR_FAIL ? CH_EXIT_CHECK : CH_EXIT_OK));
+	json_object_set_new(p, "summary", summary);
+	json_object_set_new(p, "run_cost", hr_cost_profile(f, o->cost));
+	json_object_set_new(p, "inputs", inputs_json(f, o->input_files));
+	json_object_set_new(p, "expectations", hr_expect_profile(o->expect));
+	json_object_set_new(p, "drift", drift);
+	json_object_set_new(p, "nodes", nodes);
+	json_object_set_new(p, "groups", groups);
+	json_object_set_new(p, "findings", findings);
+	json_object_set_new(p, "distributions", distributions_json(a));
+	free(ord);
+	return p;
+}
+
+json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
+{
+	struct an a;
+	json_t *drift, *p = NULL;
+	size_t i;
+
+	memset(&a, 0, sizeof(a));
+	a.f = f;
+	a.e = o->expect;
+	a.th = &o->expect->th;
+	a.drift = calloc(f->nnodes ? f->nnodes : 1, sizeof(*a.drift));
+	a.slow_pairs = calloc(f->nnodes ? f->nnodes : 1, sizeof(*a.slow_pairs));
+	a.dev_first = calloc(f->ndevices ? f->ndevices : 1, sizeof(*a.dev_first));
+	a.dev_n = calloc(f->ndevices ? f->ndevices : 1, sizeof(*a.dev_n));
+	a.grp_inst = malloc((f->ngroups ? f->ngroups : 1) * sizeof(*a.grp_inst));
+	if (!a.drift || !a.slow_pairs || !a.dev_first || !a.dev_n || !a.grp_inst)
+		goto out;
+	for (i = 0; i < f->ngroups; i++)
+		a.grp_inst[i] = -1;
+	drift = analyze_drift(&a);
+	device_instances(&a);
+	if (!a.oom) {
+		/* device_instances() adds each device's instances together */
+		for (i = a.ndi; i-- > 0;) {
+			a.dev_first[a.di[i].subject] = i;
+			a.dev_n[a.di[i].subject]++;
+		}
+	}
+	device_reasons(&a);
+	group_instances(&a);
+	for (i = 0; !a.oom && i < a.ngi; i++)
+		a.grp_inst[a.gi[i].subject] = (long)i;
+	group_reasons(&a);
+	straggler_reasons(&a);
+	loader_reasons(&a);
+	run_reasons(&a);
+	if (a.oom) {
+		json_decref(drift);
+		goto out;
+	}
+	p = build_profile(&a, o, drift);
+out:
+	for (i = 0; i < a.nr; i++) {
+		free(a.r[i].text);
+		free(a.r[i].action);
+		free(a.r[i].source);
+	}
+	free(a.r);
+	free(a.di);
+	free(a.gi);
+	free(a.c);
+	free(a.drift);
+	free(a.slow_pairs);
+	free(a.dev_first);
+	free(a.dev_n);
+	free(a.grp_inst);
+	return p;
+}

@@ -1,0 +1,83 @@
+/*
+ * hr_analyze.h - from the fleet model to the cluster-health profile:
+ * absolute per-SKU expectations, fleet-relative robust z-scores,
+ * configuration drift, and per node a verdict (PASS, WARN, FAIL) with every
+ * reason and a suggested action. The profile (schema
+ * "clusterhealth.profile", docs/profile-schema.md) is the single source of
+ * every output: terminal summary, Markdown, HTML, Prometheus.
+ */
+#ifndef HR_ANALYZE_H
+#define HR_ANALYZE_H
+
+#include <jansson.h>
+
+#include "hr_cost.h"
+#include "hr_expect.h"
+#include "hr_model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HR_PROFILE_SCHEMA "clusterhealth.profile"
+#define HR_PROFILE_SCHEMA_VERSION 1
+
+/* Reason levels, in the profile as "info", "warn", "fail". */
+enum hr_level { HR_INFO = 0, HR_WARN = 1, HR_FAIL = 2 };
+
+/** hr_level_name - "info", "warn", "fail". */
+const char *hr_level_name(int level);
+
+/** hr_verdict_name - node verdict of a level: "PASS", "WARN", "FAIL". */
+const char *hr_verdict_name(int level);
+
+/**
+ * hr_robust_z - robust z-score of @x against a sample's median and MAD:
+ * 0.6745 x (x - median) / max(MAD, floor_frac x |median|)  (Iglewicz and
+ * Hoaglin, 1993; the floor keeps identical samples from dividing by 0).
+ * Returns 0 when the denominator is 0 and x equals the median, else +-1e9
+ * in that case.
+ */
+double hr_robust_z(double x, double median, double mad, double floor_frac);
+
+/**
+ * hr_relative_level - verdict level of a fleet-relative comparison.
+ * @th:        [in] thresholds.
+ * @z:         [in] robust z-score (negative: below the median).
+ * @pct_below: [in] 100 x (1 - value / median).
+ * Returns HR_FAIL for an outlier (z <= -z_outlier) at least fail_pct_below
+ * % below, HR_WARN for one at least warn_pct_below % below, else HR_INFO.
+ */
+int hr_relative_level(const struct hr_thresholds *th, double z, double pct_below);
+
+/**
+ * hr_absolute_level - verdict level against an absolute expectation.
+ * @ratio: [in] measured / expected. Returns HR_FAIL below th->fail_ratio,
+ * HR_WARN below th->warn_ratio, else HR_INFO (NAN ratio: HR_INFO).
+ */
+int hr_absolute_level(const struct hr_thresholds *th, double ratio);
+
+struct hr_analyze_opts {
+	const struct hr_expect *expect;   /* required */
+	const struct hr_cost_params *cost; /* required */
+	const char *generated_utc;        /* NULL: now */
+	size_t input_files;               /* files found among the inputs */
+};
+
+/**
+ * hr_analyze - build the profile.
+ * @f: [in] the loaded fleet. @o: [in] options.
+ * Returns a new JSON object (caller owns it) with schema, summary
+ * (verdict counts, drain candidates), run_cost, inputs (issues), expectations,
+ * drift, nodes (verdict, reasons, config, devices with metrics and points,
+ * busbw, stragglers, loader), groups, findings (fleet level) and
+ * distributions; "exit_code" is 1 when any node or finding is FAIL, else
+ * 0 (usage and input errors are decided by the caller). NULL when out of
+ * memory.
+ */
+json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1113 @@
+/*
+ * hr_canary.c - the pre-scaling canary model, its report and its JSON (the
+ * subcommand's options and inputs are in hr_canary_cli.c).
+ * Formulas and their sources: docs/canary.md; interface: hr_canary.h.
+ */
+#include "hr_canary.h"
+#include "hr_fit.h"
+#include "hr_walk.h"
+#include "ch_common.h"
+#include "ch_parse.h"
+#include "ch_result.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ provenance */
+
+char *hr_src_label(unsigned src, char *buf, size_t n)
+{
+	static const char *const names[] = { "given", "measured", "fitted", "assumed" };
+	size_t used = 0;
+	int i;
+
+	if (!n)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < 4; i++)
+		if (src & (1u << i))
+			used += (size_t)snprintf(buf + used, used < n ? n - used : 0,
+						 "%s%s", used ? "+" : "", names[i]);
+	if (!src)
+		snprintf(buf, n, "none");
+	return buf;
+}
+
+static struct hr_fig fig(double v, unsigned src)
+{
+	struct hr_fig f = { v, src };
+	return f;
+}
+
+void hr_canary_in_init(struct hr_canary_in *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->min_efficiency = fig(0.80, HR_SRC_ASSUMED);
+	in->significant_frac = fig(0.05, HR_SRC_ASSUMED);
+}
+
+const char *hr_canary_verdict_name(enum hr_verdict v)
+{
+	switch (v) {
+	case HR_VERDICT_BOOK: return "book";
+	case HR_VERDICT_FIX_FIRST: return "fix-first";
+	case HR_VERDICT_DONT_BOOK: return "do-not-book";
+	}
+	return "?";
+}
+
+static const char *loss_name(enum hr_loss_kind k)
+{
+	static const char *const names[] = {
+		"synchronous checkpoint stall", "input wait (host CPU contention)",
+		"exposed communication", "the rest (not explained by the above)"
+	};
+	return k < HR_LOSS_N ? names[k] : "?";
+}
+
+static const char *loss_key(enum hr_loss_kind k)
+{
+	static const char *const keys[] = { "checkpoint", "input_wait", "communication", "rest" };
+	return k < HR_LOSS_N ? keys[k] : "?";
+}
+
+static void note(struct hr_canary_out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void note(struct hr_canary_out *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->nnotes >= HR_CANARY_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(o->notes[o->nnotes++], sizeof(o->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* ------------------------------------------------------------- the model */
+
+static int is_count(struct hr_fig f)
+{
+	return f.v >= 1 && f.v == floor(f.v) && f.v <= 1e9;
+}
+
+/* the fabric level whose model applies to an all-reduce over n ranks */
+static int level_for(const struct hr_canary_in *in, struct hr_canary_out *o,
+		     double n, unsigned *src)
+{
+	int want, have_intra = in->comm[HR_INTRA].set, have_inter = in->comm[HR_INTER].set;
+
+	if (!have_intra && !have_inter)
+		return -1;
+	if (in->gpus_per_node.src) {
+		want = n <= in->gpus_per_node.v ? HR_INTRA : HR_INTER;
+		*src |= in->gpus_per_node.src;
+	} else {
+		/* no layout known: a larger allocation spans nodes */
+		want = have_inter ? HR_INTER : HR_INTRA;
+		*src |= HR_SRC_ASSUMED;
+	}
+	if (!in->comm[want].set) {
+		int other = want == HR_INTRA ? HR_INTER : HR_INTRA;
+		static const char *const lv[] = { "intra-node", "inter-node" };
+		int i, dup = 0;
+		char msg[240];
+		snprintf(msg, sizeof(msg),
+			 "no %s all-reduce model: the %s one stands in for it (assumed); measure with ranks on several nodes for a real prediction",
+			 lv[want], lv[other]);
+		for (i = 0; i < o->nnotes; i++)
+			dup |= !strcmp(o->notes[i], msg);
+		if (!dup)
+			note(o, "%s", msg);
+		*src |= HR_SRC_ASSUMED;
+		want = other;
+	}
+	*src |= in->comm[want].src;
+	return want;
+}
+
+/* a fitted model that misses its own points by a lot makes a rough prediction */
+static void fit_quality_notes(const struct hr_canary_in *in, struct hr_canary_out *o)
+{
+	static const char *const lv[] = { "intra-node", "inter-node" };
+	int l;
+
+	for (l = 0; l < HR_NLEVELS; l++) {
+		const struct hr_comm_model *m = &in->comm[l];
+		if ((l != o->level_now && l != o->level_target) || m->src != HR_SRC_FITTED)
+			continue;
+		if (m->fit.rms_rel_pct > HR_CANARY_ROUGH_FIT_PCT)
+			note(o, "the %s all-reduce fit misses its points by %.0f%% (rms, R2 %.2f): the all-reduce predictions are rough; noisy or oversubscribed ranks, or an algorithm the model does not describe",
+			     lv[l], m->fit.rms_rel_pct, m->fit.r2);
+	}
+}
+
+/* model all-reduce time of the gradient, seconds */
+static double comm_sec(const struct hr_canary_in *in, int level, double bytes, double n)
+{
+	return hr_fit_predict_us(&in->comm[level].fit, bytes, (int)n) * 1e-6;
+}
+
+static int check_inputs(const struct hr_canary_in *in)
+{
+	if (!in->gpus_now.src)
+		return ch_usage_error("missing --gpus-now (the GPUs the job runs on today; or give allreduce_bw results to measure it)");
+	if (!in->target_gpus.src)
+		return ch_usage_error("missing --target-gpus (the allocation to decide on)");
+	if (!is_count(in->gpus_now))
+		return ch_usage_error("invalid --gpus-now '%g' (expected a whole number of GPUs, at least 1)", in->gpus_now.v);
+	if (!is_count(in->target_gpus))
+		return ch_usage_error("invalid --target-gpus '%g' (expected a whole number of GPUs, at least 1)", in->target_gpus.v);
+	if (!in->step_sec.src) {
+		if (in->baseline_gpus.src || in->mfu_now.src || in->mfu_baseline.src)
+			return ch_usage_error("--baseline-gpus, --baseline-step-time, --mfu-now and --baseline-mfu need --step-time");
+	} else if (!(in->step_sec.v > 0) || !isfinite(in->step_sec.v))
+		return ch_usage_error("invalid --step-time '%g' s (expected a positive time)", in->step_sec.v);
+	if (in->target_gpus.v <= in->gpus_now.v)
+		return ch_usage_error("--target-gpus '%g' is not above --gpus-now '%g' (the canary predicts a larger allocation)",
+				      in->target_gpus.v, in->gpus_now.v);
+	if (!in->baseline_gpus.src != !in->baseline_step_sec.src)
+		return ch_usage_error("--baseline-gpus and --baseline-step-time go together (give both or neither)");
+	if (in->baseline_gpus.src) {
+		if (!is_count(in->baseline_gpus))
+			return ch_usage_error("invalid --baseline-gpus '%g' (expected a whole number of GPUs, at least 1)", in->baseline_gpus.v);
+		if (in->baseline_gpus.v >= in->gpus_now.v)
+			return ch_usage_error("--baseline-gpus '%g' is not below --gpus-now '%g' (the baseline is the earlier, smaller run)",
+					      in->baseline_gpus.v, in->gpus_now.v);
+		if (!(in->baseline_step_sec.v > 0) || !isfinite(in->baseline_step_sec.v))
+			return ch_usage_error("invalid --baseline-step-time '%g' s (expected a positive time)", in->baseline_step_sec.v);
+	}
+	if (!in->ckpt_interval_sec.src != !in->ckpt_block_sec.src)
+		return ch_usage_error("--checkpoint-interval and --checkpoint-block go together (give both or neither)");
+	if (in->ckpt_interval_sec.src) {
+		if (!(in->ckpt_interval_sec.v > 0))
+			return ch_usage_error("invalid --checkpoint-interval '%g' s (expected a positive time)", in->ckpt_interval_sec.v);
+		if (!(in->ckpt_block_sec.v >= 0))
+			return ch_usage_error("invalid --checkpoint-block '%g' s (expected a time of 0 or more)", in->ckpt_block_sec.v);
+		if (in->ckpt_block_sec.v >= in->ckpt_interval_sec.v)
+			return ch_usage_error("--checkpoint-block '%g' s is not shorter than --checkpoint-interval '%g' s",
+					      in->ckpt_block_sec.v, in->ckpt_interval_sec.v);
+	}
+	if (in->input_wait_frac.src && !(in->input_wait_frac.v >= 0 && in->input_wait_frac.v < 1))
+		return ch_usage_error("invalid --input-wait '%g' (expected a fraction in [0, 1))", in->input_wait_frac.v);
+	if (in->overlap.src && !(in->overlap.v >= 0 && in->overlap.v <= 1))
+		return ch_usage_error("invalid --overlap '%g' (expected a fraction in [0, 1])", in->overlap.v);
+	if (in->mfu_now.src && !(in->mfu_now.v > 0 && in->mfu_now.v <= 1))
+		return ch_usage_error("invalid --mfu-now '%g' (expected a fraction in (0, 1])", in->mfu_now.v);
+	if (in->mfu_baseline.src && !(in->mfu_baseline.v > 0 && in->mfu_baseline.v <= 1))
+		return ch_usage_error("invalid --baseline-mfu '%g' (expected a fraction in (0, 1])", in->mfu_baseline.v);
+	if (in->mfu_baseline.src && !in->baseline_gpus.src)
+		return ch_usage_error("--baseline-mfu needs --baseline-gpus and --baseline-step-time");
+	if (in->params.src && !(in->params.v > 0))
+		return ch_usage_error("invalid --params '%g' (expected a positive count)", in->params.v);
+	if (in->grad_bytes_per_param.src && !(in->grad_bytes_per_param.v > 0))
+		return ch_usage_error("invalid --grad-bytes-per-param '%g' (expected a positive number)", in->grad_bytes_per_param.v);
+	if (in->peak_tflops.src && !(in->peak_tflops.v > 0))
+		return ch_usage_error("invalid --peak-tflops '%g' (expected a positive number)", in->peak_tflops.v);
+	if (in->tokens_per_step.src && !(in->tokens_per_step.v > 0))
+		return ch_usage_error("invalid --tokens-per-step '%g' (expected a positive number)", in->tokens_per_step.v);
+	if (in->gpus_per_node.src && !is_count(in->gpus_per_node))
+		return ch_usage_error("invalid --gpus-per-node '%g' (expected a whole number, at least 1)", in->gpus_per_node.v);
+	if (in->price_per_gpu_hour.src && !(in->price_per_gpu_hour.v >= 0))
+		return ch_usage_error("invalid --price-per-gpu-hour '%g' (expected 0 or more)", in->price_per_gpu_hour.v);
+	if (!(in->min_efficiency.v > 0 && in->min_efficiency.v <= 1))
+		return ch_usage_error("invalid --min-efficiency '%g' (expected a fraction in (0, 1])", in->min_efficiency.v);
+	if (!(in->significant_frac.v > 0 && in->significant_frac.v < 1))
+		return ch_usage_error("invalid --significant '%g' (expected a fraction in (0, 1))", in->significant_frac.v);
+	for (int l = 0; l < HR_NLEVELS; l++)
+		if (in->comm[l].set && (!(in->comm[l].fit.bw_gbps > 0) || !(in->comm[l].fit.alpha_us >= 0)))
+			return ch_usage_error("invalid all-reduce model: alpha '%g' us, B '%g' GB/s (expected alpha >= 0 and B > 0)",
+					      in->comm[l].fit.alpha_us, in->comm[l].fit.bw_gbps);
+	return 0;
+}
+
+static double step_at(double t1_train, double f, double ov, double dc)
+{
+	return (t1_train + (1 - ov) * dc) / (1 - f);
+}
+
+/* no step time: shares of the step and the all-reduce's scaling only */
+static int compute_comm_only(const struct hr_canary_in *in, struct hr_canary_out *o)
+{
+	double n1 = in->gpus_now.v, n2 = in->target_gpus.v, f = 0, S = 0;
+	unsigned s_S = 0, s_ck = 0;
+	int i, j, fix = 0;
+
+	o->comm_only = 1;
+	if (in->ckpt_interval_sec.src) {
+		f = in->ckpt_block_sec.v / in->ckpt_interval_sec.v;
+		s_ck = in->ckpt_block_sec.src | in->ckpt_interval_sec.src;
+		o->ckpt_frac = fig(f, s_ck);
+	}
+	if (in->params.src) {
+		struct hr_fig gbpp = in->grad_bytes_per_param;
+		if (!gbpp.src) {
+			gbpp = fig(2, HR_SRC_ASSUMED);
+			note(o, "gradient bytes per parameter not given: 2 assumed (bf16 gradients)");
+		}
+		S = in->params.v * gbpp.v;
+		s_S = in->params.src | gbpp.src;
+		o->grad_bytes = fig(S, s_S);
+	} else if (in->probe_bytes.src) {
+		S = in->probe_bytes.v;
+		s_S = in->probe_bytes.src;
+		o->grad_bytes = fig(S, s_S);
+		note(o, "no --params: the all-reduce is predicted for the largest message measured");
+	}
+	if (S > 0) {
+		unsigned s1 = s_S, s2 = s_S;
+		o->level_now = level_for(in, o, n1, &s1);
+		o->level_target = level_for(in, o, n2, &s2);
+		if (o->level_now >= 0) {
+			double c1 = comm_sec(in, o->level_now, S, n1), c2 = comm_sec(in, o->level_target, S, n2);
+			o->comm_now_sec = fig(c1, s1);
+			o->comm_target_sec = fig(c2, s2);
+			o->busbw_now_gbps = fig(hr_fit_busbw_gbps(S, (int)n1, c1 * 1e6), s1);
+			o->busbw_target_gbps = fig(hr_fit_busbw_gbps(S, (int)n2, c2 * 1e6), s2);
+			o->busbw_ratio_target = fig(o->busbw_target_gbps.v / o->busbw_now_gbps.v, s1 | s2);
+		}
+	}
+	fit_quality_notes(in, o);
+	if (!o->busbw_ratio_target.src && !in->ckpt_interval_sec.src && !in->input_wait_frac.src)
+		return ch_usage_error("nothing to judge: give --step-time, or allreduce_bw results (or --alpha-us/--bw-gbps), --checkpoint-interval/--checkpoint-block or --input-wait");
+	note(o, "no --step-time: the verdict covers the checkpoint, the input wait and how the all-reduce scales; give --step-time (and --baseline-gpus/--baseline-step-time) for step time, efficiency, MFU and cost at the target");
+
+	for (i = 0; i < HR_LOSS_N; i++) {
+		struct hr_loss *l = &o->loss[i];
+		double fr = -1;
+		unsigned src = 0;
+		l->kind = (enum hr_loss_kind)i;
+		l->fixable = i != HR_LOSS_REST;
+		if (i == HR_LOSS_CKPT && in->ckpt_interval_sec.src) {
+			fr = f;
+			src = s_ck;
+		} else if (i == HR_LOSS_INPUT && in->input_wait_frac.src) {
+			fr = in->input_wait_frac.v * (1 - f);
+			src = in->input_wait_frac.src | s_ck;
+		}
+		if (fr < 0)
+			continue;
+		l->known = 1;
+		l->frac = fig(fr, src);
+		l->gain_frac = fig(1 / (1 - fr) - 1, src);
+		l->significant = fr >= in->significant_frac.v;
+		fix |= l->significant;
+	}
+	for (i = 0; i < HR_LOSS_N; i++)
+		o->order[i] = i;
+	for (i = 1; i < HR_LOSS_N; i++)
+		for (j = i; j > 0; j--) {
+			const struct hr_loss *a = &o->loss[o->order[j - 1]], *b = &o->loss[o->order[j]];
+			double ka = a->known ? a->frac.v : -1, kb = b->known ? b->frac.v : -1;
+			if (kb > ka) {
+				int t = o->order[j];
+				o->order[j] = o->order[j - 1];
+				o->order[j - 1] = t;
+			}
+		}
+	o->hw_ratio_target = fig(n2 / n1, in->target_gpus.src | in->gpus_now.src);
+	if (fix || in->wrong_rows > 0)
+		o->verdict = HR_VERDICT_FIX_FIRST;
+	else if (o->busbw_ratio_target.src && o->busbw_ratio_target.v < in->min_efficiency.v)
+		o->verdict = HR_VERDICT_DONT_BOOK;
+	else
+		o->verdict = HR_VERDICT_BOOK;
+	return 0;
+}
+
+int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
+{
+	double n1, t1, n2, f = 0, ck = 0, t1tr, w = 0, in_sec = 0, ideal, S = 0;
+	double ov = 0, c0 = 0, c1 = 0, c2 = 0, comm_loss = 0, rest = 0, t2tr, t2;
+	unsigned s_ck = 0, s_in = 0, s_S = 0, s_c = 0, s_ov = 0, s_ideal, s_rest = 0;
+	int have_base, have_comm = 0, rc, i, j;
+	struct hr_fig gbpp;
+
+	memset(o, 0, sizeof(*o));
+	o->level_now = o->level_base = o->level_target = -1;
+	rc = check_inputs(in);
+	if (rc)
+		return rc;
+	o->wrong_results = in->wrong_rows > 0;
+	if (in->wrong_rows > 0)
+		note(o, "allreduce_bw found wrong results in %ld rows (left out of the fit): the allocation corrupts data; drain and test it (see the health report) before trusting or booking anything",
+		     in->wrong_rows);
+	if (!in->step_sec.src)
+		return compute_comm_only(in, o);
+
+	n1 = in->gpus_now.v;
+	t1 = in->step_sec.v;
+	n2 = in->target_gpus.v;
+	have_base = in->baseline_gpus.src != 0;
+
+	/* the synchronous checkpoint: block / interval of wall-clock */
+	if (in->ckpt_interval_sec.src) {
+		f = in->ckpt_block_sec.v / in->ckpt_interval_sec.v;
+		s_ck = in->ckpt_block_sec.src | in->ckpt_interval_sec.src;
+		o->ckpt_frac = fig(f, s_ck);
+		ck = f * t1;
+		s_ck |= in->step_sec.src;
+		o->ckpt_sec = fig(ck, s_ck);
+	}
+	t1tr = t1 - ck;
+	o->train_step_sec = fig(t1tr, in->step_sec.src | s_ck);
+
+	/* input wait: a share of the training step */
+	if (in->input_wait_frac.src) {
+		w = in->input_wait_frac.v;
+		in_sec = w * t1tr;
+		s_in = in->input_wait_frac.src | o->train_step_sec.src;
+		o->input_wait_sec = fig(in_sec, s_in);
+	}
+
+	/* the gradient all-reduce from the model */
+	if (in->params.src) {
+		gbpp = in->grad_bytes_per_param;
+		if (!gbpp.src) {
+			gbpp = fig(2, HR_SRC_ASSUMED);
+			note(o, "gradient bytes per parameter not given: 2 assumed (bf16 gradients)");
+		}
+		S = in->params.v * gbpp.v;
+		s_S = in->params.src | gbpp.src;
+		o->grad_bytes = fig(S, s_S);
+	}
+	if (S > 0) {
+		unsigned s1 = s_S, s2 = s_S;
+		o->level_now = level_for(in, o, n1, &s1);
+		o->level_target = level_for(in, o, n2, &s2);
+		if (o->level_now >= 0) {
+			have_comm = 1;
+			c1 = comm_sec(in, o->level_now, S, n1);
+			c2 = comm_sec(in, o->level_target, S, n2);
+			o->comm_now_sec = fig(c1, s1);
+			o->comm_target_sec = fig(c2, s2);
+			o->busbw_target_gbps = fig(hr_fit_busbw_gbps(S, (int)n2, c2 * 1e6), s2);
+			s_c = s1 | s2;
+			if (have_base) {
+				unsigned s0 = s_S;
+				o->level_base = level_for(in, o, in->baseline_gpus.v, &s0);
+				c0 = comm_sec(in, o->level_base, S, in->baseline_gpus.v);
+				o->comm_base_sec = fig(c0, s0);
+				s_c |= s0;
+			}
+		} else {
+			note(o, "no all-reduce model (no allreduce_bw results, no --alpha-us/--bw-gbps): communication is assumed not to grow with the GPU count, which is optimistic");
+		}
+		fit_quality_notes(in, o);
+	} else {
+		note(o, "no --params: the gradient all-reduce cannot be modelled, communication is assumed not to grow with the GPU count, which is optimistic");
+	}
+
+	/* the weak-scaling ideal and today's figures against it */
+	if (have_base) {
+		double n0 = in->baseline_gpus.v, t0 = in->baseline_step_sec.v;
+		unsigned sb = in->baseline_gpus.src | in->baseline_step_sec.src | in->gpus_now.src | in->step_sec.src;
+		ideal = t0;
+		s_ideal = in->baseline_step_sec.src;
+		o->hw_ratio_now = fig(n1 / n0, in->baseline_gpus.src | in->gpus_now.src);
+		o->throughput_ratio_now = fig((n1 / t1) / (n0 / t0), sb);
+		o->efficiency_now = fig(t0 / t1, in->baseline_step_sec.src | in->step_sec.src);
+		if (t0 > t1)
+			note(o, "contradiction: the baseline step (%.3g s at %g GPUs) is slower than today's (%.3g s at %g) although the work per GPU is constant; check the inputs",
+			     t0, n0, t1, n1);
+		/* overlap: calibrated from the growth between baseline and today */
+		if (in->overlap.src) {
+			ov = in->overlap.v;
+			s_ov = in->overlap.src;
+		} else if (have_comm && c1 > c0) {
+			double grown = t1tr - in_sec - t0;
+			ov = 1 - grown / (c1 - c0);
+			s_ov = sb | s_ck | s_in | s_c;
+			if (ov < 0) {
+				ov = 0;
+				note(o, "today's step grew by more than the whole predicted all-reduce growth (%.3g s vs %.3g s): overlap taken as 0, the excess is in 'the rest'",
+				     grown, c1 - c0);
+			} else if (ov > 1) {
+				ov = 1;
+			}
+		} else if (have_comm) {
+			ov = 0;
+			s_ov = HR_SRC_ASSUMED;
+		}
+		if (have_comm)
+			comm_loss = (1 - ov) * (c1 - c0);
+		rest = t1 - t0 - ck - in_sec - comm_loss;
+		s_rest = sb | s_ck | s_in | (have_comm ? s_c | s_ov : 0);
+		if (rest < -1e-12 * t1) {
+			note(o, "the identified losses (%.3g s) exceed the gap to the baseline (%.3g s): the baseline probably had some of them too",
+			     ck + in_sec + comm_loss, t1 - t0);
+			rest = 0;
+		}
+		if (rest < 0)
+			rest = 0;
+	} else {
+		if (in->overlap.src) {
+			ov = in->overlap.v;
+			s_ov = in->overlap.src;
+		} else if (have_comm) {
+			ov = 0;
+			s_ov = HR_SRC_ASSUMED;
+			note(o, "no baseline to calibrate the overlap of communication with compute: 0 assumed (all of it exposed); give --overlap or --baseline-gpus/--baseline-step-time");
+		}
+		if (have_comm) {
+			comm_loss = (1 - ov) * c1;
+			if (comm_loss > t1tr - in_sec) {
+				note(o, "the predicted exposed all-reduce (%.3g s) is longer than the step less its other losses (%.3g s): the model or the inputs are off",
+				     comm_loss, t1tr - in_sec);
+				comm_loss = t1tr - in_sec;
+			}
+		}
+		ideal = t1tr - in_sec - comm_loss;
+		s_ideal = o->train_step_sec.src | s_in | (have_comm ? s_c | s_ov : 0) | HR_SRC_ASSUMED;
+		o->efficiency_now = fig(ideal / t1, s_ideal | in->step_sec.src);
+	}
+	o->ideal_step_sec = fig(ideal, s_ideal);
+	o->over_ideal_frac = fig(t1tr / ideal - 1, s_ideal | o->train_step_sec.src);
+	o->overlap = fig(ov, s_ov);
+	if (have_comm)
+		o->exposed_comm_sec = fig(comm_loss, s_c | s_ov);
+
+	/* the losses, for each what fixing it recovers */
+	{
+		double sec[HR_LOSS_N] = { ck, in_sec, comm_loss, rest };
+		unsigned src[HR_LOSS_N] = { s_ck, s_in, s_c | s_ov, s_rest };
+		int known[HR_LOSS_N] = { in->ckpt_interval_sec.src != 0, in->input_wait_frac.src != 0,
+					 have_comm, have_base };
+		for (i = 0; i < HR_LOSS_N; i++) {
+			struct hr_loss *l = &o->loss[i];
+			l->kind = (enum hr_loss_kind)i;
+			l->known = known[i];
+			l->fixable = i != HR_LOSS_REST;
+			if (!known[i])
+				continue;
+			l->sec = fig(sec[i], src[i]);
+			l->frac = fig(sec[i] / t1, src[i] | in->step_sec.src);
+			l->fixed_step_sec = fig(t1 - sec[i], src[i] | in->step_sec.src);
+			l->gain_frac = fig(t1 / (t1 - sec[i]) - 1, src[i] | in->step_sec.src);
+			l->significant = l->frac.v >= in->significant_frac.v;
+		}
+		for (i = 0; i < HR_LOSS_N; i++)
+			o->order[i] = i;
+		for (i = 1; i < HR_LOSS_N; i++)
+			for (j = i; j > 0; j--) {
+				const struct hr_loss *a = &o->loss[o->order[j - 1]], *b = &o->loss[o->order[j]];
+				double ka = a->known ? a->sec.v : -1, kb = b->known ? b->sec.v : -1;
+				if (kb > ka) {
+					int t = o->order[j];
+					o->order[j] = o->order[j - 1];
+					o->order[j - 1] = t;
+				}
+			}
+	}
+
+	/* the target: per-GPU work constant, every loss but the all-reduce held */
+	{
+		unsigned s2 = o->train_step_sec.src | s_ck | in->target_gpus.src;
+		double dc = have_comm ? c2 - c1 : 0, fixed_tr;
+		if (have_comm)
+			s2 |= s_c | s_ov;
+		else
+			s2 |= HR_SRC_ASSUMED;
+		t2tr = t1tr + (1 - ov) * dc;
+		t2 = t2tr / (1 - f);
+		o->step_target_sec = fig(t2, s2);
+		o->efficiency_target = fig(ideal / t2, s2 | s_ideal);
+		o->hw_ratio_target = fig(n2 / n1, in->target_gpus.src | in->gpus_now.src);
+		o->throughput_ratio_target = fig((n2 / t2) / (n1 / t1), s2 | in->gpus_now.src);
+		fixed_tr = t2tr;
+		if (o->loss[HR_LOSS_INPUT].significant)
+			fixed_tr -= in_sec;
+		if (o->loss[HR_LOSS_COMM].significant)
+			fixed_tr -= (1 - ov) * (c2 - (have_base ? c0 : 0));
+		o->step_target_fixed_sec = fig(o->loss[HR_LOSS_CKPT].significant ? fixed_tr : step_at(fixed_tr, f, 0, 0),
+					       s2 | s_in);
+		o->efficiency_target_fixed = fig(ideal / o->step_target_fixed_sec.v, s2 | s_in | s_ideal);
+		/* the largest allocation predicted at or above min_efficiency */
+		for (i = (int)n2; i > (int)n1; i--) {
+			double ci = have_comm ? comm_sec(in, level_for(in, o, i, &s2), S, i) : c1;
+			if (ideal / step_at(t1tr, f, ov, ci - c1) >= in->min_efficiency.v) {
+				o->largest_ok_gpus = i;
+				break;
+			}
+		}
+	}
+
+	/* MFU: PaLM appendix B, 6 N tokens/s / (GPUs x peak) */
+	if (in->params.src && in->tokens_per_step.src && in->peak_tflops.src) {
+		double m = 6.0 * in->params.v * in->tokens_per_step.v / (t1 * n1 * in->peak_tflops.v * 1e12);
+		o->mfu_computed = fig(m, in->params.src | in->tokens_per_step.src | in->peak_tflops.src | in->step_sec.src);
+		if (in->mfu_now.src && fabs(in->mfu_now.v / m - 1) > 0.05)
+			note(o, "contradiction: --mfu-now %.1f%% but 6 x params x tokens per step / (step time x GPUs x peak) = %.1f%%; check the peak (dense, right dtype) and the token count",
+			     100 * in->mfu_now.v, 100 * m);
+	}
+	o->mfu_now = in->mfu_now.src ? in->mfu_now : o->mfu_computed;
+	if (in->mfu_baseline.src && o->mfu_now.src) {
+		double want = in->baseline_step_sec.v / t1, got = o->mfu_now.v / in->mfu_baseline.v;
+		if (fabs(got / want - 1) > 0.05)
+			note(o, "contradiction: MFU went from %.1f%% to %.1f%% (x%.3f) but the step time from %.3g s to %.3g s implies x%.3f at constant work per GPU",
+			     100 * in->mfu_baseline.v, 100 * o->mfu_now.v, got, in->baseline_step_sec.v, t1, want);
+	}
+	if (o->mfu_now.src)
+		o->mfu_target = fig(o->mfu_now.v * t1 / t2, o->mfu_now.src | o->step_target_sec.src);
+
+	/* cost: GPU-hours per unit of work is proportional to the step time */
+	{
+		double per; /* GPU-hours per unit, per second of step */
+		unsigned su = 0;
+		if (in->tokens_per_step.src) {
+			o->unit_is_tokens = 1;
+			per = n1 / 3600.0 / in->tokens_per_step.v * 1e6;
+			su = in->tokens_per_step.src | in->gpus_now.src;
+		} else {
+			per = 1000 / 3600.0;
+		}
+		if (have_base)
+			o->gpu_hours_per_unit_base = fig(per * in->baseline_step_sec.v, su | in->baseline_step_sec.src);
+		o->gpu_hours_per_unit_now = fig(per * t1, su | in->step_sec.src);
+		o->gpu_hours_per_unit_target = fig(per * t2, su | o->step_target_sec.src);
+		o->cost_ratio_target = fig(t2 / t1, o->step_target_sec.src | in->step_sec.src);
+		if (in->price_per_gpu_hour.src) {
+			o->cost_per_unit_now = fig(o->gpu_hours_per_unit_now.v * in->price_per_gpu_hour.v,
+						   o->gpu_hours_per_unit_now.src | in->price_per_gpu_hour.src);
+			o->cost_per_unit_target = fig(o->gpu_hours_per_unit_target.v * in->price_per_gpu_hour.v,
+						      o->gpu_hours_per_unit_target.src | in->price_per_gpu_hour.src);
+		}
+	}
+
+	/* the verdict */
+	{
+		int fix = 0;
+		for (i = 0; i < HR_LOSS_N; i++)
+			fix |= o->loss[i].fixable && o->loss[i].significant;
+		if (fix || in->wrong_rows > 0)
+			o->verdict = HR_VERDICT_FIX_FIRST;
+		else if (o->efficiency_target.v >= in->min_efficiency.v)
+			o->verdict = HR_VERDICT_BOOK;
+		else
+			o->verdict = HR_VERDICT_DONT_BOOK;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ the report */
+
+#define SRCBUF 48
+
+static void row(FILE *f, const char *label, const char *value, unsigned src)
+{
+	char b[SRCBUF];
+	fprintf(f, "  %-40s %-34s [%s]\n", label, value, hr_src_label(src, b, sizeof(b)));
+}
+
+static const char *fix_advice(enum hr_loss_kind k)
+{
+	switch (k) {
+	case HR_LOSS_CKPT:
+		return "make the checkpoint asynchronous (snapshot to host memory, write in the background) or write it less often";
+	case HR_LOSS_INPUT:
+		return "give the dataloader its own cores: move workers off the GPU feeder cores (see loader_contention's recommendation), or add workers";
+	case HR_LOSS_COMM:
+		return "overlap the gradient all-reduce with the backward pass (gradient bucketing), and check the fabric's busbw against its expectation";
+	default:
+		return "profile a step at today's size: stragglers, kernel launch overheads and data-dependent work are not modelled";
+	}
+}
+
+static void fmt_time(char *b, size_t n, double sec)
+{
+	if (sec >= 0.1)
+		snprintf(b, n, "%.2f s", sec);
+	else if (sec >= 1e-4)
+		snprintf(b, n, "%.2f ms", sec * 1e3);
+	else
+		snprintf(b, n, "%.2f us", sec * 1e6);
+}
+
+static void fmt_dur(char *b, size_t n, double sec)
+{
+	if (sec >= 60)
+		snprintf(b, n, "%.3g min", sec / 60);
+	else
+		snprintf(b, n, "%.3g s", sec);
+}
+
+static void fmt_units(char *b, size_t n, double v, const char *unit)
+{
+	if (v >= 1e12) snprintf(b, n, "%.3g T%s", v / 1e12, unit);
+	else if (v >= 1e9) snprintf(b, n, "%.3g G%s", v / 1e9, unit);
+	else if (v >= 1e6) snprintf(b, n, "%.3g M%s", v / 1e6, unit);
+	else if (v >= 1e3) snprintf(b, n, "%.3g k%s", v / 1e3, unit);
+	else snprintf(b, n, "%.3g %s", v, unit);
+}
+
+void hr_canary_fixes_text(const struct hr_canary_out *o, char *b, size_t n)
+{
+	size_t used = 0;
+	int i, k = 0, cnt = 0;
+
+	b[0] = '\0';
+	if (o->wrong_results) {
+		cnt++;
+		k++;
+		used += (size_t)snprintf(b, n, "the wrong all-reduce results");
+	}
+	for (i = 0; i < HR_LOSS_N; i++) {
+		const struct hr_loss *l = &o->loss[o->order[i]];
+		cnt += l->fixable && l->significant;
+	}
+	for (i = 0; i < HR_LOSS_N; i++) {
+		const struct hr_loss *l = &o->loss[o->order[i]];
+		static const char *const what[] = { "the checkpoint", "the host CPU contention",
+						    "the exposed communication", "" };
+		if (!(l->fixable && l->significant))
+			continue;
+		k++;
+		used += (size_t)snprintf(b + used, used < n ? n - used : 0, "%s%s",
+					 k == 1 ? "" : k == cnt ? " and " : ", ", what[l->kind]);
+	}
+}
+
+static void print_model_rows(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+{
+	static const char *const lv[] = { "intra-node", "inter-node" };
+	char v[256], a[96];
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		int l = k ? o->level_target : o->level_now;
+		const struct hr_comm_model *m;
+		if (l < 0 || (k && l == o->level_now))
+			continue;
+		m = &in->comm[l];
+		snprintf(a, sizeof(a), "all-reduce model (%s)", lv[l]);
+		snprintf(v, sizeof(v), "%s: alpha %.3g us, B %.4g GB/s (%s)", hr_fit_model_name(m->fit.model),
+			 m->fit.alpha_us, m->fit.bw_gbps, m->algo);
+		row(f, a, v, m->src);
+	}
+}
+
+static void print_verdict_head(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+{
+	double n1 = in->gpus_now.v, n2 = in->target_gpus.v;
+	char v[256];
+
+	fprintf(f, "\nverdict: %s\n", o->verdict == HR_VERDICT_BOOK ? "BOOK" :
+		o->verdict == HR_VERDICT_FIX_FIRST ? "FIX FIRST, then re-measure" : "DO NOT BOOK");
+	if (o->verdict == HR_VERDICT_FIX_FIRST) {
+		hr_canary_fixes_text(o, v, sizeof(v));
+		fprintf(f, "  do not book %g GPUs before fixing %s and re-measuring at %g GPUs\n", n2, v, n1);
+	}
+}
+
+static void print_fixes(FILE *f, const struct hr_canary_out *o)
+{
+	int i, k = 0;
+
+	if (o->wrong_results)
+		fprintf(f, "  fixes, in order of size:\n    %d. wrong all-reduce results: drain the nodes, run dcgmi diag and per-node and per-pair all-reduce tests to find the faulty GPU or link; nothing measured here is trustworthy until then\n",
+			++k);
+
+	for (i = 0; i < HR_LOSS_N; i++) {
+		const struct hr_loss *l = &o->loss[o->order[i]];
+		if (!l->known || !l->significant || !l->fixable)
+			continue;
+		if (!k++)
+			fprintf(f, "  fixes, in order of size:\n");
+		if (l->sec.src)
+			fprintf(f, "    %d. %s: %s; recovers %.3f s per step (throughput +%.1f%%)\n", k,
+				loss_name(l->kind), fix_advice(l->kind), l->sec.v, 100 * l->gain_frac.v);
+		else
+			fprintf(f, "    %d. %s: %s; recovers %.1f%% of the step (throughput +%.1f%%)\n", k,
+				loss_name(l->kind), fix_advice(l->kind), 100 * l->frac.v, 100 * l->gain_frac.v);
+	}
+}
+
+static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+{
+	char v[256], a[96], b[96], c[SRCBUF];
+	double n1 = in->gpus_now.v, n2 = in->target_gpus.v;
+	int i;
+
+	fprintf(f, "canary: %g -> %g GPUs; no step time given: checkpoint, input wait and all-reduce scaling only\n", n1, n2);
+	fprintf(f, "sources: given = your inputs, measured = result files, fitted = all-reduce model, assumed = default or model assumption\n\n");
+	fprintf(f, "today\n");
+	snprintf(v, sizeof(v), "%g", n1);
+	row(f, "GPUs (ranks)", v, in->gpus_now.src);
+	if (in->ckpt_interval_sec.src) {
+		fmt_dur(a, sizeof(a), in->ckpt_block_sec.v);
+		fmt_dur(b, sizeof(b), in->ckpt_interval_sec.v);
+		snprintf(v, sizeof(v), "%s every %s = %.1f%% of wall-clock", a, b, 100 * o->ckpt_frac.v);
+		row(f, "synchronous checkpoint stall", v, o->ckpt_frac.src);
+	}
+	if (in->input_wait_frac.src) {
+		snprintf(v, sizeof(v), "%.1f%% of the training step", 100 * in->input_wait_frac.v);
+		row(f, "input wait", v, in->input_wait_frac.src);
+		if (in->input_wait_from[0])
+			fprintf(f, "  %-40s %s\n", "", in->input_wait_from);
+	}
+	if (o->grad_bytes.src) {
+		fmt_units(a, sizeof(a), o->grad_bytes.v, "B");
+		row(f, in->params.src ? "gradient all-reduced per step" : "message size predicted", a, o->grad_bytes.src);
+	}
+	print_model_rows(f, in, o);
+	if (o->busbw_now_gbps.src) {
+		fmt_time(a, sizeof(a), o->comm_now_sec.v);
+		snprintf(v, sizeof(v), "%s, busbw %.4g GB/s", a, o->busbw_now_gbps.v);
+		snprintf(b, sizeof(b), "all-reduce at %g GPUs", n1);
+		row(f, b, v, o->comm_now_sec.src);
+	}
+	fprintf(f, "\nwhere today's step goes, largest share first\n");
+	for (i = 0; i < HR_LOSS_N; i++) {
+		const struct hr_loss *l = &o->loss[o->order[i]];
+		if (!l->known) {
+			fprintf(f, "  %d. %-38s not known without --step-time%s\n", i + 1, loss_name(l->kind),
+				l->kind == HR_LOSS_CKPT ? " or --checkpoint-*" : l->kind == HR_LOSS_INPUT ? " or a loader_contention result" : "");
+			continue;
+		}
+		fprintf(f, "  %d. %-38s %.1f%% of the step; fixed: throughput +%.1f%% [%s]\n", i + 1,
+			loss_name(l->kind), 100 * l->frac.v, 100 * l->gain_frac.v,
+			hr_src_label(l->frac.src, c, sizeof(c)));
+	}
+	if (o->busbw_target_gbps.src) {
+		fprintf(f, "\nat %g GPUs (predicted)\n", n2);
+		fmt_time(a, sizeof(a), o->comm_target_sec.v);
+		snprintf(v, sizeof(v), "%s, busbw %.4g GB/s", a, o->busbw_target_gbps.v);
+		row(f, "all-reduce", v, o->comm_target_sec.src);
+		snprintf(v, sizeof(v), "%.1f%% of today's (x%.2f the time for %.3gx the GPUs)",
+			 100 * o->busbw_ratio_target.v, o->comm_target_sec.v / o->comm_now_sec.v, o->hw_ratio_target.v);
+		row(f, "busbw", v, o->busbw_ratio_target.src);
+	}
+	if (o->nnotes) {
+		fprintf(f, "\nnotes\n");
+		for (i = 0; i < o->nnotes; i++)
+			fprintf(f, "  - %s\n", o->notes[i]);
+	}
+	print_verdict_head(f, in, o);
+	if (o->verdict == HR_VERDICT_BOOK)
+		fprintf(f, "  book %g GPUs as far as these measurements go: no checkpoint or input-wait share of %.0f%% or more, and the all-reduce keeps %.0f%% or more of today's busbw\n",
+			n2, 100 * in->significant_frac.v, 100 * in->min_efficiency.v);
+	else if (o->verdict == HR_VERDICT_DONT_BOOK)
+		fprintf(f, "  do not book %g GPUs: the all-reduce is predicted at %.1f%% of today's busbw (threshold %.0f%%)\n",
+			n2, 100 * o->busbw_ratio_target.v, 100 * in->min_efficiency.v);
+	fprintf(f, "  reasons:\n");
+	if (o->wrong_results)
+		fprintf(f, "    - allreduce_bw found wrong results in %ld rows: the allocation corrupts data\n", in->wrong_rows);
+	for (i = 0; i < HR_LOSS_N; i++) {
+		const struct hr_loss *l = &o->loss[o->order[i]];
+		if (l->known && l->significant)
+			fprintf(f, "    - %s is %.1f%% of the step\n", loss_name(l->kind), 100 * l->frac.v);
+	}
+	if (o->busbw_ratio_target.src)
+		fprintf(f, "    - at %g GPUs the all-reduce keeps %.1f%% of today's busbw (%.4g of %.4g GB/s)\n", n2,
+			100 * o->busbw_ratio_target.v, o->busbw_target_gbps.v, o->busbw_now_gbps.v);
+	fprintf(f, "    - no step time given: step time, efficiency, MFU and cost at %g GPUs not predicted\n", n2);
+	print_fixes(f, o);
+	if (o->verdict != HR_VERDICT_BOOK)
+		fprintf(f, "  then re-run the canary at %g GPUs (scripts/canary --target-gpus %g)\n", n1, n2);
+}
+
+void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+{
+	char v[256], a[96], b[96], c[SRCBUF];
+	double n1 = in->gpus_now.v, n2 = in->target_gpus.v, t1 = in->step_sec.v;
+	int i;
+
+	if (o->comm_only) {
+		print_comm_only(f, in, o);
+		return;
+	}
+
+	fprintf(f, "canary: %g -> %g GPUs, weak scaling (work per GPU and step held constant)\n", n1, n2);
+	fprintf(f, "sources: given = your inputs, measured = result files, fitted = all-reduce model, assumed = default or model assumption\n\n");
+
+	fprintf(f, "today\n");
+	if (in->baseline_gpus.src) {
+		snprintf(v, sizeof(v), "%.2f s", in->baseline_step_sec.v);
+		snprintf(a, sizeof(a), "step time at %g GPUs (baseline)", in->baseline_gpus.v);
+		row(f, a, v, in->baseline_step_sec.src);
+	}
+	snprintf(v, sizeof(v), "%.2f s", t1);
+	snprintf(a, sizeof(a), "step time at %g GPUs (today)", n1);
+	row(f, a, v, in->step_sec.src);
+	if (in->baseline_gpus.src) {
+		snprintf(a, sizeof(a), "throughput %g -> %g GPUs", in->baseline_gpus.v, n1);
+		snprintf(v, sizeof(v), "x%.2f for %.3gx the hardware", o->throughput_ratio_now.v, o->hw_ratio_now.v);
+		row(f, a, v, o->throughput_ratio_now.src);
+		snprintf(a, sizeof(a), "scaling efficiency at %g GPUs", n1);
+		snprintf(v, sizeof(v), "%.1f%% (vs %g GPUs)", 100 * o->efficiency_now.v, in->baseline_gpus.v);
+		row(f, a, v, o->efficiency_now.src);
+	}
+	if (in->ckpt_interval_sec.src) {
+		fmt_dur(a, sizeof(a), in->ckpt_block_sec.v);
+		fmt_dur(b, sizeof(b), in->ckpt_interval_sec.v);
+		snprintf(v, sizeof(v), "%s every %s = %.1f%% of wall-clock", a, b, 100 * o->ckpt_frac.v);
+		row(f, "synchronous checkpoint stall", v, o->ckpt_frac.src);
+		snprintf(v, sizeof(v), "%.2f s, %.0f%% over the ideal %.2f s",
+			 o->train_step_sec.v, 100 * o->over_ideal_frac.v, o->ideal_step_sec.v);
+		row(f, "step without the checkpoint stall", v,
+		    o->train_step_sec.src | o->over_ideal_frac.src);
+	} else {
+		snprintf(v, sizeof(v), "%.2f s (%.0f%% over it)", o->ideal_step_sec.v, 100 * o->over_ideal_frac.v);
+		row(f, "ideal step (weak scaling)", v, o->ideal_step_sec.src);
+	}
+	if (in->input_wait_frac.src) {
+		snprintf(v, sizeof(v), "%.1f%% of the step = %.3f s", 100 * in->input_wait_frac.v, o->input_wait_sec.v);
+		row(f, "input wait", v, o->input_wait_sec.src);
+		if (in->input_wait_from[0])
+			fprintf(f, "  %-40s %s\n", "", in->input_wait_from);
+	}
+	if (o->grad_bytes.src) {
+		fmt_units(a, sizeof(a), o->grad_bytes.v, "B");
+		row(f, "gradient all-reduced per step", a, o->grad_bytes.src);
+	}
+	if (o->level_now >= 0) {
+		print_model_rows(f, in, o);
+		if (in->baseline_gpus.src) {
+			fmt_time(b, sizeof(b), o->comm_base_sec.v);
+			snprintf(a, sizeof(a), "gradient all-reduce at %g GPUs", in->baseline_gpus.v);
+			row(f, a, b, o->comm_base_sec.src);
+		}
+		fmt_time(b, sizeof(b), o->comm_now_sec.v);
+		snprintf(a, sizeof(a), "gradient all-reduce at %g GPUs", n1);
+		row(f, a, b, o->comm_now_sec.src);
+		snprintf(v, sizeof(v), "%.0f%%%s", 100 * o->overlap.v,
+			 in->overlap.src ? "" : o->overlap.src == HR_SRC_ASSUMED ? "" : " (calibrated from the growth since the baseline)");
+		row(f, "all-reduce hidden behind compute", v, o->overlap.src);
+	}
+	if (o->mfu_now.src) {
+		snprintf(v, sizeof(v), "%.1f%%", 100 * o->mfu_now.v);
+		row(f, "MFU today", v, o->mfu_now.src);
+	}
+
+	fprintf(f, "\nwhere today's step goes, largest loss first (ideal %.2f s, today %.2f s)\n",
+		o->ideal_step_sec.v, t1);
+	for (i = 0; i < HR_LOSS_N; i++) {
+		const struct hr_loss *l = &o->loss[o->order[i]];
+		if (!l->known) {
+			static const char *const why[] = { "no --checkpoint-interval/--checkpoint-block",
+							   "no loader_contention result or --input-wait",
+							   "no all-reduce model or no --params",
+							   "needs --baseline-gpus/--baseline-step-time" };
+			fprintf(f, "  %d. %-38s not known: %s\n", i + 1, loss_name(l->kind), why[l->kind]);
+			continue;
+		}
+		fmt_time(a, sizeof(a), l->sec.v);
+		if (l->fixable)
+			snprintf(v, sizeof(v), "%s = %.1f%% of the step; fixed: %.2f s per step, throughput +%.1f%%",
+				 a, 100 * l->frac.v, l->fixed_step_sec.v, 100 * l->gain_frac.v);
+		else
+			snprintf(v, sizeof(v), "%s = %.1f%% of the step", a, 100 * l->frac.v);
+		fprintf(f, "  %d. %-38s %s [%s]\n", i + 1, loss_name(l->kind), v,
+			hr_src_label(l->sec.src, c, sizeof(c)));
+	}
+
+	fprintf(f, "\nat %g GPUs (predicted)\n", n2);
+	snprintf(v, sizeof(v), "%.2f s", o->step_target_sec.v);
+	row(f, "step time", v, o->step_target_sec.src);
+	if (o->level_target >= 0) {
+		fmt_time(a, sizeof(a), o->comm_target_sec.v);
+		snprintf(v, sizeof(v), "%s, busbw %.4g GB/s", a, o->busbw_target_gbps.v);
+		row(f, "gradient all-reduce", v, o->comm_target_sec.src);
+	}
+	snprintf(v, sizeof(v), "%.1f%% (ideal %.2f s)", 100 * o->efficiency_target.v, o->ideal_step_sec.v);
+	row(f, "scaling efficiency", v, o->efficiency_target.src);
+	snprintf(a, sizeof(a), "throughput %g -> %g GPUs", n1, n2);
+	snprintf(v, sizeof(v), "x%.2f for %.3gx the hardware", o->throughput_ratio_target.v, o->hw_ratio_target.v);
+	row(f, a, v, o->throughput_ratio_target.src);
+	if (o->mfu_target.src) {
+		snprintf(v, sizeof(v), "%.1f%%", 100 * o->mfu_target.v);
+		row(f, "MFU", v, o->mfu_target.src);
+	}
+	if (o->step_target_fixed_sec.v < o->step_target_sec.v) {
+		snprintf(v, sizeof(v), "%.2f s, efficiency %.1f%%", o->step_target_fixed_sec.v,
+			 100 * o->efficiency_target_fixed.v);
+		row(f, "step time after the fixes below", v, o->step_target_fixed_sec.src);
+	}
+	if (o->largest_ok_gpus)
+		snprintf(v, sizeof(v), "%d GPUs", o->largest_ok_gpus);
+	else
+		snprintf(v, sizeof(v), "none above %g GPUs", n1);
+	snprintf(a, sizeof(a), "largest allocation at >= %.0f%% efficiency", 100 * in->min_efficiency.v);
+	row(f, a, v, o->step_target_sec.src | in->min_efficiency.src);
+
+	fprintf(f, "\ncost\n");
+	{
+		const char *unit = o->unit_is_tokens ? "GPU-hours per 1M tokens" : "GPU-hours per 1000 GPU-steps of work";
+		if (o->gpu_hours_per_unit_base.src) {
+			snprintf(a, sizeof(a), "at %g GPUs", in->baseline_gpus.v);
+			snprintf(v, sizeof(v), "%.4g %s", o->gpu_hours_per_unit_base.v, unit);
+			row(f, a, v, o->gpu_hours_per_unit_base.src);
+		}
+		snprintf(a, sizeof(a), "at %g GPUs (today)", n1);
+		snprintf(v, sizeof(v), "%.4g %s", o->gpu_hours_per_unit_now.v, unit);
+		row(f, a, v, o->gpu_hours_per_unit_now.src);
+		snprintf(a, sizeof(a), "at %g GPUs", n2);
+		snprintf(v, sizeof(v), "%.4g %s (x%.2f)", o->gpu_hours_per_unit_target.v, unit, o->cost_ratio_target.v);
+		row(f, a, v, o->gpu_hours_per_unit_target.src);
+		if (o->cost_per_unit_now.src) {
+			snprintf(v, sizeof(v), "%.4g today, %.4g at %g GPUs (at %.4g per GPU-hour)",
+				 o->cost_per_unit_now.v, o->cost_per_unit_target.v, n2, in->price_per_gpu_hour.v);
+			row(f, o->unit_is_tokens ? "price per 1M tokens" : "price per 1000 GPU-steps", v,
+			    o->cost_per_unit_target.src);
+		}
+		if (in->baseline_gpus.src)
+			fprintf(f, "  %g -> %g GPUs: %.3gx the hardware for x%.2f the throughput; each unit of work costs x%.2f the GPU-hours\n",
+				in->baseline_gpus.v, n1, o->hw_ratio_now.v, o->throughput_ratio_now.v,
+				t1 / in->baseline_step_sec.v);
+		fprintf(f, "  %g -> %g GPUs: %.3gx the hardware for x%.2f the throughput; each unit of work costs x%.2f the GPU-hours\n",
+			n1, n2, o->hw_ratio_target.v, o->throughput_ratio_target.v, o->cost_ratio_target.v);
+	}
+
+	if (o->nnotes) {
+		fprintf(f, "\nnotes\n");
+		for (i = 0; i < o->nnotes; i++)
+			fprintf(f, "  - %s\n", o->notes[i]);
+	}
+
+	print_verdict_head(f, in, o);
+	if (o->verdict == HR_VERDICT_BOOK) {
+		fprintf(f, "  book %g GPUs: predicted efficiency %.1f%% is at or above %.0f%% and no loss of %.0f%% or more is left to fix\n",
+			n2, 100 * o->efficiency_target.v, 100 * in->min_efficiency.v, 100 * in->significant_frac.v);
+	} else if (o->verdict == HR_VERDICT_DONT_BOOK) {
+		fprintf(f, "  do not book %g GPUs: predicted efficiency %.1f%% is below %.0f%% and no single fixable loss is %.0f%% of the step or more\n",
+			n2, 100 * o->efficiency_target.v, 100 * in->min_efficiency.v, 100 * in->significant_frac.v);
+	}
+	fprintf(f, "  reasons:\n");
+	if (o->wrong_results)
+		fprintf(f, "    - allreduce_bw found wrong results in %ld rows: the allocation corrupts data\n", in->wrong_rows);
+	if (in->baseline_gpus.src)
+		fprintf(f, "    - %g -> %g GPUs gave x%.2f the throughput for %.3gx the hardware (%.1f%% scaling efficiency)\n",
+			in->baseline_gpus.v, n1, o->throughput_ratio_now.v, o->hw_ratio_now.v, 100 * o->efficiency_now.v);
+	fprintf(f, "    - at %g GPUs the predicted step is %.2f s: %.1f%% efficiency against the ideal %.2f s (threshold %.0f%%)\n",
+		n2, o->step_target_sec.v, 100 * o->efficiency_target.v, o->ideal_step_sec.v, 100 * in->min_efficiency.v);
+	for (i = 0; i < HR_LOSS_N; i++) {
+		const struct hr_loss *l = &o->loss[o->order[i]];
+		if (l->known && l->significant)
+			fprintf(f, "    - %s costs %.1f%% of today's step (%.3f s)\n", loss_name(l->kind),
+				100 * l->frac.v, l->sec.v);
+	}
+	{
+		print_fixes(f, o);
+		if (o->loss[HR_LOSS_REST].known && o->loss[HR_LOSS_REST].significant)
+			fprintf(f, "  also investigate %.3f s per step (%.1f%%) that the model does not explain: %s\n",
+				o->loss[HR_LOSS_REST].sec.v, 100 * o->loss[HR_LOSS_REST].frac.v,
+				fix_advice(HR_LOSS_REST));
+		if (o->verdict != HR_VERDICT_BOOK)
+			fprintf(f, "  then re-run the canary at %g GPUs (scripts/canary --target-gpus %g)\n", n1, n2);
+	}
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static json_t *jfig(struct hr_fig f, const char *unit)
+{
+	char b[SRCBUF];
+	if (!f.src)
+		return json_null();
+	return json_pack("{s:f, s:s, s:s}", "value", f.v, "unit", unit,
+			 "source", hr_src_label(f.src, b, sizeof(b)));
+}
+
+json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out *o)
+{
+	json_t *doc = json_object(), *ins = json_object(), *figs = json_object();
+	json_t *losses = json_array(), *notes = json_array(), *fixes = json_array();
+	int i;
+
+	if (!doc || !ins || !figs || !losses || !notes || !fixes)
+		goto oom;
+#define IN(name, field, unit) json_object_set_new(ins, name, jfig(in->field, unit))
+	IN("gpus_now", gpus_now, "gpus");
+	IN("step_time_sec", step_sec, "s");
+	IN("target_gpus", target_gpus, "gpus");
+	IN("baseline_gpus", baseline_gpus, "gpus");
+	IN("baseline_step_time_sec", baseline_step_sec, "s");
+	IN("params", params, "1");
+	IN("grad_bytes_per_param", grad_bytes_per_param, "bytes");
+	IN("mfu_now", mfu_now, "fraction");
+	IN("baseline_mfu", mfu_baseline, "fraction");
+	IN("peak_tflops", peak_tflops, "TFLOP/s");
+	IN("tokens_per_step", tokens_per_step, "tokens");
+	IN("checkpoint_interval_sec", ckpt_interval_sec, "s");
+	IN("checkpoint_block_sec", ckpt_block_sec, "s");
+	IN("input_wait_frac", input_wait_frac, "fraction");
+	IN("overlap", overlap, "fraction");
+	IN("gpus_per_node", gpus_per_node, "gpus");
+	IN("price_per_gpu_hour", price_per_gpu_hour, "currency/GPU-hour");
+	IN("min_efficiency", min_efficiency, "fraction");
+	IN("significant_frac", significant_frac, "fraction");
+#undef IN
+#define FIG(name, field, unit) json_object_set_new(figs, name, jfig(o->field, unit))
+	FIG("busbw_now_gbps", busbw_now_gbps, "GB/s");
+	FIG("busbw_ratio_target", busbw_ratio_target, "x");
+	FIG("ideal_step_sec", ideal_step_sec, "s");
+	FIG("hw_ratio_now", hw_ratio_now, "x");
+	FIG("throughput_ratio_now", throughput_ratio_now, "x");
+	FIG("efficiency_now", efficiency_now, "fraction");
+	FIG("checkpoint_frac", ckpt_frac, "fraction");
+	FIG("checkpoint_sec", ckpt_sec, "s");
+	FIG("train_step_sec", train_step_sec, "s");
+	FIG("over_ideal_frac", over_ideal_frac, "fraction");
+	FIG("input_wait_sec", input_wait_sec, "s");
+	FIG("grad_bytes", grad_bytes, "bytes");
+	FIG("comm_now_sec", comm_now_sec, "s");
+	FIG("comm_baseline_sec", comm_base_sec, "s");
+	FIG("comm_target_sec", comm_target_sec, "s");
+	FIG("busbw_target_gbps", busbw_target_gbps, "GB/s");
+	FIG("overlap", overlap, "fraction");
+	FIG("exposed_comm_sec", exposed_comm_sec, "s");
+	FIG("step_target_sec", step_target_sec, "s");
+	FIG("efficiency_target", efficiency_target, "fraction");
+	FIG("hw_ratio_target", hw_ratio_target, "x");
+	FIG("throughput_ratio_target", throughput_ratio_target, "x");
+	FIG("step_target_fixed_sec", step_target_fixed_sec, "s");
+	FIG("efficiency_target_fixed", efficiency_target_fixed, "fraction");
+	FIG("mfu_computed", mfu_computed, "fraction");
+	FIG("mfu_now", mfu_now, "fraction");
+	FIG("mfu_target", mfu_target, "fraction");
+	FIG("gpu_hours_per_unit_baseline", gpu_hours_per_unit_base, "GPU-hours/unit");
+	FIG("gpu_hours_per_unit_now", gpu_hours_per_unit_now, "GPU-hours/unit");
+	FIG("gpu_hours_per_unit_target", gpu_hours_per_unit_target, "GPU-hours/unit");
+	FIG("cost_per_unit_now", cost_per_unit_now, "currency/unit");
+	FIG("cost_per_unit_target", cost_per_unit_target, "currency/unit");
+	FIG("cost_ratio_target", cost_ratio_target, "x");
+#undef FIG
+	json_object_set_new(figs, "unit_of_work", json_string(o->unit_is_tokens ? "1M tokens" : "1000 GPU-steps"));
+	json_object_set_new(figs, "largest_ok_gpus", json_integer(o->largest_ok_gpus));
+	for (i = 0; i < HR_LOSS_N; i++) {
+		const struct hr_loss *l = &o->loss[o->order[i]];
+		json_array_append_new(losses, json_pack("{s:s, s:b, s:b, s:b, s:o, s:o, s:o, s:o}",
+			"kind", loss_key(l->kind), "known", l->known, "fixable", l->fixable,
+			"significant", l->significant, "sec", jfig(l->sec, "s"),
+			"frac", jfig(l->frac, "fraction"), "fixed_step_sec", jfig(l->fixed_step_sec, "s"),
+			"gain_frac", jfig(l->gain_frac, "fraction")));
+		if (l->known && l->significant && l->fixable)
+			json_array_append_new(fixes, json_pack("{s:s, s:s}", "kind", loss_key(l->kind),
+							       "advice", fix_advice(l->kind)));
+	}
+	for (i = 0; i < o->nnotes; i++)
+		json_array_append_new(notes, json_string(o->notes[i]));
+	json_object_set_new(doc, "schema", json_string("clusterhealth.canary"));
+	json_object_set_new(doc, "schema_version", json_integer(1));
+	json_object_set_new(doc, "inputs", ins);
+	json_object_set_new(doc, "figures", figs);
+	json_object_set_new(doc, "losses", losses);
+	json_object_set_new(doc, "fixes", fixes);
+	json_object_set_new(doc, "notes", notes);
+	json_object_set_new(doc, "verdict", json_string(hr_canary_verdict_name(o->verdict)));
+	json_object_set_new(doc, "comm_only", json_boolean(o->comm_only));
+	json_object_set_new(doc, "wrong_rows", json_integer(in->wrong_rows));
+	return doc;
+oom:
+	json_decref(doc);
+	json_decref(ins);
+	json_decref(figs);
+	json_decref(losses);
+	json_decref(notes);
+	json_decref(fixes);
+	return NULL;
+}

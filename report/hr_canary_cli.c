@@ -1,0 +1,752 @@
+/*
+ * hr_canary_cli.c - the `canary` subcommand: options and the --inputs file,
+ * reading allreduce_bw and loader_contention results, fitting the
+ * all-reduce models (hr_fit.h), then the model of hr_canary.c.
+ * Interface: hr_canary.h; method: docs/canary.md.
+ */
+#include "hr_canary.h"
+#include "hr_fit.h"
+#include "hr_walk.h"
+#include "ch_common.h"
+#include "ch_parse.h"
+#include "ch_result.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* -------------------------------------------------------- option parsing */
+
+enum kind { K_COUNT, K_NUM, K_DUR, K_FRAC, K_MODEL };
+
+struct opt_def {
+	const char *name;
+	enum kind kind;
+	size_t off;      /* offset of the struct hr_fig in struct hr_canary_in */
+	double min, max; /* accepted range (inclusive; K_DUR/K_NUM "> min" when exclusive) */
+	int excl_min;    /* min is exclusive */
+	const char *help;
+};
+
+#define OFF(field) offsetof(struct hr_canary_in, field)
+static const struct opt_def opt_defs[] = {
+	{ "gpus-now", K_COUNT, OFF(gpus_now), 1, 1e9, 0, "GPUs the job runs on today (else allreduce_bw's world size)" },
+	{ "step-time", K_DUR, OFF(step_sec), 0, 1e9, 1, "today's wall-clock time per step, checkpoints included" },
+	{ "target-gpus", K_COUNT, OFF(target_gpus), 1, 1e9, 0, "GPUs to decide on; above --gpus-now (required)" },
+	{ "baseline-gpus", K_COUNT, OFF(baseline_gpus), 1, 1e9, 0, "GPUs of an earlier, smaller run at the same work per GPU" },
+	{ "baseline-step-time", K_DUR, OFF(baseline_step_sec), 0, 1e9, 1, "its step time: the ideal under weak scaling" },
+	{ "params", K_NUM, OFF(params), 0, 1e16, 1, "model parameters (e.g. 7e9)" },
+	{ "grad-bytes-per-param", K_NUM, OFF(grad_bytes_per_param), 0, 64, 1, "bytes all-reduced per parameter (2 for bf16; default 2, assumed)" },
+	{ "mfu-now", K_FRAC, OFF(mfu_now), 0, 1, 1, "MFU today (0.38 or 38%)" },
+	{ "baseline-mfu", K_FRAC, OFF(mfu_baseline), 0, 1, 1, "MFU at the baseline" },
+	{ "peak-tflops", K_NUM, OFF(peak_tflops), 0, 1e6, 1, "dense peak per GPU in TFLOP/s for the training dtype" },
+	{ "tokens-per-step", K_NUM, OFF(tokens_per_step), 0, 1e15, 1, "global tokens per step today" },
+	{ "checkpoint-interval", K_DUR, OFF(ckpt_interval_sec), 0, 1e9, 1, "wall-clock between checkpoints (30m)" },
+	{ "checkpoint-block", K_DUR, OFF(ckpt_block_sec), 0, 1e9, 0, "time each checkpoint blocks every rank (5.5m)" },
+	{ "input-wait", K_FRAC, OFF(input_wait_frac), 0, 1, 0, "share of the step waiting on input (else measured by loader_contention)" },
+	{ "overlap", K_FRAC, OFF(overlap), 0, 1, 0, "share of the all-reduce hidden behind compute (else calibrated)" },
+	{ "gpus-per-node", K_COUNT, OFF(gpus_per_node), 1, 1e6, 0, "GPUs per node (else measured from allreduce_bw's rank layout)" },
+	{ "price-per-gpu-hour", K_NUM, OFF(price_per_gpu_hour), 0, 1e9, 0, "price of one GPU-hour, for the cost lines" },
+	{ "min-efficiency", K_FRAC, OFF(min_efficiency), 0, 1, 1, "book only at or above this efficiency (default 80%)" },
+	{ "significant", K_FRAC, OFF(significant_frac), 0, 1, 1, "a loss this share of the step is worth fixing first (default 5%)" },
+	{ "alpha-us", K_NUM, 0, 0, 1e9, 0, "all-reduce latency per step, us (instead of fitting)" },
+	{ "bw-gbps", K_NUM, 0, 0, 1e9, 1, "all-reduce bandwidth B, GB/s (instead of fitting)" },
+	{ "comm-model", K_MODEL, 0, 0, 0, 0, "model of --alpha-us/--bw-gbps: ring (default) or log" },
+};
+#define NDEFS ((int)(sizeof(opt_defs) / sizeof(opt_defs[0])))
+
+enum { O_INPUTS = 0x2000, O_JSON, O_FORCE, O_BASE = 0x2100 };
+
+struct given_model {
+	double alpha_us, bw_gbps;
+	int have_alpha, have_bw;
+	enum hr_fit_model model;
+};
+
+/* parse "12", "1.6s", "1600ms", "5.5m", "5.5min", "2h" into seconds */
+static int parse_dur(const char *opt, const char *s, double *out)
+{
+	static const struct { const char *u; double mul; } units[] = {
+		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "m", 60 },
+		{ "min", 60 }, { "h", 3600 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		goto bad;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v))
+		goto bad;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].u)) {
+			*out = v * units[i].mul;
+			return 0;
+		}
+bad:
+	return ch_usage_error("invalid duration '%s' for %s (expected a number with an optional unit: ms, s, m or min, h; seconds when none)",
+			      s ? s : "", opt);
+}
+
+/* "0.38" or "38%" */
+static int parse_frac(const char *opt, const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		goto bad;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v))
+		goto bad;
+	if (!strcmp(end, "%"))
+		v /= 100;
+	else if (*end || v > 1)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	return ch_usage_error("invalid fraction '%s' for %s (expected a number from 0 to 1, or a percentage such as '12%%')",
+			      s ? s : "", opt);
+}
+
+static int set_opt(struct hr_canary_in *in, struct given_model *gm, const struct opt_def *d,
+		   const char *label, const char *val)
+{
+	double v = 0;
+	int rc;
+
+	switch (d->kind) {
+	case K_COUNT: {
+		long l;
+		rc = ch_parse_long(label, val, (long)d->min, (long)d->max, &l);
+		v = (double)l;
+		break;
+	}
+	case K_NUM: {
+		char *end;
+		errno = 0;
+		v = val && *val && !isspace((unsigned char)*val) ? strtod(val, &end) : NAN;
+		if (!isfinite(v) || errno || *end)
+			return ch_usage_error("invalid number '%s' for %s", val ? val : "", label);
+		rc = 0;
+		break;
+	}
+	case K_DUR:
+		rc = parse_dur(label, val, &v);
+		break;
+	case K_FRAC:
+		rc = parse_frac(label, val, &v);
+		break;
+	case K_MODEL:
+		if (!strcmp(val, "ring"))
+			gm->model = HR_FIT_RING;
+		else if (!strcmp(val, "log"))
+			gm->model = HR_FIT_LOG;
+		else
+			return ch_usage_error("unknown value '%s' for %s (expected: ring, log)", val, label);
+		return 0;
+	default:
+		return CH_ERR_USAGE;
+	}
+	if (rc)
+		return rc;
+	if (v < d->min || (d->excl_min && v <= d->min) || v > d->max) {
+		if (d->kind == K_DUR || d->kind == K_NUM)
+			return ch_usage_error("value '%s' for %s is out of range (expected %s %g%s)", val, label,
+					      d->excl_min ? "more than" : "at least", d->min,
+					      d->kind == K_DUR ? " s" : "");
+		return ch_usage_error("value '%s' for %s is out of range (expected %s%g to %g)", val, label,
+				      d->excl_min ? "more than " : "", d->min, d->max);
+	}
+	if (!strcmp(d->name, "alpha-us")) {
+		gm->alpha_us = v;
+		gm->have_alpha = 1;
+	} else if (!strcmp(d->name, "bw-gbps")) {
+		gm->bw_gbps = v;
+		gm->have_bw = 1;
+	} else {
+		struct hr_fig *f = (struct hr_fig *)((char *)in + d->off);
+		*f = (struct hr_fig){ v, HR_SRC_GIVEN };
+	}
+	return 0;
+}
+
+/* the --inputs file: "key = value" lines, keys as the long options, '#' comments */
+static int load_inputs(const char *path, struct hr_canary_in *in, struct given_model *gm)
+{
+	FILE *fp = fopen(path, "r");
+	char line[512];
+	int lineno = 0, rc = 0, i;
+
+	if (!fp)
+		return ch_usage_error("cannot read --inputs file '%s': %s", path, strerror(errno));
+	while (!rc && fgets(line, sizeof(line), fp)) {
+		char *p = line, *eq, *key, *val, *e, label[600];
+		lineno++;
+		if (!strchr(line, '\n') && !feof(fp)) {
+			rc = ch_usage_error("%s:%d: line too long", path, lineno);
+			break;
+		}
+		if ((e = strchr(p, '#')))
+			*e = '\0';
+		while (isspace((unsigned char)*p))
+			p++;
+		e = p + strlen(p);
+		while (e > p && isspace((unsigned char)e[-1]))
+			*--e = '\0';
+		if (!*p)
+			continue;
+		eq = strchr(p, '=');
+		if (!eq) {
+			rc = ch_usage_error("%s:%d: expected 'key = value', got '%s'", path, lineno, p);
+			break;
+		}
+		*eq = '\0';
+		key = p;
+		val = eq + 1;
+		e = key + strlen(key);
+		while (e > key && isspace((unsigned char)e[-1]))
+			*--e = '\0';
+		while (isspace((unsigned char)*val))
+			val++;
+		for (i = 0; i < NDEFS; i++)
+			if (!strcmp(opt_defs[i].name, key))
+				break;
+		if (i == NDEFS) {
+			rc = ch_usage_error("%s:%d: unknown key '%s' (the keys are the long options of 'canary' without '--')",
+					    path, lineno, key);
+			break;
+		}
+		snprintf(label, sizeof(label), "%s (%s:%d)", key, path, lineno);
+		rc = set_opt(in, gm, &opt_defs[i], label, val);
+	}
+	fclose(fp);
+	return rc;
+}
+
+/* ---------------------------------------------------- reading the results */
+
+#define MAX_SERIES 32
+
+struct series {
+	char algo[64];
+	int level;
+	struct hr_fit_point *p;
+	size_t n, cap;
+	struct hr_fit fit[HR_FIT_NMODELS];
+	int fit_rc[HR_FIT_NMODELS];
+	int chosen; /* model used, -1 when no fit */
+};
+
+struct scan {
+	struct series s[MAX_SERIES];
+	int ns;
+	int gpus_per_node;
+	double input_wait;
+	char input_wait_from[96];
+	int have_input_wait;
+	int n_allreduce, n_loader, n_other, n_unavailable, wrong_rows;
+	int used[HR_NLEVELS]; /* series used for the prediction, -1 none */
+	int world_ranks;      /* largest world group: the allocation measured */
+	double max_bytes;     /* largest message measured */
+};
+
+static struct series *series_get(struct scan *sc, const char *algo, int level)
+{
+	int i;
+
+	for (i = 0; i < sc->ns; i++)
+		if (sc->s[i].level == level && !strcmp(sc->s[i].algo, algo))
+			return &sc->s[i];
+	if (sc->ns == MAX_SERIES)
+		return NULL;
+	memset(&sc->s[sc->ns], 0, sizeof(sc->s[0]));
+	snprintf(sc->s[sc->ns].algo, sizeof(sc->s[0].algo), "%s", algo);
+	sc->s[sc->ns].level = level;
+	return &sc->s[sc->ns++];
+}
+
+static int bad_key(const char *path, const char *where, const char *what, json_t *v)
+{
+	char *txt = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+	ch_error("%s: %s: expected %s, got '%s'", path, where, what, txt ? txt : "nothing");
+	free(txt);
+	return CH_ERR_USAGE;
+}
+
+static int read_allreduce(struct scan *sc, const char *path, json_t *doc)
+{
+	json_t *res = json_object_get(doc, "results"), *sweeps = json_object_get(res, "sweeps");
+	json_t *layout = json_object_get(json_object_get(doc, "ranks"), "layout");
+	const char *status = json_string_value(json_object_get(doc, "status"));
+	size_t i, j;
+	char where[160];
+
+	if (status && !strcmp(status, "unavailable")) {
+		sc->n_unavailable++;
+		return 0;
+	}
+	if (!json_is_array(sweeps))
+		return bad_key(path, "results.sweeps", "an array", sweeps);
+	sc->n_allreduce++;
+	/* GPUs (ranks) per node from the layout: the most ranks on one host */
+	if (json_is_array(layout)) {
+		json_t *counts = json_object(), *r;
+		const char *k;
+		json_t *c;
+		json_array_foreach(layout, i, r) {
+			const char *h = json_string_value(json_object_get(r, "host"));
+			if (h)
+				json_object_set_new(counts, h, json_integer(json_integer_value(json_object_get(counts, h)) + 1));
+		}
+		json_object_foreach(counts, k, c)
+			if (json_integer_value(c) > sc->gpus_per_node)
+				sc->gpus_per_node = (int)json_integer_value(c);
+		json_decref(counts);
+	}
+	for (i = 0; i < json_array_size(sweeps); i++) {
+		json_t *sw = json_array_get(sweeps, i), *rows = json_object_get(sw, "rows");
+		json_t *nodes = json_object_get(sw, "nodes"), *nr = json_object_get(sw, "nranks");
+		const char *algo = json_string_value(json_object_get(sw, "algo"));
+		struct series *se;
+		int level;
+
+		snprintf(where, sizeof(where), "results.sweeps[%zu]", i);
+		if (!json_is_string(json_object_get(sw, "group_kind")))
+			return bad_key(path, where, "a string \"group_kind\"", json_object_get(sw, "group_kind"));
+		if (!algo)
+			return bad_key(path, where, "a string \"algo\"", json_object_get(sw, "algo"));
+		if (!json_is_integer(nr) || json_integer_value(nr) < 1)
+			return bad_key(path, where, "\"nranks\" a positive integer", nr);
+		if (!json_is_array(rows))
+			return bad_key(path, where, "an array \"rows\"", rows);
+		if (!strcmp(json_string_value(json_object_get(sw, "group_kind")), "world") &&
+		    json_integer_value(nr) > sc->world_ranks)
+			sc->world_ranks = (int)json_integer_value(nr);
+		if (json_integer_value(nr) < 2)
+			continue; /* one rank: nothing to communicate */
+		level = json_is_array(nodes) && json_array_size(nodes) > 1 ? HR_INTER : HR_INTRA;
+		se = series_get(sc, algo, level);
+		if (!se) {
+			ch_error("%s: more than %d algorithm and fabric level combinations", path, MAX_SERIES);
+			return CH_ERR_USAGE;
+		}
+		for (j = 0; j < json_array_size(rows); j++) {
+			json_t *row = json_array_get(rows, j), *oop = json_object_get(row, "out_of_place");
+			json_t *b = json_object_get(row, "bytes");
+			json_t *t = json_object_get(json_object_get(oop, "time_us"), "median");
+			json_t *wrong = json_object_get(oop, "wrong");
+			snprintf(where, sizeof(where), "results.sweeps[%zu].rows[%zu]", i, j);
+			if (!json_is_number(b) || !(json_number_value(b) > 0))
+				return bad_key(path, where, "\"bytes\" a positive number", b);
+			snprintf(where, sizeof(where), "results.sweeps[%zu].rows[%zu].out_of_place.time_us.median", i, j);
+			if (!json_is_number(t) || !(json_number_value(t) > 0))
+				return bad_key(path, where, "a positive time", t);
+			if (json_integer_value(wrong) > 0) {
+				sc->wrong_rows++;
+				continue;
+			}
+			if (se->n == se->cap) {
+				size_t cap = se->cap ? 2 * se->cap : 64;
+				struct hr_fit_point *np = realloc(se->p, cap * sizeof(*np));
+				if (!np)
+					return CH_ERR_RUNTIME;
+				se->p = np;
+				se->cap = cap;
+			}
+			if (json_number_value(b) > sc->max_bytes)
+				sc->max_bytes = json_number_value(b);
+			se->p[se->n].bytes = json_number_value(b);
+			se->p[se->n].nranks = (int)json_integer_value(nr);
+			se->p[se->n].time_us = json_number_value(t);
+			se->n++;
+		}
+	}
+	return 0;
+}
+
+static int read_loader(struct scan *sc, const char *path, json_t *doc)
+{
+	json_t *configs = json_object_get(json_object_get(doc, "results"), "configs"), *c;
+	json_t *pick = NULL, *worst = NULL;
+	const char *status = json_string_value(json_object_get(doc, "status"));
+	const char *host = json_string_value(json_object_get(json_object_get(doc, "host"), "hostname"));
+	static const char *const pref[] = { "as-is", "shared", NULL };
+	double w = -1;
+	size_t i;
+	int p;
+
+	if (status && !strcmp(status, "unavailable")) {
+		sc->n_unavailable++;
+		return 0;
+	}
+	if (!json_is_array(configs))
+		return bad_key(path, "results.configs", "an array", configs);
+	sc->n_loader++;
+	/* the placement the job runs with: as-is, else shared, else the worst */
+	for (p = 0; pref[p] && !pick; p++)
+		json_array_foreach(configs, i, c) {
+			const char *pl = json_string_value(json_object_get(c, "placement"));
+			if (pl && !strcmp(pl, pref[p])) {
+				pick = c;
+				break;
+			}
+		}
+	json_array_foreach(configs, i, c) {
+		json_t *v = json_object_get(c, "input_wait_frac");
+		char where[80];
+		snprintf(where, sizeof(where), "results.configs[%zu].input_wait_frac", i);
+		if (!json_is_number(v) || json_number_value(v) < 0 || json_number_value(v) >= 1)
+			return bad_key(path, where, "a fraction in [0, 1)", v);
+		if (!pick && json_number_value(v) > w) {
+			w = json_number_value(v);
+			worst = c;
+		}
+	}
+	if (!pick)
+		pick = worst;
+	else
+		w = json_number_value(json_object_get(pick, "input_wait_frac"));
+	if (!pick)
+		return 0;
+	/* the step waits for the slowest node: keep the worst */
+	if (!sc->have_input_wait || w > sc->input_wait) {
+		sc->input_wait = w;
+		sc->have_input_wait = 1;
+		snprintf(sc->input_wait_from, sizeof(sc->input_wait_from),
+			 "(loader_contention on %s, placement %s, config %s)", host ? host : "?",
+			 json_string_value(json_object_get(pick, "placement")) ?: "?",
+			 json_string_value(json_object_get(pick, "name")) ?: "?");
+	}
+	return 0;
+}
+
+static int on_doc(const char *path, json_t *doc, void *ctx)
+{
+	struct scan *sc = ctx;
+	const char *tool = hr_result_tool(doc);
+
+	if (!tool) {
+		sc->n_other++;
+		return 0;
+	}
+	if (!strcmp(tool, "allreduce_bw"))
+		return read_allreduce(sc, path, doc);
+	if (!strcmp(tool, "loader_contention"))
+		return read_loader(sc, path, doc);
+	sc->n_other++;
+	return 0;
+}
+
+/* fit every series; pick per level the algorithm fastest at (bytes, n) */
+static void fit_all(struct scan *sc, struct hr_canary_in *in, double bytes, double n)
+{
+	int i, m, best[HR_NLEVELS] = { -1, -1 };
+	double best_t[HR_NLEVELS] = { 0, 0 };
+
+	for (i = 0; i < sc->ns; i++) {
+		struct series *se = &sc->s[i];
+		se->chosen = -1;
+		for (m = 0; m < HR_FIT_NMODELS; m++)
+			se->fit_rc[m] = se->n >= 3 ? hr_fit_solve((enum hr_fit_model)m, se->p, se->n, &se->fit[m]) : CH_ERR_USAGE;
+		if (!strcmp(se->algo, "ring"))
+			se->chosen = se->fit_rc[HR_FIT_RING] ? -1 : HR_FIT_RING;
+		else if (!strcmp(se->algo, "tree") || !strcmp(se->algo, "recursive_doubling"))
+			se->chosen = se->fit_rc[HR_FIT_LOG] ? -1 : HR_FIT_LOG;
+		else if (!se->fit_rc[HR_FIT_RING] && !se->fit_rc[HR_FIT_LOG])
+			se->chosen = se->fit[HR_FIT_LOG].rms_rel_pct < se->fit[HR_FIT_RING].rms_rel_pct ? HR_FIT_LOG : HR_FIT_RING;
+		else
+			se->chosen = !se->fit_rc[HR_FIT_RING] ? HR_FIT_RING : !se->fit_rc[HR_FIT_LOG] ? HR_FIT_LOG : -1;
+	}
+	for (i = 0; i < sc->ns; i++) {
+		struct series *se = &sc->s[i];
+		double b = bytes > 0 ? bytes : se->n ? se->p[se->n - 1].bytes : 0, t;
+		if (se->chosen < 0)
+			continue;
+		t = hr_fit_predict_us(&se->fit[se->chosen], b, (int)n);
+		if (best[se->level] < 0 || t < best_t[se->level]) {
+			best[se->level] = i;
+			best_t[se->level] = t;
+		}
+	}
+	for (i = 0; i < HR_NLEVELS; i++) {
+		sc->used[i] = -1;
+		if (best[i] < 0 || in->comm[i].set)
+			continue;
+		sc->used[i] = best[i];
+		in->comm[i].set = 1;
+		in->comm[i].fit = sc->s[best[i]].fit[sc->s[best[i]].chosen];
+		in->comm[i].src = HR_SRC_FITTED;
+		snprintf(in->comm[i].algo, sizeof(in->comm[i].algo), "fit of allreduce_bw %s", sc->s[best[i]].algo);
+	}
+}
+
+static void print_fits(FILE *f, const struct scan *sc)
+{
+	static const char *const lv[] = { "intra", "inter" };
+	int i, m;
+
+	if (!sc->ns)
+		return;
+	fprintf(f, "all-reduce model fits (allreduce_bw out-of-place median times; * = model used for the algorithm, > = algorithm used for the prediction)\n");
+	fprintf(f, "  %-6s %-20s %-6s %10s %10s %8s %9s %9s %6s %7s\n", "level", "algo", "model",
+		"alpha_us", "B_gbps", "R2", "rms_rel%", "max_rel%", "points", "ranks");
+	for (i = 0; i < sc->ns; i++) {
+		const struct series *se = &sc->s[i];
+		for (m = 0; m < HR_FIT_NMODELS; m++) {
+			const struct hr_fit *ft = &se->fit[m];
+			int used = se->chosen == m && sc->used[se->level] == i;
+			char mark[4];
+			snprintf(mark, sizeof(mark), "%c%c", used ? '>' : ' ', se->chosen == m ? '*' : ' ');
+			if (se->fit_rc[m]) {
+				fprintf(f, "%s%-6s %-20s %-6s no fit: %s (%zu points)\n", mark, lv[se->level], se->algo,
+					hr_fit_model_name((enum hr_fit_model)m),
+					se->n < 3 ? "fewer than 3 points or one message size" :
+					se->fit_rc[m] == CH_ERR_CHECK ? "no positive bandwidth term (messages too small)" :
+					"the points cannot separate latency from bandwidth", se->n);
+				continue;
+			}
+			fprintf(f, "%s%-6s %-20s %-6s %10.3g %10.4g %8.4f %9.2f %9.2f %6zu %3d-%-3d%s [fitted]\n", mark,
+				lv[se->level], se->algo, hr_fit_model_name(ft->model), ft->alpha_us, ft->bw_gbps, ft->r2,
+				ft->rms_rel_pct, ft->max_rel_pct, ft->npoints, ft->min_nranks, ft->max_nranks,
+				ft->alpha_clamped ? " alpha<0 clamped" : "");
+		}
+	}
+	fputc('\n', f);
+}
+
+static json_t *fits_json(const struct scan *sc)
+{
+	static const char *const lv[] = { "intra", "inter" };
+	json_t *a = json_array();
+	int i, m;
+
+	for (i = 0; a && i < sc->ns; i++)
+		for (m = 0; m < HR_FIT_NMODELS; m++) {
+			const struct series *se = &sc->s[i];
+			const struct hr_fit *ft = &se->fit[m];
+			if (se->fit_rc[m])
+				json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:b, s:i, s:n}", "level", lv[se->level],
+								  "algo", se->algo, "model", hr_fit_model_name((enum hr_fit_model)m),
+								  "chosen", se->chosen == m, "points", (int)se->n, "fit"));
+			else
+				json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:b, s:i, s:{s:f, s:f, s:b, s:f, s:f, s:f}}",
+								  "level", lv[se->level], "algo", se->algo,
+								  "model", hr_fit_model_name(ft->model), "chosen", se->chosen == m,
+								  "points", (int)ft->npoints, "fit", "alpha_us", ft->alpha_us,
+								  "bw_gbps", ft->bw_gbps, "alpha_clamped", ft->alpha_clamped,
+								  "r2", ft->r2, "rms_rel_pct", ft->rms_rel_pct,
+								  "max_rel_pct", ft->max_rel_pct));
+		}
+	return a;
+}
+
+/* ------------------------------------------------------------------ main */
+
+static void usage(FILE *f)
+{
+	int i;
+
+	fprintf(f,
+		"Usage: health_report canary [OPTIONS] [RESULT_FILE|DIR]...\n"
+		"\n"
+		"Predict what a larger allocation buys before booking it (weak scaling: work per\n"
+		"GPU and step constant). Reads allreduce_bw results (sweeps and --scaling points:\n"
+		"the all-reduce model is fitted to them) and loader_contention results (input\n"
+		"wait) from the files and directories given, takes what you know from the options\n"
+		"or an --inputs file, and prints today's loss in order of size, the predicted\n"
+		"step time, scaling efficiency, MFU and cost at --target-gpus, and a verdict:\n"
+		"book, fix first and re-measure, or do not book. Every figure is labelled given,\n"
+		"measured, fitted or assumed. Method: docs/canary.md.\n"
+		"\n"
+		"What you know (durations take ms, s, m/min or h; fractions 0.12 or 12%%):\n");
+	for (i = 0; i < NDEFS; i++) {
+		const char *arg = opt_defs[i].kind == K_COUNT ? "N" : opt_defs[i].kind == K_DUR ? "TIME" :
+				  opt_defs[i].kind == K_FRAC ? "FRAC" : opt_defs[i].kind == K_MODEL ? "NAME" : "X";
+		char l[64];
+		snprintf(l, sizeof(l), "--%s %s", opt_defs[i].name, arg);
+		fprintf(f, "  %-28s %s\n", l, opt_defs[i].help);
+	}
+	fprintf(f,
+		"\nOther options:\n"
+		"  --inputs FILE                'key = value' lines, keys as the options above\n"
+		"                               without '--', '#' comments; options override it\n"
+		"  --json FILE                  also write the canary report as JSON\n"
+		"  --force                      replace the --json FILE if it exists\n"
+		"  -q, --quiet                  print only the verdict lines\n"
+		"  -h, --help                   show this help\n"
+		"\n"
+		"Exit status: 0 book, 1 fix first or do not book, 2 usage or input error,\n"
+		"4 run-time error.\n"
+		"\n"
+		"Examples:\n"
+		"  health_report canary --gpus-now 64 --step-time 1.6s --baseline-gpus 32 \\\n"
+		"      --baseline-step-time 1.0s --checkpoint-interval 30m --checkpoint-block 5.5m \\\n"
+		"      --target-gpus 128 --params 7e9 results/canary/\n"
+		"  health_report canary --inputs job.txt --target-gpus 128 --json canary.json results/\n");
+}
+
+static int canary_main(int argc, char **argv)
+{
+	struct option longopts[NDEFS + 8];
+	struct hr_canary_in in;
+	struct hr_canary_out out;
+	struct given_model gm = { .model = HR_FIT_RING };
+	struct scan *sc = NULL;
+	const char *inputs = NULL, *json_path = NULL;
+	int force = 0, quiet = 0, c, i, rc = 0;
+
+	hr_canary_in_init(&in);
+	for (i = 0; i < NDEFS; i++) {
+		longopts[i].name = opt_defs[i].name;
+		longopts[i].has_arg = required_argument;
+		longopts[i].flag = NULL;
+		longopts[i].val = O_BASE + i;
+	}
+	longopts[i++] = (struct option){ "inputs", required_argument, NULL, O_INPUTS };
+	longopts[i++] = (struct option){ "json", required_argument, NULL, O_JSON };
+	longopts[i++] = (struct option){ "force", no_argument, NULL, O_FORCE };
+	longopts[i++] = (struct option){ "quiet", no_argument, NULL, 'q' };
+	longopts[i++] = (struct option){ "help", no_argument, NULL, 'h' };
+	longopts[i++] = (struct option){ NULL, 0, NULL, 0 };
+
+	/* first pass: --inputs, --help and the options' syntax */
+	optind = 0;
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return CH_EXIT_OK;
+		}
+		if (c == '?' || c == ':') {
+			fprintf(stderr, "try '%s --help' for more information\n", ch_prog());
+			return CH_EXIT_USAGE;
+		}
+		if (c == O_INPUTS)
+			inputs = optarg;
+	}
+	if (inputs && (rc = load_inputs(inputs, &in, &gm)))
+		return ch_exit_code(rc);
+	/* second pass: the command line overrides the file */
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		if (c >= O_BASE && c < O_BASE + NDEFS) {
+			char label[64];
+			snprintf(label, sizeof(label), "--%s", opt_defs[c - O_BASE].name);
+			if ((rc = set_opt(&in, &gm, &opt_defs[c - O_BASE], label, optarg)))
+				return ch_exit_code(rc);
+		} else if (c == O_JSON) {
+			if (!*optarg)
+				return ch_exit_code(ch_usage_error("empty file name for --json"));
+			json_path = optarg;
+		} else if (c == O_FORCE) {
+			force = 1;
+		} else if (c == 'q') {
+			quiet = 1;
+		}
+	}
+	if (gm.have_alpha != gm.have_bw)
+		return ch_exit_code(ch_usage_error("--alpha-us and --bw-gbps go together (give both, or neither to fit them)"));
+	if (gm.have_alpha) {
+		for (i = 0; i < HR_NLEVELS; i++) {
+			in.comm[i].set = 1;
+			in.comm[i].fit.model = gm.model;
+			in.comm[i].fit.alpha_us = gm.alpha_us;
+			in.comm[i].fit.bw_gbps = gm.bw_gbps;
+			in.comm[i].src = HR_SRC_GIVEN;
+			snprintf(in.comm[i].algo, sizeof(in.comm[i].algo), "given");
+		}
+	}
+	if (json_path && !force && access(json_path, F_OK) == 0)
+		return ch_exit_code(ch_usage_error("'%s' exists (use --force to replace it)", json_path));
+
+	sc = calloc(1, sizeof(*sc));
+	if (!sc)
+		return CH_EXIT_RUNTIME;
+	if (optind < argc && (rc = hr_walk_json(argv + optind, argc - optind, on_doc, sc)))
+		goto out;
+	if (sc->have_input_wait && !in.input_wait_frac.src) {
+		in.input_wait_frac = (struct hr_fig){ sc->input_wait, HR_SRC_MEASURED };
+		snprintf(in.input_wait_from, sizeof(in.input_wait_from), "%s", sc->input_wait_from);
+	}
+	in.wrong_rows = sc->wrong_rows;
+	if (sc->gpus_per_node > 0 && !in.gpus_per_node.src)
+		in.gpus_per_node = (struct hr_fig){ sc->gpus_per_node, HR_SRC_MEASURED };
+	if (sc->world_ranks > 0 && !in.gpus_now.src)
+		in.gpus_now = (struct hr_fig){ sc->world_ranks, HR_SRC_MEASURED };
+	if (sc->max_bytes > 0)
+		in.probe_bytes = (struct hr_fig){ sc->max_bytes, HR_SRC_MEASURED };
+	{
+		double gb = in.params.src ? in.params.v * (in.grad_bytes_per_param.src ? in.grad_bytes_per_param.v : 2) : 0;
+		fit_all(sc, &in, gb, in.gpus_now.src ? in.gpus_now.v : 2);
+	}
+	rc = hr_canary_compute(&in, &out);
+	if (rc)
+		goto out;
+	if (!quiet) {
+		if (optind < argc)
+			printf("inputs: %d allreduce_bw, %d loader_contention result files read; %d unavailable, %d other JSON files skipped%s\n",
+			       sc->n_allreduce, sc->n_loader, sc->n_unavailable, sc->n_other,
+			       sc->wrong_rows ? "; rows with wrong results left out of the fit" : "");
+		print_fits(stdout, sc);
+		hr_canary_print(stdout, &in, &out);
+	} else {
+		char fx[160];
+		hr_canary_fixes_text(&out, fx, sizeof(fx));
+		printf("verdict: %s%s%s\n", hr_canary_verdict_name(out.verdict),
+		       out.verdict == HR_VERDICT_FIX_FIRST ? ": fix " : "", out.verdict == HR_VERDICT_FIX_FIRST ? fx : "");
+	}
+	if (json_path) {
+		json_t *doc = hr_canary_json(&in, &out);
+		if (!doc) {
+			rc = CH_ERR_RUNTIME;
+			goto out;
+		}
+		json_object_set_new(doc, "fits", fits_json(sc));
+		rc = ch_json_write_atomic(json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
+		json_decref(doc);
+		if (rc)
+			goto out;
+	}
+	rc = out.verdict == HR_VERDICT_BOOK ? CH_OK : CH_ERR_CHECK;
+out:
+	for (i = 0; sc && i < sc->ns; i++)
+		free(sc->s[i].p);
+	free(sc);
+	return ch_exit_code(rc);
+}
+
+int hr_canary_main(int argc, char **argv)
+{
+	/* messages say "health_report canary: error: ..." and hint at its --help */
+	static char prog[96];
+	const char *saved = ch_prog();
+	int rc;
+
+	char **av;
+
+	if (argc < 1)
+		return CH_EXIT_USAGE;
+	snprintf(prog, sizeof(prog), "%s %s", saved, argv[0] ? argv[0] : "canary");
+	/* getopt_long names argv[0] in its messages, and permutes: use a copy */
+	av = calloc((size_t)argc + 1, sizeof(*av));
+	if (!av)
+		return CH_EXIT_RUNTIME;
+	memcpy(av, argv, (size_t)argc * sizeof(*av));
+	av[0] = prog;
+	ch_set_prog(prog);
+	rc = canary_main(argc, av);
+	ch_set_prog(saved);
+	free(av);
+	return rc;
+}

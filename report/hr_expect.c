@@ -1,0 +1,382 @@
+#include "hr_expect.h"
+#include "ch_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MEM_FRACTION 0.85
+#define COMPUTE_FRACTION 0.80
+
+/* Measured intra-node all-reduce references (REFERENCE.md). */
+static const struct {
+	const char *sku;
+	double gbps;
+	int nranks;
+	const char *source;
+} intra_ref[] = {
+	{ "H100 SXM", 370, 8, "8x H100 SXM all-reduce busbw about 370 GB/s without NVLS, about 480 with NVLS (Azure ND H100 v5: 478.87 GB/s at 8 GB)" },
+	{ "H200 SXM", 370, 8, "8x H200 SXM: same NVLink 4 fabric as H100 SXM, about 370 GB/s without NVLS; 479.98 GB/s at 8 GB with NVLS (Azure ND H200 v5)" },
+	{ "A100 SXM 80GB", 230, 8, "8x A100 SXM all-reduce busbw about 230 GB/s" },
+	{ "A100 SXM 40GB", 230, 8, "8x A100 SXM all-reduce busbw about 230 GB/s" },
+};
+
+static void fill_from_datasheet(struct hr_sku_expect *x, const struct ch_datasheet *ds,
+				double mf, double cf)
+{
+	int d;
+	x->memory_gbps = ds->memory_gbps * mf;
+	for (d = 0; d < CH_PEAK_NDTYPES; d++)
+		x->compute_gflops[d] = ds->gflops[d] > 0 ? ds->gflops[d] * cf : NAN;
+}
+
+/* Built-in figures of one datasheet SKU and their source text. */
+static void apply_builtin(struct hr_sku_expect *x, const struct ch_datasheet *ds,
+			  double mf, double cf)
+{
+	size_t k;
+	fill_from_datasheet(x, ds, mf, cf);
+	snprintf(x->source, sizeof(x->source),
+		 "datasheet x %.2f (memory) and x %.2f (compute): %s", mf, cf, ds->source);
+	for (k = 0; k < sizeof(intra_ref) / sizeof(intra_ref[0]); k++)
+		if (!strcmp(intra_ref[k].sku, ds->sku)) {
+			size_t l = strlen(x->source);
+			x->intra_busbw_gbps = intra_ref[k].gbps;
+			x->intra_nranks = intra_ref[k].nranks;
+			snprintf(x->source + l, sizeof(x->source) - l, "; intra-node: %s",
+				 intra_ref[k].source);
+		}
+}
+
+static void blank(struct hr_sku_expect *x)
+{
+	int d;
+	memset(x, 0, sizeof(*x));
+	x->memory_gbps = x->intra_busbw_gbps = x->inter_busbw_gbps = NAN;
+	for (d = 0; d < CH_PEAK_NDTYPES; d++)
+		x->compute_gflops[d] = NAN;
+}
+
+int hr_expect_init(struct hr_expect *e)
+{
+	int n, i;
+	const struct ch_datasheet *t = ch_datasheet_table(&n);
+
+	memset(e, 0, sizeof(*e));
+	e->memory_fraction = MEM_FRACTION;
+	e->compute_fraction = COMPUTE_FRACTION;
+	e->th.warn_ratio = 0.90;
+	e->th.fail_ratio = 0.75;
+	e->th.z_outlier = 3.5;
+	e->th.warn_pct_below = 5;
+	e->th.fail_pct_below = 10;
+	e->th.mad_floor_frac = 0.001;
+	e->th.min_fleet = 3;
+	e->th.pcie_class_gbps = 64;
+	e->skus = calloc((size_t)n, sizeof(*e->skus));
+	if (!e->skus)
+		return CH_ERR_RUNTIME;
+	e->nskus = (size_t)n;
+	for (i = 0; i < n; i++) {
+		struct hr_sku_expect *x = &e->skus[i];
+		blank(x);
+		snprintf(x->sku, sizeof(x->sku), "%s", t[i].sku);
+		apply_builtin(x, &t[i], e->memory_fraction, e->compute_fraction);
+	}
+	return 0;
+}
+
+static const struct ch_datasheet *ds_by_sku(const char *sku)
+{
+	int n, i;
+	const struct ch_datasheet *t = ch_datasheet_table(&n);
+	for (i = 0; i < n; i++)
+		if (!strcmp(t[i].sku, sku))
+			return &t[i];
+	return NULL;
+}
+
+static int positive(const char *path, const char *where, const json_t *v, double *out)
+{
+	if (!json_is_number(v) || !(json_number_value(v) > 0) || !isfinite(json_number_value(v)))
+		return ch_usage_error("expectations file '%s': '%s' must be a positive number", path, where);
+	*out = json_number_value(v);
+	return 0;
+}
+
+static int check_keys(const char *path, const char *where, const json_t *o,
+		      const char *const *allowed)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)o, k, v) {
+		int i, ok = 0;
+		for (i = 0; allowed[i]; i++)
+			if (!strcmp(k, allowed[i]))
+				ok = 1;
+		if (!ok)
+			return ch_usage_error("expectations file '%s': unknown key '%s%s%s'", path,
+					      where, *where ? "." : "", k);
+	}
+	return 0;
+}
+
+int hr_expect_load_file(struct hr_expect *e, const char *path)
+{
+	static const char *const top_keys[] = { "schema", "schema_version", "attainable_fraction",
+		"thresholds", "skus", "comment", NULL };
+	static const char *const frac_keys[] = { "memory", "compute", NULL };
+	static const char *const th_keys[] = { "warn_ratio", "fail_ratio", "z_outlier",
+		"warn_pct_below", "fail_pct_below", "mad_floor_frac", "min_fleet",
+		"pcie_class_gbps", NULL };
+	static const char *const sku_keys[] = { "memory_gbps", "compute_gflops",
+		"intra_node_busbw_gbps", "intra_node_nranks", "inter_node_busbw_gbps", "match",
+		"source", NULL };
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je), *o, *v;
+	const char *k;
+	int rc = 0;
+	size_t i;
+	unsigned char *given = NULL;
+
+	if (!doc)
+		return ch_usage_error("expectations file '%s': %s%s (line %d, column %d)", path,
+				      je.text, "", je.line, je.column);
+	if (!json_is_object(doc)) {
+		rc = ch_usage_error("expectations file '%s': not a JSON object", path);
+		goto out;
+	}
+	if ((rc = check_keys(path, "", doc, top_keys)))
+		goto out;
+	v = json_object_get(doc, "schema");
+	if (v && (!json_is_string(v) || strcmp(json_string_value(v), "clusterhealth.expectations"))) {
+		rc = ch_usage_error("expectations file '%s': schema must be 'clusterhealth.expectations'", path);
+		goto out;
+	}
+	v = json_object_get(doc, "schema_version");
+	if (v && (!json_is_integer(v) || json_integer_value(v) != 1)) {
+		rc = ch_usage_error("expectations file '%s': schema_version must be 1", path);
+		goto out;
+	}
+	o = json_object_get(doc, "attainable_fraction");
+	if (o) {
+		if (!json_is_object(o) || (rc = check_keys(path, "attainable_fraction", o, frac_keys))) {
+			if (!rc)
+				rc = ch_usage_error("expectations file '%s': 'attainable_fraction' must be an object", path);
+			goto out;
+		}
+		if ((v = json_object_get(o, "memory")) &&
+		    (rc = positive(path, "attainable_fraction.memory", v, &e->memory_fraction)))
+			goto out;
+		if ((v = json_object_get(o, "compute")) &&
+		    (rc = positive(path, "attainable_fraction.compute", v, &e->compute_fraction)))
+			goto out;
+		if (e->memory_fraction > 1 || e->compute_fraction > 1) {
+			rc = ch_usage_error("expectations file '%s': attainable fractions must be at most 1", path);
+			goto out;
+		}
+	}
+	o = json_object_get(doc, "thresholds");
+	if (o) {
+		double x;
+		if (!json_is_object(o)) {
+			rc = ch_usage_error("expectations file '%s': 'thresholds' must be an object", path);
+			goto out;
+		}
+		if ((rc = check_keys(path, "thresholds", o, th_keys)))
+			goto out;
+		json_object_foreach(o, k, v) {
+			char w[64];
+			snprintf(w, sizeof(w), "thresholds.%s", k);
+			if ((rc = positive(path, w, v, &x)))
+				goto out;
+			if (!strcmp(k, "warn_ratio")) e->th.warn_ratio = x;
+			else if (!strcmp(k, "fail_ratio")) e->th.fail_ratio = x;
+			else if (!strcmp(k, "z_outlier")) e->th.z_outlier = x;
+			else if (!strcmp(k, "warn_pct_below")) e->th.warn_pct_below = x;
+			else if (!strcmp(k, "fail_pct_below")) e->th.fail_pct_below = x;
+			else if (!strcmp(k, "mad_floor_frac")) e->th.mad_floor_frac = x;
+			else if (!strcmp(k, "min_fleet")) e->th.min_fleet = x < 2 ? 2 : (int)x;
+			else if (!strcmp(k, "pcie_class_gbps")) e->th.pcie_class_gbps = x;
+		}
+		if (e->th.fail_ratio > e->th.warn_ratio || e->th.warn_ratio > 1) {
+			rc = ch_usage_error("expectations file '%s': need fail_ratio <= warn_ratio <= 1", path);
+			goto out;
+		}
+		if (e->th.fail_pct_below < e->th.warn_pct_below) {
+			rc = ch_usage_error("expectations file '%s': need warn_pct_below <= fail_pct_below", path);
+			goto out;
+		}
+	}
+	given = calloc(e->nskus + json_object_size(json_object_get(doc, "skus")) + 1, 1);
+	if (!given) {
+		rc = CH_ERR_RUNTIME;
+		goto out;
+	}
+	/* re-apply the fractions to the built-ins */
+	for (i = 0; i < e->nskus; i++) {
+		const struct ch_datasheet *ds = ds_by_sku(e->skus[i].sku);
+		if (ds)
+			apply_builtin(&e->skus[i], ds, e->memory_fraction, e->compute_fraction);
+	}
+	o = json_object_get(doc, "skus");
+	if (o && !json_is_object(o)) {
+		rc = ch_usage_error("expectations file '%s': 'skus' must be an object", path);
+		goto out;
+	}
+	json_object_foreach(o, k, v) {
+		struct hr_sku_expect *x = NULL;
+		const json_t *cg, *m;
+		char w[128];
+		for (i = 0; i < e->nskus; i++)
+			if (!strcmp(e->skus[i].sku, k))
+				x = &e->skus[i];
+		snprintf(w, sizeof(w), "skus.%s", k);
+		if (!json_is_object(v)) {
+			rc = ch_usage_error("expectations file '%s': '%s' must be an object", path, w);
+			goto out;
+		}
+		if ((rc = check_keys(path, w, v, sku_keys)))
+			goto out;
+		m = json_object_get(v, "match");
+		if (!x) {
+			struct hr_sku_expect *nv;
+			if (!json_is_string(m) || !*json_string_value(m)) {
+				rc = ch_usage_error("expectations file '%s': SKU '%s' is not in the datasheet table; give it a \"match\" string (part of the device name)", path, k);
+				goto out;
+			}
+			nv = realloc(e->skus, (e->nskus + 1) * sizeof(*nv));
+			if (!nv) {
+				rc = CH_ERR_RUNTIME;
+				goto out;
+			}
+			e->skus = nv;
+			x = &e->skus[e->nskus++];
+			blank(x);
+			snprintf(x->sku, sizeof(x->sku), "%s", k);
+		}
+		if (json_is_string(m))
+			snprintf(x->match, sizeof(x->match), "%s", json_string_value(m));
+		snprintf(x->source, sizeof(x->source), "%s (from '%s')",
+			 json_is_string(json_object_get(v, "source")) ?
+			 json_string_value(json_object_get(v, "source")) : "given", path);
+		if (json_object_get(v, "memory_gbps")) {
+			snprintf(w, sizeof(w), "skus.%s.memory_gbps", k);
+			if ((rc = positive(path, w, json_object_get(v, "memory_gbps"), &x->memory_gbps)))
+				goto out;
+		}
+		if (json_object_get(v, "intra_node_busbw_gbps")) {
+			snprintf(w, sizeof(w), "skus.%s.intra_node_busbw_gbps", k);
+			if ((rc = positive(path, w, json_object_get(v, "intra_node_busbw_gbps"), &x->intra_busbw_gbps)))
+				goto out;
+		}
+		if (json_object_get(v, "intra_node_nranks")) {
+			double nr;
+			snprintf(w, sizeof(w), "skus.%s.intra_node_nranks", k);
+			if ((rc = positive(path, w, json_object_get(v, "intra_node_nranks"), &nr)))
+				goto out;
+			x->intra_nranks = (int)nr;
+		}
+		if (json_object_get(v, "inter_node_busbw_gbps")) {
+			snprintf(w, sizeof(w), "skus.%s.inter_node_busbw_gbps", k);
+			if ((rc = positive(path, w, json_object_get(v, "inter_node_busbw_gbps"), &x->inter_busbw_gbps)))
+				goto out;
+		}
+		cg = json_object_get(v, "compute_gflops");
+		if (cg) {
+			const char *dt;
+			json_t *dv;
+			if (!json_is_object(cg)) {
+				rc = ch_usage_error("expectations file '%s': 'skus.%s.compute_gflops' must be an object", path, k);
+				goto out;
+			}
+			json_object_foreach((json_t *)cg, dt, dv) {
+				int di = ch_dtype_peak_index(dt);
+				snprintf(w, sizeof(w), "skus.%s.compute_gflops.%s", k, dt);
+				if (di < 0) {
+					rc = ch_usage_error("expectations file '%s': unknown dtype '%s' (expected fp64, fp32, tf32, bf16, fp16, fp8)", path, w);
+					goto out;
+				}
+				if ((rc = positive(path, w, dv, &x->compute_gflops[di])))
+					goto out;
+			}
+		}
+	}
+	e->file = strdup(path);
+	if (!e->file)
+		rc = CH_ERR_RUNTIME;
+out:
+	free(given);
+	json_decref(doc);
+	return rc;
+}
+
+const struct hr_sku_expect *hr_expect_for(const struct hr_expect *e, const char *sku,
+					  const char *name)
+{
+	size_t i;
+	for (i = 0; sku && i < e->nskus; i++)
+		if (!strcmp(e->skus[i].sku, sku))
+			return &e->skus[i];
+	for (i = 0; name && i < e->nskus; i++)
+		if (e->skus[i].match[0] && strstr(name, e->skus[i].match))
+			return &e->skus[i];
+	return NULL;
+}
+
+static json_t *num_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+json_t *hr_expect_profile(const struct hr_expect *e)
+{
+	json_t *o = json_object(), *th = json_object(), *arr = json_array();
+	size_t i;
+	int d;
+	if (!o || !th || !arr) {
+		json_decref(o);
+		json_decref(th);
+		json_decref(arr);
+		return NULL;
+	}
+	json_object_set_new(o, "file", e->file ? json_string(e->file) : json_null());
+	json_object_set_new(o, "memory_fraction", json_real(e->memory_fraction));
+	json_object_set_new(o, "compute_fraction", json_real(e->compute_fraction));
+	json_object_set_new(th, "warn_ratio", json_real(e->th.warn_ratio));
+	json_object_set_new(th, "fail_ratio", json_real(e->th.fail_ratio));
+	json_object_set_new(th, "z_outlier", json_real(e->th.z_outlier));
+	json_object_set_new(th, "warn_pct_below", json_real(e->th.warn_pct_below));
+	json_object_set_new(th, "fail_pct_below", json_real(e->th.fail_pct_below));
+	json_object_set_new(th, "mad_floor_frac", json_real(e->th.mad_floor_frac));
+	json_object_set_new(th, "min_fleet", json_integer(e->th.min_fleet));
+	json_object_set_new(th, "pcie_class_gbps", json_real(e->th.pcie_class_gbps));
+	json_object_set_new(o, "thresholds", th);
+	for (i = 0; i < e->nskus; i++) {
+		const struct hr_sku_expect *x = &e->skus[i];
+		json_t *s = json_object(), *cg = json_object();
+		json_object_set_new(s, "sku", json_string(x->sku));
+		if (x->match[0])
+			json_object_set_new(s, "match", json_string(x->match));
+		json_object_set_new(s, "memory_gbps", num_or_null(x->memory_gbps));
+		for (d = 0; d < CH_PEAK_NDTYPES; d++)
+			if (!isnan(x->compute_gflops[d]))
+				json_object_set_new(cg, ch_dtype_peak_name(d), json_real(x->compute_gflops[d]));
+		json_object_set_new(s, "compute_gflops", cg);
+		json_object_set_new(s, "intra_node_busbw_gbps", num_or_null(x->intra_busbw_gbps));
+		json_object_set_new(s, "intra_node_nranks", json_integer(x->intra_nranks));
+		json_object_set_new(s, "inter_node_busbw_gbps", num_or_null(x->inter_busbw_gbps));
+		json_object_set_new(s, "source", json_string(x->source));
+		json_array_append_new(arr, s);
+	}
+	json_object_set_new(o, "skus", arr);
+	return o;
+}
+
+void hr_expect_release(struct hr_expect *e)
+{
+	free(e->skus);
+	free(e->file);
+	memset(e, 0, sizeof(*e));
+}

@@ -1,0 +1,724 @@
+/*
+ * hr_history.c - nightly history of headline metrics in SQLite and the
+ * regression check against each series' own trailing baseline
+ * (hr_history.h; method in docs/workflows.md).
+ */
+#include "hr_history.h"
+#include "hr_walk.h"
+#include "ch_common.h"
+#include "ch_parse.h"
+#include "ch_result.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HISTORY_SCHEMA_VERSION "1"
+
+struct hr_history {
+	sqlite3 *db;
+	char *path;
+	sqlite3_stmt *ins;
+};
+
+static int sql_err(struct hr_history *h, const char *what)
+{
+	ch_error("history '%s': %s: %s", h->path, what, sqlite3_errmsg(h->db));
+	return CH_ERR_RUNTIME;
+}
+
+void hr_check_cfg_init(struct hr_check_cfg *c)
+{
+	c->window = 14;
+	c->min_nights = 3;
+	c->threshold_pct = 10;
+}
+
+int hr_history_open(const char *path, struct hr_history **out)
+{
+	static const char *const ddl =
+		"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+		"CREATE TABLE IF NOT EXISTS metrics("
+		" night TEXT NOT NULL, node TEXT NOT NULL, gpu TEXT NOT NULL,"
+		" metric TEXT NOT NULL, value REAL NOT NULL, source TEXT,"
+		" PRIMARY KEY(node, gpu, metric, night));"
+		"CREATE INDEX IF NOT EXISTS metrics_night ON metrics(night);"
+		"INSERT OR IGNORE INTO meta VALUES('schema', 'clusterhealth.history');"
+		"INSERT OR IGNORE INTO meta VALUES('schema_version', '" HISTORY_SCHEMA_VERSION "');";
+	struct hr_history *h = calloc(1, sizeof(*h));
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*out = NULL;
+	if (!h || !(h->path = strdup(path))) {
+		free(h);
+		return CH_ERR_RUNTIME;
+	}
+	if (sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		ch_error("cannot open history database '%s': %s", path, h->db ? sqlite3_errmsg(h->db) : "out of memory");
+		hr_history_close(h);
+		return CH_ERR_USAGE;
+	}
+	sqlite3_busy_timeout(h->db, 10000);
+	if (sqlite3_exec(h->db, ddl, NULL, NULL, NULL) != SQLITE_OK) {
+		rc = sqlite3_errcode(h->db);
+		ch_error("'%s' is not a usable history database: %s", path, sqlite3_errmsg(h->db));
+		hr_history_close(h);
+		return rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT ? CH_ERR_USAGE : CH_ERR_RUNTIME;
+	}
+	/* an existing database of something else, or of a newer layout */
+	if (sqlite3_prepare_v2(h->db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW ||
+	    strcmp((const char *)sqlite3_column_text(st, 0), HISTORY_SCHEMA_VERSION)) {
+		ch_error("'%s' is not a clusterhealth history of version %s", path, HISTORY_SCHEMA_VERSION);
+		sqlite3_finalize(st);
+		hr_history_close(h);
+		return CH_ERR_USAGE;
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(h->db, "INSERT OR REPLACE INTO metrics(night, node, gpu, metric, value, source) VALUES(?,?,?,?,?,?)",
+			       -1, &h->ins, NULL) != SQLITE_OK) {
+		rc = sql_err(h, "prepare");
+		hr_history_close(h);
+		return rc;
+	}
+	*out = h;
+	return 0;
+}
+
+void hr_history_close(struct hr_history *h)
+{
+	if (!h)
+		return;
+	sqlite3_finalize(h->ins);
+	sqlite3_close(h->db);
+	free(h->path);
+	free(h);
+}
+
+int hr_history_record(struct hr_history *h, const char *night, const char *node,
+		      const char *gpu, const char *metric, double value,
+		      const char *source)
+{
+	if (!isfinite(value))
+		return CH_ERR_USAGE;
+	sqlite3_reset(h->ins);
+	sqlite3_bind_text(h->ins, 1, night, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(h->ins, 2, node, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(h->ins, 3, gpu, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(h->ins, 4, metric, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(h->ins, 5, value);
+	if (source)
+		sqlite3_bind_text(h->ins, 6, source, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(h->ins, 6);
+	if (sqlite3_step(h->ins) != SQLITE_DONE)
+		return sql_err(h, "insert");
+	return 0;
+}
+
+/* ------------------------------------------------- headline metrics */
+
+static int bad(const char *path, const char *where, const char *what)
+{
+	ch_error("%s: %s: expected %s", path, where, what);
+	return CH_ERR_USAGE;
+}
+
+#define REC(node, gpu, metric, v)                                                     \
+	do {                                                                          \
+		int rc_ = hr_history_record(h, night, node, gpu, metric, v, path);     \
+		if (rc_)                                                              \
+			return rc_;                                                   \
+		if (nrec)                                                             \
+			(*nrec)++;                                                    \
+	} while (0)
+
+static int rec_roofline(struct hr_history *h, const char *night, const char *path,
+			json_t *doc, const char *host, size_t *nrec)
+{
+	json_t *devs = json_object_get(json_object_get(doc, "results"), "devices"), *d;
+	size_t i;
+
+	if (!json_is_array(devs))
+		return bad(path, "results.devices", "an array");
+	json_array_foreach(devs, i, d) {
+		const char *dev = json_string_value(json_object_get(d, "device"));
+		const char *st = json_string_value(json_object_get(d, "status"));
+		json_t *roofs = json_object_get(d, "roofs"), *mem, *cg, *v;
+		const char *k;
+		char metric[128];
+
+		if (!dev)
+			return bad(path, "results.devices[].device", "a string");
+		if (!st || strcmp(st, "ok") || !json_is_object(roofs))
+			continue;
+		mem = json_object_get(roofs, "memory_gbps");
+		if (json_is_number(mem) && json_number_value(mem) > 0)
+			REC(host, dev, "roofline.memory_gbps", json_number_value(mem));
+		cg = json_object_get(roofs, "compute_gflops");
+		json_object_foreach(cg, k, v) {
+			if (!json_is_number(v) || !(json_number_value(v) > 0))
+				continue;
+			snprintf(metric, sizeof(metric), "roofline.compute_gflops.%s", k);
+			REC(host, dev, metric, json_number_value(v));
+		}
+	}
+	return 0;
+}
+
+static double sweep_large_busbw(json_t *sw)
+{
+	json_t *v = json_object_get(sw, "large_msg_busbw_gbps"), *rows;
+
+	if (json_is_number(v))
+		return json_number_value(v);
+	rows = json_object_get(sw, "rows");
+	v = json_object_get(json_object_get(json_array_get(rows, json_array_size(rows) - 1), "out_of_place"), "busbw_gbps");
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int rec_allreduce(struct hr_history *h, const char *night, const char *path,
+			 json_t *doc, const char *host, size_t *nrec)
+{
+	json_t *sweeps = json_object_get(json_object_get(doc, "results"), "sweeps"), *sw;
+	json_t *pairs = json_object(); /* "node\talgo" -> array of busbw */
+	const char *key;
+	json_t *arr;
+	size_t i;
+	int rc = 0;
+
+	if (!json_is_array(sweeps)) {
+		json_decref(pairs);
+		return bad(path, "results.sweeps", "an array");
+	}
+	json_array_foreach(sweeps, i, sw) {
+		const char *kind = json_string_value(json_object_get(sw, "group_kind"));
+		const char *algo = json_string_value(json_object_get(sw, "algo"));
+		json_t *nodes = json_object_get(sw, "nodes");
+		size_t nn = json_array_size(nodes), j;
+		double bw = sweep_large_busbw(sw);
+		char metric[128];
+
+		if (!kind || !algo) {
+			json_decref(pairs);
+			return bad(path, "results.sweeps[].group_kind/algo", "strings");
+		}
+		if (!isfinite(bw) || bw <= 0)
+			continue;
+		if (!strcmp(kind, "node") || (!strcmp(kind, "world") && nn <= 1)) {
+			const char *node = nn ? json_string_value(json_array_get(nodes, 0)) : host;
+			snprintf(metric, sizeof(metric), "allreduce.intra.%s.busbw_gbps", algo);
+			if ((rc = hr_history_record(h, night, node ? node : host, "-", metric, bw, path)))
+				break;
+			if (nrec)
+				(*nrec)++;
+		} else if (!strcmp(kind, "world")) {
+			snprintf(metric, sizeof(metric), "allreduce.world.%s.busbw_gbps", algo);
+			if ((rc = hr_history_record(h, night, HR_HISTORY_FLEET, "-", metric, bw, path)))
+				break;
+			if (nrec)
+				(*nrec)++;
+		} else if (!strcmp(kind, "pair") && nn > 1) {
+			for (j = 0; j < nn; j++) {
+				char k[256];
+				const char *node = json_string_value(json_array_get(nodes, j));
+				if (!node)
+					continue;
+				snprintf(k, sizeof(k), "%s\t%s", node, algo);
+				arr = json_object_get(pairs, k);
+				if (!arr) {
+					arr = json_array();
+					json_object_set_new(pairs, k, arr);
+				}
+				json_array_append_new(arr, json_real(bw));
+			}
+		}
+	}
+	json_object_foreach(pairs, key, arr) {
+		double v[4096];
+		size_t n = 0, j;
+		char node[256], metric[128];
+		const char *tab = strchr(key, '\t');
+		if (rc)
+			break;
+		for (j = 0; j < json_array_size(arr) && n < 4096; j++)
+			v[n++] = json_real_value(json_array_get(arr, j));
+		snprintf(node, sizeof(node), "%.*s", (int)(tab - key), key);
+		snprintf(metric, sizeof(metric), "allreduce.pair.%s.busbw_gbps", tab + 1);
+		if ((rc = hr_history_record(h, night, node, "-", metric, median(v, n), path)))
+			break;
+		if (nrec)
+			(*nrec)++;
+	}
+	json_decref(pairs);
+	return rc;
+}
+
+static int rec_loader(struct hr_history *h, const char *night, const char *path,
+		      json_t *doc, const char *host, size_t *nrec)
+{
+	json_t *configs = json_object_get(json_object_get(doc, "results"), "configs"), *c, *pick = NULL;
+	static const char *const pref[] = { "as-is", "shared", NULL };
+	size_t i;
+	int p;
+
+	if (!json_is_array(configs))
+		return bad(path, "results.configs", "an array");
+	for (p = 0; pref[p] && !pick; p++)
+		json_array_foreach(configs, i, c) {
+			const char *pl = json_string_value(json_object_get(c, "placement"));
+			if (pl && !strcmp(pl, pref[p])) {
+				pick = c;
+				break;
+			}
+		}
+	if (!pick)
+		pick = json_array_get(configs, 0);
+	if (pick && json_is_number(json_object_get(pick, "accel_util")))
+		REC(host, "-", "loader.accel_util", json_number_value(json_object_get(pick, "accel_util")));
+	return 0;
+}
+
+int hr_history_record_doc(struct hr_history *h, const char *night, const char *path,
+			  json_t *doc, size_t *nrec)
+{
+	const char *tool = hr_result_tool(doc);
+	const char *status = json_string_value(json_object_get(doc, "status"));
+	const char *host = json_string_value(json_object_get(json_object_get(doc, "host"), "hostname"));
+
+	if (!tool || (status && !strcmp(status, "unavailable")))
+		return 0;
+	if (!host)
+		return bad(path, "host.hostname", "a string");
+	if (!strcmp(tool, "roofline"))
+		return rec_roofline(h, night, path, doc, host, nrec);
+	if (!strcmp(tool, "allreduce_bw"))
+		return rec_allreduce(h, night, path, doc, host, nrec);
+	if (!strcmp(tool, "loader_contention"))
+		return rec_loader(h, night, path, doc, host, nrec);
+	return 0;
+}
+
+/* ------------------------------------------------------ the check */
+
+int hr_history_regressed(const double *v, size_t n, const struct hr_check_cfg *cfg,
+			 size_t *since, double *baseline, double *pct)
+{
+	double win[1024];
+	size_t s, lo, k, found = 0;
+	double fbase = 0;
+	int any = 0;
+
+	if (n < 2 || cfg->window < 1 || cfg->window > 1024)
+		return 0;
+	/* the earliest start s of a run v[s..n-1] that is entirely below the
+	 * baseline of the window before s */
+	for (s = n - 1; s >= 1; s--) {
+		double b;
+		int ok = 1;
+		lo = s > (size_t)cfg->window ? s - (size_t)cfg->window : 0;
+		if ((int)(s - lo) < cfg->min_nights)
+			break; /* earlier starts have even fewer nights before them */
+		for (k = lo; k < s; k++)
+			win[k - lo] = v[k];
+		b = median(win, s - lo);
+		if (!(b > 0))
+			continue;
+		for (k = s; k < n && ok; k++)
+			ok = (b - v[k]) / b * 100 >= cfg->threshold_pct;
+		if (!ok)
+			continue;
+		any = 1;
+		found = s;
+		fbase = b;
+	}
+	if (!any)
+		return 0;
+	*since = found;
+	*baseline = fbase;
+	*pct = (fbase - v[n - 1]) / fbase * 100;
+	return 1;
+}
+
+int hr_history_latest(struct hr_history *h, char *buf, size_t n)
+{
+	sqlite3_stmt *st;
+
+	buf[0] = '\0';
+	if (sqlite3_prepare_v2(h->db, "SELECT max(night) FROM metrics", -1, &st, NULL) != SQLITE_OK)
+		return sql_err(h, "query");
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		snprintf(buf, n, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int hr_history_check(struct hr_history *h, const char *night,
+		     const struct hr_check_cfg *cfg, struct hr_regression **out,
+		     size_t *n)
+{
+	sqlite3_stmt *series = NULL, *hist = NULL;
+	struct hr_regression *res = NULL;
+	size_t nres = 0, cap = 0;
+	char latest[32];
+	double *v = NULL;
+	char (*nights)[32] = NULL;
+	size_t vcap = 0;
+	int rc = CH_ERR_RUNTIME;
+
+	*out = NULL;
+	*n = 0;
+	if (!night) {
+		if (hr_history_latest(h, latest, sizeof(latest)))
+			return CH_ERR_RUNTIME;
+		if (!latest[0])
+			return 0; /* empty history */
+		night = latest;
+	}
+	if (sqlite3_prepare_v2(h->db, "SELECT node, gpu, metric FROM metrics WHERE night = ? ORDER BY node, gpu, metric",
+			       -1, &series, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(h->db, "SELECT night, value FROM metrics WHERE node = ? AND gpu = ? AND metric = ? AND night <= ? ORDER BY night",
+			       -1, &hist, NULL) != SQLITE_OK) {
+		sql_err(h, "query");
+		goto out;
+	}
+	sqlite3_bind_text(series, 1, night, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(series) == SQLITE_ROW) {
+		const char *node = (const char *)sqlite3_column_text(series, 0);
+		const char *gpu = (const char *)sqlite3_column_text(series, 1);
+		const char *metric = (const char *)sqlite3_column_text(series, 2);
+		size_t m = 0, since;
+		double base, pct;
+
+		sqlite3_reset(hist);
+		sqlite3_bind_text(hist, 1, node, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(hist, 2, gpu, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(hist, 3, metric, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(hist, 4, night, -1, SQLITE_TRANSIENT);
+		while (sqlite3_step(hist) == SQLITE_ROW) {
+			if (m == vcap) {
+				size_t nc = vcap ? 2 * vcap : 64;
+				double *nv = realloc(v, nc * sizeof(*v));
+				char (*nn)[32];
+				if (!nv)
+					goto out;
+				v = nv;
+				nn = realloc(nights, nc * sizeof(*nights));
+				if (!nn)
+					goto out;
+				nights = nn;
+				vcap = nc;
+			}
+			snprintf(nights[m], sizeof(nights[m]), "%s", (const char *)sqlite3_column_text(hist, 0));
+			v[m++] = sqlite3_column_double(hist, 1);
+		}
+		if (!hr_history_regressed(v, m, cfg, &since, &base, &pct))
+			continue;
+		if (nres == cap) {
+			size_t nc = cap ? 2 * cap : 16;
+			struct hr_regression *nr = realloc(res, nc * sizeof(*nr));
+			if (!nr)
+				goto out;
+			res = nr;
+			cap = nc;
+		}
+		memset(&res[nres], 0, sizeof(res[0]));
+		snprintf(res[nres].node, sizeof(res[0].node), "%s", node);
+		snprintf(res[nres].gpu, sizeof(res[0].gpu), "%s", gpu);
+		snprintf(res[nres].metric, sizeof(res[0].metric), "%s", metric);
+		snprintf(res[nres].night, sizeof(res[0].night), "%s", night);
+		snprintf(res[nres].since, sizeof(res[0].since), "%s", nights[since]);
+		res[nres].value = v[m - 1];
+		res[nres].baseline = base;
+		res[nres].pct = pct;
+		res[nres].nbaseline = (int)(since > (size_t)cfg->window ? (size_t)cfg->window : since);
+		nres++;
+	}
+	*out = res;
+	*n = nres;
+	res = NULL;
+	rc = 0;
+out:
+	free(res);
+	free(v);
+	free(nights);
+	sqlite3_finalize(series);
+	sqlite3_finalize(hist);
+	return rc;
+}
+
+/* ------------------------------------------------------------ main */
+
+struct rec_ctx {
+	struct hr_history *h;
+	const char *night;
+	size_t nrec, nfiles;
+};
+
+static int on_doc(const char *path, json_t *doc, void *ctx)
+{
+	struct rec_ctx *c = ctx;
+	size_t before = c->nrec;
+	int rc = hr_history_record_doc(c->h, c->night, path, doc, &c->nrec);
+	if (!rc && c->nrec > before)
+		c->nfiles++;
+	return rc;
+}
+
+/* the earliest start_utc among the inputs: the night of this run */
+static int find_night(const char *path, json_t *doc, void *ctx)
+{
+	char *night = ctx;
+	const char *s = json_string_value(json_object_get(doc, "start_utc"));
+	(void)path;
+	if (hr_result_tool(doc) && s && strlen(s) < 32 && (!night[0] || strcmp(s, night) < 0))
+		snprintf(night, 32, "%s", s);
+	return 0;
+}
+
+static int valid_night(const char *s)
+{
+	/* YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ */
+	static const char *const pat = "dddd-dd-ddTdd:dd:ddZ";
+	size_t i, n = strlen(s);
+	if (n != 10 && n != 20)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (pat[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != pat[i])
+			return 0;
+	return 1;
+}
+
+static void usage(FILE *f)
+{
+	fputs("Usage: health_report history --db FILE [OPTIONS] [RESULT_FILE|DIR]...\n"
+	      "\n"
+	      "Record tonight's headline metrics (per node and GPU) from the result files\n"
+	      "and directories given into an SQLite history, then check every series that has\n"
+	      "a value tonight against its own trailing baseline: the median of its previous\n"
+	      "nights. A drop of at least the threshold is reported as\n"
+	      "'regressed X% since DATE' and the node becomes a drain candidate. With no\n"
+	      "inputs, only the check runs (on --night, or the latest night recorded).\n"
+	      "\n"
+	      "Options:\n"
+	      "  --db FILE          the history database (created when missing; required)\n"
+	      "  --night TIME       the night to record and check, YYYY-MM-DD or\n"
+	      "                     YYYY-MM-DDTHH:MM:SSZ (default: the earliest start_utc of\n"
+	      "                     the inputs; without inputs, the latest night recorded)\n"
+	      "  --window N         nights in the trailing baseline (default 14)\n"
+	      "  --min-nights N     fewest earlier nights for a baseline (default 3)\n"
+	      "  --threshold PCT    a drop of at least PCT % regresses (default 10)\n"
+	      "  --json FILE        also write the regressions and drain candidates as JSON\n"
+	      "  --force            replace the --json FILE if it exists\n"
+	      "  -q, --quiet        print only regressions and drain candidates\n"
+	      "  -h, --help         show this help\n"
+	      "\n"
+	      "Exit status: 0 no regression, 1 at least one regression (drain candidates\n"
+	      "listed), 2 usage or input error, 4 run-time error.\n"
+	      "\n"
+	      "Examples:\n"
+	      "  health_report history --db results/history.sqlite results/*/20250112T030000Z/\n"
+	      "  health_report history --db results/history.sqlite --threshold 5\n", f);
+}
+
+enum { O_DB = 0x2000, O_NIGHT, O_WINDOW, O_MIN, O_THRESH, O_JSON, O_FORCE };
+
+static int history_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, O_DB },
+		{ "night", required_argument, NULL, O_NIGHT },
+		{ "window", required_argument, NULL, O_WINDOW },
+		{ "min-nights", required_argument, NULL, O_MIN },
+		{ "threshold", required_argument, NULL, O_THRESH },
+		{ "json", required_argument, NULL, O_JSON },
+		{ "force", no_argument, NULL, O_FORCE },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct hr_check_cfg cfg;
+	struct hr_history *h = NULL;
+	struct hr_regression *reg = NULL;
+	size_t nreg = 0, i, j;
+	const char *db = NULL, *json_path = NULL;
+	char night[32] = "";
+	int force = 0, quiet = 0, c, rc = 0;
+	long l;
+	json_t *drain = NULL;
+
+	hr_check_cfg_init(&cfg);
+	optind = 0;
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_DB:
+			if (!*optarg)
+				return ch_exit_code(ch_usage_error("empty file name for --db"));
+			db = optarg;
+			break;
+		case O_NIGHT:
+			if (!valid_night(optarg))
+				return ch_exit_code(ch_usage_error("invalid time '%s' for --night (expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)", optarg));
+			snprintf(night, sizeof(night), "%s", optarg);
+			break;
+		case O_WINDOW:
+			if (ch_parse_long("--window", optarg, 1, 1000, &l))
+				return CH_EXIT_USAGE;
+			cfg.window = (int)l;
+			break;
+		case O_MIN:
+			if (ch_parse_long("--min-nights", optarg, 1, 1000, &l))
+				return CH_EXIT_USAGE;
+			cfg.min_nights = (int)l;
+			break;
+		case O_THRESH:
+			if (ch_parse_double("--threshold", optarg, 0.01, 100, &cfg.threshold_pct))
+				return CH_EXIT_USAGE;
+			break;
+		case O_JSON:
+			if (!*optarg)
+				return ch_exit_code(ch_usage_error("empty file name for --json"));
+			json_path = optarg;
+			break;
+		case O_FORCE:
+			force = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return CH_EXIT_OK;
+		default:
+			fprintf(stderr, "try '%s --help' for more information\n", ch_prog());
+			return CH_EXIT_USAGE;
+		}
+	}
+	if (!db)
+		return ch_exit_code(ch_usage_error("missing --db FILE (the history database)"));
+	if (cfg.min_nights > cfg.window)
+		return ch_exit_code(ch_usage_error("--min-nights '%d' is above --window '%d'", cfg.min_nights, cfg.window));
+	if (json_path && !force && access(json_path, F_OK) == 0)
+		return ch_exit_code(ch_usage_error("'%s' exists (use --force to replace it)", json_path));
+
+	if (optind < argc && !night[0]) {
+		if ((rc = hr_walk_json(argv + optind, argc - optind, find_night, night)))
+			return ch_exit_code(rc);
+		if (!night[0])
+			return ch_exit_code(ch_usage_error("no result file with a start_utc among the inputs: give --night"));
+	}
+	if ((rc = hr_history_open(db, &h)))
+		return ch_exit_code(rc);
+	if (optind < argc) {
+		struct rec_ctx rc_ = { .h = h, .night = night };
+		if (sqlite3_exec(h->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+			rc = sql_err(h, "begin");
+			goto out;
+		}
+		rc = hr_walk_json(argv + optind, argc - optind, on_doc, &rc_);
+		if (sqlite3_exec(h->db, rc ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL) != SQLITE_OK && !rc)
+			rc = sql_err(h, "commit");
+		if (rc)
+			goto out;
+		if (!quiet)
+			printf("history: recorded %zu values from %zu result files for night %s into %s\n",
+			       rc_.nrec, rc_.nfiles, night, db);
+	}
+	if (!night[0] && (rc = hr_history_latest(h, night, sizeof(night))))
+		goto out;
+	if ((rc = hr_history_check(h, night[0] ? night : NULL, &cfg, &reg, &nreg)))
+		goto out;
+	if (!quiet)
+		printf("history: checked night %s against each series' median of up to %d earlier nights (at least %d), threshold %g%%: %zu regressed\n",
+		       night[0] ? night : "(none: the history is empty)", cfg.window, cfg.min_nights, cfg.threshold_pct, nreg);
+	drain = json_array();
+	for (i = 0; i < nreg; i++) {
+		int dup = 0;
+		printf("REGRESSED %s %s %s: regressed %.1f%% since %.10s (now %.4g, baseline %.4g = median of %d nights before %.10s)\n",
+		       reg[i].node, reg[i].gpu, reg[i].metric, reg[i].pct, reg[i].since, reg[i].value,
+		       reg[i].baseline, reg[i].nbaseline, reg[i].since);
+		if (!strcmp(reg[i].node, HR_HISTORY_FLEET))
+			continue;
+		for (j = 0; j < json_array_size(drain); j++)
+			dup |= !strcmp(json_string_value(json_array_get(drain, j)), reg[i].node);
+		if (!dup)
+			json_array_append_new(drain, json_string(reg[i].node));
+	}
+	if (json_array_size(drain)) {
+		printf("drain candidates:");
+		for (j = 0; j < json_array_size(drain); j++)
+			printf(" %s", json_string_value(json_array_get(drain, j)));
+		printf("\n");
+	}
+	if (json_path) {
+		json_t *doc = json_object(), *arr = json_array();
+		for (i = 0; i < nreg; i++)
+			json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:i}",
+				"node", reg[i].node, "gpu", reg[i].gpu, "metric", reg[i].metric,
+				"night", reg[i].night, "since", reg[i].since, "value", reg[i].value,
+				"baseline", reg[i].baseline, "pct", reg[i].pct, "baseline_nights", reg[i].nbaseline));
+		json_object_set_new(doc, "schema", json_string("clusterhealth.history-check"));
+		json_object_set_new(doc, "schema_version", json_integer(1));
+		json_object_set_new(doc, "night", night[0] ? json_string(night) : json_null());
+		json_object_set_new(doc, "window", json_integer(cfg.window));
+		json_object_set_new(doc, "min_nights", json_integer(cfg.min_nights));
+		json_object_set_new(doc, "threshold_pct", json_real(cfg.threshold_pct));
+		json_object_set_new(doc, "regressions", arr);
+		json_object_set_new(doc, "drain_candidates", json_incref(drain));
+		rc = ch_json_write_atomic(json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
+		json_decref(doc);
+		if (rc)
+			goto out;
+	}
+	rc = nreg ? CH_ERR_CHECK : 0;
+out:
+	json_decref(drain);
+	free(reg);
+	hr_history_close(h);
+	return ch_exit_code(rc);
+}
+
+int hr_history_main(int argc, char **argv)
+{
+	/* messages say "health_report history: error: ..." and hint at its --help */
+	static char prog[96];
+	const char *saved = ch_prog();
+	int rc;
+
+	char **av;
+
+	if (argc < 1)
+		return CH_EXIT_USAGE;
+	snprintf(prog, sizeof(prog), "%s %s", saved, argv[0] ? argv[0] : "history");
+	/* getopt_long names argv[0] in its messages, and permutes: use a copy */
+	av = calloc((size_t)argc + 1, sizeof(*av));
+	if (!av)
+		return CH_EXIT_RUNTIME;
+	memcpy(av, argv, (size_t)argc * sizeof(*av));
+	av[0] = prog;
+	ch_set_prog(prog);
+	rc = history_main(argc, av);
+	ch_set_prog(saved);
+	free(av);
+	return rc;
+}

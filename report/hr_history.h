@@ -1,0 +1,151 @@
+/*
+ * hr_history.h - nightly history of headline metrics in SQLite, and the
+ * regression check: `health_report history ...`.
+ *
+ * Every nightly run's headline metrics, per node and per GPU, are kept in
+ * an SQLite database (one file, by default beside the results). Each
+ * series (node, GPU, metric) is compared with its own trailing baseline,
+ * the median of its previous nights (14 by default), and a drop of more
+ * than a threshold (10% by default) is reported as
+ * "regressed X% since DATE". Method and table layout: docs/workflows.md.
+ *
+ * Headline metrics, all higher-is-better:
+ *   roofline.memory_gbps, roofline.compute_gflops.DTYPE   per device
+ *   allreduce.intra.ALGO.busbw_gbps   large-message busbw of the node's own
+ *                                     group (group_kind "node", or a world
+ *                                     group on one node), GPU "-"
+ *   allreduce.pair.ALGO.busbw_gbps    median over the inter-node pairs the
+ *                                     node is in, GPU "-"
+ *   allreduce.world.ALGO.busbw_gbps   a multi-node world group, node "fleet"
+ *   loader.accel_util                 accelerator utilisation of the job's
+ *                                     placement (as-is, else shared), GPU "-"
+ */
+#ifndef HR_HISTORY_H
+#define HR_HISTORY_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The node name under which fleet-wide (multi-node) metrics are kept. */
+#define HR_HISTORY_FLEET "fleet"
+
+struct hr_history;
+
+/**
+ * hr_history_open - open (creating it and its tables if needed) a history.
+ * @path: [in] SQLite database file.
+ * @out:  [out] the handle; close with hr_history_close().
+ * Returns 0; CH_ERR_USAGE (message printed) when the file cannot be opened
+ * or is not a clusterhealth history; CH_ERR_RUNTIME on an SQLite error.
+ */
+int hr_history_open(const char *path, struct hr_history **out);
+
+/** hr_history_close - close @h (NULL is accepted). */
+void hr_history_close(struct hr_history *h);
+
+/**
+ * hr_history_record - store one value (replacing the same night's).
+ * @night:  [in] the run's time, "YYYY-MM-DDTHH:MM:SSZ" (or a date
+ *          "YYYY-MM-DD"); nights sort by this text.
+ * @node, @gpu, @metric: [in] the series ("-" for node-level metrics).
+ * @value:  [in] finite value in the metric's unit.
+ * @source: [in] file it came from, or NULL.
+ * Returns 0, CH_ERR_USAGE for a non-finite value, CH_ERR_RUNTIME on an
+ * SQLite error (printed).
+ */
+int hr_history_record(struct hr_history *h, const char *night, const char *node,
+		      const char *gpu, const char *metric, double value,
+		      const char *source);
+
+/**
+ * hr_history_record_doc - store the headline metrics of one result file.
+ * @doc:   [in] a clusterhealth result document (roofline, allreduce_bw,
+ *         loader_contention; other tools and "unavailable" runs add
+ *         nothing).
+ * @path:  [in] its file name, for messages and the source column.
+ * @nrec:  [out] incremented by the number of values stored; may be NULL.
+ * Returns 0, CH_ERR_USAGE (printed, naming the file and key) for a result
+ * that breaks the schema, CH_ERR_RUNTIME on an SQLite error.
+ */
+int hr_history_record_doc(struct hr_history *h, const char *night, const char *path,
+			  json_t *doc, size_t *nrec);
+
+/* A series that regressed. */
+struct hr_regression {
+	char node[128], gpu[64], metric[128];
+	char night[32];       /* the night checked */
+	char since[32];       /* first night of the regressed run of nights */
+	double value;         /* the night's value */
+	double baseline;      /* median of the nights before @since */
+	double pct;           /* drop, % of the baseline */
+	int nbaseline;        /* nights in the baseline */
+};
+
+struct hr_check_cfg {
+	int window;           /* nights in the trailing baseline (14) */
+	int min_nights;       /* fewest nights for a baseline (3) */
+	double threshold_pct; /* a drop of at least this much regresses (10) */
+};
+
+/** hr_check_cfg_init - the defaults: 14 nights, at least 3, 10%. */
+void hr_check_cfg_init(struct hr_check_cfg *c);
+
+/**
+ * hr_history_regressed - the regression rule on one series.
+ * @v:     [in] @n values, oldest first; v[n-1] is the night checked.
+ * @cfg:   [in] window, min_nights and threshold.
+ * @since: [out] index of the first night of the regressed run.
+ * @baseline: [out] median of the up to cfg->window values before @since.
+ * @pct:   [out] drop of v[n-1] below @baseline, in %.
+ * The run starts at the earliest night s such that every value of
+ * v[s..n-1] is at least threshold_pct below the median of the up to
+ * cfg->window values before s (with at least min_nights of them); a
+ * regression that lasts longer than half the window therefore does not hide
+ * by pulling its own baseline down. Cost O(n x (window + n)).
+ * Returns 1 when v[n-1] regressed (outputs set), 0 when not or when there
+ * are fewer than min_nights earlier values.
+ */
+int hr_history_regressed(const double *v, size_t n, const struct hr_check_cfg *cfg,
+			 size_t *since, double *baseline, double *pct);
+
+/**
+ * hr_history_latest - the latest night recorded.
+ * @buf: [out] the night, "" when the history is empty.  @n: [in] size of @buf (>= 32).
+ * Returns 0, CH_ERR_RUNTIME on an SQLite error (printed).
+ */
+int hr_history_latest(struct hr_history *h, char *buf, size_t n);
+
+/**
+ * hr_history_check - check every series that has a value on @night.
+ * @night: [in] the night to check; NULL for the latest in the database.
+ * @out:   [out] malloc'ed array of regressions (caller frees), NULL when none.
+ * @n:     [out] its length.
+ * Returns 0, CH_ERR_RUNTIME on an SQLite error or out of memory.
+ */
+int hr_history_check(struct hr_history *h, const char *night,
+		     const struct hr_check_cfg *cfg, struct hr_regression **out,
+		     size_t *n);
+
+/**
+ * hr_history_main - entry point of the `history` subcommand.
+ * @argc: [in] argument count; argv[0] is the subcommand name ("history").
+ * @argv: [in] arguments: options (`health_report history --help`:
+ *        --db FILE, --night TIME, --window N, --min-nights N,
+ *        --threshold PCT, --json FILE) followed by result files or
+ *        directories to record; with none, only the check runs.
+ * Options are parsed here with getopt_long (optind is reset); a bad value is
+ * reported naming the option and the value.
+ * Returns the process exit code: 0 no regression, 1 at least one series
+ * regressed (its nodes are listed as drain candidates), 2 usage or input
+ * error, 4 run-time error (SQLite, I/O).
+ */
+int hr_history_main(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,609 @@
+/*
+ * hr_html.c - the self-contained HTML report with inline PLplot SVG plots.
+ */
+#include "hr_render.h"
+#include "hr_plot.h"
+#include "ch_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Past this many device metrics the table lists only the flagged ones. */
+#define HTML_MAX_ROWS 3000
+
+static const char css[] =
+	"body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:1.5em auto;max-width:1200px;color:#222;padding:0 1em}"
+	"h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}"
+	"table{border-collapse:collapse;margin:.5em 0;font-size:.9em}td,th{border:1px solid #ddd;padding:.25em .5em;vertical-align:top;text-align:left}"
+	"th{background:#f4f4f4}.FAIL,.fail{color:#b00;font-weight:bold}.WARN,.warn{color:#a60;font-weight:bold}.PASS{color:#070}"
+	".act{color:#555;font-size:.9em}.meta{color:#555}figure.plot{display:inline-block;margin:.5em;vertical-align:top}"
+	"figure.plot svg{width:720px;height:auto;max-width:100%;border:1px solid #eee}figcaption{font-size:.85em;color:#555;max-width:720px}"
+	"code{background:#f4f4f4;padding:0 .2em}.note{color:#555;font-style:italic}";
+
+/* Marks each plot's <svg> once laid out with a non-empty box and content. */
+static const char script[] =
+	"(function(){function check(){var figs=document.querySelectorAll('figure.plot');var ok=0;"
+	"for(var i=0;i<figs.length;i++){var s=figs[i].querySelector('svg');var good=false;"
+	"if(s){var r=s.getBoundingClientRect();var b=null;try{b=s.getBBox();}catch(e){b=null;}"
+	"var drawn=s.querySelectorAll('polyline,path,polygon,text,line,rect').length;"
+	"good=r.width>0&&r.height>0&&b!==null&&b.width>0&&b.height>0&&drawn>3;"
+	"s.setAttribute('data-rendered',good?'yes':'no');s.setAttribute('data-drawn',String(drawn));}"
+	"if(good)ok++;}document.body.setAttribute('data-plots-total',String(figs.length));"
+	"document.body.setAttribute('data-plots-rendered',String(ok));}"
+	"if(document.readyState==='complete'){check();}else{window.addEventListener('load',check);}})();";
+
+static void esc(struct hr_buf *b, const char *s)
+{
+	hr_buf_html(b, s ? s : "");
+}
+
+static void num(struct hr_buf *b, double v, const char *suffix)
+{
+	char t[32];
+	if (isnan(v))
+		hr_buf_puts(b, "n/a");
+	else
+		hr_buf_printf(b, "%s%s", hr_fmt_num(v, t, sizeof(t)), suffix);
+}
+
+static const char *fmt_sec(double s, char *buf, size_t n)
+{
+	if (isnan(s))
+		snprintf(buf, n, "n/a");
+	else
+		snprintf(buf, n, "%.0f s", s);
+	return buf;
+}
+
+/* ------------------------------------------------------------ plots */
+
+struct plotter {
+	struct hr_buf *b;
+	int drawn;
+	int max;
+};
+
+static void figure(struct plotter *pl, const char *kind, const char *subject,
+		   const struct hr_svg *svg, const char *caption)
+{
+	hr_buf_printf(pl->b, "<figure class=\"plot\" data-plot=\"%s\" data-subject=\"", kind);
+	esc(pl->b, subject);
+	hr_buf_puts(pl->b, "\">");
+	hr_buf_append(pl->b, svg->svg, svg->len);
+	hr_buf_puts(pl->b, "<figcaption>");
+	esc(pl->b, caption);
+	hr_buf_puts(pl->b, "</figcaption></figure>\n");
+	pl->drawn++;
+}
+
+static int device_flagged(const json_t *d)
+{
+	const json_t *m;
+	size_t k;
+	json_array_foreach(json_object_get(d, "metrics"), k, m) {
+		const char *l = hr_jstr(m, "level");
+		if (l && strcmp(l, "info"))
+			return 1;
+	}
+	return 0;
+}
+
+static void roofline_plots(struct plotter *pl, const json_t *nodes)
+{
+	const json_t *n, *d;
+	size_t i, j, skipped = 0, failed = 0;
+	int pass, count = 0;
+
+	for (pass = 0; pass < 2; pass++) {
+		json_array_foreach(nodes, i, n) {
+			json_array_foreach(json_object_get(n, "devices"), j, d) {
+				struct hr_svg svg;
+				char subj[256], cap[512];
+				int rc;
+				if (device_flagged(d) != (pass == 0))
+					continue;
+				if (!json_array_size(json_object_get(d, "metrics")) &&
+				    !json_array_size(json_object_get(d, "points")))
+					continue;
+				if (count >= pl->max) {
+					skipped++;
+					continue;
+				}
+				rc = hr_plot_roofline(hr_jstr(n, "name"), d, &svg);
+				if (rc == CH_ERR_USAGE)
+					continue;
+				if (rc) {
+					failed++;
+					continue;
+				}
+				snprintf(subj, sizeof(subj), "%s/%s", hr_jstr(n, "name"), hr_jstr(d, "device"));
+				snprintf(cap, sizeof(cap), "Roofline of %s (%s): measured points and roofs (solid), datasheet roofs (dashed). Source: %s",
+					 subj, hr_jstr(d, "sku") ? hr_jstr(d, "sku") : hr_jstr(d, "name") ? hr_jstr(d, "name") : "?",
+					 hr_jstr(d, "source"));
+				figure(pl, "roofline", subj, &svg, cap);
+				hr_svg_release(&svg);
+				count++;
+			}
+		}
+	}
+	if (skipped)
+		hr_buf_printf(pl->b, "<p class=\"note\">%zu more device rooflines not drawn (--max-plots %d; flagged devices come first).</p>\n",
+			      skipped, pl->max);
+	if (failed)
+		hr_buf_printf(pl->b, "<p class=\"note\">%zu roofline plots could not be drawn (PLplot error).</p>\n", failed);
+	if (!count)
+		hr_buf_puts(pl->b, "<p class=\"note\">No roofline results among the inputs.</p>\n");
+}
+
+static int group_flagged(const json_t *g)
+{
+	const char *l = hr_jstr(json_object_get(g, "comparison"), "level");
+	return (l && strcmp(l, "info")) || hr_jnum(g, "wrong_total") > 0 || hr_jstr(g, "failure");
+}
+
+static void busbw_plots(struct plotter *pl, const json_t *groups)
+{
+	size_t n = json_array_size(groups), i, j, skipped = 0, failed = 0;
+	char *done = calloc(n ? n : 1, 1);
+	int pass, count = 0;
+	if (!done)
+		return;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < n; i++) {
+			const json_t *g = json_array_get(groups, i), *x;
+			json_t *set;
+			int flagged = 0;
+			struct hr_svg svg;
+			char title[512], cap[1024];
+			size_t k;
+			int rc;
+			if (done[i])
+				continue;
+			/* all algorithms of this group from the same file */
+			set = json_array();
+			for (j = i; j < n; j++) {
+				const json_t *h = json_array_get(groups, j);
+				const char *s1 = hr_jstr(g, "source"), *s2 = hr_jstr(h, "source");
+				if (j != i && (!hr_streq(hr_jstr(g, "name"), hr_jstr(h, "name")) ||
+					       !s1 || !s2 || strcmp(s1, s2)))
+					continue;
+				json_array_append(set, (json_t *)h);
+				if (group_flagged(h))
+					flagged = 1;
+			}
+			if (flagged != (pass == 0)) {
+				json_decref(set);
+				continue;
+			}
+			for (j = i; j < n; j++) {
+				const json_t *h = json_array_get(groups, j);
+				const char *s1 = hr_jstr(g, "source"), *s2 = hr_jstr(h, "source");
+				if (j == i || (hr_streq(hr_jstr(g, "name"), hr_jstr(h, "name")) && s1 && s2 && !strcmp(s1, s2)))
+					done[j] = 1;
+			}
+			if (count >= pl->max) {
+				skipped++;
+				json_decref(set);
+				continue;
+			}
+			snprintf(title, sizeof(title), "%s (%s", hr_jstr(g, "name"), hr_jstr(g, "kind"));
+			json_array_foreach(json_object_get(g, "nodes"), k, x) {
+				size_t l = strlen(title);
+				if (k == 3) {
+					snprintf(title + l, sizeof(title) - l, " +%zu", json_array_size(json_object_get(g, "nodes")) - 3);
+					break;
+				}
+				snprintf(title + l, sizeof(title) - l, "%s%s", k ? ", " : ": ", json_string_value(x));
+			}
+			strncat(title, ")", sizeof(title) - strlen(title) - 1);
+			rc = hr_plot_busbw(title, set, &svg);
+			json_decref(set);
+			if (rc == CH_ERR_USAGE)
+				continue;
+			if (rc) {
+				failed++;
+				continue;
+			}
+			snprintf(cap, sizeof(cap), "busbw against message size, group %s, backend %s. Source: %s",
+				 hr_jstr(g, "name"), hr_jstr(g, "backend"), hr_jstr(g, "source"));
+			figure(pl, "busbw", hr_jstr(g, "name"), &svg, cap);
+			hr_svg_release(&svg);
+			count++;
+		}
+	}
+	free(done);
+	if (skipped)
+		hr_buf_printf(pl->b, "<p class=\"note\">%zu more groups not drawn (--max-plots %d; flagged groups come first).</p>\n",
+			      skipped, pl->max);
+	if (failed)
+		hr_buf_printf(pl->b, "<p class=\"note\">%zu busbw plots could not be drawn (PLplot error).</p>\n", failed);
+	if (!count)
+		hr_buf_puts(pl->b, "<p class=\"note\">No all-reduce sweeps with at least two sizes among the inputs.</p>\n");
+}
+
+static void lateness_plots(struct plotter *pl, const json_t *nodes)
+{
+	const json_t *n;
+	size_t i, skipped = 0, failed = 0;
+	int pass, count = 0;
+	for (pass = 0; pass < 2; pass++) {
+		json_array_foreach(nodes, i, n) {
+			const json_t *l = json_object_get(n, "loader");
+			const char *v = hr_jstr(l, "verdict");
+			int flagged = v && strcmp(v, "pass");
+			struct hr_svg svg;
+			char cap[512];
+			int rc;
+			if (!json_is_object(l) || flagged != (pass == 0))
+				continue;
+			if (count >= pl->max) {
+				skipped++;
+				continue;
+			}
+			rc = hr_plot_lateness(hr_jstr(n, "name"), l, &svg);
+			if (rc == CH_ERR_USAGE)
+				continue;
+			if (rc) {
+				failed++;
+				continue;
+			}
+			snprintf(cap, sizeof(cap), "Feeder lateness per placement on %s (verdict %s). Source: %s",
+				 hr_jstr(n, "name"), v ? v : "n/a", hr_jstr(l, "source"));
+			figure(pl, "lateness", hr_jstr(n, "name"), &svg, cap);
+			hr_svg_release(&svg);
+			count++;
+		}
+	}
+	if (skipped)
+		hr_buf_printf(pl->b, "<p class=\"note\">%zu more loader plots not drawn (--max-plots %d).</p>\n", skipped, pl->max);
+	if (failed)
+		hr_buf_printf(pl->b, "<p class=\"note\">%zu loader plots could not be drawn (PLplot error).</p>\n", failed);
+	if (!count)
+		hr_buf_puts(pl->b, "<p class=\"note\">No loader_contention results among the inputs.</p>\n");
+}
+
+static void distribution_plots(struct plotter *pl, const json_t *p)
+{
+	const json_t *th = json_object_get(json_object_get(p, "expectations"), "thresholds"), *d;
+	size_t i, skipped = 0, failed = 0;
+	int count = 0;
+	json_array_foreach(json_object_get(p, "distributions"), i, d) {
+		struct hr_svg svg;
+		char cap[512];
+		int rc;
+		if (count >= pl->max) {
+			skipped++;
+			continue;
+		}
+		rc = hr_plot_distribution(d, hr_jnum(th, "warn_pct_below"), hr_jnum(th, "fail_pct_below"), &svg);
+		if (rc == CH_ERR_USAGE)
+			continue;
+		if (rc) {
+			failed++;
+			continue;
+		}
+		snprintf(cap, sizeof(cap), "Fleet distribution: %s; median %.4g %s, MAD %.3g; outliers marked x and labelled.",
+			 hr_jstr(d, "metric"), hr_jnum(d, "median"), hr_jstr(d, "unit"), hr_jnum(d, "mad"));
+		figure(pl, "distribution", hr_jstr(d, "metric"), &svg, cap);
+		hr_svg_release(&svg);
+		count++;
+	}
+	if (skipped)
+		hr_buf_printf(pl->b, "<p class=\"note\">%zu more distributions not drawn (--max-plots %d).</p>\n", skipped, pl->max);
+	if (failed)
+		hr_buf_printf(pl->b, "<p class=\"note\">%zu distribution plots could not be drawn (PLplot error).</p>\n", failed);
+	if (!count)
+		hr_buf_puts(pl->b, "<p class=\"note\">No metric with at least two like values to compare across the fleet.</p>\n");
+}
+
+/* ------------------------------------------------------------ tables */
+
+static void reasons_cell(struct hr_buf *b, const json_t *n, int actions)
+{
+	const json_t *r;
+	size_t j;
+	json_array_foreach(json_object_get(n, "reasons"), j, r) {
+		const char *l = hr_jstr(r, "level");
+		hr_buf_printf(b, "<div><span class=\"%s\">%s</span> ", l, l);
+		esc(b, hr_jstr(r, "text"));
+		if (actions && hr_jstr(r, "action")) {
+			hr_buf_puts(b, "<div class=\"act\">action: ");
+			esc(b, hr_jstr(r, "action"));
+			hr_buf_puts(b, "</div>");
+		}
+		hr_buf_puts(b, "</div>");
+	}
+}
+
+int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots)
+{
+	const json_t *sum = json_object_get(p, "summary"), *nodes = json_object_get(p, "nodes");
+	const json_t *in = json_object_get(p, "inputs"), *c = json_object_get(p, "run_cost");
+	const json_t *n, *r, *x, *d, *m;
+	struct plotter pl = { b, 0, max_plots > 0 ? max_plots : 1 };
+	size_t i, j, k;
+	int dev_all;
+	char t1[48];
+
+	hr_buf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		      "<meta name=\"viewport\" content=\"width=device-width\">"
+		      "<title>Cluster health report %s</title><style>%s</style></head>\n<body>\n",
+		      hr_jstr(p, "generated_utc"), css);
+	hr_buf_printf(b, "<h1>Cluster health report: <span class=\"%s\">%s</span></h1>\n",
+		      hr_jstr(sum, "verdict"), hr_jstr(sum, "verdict"));
+	hr_buf_printf(b, "<p class=\"meta\">Generated %s by health_report %s (git %s). %lld nodes: "
+		      "<span class=\"FAIL\">%lld FAIL</span>, <span class=\"WARN\">%lld WARN</span>, "
+		      "<span class=\"PASS\">%lld PASS</span>; %lld devices; %lld all-reduce groups; %lld input files (%lld read).</p>\n",
+		      hr_jstr(p, "generated_utc"), hr_jstr(p, "version"), hr_jstr(p, "git_rev"),
+		      hr_jint(sum, "nodes", 0), hr_jint(sum, "fail", 0), hr_jint(sum, "warn", 0),
+		      hr_jint(sum, "pass", 0), hr_jint(sum, "devices", 0), hr_jint(sum, "groups", 0),
+		      hr_jint(in, "files", 0), hr_jint(in, "files_read", 0));
+	x = json_object_get(sum, "drain_candidates");
+	if (json_array_size(x)) {
+		hr_buf_puts(b, "<p><b class=\"FAIL\">Drain candidates:</b> ");
+		json_array_foreach(x, j, r) {
+			hr_buf_puts(b, j ? ", <code>" : "<code>");
+			esc(b, json_string_value(r));
+			hr_buf_puts(b, "</code>");
+		}
+		hr_buf_puts(b, "</p>\n");
+	}
+
+	/* run cost */
+	hr_buf_puts(b, "<h2 id=\"cost\">What this measurement run cost</h2>\n<table>");
+	hr_buf_printf(b, "<tr><th>wall time (first start to last end)</th><td>%s</td></tr>",
+		      fmt_sec(hr_jnum(c, "wall_span_sec"), t1, sizeof(t1)));
+	hr_buf_printf(b, "<tr><th>sum of run durations</th><td>%s over %lld runs (%lld without timestamps not counted)</td></tr>",
+		      fmt_sec(hr_jnum(c, "run_sec_total"), t1, sizeof(t1)), hr_jint(c, "runs_counted", 0),
+		      hr_jint(c, "runs_without_time", 0));
+	hr_buf_puts(b, "<tr><th>IT energy</th><td>");
+	num(b, hr_jnum(c, "it_energy_j") / 3.6e6 * 1000, " Wh");
+	hr_buf_printf(b, " (%s", hr_jstr(c, "energy_source"));
+	if (hr_jstr(c, "energy_source") && strcmp(hr_jstr(c, "energy_source"), "measured")) {
+		hr_buf_puts(b, ": ");
+		esc(b, hr_jstr(c, "estimate_basis"));
+	}
+	hr_buf_puts(b, ")</td></tr><tr><th>facility energy</th><td>");
+	num(b, hr_jnum(c, "facility_energy_kwh") * 1000, " Wh");
+	hr_buf_printf(b, " at PUE %.2f (", hr_jnum(c, "pue"));
+	esc(b, hr_jstr(json_object_get(c, "sources"), "pue"));
+	hr_buf_puts(b, ")</td></tr><tr><th>cost</th><td>");
+	num(b, hr_jnum(c, "cost"), " ");
+	esc(b, hr_jstr(c, "currency"));
+	hr_buf_printf(b, " at %.4g per kWh (", hr_jnum(c, "price_per_kwh"));
+	esc(b, hr_jstr(json_object_get(c, "sources"), "price_per_kwh"));
+	hr_buf_puts(b, ")</td></tr><tr><th>CO2e</th><td>");
+	num(b, hr_jnum(c, "co2e_kg") * 1000, " g");
+	hr_buf_printf(b, " at %.0f g/kWh (", hr_jnum(c, "carbon_g_per_kwh"));
+	esc(b, hr_jstr(json_object_get(c, "sources"), "carbon_g_per_kwh"));
+	hr_buf_puts(b, ")</td></tr></table>\n");
+
+	/* nodes */
+	hr_buf_puts(b, "<h2 id=\"nodes\">Nodes, worst first</h2>\n<table><tr><th>verdict</th><th>node</th><th>reasons and suggested actions</th><th>configuration</th></tr>\n");
+	json_array_foreach(nodes, i, n) {
+		const json_t *cfg = json_object_get(n, "config");
+		const char *v = hr_jstr(n, "verdict");
+		hr_buf_printf(b, "<tr><td class=\"%s\">%s</td><td>", v, v);
+		esc(b, hr_jstr(n, "name"));
+		hr_buf_puts(b, "</td><td>");
+		reasons_cell(b, n, 1);
+		hr_buf_puts(b, "</td><td>");
+		{
+			const char *keys[] = { "gpu_model", "driver", "cuda", "nccl", "mpi", "clocks", "cpu_model", NULL };
+			int q;
+			for (q = 0; keys[q]; q++)
+				if (hr_jstr(cfg, keys[q])) {
+					hr_buf_printf(b, "%s: ", keys[q]);
+					esc(b, hr_jstr(cfg, keys[q]));
+					hr_buf_puts(b, "<br>");
+				}
+			if (json_is_false(json_object_get(n, "like_for_like")))
+				hr_buf_puts(b, "<b class=\"warn\">not like for like</b>");
+		}
+		hr_buf_puts(b, "</td></tr>\n");
+	}
+	hr_buf_puts(b, "</table>\n");
+
+	x = json_object_get(p, "findings");
+	if (json_array_size(x)) {
+		hr_buf_puts(b, "<h2 id=\"findings\">Fleet findings (not tied to a node)</h2>\n<ul>");
+		json_array_foreach(x, j, r) {
+			hr_buf_printf(b, "<li><span class=\"%s\">%s</span> ", hr_jstr(r, "level"), hr_jstr(r, "level"));
+			esc(b, hr_jstr(r, "text"));
+			if (hr_jstr(r, "action")) {
+				hr_buf_puts(b, "<div class=\"act\">action: ");
+				esc(b, hr_jstr(r, "action"));
+				hr_buf_puts(b, "</div>");
+			}
+			hr_buf_puts(b, "</li>");
+		}
+		hr_buf_puts(b, "</ul>\n");
+	}
+	x = json_object_get(p, "drift");
+	hr_buf_puts(b, "<h2 id=\"drift\">Configuration drift</h2>\n");
+	if (!json_array_size(x))
+		hr_buf_puts(b, "<p>Every node that reported them has the fleet's GPU model, driver, CUDA, NCCL, MPI and clocks.</p>\n");
+	else {
+		hr_buf_puts(b, "<p>Results across these nodes are not like for like.</p><table><tr><th>key</th><th>fleet majority</th><th>differing nodes</th></tr>\n");
+		json_array_foreach(x, j, r) {
+			hr_buf_printf(b, "<tr><td>%s</td><td>", hr_jstr(r, "key"));
+			esc(b, hr_jstr(r, "majority") ? hr_jstr(r, "majority") : "(no majority)");
+			hr_buf_puts(b, "</td><td>");
+			json_array_foreach(json_object_get(r, "nodes"), k, d) {
+				hr_buf_puts(b, k ? "<br>" : "");
+				esc(b, hr_jstr(d, "node"));
+				hr_buf_puts(b, ": <code>");
+				esc(b, hr_jstr(d, "value"));
+				hr_buf_puts(b, "</code>");
+			}
+			hr_buf_puts(b, "</td></tr>\n");
+		}
+		hr_buf_puts(b, "</table>\n");
+	}
+
+	/* plots */
+	hr_buf_puts(b, "<h2 id=\"roofline\">Roofline per device</h2>\n");
+	roofline_plots(&pl, nodes);
+	hr_buf_puts(b, "<h2 id=\"busbw\">busbw against message size, per group and algorithm</h2>\n");
+	busbw_plots(&pl, json_object_get(p, "groups"));
+	hr_buf_puts(b, "<h2 id=\"loader\">Feeder lateness per placement</h2>\n");
+	lateness_plots(&pl, nodes);
+	hr_buf_puts(b, "<h2 id=\"fleet\">Fleet distribution of each headline metric</h2>\n");
+	distribution_plots(&pl, p);
+
+	/* device table */
+	{
+		size_t rows = 0;
+		json_array_foreach(nodes, i, n)
+			json_array_foreach(json_object_get(n, "devices"), j, d)
+				rows += json_array_size(json_object_get(d, "metrics"));
+		dev_all = rows <= HTML_MAX_ROWS;
+	}
+	hr_buf_puts(b, "<h2 id=\"devices\">Devices</h2>\n");
+	if (!dev_all)
+		hr_buf_printf(b, "<p class=\"note\">More than %d device metrics: only the flagged ones are listed (all are in profile.json).</p>\n", HTML_MAX_ROWS);
+	hr_buf_puts(b, "<table><tr><th>node</th><th>device</th><th>model</th><th>metric</th><th>measured</th><th>% of datasheet</th><th>% of expected</th><th>% of fleet median</th><th>robust z</th><th>% of node median</th><th>level</th></tr>\n");
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(n, "devices"), j, d) {
+			json_array_foreach(json_object_get(d, "metrics"), k, m) {
+				if (!dev_all && !strcmp(hr_jstr(m, "level"), "info"))
+					continue;
+				hr_buf_puts(b, "<tr><td>");
+				esc(b, hr_jstr(n, "name"));
+				hr_buf_puts(b, "</td><td>");
+				esc(b, hr_jstr(d, "device"));
+				hr_buf_puts(b, "</td><td>");
+				esc(b, hr_jstr(d, "sku") ? hr_jstr(d, "sku") : hr_jstr(d, "name"));
+				hr_buf_printf(b, "</td><td>%s</td><td>", hr_jstr(m, "metric"));
+				num(b, hr_jnum(m, "value"), " ");
+				esc(b, hr_jstr(m, "unit"));
+				hr_buf_puts(b, "</td><td>");
+				num(b, hr_jnum(m, "pct_of_datasheet"), "%");
+				hr_buf_puts(b, "</td><td>");
+				num(b, hr_jnum(m, "pct_of_expected"), "%");
+				hr_buf_puts(b, "</td><td>");
+				num(b, hr_jnum(m, "pct_of_fleet_median"), "%");
+				hr_buf_puts(b, "</td><td>");
+				num(b, hr_jnum(m, "z"), "");
+				hr_buf_puts(b, "</td><td>");
+				num(b, hr_jnum(m, "pct_of_node_median"), "%");
+				hr_buf_printf(b, "</td><td class=\"%s\">%s</td></tr>\n", hr_jstr(m, "level"), hr_jstr(m, "level"));
+			}
+		}
+	hr_buf_puts(b, "</table>\n");
+
+	/* groups table */
+	hr_buf_puts(b, "<h2 id=\"groups\">All-reduce groups</h2>\n<p>busbw at the largest size, out-of-place. Average = mean of every busbw cell, as nccl-tests' \"Avg bus bandwidth\"; the log's own value beside it.</p>\n"
+		    "<table><tr><th>group</th><th>kind</th><th>nodes</th><th>collective</th><th>algo</th><th>ranks</th><th>largest size</th><th>busbw GB/s</th><th>% of like median</th><th>avg busbw</th><th>log's avg</th><th>level</th><th>source</th></tr>\n");
+	json_array_foreach(json_object_get(p, "groups"), j, d) {
+		const json_t *cmp = json_object_get(d, "comparison");
+		char sz[32];
+		hr_buf_puts(b, "<tr><td>");
+		esc(b, hr_jstr(d, "name"));
+		hr_buf_printf(b, "</td><td>%s</td><td>", hr_jstr(d, "kind"));
+		json_array_foreach(json_object_get(d, "nodes"), k, m) {
+			if (k == 4) {
+				hr_buf_printf(b, " +%zu", json_array_size(json_object_get(d, "nodes")) - 4);
+				break;
+			}
+			hr_buf_puts(b, k ? ", " : "");
+			esc(b, json_string_value(m));
+		}
+		hr_buf_puts(b, "</td><td>");
+		esc(b, hr_jstr(d, "collective"));
+		hr_buf_puts(b, "</td><td>");
+		esc(b, hr_jstr(d, "algo"));
+		hr_buf_printf(b, "</td><td>%lld</td><td>%s</td><td>", hr_jint(d, "nranks", 0),
+			      hr_fmt_bytes(hr_jnum(d, "large_msg_bytes"), sz, sizeof(sz)));
+		num(b, hr_jnum(d, "large_msg_busbw_gbps"), "");
+		hr_buf_puts(b, "</td><td>");
+		num(b, hr_jnum(cmp, "pct_of_fleet_median"), "%");
+		hr_buf_puts(b, "</td><td>");
+		num(b, hr_jnum(d, "avg_busbw_gbps"), "");
+		hr_buf_puts(b, "</td><td>");
+		num(b, hr_jnum(d, "reported_avg_busbw_gbps"), "");
+		hr_buf_printf(b, "</td><td class=\"%s\">%s</td><td>",
+			      cmp ? hr_jstr(cmp, "level") : "", cmp ? hr_jstr(cmp, "level") : (hr_jstr(d, "failure") ? "failed" : "-"));
+		esc(b, hr_jstr(d, "source"));
+		if (hr_jstr(d, "failure")) {
+			hr_buf_puts(b, "<div class=\"act\">");
+			esc(b, hr_jstr(d, "failure"));
+			hr_buf_puts(b, "</div>");
+		}
+		hr_buf_puts(b, "</td></tr>\n");
+	}
+	hr_buf_puts(b, "</table>\n");
+
+	/* inputs */
+	x = json_object_get(in, "issues");
+	hr_buf_printf(b, "<h2 id=\"inputs\">Inputs</h2>\n<p>%lld files, %lld read, %lld ignored (not inputs: health_report's own outputs, allreduce_bw's stdout, other files); %lld skipped, %lld truncated, %lld notes. The report was produced without the skipped parts.</p>\n",
+		      hr_jint(in, "files", 0), hr_jint(in, "files_read", 0), hr_jint(in, "files_ignored", 0),
+		      hr_jint(in, "skipped", 0), hr_jint(in, "truncated", 0), hr_jint(in, "notes", 0));
+	if (json_array_size(x)) {
+		hr_buf_puts(b, "<ul>");
+		json_array_foreach(x, j, r) {
+			long long l = hr_jint(r, "line", 0), col = hr_jint(r, "column", 0);
+			hr_buf_puts(b, "<li><code>");
+			esc(b, hr_jstr(r, "path"));
+			if (l > 0)
+				hr_buf_printf(b, ":%lld", l);
+			if (col > 0)
+				hr_buf_printf(b, ":%lld", col);
+			hr_buf_printf(b, "</code> <span class=\"%s\">%s</span>: ",
+				      !strcmp(hr_jstr(r, "kind"), "skipped") ? "warn" : "", hr_jstr(r, "kind"));
+			esc(b, hr_jstr(r, "message"));
+			hr_buf_puts(b, "</li>");
+		}
+		hr_buf_puts(b, "</ul>\n");
+	}
+
+	/* expectations */
+	x = json_object_get(p, "expectations");
+	hr_buf_printf(b, "<h2 id=\"expectations\">How to read it: expectations and thresholds</h2>\n"
+		      "<p>Two kinds of expectation are applied and both are shown. <b>Absolute</b>: per GPU model, datasheet peak x %.2f (memory) and x %.2f (compute)",
+		      hr_jnum(x, "memory_fraction"), hr_jnum(x, "compute_fraction"));
+	if (hr_jstr(x, "file")) {
+		hr_buf_puts(b, ", overridden by <code>");
+		esc(b, hr_jstr(x, "file"));
+		hr_buf_puts(b, "</code>");
+	}
+	{
+		const json_t *th = json_object_get(x, "thresholds");
+		hr_buf_printf(b, "; WARN below %.2f and FAIL below %.2f of it (nccl-tests' 0.9x gate; DCGM diag's 0.75x). "
+			      "<b>Fleet-relative</b>: robust z = 0.6745 (x - median) / MAD among like devices or groups (same model, size, algorithm, rank count); "
+			      "an outlier (z &lt;= -%.1f, Iglewicz and Hoaglin) is WARN when %.0f%% and FAIL when %.0f%% below the median; at least %lld like values are needed. "
+			      "Intra-node busbw at or below %.0f GB/s on an NVLink (SXM) node is PCIe-class: FAIL.</p>\n",
+			      hr_jnum(th, "warn_ratio"), hr_jnum(th, "fail_ratio"), hr_jnum(th, "z_outlier"),
+			      hr_jnum(th, "warn_pct_below"), hr_jnum(th, "fail_pct_below"),
+			      hr_jint(th, "min_fleet", 3), hr_jnum(th, "pcie_class_gbps"));
+	}
+	hr_buf_puts(b, "<table><tr><th>model</th><th>memory GB/s</th><th>compute GFLOP/s</th><th>intra-node busbw</th><th>source</th></tr>\n");
+	json_array_foreach(json_object_get(x, "skus"), j, d) {
+		const char *key;
+		json_t *v;
+		hr_buf_puts(b, "<tr><td>");
+		esc(b, hr_jstr(d, "sku"));
+		hr_buf_puts(b, "</td><td>");
+		num(b, hr_jnum(d, "memory_gbps"), "");
+		hr_buf_puts(b, "</td><td>");
+		json_object_foreach((json_t *)json_object_get(d, "compute_gflops"), key, v) {
+			hr_buf_printf(b, "%s ", key);
+			num(b, json_number_value(v), "<br>");
+		}
+		hr_buf_puts(b, "</td><td>");
+		if (!isnan(hr_jnum(d, "intra_node_busbw_gbps"))) {
+			num(b, hr_jnum(d, "intra_node_busbw_gbps"), "");
+			hr_buf_printf(b, " (%lld GPUs)", hr_jint(d, "intra_node_nranks", 0));
+		}
+		hr_buf_puts(b, "</td><td>");
+		esc(b, hr_jstr(d, "source"));
+		hr_buf_puts(b, "</td></tr>\n");
+	}
+	hr_buf_puts(b, "</table>\n");
+	hr_buf_printf(b, "<script>%s</script>\n</body></html>\n", script);
+	if (nplots)
+		*nplots = pl.drawn;
+	return b->oom ? CH_ERR_RUNTIME : 0;
+}

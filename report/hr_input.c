@@ -1,0 +1,256 @@
+#include "hr_input.h"
+#include "ch_common.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+int hr_issue_add(struct hr_issues *l, int kind, const char *path, int line,
+		 int col, const char *fmt, ...)
+{
+	struct hr_issue *is;
+	va_list ap;
+	char msg[1024];
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct hr_issue *v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	is = &l->v[l->n];
+	is->path = strdup(path ? path : "");
+	is->msg = strdup(msg);
+	if (!is->path || !is->msg) {
+		free(is->path);
+		free(is->msg);
+		return -1;
+	}
+	is->line = line;
+	is->column = col;
+	is->kind = kind;
+	l->n++;
+	return 0;
+}
+
+size_t hr_issues_count(const struct hr_issues *l, int kind)
+{
+	size_t i, c = 0;
+	for (i = 0; i < l->n; i++)
+		if (kind < 0 || l->v[i].kind == kind)
+			c++;
+	return c;
+}
+
+const char *hr_issue_kind_name(int kind)
+{
+	switch (kind) {
+	case HR_ISSUE_SKIPPED: return "skipped";
+	case HR_ISSUE_TRUNCATED: return "truncated";
+	default: return "note";
+	}
+}
+
+char *hr_issue_format(const struct hr_issue *is, char *buf, size_t n)
+{
+	if (is->line > 0 && is->column > 0)
+		snprintf(buf, n, "%s:%d:%d: %s: %s", is->path, is->line, is->column,
+			 hr_issue_kind_name(is->kind), is->msg);
+	else if (is->line > 0)
+		snprintf(buf, n, "%s:%d: %s: %s", is->path, is->line,
+			 hr_issue_kind_name(is->kind), is->msg);
+	else
+		snprintf(buf, n, "%s: %s: %s", is->path, hr_issue_kind_name(is->kind), is->msg);
+	return buf;
+}
+
+void hr_issues_release(struct hr_issues *l)
+{
+	size_t i;
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].path);
+		free(l->v[i].msg);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ---------------------------------------------------------------- files */
+
+struct walk {
+	struct hr_file_list *out;
+	struct hr_issues *issues;
+	dev_t ex_dev;
+	ino_t ex_ino;
+	int have_ex;
+	struct { dev_t dev; ino_t ino; } *seen;
+	size_t nseen, capseen;
+};
+
+static int list_add(struct hr_file_list *l, const char *path, int named)
+{
+	char *p;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		char **v = realloc(l->paths, cap * sizeof(*v));
+		unsigned char *nv;
+		if (!v)
+			return CH_ERR_RUNTIME;
+		l->paths = v;
+		nv = realloc(l->named, cap);
+		if (!nv)
+			return CH_ERR_RUNTIME;
+		l->named = nv;
+		l->cap = cap;
+	}
+	p = strdup(path);
+	if (!p)
+		return CH_ERR_RUNTIME;
+	l->named[l->n] = (unsigned char)(named != 0);
+	l->paths[l->n++] = p;
+	return 0;
+}
+
+static int candidate_name(const char *name)
+{
+	static const char *const ext[] = { ".json", ".txt", ".log", ".out", NULL };
+	size_t n = strlen(name), e;
+	int i;
+	if (name[0] == '.')
+		return 0;
+	for (i = 0; ext[i]; i++) {
+		e = strlen(ext[i]);
+		if (n > e && !strcasecmp(name + n - e, ext[i]))
+			return 1;
+	}
+	return 0;
+}
+
+/* Returns 1 when the directory was visited already (or is excluded). */
+static int mark_dir(struct walk *w, const struct stat *st)
+{
+	size_t i;
+	if (w->have_ex && st->st_dev == w->ex_dev && st->st_ino == w->ex_ino)
+		return 1;
+	for (i = 0; i < w->nseen; i++)
+		if (w->seen[i].dev == st->st_dev && w->seen[i].ino == st->st_ino)
+			return 1;
+	if (w->nseen == w->capseen) {
+		size_t cap = w->capseen ? w->capseen * 2 : 32;
+		void *v = realloc(w->seen, cap * sizeof(*w->seen));
+		if (!v)
+			return -1;
+		w->seen = v;
+		w->capseen = cap;
+	}
+	w->seen[w->nseen].dev = st->st_dev;
+	w->seen[w->nseen].ino = st->st_ino;
+	w->nseen++;
+	return 0;
+}
+
+static int walk_dir(struct walk *w, const char *dir, int depth)
+{
+	struct dirent **ents = NULL;
+	int n, i, rc = 0;
+
+	if (depth > 64) {
+		hr_issue_add(w->issues, HR_ISSUE_SKIPPED, dir, 0, 0,
+			     "directory nesting deeper than 64 levels; not descending");
+		return 0;
+	}
+	n = scandir(dir, &ents, NULL, alphasort);
+	if (n < 0) {
+		hr_issue_add(w->issues, HR_ISSUE_SKIPPED, dir, 0, 0,
+			     "cannot read directory: %s", strerror(errno));
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+		char path[4096];
+		struct stat st;
+		if (rc || name[0] == '.')
+			continue;
+		if (snprintf(path, sizeof(path), "%s%s%s", dir,
+			     dir[strlen(dir) - 1] == '/' ? "" : "/", name) >= (int)sizeof(path)) {
+			hr_issue_add(w->issues, HR_ISSUE_SKIPPED, dir, 0, 0,
+				     "path of '%s' is too long", name);
+			continue;
+		}
+		if (stat(path, &st) != 0) {
+			hr_issue_add(w->issues, HR_ISSUE_SKIPPED, path, 0, 0,
+				     "cannot stat: %s", strerror(errno));
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			int m = mark_dir(w, &st);
+			if (m < 0)
+				rc = CH_ERR_RUNTIME;
+			else if (m == 0)
+				rc = walk_dir(w, path, depth + 1);
+		} else if (S_ISREG(st.st_mode) && candidate_name(name)) {
+			rc = list_add(w->out, path, 0);
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(ents[i]);
+	free(ents);
+	return rc;
+}
+
+int hr_collect_inputs(char *const *args, int nargs, const char *exclude_dir,
+		      struct hr_file_list *out, struct hr_issues *issues)
+{
+	struct walk w;
+	struct stat st;
+	int i, rc = 0;
+
+	memset(&w, 0, sizeof(w));
+	memset(out, 0, sizeof(*out));
+	w.out = out;
+	w.issues = issues;
+	if (exclude_dir && stat(exclude_dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+		w.ex_dev = st.st_dev;
+		w.ex_ino = st.st_ino;
+		w.have_ex = 1;
+	}
+	for (i = 0; i < nargs && !rc; i++) {
+		if (stat(args[i], &st) != 0) {
+			rc = ch_usage_error("cannot read input '%s': %s", args[i], strerror(errno));
+			break;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			int m = mark_dir(&w, &st);
+			if (m < 0)
+				rc = CH_ERR_RUNTIME;
+			else if (m == 0)
+				rc = walk_dir(&w, args[i], 0);
+		} else {
+			rc = list_add(out, args[i], 1);
+		}
+	}
+	free(w.seen);
+	if (rc)
+		hr_file_list_release(out);
+	return rc;
+}
+
+void hr_file_list_release(struct hr_file_list *l)
+{
+	size_t i;
+	for (i = 0; i < l->n; i++)
+		free(l->paths[i]);
+	free(l->paths);
+	free(l->named);
+	memset(l, 0, sizeof(*l));
+}

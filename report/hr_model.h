@@ -1,0 +1,224 @@
+/*
+ * hr_model.h - the fleet as health_report sees it: nodes, devices and
+ * their roofs, all-reduce groups (from allreduce_bw and nccl-tests), loader
+ * configurations and the runs that produced them, loaded from result files
+ * (docs/results-schema.md) and nccl-tests logs.
+ *
+ * Every string is owned by the model (freed by hr_fleet_release()); every
+ * measured value that is absent is NAN.
+ */
+#ifndef HR_MODEL_H
+#define HR_MODEL_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "ch_datasheet.h"
+#include "hr_input.h"
+#include "hr_nccltests.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Configuration keys compared across nodes for drift, in this order. */
+enum hr_cfg_key {
+	HR_CFG_GPU_MODEL = 0, /* GPU name (model and variant), e.g. "NVIDIA H100 80GB HBM3" */
+	HR_CFG_DRIVER,        /* cuda_driver (or nvml_driver) */
+	HR_CFG_CUDA,          /* cuda_runtime */
+	HR_CFG_NCCL,          /* nccl */
+	HR_CFG_MPI,           /* mpi */
+	HR_CFG_CLOCKS,        /* GPU application / max clocks as reported */
+	HR_CFG_NKEYS
+};
+
+/** hr_cfg_key_name - "gpu_model", "driver", "cuda", "nccl", "mpi", "clocks". */
+const char *hr_cfg_key_name(int k);
+
+struct hr_node {
+	char *name;                 /* hostname */
+	char *cfg[HR_CFG_NKEYS];    /* NULL when no input said */
+	char *cpu_model;
+	int ngpus;                  /* GPUs listed in host.gpus (max seen) */
+};
+
+/* One roofline point, for the plots. */
+struct hr_point {
+	char kernel[32], family[16], dtype[8];
+	double ai, gflops, gbps;
+	int throttled;
+};
+
+/* A device measured by roofline. */
+struct hr_device {
+	int node;                   /* index into fleet.nodes */
+	char *device;               /* "gpu0", "cpu" */
+	char *kind;                 /* "gpu", "cpu" */
+	char *name;                 /* device name */
+	char *pci_bus_id;
+	char *sku;                  /* datasheet SKU, NULL when none applies */
+	const struct ch_datasheet *ds; /* NULL when none */
+	char *status;               /* "ok", "failed", "unavailable" */
+	char *reason;
+	double memory_gbps;         /* measured memory roof */
+	double compute_gflops[CH_PEAK_NDTYPES]; /* measured compute roofs */
+	int throttled;
+	char *throttle_reasons;     /* e.g. "sw_power_cap", NULL when unknown */
+	char *clocks;               /* e.g. "sm 1980 MHz, mem 2619 MHz", NULL unknown */
+	struct hr_point *points;
+	size_t npoints;
+	char *source;               /* result file */
+};
+
+/* Group kinds (allreduce_bw's group_kind; nccl-tests runs by host count). */
+enum hr_group_kind { HR_G_NODE = 0, HR_G_PAIR, HR_G_WORLD, HR_G_SCALING, HR_G_UNKNOWN };
+const char *hr_group_kind_name(int k);
+
+struct hr_row {
+	double bytes;
+	double busbw_oop_gbps, busbw_ip_gbps; /* NAN when absent */
+	double wrong;                         /* wrong elements, both halves; 0 none */
+};
+
+/* One busbw-vs-size sweep of one group and algorithm. */
+struct hr_group {
+	char *name;                /* "node0", "pair0-1", "world", or the log's file name */
+	int kind;                  /* enum hr_group_kind */
+	char *algo;                /* "ring", "tree", "default", ... */
+	char *collective;          /* "all_reduce", ... */
+	char *backend;             /* "nccl", "mpi", "nccl-tests" */
+	int nranks;
+	int *nodes;                /* indexes into fleet.nodes (hosts of the group) */
+	int nnodes;
+	char *gpu_name;            /* GPU name of the group's ranks (first), NULL none */
+	struct hr_row *rows;
+	size_t nrows;
+	double large_busbw_gbps;   /* out-of-place busbw at the largest size */
+	double large_bytes;
+	double avg_busbw_gbps;     /* mean of every busbw cell */
+	double reported_avg_gbps;  /* the log's own "Avg bus bandwidth", NAN none */
+	double wrong_total;
+	int complete;              /* the sweep finished (footer seen / status ok) */
+	char *failure;             /* first failure message, NULL none */
+	int busbw_is_algbw;        /* old nccl-tests all_gather: busbw printed = algbw */
+	char *source;              /* file (":LINE" for a text log's run) */
+};
+
+struct hr_straggler {
+	int node;
+	int rank;
+	double slowest_fraction;
+	double excess_pct;
+	char *source;
+};
+
+struct hr_loader_cfg {
+	char *name, *placement;
+	int workers;
+	double hog_util;
+	double lateness_p50_us, lateness_p99_us, lateness_max_us;
+	double input_wait_frac, accel_util;
+	char *verdict;             /* "pass", "warn", "fail" */
+	char *reasons;             /* the producer's reasons joined with "; " */
+};
+
+struct hr_loader {
+	int node;
+	char *verdict;             /* the tool's overall verdict */
+	int mask_collapsed;
+	struct hr_loader_cfg *cfgs;
+	size_t ncfgs;
+	char *rec_placement;       /* recommendation (NULL: none) */
+	int rec_workers;
+	char *rec_config;          /* the recommended configuration's name */
+	char *rec_verdict;         /* its verdict */
+	char *rec_numactl, *rec_hwloc_bind, *rec_slurm;
+	char *source;
+};
+
+/* One input run (a result file or a nccl-tests run) and what it cost. */
+struct hr_run {
+	char *path;
+	char *tool;                /* "roofline", ..., "nccl-tests" */
+	char *status;              /* result status; nccl-tests: "ok" or "failed" */
+	char *reason;
+	int node;                  /* node of the host section, -1 none */
+	int nnodes;                /* nodes it ran on (>= 1) */
+	time_t start, end;         /* 0 unknown */
+	double wall_sec;           /* end - start (or energy.wall_sec), NAN unknown */
+	int energy_measured;       /* an "energy" object with numbers was present */
+	double cpu_j, gpu_j;       /* measured energy, NAN when not */
+	char *energy_source;       /* the energy object's "source" */
+	int gpus_used;             /* for the estimate */
+	double gpu_rated_w;        /* sum of rated power of those GPUs */
+	int cpu_packages;          /* CPU packages of the nodes it ran on */
+};
+
+struct hr_fleet {
+	struct hr_node *nodes;       size_t nnodes;
+	struct hr_device *devices;   size_t ndevices;
+	struct hr_group *groups;     size_t ngroups;
+	struct hr_straggler *stragglers; size_t nstragglers;
+	struct hr_loader *loaders;   size_t nloaders;
+	struct hr_run *runs;         size_t nruns;
+	struct hr_issues issues;     /* input problems */
+	size_t files_read;           /* files that contributed data */
+	size_t files_ignored;        /* our own outputs */
+};
+
+/**
+ * hr_fleet_node - index of the node named @name, added when new.
+ * Returns the index, or -1 when out of memory.
+ */
+int hr_fleet_node(struct hr_fleet *f, const char *name);
+
+/**
+ * hr_fleet_load_file - read one input file into the fleet.
+ * @f:     [in,out] fleet.
+ * @path:  [in] file name.
+ * @named: [in] non-zero when the file was named on the command line, 0 when
+ *         it was found in a directory.
+ * Classifies the file by content: a JSON document with schema
+ * "clusterhealth.result" (roofline, allreduce_bw, loader_contention), a
+ * nccl-tests -J document, or a nccl-tests text log. Ignored (counted in
+ * files_ignored): a health_report profile ("clusterhealth.profile"), the
+ * stdout of allreduce_bw (nccl-tests layout, its result file is the data),
+ * and, when found in a directory, any other valid JSON or text that is not
+ * an input (recorded as a note). Anything else, and every part that cannot
+ * be used, is recorded in f->issues as skipped, with the file and, where
+ * known, the line and column (jansson's json_error_t for JSON syntax
+ * errors).
+ * Returns 0 (also when the file was skipped), CH_ERR_RUNTIME when out of
+ * memory.
+ */
+int hr_fleet_load_file(struct hr_fleet *f, const char *path, int named);
+
+/**
+ * hr_fleet_load_json - as hr_fleet_load_file() for a document already
+ * parsed (@doc borrowed).
+ */
+int hr_fleet_load_json(struct hr_fleet *f, const char *path, const json_t *doc, int named);
+
+/**
+ * hr_fleet_load_nccltests - add the runs of a parsed nccl-tests log: one
+ * group per run with rows; hosts from its device lines (kind: node for one
+ * host, pair for two, world for more, unknown when no device lines).
+ */
+int hr_fleet_load_nccltests(struct hr_fleet *f, const struct hr_nt_log *log);
+
+/** hr_fleet_release - free everything and zero @f. */
+void hr_fleet_release(struct hr_fleet *f);
+
+/**
+ * hr_gpu_nvlink_all - are this SKU's GPUs connected all-to-all by NVLink
+ * in their usual server (SXM boards on NVSwitch: HGX/DGX A100, H100, H200,
+ * B200)? Returns 1 for the SXM SKUs and B200, 0 for PCIe, NVL (bridged
+ * pairs) and L40S, -1 when @ds is NULL (unknown).
+ */
+int hr_gpu_nvlink_all(const struct ch_datasheet *ds);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,673 @@
+/*
+ * hr_plot.c - PLplot SVG plots in memory.
+ */
+#include "hr_plot.h"
+#include "hr_util.h"
+#include "ch_common.h"
+#include "ch_datasheet.h"
+
+#include <math.h>
+#include <plplot.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define W 720
+#define H 420
+
+enum {
+	C_BG = 0, C_BLACK, C_RED, C_BLUE, C_GREEN, C_ORANGE, C_PURPLE, C_BROWN,
+	C_GREY, C_PINK, C_OLIVE, C_CYAN, C_LIGHT, C_NCOLORS
+};
+
+static const unsigned char palette[C_NCOLORS][3] = {
+	{ 255, 255, 255 }, { 0, 0, 0 }, { 214, 39, 40 }, { 31, 119, 180 },
+	{ 44, 160, 44 }, { 255, 127, 14 }, { 148, 103, 189 }, { 140, 86, 75 },
+	{ 127, 127, 127 }, { 227, 119, 194 }, { 188, 189, 34 }, { 23, 190, 207 },
+	{ 210, 210, 210 },
+};
+
+/* colour of a dtype, for roofs and points */
+static int dtype_color(const char *dt)
+{
+	static const char *const names[] = { "fp64", "fp32", "tf32", "bf16", "fp16", "fp8" };
+	static const int col[] = { C_BLUE, C_GREEN, C_CYAN, C_PURPLE, C_PINK, C_BROWN };
+	int i;
+	for (i = 0; dt && i < 6; i++)
+		if (!strcmp(dt, names[i]))
+			return col[i];
+	return C_GREY;
+}
+
+void hr_svg_release(struct hr_svg *s)
+{
+	free(s->svg);
+	s->svg = NULL;
+	s->len = 0;
+}
+
+/* ------------------------------------------------------------ stream */
+
+static jmp_buf pl_jmp;
+static int pl_active;
+static char *pl_buf;
+static size_t pl_len;
+static FILE *pl_file;
+
+static int pl_exit_handler(const char *msg)
+{
+	ch_warn("plot failed: PLplot: %s", msg ? msg : "fatal error");
+	if (pl_active) {
+		pl_active = 0;
+		longjmp(pl_jmp, 1);
+	}
+	return 1;
+}
+
+static int pl_open(void)
+{
+	int i;
+	pl_buf = NULL;
+	pl_len = 0;
+	pl_file = open_memstream(&pl_buf, &pl_len);
+	if (!pl_file)
+		return CH_ERR_RUNTIME;
+	plsexit(pl_exit_handler);
+	plsdev("svg");
+	plsfile(pl_file);
+	plspage(0, 0, W, H, 0, 0);
+	plscolbg(palette[0][0], palette[0][1], palette[0][2]);
+	plscmap0n(C_NCOLORS);
+	for (i = 0; i < C_NCOLORS; i++)
+		plscol0(i, palette[i][0], palette[i][1], palette[i][2]);
+	plinit();
+	pladv(0);
+	plschr(0, 0.85);
+	return 0;
+}
+
+/* Close the stream (PLplot closes the FILE) and keep "<svg ...>". */
+static int pl_close(struct hr_svg *out)
+{
+	char *start;
+	plend1();
+	pl_file = NULL;
+	if (!pl_buf)
+		return CH_ERR_RUNTIME;
+	start = strstr(pl_buf, "<svg");
+	if (!start) {
+		free(pl_buf);
+		pl_buf = NULL;
+		return CH_ERR_RUNTIME;
+	}
+	out->len = pl_len - (size_t)(start - pl_buf);
+	out->svg = malloc(out->len + 1);
+	if (!out->svg) {
+		free(pl_buf);
+		pl_buf = NULL;
+		return CH_ERR_RUNTIME;
+	}
+	/* compact: PLplot writes one attribute per line; collapse white space
+	 * and drop attributes that repeat SVG's defaults */
+	{
+		static const char *const dflt[] = { " stroke-opacity=\"1.000000\"",
+			" fill-opacity=\"1.000000\"", NULL };
+		size_t i = 0, o = 0, n = out->len;
+		while (i < n) {
+			int k, skipped = 0;
+			char ch = start[i];
+			for (k = 0; dflt[k]; k++) {
+				size_t l = strlen(dflt[k]);
+				if (i + l <= n && !memcmp(start + i, dflt[k], l)) {
+					i += l;
+					skipped = 1;
+					break;
+				}
+			}
+			if (skipped)
+				continue;
+			if (ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r') {
+				while (i < n && (start[i] == ' ' || start[i] == '\n' || start[i] == '\t' || start[i] == '\r'))
+					i++;
+				if (o > 0 && out->svg[o - 1] != '>' && i < n && start[i] != '>' && start[i] != '/')
+					out->svg[o++] = ' ';
+				else if (o > 0 && out->svg[o - 1] == '>' && i < n && start[i] != '<')
+					out->svg[o++] = ' ';
+				continue;
+			}
+			out->svg[o++] = ch;
+			i++;
+		}
+		out->len = o;
+	}
+	out->svg[out->len] = '\0';
+	free(pl_buf);
+	pl_buf = NULL;
+	return 0;
+}
+
+/* PLplot text: '#' starts an escape sequence; double it. */
+static void pl_text(char *dst, size_t n, const char *src)
+{
+	size_t j = 0;
+	for (; src && *src && j + 2 < n; src++) {
+		if (*src == '#')
+			dst[j++] = '#';
+		dst[j++] = *src;
+	}
+	dst[j] = '\0';
+}
+
+static void viewport(const char *title, const char *xl, const char *yl,
+		     double x0, double x1, double y0, double y1, const char *xopt, const char *yopt)
+{
+	char t[256], a[128], b[128];
+	if (!(x1 > x0)) { x0 -= 1; x1 += 1; }
+	if (!(y1 > y0)) { y0 -= 1; y1 += 1; }
+	plvpor(0.11, 0.97, 0.14, 0.9);
+	plwind(x0, x1, y0, y1);
+	plcol0(C_LIGHT);
+	plwidth(0.5);
+	plbox("g", 0, 0, "g", 0, 0);
+	plcol0(C_BLACK);
+	plwidth(1);
+	plbox(xopt, 0, 0, yopt, 0, 0);
+	pl_text(t, sizeof(t), title);
+	pl_text(a, sizeof(a), xl);
+	pl_text(b, sizeof(b), yl);
+	pllab(a, b, t);
+}
+
+static void line2(double xa, double ya, double xb, double yb)
+{
+	double x[2] = { xa, xb }, y[2] = { ya, yb };
+	plline(2, x, y);
+}
+
+static void label_at(double x, double y, double just, const char *s)
+{
+	char t[256];
+	pl_text(t, sizeof(t), s);
+	plptex(x, y, 1, 0, just, t);
+}
+
+/* Legend entries stacked in the top-left corner of the current window. */
+static void legend(double x0, double x1, double y0, double y1, int i, int col, const char *text)
+{
+	plcol0(col);
+	label_at(x0 + 0.02 * (x1 - x0), y1 - (0.07 * (i + 1)) * (y1 - y0), 0.0, text);
+}
+
+/* "1.5 PFLOP/s"-free GFLOP/s or TFLOP/s text */
+static void fmt_flops(double g, char *buf, size_t n)
+{
+	char num[32];
+	if (g >= 10000)
+		snprintf(buf, n, "%s TFLOP/s", hr_fmt_num(g / 1000, num, sizeof(num)));
+	else
+		snprintf(buf, n, "%s GFLOP/s", hr_fmt_num(g, num, sizeof(num)));
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static double jnum(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *jstr(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* ------------------------------------------------------------ roofline */
+
+struct roof { char dtype[8]; double meas, ds; };
+
+static int roofline_draw(const char *node, const json_t *device)
+{
+	const json_t *metrics = json_object_get(device, "metrics"), *pts = json_object_get(device, "points"), *m;
+	struct roof roofs[CH_PEAK_NDTYPES];
+	int nroofs = 0, i;
+	double mem = NAN, mem_ds = NAN, amin = INFINITY, amax = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+	double top = NAN;
+	size_t k;
+	char title[256], lab[320];
+
+	json_array_foreach(metrics, k, m) {
+		const char *mk = jstr(m, "metric");
+		if (!mk)
+			continue;
+		if (!strcmp(mk, "memory_gbps")) {
+			mem = jnum(m, "value");
+			mem_ds = jnum(m, "datasheet");
+		} else if (!strncmp(mk, "compute_gflops.", 15) && nroofs < CH_PEAK_NDTYPES) {
+			snprintf(roofs[nroofs].dtype, sizeof(roofs[0].dtype), "%s", mk + 15);
+			roofs[nroofs].meas = jnum(m, "value");
+			roofs[nroofs].ds = jnum(m, "datasheet");
+			nroofs++;
+		}
+	}
+	json_array_foreach(pts, k, m) {
+		double ai = jnum(m, "ai_flop_per_byte"), g = jnum(m, "gflops");
+		if (!(ai > 0) || !(g > 0))
+			continue;
+		amin = fmin(amin, ai);
+		amax = fmax(amax, ai);
+		ylo = fmin(ylo, g);
+		yhi = fmax(yhi, g);
+	}
+	for (i = 0; i < nroofs; i++) {
+		double r = fmax(roofs[i].meas, isnan(roofs[i].ds) ? 0 : roofs[i].ds);
+		if (r > 0) {
+			yhi = fmax(yhi, r);
+			ylo = fmin(ylo, roofs[i].meas);
+			if (mem > 0) {
+				amax = fmax(amax, 4 * roofs[i].meas / mem);
+				amin = fmin(amin, 0.25 * roofs[i].meas / fmax(mem, mem_ds > 0 ? mem_ds : 0) / 4);
+			}
+			if (isnan(top) || roofs[i].meas > top)
+				top = roofs[i].meas;
+		}
+	}
+	if (!isfinite(amin) || !isfinite(amax)) {
+		amin = 0.01;
+		amax = 100;
+	}
+	if (mem > 0) {
+		ylo = fmin(ylo, mem * amin);
+		yhi = fmax(yhi, mem * amin);
+	}
+	if (!isfinite(ylo) || !isfinite(yhi) || ylo <= 0)
+		return CH_ERR_USAGE;
+	snprintf(title, sizeof(title), "%s %s%s%s%s: roofline", node, jstr(device, "device"),
+		 jstr(device, "name") ? " (" : "", jstr(device, "name") ? jstr(device, "name") : "",
+		 jstr(device, "name") ? ")" : "");
+	{
+		double x0 = log10(amin) - 0.2, x1 = log10(amax) + 0.2;
+		double y0 = log10(ylo) - 0.3, y1 = log10(yhi) + 0.3 + 0.08 * (nroofs + 1) * (log10(yhi) - log10(ylo) + 0.6);
+		int li = 0;
+		char num[32];
+		viewport(title, "arithmetic intensity (FLOP/byte)", "GFLOP/s", x0, x1, y0, y1,
+			 "bcnstl", "bcnstvl");
+		/* datasheet roofs, dashed */
+		plwidth(1.5);
+		pllsty(2);
+		for (i = 0; i < nroofs; i++) {
+			double bw = mem_ds > 0 ? mem_ds : NAN;
+			if (!(roofs[i].ds > 0))
+				continue;
+			plcol0(dtype_color(roofs[i].dtype));
+			if (bw > 0 && roofs[i].ds / bw > amin) {
+				double ridge = roofs[i].ds / bw;
+				line2(x0, log10(bw) + x0, log10(ridge), log10(roofs[i].ds));
+				line2(log10(ridge), log10(roofs[i].ds), x1, log10(roofs[i].ds));
+			} else {
+				line2(x0, log10(roofs[i].ds), x1, log10(roofs[i].ds));
+			}
+		}
+		/* measured roofs, solid */
+		pllsty(1);
+		plwidth(2.5);
+		for (i = 0; i < nroofs; i++) {
+			double c = roofs[i].meas;
+			if (!(c > 0))
+				continue;
+			plcol0(dtype_color(roofs[i].dtype));
+			if (mem > 0 && c / mem > amin) {
+				double ridge = c / mem;
+				line2(x0, log10(mem) + x0, log10(ridge), log10(c));
+				line2(log10(ridge), log10(c), x1, log10(c));
+			} else {
+				line2(x0, log10(c), x1, log10(c));
+			}
+		}
+		if (mem > 0 && nroofs == 0) {
+			plcol0(C_BLACK);
+			line2(x0, log10(mem) + x0, x1, log10(mem) + x1);
+		}
+		plwidth(1);
+		if (mem > 0) {
+			snprintf(lab, sizeof(lab), "memory roof %s GB/s%s%s%s", hr_fmt_num(mem, num, sizeof(num)),
+				 mem_ds > 0 ? " (datasheet " : "", mem_ds > 0 ? hr_fmt_num(mem_ds, title, sizeof(title)) : "",
+				 mem_ds > 0 ? ")" : "");
+			legend(x0, x1, y0, y1, li++, C_BLACK, lab);
+		}
+		for (i = 0; i < nroofs; i++) {
+			char f1[48], f2[48];
+			fmt_flops(roofs[i].meas, f1, sizeof(f1));
+			if (roofs[i].ds > 0)
+				fmt_flops(roofs[i].ds, f2, sizeof(f2));
+			snprintf(lab, sizeof(lab), "%s roof %s%s%s%s", roofs[i].dtype, f1,
+				 roofs[i].ds > 0 ? " (datasheet " : "", roofs[i].ds > 0 ? f2 : "",
+				 roofs[i].ds > 0 ? ")" : "");
+			legend(x0, x1, y0, y1, li++, dtype_color(roofs[i].dtype), lab);
+		}
+	}
+	/* points */
+	plwidth(1);
+	json_array_foreach(pts, k, m) {
+		double ai = jnum(m, "ai_flop_per_byte"), g = jnum(m, "gflops"), x, y;
+		if (!(ai > 0) || !(g > 0))
+			continue;
+		x = log10(ai);
+		y = log10(g);
+		plcol0(json_is_true(json_object_get(m, "throttled")) ? C_RED : dtype_color(jstr(m, "dtype")));
+		plpoin(1, &x, &y, jstr(m, "family") && !strcmp(jstr(m, "family"), "gemm") ? 5 : 4);
+	}
+	(void)top;
+	return 0;
+}
+
+int hr_plot_roofline(const char *node, const json_t *device, struct hr_svg *out)
+{
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if (setjmp(pl_jmp)) {
+		pl_active = 0;
+		return CH_ERR_RUNTIME;
+	}
+	if (pl_open())
+		return CH_ERR_RUNTIME;
+	pl_active = 1;
+	rc = roofline_draw(node, device);
+	pl_active = 0;
+	if (rc) {
+		plend1();
+		free(pl_buf);
+		pl_buf = NULL;
+		return rc;
+	}
+	return pl_close(out);
+}
+
+/* ------------------------------------------------------------ busbw */
+
+/* x axis in log2 bytes, labelled with nccl-tests' size suffixes */
+static void size_label(PLINT axis, PLFLT value, char *label, PLINT length, PLPointer data)
+{
+	(void)data;
+	if (axis == PL_X_AXIS && fabs(value - round(value)) < 1e-6 && value >= 0 && value < 63)
+		hr_fmt_bytes(ldexp(1.0, (int)round(value)), label, (size_t)length);
+	else
+		snprintf(label, (size_t)length, "%g", value);
+}
+
+static int busbw_draw(const char *title, const json_t *groups)
+{
+	static const int cols[] = { C_BLUE, C_ORANGE, C_GREEN, C_RED, C_PURPLE, C_BROWN, C_CYAN };
+	double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
+	const json_t *g, *r;
+	size_t i, k;
+	int nlines = 0;
+	char lab[160];
+
+	json_array_foreach(groups, i, g) {
+		const json_t *rows = json_object_get(g, "rows");
+		if (json_array_size(rows) >= 2)
+			nlines++;
+		json_array_foreach(rows, k, r) {
+			double b = jnum(r, "bytes"), o = jnum(r, "busbw_oop_gbps"), p = jnum(r, "busbw_ip_gbps");
+			if (!(b > 0))
+				continue;
+			xmin = fmin(xmin, log2(b));
+			xmax = fmax(xmax, log2(b));
+			if (o > ymax) ymax = o;
+			if (p > ymax) ymax = p;
+		}
+	}
+	if (!nlines || !isfinite(xmin))
+		return CH_ERR_USAGE;
+	plslabelfunc(size_label, NULL);
+	viewport(title, "message size (bytes)", "busbw (GB/s)", xmin - 0.5, xmax + 0.5, 0,
+		 ymax > 0 ? ymax * 1.15 : 1, "bcnsto", "bcnstv");
+	plslabelfunc(NULL, NULL);
+	nlines = 0;
+	json_array_foreach(groups, i, g) {
+		const json_t *rows = json_object_get(g, "rows");
+		size_t n = json_array_size(rows), m, half;
+		double *x, *y;
+		int col = cols[nlines % 7];
+		if (n < 2)
+			continue;
+		x = malloc(n * sizeof(*x));
+		y = malloc(n * sizeof(*y));
+		if (!x || !y) {
+			free(x);
+			free(y);
+			return CH_ERR_RUNTIME;
+		}
+		for (half = 0; half < 2; half++) {
+			m = 0;
+			json_array_foreach(rows, k, r) {
+				double b = jnum(r, "bytes"), v = jnum(r, half ? "busbw_ip_gbps" : "busbw_oop_gbps");
+				if (!(b > 0) || isnan(v))
+					continue;
+				x[m] = log2(b);
+				y[m] = v;
+				m++;
+			}
+			if (m < 1)
+				continue;
+			plcol0(col);
+			plwidth(half ? 1.2 : 2.2);
+			pllsty(half ? 2 : 1);
+			if (m >= 2)
+				plline((PLINT)m, x, y);
+			plpoin((PLINT)m, x, y, half ? 5 : 4);
+		}
+		pllsty(1);
+		snprintf(lab, sizeof(lab), "%s %s (%lld ranks)", jstr(g, "algo") ? jstr(g, "algo") : "?",
+			 jstr(g, "collective") ? jstr(g, "collective") : "",
+			 (long long)json_integer_value(json_object_get(g, "nranks")));
+		plcol0(col);
+		label_at(xmin - 0.3, ymax * (1.1 - 0.07 * nlines), 0.0, lab);
+		free(x);
+		free(y);
+		nlines++;
+	}
+	return 0;
+}
+
+int hr_plot_busbw(const char *title, const json_t *groups, struct hr_svg *out)
+{
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if (setjmp(pl_jmp)) {
+		pl_active = 0;
+		return CH_ERR_RUNTIME;
+	}
+	if (pl_open())
+		return CH_ERR_RUNTIME;
+	pl_active = 1;
+	rc = busbw_draw(title, groups);
+	pl_active = 0;
+	if (rc) {
+		plend1();
+		free(pl_buf);
+		pl_buf = NULL;
+		return rc;
+	}
+	return pl_close(out);
+}
+
+/* ------------------------------------------------------------ lateness */
+
+static int lateness_draw(const char *node, const json_t *loader)
+{
+	const json_t *cfgs = json_object_get(loader, "configs"), *c;
+	size_t n = json_array_size(cfgs), i;
+	double ymin = INFINITY, ymax = -INFINITY;
+	char title[256];
+
+	if (!n)
+		return CH_ERR_USAGE;
+	json_array_foreach(cfgs, i, c) {
+		double a = jnum(c, "lateness_p50_us"), b = jnum(c, "lateness_p99_us");
+		if (a > 0) { ymin = fmin(ymin, a); ymax = fmax(ymax, a); }
+		if (b > 0) { ymin = fmin(ymin, b); ymax = fmax(ymax, b); }
+	}
+	if (!isfinite(ymin)) {
+		ymin = 1;
+		ymax = 10;
+	}
+	snprintf(title, sizeof(title), "%s: feeder lateness per placement (loader_contention)", node);
+	viewport(title, "", "lateness (us)", -0.6, (double)n - 0.4, log10(ymin) - 0.3,
+		 log10(ymax) + 0.5, "bc", "bcnstvl");
+	json_array_foreach(cfgs, i, c) {
+		double p50 = jnum(c, "lateness_p50_us"), p99 = jnum(c, "lateness_p99_us");
+		const char *v = jstr(c, "verdict");
+		double y0 = log10(ymin) - 0.3, x, y;
+		int col = v && !strcmp(v, "fail") ? C_RED : v && !strcmp(v, "warn") ? C_ORANGE : C_GREEN;
+		char lab[96];
+		if (p99 > 0) {
+			double bx[4] = { i - 0.3, i + 0.3, i + 0.3, i - 0.3 };
+			double by[4] = { y0, y0, log10(p99), log10(p99) };
+			plcol0(col);
+			plfill(4, bx, by);
+			plcol0(C_BLACK);
+			plline(4, bx, by);
+		}
+		if (p50 > 0) {
+			x = (double)i;
+			y = log10(p50);
+			plcol0(C_BLACK);
+			plwidth(2);
+			line2(x - 0.3, y, x + 0.3, y);
+			plwidth(1);
+		}
+		snprintf(lab, sizeof(lab), "%s", jstr(c, "name") ? jstr(c, "name") : "?");
+		plcol0(C_BLACK);
+		{
+			char t[128];
+			pl_text(t, sizeof(t), lab);
+			plmtex("b", 1.5 + 1.2 * (double)(i % 2), ((double)i + 0.6) / ((double)n + 0.2), 0.5, t);
+		}
+	}
+	return 0;
+}
+
+int hr_plot_lateness(const char *node, const json_t *loader, struct hr_svg *out)
+{
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if (setjmp(pl_jmp)) {
+		pl_active = 0;
+		return CH_ERR_RUNTIME;
+	}
+	if (pl_open())
+		return CH_ERR_RUNTIME;
+	pl_active = 1;
+	rc = lateness_draw(node, loader);
+	pl_active = 0;
+	if (rc) {
+		plend1();
+		free(pl_buf);
+		pl_buf = NULL;
+		return rc;
+	}
+	return pl_close(out);
+}
+
+/* ------------------------------------------------------------ distribution */
+
+struct dv { double v; const char *subject, *level; };
+
+static int cmp_dv(const void *a, const void *b)
+{
+	double x = ((const struct dv *)a)->v, y = ((const struct dv *)b)->v;
+	return (x > y) - (x < y);
+}
+
+static int distribution_draw(const json_t *dist, double warn_pct, double fail_pct)
+{
+	const json_t *vals = json_object_get(dist, "values"), *v;
+	size_t n = json_array_size(vals), i, m = 0;
+	struct dv *d;
+	double med = jnum(dist, "median"), ymin = INFINITY, ymax = -INFINITY;
+	char title[256], yl[64];
+
+	if (n < 2)
+		return CH_ERR_USAGE;
+	d = calloc(n, sizeof(*d));
+	if (!d)
+		return CH_ERR_RUNTIME;
+	json_array_foreach(vals, i, v) {
+		double x = jnum(v, "value");
+		if (isnan(x))
+			continue;
+		d[m].v = x;
+		d[m].subject = jstr(v, "subject");
+		d[m].level = jstr(v, "level");
+		ymin = fmin(ymin, x);
+		ymax = fmax(ymax, x);
+		m++;
+	}
+	if (m < 2) {
+		free(d);
+		return CH_ERR_USAGE;
+	}
+	qsort(d, m, sizeof(*d), cmp_dv);
+	if (med > 0) {
+		ymin = fmin(ymin, med * (1 - fail_pct / 100));
+		ymax = fmax(ymax, med);
+	}
+	snprintf(title, sizeof(title), "fleet: %s (n=%zu)", jstr(dist, "metric") ? jstr(dist, "metric") : "?", m);
+	snprintf(yl, sizeof(yl), "%s", jstr(dist, "unit") ? jstr(dist, "unit") : "");
+	{
+		double pad = (ymax - ymin) * 0.1 + fabs(ymax) * 0.01;
+		viewport(title, "rank (sorted by value)", yl, 0, (double)m + 1, ymin - pad, ymax + pad,
+			 "bcnst", "bcnstv");
+	}
+	if (med > 0) {
+		plcol0(C_BLACK);
+		plwidth(1.5);
+		line2(0, med, (double)m + 1, med);
+		label_at(0.2, med, 0.0, "median");
+		pllsty(2);
+		plcol0(C_ORANGE);
+		line2(0, med * (1 - warn_pct / 100), (double)m + 1, med * (1 - warn_pct / 100));
+		plcol0(C_RED);
+		line2(0, med * (1 - fail_pct / 100), (double)m + 1, med * (1 - fail_pct / 100));
+		pllsty(1);
+	}
+	plwidth(1);
+	for (i = 0; i < m; i++) {
+		double x = (double)i + 1, y = d[i].v;
+		int out = d[i].level && (!strcmp(d[i].level, "warn") || !strcmp(d[i].level, "fail"));
+		plcol0(!out ? C_BLUE : !strcmp(d[i].level, "fail") ? C_RED : C_ORANGE);
+		plpoin(1, &x, &y, out ? 5 : 4);
+		if (out && d[i].subject)
+			label_at(x + 0.3, y, 0.0, d[i].subject);
+	}
+	free(d);
+	return 0;
+}
+
+int hr_plot_distribution(const json_t *dist, double warn_pct_below,
+			 double fail_pct_below, struct hr_svg *out)
+{
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if (json_array_size(json_object_get(dist, "values")) < 2)
+		return CH_ERR_USAGE;
+	if (setjmp(pl_jmp)) {
+		pl_active = 0;
+		return CH_ERR_RUNTIME;
+	}
+	if (pl_open())
+		return CH_ERR_RUNTIME;
+	pl_active = 1;
+	rc = distribution_draw(dist, warn_pct_below, fail_pct_below);
+	pl_active = 0;
+	if (rc) {
+		plend1();
+		free(pl_buf);
+		pl_buf = NULL;
+		return rc;
+	}
+	return pl_close(out);
+}

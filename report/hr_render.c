@@ -1,0 +1,586 @@
+/*
+ * hr_render.c - terminal summary, Markdown and Prometheus outputs.
+ */
+#include "hr_render.h"
+#include "ch_common.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define RED "\033[1;31m"
+#define YEL "\033[1;33m"
+#define GRN "\033[32m"
+#define DIM "\033[2m"
+#define BLD "\033[1m"
+#define RST "\033[0m"
+
+static const char *verdict_color(const char *v)
+{
+	if (!v)
+		return "";
+	if (!strcmp(v, "FAIL") || !strcmp(v, "fail"))
+		return RED;
+	if (!strcmp(v, "WARN") || !strcmp(v, "warn"))
+		return YEL;
+	return GRN;
+}
+
+static const char *fmt_sec(double s, char *buf, size_t n)
+{
+	if (isnan(s))
+		snprintf(buf, n, "n/a");
+	else if (s < 120)
+		snprintf(buf, n, "%.0f s", s);
+	else if (s < 7200)
+		snprintf(buf, n, "%.0f min %.0f s", floor(s / 60), fmod(s, 60));
+	else
+		snprintf(buf, n, "%.1f h", s / 3600);
+	return buf;
+}
+
+/* "12.3 kWh" / "5.2 Wh" */
+static const char *fmt_kwh(double kwh, char *buf, size_t n)
+{
+	char num[32];
+	if (isnan(kwh))
+		snprintf(buf, n, "n/a");
+	else if (kwh < 1)
+		snprintf(buf, n, "%s Wh", hr_fmt_num(kwh * 1000, num, sizeof(num)));
+	else
+		snprintf(buf, n, "%s kWh", hr_fmt_num(kwh, num, sizeof(num)));
+	return buf;
+}
+
+static void cost_line(const json_t *c, char *buf, size_t n)
+{
+	char wall[48], it[48], fac[48], cost[32], co2[32];
+	const char *src = hr_jstr(c, "energy_source");
+	if (hr_jint(c, "runs_counted", 0) == 0) {
+		snprintf(buf, n, "run cost: not known (no input with timestamps or an energy record; nccl-tests text logs carry neither)");
+		return;
+	}
+	snprintf(buf, n, "run cost: %s wall (first start to last end); energy %s (%s), facility %s at PUE %.2f: %s %s, %s kg CO2e",
+		 fmt_sec(hr_jnum(c, "wall_span_sec"), wall, sizeof(wall)),
+		 fmt_kwh(hr_jnum(c, "it_energy_j") / 3.6e6, it, sizeof(it)),
+		 src ? src : "n/a",
+		 fmt_kwh(hr_jnum(c, "facility_energy_kwh"), fac, sizeof(fac)), hr_jnum(c, "pue"),
+		 hr_fmt_num(hr_jnum(c, "cost"), cost, sizeof(cost)),
+		 hr_jstr(c, "currency") ? hr_jstr(c, "currency") : "",
+		 hr_fmt_num(hr_jnum(c, "co2e_kg"), co2, sizeof(co2)));
+}
+
+/* ------------------------------------------------------------ terminal */
+
+int hr_render_terminal(const json_t *p, FILE *out, int color)
+{
+	const json_t *sum = json_object_get(p, "summary"), *nodes = json_object_get(p, "nodes");
+	const json_t *in = json_object_get(p, "inputs"), *n, *r, *x;
+	size_t i, j, shown_pass = 0, more_pass = 0;
+	char line[1024];
+	const char *c0 = color ? BLD : "", *c1 = color ? RST : "", *dim = color ? DIM : "";
+
+	fprintf(out, "%shealth_report%s: %lld node%s: %lld FAIL, %lld WARN, %lld PASS; %lld devices, %lld groups; %lld input files (%lld read, %lld ignored), %lld input problem%s skipped\n",
+		c0, c1, hr_jint(sum, "nodes", 0), hr_jint(sum, "nodes", 0) == 1 ? "" : "s",
+		hr_jint(sum, "fail", 0), hr_jint(sum, "warn", 0), hr_jint(sum, "pass", 0),
+		hr_jint(sum, "devices", 0), hr_jint(sum, "groups", 0), hr_jint(in, "files", 0),
+		hr_jint(in, "files_read", 0), hr_jint(in, "files_ignored", 0), hr_jint(in, "skipped", 0),
+		hr_jint(in, "skipped", 0) == 1 ? "" : "s");
+	cost_line(json_object_get(p, "run_cost"), line, sizeof(line));
+	fprintf(out, "%s%s%s\n\n", dim, line, c1);
+
+	json_array_foreach(nodes, i, n) {
+		const char *v = hr_jstr(n, "verdict");
+		const json_t *rs = json_object_get(n, "reasons");
+		const json_t *first = NULL;
+		size_t nr = 0;
+		if (v && !strcmp(v, "PASS") && shown_pass >= 20) {
+			more_pass++;
+			continue;
+		}
+		if (v && !strcmp(v, "PASS"))
+			shown_pass++;
+		json_array_foreach(rs, j, r) {
+			const char *l = hr_jstr(r, "level");
+			if (l && strcmp(l, "info")) {
+				if (!first)
+					first = r;
+				nr++;
+			}
+		}
+		fprintf(out, "%s%-4s%s  %-16s %s", color ? verdict_color(v) : "", v ? v : "?", c1,
+			hr_jstr(n, "name") ? hr_jstr(n, "name") : "?",
+			first ? hr_jstr(first, "text") : (json_is_false(json_object_get(n, "like_for_like")) ? "(configuration differs from the fleet)" : ""));
+		if (nr > 1)
+			fprintf(out, " %s(+%zu more)%s", dim, nr - 1, c1);
+		fputc('\n', out);
+	}
+	if (more_pass)
+		fprintf(out, "      ... and %zu more PASS node%s\n", more_pass, more_pass == 1 ? "" : "s");
+
+	/* details */
+	json_array_foreach(nodes, i, n) {
+		const char *v = hr_jstr(n, "verdict");
+		int header = 0;
+		json_array_foreach(json_object_get(n, "reasons"), j, r) {
+			const char *l = hr_jstr(r, "level");
+			if (!l || !strcmp(l, "info"))
+				continue;
+			if (!header) {
+				fprintf(out, "\n%s%s%s %s%s%s\n", c0, hr_jstr(n, "name"), c1,
+					color ? verdict_color(v) : "", v, c1);
+				header = 1;
+			}
+			fprintf(out, "  %s%-4s%s %s\n", color ? verdict_color(l) : "", l, c1, hr_jstr(r, "text"));
+			if (hr_jstr(r, "action"))
+				fprintf(out, "       %saction:%s %s\n", dim, c1, hr_jstr(r, "action"));
+		}
+	}
+	x = json_object_get(p, "findings");
+	if (json_array_size(x)) {
+		fprintf(out, "\n%sfleet findings%s (not tied to a node)\n", c0, c1);
+		json_array_foreach(x, j, r) {
+			const char *l = hr_jstr(r, "level");
+			fprintf(out, "  %s%-4s%s %s\n", color ? verdict_color(l) : "", l, c1, hr_jstr(r, "text"));
+			if (hr_jstr(r, "action"))
+				fprintf(out, "       %saction:%s %s\n", dim, c1, hr_jstr(r, "action"));
+		}
+	}
+	x = json_object_get(p, "drift");
+	if (json_array_size(x)) {
+		fprintf(out, "\n%sconfiguration drift%s (results across these are not like for like)\n", c0, c1);
+		json_array_foreach(x, j, r) {
+			const json_t *d;
+			size_t k;
+			fprintf(out, "  %s: fleet '%s'", hr_jstr(r, "key"),
+				hr_jstr(r, "majority") ? hr_jstr(r, "majority") : "(no majority)");
+			json_array_foreach(json_object_get(r, "nodes"), k, d)
+				fprintf(out, "%s %s '%s'", k ? "," : ";", hr_jstr(d, "node"), hr_jstr(d, "value"));
+			fputc('\n', out);
+		}
+	}
+	x = json_object_get(sum, "drain_candidates");
+	if (json_array_size(x)) {
+		fprintf(out, "\n%sdrain candidates%s:", color ? RED : "", c1);
+		json_array_foreach(x, j, r)
+			fprintf(out, " %s", json_string_value(r));
+		fputc('\n', out);
+	}
+	x = json_object_get(in, "issues");
+	if (json_array_size(x)) {
+		size_t shown = 0;
+		fprintf(out, "\n%sinput problems and notes%s (%zu)%s\n", c0, c1, json_array_size(x),
+			hr_jint(in, "skipped", 0) ? ": the report was produced without the skipped parts" : "");
+		json_array_foreach(x, j, r) {
+			long long l = hr_jint(r, "line", 0), c = hr_jint(r, "column", 0);
+			if (shown++ >= 20) {
+				fprintf(out, "  ... %zu more in profile.json (inputs.issues)\n", json_array_size(x) - 20);
+				break;
+			}
+			fprintf(out, "  %s", hr_jstr(r, "path"));
+			if (l > 0)
+				fprintf(out, ":%lld", l);
+			if (c > 0)
+				fprintf(out, ":%lld", c);
+			fprintf(out, ": %s: %s\n", hr_jstr(r, "kind"), hr_jstr(r, "message"));
+		}
+	}
+	fflush(out);
+	return ferror(out) ? CH_ERR_RUNTIME : 0;
+}
+
+/* ------------------------------------------------------------ Markdown */
+
+static void md_num(struct hr_buf *b, double v, const char *suffix)
+{
+	char num[32];
+	if (isnan(v))
+		hr_buf_puts(b, "n/a");
+	else
+		hr_buf_printf(b, "%s%s", hr_fmt_num(v, num, sizeof(num)), suffix);
+}
+
+/* A ticket stays readable: past this many rows a table lists only what is
+ * flagged (everything is in profile.json and report.html). */
+#define MD_MAX_ROWS 60
+
+static int metric_flagged(const json_t *m)
+{
+	const char *l = hr_jstr(m, "level");
+	return l && strcmp(l, "info");
+}
+
+static int group_flagged_md(const json_t *g)
+{
+	const json_t *cmp = json_object_get(g, "comparison");
+	return (cmp && metric_flagged(cmp)) || hr_jnum(g, "wrong_total") > 0 || hr_jstr(g, "failure");
+}
+
+static int cfg_flagged(const json_t *c)
+{
+	const char *v = hr_jstr(c, "verdict");
+	return v && strcmp(v, "pass");
+}
+
+int hr_render_markdown(const json_t *p, struct hr_buf *b)
+{
+	size_t rows_total = 0, rows_flagged = 0;
+	int all;
+	const json_t *sum = json_object_get(p, "summary"), *nodes = json_object_get(p, "nodes");
+	const json_t *in = json_object_get(p, "inputs"), *c = json_object_get(p, "run_cost");
+	const json_t *n, *r, *x, *d, *m;
+	size_t i, j, k;
+	char line[1024];
+
+	hr_buf_printf(b, "# Cluster health report\n\n");
+	hr_buf_printf(b, "Generated %s by health_report %s (git %s). **%s**: %lld nodes, %lld FAIL, %lld WARN, %lld PASS; %lld devices, %lld all-reduce groups.\n\n",
+		      hr_jstr(p, "generated_utc"), hr_jstr(p, "version"), hr_jstr(p, "git_rev"),
+		      hr_jstr(sum, "verdict"), hr_jint(sum, "nodes", 0), hr_jint(sum, "fail", 0),
+		      hr_jint(sum, "warn", 0), hr_jint(sum, "pass", 0), hr_jint(sum, "devices", 0),
+		      hr_jint(sum, "groups", 0));
+	x = json_object_get(sum, "drain_candidates");
+	if (json_array_size(x)) {
+		hr_buf_puts(b, "**Drain candidates:** ");
+		json_array_foreach(x, j, r)
+			hr_buf_printf(b, "%s`%s`", j ? ", " : "", json_string_value(r));
+		hr_buf_puts(b, "\n\n");
+	}
+	cost_line(c, line, sizeof(line));
+	hr_buf_printf(b, "%c%s.\n\n", 'R', line + 1);
+	if (hr_jstr(c, "energy_source") && strcmp(hr_jstr(c, "energy_source"), "measured"))
+		hr_buf_printf(b, "Energy estimate: %s.\n\n", hr_jstr(c, "estimate_basis"));
+
+	hr_buf_puts(b, "## Nodes\n\n| verdict | node | reasons | suggested action |\n|---|---|---|---|\n");
+	json_array_foreach(nodes, i, n) {
+		int any = 0;
+		hr_buf_printf(b, "| %s | ", hr_jstr(n, "verdict"));
+		hr_buf_md(b, hr_jstr(n, "name"));
+		hr_buf_puts(b, " | ");
+		json_array_foreach(json_object_get(n, "reasons"), j, r) {
+			if (!strcmp(hr_jstr(r, "level"), "info"))
+				continue;
+			hr_buf_printf(b, "%s**%s** ", any ? "<br>" : "", hr_jstr(r, "level"));
+			hr_buf_md(b, hr_jstr(r, "text"));
+			any = 1;
+		}
+		hr_buf_puts(b, " | ");
+		any = 0;
+		json_array_foreach(json_object_get(n, "reasons"), j, r) {
+			if (!strcmp(hr_jstr(r, "level"), "info") || !hr_jstr(r, "action"))
+				continue;
+			hr_buf_puts(b, any ? "<br>" : "");
+			hr_buf_md(b, hr_jstr(r, "action"));
+			any = 1;
+		}
+		hr_buf_puts(b, " |\n");
+	}
+	x = json_object_get(p, "findings");
+	if (json_array_size(x)) {
+		hr_buf_puts(b, "\n## Fleet findings (not tied to a node)\n\n");
+		json_array_foreach(x, j, r) {
+			hr_buf_printf(b, "- **%s** ", hr_jstr(r, "level"));
+			hr_buf_md(b, hr_jstr(r, "text"));
+			if (hr_jstr(r, "action")) {
+				hr_buf_puts(b, " Action: ");
+				hr_buf_md(b, hr_jstr(r, "action"));
+			}
+			hr_buf_puts(b, "\n");
+		}
+	}
+	x = json_object_get(p, "drift");
+	if (json_array_size(x)) {
+		hr_buf_puts(b, "\n## Configuration drift\n\nResults across these nodes are not like for like.\n\n| key | fleet majority | differing nodes |\n|---|---|---|\n");
+		json_array_foreach(x, j, r) {
+			hr_buf_printf(b, "| %s | ", hr_jstr(r, "key"));
+			hr_buf_md(b, hr_jstr(r, "majority") ? hr_jstr(r, "majority") : "(no majority)");
+			hr_buf_puts(b, " | ");
+			json_array_foreach(json_object_get(r, "nodes"), k, d) {
+				hr_buf_printf(b, "%s", k ? ", " : "");
+				hr_buf_md(b, hr_jstr(d, "node"));
+				hr_buf_puts(b, " `");
+				hr_buf_md(b, hr_jstr(d, "value"));
+				hr_buf_puts(b, "`");
+			}
+			hr_buf_puts(b, " |\n");
+		}
+	}
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(n, "devices"), j, d)
+			json_array_foreach(json_object_get(d, "metrics"), k, m) {
+				rows_total++;
+				rows_flagged += metric_flagged(m);
+			}
+	all = rows_total <= MD_MAX_ROWS;
+	hr_buf_puts(b, "\n## Devices (roofline)\n\n");
+	if (!all)
+		hr_buf_printf(b, "The %zu flagged of %zu device metrics (all of them are in profile.json and report.html).\n\n",
+			      rows_flagged, rows_total);
+	hr_buf_puts(b, "| node | device | model | metric | measured | % of datasheet | % of expected | % of fleet median | robust z | level |\n|---|---|---|---|---|---|---|---|---|---|\n");
+	json_array_foreach(nodes, i, n) {
+		json_array_foreach(json_object_get(n, "devices"), j, d) {
+			json_array_foreach(json_object_get(d, "metrics"), k, m) {
+				if (!all && !metric_flagged(m))
+					continue;
+				hr_buf_puts(b, "| ");
+				hr_buf_md(b, hr_jstr(n, "name"));
+				hr_buf_printf(b, " | %s | ", hr_jstr(d, "device"));
+				hr_buf_md(b, hr_jstr(d, "sku") ? hr_jstr(d, "sku") : hr_jstr(d, "name") ? hr_jstr(d, "name") : "?");
+				hr_buf_printf(b, " | %s | ", hr_jstr(m, "metric"));
+				md_num(b, hr_jnum(m, "value"), "");
+				hr_buf_printf(b, " %s | ", hr_jstr(m, "unit"));
+				md_num(b, hr_jnum(m, "pct_of_datasheet"), "%");
+				hr_buf_puts(b, " | ");
+				md_num(b, hr_jnum(m, "pct_of_expected"), "%");
+				hr_buf_puts(b, " | ");
+				md_num(b, hr_jnum(m, "pct_of_fleet_median"), "%");
+				hr_buf_puts(b, " | ");
+				md_num(b, hr_jnum(m, "z"), "");
+				hr_buf_printf(b, " | %s |\n", hr_jstr(m, "level"));
+			}
+			if (!json_array_size(json_object_get(d, "metrics")) &&
+			    (all || strcmp(hr_jstr(d, "status") ? hr_jstr(d, "status") : "", "unavailable"))) {
+				hr_buf_puts(b, "| ");
+				hr_buf_md(b, hr_jstr(n, "name"));
+				hr_buf_printf(b, " | %s | ", hr_jstr(d, "device"));
+				hr_buf_md(b, hr_jstr(d, "name") ? hr_jstr(d, "name") : "?");
+				hr_buf_printf(b, " | status %s | ", hr_jstr(d, "status"));
+				hr_buf_md(b, hr_jstr(d, "reason") ? hr_jstr(d, "reason") : "");
+				hr_buf_puts(b, " | | | | | |\n");
+			}
+		}
+	}
+	rows_total = json_array_size(json_object_get(p, "groups"));
+	rows_flagged = 0;
+	json_array_foreach(json_object_get(p, "groups"), j, d)
+		rows_flagged += group_flagged_md(d);
+	all = rows_total <= MD_MAX_ROWS;
+	hr_buf_puts(b, "\n## All-reduce groups\n\nbusbw at the largest message size, out-of-place; average = mean of every busbw cell (nccl-tests' \"Avg bus bandwidth\").");
+	if (!all)
+		hr_buf_printf(b, " The %zu flagged or failed of %zu groups.", rows_flagged, rows_total);
+	hr_buf_puts(b, "\n\n| group | kind | nodes | collective | algo | ranks | largest size | busbw (GB/s) | % of like median | avg busbw | log's avg | level | source |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	json_array_foreach(json_object_get(p, "groups"), j, d) {
+		const json_t *cmp = json_object_get(d, "comparison");
+		char sz[32];
+		if (!all && !group_flagged_md(d))
+			continue;
+		hr_buf_puts(b, "| ");
+		hr_buf_md(b, hr_jstr(d, "name"));
+		hr_buf_printf(b, " | %s | ", hr_jstr(d, "kind"));
+		json_array_foreach(json_object_get(d, "nodes"), k, m) {
+			if (k == 4) {
+				hr_buf_printf(b, " +%zu", json_array_size(json_object_get(d, "nodes")) - 4);
+				break;
+			}
+			hr_buf_puts(b, k ? ", " : "");
+			hr_buf_md(b, json_string_value(m));
+		}
+		hr_buf_printf(b, " | %s | %s | %lld | %s | ", hr_jstr(d, "collective"), hr_jstr(d, "algo"),
+			      hr_jint(d, "nranks", 0), hr_fmt_bytes(hr_jnum(d, "large_msg_bytes"), sz, sizeof(sz)));
+		md_num(b, hr_jnum(d, "large_msg_busbw_gbps"), "");
+		hr_buf_puts(b, " | ");
+		md_num(b, hr_jnum(cmp, "pct_of_fleet_median"), "%");
+		hr_buf_puts(b, " | ");
+		md_num(b, hr_jnum(d, "avg_busbw_gbps"), "");
+		hr_buf_puts(b, " | ");
+		md_num(b, hr_jnum(d, "reported_avg_busbw_gbps"), "");
+		hr_buf_printf(b, " | %s | ", cmp ? hr_jstr(cmp, "level") : (hr_jstr(d, "failure") ? "failed" : "-"));
+		hr_buf_md(b, hr_jstr(d, "source"));
+		hr_buf_puts(b, " |\n");
+	}
+	rows_total = rows_flagged = 0;
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(json_object_get(n, "loader"), "configs"), j, d) {
+			rows_total++;
+			rows_flagged += cfg_flagged(d);
+		}
+	all = rows_total <= MD_MAX_ROWS;
+	hr_buf_puts(b, "\n## Loader (feeder lateness per placement)\n\n");
+	if (!all)
+		hr_buf_printf(b, "The %zu configurations of %zu that did not pass.\n\n", rows_flagged, rows_total);
+	hr_buf_puts(b, "| node | config | placement | workers | lateness p50 / p99 (us) | input wait | accel. util. | verdict |\n|---|---|---|---|---|---|---|---|\n");
+	json_array_foreach(nodes, i, n) {
+		const json_t *l = json_object_get(n, "loader");
+		if (!json_is_object(l))
+			continue;
+		json_array_foreach(json_object_get(l, "configs"), j, d) {
+			if (!all && !cfg_flagged(d))
+				continue;
+			hr_buf_puts(b, "| ");
+			hr_buf_md(b, hr_jstr(n, "name"));
+			hr_buf_puts(b, " | ");
+			hr_buf_md(b, hr_jstr(d, "name"));
+			hr_buf_printf(b, " | %s | %lld | ", hr_jstr(d, "placement"), hr_jint(d, "workers", 0));
+			md_num(b, hr_jnum(d, "lateness_p50_us"), " / ");
+			md_num(b, hr_jnum(d, "lateness_p99_us"), "");
+			hr_buf_puts(b, " | ");
+			md_num(b, 100 * hr_jnum(d, "input_wait_frac"), "%");
+			hr_buf_puts(b, " | ");
+			md_num(b, 100 * hr_jnum(d, "accel_util"), "%");
+			hr_buf_printf(b, " | %s |\n", hr_jstr(d, "verdict") ? hr_jstr(d, "verdict") : "-");
+		}
+	}
+	x = json_object_get(in, "issues");
+	hr_buf_printf(b, "\n## Inputs\n\n%lld files, %lld read, %lld ignored (not inputs: health_report's own outputs, allreduce_bw's stdout, other files); %lld skipped, %lld truncated, %lld notes.\n\n",
+		      hr_jint(in, "files", 0), hr_jint(in, "files_read", 0), hr_jint(in, "files_ignored", 0),
+		      hr_jint(in, "skipped", 0), hr_jint(in, "truncated", 0), hr_jint(in, "notes", 0));
+	json_array_foreach(x, j, r) {
+		long long l = hr_jint(r, "line", 0), col = hr_jint(r, "column", 0);
+		hr_buf_puts(b, "- `");
+		hr_buf_md(b, hr_jstr(r, "path"));
+		if (l > 0)
+			hr_buf_printf(b, ":%lld", l);
+		if (col > 0)
+			hr_buf_printf(b, ":%lld", col);
+		hr_buf_printf(b, "` %s: ", hr_jstr(r, "kind"));
+		hr_buf_md(b, hr_jstr(r, "message"));
+		hr_buf_puts(b, "\n");
+	}
+	x = json_object_get(p, "expectations");
+	hr_buf_printf(b, "\n## Expectations\n\nAbsolute: datasheet x %.2f (memory) and x %.2f (compute)%s%s%s. WARN below %.2f and FAIL below %.2f of an expectation. Fleet-relative: robust z = 0.6745 (x - median) / MAD, an outlier at z <= -%.1f is WARN when %.0f%% and FAIL when %.0f%% below the median of at least %lld like values.\n\n",
+		      hr_jnum(x, "memory_fraction"), hr_jnum(x, "compute_fraction"),
+		      hr_jstr(x, "file") ? " (overridden by `" : "", hr_jstr(x, "file") ? hr_jstr(x, "file") : "",
+		      hr_jstr(x, "file") ? "`)" : "",
+		      hr_jnum(json_object_get(x, "thresholds"), "warn_ratio"),
+		      hr_jnum(json_object_get(x, "thresholds"), "fail_ratio"),
+		      hr_jnum(json_object_get(x, "thresholds"), "z_outlier"),
+		      hr_jnum(json_object_get(x, "thresholds"), "warn_pct_below"),
+		      hr_jnum(json_object_get(x, "thresholds"), "fail_pct_below"),
+		      hr_jint(json_object_get(x, "thresholds"), "min_fleet", 3));
+	return b->oom ? CH_ERR_RUNTIME : 0;
+}
+
+/* ------------------------------------------------------------ Prometheus */
+
+struct fam {
+	const char *name, *help, *type;
+};
+
+static void prom_head(struct hr_buf *b, const struct fam *f)
+{
+	hr_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", f->name, f->help, f->name, f->type);
+}
+
+/* name{k1="v1",k2="v2"} value; labels: NULL-terminated key, value pairs */
+static void prom_sample(struct hr_buf *b, const char *name, double v, ...)
+{
+	va_list ap;
+	const char *k;
+	int first = 1;
+	if (isnan(v))
+		return;
+	hr_buf_puts(b, name);
+	va_start(ap, v);
+	while ((k = va_arg(ap, const char *))) {
+		const char *val = va_arg(ap, const char *);
+		hr_buf_printf(b, "%s%s=\"", first ? "{" : ",", k);
+		hr_buf_prom_label(b, val ? val : "");
+		hr_buf_puts(b, "\"");
+		first = 0;
+	}
+	va_end(ap);
+	hr_buf_printf(b, "%s %.10g\n", first ? "" : "}", v);
+}
+
+int hr_render_prom(const json_t *p, struct hr_buf *b)
+{
+	static const struct fam f_verdict = { "clusterhealth_node_verdict", "Node verdict of health_report: 0 PASS, 1 WARN, 2 FAIL.", "gauge" };
+	static const struct fam f_drain = { "clusterhealth_drain_candidate", "1 when health_report lists the node as a drain candidate (verdict FAIL).", "gauge" };
+	static const struct fam f_reasons = { "clusterhealth_node_reasons", "Number of reasons of each level (info, warn, fail) behind the node verdict.", "gauge" };
+	static const struct fam f_mem = { "clusterhealth_device_memory_gbps", "Measured memory roof of a device (roofline), GB/s (1e9 bytes/s).", "gauge" };
+	static const struct fam f_comp = { "clusterhealth_device_compute_gflops", "Measured compute roof of a device per dtype (roofline), GFLOP/s.", "gauge" };
+	static const struct fam f_pexp = { "clusterhealth_device_pct_of_expected", "Measured roof as percent of the per-SKU expectation (datasheet x attainable fraction).", "gauge" };
+	static const struct fam f_z = { "clusterhealth_device_robust_z", "Robust z-score of the roof against like devices of the fleet (0.6745 (x - median) / MAD).", "gauge" };
+	static const struct fam f_bw = { "clusterhealth_busbw_gbps", "All-reduce busbw at the largest message size (out-of-place), per node and group, GB/s.", "gauge" };
+	static const struct fam f_wait = { "clusterhealth_loader_input_wait_ratio", "Input-wait fraction of the step per loader configuration (loader_contention).", "gauge" };
+	static const struct fam f_late = { "clusterhealth_loader_lateness_p99_seconds", "Feeder lateness against its deadline, 99th percentile, per loader configuration.", "gauge" };
+	static const struct fam f_issues = { "clusterhealth_report_input_problems", "Input problems of the report by kind (skipped, truncated, note).", "gauge" };
+	static const struct fam f_energy = { "clusterhealth_run_energy_joules", "IT energy of the measurement run (measured, or estimated from rated power).", "gauge" };
+	static const struct fam f_wall = { "clusterhealth_run_wall_seconds", "Wall time of the measurement run, first start to last end.", "gauge" };
+	static const struct fam f_time = { "clusterhealth_report_generated_timestamp_seconds", "When health_report wrote this file (Unix time).", "gauge" };
+	const json_t *nodes = json_object_get(p, "nodes"), *n, *d, *m, *r, *in = json_object_get(p, "inputs");
+	const json_t *c = json_object_get(p, "run_cost");
+	size_t i, j, k;
+	time_t t;
+
+	prom_head(b, &f_verdict);
+	json_array_foreach(nodes, i, n) {
+		const char *v = hr_jstr(n, "verdict");
+		prom_sample(b, f_verdict.name, v && !strcmp(v, "FAIL") ? 2 : v && !strcmp(v, "WARN") ? 1 : 0,
+			    "node", hr_jstr(n, "name"), NULL);
+	}
+	prom_head(b, &f_drain);
+	json_array_foreach(nodes, i, n)
+		prom_sample(b, f_drain.name, hr_jstr(n, "verdict") && !strcmp(hr_jstr(n, "verdict"), "FAIL"),
+			    "node", hr_jstr(n, "name"), NULL);
+	prom_head(b, &f_reasons);
+	json_array_foreach(nodes, i, n) {
+		static const char *const lv[] = { "info", "warn", "fail" };
+		int cnt[3] = { 0, 0, 0 }, q;
+		json_array_foreach(json_object_get(n, "reasons"), j, r)
+			for (q = 0; q < 3; q++)
+				if (hr_jstr(r, "level") && !strcmp(hr_jstr(r, "level"), lv[q]))
+					cnt[q]++;
+		for (q = 0; q < 3; q++)
+			prom_sample(b, f_reasons.name, cnt[q], "node", hr_jstr(n, "name"), "level", lv[q], NULL);
+	}
+	prom_head(b, &f_mem);
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(n, "devices"), j, d)
+			json_array_foreach(json_object_get(d, "metrics"), k, m)
+				if (!strcmp(hr_jstr(m, "metric"), "memory_gbps"))
+					prom_sample(b, f_mem.name, hr_jnum(m, "value"), "node", hr_jstr(n, "name"),
+						    "device", hr_jstr(d, "device"), "sku", hr_jstr(d, "sku") ? hr_jstr(d, "sku") : "", NULL);
+	prom_head(b, &f_comp);
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(n, "devices"), j, d)
+			json_array_foreach(json_object_get(d, "metrics"), k, m)
+				if (!strncmp(hr_jstr(m, "metric"), "compute_gflops.", 15))
+					prom_sample(b, f_comp.name, hr_jnum(m, "value"), "node", hr_jstr(n, "name"),
+						    "device", hr_jstr(d, "device"), "sku", hr_jstr(d, "sku") ? hr_jstr(d, "sku") : "",
+						    "dtype", hr_jstr(m, "metric") + 15, NULL);
+	prom_head(b, &f_pexp);
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(n, "devices"), j, d)
+			json_array_foreach(json_object_get(d, "metrics"), k, m)
+				prom_sample(b, f_pexp.name, hr_jnum(m, "pct_of_expected"), "node", hr_jstr(n, "name"),
+					    "device", hr_jstr(d, "device"), "metric", hr_jstr(m, "metric"), NULL);
+	prom_head(b, &f_z);
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(n, "devices"), j, d)
+			json_array_foreach(json_object_get(d, "metrics"), k, m)
+				prom_sample(b, f_z.name, hr_jnum(m, "z"), "node", hr_jstr(n, "name"),
+					    "device", hr_jstr(d, "device"), "metric", hr_jstr(m, "metric"), NULL);
+	prom_head(b, &f_bw);
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(n, "busbw"), j, d) {
+			char nr[24];
+			snprintf(nr, sizeof(nr), "%lld", hr_jint(d, "nranks", 0));
+			prom_sample(b, f_bw.name, hr_jnum(d, "large_msg_busbw_gbps"), "node", hr_jstr(n, "name"),
+				    "group", hr_jstr(d, "group"), "kind", hr_jstr(d, "kind"), "algo", hr_jstr(d, "algo"),
+				    "nranks", nr, NULL);
+		}
+	prom_head(b, &f_wait);
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(json_object_get(n, "loader"), "configs"), j, d)
+			prom_sample(b, f_wait.name, hr_jnum(d, "input_wait_frac"), "node", hr_jstr(n, "name"),
+				    "config", hr_jstr(d, "name"), "placement", hr_jstr(d, "placement"), NULL);
+	prom_head(b, &f_late);
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(json_object_get(n, "loader"), "configs"), j, d)
+			prom_sample(b, f_late.name, hr_jnum(d, "lateness_p99_us") * 1e-6, "node", hr_jstr(n, "name"),
+				    "config", hr_jstr(d, "name"), "placement", hr_jstr(d, "placement"), NULL);
+	prom_head(b, &f_issues);
+	prom_sample(b, f_issues.name, (double)hr_jint(in, "skipped", 0), "kind", "skipped", NULL);
+	prom_sample(b, f_issues.name, (double)hr_jint(in, "truncated", 0), "kind", "truncated", NULL);
+	prom_sample(b, f_issues.name, (double)hr_jint(in, "notes", 0), "kind", "note", NULL);
+	prom_head(b, &f_energy);
+	prom_sample(b, f_energy.name, hr_jnum(c, "it_energy_j"), "source",
+		    hr_jstr(c, "energy_source") ? hr_jstr(c, "energy_source") : "none", NULL);
+	prom_head(b, &f_wall);
+	prom_sample(b, f_wall.name, hr_jnum(c, "wall_span_sec"), NULL);
+	prom_head(b, &f_time);
+	if (hr_parse_utc(hr_jstr(p, "generated_utc"), &t) == 0)
+		prom_sample(b, f_time.name, (double)t, NULL);
+	return b->oom ? CH_ERR_RUNTIME : 0;
+}

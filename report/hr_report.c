@@ -1,0 +1,330 @@
+/*
+ * hr_report.c - options and orchestration of `health_report INPUT...`.
+ */
+#include "hr_report.h"
+#include "hr_analyze.h"
+#include "hr_input.h"
+#include "hr_model.h"
+#include "hr_render.h"
+#include "hr_util.h"
+#include "ch_common.h"
+#include "ch_parse.h"
+#include "ch_result.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_OUT "health-report"
+#define DEFAULT_MAX_PLOTS 64
+
+enum {
+	OPT_OUT = 0x1200, OPT_STRICT, OPT_EXPECT, OPT_PUE, OPT_PRICE, OPT_CURRENCY,
+	OPT_CARBON, OPT_CPU_W, OPT_MAX_PLOTS, OPT_COLOR
+};
+
+void hr_report_usage(FILE *f, int subcommands)
+{
+	fprintf(f,
+"usage: health_report [options] INPUT...\n"
+"%s"
+"\n"
+"Fold result files of roofline, allreduce_bw and loader_contention (one node\n"
+"or a fleet, one night or many) and nccl-tests output (text logs in every\n"
+"format, or -J JSON) into a cluster-health profile: per node and GPU the\n"
+"measured roofs against the datasheet and the fleet, busbw per group and\n"
+"algorithm, stragglers, the loader verdict, configuration drift, and per node\n"
+"a verdict PASS, WARN or FAIL with its reasons and suggested actions.\n"
+"\n"
+"INPUT: files, or directories searched recursively for *.json, *.txt, *.log\n"
+"and *.out files. health_report's own outputs are ignored.\n"
+"\n"
+"Options:\n"
+"  --out DIR           write profile.json, report.md, report.html and\n"
+"                      health.prom to DIR (created; default ./" DEFAULT_OUT ")\n"
+"  --strict            any skipped input (malformed, unknown, unsupported) is\n"
+"                      an error: exit 2 after writing the report\n"
+"  --expect FILE       per-SKU expectations and thresholds overriding the\n"
+"                      built-in ones (JSON, see docs/health_report.md)\n"
+"  --pue X             facility PUE for the run's cost (default %.2f)\n"
+"  --price-kwh X       electricity price per kWh (default %.4f)\n"
+"  --currency CODE     currency of --price-kwh (default %s)\n"
+"  --carbon-g-kwh X    grid carbon intensity, gCO2e/kWh (default %.0f)\n"
+"  --cpu-watts W       assumed power per CPU package for energy estimates\n"
+"                      (default %.0f)\n"
+"  --max-plots N       at most N plots of each kind in report.html, flagged\n"
+"                      subjects first (default %d)\n"
+"  --color WHEN        auto (default: only on a terminal, and not with\n"
+"                      NO_COLOR), always or never\n"
+"  -q, --quiet         print one line: the fleet verdict, the counts and the\n"
+"                      drain candidates\n"
+"  -h, --help          this text;  -V, --version  the version\n"
+"\n"
+"Exit status: 0 no node FAILs; 1 at least one FAIL (drain candidates are\n"
+"listed); 2 usage or input error (with --strict also any skipped input);\n"
+"4 run-time error (cannot write the outputs).\n"
+"\n"
+"Examples:\n"
+"  health_report results/                      # a sweep's results\n"
+"  health_report --out /srv/reports/today /shared/results/2025-06-01\n"
+"  health_report all_reduce_16gpu.txt nccl.json  # nccl-tests outputs\n"
+"  health_report --strict --pue 1.2 --price-kwh 0.12 --currency EUR results/\n",
+		subcommands ?
+"       health_report canary [options] INPUT...   the pre-scaling canary\n"
+"       health_report history [options] INPUT...  nightly history and regressions\n"
+"       (health_report canary --help, health_report history --help)\n" : "",
+		HR_DEFAULT_PUE, HR_DEFAULT_PRICE_PER_KWH, HR_DEFAULT_CURRENCY,
+		HR_DEFAULT_CARBON_G_PER_KWH, HR_DEFAULT_CPU_W, DEFAULT_MAX_PLOTS);
+}
+
+static int mkdir_p(const char *dir)
+{
+	char path[4096];
+	size_t i, n = strlen(dir);
+	if (n == 0 || n >= sizeof(path))
+		return -1;
+	memcpy(path, dir, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (path[i] == '/' || path[i] == '\0') {
+			char c = path[i];
+			path[i] = '\0';
+			if (mkdir(path, 0755) != 0 && errno != EEXIST)
+				return -1;
+			path[i] = c;
+		}
+	}
+	return 0;
+}
+
+static int write_text(const char *dir, const char *name, const char *text, size_t len)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return ch_write_file_atomic(path, text ? text : "", text ? len : 0);
+}
+
+struct opts {
+	const char *out;
+	int strict;
+	const char *expect;
+	int max_plots;
+	int color; /* -1 auto, 0 never, 1 always */
+	int quiet;
+	struct hr_cost_params cost;
+};
+
+static int parse_opts(int argc, char **argv, struct opts *o, int *done)
+{
+	static const struct option longopts[] = {
+		{ "out", required_argument, NULL, OPT_OUT },
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "expect", required_argument, NULL, OPT_EXPECT },
+		{ "pue", required_argument, NULL, OPT_PUE },
+		{ "price-kwh", required_argument, NULL, OPT_PRICE },
+		{ "currency", required_argument, NULL, OPT_CURRENCY },
+		{ "carbon-g-kwh", required_argument, NULL, OPT_CARBON },
+		{ "cpu-watts", required_argument, NULL, OPT_CPU_W },
+		{ "max-plots", required_argument, NULL, OPT_MAX_PLOTS },
+		{ "color", required_argument, NULL, OPT_COLOR },
+		{ "colour", required_argument, NULL, OPT_COLOR },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const char *const colors[] = { "never", "always", "auto", NULL };
+	int c, rc;
+	long l;
+
+	*done = 0;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+qhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_OUT:
+			if (!*optarg)
+				return ch_usage_error("--out needs a directory name");
+			o->out = optarg;
+			break;
+		case OPT_STRICT: o->strict = 1; break;
+		case OPT_EXPECT: o->expect = optarg; break;
+		case OPT_PUE:
+			if ((rc = ch_parse_double("--pue", optarg, 1.0, 5.0, &o->cost.pue)))
+				return rc;
+			o->cost.pue_given = 1;
+			break;
+		case OPT_PRICE:
+			if ((rc = ch_parse_double("--price-kwh", optarg, 0.0, 100.0, &o->cost.price_per_kwh)))
+				return rc;
+			o->cost.price_given = 1;
+			break;
+		case OPT_CURRENCY: {
+			size_t n = strlen(optarg), i;
+			int ok = n >= 1 && n < sizeof(o->cost.currency);
+			for (i = 0; ok && i < n; i++)
+				if (!((optarg[i] >= 'A' && optarg[i] <= 'Z') || (optarg[i] >= 'a' && optarg[i] <= 'z')))
+					ok = 0;
+			if (!ok)
+				return ch_usage_error("invalid value '%s' for --currency (expected 1 to %zu letters, e.g. USD)",
+						      optarg, sizeof(o->cost.currency) - 1);
+			snprintf(o->cost.currency, sizeof(o->cost.currency), "%s", optarg);
+			break;
+		}
+		case OPT_CARBON:
+			if ((rc = ch_parse_double("--carbon-g-kwh", optarg, 0.0, 5000.0, &o->cost.carbon_g_per_kwh)))
+				return rc;
+			o->cost.carbon_given = 1;
+			break;
+		case OPT_CPU_W:
+			if ((rc = ch_parse_double("--cpu-watts", optarg, 1.0, 5000.0, &o->cost.cpu_w)))
+				return rc;
+			o->cost.cpu_w_given = 1;
+			break;
+		case OPT_MAX_PLOTS:
+			if ((rc = ch_parse_long("--max-plots", optarg, 1, 100000, &l)))
+				return rc;
+			o->max_plots = (int)l;
+			break;
+		case OPT_COLOR:
+			if ((rc = ch_lookup("--color", optarg, colors)) < 0)
+				return rc;
+			o->color = rc == 2 ? -1 : rc;
+			break;
+		case 'q': o->quiet = 1; break;
+		case 'h':
+			hr_report_usage(stdout, 1);
+			*done = 1;
+			return 0;
+		case 'V':
+			printf("health_report (clusterhealth) %s (git %s)\n", CH_VERSION, ch_git_rev());
+			*done = 1;
+			return 0;
+		default:
+			if (optopt && optopt < 0x100 && optopt != '?')
+				return ch_usage_error("unknown option '-%c'", optopt);
+			return ch_usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return ch_usage_error("no input given (files or directories of result files and nccl-tests logs)");
+	return 0;
+}
+
+int hr_report_main(int argc, char **argv)
+{
+	struct opts o;
+	struct hr_expect ex;
+	struct hr_fleet fleet;
+	struct hr_file_list files;
+	struct hr_analyze_opts ao;
+	struct hr_buf md = { 0 }, html = { 0 }, prom = { 0 };
+	json_t *profile = NULL;
+	char *pj = NULL;
+	int rc, done, exit_code, color, nplots = 0;
+	size_t i, skipped;
+
+	ch_set_prog("health_report");
+	memset(&o, 0, sizeof(o));
+	o.out = DEFAULT_OUT;
+	o.max_plots = DEFAULT_MAX_PLOTS;
+	o.color = -1;
+	hr_cost_defaults(&o.cost);
+	memset(&fleet, 0, sizeof(fleet));
+	if ((rc = parse_opts(argc, argv, &o, &done)))
+		return ch_exit_code(rc);
+	if (done)
+		return CH_EXIT_OK;
+	if (hr_expect_init(&ex))
+		return CH_EXIT_RUNTIME;
+	if (o.expect && (rc = hr_expect_load_file(&ex, o.expect))) {
+		hr_expect_release(&ex);
+		return ch_exit_code(rc);
+	}
+	rc = hr_collect_inputs(argv + optind, argc - optind, o.out, &files, &fleet.issues);
+	if (rc) {
+		hr_expect_release(&ex);
+		hr_fleet_release(&fleet);
+		return ch_exit_code(rc);
+	}
+	if (mkdir_p(o.out) != 0) {
+		ch_error("cannot create output directory '%s': %s", o.out, strerror(errno));
+		rc = CH_ERR_RUNTIME;
+		goto out;
+	}
+	for (i = 0; i < files.n && !rc; i++)
+		rc = hr_fleet_load_file(&fleet, files.paths[i], files.named[i]);
+	if (rc)
+		goto out;
+
+	memset(&ao, 0, sizeof(ao));
+	ao.expect = &ex;
+	ao.cost = &o.cost;
+	ao.generated_utc = NULL;
+	ao.input_files = files.n;
+	profile = hr_analyze(&fleet, &ao);
+	if (!profile) {
+		ch_error("out of memory while building the profile");
+		rc = CH_ERR_RUNTIME;
+		goto out;
+	}
+	/* outputs */
+	pj = json_dumps(profile, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	if (!pj || hr_render_markdown(profile, &md) || hr_render_prom(profile, &prom) ||
+	    hr_render_html(profile, o.max_plots, &html, &nplots)) {
+		ch_error("out of memory while rendering the report");
+		rc = CH_ERR_RUNTIME;
+		goto out;
+	}
+	if (write_text(o.out, "profile.json", pj, strlen(pj)) ||
+	    write_text(o.out, "report.md", md.s, md.len) ||
+	    write_text(o.out, "report.html", html.s, html.len) ||
+	    write_text(o.out, "health.prom", prom.s, prom.len)) {
+		rc = CH_ERR_RUNTIME;
+		goto out;
+	}
+	color = o.color >= 0 ? o.color : (isatty(STDOUT_FILENO) && !getenv("NO_COLOR") &&
+					  !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb")));
+	if (o.quiet) {
+		const json_t *s = json_object_get(profile, "summary"), *d;
+		size_t k;
+		printf("health_report: %s: %lld FAIL, %lld WARN, %lld PASS", hr_jstr(s, "verdict"),
+		       hr_jint(s, "fail", 0), hr_jint(s, "warn", 0), hr_jint(s, "pass", 0));
+		json_array_foreach(json_object_get(s, "drain_candidates"), k, d)
+			printf("%s%s", k ? " " : "; drain candidates: ", json_string_value(d));
+		printf("\n");
+	} else {
+		hr_render_terminal(profile, stdout, color);
+		printf("\nreport: %s/report.html (%d plot%s), %s/report.md, %s/profile.json, %s/health.prom\n",
+		       o.out, nplots, nplots == 1 ? "" : "s", o.out, o.out, o.out);
+	}
+	fflush(stdout);
+
+	exit_code = (int)hr_jint(profile, "exit_code", CH_EXIT_OK);
+	skipped = hr_issues_count(&fleet.issues, HR_ISSUE_SKIPPED);
+	if (files.n == 0) {
+		ch_error("no input files found in the given paths (looked for *.json, *.txt, *.log, *.out)");
+		exit_code = CH_EXIT_USAGE;
+	} else if (fleet.files_read == 0 && fleet.files_ignored < files.n) {
+		ch_error("no usable input among %zu file%s (see 'input problems')", files.n,
+			 files.n == 1 ? "" : "s");
+		exit_code = CH_EXIT_USAGE;
+	} else if (o.strict && skipped) {
+		ch_error("%zu input problem%s skipped (--strict): see 'input problems'", skipped,
+			 skipped == 1 ? "" : "s");
+		exit_code = CH_EXIT_USAGE;
+	}
+	rc = 0;
+out:
+	free(pj);
+	json_decref(profile);
+	hr_buf_release(&md);
+	hr_buf_release(&html);
+	hr_buf_release(&prom);
+	hr_file_list_release(&files);
+	hr_fleet_release(&fleet);
+	hr_expect_release(&ex);
+	return rc ? ch_exit_code(rc) : exit_code;
+}

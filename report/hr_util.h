@@ -1,0 +1,115 @@
+/*
+ * hr_util.h - small helpers of health_report: a growable text buffer,
+ * whole-file reading, escaping for HTML, Markdown and Prometheus, UTC time
+ * parsing and number formatting.
+ */
+#ifndef HR_UTIL_H
+#define HR_UTIL_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A growable NUL-terminated text buffer. Zero-initialise, then append. */
+struct hr_buf {
+	char *s;      /* the text (NULL until the first append) */
+	size_t len;   /* bytes used, without the NUL */
+	size_t cap;   /* bytes allocated */
+	int oom;      /* set when an allocation failed; later appends do nothing */
+};
+
+/**
+ * hr_buf_printf - append formatted text.
+ * @b: [in,out] buffer. @fmt: [in] printf format.
+ * Returns 0, or -1 when out of memory (b->oom is set and stays set).
+ */
+int hr_buf_printf(struct hr_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/** hr_buf_append - append @n bytes of @data. Returns 0 or -1 (out of memory). */
+int hr_buf_append(struct hr_buf *b, const char *data, size_t n);
+
+/** hr_buf_puts - append a NUL-terminated string. Returns 0 or -1. */
+int hr_buf_puts(struct hr_buf *b, const char *s);
+
+/** hr_buf_release - free the text and zero @b. */
+void hr_buf_release(struct hr_buf *b);
+
+/**
+ * hr_buf_html - append @s with the five HTML special characters escaped
+ * (& < > " '). NULL appends nothing.
+ */
+int hr_buf_html(struct hr_buf *b, const char *s);
+
+/**
+ * hr_buf_md - append @s for a Markdown table cell: '|' and '\' are
+ * backslash-escaped, newlines become spaces. NULL appends nothing.
+ */
+int hr_buf_md(struct hr_buf *b, const char *s);
+
+/**
+ * hr_buf_prom_label - append a Prometheus label value (text format):
+ * backslash, double quote and newline escaped as \\, \" and \n.
+ */
+int hr_buf_prom_label(struct hr_buf *b, const char *s);
+
+/**
+ * hr_read_file - read a whole file into memory.
+ * @path:     [in] file name.
+ * @max_bytes:[in] refuse files larger than this (0: no limit).
+ * @out:      [out] the contents, NUL-terminated; free() it.
+ * @len:      [out] number of bytes read (the NUL not counted); may be NULL.
+ * @err:      [out] on failure, a message without the file name ("no such
+ *            file or directory", "file is larger than 268435456 bytes").
+ * @errn:     [in] size of @err.
+ * Returns 0, or -1 with @err set.
+ */
+int hr_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
+		 char *err, size_t errn);
+
+/**
+ * hr_parse_utc - parse "YYYY-MM-DDTHH:MM:SSZ" (the result files' time
+ * format; fractional seconds are accepted and dropped).
+ * @s: [in] text. @out: [out] seconds since the epoch.
+ * Returns 0, or -1 when @s is NULL or not in that format.
+ */
+int hr_parse_utc(const char *s, time_t *out);
+
+/**
+ * hr_fmt_num - format a value with 3 significant digits for tables
+ * ("1.23e+03" is avoided: 1230, 12.3, 0.123). NAN formats as "n/a".
+ * @buf: [out] at least 32 bytes. Returns @buf.
+ */
+char *hr_fmt_num(double v, char *buf, size_t n);
+
+/**
+ * hr_fmt_bytes - nccl-tests style size: exact value with the largest
+ * 1024-power suffix that divides it ("8", "64K", "1M", "8G").
+ * @buf: [out] at least 24 bytes. Returns @buf.
+ */
+char *hr_fmt_bytes(double bytes, char *buf, size_t n);
+
+/** hr_jnum - number member @k of @o, NAN when absent, null or not a number. */
+double hr_jnum(const json_t *o, const char *k);
+
+/** hr_jstr - string member @k of @o (borrowed), NULL when absent or not a string. */
+const char *hr_jstr(const json_t *o, const char *k);
+
+/** hr_jint - integer (or number) member @k of @o, @dflt when absent. */
+long long hr_jint(const json_t *o, const char *k, long long dflt);
+
+/** hr_strdup - strdup that accepts NULL (returns NULL). */
+char *hr_strdup(const char *s);
+
+/** hr_streq - strcmp()==0 that accepts NULL on either side (NULL==NULL). */
+int hr_streq(const char *a, const char *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

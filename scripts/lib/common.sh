@@ -1,0 +1,121 @@
+# scripts/lib/common.sh - helpers shared by scripts/sweep, scripts/nightly and
+# scripts/canary (sourced, from the repository root).
+#
+#   usage_error MSG       print "PROG: error: MSG" and the --help hint, exit 2
+#   need_arg "$@"         exit 2 unless option $1 has a value
+#   valid_stamp T         is T a stamp YYYYmmddTHHMMSSZ
+#   stamp_iso T           20250112T030000Z -> 2025-01-12T03:00:00Z
+#   count_gpus            NVIDIA GPUs visible here (nvidia-smi), 0 without
+#   has_opt BIN OPT       does $B/BIN's --help mention OPT
+#   run_stage NAME LOG [mpi:N] BIN ARGS...
+#                         run $B/BIN (BIN itself when an absolute path; under
+#                         $MPIRUN $MPIRUN_NP N with mpi:N), output to LOG, with
+#                         a progress line; sets last_rc (exit
+#                         code, or "skipped" when BIN is not built) and folds
+#                         it into stages_rc (0 ok, 1 a check failed, 4 a
+#                         stage failed to run)
+
+PROG=$(basename "$0")
+B=${B:-build}
+case "$B" in /*) ;; *) B=$PWD/$B ;; esac
+
+usage_error() {
+	echo "$PROG: error: $1" >&2
+	echo "try '$PROG --help' for more information" >&2
+	exit 2
+}
+
+need_arg() {
+	[ $# -ge 2 ] && [ -n "$2" ] || usage_error "option '$1' needs a value"
+}
+
+valid_stamp() {
+	[[ "$1" =~ ^[0-9]{8}T[0-9]{6}Z$ ]]
+}
+
+stamp_iso() {
+	local s=$1
+	echo "${s:0:4}-${s:4:2}-${s:6:2}T${s:9:2}:${s:11:2}:${s:13:2}Z"
+}
+
+count_gpus() {
+	local n=0
+	if command -v nvidia-smi >/dev/null 2>&1; then
+		n=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | grep -c '^[0-9]') || n=0
+	fi
+	echo "${n:-0}"
+}
+
+declare -A _help_cache=()
+has_opt() {
+	local bin=$1 opt=$2
+	[ -x "$B/$bin" ] || return 1
+	if [ -z "${_help_cache[$bin]+x}" ]; then
+		_help_cache[$bin]=$("$B/$bin" --help 2>&1 </dev/null || true)
+	fi
+	grep -qE -- "(^|[ ,])$opt([ =,]|\$)" <<<"${_help_cache[$bin]}"
+}
+
+MPIRUN_NP=${MPIRUN_NP:--np}
+if [ -z "${MPIRUN:-}" ]; then
+	MPIRUN="mpirun --oversubscribe --bind-to none"
+	[ "$(id -u)" = 0 ] && MPIRUN="$MPIRUN --allow-run-as-root"
+fi
+
+_quiet=0 _tty=0 _stage=0 nstages=0 stages_rc=0 last_rc=0 timeout_sec=${timeout_sec:-600}
+progress_init() {
+	_quiet=$1
+	[ -t 1 ] && _tty=1
+}
+
+say() {
+	[ "$_quiet" = 1 ] || echo "$@"
+}
+
+_rc_text() {
+	case $1 in
+	0) echo "ok" ;;
+	1) echo "check failed (exit 1)" ;;
+	2) echo "usage or input error (exit 2)" ;;
+	3) echo "unavailable here (exit 3)" ;;
+	4) echo "run-time error (exit 4)" ;;
+	124|137) echo "timed out after ${timeout_sec} s" ;;
+	skipped) echo "skipped" ;;
+	*) echo "failed (exit $1)" ;;
+	esac
+}
+
+run_stage() {
+	local name=$1 log=$2 np=0 t0 t1 sec
+	shift 2
+	case "$1" in mpi:*) np=${1#mpi:}; shift ;; esac
+	local bin=$1 path
+	shift
+	case "$bin" in /*) path=$bin ;; *) path=$B/$bin ;; esac
+	_stage=$((_stage + 1))
+	if [ ! -x "$path" ]; then
+		last_rc=skipped
+		echo "$bin: not built ($path missing); run 'make'" >"$log"
+		[ "$_quiet" = 1 ] || printf '[%d/%d] %-28s skipped: %s not built yet\n' "$_stage" "$nstages" "$name" "$path"
+		return 0
+	fi
+	[ "$_quiet" = 1 ] || [ "$_tty" = 0 ] || printf '[%d/%d] %-28s running...\r' "$_stage" "$nstages" "$name"
+	t0=$(date +%s.%N)
+	if [ "$np" -gt 0 ]; then
+		# shellcheck disable=SC2086
+		timeout -k 10 "$timeout_sec" $MPIRUN $MPIRUN_NP "$np" "$path" "$@" >"$log" 2>&1 </dev/null
+	else
+		timeout -k 10 "$timeout_sec" "$path" "$@" >"$log" 2>&1 </dev/null
+	fi
+	last_rc=$?
+	t1=$(date +%s.%N)
+	sec=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	[ "$_quiet" = 1 ] || printf '[%d/%d] %-28s %s (%s s, log %s)\033[K\n' "$_stage" "$nstages" "$name" \
+		"$(_rc_text $last_rc)" "$sec" "$log" | { [ "$_tty" = 1 ] && cat || sed 's/\x1b\[K//'; }
+	case $last_rc in
+	0|3) ;;
+	1) [ "$stages_rc" = 0 ] && stages_rc=1 ;;
+	*) stages_rc=4 ;;
+	esac
+	return 0
+}

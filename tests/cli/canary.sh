@@ -1,0 +1,132 @@
+#!/bin/bash
+# canary.sh - command-line tests of `health_report canary` (the pre-scaling
+# canary, docs/canary.md): the textbook case figure by figure, inputs from a
+# file, the fit recovering the model behind the synthetic results, the JSON
+# output, and bad inputs exiting 2 with a message naming option and value.
+cd "$(dirname "$0")/../.." || exit 1
+source scripts/test-env
+HR=$B/health_report
+DATA=tests/data/canary
+TMP=$(mktemp -d /tmp/ch_canary_test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+if [ ! -x "$HR" ]; then
+	echo "skip canary: $HR is not built"
+	exit 0
+fi
+if ! "$HR" canary --help >/dev/null 2>&1; then
+	echo "skip canary: $HR has no 'canary' subcommand yet (health_report main does not dispatch it)"
+	exit 0
+fi
+
+# expect NAME WANT_EXIT CMD... ; then check_out NAME REGEX... against $out
+expect() {
+	local name=$1 want=$2
+	shift 2
+	out=$("$@" 2>&1); rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "not ok $name: exit $rc (want $want): $*"
+		echo "$out" | head -20 | sed 's/^/    /'
+		return 1
+	fi
+	return 0
+}
+has() { # NAME FIXED-STRING...: every string occurs in $out
+	local name=$1 s
+	shift
+	for s in "$@"; do
+		if ! grep -qF -- "$s" <<<"$out"; then
+			echo "not ok $name: missing '$s' in:"
+			echo "$out" | head -80 | sed 's/^/    /'
+			return 1
+		fi
+	done
+	echo "ok $name"
+}
+
+TEXTBOOK=(--baseline-gpus 32 --baseline-step-time 1.0s --gpus-now 64 --step-time 1.6s
+	--checkpoint-interval 30m --checkpoint-block 5.5m --input-wait 10% --target-gpus 128)
+
+# ---- the textbook case, figure by figure
+expect canary_textbook 1 "$HR" canary "${TEXTBOOK[@]}" &&
+has canary_textbook \
+	"throughput 32 -> 64 GPUs                 x1.25 for 2x the hardware          [given]" \
+	"scaling efficiency at 64 GPUs            62.5% (vs 32 GPUs)" \
+	"5.5 min every 30 min = 18.3% of wall-clock [given]" \
+	"step without the checkpoint stall        1.31 s, 31% over the ideal 1.00 s" \
+	"verdict: FIX FIRST, then re-measure" \
+	"do not book 128 GPUs before fixing the checkpoint and the host CPU contention and re-measuring at 64 GPUs" \
+	"32 -> 64 GPUs: 2x the hardware for x1.25 the throughput; each unit of work costs x1.60 the GPU-hours"
+
+# the same from the documented inputs file
+expect canary_inputs_file 1 "$HR" canary --inputs $DATA/textbook.txt &&
+has canary_inputs_file "1.31 s, 31% over the ideal 1.00 s" "18.3% of wall-clock" \
+	"do not book 128 GPUs before fixing the checkpoint and the host CPU contention"
+
+# the command line overrides the file
+expect canary_override 1 "$HR" canary --inputs $DATA/textbook.txt --checkpoint-block 3m &&
+has canary_override "3 min every 30 min = 10.0% of wall-clock"
+
+# ---- the fit recovers the model behind the synthetic results (ring:
+# intra-node alpha 2 us, B 150 GB/s; inter-node alpha 8 us, B 40 GB/s)
+expect canary_fit 1 "$HR" canary "${TEXTBOOK[@]}" --params 7e9 --grad-bytes-per-param 2 \
+	--json "$TMP/canary.json" $DATA &&
+has canary_fit "1 allreduce_bw, 2 loader_contention result files read" \
+	"ring: alpha 8 us, B 40 GB/s (fit of allreduce_bw ring) [fitted]" \
+	"gradient all-reduce at 64 GPUs           0.69 s                             [given+measured+fitted]"
+if python3 - "$TMP/canary.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = {(x["level"], x["model"]): x for x in d["fits"] if x["algo"] == "ring"}
+for lvl, a, b in (("intra", 2.0, 150.0), ("inter", 8.0, 40.0)):
+    fit = f[(lvl, "ring")]["fit"]
+    assert abs(fit["alpha_us"] / a - 1) < 0.01 and abs(fit["bw_gbps"] / b - 1) < 0.01, (lvl, fit)
+    assert fit["r2"] > 0.9999, fit
+g = d["figures"]
+assert abs(g["efficiency_now"]["value"] - 0.625) < 1e-12 and g["efficiency_now"]["source"] == "given"
+assert d["verdict"] == "fix-first"
+assert [x["kind"] for x in d["fixes"]] == ["checkpoint", "input_wait"], d["fixes"]
+PY
+then echo "ok canary_fit_json"; else echo "not ok canary_fit_json: fitted alpha/B not within 1% or figures wrong"; fi
+
+# ---- measurements only: gpus now and input wait measured, no step time
+expect canary_measured_only 1 "$HR" canary --target-gpus 16 $DATA &&
+has canary_measured_only "GPUs (ranks)                             8                                  [measured]" \
+	"(loader_contention on n2, placement as-is, config as-is)" \
+	"do not book 16 GPUs before fixing the host CPU contention and re-measuring at 8 GPUs"
+
+# ---- bad inputs exit 2 naming the option and value
+expect canary_negative_time 2 "$HR" canary --gpus-now 64 --step-time -1.6 --target-gpus 128 &&
+has canary_negative_time "value '-1.6' for --step-time is out of range"
+expect canary_zero_gpus 2 "$HR" canary --gpus-now 0 --step-time 1.6 --target-gpus 128 &&
+has canary_zero_gpus "value '0' for --gpus-now is out of range"
+expect canary_target_below 2 "$HR" canary --gpus-now 64 --step-time 1.6 --target-gpus 32 &&
+has canary_target_below "--target-gpus '32' is not above --gpus-now '64'"
+expect canary_block_over_interval 2 "$HR" canary "${TEXTBOOK[@]}" --checkpoint-block 45m &&
+has canary_block_over_interval "--checkpoint-block '2700' s is not shorter than --checkpoint-interval '1800' s"
+expect canary_bad_duration 2 "$HR" canary --gpus-now 64 --step-time 1.6fortnights --target-gpus 128 &&
+has canary_bad_duration "invalid duration '1.6fortnights' for --step-time"
+expect canary_bad_fraction 2 "$HR" canary "${TEXTBOOK[@]}" --input-wait 12 &&
+has canary_bad_fraction "invalid fraction '12' for --input-wait"
+expect canary_no_step_with_baseline 2 "$HR" canary --gpus-now 64 --baseline-gpus 32 --baseline-step-time 1 --target-gpus 128 &&
+has canary_no_step_with_baseline "need --step-time"
+printf 'gpus-now = 64\nstep-time = 1.6\nsteps-per-day = 9\n' >"$TMP/bad.txt"
+expect canary_inputs_unknown_key 2 "$HR" canary --inputs "$TMP/bad.txt" --target-gpus 128 &&
+has canary_inputs_unknown_key "$TMP/bad.txt:3: unknown key 'steps-per-day'"
+printf 'gpus-now = 64\nstep-time = -2s\n' >"$TMP/neg.txt"
+expect canary_inputs_negative 2 "$HR" canary --inputs "$TMP/neg.txt" --target-gpus 128 &&
+has canary_inputs_negative "value '-2s' for step-time ($TMP/neg.txt:2) is out of range"
+head -c 2000 $DATA/allreduce_bw.json >"$TMP/truncated.json"
+expect canary_truncated_result 2 "$HR" canary "${TEXTBOOK[@]}" "$TMP/truncated.json" &&
+has canary_truncated_result "$TMP/truncated.json:" "not valid JSON"
+python3 - $DATA/allreduce_bw.json "$TMP/negtime.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["results"]["sweeps"][1]["rows"][2]["out_of_place"]["time_us"]["median"] = -5.0
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect canary_negative_result_time 2 "$HR" canary "${TEXTBOOK[@]}" "$TMP/negtime.json" &&
+has canary_negative_result_time "results.sweeps[1].rows[2].out_of_place.time_us.median: expected a positive time, got '-5.0'"
+expect canary_missing_target 2 "$HR" canary --gpus-now 64 --step-time 1.6 &&
+has canary_missing_target "missing --target-gpus"
+exit 0

@@ -1,0 +1,148 @@
+#!/bin/bash
+# workflows.sh - the three workflows end to end on this machine, with small
+# sizes (docs/workflows.md): scripts/sweep --quick, scripts/nightly on a
+# synthetic fleet of several nodes and nights (exactly the node that
+# regressed is flagged) and twice for real here (two nights of history and a
+# fleet report), scripts/canary --target-gpus 8 on a few MPI ranks; and the
+# scripts' usage errors.
+cd "$(dirname "$0")/../.." || exit 1
+source scripts/test-env
+TMP=$(mktemp -d /tmp/ch_workflows_test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+HR=$B/health_report
+host=$(hostname -s 2>/dev/null || hostname)
+
+ok() { echo "ok $1"; }
+nok() { echo "not ok $1: $2"; [ -n "${3:-}" ] && [ -f "$3" ] && sed 's/^/    /' "$3" | tail -30; }
+built() { [ -x "$B/$1" ]; }
+missing_bins() { local m=(); for b in roofline allreduce_bw loader_contention health_report; do built $b || m+=("$b"); done; echo "${m[*]}"; }
+report_ok() { built health_report && "$HR" --help >/dev/null 2>&1 && "$HR" canary --help >/dev/null 2>&1 && "$HR" history --help >/dev/null 2>&1; }
+nights() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select count(distinct night) from metrics").fetchone()[0])' "$1"; }
+
+# ---- usage errors (no binaries needed)
+scripts/sweep --ranks 1 >"$TMP/u1" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "invalid value '1' for --ranks" "$TMP/u1" && ok sweep_bad_ranks || nok sweep_bad_ranks "exit $rc" "$TMP/u1"
+scripts/sweep --stamp yesterday >"$TMP/u2" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "invalid time 'yesterday' for --stamp" "$TMP/u2" && ok sweep_bad_stamp || nok sweep_bad_stamp "exit $rc" "$TMP/u2"
+scripts/canary --quick >"$TMP/u3" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "missing --target-gpus" "$TMP/u3" && ok canary_script_no_target || nok canary_script_no_target "exit $rc" "$TMP/u3"
+scripts/nightly --no-sweep >"$TMP/u4" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q -- "--no-sweep needs --stamp" "$TMP/u4" && ok nightly_no_stamp || nok nightly_no_stamp "exit $rc" "$TMP/u4"
+scripts/nightly --threshold >"$TMP/u5" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "option '--threshold' needs a value" "$TMP/u5" && ok nightly_missing_value || nok nightly_missing_value "exit $rc" "$TMP/u5"
+
+# ---- the history subcommand on its own
+if report_ok; then
+	"$HR" history --db "$TMP/h.sqlite" --window 0 >"$TMP/h0" 2>&1; rc=$?
+	[ $rc = 2 ] && grep -q "value '0' for --window is out of range" "$TMP/h0" && ok history_bad_window || nok history_bad_window "exit $rc" "$TMP/h0"
+	"$HR" history --db "$TMP/h.sqlite" --night 2025-13 >"$TMP/h1" 2>&1; rc=$?
+	[ $rc = 2 ] && grep -q "invalid time '2025-13' for --night" "$TMP/h1" && ok history_bad_night || nok history_bad_night "exit $rc" "$TMP/h1"
+	echo "not a database, just text long enough to fill a header...................................." >"$TMP/notdb"
+	"$HR" history --db "$TMP/notdb" >"$TMP/h2" 2>&1; rc=$?
+	[ $rc = 2 ] && grep -q "is not a usable history database" "$TMP/h2" && ok history_foreign_db || nok history_foreign_db "exit $rc" "$TMP/h2"
+else
+	echo "skip history_cli: $HR does not dispatch 'history' yet"
+fi
+
+# ---- nightly on a synthetic fleet: 4 nodes, 17 nights, n3's gpu1 loses 20% bf16 from night 15
+if report_ok; then
+	F=$TMP/fleet
+	python3 tests/data/nightly/make-fleet.py "$F" 17
+	# the first 14 nights straight into the history (fast), the last 3 through the nightly flow
+	for n in $(seq -w 1 14); do
+		"$HR" history -q --db "$F/history.sqlite" --night "2025-01-${n}T03:00:00Z" "$F"/*/"202501${n}T030000Z" >/dev/null 2>"$TMP/seed.err"
+		[ $? -le 1 ] || { nok nightly_synthetic_seed "history exit on night $n" "$TMP/seed.err"; break; }
+	done
+	for n in 15 16 17; do
+		scripts/nightly --no-sweep --results "$F" --stamp "202501${n}T030000Z" >"$TMP/night$n.out" 2>&1
+		echo $? >"$TMP/night$n.rc"
+	done
+	rc=$(cat "$TMP/night17.rc")
+	cand=$(sed -n 's/^drain candidates (20250117T030000Z): //p' "$TMP/night17.out")
+	if [ "$rc" = 1 ] && [ "$cand" = n3 ] &&
+		grep -q '^REGRESSED n3 gpu1 roofline.compute_gflops.bf16: regressed 18.4% since 2025-01-15' "$TMP/night17.out" &&
+		[ "$(grep -c '^REGRESSED' "$TMP/night17.out")" = "$(grep -c '^REGRESSED n3 gpu1 ' "$TMP/night17.out")" ] &&
+		grep -q '^  scontrol update NodeName=n3 State=DRAIN Reason="clusterhealth: ' "$TMP/night17.out" &&
+		grep -q 'printed only; run with --drain' "$TMP/night17.out" &&
+		[ -s "$F/fleet/20250117T030000Z/report.html" ] && [ -s "$F/fleet/20250117T030000Z/profile.json" ] &&
+		[ "$(nights "$F/history.sqlite")" = 17 ]; then
+		ok nightly_synthetic_flags_exactly_n3
+	else
+		nok nightly_synthetic_flags_exactly_n3 "exit $rc, drain candidates '$cand'" "$TMP/night17.out"
+	fi
+	# --drain runs the scontrol lines (a stand-in scontrol records them)
+	mkdir -p "$TMP/fakebin"
+	printf '#!/bin/bash\necho "$*" >>%q\n' "$TMP/scontrol.log" >"$TMP/fakebin/scontrol"
+	chmod +x "$TMP/fakebin/scontrol"
+	PATH=$TMP/fakebin:$PATH scripts/nightly --no-sweep --results "$F" --stamp 20250117T030000Z --drain -q >"$TMP/drain.out" 2>&1; rc=$?
+	if [ $rc = 1 ] && [ "$(wc -l <"$TMP/scontrol.log")" = 1 ] &&
+		grep -q '^update NodeName=n3 State=DRAIN Reason=clusterhealth: .*gpu1 roofline.compute_gflops.bf16 regressed 18.4% since 2025-01-15' "$TMP/scontrol.log"; then
+		ok nightly_drain_runs_scontrol
+	else
+		nok nightly_drain_runs_scontrol "exit $rc" "$TMP/drain.out"
+	fi
+	# --submit: one sweep job per node, then a dependent report job (stand-in sbatch and sinfo)
+	printf '#!/bin/bash\necho "$*" >>%q\necho $((1000 + $(wc -l <%q)))\n' "$TMP/sbatch.log" "$TMP/sbatch.log" >"$TMP/fakebin/sbatch"
+	printf '#!/bin/bash\nprintf "gpu01\\ngpu02\\ngpu01\\n"\n' >"$TMP/fakebin/sinfo"
+	chmod +x "$TMP/fakebin/sbatch" "$TMP/fakebin/sinfo"
+	PATH=$TMP/fakebin:$PATH scripts/nightly --submit --partition gpu --results "$TMP/sub" --stamp 20250118T030000Z >"$TMP/submit.out" 2>&1; rc=$?
+	if [ $rc = 0 ] && [ "$(wc -l <"$TMP/sbatch.log")" = 3 ] &&
+		grep -q -- '--nodelist=gpu01 -p gpu .*CH_STAMP=20250118T030000Z.*CH_NO_REPORT=1 scripts/slurm/sweep.sbatch' "$TMP/sbatch.log" &&
+		grep -q -- '--nodelist=gpu02 ' "$TMP/sbatch.log" &&
+		grep -q -- '--dependency=afterany:1001:1002 .*scripts/nightly --no-sweep .*--stamp 20250118T030000Z' "$TMP/sbatch.log" &&
+		grep -q 'submitted 2 sweep job(s) (1001 1002) and the report job 1003' "$TMP/submit.out"; then
+		ok nightly_submit_slurm_jobs
+	else
+		nok nightly_submit_slurm_jobs "exit $rc" "$TMP/sbatch.log"
+	fi
+	# night 14: nothing regressed yet
+	scripts/nightly --no-sweep --results "$F" --stamp 20250114T030000Z >"$TMP/night14.out" 2>&1; rc=$?
+	if [ $rc = 0 ] && grep -q 'no drain candidates (20250114T030000Z)' "$TMP/night14.out"; then
+		ok nightly_synthetic_quiet_night
+	else
+		nok nightly_synthetic_quiet_night "exit $rc" "$TMP/night14.out"
+	fi
+else
+	echo "skip nightly_synthetic: $HR does not dispatch 'history' and 'canary' yet"
+fi
+
+# ---- scripts/sweep end to end here, small sizes
+miss=$(missing_bins)
+if [ -n "$miss" ]; then
+	echo "skip sweep_quick: not built yet: $miss"
+	echo "skip nightly_twice: not built yet: $miss"
+	echo "skip canary_script: not built yet: $miss"
+	exit 0
+fi
+scripts/sweep --quick --results "$TMP/r" >"$TMP/sweep.out" 2>&1; rc=$?
+d=$(ls -d "$TMP/r/$host"/*/ 2>/dev/null | head -1); d=${d%/}
+if [ $rc -le 1 ] && [ -n "$d" ] && [ -s "$d/roofline.json" ] && [ -s "$d/allreduce_bw.json" ] &&
+	[ -s "$d/loader_contention.json" ] && [ -s "$d/report/report.html" ] && [ -s "$d/report/profile.json" ] &&
+	grep -q '^\[4/4\] health_report' "$TMP/sweep.out" && grep -q "^sweep: results in $d" "$TMP/sweep.out"; then
+	ok sweep_quick
+else
+	nok sweep_quick "exit $rc, dir '$d'" "$TMP/sweep.out"
+fi
+
+# ---- scripts/nightly twice, for real: two nights of history and a fleet report each
+N=$TMP/n
+scripts/nightly --quick --results "$N" >"$TMP/n1.out" 2>&1; rc1=$?
+sleep 1
+scripts/nightly --quick --results "$N" >"$TMP/n2.out" 2>&1; rc2=$?
+nf=$(ls -d "$N"/fleet/*/ 2>/dev/null | wc -l)
+if [ $rc1 -le 1 ] && [ $rc2 -le 1 ] && [ "$nf" = 2 ] && [ "$(nights "$N/history.sqlite")" = 2 ] &&
+	[ "$(ls "$N"/fleet/*/report.html | wc -l)" = 2 ]; then
+	ok nightly_twice
+else
+	nok nightly_twice "exits $rc1 $rc2, $nf fleet reports" "$TMP/n2.out"
+fi
+
+# ---- scripts/canary on a few MPI ranks
+scripts/canary --target-gpus 8 --quick --results "$TMP/c" >"$TMP/canary.out" 2>&1; rc=$?
+if [ $rc -le 1 ] && grep -q '^verdict: ' "$TMP/canary.out" && grep -q '^  reasons:' "$TMP/canary.out" &&
+	grep -q 'canary: 4 -> 8 GPUs' "$TMP/canary.out" && grep -q '\[fitted\]' "$TMP/canary.out"; then
+	ok canary_script
+else
+	nok canary_script "exit $rc" "$TMP/canary.out"
+fi
+exit 0
