@@ -1063,9 +1063,13 @@ static void print_table(json_t *d, const struct ch_rl_opts *o)
 		printf("\n# BLAS: %s\n", json_string_value(json_object_get(cfg, "blas")) ?
 		       json_string_value(json_object_get(cfg, "blas")) : "-");
 	}
-	printf("# time: median of %d calls (%d timed, the first dropped, after %d warm-up%s); best = fastest;"
-	       " GB/s = 1e9 bytes/s of explicit traffic (BabelStream counting)\n",
-	       o->iters - 1, o->iters, o->warmup, o->common.min_time_sec > 0 ? "; more until --min-time" : "");
+	if (o->common.min_time_sec > 0)
+		printf("# time: median of the timed calls after the first (at least %d, until they add up to %g s),"
+		       " after %d warm-up; best = fastest;", o->iters - 1, o->common.min_time_sec, o->warmup);
+	else
+		printf("# time: median of %d calls (%d timed, the first dropped, after %d warm-up); best = fastest;",
+		       o->iters - 1, o->iters, o->warmup);
+	printf(" GB/s = 1e9 bytes/s of explicit traffic (BabelStream counting)\n");
 	printf("# %-9s %-5s %10s %10s %6s %9s %9s %10s %10s %7s%s  %s\n", "kernel", "dtype", "AI_flop/B",
 	       "time_ms", "cv_%", "GB/s", "GB/s_best", "GFLOP/s", "GFLOP/s_b", "%roof", has_ds ? "    %ds" : "", "note");
 	json_array_foreach(points, i, p) {
