@@ -7,12 +7,12 @@
 uint64_t ch_ar_exact_limit(int dtype)
 {
 	switch (dtype) {
-	case CH_DTYPE_INT8: return 127;
-	case CH_DTYPE_BFLOAT16: return 256;           /* 8 significant bits */
-	case CH_DTYPE_HALF: return 2048;              /* 11 significant bits */
-	case CH_DTYPE_FLOAT: return 1ULL << 24;       /* 24 significant bits */
-	case CH_DTYPE_INT32: return 2147483647ULL;
-	case CH_DTYPE_DOUBLE: return 1ULL << 53;      /* 53 significant bits */
+	case CH_COMM_DTYPE_INT8: return 127;
+	case CH_COMM_DTYPE_BFLOAT16: return 256;           /* 8 significant bits */
+	case CH_COMM_DTYPE_HALF: return 2048;              /* 11 significant bits */
+	case CH_COMM_DTYPE_FLOAT: return 1ULL << 24;       /* 24 significant bits */
+	case CH_COMM_DTYPE_INT32: return 2147483647ULL;
+	case CH_COMM_DTYPE_DOUBLE: return 1ULL << 53;      /* 53 significant bits */
 	default: return 0;
 	}
 }
@@ -31,13 +31,13 @@ int ch_ar_pattern_init(struct ch_ar_pattern *p, int dtype, int op, int nranks)
 {
 	uint64_t limit = ch_ar_exact_limit(dtype), n, c;
 
-	if (!limit || op < 0 || op >= CH_REDOP_COUNT || nranks < 1)
+	if (!limit || op < 0 || op >= CH_COMM_REDOP_COUNT || nranks < 1)
 		return CH_ERR_USAGE;
 	n = (uint64_t)nranks;
 	p->dtype = dtype;
 	p->op = op;
 	p->nranks = nranks;
-	if (op == CH_REDOP_SUM) {
+	if (op == CH_COMM_REDOP_SUM) {
 		/* at most c = ceil(n / q) non-zero contributions per element */
 		p->q = n <= limit ? 1 : (n + limit - 1) / limit;
 		c = (n + p->q - 1) / p->q;
@@ -59,9 +59,9 @@ uint64_t ch_ar_expected_value(const struct ch_ar_pattern *p, uint64_t t)
 
 	for (r = 0; r < p->nranks; r++) {
 		uint64_t v = ch_ar_pattern_value(p, r, t);
-		if (r == 0 || p->op == CH_REDOP_SUM)
+		if (r == 0 || p->op == CH_COMM_REDOP_SUM)
 			acc = r == 0 ? v : acc + v;
-		else if (p->op == CH_REDOP_MIN)
+		else if (p->op == CH_COMM_REDOP_MIN)
 			acc = v < acc ? v : acc;
 		else
 			acc = v > acc ? v : acc;
@@ -71,7 +71,7 @@ uint64_t ch_ar_expected_value(const struct ch_ar_pattern *p, uint64_t t)
 
 int ch_ar_expected_table(const struct ch_ar_pattern *p, void **out)
 {
-	size_t es = ch_dtype_size(p->dtype);
+	size_t es = ch_comm_dtype_size(p->dtype);
 	uint64_t u;
 	void *t = malloc((size_t)p->period * es);
 
@@ -96,7 +96,7 @@ void ch_ar_fill_input_host(void *buf, const struct ch_ar_pattern *p, size_t coun
 int ch_ar_fill_expected_host(void *buf, const struct ch_ar_pattern *p, size_t count,
 			     uint64_t seed)
 {
-	size_t es = ch_dtype_size(p->dtype), i, u;
+	size_t es = ch_comm_dtype_size(p->dtype), i, u;
 	void *table;
 	int rc = ch_ar_expected_table(p, &table);
 

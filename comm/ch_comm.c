@@ -2,32 +2,32 @@
 
 #include <string.h>
 
-const char *const ch_dtype_names[CH_DTYPE_COUNT + 1] = {
-	[CH_DTYPE_FLOAT] = "float",
-	[CH_DTYPE_DOUBLE] = "double",
-	[CH_DTYPE_HALF] = "half",
-	[CH_DTYPE_BFLOAT16] = "bfloat16",
-	[CH_DTYPE_INT32] = "int32",
-	[CH_DTYPE_INT8] = "int8",
-	[CH_DTYPE_COUNT] = NULL,
+const char *const ch_comm_dtype_names[CH_COMM_DTYPE_COUNT + 1] = {
+	[CH_COMM_DTYPE_FLOAT] = "float",
+	[CH_COMM_DTYPE_DOUBLE] = "double",
+	[CH_COMM_DTYPE_HALF] = "half",
+	[CH_COMM_DTYPE_BFLOAT16] = "bfloat16",
+	[CH_COMM_DTYPE_INT32] = "int32",
+	[CH_COMM_DTYPE_INT8] = "int8",
+	[CH_COMM_DTYPE_COUNT] = NULL,
 };
 
-const char *const ch_redop_names[CH_REDOP_COUNT + 1] = {
-	[CH_REDOP_SUM] = "sum",
-	[CH_REDOP_MIN] = "min",
-	[CH_REDOP_MAX] = "max",
-	[CH_REDOP_COUNT] = NULL,
+const char *const ch_comm_redop_names[CH_COMM_REDOP_COUNT + 1] = {
+	[CH_COMM_REDOP_SUM] = "sum",
+	[CH_COMM_REDOP_MIN] = "min",
+	[CH_COMM_REDOP_MAX] = "max",
+	[CH_COMM_REDOP_COUNT] = NULL,
 };
 
-size_t ch_dtype_size(enum ch_dtype t)
+size_t ch_comm_dtype_size(enum ch_comm_dtype t)
 {
 	switch (t) {
-	case CH_DTYPE_DOUBLE: return 8;
-	case CH_DTYPE_FLOAT:
-	case CH_DTYPE_INT32: return 4;
-	case CH_DTYPE_HALF:
-	case CH_DTYPE_BFLOAT16: return 2;
-	case CH_DTYPE_INT8: return 1;
+	case CH_COMM_DTYPE_DOUBLE: return 8;
+	case CH_COMM_DTYPE_FLOAT:
+	case CH_COMM_DTYPE_INT32: return 4;
+	case CH_COMM_DTYPE_HALF:
+	case CH_COMM_DTYPE_BFLOAT16: return 2;
+	case CH_COMM_DTYPE_INT8: return 1;
 	default: return 0;
 	}
 }

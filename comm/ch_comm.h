@@ -30,27 +30,27 @@ extern "C" {
 #define CH_COMM_ERR_TIMEOUT (-16)
 
 /* Element types, named as nccl-tests names them (-d). */
-enum ch_dtype {
-	CH_DTYPE_FLOAT,
-	CH_DTYPE_DOUBLE,
-	CH_DTYPE_HALF,     /* IEEE 754 binary16 */
-	CH_DTYPE_BFLOAT16, /* bfloat16: the upper half of a binary32 */
-	CH_DTYPE_INT32,
-	CH_DTYPE_INT8,
-	CH_DTYPE_COUNT
+enum ch_comm_dtype {
+	CH_COMM_DTYPE_FLOAT,
+	CH_COMM_DTYPE_DOUBLE,
+	CH_COMM_DTYPE_HALF,     /* IEEE 754 binary16 */
+	CH_COMM_DTYPE_BFLOAT16, /* bfloat16: the upper half of a binary32 */
+	CH_COMM_DTYPE_INT32,
+	CH_COMM_DTYPE_INT8,
+	CH_COMM_DTYPE_COUNT
 };
 
-/* NULL-terminated names of enum ch_dtype, in enum order (for ch_lookup()). */
-extern const char *const ch_dtype_names[CH_DTYPE_COUNT + 1];
+/* NULL-terminated names of enum ch_comm_dtype, in enum order (for ch_lookup()). */
+extern const char *const ch_comm_dtype_names[CH_COMM_DTYPE_COUNT + 1];
 
-/** ch_dtype_size - bytes per element of @t (1, 2, 4 or 8). */
-size_t ch_dtype_size(enum ch_dtype t);
+/** ch_comm_dtype_size - bytes per element of @t (1, 2, 4 or 8). */
+size_t ch_comm_dtype_size(enum ch_comm_dtype t);
 
 /* Reduction operations (-o). */
-enum ch_redop { CH_REDOP_SUM, CH_REDOP_MIN, CH_REDOP_MAX, CH_REDOP_COUNT };
+enum ch_comm_redop { CH_COMM_REDOP_SUM, CH_COMM_REDOP_MIN, CH_COMM_REDOP_MAX, CH_COMM_REDOP_COUNT };
 
-/* NULL-terminated names of enum ch_redop, in enum order. */
-extern const char *const ch_redop_names[CH_REDOP_COUNT + 1];
+/* NULL-terminated names of enum ch_comm_redop, in enum order. */
+extern const char *const ch_comm_redop_names[CH_COMM_REDOP_COUNT + 1];
 
 /**
  * ch_comm_busbw_factor - all-reduce bus bandwidth factor for @nranks ranks.
@@ -109,8 +109,8 @@ struct ch_comm_run {
 	const void *send;   /* [in] send buffer; NULL for in-place (recv is both) */
 	void *recv;         /* [in] receive buffer, count elements */
 	size_t count;       /* [in] elements per rank */
-	int dtype;          /* [in] enum ch_dtype */
-	int op;             /* [in] enum ch_redop */
+	int dtype;          /* [in] enum ch_comm_dtype */
+	int op;             /* [in] enum ch_comm_redop */
 	int warmup;         /* [in] untimed calls first (>= 0) */
 	int iters;          /* [in] timed calls (>= 1) */
 	long delay_us;      /* [in] sleep this long before every call (--inject-delay), 0: none */

@@ -96,7 +96,7 @@ static const char *mpi_algo_effective(const char *algo, size_t count, int nranks
 
 /* ---- user-defined reductions for 16-bit floats */
 
-static MPI_Op half_ops[CH_REDOP_COUNT], bf16_ops[CH_REDOP_COUNT];
+static MPI_Op half_ops[CH_COMM_REDOP_COUNT], bf16_ops[CH_COMM_REDOP_COUNT];
 static int ops_created, mpit_inited;
 
 #define DEFINE_OP16(NAME, TOF, FROMF, EXPR)                                          \
@@ -121,26 +121,26 @@ DEFINE_OP16(bf16_max, ch_bf16_to_float, ch_bf16_from_float, x > y ? x : y)
 static MPI_Datatype mpi_type(int dtype)
 {
 	switch (dtype) {
-	case CH_DTYPE_FLOAT: return MPI_FLOAT;
-	case CH_DTYPE_DOUBLE: return MPI_DOUBLE;
-	case CH_DTYPE_INT32: return MPI_INT32_T;
-	case CH_DTYPE_INT8: return MPI_INT8_T;
-	case CH_DTYPE_HALF:
-	case CH_DTYPE_BFLOAT16: return MPI_UINT16_T;
+	case CH_COMM_DTYPE_FLOAT: return MPI_FLOAT;
+	case CH_COMM_DTYPE_DOUBLE: return MPI_DOUBLE;
+	case CH_COMM_DTYPE_INT32: return MPI_INT32_T;
+	case CH_COMM_DTYPE_INT8: return MPI_INT8_T;
+	case CH_COMM_DTYPE_HALF:
+	case CH_COMM_DTYPE_BFLOAT16: return MPI_UINT16_T;
 	default: return MPI_DATATYPE_NULL;
 	}
 }
 
 static MPI_Op mpi_op(int dtype, int op)
 {
-	if (dtype == CH_DTYPE_HALF)
+	if (dtype == CH_COMM_DTYPE_HALF)
 		return half_ops[op];
-	if (dtype == CH_DTYPE_BFLOAT16)
+	if (dtype == CH_COMM_DTYPE_BFLOAT16)
 		return bf16_ops[op];
 	switch (op) {
-	case CH_REDOP_SUM: return MPI_SUM;
-	case CH_REDOP_MIN: return MPI_MIN;
-	case CH_REDOP_MAX: return MPI_MAX;
+	case CH_COMM_REDOP_SUM: return MPI_SUM;
+	case CH_COMM_REDOP_MIN: return MPI_MIN;
+	case CH_COMM_REDOP_MAX: return MPI_MAX;
 	default: return MPI_OP_NULL;
 	}
 }
@@ -198,8 +198,8 @@ static int mpi_setup(int local_rank, int local_size, struct ch_comm_device *dev,
 		     char *why, size_t n)
 {
 	int provided, i;
-	MPI_User_function *hf[CH_REDOP_COUNT] = { half_sum, half_min, half_max };
-	MPI_User_function *bf[CH_REDOP_COUNT] = { bf16_sum, bf16_min, bf16_max };
+	MPI_User_function *hf[CH_COMM_REDOP_COUNT] = { half_sum, half_min, half_max };
+	MPI_User_function *bf[CH_COMM_REDOP_COUNT] = { bf16_sum, bf16_min, bf16_max };
 
 	(void)local_rank;
 	memset(dev, 0, sizeof(*dev));
@@ -208,7 +208,7 @@ static int mpi_setup(int local_rank, int local_size, struct ch_comm_device *dev,
 	/* this rank's share of the node's available memory */
 	dev->free_bytes = host_available_bytes() / (uint64_t)(local_size > 0 ? local_size : 1);
 	if (!ops_created) {
-		for (i = 0; i < CH_REDOP_COUNT; i++) {
+		for (i = 0; i < CH_COMM_REDOP_COUNT; i++) {
 			if (MPI_Op_create(hf[i], 1, &half_ops[i]) != MPI_SUCCESS ||
 			    MPI_Op_create(bf[i], 1, &bf16_ops[i]) != MPI_SUCCESS) {
 				snprintf(why, n, "MPI_Op_create failed");
@@ -231,7 +231,7 @@ static void mpi_teardown(void)
 {
 	int i;
 	if (ops_created) {
-		for (i = 0; i < CH_REDOP_COUNT; i++) {
+		for (i = 0; i < CH_COMM_REDOP_COUNT; i++) {
 			MPI_Op_free(&half_ops[i]);
 			MPI_Op_free(&bf16_ops[i]);
 		}
@@ -259,7 +259,7 @@ static void mpi_version(char *buf, size_t n)
 
 static int mpi_supports(int dtype, int op)
 {
-	return dtype >= 0 && dtype < CH_DTYPE_COUNT && op >= 0 && op < CH_REDOP_COUNT;
+	return dtype >= 0 && dtype < CH_COMM_DTYPE_COUNT && op >= 0 && op < CH_COMM_REDOP_COUNT;
 }
 
 /* ---- MPI_T control variables */
@@ -402,7 +402,7 @@ static int mpi_poison(void *buf, size_t bytes)
 static int mpi_count_wrong(const void *buf, const void *expected, size_t count,
 			   int dtype, uint64_t *wrong)
 {
-	*wrong = ch_ar_count_wrong_host(buf, expected, count, ch_dtype_size(dtype));
+	*wrong = ch_ar_count_wrong_host(buf, expected, count, ch_comm_dtype_size(dtype));
 	return 0;
 }
 
