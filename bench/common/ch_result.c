@@ -1,5 +1,6 @@
 #include "ch_result.h"
 #include "ch_common.h"
+#include "ch_energy.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +29,7 @@ struct ch_result {
 	int force;
 	int written; /* we created the file: later writes may replace it */
 	int status;
+	struct ch_energy *energy; /* NULL until ch_result_energy_start() */
 };
 
 const char *ch_git_rev(void) { return CH_GIT_REV; }
@@ -117,6 +119,9 @@ void ch_result_free(struct ch_result *r)
 		return;
 	json_decref(r->doc);
 	free(r->path);
+	if (r->energy)
+		ch_energy_stop(r->energy);
+	free(r->energy);
 	free(r);
 }
 
@@ -125,6 +130,13 @@ json_t *ch_result_doc(struct ch_result *r) { return r->doc; }
 json_t *ch_result_results(struct ch_result *r)
 {
 	return json_object_get(r->doc, "results");
+}
+
+int ch_result_energy_start(struct ch_result *r)
+{
+	if (!r->energy && !(r->energy = malloc(sizeof(*r->energy))))
+		return CH_ERR_RUNTIME;
+	return ch_energy_start(r->energy);
 }
 
 int ch_result_set(struct ch_result *r, const char *key, json_t *value)
@@ -267,6 +279,11 @@ static int write_doc(struct ch_result *r)
 	int rc;
 
 	json_object_set_new(r->doc, "end_utc", json_string(ch_utc_now(now, sizeof(now))));
+	if (r->energy) {
+		struct ch_energy_reading er;
+		ch_energy_read(r->energy, &er);
+		json_object_set_new(r->doc, "energy", ch_energy_json(&er));
+	}
 	if (!r->path)
 		return 0;
 	if (!r->written && !r->force && stat(r->path, &st) == 0) {

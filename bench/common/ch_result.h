@@ -50,6 +50,15 @@ json_t *ch_result_doc(struct ch_result *r);
 json_t *ch_result_results(struct ch_result *r);
 
 /**
+ * ch_result_energy_start - start measuring the run's energy (ch_energy.h:
+ * RAPL and NVML counters, wall time) from now on. Every later checkpoint and
+ * the finish write the envelope key "energy": {"cpu_j", "gpu_j", "wall_sec",
+ * "source"} (docs/results-schema.md). ch_run_begin() calls it.
+ * Returns 0, or CH_ERR_RUNTIME when out of memory.
+ */
+int ch_result_energy_start(struct ch_result *r);
+
+/**
  * ch_result_set - set a top-level key, stealing the reference to @value.
  * Used for "host", "ranks" and tool-specific top-level sections.
  * Returns 0, or CH_ERR_RUNTIME when @value is NULL or out of memory.

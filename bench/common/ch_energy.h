@@ -1,0 +1,102 @@
+/*
+ * ch_energy.h - energy a run consumed: CPU packages through RAPL (Linux
+ * powercap), GPUs through NVML's total energy counter.
+ *
+ * Sources:
+ *  - RAPL: /sys/class/powercap/intel-rapl:N/energy_uj (micro-joules, a
+ *    counter that wraps at max_energy_range_uj), Linux
+ *    Documentation/power/powercap/powercap.rst. Only the package domains
+ *    (name "package-N") are summed: their sub-domains (core, uncore) are
+ *    inside them, and "psys" would count the package twice. DRAM domains are
+ *    not added. Since Linux 5.10 energy_uj is readable by root only.
+ *  - NVML: nvmlDeviceGetTotalEnergyConsumption (millijoules since the driver
+ *    was loaded), summed over every GPU (see ch_nvml.h).
+ * A source that cannot be read is "n/a" (NAN here, JSON null): never an
+ * error.
+ *
+ * The envelope key "energy" of every result file comes from here (see
+ * ch_result_energy_start() and docs/results-schema.md).
+ */
+#ifndef CH_ENERGY_H
+#define CH_ENERGY_H
+
+#include <jansson.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CH_ENERGY_MAX_DOMAINS 16
+
+/* A running measurement. Treat as opaque; fill with ch_energy_start(). */
+struct ch_energy {
+	int n_rapl;                                     /* readable package domains */
+	char rapl_path[CH_ENERGY_MAX_DOMAINS][320];     /* .../energy_uj */
+	unsigned long long rapl_range_uj[CH_ENERGY_MAX_DOMAINS]; /* wrap point */
+	unsigned long long rapl_last_uj[CH_ENERGY_MAX_DOMAINS];  /* last reading */
+	double rapl_acc_j;                              /* joules since start */
+	int nvml;                                       /* 1: NVML counter in use */
+	double nvml_start_j;                            /* NVML total at start */
+	double t0_sec;                                  /* ch_now_sec() at start */
+};
+
+/* What ch_energy_read() returns. */
+struct ch_energy_reading {
+	double cpu_j;        /* CPU package energy since start, J; NAN when n/a */
+	double gpu_j;        /* GPU energy since start (all GPUs), J; NAN when n/a */
+	double wall_sec;     /* seconds since start (monotonic clock) */
+	const char *source;  /* "rapl", "nvml", "rapl+nvml" or "unavailable" */
+};
+
+/**
+ * ch_energy_start - start measuring from this machine's counters.
+ * @e: [out] the measurement; release it with ch_energy_stop().
+ * Same as ch_energy_start_at(e, "/sys/class/powercap", 1).
+ * Returns 0 (a machine with no readable counter still measures wall time).
+ */
+int ch_energy_start(struct ch_energy *e);
+
+/**
+ * ch_energy_start_at - start measuring, reading RAPL under another root.
+ * @e:         [out] the measurement.
+ * @powercap:  [in] directory holding intel-rapl:N/ folders (tests pass a
+ *             fake tree here).
+ * @use_nvml:  [in] non-zero to add NVML's GPU energy counter when present.
+ * Returns 0.
+ */
+int ch_energy_start_at(struct ch_energy *e, const char *powercap, int use_nvml);
+
+/**
+ * ch_energy_read - energy and time since ch_energy_start().
+ * @e:   [in,out] the measurement: RAPL counters are re-read and their
+ *       wrap-arounds accumulated, so read at least once per wrap period
+ *       (max_energy_range_uj / package power: minutes to hours) on long runs.
+ * @out: [out] the reading.
+ * Returns 0.
+ */
+int ch_energy_read(struct ch_energy *e, struct ch_energy_reading *out);
+
+/** ch_energy_stop - release what ch_energy_start() took (NVML reference). */
+void ch_energy_stop(struct ch_energy *e);
+
+/**
+ * ch_energy_json - the envelope object {"cpu_j": number|null,
+ * "gpu_j": number|null, "wall_sec": number, "source": "..."}.
+ * Returns a new reference, NULL when out of memory.
+ */
+json_t *ch_energy_json(const struct ch_energy_reading *r);
+
+/**
+ * ch_energy_rapl_delta_uj - micro-joules between two readings of a counter
+ * that wraps at @range_uj (the value of max_energy_range_uj).
+ * @last, @now: [in] consecutive readings.
+ * Returns now - last, or range_uj - last + now when the counter wrapped.
+ */
+unsigned long long ch_energy_rapl_delta_uj(unsigned long long last,
+					   unsigned long long now,
+					   unsigned long long range_uj);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

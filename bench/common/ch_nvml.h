@@ -1,0 +1,145 @@
+/*
+ * ch_nvml.h - GPU telemetry through NVML, loaded at run time.
+ *
+ * libnvidia-ml.so.1 (installed with the NVIDIA driver) is opened with
+ * dlopen() on first use: no binary links against it, and a machine without
+ * the driver gets CH_ERR_UNAVAILABLE with a reason, never a crash. Every
+ * quantity a device cannot report is "n/a": NAN for numbers, 0 in the
+ * matching *_valid flag, JSON null in ch_nvml_sample_json().
+ *
+ * Functions and constants follow NVIDIA's "NVML API Reference Guide"
+ * (docs.nvidia.com/deploy/nvml-api/): nvmlInit_v2, nvmlDeviceGetClockInfo
+ * (MHz), nvmlDeviceGetPowerUsage (milliwatts), nvmlDeviceGetTemperature
+ * (degrees C), nvmlDeviceGetCurrentClocksEventReasons (bit mask; the older
+ * name nvmlDeviceGetCurrentClocksThrottleReasons is used when the driver
+ * predates it), nvmlDeviceGetTotalEnergyConsumption (millijoules since the
+ * driver was loaded, Volta and newer), nvmlSystemGetDriverVersion.
+ *
+ * Not thread-safe: call from one thread.
+ */
+#ifndef CH_NVML_H
+#define CH_NVML_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Clock event ("throttle") reason bits, as in nvml.h (nvmlClocksEventReason*). */
+#define CH_NVML_REASON_GPU_IDLE            0x0000000000000001ULL
+#define CH_NVML_REASON_APP_CLOCKS          0x0000000000000002ULL
+#define CH_NVML_REASON_SW_POWER_CAP        0x0000000000000004ULL
+#define CH_NVML_REASON_HW_SLOWDOWN         0x0000000000000008ULL
+#define CH_NVML_REASON_SYNC_BOOST          0x0000000000000010ULL
+#define CH_NVML_REASON_SW_THERMAL          0x0000000000000020ULL
+#define CH_NVML_REASON_HW_THERMAL          0x0000000000000040ULL
+#define CH_NVML_REASON_HW_POWER_BRAKE      0x0000000000000080ULL
+#define CH_NVML_REASON_DISPLAY_CLOCKS      0x0000000000000100ULL
+
+/* The reasons that mean the clocks were held down by power or temperature. */
+#define CH_NVML_THROTTLE_MASK (CH_NVML_REASON_SW_POWER_CAP | CH_NVML_REASON_HW_SLOWDOWN | \
+	CH_NVML_REASON_SW_THERMAL | CH_NVML_REASON_HW_THERMAL | CH_NVML_REASON_HW_POWER_BRAKE)
+
+/* An NVML device handle (nvmlDevice_t), opaque here. */
+typedef struct ch_nvml_device_s *ch_nvml_dev_t;
+
+/* One reading of a device's state. */
+struct ch_nvml_sample {
+	double sm_mhz;        /* current SM clock, MHz; NAN when n/a */
+	double mem_mhz;       /* current memory clock, MHz; NAN when n/a */
+	double power_w;       /* board power draw, W; NAN when n/a */
+	double temp_c;        /* GPU core temperature, degrees C; NAN when n/a */
+	double energy_j;      /* energy counter since driver load, J; NAN when n/a */
+	unsigned long long reasons; /* clock event reasons (CH_NVML_REASON_*) */
+	int reasons_valid;    /* 1 when @reasons was read */
+};
+
+/**
+ * ch_nvml_init - load libnvidia-ml.so.1 and call nvmlInit_v2().
+ * @why: [out] reason when unavailable (may be NULL).  @n: [in] size of @why.
+ * Reference counted: each successful call must be matched by
+ * ch_nvml_shutdown(). A failure is remembered, so later calls return at
+ * once with the same reason.
+ * Returns 0, or CH_ERR_UNAVAILABLE ("libnvidia-ml.so.1 not found (no NVIDIA
+ * driver)", "nvmlInit failed: ...", or "NVML support not built in").
+ */
+int ch_nvml_init(char *why, size_t n);
+
+/** ch_nvml_shutdown - drop one reference; the last one calls nvmlShutdown(). */
+void ch_nvml_shutdown(void);
+
+/**
+ * ch_nvml_driver_version - the driver version string, e.g. "570.124.06".
+ * @buf: [out] destination.  @n: [in] its size (80 is enough).
+ * Returns @buf, or NULL when NVML is not initialised or cannot tell.
+ */
+char *ch_nvml_driver_version(char *buf, size_t n);
+
+/** ch_nvml_device_count - number of GPUs NVML sees; 0 when not initialised. */
+int ch_nvml_device_count(void);
+
+/**
+ * ch_nvml_device_by_index - handle of GPU @index in NVML's order.
+ * @out: [out] handle, valid until the last ch_nvml_shutdown().
+ * Returns 0, CH_ERR_UNAVAILABLE (NVML not initialised) or CH_ERR_USAGE (no
+ * such index).
+ */
+int ch_nvml_device_by_index(unsigned index, ch_nvml_dev_t *out);
+
+/**
+ * ch_nvml_device_by_pci - handle of the GPU at a PCI bus id.
+ * @bus_id: [in] "0000:3b:00.0" (as cudaDeviceGetPCIBusId() or hwloc print it).
+ * @out: [out] handle. Returns 0, CH_ERR_UNAVAILABLE or CH_ERR_USAGE (not found).
+ * Use this to pair a CUDA device with its NVML handle: CUDA and NVML may
+ * number devices differently (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER).
+ */
+int ch_nvml_device_by_pci(const char *bus_id, ch_nvml_dev_t *out);
+
+/**
+ * ch_nvml_device_name - product name, e.g. "NVIDIA H200".
+ * @buf: [out] destination (96 bytes is enough). Returns @buf, or NULL (n/a).
+ */
+char *ch_nvml_device_name(ch_nvml_dev_t dev, char *buf, size_t n);
+
+/**
+ * ch_nvml_sample - read clocks, power, temperature, reasons and energy.
+ * @dev: [in] handle.  @out: [out] the reading; each field n/a on its own.
+ * Returns 0 when at least one field was read, CH_ERR_UNAVAILABLE otherwise.
+ */
+int ch_nvml_sample(ch_nvml_dev_t dev, struct ch_nvml_sample *out);
+
+/** ch_nvml_sample_na - fill @out with "n/a" everywhere. */
+void ch_nvml_sample_na(struct ch_nvml_sample *out);
+
+/**
+ * ch_nvml_sample_json - a reading as JSON: {sm_mhz, mem_mhz, power_w,
+ * temp_c, energy_j, clock_event_reasons: ["sw_power_cap", ...] | null,
+ * throttled: bool | null}; n/a values are null. New reference; NULL when out
+ * of memory.
+ */
+json_t *ch_nvml_sample_json(const struct ch_nvml_sample *s);
+
+/**
+ * ch_nvml_reasons_str - the names of the bits set in @reasons, comma
+ * separated ("sw_power_cap,hw_thermal"), "none" when 0.
+ * @buf: [out] destination (160 bytes hold every name).  Returns @buf.
+ */
+char *ch_nvml_reasons_str(unsigned long long reasons, char *buf, size_t n);
+
+/** ch_nvml_throttled - 1 when @reasons holds a power or thermal reason. */
+int ch_nvml_throttled(unsigned long long reasons);
+
+/**
+ * ch_nvml_energy_total_j - sum of the energy counters of every GPU.
+ * @out: [out] joules since driver load, summed over GPUs.
+ * Returns 0, or CH_ERR_UNAVAILABLE when NVML is not initialised, there is no
+ * GPU, or a GPU has no energy counter (pre-Volta).
+ */
+int ch_nvml_energy_total_j(double *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

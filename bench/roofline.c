@@ -1,0 +1,57 @@
+/*
+ * roofline - memory and compute roofs of every device of a node, and where
+ * elementwise kernels and GEMM land under them. Thin main: parse, run, emit
+ * (kernels/ch_roofline.c does the work; docs/roofline.md the methodology).
+ */
+#include "ch_common.h"
+#include "ch_opts.h"
+#include "ch_result.h"
+#include "ch_roofline.h"
+
+#include <stdio.h>
+
+int main(int argc, char **argv)
+{
+	struct ch_rl_opts o;
+	struct ch_rl_mpi mpi;
+	struct ch_result *res = NULL;
+	char reason[512];
+	json_t *ranks;
+	int rc;
+
+	ch_set_prog("roofline");
+	if ((rc = ch_rl_parse(argc, argv, &o)) != 0)
+		return ch_exit_code(rc);
+	if (o.common.help) {
+		ch_rl_usage(stdout);
+		return 0;
+	}
+	if (o.common.version) {
+		ch_print_version("roofline");
+		return 0;
+	}
+	if (o.list) {
+		ch_rl_list(stdout);
+		return 0;
+	}
+	if ((rc = ch_rl_mpi_init(&argc, &argv, &mpi)) != 0)
+		return ch_exit_code(rc);
+	if (mpi.rank != 0) { /* rank 0 writes the result and prints the tables */
+		o.common.json_path = NULL;
+		ch_set_quiet(1);
+	}
+	rc = ch_run_begin("roofline", argc, argv, &o.common, &res);
+	if (rc == 0) {
+		ranks = ch_rl_mpi_ranks_json(&mpi);
+		if (ranks)
+			ch_result_set(res, "ranks", ranks);
+		rc = ch_rl_run(&o, &mpi, res, reason, sizeof(reason));
+		if (ch_result_finish(res, rc, reason[0] ? "%s" : NULL, reason) != 0 && rc == CH_OK)
+			rc = CH_ERR_RUNTIME;
+		if (rc != CH_OK && mpi.rank == 0)
+			ch_error("%s", reason[0] ? reason : ch_status_name(rc));
+		ch_result_free(res);
+	}
+	ch_rl_mpi_finalize(&mpi);
+	return ch_exit_code(rc);
+}

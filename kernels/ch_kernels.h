@@ -1,0 +1,379 @@
+/*
+ * ch_kernels.h - roofline kernels described as data, the counts derived from
+ * that description, output validation, and the compute backend interface.
+ *
+ * The kernel table (ch_kernel_table()) carries, for every kernel, its FLOPs
+ * and the words it reads and writes per element (likwid-bench kernel files
+ * and BabelStream's kernel table do the same). Bytes, FLOPs, arithmetic
+ * intensity, GB/s and GFLOP/s are computed from it in ch_kernel_counts() and
+ * ch_rates() and nowhere else.
+ *
+ * Byte counting is BabelStream's (Deakin et al., "Evaluating attainable
+ * memory bandwidth of parallel programming models via BabelStream", IJCSE
+ * 2018): explicit traffic only, copy 2, mul 2, add 3, triad 3, dot 2 words
+ * per element. A CPU store to a line not in cache first reads it
+ * (write-allocate), so "bytes_write_allocate" adds one word per element
+ * written; streaming (non-temporal) stores do not.
+ *
+ * Roofline: Williams, Waterman, Patterson, "Roofline: an insightful visual
+ * performance model for multicore architectures", CACM 52(4), 2009:
+ * attainable FLOP/s = min(peak FLOP/s, AI x bandwidth), ridge point =
+ * peak / bandwidth.
+ *
+ * This header includes no CUDA or BLAS header: backends keep those to
+ * themselves.
+ */
+#ifndef CH_KERNELS_H
+#define CH_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Data types; the same order as enum ch_dtype_peak (ch_datasheet.h). */
+enum ch_dtype {
+	CH_FP64 = 0,
+	CH_FP32,
+	CH_TF32,  /* stored as fp32; GEMM inputs rounded to 10 mantissa bits by tensor cores */
+	CH_BF16,
+	CH_FP16,
+	CH_FP8,   /* e4m3 */
+	CH_NDTYPES
+};
+#define CH_DT_BIT(d) (1u << (d))
+
+/** ch_dtype_name - "fp64", "fp32", "tf32", "bf16", "fp16", "fp8"; NULL if out of range. */
+const char *ch_dtype_name(int dt);
+
+/** ch_dtype_parse - index of a dtype name, or -1 when unknown. */
+int ch_dtype_parse(const char *name);
+
+/** ch_dtype_size - bytes per stored element: 8, 4, 4, 2, 2, 1. */
+size_t ch_dtype_size(enum ch_dtype dt);
+
+/**
+ * ch_dtype_eps - machine epsilon (distance from 1 to the next value):
+ * 2^-52, 2^-23, 2^-10 (tf32), 2^-7 (bf16), 2^-10 (fp16), 2^-3 (fp8 e4m3).
+ */
+double ch_dtype_eps(enum ch_dtype dt);
+
+/** ch_dtype_digits - significand bits with the implicit one: 53, 24, 11, 8, 11, 4. */
+int ch_dtype_digits(enum ch_dtype dt);
+
+enum ch_family { CH_FAM_STREAM = 0, CH_FAM_LADDER, CH_FAM_ELEMENTWISE, CH_FAM_GEMM, CH_NFAMILIES };
+
+/** ch_family_name - "stream", "ladder", "elementwise", "gemm". */
+const char *ch_family_name(enum ch_family f);
+
+enum ch_kernel_id {
+	CH_K_COPY, CH_K_MUL, CH_K_ADD, CH_K_TRIAD, CH_K_DOT, /* BabelStream */
+	CH_K_FMA,        /* ladder rung: k FMAs per element */
+	CH_K_GELU, CH_K_LAYERNORM,
+	CH_K_GEMM
+};
+
+/*
+ * One kernel. Arrays: a and b are inputs (never written), c the output
+ * (patterns in ch_patterns.h). For the elementwise families the counts of a
+ * point of n elements in rows of `cols` are
+ *   flops = flops_per_elem x n + flops_per_row x n / cols
+ *   bytes = (reads_per_elem + writes_per_elem) x n x size
+ *           + reads_per_col x cols x size
+ * For GEMM (C = A B, A m x k, B k x n, beta = 0 so C is not read):
+ *   flops = 2 m n k, bytes = (m k + k n) x size(in) + m n x size(out).
+ */
+struct ch_kernel {
+	const char *name;          /* "copy", "fma16", "gelu", "gemm", ... */
+	enum ch_kernel_id id;
+	enum ch_family family;
+	int k;                     /* ladder: FMAs per element; 0 otherwise */
+	double flops_per_elem;     /* gemm: FLOPs per multiply-add (2) */
+	double flops_per_row;      /* layernorm: per-row FLOPs; 0 otherwise */
+	double reads_per_elem;     /* words read per element (explicit traffic) */
+	double writes_per_elem;    /* words written per element */
+	double reads_per_col;      /* layernorm: gamma and beta, read once: 2 */
+	unsigned dtypes;           /* CH_DT_BIT mask any backend may run */
+	unsigned default_dtypes;   /* the default run's dtypes */
+	const char *formula;       /* what one element does, for docs and --list */
+};
+
+/**
+ * ch_kernel_table - every kernel, in the order a run measures them.
+ * @n: [out] number of entries. Returns the static table.
+ */
+const struct ch_kernel *ch_kernel_table(int *n);
+
+/** ch_kernel_find - the kernel named @name, or NULL. */
+const struct ch_kernel *ch_kernel_find(const char *name);
+
+/* The size of a point. */
+struct ch_shape {
+	uint64_t n;        /* elementwise families: elements per array */
+	uint64_t cols;     /* layernorm: row length; 1 for other families */
+	uint64_t m, nn, kk;/* gemm: C is m x nn, inner dimension kk */
+};
+
+/* What a point moves and computes, from the table. */
+struct ch_counts {
+	double flops;               /* floating-point operations per call */
+	double bytes;               /* explicit bytes per call (BabelStream counting) */
+	double bytes_write_allocate;/* bytes + one read per word written (write-allocate) */
+	double ai;                  /* arithmetic intensity, flops / bytes (FLOP/byte) */
+};
+
+/**
+ * ch_gemm_out_dtype - the output (C) dtype of a GEMM with inputs in @in:
+ * fp64 for fp64, bf16 for fp8 (a combination cuBLASLt documents for fp8,
+ * used by NVIDIA's LtFp8Matmul sample), fp32 for the others.
+ */
+enum ch_dtype ch_gemm_out_dtype(enum ch_dtype in);
+
+/**
+ * ch_kernel_counts - FLOPs, bytes and AI of one call.
+ * @k: [in] kernel.  @dt: [in] dtype (its storage size).  @s: [in] shape.
+ * @out: [out] counts.
+ * Returns 0, or CH_ERR_USAGE when @dt is not in k->dtypes or the shape is
+ * empty (n or cols 0, n not a multiple of cols, or a GEMM dimension 0).
+ */
+int ch_kernel_counts(const struct ch_kernel *k, enum ch_dtype dt,
+		     const struct ch_shape *s, struct ch_counts *out);
+
+/* Rates of a call that took time_sec. SI units: 1 GB = 1e9 bytes. */
+struct ch_rates {
+	double gbps;     /* bytes / time / 1e9 */
+	double gflops;   /* flops / time / 1e9 */
+	double gbps_write_allocate; /* bytes_write_allocate / time / 1e9 */
+};
+
+/**
+ * ch_rates - rates of a call.
+ * @c: [in] counts.  @time_sec: [in] seconds (> 0).  @out: [out] rates.
+ * Returns 0, or CH_ERR_USAGE when @time_sec is not positive.
+ */
+int ch_rates(const struct ch_counts *c, double time_sec, struct ch_rates *out);
+
+/**
+ * ch_roof_attainable_gflops - the roofline bound at arithmetic intensity
+ * @ai: min(@peak_gflops, @ai x @bw_gbps) (Williams et al. 2009).
+ */
+double ch_roof_attainable_gflops(double ai, double bw_gbps, double peak_gflops);
+
+/**
+ * ch_pct_of_roof - a point's performance as a percentage of the roofline
+ * bound at its arithmetic intensity:
+ * 100 x max(gbps / bw_gbps, gflops / peak_gflops), which equals
+ * 100 x gflops / min(peak, AI x bw) when flops > 0 and is defined for
+ * zero-FLOP kernels (copy) too. A roof <= 0 (unknown) is left out of the
+ * max; returns -1 when both roofs are unknown.
+ */
+double ch_pct_of_roof(double gbps, double gflops, double bw_gbps, double peak_gflops);
+
+/**
+ * ch_ridge_flop_per_byte - ridge point, peak / bandwidth (FLOP/byte);
+ * -1 when either is not positive.
+ */
+double ch_ridge_flop_per_byte(double peak_gflops, double bw_gbps);
+
+/* ------------------------------------------------------------ validation */
+
+/* The outcome of checking a point's output. */
+struct ch_check {
+	int ok;               /* 1 when every value checked is within tolerance */
+	uint64_t checked;     /* values compared */
+	uint64_t bad;         /* values outside tolerance */
+	uint64_t first_bad;   /* index of the first bad value (element or sample) */
+	double got, want, tol;/* of the first bad value (or of the worst one when ok) */
+	double worst_ratio;   /* max |got - want| / tol over all values */
+};
+
+/**
+ * ch_check_elementwise - check every element of a point's output array c
+ * against its analytic value (ch_patterns.h) with a dtype tolerance.
+ * @k:   [in] a stream (not dot), ladder or elementwise kernel.
+ * @dt:  [in] dtype of @c: fp64, fp32 or bf16.
+ * @s:   [in] the point's shape.
+ * @c:   [in] host copy of the output array, s->n elements of @dt.
+ * @out: [out] the outcome.
+ * Tolerances (|got - want| <= tol):
+ *   stream: 4 eps |want| (at most two roundings of exact inputs);
+ *   ladder: 2 eps |want| (the chain alternates between exact values);
+ *   gelu:   eps |want| + 16 eps32 (|x| + 1) (the fp32 tanh of
+ *           ch_patterns.h is within 0.6 eps32 (|x| + 1));
+ *   layernorm: eps |want| + (2 cols + 16) eps32 (|gamma| rstd (max|x| +
+ *           |x - mean|) + |beta|), the forward error bound of sums of cols
+ *           terms (Higham, "Accuracy and Stability of Numerical Algorithms",
+ *           2nd ed., 2002, section 4.2) carried through the normalisation.
+ * Runs in parallel (OpenMP). Returns 0 (the verdict is in @out->ok), or
+ * CH_ERR_USAGE for an unsupported kernel or dtype.
+ */
+int ch_check_elementwise(const struct ch_kernel *k, enum ch_dtype dt,
+			 const struct ch_shape *s, const void *c,
+			 struct ch_check *out);
+
+/**
+ * ch_dot_expected - the exact dot product of a and b over @n elements
+ * (each a[i] b[i] is exact in fp64; the sum uses the 128 x 256 distinct
+ * products' counts), and the sum of |a[i] b[i]|.
+ * @dt: [in] dtype the arrays are stored in (their values do not depend on it).
+ */
+void ch_dot_expected(enum ch_dtype dt, uint64_t n, double *want, double *abs_sum);
+
+/**
+ * ch_check_dot - check a dot product result.
+ * @got: [in] the kernel's result (accumulated in fp64 on every backend).
+ * Tolerance: (n + 2) eps64 sum|a b| + 2 eps(dt) |want| (products formed in
+ * @dt, sum in fp64; Higham 2002, section 3.1).
+ */
+void ch_check_dot(enum ch_dtype dt, uint64_t n, double got, struct ch_check *out);
+
+/* A sampled GEMM entry: C(i, j) as the backend computed it. */
+struct ch_gemm_sample {
+	uint64_t i, j;
+	double got;
+};
+
+/*
+ * GEMM operand layout shared by every backend ("TN", as cuBLASLt requires
+ * for fp8): A is stored k x m column-major (lda = k), so A(i, l) is element
+ * i*k + l; B is stored k x n column-major (ldb = k), B(l, j) is element
+ * j*k + l; C is m x n column-major (ldc = m). Element p of A is
+ * ch_gemm_value(CH_GEMM_SEED_A, p, digits), of B ch_gemm_value(CH_GEMM_SEED_B, ...).
+ */
+#define CH_GEMM_SEED_A 0x5eed0000000000a1ULL
+#define CH_GEMM_SEED_B 0x5eed0000000000b2ULL
+
+/**
+ * ch_gemm_sample_positions - which entries of C to check: the four corners,
+ * then pseudo-random positions.
+ * @m, @n: [in] C's dimensions.  @count: [in] number wanted (>= 4).
+ * @out: [out] @count samples with i, j set (got left 0).
+ */
+void ch_gemm_sample_positions(uint64_t m, uint64_t n, int count,
+			      struct ch_gemm_sample *out);
+
+/**
+ * ch_gemm_accum_eps - unit roundoff of the GEMM accumulation in dtype @dt:
+ * 2^-53 (fp64), 2^-24 (fp32 accumulation for fp32, tf32, bf16, fp16), and
+ * 2^-13 for fp8, whose Hopper tensor-core accumulation keeps about 14 bits
+ * (DeepSeek-V3 technical report, arXiv:2412.19437, section 3.3.2).
+ */
+double ch_gemm_accum_eps(enum ch_dtype dt);
+
+/**
+ * ch_check_gemm - check sampled entries of C = A B against fp64 dot
+ * products on the host.
+ * @dt:  [in] input dtype.  @m, @n, @k: [in] dimensions.
+ * @s:   [in] samples with got set.  @count: [in] number of samples.
+ * @out: [out] outcome; first_bad is the sample's position in @s.
+ * Tolerance per entry: k x ch_gemm_accum_eps(dt) x sum_l |A(i,l) B(l,j)|
+ * + eps(out dtype) |want| (Higham 2002, section 3.5: |C - fl(AB)| <=
+ * gamma_k |A||B|; inputs are exact in @dt, see ch_gemm_value()).
+ */
+void ch_check_gemm(enum ch_dtype dt, uint64_t m, uint64_t n, uint64_t k,
+		   const struct ch_gemm_sample *s, int count, struct ch_check *out);
+
+/* ------------------------------------------------------------ backends */
+
+struct ch_dev; /* one open device, private to its backend */
+
+/* What a backend tells about an open device. */
+struct ch_dev_info {
+	char kind[8];            /* "cpu" or "gpu" */
+	char name[256];          /* CPU model or GPU product name */
+	char pci_bus_id[32];     /* GPU "0000:3b:00.0"; "" for the CPU */
+	uint64_t mem_total_bytes;
+	uint64_t mem_free_bytes;
+	uint64_t cache_bytes;    /* CPU: sum of last-level caches; GPU: L2 */
+	int units;               /* CPU: cores used; GPU: SMs */
+	int threads;             /* CPU: OpenMP threads, one per core; GPU: 0 */
+	double clock_mhz;        /* CPU: max (or current) clock; GPU: max SM clock; 0 unknown */
+	char clock_source[64];   /* where clock_mhz comes from */
+	char isa[32];            /* CPU: "avx512", "avx2+fma", "sse2"; GPU: "sm_90" */
+	char stores[24];         /* CPU: "write-allocate" or "streaming"; GPU: "" */
+	char blas[96];           /* CPU: BLAS and the core it selected; GPU: cuBLASLt version */
+	char runtime[192];       /* GPU: CUDA runtime/driver versions; CPU: "" */
+	char note[256];          /* a warning about this device's setup, or "" */
+};
+
+/* One point to measure. */
+struct ch_point_spec {
+	const struct ch_kernel *k;
+	enum ch_dtype dt;
+	struct ch_shape shape;
+};
+
+/*
+ * A compute backend: a const table filled with designated initializers.
+ * Slots marked "may be NULL" are optional and checked before use.
+ * Every function returns 0 or a negative ch_status; CH_ERR_UNAVAILABLE is
+ * "not here" (no device, not built), distinct from CH_ERR_RUNTIME.
+ */
+struct ch_backend {
+	const char *name;   /* "cpu", "cuda" */
+	/* probe - can this backend run here? 0, or CH_ERR_UNAVAILABLE with the
+	 * reason in @why (e.g. "no CUDA device: CUDA driver version is
+	 * insufficient"). Cheap; no device state is kept. */
+	int (*probe)(char *why, size_t n);
+	/* count - number of devices (0 when unavailable). */
+	int (*count)(void);
+	/* open - open device @index (0-based, backend order). @why gets the
+	 * reason of a failure. The device is released with close(). */
+	int (*open)(int index, struct ch_dev **out, char *why, size_t n);
+	void (*close)(struct ch_dev *d);
+	int (*info)(struct ch_dev *d, struct ch_dev_info *out);
+	/* dtypes - CH_DT_BIT mask of the dtypes this device runs @k in. */
+	unsigned (*dtypes)(struct ch_dev *d, const struct ch_kernel *k);
+	/* alloc_arrays - allocate a, b, c of @bytes each (first-touched by the
+	 * threads that use them, CPU) and fill a and b; replaces earlier arrays. */
+	int (*alloc_arrays)(struct ch_dev *d, uint64_t bytes);
+	/* gemm_size - default square GEMM size: CPU calibrates so that one
+	 * call takes at least @min_sec; GPU returns 8192. May be NULL. */
+	int (*gemm_size)(struct ch_dev *d, enum ch_dtype dt, double min_sec, uint64_t *n);
+	/* setup - prepare a point (GEMM: allocate and fill the matrices, choose
+	 * the algorithm; elementwise: nothing or input conversion). */
+	int (*setup)(struct ch_dev *d, const struct ch_point_spec *p);
+	/* run - one call of the point; @sec its duration measured by the
+	 * device (CUDA events) or the host's monotonic clock (CPU). */
+	int (*run)(struct ch_dev *d, const struct ch_point_spec *p, double *sec);
+	/* check - validate the output of the last run() (see ch_check_*). */
+	int (*check)(struct ch_dev *d, const struct ch_point_spec *p, struct ch_check *out);
+	/* teardown - release what setup() took. May be NULL. */
+	void (*teardown)(struct ch_dev *d, const struct ch_point_spec *p);
+	/* corrupt - test hook: damage one value of the last run's output so
+	 * that check() must fail (used only when the environment variable
+	 * CH_ROOFLINE_CORRUPT names the point; docs/roofline.md). May be NULL. */
+	int (*corrupt)(struct ch_dev *d, const struct ch_point_spec *p);
+	/* peak_estimate - estimated peak GFLOP/s for @dt with its derivation
+	 * in @how (CPU: cores x clock x lanes x FMA units x 2). May be NULL;
+	 * returns CH_ERR_UNAVAILABLE when it cannot estimate. */
+	int (*peak_estimate)(struct ch_dev *d, enum ch_dtype dt, double *gflops,
+			     char *how, size_t n);
+	/* telemetry_json - a JSON snapshot (clocks, power, temperature,
+	 * reasons, energy counter) as a jansson json_t* cast to void*, or NULL
+	 * when n/a. May be NULL. */
+	void *(*telemetry_json)(struct ch_dev *d);
+	/* energy_j - the device's energy counter in joules (NVML for GPUs,
+	 * RAPL packages for the CPU); CH_ERR_UNAVAILABLE when n/a. May be NULL. */
+	int (*energy_j)(struct ch_dev *d, double *j);
+	/* throttled - 1 when the device's clocks are held down by power or
+	 * temperature now, 0 when not, CH_ERR_UNAVAILABLE when n/a. May be NULL. */
+	int (*throttled)(struct ch_dev *d);
+};
+
+/* The backends (each defined by its own folder). */
+extern const struct ch_backend ch_backend_cpu;
+extern const struct ch_backend ch_backend_cuda; /* always defined: reports
+	"not built in" without HAVE_CUDA */
+
+/**
+ * ch_backend_find - a backend by name ("cpu", "cuda"), NULL when unknown.
+ */
+const struct ch_backend *ch_backend_find(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

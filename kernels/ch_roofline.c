@@ -1,0 +1,1345 @@
+/*
+ * ch_roofline.c - roofline's measurement driver (see ch_roofline.h).
+ */
+#include "ch_roofline.h"
+#include "ch_common.h"
+#include "ch_datasheet.h"
+#include "ch_nvml.h"
+#include "ch_parse.h"
+#include "ch_patterns.h"
+#include "ch_stats.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIB (1024ull * 1024ull)
+#define MAX_SAMPLES 100000
+#define LADDER_TARGET_SEC 0.02  /* a shortened rung's call at the peak */
+#define NODE_FLAG_PCT 5.0
+
+enum {
+	OPT_BACKEND = CH_OPT_FIRST_TOOL,
+	OPT_DEVICES,
+	OPT_KERNELS,
+	OPT_DTYPE,
+	OPT_SIZE,
+	OPT_GEMM_SIZE,
+	OPT_ITERS,
+	OPT_WARMUP,
+	OPT_LIST
+};
+
+void ch_rl_opts_init(struct ch_rl_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	ch_common_opts_init(&o->common);
+	o->devices_all = 1;
+	o->iters = 4;
+	o->warmup = 1;
+}
+
+void ch_rl_usage(FILE *f)
+{
+	fputs("Usage: roofline [OPTIONS]\n"
+	      "Measure, for each device of this node, the memory roof (GB/s), the compute\n"
+	      "roofs (GFLOP/s per dtype) and the ridge point, and where BabelStream's\n"
+	      "kernels, an arithmetic-intensity ladder, GELU, LayerNorm and GEMM land\n"
+	      "under them. Every point is validated; an invalid point is never reported\n"
+	      "as a result and makes the run exit 1.\n"
+	      "\n"
+	      "Options:\n"
+	      "  --backend B        auto (cuda when a GPU is present, else cpu; default),\n"
+	      "                     cpu, cuda, or cpu,cuda\n"
+	      "  --devices D        GPUs: all (default) or CUDA indices (0,2); under mpirun\n"
+	      "                     each rank measures the GPU of its local rank\n"
+	      "  --kernels LIST     kernels or families (default all): copy, mul, add, triad,\n"
+	      "                     dot, fma0 ... fma1024, gelu, layernorm, gemm; families\n"
+	      "                     stream, ladder, elementwise, gemm\n"
+	      "  --dtype LIST       fp64, fp32, tf32, bf16, fp16, fp8 (default: each\n"
+	      "                     kernel's default dtypes, see --list)\n"
+	      "  --size SIZE        bytes per array, K/M/G = 1024 (default: 4/3 of the\n"
+	      "                     last-level cache or GPU L2, at least 64M on a CPU and\n"
+	      "                     1G on a GPU, at most 1/8 of free memory)\n"
+	      "  --gemm-size N      GEMM m = n = k = N (default: CPU sized so that one call\n"
+	      "                     takes at least 0.2 s, GPU 8192)\n"
+	      "  --iters N          timed calls per point, the first one dropped (default 4)\n"
+	      "  --warmup N         untimed calls before them (default 1)\n"
+	      "  --list             print the kernel table and exit\n", f);
+	ch_common_help(f);
+	fputs("\n"
+	      "Output: per device a table (kernel, dtype, AI in FLOP/byte, median time,\n"
+	      "GB/s, GFLOP/s, best of both, % of roof), then the memory roof, the compute\n"
+	      "roofs and the ridge points. Headline statistic: the median of the timed\n"
+	      "calls after the first; best = fastest call.\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 a point failed validation, 2 usage error, 3 backend\n"
+	      "or device unavailable (the result file says why), 4 run-time error.\n"
+	      "\n"
+	      "Examples:\n"
+	      "  roofline                                  # the GPUs, or the CPU without one\n"
+	      "  roofline --backend cpu --json cpu.json    # the host CPU\n"
+	      "  roofline --backend cuda --devices all --json gpus.json\n"
+	      "  mpirun -np 8 roofline --backend cuda --json node.json   # one rank per GPU\n"
+	      "  roofline --kernels triad,gemm --dtype fp64 --size 256M\n", f);
+}
+
+void ch_rl_list(FILE *f)
+{
+	int n, i, d;
+	const struct ch_kernel *t = ch_kernel_table(&n);
+
+	fprintf(f, "%-10s %-12s %8s %6s %6s  %-28s %s\n", "kernel", "family", "FLOP/el",
+		"rd/el", "wr/el", "dtypes (default*)", "formula");
+	for (i = 0; i < n; i++) {
+		char dts[64] = "";
+		size_t used = 0;
+		for (d = 0; d < CH_NDTYPES; d++)
+			if (t[i].dtypes & CH_DT_BIT(d))
+				used += (size_t)snprintf(dts + used, sizeof(dts) - used, "%s%s%s",
+							 used ? "," : "", ch_dtype_name(d),
+							 t[i].default_dtypes & CH_DT_BIT(d) ? "*" : "");
+		fprintf(f, "%-10s %-12s %8g %6g %6g  %-28s %s\n", t[i].name, ch_family_name(t[i].family),
+			t[i].flops_per_elem, t[i].reads_per_elem, t[i].writes_per_elem, dts, t[i].formula);
+	}
+	fputs("words are dtype-sized; gemm: FLOPs = 2 m n k, bytes = (m k + k n) size + m n size(C);\n"
+	      "layernorm adds 5 FLOPs per row and reads gamma and beta once\n", f);
+}
+
+static int parse_list(const char *opt, const char *arg, char *buf, size_t bufn, char **items, int max)
+{
+	int n;
+	if (!arg || !*arg)
+		return ch_usage_error("empty value for %s", opt);
+	if (strlen(arg) >= bufn)
+		return ch_usage_error("value of %s is too long", opt);
+	strcpy(buf, arg);
+	n = ch_split_list(buf, items, max);
+	if (n < 0)
+		return ch_usage_error("bad list '%s' for %s (empty item or more than %d items)", arg, opt, max);
+	return n;
+}
+
+static int parse_kernels(const char *arg, uint64_t *mask)
+{
+	char buf[1024], *items[64];
+	int n = parse_list("--kernels", arg, buf, sizeof(buf), items, 64), i, j, nk;
+	const struct ch_kernel *t = ch_kernel_table(&nk);
+
+	if (n < 0)
+		return n;
+	*mask = 0;
+	for (i = 0; i < n; i++) {
+		int found = 0;
+		for (j = 0; j < nk; j++)
+			if (!strcmp(items[i], t[j].name) || !strcmp(items[i], ch_family_name(t[j].family))) {
+				*mask |= 1ull << j;
+				found = 1;
+			}
+		if (!found)
+			return ch_usage_error("unknown kernel '%s' for --kernels (expected: copy, mul, add, triad, dot, "
+					      "fma0, fma1, fma2, fma4, ... fma1024, gelu, layernorm, gemm, or a family: "
+					      "stream, ladder, elementwise, gemm)", items[i]);
+	}
+	return 0;
+}
+
+static int parse_dtypes(const char *arg, unsigned *mask)
+{
+	char buf[256], *items[16];
+	int n = parse_list("--dtype", arg, buf, sizeof(buf), items, 16), i;
+
+	if (n < 0)
+		return n;
+	*mask = 0;
+	for (i = 0; i < n; i++) {
+		int d = ch_dtype_parse(items[i]);
+		if (d < 0)
+			return ch_usage_error("unknown dtype '%s' for --dtype (expected: fp64, fp32, tf32, bf16, fp16, fp8)",
+					      items[i]);
+		*mask |= CH_DT_BIT(d);
+	}
+	return 0;
+}
+
+static int parse_backend(const char *arg, unsigned *mask)
+{
+	char buf[64], *items[4];
+	int n = parse_list("--backend", arg, buf, sizeof(buf), items, 4), i;
+
+	if (n < 0)
+		return n;
+	*mask = 0;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(items[i], "auto") && n == 1)
+			*mask = 0;
+		else if (!strcmp(items[i], "cpu"))
+			*mask |= CH_RL_BACKEND_CPU;
+		else if (!strcmp(items[i], "cuda"))
+			*mask |= CH_RL_BACKEND_CUDA;
+		else
+			return ch_usage_error("unknown backend '%s' for --backend (expected: auto, cpu, cuda, or cpu,cuda)",
+					      items[i]);
+	}
+	return 0;
+}
+
+static int parse_devices(const char *arg, struct ch_rl_opts *o)
+{
+	char buf[512], *items[CH_RL_MAX_DEVICES];
+	int n, i;
+
+	if (arg && !strcmp(arg, "all")) {
+		o->devices_all = 1;
+		o->ndevices = 0;
+		return 0;
+	}
+	n = parse_list("--devices", arg, buf, sizeof(buf), items, CH_RL_MAX_DEVICES);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		long v;
+		if (ch_parse_long("--devices", items[i], 0, 1023, &v))
+			return CH_ERR_USAGE;
+		o->devices[i] = (int)v;
+	}
+	o->ndevices = n;
+	o->devices_all = 0;
+	return 0;
+}
+
+int ch_rl_parse(int argc, char **argv, struct ch_rl_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "devices", required_argument, NULL, OPT_DEVICES },
+		{ "kernels", required_argument, NULL, OPT_KERNELS },
+		{ "dtype", required_argument, NULL, OPT_DTYPE },
+		{ "size", required_argument, NULL, OPT_SIZE },
+		{ "gemm-size", required_argument, NULL, OPT_GEMM_SIZE },
+		{ "iters", required_argument, NULL, OPT_ITERS },
+		{ "warmup", required_argument, NULL, OPT_WARMUP },
+		{ "list", no_argument, NULL, OPT_LIST },
+		CH_COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 }
+	};
+	int c, rc;
+	long v;
+
+	ch_rl_opts_init(o);
+	optind = 1;
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, CH_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_BACKEND:
+			if ((rc = parse_backend(optarg, &o->backends)) != 0)
+				return rc;
+			break;
+		case OPT_DEVICES:
+			if ((rc = parse_devices(optarg, o)) != 0)
+				return rc;
+			break;
+		case OPT_KERNELS:
+			if ((rc = parse_kernels(optarg, &o->kernels)) != 0)
+				return rc;
+			break;
+		case OPT_DTYPE:
+			if ((rc = parse_dtypes(optarg, &o->dtypes)) != 0)
+				return rc;
+			break;
+		case OPT_SIZE:
+			if (ch_parse_size("--size", optarg, &o->size_bytes))
+				return CH_ERR_USAGE;
+			if (o->size_bytes < MIB)
+				return ch_usage_error("--size '%s' is too small: each array needs at least 1M", optarg);
+			if (o->size_bytes > (1ull << 40))
+				return ch_usage_error("--size '%s' is too large: at most 1T per array", optarg);
+			break;
+		case OPT_GEMM_SIZE:
+			if (ch_parse_long("--gemm-size", optarg, 16, 65536, &v))
+				return CH_ERR_USAGE;
+			o->gemm_n = (uint64_t)v;
+			break;
+		case OPT_ITERS:
+			if (ch_parse_long("--iters", optarg, 2, MAX_SAMPLES, &v))
+				return CH_ERR_USAGE;
+			o->iters = (int)v;
+			break;
+		case OPT_WARMUP:
+			if (ch_parse_long("--warmup", optarg, 0, 1000, &v))
+				return CH_ERR_USAGE;
+			o->warmup = (int)v;
+			break;
+		case OPT_LIST:
+			o->list = 1;
+			break;
+		default:
+			rc = ch_common_opt(c, optarg, &o->common);
+			if (rc < 0)
+				return rc;
+			if (rc == 0)
+				return ch_usage_error("unhandled option");
+		}
+	}
+	if (optind < argc)
+		return ch_usage_error("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+/* ------------------------------------------------------------ pure helpers */
+
+uint64_t ch_rl_default_array_bytes(uint64_t cache_bytes, uint64_t free_bytes, int gpu)
+{
+	uint64_t floor_bytes = gpu ? 1024 * MIB : 64 * MIB;
+	uint64_t b = (cache_bytes * 4 + 2) / 3;
+	uint64_t cap = free_bytes / 8 / MIB * MIB;
+
+	if (b < floor_bytes)
+		b = floor_bytes;
+	b = (b + MIB - 1) / MIB * MIB;
+	if (cap >= MIB && b > cap)
+		b = cap;
+	return b;
+}
+
+uint64_t ch_rl_ladder_elems(uint64_t n, double ai, double flops_per_elem, double mem_gbps,
+			    double peak_gflops, double target_sec, uint64_t min_elems)
+{
+	double want;
+	uint64_t e;
+
+	if (mem_gbps <= 0 || peak_gflops <= 0 || flops_per_elem <= 0 || ai <= peak_gflops / mem_gbps)
+		return n;
+	want = ceil(target_sec * peak_gflops * 1e9 / flops_per_elem);
+	e = want >= (double)n ? n : (uint64_t)want;
+	if (e < min_elems)
+		e = min_elems;
+	if (e >= n)
+		return n;
+	e = (e + 4095) / 4096 * 4096;
+	return e < n ? e : n;
+}
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static double jget(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+json_t *ch_rl_roofs(json_t *points)
+{
+	json_t *roofs = json_object(), *cg = json_object(), *ck = json_object(), *ridge = json_object();
+	double mem = -1, comp[CH_NDTYPES];
+	char mem_kernel[64] = "";
+	size_t i;
+	json_t *p;
+	int d;
+
+	for (d = 0; d < CH_NDTYPES; d++)
+		comp[d] = -1;
+	json_array_foreach(points, i, p) {
+		const char *fam = json_string_value(json_object_get(p, "family"));
+		const char *dts = json_string_value(json_object_get(p, "dtype"));
+		const char *kn = json_string_value(json_object_get(p, "kernel"));
+		double gbps = jget(p, "gbps"), gflops = jget(p, "gflops");
+		int dt = ch_dtype_parse(dts);
+		if (!json_is_true(json_object_get(p, "valid")) || !fam || dt < 0 || !kn)
+			continue;
+		if (!strcmp(fam, "stream") && gbps > mem) {
+			mem = gbps;
+			snprintf(mem_kernel, sizeof(mem_kernel), "%s %s", kn, dts);
+		}
+		if ((!strcmp(fam, "ladder") || !strcmp(fam, "gemm")) && gflops > comp[dt]) {
+			comp[dt] = gflops;
+			json_object_set_new(ck, dts, json_string(kn));
+		}
+	}
+	json_object_set_new(roofs, "memory_gbps", mem > 0 ? json_real(mem) : json_null());
+	json_object_set_new(roofs, "memory_kernel", mem > 0 ? json_string(mem_kernel) : json_null());
+	for (d = 0; d < CH_NDTYPES; d++) {
+		if (comp[d] <= 0)
+			continue;
+		json_object_set_new(cg, ch_dtype_name(d), json_real(comp[d]));
+		if (mem > 0)
+			json_object_set_new(ridge, ch_dtype_name(d), json_real(comp[d] / mem));
+	}
+	json_object_set_new(roofs, "compute_gflops", cg);
+	json_object_set_new(roofs, "compute_kernel", ck);
+	json_object_set_new(roofs, "ridge_flop_per_byte", ridge);
+	return roofs;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median of the metric over GPU devices with status ok, and the flags. */
+static void node_metric(json_t *devices, const char *metric, const char *dtype, double threshold_pct,
+			json_t *median_obj, json_t *flagged)
+{
+	double vals[1024], med;
+	size_t i, n = 0;
+	json_t *dev;
+
+	json_array_foreach(devices, i, dev) {
+		json_t *roofs = json_object_get(dev, "roofs");
+		double v = dtype ? jget(json_object_get(roofs, "compute_gflops"), dtype) : jget(roofs, "memory_gbps");
+		const char *kind = json_string_value(json_object_get(dev, "kind"));
+		const char *st = json_string_value(json_object_get(dev, "status"));
+		if (!kind || strcmp(kind, "gpu") || !st || strcmp(st, "ok") || !(v > 0) || n >= 1024)
+			continue;
+		vals[n++] = v;
+	}
+	if (!n)
+		return;
+	qsort(vals, n, sizeof(vals[0]), cmp_dbl);
+	med = ch_percentile_sorted(vals, n, 50.0);
+	json_object_set_new(median_obj, dtype ? dtype : metric, json_real(med));
+	json_array_foreach(devices, i, dev) {
+		json_t *roofs = json_object_get(dev, "roofs");
+		double v = dtype ? jget(json_object_get(roofs, "compute_gflops"), dtype) : jget(roofs, "memory_gbps");
+		const char *kind = json_string_value(json_object_get(dev, "kind"));
+		const char *st = json_string_value(json_object_get(dev, "status"));
+		double below;
+		char name[64];
+		json_t *f;
+		if (!kind || strcmp(kind, "gpu") || !st || strcmp(st, "ok") || !(v > 0))
+			continue;
+		below = 100.0 * (med - v) / med;
+		if (below <= threshold_pct)
+			continue;
+		f = json_object();
+		json_object_set(f, "device", json_object_get(dev, "device"));
+		if (json_object_get(dev, "host"))
+			json_object_set(f, "host", json_object_get(dev, "host"));
+		snprintf(name, sizeof(name), "%s%s%s", metric, dtype ? "." : "", dtype ? dtype : "");
+		json_object_set_new(f, "metric", json_string(name));
+		json_object_set_new(f, "value", json_real(v));
+		json_object_set_new(f, "node_median", json_real(med));
+		json_object_set_new(f, "pct_below", json_real(below));
+		json_array_append_new(flagged, f);
+	}
+}
+
+json_t *ch_rl_node_summary(json_t *devices, double threshold_pct, json_t **flagged)
+{
+	json_t *med = json_object(), *cg = json_object(), *dev;
+	size_t i, ngpu = 0;
+	int d;
+
+	*flagged = json_array();
+	json_array_foreach(devices, i, dev) {
+		const char *kind = json_string_value(json_object_get(dev, "kind"));
+		const char *st = json_string_value(json_object_get(dev, "status"));
+		if (kind && !strcmp(kind, "gpu") && st && !strcmp(st, "ok"))
+			ngpu++;
+	}
+	if (!ngpu) {
+		json_decref(med);
+		json_decref(cg);
+		return json_null();
+	}
+	node_metric(devices, "memory_gbps", NULL, threshold_pct, med, *flagged);
+	for (d = 0; d < CH_NDTYPES; d++)
+		node_metric(devices, "compute_gflops", ch_dtype_name(d), threshold_pct, cg, *flagged);
+	if (!json_object_get(med, "memory_gbps"))
+		json_object_set_new(med, "memory_gbps", json_null());
+	json_object_set_new(med, "compute_gflops", cg);
+	json_object_set_new(med, "gpus", json_integer((json_int_t)ngpu));
+	return med;
+}
+
+/* ------------------------------------------------------------ measuring */
+
+struct rl_dev {
+	const struct ch_rl_opts *o;
+	const struct ch_backend *be;
+	struct ch_dev *dev;
+	struct ch_dev_info info;
+	struct ch_result *res;
+	json_t *jdev;               /* this device's object (borrowed) */
+	json_t *points;             /* its points array (borrowed) */
+	const struct ch_datasheet *ds;
+	double peak_est[CH_NDTYPES];
+	uint64_t array_bytes;
+	int invalid, errors;
+};
+
+static json_t *stats_json(const struct ch_stats *s)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "n", json_integer((json_int_t)s->n));
+	json_object_set_new(o, "min", jnum(s->min));
+	json_object_set_new(o, "median", jnum(s->median));
+	json_object_set_new(o, "mean", jnum(s->mean));
+	json_object_set_new(o, "p95", jnum(s->p95));
+	json_object_set_new(o, "max", jnum(s->max));
+	json_object_set_new(o, "cv", jnum(s->cv));
+	return o;
+}
+
+static json_t *check_json(const struct ch_check *c, const char *method)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "method", json_string(method));
+	json_object_set_new(o, "checked", json_integer((json_int_t)c->checked));
+	json_object_set_new(o, "bad", json_integer((json_int_t)c->bad));
+	json_object_set_new(o, "first_bad", c->bad ? json_integer((json_int_t)c->first_bad) : json_null());
+	json_object_set_new(o, "got", jnum(c->got));
+	json_object_set_new(o, "want", jnum(c->want));
+	json_object_set_new(o, "tol", jnum(c->tol));
+	json_object_set_new(o, "worst_err_over_tol", jnum(c->worst_ratio));
+	return o;
+}
+
+static const char *check_method(const struct ch_kernel *k)
+{
+	switch (k->family) {
+	case CH_FAM_GEMM:
+		return "64 sampled entries vs fp64 host dot products, tol k x eps(accumulation) x sum|a b|";
+	case CH_FAM_STREAM:
+		return k->id == CH_K_DOT ? "sum vs exact value, tol (n+2) eps64 sum|a b|"
+					 : "every element vs analytic value, tol 4 eps |value|";
+	case CH_FAM_LADDER:
+		return "every element vs analytic value (x or 3-x), tol 2 eps |value|";
+	default:
+		return k->id == CH_K_GELU ? "every element vs GELU in fp64, tol eps|value| + 16 eps32 (|x|+1)"
+					  : "every element vs LayerNorm in fp64, tol eps|value| + (2 cols+16) eps32 x scale";
+	}
+}
+
+/* The point named by CH_ROOFLINE_CORRUPT ("kernel" or "kernel:dtype"). */
+static int corrupt_requested(const struct ch_point_spec *p)
+{
+	const char *e = getenv("CH_ROOFLINE_CORRUPT");
+	char want[64];
+	if (!e || !*e)
+		return 0;
+	snprintf(want, sizeof(want), "%s:%s", p->k->name, ch_dtype_name(p->dt));
+	return !strcmp(e, p->k->name) || !strcmp(e, want);
+}
+
+static double mem_roof_so_far(json_t *points)
+{
+	json_t *roofs = ch_rl_roofs(points);
+	double m = jget(roofs, "memory_gbps");
+	json_decref(roofs);
+	return isnan(m) ? -1 : m;
+}
+
+static int point_shape(struct rl_dev *r, const struct ch_kernel *k, enum ch_dtype dt,
+		       struct ch_shape *s)
+{
+	uint64_t n = r->array_bytes / ch_dtype_size(dt);
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->cols = 1;
+	if (k->family == CH_FAM_GEMM) {
+		uint64_t g = r->o->gemm_n;
+		if (!g) {
+			if (!r->be->gemm_size)
+				g = 8192;
+			else if ((rc = r->be->gemm_size(r->dev, dt, 0.2, &g)) != 0)
+				return rc;
+		}
+		s->m = s->nn = s->kk = g;
+		return 0;
+	}
+	if (k->id == CH_K_LAYERNORM) {
+		s->cols = CH_LN_COLS;
+		if (n < s->cols)
+			return CH_ERR_USAGE;
+		s->n = n / s->cols * s->cols;
+		return 0;
+	}
+	if (k->family == CH_FAM_LADDER) {
+		struct ch_shape full = { .n = n, .cols = 1 };
+		struct ch_counts c;
+		double peak = r->peak_est[dt];
+		ch_kernel_counts(k, dt, &full, &c);
+		if (r->ds && r->ds->gflops[dt] > peak)
+			peak = r->ds->gflops[dt];
+		s->n = ch_rl_ladder_elems(n, c.ai, k->flops_per_elem, mem_roof_so_far(r->points), peak,
+					  LADDER_TARGET_SEC, 65536ull * (uint64_t)(r->info.threads > 0 ? r->info.threads : 1));
+		return 0;
+	}
+	s->n = n;
+	return 0;
+}
+
+static void set_point_numbers_null(json_t *jp)
+{
+	static const char *const keys[] = { "time_sec", "gbps", "gflops", "gbps_best", "gflops_best",
+		"gbps_write_allocate", "pct_of_roof", "pct_of_datasheet", "pct_of_peak_estimate" };
+	size_t i;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		json_object_set_new(jp, keys[i], json_null());
+}
+
+static int measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dtype dt)
+{
+	const struct ch_rl_opts *o = r->o;
+	const double min_time = o->common.min_time_sec > 0 ? o->common.min_time_sec : 0;
+	const int max_samples = min_time > 0 ? MAX_SAMPLES : o->iters;
+	struct ch_point_spec p = { .k = k, .dt = dt };
+	struct ch_counts cnt;
+	struct ch_check chk;
+	struct ch_stats st;
+	struct ch_rates med, best;
+	double *samples = NULL, kept_sum = 0, e0 = NAN, e1 = NAN, t_setup = 0, t_check = 0, t_shape;
+	int ns = 0, i, rc, thr0 = -1, thr1 = -1, throttled;
+	json_t *jp = json_object(), *tel = NULL, *t0 = NULL, *t1 = NULL, *shape;
+
+	json_object_set_new(jp, "kernel", json_string(k->name));
+	json_object_set_new(jp, "family", json_string(ch_family_name(k->family)));
+	json_object_set_new(jp, "dtype", json_string(ch_dtype_name(dt)));
+	json_array_append_new(r->points, jp);
+	t_shape = ch_now_sec();
+	rc = point_shape(r, k, dt, &p.shape);
+	t_shape = ch_now_sec() - t_shape;
+	if (rc == 0)
+		rc = ch_kernel_counts(k, dt, &p.shape, &cnt);
+	if (rc != 0) {
+		json_object_set_new(jp, "valid", json_false());
+		json_object_set_new(jp, "error", json_string("no valid shape for this point (array too small)"));
+		set_point_numbers_null(jp);
+		r->errors++;
+		return rc;
+	}
+	shape = json_object();
+	if (k->family == CH_FAM_GEMM) {
+		json_object_set_new(shape, "m", json_integer((json_int_t)p.shape.m));
+		json_object_set_new(shape, "n", json_integer((json_int_t)p.shape.nn));
+		json_object_set_new(shape, "k", json_integer((json_int_t)p.shape.kk));
+	} else {
+		json_object_set_new(shape, "elements", json_integer((json_int_t)p.shape.n));
+		if (k->id == CH_K_LAYERNORM)
+			json_object_set_new(shape, "cols", json_integer((json_int_t)p.shape.cols));
+	}
+	json_object_set_new(jp, "shape", shape);
+	if (k->family == CH_FAM_LADDER) {
+		json_object_set_new(jp, "fma_per_elem", json_integer(k->k));
+		json_object_set_new(jp, "shortened", json_boolean(p.shape.n < r->array_bytes / ch_dtype_size(dt)));
+	}
+	json_object_set_new(jp, "flops", json_real(cnt.flops));
+	json_object_set_new(jp, "bytes", json_real(cnt.bytes));
+	json_object_set_new(jp, "bytes_write_allocate", json_real(cnt.bytes_write_allocate));
+	json_object_set_new(jp, "ai_flop_per_byte", json_real(cnt.ai));
+	if (k->family != CH_FAM_GEMM) {
+		double ws = (k->reads_per_elem + k->writes_per_elem) * (double)p.shape.n * (double)ch_dtype_size(dt);
+		json_object_set_new(jp, "working_set_bytes", json_real(ws));
+		json_object_set_new(jp, "fits_in_cache", r->info.cache_bytes ?
+				    json_boolean(ws <= (double)r->info.cache_bytes) : json_null());
+	}
+
+	samples = malloc(sizeof(double) * (size_t)max_samples);
+	if (!samples) {
+		rc = CH_ERR_RUNTIME;
+		goto fail;
+	}
+	t_setup = ch_now_sec();
+	if ((rc = r->be->setup(r->dev, &p)) != 0)
+		goto fail;
+	t_setup = ch_now_sec() - t_setup;
+	for (i = 0; i < o->warmup; i++) {
+		double sec;
+		if ((rc = r->be->run(r->dev, &p, &sec)) != 0)
+			goto fail;
+	}
+	if (r->be->telemetry_json)
+		t0 = r->be->telemetry_json(r->dev);
+	if (r->be->throttled)
+		thr0 = r->be->throttled(r->dev);
+	if (r->be->energy_j && r->be->energy_j(r->dev, &e0) != 0)
+		e0 = NAN;
+	while (ns < max_samples) {
+		if ((rc = r->be->run(r->dev, &p, &samples[ns])) != 0)
+			goto fail;
+		if (ns > 0)
+			kept_sum += samples[ns];
+		ns++;
+		if (ns >= o->iters && kept_sum >= min_time)
+			break;
+	}
+	if (r->be->energy_j && r->be->energy_j(r->dev, &e1) != 0)
+		e1 = NAN;
+	if (r->be->throttled)
+		thr1 = r->be->throttled(r->dev);
+	if (r->be->telemetry_json)
+		t1 = r->be->telemetry_json(r->dev);
+	if (corrupt_requested(&p) && r->be->corrupt)
+		r->be->corrupt(r->dev, &p);
+	t_check = ch_now_sec();
+	if ((rc = r->be->check(r->dev, &p, &chk)) != 0)
+		goto fail;
+	t_check = ch_now_sec() - t_check;
+	if (r->be->teardown)
+		r->be->teardown(r->dev, &p);
+
+	/* statistics over the timed calls after the first */
+	ch_stats_compute(samples + 1, (size_t)(ns - 1), &st);
+	ch_rates(&cnt, st.median, &med);
+	ch_rates(&cnt, st.min, &best);
+	throttled = thr0 == 1 || thr1 == 1;
+	json_object_set_new(jp, "valid", json_boolean(chk.ok));
+	json_object_set_new(jp, "check", check_json(&chk, check_method(k)));
+	json_object_set_new(jp, "headline", json_string("median"));
+	json_object_set_new(jp, "calls", json_pack("{s:i,s:i,s:i}", "warmup", o->warmup, "timed", ns, "dropped", 1));
+	json_object_set_new(jp, "harness_sec", json_pack("{s:f,s:f,s:f}", "size", t_shape, "setup", t_setup,
+							  "check", t_check));
+	if (chk.ok) {
+		json_object_set_new(jp, "time_sec", stats_json(&st));
+		json_object_set_new(jp, "gbps", jnum(med.gbps));
+		json_object_set_new(jp, "gflops", jnum(med.gflops));
+		json_object_set_new(jp, "gbps_best", jnum(best.gbps));
+		json_object_set_new(jp, "gflops_best", jnum(best.gflops));
+		json_object_set_new(jp, "gbps_write_allocate", jnum(med.gbps_write_allocate));
+		json_object_set_new(jp, "pct_of_roof", json_null());
+		json_object_set_new(jp, "pct_of_datasheet", json_null());
+	} else {
+		set_point_numbers_null(jp);
+		r->invalid++;
+	}
+	json_object_set_new(jp, "throttled", thr0 < 0 && thr1 < 0 ? json_null() : json_boolean(throttled));
+	if (t0 || t1 || !isnan(e0)) {
+		double ej = e1 - e0, timed = 0;
+		for (i = 0; i < ns; i++)
+			timed += samples[i];
+		tel = json_object();
+		json_object_set_new(tel, "before", t0 ? (json_t *)t0 : json_null());
+		json_object_set_new(tel, "after", t1 ? (json_t *)t1 : json_null());
+		t0 = t1 = NULL;
+		json_object_set_new(tel, "energy_j", ej > 0 ? json_real(ej) : json_null());
+		json_object_set_new(tel, "avg_power_w", ej > 0 && timed > 0 ? json_real(ej / timed) : json_null());
+		json_object_set_new(tel, "gflop_per_j", ej > 0 && chk.ok && cnt.flops > 0 ?
+				    json_real(cnt.flops * ns / ej / 1e9) : json_null());
+	}
+	json_object_set_new(jp, "telemetry", tel ? tel : json_null());
+	free(samples);
+	return 0;
+fail:
+	if (t0)
+		json_decref((json_t *)t0);
+	if (t1)
+		json_decref((json_t *)t1);
+	if (r->be->teardown)
+		r->be->teardown(r->dev, &p);
+	json_object_set_new(jp, "valid", json_false());
+	json_object_set_new(jp, "error", json_string(ch_status_name(rc)));
+	set_point_numbers_null(jp);
+	free(samples);
+	r->errors++;
+	return rc;
+}
+
+/* Fill pct_of_roof, pct_of_datasheet and pct_of_peak_estimate from the roofs. */
+static void finish_points(struct rl_dev *r, json_t *roofs)
+{
+	double mem = jget(roofs, "memory_gbps");
+	json_t *cg = json_object_get(roofs, "compute_gflops"), *p;
+	size_t i;
+
+	json_array_foreach(r->points, i, p) {
+		int dt = ch_dtype_parse(json_string_value(json_object_get(p, "dtype")));
+		double gbps = jget(p, "gbps"), gflops = jget(p, "gflops"), pct;
+		if (!json_is_true(json_object_get(p, "valid")) || dt < 0)
+			continue;
+		pct = ch_pct_of_roof(gbps, gflops, isnan(mem) ? -1 : mem,
+				     isnan(jget(cg, ch_dtype_name(dt))) ? -1 : jget(cg, ch_dtype_name(dt)));
+		json_object_set_new(p, "pct_of_roof", pct >= 0 ? json_real(pct) : json_null());
+		if (r->ds) {
+			pct = ch_pct_of_roof(gbps, gflops, r->ds->memory_gbps,
+					     r->ds->gflops[dt] > 0 ? r->ds->gflops[dt] : -1);
+			json_object_set_new(p, "pct_of_datasheet", pct >= 0 ? json_real(pct) : json_null());
+		}
+		if (r->peak_est[dt] > 0 && gflops > 0)
+			json_object_set_new(p, "pct_of_peak_estimate", json_real(100.0 * gflops / r->peak_est[dt]));
+	}
+}
+
+static void update_roofs(struct rl_dev *r)
+{
+	json_t *roofs = ch_rl_roofs(r->points), *p;
+	size_t i;
+	int thr = 0;
+
+	finish_points(r, roofs);
+	json_object_set_new(r->jdev, "roofs", roofs);
+	json_array_foreach(r->points, i, p)
+		thr |= json_is_true(json_object_get(p, "throttled"));
+	json_object_set_new(r->jdev, "throttled", json_boolean(thr));
+}
+
+static unsigned requested_dtypes(const struct ch_rl_opts *o, const struct ch_kernel *k)
+{
+	return o->dtypes ? (o->dtypes & k->dtypes) : k->default_dtypes;
+}
+
+static json_t *device_stub(const char *device, const char *kind, const char *backend)
+{
+	json_t *d = json_object();
+	json_object_set_new(d, "device", json_string(device));
+	json_object_set_new(d, "kind", json_string(kind));
+	json_object_set_new(d, "backend", json_string(backend));
+	json_object_set_new(d, "name", json_null());
+	json_object_set_new(d, "pci_bus_id", json_null());
+	json_object_set_new(d, "sku", json_null());
+	json_object_set_new(d, "status", json_string("incomplete"));
+	json_object_set_new(d, "reason", json_null());
+	json_object_set_new(d, "datasheet", json_null());
+	json_object_set_new(d, "roofs", json_pack("{s:n,s:{},s:{}}", "memory_gbps", "compute_gflops",
+						  "ridge_flop_per_byte"));
+	json_object_set_new(d, "throttled", json_false());
+	json_object_set_new(d, "points", json_array());
+	return d;
+}
+
+static void device_status(json_t *d, int status, const char *reason)
+{
+	json_object_set_new(d, "status", json_string(status == CH_OK ? "ok" : status == CH_ERR_CHECK ? "failed" :
+						 status == CH_ERR_UNAVAILABLE ? "unavailable" : "error"));
+	json_object_set_new(d, "reason", reason && *reason ? json_string(reason) : json_null());
+}
+
+static void print_table(json_t *d, const struct ch_rl_opts *o);
+
+/* Measure one open device into its object jdev; returns its status. */
+static int measure_device(struct rl_dev *r, char *reason, size_t rn)
+{
+	const struct ch_rl_opts *o = r->o;
+	int nk, i, d, rc, status = CH_OK, any = 0, is_gpu;
+	double t_alloc;
+	const struct ch_kernel *t = ch_kernel_table(&nk);
+	json_t *cfg = json_object(), *skipped = json_array(), *pe = json_object();
+	char buf[512];
+
+	r->be->info(r->dev, &r->info);
+	is_gpu = !strcmp(r->info.kind, "gpu");
+	json_object_set_new(r->jdev, "name", json_string(r->info.name));
+	json_object_set_new(r->jdev, "pci_bus_id", r->info.pci_bus_id[0] ? json_string(r->info.pci_bus_id) : json_null());
+	r->ds = is_gpu ? ch_datasheet_lookup(r->info.name) : NULL;
+	if (r->ds) {
+		json_t *ds = json_object(), *g = json_object();
+		json_object_set_new(r->jdev, "sku", json_string(r->ds->sku));
+		json_object_set_new(ds, "memory_gbps", json_real(r->ds->memory_gbps));
+		for (d = 0; d < CH_NDTYPES; d++)
+			if (r->ds->gflops[d] > 0)
+				json_object_set_new(g, ch_dtype_name(d), json_real(r->ds->gflops[d]));
+		json_object_set_new(ds, "compute_gflops", g);
+		json_object_set_new(ds, "source", json_string(r->ds->source));
+		json_object_set_new(r->jdev, "datasheet", ds);
+	}
+	for (d = 0; d < CH_NDTYPES; d++) {
+		r->peak_est[d] = -1;
+		if (r->be->peak_estimate &&
+		    r->be->peak_estimate(r->dev, (enum ch_dtype)d, &r->peak_est[d], buf, sizeof(buf)) == 0)
+			json_object_set_new(pe, ch_dtype_name(d), json_pack("{s:f,s:s}", "gflops", r->peak_est[d], "how", buf));
+		else
+			r->peak_est[d] = -1;
+	}
+	json_object_set_new(r->jdev, "peak_estimate", pe);
+
+	/* array size */
+	if (o->size_bytes) {
+		r->array_bytes = o->size_bytes;
+		if (r->info.mem_free_bytes && 3 * o->size_bytes > r->info.mem_free_bytes) {
+			char sz[32];
+			ch_usage_error("--size '%s' needs three arrays of that size, more than the %llu MiB free on %s",
+				       ch_format_size(o->size_bytes, sz, sizeof(sz)),
+				       (unsigned long long)(r->info.mem_free_bytes / MIB),
+				       json_string_value(json_object_get(r->jdev, "device")));
+			snprintf(reason, rn, "--size too large for the device");
+			json_decref(cfg);
+			json_decref(skipped);
+			return CH_ERR_USAGE;
+		}
+	} else {
+		r->array_bytes = ch_rl_default_array_bytes(r->info.cache_bytes, r->info.mem_free_bytes, is_gpu);
+	}
+	json_object_set_new(cfg, "array_bytes", json_integer((json_int_t)r->array_bytes));
+	json_object_set_new(cfg, "arrays", json_integer(3));
+	json_object_set_new(cfg, "size_rule", json_string(o->size_bytes ? "--size" :
+		"max(4/3 x cache, floor) so a 3-array kernel's working set is >= 4x the cache; capped at free/8"));
+	json_object_set_new(cfg, "cache_bytes", json_integer((json_int_t)r->info.cache_bytes));
+	json_object_set_new(cfg, "working_set_over_cache", r->info.cache_bytes ?
+			    json_real(3.0 * (double)r->array_bytes / (double)r->info.cache_bytes) : json_null());
+	json_object_set_new(cfg, "mem_total_bytes", json_integer((json_int_t)r->info.mem_total_bytes));
+	json_object_set_new(cfg, "units", json_integer(r->info.units));
+	json_object_set_new(cfg, "threads", json_integer(r->info.threads));
+	json_object_set_new(cfg, "binding", json_string(is_gpu ? "" : "one OpenMP thread per core, bound with hwloc; arrays first-touched by their thread"));
+	json_object_set_new(cfg, "clock_mhz", r->info.clock_mhz > 0 ? json_real(r->info.clock_mhz) : json_null());
+	json_object_set_new(cfg, "clock_source", json_string(r->info.clock_source));
+	json_object_set_new(cfg, "isa", json_string(r->info.isa));
+	json_object_set_new(cfg, "stores", r->info.stores[0] ? json_string(r->info.stores) : json_null());
+	json_object_set_new(cfg, "blas", json_string(r->info.blas));
+	json_object_set_new(cfg, "runtime", json_string(r->info.runtime));
+	json_object_set_new(cfg, "warmup_calls", json_integer(o->warmup));
+	json_object_set_new(cfg, "timed_calls", json_integer(o->iters));
+	json_object_set_new(cfg, "min_time_sec", json_real(o->common.min_time_sec > 0 ? o->common.min_time_sec : 0));
+	json_object_set_new(cfg, "note", r->info.note[0] ? json_string(r->info.note) : json_null());
+	json_object_set_new(r->jdev, "config", cfg);
+	json_object_set_new(r->jdev, "skipped", skipped);
+	if (r->info.note[0])
+		ch_warn("%s: %s", json_string_value(json_object_get(r->jdev, "device")), r->info.note);
+
+	/* the plan: dtype by dtype (arrays are refilled once per dtype), GEMMs last */
+	for (i = 0; i < nk; i++) {
+		unsigned req, have;
+		if (o->kernels && !(o->kernels & (1ull << i)))
+			continue;
+		req = requested_dtypes(o, &t[i]);
+		have = r->be->dtypes(r->dev, &t[i]);
+		for (d = 0; d < CH_NDTYPES; d++)
+			if ((req & CH_DT_BIT(d)) && !(have & CH_DT_BIT(d)))
+				json_array_append_new(skipped, json_pack("{s:s,s:s,s:s}", "kernel", t[i].name, "dtype",
+					ch_dtype_name(d), "reason",
+					t[i].family == CH_FAM_GEMM && !is_gpu && d == CH_BF16 ?
+					"the BLAS has no bf16 GEMM (no cblas_sbgemm symbol)" :
+					is_gpu ? "not supported by this GPU" : "not supported by the cpu backend"));
+			else if (req & CH_DT_BIT(d))
+				any = 1;
+	}
+	if (!any) {
+		snprintf(reason, rn, "no selected kernel runs in the selected dtypes on %s",
+			 json_string_value(json_object_get(r->jdev, "device")));
+		return CH_ERR_UNAVAILABLE;
+	}
+	t_alloc = ch_now_sec();
+	rc = r->be->alloc_arrays(r->dev, r->array_bytes);
+	json_object_set_new(cfg, "alloc_sec", json_real(ch_now_sec() - t_alloc));
+	if (rc != 0) {
+		snprintf(reason, rn, "cannot allocate the arrays (3 x %llu bytes)", (unsigned long long)r->array_bytes);
+		return rc;
+	}
+	for (d = 0; d < CH_NDTYPES; d++)
+		for (i = 0; i < nk; i++) {
+			if (t[i].family == CH_FAM_GEMM || (o->kernels && !(o->kernels & (1ull << i))))
+				continue;
+			if (!(requested_dtypes(o, &t[i]) & r->be->dtypes(r->dev, &t[i]) & CH_DT_BIT(d)))
+				continue;
+			rc = measure_point(r, &t[i], (enum ch_dtype)d);
+			update_roofs(r);
+			ch_result_checkpoint(r->res);
+			if (rc == CH_ERR_RUNTIME)
+				goto out;
+		}
+	for (d = 0; d < CH_NDTYPES; d++)
+		for (i = 0; i < nk; i++) {
+			if (t[i].family != CH_FAM_GEMM || (o->kernels && !(o->kernels & (1ull << i))))
+				continue;
+			if (!(requested_dtypes(o, &t[i]) & r->be->dtypes(r->dev, &t[i]) & CH_DT_BIT(d)))
+				continue;
+			rc = measure_point(r, &t[i], (enum ch_dtype)d);
+			update_roofs(r);
+			ch_result_checkpoint(r->res);
+			if (rc == CH_ERR_RUNTIME)
+				goto out;
+		}
+out:
+	if (r->errors) {
+		status = CH_ERR_RUNTIME;
+		snprintf(reason, rn, "%d point(s) could not be measured (run-time error)", r->errors);
+	}
+	if (r->invalid) {
+		status = CH_ERR_CHECK;
+		snprintf(reason, rn, "%d point(s) failed validation", r->invalid);
+	}
+	return status;
+}
+
+/* ------------------------------------------------------------ output */
+
+static void fmt_num(char *buf, size_t n, double v, int prec)
+{
+	if (isnan(v))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.*f", prec, v);
+}
+
+/* Range of a telemetry field over every point's before and after readings. */
+static int tel_range(json_t *points, const char *field, double *lo, double *hi)
+{
+	static const char *const when[] = { "before", "after" };
+	size_t i, w;
+	json_t *p;
+	int n = 0;
+
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	json_array_foreach(points, i, p)
+		for (w = 0; w < 2; w++) {
+			double v = jget(json_object_get(json_object_get(p, "telemetry"), when[w]), field);
+			if (isnan(v))
+				continue;
+			*lo = v < *lo ? v : *lo;
+			*hi = v > *hi ? v : *hi;
+			n++;
+		}
+	return n;
+}
+
+/* One line on clocks, power and energy: what telemetry said, or n/a. */
+static void print_telemetry(json_t *d)
+{
+	json_t *points = json_object_get(d, "points"), *p;
+	int gpu = !strcmp(json_string_value(json_object_get(d, "kind")), "gpu");
+	double lo, hi;
+	size_t i;
+	int any = 0;
+
+	printf("# telemetry:");
+	if (tel_range(points, gpu ? "sm_mhz" : "cpu_mhz", &lo, &hi))
+		printf(" %s clock %.0f-%.0f MHz;", gpu ? "SM" : "CPU", lo, hi), any = 1;
+	if (gpu && tel_range(points, "mem_mhz", &lo, &hi))
+		printf(" memory clock %.0f-%.0f MHz;", lo, hi), any = 1;
+	if (gpu && tel_range(points, "power_w", &lo, &hi))
+		printf(" power %.0f-%.0f W;", lo, hi), any = 1;
+	if (gpu && tel_range(points, "temp_c", &lo, &hi))
+		printf(" temperature %.0f-%.0f C;", lo, hi), any = 1;
+	if (!any)
+		printf(" clocks n/a;");
+	printf(" energy:");
+	any = 0;
+	json_array_foreach(points, i, p) {
+		double g = jget(json_object_get(p, "telemetry"), "gflop_per_j");
+		if (!isnan(g) && !strcmp(json_string_value(json_object_get(p, "family")), "gemm")) {
+			printf(" %s %s %.2f GFLOP/J;", json_string_value(json_object_get(p, "kernel")),
+			       json_string_value(json_object_get(p, "dtype")), g);
+			any = 1;
+		}
+	}
+	if (!any)
+		printf(" n/a (%s not readable)", gpu ? "NVML energy counter" : "RAPL");
+	printf("\n");
+}
+
+static void print_table(json_t *d, const struct ch_rl_opts *o)
+{
+	json_t *points = json_object_get(d, "points"), *cfg = json_object_get(d, "config"), *p;
+	json_t *roofs = json_object_get(d, "roofs"), *ds = json_object_get(d, "datasheet");
+	json_t *pe = json_object_get(d, "peak_estimate");
+	const char *dev = json_string_value(json_object_get(d, "device"));
+	const char *st = json_string_value(json_object_get(d, "status"));
+	double mem = jget(roofs, "memory_gbps");
+	int has_ds = json_is_object(ds);
+	size_t i;
+	const char *key;
+	json_t *v;
+
+	printf("\n# device %s: %s (backend %s)%s%s\n", dev,
+	       json_string_value(json_object_get(d, "name")) ? json_string_value(json_object_get(d, "name")) : "-",
+	       json_string_value(json_object_get(d, "backend")),
+	       json_is_string(json_object_get(d, "sku")) ? ", datasheet " : "",
+	       json_is_string(json_object_get(d, "sku")) ? json_string_value(json_object_get(d, "sku")) : "");
+	if (st && strcmp(st, "ok") && !json_array_size(points)) {
+		printf("# %s: %s\n", st, json_string_value(json_object_get(d, "reason")) ?
+		       json_string_value(json_object_get(d, "reason")) : "");
+		return;
+	}
+	if (cfg) {
+		double ab = jget(cfg, "array_bytes"), cb = jget(cfg, "cache_bytes");
+		printf("# %s%s; kernels %s%s%s; arrays 3 x %.1f MiB",
+		       json_integer_value(json_object_get(cfg, "threads")) ? "" : "",
+		       json_integer_value(json_object_get(cfg, "threads")) ?
+		       "one thread per core, bound (hwloc)" : "CUDA",
+		       json_string_value(json_object_get(cfg, "isa")),
+		       json_is_string(json_object_get(cfg, "stores")) ? ", stores " : "",
+		       json_is_string(json_object_get(cfg, "stores")) ? json_string_value(json_object_get(cfg, "stores")) : "",
+		       ab / (double)MIB);
+		if (cb > 0)
+			printf(" (working set %.1fx the %.1f MiB %s%s)", 3 * ab / cb, cb / (double)MIB,
+			       strcmp(json_string_value(json_object_get(d, "kind")), "gpu") ? "last-level cache" : "L2",
+			       3 * ab < 4 * cb ? "; under 4x: memory points may run from cache" : "");
+		printf("\n# BLAS: %s\n", json_string_value(json_object_get(cfg, "blas")) ?
+		       json_string_value(json_object_get(cfg, "blas")) : "-");
+	}
+	if (o->common.min_time_sec > 0)
+		printf("# time: median of the timed calls after the first (at least %d, until they add up to %g s),"
+		       " after %d warm-up; best = fastest;", o->iters - 1, o->common.min_time_sec, o->warmup);
+	else
+		printf("# time: median of %d calls (%d timed, the first dropped, after %d warm-up); best = fastest;",
+		       o->iters - 1, o->iters, o->warmup);
+	printf(" GB/s = 1e9 bytes/s of explicit traffic (BabelStream counting)\n");
+	printf("# %-9s %-5s %10s %10s %6s %9s %9s %10s %10s %7s%s  %s\n", "kernel", "dtype", "AI_flop/B",
+	       "time_ms", "cv_%", "GB/s", "GB/s_best", "GFLOP/s", "GFLOP/s_b", "%roof", has_ds ? "    %ds" : "", "note");
+	json_array_foreach(points, i, p) {
+		const char *kn = json_string_value(json_object_get(p, "kernel"));
+		const char *dt = json_string_value(json_object_get(p, "dtype"));
+		json_t *ts = json_object_get(p, "time_sec"), *chk = json_object_get(p, "check");
+		char a[32], b[32], c[32], e[32], f[32], g[32], h[32], k2[32], l[32], note[256] = "";
+		if (!json_is_true(json_object_get(p, "valid"))) {
+			if (json_is_string(json_object_get(p, "error")))
+				printf("  %-9s %-5s  ERROR: %s\n", kn, dt, json_string_value(json_object_get(p, "error")));
+			else
+				printf("  %-9s %-5s  INVALID (not reported): %lld of %lld values wrong; first at %lld: "
+				       "got %.9g, want %.9g, tol %.3g\n", kn, dt,
+				       (long long)json_integer_value(json_object_get(chk, "bad")),
+				       (long long)json_integer_value(json_object_get(chk, "checked")),
+				       (long long)json_integer_value(json_object_get(chk, "first_bad")),
+				       jget(chk, "got"), jget(chk, "want"), jget(chk, "tol"));
+			continue;
+		}
+		fmt_num(a, sizeof(a), jget(p, "ai_flop_per_byte"), 3);
+		fmt_num(b, sizeof(b), jget(ts, "median") * 1e3, 3);
+		fmt_num(c, sizeof(c), jget(ts, "cv") * 100, 1);
+		fmt_num(e, sizeof(e), jget(p, "gbps"), 2);
+		fmt_num(f, sizeof(f), jget(p, "gbps_best"), 2);
+		fmt_num(g, sizeof(g), jget(p, "gflops"), 2);
+		fmt_num(h, sizeof(h), jget(p, "gflops_best"), 2);
+		fmt_num(k2, sizeof(k2), jget(p, "pct_of_roof"), 1);
+		fmt_num(l, sizeof(l), jget(p, "pct_of_datasheet"), 1);
+		if (json_is_object(json_object_get(p, "shape")) && json_object_get(json_object_get(p, "shape"), "m"))
+			snprintf(note, sizeof(note), "%lld^3",
+				 (long long)json_integer_value(json_object_get(json_object_get(p, "shape"), "m")));
+		else if (json_is_true(json_object_get(p, "fits_in_cache")))
+			snprintf(note, sizeof(note), "%.1f MiB fits in cache%s", jget(p, "working_set_bytes") / (double)MIB,
+				 json_is_true(json_object_get(p, "shortened")) ? " (rung past the ridge: compute-bound)" : "");
+		if (json_is_string(json_object_get(cfg, "stores")) &&
+		    !strcmp(json_string_value(json_object_get(cfg, "stores")), "write-allocate") &&
+		    jget(p, "gbps_write_allocate") > jget(p, "gbps") * 1.0001 &&
+		    !json_is_true(json_object_get(p, "fits_in_cache")))
+			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%.2f GB/s with write-allocate",
+				 note[0] ? ", " : "", jget(p, "gbps_write_allocate"));
+		if (json_is_true(json_object_get(p, "throttled")))
+			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%sTHROTTLED", note[0] ? ", " : "");
+		printf("  %-9s %-5s %10s %10s %6s %9s %9s %10s %10s %7s%s%s  %s\n", kn, dt, a, b, c, e, f, g, h, k2,
+		       has_ds ? " " : "", has_ds ? l : "", note);
+	}
+	if (!isnan(mem))
+		printf("# memory roof: %.2f GB/s (%s, median)\n", mem,
+		       json_string_value(json_object_get(roofs, "memory_kernel")));
+	else
+		printf("# memory roof: - (no valid stream point)\n");
+	json_object_foreach(json_object_get(roofs, "compute_gflops"), key, v) {
+		json_t *est = json_object_get(pe, key);
+		printf("# compute roof %s: %.2f GFLOP/s (%s, median)", key, json_number_value(v),
+		       json_string_value(json_object_get(json_object_get(roofs, "compute_kernel"), key)));
+		if (est) {
+			double pct = 100.0 * json_number_value(v) / jget(est, "gflops");
+			printf("; %.1f%% of the peak %.1f GFLOP/s, %s", pct, jget(est, "gflops"),
+			       json_string_value(json_object_get(est, "how")));
+			if (pct > 100 && jget(cfg, "clock_mhz") > 0)
+				printf(" [above the estimate: the cores ran at >= %.2f GHz, faster than the clock read (turbo)]",
+				       jget(cfg, "clock_mhz") * 1e-3 * pct / 100);
+		}
+		if (has_ds && jget(json_object_get(ds, "compute_gflops"), key) > 0)
+			printf("; %.1f%% of the datasheet %.0f GFLOP/s", 100.0 * json_number_value(v) /
+			       jget(json_object_get(ds, "compute_gflops"), key), jget(json_object_get(ds, "compute_gflops"), key));
+		printf("\n");
+	}
+	if (has_ds && !isnan(mem))
+		printf("# memory roof is %.1f%% of the datasheet %.0f GB/s\n", 100 * mem / jget(ds, "memory_gbps"),
+		       jget(ds, "memory_gbps"));
+	if (json_object_size(json_object_get(roofs, "ridge_flop_per_byte"))) {
+		printf("# ridge point (compute roof / memory roof):");
+		int first = 1;
+		json_object_foreach(json_object_get(roofs, "ridge_flop_per_byte"), key, v) {
+			printf("%s %s %.2f FLOP/byte", first ? "" : ",", key, json_number_value(v));
+			first = 0;
+		}
+		printf("\n");
+	}
+	print_telemetry(d);
+	if (json_is_true(json_object_get(d, "throttled")))
+		printf("# WARNING: some points were measured while the clocks were held down by power or temperature\n");
+	if (st && strcmp(st, "ok"))
+		printf("# status: %s (%s)\n", st, json_string_value(json_object_get(d, "reason")) ?
+		       json_string_value(json_object_get(d, "reason")) : "");
+}
+
+static void print_node(json_t *node_median, json_t *flagged)
+{
+	size_t i;
+	json_t *f, *v;
+	const char *key;
+
+	if (!json_is_object(node_median))
+		return;
+	printf("\n# node median over %lld GPUs: memory %.1f GB/s", (long long)json_integer_value(json_object_get(node_median, "gpus")),
+	       jget(node_median, "memory_gbps"));
+	json_object_foreach(json_object_get(node_median, "compute_gflops"), key, v)
+		printf(", %s %.1f GFLOP/s", key, json_number_value(v));
+	printf("\n");
+	json_array_foreach(flagged, i, f)
+		printf("# FLAGGED: %s %s %.1f is %.1f%% below the node median %.1f\n",
+		       json_string_value(json_object_get(f, "device")), json_string_value(json_object_get(f, "metric")),
+		       jget(f, "value"), jget(f, "pct_below"), jget(f, "node_median"));
+	if (!json_array_size(flagged))
+		printf("# no GPU more than %.0f%% below the node median\n", NODE_FLAG_PCT);
+}
+
+/* ------------------------------------------------------------ the run */
+
+static int worse(int a, int b)
+{
+	/* a failed check first, then run-time error, usage, unavailable, ok */
+	static const int order[] = { CH_ERR_CHECK, CH_ERR_RUNTIME, CH_ERR_USAGE, CH_ERR_UNAVAILABLE, CH_OK };
+	size_t i;
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (a == order[i] || b == order[i])
+			return order[i];
+	return a;
+}
+
+static int run_backend(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, const struct ch_backend *be,
+		       struct ch_result *res, json_t *devices, char *reason, size_t rn)
+{
+	char why[512] = "";
+	int status = CH_OK, count, idx[CH_RL_MAX_DEVICES], nidx = 0, i;
+	const int gpu = strcmp(be->name, "cpu") != 0;
+
+	if (be->probe(why, sizeof(why)) != 0 || (count = be->count()) <= 0) {
+		json_t *d = device_stub(gpu ? "gpu" : "cpu", gpu ? "gpu" : "cpu", be->name);
+		if (!why[0])
+			snprintf(why, sizeof(why), "no device");
+		device_status(d, CH_ERR_UNAVAILABLE, why);
+		json_array_append_new(devices, d);
+		snprintf(reason, rn, "%s backend unavailable: %s", be->name, why);
+		return CH_ERR_UNAVAILABLE;
+	}
+	if (!gpu) {
+		idx[nidx++] = 0;
+	} else if (mpi->active) {
+		int want = o->ndevices ? (mpi->local_rank < o->ndevices ? o->devices[mpi->local_rank] : -1)
+				       : (mpi->local_rank < count ? mpi->local_rank : -1);
+		if (want < 0) {
+			json_t *d = device_stub("gpu", "gpu", be->name);
+			snprintf(why, sizeof(why), "local rank %d has no GPU (%d on this node%s): run one rank per GPU",
+				 mpi->local_rank, count, o->ndevices ? " selected by --devices" : "");
+			device_status(d, CH_ERR_UNAVAILABLE, why);
+			json_array_append_new(devices, d);
+			snprintf(reason, rn, "%s", why);
+			return CH_ERR_UNAVAILABLE;
+		}
+		idx[nidx++] = want;
+	} else if (o->ndevices) {
+		for (i = 0; i < o->ndevices; i++)
+			idx[nidx++] = o->devices[i];
+	} else {
+		for (i = 0; i < count && i < CH_RL_MAX_DEVICES; i++)
+			idx[nidx++] = i;
+	}
+	for (i = 0; i < nidx; i++) {
+		struct rl_dev r;
+		char name[32], dreason[512] = "";
+		json_t *d;
+		int rc;
+
+		memset(&r, 0, sizeof(r));
+		r.o = o;
+		r.be = be;
+		r.res = res;
+		if (gpu)
+			snprintf(name, sizeof(name), "gpu%d", idx[i]);
+		else
+			snprintf(name, sizeof(name), "cpu");
+		d = device_stub(name, gpu ? "gpu" : "cpu", be->name);
+		json_object_set_new(d, "host", json_string(mpi->host));
+		json_array_append_new(devices, d);
+		r.jdev = d;
+		r.points = json_object_get(d, "points");
+		if (idx[i] >= count) {
+			snprintf(dreason, sizeof(dreason), "no GPU with index %d (this node has %d)", idx[i], count);
+			device_status(d, CH_ERR_UNAVAILABLE, dreason);
+			status = worse(status, CH_ERR_UNAVAILABLE);
+			snprintf(reason, rn, "%s", dreason);
+			continue;
+		}
+		rc = be->open(idx[i], &r.dev, dreason, sizeof(dreason));
+		if (rc != 0) {
+			device_status(d, rc, dreason);
+			status = worse(status, rc);
+			snprintf(reason, rn, "%s: %s", name, dreason);
+			continue;
+		}
+		r.be->info(r.dev, &r.info);
+		if (gpu) {
+			char v[96];
+			ch_result_set_software(res, "cuda", r.info.runtime);
+			ch_result_set_software(res, "cublaslt", r.info.blas);
+			if (ch_nvml_init(NULL, 0) == 0) {
+				ch_result_set_software(res, "nvml_driver", ch_nvml_driver_version(v, sizeof(v)));
+				ch_nvml_shutdown();
+			} else {
+				ch_result_set_software(res, "nvml_driver", NULL);
+			}
+		} else {
+			ch_result_set_software(res, "blas", r.info.blas);
+		}
+		rc = measure_device(&r, dreason, sizeof(dreason));
+		update_roofs(&r);
+		device_status(d, rc, dreason);
+		if (rc != 0) {
+			status = worse(status, rc);
+			snprintf(reason, rn, "%s: %s", name, dreason);
+		}
+		be->close(r.dev);
+		ch_result_checkpoint(res);
+	}
+	return status;
+}
+
+int ch_rl_run(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, struct ch_result *res,
+	      char *reason, size_t n)
+{
+	json_t *results = ch_result_results(res), *local = json_array(), *all, *flagged, *median, *d;
+	unsigned backends = o->backends;
+	int status = CH_OK, rc;
+	char r2[512] = "";
+	size_t i;
+
+	reason[0] = '\0';
+	json_object_set_new(results, "devices", local);
+	json_object_set_new(results, "node_median", json_null());
+	json_object_set_new(results, "flagged", json_array());
+	if (!backends) { /* auto: the GPUs when there are any, else the CPU */
+		char why[256];
+		backends = ch_backend_cuda.probe(why, sizeof(why)) == 0 && ch_backend_cuda.count() > 0
+			? CH_RL_BACKEND_CUDA : CH_RL_BACKEND_CPU;
+		json_object_set_new(results, "backend_auto", json_string(backends == CH_RL_BACKEND_CUDA ? "cuda" : "cpu"));
+	}
+	if (backends & CH_RL_BACKEND_CUDA) {
+		rc = run_backend(o, mpi, &ch_backend_cuda, res, local, r2, sizeof(r2));
+		if (worse(status, rc) != status)
+			snprintf(reason, n, "%s", r2);
+		status = worse(status, rc);
+	}
+	if (backends & CH_RL_BACKEND_CPU) {
+		/* under mpirun, the CPU is measured once per node, after the GPUs */
+		ch_rl_mpi_barrier(mpi);
+		if (!mpi->active || mpi->local_rank == 0) {
+			rc = run_backend(o, mpi, &ch_backend_cpu, res, local, r2, sizeof(r2));
+			if (worse(status, rc) != status)
+				snprintf(reason, n, "%s", r2);
+			status = worse(status, rc);
+		}
+	}
+	all = ch_rl_mpi_gather(mpi, local);
+	status = ch_rl_mpi_worst(mpi, status);
+	if (mpi->active && status != CH_OK && !reason[0])
+		snprintf(reason, n, "another rank reported '%s'", ch_status_name(status));
+	if (!all) /* not rank 0 */
+		return status;
+	json_object_set(results, "devices", all);
+	median = ch_rl_node_summary(all, NODE_FLAG_PCT, &flagged);
+	json_object_set_new(results, "node_median", median);
+	json_object_set_new(results, "flagged", flagged);
+	json_object_set_new(results, "flag_threshold_pct", json_real(NODE_FLAG_PCT));
+	if (mpi->active && mpi->nhosts > 1)
+		json_object_set_new(results, "note", json_string("ranks span several hosts: node_median is over all of them"));
+	json_array_foreach(all, i, d)
+		print_table(d, o);
+	print_node(median, flagged);
+	json_decref(all);
+	return status;
+}

@@ -1,0 +1,139 @@
+/*
+ * ch_roofline.h - the roofline measurement: options, the plan of points,
+ * the timing loop and its statistics, validation, roofs, the result
+ * section (docs/results-schema.md, "roofline") and the printed table.
+ *
+ * bench/roofline.c is a thin main over this module; the pure parts (default
+ * sizes, roofs, node median and flags) are exposed for the unit tests.
+ */
+#ifndef CH_ROOFLINE_H
+#define CH_ROOFLINE_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ch_kernels.h"
+#include "ch_opts.h"
+#include "ch_result.h"
+#include "ch_roofline_mpi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CH_RL_MAX_DEVICES 64
+
+/* Backends requested with --backend. */
+#define CH_RL_BACKEND_CPU 1u
+#define CH_RL_BACKEND_CUDA 2u
+
+struct ch_rl_opts {
+	struct ch_common_opts common;
+	unsigned backends;      /* CH_RL_BACKEND_* mask; 0 = auto */
+	int devices_all;        /* --devices all (the default) */
+	int ndevices;           /* --devices LIST: count ... */
+	int devices[CH_RL_MAX_DEVICES]; /* ... and GPU indices */
+	uint64_t kernels;       /* bit i: table entry i selected; 0 = all */
+	unsigned dtypes;        /* CH_DT_BIT mask from --dtype; 0 = each kernel's defaults */
+	uint64_t size_bytes;    /* --size: bytes per array; 0 = default */
+	uint64_t gemm_n;        /* --gemm-size: m = n = k; 0 = default */
+	int iters;              /* --iters: timed calls, the first dropped (>= 2) */
+	int warmup;             /* --warmup: untimed calls before them (>= 0) */
+	int list;               /* --list: print the kernel table and exit */
+};
+
+/** ch_rl_opts_init - defaults: auto backend, all devices, default kernels
+ * and dtypes, iters 4, warmup 1. */
+void ch_rl_opts_init(struct ch_rl_opts *o);
+
+/**
+ * ch_rl_parse - parse roofline's command line.
+ * @argc, @argv: [in] the command line.  @o: [out] options (initialised here).
+ * Returns 0, or CH_ERR_USAGE after printing what is wrong (unknown option,
+ * backend, kernel or dtype; a size, count or list out of range).
+ */
+int ch_rl_parse(int argc, char **argv, struct ch_rl_opts *o);
+
+/** ch_rl_usage - the --help text (README's roofline section agrees with it). */
+void ch_rl_usage(FILE *f);
+
+/** ch_rl_list - print the kernel table: name, family, FLOPs and words per
+ * element, dtypes, formula. */
+void ch_rl_list(FILE *f);
+
+/**
+ * ch_rl_run - measure every requested device, print the tables, fill the
+ * result's "results" object, checkpointing after every point.
+ * @o:       [in] options.
+ * @mpi:     [in] rank layout from ch_rl_mpi_init().
+ * @res:     [in,out] the run's result document (ch_run_begin()).
+ * @reason:  [out] why the status is not ok ("" when ok).  @n: [in] its size.
+ * Returns CH_OK, CH_ERR_CHECK (a point failed validation),
+ * CH_ERR_UNAVAILABLE (a requested backend or device is not here),
+ * CH_ERR_USAGE (a size that does not fit the device) or CH_ERR_RUNTIME.
+ * Under mpirun (one rank per GPU) every rank measures its GPU and rank 0
+ * gathers the devices and writes the result.
+ */
+int ch_rl_run(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, struct ch_result *res,
+	      char *reason, size_t n);
+
+/**
+ * ch_rl_default_array_bytes - the default size of each of the three arrays.
+ * @cache_bytes: [in] CPU: sum of last-level caches; GPU: L2 size.
+ * @free_bytes:  [in] free memory of the device.
+ * @gpu:         [in] non-zero for a GPU.
+ * Returns max(4 x cache / 3, floor) rounded up to 1 MiB, so that a
+ * three-array kernel's working set is at least 4x the cache (STREAM's rule
+ * applied to the working set, see docs/roofline.md); floor 64 MiB (CPU) or
+ * 1 GiB (GPU, to keep a call far longer than a launch); capped at
+ * free_bytes / 8 (three arrays plus GEMM operands fit comfortably).
+ */
+uint64_t ch_rl_default_array_bytes(uint64_t cache_bytes, uint64_t free_bytes, int gpu);
+
+/**
+ * ch_rl_ladder_elems - elements of a ladder rung.
+ * @n:          [in] elements of the full arrays.
+ * @ai:         [in] the rung's arithmetic intensity (FLOP/byte).
+ * @flops_per_elem: [in] 2k.
+ * @mem_gbps:   [in] measured memory roof so far (<= 0: unknown).
+ * @peak_gflops:[in] peak estimate or datasheet peak (<= 0: unknown).
+ * @target_sec: [in] time one call should take at the peak.
+ * @min_elems:  [in] lower bound.
+ * Rungs at or below the estimated ridge point (peak / bandwidth) use all @n
+ * elements: they run from memory. Rungs above it are compute-bound even
+ * from memory, so they run on fewer elements (those needed for @target_sec
+ * at the peak, at least @min_elems): what they measure is the same, in a
+ * fraction of the time. Returns a multiple of 4096 (or @n).
+ */
+uint64_t ch_rl_ladder_elems(uint64_t n, double ai, double flops_per_elem, double mem_gbps,
+			    double peak_gflops, double target_sec, uint64_t min_elems);
+
+/**
+ * ch_rl_roofs - the measured roofs of one device from its points.
+ * @points: [in] array of point objects (schema "roofline").
+ * Returns a new object {"memory_gbps": best headline GB/s of a valid stream
+ * point, "memory_kernel": "triad fp64", "compute_gflops": {dtype: best
+ * headline GFLOP/s of a valid ladder or gemm point}, "compute_kernel":
+ * {dtype: "gemm"}, "ridge_flop_per_byte": {dtype: compute / memory}};
+ * missing roofs are left out (memory_gbps null).
+ */
+json_t *ch_rl_roofs(json_t *points);
+
+/**
+ * ch_rl_node_summary - node median and flags over the GPU devices.
+ * @devices:  [in] array of device objects (only kind "gpu", status "ok").
+ * @flagged:  [out] new array of {device, metric, value, node_median,
+ *            pct_below} for every metric more than @threshold_pct below its
+ *            node median.
+ * @threshold_pct: [in] 5 in roofline.
+ * Metrics: roofs.memory_gbps and roofs.compute_gflops.<dtype>. Returns the
+ * new node_median object {"memory_gbps": m, "compute_gflops": {...},
+ * "gpus": count}, or JSON null when there is no GPU device.
+ */
+json_t *ch_rl_node_summary(json_t *devices, double threshold_pct, json_t **flagged);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,589 @@
+/*
+ * ch_cuda.c - the "cuda" compute backend: device state, timing with CUDA
+ * events, host-side validation of copied-back outputs, GEMM through
+ * cuBLASLt (best of the top heuristic algorithms), NVML telemetry.
+ * Compiled only when the CUDA toolkit is found (HAVE_CUDA).
+ */
+#include "ch_kernels.h"
+#include "ch_common.h"
+#include "ch_nvml.h"
+#include "ch_patterns.h"
+#include "cuda/ch_cuda_ops.h"
+
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GEMM_SAMPLES 64
+#define GEMM_ALGOS 8
+#define WORKSPACE_BYTES (64u << 20)
+
+/* One check macro per foreign API: file:line, the call, the error. */
+#define CUDA_TRY(call)                                                                     \
+	do {                                                                               \
+		cudaError_t e_ = (call);                                                   \
+		if (e_ != cudaSuccess) {                                                   \
+			ch_error("%s:%d: %s failed: %s", __FILE__, __LINE__, #call,        \
+				 cudaGetErrorString(e_));                                  \
+			return CH_ERR_RUNTIME;                                             \
+		}                                                                          \
+	} while (0)
+
+#define LT_TRY(call)                                                                       \
+	do {                                                                               \
+		cublasStatus_t s_ = (call);                                                \
+		if (s_ != CUBLAS_STATUS_SUCCESS) {                                         \
+			ch_error("%s:%d: %s failed: cuBLAS status %d", __FILE__, __LINE__, \
+				 #call, (int)s_);                                          \
+			return CH_ERR_RUNTIME;                                             \
+		}                                                                          \
+	} while (0)
+
+struct ch_dev {
+	int index;
+	struct cudaDeviceProp prop;
+	int cc;                    /* compute capability x 10 + minor */
+	int clock_khz;
+	char bus_id[32];
+	cudaStream_t stream;
+	cudaEvent_t ev0, ev1;
+	void *a, *b, *c;           /* elementwise arrays */
+	uint64_t array_bytes;
+	int fill_dt;
+	void *host;                /* host copy of c for validation */
+	float *gamma, *beta;
+	uint64_t gamma_cols;
+	double *dot_dev;
+	double dot;
+	/* GEMM */
+	cublasLtHandle_t lt;
+	void *ga, *gb, *gc, *ws;
+	uint64_t gm, gn, gk;
+	int gdt;
+	cublasLtMatmulDesc_t op;
+	cublasLtMatrixLayout_t la, lb, lc;
+	cublasLtMatmulAlgo_t algo;
+	int have_algo;
+	/* NVML */
+	int nvml;
+	ch_nvml_dev_t nv;
+};
+
+static int cuda_probe(char *why, size_t n)
+{
+	int count = 0;
+	cudaError_t e = cudaGetDeviceCount(&count);
+	if (e != cudaSuccess) {
+		snprintf(why, n, "no CUDA device: %s", cudaGetErrorString(e));
+		cudaGetLastError(); /* clear the sticky error */
+		return CH_ERR_UNAVAILABLE;
+	}
+	if (count == 0) {
+		snprintf(why, n, "no CUDA device");
+		return CH_ERR_UNAVAILABLE;
+	}
+	return 0;
+}
+
+static int cuda_count(void)
+{
+	int count = 0;
+	if (cudaGetDeviceCount(&count) != cudaSuccess) {
+		cudaGetLastError();
+		return 0;
+	}
+	return count;
+}
+
+static void gemm_free(struct ch_dev *d)
+{
+	if (d->op)
+		cublasLtMatmulDescDestroy(d->op);
+	if (d->la)
+		cublasLtMatrixLayoutDestroy(d->la);
+	if (d->lb)
+		cublasLtMatrixLayoutDestroy(d->lb);
+	if (d->lc)
+		cublasLtMatrixLayoutDestroy(d->lc);
+	d->op = NULL;
+	d->la = d->lb = d->lc = NULL;
+	cudaFree(d->ga);
+	cudaFree(d->gb);
+	cudaFree(d->gc);
+	d->ga = d->gb = d->gc = NULL;
+	d->gdt = -1;
+	d->have_algo = 0;
+}
+
+static void cuda_close(struct ch_dev *d)
+{
+	if (!d)
+		return;
+	cudaSetDevice(d->index);
+	gemm_free(d);
+	cudaFree(d->ws);
+	cudaFree(d->a);
+	cudaFree(d->b);
+	cudaFree(d->c);
+	cudaFree(d->gamma);
+	cudaFree(d->beta);
+	cudaFree(d->dot_dev);
+	free(d->host);
+	if (d->lt)
+		cublasLtDestroy(d->lt);
+	if (d->ev0)
+		cudaEventDestroy(d->ev0);
+	if (d->ev1)
+		cudaEventDestroy(d->ev1);
+	if (d->stream)
+		cudaStreamDestroy(d->stream);
+	if (d->nvml)
+		ch_nvml_shutdown();
+	free(d);
+}
+
+static int cuda_open_inner(struct ch_dev *d, char *why, size_t n)
+{
+	char bus[32];
+	size_t i;
+
+	CUDA_TRY(cudaSetDevice(d->index));
+	CUDA_TRY(cudaGetDeviceProperties(&d->prop, d->index));
+	d->cc = d->prop.major * 10 + d->prop.minor;
+	if (cudaDeviceGetAttribute(&d->clock_khz, cudaDevAttrClockRate, d->index) != cudaSuccess)
+		d->clock_khz = 0;
+	CUDA_TRY(cudaDeviceGetPCIBusId(bus, sizeof(bus), d->index));
+	for (i = 0; bus[i] && i < sizeof(d->bus_id) - 1; i++)
+		d->bus_id[i] = (char)(bus[i] >= 'A' && bus[i] <= 'F' ? bus[i] - 'A' + 'a' : bus[i]);
+	d->bus_id[i] = '\0';
+	CUDA_TRY(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
+	CUDA_TRY(cudaEventCreate(&d->ev0));
+	CUDA_TRY(cudaEventCreate(&d->ev1));
+	CUDA_TRY(cudaMalloc((void **)&d->dot_dev, sizeof(double)));
+	CUDA_TRY(cudaMalloc(&d->ws, WORKSPACE_BYTES));
+	LT_TRY(cublasLtCreate(&d->lt));
+	ch_cu_set_sms(d->prop.multiProcessorCount);
+	if (ch_nvml_init(NULL, 0) == 0) {
+		d->nvml = 1;
+		if (ch_nvml_device_by_pci(d->bus_id, &d->nv) != 0) {
+			ch_nvml_shutdown();
+			d->nvml = 0;
+		}
+	}
+	(void)why;
+	(void)n;
+	return 0;
+}
+
+static int cuda_open(int index, struct ch_dev **out, char *why, size_t n)
+{
+	struct ch_dev *d;
+	int rc;
+
+	*out = NULL;
+	if ((rc = cuda_probe(why, n)) != 0)
+		return rc;
+	if (index < 0 || index >= cuda_count()) {
+		snprintf(why, n, "no CUDA device with index '%d'", index);
+		return CH_ERR_UNAVAILABLE;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return CH_ERR_RUNTIME;
+	d->index = index;
+	d->fill_dt = -1;
+	d->gdt = -1;
+	if ((rc = cuda_open_inner(d, why, n)) != 0) {
+		if (!why[0])
+			snprintf(why, n, "cannot initialise CUDA device %d", index);
+		cuda_close(d);
+		return rc;
+	}
+	*out = d;
+	return 0;
+}
+
+static int cuda_info(struct ch_dev *d, struct ch_dev_info *o)
+{
+	size_t free_b = 0, total_b = 0;
+	int rt = 0, drv = 0;
+	char v[96];
+
+	memset(o, 0, sizeof(*o));
+	cudaSetDevice(d->index);
+	cudaMemGetInfo(&free_b, &total_b);
+	cudaRuntimeGetVersion(&rt);
+	cudaDriverGetVersion(&drv);
+	snprintf(o->kind, sizeof(o->kind), "gpu");
+	snprintf(o->name, sizeof(o->name), "%s", d->prop.name);
+	snprintf(o->pci_bus_id, sizeof(o->pci_bus_id), "%s", d->bus_id);
+	o->mem_total_bytes = total_b;
+	o->mem_free_bytes = free_b;
+	o->cache_bytes = (uint64_t)d->prop.l2CacheSize;
+	o->units = d->prop.multiProcessorCount;
+	o->clock_mhz = d->clock_khz / 1000.0;
+	snprintf(o->clock_source, sizeof(o->clock_source), "cudaDevAttrClockRate (peak SM clock)");
+	snprintf(o->isa, sizeof(o->isa), "sm_%d", d->cc);
+	snprintf(o->blas, sizeof(o->blas), "cuBLASLt %zu", cublasLtGetVersion());
+	snprintf(o->runtime, sizeof(o->runtime), "CUDA runtime %d, driver %d%s%s", rt, drv,
+		 d->nvml ? ", NVIDIA driver " : "", d->nvml && ch_nvml_driver_version(v, sizeof(v)) ? v : "");
+	if (!d->nvml)
+		snprintf(o->note, sizeof(o->note), "NVML not available: no clocks, power, temperature or throttle reasons");
+	return 0;
+}
+
+static unsigned cuda_dtypes(struct ch_dev *d, const struct ch_kernel *k)
+{
+	unsigned m = 0;
+	switch (k->family) {
+	case CH_FAM_STREAM:
+		return CH_DT_BIT(CH_FP64) | CH_DT_BIT(CH_FP32);
+	case CH_FAM_LADDER:
+		m = CH_DT_BIT(CH_FP64) | CH_DT_BIT(CH_FP32);
+		if (d->cc >= 80)
+			m |= CH_DT_BIT(CH_BF16);
+		return m;
+	case CH_FAM_ELEMENTWISE:
+		m = CH_DT_BIT(CH_FP32);
+		if (d->cc >= 80)
+			m |= CH_DT_BIT(CH_BF16);
+		return m;
+	case CH_FAM_GEMM:
+		m = CH_DT_BIT(CH_FP64) | CH_DT_BIT(CH_FP32) | CH_DT_BIT(CH_FP16);
+		if (d->cc >= 80)
+			m |= CH_DT_BIT(CH_TF32) | CH_DT_BIT(CH_BF16);
+		if (d->cc >= 89)
+			m |= CH_DT_BIT(CH_FP8);
+		return m;
+	default:
+		return 0;
+	}
+}
+
+static int cuda_alloc_arrays(struct ch_dev *d, uint64_t bytes)
+{
+	cudaSetDevice(d->index);
+	cudaFree(d->a);
+	cudaFree(d->b);
+	cudaFree(d->c);
+	free(d->host);
+	d->a = d->b = d->c = d->host = NULL;
+	CUDA_TRY(cudaMalloc(&d->a, bytes));
+	CUDA_TRY(cudaMalloc(&d->b, bytes));
+	CUDA_TRY(cudaMalloc(&d->c, bytes));
+	d->host = malloc(bytes);
+	if (!d->host)
+		return CH_ERR_RUNTIME;
+	d->array_bytes = bytes;
+	CUDA_TRY((cudaError_t)ch_cu_fill(CH_FP64, d->a, d->b, d->c, bytes / 8, 1, d->stream));
+	CUDA_TRY(cudaStreamSynchronize(d->stream));
+	d->fill_dt = CH_FP64;
+	return 0;
+}
+
+static int cuda_gemm_size(struct ch_dev *d, enum ch_dtype dt, double min_sec, uint64_t *n)
+{
+	size_t free_b = 0, total_b = 0;
+	uint64_t g = 8192;
+	(void)dt;
+	(void)min_sec;
+	cudaSetDevice(d->index);
+	cudaMemGetInfo(&free_b, &total_b);
+	/* 8192^3 by default; smaller only when three fp64 operands do not fit
+	 * in half of the free memory */
+	while (g > 1024 && 3.0 * (double)g * (double)g * 8.0 > (double)free_b / 2)
+		g /= 2;
+	*n = g;
+	return 0;
+}
+
+static void lt_types(enum ch_dtype dt, cudaDataType_t *ab, cudaDataType_t *c,
+		     cublasComputeType_t *comp, cudaDataType_t *scale)
+{
+	*scale = CUDA_R_32F;
+	*comp = CUBLAS_COMPUTE_32F;
+	switch (dt) {
+	case CH_FP64: *ab = *c = *scale = CUDA_R_64F; *comp = CUBLAS_COMPUTE_64F; break;
+	case CH_FP32: *ab = *c = CUDA_R_32F; break;
+	case CH_TF32: *ab = *c = CUDA_R_32F; *comp = CUBLAS_COMPUTE_32F_FAST_TF32; break;
+	case CH_BF16: *ab = CUDA_R_16BF; *c = CUDA_R_32F; break;
+	case CH_FP16: *ab = CUDA_R_16F; *c = CUDA_R_32F; break;
+	case CH_FP8: *ab = CUDA_R_8F_E4M3; *c = CUDA_R_16BF; break;
+	default: *ab = *c = CUDA_R_32F; break;
+	}
+}
+
+static int gemm_call(struct ch_dev *d, const cublasLtMatmulAlgo_t *algo)
+{
+	double a64 = 1.0, b64 = 0.0;
+	float a32 = 1.0f, b32 = 0.0f;
+	const void *alpha = d->gdt == CH_FP64 ? (const void *)&a64 : (const void *)&a32;
+	const void *beta = d->gdt == CH_FP64 ? (const void *)&b64 : (const void *)&b32;
+	LT_TRY(cublasLtMatmul(d->lt, d->op, alpha, d->ga, d->la, d->gb, d->lb, beta, d->gc, d->lc,
+			      d->gc, d->lc, algo, d->ws, WORKSPACE_BYTES, d->stream));
+	return 0;
+}
+
+static int time_call(struct ch_dev *d, const cublasLtMatmulAlgo_t *algo, double *sec)
+{
+	float ms = 0;
+	int rc;
+	CUDA_TRY(cudaEventRecord(d->ev0, d->stream));
+	if ((rc = gemm_call(d, algo)) != 0)
+		return rc;
+	CUDA_TRY(cudaEventRecord(d->ev1, d->stream));
+	CUDA_TRY(cudaEventSynchronize(d->ev1));
+	CUDA_TRY(cudaEventElapsedTime(&ms, d->ev0, d->ev1));
+	*sec = ms * 1e-3;
+	return 0;
+}
+
+/* Allocate and fill the operands, describe the operation, and keep the
+ * fastest of the top GEMM_ALGOS heuristic algorithms (best of 3 calls each). */
+static int gemm_setup(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n, uint64_t k)
+{
+	cudaDataType_t tab, tc, tscale;
+	cublasComputeType_t comp;
+	cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+	cublasLtMatmulPreference_t pref = NULL;
+	cublasLtMatmulHeuristicResult_t res[GEMM_ALGOS];
+	int nres = 0, i, j;
+	uint64_t ws = WORKSPACE_BYTES;
+	size_t in_sz = ch_dtype_size(dt), out_sz = ch_dtype_size(ch_gemm_out_dtype(dt));
+	double best = INFINITY;
+
+	if (d->gdt == (int)dt && d->gm == m && d->gn == n && d->gk == k && d->have_algo)
+		return 0;
+	gemm_free(d);
+	lt_types(dt, &tab, &tc, &comp, &tscale);
+	CUDA_TRY(cudaMalloc(&d->ga, m * k * in_sz));
+	CUDA_TRY(cudaMalloc(&d->gb, k * n * in_sz));
+	CUDA_TRY(cudaMalloc(&d->gc, m * n * out_sz));
+	CUDA_TRY((cudaError_t)ch_cu_fill_gemm(dt, d->ga, m * k, CH_GEMM_SEED_A, d->stream));
+	CUDA_TRY((cudaError_t)ch_cu_fill_gemm(dt, d->gb, k * n, CH_GEMM_SEED_B, d->stream));
+	CUDA_TRY(cudaMemsetAsync(d->gc, 0, m * n * out_sz, d->stream));
+	d->gdt = dt;
+	d->gm = m;
+	d->gn = n;
+	d->gk = k;
+	LT_TRY(cublasLtMatmulDescCreate(&d->op, comp, tscale));
+	LT_TRY(cublasLtMatmulDescSetAttribute(d->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
+	LT_TRY(cublasLtMatmulDescSetAttribute(d->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
+	LT_TRY(cublasLtMatrixLayoutCreate(&d->la, tab, k, m, (int64_t)k)); /* A stored k x m: op(A) = A^T */
+	LT_TRY(cublasLtMatrixLayoutCreate(&d->lb, tab, k, n, (int64_t)k));
+	LT_TRY(cublasLtMatrixLayoutCreate(&d->lc, tc, m, n, (int64_t)m));
+	LT_TRY(cublasLtMatmulPreferenceCreate(&pref));
+	if (cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)) !=
+	    CUBLAS_STATUS_SUCCESS ||
+	    cublasLtMatmulAlgoGetHeuristic(d->lt, d->op, d->la, d->lb, d->lc, d->lc, pref, GEMM_ALGOS, res, &nres) !=
+	    CUBLAS_STATUS_SUCCESS || nres == 0) {
+		cublasLtMatmulPreferenceDestroy(pref);
+		ch_error("cuBLASLt has no algorithm for a %s GEMM of %llu x %llu x %llu on %s", ch_dtype_name(dt),
+			 (unsigned long long)m, (unsigned long long)n, (unsigned long long)k, d->prop.name);
+		return CH_ERR_RUNTIME;
+	}
+	cublasLtMatmulPreferenceDestroy(pref);
+	for (i = 0; i < nres; i++) {
+		double t_best = INFINITY, t;
+		if (res[i].state != CUBLAS_STATUS_SUCCESS)
+			continue;
+		if (gemm_call(d, &res[i].algo) != 0) /* warm-up; an algorithm may refuse */
+			continue;
+		for (j = 0; j < 3; j++) {
+			if (time_call(d, &res[i].algo, &t) != 0)
+				break;
+			if (t < t_best)
+				t_best = t;
+		}
+		if (t_best < best) {
+			best = t_best;
+			d->algo = res[i].algo;
+			d->have_algo = 1;
+		}
+	}
+	if (!d->have_algo) {
+		ch_error("none of the %d cuBLASLt algorithms ran for a %s GEMM on %s", nres, ch_dtype_name(dt), d->prop.name);
+		return CH_ERR_RUNTIME;
+	}
+	return 0;
+}
+
+static int cuda_setup(struct ch_dev *d, const struct ch_point_spec *p)
+{
+	cudaSetDevice(d->index);
+	if (p->k->family == CH_FAM_GEMM)
+		return gemm_setup(d, p->dt, p->shape.m, p->shape.nn, p->shape.kk);
+	if (p->shape.n * ch_dtype_size(p->dt) > d->array_bytes)
+		return CH_ERR_RUNTIME;
+	if (d->fill_dt != (int)p->dt) {
+		CUDA_TRY((cudaError_t)ch_cu_fill(p->dt, d->a, d->b, d->c, d->array_bytes / ch_dtype_size(p->dt), 0,
+						 d->stream));
+		d->fill_dt = p->dt;
+	}
+	if (p->k->id == CH_K_LAYERNORM && d->gamma_cols != p->shape.cols) {
+		cudaFree(d->gamma);
+		cudaFree(d->beta);
+		d->gamma = d->beta = NULL;
+		d->gamma_cols = 0;
+		CUDA_TRY(cudaMalloc((void **)&d->gamma, p->shape.cols * sizeof(float)));
+		CUDA_TRY(cudaMalloc((void **)&d->beta, p->shape.cols * sizeof(float)));
+		CUDA_TRY((cudaError_t)ch_cu_fill_ln_weights(d->gamma, d->beta, p->shape.cols, d->stream));
+		d->gamma_cols = p->shape.cols;
+	}
+	CUDA_TRY(cudaStreamSynchronize(d->stream));
+	return 0;
+}
+
+static int cuda_run(struct ch_dev *d, const struct ch_point_spec *p, double *sec)
+{
+	const struct ch_kernel *k = p->k;
+	float ms = 0;
+	int e = 0;
+
+	if (k->family == CH_FAM_GEMM)
+		return time_call(d, &d->algo, sec);
+	if (k->id == CH_K_DOT)
+		CUDA_TRY(cudaMemsetAsync(d->dot_dev, 0, sizeof(double), d->stream));
+	CUDA_TRY(cudaEventRecord(d->ev0, d->stream));
+	switch (k->family) {
+	case CH_FAM_STREAM:
+		e = ch_cu_stream(k->id, p->dt, d->a, d->b, d->c, p->shape.n, CH_STREAM_SCALAR, d->dot_dev, d->stream);
+		break;
+	case CH_FAM_LADDER:
+		e = ch_cu_ladder(p->dt, d->a, d->c, p->shape.n, k->k, CH_LADDER_ALPHA, CH_LADDER_BETA, d->stream);
+		break;
+	default:
+		if (k->id == CH_K_GELU)
+			e = ch_cu_gelu(p->dt, d->b, d->c, p->shape.n, d->stream);
+		else
+			e = ch_cu_layernorm(p->dt, d->b, d->c, p->shape.n / p->shape.cols, p->shape.cols,
+					    d->gamma, d->beta, (float)CH_LN_EPS, d->stream);
+	}
+	CUDA_TRY((cudaError_t)e);
+	CUDA_TRY(cudaEventRecord(d->ev1, d->stream));
+	CUDA_TRY(cudaEventSynchronize(d->ev1));
+	CUDA_TRY(cudaEventElapsedTime(&ms, d->ev0, d->ev1));
+	*sec = ms * 1e-3;
+	if (k->id == CH_K_DOT)
+		CUDA_TRY(cudaMemcpy(&d->dot, d->dot_dev, sizeof(double), cudaMemcpyDeviceToHost));
+	return 0;
+}
+
+static double bf16_to_double(uint16_t h)
+{
+	uint32_t bits = (uint32_t)h << 16;
+	float f;
+	memcpy(&f, &bits, sizeof(f));
+	return f;
+}
+
+static int cuda_check(struct ch_dev *d, const struct ch_point_spec *p, struct ch_check *out)
+{
+	if (p->k->family == CH_FAM_GEMM) {
+		struct ch_gemm_sample s[GEMM_SAMPLES];
+		enum ch_dtype od = ch_gemm_out_dtype(p->dt);
+		size_t osz = ch_dtype_size(od);
+		int q;
+		ch_gemm_sample_positions(p->shape.m, p->shape.nn, GEMM_SAMPLES, s);
+		for (q = 0; q < GEMM_SAMPLES; q++) {
+			unsigned char buf[8];
+			uint64_t idx = s[q].i + s[q].j * p->shape.m;
+			CUDA_TRY(cudaMemcpy(buf, (char *)d->gc + idx * osz, osz, cudaMemcpyDeviceToHost));
+			if (od == CH_FP64) {
+				double v;
+				memcpy(&v, buf, 8);
+				s[q].got = v;
+			} else if (od == CH_FP32) {
+				float v;
+				memcpy(&v, buf, 4);
+				s[q].got = v;
+			} else {
+				uint16_t h;
+				memcpy(&h, buf, 2);
+				s[q].got = bf16_to_double(h);
+			}
+		}
+		ch_check_gemm(p->dt, p->shape.m, p->shape.nn, p->shape.kk, s, GEMM_SAMPLES, out);
+		return 0;
+	}
+	if (p->k->id == CH_K_DOT) {
+		ch_check_dot(p->dt, p->shape.n, d->dot, out);
+		return 0;
+	}
+	CUDA_TRY(cudaMemcpy(d->host, d->c, p->shape.n * ch_dtype_size(p->dt), cudaMemcpyDeviceToHost));
+	return ch_check_elementwise(p->k, p->dt, &p->shape, d->host, out);
+}
+
+static void cuda_teardown(struct ch_dev *d, const struct ch_point_spec *p)
+{
+	if (p->k->family == CH_FAM_GEMM)
+		gemm_free(d);
+}
+
+static int cuda_corrupt(struct ch_dev *d, const struct ch_point_spec *p)
+{
+	if (p->k->family == CH_FAM_GEMM) {
+		struct ch_gemm_sample s[GEMM_SAMPLES];
+		ch_gemm_sample_positions(p->shape.m, p->shape.nn, GEMM_SAMPLES, s);
+		CUDA_TRY((cudaError_t)ch_cu_corrupt(ch_gemm_out_dtype(p->dt), d->gc,
+						    s[GEMM_SAMPLES - 1].i + s[GEMM_SAMPLES - 1].j * p->shape.m,
+						    2.0 * (double)p->shape.kk, d->stream));
+	} else if (p->k->id == CH_K_DOT) {
+		d->dot *= 1.001;
+		return 0;
+	} else {
+		CUDA_TRY((cudaError_t)ch_cu_corrupt(p->dt, d->c, p->shape.n / 2, 1.0, d->stream));
+	}
+	CUDA_TRY(cudaStreamSynchronize(d->stream));
+	return 0;
+}
+
+static void *cuda_telemetry_json(struct ch_dev *d)
+{
+	struct ch_nvml_sample s;
+	if (!d->nvml || ch_nvml_sample(d->nv, &s) != 0)
+		return NULL;
+	return ch_nvml_sample_json(&s);
+}
+
+static int cuda_energy_j(struct ch_dev *d, double *j)
+{
+	struct ch_nvml_sample s;
+	if (!d->nvml || ch_nvml_sample(d->nv, &s) != 0 || isnan(s.energy_j))
+		return CH_ERR_UNAVAILABLE;
+	*j = s.energy_j;
+	return 0;
+}
+
+static int cuda_throttled(struct ch_dev *d)
+{
+	struct ch_nvml_sample s;
+	if (!d->nvml || ch_nvml_sample(d->nv, &s) != 0 || !s.reasons_valid)
+		return CH_ERR_UNAVAILABLE;
+	return ch_nvml_throttled(s.reasons);
+}
+
+const struct ch_backend ch_backend_cuda = {
+	.name = "cuda",
+	.probe = cuda_probe,
+	.count = cuda_count,
+	.open = cuda_open,
+	.close = cuda_close,
+	.info = cuda_info,
+	.dtypes = cuda_dtypes,
+	.alloc_arrays = cuda_alloc_arrays,
+	.gemm_size = cuda_gemm_size,
+	.setup = cuda_setup,
+	.run = cuda_run,
+	.check = cuda_check,
+	.teardown = cuda_teardown,
+	.corrupt = cuda_corrupt,
+	.peak_estimate = NULL,
+	.telemetry_json = cuda_telemetry_json,
+	.energy_j = cuda_energy_j,
+	.throttled = cuda_throttled,
+};

@@ -1,0 +1,291 @@
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ch_common.h"
+#include "ch_opts.h"
+#include "ch_result.h"
+#include "ch_roofline.h"
+
+#define MIB (1024ull * 1024ull)
+
+static int parse(struct ch_rl_opts *o, int argc, const char **argv)
+{
+	return ch_rl_parse(argc, (char **)argv, o);
+}
+
+Test(roofline, parse_good_values, .init = cr_redirect_stderr)
+{
+	struct ch_rl_opts o;
+	const char *argv[] = { "roofline", "--backend", "cpu,cuda", "--devices", "0,2", "--kernels", "triad,ladder",
+			       "--dtype", "fp64,bf16", "--size", "64M", "--gemm-size", "512", "--iters", "5",
+			       "--warmup", "0" };
+	int n, i;
+	const struct ch_kernel *t = ch_kernel_table(&n);
+
+	cr_assert_eq(parse(&o, 17, argv), 0);
+	cr_assert_eq(o.backends, CH_RL_BACKEND_CPU | CH_RL_BACKEND_CUDA);
+	cr_assert_eq(o.ndevices, 2);
+	cr_assert_eq(o.devices[1], 2);
+	cr_assert_eq(o.devices_all, 0);
+	cr_assert_eq(o.dtypes, CH_DT_BIT(CH_FP64) | CH_DT_BIT(CH_BF16));
+	cr_assert_eq(o.size_bytes, 64 * MIB);
+	cr_assert_eq(o.gemm_n, 512);
+	cr_assert_eq(o.iters, 5);
+	cr_assert_eq(o.warmup, 0);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(!!(o.kernels & (1ull << i)), !strcmp(t[i].name, "triad") || t[i].family == CH_FAM_LADDER,
+			     "%s", t[i].name);
+	/* defaults */
+	cr_assert_eq(parse(&o, 1, argv), 0);
+	cr_assert_eq(o.backends, 0);
+	cr_assert_eq(o.iters, 4);
+	cr_assert_eq(o.warmup, 1);
+	cr_assert_eq(o.kernels, 0);
+	cr_assert_eq(o.dtypes, 0);
+	cr_assert_eq(o.devices_all, 1);
+}
+
+struct bad {
+	const char *opt, *val, *msg;
+};
+
+/* A bad size, dtype, kernel, backend or count is a usage error naming it. */
+Test(roofline, parse_bad_values_are_usage_errors, .init = cr_redirect_stderr)
+{
+	static const struct bad bad[] = {
+		{ "--size", "0", "--size" }, { "--size", "12Q", "--size" }, { "--size", "512K", "too small" },
+		{ "--size", "-1M", "--size" }, { "--size", "2T", "too large" }, { "--dtype", "fp128", "fp128" },
+		{ "--dtype", "fp32,,fp64", "--dtype" }, { "--kernels", "trid", "trid" }, { "--backend", "rocm", "rocm" },
+		{ "--iters", "1", "--iters" }, { "--warmup", "x", "--warmup" }, { "--gemm-size", "8", "--gemm-size" },
+		{ "--devices", "one", "--devices" }, { "--min-time", "-3", "--min-time" },
+	};
+	struct ch_rl_opts o;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *argv[] = { "roofline", bad[i].opt, bad[i].val };
+		cr_assert_eq(parse(&o, 3, argv), CH_ERR_USAGE, "%s %s accepted", bad[i].opt, bad[i].val);
+		cr_assert_eq(ch_exit_code(CH_ERR_USAGE), 2);
+	}
+	{
+		const char *argv[] = { "roofline", "extra" };
+		cr_assert_eq(parse(&o, 2, argv), CH_ERR_USAGE);
+	}
+}
+
+Test(roofline, default_array_bytes)
+{
+	/* 4/3 of the cache so that three arrays are 4x it */
+	cr_assert_eq(ch_rl_default_array_bytes(260 * MIB, 24ull << 30, 0), 347 * MIB);
+	/* CPU floor 64 MiB, GPU floor 1 GiB */
+	cr_assert_eq(ch_rl_default_array_bytes(8 * MIB, 24ull << 30, 0), 64 * MIB);
+	cr_assert_eq(ch_rl_default_array_bytes(50 * MIB, 80ull << 30, 1), 1024 * MIB);
+	/* at most an eighth of free memory */
+	cr_assert_eq(ch_rl_default_array_bytes(1024 * MIB, 4ull << 30, 0), 512 * MIB);
+}
+
+Test(roofline, ladder_rungs_past_the_ridge_are_shortened)
+{
+	const uint64_t n = 45ull << 20;
+	/* ridge = 147 / 13 = 11.3 FLOP/byte: AI 8 runs on all elements */
+	cr_assert_eq(ch_rl_ladder_elems(n, 8.0, 128, 13, 147, 0.02, 131072), n);
+	/* AI 16 > ridge: 0.02 s x 147e9 / 256 FLOPs = 11484375 -> multiple of 4096 */
+	cr_assert_eq(ch_rl_ladder_elems(n, 16.0, 256, 13, 147, 0.02, 131072), 11485184);
+	/* never below the minimum, never above n */
+	cr_assert_eq(ch_rl_ladder_elems(n, 128.0, 2048, 13, 1, 0.02, 131072), 131072);
+	cr_assert_eq(ch_rl_ladder_elems(1000, 128.0, 2048, 13, 147, 0.02, 131072), 1000);
+	/* unknown roofs: all elements */
+	cr_assert_eq(ch_rl_ladder_elems(n, 128.0, 2048, -1, 147, 0.02, 131072), n);
+	cr_assert_eq(ch_rl_ladder_elems(n, 128.0, 2048, 13, -1, 0.02, 131072), n);
+}
+
+static json_t *pt(const char *kernel, const char *family, const char *dtype, double gbps, double gflops, int valid)
+{
+	return json_pack("{s:s,s:s,s:s,s:f,s:f,s:b}", "kernel", kernel, "family", family, "dtype", dtype,
+			 "gbps", gbps, "gflops", gflops, "valid", valid);
+}
+
+Test(roofline, roofs_from_points)
+{
+	json_t *points = json_array(), *roofs;
+
+	json_array_append_new(points, pt("copy", "stream", "fp64", 20, 0, 1));
+	json_array_append_new(points, pt("triad", "stream", "fp64", 24, 2, 1));
+	json_array_append_new(points, pt("add", "stream", "fp64", 99, 4, 0)); /* invalid: ignored */
+	json_array_append_new(points, pt("fma1024", "ladder", "fp64", 1, 140, 1));
+	json_array_append_new(points, pt("gemm", "gemm", "fp64", 0.2, 60, 1));
+	json_array_append_new(points, pt("gemm", "gemm", "fp32", 0.2, 130, 1));
+	json_array_append_new(points, pt("gelu", "elementwise", "fp32", 19, 300, 1)); /* not a roof */
+	roofs = ch_rl_roofs(points);
+	cr_assert_float_eq(json_number_value(json_object_get(roofs, "memory_gbps")), 24, 1e-12);
+	cr_assert_str_eq(json_string_value(json_object_get(roofs, "memory_kernel")), "triad fp64");
+	cr_assert_float_eq(json_number_value(json_object_get(json_object_get(roofs, "compute_gflops"), "fp64")), 140, 1e-12);
+	cr_assert_float_eq(json_number_value(json_object_get(json_object_get(roofs, "compute_gflops"), "fp32")), 130, 1e-12);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(roofs, "compute_kernel"), "fp64")), "fma1024");
+	cr_assert_float_eq(json_number_value(json_object_get(json_object_get(roofs, "ridge_flop_per_byte"), "fp32")),
+			   130.0 / 24, 1e-12);
+	cr_assert_null(json_object_get(json_object_get(roofs, "compute_gflops"), "bf16"));
+	json_decref(roofs);
+	json_decref(points);
+}
+
+static json_t *gpu(const char *name, const char *status, double mem, double bf16)
+{
+	return json_pack("{s:s,s:s,s:s,s:{s:f,s:{s:f}}}", "device", name, "kind", "gpu", "status", status, "roofs",
+			 "memory_gbps", mem, "compute_gflops", "bf16", bf16);
+}
+
+/* A GPU more than 5% below the node median is flagged, per metric. */
+Test(roofline, node_median_flags_gpu_5pct_below)
+{
+	json_t *devs = json_array(), *flagged, *med, *f;
+
+	json_array_append_new(devs, gpu("gpu0", "ok", 4150, 780000));
+	json_array_append_new(devs, gpu("gpu1", "ok", 4140, 781000));
+	json_array_append_new(devs, gpu("gpu2", "ok", 4160, 640000)); /* 18% below on bf16 */
+	json_array_append_new(devs, gpu("gpu3", "ok", 3980, 779000)); /* 4% below on memory: not flagged */
+	json_array_append_new(devs, gpu("gpu4", "failed", 100, 100)); /* not ok: ignored */
+	json_array_append_new(devs, json_pack("{s:s,s:s,s:s,s:{s:f}}", "device", "cpu", "kind", "cpu", "status", "ok",
+					      "roofs", "memory_gbps", 20.0));
+	med = ch_rl_node_summary(devs, 5.0, &flagged);
+	cr_assert_eq(json_integer_value(json_object_get(med, "gpus")), 4);
+	cr_assert_float_eq(json_number_value(json_object_get(med, "memory_gbps")), 4145, 1e-9);
+	cr_assert_float_eq(json_number_value(json_object_get(json_object_get(med, "compute_gflops"), "bf16")), 779500, 1e-9);
+	cr_assert_eq(json_array_size(flagged), 1);
+	f = json_array_get(flagged, 0);
+	cr_assert_str_eq(json_string_value(json_object_get(f, "device")), "gpu2");
+	cr_assert_str_eq(json_string_value(json_object_get(f, "metric")), "compute_gflops.bf16");
+	cr_assert_float_eq(json_number_value(json_object_get(f, "pct_below")), 100.0 * (779500 - 640000) / 779500, 1e-9);
+	json_decref(med);
+	json_decref(flagged);
+	/* no GPU: null median, nothing flagged */
+	json_array_clear(devs);
+	med = ch_rl_node_summary(devs, 5.0, &flagged);
+	cr_assert(json_is_null(med));
+	cr_assert_eq(json_array_size(flagged), 0);
+	json_decref(med);
+	json_decref(flagged);
+	json_decref(devs);
+}
+
+static void expect_type(json_t *o, const char *key, json_type type, const char *where)
+{
+	json_t *v = json_object_get(o, key);
+	cr_assert_not_null(v, "%s: key '%s' missing", where, key);
+	cr_assert(json_typeof(v) == type || (type == JSON_REAL && json_is_integer(v)),
+		  "%s: key '%s' has type %d, want %d", where, key, json_typeof(v), type);
+}
+
+static void expect_number_or_null(json_t *o, const char *key, const char *where)
+{
+	json_t *v = json_object_get(o, key);
+	cr_assert_not_null(v, "%s: key '%s' missing", where, key);
+	cr_assert(json_is_number(v) || json_is_null(v), "%s: '%s' not a number or null", where, key);
+}
+
+/* A small CPU run writes the roofline section exactly as
+ * docs/results-schema.md describes it (required keys and types). */
+Test(roofline, json_follows_schema, .init = cr_redirect_stdout)
+{
+	char dir[] = "/tmp/ch_rl_XXXXXX", path[96], reason[512], cmd[128];
+	const char *argv[] = { "roofline", "--backend", "cpu", "--size", "1M", "--kernels",
+			       "copy,triad,dot,fma1,fma1024,gelu,layernorm,gemm", "--gemm-size", "64", "--iters", "2",
+			       "--json", path };
+	struct ch_rl_opts o;
+	struct ch_rl_mpi mpi = { .size = 1, .local_size = 1, .nhosts = 1, .host = "test" };
+	struct ch_result *res;
+	json_error_t err;
+	json_t *doc, *r, *devs, *d, *roofs, *p, *ts;
+	size_t i;
+	int rc, nvalid = 0;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	cr_assert_eq(parse(&o, 13, argv), 0);
+	cr_assert_eq(ch_run_begin("roofline", 13, (char **)argv, &o.common, &res), 0);
+	rc = ch_rl_run(&o, &mpi, res, reason, sizeof(reason));
+	cr_assert_eq(rc, CH_OK, "%s", reason);
+	cr_assert_eq(ch_result_finish(res, rc, NULL), 0);
+	ch_result_free(res);
+
+	doc = json_load_file(path, 0, &err);
+	cr_assert_not_null(doc, "%s", err.text);
+	cr_assert_str_eq(json_string_value(json_object_get(doc, "tool")), "roofline");
+	cr_assert_str_eq(json_string_value(json_object_get(doc, "status")), "ok");
+	expect_type(doc, "energy", JSON_OBJECT, "envelope");
+	expect_type(json_object_get(doc, "software"), "blas", JSON_STRING, "software");
+	r = json_object_get(doc, "results");
+	expect_type(r, "devices", JSON_ARRAY, "results");
+	cr_assert(json_is_null(json_object_get(r, "node_median")));
+	expect_type(r, "flagged", JSON_ARRAY, "results");
+	devs = json_object_get(r, "devices");
+	cr_assert_eq(json_array_size(devs), 1);
+	d = json_array_get(devs, 0);
+	cr_assert_str_eq(json_string_value(json_object_get(d, "device")), "cpu");
+	cr_assert_str_eq(json_string_value(json_object_get(d, "kind")), "cpu");
+	cr_assert_str_eq(json_string_value(json_object_get(d, "backend")), "cpu");
+	cr_assert_str_eq(json_string_value(json_object_get(d, "status")), "ok");
+	expect_type(d, "name", JSON_STRING, "device");
+	cr_assert(json_is_null(json_object_get(d, "pci_bus_id")));
+	cr_assert(json_is_null(json_object_get(d, "sku")));
+	cr_assert(json_is_null(json_object_get(d, "datasheet")));
+	cr_assert(json_is_null(json_object_get(d, "reason")));
+	expect_type(d, "throttled", JSON_FALSE, "device");
+	expect_type(d, "peak_estimate", JSON_OBJECT, "device");
+	expect_type(d, "config", JSON_OBJECT, "device");
+	expect_type(d, "skipped", JSON_ARRAY, "device");
+	roofs = json_object_get(d, "roofs");
+	expect_type(roofs, "memory_gbps", JSON_REAL, "roofs");
+	expect_type(json_object_get(roofs, "compute_gflops"), "fp64", JSON_REAL, "roofs.compute_gflops");
+	expect_type(json_object_get(roofs, "compute_gflops"), "fp32", JSON_REAL, "roofs.compute_gflops");
+	expect_type(json_object_get(roofs, "ridge_flop_per_byte"), "fp64", JSON_REAL, "roofs.ridge_flop_per_byte");
+	expect_type(d, "points", JSON_ARRAY, "device");
+	json_array_foreach(json_object_get(d, "points"), i, p) {
+		const char *fam = json_string_value(json_object_get(p, "family"));
+		expect_type(p, "kernel", JSON_STRING, "point");
+		cr_assert(fam && (!strcmp(fam, "stream") || !strcmp(fam, "ladder") || !strcmp(fam, "elementwise") ||
+				  !strcmp(fam, "gemm")));
+		cr_assert_geq(ch_dtype_parse(json_string_value(json_object_get(p, "dtype"))), 0);
+		expect_type(p, "flops", JSON_REAL, "point");
+		expect_type(p, "bytes", JSON_REAL, "point");
+		expect_type(p, "ai_flop_per_byte", JSON_REAL, "point");
+		expect_type(p, "headline", JSON_STRING, "point");
+		cr_assert_str_eq(json_string_value(json_object_get(p, "headline")), "median");
+		expect_type(p, "valid", JSON_TRUE, "point");
+		nvalid++;
+		ts = json_object_get(p, "time_sec");
+		expect_type(ts, "n", JSON_INTEGER, "time_sec");
+		cr_assert_eq(json_integer_value(json_object_get(ts, "n")), 1); /* 2 calls, the first dropped */
+		expect_type(ts, "min", JSON_REAL, "time_sec");
+		expect_type(ts, "median", JSON_REAL, "time_sec");
+		expect_type(ts, "mean", JSON_REAL, "time_sec");
+		expect_type(ts, "p95", JSON_REAL, "time_sec");
+		expect_type(ts, "max", JSON_REAL, "time_sec");
+		expect_type(ts, "cv", JSON_REAL, "time_sec");
+		expect_type(p, "gbps", JSON_REAL, "point");
+		expect_type(p, "gflops", JSON_REAL, "point");
+		expect_type(p, "gbps_best", JSON_REAL, "point");
+		expect_type(p, "gflops_best", JSON_REAL, "point");
+		expect_type(p, "pct_of_roof", JSON_REAL, "point");
+		cr_assert(json_is_null(json_object_get(p, "pct_of_datasheet")));
+		cr_assert(json_is_boolean(json_object_get(p, "throttled")) || json_is_null(json_object_get(p, "throttled")));
+		cr_assert(json_is_object(json_object_get(p, "telemetry")) || json_is_null(json_object_get(p, "telemetry")));
+		expect_type(p, "check", JSON_OBJECT, "point");
+		expect_number_or_null(p, "gbps_write_allocate", "point");
+		/* GB/s and GFLOP/s come from the counts and the median time */
+		cr_assert_float_eq(json_number_value(json_object_get(p, "gbps")),
+				   json_number_value(json_object_get(p, "bytes")) /
+				   json_number_value(json_object_get(ts, "median")) / 1e9, 1e-9);
+	}
+	/* stream 3 (fp64), ladder 2 x 2 (fp64, fp32; bf16 skipped), gelu, layernorm, gemm 2 */
+	cr_assert_eq(nvalid, 11);
+	json_decref(doc);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
