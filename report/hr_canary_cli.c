@@ -491,22 +491,33 @@ static void fit_all(struct scan *sc, struct hr_canary_in *in, double bytes, doub
 	}
 }
 
-static void print_fits(FILE *f, const struct scan *sc)
+static void print_fits(FILE *f, const struct scan *sc, double bytes, int target)
 {
 	static const char *const lv[] = { "intra", "inter" };
+	char sz[32], hdr_t[40], hdr_b[40];
 	int i, m;
 
 	if (!sc->ns)
 		return;
-	fprintf(f, "all-reduce model fits (allreduce_bw out-of-place median times; * = model used for the algorithm, > = algorithm used for the prediction)\n");
-	fprintf(f, "  %-6s %-20s %-6s %10s %10s %8s %9s %9s %6s %7s\n", "level", "algo", "model",
-		"alpha_us", "B_gbps", "R2", "rms_rel%", "max_rel%", "points", "ranks");
+	if (bytes >= 1e9)
+		snprintf(sz, sizeof(sz), "%.3g GB", bytes / 1e9);
+	else if (bytes >= 1e6)
+		snprintf(sz, sizeof(sz), "%.3g MB", bytes / 1e6);
+	else
+		snprintf(sz, sizeof(sz), "%.3g kB", bytes / 1e3);
+	snprintf(hdr_t, sizeof(hdr_t), "T_us@%d", target);
+	snprintf(hdr_b, sizeof(hdr_b), "busbw@%d", target);
+	fprintf(f, "all-reduce model fits (allreduce_bw out-of-place median times; * = model used for the algorithm, > = algorithm used for the prediction;\n"
+		"  T_us and busbw (GB/s) predicted for %s per rank at %d ranks)\n", sz, target);
+	fprintf(f, "  %-6s %-20s %-6s %10s %10s %8s %9s %9s %6s %7s %11s %9s\n", "level", "algo", "model",
+		"alpha_us", "B_gbps", "R2", "rms_rel%", "max_rel%", "points", "ranks", hdr_t, hdr_b);
 	for (i = 0; i < sc->ns; i++) {
 		const struct series *se = &sc->s[i];
 		for (m = 0; m < HR_FIT_NMODELS; m++) {
 			const struct hr_fit *ft = &se->fit[m];
 			int used = se->chosen == m && sc->used[se->level] == i;
 			char mark[4];
+			double t;
 			snprintf(mark, sizeof(mark), "%c%c", used ? '>' : ' ', se->chosen == m ? '*' : ' ');
 			if (se->fit_rc[m]) {
 				fprintf(f, "%s%-6s %-20s %-6s no fit: %s (%zu points)\n", mark, lv[se->level], se->algo,
@@ -516,16 +527,17 @@ static void print_fits(FILE *f, const struct scan *sc)
 					"the points cannot separate latency from bandwidth", se->n);
 				continue;
 			}
-			fprintf(f, "%s%-6s %-20s %-6s %10.3g %10.4g %8.4f %9.2f %9.2f %6zu %3d-%-3d%s [fitted]\n", mark,
+			t = hr_fit_predict_us(ft, bytes, target);
+			fprintf(f, "%s%-6s %-20s %-6s %10.3g %10.4g %8.4f %9.2f %9.2f %6zu %3d-%-3d %11.4g %9.4g%s [fitted]\n", mark,
 				lv[se->level], se->algo, hr_fit_model_name(ft->model), ft->alpha_us, ft->bw_gbps, ft->r2,
 				ft->rms_rel_pct, ft->max_rel_pct, ft->npoints, ft->min_nranks, ft->max_nranks,
-				ft->alpha_clamped ? " alpha<0 clamped" : "");
+				t, hr_fit_busbw_gbps(bytes, target, t), ft->alpha_clamped ? " alpha<0 clamped" : "");
 		}
 	}
 	fputc('\n', f);
 }
 
-static json_t *fits_json(const struct scan *sc)
+static json_t *fits_json(const struct scan *sc, double bytes, int target)
 {
 	static const char *const lv[] = { "intra", "inter" };
 	json_t *a = json_array();
@@ -540,13 +552,16 @@ static json_t *fits_json(const struct scan *sc)
 								  "algo", se->algo, "model", hr_fit_model_name((enum hr_fit_model)m),
 								  "chosen", se->chosen == m, "points", (int)se->n, "fit"));
 			else
-				json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:b, s:i, s:{s:f, s:f, s:b, s:f, s:f, s:f}}",
+				json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:b, s:i, s:{s:f, s:f, s:b, s:f, s:f, s:f}, s:{s:f, s:i, s:f, s:f}}",
 								  "level", lv[se->level], "algo", se->algo,
 								  "model", hr_fit_model_name(ft->model), "chosen", se->chosen == m,
 								  "points", (int)ft->npoints, "fit", "alpha_us", ft->alpha_us,
 								  "bw_gbps", ft->bw_gbps, "alpha_clamped", ft->alpha_clamped,
 								  "r2", ft->r2, "rms_rel_pct", ft->rms_rel_pct,
-								  "max_rel_pct", ft->max_rel_pct));
+								  "max_rel_pct", ft->max_rel_pct, "predicted",
+								  "bytes", bytes, "nranks", target,
+								  "time_us", hr_fit_predict_us(ft, bytes, target),
+								  "busbw_gbps", hr_fit_busbw_gbps(bytes, target, hr_fit_predict_us(ft, bytes, target))));
 		}
 	return a;
 }
@@ -698,7 +713,8 @@ static int canary_main(int argc, char **argv)
 			printf("inputs: %d allreduce_bw, %d loader_contention result files read; %d unavailable, %d other JSON files skipped%s\n",
 			       sc->n_allreduce, sc->n_loader, sc->n_unavailable, sc->n_other,
 			       sc->wrong_rows ? "; rows with wrong results left out of the fit" : "");
-		print_fits(stdout, sc);
+		print_fits(stdout, sc, out.grad_bytes.src ? out.grad_bytes.v : sc->max_bytes,
+			   (int)in.target_gpus.v);
 		hr_canary_print(stdout, &in, &out);
 	} else {
 		char fx[160];
@@ -712,7 +728,8 @@ static int canary_main(int argc, char **argv)
 			rc = CH_ERR_RUNTIME;
 			goto out;
 		}
-		json_object_set_new(doc, "fits", fits_json(sc));
+		json_object_set_new(doc, "fits", fits_json(sc, out.grad_bytes.src ? out.grad_bytes.v : sc->max_bytes,
+							    (int)in.target_gpus.v));
 		rc = ch_json_write_atomic(json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 		json_decref(doc);
 		if (rc)

@@ -82,6 +82,11 @@ for lvl, a, b in (("intra", 2.0, 150.0), ("inter", 8.0, 40.0)):
     fit = f[(lvl, "ring")]["fit"]
     assert abs(fit["alpha_us"] / a - 1) < 0.01 and abs(fit["bw_gbps"] / b - 1) < 0.01, (lvl, fit)
     assert fit["r2"] > 0.9999, fit
+# the prediction at the target: 14 GB per rank at 128 ranks on the inter-node ring
+p = f[("inter", "ring")]["predicted"]
+t = 2 * 127 / 128 * 14e9 / (40e9) * 1e6 + 2 * 127 * 8
+assert p["nranks"] == 128 and abs(p["time_us"] / t - 1) < 0.01, (p, t)
+assert abs(p["busbw_gbps"] / (14e9 / (p["time_us"] * 1e3) * 2 * 127 / 128) - 1) < 1e-9, p
 g = d["figures"]
 assert abs(g["efficiency_now"]["value"] - 0.625) < 1e-12 and g["efficiency_now"]["source"] == "given"
 assert d["verdict"] == "fix-first"
