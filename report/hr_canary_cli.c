@@ -745,25 +745,5 @@ out:
 
 int hr_canary_main(int argc, char **argv)
 {
-	/* messages say "health_report canary: error: ..." and hint at its --help */
-	static char prog[96];
-	const char *saved = ch_prog();
-	int rc;
-
-	char **av;
-
-	if (argc < 1)
-		return CH_EXIT_USAGE;
-	snprintf(prog, sizeof(prog), "%s %s", saved, argv[0] ? argv[0] : "canary");
-	/* getopt_long names argv[0] in its messages, and permutes: use a copy */
-	av = calloc((size_t)argc + 1, sizeof(*av));
-	if (!av)
-		return CH_EXIT_RUNTIME;
-	memcpy(av, argv, (size_t)argc * sizeof(*av));
-	av[0] = prog;
-	ch_set_prog(prog);
-	rc = canary_main(argc, av);
-	ch_set_prog(saved);
-	free(av);
-	return rc;
+	return hr_run_subcommand(argc, argv, "canary", canary_main);
 }

@@ -93,3 +93,26 @@ const char *hr_result_tool(json_t *doc)
 		return NULL;
 	return json_string_value(json_object_get(doc, "tool"));
 }
+
+int hr_run_subcommand(int argc, char **argv, const char *name,
+		      int (*fn)(int argc, char **argv))
+{
+	static char prog[96];
+	const char *saved = ch_prog();
+	char **av;
+	int rc;
+
+	if (argc < 1)
+		return CH_EXIT_USAGE;
+	snprintf(prog, sizeof(prog), "%s %s", saved, argv[0] ? argv[0] : name);
+	av = calloc((size_t)argc + 1, sizeof(*av));
+	if (!av)
+		return CH_EXIT_RUNTIME;
+	memcpy(av, argv, (size_t)argc * sizeof(*av));
+	av[0] = prog;
+	ch_set_prog(prog);
+	rc = fn(argc, av);
+	ch_set_prog(saved);
+	free(av);
+	return rc;
+}

@@ -39,6 +39,19 @@ int hr_walk_json(char *const *paths, int n, hr_walk_fn fn, void *ctx);
  */
 const char *hr_result_tool(json_t *doc);
 
+/**
+ * hr_run_subcommand - run a health_report subcommand's main with messages
+ * prefixed "PROG NAME" (e.g. "health_report canary: error: ...").
+ * @argc, @argv: [in] the subcommand's arguments, argv[0] its name (not modified:
+ *               getopt_long permutes a copy).
+ * @name:        [in] name used when argv[0] is NULL.
+ * @fn:          [in] the subcommand's main.
+ * Returns fn's exit code; CH_EXIT_USAGE when argc < 1, CH_EXIT_RUNTIME when
+ * out of memory.
+ */
+int hr_run_subcommand(int argc, char **argv, const char *name,
+		      int (*fn)(int argc, char **argv));
+
 #ifdef __cplusplus
 }
 #endif
