@@ -101,7 +101,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-INC := -I$(B)/gen -Ibench/common -Ibench/loader -Ikernels -Icomm -Ireport
+INC := -I$(B)/gen -Ibase -Ihw -Ibench/common -Ibench/loader -Ibench/roofline -Ibench/allreduce -Ikernels -Icomm -Ireport
 DEFS := -D_GNU_SOURCE
 # The revision goes into a generated header, rewritten only when it changes,
 # so that a commit rebuilds one object rather than everything.
@@ -152,7 +152,7 @@ endif
 # except the mains; folders named cuda/ need CUDA, folders named nccl/ NCCL.
 MAINS := $(wildcard bench/roofline.c bench/allreduce_bw.c bench/loader_contention.c report/health_report.c)
 BINS := $(patsubst %.c,$(B)/%,$(notdir $(MAINS)))
-SRC_DIRS := bench/common bench/loader bench/loader/cuda kernels kernels/cpu kernels/cuda comm comm/mpi comm/nccl report
+SRC_DIRS := base hw bench/common bench/loader bench/loader/cuda bench/roofline bench/allreduce kernels kernels/cpu kernels/cuda comm comm/mpi comm/nccl report
 ALL_C := $(filter-out $(MAINS),$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 ALL_CU := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.cu))
 ifeq ($(HAVE_CUDA),)

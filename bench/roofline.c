@@ -1,7 +1,7 @@
 /*
  * roofline - memory and compute roofs of every device of a node, and where
  * elementwise kernels and GEMM land under them. Thin main: parse, run, emit
- * (kernels/ch_roofline.c does the work; docs/roofline.md the methodology).
+ * (bench/roofline/ch_roofline.c does the work; docs/roofline.md the methodology).
  */
 #include "ch_common.h"
 #include "ch_opts.h"
