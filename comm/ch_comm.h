@@ -115,15 +115,25 @@ struct ch_comm_run {
 	int iters;          /* [in] timed calls (>= 1) */
 	long delay_us;      /* [in] sleep this long before every call (--inject-delay), 0: none */
 	double timeout_sec; /* [in] self_timeout backends: give up after this long, 0: never */
-	/* [in] may be NULL: called with in_call 1 right before each all-reduce
-	 * call and 0 right after it (iter counts -warmup .. iters-1), and with
-	 * in_call -1 before an injected delay. Must be cheap. */
+	/* [in] 1: time every call (call_sec, iter_sec: two clock reads or two
+	 * CUDA events per call); 0: time the timed calls as a whole (loop_sec),
+	 * with nothing in the loop but the call and a store to *progress */
+	int per_call;
+	/* [in] may be NULL: with per_call 1, called with in_call 1 right before
+	 * each all-reduce call and 0 right after it (iter counts -warmup ..
+	 * iters-1); with per_call 0, called once with 1 before the loop and
+	 * once with 0 after it; in both, called with in_call -1 before an
+	 * injected delay (and with 1 after it). Must be cheap. */
 	void (*mark)(void *ctx, int iter, int in_call);
 	void *mark_ctx;
-	double *call_sec;   /* [out] iters entries: time inside each timed call */
-	double *iter_sec;   /* [out] iters entries: time from the end of the
-			     * previous call (or the start of the loop) to the
+	int *progress;      /* [in] may be NULL: with per_call 0, the iteration
+			     * number is stored here (relaxed) before each call */
+	double *call_sec;   /* [out] per_call 1: iters entries, time inside each timed call */
+	double *iter_sec;   /* [out] per_call 1: iters entries, time from the end of
+			     * the previous call (or the start of the loop) to the
 			     * end of this one: the iteration period, delay included */
+	double loop_sec;    /* [out] per_call 0: from the start of the first timed
+			     * call to the end of the last (warm-up excluded) */
 	int failed_iter;    /* [out] on CH_COMM_ERR_TIMEOUT: the iteration that did not complete */
 };
 

@@ -71,15 +71,6 @@ struct ch_ar_opts {
  */
 int ch_ar_opts_parse(int argc, char **argv, struct ch_ar_opts *o);
 
-/**
- * ch_ar_opts_peek_timeout - the --timeout value on a command line, before
- * MPI_Init (which must know whether the watchdog needs MPI_THREAD_MULTIPLE).
- * Looks at "--timeout SEC" and "--timeout=SEC" (the last one wins) and
- * prints nothing. Returns the value, or CH_AR_DEFAULT_TIMEOUT_SEC when it is
- * absent or not a number (ch_ar_opts_parse() reports that later).
- */
-double ch_ar_opts_peek_timeout(int argc, char **argv);
-
 /** ch_ar_usage - the --help text, ending with examples. */
 void ch_ar_usage(FILE *f);
 

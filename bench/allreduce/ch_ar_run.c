@@ -29,8 +29,8 @@
 
 /* What each rank sends world rank 0 after a step (all doubles). Stats are
  * {n, min, median, mean, p95, max, cv} of the per-iteration period averaged
- * over the group's ranks, seconds; they and wrong[] are valid in the
- * record of the group's first rank only. */
+ * over the group's ranks (pass 2, every call timed), seconds; they, loop[]
+ * and wrong[] are valid in the record of the group's first rank only. */
 struct rec {
 	double group;          /* group index in the phase, -1: sat this phase out */
 	double iters;
@@ -38,6 +38,8 @@ struct rec {
 	double wrong[2];       /* wrong elements summed over the group, -1: not checked */
 	double own[2];         /* this rank's mean own time (ch_ar_analysis.h), seconds */
 	double call[2];        /* this rank's mean time inside the call, seconds */
+	double loop[2];        /* the timed loop's time / iterations averaged over
+				* the group's ranks (pass 1: the table's time), seconds */
 };
 #define REC_N ((int)(sizeof(struct rec) / sizeof(double)))
 
@@ -394,6 +396,7 @@ static int decide_iters(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int gran
 
 	r.warmup = 0;
 	r.iters = ncal;
+	r.per_call = 1;
 	r.call_sec = scratch;
 	r.iter_sec = scratch + ncal;
 	run_or_abort(c, bc, &r);
@@ -445,7 +448,7 @@ static void measure(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int gsize, i
 	void *in = place == 0 ? c->sendbuf : c->recvbuf;
 	struct ch_comm_run r;
 	struct ch_stats st;
-	double *call, *iter, *minc, *sumi, *own, own_sum = 0, call_sum = 0;
+	double *call, *iter, *minc, *sumi, *own, own_sum = 0, call_sum = 0, loop = 0, loop_sum = 0;
 	int k, iters = *iters_io, calibrated = 0;
 
 	set_where(c, phase, gi, a, s, place, bytes, gname);
@@ -477,6 +480,15 @@ static void measure(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int gsize, i
 	own = sumi + iters;
 	r.warmup = calibrated ? 0 : c->o->warmup;
 	r.iters = iters;
+	/* pass 1, the table's figure: the loop as a whole (nothing per call
+	 * but a store of the iteration number for the watchdog) */
+	r.per_call = 0;
+	r.progress = ch_ar_wd_progress(c->w);
+	run_or_abort(c, bc, &r);
+	loop = r.loop_sec / iters;
+	/* pass 2, per-rank and per-iteration figures: every call timed */
+	r.warmup = 0;
+	r.per_call = 1;
 	r.call_sec = call;
 	r.iter_sec = iter;
 	run_or_abort(c, bc, &r);
@@ -507,6 +519,7 @@ static void measure(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int gsize, i
 	mpi_or_abort(c, MPI_Allreduce(iter, sumi, iters, MPI_DOUBLE, MPI_SUM, gc), "MPI_Allreduce of the periods");
 	mpi_or_abort(c, MPI_Allreduce(call, minc, iters, MPI_DOUBLE, MPI_MIN, gc), "MPI_Allreduce of the call times");
 	mpi_or_abort(c, MPI_Reduce(&wrong, &wsum, 1, MPI_UINT64_T, MPI_SUM, 0, gc), "MPI_Reduce of #wrong");
+	mpi_or_abort(c, MPI_Reduce(&loop, &loop_sum, 1, MPI_DOUBLE, MPI_SUM, 0, gc), "MPI_Reduce of the loop times");
 	ch_ar_own_times(iter, call, minc, iters, own);
 	for (k = 0; k < iters; k++) {
 		own_sum += own[k];
@@ -527,6 +540,7 @@ static void measure(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int gsize, i
 		rec->stats[place][5] = st.max;
 		rec->stats[place][6] = st.cv;
 		rec->wrong[place] = c->o->check ? (double)wsum : -1.0;
+		rec->loop[place] = loop_sum / gsize;
 	}
 	free(call);
 }
@@ -594,7 +608,7 @@ static void add_row(struct ctx *c, struct sweep *sw, const double *allrec, int a
 	int i, p, slow = 0;
 
 	for (p = 0; p < 2; p++) {
-		double mean = root->stats[p][3];
+		double mean = root->loop[p];
 		cell[p].time_us = mean * 1e6;
 		cell[p].algbw_gbps = ch_comm_algbw_gbps(bytes, mean);
 		cell[p].busbw_gbps = cell[p].algbw_gbps * factor; /* 2(n-1)/n: nccl-tests doc/PERFORMANCE.md */
@@ -605,7 +619,8 @@ static void add_row(struct ctx *c, struct sweep *sw, const double *allrec, int a
 			sw->oob++;
 			c->wrong_total += (uint64_t)cell[p].wrong;
 		}
-		place[p] = json_pack("{s:o, s:f, s:f, s:o}", "time_us", stats_json_us(root->stats[p]),
+		place[p] = json_pack("{s:f, s:o, s:f, s:f, s:o}", "loop_time_us", mean * 1e6,
+				     "time_us", stats_json_us(root->stats[p]),
 				     "algbw_gbps", cell[p].algbw_gbps, "busbw_gbps", cell[p].busbw_gbps,
 				     "wrong", cell[p].wrong < 0 ? json_null() : json_integer(cell[p].wrong));
 	}
@@ -954,7 +969,7 @@ static void results_skeleton(struct ctx *c, uint64_t reduced)
 	json_object_set_new(r, "busbw_factor_formula", json_string("2(n-1)/n"));
 	json_object_set_new(r, "busbw_factor_source", json_string("nccl-tests doc/PERFORMANCE.md"));
 	json_object_set_new(r, "time_statistic", json_string(
-		"table time and algbw/busbw: mean over iterations of the iteration period averaged over the group's ranks (nccl-tests' -a 1); time_us: its statistics"));
+		"table time and algbw/busbw (loop_time_us): the timed loop's time / iterations averaged over the group's ranks, the loop timed as a whole (nccl-tests' -a 1); time_us: statistics of the per-iteration period from a second pass of the same iterations with every call timed"));
 	json_object_set_new(r, "iterations", json_pack("{s:s, s:i, s:i, s:o, s:f, s:i}", "mode",
 		o->common.min_time_sec >= 0 ? "adaptive" : o->iters_given ? "fixed" : "default",
 		"iters", o->iters, "warmup", o->warmup,
@@ -1094,7 +1109,7 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 	    CH_VERSION, ch_git_rev(), c->be->name, ver, c->be->memory, ch_comm_dtype_names[o->dtype],
 	    ch_comm_redop_names[o->op], c->size, c->size == 1 ? "" : "s", c->nnodes, c->nnodes == 1 ? "" : "s",
 	    o->node_size ? " (--node-size)" : "");
-	out(c, 0, "# time: mean over iterations of the iteration period averaged over the group's ranks, as nccl-tests;\n"
+	out(c, 0, "# time: the timed loop's time / iterations averaged over the group's ranks, as nccl-tests;\n"
 	    "# algbw = size / time, busbw = algbw x 2(n-1)/n (nccl-tests doc/PERFORMANCE.md); GB/s = 1e9 B/s\n");
 	if (o->common.min_time_sec >= 0)
 		out(c, 0, "# iterations: adaptive, at least %g s of timed calls per size and placement (at least %d)\n",
@@ -1165,7 +1180,7 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 	}
 	if (c->rank == 0)
 		results_skeleton(c, reduced);
-	rc = ch_ar_wd_start(w, o->timeout_sec, c->be->self_timeout ? o->timeout_sec + 10.0 : 0.0, &c->plan, c->res);
+	rc = ch_ar_wd_start(w, o->timeout_sec, c->be->self_timeout ? o->timeout_sec + 10.0 : 0.0, &c->plan, c->res, o->common.json_path);
 	rc = ch_ar_world_agree(w, rc);
 	if (rc) {
 		status = finish(c, rc, "cannot start the watchdog");

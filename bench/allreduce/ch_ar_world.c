@@ -6,20 +6,55 @@
 #include <mpi.h>
 
 #include <errno.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "ch_ar_world.h"
 #include "ch_common.h"
 #include "ch_stats.h"
 
-#define TAG_TIMEOUT 4711
+/* The watchdog's side channel (see ch_ar_world.h): UDP datagrams between
+ * the ranks' monitoring threads, which never call MPI. */
+#define WD_MAX_ADDRS 4
+#define WD_PING_ANSWER_SEC 2.0   /* a live monitor answers a ping within this */
+#define WD_TAKEOVER_SEC 1.0      /* the backup waits this long for rank 0 to act */
+#define WD_REPLY_SEC 1.0         /* a coordinator collects states this long */
+#define WD_RESEND_SEC 0.25
+
+enum { MSG_REPORT = 1, MSG_STATE, MSG_REQUEST, MSG_DONE, MSG_PING, MSG_PONG };
+
+/* A rank's state, as bytes (homogeneous cluster). */
+struct wd_report {
+	int64_t rank, act, iter, phase, group, algo, size_index, place, bytes, elapsed_us;
+	char what[64];
+	char group_name[40];
+	char algo_label[40];
+};
+
+struct wd_msg {
+	int32_t magic, type, from, pad;
+	uint64_t run_id;
+	struct wd_report rep;
+};
+
+/* Where a rank's monitor listens. */
+struct wd_addr {
+	uint32_t ip[WD_MAX_ADDRS]; /* network byte order; [0] is loopback */
+	uint16_t port;             /* network byte order */
+	uint16_t nip;
+};
 
 struct ch_ar_world {
 	int rank, size, provided;
@@ -34,24 +69,22 @@ struct ch_ar_world {
 	double timeout_sec, coll_grace_sec;
 	const struct ch_ar_plan *plan;
 	struct ch_result *res;
+	char *json_path;           /* the backup's copy of --json */
 	pthread_mutex_t doc_mutex;
 	pthread_mutex_t where_mutex;
 	struct ch_ar_where where;
 	char gname[40], alabel[40];
 	int act;                   /* atomic: enum ch_ar_act */
-	int iter;                  /* atomic */
+	int iter;                  /* atomic: also the timed loop's progress */
 	const char *what;          /* atomic (pointer to a static string) */
 	uint64_t seq;              /* atomic: bumped at every change of activity */
-	int64_t since_ns;          /* atomic: when the watchdog first saw the current seq */
-	int firing;                /* atomic */
-};
+	int64_t since_ns;          /* atomic: when the monitor first saw the current seq or iter */
+	int fire_now;              /* atomic: the main thread asks the monitor to fire */
 
-/* A timeout report, sent to world rank 0 as bytes (homogeneous cluster). */
-struct wd_report {
-	int64_t rank, act, iter, phase, group, algo, size_index, place, bytes, elapsed_us;
-	char what[64];
-	char group_name[40];
-	char algo_label[40];
+	/* side channel (monitor thread only, after ch_ar_wd_start) */
+	int sock;
+	uint64_t run_id;
+	struct wd_addr *addrs;     /* size entries */
 };
 
 static int64_t now_ns(void)
@@ -77,7 +110,6 @@ int ch_ar_world_size(const struct ch_ar_world *w) { return w->size; }
 int ch_ar_world_nhosts(const struct ch_ar_world *w) { return w->nhosts; }
 int ch_ar_world_ctrl(const struct ch_ar_world *w) { return (int)MPI_Comm_c2f(w->ctrl); }
 int ch_ar_world_local(const struct ch_ar_world *w) { return (int)MPI_Comm_c2f(w->local); }
-int ch_ar_world_thread_multiple(const struct ch_ar_world *w) { return w->provided >= MPI_THREAD_MULTIPLE; }
 
 const struct ch_ar_rankinfo *ch_ar_world_info(const struct ch_ar_world *w, int r)
 {
@@ -100,10 +132,9 @@ int ch_ar_world_init(int *argc, char ***argv, struct ch_ar_world **out)
 	 * algorithm variable is ignored. Dynamic rules with no rules file and no
 	 * forced algorithm fall back to the fixed rules, so "default" is unchanged. */
 	setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 0);
-	/* the watchdog reports a hang over MPI while the main thread is blocked
-	 * in MPI: that needs MPI_THREAD_MULTIPLE, which Open MPI makes cost a
-	 * little on every small message; --timeout 0 (no watchdog) avoids it */
-	required = ch_ar_opts_peek_timeout(*argc, *argv) > 0 ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
+	/* the watchdog's monitoring thread never calls MPI (MPI_THREAD_FUNNELED,
+	 * which Open MPI runs as fast as MPI_THREAD_SINGLE: no locks per call) */
+	required = MPI_THREAD_FUNNELED;
 	if (MPI_Init_thread(argc, argv, required, &w->provided) != MPI_SUCCESS) {
 		ch_error("MPI_Init_thread failed");
 		free(w);
@@ -137,6 +168,7 @@ int ch_ar_world_init(int *argc, char ***argv, struct ch_ar_world **out)
 	gethostname(me.host, sizeof(me.host) - 1);
 	MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, w->info, (int)sizeof(me), MPI_BYTE, MPI_COMM_WORLD);
 	w->act = CH_AR_ACT_IDLE;
+	w->sock = -1;
 	w->what = "starting";
 	w->since_ns = now_ns();
 	*out = w;
@@ -197,6 +229,10 @@ int ch_ar_world_finalize(struct ch_ar_world *w, int status)
 		__atomic_store_n(&w->stop, 1, __ATOMIC_SEQ_CST);
 		pthread_join(w->thread, NULL);
 	}
+	if (w->sock >= 0)
+		close(w->sock);
+	free(w->addrs);
+	free(w->json_path);
 	fflush(stdout);
 	MPI_Comm_free(&w->ctrl);
 	MPI_Comm_free(&w->local);
@@ -243,10 +279,23 @@ void ch_ar_world_abort(struct ch_ar_world *w, int status, const char *fmt, ...)
 	_exit(ch_exit_code(status));
 }
 
-/* ---- watchdog */
+/* ---- watchdog
+ *
+ * Each rank's monitoring thread watches its own main thread (activity,
+ * sequence number, timed-loop progress) and talks to the other ranks'
+ * monitors over UDP, never through MPI, so MPI runs MPI_THREAD_FUNNELED and
+ * nothing is paid per call. Rank 0 coordinates; rank 1 is its backup when
+ * rank 0 itself is stopped or hung. A coordinator asks every rank for its
+ * state, names the ranks that never arrived, finishes the result file,
+ * tells every rank to go, and exits with code 4: the launcher ends what is
+ * left (mpirun ends the job when a rank exits non-zero). */
+
+#define WD_MAGIC 0x43485744 /* "CHWD" */
 
 void ch_ar_wd_lock(struct ch_ar_world *w) { pthread_mutex_lock(&w->doc_mutex); }
 void ch_ar_wd_unlock(struct ch_ar_world *w) { pthread_mutex_unlock(&w->doc_mutex); }
+
+int *ch_ar_wd_progress(struct ch_ar_world *w) { return &w->iter; }
 
 void ch_ar_wd_where(struct ch_ar_world *w, const struct ch_ar_where *where)
 {
@@ -259,9 +308,8 @@ void ch_ar_wd_where(struct ch_ar_world *w, const struct ch_ar_where *where)
 	pthread_mutex_unlock(&w->where_mutex);
 }
 
-/* No clock read here (this runs twice per timed call): the watchdog thread
- * notices the new sequence number and starts the activity's clock itself,
- * to within its polling period. */
+/* No clock read here: the monitor notices the new sequence number and
+ * starts the activity's clock itself, to within its polling period. */
 void ch_ar_wd_enter(struct ch_ar_world *w, int act, const char *what)
 {
 	__atomic_store_n(&w->what, what, __ATOMIC_RELAXED);
@@ -326,59 +374,174 @@ static void append(char *dst, size_t n, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* World rank 0: collect reports for a grace period, name the ranks that
- * never arrived, finish the result file, abort every rank. */
-static void __attribute__((noreturn)) handle_reports(struct ch_ar_world *w, const struct wd_report *first)
+/* ---- side channel */
+
+static void send_to(struct ch_ar_world *w, int to, int type, const struct wd_report *rep)
 {
-	struct wd_report *rep = calloc((size_t)w->size, sizeof(*rep));
-	char *have = calloc((size_t)w->size, 1);
+	struct wd_msg m;
+	struct sockaddr_in sa;
+	const struct wd_addr *a = &w->addrs[to];
+	int same = w->info[to].host_node == w->info[w->rank].host_node, i;
+
+	if (a->port == 0)
+		return; /* that rank has no side channel */
+	memset(&m, 0, sizeof(m));
+	m.magic = WD_MAGIC;
+	m.type = type;
+	m.from = w->rank;
+	m.run_id = w->run_id;
+	if (rep)
+		m.rep = *rep;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = a->port;
+	/* same node: loopback; else every address of the other host */
+	for (i = same ? 0 : 1; i < (same ? 1 : a->nip); i++) {
+		sa.sin_addr.s_addr = a->ip[i];
+		(void)sendto(w->sock, &m, sizeof(m), MSG_DONTWAIT, (struct sockaddr *)&sa, sizeof(sa));
+	}
+}
+
+/* Wait up to @sec for one message; 1 when one arrived in @m. */
+static int recv_msg(struct ch_ar_world *w, struct wd_msg *m, double sec)
+{
+	struct pollfd p = { .fd = w->sock, .events = POLLIN };
+	ssize_t n;
+
+	if (poll(&p, 1, (int)(sec * 1000)) <= 0)
+		return 0;
+	n = recv(w->sock, m, sizeof(*m), MSG_DONTWAIT);
+	return n == (ssize_t)sizeof(*m) && m->magic == WD_MAGIC && m->run_id == w->run_id &&
+	       m->from >= 0 && m->from < w->size;
+}
+
+/* Collect every rank's own IPv4 addresses (loopback first) and port. */
+static int exchange_addrs(struct ch_ar_world *w)
+{
+	struct wd_addr me;
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+	struct ifaddrs *ifs = NULL, *i;
+	uint64_t id = 0;
+
+	memset(&me, 0, sizeof(me));
+	memset(&sa, 0, sizeof(sa));
+	w->sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_ANY);
+	if (w->sock < 0 || bind(w->sock, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    getsockname(w->sock, (struct sockaddr *)&sa, &len) != 0)
+		me.port = 0; /* no side channel on this rank: it exits by itself on a hang */
+	else
+		me.port = sa.sin_port;
+	me.ip[0] = htonl(INADDR_LOOPBACK);
+	me.nip = 1;
+	if (getifaddrs(&ifs) == 0) {
+		for (i = ifs; i && me.nip < WD_MAX_ADDRS; i = i->ifa_next) {
+			if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || (i->ifa_flags & IFF_LOOPBACK))
+				continue;
+			me.ip[me.nip++] = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+		}
+		freeifaddrs(ifs);
+	}
+	w->addrs = calloc((size_t)w->size, sizeof(*w->addrs));
+	if (!w->addrs)
+		return CH_ERR_RUNTIME;
+	if (MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, w->addrs, (int)sizeof(me), MPI_BYTE, w->ctrl) != MPI_SUCCESS)
+		return CH_ERR_RUNTIME;
+	/* a run id, so that a stray datagram of another run is ignored */
+	if (w->rank == 0)
+		id = ((uint64_t)now_ns() << 16) ^ (uint64_t)getpid();
+	if (MPI_Bcast(&id, 1, MPI_UINT64_T, 0, w->ctrl) != MPI_SUCCESS)
+		return CH_ERR_RUNTIME;
+	w->run_id = id;
+	return 0;
+}
+
+static void __attribute__((noreturn)) leave(void)
+{
+	fflush(stdout);
+	fflush(stderr);
+	_exit(CH_EXIT_RUNTIME);
+}
+
+/* The backup's way to finish rank 0's result file: read what rank 0 last
+ * wrote (after every size), mark it, write it back atomically. */
+static void finish_on_disk(struct ch_ar_world *w, const char *msg, json_t *jt)
+{
+	json_error_t err;
+	json_t *doc, *res;
+	char now[32];
+
+	if (!w->json_path) {
+		json_decref(jt);
+		return;
+	}
+	if (w->info[0].host_node != w->info[w->rank].host_node) {
+		ch_error("rank %d: the result file '%s' is on rank 0's host; left as rank 0 last wrote it",
+			 w->rank, w->json_path);
+		json_decref(jt);
+		return;
+	}
+	doc = json_load_file(w->json_path, 0, &err);
+	if (!doc || !json_is_object(doc)) {
+		ch_error("rank %d: cannot read the result file '%s' to finish it: %s", w->rank, w->json_path, err.text);
+		json_decref(doc);
+		json_decref(jt);
+		return;
+	}
+	res = json_object_get(doc, "results");
+	if (json_is_object(res))
+		json_object_set(res, "timeout", jt);
+	json_decref(jt);
+	json_object_set_new(doc, "status", json_string(ch_status_name(CH_ERR_RUNTIME)));
+	json_object_set_new(doc, "exit_code", json_integer(CH_EXIT_RUNTIME));
+	json_object_set_new(doc, "reason", json_string(msg));
+	json_object_set_new(doc, "end_utc", json_string(ch_utc_now(now, sizeof(now))));
+	ch_json_write_atomic(w->json_path, doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(doc);
+}
+
+/* A coordinator (rank 0, or rank 1 when rank 0 does not answer): ask every
+ * rank for its state, name the hung step and the ranks that never arrived,
+ * finish the result file, tell every rank to go, exit. @rep/@have hold the
+ * reports already received (this rank's own included). */
+static void __attribute__((noreturn)) coordinate(struct ch_ar_world *w, struct wd_report *rep, char *have,
+						 const char *cause)
+{
 	const struct wd_report *hung = NULL;
-	double grace = w->timeout_sec / 4, t0;
 	char msg[4096] = "", never[2048] = "", inside[1024] = "", iter_text[48];
 	const int *members = NULL;
-	int nmembers = w->size, i, nnever = 0, ninside = 0, locked;
-	json_t *jt = NULL, *jnever = NULL, *jin = NULL;
+	int nmembers = w->size, i, nnever = 0, ninside = 0, nhave = 0;
+	json_t *jt, *jnever, *jin;
+	struct wd_msg m;
+	double t0;
 
-	if (grace < 0.5)
-		grace = 0.5;
-	if (grace > 3.0)
-		grace = 3.0;
-	if (!rep || !have) {
-		ch_error("timeout (and out of memory while reporting it)");
-		MPI_Abort(MPI_COMM_WORLD, CH_EXIT_RUNTIME);
-	}
-	if (first) {
-		rep[first->rank] = *first;
-		have[first->rank] = 1;
-	}
+	for (i = 0; i < w->size; i++)
+		if (i != w->rank)
+			send_to(w, i, MSG_REQUEST, NULL);
 	t0 = ch_now_sec();
-	while (ch_now_sec() - t0 < grace) {
-		int flag = 0, got = 0;
-		MPI_Status st;
-		MPI_Iprobe(MPI_ANY_SOURCE, TAG_TIMEOUT, w->ctrl, &flag, &st);
-		if (flag) {
-			struct wd_report r;
-			MPI_Recv(&r, (int)sizeof(r), MPI_BYTE, st.MPI_SOURCE, TAG_TIMEOUT, w->ctrl, MPI_STATUS_IGNORE);
-			if (r.rank >= 0 && r.rank < w->size) {
-				rep[r.rank] = r;
-				have[r.rank] = 1;
-			}
-			got = 1;
+	for (i = 0; i < w->size; i++)
+		nhave += have[i] != 0;
+	while (nhave < w->size && ch_now_sec() - t0 < WD_REPLY_SEC) {
+		if (!recv_msg(w, &m, 0.02))
+			continue;
+		if ((m.type == MSG_REPORT || m.type == MSG_STATE) && !have[m.from]) {
+			rep[m.from] = m.rep;
+			rep[m.from].rank = m.from;
+			have[m.from] = 1;
+			nhave++;
 		}
-		if (!got)
-			sleep_sec(0.002);
 	}
-	/* the hung step: the first report from inside an all-reduce, else any */
+	/* the hung step: a rank inside an all-reduce, else the first report */
 	for (i = 0; i < w->size && !hung; i++)
 		if (have[i] && rep[i].act == CH_AR_ACT_COLL)
 			hung = &rep[i];
 	for (i = 0; i < w->size && !hung; i++)
-		if (have[i])
+		if (have[i] && rep[i].act != CH_AR_ACT_IDLE)
 			hung = &rep[i];
-	if (!hung) {
-		ch_error("timeout reported, but no report arrived");
-		MPI_Abort(MPI_COMM_WORLD, CH_EXIT_RUNTIME);
-	}
+	if (!hung)
+		hung = &rep[w->rank];
 	if (w->plan && hung->phase >= 0 && hung->phase < w->plan->nphases &&
 	    hung->group >= 0 && hung->group < w->plan->phases[hung->phase].ngroups) {
 		members = w->plan->phases[hung->phase].groups[hung->group].ranks;
@@ -398,7 +561,7 @@ static void __attribute__((noreturn)) handle_reports(struct ch_ar_world *w, cons
 		if (have[r])
 			append(never, sizeof(never), ": in %s for %.1f s)", rep[r].what, (double)rep[r].elapsed_us * 1e-6);
 		else
-			append(never, sizeof(never), ")");
+			append(never, sizeof(never), ": no answer from its watchdog: stopped, or its host is down)");
 		json_array_append_new(jnever, json_integer(r));
 	}
 	if (hung->iter < 0)
@@ -409,144 +572,256 @@ static void __attribute__((noreturn)) handle_reports(struct ch_ar_world *w, cons
 		snprintf(msg, sizeof(msg), "timeout: the all-reduce of %lld bytes (%s, %s), algorithm %s, group %s, did not complete within %g s; ",
 			 (long long)hung->bytes, place_name((int)hung->place), iter_text,
 			 hung->algo_label, hung->group_name, w->timeout_sec);
-	else
+	else if (hung->act != CH_AR_ACT_IDLE)
 		snprintf(msg, sizeof(msg), "timeout: rank %lld spent more than %g s in %s (all-reduce of %lld bytes, %s, algorithm %s, group %s); ",
 			 (long long)hung->rank, w->timeout_sec, hung->what, (long long)hung->bytes,
 			 place_name((int)hung->place), hung->algo_label, hung->group_name);
+	else
+		snprintf(msg, sizeof(msg), "timeout: %s (ranks waiting between steps, after the all-reduce of %lld bytes, algorithm %s, group %s); ",
+			 cause, (long long)hung->bytes, hung->algo_label, hung->group_name);
 	if (nnever)
 		append(msg, sizeof(msg), "ranks that never arrived: %s; waiting inside it: %s", never, ninside ? inside : "none");
 	else
 		append(msg, sizeof(msg), "every rank of the group was inside it (ranks %s): a link or a device may be hung", inside);
+	if (w->rank != 0)
+		append(msg, sizeof(msg), " (reported by rank %d: rank 0 did not answer)", w->rank);
 	ch_error("%s", msg);
-	if (w->res) {
-		locked = lock_doc_for(w, 2.0);
-		jt = json_object();
-		json_object_set_new(jt, "timeout_sec", json_real(w->timeout_sec));
-		json_object_set_new(jt, "group_name", json_string(hung->group_name));
-		json_object_set_new(jt, "algo", json_string(hung->algo_label));
-		json_object_set_new(jt, "bytes", json_integer(hung->bytes));
-		json_object_set_new(jt, "place", json_string(place_name((int)hung->place)));
-		json_object_set_new(jt, "iteration", json_integer(hung->iter));
-		json_object_set_new(jt, "never_arrived", jnever);
-		json_object_set_new(jt, "waiting", jin);
-		jnever = jin = NULL;
+	jt = json_object();
+	json_object_set_new(jt, "timeout_sec", json_real(w->timeout_sec));
+	json_object_set_new(jt, "group_name", json_string(hung->group_name));
+	json_object_set_new(jt, "algo", json_string(hung->algo_label));
+	json_object_set_new(jt, "bytes", json_integer(hung->bytes));
+	json_object_set_new(jt, "place", json_string(place_name((int)hung->place)));
+	json_object_set_new(jt, "iteration", json_integer(hung->iter));
+	json_object_set_new(jt, "never_arrived", jnever);
+	json_object_set_new(jt, "waiting", jin);
+	json_object_set_new(jt, "reported_by", json_integer(w->rank));
+	if (w->rank == 0 && w->res) {
+		int locked = lock_doc_for(w, 2.0);
 		json_object_set_new(ch_result_results(w->res), "timeout", jt);
 		ch_result_finish(w->res, CH_ERR_RUNTIME, "%s", msg);
 		if (locked)
 			pthread_mutex_unlock(&w->doc_mutex);
+	} else if (w->rank == 0) {
+		json_decref(jt);
+	} else {
+		finish_on_disk(w, msg, jt);
 	}
-	json_decref(jnever);
-	json_decref(jin);
-	fflush(stdout);
-	fflush(stderr);
-	MPI_Abort(MPI_COMM_WORLD, CH_EXIT_RUNTIME);
-	_exit(CH_EXIT_RUNTIME);
+	for (i = 0; i < w->size; i++)
+		if (i != w->rank)
+			send_to(w, i, MSG_DONE, NULL);
+	leave();
 }
 
-/* The watchdog fired on this rank (watchdog thread, or main thread for
- * self-timeout backends). */
-static void __attribute__((noreturn)) fire(struct ch_ar_world *w)
+/* A rank whose coordinators do not answer: say so and exit (the launcher
+ * ends the others). */
+static void __attribute__((noreturn)) alone(struct ch_ar_world *w, const struct wd_report *r)
 {
-	struct wd_report r;
-	double wait, t0;
-
-	if (__atomic_exchange_n(&w->firing, 1, __ATOMIC_SEQ_CST)) {
-		for (;;) /* the other thread is handling it and will abort */
-			sleep_sec(1.0);
+	ch_error("rank %d (host '%s'): timeout: %s of %lld bytes (%s, iteration %lld), algorithm %s, group %s, took more than %g s, and rank 0 did not answer; exiting",
+		 w->rank, w->info[w->rank].host, r->what, (long long)r->bytes, place_name((int)r->place),
+		 (long long)r->iter, r->algo_label, r->group_name, w->timeout_sec);
+	if (w->rank == 0 && w->res) {
+		int locked = lock_doc_for(w, 2.0);
+		ch_result_finish(w->res, CH_ERR_RUNTIME, "timeout in %s (%s, group %s)", r->what,
+				 r->algo_label, r->group_name);
+		if (locked)
+			pthread_mutex_unlock(&w->doc_mutex);
 	}
-	fill_report(w, &r);
-	if (!ch_ar_world_thread_multiple(w)) {
-		ch_error("rank %d (host '%s'): timeout: %s of %lld bytes, algorithm %s, group %s, took more than %g s; aborting",
-			 w->rank, w->info[w->rank].host, r.what, (long long)r.bytes, r.algo_label, r.group_name,
-			 w->timeout_sec);
-		if (w->rank == 0 && w->res) {
-			int locked = lock_doc_for(w, 2.0);
-			ch_result_finish(w->res, CH_ERR_RUNTIME, "timeout in %s (%s, group %s)", r.what,
-					 r.algo_label, r.group_name);
-			if (locked)
-				pthread_mutex_unlock(&w->doc_mutex);
+	leave();
+}
+
+/* The monitor's state between polls. */
+struct wd_state {
+	int coord;
+	struct wd_report *rep, mine;
+	char *have;
+	int *heard;
+	double fired, alarm, asked, ping, last_heard0, last_resend;
+	const char *cause;
+};
+
+static void handle_msg(struct ch_ar_world *w, const struct wd_msg *m, struct wd_state *st)
+{
+	double t = ch_now_sec();
+
+	if (m->from == 0)
+		st->last_heard0 = t;
+	if (st->heard)
+		st->heard[m->from] = 1;
+	switch (m->type) {
+	case MSG_PING:
+		send_to(w, m->from, MSG_PONG, NULL);
+		break;
+	case MSG_REQUEST:
+		/* a coordinator acts: answer with this rank's state */
+		fill_report(w, &st->mine);
+		send_to(w, m->from, MSG_STATE, &st->mine);
+		if (st->asked < 0)
+			st->asked = t;
+		if (m->from == 0)
+			st->alarm = -1; /* rank 0 is on it: the backup stands by */
+		break;
+	case MSG_REPORT:
+	case MSG_STATE:
+		if (!st->coord || st->asked >= 0)
+			break;
+		st->rep[m->from] = m->rep;
+		st->rep[m->from].rank = m->from;
+		st->have[m->from] = 1;
+		if (w->rank == 0) {
+			fill_report(w, &st->rep[0]);
+			st->have[0] = 1;
+			coordinate(w, st->rep, st->have, "a rank reported a timeout");
 		}
-		MPI_Abort(MPI_COMM_WORLD, CH_EXIT_RUNTIME);
-		_exit(CH_EXIT_RUNTIME);
+		if (st->alarm < 0)
+			st->alarm = t; /* backup: wait for rank 0 to act */
+		break;
 	}
-	if (w->rank == 0)
-		handle_reports(w, &r);
-	{
-		MPI_Request req;
-		int done = 0;
-		MPI_Isend(&r, (int)sizeof(r), MPI_BYTE, 0, TAG_TIMEOUT, w->ctrl, &req);
-		/* rank 0 answers by aborting everyone; wait for that, then give up */
-		wait = w->timeout_sec + 15.0;
-		t0 = ch_now_sec();
-		while (ch_now_sec() - t0 < wait) {
-			if (!done)
-				MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-			sleep_sec(0.01);
-		}
-	}
-	ch_error("rank %d (host '%s'): timeout: %s of %lld bytes (%s, iteration %lld), algorithm %s, group %s, took more than %g s, and rank 0 did not answer; aborting",
-		 w->rank, w->info[w->rank].host, r.what, (long long)r.bytes, place_name((int)r.place),
-		 (long long)r.iter, r.algo_label, r.group_name, w->timeout_sec);
-	MPI_Abort(MPI_COMM_WORLD, CH_EXIT_RUNTIME);
-	_exit(CH_EXIT_RUNTIME);
-}
-
-void ch_ar_wd_timeout(struct ch_ar_world *w, int iter)
-{
-	__atomic_store_n(&w->iter, iter, __ATOMIC_RELAXED);
-	__atomic_store_n(&w->act, CH_AR_ACT_COLL, __ATOMIC_RELEASE);
-	fire(w);
-}
-
-/* World rank 0: answer a pending timeout report, if any (does not return then). */
-static void poll_reports(struct ch_ar_world *w)
-{
-	int flag = 0;
-	if (w->rank != 0 || w->timeout_sec <= 0 || !ch_ar_world_thread_multiple(w))
-		return;
-	MPI_Iprobe(MPI_ANY_SOURCE, TAG_TIMEOUT, w->ctrl, &flag, MPI_STATUS_IGNORE);
-	if (flag && !__atomic_exchange_n(&w->firing, 1, __ATOMIC_SEQ_CST))
-		handle_reports(w, NULL);
 }
 
 static void *watchdog(void *arg)
 {
 	struct ch_ar_world *w = arg;
 	uint64_t last = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
+	int last_iter = __atomic_load_n(&w->iter, __ATOMIC_RELAXED);
+	struct wd_state st;
+	struct wd_msg m;
+	double t;
 
+	memset(&st, 0, sizeof(st));
+	st.coord = w->rank <= 1; /* rank 0 and its backup keep every report */
+	st.rep = st.coord ? calloc((size_t)w->size, sizeof(*st.rep)) : NULL;
+	st.have = st.coord ? calloc((size_t)w->size, 1) : NULL;
+	st.heard = w->rank == 0 ? calloc((size_t)w->size, sizeof(int)) : NULL;
+	st.fired = st.alarm = st.asked = st.ping = -1;
+	st.cause = "";
+	if (st.coord && (!st.rep || !st.have || (w->rank == 0 && !st.heard))) {
+		ch_error("rank %d: out of memory in the watchdog", w->rank);
+		leave();
+	}
 	__atomic_store_n(&w->since_ns, now_ns(), __ATOMIC_RELAXED);
+	st.last_heard0 = ch_now_sec();
 	while (!__atomic_load_n(&w->stop, __ATOMIC_SEQ_CST)) {
 		uint64_t seq;
-		int act;
+		int act, it, got;
 		double el, limit = w->timeout_sec;
 
-		sleep_sec(0.02);
+		got = w->sock >= 0 && w->size > 1 ? recv_msg(w, &m, 0.02) : (sleep_sec(0.02), 0);
+		t = ch_now_sec();
+		if (got) {
+			/* look at everything queued first: after a stop (SIGSTOP, then
+			 * the launcher's SIGCONT) the other coordinator's REQUEST or
+			 * DONE may wait behind older reports, and they win */
+			struct wd_msg q[64];
+			int nq = 1, i, pass;
+			q[0] = m;
+			while (nq < 64 && recv_msg(w, &q[nq], 0))
+				nq++;
+			for (i = 0; i < nq; i++)
+				if (q[i].type == MSG_DONE)
+					leave();
+			for (pass = 0; pass < 2; pass++)
+				for (i = 0; i < nq; i++)
+					if ((q[i].type == MSG_REQUEST) == (pass == 0))
+						handle_msg(w, &q[i], &st);
+		}
+		/* this rank's own deadline */
 		seq = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
 		act = __atomic_load_n(&w->act, __ATOMIC_RELAXED);
-		if (seq != last) {
-			/* a new activity since the last look: its clock starts now */
+		it = __atomic_load_n(&w->iter, __ATOMIC_RELAXED);
+		if (seq != last || it != last_iter) {
+			/* a new activity, or the timed loop moved on: the clock restarts */
 			last = seq;
+			last_iter = it;
 			__atomic_store_n(&w->since_ns, now_ns(), __ATOMIC_RELAXED);
-			continue;
 		}
 		el = (double)(now_ns() - __atomic_load_n(&w->since_ns, __ATOMIC_RELAXED)) * 1e-9;
 		if (act == CH_AR_ACT_COLL)
 			limit += w->coll_grace_sec;
-		if (act != CH_AR_ACT_IDLE && el > limit)
-			fire(w);
-		/* rank 0 busy for long: look for other ranks' reports meanwhile */
-		if (w->rank == 0 && act != CH_AR_ACT_IDLE && el > w->timeout_sec / 2) {
-			int flag = 0;
-			MPI_Iprobe(MPI_ANY_SOURCE, TAG_TIMEOUT, w->ctrl, &flag, MPI_STATUS_IGNORE);
-			if (flag && !__atomic_exchange_n(&w->firing, 1, __ATOMIC_SEQ_CST))
-				handle_reports(w, NULL);
+		if (st.fired < 0 && ((act != CH_AR_ACT_IDLE && el > limit) || __atomic_load_n(&w->fire_now, __ATOMIC_ACQUIRE))) {
+			st.fired = t;
+			fill_report(w, &st.mine);
+			if (w->rank == 0 || w->size == 1 || w->sock < 0) {
+				if (w->size == 1 || w->sock < 0)
+					alone(w, &st.mine);
+				fill_report(w, &st.rep[0]);
+				st.have[0] = 1;
+				coordinate(w, st.rep, st.have, "rank 0 timed out");
+			}
+			if (st.coord) {
+				st.rep[w->rank] = st.mine;
+				st.have[w->rank] = 1;
+				if (st.alarm < 0 && st.asked < 0)
+					st.alarm = t;
+			}
 		}
+		if (st.fired >= 0 && st.asked < 0 && t - st.last_resend > WD_RESEND_SEC) {
+			/* datagrams may be lost: repeat until a coordinator acts */
+			fill_report(w, &st.mine);
+			send_to(w, 0, MSG_REPORT, &st.mine);
+			if (w->rank != 1 && w->size > 1)
+				send_to(w, 1, MSG_REPORT, &st.mine);
+			st.last_resend = t;
+		}
+		/* liveness while waiting between steps: a stopped rank 0 (or rank)
+		 * has no deadline of its own */
+		if (w->size > 1 && w->sock >= 0 && act == CH_AR_ACT_IDLE && el > w->timeout_sec && st.fired < 0) {
+			if (st.ping < 0) {
+				st.ping = t;
+				if (st.heard)
+					memset(st.heard, 0, (size_t)w->size * sizeof(int));
+				if (w->rank == 0) {
+					int i;
+					for (i = 1; i < w->size; i++)
+						send_to(w, i, MSG_PING, NULL);
+				} else {
+					send_to(w, 0, MSG_PING, NULL);
+				}
+			} else if (t - st.ping > WD_PING_ANSWER_SEC) {
+				int i, silent = -1;
+				if (w->rank == 0) {
+					for (i = 1; i < w->size && silent < 0; i++)
+						if (!st.heard[i] && w->addrs[i].port != 0)
+							silent = i;
+				} else if (st.last_heard0 < st.ping) {
+					silent = 0;
+				}
+				st.ping = -1;
+				if (silent >= 0 && w->rank == 0) {
+					fill_report(w, &st.rep[0]);
+					st.have[0] = 1;
+					coordinate(w, st.rep, st.have, "a rank's watchdog did not answer a ping");
+				}
+				if (silent == 0) {
+					/* rank 0 is silent: report to the backup */
+					st.fired = t;
+					fill_report(w, &st.mine);
+					if (w->rank == 1) {
+						st.rep[1] = st.mine;
+						st.have[1] = 1;
+						st.cause = "rank 0's watchdog did not answer a ping";
+						st.alarm = t - WD_TAKEOVER_SEC; /* no need to wait further */
+					}
+				}
+			}
+		} else if (act != CH_AR_ACT_IDLE || el <= w->timeout_sec) {
+			st.ping = -1;
+		}
+		/* the backup takes over when rank 0 does not act */
+		if (w->rank == 1 && st.alarm >= 0 && st.asked < 0 && t - st.alarm > WD_TAKEOVER_SEC)
+			coordinate(w, st.rep, st.have, *st.cause ? st.cause : "rank 0 did not answer");
+		/* nobody acted: leave by ourselves */
+		if (st.fired >= 0 && t - st.fired > WD_TAKEOVER_SEC + 2 * WD_REPLY_SEC + 2.0)
+			alone(w, &st.mine);
 	}
+	free(st.rep);
+	free(st.have);
+	free(st.heard);
 	return NULL;
 }
 
 int ch_ar_wd_start(struct ch_ar_world *w, double timeout_sec, double coll_grace_sec,
-		   const struct ch_ar_plan *plan, struct ch_result *res)
+		   const struct ch_ar_plan *plan, struct ch_result *res, const char *json_path)
 {
 	w->timeout_sec = timeout_sec;
 	w->coll_grace_sec = coll_grace_sec;
@@ -554,6 +829,12 @@ int ch_ar_wd_start(struct ch_ar_world *w, double timeout_sec, double coll_grace_
 	w->res = res;
 	if (timeout_sec <= 0 || w->thread_started)
 		return 0;
+	if (exchange_addrs(w)) {
+		ch_error("cannot set up the watchdog's side channel");
+		return CH_ERR_RUNTIME;
+	}
+	if (w->rank == 1 && json_path && !(w->json_path = strdup(json_path)))
+		return CH_ERR_RUNTIME;
 	if (pthread_create(&w->thread, NULL, watchdog, w) != 0) {
 		ch_error("cannot start the watchdog thread");
 		return CH_ERR_RUNTIME;
@@ -562,7 +843,21 @@ int ch_ar_wd_start(struct ch_ar_world *w, double timeout_sec, double coll_grace_
 	return 0;
 }
 
-/* Poll @req to completion; rank 0 answers timeout reports meanwhile. */
+void ch_ar_wd_timeout(struct ch_ar_world *w, int iter)
+{
+	__atomic_store_n(&w->iter, iter, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->act, CH_AR_ACT_COLL, __ATOMIC_RELEASE);
+	__atomic_store_n(&w->fire_now, 1, __ATOMIC_RELEASE);
+	if (!w->thread_started) {
+		ch_error("rank %d (host '%s'): the all-reduce did not complete in time", w->rank, w->info[w->rank].host);
+		MPI_Abort(MPI_COMM_WORLD, CH_EXIT_RUNTIME);
+	}
+	for (;;) /* the monitoring thread reports and exits */
+		sleep_sec(1.0);
+}
+
+/* Poll @req to completion, sleeping between polls (leaving the CPU to ranks
+ * still measuring). */
 static int poll_request(struct ch_ar_world *w, MPI_Request *req)
 {
 	int done = 0;
@@ -574,7 +869,6 @@ static int poll_request(struct ch_ar_world *w, MPI_Request *req)
 			return CH_ERR_RUNTIME;
 		if (done)
 			return 0;
-		poll_reports(w);
 		sleep_sec(pause);
 		if (pause < 500e-6)
 			pause *= 1.5;

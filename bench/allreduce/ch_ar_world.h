@@ -3,19 +3,26 @@
  * on errors, and the watchdog that turns a hang into an abort that names
  * the ranks that never arrived.
  *
- * MPI is initialised with MPI_THREAD_MULTIPLE so that the watchdog thread
- * can report a timeout while the main thread is blocked in a collective
- * (with --timeout 0 there is no watchdog and MPI_THREAD_SINGLE is asked for).
- * Each rank tells the watchdog what it is doing (ch_ar_wd_enter(),
- * ch_ar_wd_mark()); an activity with a deadline (inside an all-reduce, an
- * injected delay, local work, a control exchange) that lasts longer than
- * --timeout fires it. A firing rank reports {what, where, since when} to
- * world rank 0 on a control communicator; rank 0 (its watchdog, or its main
- * thread when it is waiting between steps) collects the reports for a short
- * grace period, prints one message naming the size, algorithm, group and
- * the ranks of the group that never entered the all-reduce, finishes the
- * result file with status "error" and calls MPI_Abort, so every rank exits
- * (code 4). A rank whose report is not answered aborts by itself.
+ * MPI is initialised with MPI_THREAD_FUNNELED: only the main thread calls
+ * MPI. Each rank tells its monitoring thread what it is doing
+ * (ch_ar_wd_enter(), ch_ar_wd_mark(), and in a timed loop a plain store of
+ * the iteration number through ch_ar_wd_progress()); an activity with a
+ * deadline (inside an all-reduce, an injected delay, local work, a control
+ * exchange) that lasts longer than --timeout without progress fires it. The
+ * monitors talk to each other over UDP (IPv4, every address of each host,
+ * loopback within a host), never through MPI. A firing rank reports to
+ * world rank 0 and to rank 1 (rank 0's backup); the coordinator (rank 0, or
+ * rank 1 when rank 0 does not act within 1 s) asks every rank for its state
+ * (1 s), prints one message naming the size, algorithm, group and the
+ * ranks of the group that never arrived (a rank that does not answer is
+ * named as stopped or down), finishes the result file with status "error"
+ * (rank 1 does so on disk, from what rank 0 last wrote, when it shares rank
+ * 0's host), tells every rank to exit, and exits with code 4; the launcher
+ * ends whatever is left (mpirun ends the job when a rank exits non-zero).
+ * A rank waiting between steps longer than --timeout pings rank 0 (rank 0
+ * pings every rank), so that a stopped process is found wherever it is. A
+ * rank that nobody answers exits by itself 5 s after firing. Every rank is
+ * out within --timeout + 5 s (CH_AR_WD_GRACE_SEC), whichever rank hangs.
  *
  * Everything here is collective over MPI_COMM_WORLD unless it says "local".
  * No MPI types cross this header: communicators are Fortran handles.
@@ -45,9 +52,7 @@ struct ch_ar_rankinfo {
 };
 
 /**
- * ch_ar_world_init - MPI_Init_thread and the layout.
- * Asks for MPI_THREAD_MULTIPLE (the watchdog's reports), or for
- * MPI_THREAD_SINGLE when the command line says --timeout 0.
+ * ch_ar_world_init - MPI_Init_thread (MPI_THREAD_FUNNELED) and the layout.
  * Sets OMPI_MCA_coll_tuned_use_dynamic_rules=1 first unless the user set it
  * (needed to choose Open MPI's all-reduce algorithm per communicator).
  * Works under mpirun/srun and without a launcher (a world of one).
@@ -95,14 +100,12 @@ int ch_ar_world_nhosts(const struct ch_ar_world *w);
 int ch_ar_world_ctrl(const struct ch_ar_world *w);
 /** ch_ar_world_local - Fortran handle of this node's communicator. */
 int ch_ar_world_local(const struct ch_ar_world *w);
-/** ch_ar_world_thread_multiple - 1 when MPI granted MPI_THREAD_MULTIPLE. */
-int ch_ar_world_thread_multiple(const struct ch_ar_world *w);
 
 /**
- * ch_ar_world_barrier - a barrier on the control communicator that world
- * rank 0 polls, answering timeout reports while it waits (other ranks sleep
- * between polls, leaving the CPU to ranks still measuring). No deadline:
- * ranks still busy are covered by their own watchdog.
+ * ch_ar_world_barrier - a barrier on the control communicator, polled with
+ * sleeps between polls (leaving the CPU to ranks still measuring). No
+ * deadline of its own: ranks still busy are covered by their own watchdog,
+ * stopped ones by the pings of waiting ranks.
  * Returns 0 or CH_ERR_RUNTIME.
  */
 int ch_ar_world_barrier(struct ch_ar_world *w);
@@ -135,16 +138,31 @@ struct ch_ar_where {
 };
 
 /**
- * ch_ar_wd_start - start the watchdog thread (all ranks).
+ * ch_ar_wd_start - start the monitoring thread (all ranks; collective over
+ * the world: exchanges the side channel's addresses).
  * @timeout_sec: [in] --timeout; 0 disables the watchdog.
  * @coll_grace_sec: [in] extra time allowed inside an all-reduce (backends
  *                  that time out by themselves get timeout + this).
  * @plan: [in] the plan (borrowed), to name the members of a hung group.
  * @res:  [in] world rank 0's result document (borrowed), NULL elsewhere.
+ * @json_path: [in] --json (NULL: none); rank 1 finishes that file on disk
+ *             when rank 0 hangs (copied).
  * Returns 0 or CH_ERR_RUNTIME.
  */
 int ch_ar_wd_start(struct ch_ar_world *w, double timeout_sec, double coll_grace_sec,
-		   const struct ch_ar_plan *plan, struct ch_result *res);
+		   const struct ch_ar_plan *plan, struct ch_result *res, const char *json_path);
+
+/* Seconds after --timeout within which every rank has exited on a hang
+ * (ping answer 2 s, backup takeover 1 s, state collection 1 s, slack 1 s). */
+#define CH_AR_WD_GRACE_SEC 5.0
+
+/**
+ * ch_ar_wd_progress - local: where a timed loop stores the iteration
+ * number before each call (a plain relaxed store, no clock read, no call):
+ * the monitor restarts the call's clock when the number changes.
+ * Returns a pointer valid for the world's life.
+ */
+int *ch_ar_wd_progress(struct ch_ar_world *w);
 
 /** ch_ar_wd_where - local: set where the rank is (copied). */
 void ch_ar_wd_where(struct ch_ar_world *w, const struct ch_ar_where *where);
@@ -166,8 +184,8 @@ void ch_ar_wd_mark(void *ctx, int iter, int in_call);
 
 /**
  * ch_ar_wd_timeout - local: a backend reported that the all-reduce at
- * iteration @iter did not complete in time (CH_COMM_ERR_TIMEOUT): run the
- * timeout protocol from the main thread. Does not return.
+ * iteration @iter did not complete in time (CH_COMM_ERR_TIMEOUT): hand the
+ * timeout to the monitoring thread, which reports and exits. Does not return.
  */
 void ch_ar_wd_timeout(struct ch_ar_world *w, int iter) __attribute__((noreturn));
 

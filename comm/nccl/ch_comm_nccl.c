@@ -473,6 +473,8 @@ static int nccl_run(struct ch_comm *c, struct ch_comm_run *r)
 	ref = c->ev[2 * r->iters];
 	if (r->warmup == 0)
 		CUDACHECK(cudaEventRecord(ref, stream));
+	if (!r->per_call && r->mark)
+		r->mark(r->mark_ctx, -r->warmup, 1);
 	for (k = -r->warmup; k < r->iters; k++) {
 		if (k == 0 && r->warmup > 0)
 			CUDACHECK(cudaEventRecord(ref, stream)); /* end of the warm-up */
@@ -480,6 +482,15 @@ static int nccl_run(struct ch_comm *c, struct ch_comm_run *r)
 			if (r->mark)
 				r->mark(r->mark_ctx, k, -1);
 			sleep_us(r->delay_us);
+		}
+		if (!r->per_call) {
+			/* the loop as a whole: two events around the timed calls */
+			if (r->delay_us > 0 && r->mark)
+				r->mark(r->mark_ctx, k, 1);
+			else if (r->progress)
+				__atomic_store_n(r->progress, k, __ATOMIC_RELAXED);
+			NCCLCHECK(ncclAllReduce(send, r->recv, r->count, dt, op, c->comm, stream));
+			continue;
 		}
 		if (r->mark)
 			r->mark(r->mark_ctx, k, 1);
@@ -491,11 +502,18 @@ static int nccl_run(struct ch_comm *c, struct ch_comm_run *r)
 		if (r->mark)
 			r->mark(r->mark_ctx, k, 0);
 	}
+	if (!r->per_call)
+		CUDACHECK(cudaEventRecord(c->ev[2 * r->iters - 1], stream));
 	if (r->mark)
 		r->mark(r->mark_ctx, r->iters - 1, 1);
 	rc = wait_event(c, c->ev[2 * r->iters - 1], r->timeout_sec);
 	if (r->mark)
 		r->mark(r->mark_ctx, r->iters - 1, 0);
+	if (rc == CH_COMM_ERR_TIMEOUT && !r->per_call) {
+		r->failed_iter = 0; /* somewhere in the loop: no event per call */
+		cudaGetLastError();
+		return rc;
+	}
 	if (rc == CH_COMM_ERR_TIMEOUT) {
 		/* the first timed iteration whose end event is not complete */
 		r->failed_iter = r->iters - 1;
@@ -509,6 +527,11 @@ static int nccl_run(struct ch_comm *c, struct ch_comm_run *r)
 	}
 	if (rc)
 		return rc;
+	if (!r->per_call) {
+		CUDACHECK(cudaEventElapsedTime(&ms, ref, c->ev[2 * r->iters - 1]));
+		r->loop_sec = ms * 1e-3;
+		return 0;
+	}
 	for (k = 0; k < r->iters; k++) {
 		CUDACHECK(cudaEventElapsedTime(&ms, c->ev[2 * k], c->ev[2 * k + 1]));
 		r->call_sec[k] = ms * 1e-3;

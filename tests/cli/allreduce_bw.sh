@@ -178,6 +178,35 @@ if [row["bytes"] for row in r["sweeps"][0]["rows"]] != [8, 16, 32]: fail("rows")
 t = r["timeout"]
 if t["never_arrived"] != [1] or t["bytes"] != 64 or t["group_name"] != "world": fail(t)'
 
+# ---- a stopped rank (SIGSTOP: its watchdog is stopped too) under --timeout 5:
+# every rank is out within --timeout + 5 s (CH_AR_WD_GRACE_SEC) plus the
+# launcher's teardown, whichever rank it is; the result file says error and
+# names the stopped rank (rank 1 finishes it when rank 0 is the stopped one)
+for victim in 0 2; do
+	rm -f "$T/stop$victim.json"
+	( ASAN_OPTIONS=$NOLEAK run stop$victim 3 -b 8 -e 1M -f 2 --backend mpi --algo ring -n 4000 -w 1 \
+		--timeout 5 --json "$T/stop$victim.json"; echo $? >"$T/stop$victim.rc" ) &
+	bg=$!
+	for i in $(seq 300); do [ -s "$T/stop$victim.json" ] && break; sleep 0.2; done
+	sleep 1
+	pid=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['ranks']['layout'][$victim]['pid'])" "$T/stop$victim.json" 2>/dev/null)
+	t0=$(date +%s.%N)
+	[ -n "$pid" ] && kill -STOP "$pid"
+	wait $bg
+	el=$(python3 -c "import sys; print('%.1f' % (float(sys.argv[1]) - float(sys.argv[2])))" "$(date +%s.%N)" "$t0")
+	rc=$(cat "$T/stop$victim.rc")
+	if [ -n "$pid" ] && [ "$rc" = 4 ] && python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) <= 5 + 5 + 5 else 1)" "$el"; then
+		echo "ok allreduce_bw rank $victim stopped under --timeout 5: every rank out with exit 4 after ${el} s (bound 15 s)"
+	else
+		echo "not ok allreduce_bw rank $victim stopped under --timeout 5: pid '$pid', exit $rc after ${el} s"
+	fi
+	jcheck "allreduce_bw rank $victim stopped: the result file says error and names it" "$T/stop$victim.json" "
+if d['status'] != 'error' or d['exit_code'] != 4: fail((d['status'], d['exit_code']))
+if 'never arrived: $victim (host' not in d['reason'] or 'no answer from its watchdog' not in d['reason']: fail(d['reason'])
+if r['timeout']['never_arrived'] != [$victim]: fail(r['timeout'])
+if not r['sweeps'][0]['rows']: fail('no rows on disk')"
+done
+
 # ---- bad inputs: exit 2, one message (from rank 0) naming the value, every
 # rank exits (no hang)
 bad_inputs=(

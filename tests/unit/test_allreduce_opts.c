@@ -143,16 +143,3 @@ Test(allreduce_opts, help_and_version)
 	cr_assert_eq(o.common.version, 1);
 }
 
-Test(allreduce_opts, peek_timeout_before_mpi_init)
-{
-	char *a[] = { "allreduce_bw", "-b", "8", "--timeout", "0", NULL };
-	char *b[] = { "allreduce_bw", "--timeout=2.5", "--timeout", "7", NULL };
-	char *c[] = { "allreduce_bw", "-b", "8", NULL };
-	char *d[] = { "allreduce_bw", "--timeout", "soon", NULL };
-	char *e[] = { "allreduce_bw", "--timeout", NULL };
-	cr_assert_float_eq(ch_ar_opts_peek_timeout(5, a), 0.0, 0);
-	cr_assert_float_eq(ch_ar_opts_peek_timeout(4, b), 7.0, 0);
-	cr_assert_float_eq(ch_ar_opts_peek_timeout(3, c), CH_AR_DEFAULT_TIMEOUT_SEC, 0);
-	cr_assert_float_eq(ch_ar_opts_peek_timeout(3, d), CH_AR_DEFAULT_TIMEOUT_SEC, 0);
-	cr_assert_float_eq(ch_ar_opts_peek_timeout(2, e), CH_AR_DEFAULT_TIMEOUT_SEC, 0);
-}
