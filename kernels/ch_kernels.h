@@ -365,6 +365,21 @@ struct ch_backend {
 
 /* The backends (each defined by its own folder). */
 extern const struct ch_backend ch_backend_cpu;
+
+/* Stores of the CPU stream kernels (copy, mul, add, triad). */
+enum ch_stores {
+	CH_STORES_AUTO = 0,        /* streaming where the CPU has them, else write-allocate */
+	CH_STORES_STREAMING,       /* non-temporal stores (movntpd/movntps); the CPU must have them */
+	CH_STORES_WRITE_ALLOCATE   /* plain stores: each written line is read first */
+};
+
+/**
+ * ch_cpu_set_stores - the stores of CPU devices opened after this call
+ * (process-wide; roofline --stores). Opening fails with CH_ERR_UNAVAILABLE
+ * when CH_STORES_STREAMING is asked on a CPU without streaming stores.
+ * ch_dev_info.stores says which one a device uses.
+ */
+void ch_cpu_set_stores(enum ch_stores s);
 extern const struct ch_backend ch_backend_cuda; /* always defined: reports
 	"not built in" without HAVE_CUDA */
 

@@ -28,7 +28,8 @@ enum {
 	OPT_GEMM_SIZE,
 	OPT_ITERS,
 	OPT_WARMUP,
-	OPT_LIST
+	OPT_LIST,
+	OPT_STORES
 };
 
 void ch_rl_opts_init(struct ch_rl_opts *o)
@@ -66,6 +67,9 @@ void ch_rl_usage(FILE *f)
 	      "                     takes at least 0.2 s, GPU 8192)\n"
 	      "  --iters N          timed calls per point, the first one dropped (default 4)\n"
 	      "  --warmup N         untimed calls before them (default 1)\n"
+	      "  --stores MODE      CPU stream kernels' stores: streaming (non-temporal, no\n"
+	      "                     write-allocate; the default where the CPU has them),\n"
+	      "                     write-allocate (plain stores), auto (default)\n"
 	      "  --list             print the kernel table and exit\n", f);
 	ch_common_help(f);
 	fputs("\n"
@@ -221,6 +225,7 @@ int ch_rl_parse(int argc, char **argv, struct ch_rl_opts *o)
 		{ "iters", required_argument, NULL, OPT_ITERS },
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
 		{ "list", no_argument, NULL, OPT_LIST },
+		{ "stores", required_argument, NULL, OPT_STORES },
 		CH_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -273,6 +278,16 @@ int ch_rl_parse(int argc, char **argv, struct ch_rl_opts *o)
 			break;
 		case OPT_LIST:
 			o->list = 1;
+			break;
+		case OPT_STORES:
+			if (!strcmp(optarg, "auto"))
+				o->stores = CH_STORES_AUTO;
+			else if (!strcmp(optarg, "streaming"))
+				o->stores = CH_STORES_STREAMING;
+			else if (!strcmp(optarg, "write-allocate"))
+				o->stores = CH_STORES_WRITE_ALLOCATE;
+			else
+				return ch_usage_error("unknown value '%s' for --stores (expected: auto, streaming, write-allocate)", optarg);
 			break;
 		default:
 			rc = ch_common_opt(c, optarg, &o->common);
@@ -1255,6 +1270,7 @@ static int run_backend(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, 
 			snprintf(reason, rn, "%s", dreason);
 			continue;
 		}
+		ch_cpu_set_stores((enum ch_stores)o->stores);
 		rc = be->open(idx[i], &r.dev, dreason, sizeof(dreason));
 		if (rc != 0) {
 			device_status(d, rc, dreason);

@@ -41,6 +41,7 @@ struct ch_rl_opts {
 	int iters;              /* --iters: timed calls, the first dropped (>= 2) */
 	int warmup;             /* --warmup: untimed calls before them (>= 0) */
 	int list;               /* --list: print the kernel table and exit */
+	int stores;             /* --stores: enum ch_stores (CPU stream kernels) */
 };
 
 /** ch_rl_opts_init - defaults: auto backend, all devices, default kernels

@@ -41,6 +41,7 @@ struct ch_dev {
 	hwloc_bitmap_t *core_pu;   /* one PU of each core: where thread t runs */
 	hwloc_bitmap_t all;        /* the cores' PUs together */
 	const struct ch_cpu_ops *ops;
+	int streaming;             /* stream kernels use non-temporal stores */
 	void *a, *b, *c;           /* elementwise arrays */
 	uint64_t array_bytes;
 	int fill_dt;               /* dtype a and b hold, -1 before the first fill */
@@ -57,6 +58,10 @@ struct ch_dev {
 	unsigned long long throttle_last;
 	int throttle_have;
 };
+
+static enum ch_stores stores_mode = CH_STORES_AUTO;
+
+void ch_cpu_set_stores(enum ch_stores s) { stores_mode = s; }
 
 /* The core thread t of the current team is bound to (-1: none). */
 static __thread int bound_core = -1;
@@ -266,6 +271,12 @@ static int cpu_open(int index, struct ch_dev **out, char *why, size_t n)
 		return CH_ERR_RUNTIME;
 	}
 	d->ops = ch_cpu_ops_select(NULL);
+	d->streaming = stores_mode != CH_STORES_WRITE_ALLOCATE && d->ops->stream_nt_f64;
+	if (stores_mode == CH_STORES_STREAMING && !d->streaming) {
+		snprintf(why, n, "this CPU's kernels (%s) have no streaming stores", d->ops->isa);
+		cpu_close(d);
+		return CH_ERR_UNAVAILABLE;
+	}
 	*(void **)&d->sbgemm = dlsym(RTLD_DEFAULT, "cblas_sbgemm");
 	d->clock_mhz = read_max_mhz(d->clock_source, sizeof(d->clock_source));
 	ch_energy_start_at(&d->energy, "/sys/class/powercap", 0);
@@ -303,7 +314,7 @@ static int cpu_info(struct ch_dev *d, struct ch_dev_info *o)
 	o->clock_mhz = d->clock_mhz;
 	snprintf(o->clock_source, sizeof(o->clock_source), "%s", d->clock_source);
 	snprintf(o->isa, sizeof(o->isa), "%s", d->ops->isa);
-	snprintf(o->stores, sizeof(o->stores), "write-allocate");
+	snprintf(o->stores, sizeof(o->stores), "%s", d->streaming ? "streaming" : "write-allocate");
 #ifdef OPENBLAS_VERSION
 	{
 		const char *core = openblas_get_corename();
@@ -621,11 +632,11 @@ static int cpu_run(struct ch_dev *d, const struct ch_point_spec *p, double *sec)
 				break;
 			default:
 				if (dt == CH_FP64)
-					d->ops->stream_f64(k->id, (const double *)d->a + lo, (const double *)d->b + lo,
+					(d->streaming ? d->ops->stream_nt_f64 : d->ops->stream_f64)(k->id, (const double *)d->a + lo, (const double *)d->b + lo,
 							   (double *)d->c + lo, hi - lo, CH_STREAM_SCALAR,
 							   &d->partial[me]);
 				else
-					d->ops->stream_f32(k->id, (const float *)d->a + lo, (const float *)d->b + lo,
+					(d->streaming ? d->ops->stream_nt_f32 : d->ops->stream_f32)(k->id, (const float *)d->a + lo, (const float *)d->b + lo,
 							   (float *)d->c + lo, hi - lo, (float)CH_STREAM_SCALAR,
 							   &d->partial[me]);
 			}

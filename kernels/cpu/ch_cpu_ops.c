@@ -10,7 +10,11 @@
 #include "ch_patterns.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define SFX avx512
@@ -18,24 +22,32 @@
 #define VB 64
 #define ISA_NAME "avx512"
 #define HAS_FMA 1
+#define NT_STORE_D(p, v) _mm512_stream_pd((p), (__m512d)(v))
+#define NT_STORE_F(p, v) _mm512_stream_ps((p), (__m512)(v))
 #include "ch_cpu_ops_body.h"
 #undef SFX
 #undef ATTR
 #undef VB
 #undef ISA_NAME
 #undef HAS_FMA
+#undef NT_STORE_D
+#undef NT_STORE_F
 
 #define SFX avx2
 #define ATTR __attribute__((target("avx2,fma")))
 #define VB 32
 #define ISA_NAME "avx2+fma"
 #define HAS_FMA 1
+#define NT_STORE_D(p, v) _mm256_stream_pd((p), (__m256d)(v))
+#define NT_STORE_F(p, v) _mm256_stream_ps((p), (__m256)(v))
 #include "ch_cpu_ops_body.h"
 #undef SFX
 #undef ATTR
 #undef VB
 #undef ISA_NAME
 #undef HAS_FMA
+#undef NT_STORE_D
+#undef NT_STORE_F
 #endif
 
 #define SFX base
@@ -43,6 +55,8 @@
 #define VB 16
 #if defined(__x86_64__)
 #define ISA_NAME "sse2"
+#define NT_STORE_D(p, v) _mm_stream_pd((p), (__m128d)(v))
+#define NT_STORE_F(p, v) _mm_stream_ps((p), (__m128)(v))
 #else
 #define ISA_NAME "baseline"
 #endif
@@ -53,6 +67,8 @@
 #undef VB
 #undef ISA_NAME
 #undef HAS_FMA
+#undef NT_STORE_D
+#undef NT_STORE_F
 
 const struct ch_cpu_ops *ch_cpu_ops_select(const char *force)
 {

@@ -29,6 +29,13 @@ struct ch_cpu_ops {
 			   double *c, size_t n, double s, double *dot);
 	void (*stream_f32)(enum ch_kernel_id op, const float *a, const float *b,
 			   float *c, size_t n, float s, double *dot);
+	/* the same with non-temporal (streaming) stores for copy, mul, add and
+	 * triad (dot runs the plain kernel); NULL where the ISA has none
+	 * (x86-64 has movntpd/movntps from SSE2 on) */
+	void (*stream_nt_f64)(enum ch_kernel_id op, const double *a, const double *b,
+			      double *c, size_t n, double s, double *dot);
+	void (*stream_nt_f32)(enum ch_kernel_id op, const float *a, const float *b,
+			      float *c, size_t n, float s, double *dot);
 	/* ladder: y = x, then k times y = alpha*y + beta */
 	void (*ladder_f64)(const double *x, double *y, size_t n, int k, double alpha, double beta);
 	void (*ladder_f32)(const float *x, float *y, size_t n, int k, float alpha, float beta);

@@ -71,6 +71,75 @@ ATTR static void CAT(stream_f32_, SFX)(enum ch_kernel_id op, const float *restri
 	STREAM_BODY(float, CAT(vf_, SFX))
 }
 
+#ifdef NT_STORE_D
+/* The same kernels with non-temporal (streaming) stores, NT_STORE_D/F
+ * (movntpd/movntps): the written lines go to memory without being read
+ * first (no write-allocate), as STREAM and BabelStream builds may do. The
+ * head up to VB-byte alignment of c and the tail use plain stores; an
+ * sfence orders the streaming stores before the caller reads c. dot writes
+ * nothing and runs the plain kernel. */
+#define STREAM_NT_BODY(T, VT, NTS, PLAIN)                                     \
+	size_t i = 0, j;                                                       \
+	const size_t W = VB / sizeof(T);                                       \
+	VT vs, va, vb;                                                         \
+	if (op == CH_K_DOT || (op != CH_K_COPY && op != CH_K_MUL &&            \
+			       op != CH_K_ADD && op != CH_K_TRIAD)) {          \
+		PLAIN(op, a, b, c, n, s, dot);                                 \
+		return;                                                        \
+	}                                                                      \
+	for (j = 0; j < W; j++)                                                \
+		vs[j] = s;                                                     \
+	for (; i < n && ((uintptr_t)(c + i) % VB) != 0; i++)                   \
+		c[i] = op == CH_K_COPY ? a[i] : op == CH_K_MUL ? s * b[i] :    \
+		       op == CH_K_ADD ? a[i] + b[i] : a[i] + s * b[i];         \
+	switch (op) {                                                          \
+	case CH_K_COPY:                                                        \
+		for (; i + W <= n; i += W) {                                   \
+			__builtin_memcpy(&va, a + i, VB);                      \
+			NTS(c + i, va);                                        \
+		}                                                              \
+		break;                                                         \
+	case CH_K_MUL:                                                         \
+		for (; i + W <= n; i += W) {                                   \
+			__builtin_memcpy(&vb, b + i, VB);                      \
+			NTS(c + i, vs * vb);                                   \
+		}                                                              \
+		break;                                                         \
+	case CH_K_ADD:                                                         \
+		for (; i + W <= n; i += W) {                                   \
+			__builtin_memcpy(&va, a + i, VB);                      \
+			__builtin_memcpy(&vb, b + i, VB);                      \
+			NTS(c + i, va + vb);                                   \
+		}                                                              \
+		break;                                                         \
+	default: /* triad */                                                   \
+		for (; i + W <= n; i += W) {                                   \
+			__builtin_memcpy(&va, a + i, VB);                      \
+			__builtin_memcpy(&vb, b + i, VB);                      \
+			NTS(c + i, va + vs * vb);                              \
+		}                                                              \
+	}                                                                      \
+	for (; i < n; i++)                                                     \
+		c[i] = op == CH_K_COPY ? a[i] : op == CH_K_MUL ? s * b[i] :    \
+		       op == CH_K_ADD ? a[i] + b[i] : a[i] + s * b[i];         \
+	_mm_sfence();
+
+ATTR static void CAT(stream_nt_f64_, SFX)(enum ch_kernel_id op, const double *restrict a,
+					   const double *restrict b, double *restrict c,
+					   size_t n, double s, double *dot)
+{
+	STREAM_NT_BODY(double, CAT(vd_, SFX), NT_STORE_D, CAT(stream_f64_, SFX))
+}
+
+ATTR static void CAT(stream_nt_f32_, SFX)(enum ch_kernel_id op, const float *restrict a,
+					   const float *restrict b, float *restrict c,
+					   size_t n, float s, double *dot)
+{
+	STREAM_NT_BODY(float, CAT(vf_, SFX), NT_STORE_F, CAT(stream_f32_, SFX))
+}
+#undef STREAM_NT_BODY
+#endif
+
 #define LADDER_BODY(T, VT)                                                     \
 	const size_t W = VB / sizeof(T), B = NACC * W;                         \
 	VT va, vb;                                                             \
@@ -219,6 +288,10 @@ static const struct ch_cpu_ops CAT(ops_, SFX) = {
 	.has_fma = HAS_FMA,
 	.stream_f64 = CAT(stream_f64_, SFX),
 	.stream_f32 = CAT(stream_f32_, SFX),
+#ifdef NT_STORE_D
+	.stream_nt_f64 = CAT(stream_nt_f64_, SFX),
+	.stream_nt_f32 = CAT(stream_nt_f32_, SFX),
+#endif
 	.ladder_f64 = CAT(ladder_f64_, SFX),
 	.ladder_f32 = CAT(ladder_f32_, SFX),
 	.gelu_f32 = CAT(gelu_f32_, SFX),

@@ -1,4 +1,5 @@
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,4 +370,58 @@ Test(kernels, cpu_isa_variants_agree)
 	free(y);
 	free(xf);
 	free(yf);
+}
+
+/* The streaming-store kernels give the plain kernels' results (within the
+ * stream tolerance: one FMA contraction may differ) for every ISA this CPU
+ * runs, at an unaligned start and with a tail, and leave nothing unwritten. */
+Test(kernels, streaming_stores_match_plain_stores)
+{
+	static const char *const isas[] = { "avx512", "avx2+fma", "sse2" };
+	static const enum ch_kernel_id ops_id[] = { CH_K_COPY, CH_K_MUL, CH_K_ADD, CH_K_TRIAD, CH_K_DOT };
+	const size_t n = 4099, off = 3;
+	double *a = malloc((n + off) * sizeof(double)), *b = malloc((n + off) * sizeof(double));
+	double *c1 = malloc((n + off) * sizeof(double)), *c2 = malloc((n + off) * sizeof(double));
+	float *af = malloc((n + off) * sizeof(float)), *bf = malloc((n + off) * sizeof(float));
+	float *cf1 = malloc((n + off) * sizeof(float)), *cf2 = malloc((n + off) * sizeof(float));
+	size_t i;
+	int v, o, ran = 0;
+
+	cr_assert(a && b && c1 && c2 && af && bf && cf1 && cf2);
+	for (i = 0; i < n + off; i++) {
+		a[i] = ch_pat_a(i);
+		b[i] = ch_pat_b(i);
+		af[i] = (float)a[i];
+		bf[i] = (float)b[i];
+	}
+	for (v = 0; v < 3; v++) {
+		const struct ch_cpu_ops *ops = ch_cpu_ops_select(isas[v]);
+		if (!ops || !ops->stream_nt_f64)
+			continue;
+		ran++;
+		for (o = 0; o < 5; o++) {
+			double d1 = 0, d2 = 0;
+			for (i = 0; i < n + off; i++) {
+				c1[i] = -1;
+				c2[i] = -2;
+				cf1[i] = -1;
+				cf2[i] = -2;
+			}
+			ops->stream_f64(ops_id[o], a + off, b + off, c1 + off, n, CH_STREAM_SCALAR, &d1);
+			ops->stream_nt_f64(ops_id[o], a + off, b + off, c2 + off, n, CH_STREAM_SCALAR, &d2);
+			cr_assert_float_eq(d1, d2, 0, "%s dot", isas[v]);
+			for (i = off; o < 4 && i < n + off; i++)
+				cr_assert_float_eq(c2[i], c1[i], 4 * DBL_EPSILON * fabs(c1[i]), "%s op %d fp64 at %zu", isas[v], o, i);
+			cr_assert(c2[0] == -2 && c2[1] == -2 && c2[2] == -2, "%s op %d wrote before the range", isas[v], o);
+			ops->stream_f32(ops_id[o], af + off, bf + off, cf1 + off, n, (float)CH_STREAM_SCALAR, &d1);
+			ops->stream_nt_f32(ops_id[o], af + off, bf + off, cf2 + off, n, (float)CH_STREAM_SCALAR, &d2);
+			for (i = off; o < 4 && i < n + off; i++)
+				cr_assert_float_eq(cf2[i], cf1[i], 4 * FLT_EPSILON * fabsf(cf1[i]), "%s op %d fp32 at %zu", isas[v], o, i);
+		}
+	}
+#if defined(__x86_64__)
+	cr_assert_geq(ran, 1, "x86-64 has streaming stores from SSE2 on");
+#endif
+	free(a); free(b); free(c1); free(c2);
+	free(af); free(bf); free(cf1); free(cf2);
 }
