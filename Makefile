@@ -3,7 +3,8 @@
 #   make            build every binary under build/
 #   make test       build and run every test (unit tests, command-line tests)
 #   make sweep      build, then run the node health sweep (scripts/sweep)
-#   make bench      run the harness-overhead benchmark scripts (scripts/bench)
+#   make bench      harness-overhead comparisons and workflow timings, one
+#                   interleaved run, table into docs/performance.md (scripts/bench/run)
 #
 # Options (on the command line):
 #   WITH_CUDA=auto|yes|no   CUDA kernels and cuBLASLt GEMM  (default auto)
@@ -216,7 +217,7 @@ sweep: all
 	$(Q)scripts/sweep
 
 bench: all
-	$(Q)for s in scripts/bench/*; do [ -x "$$s" ] && { echo "== $$s"; "$$s" || exit $$?; }; done; true
+	$(Q)B=$(B) scripts/bench/run
 
 clean:
 	rm -rf $(B)

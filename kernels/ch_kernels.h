@@ -303,6 +303,8 @@ struct ch_point_spec {
 	const struct ch_kernel *k;
 	enum ch_dtype dt;
 	struct ch_shape shape;
+	int plain_stores; /* CPU stream kernels: plain (write-allocate) stores for
+			   * these calls even on a device with streaming stores */
 };
 
 /*

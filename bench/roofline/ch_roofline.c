@@ -687,6 +687,27 @@ static int measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dt
 	}
 	if (r->be->energy_j && r->be->energy_j(r->dev, &e1) != 0)
 		e1 = NAN;
+	if (k->family == CH_FAM_STREAM && k->writes_per_elem > 0 && !strcmp(r->info.stores, "streaming")) {
+		/* beside the streaming-store figure, the same calls with plain
+		 * (write-allocate) stores: what ordinary code gets */
+		double *ps = malloc(sizeof(double) * (size_t)o->iters);
+		struct ch_stats pst;
+		struct ch_rates prate;
+		int j;
+		p.plain_stores = 1;
+		for (j = 0; ps && j < o->iters; j++)
+			if ((rc = r->be->run(r->dev, &p, &ps[j])) != 0) {
+				free(ps);
+				goto fail;
+			}
+		p.plain_stores = 0;
+		if (ps && o->iters > 1 && ch_stats_compute(ps + 1, (size_t)(o->iters - 1), &pst) == 0) {
+			ch_rates(&cnt, pst.median, &prate);
+			json_object_set_new(jp, "gbps_plain_stores", jnum(prate.gbps));
+			json_object_set_new(jp, "gbps_plain_stores_write_allocate", jnum(prate.gbps_write_allocate));
+		}
+		free(ps);
+	}
 	if (r->be->throttled)
 		thr1 = r->be->throttled(r->dev);
 	if (r->be->telemetry_json)
@@ -1125,6 +1146,9 @@ static void print_table(json_t *d, const struct ch_rl_opts *o)
 		    !json_is_true(json_object_get(p, "fits_in_cache")))
 			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%.2f GB/s with write-allocate",
 				 note[0] ? ", " : "", jget(p, "gbps_write_allocate"));
+		if (json_is_number(json_object_get(p, "gbps_plain_stores")))
+			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%splain stores %.2f GB/s (%.2f with write-allocate)",
+				 note[0] ? ", " : "", jget(p, "gbps_plain_stores"), jget(p, "gbps_plain_stores_write_allocate"));
 		if (json_is_true(json_object_get(p, "throttled")))
 			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%sTHROTTLED", note[0] ? ", " : "");
 		printf("  %-9s %-5s %10s %10s %6s %9s %9s %10s %10s %7s%s%s  %s\n", kn, dt, a, b, c, e, f, g, h, k2,

@@ -632,11 +632,11 @@ static int cpu_run(struct ch_dev *d, const struct ch_point_spec *p, double *sec)
 				break;
 			default:
 				if (dt == CH_FP64)
-					(d->streaming ? d->ops->stream_nt_f64 : d->ops->stream_f64)(k->id, (const double *)d->a + lo, (const double *)d->b + lo,
+					(d->streaming && !p->plain_stores ? d->ops->stream_nt_f64 : d->ops->stream_f64)(k->id, (const double *)d->a + lo, (const double *)d->b + lo,
 							   (double *)d->c + lo, hi - lo, CH_STREAM_SCALAR,
 							   &d->partial[me]);
 				else
-					(d->streaming ? d->ops->stream_nt_f32 : d->ops->stream_f32)(k->id, (const float *)d->a + lo, (const float *)d->b + lo,
+					(d->streaming && !p->plain_stores ? d->ops->stream_nt_f32 : d->ops->stream_f32)(k->id, (const float *)d->a + lo, (const float *)d->b + lo,
 							   (float *)d->c + lo, hi - lo, (float)CH_STREAM_SCALAR,
 							   &d->partial[me]);
 			}
