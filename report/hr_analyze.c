@@ -307,33 +307,33 @@ static json_t *analyze_drift(struct an *a)
 	const struct hr_fleet *f = a->f;
 	json_t *arr = json_array();
 	int k;
-	size_t i, j;
+	size_t i;
 
 	for (k = 0; k < HR_CFG_NKEYS; k++) {
-		size_t known = 0, best_n = 0, distinct = 0;
+		size_t known = 0, best_n = 0, distinct;
 		const char *best = NULL;
-		json_t *o, *nodes;
-		for (i = 0; i < f->nnodes; i++) {
-			size_t cnt = 0;
+		json_t *o, *nodes, *count = json_object(), *c;
+		/* nodes per value (a jansson object as the hash: linear in the
+		 * fleet); the majority is the most frequent value, the first in
+		 * node order on a tie */
+		for (i = 0; count && i < f->nnodes; i++) {
 			const char *v = f->nodes[i].cfg[k];
-			int first = 1;
 			if (!v)
 				continue;
 			known++;
-			for (j = 0; j < f->nnodes; j++) {
-				if (f->nodes[j].cfg[k] && !strcmp(f->nodes[j].cfg[k], v)) {
-					cnt++;
-					if (j < i)
-						first = 0;
-				}
-			}
-			if (first)
-				distinct++;
+			c = json_object_get(count, v);
+			json_object_set_new(count, v, json_integer(c ? json_integer_value(c) + 1 : 1));
+		}
+		distinct = json_object_size(count);
+		for (i = 0; count && i < f->nnodes; i++) {
+			const char *v = f->nodes[i].cfg[k];
+			size_t cnt = v ? (size_t)json_integer_value(json_object_get(count, v)) : 0;
 			if (cnt > best_n) {
 				best_n = cnt;
 				best = v;
 			}
 		}
+		json_decref(count);
 		if (distinct < 2)
 			continue;
 		if (!(best_n * 2 > known && known >= (size_t)a->th->min_fleet))

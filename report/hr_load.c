@@ -52,9 +52,25 @@ int hr_fleet_node(struct hr_fleet *f, const char *name)
 {
 	size_t i;
 	struct hr_node *n;
-	for (i = 0; i < f->nnodes; i++)
-		if (!strcmp(f->nodes[i].name, name))
-			return (int)i;
+	json_t *hit;
+
+	/* a hash from name to index (jansson's object), so that a fleet of
+	 * thousands of nodes loads in linear time; rebuilt when it does not
+	 * cover every node */
+	if (!f->node_index || json_object_size(f->node_index) != f->nnodes) {
+		json_decref(f->node_index);
+		f->node_index = json_object();
+		for (i = 0; f->node_index && i < f->nnodes; i++)
+			json_object_set_new(f->node_index, f->nodes[i].name, json_integer((json_int_t)i));
+	}
+	hit = f->node_index ? json_object_get(f->node_index, name) : NULL;
+	if (hit && (size_t)json_integer_value(hit) < f->nnodes &&
+	    !strcmp(f->nodes[json_integer_value(hit)].name, name))
+		return (int)json_integer_value(hit);
+	if (!f->node_index || hit) /* no index, or a stale entry: look it up */
+		for (i = 0; i < f->nnodes; i++)
+			if (!strcmp(f->nodes[i].name, name))
+				return (int)i;
 	GROW(f->nodes, f->nnodes, n);
 	if (!n)
 		return -1;
@@ -63,6 +79,8 @@ int hr_fleet_node(struct hr_fleet *f, const char *name)
 		f->nnodes--;
 		return -1;
 	}
+	if (f->node_index)
+		json_object_set_new(f->node_index, name, json_integer((json_int_t)(f->nnodes - 1)));
 	return (int)(f->nnodes - 1);
 }
 
@@ -1032,5 +1050,6 @@ void hr_fleet_release(struct hr_fleet *f)
 	free(f->nodes); free(f->devices); free(f->groups); free(f->stragglers);
 	free(f->loaders); free(f->runs);
 	hr_issues_release(&f->issues);
+	json_decref(f->node_index);
 	memset(f, 0, sizeof(*f));
 }

@@ -165,6 +165,7 @@ struct hr_fleet {
 	struct hr_issues issues;     /* input problems */
 	size_t files_read;           /* files that contributed data */
 	size_t files_ignored;        /* our own outputs */
+	json_t *node_index;          /* name -> index into nodes (hr_fleet_node()), NULL until used */
 };
 
 /**

@@ -582,6 +582,9 @@ static int cmp_dv(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Most in-range points one distribution plot draws (see distribution_draw). */
+#define DIST_MAX_POINTS 1000
+
 static int distribution_draw(const json_t *dist, double warn_pct, double fail_pct)
 {
 	const json_t *vals = json_object_get(dist, "values"), *v;
@@ -635,13 +638,22 @@ static int distribution_draw(const json_t *dist, double warn_pct, double fail_pc
 		pllsty(1);
 	}
 	plwidth(1);
-	for (i = 0; i < m; i++) {
-		double x = (double)i + 1, y = d[i].v;
-		int out = d[i].level && (!strcmp(d[i].level, "warn") || !strcmp(d[i].level, "fail"));
-		plcol0(!out ? C_BLUE : !strcmp(d[i].level, "fail") ? C_RED : C_ORANGE);
-		plpoin(1, &x, &y, out ? 5 : 4);
-		if (out && d[i].subject)
-			label_at(x + 0.3, y, 0.0, d[i].subject);
+	/* Every outlier is drawn and labelled. Of the others, at most
+	 * DIST_MAX_POINTS evenly spaced ranks of the sorted values are drawn
+	 * (the first and last included): the quantile curve stays exact to the
+	 * plot's resolution while the SVG stays small for a large fleet. */
+	{
+		size_t step = m > DIST_MAX_POINTS ? (m + DIST_MAX_POINTS - 1) / DIST_MAX_POINTS : 1;
+		for (i = 0; i < m; i++) {
+			double x = (double)i + 1, y = d[i].v;
+			int out = d[i].level && (!strcmp(d[i].level, "warn") || !strcmp(d[i].level, "fail"));
+			if (!out && i % step != 0 && i != m - 1)
+				continue;
+			plcol0(!out ? C_BLUE : !strcmp(d[i].level, "fail") ? C_RED : C_ORANGE);
+			plpoin(1, &x, &y, out ? 5 : 4);
+			if (out && d[i].subject)
+				label_at(x + 0.3, y, 0.0, d[i].subject);
+		}
 	}
 	free(d);
 	return 0;

@@ -63,7 +63,10 @@ int hr_plot_lateness(const char *node, const json_t *loader, struct hr_svg *out)
 /**
  * hr_plot_distribution - fleet distribution of one headline metric:
  * values sorted, the median and the WARN/FAIL levels below it, outliers
- * (level warn or fail) marked and labelled.
+ * (level warn or fail) marked and labelled. Every outlier is drawn; of the
+ * other values at most 1,000 evenly spaced ranks of the sorted order (the
+ * quantile curve, first and last included), so that the SVG of a large
+ * fleet stays small.
  * @dist:           [in] a profile "distributions" entry.
  * @warn_pct_below, @fail_pct_below: [in] thresholds (percent) for the lines.
  * Returns 0; CH_ERR_USAGE when it has fewer than 2 values; CH_ERR_RUNTIME.

@@ -106,6 +106,35 @@ static int write_text(const char *dir, const char *name, const char *text, size_
 	return ch_write_file_atomic(path, text ? text : "", text ? len : 0);
 }
 
+/* profile.json, serialised straight into a temporary file (a large fleet's
+ * profile is hundreds of MB of text), flushed, then renamed over DIR/
+ * profile.json, as ch_write_file_atomic() does. Returns 0 or CH_ERR_RUNTIME
+ * (printed). */
+static int write_profile(const char *dir, const json_t *profile)
+{
+	char path[4200], tmp[4300];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/profile.json", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		ch_error("cannot create '%s': %s", tmp, strerror(errno));
+		return CH_ERR_RUNTIME;
+	}
+	ok = json_dumpf(profile, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) == 0 &&
+	     fflush(f) == 0 && fsync(fileno(f)) == 0;
+	if (fclose(f) != 0)
+		ok = 0;
+	if (!ok || rename(tmp, path) != 0) {
+		ch_error("cannot write '%s': %s", path, strerror(errno));
+		unlink(tmp);
+		return CH_ERR_RUNTIME;
+	}
+	return 0;
+}
+
 struct opts {
 	const char *out;
 	int strict;
@@ -222,8 +251,7 @@ int hr_report_main(int argc, char **argv)
 	struct hr_analyze_opts ao;
 	struct hr_buf md = { 0 }, html = { 0 }, prom = { 0 };
 	json_t *profile = NULL;
-	char *pj = NULL;
-	int rc, done, exit_code, color, nplots = 0;
+	int rc, done, exit_code = CH_EXIT_OK, color, nplots = 0;
 	size_t i, skipped;
 
 	ch_set_prog("health_report");
@@ -270,21 +298,29 @@ int hr_report_main(int argc, char **argv)
 		rc = CH_ERR_RUNTIME;
 		goto out;
 	}
-	/* outputs */
-	pj = json_dumps(profile, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-	if (!pj || hr_render_markdown(profile, &md) || hr_render_prom(profile, &prom) ||
-	    hr_render_html(profile, o.max_plots, &html, &nplots)) {
-		ch_error("out of memory while rendering the report");
-		rc = CH_ERR_RUNTIME;
-		goto out;
+	/* outputs, one at a time: profile.json streamed to its file (never
+	 * held as one string), then each text freed once written */
+	rc = write_profile(o.out, profile);
+	if (!rc) {
+		if (hr_render_markdown(profile, &md))
+			goto nomem;
+		rc = write_text(o.out, "report.md", md.s, md.len);
+		hr_buf_release(&md);
 	}
-	if (write_text(o.out, "profile.json", pj, strlen(pj)) ||
-	    write_text(o.out, "report.md", md.s, md.len) ||
-	    write_text(o.out, "report.html", html.s, html.len) ||
-	    write_text(o.out, "health.prom", prom.s, prom.len)) {
-		rc = CH_ERR_RUNTIME;
-		goto out;
+	if (!rc) {
+		if (hr_render_prom(profile, &prom))
+			goto nomem;
+		rc = write_text(o.out, "health.prom", prom.s, prom.len);
+		hr_buf_release(&prom);
 	}
+	if (!rc) {
+		if (hr_render_html(profile, o.max_plots, &html, &nplots))
+			goto nomem;
+		rc = write_text(o.out, "report.html", html.s, html.len);
+		hr_buf_release(&html);
+	}
+	if (rc)
+		goto out;
 	color = o.color >= 0 ? o.color : (isatty(STDOUT_FILENO) && !getenv("NO_COLOR") &&
 					  !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb")));
 	if (o.quiet) {
@@ -317,8 +353,11 @@ int hr_report_main(int argc, char **argv)
 		exit_code = CH_EXIT_USAGE;
 	}
 	rc = 0;
+	goto out;
+nomem:
+	ch_error("out of memory while rendering the report");
+	rc = CH_ERR_RUNTIME;
 out:
-	free(pj);
 	json_decref(profile);
 	hr_buf_release(&md);
 	hr_buf_release(&html);
