@@ -1,6 +1,8 @@
 #include "ch_comm.h"
 
+#include <errno.h>
 #include <string.h>
+#include <time.h>
 
 const char *const ch_comm_dtype_names[CH_COMM_DTYPE_COUNT + 1] = {
 	[CH_COMM_DTYPE_FLOAT] = "float",
@@ -96,4 +98,17 @@ const struct ch_comm_backend *ch_comm_find(const char *name)
 		if (!strcmp(backends[i]->name, name))
 			return backends[i];
 	return NULL;
+}
+
+void ch_comm_run_delay(const struct ch_comm_run *r, int k)
+{
+	struct timespec ts;
+	if (r->delay_us <= 0)
+		return;
+	if (r->mark)
+		r->mark(r->mark_ctx, k, -1);
+	ts.tv_sec = r->delay_us / 1000000;
+	ts.tv_nsec = (r->delay_us % 1000000) * 1000;
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
 }

@@ -137,6 +137,13 @@ struct ch_comm_run {
 	int failed_iter;    /* [out] on CH_COMM_ERR_TIMEOUT: the iteration that did not complete */
 };
 
+/**
+ * ch_comm_run_delay - the injected delay before call @k of @r: mark(k, -1),
+ * then sleep r->delay_us microseconds (EINTR resumed). Does nothing when
+ * delay_us is 0. For backends' run().
+ */
+void ch_comm_run_delay(const struct ch_comm_run *r, int k);
+
 /*
  * A backend. Slots marked "may be NULL" are optional and checked by callers;
  * every other slot is always set.

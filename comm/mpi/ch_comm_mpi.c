@@ -406,13 +406,6 @@ static int mpi_count_wrong(const void *buf, const void *expected, size_t count,
 	return 0;
 }
 
-static void sleep_us(long us)
-{
-	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 static int mpi_run(struct ch_comm *c, struct ch_comm_run *r)
 {
 	MPI_Datatype dt = mpi_type(r->dtype);
@@ -436,9 +429,7 @@ static int mpi_run(struct ch_comm *c, struct ch_comm_run *r)
 			if (k == 0)
 				s = ch_now_sec();
 			if (r->delay_us > 0) {
-				if (r->mark)
-					r->mark(r->mark_ctx, k, -1);
-				sleep_us(r->delay_us);
+				ch_comm_run_delay(r, k);
 				if (r->mark)
 					r->mark(r->mark_ctx, k, 1);
 			} else if (r->progress) {
@@ -453,11 +444,7 @@ static int mpi_run(struct ch_comm *c, struct ch_comm_run *r)
 	}
 	prev_end = ch_now_sec();
 	for (k = -r->warmup; k < r->iters; k++) {
-		if (r->delay_us > 0) {
-			if (r->mark)
-				r->mark(r->mark_ctx, k, -1);
-			sleep_us(r->delay_us);
-		}
+		ch_comm_run_delay(r, k);
 		if (r->mark)
 			r->mark(r->mark_ctx, k, 1);
 		s = ch_now_sec();

@@ -478,11 +478,7 @@ static int nccl_run(struct ch_comm *c, struct ch_comm_run *r)
 	for (k = -r->warmup; k < r->iters; k++) {
 		if (k == 0 && r->warmup > 0)
 			CUDACHECK(cudaEventRecord(ref, stream)); /* end of the warm-up */
-		if (r->delay_us > 0) {
-			if (r->mark)
-				r->mark(r->mark_ctx, k, -1);
-			sleep_us(r->delay_us);
-		}
+		ch_comm_run_delay(r, k);
 		if (!r->per_call) {
 			/* the loop as a whole: two events around the timed calls */
 			if (r->delay_us > 0 && r->mark)
