@@ -187,8 +187,12 @@ for victim in 0 2; do
 	( ASAN_OPTIONS=$NOLEAK run stop$victim 3 -b 8 -e 1M -f 2 --backend mpi --algo ring -n 4000 -w 1 \
 		--timeout 5 --json "$T/stop$victim.json"; echo $? >"$T/stop$victim.rc" ) &
 	bg=$!
-	for i in $(seq 300); do [ -s "$T/stop$victim.json" ] && break; sleep 0.2; done
-	sleep 1
+	# stop it once the first row is on disk
+	for i in $(seq 300); do
+		python3 -c "import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))['results']['sweeps'][0]['rows'] else 1)" \
+			"$T/stop$victim.json" 2>/dev/null && break
+		sleep 0.2
+	done
 	pid=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['ranks']['layout'][$victim]['pid'])" "$T/stop$victim.json" 2>/dev/null)
 	t0=$(date +%s.%N)
 	[ -n "$pid" ] && kill -STOP "$pid"
