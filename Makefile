@@ -101,7 +101,8 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-INC := -I$(B)/gen -Ibase -Ihw -Ibench/common -Ibench/loader -Ibench/roofline -Ibench/allreduce -Ikernels -Icomm -Ireport
+# Includes name their folder from the repository root: "base/ch_common.h".
+INC := -I$(B)/gen -I.
 DEFS := -D_GNU_SOURCE
 # The revision goes into a generated header, rewritten only when it changes,
 # so that a commit rebuilds one object rather than everything.

@@ -1,4 +1,4 @@
-#include "ch_datasheet.h"
+#include "base/ch_datasheet.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
-#include "ch_result.h"
-#include "ch_common.h"
-#include "ch_energy.h"
+#include "base/ch_result.h"
+#include "base/ch_common.h"
+#include "hw/ch_energy.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
-#include "ch_ar_pattern.h"
-#include "ch_common.h"
+#include "comm/ch_ar_pattern.h"
+#include "base/ch_common.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ch_comm.h"
+#include "comm/ch_comm.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,4 +1,4 @@
-#include "ch_comm.h"
+#include "comm/ch_comm.h"
 
 #include <string.h>
 

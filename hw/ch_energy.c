@@ -1,7 +1,7 @@
-#include "ch_energy.h"
-#include "ch_common.h"
-#include "ch_nvml.h"
-#include "ch_stats.h"
+#include "hw/ch_energy.h"
+#include "base/ch_common.h"
+#include "hw/ch_nvml.h"
+#include "base/ch_stats.h"
 
 #include <dirent.h>
 #include <math.h>

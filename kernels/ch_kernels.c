@@ -1,7 +1,7 @@
-#include "ch_kernels.h"
-#include "ch_common.h"
-#include "ch_patterns.h"
-#include "cpu/ch_cpu_ops.h"
+#include "kernels/ch_kernels.h"
+#include "base/ch_common.h"
+#include "kernels/ch_patterns.h"
+#include "kernels/cpu/ch_cpu_ops.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,11 +2,11 @@
  * hr_analyze.c - verdicts: absolute expectations, fleet-relative robust
  * z-scores, drift, and the profile document.
  */
-#include "hr_analyze.h"
-#include "hr_util.h"
-#include "ch_common.h"
-#include "ch_result.h"
-#include "ch_stats.h"
+#include "report/hr_analyze.h"
+#include "report/hr_util.h"
+#include "base/ch_common.h"
+#include "base/ch_result.h"
+#include "base/ch_stats.h"
 
 #include <math.h>
 #include <stdarg.h>

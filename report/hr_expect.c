@@ -1,5 +1,5 @@
-#include "hr_expect.h"
-#include "ch_common.h"
+#include "report/hr_expect.h"
+#include "base/ch_common.h"
 
 #include <math.h>
 #include <stdio.h>

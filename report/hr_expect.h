@@ -24,7 +24,7 @@
 
 #include <jansson.h>
 
-#include "ch_datasheet.h"
+#include "base/ch_datasheet.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,11 +1,11 @@
 /*
  * hr_load.c - read result files and nccl-tests logs into the fleet model.
  */
-#include "hr_model.h"
-#include "hr_cost.h"
-#include "hr_util.h"
-#include "ch_common.h"
-#include "ch_result.h"
+#include "report/hr_model.h"
+#include "report/hr_cost.h"
+#include "report/hr_util.h"
+#include "base/ch_common.h"
+#include "base/ch_result.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "ch_datasheet.h"
-#include "hr_input.h"
-#include "hr_nccltests.h"
+#include "base/ch_datasheet.h"
+#include "report/hr_input.h"
+#include "report/hr_nccltests.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,10 +1,10 @@
 /*
  * hr_plot.c - PLplot SVG plots in memory.
  */
-#include "hr_plot.h"
-#include "hr_util.h"
-#include "ch_common.h"
-#include "ch_datasheet.h"
+#include "report/hr_plot.h"
+#include "report/hr_util.h"
+#include "base/ch_common.h"
+#include "base/ch_datasheet.h"
 
 #include <math.h>
 #include <plplot.h>

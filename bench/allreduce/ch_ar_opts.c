@@ -1,8 +1,8 @@
-#include "ch_ar_opts.h"
-#include "ch_ar_plan.h"
-#include "ch_comm.h"
-#include "ch_common.h"
-#include "ch_parse.h"
+#include "bench/allreduce/ch_ar_opts.h"
+#include "bench/allreduce/ch_ar_plan.h"
+#include "comm/ch_comm.h"
+#include "base/ch_common.h"
+#include "base/ch_parse.h"
 
 #include <getopt.h>
 #include <stdlib.h>

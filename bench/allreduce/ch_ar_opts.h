@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ch_opts.h"
+#include "bench/common/ch_opts.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -14,16 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ch_ar_analysis.h"
-#include "ch_ar_pattern.h"
-#include "ch_ar_plan.h"
-#include "ch_ar_run.h"
-#include "ch_ar_table.h"
-#include "ch_comm.h"
-#include "ch_common.h"
-#include "ch_opts.h"
-#include "ch_result.h"
-#include "ch_stats.h"
+#include "bench/allreduce/ch_ar_analysis.h"
+#include "comm/ch_ar_pattern.h"
+#include "bench/allreduce/ch_ar_plan.h"
+#include "bench/allreduce/ch_ar_run.h"
+#include "bench/allreduce/ch_ar_table.h"
+#include "comm/ch_comm.h"
+#include "base/ch_common.h"
+#include "bench/common/ch_opts.h"
+#include "base/ch_result.h"
+#include "base/ch_stats.h"
 
 #define WHY_LEN 512
 

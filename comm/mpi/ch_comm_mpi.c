@@ -28,10 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ch_ar_pattern.h"
-#include "ch_comm.h"
-#include "ch_common.h"
-#include "ch_stats.h"
+#include "comm/ch_ar_pattern.h"
+#include "comm/ch_comm.h"
+#include "base/ch_common.h"
+#include "base/ch_stats.h"
 
 struct ch_comm {
 	MPI_Comm comm;

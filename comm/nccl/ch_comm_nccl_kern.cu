@@ -1,5 +1,5 @@
 /* ch_comm_nccl_kern.cu - kernels of the NCCL backend (see ch_comm_nccl_kern.h). */
-#include "ch_comm_nccl_kern.h"
+#include "comm/nccl/ch_comm_nccl_kern.h"
 
 static unsigned grid_for(size_t count)
 {

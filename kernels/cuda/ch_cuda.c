@@ -4,11 +4,11 @@
  * cuBLASLt (best of the top heuristic algorithms), NVML telemetry.
  * Compiled only when the CUDA toolkit is found (HAVE_CUDA).
  */
-#include "ch_kernels.h"
-#include "ch_common.h"
-#include "ch_nvml.h"
-#include "ch_patterns.h"
-#include "cuda/ch_cuda_ops.h"
+#include "kernels/ch_kernels.h"
+#include "base/ch_common.h"
+#include "hw/ch_nvml.h"
+#include "kernels/ch_patterns.h"
+#include "kernels/cuda/ch_cuda_ops.h"
 
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>

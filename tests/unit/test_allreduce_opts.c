@@ -2,10 +2,10 @@
 #include <criterion/parameterized.h>
 #include <string.h>
 
-#include "ch_ar_opts.h"
-#include "ch_ar_plan.h"
-#include "ch_comm.h"
-#include "ch_common.h"
+#include "bench/allreduce/ch_ar_opts.h"
+#include "bench/allreduce/ch_ar_plan.h"
+#include "comm/ch_comm.h"
+#include "base/ch_common.h"
 
 #define MAXARGS 32
 

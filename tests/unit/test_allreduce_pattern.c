@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ch_ar_pattern.h"
-#include "ch_comm.h"
-#include "ch_common.h"
+#include "comm/ch_ar_pattern.h"
+#include "comm/ch_comm.h"
+#include "base/ch_common.h"
 
 /* Encode one 16-bit element (through a buffer large enough for any type). */
 static uint16_t enc16(int dtype, uint64_t v)

@@ -1,9 +1,9 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "ch_ar_pattern.h"
-#include "ch_comm.h"
-#include "ch_common.h"
+#include "comm/ch_ar_pattern.h"
+#include "comm/ch_comm.h"
+#include "base/ch_common.h"
 
 Test(comm, dtype_table)
 {

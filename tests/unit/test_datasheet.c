@@ -1,6 +1,6 @@
 #include <criterion/criterion.h>
 
-#include "ch_datasheet.h"
+#include "base/ch_datasheet.h"
 
 Test(datasheet, lookup_by_device_name)
 {

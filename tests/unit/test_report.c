@@ -13,15 +13,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ch_common.h"
-#include "hr_analyze.h"
-#include "hr_cost.h"
-#include "hr_expect.h"
-#include "hr_input.h"
-#include "hr_model.h"
-#include "hr_plot.h"
-#include "hr_render.h"
-#include "hr_util.h"
+#include "base/ch_common.h"
+#include "report/hr_analyze.h"
+#include "report/hr_cost.h"
+#include "report/hr_expect.h"
+#include "report/hr_input.h"
+#include "report/hr_model.h"
+#include "report/hr_plot.h"
+#include "report/hr_render.h"
+#include "report/hr_util.h"
 
 #define DATA "tests/data/report/"
 

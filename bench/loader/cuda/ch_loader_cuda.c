@@ -5,8 +5,8 @@
  * after the copy. Built only with HAVE_CUDA. With no GPU (or no driver)
  * probe() says why and the tool falls back to the staging backend.
  */
-#include "ch_loader_copy.h"
-#include "ch_common.h"
+#include "bench/loader/ch_loader_copy.h"
+#include "base/ch_common.h"
 
 #include <cuda_runtime.h>
 #include <stdio.h>
