@@ -1,5 +1,6 @@
 #include "bench/common/ch_opts.h"
 #include "base/ch_common.h"
+#include "hw/ch_energy.h"
 #include "hw/ch_host.h"
 #include "base/ch_parse.h"
 
