@@ -224,17 +224,17 @@ static void nccl_version(char *buf, size_t n)
 
 static int nccl_supports(int dtype, int op)
 {
-	return dtype >= 0 && dtype < CH_COMM_DTYPE_COUNT && op >= 0 && op < CH_COMM_REDOP_COUNT;
+	return ch_dtype_comm_name(dtype) && op >= 0 && op < CH_COMM_REDOP_COUNT;
 }
 
 static ncclDataType_t nccl_type(int dtype)
 {
 	switch (dtype) {
-	case CH_COMM_DTYPE_FLOAT: return ncclFloat;
-	case CH_COMM_DTYPE_DOUBLE: return ncclDouble;
-	case CH_COMM_DTYPE_HALF: return ncclHalf;
-	case CH_COMM_DTYPE_BFLOAT16: return ncclBfloat16;
-	case CH_COMM_DTYPE_INT32: return ncclInt32;
+	case CH_FP32: return ncclFloat;
+	case CH_FP64: return ncclDouble;
+	case CH_FP16: return ncclHalf;
+	case CH_BF16: return ncclBfloat16;
+	case CH_INT32: return ncclInt32;
 	default: return ncclInt8;
 	}
 }
@@ -359,7 +359,7 @@ static int nccl_fill_input(void *buf, const struct ch_ar_pattern *p, size_t coun
 static int nccl_fill_expected(void *buf, const struct ch_ar_pattern *p, size_t count,
 			      uint64_t seed)
 {
-	size_t bytes = (size_t)p->period * ch_comm_dtype_size(p->dtype);
+	size_t bytes = (size_t)p->period * ch_dtype_size(p->dtype);
 	void *table;
 	int rc = ch_ar_expected_table(p, &table), e;
 
@@ -397,7 +397,7 @@ static int nccl_count_wrong(const void *buf, const void *expected, size_t count,
 			    int dtype, uint64_t *wrong)
 {
 	unsigned long long w = 0;
-	int e = ch_nccl_count_wrong(buf, expected, count, ch_comm_dtype_size(dtype), wrong_dev, &w, stream);
+	int e = ch_nccl_count_wrong(buf, expected, count, ch_dtype_size(dtype), wrong_dev, &w, stream);
 	if (e)
 		return cuda_fail((cudaError_t)e, "ch_nccl_count_wrong", __FILE__, __LINE__);
 	*wrong = w;
