@@ -97,139 +97,217 @@ static void print_lines(hwloc_topology_t topo, const struct ch_lc_plan *p, int g
 
 /* ------------------------------------------------------------- plan mode */
 
-int ch_lc_plan_mode(const struct ch_lc_opts *o, struct ch_result *r, char *reason, size_t rn)
-{
-	static const int order[] = { CH_LC_ISOLATED, CH_LC_SHARED, CH_LC_NUMA_LOCAL, CH_LC_NUMA_REMOTE };
-	json_t *res = ch_result_results(r), *jplan = json_object(), *jskip = json_array(), *jg = json_array();
-	struct ch_lc_gpu gpus[CH_LC_MAX_GPUS];
-	struct ch_lc_plan plans[4];
-	hwloc_topology_t topo;
-	int n, ng, i, g, rc = 0, asked = 0;
-	char buf[2048], why[256];
+/* A placement that could not be planned here, and why. */
+struct lc_skip {
+	int placement; /* enum ch_lc_placement */
+	char reason[256];
+};
 
-	memset(plans, 0, sizeof(plans));
-	if ((rc = ch_topo_load(o->topology, &topo)) != 0) {
+static json_t *skipped_json(const struct lc_skip *sk, int n)
+{
+	json_t *a = json_array();
+	int i;
+	for (i = 0; i < n; i++) {
+		json_t *s = json_object();
+		json_object_set_new(s, "placement", json_string(ch_lc_placement_name(sk[i].placement)));
+		json_object_set_new(s, "reason", json_string(sk[i].reason));
+		json_array_append_new(a, s);
+	}
+	return a;
+}
+
+static void print_skipped(const struct lc_skip *sk, int n)
+{
+	int i;
+	for (i = 0; i < n; i++)
+		printf("skipped %s: %s\n", ch_lc_placement_name(sk[i].placement), sk[i].reason);
+}
+
+/* Plan mode: the placements of a topology file's GPUs, and which of them
+ * to recommend. Filled by plan_load() and plan_placements(); read by the
+ * emitters. */
+#define LC_NPLANNED 4
+
+struct lc_planned {
+	const struct ch_lc_opts *o;
+	hwloc_topology_t topo;
+	struct ch_lc_gpu gpus[CH_LC_MAX_GPUS];
+	int ng;                           /* GPUs planned for */
+	int asked;                        /* workers per GPU given (one --workers value), or 0 */
+	struct ch_lc_plan plans[LC_NPLANNED]; /* in plan_order[]; [0] is the recommendation */
+	int have[LC_NPLANNED];
+	struct lc_skip skipped[LC_NPLANNED];
+	int nskipped;
+};
+
+static const int plan_order[LC_NPLANNED] = { CH_LC_ISOLATED, CH_LC_SHARED, CH_LC_NUMA_LOCAL, CH_LC_NUMA_REMOTE };
+
+/* The topology file and its GPUs. On failure, what is loaded is released
+ * here. */
+static int plan_load(struct lc_planned *pv, char *reason, size_t rn)
+{
+	const struct ch_lc_opts *o = pv->o;
+	int n, rc;
+
+	if ((rc = ch_topo_load(o->topology, &pv->topo)) != 0) {
 		snprintf(reason, rn, "cannot load topology '%s'", o->topology);
-		json_decref(jplan); json_decref(jskip); json_decref(jg);
 		return rc;
 	}
-	n = ch_lc_gpus_find(topo, gpus, CH_LC_MAX_GPUS);
+	n = ch_lc_gpus_find(pv->topo, pv->gpus, CH_LC_MAX_GPUS);
 	if (n < 0) {
 		rc = CH_ERR_RUNTIME;
-		goto out_topo;
-	}
-	if (n == 0) {
+	} else if (n == 0) {
 		rc = ch_usage_error("topology '%s' has no GPU (no NVIDIA, AMD or Intel display or 3D controller on its PCI bus); nothing to plan",
 				    o->topology);
 		snprintf(reason, rn, "topology '%s' has no GPU", o->topology);
-		goto out_topo;
-	}
-	ng = n > CH_LC_MAX_GPUS ? CH_LC_MAX_GPUS : n;
-	if (o->gpus > 0) {
-		if (o->gpus > ng) {
-			rc = ch_usage_error("--gpus '%d' but topology '%s' has %d GPU(s)", o->gpus, o->topology, ng);
-			snprintf(reason, rn, "--gpus %d exceeds the %d GPU(s) of the topology", o->gpus, ng);
-			goto out_gpus;
+	} else {
+		pv->ng = n > CH_LC_MAX_GPUS ? CH_LC_MAX_GPUS : n;
+		if (o->gpus > pv->ng) {
+			rc = ch_usage_error("--gpus '%d' but topology '%s' has %d GPU(s)", o->gpus, o->topology, pv->ng);
+			snprintf(reason, rn, "--gpus %d exceeds the %d GPU(s) of the topology", o->gpus, pv->ng);
+			ch_lc_gpus_release(pv->gpus, pv->ng);
+		} else if (o->gpus > 0) {
+			pv->ng = o->gpus;
 		}
-		ng = o->gpus;
+	}
+	if (rc) {
+		hwloc_topology_destroy(pv->topo);
+		return rc;
 	}
 	if (o->nworkers == 1)
-		asked = o->workers[0];
+		pv->asked = o->workers[0];
+	return 0;
+}
 
-	printf("plan for %s: %d GPU(s), %d core(s), %d NUMA node(s) (hwloc XML; nothing is run or bound)\n",
-	       o->topology, ng, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE),
-	       hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE));
-	for (g = 0; g < ng; g++) {
-		json_t *e = json_object();
-		json_object_set_new(e, "gpu", json_integer(g));
-		json_object_set_new(e, "pci_bus_id", json_string(gpus[g].pci_bus_id));
-		json_object_set_new(e, "name", json_string(gpus[g].name));
-		json_object_set_new(e, "local_cpus", json_string(ch_cpuset_to_list(gpus[g].cpuset, buf, sizeof(buf))));
-		json_array_append_new(jg, e);
-	}
-	for (i = 0; i < 4; i++) {
-		int p = order[i], prc;
-		json_t *arr;
-		prc = ch_lc_plan_make(topo, gpus, ng, p, NULL, &plans[i], why, sizeof(why));
+/* Every placement of plan_order[]; one that does not exist on the
+ * topology is skipped with its reason. */
+static int plan_placements(struct lc_planned *pv, char *reason, size_t rn)
+{
+	int i;
+
+	for (i = 0; i < LC_NPLANNED; i++) {
+		int p = plan_order[i], prc;
+		char why[256];
+		prc = ch_lc_plan_make(pv->topo, pv->gpus, pv->ng, p, NULL, &pv->plans[i], why, sizeof(why));
 		if (prc == CH_ERR_UNAVAILABLE) {
-			json_t *s = json_object();
-			json_object_set_new(s, "placement", json_string(ch_lc_placement_name(p)));
-			json_object_set_new(s, "reason", json_string(why));
-			json_array_append_new(jskip, s);
+			pv->skipped[pv->nskipped].placement = p;
+			snprintf(pv->skipped[pv->nskipped].reason, sizeof(pv->skipped[0].reason), "%s", why);
+			pv->nskipped++;
 			continue;
 		}
 		if (prc) {
-			rc = prc;
 			snprintf(reason, rn, "cannot plan placement '%s': %s", ch_lc_placement_name(p), why);
-			ch_error("cannot plan placement '%s' on '%s'%s%s", ch_lc_placement_name(p), o->topology,
+			ch_error("cannot plan placement '%s' on '%s'%s%s", ch_lc_placement_name(p), pv->o->topology,
 				 *why ? ": " : "", why);
-			goto out_plans;
+			return prc;
 		}
-		arr = json_array();
-		for (g = 0; g < ng; g++)
-			json_array_append_new(arr, place_json(topo, &plans[i], g, plan_workers(&plans[i].gpu[g], asked)));
-		json_object_set_new(jplan, ch_lc_placement_name(p), arr);
+		pv->have[i] = 1;
 	}
+	return 0;
+}
 
-	/* the recommendation: isolated (a reserved core per feeder) */
-	{
-		struct ch_lc_plan *p = &plans[0];
-		json_t *rec = json_object(), *per = json_array();
-		char *slurm = ch_lc_slurm_line(p);
+static void print_plan_header(const struct lc_planned *pv)
+{
+	printf("plan for %s: %d GPU(s), %d core(s), %d NUMA node(s) (hwloc XML; nothing is run or bound)\n",
+	       pv->o->topology, pv->ng, hwloc_get_nbobjs_by_type(pv->topo, HWLOC_OBJ_CORE),
+	       hwloc_get_nbobjs_by_type(pv->topo, HWLOC_OBJ_NUMANODE));
+}
 
-		printf("\n%-4s %-14s %-5s %-16s %-24s %-8s %s\n", "gpu", "pci", "numa", "feeder cpus", "worker cpus", "workers", "shared by");
-		for (g = 0; g < ng; g++) {
-			const struct ch_lc_place *pl = &p->gpu[g];
-			char fb[256], wb[256];
-			printf("%-4d %-14s %-5d %-16s %-24s %-8d feeder core: %d GPU(s), worker cores: %d GPU(s)\n", g,
-			       gpus[g].pci_bus_id, pl->cpu_numa_os, ch_cpuset_to_list(pl->feeder_cpus, fb, sizeof(fb)),
-			       ch_cpuset_to_list(pl->worker_cpus, wb, sizeof(wb)), plan_workers(pl, asked),
-			       pl->feeder_sharers, pl->worker_sharers);
-			json_array_append_new(per, place_json(topo, p, g, plan_workers(pl, asked)));
-		}
-		if (p->note[0])
-			printf("note: %s\n", p->note);
-		printf("\nplacement: isolated (feeder on a reserved core of the GPU's locality, workers on the others)\n"
-		       "one rank per GPU, bound with one of these lines; inside the rank, pin the feeder thread and the\n"
-		       "DataLoader workers to their CPUs from the table (PyTorch: os.sched_setaffinity(0, WORKER_CPUS) in\n"
-		       "worker_init_fn, os.sched_setaffinity(0, FEEDER_CPUS) in the main process once the workers have started)\n");
-		for (g = 0; g < ng; g++) {
-			printf("  GPU %d:\n", g);
-			print_lines(topo, p, g, "    ", 0);
-		}
-		printf("  slurm (one rank per GPU): %s\n", slurm ? slurm : "?");
-		for (i = 0; i < (int)json_array_size(jskip); i++) {
-			json_t *s = json_array_get(jskip, (size_t)i);
-			printf("skipped %s: %s\n", json_string_value(json_object_get(s, "placement")),
-			       json_string_value(json_object_get(s, "reason")));
-		}
-		json_object_set_new(rec, "placement", json_string("isolated"));
-		json_object_set_new(rec, "workers", json_integer(plan_workers(&p->gpu[0], asked)));
-		set_lines_json(rec, topo, p, 0);
-		json_object_set_new(rec, "slurm", slurm ? json_string(slurm) : json_null());
-		json_object_set_new(rec, "feeder_cpus", union_list(p, 0));
-		json_object_set_new(rec, "worker_cpus", union_list(p, 1));
-		json_object_set_new(rec, "note", json_string(p->note));
-		json_object_set_new(rec, "per_gpu", per);
-		free(slurm);
-		json_object_set_new(res, "recommendation", rec);
+/* The recommendation (isolated: a reserved core per feeder) as a table and
+ * binding lines, then what was skipped. */
+static void print_plan(const struct lc_planned *pv)
+{
+	const struct ch_lc_plan *p = &pv->plans[0];
+	char *slurm = ch_lc_slurm_line(p);
+	int g;
+
+	printf("\n%-4s %-14s %-5s %-16s %-24s %-8s %s\n", "gpu", "pci", "numa", "feeder cpus", "worker cpus", "workers", "shared by");
+	for (g = 0; g < pv->ng; g++) {
+		const struct ch_lc_place *pl = &p->gpu[g];
+		char fb[256], wb[256];
+		printf("%-4d %-14s %-5d %-16s %-24s %-8d feeder core: %d GPU(s), worker cores: %d GPU(s)\n", g,
+		       pv->gpus[g].pci_bus_id, pl->cpu_numa_os, ch_cpuset_to_list(pl->feeder_cpus, fb, sizeof(fb)),
+		       ch_cpuset_to_list(pl->worker_cpus, wb, sizeof(wb)), plan_workers(pl, pv->asked),
+		       pl->feeder_sharers, pl->worker_sharers);
 	}
+	if (p->note[0])
+		printf("note: %s\n", p->note);
+	printf("\nplacement: isolated (feeder on a reserved core of the GPU's locality, workers on the others)\n"
+	       "one rank per GPU, bound with one of these lines; inside the rank, pin the feeder thread and the\n"
+	       "DataLoader workers to their CPUs from the table (PyTorch: os.sched_setaffinity(0, WORKER_CPUS) in\n"
+	       "worker_init_fn, os.sched_setaffinity(0, FEEDER_CPUS) in the main process once the workers have started)\n");
+	for (g = 0; g < pv->ng; g++) {
+		printf("  GPU %d:\n", g);
+		print_lines(pv->topo, p, g, "    ", 0);
+	}
+	printf("  slurm (one rank per GPU): %s\n", slurm ? slurm : "?");
+	print_skipped(pv->skipped, pv->nskipped);
+	free(slurm);
+}
+
+/* Every GPU of one plan, with the workers it would get. */
+static json_t *plan_per_gpu_json(const struct lc_planned *pv, const struct ch_lc_plan *p)
+{
+	json_t *arr = json_array();
+	int g;
+	for (g = 0; g < pv->ng; g++)
+		json_array_append_new(arr, place_json(pv->topo, p, g, plan_workers(&p->gpu[g], pv->asked)));
+	return arr;
+}
+
+static void emit_plan_json(const struct lc_planned *pv, json_t *res)
+{
+	const struct ch_lc_plan *p = &pv->plans[0];
+	json_t *rec = json_object(), *jplan = json_object(), *jg = json_array();
+	char *slurm = ch_lc_slurm_line(p), buf[2048];
+	int i, g;
+
+	json_object_set_new(rec, "placement", json_string("isolated"));
+	json_object_set_new(rec, "workers", json_integer(plan_workers(&p->gpu[0], pv->asked)));
+	set_lines_json(rec, pv->topo, p, 0);
+	json_object_set_new(rec, "slurm", slurm ? json_string(slurm) : json_null());
+	json_object_set_new(rec, "feeder_cpus", union_list(p, 0));
+	json_object_set_new(rec, "worker_cpus", union_list(p, 1));
+	json_object_set_new(rec, "note", json_string(p->note));
+	json_object_set_new(rec, "per_gpu", plan_per_gpu_json(pv, p));
+	free(slurm);
+	json_object_set_new(res, "recommendation", rec);
+	for (g = 0; g < pv->ng; g++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "gpu", json_integer(g));
+		json_object_set_new(e, "pci_bus_id", json_string(pv->gpus[g].pci_bus_id));
+		json_object_set_new(e, "name", json_string(pv->gpus[g].name));
+		json_object_set_new(e, "local_cpus", json_string(ch_cpuset_to_list(pv->gpus[g].cpuset, buf, sizeof(buf))));
+		json_array_append_new(jg, e);
+	}
+	for (i = 0; i < LC_NPLANNED; i++)
+		if (pv->have[i])
+			json_object_set_new(jplan, ch_lc_placement_name(plan_order[i]), plan_per_gpu_json(pv, &pv->plans[i]));
 	json_object_set_new(res, "mode", json_string("plan"));
-	json_object_set_new(res, "topology", json_string(o->topology));
+	json_object_set_new(res, "topology", json_string(pv->o->topology));
 	json_object_set_new(res, "gpus", jg);
 	json_object_set_new(res, "plan", jplan);
-	json_object_set_new(res, "skipped", jskip);
-	jg = jplan = jskip = NULL;
-out_plans:
-	for (i = 0; i < 4; i++)
-		ch_lc_plan_release(&plans[i]);
-out_gpus:
-	ch_lc_gpus_release(gpus, ng);
-out_topo:
-	json_decref(jplan);
-	json_decref(jskip);
-	json_decref(jg);
-	hwloc_topology_destroy(topo);
+	json_object_set_new(res, "skipped", skipped_json(pv->skipped, pv->nskipped));
+}
+
+int ch_lc_plan_mode(const struct ch_lc_opts *o, struct ch_result *r, char *reason, size_t rn)
+{
+	struct lc_planned pv;
+	int i, rc;
+
+	memset(&pv, 0, sizeof(pv));
+	pv.o = o;
+	if ((rc = plan_load(&pv, reason, rn)) != 0)
+		return rc;
+	print_plan_header(&pv);
+	if ((rc = plan_placements(&pv, reason, rn)) == 0) {
+		print_plan(&pv);
+		emit_plan_json(&pv, ch_result_results(r));
+	}
+	for (i = 0; i < LC_NPLANNED; i++)
+		ch_lc_plan_release(&pv.plans[i]);
+	ch_lc_gpus_release(pv.gpus, pv.ng);
+	hwloc_topology_destroy(pv.topo);
 	return rc;
 }
 
@@ -381,12 +459,6 @@ static json_t *config_json(const struct ch_lc_cfg *c, const struct ch_lc_metrics
 	return o;
 }
 
-/* A placement that could not be planned here, and why. */
-struct lc_skip {
-	int placement; /* enum ch_lc_placement */
-	char reason[256];
-};
-
 /* One sweep on this machine: what it ran on, what it measured and what it
  * decided. Filled by the measuring steps below; read by the emitters (the
  * result document and the printed table, verdict and recommendation). */
@@ -414,26 +486,6 @@ struct lc_sweep {
 	long bad_total;                  /* bad batches, all configurations */
 	int best, overall;               /* recommended configuration (-1: none); verdict */
 };
-
-static json_t *skipped_json(const struct lc_skip *sk, int n)
-{
-	json_t *a = json_array();
-	int i;
-	for (i = 0; i < n; i++) {
-		json_t *s = json_object();
-		json_object_set_new(s, "placement", json_string(ch_lc_placement_name(sk[i].placement)));
-		json_object_set_new(s, "reason", json_string(sk[i].reason));
-		json_array_append_new(a, s);
-	}
-	return a;
-}
-
-static void print_skipped(const struct lc_skip *sk, int n)
-{
-	int i;
-	for (i = 0; i < n; i++)
-		printf("skipped %s: %s\n", ch_lc_placement_name(sk[i].placement), sk[i].reason);
-}
 
 /* Affinity: has the process or this thread collapsed to one CPU? */
 static int sweep_affinity(struct lc_sweep *sw)
