@@ -366,8 +366,8 @@ static int feeder_gpus(hwloc_topology_t topo, const struct ch_lc_copy_backend *c
 	for (j = 0; j < G; j++) {
 		int pick = j;
 		char bus[32];
-		if (cb->pci_bus_id && cb->ndevices() > 0 &&
-		    cb->pci_bus_id(j % cb->ndevices(), bus, sizeof(bus)) == 0)
+		if (cb->pci_bus_id && cb->count() > 0 &&
+		    cb->pci_bus_id(j % cb->count(), bus, sizeof(bus)) == 0)
 			for (k = 0; k < n; k++)
 				if (busid_eq(bus, found[k].pci_bus_id))
 					pick = k;
@@ -516,7 +516,7 @@ static int sweep_feeders(struct lc_sweep *sw)
 
 	if (G <= 0) {
 		int n = ch_lc_gpus_find(sw->topo, NULL, 0);
-		G = (cb != &ch_lc_copy_staging) ? cb->ndevices() : n > 0 ? n : 1;
+		G = (cb != &ch_lc_copy_staging) ? cb->count() : n > 0 ? n : 1;
 		if (G < 1)
 			G = 1;
 		if (G > CH_LC_MAX_GPUS)
@@ -531,10 +531,15 @@ static int sweep_feeders(struct lc_sweep *sw)
 	sw->env.duration_sec = o->duration_sec;
 	sw->env.prefetch = o->prefetch;
 	sw->env.ntok = (size_t)(o->batch_bytes / 4);
-	for (g = 0; g < G; g++)
-		if ((rc = cb->open(cb->ndevices() > 0 ? g % cb->ndevices() : 0, (size_t)o->batch_bytes,
-				   &sw->env.copy_ctx[g])) != 0)
+	for (g = 0; g < G; g++) {
+		char why[256] = "";
+		if ((rc = cb->open(cb->count() > 0 ? g % cb->count() : 0, (size_t)o->batch_bytes,
+				   &sw->env.copy_ctx[g], why, sizeof(why))) != 0) {
+			if (why[0])
+				ch_error("%s", why);
 			return rc;
+		}
+	}
 	return 0;
 }
 
