@@ -458,6 +458,7 @@ static json_t *nvlink_json(json_t *rs, nvmlDevice_t d)
 	static const char *const names[] = { "replay", "recovery", "crc_flit", "crc_data", "ecc_data" };
 	json_t *o = json_object(), *states = json_array(), *errs = json_object();
 	unsigned long long sum[5] = { 0 };
+	nvmlReturn_t err[5] = { 0 };
 	int have[5] = { 0 }, links = 0, up = 0, c;
 	unsigned l;
 	nvmlReturn_t last = 0;
@@ -476,8 +477,11 @@ static json_t *nvlink_json(json_t *rs, nvmlDevice_t d)
 		json_array_append_new(states, json_string(active ? "up" : "down"));
 		for (c = 0; c < 5 && nv.nvlink_errors; c++) {
 			unsigned long long v;
-			if (nv.nvlink_errors(d, l, c, &v) == NVML_SUCCESS)
+			nvmlReturn_t r2 = nv.nvlink_errors(d, l, c, &v);
+			if (r2 == NVML_SUCCESS)
 				sum[c] += v, have[c] = 1;
+			else
+				err[c] = r2;
 		}
 	}
 	json_object_set_new(o, "links", json_integer(links));
@@ -497,9 +501,7 @@ static json_t *nvlink_json(json_t *rs, nvmlDevice_t d)
 			json_object_set_new(errs, names[c], json_integer((json_int_t)sum[c]));
 		} else {
 			json_object_set_new(errs, names[c], json_null());
-			json_object_set_new(rs, path, json_string(nv.nvlink_errors ?
-				"nvmlDeviceGetNvLinkErrorCounter returned no value for any link" :
-				"nvmlDeviceGetNvLinkErrorCounter is not in this driver's libnvidia-ml.so.1"));
+			got(rs, path, "nvmlDeviceGetNvLinkErrorCounter", nv.nvlink_errors != NULL, err[c]);
 		}
 	}
 	json_object_set_new(o, "errors", errs);

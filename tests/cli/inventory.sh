@@ -41,6 +41,51 @@ assert "nics" not in inv["reasons"], inv["reasons"]
 EOF
 then ok inventory_sysfs_root; else nok inventory_sysfs_root "hgx-ndr8 tree not read" "$T/ndr8.out"; fi
 
+# ---- NVML read through dlopen: a stand-in libnvidia-ml.so.1 with two GPUs
+# (tests/fake-nvml/fake_nvml.c documents its readings)
+FAKE=$B/tests/fake-nvml
+if [ -e "$FAKE/libnvidia-ml.so.1" ]; then
+	LD_LIBRARY_PATH=$FAKE $B/roofline --backend cpu --kernels copy --size 1M --iters 2 -q \
+		--json "$T/fake.json" >"$T/fake.out" 2>&1
+	if python3 tests/cli/check-inventory.py "$T/fake.json" >"$T/fchk.out" 2>&1 && python3 - "$T/fake.json" <<'EOF'
+import json, sys
+g0, g1 = json.load(open(sys.argv[1]))["host"]["inventory"]["gpus"]
+assert (g0["index"], g0["pci_bus_id"], g1["pci_bus_id"]) == (0, "0000:1b:00.0", "0000:43:00.0")
+assert g1["pcie"] == {"gen_current": 5, "gen_max": 5, "width_current": 8, "width_max": 16}
+assert (g0["nvlink"]["links"], g0["nvlink"]["up"], g1["nvlink"]["up"]) == (18, 18, 17)
+assert g1["nvlink"]["states"][3] == "down" and g0["nvlink"]["errors"]["crc_flit"] == 2
+assert g1["nvlink"]["errors"]["replay"] is None
+assert g1["reasons"]["nvlink.errors.replay"] == "nvmlDeviceGetNvLinkErrorCounter: Not Supported"
+assert g1["ecc"]["volatile"] == {"corrected": 0, "uncorrected": 1}
+assert g0["remap"] == {"correctable_rows": 0, "uncorrectable_rows": 1, "pending": True, "failure": False}
+assert g0["retired_pages"]["pending"] is None
+assert g0["reasons"]["retired_pages.pending"] == "nvmlDeviceGetRetiredPagesPendingStatus is not in this driver's libnvidia-ml.so.1"
+assert g1["power"] == {"limit_default_w": 700.0, "limit_enforced_w": 500.0}
+assert g1["clocks"]["sm_app_mhz"] == 1410 and g0["clocks"]["sm_max_mhz"] == 1980
+assert g1["clock_event_reasons"] == ["gpu_idle", "hw_slowdown"] and g0["persistence"] is True
+assert g0["driver_version"] == "550.54.15" and g0["vbios_version"] == "96.00.74.00.01"
+assert g0["uuid"].startswith("GPU-") and g1["serial"] == "1652300000001"
+EOF
+	then ok inventory_nvml_fields; else nok inventory_nvml_fields "values read back differ" "$T/fchk.out"; fi
+	$B/health_report --out "$T/fake" "$T/fake.json" >"$T/fake-hr.out" 2>&1
+	if python3 - "$T/fake/profile.json" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+inv = {"pcie_link", "nvlink_down", "nvlink_errors", "ecc_uncorrected", "row_remap", "power_limit_mismatch",
+       "clocks_capped", "nic_port_down", "nic_rate", "cpu_governor", "cpu_turbo"}
+got = sorted((r["level"], r["code"], r["subject"]) for n in p["nodes"] for r in n["reasons"] if r["code"] in inv)
+want = sorted([("fail", "pcie_link", "gpu1"), ("fail", "nvlink_down", "gpu1"), ("fail", "nvlink_errors", "gpu0"),
+               ("fail", "ecc_uncorrected", "gpu1"), ("fail", "row_remap", "gpu0"),
+               ("warn", "power_limit_mismatch", "gpu1"), ("warn", "clocks_capped", "gpu1"),
+               ("warn", "clocks_capped", "gpu1")])
+assert got == want, got
+EOF
+	then ok inventory_nvml_rules; else nok inventory_nvml_rules "rules on the NVML readings" "$T/fake-hr.out"; fi
+else
+	echo "skip inventory_nvml_fields: $FAKE/libnvidia-ml.so.1 not built (make test builds it)"
+	echo "skip inventory_nvml_rules: $FAKE/libnvidia-ml.so.1 not built"
+fi
+
 # ---- health_report on this machine's files: no inventory reason above info
 $B/health_report --out "$T/here" "$T/roofline.json" "$T/loader_contention.json" "$T/allreduce_bw.json" >"$T/here.out" 2>&1
 if python3 - "$T/here/profile.json" <<'EOF'
