@@ -118,6 +118,16 @@ def topology():
         gp[0] += 1
         return 'gp_index="%d" id="obj%d"' % (gp[0], gp[0])
 
+    def downstream(bus, port_busid, pci_type, vendor, device):
+        """A switch downstream port on @port_busid with one device on @bus."""
+        out.append('            <object type="Bridge" %s bridge_type="1-1" depth="3" bridge_pci="0000:[%02x-%02x]" '
+                   'pci_busid="0000:%s" pci_type="0604 [1000:c030] [1000:a064] b0 00" pci_link_speed="31.507692">'
+                   % (nid(), bus, bus, port_busid))
+        out.append('              <object type="PCIDev" %s pci_busid="0000:%02x:00.0" pci_type="%s" '
+                   'pci_link_speed="31.507692"><info name="PCIVendor" value="%s"/>'
+                   '<info name="PCIDevice" value="%s"/></object>' % (nid(), bus, pci_type, vendor, device))
+        out.append('            </object>')
+
     out = ['<?xml version="1.0" encoding="UTF-8"?>', '<!DOCTYPE topology SYSTEM "hwloc2.dtd">',
            '<topology version="2.0">',
            '  <object type="Machine" os_index="0" cpuset="0x0000000f" complete_cpuset="0x0000000f" '
@@ -155,20 +165,10 @@ def topology():
             out.append('          <object type="Bridge" %s bridge_type="1-1" depth="2" bridge_pci="0000:[%02x-%02x]" '
                        'pci_busid="0000:%02x:00.0" pci_type="0604 [1000:c030] [1000:a064] b0 00" pci_link_speed="31.507692">'
                        % (nid(), n - 1, g, n - 2))
-            out.append('            <object type="Bridge" %s bridge_type="1-1" depth="3" bridge_pci="0000:[%02x-%02x]" '
-                       'pci_busid="0000:%02x:00.0" pci_type="0604 [1000:c030] [1000:a064] b0 00" pci_link_speed="31.507692">'
-                       % (nid(), n, n, n - 1))
-            out.append('              <object type="PCIDev" %s pci_busid="0000:%02x:00.0" pci_type="0207 [15b3:1021] [15b3:0041] 00 00" '
-                       'pci_link_speed="31.507692"><info name="PCIVendor" value="Mellanox Technologies"/>'
-                       '<info name="PCIDevice" value="MT2910 Family [ConnectX-7]"/></object>' % (nid(), n))
-            out.append('            </object>')
-            out.append('            <object type="Bridge" %s bridge_type="1-1" depth="3" bridge_pci="0000:[%02x-%02x]" '
-                       'pci_busid="0000:%02x:01.0" pci_type="0604 [1000:c030] [1000:a064] b0 00" pci_link_speed="31.507692">'
-                       % (nid(), g, g, n - 1))
-            out.append('              <object type="PCIDev" %s pci_busid="0000:%02x:00.0" pci_type="0302 [10de:2330] [10de:16c1] a1 00" '
-                       'pci_link_speed="31.507692"><info name="PCIVendor" value="NVIDIA Corporation"/>'
-                       '<info name="PCIDevice" value="GH100 [H100 SXM5 80GB]"/></object>' % (nid(), g))
-            out.append('            </object>')
+            downstream(n, "%02x:00.0" % (n - 1), "0207 [15b3:1021] [15b3:0041] 00 00",
+                       "Mellanox Technologies", "MT2910 Family [ConnectX-7]")
+            downstream(g, "%02x:01.0" % (n - 1), "0302 [10de:2330] [10de:16c1] a1 00",
+                       "NVIDIA Corporation", "GH100 [H100 SXM5 80GB]")
             out.append('          </object>')
             out.append('        </object>')
             out.append('      </object>')
