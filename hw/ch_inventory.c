@@ -1,7 +1,7 @@
-#include "ch_inventory.h"
-#include "ch_host.h"
-#include "ch_nvml.h"
-#include "ch_sysfs.h"
+#include "hw/ch_inventory.h"
+#include "hw/ch_host.h"
+#include "hw/ch_nvml.h"
+#include "hw/ch_sysfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "ch_sysfs.h"
+#include "hw/ch_sysfs.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -3,9 +3,9 @@
  * keys, profile and Prometheus parts. Thresholds and sources are written
  * out in the reason texts and in docs/health_report.md.
  */
-#include "hr_inventory.h"
-#include "hr_analyze.h"
-#include "ch_common.h"
+#include "report/hr_inventory.h"
+#include "report/hr_analyze.h"
+#include "base/ch_common.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -14,8 +14,8 @@
 #include <jansson.h>
 #include <time.h>
 
-#include "hr_model.h"
-#include "hr_util.h"
+#include "report/hr_model.h"
+#include "report/hr_util.h"
 
 #ifdef __cplusplus
 extern "C" {

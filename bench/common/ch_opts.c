@@ -1,9 +1,10 @@
-#include "ch_opts.h"
-#include "ch_common.h"
-#include "ch_host.h"
-#include "ch_inventory.h"
-#include "ch_sysfs.h"
-#include "ch_parse.h"
+#include "bench/common/ch_opts.h"
+#include "base/ch_common.h"
+#include "hw/ch_energy.h"
+#include "hw/ch_host.h"
+#include "hw/ch_inventory.h"
+#include "hw/ch_sysfs.h"
+#include "base/ch_parse.h"
 
 #include <hwloc.h>
 #include <jansson.h>

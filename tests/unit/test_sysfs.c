@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ch_host.h"
-#include "ch_inventory.h"
-#include "ch_sysfs.h"
+#include "hw/ch_host.h"
+#include "hw/ch_inventory.h"
+#include "hw/ch_sysfs.h"
 
 #define TREES "tests/data/sysfs/"
 
