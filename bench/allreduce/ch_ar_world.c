@@ -21,9 +21,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ch_ar_world.h"
-#include "ch_common.h"
-#include "ch_stats.h"
+#include "bench/allreduce/ch_ar_world.h"
+#include "base/ch_common.h"
+#include "base/ch_stats.h"
 
 /* The watchdog's side channel (see ch_ar_world.h): UDP datagrams between
  * the ranks' monitoring threads, which never call MPI. */

@@ -6,8 +6,8 @@
  * and changes no result (no floating-point exception is ever enabled). */
 #pragma GCC optimize("no-trapping-math")
 
-#include "ch_cpu_ops.h"
-#include "ch_patterns.h"
+#include "kernels/cpu/ch_cpu_ops.h"
+#include "kernels/ch_patterns.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -24,7 +24,7 @@
 #define HAS_FMA 1
 #define NT_STORE_D(p, v) _mm512_stream_pd((p), (__m512d)(v))
 #define NT_STORE_F(p, v) _mm512_stream_ps((p), (__m512)(v))
-#include "ch_cpu_ops_body.h"
+#include "kernels/cpu/ch_cpu_ops_body.h"
 #undef SFX
 #undef ATTR
 #undef VB
@@ -40,7 +40,7 @@
 #define HAS_FMA 1
 #define NT_STORE_D(p, v) _mm256_stream_pd((p), (__m256d)(v))
 #define NT_STORE_F(p, v) _mm256_stream_ps((p), (__m256)(v))
-#include "ch_cpu_ops_body.h"
+#include "kernels/cpu/ch_cpu_ops_body.h"
 #undef SFX
 #undef ATTR
 #undef VB
@@ -61,7 +61,7 @@
 #define ISA_NAME "baseline"
 #endif
 #define HAS_FMA 0
-#include "ch_cpu_ops_body.h"
+#include "kernels/cpu/ch_cpu_ops_body.h"
 #undef SFX
 #undef ATTR
 #undef VB

@@ -1,8 +1,8 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "ch_common.h"
-#include "ch_stats.h"
+#include "base/ch_common.h"
+#include "base/ch_stats.h"
 
 Test(stats, known_answers)
 {
@@ -39,46 +39,4 @@ Test(stats, median_mad)
 	cr_assert_eq(ch_median_mad(x, 5, &m, &mad), 0);
 	cr_assert_float_eq(m, 3, 0);
 	cr_assert_float_eq(mad, 1, 0); /* |x-3| = 2 1 0 1 97 -> median 1 */
-}
-
-static int counter_fn(void *ctx)
-{
-	(*(int *)ctx)++;
-	return 0;
-}
-
-static int failing_fn(void *ctx)
-{
-	return ++(*(int *)ctx) == 3 ? CH_ERR_CHECK : 0;
-}
-
-Test(bench, counts_warmup_and_iterations)
-{
-	struct ch_bench_cfg cfg = { .warmup = 2, .min_iters = 5, .max_iters = 5, .min_time_sec = 0 };
-	double s[5];
-	int calls = 0, n = 0;
-	cr_assert_eq(ch_bench_run(&cfg, counter_fn, &calls, s, &n), 0);
-	cr_assert_eq(n, 5);
-	cr_assert_eq(calls, 7);
-}
-
-Test(bench, adaptive_stops_at_max)
-{
-	/* min_time can never be reached by empty calls within 50 iterations */
-	struct ch_bench_cfg cfg = { .warmup = 0, .min_iters = 1, .max_iters = 50, .min_time_sec = 100 };
-	double s[50];
-	int calls = 0, n = 0;
-	cr_assert_eq(ch_bench_run(&cfg, counter_fn, &calls, s, &n), 0);
-	cr_assert_eq(n, 50);
-}
-
-Test(bench, error_stops_loop_and_bad_cfg)
-{
-	struct ch_bench_cfg cfg = { .warmup = 0, .min_iters = 10, .max_iters = 10, .min_time_sec = 0 };
-	struct ch_bench_cfg bad = { .warmup = 0, .min_iters = 5, .max_iters = 2, .min_time_sec = 0 };
-	double s[10];
-	int calls = 0, n = 0;
-	cr_assert_eq(ch_bench_run(&cfg, failing_fn, &calls, s, &n), CH_ERR_CHECK);
-	cr_assert_eq(n, 2);
-	cr_assert_eq(ch_bench_run(&bad, counter_fn, &calls, s, &n), CH_ERR_USAGE);
 }
