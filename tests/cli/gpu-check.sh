@@ -33,7 +33,7 @@ check "gpu-check summary: bf16 GEMM 79.8% of datasheet, 0.988 x cublasGemmEx" \
 check "gpu-check summary: the failed bound is named" \
 	grep -qxF 'FAIL gpu0: fp8 GEMM >= 0.95 x plain cuBLAS (1200.0 vs 1400.0 TFLOP/s)' <<<"$out"
 check "gpu-check summary: a world of one reports algbw, not busbw" \
-	grep -qF 'ring algbw 1510.5 GB/s at 1073741824 B (1 rank: busbw is 0 by definition)' <<<"$out"
+	grep -qF 'ring algbw 1510.5 GB/s at 1073741824 B (1 rank: a local copy, nothing reduced; busbw is 0 by definition)' <<<"$out"
 check "gpu-check summary: record row for docs/gpu-validation.md" \
 	grep -qF '| 2026-12-01 | NVIDIA H200 | 580.159.04 | 13.0 | 2.28.3 | FAIL: gpu0: fp8 GEMM >= 0.95 x plain cuBLAS | pass | pass | pass | pass | pass |' "$T/fx/summary.md"
 check "gpu-check summary: summary.json carries exit code 1" \
