@@ -31,6 +31,9 @@ struct ch_datasheet {
 	const char *match_not;    /* substring that must NOT appear (or NULL) */
 	double memory_gbps;       /* peak DRAM/HBM bandwidth, GB/s (1e9 B/s) */
 	double gflops[CH_PEAK_NDTYPES]; /* dense peaks in GFLOP/s; 0 = not supported */
+	double fp64_cuda_core_gflops; /* the "FP64" row: CUDA cores, no tensor
+				       * cores (about half of gflops[FP64] on
+				       * H100/H200); 0 = not published */
 	const char *source;       /* document the numbers come from */
 };
 
@@ -54,6 +57,15 @@ int ch_dtype_peak_index(const char *name);
  * (then only fleet-relative comparisons apply).
  */
 const struct ch_datasheet *ch_datasheet_lookup(const char *device_name);
+
+/**
+ * ch_datasheet_cuda_core_gflops - the peak of plain FMA code on the CUDA
+ * cores (no tensor cores), the ceiling of roofline's FMA ladder.
+ * @ds: [in] an entry (NULL gives 0).  @d: [in] enum ch_dtype_peak index.
+ * Returns GFLOP/s: fp64 the datasheet's "FP64" row (not "FP64 Tensor
+ * Core"), fp32 its "FP32" row; 0 for other dtypes or when not published.
+ */
+double ch_datasheet_cuda_core_gflops(const struct ch_datasheet *ds, int d);
 
 /**
  * ch_datasheet_table - the whole table.
