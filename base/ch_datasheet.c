@@ -1,4 +1,4 @@
-#include "ch_datasheet.h"
+#include "base/ch_datasheet.h"
 
 #include <string.h>
 
@@ -45,24 +45,6 @@ static const struct ch_datasheet table[] = {
 	  "NVIDIA L40S datasheet (nvidia.com/en-us/data-center/l40s); tensor figures halved (dense); no FP64 figure" },
 };
 
-static const char *const dtype_names[CH_PEAK_NDTYPES] = {
-	"fp64", "fp32", "tf32", "bf16", "fp16", "fp8"
-};
-
-const char *ch_dtype_peak_name(int d)
-{
-	return d >= 0 && d < CH_PEAK_NDTYPES ? dtype_names[d] : NULL;
-}
-
-int ch_dtype_peak_index(const char *name)
-{
-	int i;
-	for (i = 0; name && i < CH_PEAK_NDTYPES; i++)
-		if (!strcmp(name, dtype_names[i]))
-			return i;
-	return -1;
-}
-
 const struct ch_datasheet *ch_datasheet_lookup(const char *device_name)
 {
 	size_t i;
@@ -84,13 +66,13 @@ const struct ch_datasheet *ch_datasheet_table(int *n)
 	return table;
 }
 
-double ch_datasheet_cuda_core_gflops(const struct ch_datasheet *ds, int d)
+double ch_datasheet_cuda_core_gflops(const struct ch_datasheet *ds, enum ch_dtype d)
 {
 	if (!ds)
 		return 0;
-	if (d == CH_PEAK_FP64)
+	if (d == CH_FP64)
 		return ds->fp64_cuda_core_gflops;
-	if (d == CH_PEAK_FP32)
-		return ds->gflops[CH_PEAK_FP32]; /* the FP32 row is CUDA cores already */
+	if (d == CH_FP32)
+		return ds->gflops[CH_FP32]; /* the FP32 row is CUDA cores already */
 	return 0;
 }

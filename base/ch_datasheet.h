@@ -10,44 +10,26 @@
 #ifndef CH_DATASHEET_H
 #define CH_DATASHEET_H
 
+#include "base/ch_dtype.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Data types with a compute peak, in the order of the gflops[] array. */
-enum ch_dtype_peak {
-	CH_PEAK_FP64 = 0, /* FP64 Tensor Core where the device has it, else FP64 */
-	CH_PEAK_FP32,     /* FP32 (CUDA cores, non-tensor) */
-	CH_PEAK_TF32,     /* TF32 Tensor Core, dense */
-	CH_PEAK_BF16,     /* BF16 Tensor Core, dense */
-	CH_PEAK_FP16,     /* FP16 Tensor Core, dense */
-	CH_PEAK_FP8,      /* FP8 Tensor Core, dense */
-	CH_PEAK_NDTYPES
-};
 
 struct ch_datasheet {
 	const char *sku;          /* "H200 SXM", "H100 SXM", ... */
 	const char *match;        /* substring of the NVML/CUDA device name */
 	const char *match_not;    /* substring that must NOT appear (or NULL) */
 	double memory_gbps;       /* peak DRAM/HBM bandwidth, GB/s (1e9 B/s) */
-	double gflops[CH_PEAK_NDTYPES]; /* dense peaks in GFLOP/s; 0 = not supported */
+	double gflops[CH_NDTYPES];     /* dense peaks in GFLOP/s by enum ch_dtype (ch_dtype.h:
+					 * FP64 Tensor Core where the device has it, else FP64;
+					 * FP32 non-tensor; TF32, BF16, FP16, FP8 Tensor Core,
+					 * dense); 0 = not supported */
 	double fp64_cuda_core_gflops; /* the "FP64" row: CUDA cores, no tensor
-				       * cores (about half of gflops[FP64] on
+				       * cores (about half of gflops[CH_FP64] on
 				       * H100/H200); 0 = not published */
 	const char *source;       /* document the numbers come from */
 };
-
-/**
- * ch_dtype_peak_name - "fp64", "fp32", "tf32", "bf16", "fp16", "fp8".
- * @d: [in] index. Returns a static string, or NULL when out of range.
- */
-const char *ch_dtype_peak_name(int d);
-
-/**
- * ch_dtype_peak_index - index of a dtype name, or -1 when it has no peak.
- * @name: [in] as returned by ch_dtype_peak_name().
- */
-int ch_dtype_peak_index(const char *name);
 
 /**
  * ch_datasheet_lookup - the datasheet entry for a device name.
@@ -61,11 +43,11 @@ const struct ch_datasheet *ch_datasheet_lookup(const char *device_name);
 /**
  * ch_datasheet_cuda_core_gflops - the peak of plain FMA code on the CUDA
  * cores (no tensor cores), the ceiling of roofline's FMA ladder.
- * @ds: [in] an entry (NULL gives 0).  @d: [in] enum ch_dtype_peak index.
+ * @ds: [in] an entry (NULL gives 0).  @d: [in] enum ch_dtype.
  * Returns GFLOP/s: fp64 the datasheet's "FP64" row (not "FP64 Tensor
  * Core"), fp32 its "FP32" row; 0 for other dtypes or when not published.
  */
-double ch_datasheet_cuda_core_gflops(const struct ch_datasheet *ds, int d);
+double ch_datasheet_cuda_core_gflops(const struct ch_datasheet *ds, enum ch_dtype d);
 
 /**
  * ch_datasheet_table - the whole table.

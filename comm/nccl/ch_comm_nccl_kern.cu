@@ -1,5 +1,5 @@
 /* ch_comm_nccl_kern.cu - kernels of the NCCL backend (see ch_comm_nccl_kern.h). */
-#include "ch_comm_nccl_kern.h"
+#include "comm/nccl/ch_comm_nccl_kern.h"
 
 static unsigned grid_for(size_t count)
 {
@@ -58,7 +58,7 @@ extern "C" int ch_nccl_fill_tiled(void *buf, void *table_dev, const void *table_
 				  struct ch_ar_pattern p, size_t count, uint64_t seed,
 				  cudaStream_t stream)
 {
-	size_t es = ch_comm_dtype_size((enum ch_comm_dtype)p.dtype);
+	size_t es = ch_dtype_size((enum ch_dtype)p.dtype);
 	/* the table goes to the device on @stream, ahead of the kernel that
 	 * reads it: @stream is non-blocking, so a copy on the legacy default
 	 * stream would not be ordered before the kernel */

@@ -8,11 +8,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ch_common.h"
-#include "ch_opts.h"
-#include "ch_result.h"
-#include "ch_roofline.h"
-#include "ch_stats.h"
+#include "base/ch_common.h"
+#include "bench/common/ch_opts.h"
+#include "base/ch_result.h"
+#include "base/ch_stats.h"
+#include "bench/roofline/ch_roofline.h"
 
 #define MIB (1024ull * 1024ull)
 
@@ -294,7 +294,7 @@ Test(roofline, json_follows_schema, .init = cr_redirect_stdout)
 
 /* ------------------------------------------------------------------ a stand-in GPU backend */
 
-#include "ch_kernels.h"
+#include "kernels/ch_kernels.h"
 
 struct ch_dev {
 	int index;
