@@ -1196,29 +1196,11 @@ static void print_telemetry(json_t *d)
 	printf("\n");
 }
 
-static void print_table(json_t *d, const struct ch_rl_opts *o)
+/* The lines above a device's table: setup, BLAS, timing rule, columns. */
+static void print_device_setup(json_t *d, const struct ch_rl_opts *o, int has_ds)
 {
-	json_t *points = json_object_get(d, "points"), *cfg = json_object_get(d, "config"), *p;
-	json_t *roofs = json_object_get(d, "roofs"), *ds = json_object_get(d, "datasheet");
-	json_t *pe = json_object_get(d, "peak_estimate");
-	const char *dev = json_string_value(json_object_get(d, "device"));
-	const char *st = json_string_value(json_object_get(d, "status"));
-	double mem = jget(roofs, "memory_gbps");
-	int has_ds = json_is_object(ds);
-	size_t i;
-	const char *key;
-	json_t *v;
+	json_t *cfg = json_object_get(d, "config");
 
-	printf("\n# device %s: %s (backend %s)%s%s\n", dev,
-	       json_string_value(json_object_get(d, "name")) ? json_string_value(json_object_get(d, "name")) : "-",
-	       json_string_value(json_object_get(d, "backend")),
-	       json_is_string(json_object_get(d, "sku")) ? ", datasheet " : "",
-	       json_is_string(json_object_get(d, "sku")) ? json_string_value(json_object_get(d, "sku")) : "");
-	if (st && strcmp(st, "ok") && !json_array_size(points)) {
-		printf("# %s: %s\n", st, json_string_value(json_object_get(d, "reason")) ?
-		       json_string_value(json_object_get(d, "reason")) : "");
-		return;
-	}
 	if (cfg) {
 		double ab = jget(cfg, "array_bytes"), cb = jget(cfg, "cache_bytes");
 		printf("# %s%s; kernels %s%s%s; arrays 3 x %.1f MiB",
@@ -1245,49 +1227,68 @@ static void print_table(json_t *d, const struct ch_rl_opts *o)
 	printf(" GB/s = 1e9 bytes/s of explicit traffic (BabelStream counting)\n");
 	printf("# %-9s %-5s %10s %10s %6s %9s %9s %10s %10s %7s%s  %s\n", "kernel", "dtype", "AI_flop/B",
 	       "time_ms", "cv_%", "GB/s", "GB/s_best", "GFLOP/s", "GFLOP/s_b", "%roof", has_ds ? "    %ds" : "", "note");
-	json_array_foreach(points, i, p) {
-		const char *kn = json_string_value(json_object_get(p, "kernel"));
-		const char *dt = json_string_value(json_object_get(p, "dtype"));
-		json_t *ts = json_object_get(p, "time_sec"), *chk = json_object_get(p, "check");
-		char a[32], b[32], c[32], e[32], f[32], g[32], h[32], k2[32], l[32], note[256] = "";
-		if (!json_is_true(json_object_get(p, "valid"))) {
-			if (json_is_string(json_object_get(p, "error")))
-				printf("  %-9s %-5s  ERROR: %s\n", kn, dt, json_string_value(json_object_get(p, "error")));
-			else
-				printf("  %-9s %-5s  INVALID (not reported): %lld of %lld values wrong; first at %lld: "
-				       "got %.9g, want %.9g, tol %.3g\n", kn, dt,
-				       (long long)json_integer_value(json_object_get(chk, "bad")),
-				       (long long)json_integer_value(json_object_get(chk, "checked")),
-				       (long long)json_integer_value(json_object_get(chk, "first_bad")),
-				       jget(chk, "got"), jget(chk, "want"), jget(chk, "tol"));
-			continue;
-		}
-		fmt_num(a, sizeof(a), jget(p, "ai_flop_per_byte"), 3);
-		fmt_num(b, sizeof(b), jget(ts, "median") * 1e3, 3);
-		fmt_num(c, sizeof(c), jget(ts, "cv") * 100, 1);
-		fmt_num(e, sizeof(e), jget(p, "gbps"), 2);
-		fmt_num(f, sizeof(f), jget(p, "gbps_best"), 2);
-		fmt_num(g, sizeof(g), jget(p, "gflops"), 2);
-		fmt_num(h, sizeof(h), jget(p, "gflops_best"), 2);
-		fmt_num(k2, sizeof(k2), jget(p, "pct_of_roof"), 1);
-		fmt_num(l, sizeof(l), jget(p, "pct_of_datasheet"), 1);
-		if (json_is_object(json_object_get(p, "shape")) && json_object_get(json_object_get(p, "shape"), "m"))
-			snprintf(note, sizeof(note), "%lld^3",
-				 (long long)json_integer_value(json_object_get(json_object_get(p, "shape"), "m")));
-		else if (json_is_true(json_object_get(p, "fits_in_cache")))
-			snprintf(note, sizeof(note), "%.1f MiB fits in cache%s", jget(p, "working_set_bytes") / (double)MIB,
-				 json_is_true(json_object_get(p, "shortened")) ? " (rung past the ridge: compute-bound)" : "");
-		if (json_is_string(json_object_get(cfg, "stores")) &&
-		    !strcmp(json_string_value(json_object_get(cfg, "stores")), "write-allocate") &&
-		    jget(p, "gbps_write_allocate") > jget(p, "gbps") * 1.0001 &&
-		    !json_is_true(json_object_get(p, "fits_in_cache")))
-			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%.2f GB/s with write-allocate",
-				 note[0] ? ", " : "", jget(p, "gbps_write_allocate"));
-		if (json_is_true(json_object_get(p, "throttled")))
-			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%sTHROTTLED", note[0] ? ", " : "");
-		printf("  %-9s %-5s %10s %10s %6s %9s %9s %10s %10s %7s%s%s  %s\n", kn, dt, a, b, c, e, f, g, h, k2,
-		       has_ds ? " " : "", has_ds ? l : "", note);
+}
+
+/* One row of a device's table: the point @p, or why it has no numbers. */
+static void print_point(json_t *p, json_t *cfg, int has_ds)
+{
+	const char *kn = json_string_value(json_object_get(p, "kernel"));
+	const char *dt = json_string_value(json_object_get(p, "dtype"));
+	json_t *ts = json_object_get(p, "time_sec"), *chk = json_object_get(p, "check");
+	char a[32], b[32], c[32], e[32], f[32], g[32], h[32], k2[32], l[32], note[256] = "";
+
+	if (!json_is_true(json_object_get(p, "valid"))) {
+		if (json_is_string(json_object_get(p, "error")))
+			printf("  %-9s %-5s  ERROR: %s\n", kn, dt, json_string_value(json_object_get(p, "error")));
+		else
+			printf("  %-9s %-5s  INVALID (not reported): %lld of %lld values wrong; first at %lld: "
+			       "got %.9g, want %.9g, tol %.3g\n", kn, dt,
+			       (long long)json_integer_value(json_object_get(chk, "bad")),
+			       (long long)json_integer_value(json_object_get(chk, "checked")),
+			       (long long)json_integer_value(json_object_get(chk, "first_bad")),
+			       jget(chk, "got"), jget(chk, "want"), jget(chk, "tol"));
+		return;
 	}
+	fmt_num(a, sizeof(a), jget(p, "ai_flop_per_byte"), 3);
+	fmt_num(b, sizeof(b), jget(ts, "median") * 1e3, 3);
+	fmt_num(c, sizeof(c), jget(ts, "cv") * 100, 1);
+	fmt_num(e, sizeof(e), jget(p, "gbps"), 2);
+	fmt_num(f, sizeof(f), jget(p, "gbps_best"), 2);
+	fmt_num(g, sizeof(g), jget(p, "gflops"), 2);
+	fmt_num(h, sizeof(h), jget(p, "gflops_best"), 2);
+	fmt_num(k2, sizeof(k2), jget(p, "pct_of_roof"), 1);
+	fmt_num(l, sizeof(l), jget(p, "pct_of_datasheet"), 1);
+	if (json_is_object(json_object_get(p, "shape")) && json_object_get(json_object_get(p, "shape"), "m"))
+		snprintf(note, sizeof(note), "%lld^3",
+			 (long long)json_integer_value(json_object_get(json_object_get(p, "shape"), "m")));
+	else if (json_is_true(json_object_get(p, "fits_in_cache")))
+		snprintf(note, sizeof(note), "%.1f MiB fits in cache%s", jget(p, "working_set_bytes") / (double)MIB,
+			 json_is_true(json_object_get(p, "shortened")) ? " (rung past the ridge: compute-bound)" : "");
+	if (json_is_string(json_object_get(cfg, "stores")) &&
+	    !strcmp(json_string_value(json_object_get(cfg, "stores")), "write-allocate") &&
+	    jget(p, "gbps_write_allocate") > jget(p, "gbps") * 1.0001 &&
+	    !json_is_true(json_object_get(p, "fits_in_cache")))
+		snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%.2f GB/s with write-allocate",
+			 note[0] ? ", " : "", jget(p, "gbps_write_allocate"));
+	if (json_is_true(json_object_get(p, "throttled")))
+		snprintf(note + strlen(note), sizeof(note) - strlen(note), "%sTHROTTLED", note[0] ? ", " : "");
+	printf("  %-9s %-5s %10s %10s %6s %9s %9s %10s %10s %7s%s%s  %s\n", kn, dt, a, b, c, e, f, g, h, k2,
+	       has_ds ? " " : "", has_ds ? l : "", note);
+}
+
+/* The lines below a device's table: memory and compute roofs against the
+ * peak estimate and the datasheet, ridge points. */
+static void print_roofs(json_t *d)
+{
+	json_t *points = json_object_get(d, "points"), *cfg = json_object_get(d, "config"), *p;
+	json_t *roofs = json_object_get(d, "roofs"), *ds = json_object_get(d, "datasheet");
+	json_t *pe = json_object_get(d, "peak_estimate");
+	double mem = jget(roofs, "memory_gbps");
+	int has_ds = json_is_object(ds);
+	size_t i;
+	const char *key;
+	json_t *v;
+
 	if (has_ds) {
 		json_t *cc = json_object_get(ds, "cuda_core_gflops");
 		int ladder = 0;
@@ -1340,6 +1341,31 @@ static void print_table(json_t *d, const struct ch_rl_opts *o)
 		}
 		printf("\n");
 	}
+}
+
+/* A device's table, from its result-file object @d. */
+static void print_table(json_t *d, const struct ch_rl_opts *o)
+{
+	json_t *points = json_object_get(d, "points"), *p;
+	const char *dev = json_string_value(json_object_get(d, "device"));
+	const char *st = json_string_value(json_object_get(d, "status"));
+	int has_ds = json_is_object(json_object_get(d, "datasheet"));
+	size_t i;
+
+	printf("\n# device %s: %s (backend %s)%s%s\n", dev,
+	       json_string_value(json_object_get(d, "name")) ? json_string_value(json_object_get(d, "name")) : "-",
+	       json_string_value(json_object_get(d, "backend")),
+	       json_is_string(json_object_get(d, "sku")) ? ", datasheet " : "",
+	       json_is_string(json_object_get(d, "sku")) ? json_string_value(json_object_get(d, "sku")) : "");
+	if (st && strcmp(st, "ok") && !json_array_size(points)) {
+		printf("# %s: %s\n", st, json_string_value(json_object_get(d, "reason")) ?
+		       json_string_value(json_object_get(d, "reason")) : "");
+		return;
+	}
+	print_device_setup(d, o, has_ds);
+	json_array_foreach(points, i, p)
+		print_point(p, json_object_get(d, "config"), has_ds);
+	print_roofs(d);
 	print_telemetry(d);
 	if (json_is_true(json_object_get(d, "throttled")))
 		printf("# WARNING: some points were measured while the clocks were held down by power or temperature\n");
