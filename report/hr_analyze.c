@@ -955,6 +955,7 @@ static json_t *group_json(const struct an *a, size_t i)
 	json_object_set_new(o, "name", json_string(g->name));
 	json_object_set_new(o, "kind", json_string(hr_group_kind_name(g->kind)));
 	json_object_set_new(o, "collective", json_string(g->collective));
+	json_object_set_new(o, "collective_from", jstr_or_null(g->collective_from));
 	json_object_set_new(o, "algo", json_string(g->algo));
 	json_object_set_new(o, "backend", json_string(g->backend));
 	json_object_set_new(o, "nranks", json_integer(g->nranks));

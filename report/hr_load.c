@@ -658,6 +658,45 @@ static int load_loader(struct ctx *c, const json_t *res, int node)
 
 /* ---------------------------------------------------------- envelope */
 
+/*
+ * host.inventory (docs/results-schema.md): the NICs (device, state, rate_gbps,
+ * link_layer, ...) and GPUs the node has. Items that could not be read are
+ * null; an absent inventory (older files) leaves nic_known at 0. The last
+ * file read wins, as for the configuration.
+ */
+static void load_inventory(struct ctx *c, const json_t *inv, int node)
+{
+	struct hr_node *nd = &c->f->nodes[node];
+	const json_t *nics = json_object_get(inv, "nics"), *gpus = json_object_get(inv, "gpus"), *v;
+	size_t i;
+	if (!json_is_object(inv))
+		return;
+	if (json_is_array(gpus))
+		nd->inv_gpus = (int)json_array_size(gpus);
+	if (!json_is_array(nics))
+		return;
+	nd->nic_known = 1;
+	nd->nics_active = nd->nics_down = 0;
+	nd->nic_gbps_total = 0;
+	nd->nic_gbps_min = NAN;
+	json_array_foreach(nics, i, v) {
+		const char *st = jstr(v, "state");
+		double rate = jnum(v, "rate_gbps");
+		if (!json_is_object(v))
+			continue;
+		if (st && !strcmp(st, "ACTIVE") && rate > 0) {
+			nd->nics_active++;
+			nd->nic_gbps_total += rate;
+			if (isnan(nd->nic_gbps_min) || rate < nd->nic_gbps_min)
+				nd->nic_gbps_min = rate;
+		} else {
+			nd->nics_down++;
+		}
+	}
+	free(nd->nic_source);
+	nd->nic_source = strdup(c->path);
+}
+
 static int load_result(struct ctx *c, const json_t *doc)
 {
 	const json_t *host = json_object_get(doc, "host"), *sw, *res, *en, *gpus;
@@ -733,6 +772,7 @@ static int load_result(struct ctx *c, const json_t *doc)
 	gpus = json_object_get(host, "gpus");
 	if (json_is_array(gpus) && (int)json_array_size(gpus) > c->f->nodes[node].ngpus)
 		c->f->nodes[node].ngpus = (int)json_array_size(gpus);
+	load_inventory(c, json_object_get(host, "inventory"), node);
 	sw = json_object_get(doc, "software");
 	if (json_is_object(sw)) {
 		set_cfg(c->f, node, HR_CFG_DRIVER, jstr(sw, "cuda_driver") ? jstr(sw, "cuda_driver") : jstr(sw, "nvml_driver"));
@@ -917,6 +957,7 @@ int hr_fleet_load_nccltests(struct hr_fleet *f, const struct hr_nt_log *log)
 		g->name = strdup(name);
 		g->algo = strdup(r->algo[0] ? r->algo : "default");
 		g->collective = strdup(r->collective[0] ? r->collective : "unknown");
+		g->collective_from = dup_or_null(r->collective_from[0] ? r->collective_from : NULL);
 		g->backend = strdup("nccl-tests");
 		g->source = strdup(src);
 		g->nranks = hr_nt_nranks(r);
@@ -960,12 +1001,25 @@ int hr_fleet_load_nccltests(struct hr_fleet *f, const struct hr_nt_log *log)
 			    (s->ip.present && s->ip.busbw_gbps != s->ip.algbw_gbps))
 				all_eq = 0;
 		}
-		g->busbw_is_algbw = r->format == HR_NT_FMT_ERROR && r->nrows && all_eq &&
-				    g->nranks > 1 && !factor_one(g->collective);
-		if (g->busbw_is_algbw)
-			hr_issue_add(&f->issues, HR_ISSUE_NOTE, log->path, r->header_line, 0,
-				     "old nccl-tests format: busbw is printed equal to algbw for %s; today's busbw would be algbw x (n-1)/n, so compare it only with logs of the same format",
-				     g->collective);
+		if (r->format == HR_NT_FMT_ERROR && r->nrows && all_eq && g->nranks > 1 &&
+		    !factor_one(g->collective)) {
+			/* Old builds printed busbw = algbw. Which of the two is
+			 * today's shows against size / time: the measured bus
+			 * factor is (n-1)/n when the printed busbw is today's
+			 * busbw (the old algbw carried the factor), 1 when the
+			 * printed busbw is today's algbw. */
+			double today = (double)(g->nranks - 1) / g->nranks;
+			if (!isnan(r->busbw_ratio) && fabs(r->busbw_ratio / today - 1) <= 0.05)
+				hr_issue_add(&f->issues, HR_ISSUE_NOTE, log->path, r->header_line, 0,
+					     "old nccl-tests format: algbw is printed equal to busbw for %s; the printed busbw is size/time x (n-1)/n (%.3f measured for %d ranks), today's busbw, so it is compared as is; today's algbw would be size/time",
+					     g->collective, r->busbw_ratio, g->nranks);
+			else {
+				g->busbw_is_algbw = 1;
+				hr_issue_add(&f->issues, HR_ISSUE_NOTE, log->path, r->header_line, 0,
+					     "old nccl-tests format: busbw is printed equal to algbw for %s%s; today's busbw would be algbw x (n-1)/n, so it is compared only with logs of the same format",
+					     g->collective, isnan(r->busbw_ratio) ? " (the time column could not confirm which)" : " (size/time, as today's algbw)");
+			}
+		}
 
 		GROW(f->runs, f->nruns, run);
 		if (!run)
@@ -998,6 +1052,7 @@ void hr_fleet_release(struct hr_fleet *f)
 	size_t i, k;
 	for (i = 0; i < f->nnodes; i++) {
 		free(f->nodes[i].name);
+		free(f->nodes[i].nic_source);
 		free(f->nodes[i].cpu_model);
 		for (k = 0; k < HR_CFG_NKEYS; k++)
 			free(f->nodes[i].cfg[k]);
@@ -1010,7 +1065,7 @@ void hr_fleet_release(struct hr_fleet *f)
 	}
 	for (i = 0; i < f->ngroups; i++) {
 		struct hr_group *g = &f->groups[i];
-		free(g->name); free(g->algo); free(g->collective); free(g->backend);
+		free(g->name); free(g->algo); free(g->collective); free(g->collective_from); free(g->backend);
 		free(g->nodes); free(g->gpu_name); free(g->rows); free(g->failure); free(g->source);
 	}
 	for (i = 0; i < f->nstragglers; i++)

@@ -41,6 +41,15 @@ struct hr_node {
 	char *cfg[HR_CFG_NKEYS];    /* NULL when no input said */
 	char *cpu_model;
 	int ngpus;                  /* GPUs listed in host.gpus (max seen) */
+	/* network inventory (host.inventory.nics of the result files;
+	 * docs/results-schema.md). nic_known is 0 when no file had one. */
+	int nic_known;
+	int nics_active;            /* NICs with state ACTIVE and a rate */
+	int nics_down;              /* NICs listed but not ACTIVE */
+	double nic_gbps_total;      /* sum of the active NICs' rates, Gb/s */
+	double nic_gbps_min;        /* slowest active NIC, Gb/s (NAN none) */
+	int inv_gpus;               /* GPUs in host.inventory.gpus, 0 unknown */
+	char *nic_source;           /* the result file the NICs came from */
 };
 
 /* One roofline point, for the plots. */
@@ -87,6 +96,9 @@ struct hr_group {
 	int kind;                  /* enum hr_group_kind */
 	char *algo;                /* "ring", "tree", "default", ... */
 	char *collective;          /* "all_reduce", ... */
+	char *collective_from;     /* how it was identified (nccl-tests logs:
+				      "the log's 'Collective test starting' line",
+				      "busbw/algbw ratio ...", "the file name (last hint)"), NULL: the producer said */
 	char *backend;             /* "nccl", "mpi", "nccl-tests" */
 	int nranks;
 	int *nodes;                /* indexes into fleet.nodes (hosts of the group) */
