@@ -65,7 +65,7 @@ struct hr_nt_rank {
 struct hr_nt_run {
 	int first_line, last_line;   /* lines of the file covered (0 for JSON) */
 	char collective[48];         /* "all_reduce", "all_gather", ...; "unknown" */
-	char collective_from[200];   /* how the collective was identified: the
+	char collective_from[320];   /* how the collective was identified: the
 					"Collective test starting" line, the
 					JSON's args, the busbw/algbw ratio and
 					columns, or the file name (last hint) */
