@@ -79,6 +79,7 @@ struct inst {
 	int like;          /* like for like (no drifted node involved) */
 	int fabric;        /* groups: 1 intra-node, 2 inter-node; devices 0 */
 	char basis[600];   /* what the expectation is and its source, "" none */
+	char tag[80];      /* the same, short (terminal summary) */
 	char why[300];     /* why there is no expectation, "" when there is one */
 };
 
@@ -183,7 +184,7 @@ static struct inst *new_inst(struct an *a, struct inst **arr, size_t *n, size_t 
 	x->expected = x->datasheet = x->z = x->fleet_median = x->pct_fleet = NAN;
 	x->node_median = x->pct_node = NAN;
 	x->like = 1;
-	x->basis[0] = x->why[0] = '\0';
+	x->basis[0] = x->why[0] = x->tag[0] = '\0';
 	return x;
 }
 
@@ -431,6 +432,7 @@ static void device_instances(struct an *a)
 				p->level_abs = hr_absolute_level(a->th, v / p->expected);
 				snprintf(p->basis, sizeof(p->basis), "per-SKU expectation for %s: %s",
 					 x->sku, x->source);
+				snprintf(p->tag, sizeof(p->tag), "%s %s", x->sku, x->match[0] ? "given" : "datasheet x fraction");
 			} else
 				snprintf(p->why, sizeof(p->why), "no %s figure for %s",
 					 x ? "expected" : "datasheet",
@@ -659,6 +661,7 @@ static void group_instances(struct an *a)
 				snprintf(p->basis, sizeof(p->basis), "%s reference for %d x %s%s: %s",
 					 nvls ? "NVLS" : "without-NVLS", g->nranks, x->sku,
 					 nvls ? "" : " (the run did not ask for NVLS)", x->intra_source);
+				snprintf(p->tag, sizeof(p->tag), "%d x %s reference", g->nranks, x->sku);
 			} else if (x && !isnan(x->intra_busbw_gbps))
 				snprintf(p->why, sizeof(p->why), "the %s intra-node reference is for %d GPUs, this run has %d ranks",
 					 x->sku, x->intra_nranks, g->nranks);
@@ -667,6 +670,8 @@ static void group_instances(struct an *a)
 					 ds ? ds->sku : g->gpu_name ? g->gpu_name : "an unknown GPU model");
 		} else {
 			p->expected = inter_expected(a, g, x, p->basis, sizeof(p->basis), p->why, sizeof(p->why));
+			snprintf(p->tag, sizeof(p->tag), "%s", !strncmp(p->basis, "from the NICs", 13) ? "NICs recorded" :
+				 !strncmp(p->basis, "assumed", 7) ? "assumed cluster reference" : "given");
 		}
 		if (!isnan(p->expected)) {
 			p->why[0] = '\0';
@@ -1142,7 +1147,8 @@ static const char *inst_against(const struct an *a, const struct inst *p, char *
 	if (!inst_judged(a, p))
 		return inst_not_judged(a, p, buf, n);
 	if (!isnan(p->expected))
-		snprintf(buf, n, "expected %s", fmt_val(p->expected, flops, v1, sizeof(v1)));
+		snprintf(buf, n, "expected %s%s%s%s", fmt_val(p->expected, flops, v1, sizeof(v1)),
+			 p->tag[0] ? " (" : "", p->tag, p->tag[0] ? ")" : "");
 	l = strlen(buf);
 	if (p->fleet_n >= a->th->min_fleet && l < n)
 		snprintf(buf + l, n - l, "%sfleet median %s of %d", l ? ", " : "",
@@ -1421,8 +1427,18 @@ static double inst_score(const struct inst *p)
 	return 1e9;
 }
 
-static void pick_worst(const struct inst **w, const struct inst *p)
+static void pick_worst(const struct an *a, const struct inst **w, const struct inst *p)
 {
+	/* a node's headline device figures are its GPUs' when it has GPUs */
+	if (*w && p->metric >= 0) {
+		int gw = !strcmp(a->f->devices[(*w)->subject].kind, "gpu");
+		int gp = !strcmp(a->f->devices[p->subject].kind, "gpu");
+		if (gw != gp) {
+			if (gp)
+				*w = p;
+			return;
+		}
+	}
 	if (!*w || p->level > (*w)->level ||
 	    (p->level == (*w)->level && inst_score(p) < inst_score(*w)))
 		*w = p;
@@ -1440,7 +1456,7 @@ static void node_checks(const struct an *a, int n, struct node_checks *c)
 			c->judged++;
 		else
 			c->not_judged++;
-		pick_worst(p->metric == 0 ? &c->mem : &c->comp, p);
+		pick_worst(a, p->metric == 0 ? &c->mem : &c->comp, p);
 	}
 	for (i = 0; i < a->ngi; i++) {
 		const struct inst *p = &a->gi[i];
@@ -1453,7 +1469,7 @@ static void node_checks(const struct an *a, int n, struct node_checks *c)
 		} else {
 			c->not_judged++;
 		}
-		pick_worst(p->fabric == 1 ? &c->intra : &c->inter, p);
+		pick_worst(a, p->fabric == 1 ? &c->intra : &c->inter, p);
 	}
 	if (node_loader(a->f, n))
 		c->judged++; /* by loader_contention's own thresholds */

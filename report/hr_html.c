@@ -525,7 +525,8 @@ int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 		hr_buf_puts(b, "</td><td>");
 		num(b, hr_jnum(d, "reported_avg_busbw_gbps"), "");
 		hr_buf_printf(b, "</td><td class=\"%s\">%s</td><td>",
-			      cmp ? hr_jstr(cmp, "level") : "", cmp ? hr_jstr(cmp, "level") : (hr_jstr(d, "failure") ? "failed" : "-"));
+			      json_is_object(cmp) && hr_jstr(cmp, "level") ? hr_jstr(cmp, "level") : "",
+			      hr_group_level_text(d));
 		esc(b, hr_jstr(d, "source"));
 		if (hr_jstr(d, "failure")) {
 			hr_buf_puts(b, "<div class=\"act\">");
