@@ -312,6 +312,15 @@ static json_t *jnum(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* A size or a count: an exact JSON integer when it is integral (doubles
+ * hold integers exactly up to 2^53), else a real, else null. */
+static json_t *jcount(double v)
+{
+	if (isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0)
+		return json_integer((json_int_t)v);
+	return jnum(v);
+}
+
 static json_t *jstr_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
@@ -1268,8 +1277,8 @@ static json_t *group_json(const struct an *a, size_t i)
 	json_object_set_new(o, "source", json_string(g->source));
 	json_object_set_new(o, "complete", json_boolean(g->complete));
 	json_object_set_new(o, "failure", jstr_or_null(g->failure));
-	json_object_set_new(o, "wrong_total", json_real(g->wrong_total));
-	json_object_set_new(o, "large_msg_bytes", jnum(g->large_bytes));
+	json_object_set_new(o, "wrong_total", jcount(g->wrong_total));
+	json_object_set_new(o, "large_msg_bytes", jcount(g->large_bytes));
 	json_object_set_new(o, "large_msg_busbw_gbps", jnum(g->large_busbw_gbps));
 	json_object_set_new(o, "avg_busbw_gbps", jnum(g->avg_busbw_gbps));
 	json_object_set_new(o, "reported_avg_busbw_gbps", jnum(g->reported_avg_gbps));
@@ -1279,10 +1288,10 @@ static json_t *group_json(const struct an *a, size_t i)
 		json_object_set_new(o, "class", json_string(a->c[p->cls].label));
 	for (j = 0; j < g->nrows; j++) {
 		json_t *r = json_object();
-		json_object_set_new(r, "bytes", json_real(g->rows[j].bytes));
+		json_object_set_new(r, "bytes", jcount(g->rows[j].bytes));
 		json_object_set_new(r, "busbw_oop_gbps", jnum(g->rows[j].busbw_oop_gbps));
 		json_object_set_new(r, "busbw_ip_gbps", jnum(g->rows[j].busbw_ip_gbps));
-		json_object_set_new(r, "wrong", json_real(g->rows[j].wrong));
+		json_object_set_new(r, "wrong", jcount(g->rows[j].wrong));
 		json_array_append_new(rows, r);
 	}
 	json_object_set_new(o, "rows", rows);
