@@ -682,6 +682,12 @@ static void group_instances(struct an *a)
 			snprintf(p->tag, sizeof(p->tag), "%s", !strncmp(p->basis, "from the NICs", 13) ? "NICs recorded" :
 				 !strncmp(p->basis, "assumed", 7) ? "assumed cluster reference" : "given");
 		}
+		if (!isnan(p->expected) && g->large_bytes < HR_REF_MIN_BYTES) {
+			snprintf(p->why, sizeof(p->why), "its largest size, %s, is below 1 GiB: busbw has not reached the plateau the reference describes",
+				 hr_fmt_bytes(g->large_bytes, sz, sizeof(sz)));
+			p->expected = NAN;
+			p->basis[0] = p->tag[0] = '\0';
+		}
 		if (!isnan(p->expected)) {
 			p->why[0] = '\0';
 			p->level_abs = hr_absolute_level(a->th, p->value / p->expected);

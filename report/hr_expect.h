@@ -56,6 +56,11 @@ struct hr_sku_expect {
  */
 #define HR_NIC_EFFICIENCY 0.92
 
+/* Bus-bandwidth references describe the large-message plateau (they are
+ * measured at 8 GB): a sweep whose largest size is below this is compared
+ * with like sweeps only. */
+#define HR_REF_MIN_BYTES 1073741824.0
+
 /* Curve-shape thresholds (docs/health_report.md, "Curve shape"). */
 #define HR_CURVE_MIN_BYTES 65536.0 /* sizes below are latency-bound: not judged */
 #define HR_CURVE_MIN_GBPS 1.0      /* nor cells below this busbw (2-decimal print) */
