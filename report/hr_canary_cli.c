@@ -581,7 +581,8 @@ static void usage(FILE *f)
 		"wait) from the files and directories given, takes what you know from the options\n"
 		"or an --inputs file, and prints today's loss in order of size, the predicted\n"
 		"step time, scaling efficiency, MFU and cost at --target-gpus, and a verdict:\n"
-		"book, fix first and re-measure, or do not book. Every figure is labelled given,\n"
+		"book, fix first and re-measure, do not book, or measure first (inputs that\n"
+		"contradict each other or are too few). Every figure is labelled given,\n"
 		"measured, fitted or assumed. Method: docs/canary.md.\n"
 		"\n"
 		"What you know (durations take ms, s, m/min or h; fractions 0.12 or 12%%):\n");
@@ -601,7 +602,7 @@ static void usage(FILE *f)
 		"  -q, --quiet                  print only the verdict lines\n"
 		"  -h, --help                   show this help\n"
 		"\n"
-		"Exit status: 0 book, 1 fix first or do not book, 2 usage or input error,\n"
+		"Exit status: 0 book, 1 fix first, do not book or measure first, 2 usage or input error,\n"
 		"4 run-time error.\n"
 		"\n"
 		"Examples:\n"
