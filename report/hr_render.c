@@ -1,8 +1,8 @@
 /*
  * hr_render.c - terminal summary, Markdown and Prometheus outputs.
  */
-#include "hr_render.h"
-#include "ch_common.h"
+#include "report/hr_render.h"
+#include "base/ch_common.h"
 
 #include <math.h>
 #include <stdarg.h>
