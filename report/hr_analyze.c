@@ -1619,11 +1619,7 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 			const struct hr_group *g = &f->groups[j];
 			const struct inst *q = group_inst(a, j);
 			json_t *b;
-			int in = 0;
-			for (k = 0; k < g->nnodes; k++)
-				if (g->nodes[k] == n)
-					in = 1;
-			if (!in)
+			if (!group_has_node(g, n))
 				continue;
 			b = json_object();
 			json_object_set_new(b, "group", json_string(g->name));
