@@ -3,6 +3,7 @@
  * z-scores, drift, and the profile document.
  */
 #include "report/hr_analyze.h"
+#include "report/hr_history.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
 #include "base/ch_result.h"
@@ -74,8 +75,8 @@ struct inst {
 	int metric;        /* devices: 0 memory, 1 + dtype compute; groups: -1 */
 	double value, expected, datasheet;
 	double z, fleet_median, pct_fleet, node_median, pct_node;
-	int fleet_n, node_n;
-	int level_abs, level_rel, level_node, level;
+	int fleet_n, node_n, hist_n;   /* like values: fleet, node, own earlier runs */
+	int level_abs, level_rel, level_node, level_hist, level;
 	int like;          /* like for like (no drifted node involved) */
 	int fabric;        /* groups: 1 intra-node, 2 inter-node; devices 0 */
 	char basis[600];   /* what the expectation is and its source, "" none */
@@ -847,6 +848,119 @@ static void group_reasons(struct an *a)
 	}
 }
 
+
+/* ------------------------------------------------------------ history */
+
+static int group_has_node(const struct hr_group *g, int n)
+{
+	int k;
+	for (k = 0; k < g->nnodes; k++)
+		if (g->nodes[k] == n)
+			return 1;
+	return 0;
+}
+
+/* Start time of the run a group came from (0 unknown: nccl-tests text logs). */
+static time_t group_time(const struct hr_fleet *f, const struct hr_group *g)
+{
+	size_t i;
+	for (i = 0; i < f->nruns; i++)
+		if (!strcmp(f->runs[i].path, g->source))
+			return f->runs[i].start;
+	return 0;
+}
+
+static int same_nodes(const struct hr_group *a, const struct hr_group *b)
+{
+	int k;
+	if (a->nnodes != b->nnodes)
+		return 0;
+	for (k = 0; k < a->nnodes; k++)
+		if (!group_has_node(b, a->nodes[k]))
+			return 0;
+	return 1;
+}
+
+struct hist_pt {
+	time_t t;
+	double v;
+};
+
+static int cmp_hist(const void *x, const void *y)
+{
+	const struct hist_pt *a = x, *b = y;
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
+/*
+ * The node's own history, where the inputs hold it: the latest sweep of a
+ * group (same nodes, same class) against the earlier ones in the inputs,
+ * by the rule of `health_report history` (hr_history_regressed(): at least
+ * 3 earlier runs, a drop of 10% or more below the median of up to 14).
+ */
+static void history_reasons(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	struct hr_check_cfg cfg;
+	struct hist_pt *pts = malloc((a->ngi ? a->ngi : 1) * sizeof(*pts));
+	double *v = malloc((a->ngi ? a->ngi : 1) * sizeof(*v));
+	size_t i, j;
+	if (!pts || !v) {
+		free(pts);
+		free(v);
+		a->oom = 1;
+		return;
+	}
+	hr_check_cfg_init(&cfg);
+	for (i = 0; i < a->ngi; i++) {
+		struct inst *p = &a->gi[i];
+		const struct hr_group *g = &f->groups[p->subject];
+		time_t t = group_time(f, g);
+		size_t n = 0, since;
+		int later = 0, k;
+		double base, pct;
+		char val[48], ref[48], when[32];
+		if (!t)
+			continue;
+		for (j = 0; j < a->ngi && !later; j++) {
+			const struct inst *q = &a->gi[j];
+			const struct hr_group *h = &f->groups[q->subject];
+			time_t u;
+			if (j == i || q->cls != p->cls || !same_nodes(g, h) || !(u = group_time(f, h)))
+				continue;
+			if (u > t)
+				later = 1;
+			else if (u < t)
+				pts[n++] = (struct hist_pt){ u, q->value };
+		}
+		if (later || n < (size_t)cfg.min_nights)
+			continue;
+		qsort(pts, n, sizeof(*pts), cmp_hist);
+		for (j = 0; j < n; j++)
+			v[j] = pts[j].v;
+		v[n] = p->value;
+		p->hist_n = (int)n;
+		if (!hr_history_regressed(v, n + 1, &cfg, &since, &base, &pct))
+			continue;
+		p->level_hist = HR_WARN;
+		if (p->level < HR_WARN)
+			p->level = HR_WARN;
+		strftime(when, sizeof(when), "%Y-%m-%d", gmtime(&pts[since < n ? since : n - 1].t));
+		fmt_val(p->value, 0, val, sizeof(val));
+		fmt_val(base, 0, ref, sizeof(ref));
+		for (k = 0; k < g->nnodes; k++)
+			add_reason(a, g->nodes[k], HR_WARN, "fabric_regressed", g->name, g->source,
+				   p->fabric == 1 ? "the node's own fabric got slower: check NVLink / PCIe (nvidia-smi nvlink --status, nvidia-smi topo -m) and what changed since (driver, NCCL, firmware)" :
+				   INTER_ACTION "; and what changed since (driver, NCCL, firmware, switch configuration)",
+				   "%s busbw %s (%s %s, %d ranks, %s) is %.0f%% below its own history in the inputs: median %s of %d earlier sweep%s (regressed %s%s)",
+				   p->fabric == 1 ? "intra-node" : "inter-node", val, g->collective, g->algo,
+				   g->nranks, g->name, pct, ref, p->hist_n, p->hist_n == 1 ? "" : "s",
+				   since < n ? "since " : "in this run", since < n ? when : "");
+	}
+	free(pts);
+	free(v);
+}
+
 /* ------------------------------------------------------------ others */
 
 static void straggler_reasons(struct an *a)
@@ -1137,7 +1251,8 @@ static void curve_reasons(struct an *a)
 static int inst_judged(const struct an *a, const struct inst *p)
 {
 	return !isnan(p->expected) || p->fleet_n >= a->th->min_fleet ||
-	       (p->metric >= 0 && p->node_n >= a->th->min_fleet) || p->level_abs > HR_INFO;
+	       (p->metric >= 0 && p->node_n >= a->th->min_fleet) || p->level_abs > HR_INFO ||
+	       p->hist_n >= 3;
 }
 
 /* Why no rule could judge it (@buf, "" when judged). */
@@ -1145,7 +1260,7 @@ static const char *inst_not_judged(const struct an *a, const struct inst *p, cha
 {
 	buf[0] = '\0';
 	if (!inst_judged(a, p))
-		snprintf(buf, n, "not judged: %s, and only %d like value%s in the inputs (a fleet comparison needs %d)",
+		snprintf(buf, n, "not judged: %s, only %d like value%s in the inputs (a fleet comparison needs %d) and no history of its own (3 earlier sweeps)",
 			 p->why[0] ? p->why : "no expectation", p->fleet_n, p->fleet_n == 1 ? "" : "s",
 			 a->th->min_fleet);
 	return buf;
@@ -1168,6 +1283,9 @@ static const char *inst_against(const struct an *a, const struct inst *p, char *
 	if (p->fleet_n >= a->th->min_fleet && l < n)
 		snprintf(buf + l, n - l, "%sfleet median %s of %d", l ? ", " : "",
 			 fmt_val(p->fleet_median, flops, v2, sizeof(v2)), p->fleet_n);
+	l = strlen(buf);
+	if (p->hist_n >= 3 && l < n)
+		snprintf(buf + l, n - l, "%sits own %d earlier sweeps", l ? ", " : "", p->hist_n);
 	l = strlen(buf);
 	if (p->metric >= 0 && p->node_n >= a->th->min_fleet && l < n)
 		snprintf(buf + l, n - l, "%snode median %s", l ? ", " : "",
@@ -1198,6 +1316,7 @@ static json_t *inst_json(const struct an *a, const struct inst *p)
 	json_object_set_new(o, "pct_of_node_median", jnum(p->pct_node));
 	json_object_set_new(o, "like_for_like", json_boolean(p->like));
 	json_object_set_new(o, "level", json_string(hr_level_name(p->level)));
+	json_object_set_new(o, "history_n", json_integer(p->hist_n));
 	json_object_set_new(o, "judged", json_boolean(inst_judged(a, p)));
 	json_object_set_new(o, "expectation_basis", p->basis[0] ? json_string(p->basis) : json_null());
 	json_object_set_new(o, "judged_against", json_string(inst_against(a, p, nj, sizeof(nj))));
@@ -1415,15 +1534,6 @@ static json_t *inputs_json(const struct hr_fleet *f, size_t input_files)
 	}
 	json_object_set_new(o, "issues", arr);
 	return o;
-}
-
-static int group_has_node(const struct hr_group *g, int n)
-{
-	int k;
-	for (k = 0; k < g->nnodes; k++)
-		if (g->nodes[k] == n)
-			return 1;
-	return 0;
 }
 
 /* The node's checks: how many were judged, and its fabric checks. */
@@ -1721,6 +1831,7 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 	for (i = 0; !a.oom && i < a.ngi; i++)
 		a.grp_inst[a.gi[i].subject] = (long)i;
 	group_reasons(&a);
+	history_reasons(&a);
 	straggler_reasons(&a);
 	loader_reasons(&a);
 	run_reasons(&a);

@@ -11,7 +11,8 @@
 #   - logs derived from a real one: a reduce_scatter named like an
 #     all-reduce, and a socket-transport plateau that FAILs both nodes with
 #     an inter-node reason without any --expect file;
-#   - no "(null)" in report.md or report.html, exact integers for sizes.
+#   - no "(null)" in report.md or report.html, exact integers for sizes;
+#   - a node's own earlier runs in the inputs judge its latest sweep.
 cd "$(dirname "$0")/../.." || exit 1
 source scripts/test-env
 HR=$B/health_report
@@ -163,5 +164,31 @@ if grep -q "^NOT JUDGED  node0 .*no fabric check of this node could be judged" "
 	echo "ok health_report_not_judged_said"
 else
 	echo "not ok health_report_not_judged_said"; head -8 "$TMP/one.txt" | sed 's/^/    /'
+fi
+# the node's own history in the inputs: four nights of the real VM sweep,
+# the last at half the busbw (host memory: no reference to judge it by)
+python3 - $D/real-vm/allreduce_bw.json "$TMP/hist" <<'PY'
+import json, os, sys
+def scale(o, f):
+    if isinstance(o, dict):
+        return {k: (v * f if k in ("busbw_gbps", "algbw_gbps", "large_msg_busbw_gbps", "avg_busbw_gbps")
+                    and isinstance(v, (int, float)) else scale(v, f)) for k, v in o.items()}
+    if isinstance(o, list):
+        return [scale(v, f) for v in o]
+    return o
+d = json.load(open(sys.argv[1]))
+for night, f in ((1, 1.0), (2, 1.0), (3, 1.0), (4, 0.5)):
+    x = scale(d, f)
+    x["start_utc"] = "2026-11-%02dT02:00:00Z" % (20 + night)
+    x["end_utc"] = "2026-11-%02dT02:05:00Z" % (20 + night)
+    os.makedirs("%s/night%d" % (sys.argv[2], night), exist_ok=True)
+    json.dump(x, open("%s/night%d/allreduce_bw.json" % (sys.argv[2], night), "w"))
+PY
+"$HR" --out "$TMP/histout" "$TMP/hist" >"$TMP/hist.txt" 2>&1
+if grep -q "intra-node busbw 0.0679 GB/s (all_reduce ring, 2 ranks, node0) is 50% below its own history in the inputs: median 0.136 GB/s of 3 earlier sweeps (regressed in this run)" "$TMP/hist.txt" &&
+   ! grep -q "night[123]/allreduce_bw.json.*below its own history" "$TMP/histout/profile.json"; then
+	echo "ok health_report_own_history"
+else
+	echo "not ok health_report_own_history"; grep -i "history" "$TMP/hist.txt" | head -5 | sed 's/^/    /'
 fi
 exit 0
