@@ -300,10 +300,11 @@ int hr_render_markdown(const json_t *p, struct hr_buf *b)
 	char line[1024];
 
 	hr_buf_printf(b, "# Cluster health report\n\n");
-	hr_buf_printf(b, "Generated %s by health_report %s (git %s). **%s**: %lld nodes, %lld FAIL, %lld WARN, %lld PASS; %lld devices, %lld all-reduce groups.\n\n",
+	hr_buf_printf(b, "Generated %s by health_report %s (git %s). **%s**: %lld nodes, %lld FAIL, %lld WARN, %lld PASS, %lld not judged; checks: %lld judged, %lld not judged; %lld devices, %lld all-reduce groups.\n\n",
 		      hr_jstr(p, "generated_utc"), hr_jstr(p, "version"), hr_jstr(p, "git_rev"),
 		      hr_jstr(sum, "verdict"), hr_jint(sum, "nodes", 0), hr_jint(sum, "fail", 0),
-		      hr_jint(sum, "warn", 0), hr_jint(sum, "pass", 0), hr_jint(sum, "devices", 0),
+		      hr_jint(sum, "warn", 0), hr_jint(sum, "pass", 0), hr_jint(sum, "not_judged", 0),
+		      hr_jint(sum, "checks_judged", 0), hr_jint(sum, "checks_not_judged", 0), hr_jint(sum, "devices", 0),
 		      hr_jint(sum, "groups", 0));
 	x = json_object_get(sum, "drain_candidates");
 	if (json_array_size(x)) {
