@@ -551,7 +551,7 @@ static void prom_sample(struct hr_buf *b, const char *name, double v, ...)
 
 int hr_render_prom(const json_t *p, struct hr_buf *b)
 {
-	static const struct fam f_verdict = { "clusterhealth_node_verdict", "Node verdict of health_report: 0 PASS, 1 WARN, 2 FAIL.", "gauge" };
+	static const struct fam f_verdict = { "clusterhealth_node_verdict", "Node verdict of health_report: 0 PASS, 1 WARN, 2 FAIL, -1 NOT JUDGED (no check could be judged).", "gauge" };
 	static const struct fam f_drain = { "clusterhealth_drain_candidate", "1 when health_report lists the node as a drain candidate (verdict FAIL).", "gauge" };
 	static const struct fam f_reasons = { "clusterhealth_node_reasons", "Number of reasons of each level (info, warn, fail) behind the node verdict.", "gauge" };
 	static const struct fam f_mem = { "clusterhealth_device_memory_gbps", "Measured memory roof of a device (roofline), GB/s (1e9 bytes/s).", "gauge" };
@@ -573,7 +573,8 @@ int hr_render_prom(const json_t *p, struct hr_buf *b)
 	prom_head(b, &f_verdict);
 	json_array_foreach(nodes, i, n) {
 		const char *v = hr_jstr(n, "verdict");
-		prom_sample(b, f_verdict.name, v && !strcmp(v, "FAIL") ? 2 : v && !strcmp(v, "WARN") ? 1 : 0,
+		prom_sample(b, f_verdict.name, v && !strcmp(v, "FAIL") ? 2 : v && !strcmp(v, "WARN") ? 1 :
+			    v && !strcmp(v, "NOT JUDGED") ? -1 : 0,
 			    "node", hr_jstr(n, "name"), NULL);
 	}
 	prom_head(b, &f_drain);
