@@ -903,19 +903,23 @@ static void history_reasons(struct an *a)
 	const struct hr_fleet *f = a->f;
 	struct hr_check_cfg cfg;
 	struct hist_pt *pts = malloc((a->ngi ? a->ngi : 1) * sizeof(*pts));
-	double *v = malloc((a->ngi ? a->ngi : 1) * sizeof(*v));
+	double *v = malloc((a->ngi + 1) * sizeof(*v));
+	time_t *gt = malloc((a->ngi ? a->ngi : 1) * sizeof(*gt));
 	size_t i, j;
-	if (!pts || !v) {
+	if (!pts || !v || !gt) {
 		free(pts);
 		free(v);
+		free(gt);
 		a->oom = 1;
 		return;
 	}
 	hr_check_cfg_init(&cfg);
+	for (i = 0; i < a->ngi; i++)
+		gt[i] = group_time(f, &f->groups[a->gi[i].subject]);
 	for (i = 0; i < a->ngi; i++) {
 		struct inst *p = &a->gi[i];
 		const struct hr_group *g = &f->groups[p->subject];
-		time_t t = group_time(f, g);
+		time_t t = gt[i];
 		size_t n = 0, since;
 		int later = 0, k;
 		double base, pct;
@@ -926,7 +930,7 @@ static void history_reasons(struct an *a)
 			const struct inst *q = &a->gi[j];
 			const struct hr_group *h = &f->groups[q->subject];
 			time_t u;
-			if (j == i || q->cls != p->cls || !same_nodes(g, h) || !(u = group_time(f, h)))
+			if (j == i || q->cls != p->cls || !(u = gt[j]) || !same_nodes(g, h))
 				continue;
 			if (u > t)
 				later = 1;
@@ -959,6 +963,7 @@ static void history_reasons(struct an *a)
 	}
 	free(pts);
 	free(v);
+	free(gt);
 }
 
 /* ------------------------------------------------------------ others */
