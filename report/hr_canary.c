@@ -1075,8 +1075,14 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 static json_t *jfig(struct hr_fig f, const char *unit)
 {
 	char b[SRCBUF];
+	/* counts and sizes (GPUs, parameters, tokens, bytes) as exact integers */
+	int count = !strcmp(unit, "gpus") || !strcmp(unit, "1") || !strcmp(unit, "tokens") ||
+		    !strcmp(unit, "bytes");
 	if (!f.src)
 		return json_null();
+	if (count && isfinite(f.v) && f.v == floor(f.v) && fabs(f.v) < 9007199254740992.0)
+		return json_pack("{s:I, s:s, s:s}", "value", (json_int_t)f.v, "unit", unit,
+				 "source", hr_src_label(f.src, b, sizeof(b)));
 	return json_pack("{s:f, s:s, s:s}", "value", f.v, "unit", unit,
 			 "source", hr_src_label(f.src, b, sizeof(b)));
 }

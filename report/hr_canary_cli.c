@@ -552,14 +552,14 @@ static json_t *fits_json(const struct scan *sc, double bytes, int target)
 								  "algo", se->algo, "model", hr_fit_model_name((enum hr_fit_model)m),
 								  "chosen", se->chosen == m, "points", (int)se->n, "fit"));
 			else
-				json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:b, s:i, s:{s:f, s:f, s:b, s:f, s:f, s:f}, s:{s:f, s:i, s:f, s:f}}",
+				json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:b, s:i, s:{s:f, s:f, s:b, s:f, s:f, s:f}, s:{s:I, s:i, s:f, s:f}}",
 								  "level", lv[se->level], "algo", se->algo,
 								  "model", hr_fit_model_name(ft->model), "chosen", se->chosen == m,
 								  "points", (int)ft->npoints, "fit", "alpha_us", ft->alpha_us,
 								  "bw_gbps", ft->bw_gbps, "alpha_clamped", ft->alpha_clamped,
 								  "r2", ft->r2, "rms_rel_pct", ft->rms_rel_pct,
 								  "max_rel_pct", ft->max_rel_pct, "predicted",
-								  "bytes", bytes, "nranks", target,
+								  "bytes", (json_int_t)llround(bytes), "nranks", target,
 								  "time_us", hr_fit_predict_us(ft, bytes, target),
 								  "busbw_gbps", hr_fit_busbw_gbps(bytes, target, hr_fit_predict_us(ft, bytes, target))));
 		}
