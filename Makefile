@@ -224,8 +224,14 @@ $(UNIT_BIN): $(UNIT_OBJS) $(LIB)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) $(UNIT_OBJS) $(LIB) $(LDLIBS) $(shell pkg-config --libs criterion) -o $@
 
+# a stand-in libnvidia-ml.so.1 for tests/cli/inventory.sh (tests/fake-nvml)
+FAKE_NVML := $(B)/tests/fake-nvml/libnvidia-ml.so.1
+$(FAKE_NVML): tests/fake-nvml/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC $< -o $@
+
 unit: $(UNIT_BIN)
-test: all $(UNIT_BIN)
+test: all $(UNIT_BIN) $(FAKE_NVML)
 	$(Q)SANITIZE=$(SANITIZE) scripts/run-tests
 
 sweep: all

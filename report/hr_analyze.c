@@ -5,6 +5,7 @@
 #include "report/hr_analyze.h"
 #include "report/hr_history.h"
 #include "report/hr_util.h"
+#include "report/hr_inventory.h"
 #include "base/ch_common.h"
 #include "base/ch_result.h"
 #include "base/ch_stats.h"
@@ -389,6 +390,7 @@ static json_t *analyze_drift(struct an *a)
 					   "check that the node is in the right partition; its GPUs are compared only with the same model" :
 					   k == HR_CFG_CLOCKS ?
 					   "reset or align the GPU clock settings (nvidia-smi -rac, nvidia-smi -q -d CLOCK); until then its results are not like for like" :
+					   hr_inventory_drift_action(k) ? hr_inventory_drift_action(k) :
 					   "align the software stack (driver, CUDA, NCCL, MPI) with the fleet; until then its results are not like for like",
 					   "configuration drift: %s '%s' differs from the fleet's '%s' (%zu of %zu nodes)",
 					   hr_cfg_key_name(k), v, best, best_n, known);
@@ -568,13 +570,49 @@ static int ranks_per_node(const struct hr_group *g)
  * from the GPU model's typical cluster (assumed), else not judged. Writes
  * the basis (@basis) or why there is none (@why).
  */
+/* The RDMA network of a node from its inventory (docs/results-schema.md,
+ * host.inventory.nics: records of kind "rdma", state ACTIVE, rate_gbps):
+ * @active and @down ports, the active ports' total rate (Gb/s, returned;
+ * NAN when the node has no inventory or it lists no RDMA port), @gpus the
+ * GPUs it lists. */
+static double node_rdma_gbps(const struct hr_node *nd, int *active, int *down, int *gpus)
+{
+	const json_t *nics = json_object_get(nd->inventory, "nics"), *v;
+	double total = 0;
+	size_t i;
+	*active = *down = 0;
+	*gpus = (int)json_array_size(json_object_get(nd->inventory, "gpus"));
+	if (!nd->inventory || !json_is_array(nics))
+		return NAN;
+	json_array_foreach(nics, i, v) {
+		const char *kind = hr_jstr(v, "kind"), *st = hr_jstr(v, "state");
+		double rate = hr_jnum(v, "rate_gbps");
+		if (kind && strcmp(kind, "rdma"))
+			continue; /* plain network interfaces: not what NCCL's IB transport uses */
+		if (st && !strcmp(st, "ACTIVE") && rate > 0) {
+			(*active)++;
+			total += rate;
+		} else {
+			(*down)++;
+		}
+	}
+	return *active ? total : NAN;
+}
+
+/*
+ * Expected large-message busbw of a multi-node all-reduce: from the NICs the
+ * nodes recorded (active RDMA ports x line rate, the share the group's ranks
+ * use of the node's GPUs, x HR_NIC_EFFICIENCY; the slowest node bounds it),
+ * else from the GPU model's typical cluster (assumed), else not judged.
+ * Writes the basis (@basis) or why there is none (@why).
+ */
 static double inter_expected(const struct an *a, const struct hr_group *g,
 			     const struct hr_sku_expect *x, char *basis, size_t nb,
 			     char *why, size_t nw)
 {
 	const struct hr_fleet *f = a->f;
-	int r = ranks_per_node(g), k, all_nics = 1, slow = -1;
-	double best = NAN;
+	int r = ranks_per_node(g), k, all_nics = 1, slow = -1, s_act = 0, s_down = 0, s_gpus = 0;
+	double best = NAN, s_total = 0;
 	char num[32];
 	if (x && !isnan(x->inter_busbw_gbps)) {
 		snprintf(basis, nb, "given: %s", x->source);
@@ -582,28 +620,31 @@ static double inter_expected(const struct an *a, const struct hr_group *g,
 	}
 	for (k = 0; k < g->nnodes; k++) {
 		const struct hr_node *nd = &f->nodes[g->nodes[k]];
-		int gpus = nd->inv_gpus > 0 ? nd->inv_gpus : nd->ngpus;
-		double share, v;
-		if (!nd->nic_known || nd->nics_active == 0) {
+		int act, down, gpus;
+		double tot = node_rdma_gbps(nd, &act, &down, &gpus), share, v;
+		if (isnan(tot)) {
 			all_nics = 0;
 			break;
 		}
+		if (!gpus)
+			gpus = nd->ngpus;
 		share = gpus >= r && gpus > 0 ? (double)r / gpus : 1.0;
-		v = nd->nic_gbps_total * share / 8 * HR_NIC_EFFICIENCY;
+		v = tot * share / 8 * HR_NIC_EFFICIENCY;
 		if (isnan(best) || v < best) {
 			best = v;
 			slow = g->nodes[k];
+			s_act = act;
+			s_down = down;
+			s_gpus = gpus;
+			s_total = tot;
 		}
 	}
 	if (all_nics && slow >= 0) {
-		const struct hr_node *nd = &f->nodes[slow];
-		int gpus = nd->inv_gpus > 0 ? nd->inv_gpus : nd->ngpus;
-		snprintf(basis, nb, "from the NICs recorded in the result files: %s has %d active NIC%s, %s Gb/s in all%s%s, %d rank%s of its %d GPUs, x %.2f (46 GB/s busbw per 400 Gb/s NDR NIC)%s",
-			 nd->name, nd->nics_active, nd->nics_active == 1 ? "" : "s",
-			 hr_fmt_num(nd->nic_gbps_total, num, sizeof(num)),
-			 nd->nics_down ? "; not active: " : "",
-			 nd->nics_down ? (nd->nics_down == 1 ? "1 NIC" : "several NICs") : "",
-			 r, r == 1 ? "" : "s", gpus > 0 ? gpus : r, HR_NIC_EFFICIENCY,
+		snprintf(basis, nb, "from the NICs recorded in the result files: %s has %d active RDMA port%s, %s Gb/s in all%s%s%s, %d rank%s of its %d GPUs, x %.2f (46 GB/s busbw per 400 Gb/s NDR NIC)%s",
+			 f->nodes[slow].name, s_act, s_act == 1 ? "" : "s",
+			 hr_fmt_num(s_total, num, sizeof(num)),
+			 s_down ? " (" : "", s_down ? (s_down == 1 ? "1 more not active" : "more not active") : "",
+			 s_down ? ")" : "", r, r == 1 ? "" : "s", s_gpus > 0 ? s_gpus : r, HR_NIC_EFFICIENCY,
 			 g->nnodes > 1 ? " (the slowest node of the group)" : "");
 		return best;
 	}
@@ -1086,6 +1127,13 @@ static void loader_reasons(struct an *a)
 				   rec ? rec->name : "");
 		}
 	}
+}
+
+/* hr_inventory_rules() reports through this */
+static void inventory_reason(void *ctx, int node, int level, const char *code, const char *subject,
+			     const char *source, const char *action, const char *text)
+{
+	add_reason(ctx, node, level, code, subject, source, action, "%s", text);
 }
 
 static void run_reasons(struct an *a)
@@ -1766,6 +1814,7 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 			}
 		json_object_set_new(x, "stragglers", st);
 		json_object_set_new(x, "loader", l ? loader_json(l) : json_null());
+		json_object_set_new(x, "inventory", hr_inventory_profile(f, n));
 		json_array_append_new(nodes, x);
 	}
 	for (j = 0; j < a->nr; j++)
@@ -1840,6 +1889,7 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 	straggler_reasons(&a);
 	loader_reasons(&a);
 	run_reasons(&a);
+	hr_inventory_rules(f, inventory_reason, &a);
 	curve_reasons(&a);
 	not_judged_reasons(&a);
 	if (a.oom) {

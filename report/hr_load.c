@@ -2,6 +2,7 @@
  * hr_load.c - read result files and nccl-tests logs into the fleet model.
  */
 #include "report/hr_model.h"
+#include "report/hr_inventory.h"
 #include "report/hr_cost.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
@@ -16,7 +17,7 @@
 #define HR_MAX_INPUT_BYTES (512u << 20)
 
 static const char *const cfg_names[HR_CFG_NKEYS] = {
-	"gpu_model", "driver", "cuda", "nccl", "mpi", "clocks"
+	"gpu_model", "driver", "cuda", "nccl", "mpi", "clocks", "vbios", "nic_fw", "power_limit"
 };
 
 const char *hr_cfg_key_name(int k)
@@ -658,45 +659,6 @@ static int load_loader(struct ctx *c, const json_t *res, int node)
 
 /* ---------------------------------------------------------- envelope */
 
-/*
- * host.inventory (docs/results-schema.md): the NICs (device, state, rate_gbps,
- * link_layer, ...) and GPUs the node has. Items that could not be read are
- * null; an absent inventory (older files) leaves nic_known at 0. The last
- * file read wins, as for the configuration.
- */
-static void load_inventory(struct ctx *c, const json_t *inv, int node)
-{
-	struct hr_node *nd = &c->f->nodes[node];
-	const json_t *nics = json_object_get(inv, "nics"), *gpus = json_object_get(inv, "gpus"), *v;
-	size_t i;
-	if (!json_is_object(inv))
-		return;
-	if (json_is_array(gpus))
-		nd->inv_gpus = (int)json_array_size(gpus);
-	if (!json_is_array(nics))
-		return;
-	nd->nic_known = 1;
-	nd->nics_active = nd->nics_down = 0;
-	nd->nic_gbps_total = 0;
-	nd->nic_gbps_min = NAN;
-	json_array_foreach(nics, i, v) {
-		const char *st = jstr(v, "state");
-		double rate = jnum(v, "rate_gbps");
-		if (!json_is_object(v))
-			continue;
-		if (st && !strcmp(st, "ACTIVE") && rate > 0) {
-			nd->nics_active++;
-			nd->nic_gbps_total += rate;
-			if (isnan(nd->nic_gbps_min) || rate < nd->nic_gbps_min)
-				nd->nic_gbps_min = rate;
-		} else {
-			nd->nics_down++;
-		}
-	}
-	free(nd->nic_source);
-	nd->nic_source = strdup(c->path);
-}
-
 static int load_result(struct ctx *c, const json_t *doc)
 {
 	const json_t *host = json_object_get(doc, "host"), *sw, *res, *en, *gpus;
@@ -772,7 +734,6 @@ static int load_result(struct ctx *c, const json_t *doc)
 	gpus = json_object_get(host, "gpus");
 	if (json_is_array(gpus) && (int)json_array_size(gpus) > c->f->nodes[node].ngpus)
 		c->f->nodes[node].ngpus = (int)json_array_size(gpus);
-	load_inventory(c, json_object_get(host, "inventory"), node);
 	sw = json_object_get(doc, "software");
 	if (json_is_object(sw)) {
 		set_cfg(c->f, node, HR_CFG_DRIVER, jstr(sw, "cuda_driver") ? jstr(sw, "cuda_driver") : jstr(sw, "nvml_driver"));
@@ -780,6 +741,8 @@ static int load_result(struct ctx *c, const json_t *doc)
 		set_cfg(c->f, node, HR_CFG_NCCL, jstr(sw, "nccl"));
 		set_cfg(c->f, node, HR_CFG_MPI, jstr(sw, "mpi"));
 	}
+	if (hr_inventory_load(c->f, node, host, c->path, t0) != 0)
+		return CH_ERR_RUNTIME;
 	if (st && strcmp(st, "ok") && strcmp(st, "failed") && strcmp(st, "unavailable"))
 		hr_issue_add(&c->f->issues, HR_ISSUE_TRUNCATED, c->path, 0, 0,
 			     "%s run has status '%s'%s%s: its results are partial", tool, st,
@@ -1052,10 +1015,10 @@ void hr_fleet_release(struct hr_fleet *f)
 	size_t i, k;
 	for (i = 0; i < f->nnodes; i++) {
 		free(f->nodes[i].name);
-		free(f->nodes[i].nic_source);
 		free(f->nodes[i].cpu_model);
 		for (k = 0; k < HR_CFG_NKEYS; k++)
 			free(f->nodes[i].cfg[k]);
+		hr_inventory_node_release(&f->nodes[i]);
 	}
 	for (i = 0; i < f->ndevices; i++) {
 		struct hr_device *d = &f->devices[i];

@@ -59,13 +59,17 @@ def host(name):
     h["gpus"] = g["gpus"]
     h["inventory"] = {
         "gpus": [{"index": i, "name": mf.GPU_NAME, "pci_bus_id": x["pci_bus_id"], "uuid": None,
-                  "pcie": None, "nvlink": None, "ecc": None, "power": None, "clocks": None}
+                  "pcie": None, "nvlink": None, "ecc": None, "power": None, "clocks": None,
+                  "reasons": {"pcie": "not recorded in this fixture", "nvlink": "not recorded in this fixture",
+                              "ecc": "not recorded in this fixture", "power": "not recorded in this fixture",
+                              "clocks": "not recorded in this fixture"}}
                  for i, x in enumerate(g["gpus"])],
-        "nics": [{"device": "mlx5_%d" % i, "port": 1, "state": "ACTIVE", "phys_state": "LinkUp",
-                  "rate_gbps": 400, "link_layer": "InfiniBand", "fw_version": "28.39.1002",
+        "nics": [{"device": "mlx5_%d" % i, "port": 1, "kind": "rdma", "state": "ACTIVE",
+                  "phys_state": "LinkUp", "rate_text": "400 Gb/sec (4X NDR)",
+                  "rate_gbps": 400.0, "link_layer": "InfiniBand", "fw_version": "28.39.1002",
                   "numa_node": i // 4, "pci_bus_id": "0000:%02x:00.0" % (0x19 + 0x10 * i),
-                  "near_gpus": [i]} for i in range(GPUS)],
-        "cpu": {"governor": "performance", "turbo": True}, "reasons": None}
+                  "near_gpus": [i], "near_by": "pcie_switch", "reasons": {}} for i in range(GPUS)],
+        "cpu": {"governor": "performance", "turbo": True, "reasons": {}}, "reasons": {}}
     return h
 
 
