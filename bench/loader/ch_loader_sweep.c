@@ -133,6 +133,7 @@ struct lc_planned {
 	hwloc_topology_t topo;
 	struct ch_lc_gpu gpus[CH_LC_MAX_GPUS];
 	int ng;                           /* GPUs planned for */
+	int nloaded;                      /* entries of gpus[] to release (>= ng) */
 	int asked;                        /* workers per GPU given (one --workers value), or 0 */
 	struct ch_lc_plan plans[LC_NPLANNED]; /* in plan_order[]; [0] is the recommendation */
 	int have[LC_NPLANNED];
@@ -162,6 +163,7 @@ static int plan_load(struct lc_planned *pv, char *reason, size_t rn)
 		snprintf(reason, rn, "topology '%s' has no GPU", o->topology);
 	} else {
 		pv->ng = n > CH_LC_MAX_GPUS ? CH_LC_MAX_GPUS : n;
+		pv->nloaded = pv->ng;
 		if (o->gpus > pv->ng) {
 			rc = ch_usage_error("--gpus '%d' but topology '%s' has %d GPU(s)", o->gpus, o->topology, pv->ng);
 			snprintf(reason, rn, "--gpus %d exceeds the %d GPU(s) of the topology", o->gpus, pv->ng);
@@ -306,7 +308,7 @@ int ch_lc_plan_mode(const struct ch_lc_opts *o, struct ch_result *r, char *reaso
 	}
 	for (i = 0; i < LC_NPLANNED; i++)
 		ch_lc_plan_release(&pv.plans[i]);
-	ch_lc_gpus_release(pv.gpus, pv.ng);
+	ch_lc_gpus_release(pv.gpus, pv.nloaded);
 	hwloc_topology_destroy(pv.topo);
 	return rc;
 }
