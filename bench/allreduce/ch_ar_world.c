@@ -741,7 +741,8 @@ static void *watchdog(void *arg)
 		if (st.fired < 0 && ((act != CH_AR_ACT_IDLE && el > limit) || __atomic_load_n(&w->fire_now, __ATOMIC_ACQUIRE))) {
 			st.fired = t;
 			fill_report(w, &st.mine);
-			if (w->rank == 0 || w->size == 1 || w->sock < 0) {
+			if ((w->rank == 0 && st.asked < 0) || w->size == 1 || w->sock < 0) {
+				/* rank 0 coordinates, unless rank 1 already does */
 				if (w->size == 1 || w->sock < 0)
 					alone(w, &st.mine);
 				fill_report(w, &st.rep[0]);
@@ -787,7 +788,7 @@ static void *watchdog(void *arg)
 					silent = 0;
 				}
 				st.ping = -1;
-				if (silent >= 0 && w->rank == 0) {
+				if (silent >= 0 && w->rank == 0 && st.asked < 0) {
 					fill_report(w, &st.rep[0]);
 					st.have[0] = 1;
 					coordinate(w, st.rep, st.have, "a rank's watchdog did not answer a ping");
