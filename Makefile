@@ -101,7 +101,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-INC := -I$(B)/gen -Ibase -Ihw -Ibench/common -Ibench/loader -Ibench/roofline -Ibench/allreduce -Ikernels -Icomm -Ireport
+INC := -I$(B)/gen -Ibase -Ihw -Ibench/common -Ibench/loader -Ibench/roofline -Ibench/allreduce -Ibench/checkpoint -Ikernels -Icomm -Ireport
 DEFS := -D_GNU_SOURCE
 # The revision goes into a generated header, rewritten only when it changes,
 # so that a commit rebuilds one object rather than everything.
@@ -150,9 +150,9 @@ endif
 
 # ---- sources: every .c below these folders goes into libclusterhealth.a,
 # except the mains; folders named cuda/ need CUDA, folders named nccl/ NCCL.
-MAINS := $(wildcard bench/roofline.c bench/allreduce_bw.c bench/loader_contention.c report/health_report.c)
+MAINS := $(wildcard bench/roofline.c bench/allreduce_bw.c bench/loader_contention.c bench/checkpoint_io.c report/health_report.c)
 BINS := $(patsubst %.c,$(B)/%,$(notdir $(MAINS)))
-SRC_DIRS := base hw bench/common bench/loader bench/loader/cuda bench/roofline bench/allreduce kernels kernels/cpu kernels/cuda comm comm/mpi comm/nccl report
+SRC_DIRS := base hw bench/common bench/loader bench/loader/cuda bench/roofline bench/allreduce bench/checkpoint bench/checkpoint/cuda kernels kernels/cpu kernels/cuda comm comm/mpi comm/nccl report
 ALL_C := $(filter-out $(MAINS),$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 ALL_CU := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.cu))
 ifeq ($(HAVE_CUDA),)
@@ -208,8 +208,15 @@ $(UNIT_BIN): $(UNIT_OBJS) $(LIB)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) $(UNIT_OBJS) $(LIB) $(LDLIBS) $(shell pkg-config --libs criterion) -o $@
 
+# a slow file system for tests/cli/checkpoint_io.sh (LD_PRELOAD shim)
+SLOWIO := $(B)/tests/libslowio.so
+$(SLOWIO): tests/slowio.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -O2 -shared -fPIC -Wall -Wextra $< -ldl -o $@
+
 unit: $(UNIT_BIN)
-test: all $(UNIT_BIN)
+test: all $(UNIT_BIN) $(SLOWIO)
 	$(Q)SANITIZE=$(SANITIZE) scripts/run-tests
 
 sweep: all

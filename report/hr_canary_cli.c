@@ -69,33 +69,6 @@ struct given_model {
 	enum hr_fit_model model;
 };
 
-/* parse "12", "1.6s", "1600ms", "5.5m", "5.5min", "2h" into seconds */
-static int parse_dur(const char *opt, const char *s, double *out)
-{
-	static const struct { const char *u; double mul; } units[] = {
-		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "m", 60 },
-		{ "min", 60 }, { "h", 3600 },
-	};
-	char *end;
-	double v;
-	size_t i;
-
-	if (!s || !*s || isspace((unsigned char)*s))
-		goto bad;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v))
-		goto bad;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].u)) {
-			*out = v * units[i].mul;
-			return 0;
-		}
-bad:
-	return ch_usage_error("invalid duration '%s' for %s (expected a number with an optional unit: ms, s, m or min, h; seconds when none)",
-			      s ? s : "", opt);
-}
-
 /* "0.38" or "38%" */
 static int parse_frac(const char *opt, const char *s, double *out)
 {
@@ -142,7 +115,7 @@ static int set_opt(struct hr_canary_in *in, struct given_model *gm, const struct
 		break;
 	}
 	case K_DUR:
-		rc = parse_dur(label, val, &v);
+		rc = ch_parse_duration(label, val, &v);
 		break;
 	case K_FRAC:
 		rc = parse_frac(label, val, &v);

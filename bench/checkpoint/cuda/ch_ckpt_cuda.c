@@ -1,0 +1,120 @@
+/*
+ * ch_ckpt_cuda.c - the "cuda" GPU backend of checkpoint_io: pinned host
+ * memory (cudaHostAlloc) for the shard, and a GPU load of host-to-device
+ * copies on its own stream. Built only with HAVE_CUDA; with no GPU (or no
+ * driver) probe() says why and checkpoint_io uses page-aligned memory.
+ */
+#include "ch_ckpt_mem.h"
+#include "ch_common.h"
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* One check for the CUDA runtime: file:line, the call, the host, the error. */
+static int cuda_failed(cudaError_t e, const char *call, int line)
+{
+	char host[64] = "";
+	if (e == cudaSuccess)
+		return 0;
+	gethostname(host, sizeof(host) - 1);
+	ch_error("%s:%d: %s failed on %s: %s", __FILE__, line, call, host, cudaGetErrorString(e));
+	return 1;
+}
+#define CK_CUDA(call) cuda_failed((call), #call, __LINE__)
+
+struct ck_load {
+	int dev;
+	void *devbuf;
+	size_t bytes;
+	cudaStream_t stream;
+};
+
+static int ck_probe(char *why, size_t n)
+{
+	int count = 0;
+	cudaError_t e = cudaGetDeviceCount(&count);
+	if (e != cudaSuccess || count < 1) {
+		if (why && n)
+			snprintf(why, n, "no CUDA device (%s)", e != cudaSuccess ? cudaGetErrorString(e) : "device count is 0");
+		return CH_ERR_UNAVAILABLE;
+	}
+	if (why && n)
+		why[0] = '\0';
+	return 0;
+}
+
+static int ck_ndevices(void)
+{
+	int count = 0;
+	return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+static int ck_host_alloc(int dev, size_t bytes, void **p)
+{
+	*p = NULL;
+	if (CK_CUDA(cudaSetDevice(dev)) || CK_CUDA(cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocDefault)))
+		return CH_ERR_RUNTIME;
+	return 0;
+}
+
+static void ck_host_free(void *p)
+{
+	if (p)
+		cudaFreeHost(p);
+}
+
+static void ck_load_close(void *ctx)
+{
+	struct ck_load *l = ctx;
+	if (!l)
+		return;
+	cudaSetDevice(l->dev);
+	if (l->stream)
+		cudaStreamDestroy(l->stream);
+	if (l->devbuf)
+		cudaFree(l->devbuf);
+	free(l);
+}
+
+static int ck_load_open(int dev, size_t bytes, void **ctx)
+{
+	struct ck_load *l = calloc(1, sizeof(*l));
+
+	*ctx = NULL;
+	if (!l)
+		return CH_ERR_RUNTIME;
+	l->dev = dev;
+	l->bytes = bytes;
+	if (CK_CUDA(cudaSetDevice(dev)) || CK_CUDA(cudaMalloc(&l->devbuf, bytes ? bytes : 1)) ||
+	    CK_CUDA(cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking))) {
+		ck_load_close(l);
+		return CH_ERR_RUNTIME;
+	}
+	*ctx = l;
+	return 0;
+}
+
+static int ck_load_step(void *ctx, const void *src, size_t bytes)
+{
+	struct ck_load *l = ctx;
+	if (bytes > l->bytes)
+		bytes = l->bytes;
+	if (CK_CUDA(cudaSetDevice(l->dev)) ||
+	    CK_CUDA(cudaMemcpyAsync(l->devbuf, src, bytes, cudaMemcpyHostToDevice, l->stream)) ||
+	    CK_CUDA(cudaStreamSynchronize(l->stream)))
+		return CH_ERR_RUNTIME;
+	return 0;
+}
+
+const struct ch_ckpt_gpu_backend ch_ckpt_gpu_cuda = {
+	.name = "cuda",
+	.probe = ck_probe,
+	.ndevices = ck_ndevices,
+	.host_alloc = ck_host_alloc,
+	.host_free = ck_host_free,
+	.load_open = ck_load_open,
+	.load_step = ck_load_step,
+	.load_close = ck_load_close,
+};
