@@ -3,6 +3,7 @@
  * z-scores, drift, and the profile document.
  */
 #include "hr_analyze.h"
+#include "hr_checkpoint.h"
 #include "hr_util.h"
 #include "ch_common.h"
 #include "ch_result.h"
@@ -862,6 +863,12 @@ static void run_reasons(struct an *a)
 
 /* ------------------------------------------------------------ profile */
 
+static void ckpt_reason(void *ctx, int node, int level, const char *code, const char *subject,
+			const char *source, const char *action, const char *text)
+{
+	add_reason(ctx, node, level, code, subject, source, action, "%s", text);
+}
+
 static json_t *inst_json(const struct an *a, const struct inst *p)
 {
 	json_t *o = json_object();
@@ -1194,6 +1201,7 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 			}
 		json_object_set_new(x, "stragglers", st);
 		json_object_set_new(x, "loader", l ? loader_json(l) : json_null());
+		json_object_set_new(x, "checkpoint", hr_ckpt_node_json(f, n));
 		json_array_append_new(nodes, x);
 	}
 	for (j = 0; j < a->nr; j++)
@@ -1263,6 +1271,7 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 	group_reasons(&a);
 	straggler_reasons(&a);
 	loader_reasons(&a);
+	hr_ckpt_reasons(f, ckpt_reason, &a);
 	run_reasons(&a);
 	if (a.oom) {
 		json_decref(drift);

@@ -2,6 +2,7 @@
  * hr_render.c - terminal summary, Markdown and Prometheus outputs.
  */
 #include "hr_render.h"
+#include "hr_checkpoint.h"
 #include "ch_common.h"
 
 #include <math.h>
@@ -137,6 +138,7 @@ int hr_render_terminal(const json_t *p, FILE *out, int color)
 				fprintf(out, "       %saction:%s %s\n", dim, c1, hr_jstr(r, "action"));
 		}
 	}
+	hr_ckpt_render_terminal(p, out);
 	x = json_object_get(p, "findings");
 	if (json_array_size(x)) {
 		fprintf(out, "\n%sfleet findings%s (not tied to a node)\n", c0, c1);
