@@ -235,7 +235,7 @@ void hr_ckpt_render_terminal(const json_t *profile, FILE *out)
 	json_array_foreach(json_object_get(profile, "nodes"), i, n)
 		json_array_foreach(json_object_get(n, "checkpoint"), j, c) {
 			double ratio = hr_jnum(c, "peers_over_node");
-			char vs[48];
+			char vs[48], peers[32];
 			if (!header) {
 				fprintf(out, "\ncheckpoint writes (checkpoint_io, synchronous; per node and mount, against the peers on the same mount)\n");
 				fprintf(out, "  %-16s %-40s %5s %10s %12s %12s  %s\n", "node", "mount", "ranks", "block_s", "GB/s/rank",
@@ -246,9 +246,12 @@ void hr_ckpt_render_terminal(const json_t *profile, FILE *out)
 				snprintf(vs, sizeof(vs), "not judged (no peers)");
 			else
 				snprintf(vs, sizeof(vs), "%.2fx the peers'%s", 1.0 / ratio, ratio >= HR_CKPT_SLOW_RATIO ? " WARN" : "");
-			fprintf(out, "  %-16s %-40.40s %5lld %10.3f %12.4g %12.4g  %s%s\n", hr_jstr(n, "name"), hr_jstr(c, "mount"),
-				hr_jint(c, "ranks", 0), hr_jnum(c, "block_sec"), hr_jnum(c, "rank_write_gbps"),
-				hr_jnum(c, "peers_median_rank_write_gbps"), vs,
+			if (isnan(hr_jnum(c, "peers_median_rank_write_gbps")))
+				snprintf(peers, sizeof(peers), "-");
+			else
+				snprintf(peers, sizeof(peers), "%.4g", hr_jnum(c, "peers_median_rank_write_gbps"));
+			fprintf(out, "  %-16s %-40.40s %5lld %10.3f %12.4g %12s  %s%s\n", hr_jstr(n, "name"), hr_jstr(c, "mount"),
+				hr_jint(c, "ranks", 0), hr_jnum(c, "block_sec"), hr_jnum(c, "rank_write_gbps"), peers, vs,
 				hr_jint(c, "bad_files", 0) ? " FAIL: files did not read back" : "");
 		}
 }
@@ -399,7 +402,7 @@ void hr_ckpt_canary_print(FILE *f, const struct hr_ckpt_canary *k, const struct 
 	hr_ckpt_canary_predict(k, in->target_gpus.v, in->ckpt_interval_sec.v, &t);
 	if (t.ok) {
 		dur(a, sizeof(a), t.block_sec);
-		snprintf(line, sizeof(line), "%s = %.1f%% of wall-clock", a, 100 * t.frac);
+		snprintf(line, sizeof(line), "%s = %.3g%% of wall-clock", a, 100 * t.frac);
 		snprintf(b, sizeof(b), "at %g GPUs (one writer each)", t.writers);
 		fprintf(f, "  %-40s %-40s [measured+assumed]\n", b, line);
 		fprintf(f, "    the same %.4g GB at min(%g x %.3g GB/s of one writer, %.3g GB/s best aggregate measured) = %.3g GB/s; assumed: the file system gives no more than its best measured aggregate%s\n",
@@ -411,7 +414,7 @@ void hr_ckpt_canary_print(FILE *f, const struct hr_ckpt_canary *k, const struct 
 	if (k->staged_block_sec >= 0 && k->copy_sec >= 0) {
 		struct ch_ckpt_stall st;
 		if (ch_ckpt_stall_compute(k->block_sec, k->staged_block_sec, k->copy_sec, in->ckpt_interval_sec.v, &st) == 0) {
-			snprintf(line, sizeof(line), "%.1f%% of wall-clock instead of %.1f%%; throughput +%.1f%%%s", 100 * st.staged_frac,
+			snprintf(line, sizeof(line), "%.3g%% of wall-clock instead of %.3g%%; throughput +%.3g%%%s", 100 * st.staged_frac,
 				 100 * st.sync_frac, 100 * st.staging_gain_frac,
 				 st.copy_keeps_up ? "" : " (but the copy does not finish before the next checkpoint)");
 			fprintf(f, "  %-40s %-40s [measured]\n", "staged today", line);

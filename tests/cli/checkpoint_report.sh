@@ -47,7 +47,7 @@ has "canary: stall at the target predicted from the saturated file system" \
 	"aggregate write bandwidth by writers     1: 0.175, 16: 0.329, 32: 0.333, 64: 0.339 GB/s [measured]" \
 	"at 128 GPUs (one writer each)            5.5 min = 18.3% of wall-clock            [measured+assumed]" \
 	"(it had saturated: the last doubling of writers gained under 10%)" \
-	"staged today                             1.7% of wall-clock instead of 18.3%; throughput +20.4% [measured]"
+	"staged today                             1.67% of wall-clock instead of 18.3%; throughput +20.4% [measured]"
 why=$(python3 - "$T/canary.json" <<'EOF2' 2>&1
 import json, sys
 d = json.load(open(sys.argv[1]))
