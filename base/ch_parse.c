@@ -143,6 +143,15 @@ int ch_lookup(const char *opt, const char *s, const char *const *names)
 	return ch_usage_error("unknown value '%s' for %s (expected: %s)", s, opt, list);
 }
 
+int ch_parse_leading_double(const char *s, double *v, char **end)
+{
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*v = strtod(s, end);
+	return errno || *end == s || !isfinite(*v) ? -1 : 0;
+}
+
 int ch_parse_duration(const char *opt, const char *s, double *out)
 {
 	static const struct { const char *u; double mul; } units[] = {
@@ -153,11 +162,7 @@ int ch_parse_duration(const char *opt, const char *s, double *out)
 	double v;
 	size_t i;
 
-	if (!s || !*s || isspace((unsigned char)*s))
-		goto bad;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v))
+	if (ch_parse_leading_double(s, &v, &end))
 		goto bad;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (!strcmp(end, units[i].u)) {

@@ -10,23 +10,15 @@
 #include "ch_ckpt_run.h"
 #include "ch_common.h"
 
-struct parse_ctx {
-	int argc;
-	char **argv;
-	struct ch_ckpt_opts *o;
-};
-
-static int parse(void *ctx)
+static int parse(int argc, char **argv, void *out)
 {
-	struct parse_ctx *p = ctx;
-	return ch_ckpt_opts_parse(p->argc, p->argv, p->o);
+	return ch_ckpt_opts_parse(argc, argv, out);
 }
 
 int main(int argc, char **argv)
 {
 	struct ch_ar_world *w;
 	struct ch_ckpt_opts o;
-	struct parse_ctx p = { argc, argv, &o };
 	int rc;
 
 	ch_set_prog("checkpoint_io");
@@ -34,9 +26,7 @@ int main(int argc, char **argv)
 	rc = ch_ar_world_init(&argc, &argv, &w);
 	if (rc)
 		return ch_exit_code(rc);
-	p.argc = argc;
-	p.argv = argv;
-	rc = ch_ar_world_agree(w, ch_ar_world_quiet_call(w, parse, &p));
+	rc = ch_ar_world_agree(w, ch_ar_world_quiet_call(w, parse, argc, argv, &o));
 	if (rc == 0 && ch_ar_world_rank(w) == 0 && o.common.help)
 		ch_ckpt_usage(stdout);
 	else if (rc == 0 && ch_ar_world_rank(w) == 0 && o.common.version)

@@ -76,11 +76,7 @@ static int parse_frac(const char *opt, const char *s, double *out)
 	char *end;
 	double v;
 
-	if (!s || !*s || isspace((unsigned char)*s))
-		goto bad;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v))
+	if (ch_parse_leading_double(s, &v, &end))
 		goto bad;
 	if (!strcmp(end, "%"))
 		v /= 100;

@@ -150,7 +150,8 @@ int ch_ar_world_agree(struct ch_ar_world *w, int status)
 	return all;
 }
 
-int ch_ar_world_quiet_call(struct ch_ar_world *w, int (*fn)(void *ctx), void *ctx)
+int ch_ar_world_quiet_call(struct ch_ar_world *w, int (*fn)(int argc, char **argv, void *out), int argc,
+			   char **argv, void *out)
 {
 	int rc, out_fd = -1, err_fd = -1, null_fd = -1;
 
@@ -166,7 +167,7 @@ int ch_ar_world_quiet_call(struct ch_ar_world *w, int (*fn)(void *ctx), void *ct
 			dup2(null_fd, 2);
 		}
 	}
-	rc = fn(ctx);
+	rc = fn(argc, argv, out);
 	if (w->rank != 0) {
 		fflush(stdout);
 		fflush(stderr);
@@ -184,22 +185,14 @@ int ch_ar_world_quiet_call(struct ch_ar_world *w, int (*fn)(void *ctx), void *ct
 	return rc;
 }
 
-struct ar_parse_ctx {
-	int argc;
-	char **argv;
-	struct ch_ar_opts *o;
-};
-
-static int ar_parse(void *ctx)
+static int ar_parse(int argc, char **argv, void *out)
 {
-	struct ar_parse_ctx *p = ctx;
-	return ch_ar_opts_parse(p->argc, p->argv, p->o);
+	return ch_ar_opts_parse(argc, argv, out);
 }
 
 int ch_ar_world_parse(struct ch_ar_world *w, int argc, char **argv, struct ch_ar_opts *o)
 {
-	struct ar_parse_ctx p = { argc, argv, o };
-	int rc = ch_ar_world_quiet_call(w, ar_parse, &p);
+	int rc = ch_ar_world_quiet_call(w, ar_parse, argc, argv, o);
 
 	if (w->rank == 0 && rc == 0 && o->common.help)
 		ch_ar_usage(stdout);

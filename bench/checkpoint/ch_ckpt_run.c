@@ -347,7 +347,8 @@ static void save(struct ctx *c, const char *key, json_t *v)
 	ch_ar_wd_unlock(c->w);
 }
 
-/* all ranks: the read-back of @kind; rank 0 records it under verify.KEY */
+/* all ranks: the read-back of @kind; rank 0 records it under verify.KEY.
+ * Returns 0 (a bad file sets c->status) or a run-time error. */
 static int verify(struct ctx *c, const char *kind, const char *key, json_t *jverify)
 {
 	double rec[R_N];
@@ -369,7 +370,10 @@ static int verify(struct ctx *c, const char *kind, const char *key, json_t *jver
 							    "bad", failures(c, kind, CH_ERR_CHECK, &n)));
 		save(c, "verify", json_incref(jverify));
 	}
-	return ch_ar_world_agree(c->w, (int)rec[R_BAD] ? CH_ERR_CHECK : 0);
+	/* a file that did not read back fails the run, but the run goes on */
+	if (ch_ar_world_agree(c->w, (int)rec[R_BAD] ? CH_ERR_CHECK : 0))
+		c->status = CH_ERR_CHECK;
+	return 0;
 }
 
 /* ---- the load */
@@ -954,12 +958,7 @@ int ch_ckpt_run(struct ch_ar_world *w, const struct ch_ckpt_opts *o, int argc, c
 	}
 	if ((rc = ch_ar_world_agree(w, rc)))
 		goto out_clean;
-	rc = verify(c, "sync", "sync", jverify);
-	if (rc == CH_ERR_CHECK) {
-		c->status = CH_ERR_CHECK;
-		rc = 0;
-	}
-	if (rc)
+	if ((rc = verify(c, "sync", "sync", jverify)))
 		goto out_clean;
 	/* aggregate scaling, while the synchronous checkpoint stays on --dir (as a
 	 * job keeps its previous checkpoint until the next is durable) */
@@ -968,12 +967,7 @@ int ch_ckpt_run(struct ch_ar_world *w, const struct ch_ckpt_opts *o, int argc, c
 	/* the staged checkpoint, its background copy and its read-back */
 	if ((rc = staged(c)))
 		goto out_clean;
-	rc = verify(c, "copy", "staged", jverify);
-	if (rc == CH_ERR_CHECK) {
-		c->status = CH_ERR_CHECK;
-		rc = 0;
-	}
-	if (rc)
+	if ((rc = verify(c, "copy", "staged", jverify)))
 		goto out_clean;
 	c->phase = "report";
 	if (c->rank == 0) {
