@@ -5,10 +5,10 @@
  *
  *   mpirun -np N checkpoint_io --dir DIR --size SIZE [OPTION]...
  */
-#include "ch_ar_world.h"
-#include "ch_ckpt.h"
-#include "ch_ckpt_run.h"
-#include "ch_common.h"
+#include "bench/allreduce/ch_ar_world.h"
+#include "bench/checkpoint/ch_ckpt.h"
+#include "bench/checkpoint/ch_ckpt_run.h"
+#include "base/ch_common.h"
 
 static int parse(int argc, char **argv, void *out)
 {

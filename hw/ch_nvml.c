@@ -1,5 +1,5 @@
-#include "ch_nvml.h"
-#include "ch_common.h"
+#include "hw/ch_nvml.h"
+#include "base/ch_common.h"
 
 #include <dlfcn.h>
 #include <math.h>

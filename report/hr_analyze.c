@@ -2,12 +2,12 @@
  * hr_analyze.c - verdicts: absolute expectations, fleet-relative robust
  * z-scores, drift, and the profile document.
  */
-#include "hr_analyze.h"
-#include "hr_checkpoint.h"
-#include "hr_util.h"
-#include "ch_common.h"
-#include "ch_result.h"
-#include "ch_stats.h"
+#include "report/hr_analyze.h"
+#include "report/hr_checkpoint.h"
+#include "report/hr_util.h"
+#include "base/ch_common.h"
+#include "base/ch_result.h"
+#include "base/ch_stats.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -263,7 +263,7 @@ static const char *metric_label(int metric, char *buf, size_t n)
 	if (metric == 0)
 		snprintf(buf, n, "memory roof");
 	else
-		snprintf(buf, n, "%s compute roof", ch_dtype_peak_name(metric - 1));
+		snprintf(buf, n, "%s compute roof", ch_dtype_name(metric - 1));
 	return buf;
 }
 
@@ -272,7 +272,7 @@ static const char *metric_key(int metric, char *buf, size_t n)
 	if (metric == 0)
 		snprintf(buf, n, "memory_gbps");
 	else
-		snprintf(buf, n, "compute_gflops.%s", ch_dtype_peak_name(metric - 1));
+		snprintf(buf, n, "compute_gflops.%s", ch_dtype_name(metric - 1));
 	return buf;
 }
 
@@ -388,7 +388,7 @@ static void device_instances(struct an *a)
 		if (!strcmp(d->status, "unavailable"))
 			continue;
 		x = hr_expect_for(a->e, d->sku, d->name);
-		for (m = 0; m <= CH_PEAK_NDTYPES; m++) {
+		for (m = 0; m <= CH_NDTYPES; m++) {
 			double v = m == 0 ? d->memory_gbps : d->compute_gflops[m - 1];
 			struct inst *p;
 			char mk[48];
@@ -502,7 +502,7 @@ static void device_reasons(struct an *a)
 				if (p->subject != (int)i || p->level < HR_WARN || p == worst)
 					continue;
 				hr_buf_printf(&b, "%s%s", first ? "" : ", ",
-					      p->metric == 0 ? "memory" : ch_dtype_peak_name(p->metric - 1));
+					      p->metric == 0 ? "memory" : ch_dtype_name(p->metric - 1));
 				first = 0;
 				(void)mk;
 			}

@@ -2,12 +2,12 @@
  * hr_checkpoint.c - checkpoint_io results in the report and the canary
  * (see hr_checkpoint.h).
  */
-#include "hr_checkpoint.h"
-#include "hr_canary.h"
-#include "hr_util.h"
-#include "ch_ckpt.h"
-#include "ch_common.h"
-#include "ch_stats.h"
+#include "report/hr_checkpoint.h"
+#include "report/hr_canary.h"
+#include "report/hr_util.h"
+#include "base/ch_ckpt_stall.h"
+#include "base/ch_common.h"
+#include "base/ch_stats.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <jansson.h>
 
-#include "hr_model.h"
+#include "report/hr_model.h"
 
 #ifdef __cplusplus
 extern "C" {

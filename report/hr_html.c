@@ -1,9 +1,9 @@
 /*
  * hr_html.c - the self-contained HTML report with inline PLplot SVG plots.
  */
-#include "hr_render.h"
-#include "hr_plot.h"
-#include "ch_common.h"
+#include "report/hr_render.h"
+#include "report/hr_plot.h"
+#include "base/ch_common.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,12 +1,12 @@
 /*
  * hr_load.c - read result files and nccl-tests logs into the fleet model.
  */
-#include "hr_model.h"
-#include "hr_checkpoint.h"
-#include "hr_cost.h"
-#include "hr_util.h"
-#include "ch_common.h"
-#include "ch_result.h"
+#include "report/hr_model.h"
+#include "report/hr_checkpoint.h"
+#include "report/hr_cost.h"
+#include "report/hr_util.h"
+#include "base/ch_common.h"
+#include "base/ch_result.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -244,7 +244,7 @@ static int load_roofline(struct ctx *c, const json_t *res, int node)
 		dv->reason = dup_or_null(jstr(d, "reason"));
 		dv->source = strdup(c->path);
 		dv->memory_gbps = NAN;
-		for (k = 0; k < CH_PEAK_NDTYPES; k++)
+		for (k = 0; k < CH_NDTYPES; k++)
 			dv->compute_gflops[k] = NAN;
 		if (!dv->device || !dv->kind || !dv->status || !dv->source)
 			return CH_ERR_RUNTIME;
@@ -288,7 +288,7 @@ static int load_roofline(struct ctx *c, const json_t *res, int node)
 				json_t *v;
 				snprintf(w2, sizeof(w2), "%s.roofs.compute_gflops", where);
 				json_object_foreach((json_t *)cg, dt, v) {
-					int di = ch_dtype_peak_index(dt);
+					int di = ch_dtype_parse(dt);
 					if (di < 0) {
 						hr_issue_add(&c->f->issues, HR_ISSUE_NOTE, c->path, 0, 0,
 							     "%s: unknown dtype '%s'; ignored", w2, dt);

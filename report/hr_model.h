@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "ch_datasheet.h"
-#include "hr_input.h"
-#include "hr_nccltests.h"
+#include "base/ch_datasheet.h"
+#include "report/hr_input.h"
+#include "report/hr_nccltests.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,7 +62,7 @@ struct hr_device {
 	char *status;               /* "ok", "failed", "unavailable" */
 	char *reason;
 	double memory_gbps;         /* measured memory roof */
-	double compute_gflops[CH_PEAK_NDTYPES]; /* measured compute roofs */
+	double compute_gflops[CH_NDTYPES]; /* measured compute roofs */
 	int throttled;
 	char *throttle_reasons;     /* e.g. "sw_power_cap", NULL when unknown */
 	char *clocks;               /* e.g. "sm 1980 MHz, mem 2619 MHz", NULL unknown */

@@ -1,9 +1,9 @@
 /*
  * hr_render.c - terminal summary, Markdown and Prometheus outputs.
  */
-#include "hr_render.h"
-#include "hr_checkpoint.h"
-#include "ch_common.h"
+#include "report/hr_render.h"
+#include "report/hr_checkpoint.h"
+#include "base/ch_common.h"
 
 #include <math.h>
 #include <stdarg.h>

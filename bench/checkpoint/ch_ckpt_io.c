@@ -1,10 +1,10 @@
 /*
  * ch_ckpt_io.c - checkpoint_io's file operations (see ch_ckpt_io.h).
  */
-#include "ch_ckpt_io.h"
-#include "ch_ckpt.h"
-#include "ch_common.h"
-#include "ch_parse.h"
+#include "bench/checkpoint/ch_ckpt_io.h"
+#include "bench/checkpoint/ch_ckpt.h"
+#include "base/ch_common.h"
+#include "base/ch_parse.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -2,8 +2,8 @@
  * ch_ckpt_mem.c - checkpoint_io's host buffer, fill pattern, CPU load unit
  * and GPU backend registry (see ch_ckpt_mem.h).
  */
-#include "ch_ckpt_mem.h"
-#include "ch_common.h"
+#include "bench/checkpoint/ch_ckpt_mem.h"
+#include "base/ch_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,13 +17,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "ch_ckpt_io.h"
-#include "ch_ckpt_mem.h"
-#include "ch_ckpt_run.h"
-#include "ch_common.h"
-#include "ch_parse.h"
-#include "ch_result.h"
-#include "ch_stats.h"
+#include "bench/checkpoint/ch_ckpt_io.h"
+#include "bench/checkpoint/ch_ckpt_mem.h"
+#include "bench/checkpoint/ch_ckpt_run.h"
+#include "base/ch_common.h"
+#include "base/ch_parse.h"
+#include "base/ch_result.h"
+#include "base/ch_stats.h"
 
 #define LOAD_ALONE_SEC 0.3            /* the load's rate alone is measured over this */
 #define GPU_LOAD_BYTES (64u << 20)    /* bytes per GPU load step */

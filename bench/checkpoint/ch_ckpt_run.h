@@ -12,8 +12,8 @@
 #ifndef CH_CKPT_RUN_H
 #define CH_CKPT_RUN_H
 
-#include "ch_ar_world.h"
-#include "ch_ckpt.h"
+#include "bench/allreduce/ch_ar_world.h"
+#include "bench/checkpoint/ch_ckpt.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,7 +1,8 @@
-#include "ch_opts.h"
-#include "ch_common.h"
-#include "ch_host.h"
-#include "ch_parse.h"
+#include "bench/common/ch_opts.h"
+#include "base/ch_common.h"
+#include "hw/ch_energy.h"
+#include "hw/ch_host.h"
+#include "base/ch_parse.h"
 
 #include <hwloc.h>
 #include <jansson.h>

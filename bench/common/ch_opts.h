@@ -11,7 +11,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "ch_result.h"
+#include "base/ch_result.h"
 
 #ifdef __cplusplus
 extern "C" {

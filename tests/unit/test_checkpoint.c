@@ -9,11 +9,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "ch_ckpt.h"
-#include "ch_ckpt_io.h"
-#include "ch_ckpt_mem.h"
-#include "ch_common.h"
-#include "ch_parse.h"
+#include "bench/checkpoint/ch_ckpt.h"
+#include "bench/checkpoint/ch_ckpt_io.h"
+#include "bench/checkpoint/ch_ckpt_mem.h"
+#include "base/ch_common.h"
+#include "base/ch_parse.h"
 
 static int parse(struct ch_ckpt_opts *o, const char *line)
 {

@@ -4,25 +4,25 @@
  * copies on its own stream. Built only with HAVE_CUDA; with no GPU (or no
  * driver) probe() says why and checkpoint_io uses page-aligned memory.
  */
-#include "ch_ckpt_mem.h"
-#include "ch_common.h"
+#include "bench/checkpoint/ch_ckpt_mem.h"
+#include "base/ch_common.h"
+#include "base/ch_cuda_check.h"
 
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
-/* One check for the CUDA runtime: file:line, the call, the host, the error. */
-static int cuda_failed(cudaError_t e, const char *call, int line)
+/* Where a CUDA call failed, for CH_CUDA_CHECK: this host (per thread: the
+ * GPU load runs on the rank's main thread, the buffer is allocated there) */
+static const char *host(void)
 {
-	char host[64] = "";
-	if (e == cudaSuccess)
-		return 0;
-	gethostname(host, sizeof(host) - 1);
-	ch_error("%s:%d: %s failed on %s: %s", __FILE__, line, call, host, cudaGetErrorString(e));
-	return 1;
+	static __thread char h[64];
+	memset(h, 0, sizeof(h));
+	gethostname(h, sizeof(h) - 1);
+	return h;
 }
-#define CK_CUDA(call) cuda_failed((call), #call, __LINE__)
 
 struct ck_load {
 	int dev;
@@ -54,8 +54,8 @@ static int ck_ndevices(void)
 static int ck_host_alloc(int dev, size_t bytes, void **p)
 {
 	*p = NULL;
-	if (CK_CUDA(cudaSetDevice(dev)) || CK_CUDA(cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocDefault)))
-		return CH_ERR_RUNTIME;
+	CH_CUDA_CHECK(cudaSetDevice(dev), host());
+	CH_CUDA_CHECK(cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocDefault), host());
 	return 0;
 }
 
@@ -78,6 +78,14 @@ static void ck_load_close(void *ctx)
 	free(l);
 }
 
+static int load_alloc(struct ck_load *l, size_t bytes)
+{
+	CH_CUDA_CHECK(cudaSetDevice(l->dev), host());
+	CH_CUDA_CHECK(cudaMalloc(&l->devbuf, bytes ? bytes : 1), host());
+	CH_CUDA_CHECK(cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking), host());
+	return 0;
+}
+
 static int ck_load_open(int dev, size_t bytes, void **ctx)
 {
 	struct ck_load *l = calloc(1, sizeof(*l));
@@ -87,8 +95,7 @@ static int ck_load_open(int dev, size_t bytes, void **ctx)
 		return CH_ERR_RUNTIME;
 	l->dev = dev;
 	l->bytes = bytes;
-	if (CK_CUDA(cudaSetDevice(dev)) || CK_CUDA(cudaMalloc(&l->devbuf, bytes ? bytes : 1)) ||
-	    CK_CUDA(cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking))) {
+	if (load_alloc(l, bytes)) {
 		ck_load_close(l);
 		return CH_ERR_RUNTIME;
 	}
@@ -101,10 +108,9 @@ static int ck_load_step(void *ctx, const void *src, size_t bytes)
 	struct ck_load *l = ctx;
 	if (bytes > l->bytes)
 		bytes = l->bytes;
-	if (CK_CUDA(cudaSetDevice(l->dev)) ||
-	    CK_CUDA(cudaMemcpyAsync(l->devbuf, src, bytes, cudaMemcpyHostToDevice, l->stream)) ||
-	    CK_CUDA(cudaStreamSynchronize(l->stream)))
-		return CH_ERR_RUNTIME;
+	CH_CUDA_CHECK(cudaSetDevice(l->dev), host());
+	CH_CUDA_CHECK(cudaMemcpyAsync(l->devbuf, src, bytes, cudaMemcpyHostToDevice, l->stream), host());
+	CH_CUDA_CHECK(cudaStreamSynchronize(l->stream), host());
 	return 0;
 }
 
