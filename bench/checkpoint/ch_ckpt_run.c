@@ -117,6 +117,10 @@ static void *signal_thread(void *arg)
 		unlink_own(c, "copy");
 	}
 	unlink_own(c, "stage");
+	/* mpirun and srun signal every rank: the first MPI_Abort kills them all,
+	 * so the other ranks give world rank 0 the time to finish the result */
+	if (c->rank != 0)
+		sleep(3);
 	ch_ar_world_abort(c->w, CH_ERR_RUNTIME,
 			  "interrupted by signal %d (%s) during the %s; the result file holds what was measured before",
 			  sig, strsignal(sig), c->phase ? c->phase : "setup");

@@ -23,8 +23,9 @@ extern "C" {
  * ch_ckpt_block_signals - block SIGINT, SIGTERM and SIGHUP in the calling
  * thread and every thread it starts later; call first in main(), before
  * MPI is initialised, so that ch_ckpt_run()'s signal thread receives them
- * (it finishes the result file with status "error", naming the signal and
- * the phase, removes this rank's files and aborts every rank, exit 4).
+ * (it removes this rank's files; world rank 0 finishes the result file with
+ * status "error", naming the signal and the phase, and aborts every rank,
+ * exit 4; the other ranks abort 3 s later, when rank 0 was not signalled).
  */
 void ch_ckpt_block_signals(void);
 
