@@ -14,16 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Where a CUDA call failed, for CH_CUDA_CHECK: this host (per thread: the
- * GPU load runs on the rank's main thread, the buffer is allocated there) */
-static const char *host(void)
-{
-	static __thread char h[64];
-	memset(h, 0, sizeof(h));
-	gethostname(h, sizeof(h) - 1);
-	return h;
-}
-
 struct ck_load {
 	int dev;
 	void *devbuf;
@@ -54,8 +44,8 @@ static int ck_ndevices(void)
 static int ck_host_alloc(int dev, size_t bytes, void **p)
 {
 	*p = NULL;
-	CH_CUDA_CHECK(cudaSetDevice(dev), host());
-	CH_CUDA_CHECK(cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocDefault), host());
+	CH_CUDA_CHECK(cudaSetDevice(dev), ch_cuda_host());
+	CH_CUDA_CHECK(cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocDefault), ch_cuda_host());
 	return 0;
 }
 
@@ -80,9 +70,9 @@ static void ck_load_close(void *ctx)
 
 static int load_alloc(struct ck_load *l, size_t bytes)
 {
-	CH_CUDA_CHECK(cudaSetDevice(l->dev), host());
-	CH_CUDA_CHECK(cudaMalloc(&l->devbuf, bytes ? bytes : 1), host());
-	CH_CUDA_CHECK(cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking), host());
+	CH_CUDA_CHECK(cudaSetDevice(l->dev), ch_cuda_host());
+	CH_CUDA_CHECK(cudaMalloc(&l->devbuf, bytes ? bytes : 1), ch_cuda_host());
+	CH_CUDA_CHECK(cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking), ch_cuda_host());
 	return 0;
 }
 
@@ -108,9 +98,9 @@ static int ck_load_step(void *ctx, const void *src, size_t bytes)
 	struct ck_load *l = ctx;
 	if (bytes > l->bytes)
 		bytes = l->bytes;
-	CH_CUDA_CHECK(cudaSetDevice(l->dev), host());
-	CH_CUDA_CHECK(cudaMemcpyAsync(l->devbuf, src, bytes, cudaMemcpyHostToDevice, l->stream), host());
-	CH_CUDA_CHECK(cudaStreamSynchronize(l->stream), host());
+	CH_CUDA_CHECK(cudaSetDevice(l->dev), ch_cuda_host());
+	CH_CUDA_CHECK(cudaMemcpyAsync(l->devbuf, src, bytes, cudaMemcpyHostToDevice, l->stream), ch_cuda_host());
+	CH_CUDA_CHECK(cudaStreamSynchronize(l->stream), ch_cuda_host());
 	return 0;
 }
 
