@@ -256,6 +256,45 @@ void hr_ckpt_render_terminal(const json_t *profile, FILE *out)
 		}
 }
 
+int hr_ckpt_host_rates(const json_t *doc, void (*fn)(void *ctx, const char *host, double gbps), void *ctx)
+{
+	const json_t *layout = json_object_get(json_object_get(doc, "ranks"), "layout");
+	const json_t *per = json_object_get(json_object_get(json_object_get(doc, "results"), "sync"), "per_rank");
+	const json_t *li, *p;
+	size_t i, j, k, nr = json_array_size(layout);
+	double *bw;
+	int nh = 0;
+
+	if (!json_is_array(per) || !nr)
+		return 0;
+	bw = calloc(nr, sizeof(*bw));
+	if (!bw)
+		return CH_ERR_RUNTIME;
+	json_array_foreach(layout, i, li) {
+		const char *h = hr_jstr(li, "host");
+		struct ch_stats st;
+		size_t n = 0;
+		int seen = 0;
+		for (k = 0; h && k < i; k++)
+			if (hr_jstr(json_array_get(layout, k), "host") && !strcmp(hr_jstr(json_array_get(layout, k), "host"), h))
+				seen = 1;
+		if (!h || seen)
+			continue;
+		json_array_foreach(per, j, p) {
+			long long r = hr_jint(p, "rank", -1);
+			const char *rh = r >= 0 && (size_t)r < nr ? hr_jstr(json_array_get(layout, (size_t)r), "host") : NULL;
+			if (rh && !strcmp(rh, h) && hr_jnum(p, "write_gbps") > 0 && n < nr)
+				bw[n++] = hr_jnum(p, "write_gbps");
+		}
+		if (n && ch_stats_compute(bw, n, &st) == 0) {
+			fn(ctx, h, st.median);
+			nh++;
+		}
+	}
+	free(bw);
+	return nh;
+}
+
 /* ------------------------------------------------------------ the canary */
 
 static int bad(const char *path, const char *key)

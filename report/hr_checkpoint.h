@@ -76,6 +76,15 @@ json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node);
  */
 void hr_ckpt_render_terminal(const json_t *profile, FILE *out);
 
+/**
+ * hr_ckpt_host_rates - for the nightly history: per host of a checkpoint_io
+ * result @doc, the median over its ranks of the synchronous per-rank write
+ * bandwidth (GB/s); @fn(@ctx, host, gbps) is called once per host.
+ * Returns the number of hosts (0 for a result without a synchronous
+ * measurement), or CH_ERR_RUNTIME when out of memory.
+ */
+int hr_ckpt_host_rates(const json_t *doc, void (*fn)(void *ctx, const char *host, double gbps), void *ctx);
+
 /* ---- the canary */
 
 #define HR_CKPT_MAX_POINTS 8

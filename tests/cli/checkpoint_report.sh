@@ -107,4 +107,20 @@ assert c["peers"] == 3 and c["peers_median_rank_write_gbps"] == 1.0 and c["level
 EOF2
 )
 [ -z "$why" ] && echo "ok report profile: WARN at 4x, PASS at 2x, FAIL on a bad file" || echo "not ok report profile: $(echo "$why" | tail -2 | tr '\n' ' ')"
+# ---- the nightly history: the node's own trailing baseline
+for n in 01 02 03 04; do
+	"$HR" history --db "$T/h.sqlite" --night 2026-11-$n -q "$DATA/fleet/c1.json" >/dev/null 2>&1 ||
+		echo "not ok history: night $n not recorded"
+done
+python3 - "$DATA/fleet/c1.json" "$T/c1-slow.json" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["results"]["sync"]["per_rank"]:
+    p["write_gbps"] *= 0.5
+json.dump(d, open(sys.argv[2], "w"))
+EOF2
+out=$("$HR" history --db "$T/h.sqlite" --night 2026-11-05 "$T/c1-slow.json" 2>&1); rc=$?
+[ $rc = 1 ] && has "history: checkpoint write bandwidth regression against the node's own nights" \
+	"REGRESSED c1 - checkpoint.write_gbps_per_rank: regressed 50.0% since 2026-11-05 (now 0.5, baseline 1 = median of 4 nights before 2026-11-05)" ||
+	echo "not ok history: checkpoint regression: exit $rc: $out"
 exit 0
