@@ -231,8 +231,14 @@ $(SLOWIO): tests/slowio.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -O2 -shared -fPIC -Wall -Wextra $< -ldl -o $@
 
+# a stand-in libnvidia-ml.so.1 for tests/cli/inventory.sh (tests/fake-nvml)
+FAKE_NVML := $(B)/tests/fake-nvml/libnvidia-ml.so.1
+$(FAKE_NVML): tests/fake-nvml/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC $< -o $@
+
 unit: $(UNIT_BIN)
-test: all $(UNIT_BIN) $(SLOWIO)
+test: all $(UNIT_BIN) $(SLOWIO) $(FAKE_NVML)
 	$(Q)SANITIZE=$(SANITIZE) scripts/run-tests
 
 sweep: all

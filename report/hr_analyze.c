@@ -5,6 +5,7 @@
 #include "report/hr_analyze.h"
 #include "report/hr_checkpoint.h"
 #include "report/hr_util.h"
+#include "report/hr_inventory.h"
 #include "base/ch_common.h"
 #include "base/ch_result.h"
 #include "base/ch_stats.h"
@@ -363,6 +364,7 @@ static json_t *analyze_drift(struct an *a)
 					   "check that the node is in the right partition; its GPUs are compared only with the same model" :
 					   k == HR_CFG_CLOCKS ?
 					   "reset or align the GPU clock settings (nvidia-smi -rac, nvidia-smi -q -d CLOCK); until then its results are not like for like" :
+					   hr_inventory_drift_action(k) ? hr_inventory_drift_action(k) :
 					   "align the software stack (driver, CUDA, NCCL, MPI) with the fleet; until then its results are not like for like",
 					   "configuration drift: %s '%s' differs from the fleet's '%s' (%zu of %zu nodes)",
 					   hr_cfg_key_name(k), v, best, best_n, known);
@@ -820,6 +822,13 @@ static void loader_reasons(struct an *a)
 	}
 }
 
+/* hr_inventory_rules() and hr_ckpt_reasons() report through this */
+static void inventory_reason(void *ctx, int node, int level, const char *code, const char *subject,
+			     const char *source, const char *action, const char *text)
+{
+	add_reason(ctx, node, level, code, subject, source, action, "%s", text);
+}
+
 static void run_reasons(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
@@ -862,12 +871,6 @@ static void run_reasons(struct an *a)
 }
 
 /* ------------------------------------------------------------ profile */
-
-static void ckpt_reason(void *ctx, int node, int level, const char *code, const char *subject,
-			const char *source, const char *action, const char *text)
-{
-	add_reason(ctx, node, level, code, subject, source, action, "%s", text);
-}
 
 static json_t *inst_json(const struct an *a, const struct inst *p)
 {
@@ -1202,6 +1205,7 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 		json_object_set_new(x, "stragglers", st);
 		json_object_set_new(x, "loader", l ? loader_json(l) : json_null());
 		json_object_set_new(x, "checkpoint", hr_ckpt_node_json(f, n));
+		json_object_set_new(x, "inventory", hr_inventory_profile(f, n));
 		json_array_append_new(nodes, x);
 	}
 	for (j = 0; j < a->nr; j++)
@@ -1271,8 +1275,9 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 	group_reasons(&a);
 	straggler_reasons(&a);
 	loader_reasons(&a);
-	hr_ckpt_reasons(f, ckpt_reason, &a);
+	hr_ckpt_reasons(f, inventory_reason, &a);
 	run_reasons(&a);
+	hr_inventory_rules(f, inventory_reason, &a);
 	if (a.oom) {
 		json_decref(drift);
 		goto out;

@@ -3,6 +3,7 @@
  */
 #include "report/hr_model.h"
 #include "report/hr_checkpoint.h"
+#include "report/hr_inventory.h"
 #include "report/hr_cost.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
@@ -17,7 +18,7 @@
 #define HR_MAX_INPUT_BYTES (512u << 20)
 
 static const char *const cfg_names[HR_CFG_NKEYS] = {
-	"gpu_model", "driver", "cuda", "nccl", "mpi", "clocks"
+	"gpu_model", "driver", "cuda", "nccl", "mpi", "clocks", "vbios", "nic_fw", "power_limit"
 };
 
 const char *hr_cfg_key_name(int k)
@@ -741,6 +742,8 @@ static int load_result(struct ctx *c, const json_t *doc)
 		set_cfg(c->f, node, HR_CFG_NCCL, jstr(sw, "nccl"));
 		set_cfg(c->f, node, HR_CFG_MPI, jstr(sw, "mpi"));
 	}
+	if (hr_inventory_load(c->f, node, host, c->path, t0) != 0)
+		return CH_ERR_RUNTIME;
 	if (st && strcmp(st, "ok") && strcmp(st, "failed") && strcmp(st, "unavailable"))
 		hr_issue_add(&c->f->issues, HR_ISSUE_TRUNCATED, c->path, 0, 0,
 			     "%s run has status '%s'%s%s: its results are partial", tool, st,
@@ -1004,6 +1007,7 @@ void hr_fleet_release(struct hr_fleet *f)
 		free(f->nodes[i].cpu_model);
 		for (k = 0; k < HR_CFG_NKEYS; k++)
 			free(f->nodes[i].cfg[k]);
+		hr_inventory_node_release(&f->nodes[i]);
 	}
 	for (i = 0; i < f->ndevices; i++) {
 		struct hr_device *d = &f->devices[i];

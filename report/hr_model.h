@@ -30,10 +30,14 @@ enum hr_cfg_key {
 	HR_CFG_NCCL,          /* nccl */
 	HR_CFG_MPI,           /* mpi */
 	HR_CFG_CLOCKS,        /* GPU application / max clocks as reported */
+	HR_CFG_VBIOS,         /* VBIOS versions of the node's GPUs (host.inventory) */
+	HR_CFG_NIC_FW,        /* firmware versions of its RDMA NICs (host.inventory) */
+	HR_CFG_POWER_LIMIT,   /* most common enforced GPU power limit (host.inventory) */
 	HR_CFG_NKEYS
 };
 
-/** hr_cfg_key_name - "gpu_model", "driver", "cuda", "nccl", "mpi", "clocks". */
+/** hr_cfg_key_name - "gpu_model", "driver", "cuda", "nccl", "mpi", "clocks",
+ * "vbios", "nic_fw", "power_limit". */
 const char *hr_cfg_key_name(int k);
 
 struct hr_node {
@@ -41,6 +45,9 @@ struct hr_node {
 	char *cfg[HR_CFG_NKEYS];    /* NULL when no input said */
 	char *cpu_model;
 	int ngpus;                  /* GPUs listed in host.gpus (max seen) */
+	json_t *inventory;          /* host.inventory (hr_inventory.h), NULL none */
+	char *inventory_source;     /* the result file it came from */
+	time_t inventory_time;      /* that file's start time */
 };
 
 /* One roofline point, for the plots. */

@@ -3,6 +3,7 @@
  */
 #include "report/hr_render.h"
 #include "report/hr_checkpoint.h"
+#include "report/hr_inventory.h"
 #include "base/ch_common.h"
 
 #include <math.h>
@@ -572,6 +573,7 @@ int hr_render_prom(const json_t *p, struct hr_buf *b)
 		json_array_foreach(json_object_get(json_object_get(n, "loader"), "configs"), j, d)
 			prom_sample(b, f_late.name, hr_jnum(d, "lateness_p99_us") * 1e-6, "node", hr_jstr(n, "name"),
 				    "config", hr_jstr(d, "name"), "placement", hr_jstr(d, "placement"), NULL);
+	hr_inventory_prom(p, b);
 	prom_head(b, &f_issues);
 	prom_sample(b, f_issues.name, (double)hr_jint(in, "skipped", 0), "kind", "skipped", NULL);
 	prom_sample(b, f_issues.name, (double)hr_jint(in, "truncated", 0), "kind", "truncated", NULL);

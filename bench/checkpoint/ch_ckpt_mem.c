@@ -24,13 +24,13 @@ const struct ch_ckpt_gpu_backend *ch_ckpt_gpu_find(char *why, size_t n)
 	if (why && n)
 		snprintf(why, n, "built without CUDA");
 	for (i = 0; registry[i]; i++)
-		if (registry[i]->probe(why, n) == 0 && registry[i]->ndevices() > 0)
+		if (registry[i]->probe(why, n) == 0 && registry[i]->count() > 0)
 			return registry[i];
 	return NULL;
 }
 
 int ch_ckpt_buf_alloc(struct ch_ckpt_buf *b, size_t bytes, int local_rank,
-		      const struct ch_ckpt_gpu_backend *gpu, const char *why_not_pinned)
+		      const struct ch_ckpt_gpu_backend *gpu, size_t load_bytes, const char *why_not_pinned)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	void *p = NULL;
@@ -38,22 +38,33 @@ int ch_ckpt_buf_alloc(struct ch_ckpt_buf *b, size_t bytes, int local_rank,
 
 	memset(b, 0, sizeof(*b));
 	b->dev = -1;
+	snprintf(b->why, sizeof(b->why), "%s", why_not_pinned ? why_not_pinned : "");
 	if (gpu) {
-		int dev = local_rank % gpu->ndevices();
-		if (gpu->host_alloc(dev, bytes, &p) != 0)
-			return CH_ERR_RUNTIME;
-		b->pinned = 1;
-		b->dev = dev;
-		b->gpu = gpu;
-		snprintf(b->kind, sizeof(b->kind), "%s_pinned", gpu->name);
-	} else {
+		int dev = local_rank % gpu->count();
+		char why[160] = "";
+		if (gpu->open(dev, load_bytes, &b->gpu_ctx, why, sizeof(why)) == 0) {
+			if (gpu->host_alloc(b->gpu_ctx, bytes, &p) != 0) {
+				gpu->close(b->gpu_ctx);
+				b->gpu_ctx = NULL;
+				return CH_ERR_RUNTIME;
+			}
+			b->pinned = 1;
+			b->dev = dev;
+			b->gpu = gpu;
+			b->why[0] = '\0';
+			snprintf(b->kind, sizeof(b->kind), "%s_pinned", gpu->name);
+		} else {
+			b->gpu_ctx = NULL;
+			snprintf(b->why, sizeof(b->why), "GPU %d could not be opened%s%s", dev, why[0] ? ": " : "", why);
+		}
+	}
+	if (!p) {
 		if (posix_memalign(&p, page > 0 ? (size_t)page : 4096, bytes ? bytes : 1) != 0) {
-			ch_error("out of memory for a %zu-byte host buffer (use more --files-per-rank? the buffer holds one rank's shard)",
+			ch_error("out of memory for a %zu-byte host buffer (the buffer holds one rank's shard: use more ranks or a smaller --size)",
 				 bytes);
 			return CH_ERR_RUNTIME;
 		}
 		snprintf(b->kind, sizeof(b->kind), "page_aligned");
-		snprintf(b->why, sizeof(b->why), "%s", why_not_pinned ? why_not_pinned : "");
 	}
 	b->p = p;
 	b->bytes = bytes;
@@ -64,13 +75,14 @@ int ch_ckpt_buf_alloc(struct ch_ckpt_buf *b, size_t bytes, int local_rank,
 
 void ch_ckpt_buf_release(struct ch_ckpt_buf *b)
 {
-	if (!b->p)
-		return;
-	if (b->pinned && b->gpu)
-		b->gpu->host_free(b->p);
+	if (b->p && b->pinned && b->gpu)
+		b->gpu->host_free(b->gpu_ctx, b->p);
 	else
 		free(b->p);
 	b->p = NULL;
+	if (b->gpu && b->gpu_ctx)
+		b->gpu->close(b->gpu_ctx);
+	b->gpu_ctx = NULL;
 }
 
 void ch_ckpt_fill(unsigned char *p, size_t n, uint64_t seed)

@@ -27,28 +27,31 @@ struct ch_ckpt_gpu_backend {
 	 * Returns 0 or CH_ERR_UNAVAILABLE.
 	 */
 	int (*probe)(char *why, size_t n);
-	/** ndevices - GPUs visible (>= 1 after a good probe). */
-	int (*ndevices)(void);
+	/** count - GPUs visible (>= 1 after a good probe). */
+	int (*count)(void);
 	/**
-	 * host_alloc - @bytes of pinned host memory for device @dev into @p.
-	 * Returns 0 or CH_ERR_RUNTIME (message printed).
+	 * open - GPU @index (0-based) for the load: a device buffer of
+	 * @load_bytes and a stream. @ctx: [out], freed by close().
+	 * @why: [out] the reason of a failure not printed already, or ""
+	 * (a failing CUDA call prints its own line); @n: size of @why.
+	 * Returns 0 or CH_ERR_RUNTIME.
 	 */
-	int (*host_alloc)(int dev, size_t bytes, void **p);
+	int (*open)(int index, size_t load_bytes, void **ctx, char *why, size_t n);
+	/** close - free @ctx from open() (NULL accepted); host_free() first. */
+	void (*close)(void *ctx);
+	/**
+	 * host_alloc - @bytes of pinned host memory (cudaHostAlloc) for the
+	 * GPU of @ctx into @p. Returns 0 or CH_ERR_RUNTIME (message printed).
+	 */
+	int (*host_alloc)(void *ctx, size_t bytes, void **p);
 	/** host_free - release what host_alloc() returned (NULL accepted). */
-	void (*host_free)(void *p);
+	void (*host_free)(void *ctx, void *p);
 	/**
-	 * load_open - a device buffer of @bytes and a stream on @dev for the
-	 * GPU load. @ctx: [out], freed by load_close(). Returns 0 or CH_ERR_RUNTIME.
-	 */
-	int (*load_open)(int dev, size_t bytes, void **ctx);
-	/**
-	 * load_step - one unit of GPU load: copy @bytes of pinned @src to the
-	 * device and wait for it (what a training step's input copy does).
-	 * Returns 0 or CH_ERR_RUNTIME (message printed).
+	 * load_step - one unit of GPU load: copy @bytes (at most open()'s
+	 * @load_bytes) of pinned @src to the device and wait for it (what a
+	 * training step's input copy does). Returns 0 or CH_ERR_RUNTIME.
 	 */
 	int (*load_step)(void *ctx, const void *src, size_t bytes);
-	/** load_close - free @ctx (NULL accepted). */
-	void (*load_close)(void *ctx);
 };
 
 #ifdef HAVE_CUDA
@@ -67,21 +70,24 @@ struct ch_ckpt_buf {
 	int pinned;                            /* 1: from gpu->host_alloc() */
 	int dev;                               /* GPU it is pinned for, -1 none */
 	const struct ch_ckpt_gpu_backend *gpu; /* NULL without a GPU */
+	void *gpu_ctx;                         /* gpu->open()'s handle, NULL without */
 	char kind[40];                         /* "cuda_pinned" or "page_aligned" */
 	char why[160];                         /* why not pinned ("" when pinned) */
 };
 
 /**
- * ch_ckpt_buf_alloc - the host buffer of @bytes (> 0): pinned for GPU
- * @local_rank % ndevices when @gpu is not NULL, else page-aligned
- * (posix_memalign to the page size) with @why_not_pinned copied into why.
- * Touches every page (so the first timed write does not fault them in).
+ * ch_ckpt_buf_alloc - the host buffer of @bytes (> 0): when @gpu is not
+ * NULL, open GPU @local_rank % count (with a load buffer of @load_bytes,
+ * kept in gpu_ctx for the GPU load) and pin the buffer for it; without a
+ * GPU, or when that open fails, page-aligned memory (posix_memalign to the
+ * page size) with the reason in why (@why_not_pinned, or open()'s).
+ * Touches every page (so that the first timed write does not fault them in).
  * Returns 0, or CH_ERR_RUNTIME (message printed: out of memory).
  */
 int ch_ckpt_buf_alloc(struct ch_ckpt_buf *b, size_t bytes, int local_rank,
-		      const struct ch_ckpt_gpu_backend *gpu, const char *why_not_pinned);
+		      const struct ch_ckpt_gpu_backend *gpu, size_t load_bytes, const char *why_not_pinned);
 
-/** ch_ckpt_buf_release - free the buffer (a zeroed struct is accepted). */
+/** ch_ckpt_buf_release - free the buffer and close the GPU (a zeroed struct is accepted). */
 void ch_ckpt_buf_release(struct ch_ckpt_buf *b);
 
 /**

@@ -50,7 +50,6 @@ struct ctx {
 	size_t scratch_bytes;
 	uint32_t *crc;         /* per file of this rank */
 	const struct ch_ckpt_gpu_backend *gpu;
-	void *gpu_load;
 	char gpu_why[160];
 	int use_cpu, use_gpu;
 	int order;             /* this rank's place in the writer order of the scaling */
@@ -395,7 +394,7 @@ static int load_step(struct ctx *c, struct load_meter *m)
 		m->cpu_units++;
 	}
 	if (c->use_gpu) {
-		if (c->gpu->load_step(c->gpu_load, c->buf.p, c->buf.bytes < GPU_LOAD_BYTES ? c->buf.bytes : GPU_LOAD_BYTES))
+		if (c->buf.gpu->load_step(c->buf.gpu_ctx, c->buf.p, c->buf.bytes < GPU_LOAD_BYTES ? c->buf.bytes : GPU_LOAD_BYTES))
 			return CH_ERR_RUNTIME;
 		m->gpu_steps++;
 	}
@@ -865,9 +864,15 @@ static int setup(struct ctx *c)
 	c->use_cpu = c->o->load == CH_CKPT_LOAD_AUTO || c->o->load == CH_CKPT_LOAD_CPU;
 	c->use_gpu = c->gpu && (c->o->load == CH_CKPT_LOAD_AUTO || c->o->load == CH_CKPT_LOAD_GPU);
 	if (rc == 0)
-		rc = ch_ckpt_buf_alloc(&c->buf, (size_t)c->shard, c->local_rank, c->gpu, c->gpu_why);
-	if (rc == 0 && c->use_gpu)
-		rc = c->gpu->load_open(c->buf.dev, c->shard < GPU_LOAD_BYTES ? (size_t)c->shard : GPU_LOAD_BYTES, &c->gpu_load);
+		rc = ch_ckpt_buf_alloc(&c->buf, (size_t)c->shard, c->local_rank, c->gpu,
+				       c->shard < GPU_LOAD_BYTES ? (size_t)c->shard : GPU_LOAD_BYTES, c->gpu_why);
+	if (rc == 0 && c->use_gpu && !c->buf.gpu_ctx) {
+		if (c->o->load == CH_CKPT_LOAD_GPU) {
+			ch_error("rank %d: --load gpu: %s", c->rank, c->buf.why);
+			rc = CH_ERR_UNAVAILABLE;
+		}
+		c->use_gpu = 0; /* auto: the CPU load alone */
+	}
 	c->scratch_bytes = c->o->block_bytes < SCRATCH_MAX ? (size_t)c->o->block_bytes : SCRATCH_MAX;
 	c->scratch = rc == 0 ? malloc(c->scratch_bytes) : NULL;
 	c->crc = rc == 0 ? calloc((size_t)c->nfiles, sizeof(*c->crc)) : NULL;
@@ -988,8 +993,6 @@ int ch_ckpt_run(struct ch_ar_world *w, const struct ch_ckpt_opts *o, int argc, c
 out_clean:
 	cleanup(c);
 out:
-	if (c->gpu_load)
-		c->gpu->load_close(c->gpu_load);
 	ch_ckpt_buf_release(&c->buf);
 	free(c->scratch);
 	free(c->crc);

@@ -2,6 +2,8 @@
 #include "base/ch_common.h"
 #include "hw/ch_energy.h"
 #include "hw/ch_host.h"
+#include "hw/ch_inventory.h"
+#include "hw/ch_sysfs.h"
 #include "base/ch_parse.h"
 
 #include <hwloc.h>
@@ -92,9 +94,14 @@ int ch_run_begin(const char *tool, int argc, char **argv,
 	ch_result_set_software(r, "jansson", jansson_version_str());
 	if (ch_topo_load(NULL, &topo) == 0) {
 		json_t *h = ch_host_describe(topo);
-		if (h)
+		if (h) {
+			json_object_set_new(h, "inventory", ch_inventory_collect(topo, ch_sysfs_root()));
 			ch_result_set(r, "host", h);
+		}
 		hwloc_topology_destroy(topo);
+	} else {
+		json_object_set_new(json_object_get(ch_result_doc(r), "host"), "inventory",
+				    ch_inventory_collect(NULL, ch_sysfs_root()));
 	}
 	if ((rc = ch_result_energy_start(r)) != 0) {
 		ch_result_free(r);

@@ -35,27 +35,29 @@ static int ck_probe(char *why, size_t n)
 	return 0;
 }
 
-static int ck_ndevices(void)
+static int ck_count(void)
 {
 	int count = 0;
 	return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
-static int ck_host_alloc(int dev, size_t bytes, void **p)
+static int ck_host_alloc(void *ctx, size_t bytes, void **p)
 {
+	struct ck_load *l = ctx;
 	*p = NULL;
-	CH_CUDA_CHECK(cudaSetDevice(dev), ch_cuda_host());
+	CH_CUDA_CHECK(cudaSetDevice(l->dev), ch_cuda_host());
 	CH_CUDA_CHECK(cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocDefault), ch_cuda_host());
 	return 0;
 }
 
-static void ck_host_free(void *p)
+static void ck_host_free(void *ctx, void *p)
 {
+	(void)ctx;
 	if (p)
 		cudaFreeHost(p);
 }
 
-static void ck_load_close(void *ctx)
+static void ck_close(void *ctx)
 {
 	struct ck_load *l = ctx;
 	if (!l)
@@ -76,17 +78,22 @@ static int load_alloc(struct ck_load *l, size_t bytes)
 	return 0;
 }
 
-static int ck_load_open(int dev, size_t bytes, void **ctx)
+static int ck_open(int dev, size_t bytes, void **ctx, char *why, size_t n)
 {
 	struct ck_load *l = calloc(1, sizeof(*l));
 
 	*ctx = NULL;
-	if (!l)
+	if (why && n)
+		why[0] = '\0';
+	if (!l) {
+		if (why && n)
+			snprintf(why, n, "out of memory");
 		return CH_ERR_RUNTIME;
+	}
 	l->dev = dev;
 	l->bytes = bytes;
 	if (load_alloc(l, bytes)) {
-		ck_load_close(l);
+		ck_close(l);
 		return CH_ERR_RUNTIME;
 	}
 	*ctx = l;
@@ -107,10 +114,10 @@ static int ck_load_step(void *ctx, const void *src, size_t bytes)
 const struct ch_ckpt_gpu_backend ch_ckpt_gpu_cuda = {
 	.name = "cuda",
 	.probe = ck_probe,
-	.ndevices = ck_ndevices,
+	.count = ck_count,
+	.open = ck_open,
+	.close = ck_close,
 	.host_alloc = ck_host_alloc,
 	.host_free = ck_host_free,
-	.load_open = ck_load_open,
 	.load_step = ck_load_step,
-	.load_close = ck_load_close,
 };
