@@ -213,7 +213,14 @@ json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node)
 			level = LVL_FAIL;
 		else if (np >= 1 && e->rank_gbps > 0 && med / e->rank_gbps >= HR_CKPT_SLOW_RATIO)
 			level = LVL_WARN;
-		json_array_append_new(a, json_pack("{s:s, s:b, s:i, s:o, s:o, s:o, s:i, s:o, s:o, s:i, s:s, s:s}",
+		{
+			char against[160];
+			if (np >= 1 && !isnan(med) && e->rank_gbps > 0)
+				snprintf(against, sizeof(against), "the median of its %d peer%s on the same mount (fleet); flagged at %.0fx slower (assumed)",
+					 np, np == 1 ? "" : "s", HR_CKPT_SLOW_RATIO);
+			else
+				snprintf(against, sizeof(against), "not judged: no peer wrote to this mount");
+			json_array_append_new(a, json_pack("{s:s, s:b, s:i, s:o, s:o, s:o, s:i, s:o, s:o, s:i, s:s, s:s, s:s}",
 			"mount", e->mount, "network_fs", e->network_fs, "ranks", e->nranks,
 			"block_sec", isnan(e->block_sec) ? json_null() : json_real(e->block_sec),
 			"rank_write_gbps", isnan(e->rank_gbps) ? json_null() : json_real(e->rank_gbps),
@@ -221,9 +228,29 @@ json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node)
 			"peers", np, "peers_median_rank_write_gbps", isnan(med) ? json_null() : json_real(med),
 			"peers_over_node", np >= 1 && e->rank_gbps > 0 && !isnan(med) ? json_real(med / e->rank_gbps) : json_null(),
 			"bad_files", e->bad_files, "level", level == LVL_FAIL ? "fail" : level == LVL_WARN ? "warn" : "info",
-			"source", e->path));
+			"source", e->path, "judged_against", against));
+		}
 	}
 	return a;
+}
+
+void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *not_judged)
+{
+	size_t i;
+
+	for (i = 0; i < f->nckpts; i++) {
+		const struct hr_ckpt *e = &f->ckpts[i];
+		int np;
+		double med;
+		if (e->node != node || !is_latest(f, i))
+			continue;
+		(*judged)++; /* the read-back: crc32 and length against what was written */
+		med = peers_median(f, node, e->mount, &np);
+		if (np >= 1 && !isnan(med) && e->rank_gbps > 0)
+			(*judged)++;
+		else
+			(*not_judged)++;
+	}
 }
 
 void hr_ckpt_render_terminal(const json_t *profile, FILE *out)

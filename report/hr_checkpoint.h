@@ -71,6 +71,14 @@ void hr_ckpt_reasons(const struct hr_fleet *f, hr_ckpt_reason_fn fn, void *ctx);
 json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node);
 
 /**
+ * hr_ckpt_node_checks - count node @node's checkpoint checks: per mount the
+ * read-back (always judged) and the comparison with its peers (judged only
+ * when another node wrote to that mount). @judged, @not_judged: [in,out]
+ * incremented.
+ */
+void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *not_judged);
+
+/**
  * hr_ckpt_render_terminal - the "checkpoint writes" table of a profile (its
  * nodes' "checkpoint" arrays) to @out; prints nothing when there are none.
  */

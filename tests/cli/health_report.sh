@@ -173,8 +173,8 @@ fi
 
 # ---- the report on every shared nccl-tests log: nothing skipped, each log's
 # average busbw shown beside its own Avg line
-if [ -d ../shared/data/nccl-tests-logs ]; then
-	"$HR" --out "$TMP/logs" ../shared/data/nccl-tests-logs >"$TMP/logs.txt" 2>&1
+if [ -d tests/data/nccl-tests-logs ]; then
+	"$HR" --out "$TMP/logs" tests/data/nccl-tests-logs >"$TMP/logs.txt" 2>&1
 	rc=$?
 	msg=$(python3 - "$TMP/logs/profile.json" <<'PY'
 import json, sys
@@ -196,6 +196,6 @@ PY
 	[ $rc = 1 ] && [ "$msg" = OK ] && echo "ok health_report_shared_logs_profile" ||
 		echo "not ok health_report_shared_logs_profile: exit $rc, $msg"
 else
-	echo "skip health_report_shared_logs_profile: ../shared/data/nccl-tests-logs not found"
+	echo "skip health_report_shared_logs_profile: tests/data/nccl-tests-logs not found"
 fi
 exit 0
