@@ -38,7 +38,7 @@ enum { MSG_REPORT = 1, MSG_STATE, MSG_REQUEST, MSG_DONE, MSG_PING, MSG_PONG };
 /* A rank's state, as bytes (homogeneous cluster). */
 struct wd_report {
 	int64_t rank, act, iter, phase, group, algo, size_index, place, bytes, elapsed_us;
-	char what[64];
+	char what[320]; /* long enough for a file path (checkpoint_io) */
 	char group_name[40];
 	char algo_label[40];
 };
@@ -64,6 +64,7 @@ struct ch_ar_world {
 
 	/* watchdog */
 	pthread_t thread;
+	pthread_t main_thread;     /* the thread that called ch_ar_world_init (MPI's) */
 	int thread_started;
 	int stop;                  /* atomic */
 	double timeout_sec, coll_grace_sec;
@@ -168,6 +169,7 @@ int ch_ar_world_init(int *argc, char ***argv, struct ch_ar_world **out)
 	gethostname(me.host, sizeof(me.host) - 1);
 	MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, w->info, (int)sizeof(me), MPI_BYTE, MPI_COMM_WORLD);
 	w->act = CH_AR_ACT_IDLE;
+	w->main_thread = pthread_self();
 	w->sock = -1;
 	w->what = "starting";
 	w->since_ns = now_ns();
@@ -182,12 +184,13 @@ int ch_ar_world_agree(struct ch_ar_world *w, int status)
 	return all;
 }
 
-int ch_ar_world_parse(struct ch_ar_world *w, int argc, char **argv, struct ch_ar_opts *o)
+int ch_ar_world_quiet_call(struct ch_ar_world *w, int (*fn)(int argc, char **argv, void *out), int argc,
+			   char **argv, void *out)
 {
 	int rc, out_fd = -1, err_fd = -1, null_fd = -1;
 
 	if (w->rank != 0) {
-		/* every rank parses the same command line; only rank 0 speaks */
+		/* every rank runs the same step; only rank 0 speaks */
 		fflush(stdout);
 		fflush(stderr);
 		null_fd = open("/dev/null", O_WRONLY);
@@ -198,7 +201,7 @@ int ch_ar_world_parse(struct ch_ar_world *w, int argc, char **argv, struct ch_ar
 			dup2(null_fd, 2);
 		}
 	}
-	rc = ch_ar_opts_parse(argc, argv, o);
+	rc = fn(argc, argv, out);
 	if (w->rank != 0) {
 		fflush(stdout);
 		fflush(stderr);
@@ -212,11 +215,23 @@ int ch_ar_world_parse(struct ch_ar_world *w, int argc, char **argv, struct ch_ar
 			close(err_fd);
 		if (null_fd >= 0)
 			close(null_fd);
-	} else if (rc == 0 && o->common.help) {
-		ch_ar_usage(stdout);
-	} else if (rc == 0 && o->common.version) {
-		ch_print_version("allreduce_bw");
 	}
+	return rc;
+}
+
+static int ar_parse(int argc, char **argv, void *out)
+{
+	return ch_ar_opts_parse(argc, argv, out);
+}
+
+int ch_ar_world_parse(struct ch_ar_world *w, int argc, char **argv, struct ch_ar_opts *o)
+{
+	int rc = ch_ar_world_quiet_call(w, ar_parse, argc, argv, o);
+
+	if (w->rank == 0 && rc == 0 && o->common.help)
+		ch_ar_usage(stdout);
+	else if (w->rank == 0 && rc == 0 && o->common.version)
+		ch_print_version("allreduce_bw");
 	fflush(stdout);
 	return ch_ar_world_agree(w, rc);
 }
@@ -275,7 +290,10 @@ void ch_ar_world_abort(struct ch_ar_world *w, int status, const char *fmt, ...)
 	}
 	fflush(stdout);
 	fflush(stderr);
-	MPI_Abort(MPI_COMM_WORLD, ch_exit_code(status));
+	/* MPI is MPI_THREAD_FUNNELED: from another thread (a signal thread),
+	 * exit without MPI; the launcher ends the other ranks */
+	if (pthread_equal(pthread_self(), w->main_thread))
+		MPI_Abort(MPI_COMM_WORLD, ch_exit_code(status));
 	_exit(ch_exit_code(status));
 }
 
@@ -568,7 +586,10 @@ static void __attribute__((noreturn)) coordinate(struct ch_ar_world *w, struct w
 		snprintf(iter_text, sizeof(iter_text), "warm-up");
 	else
 		snprintf(iter_text, sizeof(iter_text), "iteration %lld", (long long)hung->iter);
-	if (hung->act == CH_AR_ACT_COLL)
+	if (!w->plan) /* no all-reduce plan (checkpoint_io): what the rank was doing names it */
+		snprintf(msg, sizeof(msg), "timeout: rank %lld (host '%s') spent more than %g s in %s; ",
+			 (long long)hung->rank, w->info[hung->rank].host, w->timeout_sec, hung->what);
+	else if (hung->act == CH_AR_ACT_COLL)
 		snprintf(msg, sizeof(msg), "timeout: the all-reduce of %lld bytes (%s, %s), algorithm %s, group %s, did not complete within %g s; ",
 			 (long long)hung->bytes, place_name((int)hung->place), iter_text,
 			 hung->algo_label, hung->group_name, w->timeout_sec);
@@ -579,7 +600,9 @@ static void __attribute__((noreturn)) coordinate(struct ch_ar_world *w, struct w
 	else
 		snprintf(msg, sizeof(msg), "timeout: %s (ranks waiting between steps, after the all-reduce of %lld bytes, algorithm %s, group %s); ",
 			 cause, (long long)hung->bytes, hung->algo_label, hung->group_name);
-	if (nnever)
+	if (!w->plan)
+		append(msg, sizeof(msg), "ranks (and what those that reported were doing): %s", never);
+	else if (nnever)
 		append(msg, sizeof(msg), "ranks that never arrived: %s; waiting inside it: %s", never, ninside ? inside : "none");
 	else
 		append(msg, sizeof(msg), "every rank of the group was inside it (ranks %s): a link or a device may be hung", inside);

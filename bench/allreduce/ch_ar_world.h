@@ -69,6 +69,15 @@ int ch_ar_world_init(int *argc, char ***argv, struct ch_ar_world **out);
 int ch_ar_world_parse(struct ch_ar_world *w, int argc, char **argv, struct ch_ar_opts *o);
 
 /**
+ * ch_ar_world_quiet_call - run @fn(@argc, @argv, @out) on this rank with its
+ * stdout and stderr sent to /dev/null on every rank but world rank 0, so
+ * that a step every rank runs (parsing the command line into @out) speaks
+ * once. Local: no agreement. Returns what @fn returned.
+ */
+int ch_ar_world_quiet_call(struct ch_ar_world *w, int (*fn)(int argc, char **argv, void *out), int argc,
+			   char **argv, void *out);
+
+/**
  * ch_ar_world_agree - agree on a status: the most severe (most negative)
  * of every rank's @status. Returns it on every rank.
  */
@@ -85,7 +94,10 @@ int ch_ar_world_finalize(struct ch_ar_world *w, int status);
  * ch_ar_world_abort - local: print "error: MSG" (with rank and host),
  * finish the result file (world rank 0) with @status, and MPI_Abort every
  * rank with its exit code. For run-time errors in the middle of a sweep,
- * where returning would leave the other ranks waiting. Does not return.
+ * where returning would leave the other ranks waiting. Called from another
+ * thread than MPI's (a signal thread), it exits without MPI (MPI is
+ * MPI_THREAD_FUNNELED) and the launcher ends the other ranks. Does not
+ * return.
  */
 void ch_ar_world_abort(struct ch_ar_world *w, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
