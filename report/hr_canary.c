@@ -936,19 +936,12 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 		fprintf(f, "  then re-run the canary at %g GPUs (scripts/canary --target-gpus %g)\n", n1, n2);
 }
 
-void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+/* today: the step, its checkpoint stall and input wait, the all-reduce model and MFU */
+static void print_today(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
 {
-	char v[256], a[96], b[96], c[SRCBUF];
-	double n1 = in->gpus_now.v, n2 = in->target_gpus.v, t1 = in->step_sec.v;
-	int i;
+	char v[256], a[96], b[96];
+	double n1 = in->gpus_now.v, t1 = in->step_sec.v;
 
-	if (o->comm_only) {
-		print_comm_only(f, in, o);
-		return;
-	}
-
-	fprintf(f, "canary: %g -> %g GPUs, weak scaling (work per GPU and step held constant)\n", n1, n2);
-	fprintf(f, "sources: given = your inputs, measured = result files, fitted = all-reduce model, assumed = default or model assumption\n\n");
 
 	fprintf(f, "today\n");
 	if (in->baseline_gpus.src) {
@@ -1008,6 +1001,15 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 		snprintf(v, sizeof(v), "%.1f%%", 100 * o->mfu_now.v);
 		row(f, "MFU today", v, o->mfu_now.src);
 	}
+}
+
+/* where today's step goes, largest loss first */
+static void print_losses(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+{
+	char v[256], a[96], c[SRCBUF];
+	double t1 = in->step_sec.v;
+	int i;
+
 
 	fprintf(f, "\nwhere today's step goes, largest loss first (ideal %.2f s, today %.2f s)\n",
 		o->ideal_step_sec.v, t1);
@@ -1030,6 +1032,14 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 		fprintf(f, "  %d. %-38s %s [%s]\n", i + 1, loss_name(l->kind), v,
 			hr_src_label(l->sec.src, c, sizeof(c)));
 	}
+}
+
+/* the prediction at the target */
+static void print_target(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+{
+	char v[256], a[96];
+	double n1 = in->gpus_now.v, n2 = in->target_gpus.v;
+
 
 	fprintf(f, "\nat %g GPUs (predicted)\n", n2);
 	snprintf(v, sizeof(v), "%.2f s", o->step_target_sec.v);
@@ -1061,6 +1071,14 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 		snprintf(v, sizeof(v), "none above %g GPUs", n1);
 	snprintf(a, sizeof(a), "largest allocation at >= %.0f%% efficiency", 100 * in->min_efficiency.v);
 	row(f, a, v, o->step_target_sec.src | in->min_efficiency.src);
+}
+
+/* GPU-hours per unit of work at the baseline, today and at the target */
+static void print_cost(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+{
+	char v[256], a[96];
+	double n1 = in->gpus_now.v, n2 = in->target_gpus.v, t1 = in->step_sec.v;
+
 
 	fprintf(f, "\ncost\n");
 	{
@@ -1089,6 +1107,14 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 		fprintf(f, "  %g -> %g GPUs: %.3gx the hardware for x%.2f the throughput; each unit of work costs x%.2f the GPU-hours\n",
 			n1, n2, o->hw_ratio_target.v, o->throughput_ratio_target.v, o->cost_ratio_target.v);
 	}
+}
+
+/* the notes, the verdict, its reasons and what to do */
+static void print_verdict(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+{
+	double n1 = in->gpus_now.v, n2 = in->target_gpus.v;
+	int i;
+
 
 	if (o->nnotes) {
 		fprintf(f, "\nnotes\n");
@@ -1130,6 +1156,21 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 			fprintf(f, "  %s\n", o->largest_ok_gpus ? "book at most the largest allocation predicted at or above the threshold (above)" :
 				"stay at today's allocation: nothing measured here would make the target efficient");
 	}
+}
+
+void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+{
+	if (o->comm_only) {
+		print_comm_only(f, in, o);
+		return;
+	}
+	fprintf(f, "canary: %g -> %g GPUs, weak scaling (work per GPU and step held constant)\n", in->gpus_now.v, in->target_gpus.v);
+	fprintf(f, "sources: given = your inputs, measured = result files, fitted = all-reduce model, assumed = default or model assumption\n\n");
+	print_today(f, in, o);
+	print_losses(f, in, o);
+	print_target(f, in, o);
+	print_cost(f, in, o);
+	print_verdict(f, in, o);
 }
 
 /* ------------------------------------------------------------------ JSON */
