@@ -286,6 +286,10 @@ static void distribution_plots(struct plotter *pl, const json_t *p)
 
 /* ------------------------------------------------------------ tables */
 
+/* the suffixes of the number columns of the device and group tables */
+static const char *const device_units[] = { "%", "%", "%", "", "%" };
+static const char *const group_units[] = { "", "%", "", "" };
+
 /* a reason or a finding: its level, text and suggested action */
 static void reason_html(struct hr_buf *b, const struct hr_reason_row *r)
 {
@@ -392,7 +396,7 @@ static void html_nodes(const struct hr_rows *rows, struct hr_buf *b)
 
 static void html_findings_drift(const struct hr_rows *rows, struct hr_buf *b)
 {
-	size_t j, k;
+	size_t j;
 	if (rows->nfindings) {
 		hr_buf_puts(b, "<h2 id=\"findings\">Fleet findings (not tied to a node)</h2>\n<ul>");
 		for (j = 0; j < rows->nfindings; j++) {
@@ -413,13 +417,7 @@ static void html_findings_drift(const struct hr_rows *rows, struct hr_buf *b)
 		hr_buf_printf(b, "<tr><td>%s</td><td>", r->key);
 		esc(b, r->majority ? r->majority : "(no majority)");
 		hr_buf_puts(b, "</td><td>");
-		for (k = 0; k < r->nvalues; k++) {
-			hr_buf_puts(b, k ? "<br>" : "");
-			esc(b, r->values[k].node);
-			hr_buf_puts(b, ": <code>");
-			esc(b, r->values[k].value);
-			hr_buf_puts(b, "</code>");
-		}
+		hr_rows_drift_values(b, r, "<br>", ": <code>", "</code>", hr_buf_html);
 		hr_buf_puts(b, "</td></tr>\n");
 	}
 	hr_buf_puts(b, "</table>\n");
@@ -447,15 +445,11 @@ static void html_devices(const struct hr_rows *rows, struct hr_buf *b)
 		hr_rows_num(b, d->value, " ");
 		esc(b, d->unit);
 		hr_buf_puts(b, "</td><td>");
-		hr_rows_num(b, d->pct_of_datasheet, "%");
-		hr_buf_puts(b, "</td><td>");
-		hr_rows_num(b, d->pct_of_expected, "%");
-		hr_buf_puts(b, "</td><td>");
-		hr_rows_num(b, d->pct_of_fleet_median, "%");
-		hr_buf_puts(b, "</td><td>");
-		hr_rows_num(b, d->z, "");
-		hr_buf_puts(b, "</td><td>");
-		hr_rows_num(b, d->pct_of_node_median, "%");
+		{
+			const double v[] = { d->pct_of_datasheet, d->pct_of_expected, d->pct_of_fleet_median, d->z,
+					     d->pct_of_node_median };
+			hr_rows_nums(b, "</td><td>", 5, v, device_units);
+		}
 		hr_buf_printf(b, "</td><td class=\"%s\">%s</td></tr>\n", d->level, d->level);
 	}
 	hr_buf_puts(b, "</table>\n");
@@ -479,13 +473,11 @@ static void html_groups(const struct hr_rows *rows, struct hr_buf *b)
 		esc(b, d->algo);
 		hr_buf_printf(b, "</td><td>%lld</td><td>%s</td><td>", d->nranks,
 			      hr_fmt_bytes(d->large_msg_bytes, sz, sizeof(sz)));
-		hr_rows_num(b, d->large_msg_busbw_gbps, "");
-		hr_buf_puts(b, "</td><td>");
-		hr_rows_num(b, d->pct_of_fleet_median, "%");
-		hr_buf_puts(b, "</td><td>");
-		hr_rows_num(b, d->avg_busbw_gbps, "");
-		hr_buf_puts(b, "</td><td>");
-		hr_rows_num(b, d->reported_avg_busbw_gbps, "");
+		{
+			const double v[] = { d->large_msg_busbw_gbps, d->pct_of_fleet_median, d->avg_busbw_gbps,
+					     d->reported_avg_busbw_gbps };
+			hr_rows_nums(b, "</td><td>", 4, v, group_units);
+		}
 		hr_buf_printf(b, "</td><td class=\"%s\">%s</td><td>", d->level ? d->level : "", d->level_text);
 		esc(b, d->source);
 		if (d->failure) {

@@ -264,6 +264,10 @@ int hr_render_terminal(const json_t *p, FILE *out, int color)
  * flagged (everything is in profile.json and report.html). */
 #define MD_MAX_ROWS 60
 
+/* the suffixes of the number columns of the device and group tables */
+static const char *const pct3_z[] = { "%", "%", "%", "" };
+static const char *const group_units[] = { "", "%", "", "" };
+
 static void md_head(const json_t *p, struct hr_buf *b)
 {
 	const json_t *sum = json_object_get(p, "summary"), *c = json_object_get(p, "run_cost"), *r;
@@ -322,7 +326,7 @@ static void md_nodes(const struct hr_rows *rows, struct hr_buf *b)
 
 static void md_findings_drift(const struct hr_rows *rows, struct hr_buf *b)
 {
-	size_t j, k;
+	size_t j;
 	if (rows->nfindings)
 		hr_buf_puts(b, "\n## Fleet findings (not tied to a node)\n\n");
 	for (j = 0; j < rows->nfindings; j++) {
@@ -342,13 +346,7 @@ static void md_findings_drift(const struct hr_rows *rows, struct hr_buf *b)
 		hr_buf_printf(b, "| %s | ", r->key);
 		hr_buf_md(b, r->majority ? r->majority : "(no majority)");
 		hr_buf_puts(b, " | ");
-		for (k = 0; k < r->nvalues; k++) {
-			hr_buf_printf(b, "%s", k ? ", " : "");
-			hr_buf_md(b, r->values[k].node);
-			hr_buf_puts(b, " `");
-			hr_buf_md(b, r->values[k].value);
-			hr_buf_puts(b, "`");
-		}
+		hr_rows_drift_values(b, r, ", ", " `", "`", hr_buf_md);
 		hr_buf_puts(b, " |\n");
 	}
 }
@@ -385,13 +383,10 @@ static void md_devices(const struct hr_rows *rows, struct hr_buf *b)
 		hr_buf_printf(b, " | %s | ", d->metric);
 		hr_rows_num(b, d->value, "");
 		hr_buf_printf(b, " %s | ", d->unit);
-		hr_rows_num(b, d->pct_of_datasheet, "%");
-		hr_buf_puts(b, " | ");
-		hr_rows_num(b, d->pct_of_expected, "%");
-		hr_buf_puts(b, " | ");
-		hr_rows_num(b, d->pct_of_fleet_median, "%");
-		hr_buf_puts(b, " | ");
-		hr_rows_num(b, d->z, "");
+		{
+			const double v[] = { d->pct_of_datasheet, d->pct_of_expected, d->pct_of_fleet_median, d->z };
+			hr_rows_nums(b, " | ", 4, v, pct3_z);
+		}
 		hr_buf_printf(b, " | %s |\n", d->level);
 	}
 }
@@ -415,13 +410,11 @@ static void md_groups(const struct hr_rows *rows, struct hr_buf *b)
 		hr_rows_names(b, d->nodes, hr_buf_md);
 		hr_buf_printf(b, " | %s | %s | %lld | %s | ", d->collective, d->algo,
 			      d->nranks, hr_fmt_bytes(d->large_msg_bytes, sz, sizeof(sz)));
-		hr_rows_num(b, d->large_msg_busbw_gbps, "");
-		hr_buf_puts(b, " | ");
-		hr_rows_num(b, d->pct_of_fleet_median, "%");
-		hr_buf_puts(b, " | ");
-		hr_rows_num(b, d->avg_busbw_gbps, "");
-		hr_buf_puts(b, " | ");
-		hr_rows_num(b, d->reported_avg_busbw_gbps, "");
+		{
+			const double v[] = { d->large_msg_busbw_gbps, d->pct_of_fleet_median, d->avg_busbw_gbps,
+					     d->reported_avg_busbw_gbps };
+			hr_rows_nums(b, " | ", 4, v, group_units);
+		}
 		hr_buf_printf(b, " | %s | ", d->level_text);
 		hr_buf_md(b, d->source);
 		hr_buf_puts(b, " |\n");

@@ -259,6 +259,29 @@ void hr_rows_num(struct hr_buf *b, double v, const char *suffix)
 		hr_buf_printf(b, "%s%s", hr_fmt_num(v, t, sizeof(t)), suffix);
 }
 
+void hr_rows_nums(struct hr_buf *b, const char *sep, size_t n, const double *v,
+		  const char *const *suffix)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		hr_buf_puts(b, i ? sep : "");
+		hr_rows_num(b, v[i], suffix[i]);
+	}
+}
+
+void hr_rows_drift_values(struct hr_buf *b, const struct hr_drift_row *r, const char *sep,
+			  const char *open, const char *close, hr_esc_fn esc)
+{
+	size_t k;
+	for (k = 0; k < r->nvalues; k++) {
+		hr_buf_puts(b, k ? sep : "");
+		esc(b, r->values[k].node);
+		hr_buf_puts(b, open);
+		esc(b, r->values[k].value);
+		hr_buf_puts(b, close);
+	}
+}
+
 void hr_rows_names(struct hr_buf *b, const json_t *names, hr_esc_fn esc)
 {
 	const json_t *x;

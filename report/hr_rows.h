@@ -140,6 +140,21 @@ void hr_rows_free(struct hr_rows *r);
 void hr_rows_num(struct hr_buf *b, double v, const char *suffix);
 
 /**
+ * hr_rows_nums - @n numbers, each as hr_rows_num() writes it with its
+ * suffix, separated by @sep (nothing after the last).
+ * @v: [in] @n numbers.  @suffix: [in] @n suffixes.
+ */
+void hr_rows_nums(struct hr_buf *b, const char *sep, size_t n, const double *v,
+		  const char *const *suffix);
+
+/**
+ * hr_rows_drift_values - the differing nodes of a drift row: each node
+ * escaped by @esc, @open, its value escaped, @close; separated by @sep.
+ */
+void hr_rows_drift_values(struct hr_buf *b, const struct hr_drift_row *r, const char *sep,
+			  const char *open, const char *close, hr_esc_fn esc);
+
+/**
  * hr_rows_names - a group's nodes: the first four names, escaped by @esc,
  * separated by ", ", then " +N" for the N others.
  * @names: [in] array of strings.
