@@ -242,7 +242,7 @@ $(FAKE_NVML): tests/fake-nvml/fake_nvml.c
 
 unit: $(UNIT_BIN)
 test: all $(UNIT_BIN) $(SLOWIO) $(FAKE_NVML)
-	$(Q)SANITIZE=$(SANITIZE) scripts/run-tests
+	$(Q)SANITIZE=$(SANITIZE) WITH_CUDA=$(WITH_CUDA) scripts/run-tests
 
 sweep: all
 	$(Q)scripts/sweep
