@@ -107,6 +107,9 @@ struct an {
 	size_t *dev_first, *dev_n; /* per device: its instances in di[] */
 	long *grp_inst;   /* per group: its instance in gi[], -1 none */
 	int *slow_pairs;  /* per node: number of slow pairs it is in */
+	long *node_dev, *dev_next; /* per node: its first device, per device: the next of its node; -1 none */
+	long *node_grp, *grp_next; /* per node: its first (group, member) entry; per entry: the next; -1 none */
+	long *grp_of;     /* per entry: the group */
 	int oom;
 };
 
@@ -1627,20 +1630,28 @@ static void node_checks(const struct an *a, int n, struct node_checks *c)
 {
 	size_t i;
 	memset(c, 0, sizeof(*c));
-	for (i = 0; i < a->ndi; i++) {
-		const struct inst *p = &a->di[i];
-		if (p->node != n)
-			continue;
-		if (inst_judged(a, p))
-			c->judged++;
-		else
-			c->not_judged++;
-		pick_worst(a, p->metric == 0 ? &c->mem : &c->comp, p);
+	long d, e;
+	(void)i;
+	/* the node's devices in index order, and each one's instances: di[] filtered by node */
+	for (d = a->node_dev[n]; d >= 0; d = a->dev_next[d]) {
+		size_t j;
+		for (j = a->dev_first[d]; j < a->dev_first[d] + a->dev_n[d]; j++) {
+			const struct inst *p = &a->di[j];
+			if (p->node != n)
+				continue;
+			if (inst_judged(a, p))
+				c->judged++;
+			else
+				c->not_judged++;
+			pick_worst(a, p->metric == 0 ? &c->mem : &c->comp, p);
+		}
 	}
-	for (i = 0; i < a->ngi; i++) {
-		const struct inst *p = &a->gi[i];
-		if (!group_has_node(&a->f->groups[p->subject], n))
+	/* the node's groups in index order (gi[] is in group order, one instance per group) */
+	for (e = a->node_grp[n]; e >= 0; e = a->grp_next[e]) {
+		const struct inst *p;
+		if (a->grp_inst[a->grp_of[e]] < 0)
 			continue;
+		p = &a->gi[a->grp_inst[a->grp_of[e]]];
 		c->fab++;
 		if (inst_judged(a, p)) {
 			c->judged++;
@@ -1707,6 +1718,7 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 	char now[32];
 	size_t i, j;
 	int counts[3] = { 0, 0, 0 }, worst = HR_INFO, k, not_judged_nodes = 0;
+	long e, *rfirst, *rnext;
 	long checks_judged = 0, checks_not_judged = 0;
 
 	if (!p || !ord) {
@@ -1716,12 +1728,32 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 	}
 	if (a->nr)
 		qsort(a->r, a->nr, sizeof(*a->r), cmp_reason);
+	/* per node, its reasons in order: a list through rnext from rfirst */
+	rfirst = malloc((f->nnodes ? f->nnodes : 1) * sizeof(*rfirst));
+	rnext = malloc((a->nr ? a->nr : 1) * sizeof(*rnext));
+	if (!rfirst || !rnext) {
+		free(rfirst);
+		free(rnext);
+		free(ord);
+		json_decref(p);
+		return NULL;
+	}
+	for (i = 0; i < f->nnodes; i++)
+		rfirst[i] = -1;
+	for (j = a->nr; j-- > 0;) {
+		int n = a->r[j].node;
+		rnext[j] = -1;
+		if (n < 0 || (size_t)n >= f->nnodes)
+			continue;
+		rnext[j] = rfirst[n];
+		rfirst[n] = (long)j;
+	}
 	for (i = 0; i < f->nnodes; i++) {
 		ord[i].node = (int)i;
 		ord[i].name = f->nodes[i].name;
-		for (j = 0; j < a->nr; j++)
-			if (a->r[j].node == (int)i && a->r[j].level > ord[i].level)
-				ord[i].level = a->r[j].level;
+		for (e = rfirst[i]; e >= 0; e = rnext[e])
+			if (a->r[e].level > ord[i].level)
+				ord[i].level = a->r[e].level;
 	}
 	qsort(ord, f->nnodes, sizeof(*ord), cmp_node);
 
@@ -1767,25 +1799,21 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 		json_object_set_new(hl, "loader", l && l->verdict ? json_string(l->verdict) : json_null());
 		json_object_set_new(x, "headline", hl);
 		json_object_set_new(x, "like_for_like", json_boolean(!a->drift[n]));
-		for (j = 0; j < a->nr; j++)
-			if (a->r[j].node == n)
-				json_array_append_new(rs, reason_json(&a->r[j]));
+		for (e = rfirst[n]; e >= 0; e = rnext[e])
+			json_array_append_new(rs, reason_json(&a->r[e]));
 		json_object_set_new(x, "reasons", rs);
 		for (k = 0; k < HR_CFG_NKEYS; k++)
 			json_object_set_new(cfg, hr_cfg_key_name(k), jstr_or_null(nd->cfg[k]));
 		json_object_set_new(cfg, "cpu_model", jstr_or_null(nd->cpu_model));
 		json_object_set_new(cfg, "gpus", json_integer(nd->ngpus));
 		json_object_set_new(x, "config", cfg);
-		for (j = 0; j < f->ndevices; j++)
-			if (f->devices[j].node == n)
-				json_array_append_new(devs, device_json(a, j));
+		for (e = a->node_dev[n]; e >= 0; e = a->dev_next[e])
+			json_array_append_new(devs, device_json(a, (size_t)e));
 		json_object_set_new(x, "devices", devs);
-		for (j = 0; j < f->ngroups; j++) {
-			const struct hr_group *g = &f->groups[j];
-			const struct inst *q = group_inst(a, j);
+		for (e = a->node_grp[n]; e >= 0; e = a->grp_next[e]) {
+			const struct hr_group *g = &f->groups[a->grp_of[e]];
+			const struct inst *q = group_inst(a, (size_t)a->grp_of[e]);
 			json_t *b;
-			if (!group_has_node(g, n))
-				continue;
 			b = json_object();
 			json_object_set_new(b, "group", json_string(g->name));
 			json_object_set_new(b, "kind", json_string(hr_group_kind_name(g->kind)));
@@ -1851,8 +1879,53 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 	json_object_set_new(p, "groups", groups);
 	json_object_set_new(p, "findings", findings);
 	json_object_set_new(p, "distributions", distributions_json(a));
+	free(rfirst);
+	free(rnext);
 	free(ord);
 	return p;
+}
+
+/* Per node, its devices and its groups as lists in index order (so that a
+ * node's checks need not scan every device and group of the fleet).
+ * Returns 0, or -1 out of memory. */
+static int node_index(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	size_t i, nent = 0, e = 0;
+	int k;
+	for (i = 0; i < f->ngroups; i++)
+		nent += f->groups[i].nnodes > 0 ? (size_t)f->groups[i].nnodes : 0;
+	a->node_dev = malloc((f->nnodes ? f->nnodes : 1) * sizeof(*a->node_dev));
+	a->node_grp = malloc((f->nnodes ? f->nnodes : 1) * sizeof(*a->node_grp));
+	a->dev_next = malloc((f->ndevices ? f->ndevices : 1) * sizeof(*a->dev_next));
+	a->grp_next = malloc((nent ? nent : 1) * sizeof(*a->grp_next));
+	a->grp_of = malloc((nent ? nent : 1) * sizeof(*a->grp_of));
+	if (!a->node_dev || !a->node_grp || !a->dev_next || !a->grp_next || !a->grp_of)
+		return -1;
+	for (i = 0; i < f->nnodes; i++)
+		a->node_dev[i] = a->node_grp[i] = -1;
+	for (i = f->ndevices; i-- > 0;) {
+		int n = f->devices[i].node;
+		a->dev_next[i] = -1;
+		if (n < 0 || (size_t)n >= f->nnodes)
+			continue;
+		a->dev_next[i] = a->node_dev[n];
+		a->node_dev[n] = (long)i;
+	}
+	for (i = f->ngroups; i-- > 0;) {
+		const struct hr_group *g = &f->groups[i];
+		for (k = 0; k < g->nnodes; k++) {
+			int n = g->nodes[k];
+			if (n < 0 || (size_t)n >= f->nnodes)
+				continue;
+			if (a->node_grp[n] >= 0 && a->grp_of[a->node_grp[n]] == (long)i)
+				continue; /* listed twice in the group */
+			a->grp_of[e] = (long)i;
+			a->grp_next[e] = a->node_grp[n];
+			a->node_grp[n] = (long)e++;
+		}
+	}
+	return 0;
 }
 
 json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
@@ -1874,6 +1947,8 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 		goto out;
 	for (i = 0; i < f->ngroups; i++)
 		a.grp_inst[i] = -1;
+	if (node_index(&a))
+		goto out;
 	drift = analyze_drift(&a);
 	device_instances(&a);
 	if (!a.oom) {
@@ -1916,5 +1991,10 @@ out:
 	free(a.dev_first);
 	free(a.dev_n);
 	free(a.grp_inst);
+	free(a.node_dev);
+	free(a.dev_next);
+	free(a.node_grp);
+	free(a.grp_next);
+	free(a.grp_of);
 	return p;
 }
