@@ -81,10 +81,15 @@ struct inst {
 	int level_abs, level_rel, level_node, level_hist, level;
 	int like;          /* like for like (no drifted node involved) */
 	int fabric;        /* groups: 1 intra-node, 2 inter-node; devices 0 */
-	char basis[600];   /* what the expectation is and its source, "" none */
-	char tag[80];      /* the same, short (terminal summary) */
-	char why[300];     /* why there is no expectation, "" when there is one */
+	/* kept once per distinct text (struct an's texts), never "" -> NULL */
+	const char *basis; /* what the expectation is and its source, "" none (at most 599 bytes) */
+	const char *tag;   /* the same, short (terminal summary; at most 79 bytes) */
+	const char *why;   /* why there is no expectation, "" when there is one (at most 299 bytes) */
 };
+
+#define INST_BASIS_MAX 600
+#define INST_TAG_MAX 80
+#define INST_WHY_MAX 300
 
 struct cls {
 	char key[256];
@@ -110,6 +115,7 @@ struct an {
 	long *node_dev, *dev_next; /* per node: its first device, per device: the next of its node; -1 none */
 	long *node_grp, *grp_next; /* per node: its first (group, member) entry; per entry: the next; -1 none */
 	long *grp_of;     /* per entry: the group */
+	json_t *texts;    /* the instances' basis, tag and why texts, each once (the keys) */
 	int oom;
 };
 
@@ -178,6 +184,38 @@ static int class_of(struct an *a, const char *key, const char *label, const char
 	return (int)a->nc++;
 }
 
+/* The text printf would write into a buffer of @size bytes (truncated as
+ * snprintf does), kept once in a->texts: the same text is the same pointer,
+ * valid until a->texts is released. "" when out of memory (a->oom set). */
+static const char *keep(struct an *a, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static const char *keep(struct an *a, size_t size, const char *fmt, ...)
+{
+	char buf[INST_BASIS_MAX];
+	va_list ap;
+	void *it;
+	if (size > sizeof(buf))
+		size = sizeof(buf);
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (!buf[0])
+		return "";
+	if (!a->texts && !(a->texts = json_object()))
+		goto oom;
+	it = json_object_iter_at(a->texts, buf);
+	if (!it) {
+		if (json_object_set_new_nocheck(a->texts, buf, json_null()))
+			goto oom;
+		it = json_object_iter_at(a->texts, buf);
+	}
+	if (it)
+		return json_object_iter_key(it);
+oom:
+	a->oom = 1;
+	return "";
+}
+
 static struct inst *new_inst(struct an *a, struct inst **arr, size_t *n, size_t *cap)
 {
 	void *v = grow(*arr, cap, *n, sizeof(**arr), &a->oom);
@@ -190,7 +228,7 @@ static struct inst *new_inst(struct an *a, struct inst **arr, size_t *n, size_t 
 	x->expected = x->datasheet = x->z = x->fleet_median = x->pct_fleet = NAN;
 	x->node_median = x->pct_node = NAN;
 	x->like = 1;
-	x->basis[0] = x->why[0] = x->tag[0] = '\0';
+	x->basis = x->why = x->tag = "";
 	return x;
 }
 
@@ -446,11 +484,11 @@ static void device_instances(struct an *a)
 				p->expected = m == 0 ? x->memory_gbps : x->compute_gflops[m - 1];
 			if (!isnan(p->expected) && p->expected > 0) {
 				p->level_abs = hr_absolute_level(a->th, v / p->expected);
-				snprintf(p->basis, sizeof(p->basis), "per-SKU expectation for %s: %s",
+				p->basis = keep(a, INST_BASIS_MAX, "per-SKU expectation for %s: %s",
 					 x->sku, x->source);
-				snprintf(p->tag, sizeof(p->tag), "%s %s", x->sku, x->match[0] ? "given" : "datasheet x fraction");
+				p->tag = keep(a, INST_TAG_MAX, "%s %s", x->sku, x->match[0] ? "given" : "datasheet x fraction");
 			} else
-				snprintf(p->why, sizeof(p->why), "no %s figure for %s",
+				p->why = keep(a, INST_WHY_MAX, "no %s figure for %s",
 					 x ? "expected" : "datasheet",
 					 d->sku ? d->sku : d->name ? d->name : d->device);
 		}
@@ -703,39 +741,42 @@ static void group_instances(struct an *a)
 			if (a->drift[g->nodes[k]])
 				p->like = 0;
 		if (!gpu)
-			snprintf(p->why, sizeof(p->why), "a host-memory (%s) sweep: no reference figure", g->backend);
+			p->why = keep(a, INST_WHY_MAX, "a host-memory (%s) sweep: no reference figure", g->backend);
 		else if (!ar)
-			snprintf(p->why, sizeof(p->why), "the references are all-reduce figures; this run is %s", g->collective);
+			p->why = keep(a, INST_WHY_MAX, "the references are all-reduce figures; this run is %s", g->collective);
 		else if (g->busbw_is_algbw)
-			snprintf(p->why, sizeof(p->why), "its busbw is printed as today's algbw (old format)");
+			p->why = keep(a, INST_WHY_MAX, "its busbw is printed as today's algbw (old format)");
 		else if (intra) {
 			if (x && !isnan(x->intra_busbw_gbps) &&
 			    (x->intra_nranks == 0 || x->intra_nranks == g->nranks)) {
 				int nvls = strstr(g->algo, "nvls") != NULL && !isnan(x->intra_nvls_busbw_gbps);
 				p->expected = nvls ? x->intra_nvls_busbw_gbps : x->intra_busbw_gbps;
-				snprintf(p->basis, sizeof(p->basis), "%s reference for %d x %s%s: %s",
+				p->basis = keep(a, INST_BASIS_MAX, "%s reference for %d x %s%s: %s",
 					 nvls ? "NVLS" : "without-NVLS", g->nranks, x->sku,
 					 nvls ? "" : " (the run did not ask for NVLS)", x->intra_source);
-				snprintf(p->tag, sizeof(p->tag), "%d x %s reference", g->nranks, x->sku);
+				p->tag = keep(a, INST_TAG_MAX, "%d x %s reference", g->nranks, x->sku);
 			} else if (x && !isnan(x->intra_busbw_gbps))
-				snprintf(p->why, sizeof(p->why), "the %s intra-node reference is for %d GPUs, this run has %d ranks",
+				p->why = keep(a, INST_WHY_MAX, "the %s intra-node reference is for %d GPUs, this run has %d ranks",
 					 x->sku, x->intra_nranks, g->nranks);
 			else
-				snprintf(p->why, sizeof(p->why), "no intra-node reference for %s (references: 8 x H100 SXM, 8 x H200 SXM, 8 x A100 SXM; PCIe-only servers depend on their PCIe topology)",
+				p->why = keep(a, INST_WHY_MAX, "no intra-node reference for %s (references: 8 x H100 SXM, 8 x H200 SXM, 8 x A100 SXM; PCIe-only servers depend on their PCIe topology)",
 					 ds ? ds->sku : g->gpu_name ? g->gpu_name : "an unknown GPU model");
 		} else {
-			p->expected = inter_expected(a, g, x, p->basis, sizeof(p->basis), p->why, sizeof(p->why));
-			snprintf(p->tag, sizeof(p->tag), "%s", !strncmp(p->basis, "from the NICs", 13) ? "NICs recorded" :
+			char basis[INST_BASIS_MAX] = "", why[INST_WHY_MAX] = "";
+			p->expected = inter_expected(a, g, x, basis, sizeof(basis), why, sizeof(why));
+			p->basis = keep(a, INST_BASIS_MAX, "%s", basis);
+			p->why = keep(a, INST_WHY_MAX, "%s", why);
+			p->tag = keep(a, INST_TAG_MAX, "%s", !strncmp(p->basis, "from the NICs", 13) ? "NICs recorded" :
 				 !strncmp(p->basis, "assumed", 7) ? "assumed cluster reference" : "given");
 		}
 		if (!isnan(p->expected) && g->large_bytes < HR_REF_MIN_BYTES) {
-			snprintf(p->why, sizeof(p->why), "its largest size, %s, is below 1 GiB: busbw has not reached the plateau the reference describes",
+			p->why = keep(a, INST_WHY_MAX, "its largest size, %s, is below 1 GiB: busbw has not reached the plateau the reference describes",
 				 hr_fmt_bytes(g->large_bytes, sz, sizeof(sz)));
 			p->expected = NAN;
-			p->basis[0] = p->tag[0] = '\0';
+			p->basis = p->tag = "";
 		}
 		if (!isnan(p->expected)) {
-			p->why[0] = '\0';
+			p->why = "";
 			p->level_abs = hr_absolute_level(a->th, p->value / p->expected);
 		}
 		if (intra && gpu && g->nranks >= 2 && hr_gpu_nvlink_all(ds) == 1 &&
@@ -1996,5 +2037,6 @@ out:
 	free(a.node_grp);
 	free(a.grp_next);
 	free(a.grp_of);
+	json_decref(a.texts);
 	return p;
 }
