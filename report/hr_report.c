@@ -300,6 +300,17 @@ int hr_report_main(int argc, char **argv)
 		rc = CH_ERR_RUNTIME;
 		goto out;
 	}
+	{
+		/* the outputs read the profile only: free the fleet model before
+		 * they are rendered, keeping its input problems and counts */
+		struct hr_issues issues = fleet.issues;
+		size_t files_read = fleet.files_read, files_ignored = fleet.files_ignored;
+		memset(&fleet.issues, 0, sizeof(fleet.issues));
+		hr_fleet_release(&fleet);
+		fleet.issues = issues;
+		fleet.files_read = files_read;
+		fleet.files_ignored = files_ignored;
+	}
 	/* outputs, one at a time: profile.json streamed to its file (never
 	 * held as one string), then each text freed once written */
 	rc = write_profile(o.out, profile);
