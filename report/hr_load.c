@@ -10,6 +10,7 @@
 #include "base/ch_result.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -849,15 +850,45 @@ int hr_fleet_load_json(struct hr_fleet *f, const char *path, const json_t *doc, 
 	return 0;
 }
 
-int hr_fleet_load_file(struct hr_fleet *f, const char *path, int named)
+/* One input file read and, when it looks like JSON, parsed: the part of
+ * loading that touches no fleet state (so it may run on another thread). */
+struct parsed {
+	char *text;       /* the file's text, NULL when it could not be read */
+	size_t len;
+	char err[256];    /* why it could not be read */
+	int json;         /* 1: it starts with '{' or '[' (doc or je says how it parsed) */
+	json_t *doc;
+	json_error_t je;
+};
+
+static void parse_input(const char *path, struct parsed *q)
 {
-	char *text = NULL, err[256];
-	size_t len = 0;
+	const char *p;
+	memset(q, 0, sizeof(*q));
+	if (hr_read_file(path, HR_MAX_INPUT_BYTES, &q->text, &q->len, q->err, sizeof(q->err))) {
+		q->text = NULL;
+		return;
+	}
+	if (strlen(q->text) != q->len)
+		return;
+	for (p = q->text; *p && isspace((unsigned char)*p); p++)
+		;
+	if (*p == '{' || *p == '[') {
+		q->json = 1;
+		q->doc = json_loadb(q->text, q->len, 0, &q->je);
+	}
+}
+
+/* The rest of hr_fleet_load_file() for a file parse_input() read; releases @q. */
+static int load_parsed(struct hr_fleet *f, const char *path, int named, struct parsed *q)
+{
+	char *text = q->text;
+	size_t len = q->len;
 	const char *p;
 	int rc = 0;
 
-	if (hr_read_file(path, HR_MAX_INPUT_BYTES, &text, &len, err, sizeof(err))) {
-		hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0, "cannot read: %s", err);
+	if (!text) {
+		hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0, "cannot read: %s", q->err);
 		return 0;
 	}
 	if (strlen(text) != len) {
@@ -868,13 +899,12 @@ int hr_fleet_load_file(struct hr_fleet *f, const char *path, int named)
 	}
 	for (p = text; *p && isspace((unsigned char)*p); p++)
 		;
-	if (*p == '{' || *p == '[') {
-		json_error_t je;
-		json_t *doc = json_loadb(text, len, 0, &je);
+	if (q->json) {
+		json_t *doc = q->doc;
 		if (!doc) {
-			hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, je.line > 0 ? je.line : 0,
-				     je.column > 0 ? je.column : 0,
-				     "malformed JSON: %s; file skipped", je.text);
+			hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, q->je.line > 0 ? q->je.line : 0,
+				     q->je.column > 0 ? q->je.column : 0,
+				     "malformed JSON: %s; file skipped", q->je.text);
 		} else {
 			rc = hr_fleet_load_json(f, path, doc, named);
 			json_decref(doc);
@@ -900,6 +930,108 @@ int hr_fleet_load_file(struct hr_fleet *f, const char *path, int named)
 			     "not a result file or nccl-tests log (no JSON object, no nccl-tests table); skipped");
 	}
 	free(text);
+	return rc;
+}
+
+int hr_fleet_load_file(struct hr_fleet *f, const char *path, int named)
+{
+	struct parsed q;
+	parse_input(path, &q);
+	return load_parsed(f, path, named, &q);
+}
+
+/* Read-ahead for hr_fleet_load_files(): one thread reads and parses the
+ * files in order into a ring of slots while the caller loads them. */
+#define READ_AHEAD 8
+
+struct ahead {
+	const char *const *paths;
+	size_t n, next_parsed, next_loaded;
+	struct parsed slot[READ_AHEAD];
+	int stop;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+static void *read_ahead(void *arg)
+{
+	struct ahead *a = arg;
+	size_t i;
+	for (i = 0; i < a->n; i++) {
+		struct parsed q;
+		pthread_mutex_lock(&a->mu);
+		while (!a->stop && i >= a->next_loaded + READ_AHEAD)
+			pthread_cond_wait(&a->cv, &a->mu);
+		if (a->stop) {
+			pthread_mutex_unlock(&a->mu);
+			break;
+		}
+		pthread_mutex_unlock(&a->mu);
+		parse_input(a->paths[i], &q);
+		pthread_mutex_lock(&a->mu);
+		a->slot[i % READ_AHEAD] = q;
+		a->next_parsed = i + 1;
+		pthread_cond_broadcast(&a->cv);
+		pthread_mutex_unlock(&a->mu);
+	}
+	return NULL;
+}
+
+int hr_fleet_load_files(struct hr_fleet *f, const char *const *paths, const unsigned char *named, size_t n)
+{
+	struct ahead *a;
+	pthread_t th;
+	size_t i;
+	int rc = 0;
+
+	if (n < 2)
+		return n ? hr_fleet_load_file(f, paths[0], named[0]) : 0;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return CH_ERR_RUNTIME;
+	a->paths = paths;
+	a->n = n;
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->cv, NULL);
+	json_object_seed(0); /* before values are made on two threads (jansson's advice) */
+	if (pthread_create(&th, NULL, read_ahead, a)) {
+		/* no thread: load them one after another */
+		for (i = 0; i < n && !rc; i++)
+			rc = hr_fleet_load_file(f, paths[i], named[i]);
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		struct parsed q;
+		pthread_mutex_lock(&a->mu);
+		while (a->next_parsed <= i)
+			pthread_cond_wait(&a->cv, &a->mu);
+		q = a->slot[i % READ_AHEAD];
+		pthread_mutex_unlock(&a->mu);
+		if (!rc)
+			rc = load_parsed(f, paths[i], named[i], &q);
+		else {
+			free(q.text);
+			json_decref(q.doc);
+		}
+		pthread_mutex_lock(&a->mu);
+		a->next_loaded = i + 1;
+		if (rc)
+			a->stop = 1;
+		pthread_cond_broadcast(&a->cv);
+		pthread_mutex_unlock(&a->mu);
+		if (rc)
+			break;
+	}
+	pthread_join(th, NULL);
+	/* slots parsed after a stop and never loaded */
+	for (i = a->next_loaded; i < a->next_parsed; i++) {
+		free(a->slot[i % READ_AHEAD].text);
+		json_decref(a->slot[i % READ_AHEAD].doc);
+	}
+done:
+	pthread_mutex_destroy(&a->mu);
+	pthread_cond_destroy(&a->cv);
+	free(a);
 	return rc;
 }
 

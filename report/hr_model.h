@@ -209,6 +209,16 @@ int hr_fleet_node(struct hr_fleet *f, const char *name);
 int hr_fleet_load_file(struct hr_fleet *f, const char *path, int named);
 
 /**
+ * hr_fleet_load_files - hr_fleet_load_file() for each of @n files in order,
+ * with the same result; a second thread reads and parses up to 8 files
+ * ahead of the one being loaded (one after another when no thread can be
+ * started).
+ * @paths: [in] @n file names; @named: [in] @n flags as hr_fleet_load_file's.
+ * Returns 0, or CH_ERR_RUNTIME when out of memory (loading stops there).
+ */
+int hr_fleet_load_files(struct hr_fleet *f, const char *const *paths, const unsigned char *named, size_t n);
+
+/**
  * hr_fleet_load_json - as hr_fleet_load_file() for a document already
  * parsed (@doc borrowed).
  */

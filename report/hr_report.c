@@ -254,7 +254,7 @@ int hr_report_main(int argc, char **argv)
 	struct hr_buf md = { 0 }, html = { 0 }, prom = { 0 };
 	json_t *profile = NULL;
 	int rc, done, exit_code = CH_EXIT_OK, color, nplots = 0;
-	size_t i, skipped;
+	size_t skipped;
 
 	ch_set_prog("health_report");
 	memset(&o, 0, sizeof(o));
@@ -284,8 +284,7 @@ int hr_report_main(int argc, char **argv)
 		rc = CH_ERR_RUNTIME;
 		goto out;
 	}
-	for (i = 0; i < files.n && !rc; i++)
-		rc = hr_fleet_load_file(&fleet, files.paths[i], files.named[i]);
+	rc = hr_fleet_load_files(&fleet, (const char *const *)files.paths, files.named, files.n);
 	if (rc)
 		goto out;
 
