@@ -992,6 +992,7 @@ static void history_reasons(struct an *a)
 	double *v = malloc((a->ngi + 1) * sizeof(*v));
 	time_t *gt = malloc((a->ngi ? a->ngi : 1) * sizeof(*gt));
 	size_t i, j;
+	long e;
 	if (!pts || !v || !gt) {
 		free(pts);
 		free(v);
@@ -1012,10 +1013,16 @@ static void history_reasons(struct an *a)
 		char val[48], ref[48], when[32];
 		if (!t)
 			continue;
-		for (j = 0; j < a->ngi && !later; j++) {
-			const struct inst *q = &a->gi[j];
-			const struct hr_group *h = &f->groups[q->subject];
+		/* the groups with the same nodes all hold g's first node: its groups, in gi[] order */
+		for (e = a->node_grp[g->nodes[0]]; e >= 0 && !later; e = a->grp_next[e]) {
+			const struct inst *q;
+			const struct hr_group *h;
 			time_t u;
+			if (a->grp_inst[a->grp_of[e]] < 0)
+				continue;
+			j = (size_t)a->grp_inst[a->grp_of[e]];
+			q = &a->gi[j];
+			h = &f->groups[q->subject];
 			if (j == i || q->cls != p->cls || !(u = gt[j]) || !same_nodes(g, h))
 				continue;
 			if (u > t)
