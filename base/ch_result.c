@@ -153,10 +153,28 @@ void ch_result_set_software(struct ch_result *r, const char *key,
 	json_object_set_new(sw, key, version ? json_string(version) : json_null());
 }
 
+int ch_check_output_path(const char *opt, const char *path)
+{
+	struct stat st;
+	char *dup = strdup(path), *dir;
+	int rc = 0;
+
+	if (!dup)
+		return CH_ERR_RUNTIME;
+	dir = dirname(dup);
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		rc = ch_usage_error("directory '%s' of %s file '%s' does not exist", dir, opt, path);
+	else if (access(dir, W_OK | X_OK) != 0)
+		rc = ch_usage_error("directory '%s' of %s file '%s' is not writable: %s", dir, opt, path,
+				    strerror(errno));
+	free(dup);
+	return rc;
+}
+
 int ch_result_set_path(struct ch_result *r, const char *path, int force)
 {
 	struct stat st;
-	char *dup, *dir;
+	int rc;
 
 	free(r->path);
 	r->path = NULL;
@@ -167,16 +185,8 @@ int ch_result_set_path(struct ch_result *r, const char *path, int force)
 		return ch_usage_error("empty file name for --json");
 	if (!force && stat(path, &st) == 0)
 		return ch_usage_error("result file '%s' already exists (use --force to replace it)", path);
-	dup = strdup(path);
-	if (!dup)
-		return CH_ERR_RUNTIME;
-	dir = dirname(dup);
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		int rc = ch_usage_error("directory '%s' of result file '%s' does not exist", dir, path);
-		free(dup);
+	if ((rc = ch_check_output_path("--json", path)))
 		return rc;
-	}
-	free(dup);
 	r->path = strdup(path);
 	r->force = force;
 	return r->path ? 0 : CH_ERR_RUNTIME;

@@ -79,9 +79,19 @@ void ch_result_set_software(struct ch_result *r, const char *key,
  * @path:  [in] file name (copied); NULL disables writing.
  * @force: [in] non-zero to allow replacing an existing file.
  * Returns 0, or CH_ERR_USAGE (message printed, naming the file) when the
- * file exists and @force is 0, or its directory does not exist.
+ * file exists and @force is 0, or its directory does not exist or is not
+ * writable (ch_check_output_path()).
  */
 int ch_result_set_path(struct ch_result *r, const char *path, int force);
+
+/**
+ * ch_check_output_path - can a file be created at @path: its directory
+ * exists and is writable (checked before any measurement starts).
+ * @opt: [in] the option naming the file, for the message ("--json").
+ * Returns 0, CH_ERR_USAGE (message printed, naming the directory and the
+ * file), CH_ERR_RUNTIME when out of memory.
+ */
+int ch_check_output_path(const char *opt, const char *path);
 
 /**
  * ch_result_set_status - set "status" and "reason".

@@ -87,4 +87,129 @@ else
 	nok nightly_unwritable_db_before_sweep "exit $rc (want 2), $(( $(date +%s) - start )) s" "$TMP/db1"
 fi
 chmod 755 "$TMP/ro"
+# ---------------------------------------------------------------- the inputs
+q() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$@"; }
+F=$TMP/fleet
+python3 tests/data/nightly/make-fleet.py "$F" 1 >/dev/null
+N=20250101T030000Z
+# one truncated result file in the night: skipped and listed, the rest recorded
+head -c 300 "$F/n2/$N/roofline.json" >"$TMP/cut" && mv "$TMP/cut" "$F/n2/$N/roofline.json"
+"$HR" history --db "$TMP/h1.sqlite" "$F"/*/$N >"$TMP/bad1" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "n2/$N/roofline.json:.*skipped: not valid JSON" "$TMP/bad1" &&
+	[ "$(q "$TMP/h1.sqlite" "select count(distinct node) from metrics where metric like 'roofline.%'")" = 3 ] &&
+	[ "$(q "$TMP/h1.sqlite" "select count(*) from metrics where node = 'n2'")" -gt 0 ]; then
+	ok history_bad_file_skipped_rest_recorded
+else
+	nok history_bad_file_skipped_rest_recorded "exit $rc (want 0)" "$TMP/bad1"
+fi
+"$HR" history --strict --db "$TMP/h2.sqlite" "$F"/*/$N >"$TMP/bad2" 2>&1; rc=$?
+if [ $rc = 2 ] && grep -q "(--strict): nothing recorded" "$TMP/bad2" &&
+	[ "$(q "$TMP/h2.sqlite" "select count(*) from metrics")" = 0 ]; then
+	ok history_strict_all_or_nothing
+else
+	nok history_strict_all_or_nothing "exit $rc (want 2)" "$TMP/bad2"
+fi
+scripts/nightly --no-sweep --results "$F" --stamp $N >"$TMP/bad3" 2>&1; rc=$?
+if [ $rc -le 1 ] && grep -q "history: recorded" "$TMP/bad3" && grep -q "roofline.json.*not valid JSON" "$TMP/bad3" &&
+	[ "$(q "$F/history.sqlite" "select count(distinct node) from metrics")" -ge 4 ]; then
+	ok nightly_bad_file_night_recorded
+else
+	nok nightly_bad_file_night_recorded "exit $rc (want 0 or 1)" "$TMP/bad3"
+fi
+# the canary: the same answer with a broken file beside the good ones
+cp -r tests/data/canary "$TMP/canary" && head -c 500 tests/data/canary/allreduce_bw.json >"$TMP/canary/zz_cut.json"
+"$HR" canary --target-gpus 16 "$TMP/canary" >"$TMP/bad4" 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "zz_cut.json:.*skipped: not valid JSON" "$TMP/bad4" &&
+	grep -q "GPUs (ranks) *8 *\[measured\]" "$TMP/bad4"; then
+	ok canary_bad_file_skipped
+else
+	nok canary_bad_file_skipped "exit $rc (want 1)" "$TMP/bad4"
+fi
+"$HR" canary --strict --target-gpus 16 "$TMP/canary" >"$TMP/bad5" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "(--strict)" "$TMP/bad5" && ok canary_strict || nok canary_strict "exit $rc (want 2)" "$TMP/bad5"
+"$HR" canary --inputs "$TMP/canary" --target-gpus 16 >"$TMP/bad6" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "cannot read --inputs file '$TMP/canary': is a directory" "$TMP/bad6" &&
+	ok canary_inputs_directory_is_error || nok canary_inputs_directory_is_error "exit $rc (want 2)" "$TMP/bad6"
+
+# ---------------------------------------------------------------- the database
+# another application's database: refused, not one byte changed
+python3 - "$TMP/foreign.sqlite" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executescript("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES('owner', 'grafana');"
+                "CREATE TABLE dashboards(id INTEGER, name TEXT);")
+c.commit()
+PY
+sum0=$(sha256sum <"$TMP/foreign.sqlite")
+"$HR" history --db "$TMP/foreign.sqlite" "$F"/*/$N >"$TMP/db2" 2>&1; rc=$?
+if [ $rc = 2 ] && [ "$(sha256sum <"$TMP/foreign.sqlite")" = "$sum0" ] &&
+	grep -q "database of another application" "$TMP/db2" &&
+	[ "$(q "$TMP/foreign.sqlite" "select group_concat(name) from sqlite_master")" = "meta,sqlite_autoindex_meta_1,dashboards" ]; then
+	ok history_foreign_db_unchanged
+else
+	nok history_foreign_db_unchanged "exit $rc (want 2), unchanged: $([ "$(sha256sum <"$TMP/foreign.sqlite")" = "$sum0" ] && echo yes || echo no)" "$TMP/db2"
+fi
+# a reader holding the database: the night is recorded at once (WAL)
+H=$TMP/locked.sqlite
+"$HR" history --db "$H" >/dev/null 2>&1
+hold() { # MODE SECONDS: hold the database, print "held" once it is held
+	python3 - "$H" "$1" "$2" <<'PY' &
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+if sys.argv[2] == "read":
+    c.execute("BEGIN"); c.execute("SELECT count(*) FROM metrics").fetchall()
+else:
+    c.execute("BEGIN IMMEDIATE")
+print("held", flush=True)
+time.sleep(float(sys.argv[3]))
+c.execute("COMMIT")
+PY
+}
+hold read 15 >"$TMP/hold1"; hp=$!
+for _ in $(seq 50); do grep -q held "$TMP/hold1" && break; sleep 0.1; done
+t0=$(date +%s)
+"$HR" history --db "$H" "$F"/*/$N >"$TMP/lock1" 2>&1; rc=$?
+t1=$(date +%s)
+kill $hp 2>/dev/null; wait $hp 2>/dev/null
+if [ $rc = 0 ] && [ $((t1 - t0)) -lt 10 ] && [ "$(q "$H" "pragma journal_mode")" = wal ]; then
+	ok history_reader_does_not_block_writer
+else
+	nok history_reader_does_not_block_writer "exit $rc (want 0) after $((t1 - t0)) s" "$TMP/lock1"
+fi
+# a writer holding it for 3 s: waited for, then recorded
+hold write 3 >"$TMP/hold2"; hp=$!
+for _ in $(seq 50); do grep -q held "$TMP/hold2" && break; sleep 0.1; done
+"$HR" history --db "$H" --lock-timeout 60 --night 2025-01-02T03:00:00Z "$F"/*/$N >"$TMP/lock2" 2>&1; rc=$?
+wait $hp 2>/dev/null
+[ $rc = 0 ] && [ "$(q "$H" "select count(distinct night) from metrics")" = 2 ] &&
+	ok history_waits_for_writer || nok history_waits_for_writer "exit $rc (want 0)" "$TMP/lock2"
+# held longer than --lock-timeout: exit 4 saying who holds it
+hold write 8 >"$TMP/hold3"; hp=$!
+for _ in $(seq 50); do grep -q held "$TMP/hold3" && break; sleep 0.1; done
+"$HR" history --db "$H" --lock-timeout 1 --night 2025-01-03T03:00:00Z "$F"/*/$N >"$TMP/lock3" 2>&1; rc=$?
+kill $hp 2>/dev/null; wait $hp 2>/dev/null
+[ $rc = 4 ] && grep -q "is locked by another process (waited 1 s" "$TMP/lock3" &&
+	ok history_locked_message || nok history_locked_message "exit $rc (want 4)" "$TMP/lock3"
+
+# ---------------------------------------------------------------- named pipes and cycles
+P=$TMP/pipes
+mkdir -p "$P/night/sub"
+cp "$F"/n1/$N/*.json "$P/night/"
+mkfifo "$P/night/fifo.json" "$P/lone.json"
+ln -s .. "$P/night/sub/loop"
+timeout 30 "$HR" --out "$TMP/rep" "$P/night" "$P/lone.json" >"$TMP/p1" 2>&1; r1=$?
+timeout 30 "$HR" history --db "$TMP/p.sqlite" "$P/night" "$P/lone.json" >"$TMP/p2" 2>&1; r2=$?
+timeout 30 "$HR" canary --target-gpus 16 --gpus-now 8 "$P/night" "$P/lone.json" >"$TMP/p3" 2>&1; r3=$?
+timeout 30 "$HR" canary --inputs "$P/lone.json" --target-gpus 16 >"$TMP/p4" 2>&1; r4=$?
+good=1
+for i in 1 2 3; do
+	eval "r=\$r$i"
+	if [ "$r" = 124 ] || ! grep -q "fifo.json.*named pipe" "$TMP/p$i" || ! grep -q "lone.json.*named pipe" "$TMP/p$i"; then
+		nok fifo_and_cycle_never_hang "run $i: exit $r" "$TMP/p$i"; good=0
+	fi
+done
+grep -q "loop.*already visited" "$TMP/p2" || { nok fifo_and_cycle_never_hang "history: the cycle is not listed" "$TMP/p2"; good=0; }
+[ "$r4" = 2 ] && grep -q "named pipe" "$TMP/p4" || { nok fifo_and_cycle_never_hang "--inputs FIFO: exit $r4" "$TMP/p4"; good=0; }
+[ $good = 1 ] && ok fifo_and_cycle_never_hang
+
 exit 0
