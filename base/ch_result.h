@@ -6,7 +6,9 @@
  * The document is rewritten atomically (temporary file in the same
  * directory, fsync, rename) after each measurement with status "incomplete",
  * and a last time with the final status, so a crash or an abort never leaves
- * a truncated file and never loses a finished measurement.
+ * a truncated file and never loses a finished measurement. On SIGINT or
+ * SIGTERM the file is finished with status "error" and the reason
+ * (ch_result_catch_signals()).
  */
 #ifndef CH_RESULT_H
 #define CH_RESULT_H
@@ -117,6 +119,26 @@ int ch_result_checkpoint(struct ch_result *r);
  */
 int ch_result_finish(struct ch_result *r, int status, const char *reason, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/**
+ * ch_result_catch_signals - finish @r's result file on SIGINT or SIGTERM
+ * (Ctrl-C, scancel, a job's time limit). The first such signal rewrites the
+ * file from the last document written (so every finished measurement is
+ * kept) with status "error", exit_code 4 and the reason ("interrupted by
+ * SIGTERM (signal 15) after 12 s; ..."), removes a temporary file of a
+ * write the signal cut, prints the reason and exits with CH_EXIT_RUNTIME
+ * (4). A second signal exits at once with 128 + the signal number. A
+ * signal ignored when the program started (SIGINT of a background job)
+ * stays ignored. Forked
+ * children get the default action. The handler only writes into a pipe; a
+ * thread started here does the rest. ch_run_begin() calls it; once
+ * ch_result_finish() has written the final status, or after
+ * ch_result_free(), a signal exits 4 without touching the file.
+ * @r: [in] the run (borrowed); NULL: exit 4 on a signal, no file.
+ * Returns 0, or CH_ERR_RUNTIME (printed) when the pipe or thread cannot be
+ * created.
+ */
+int ch_result_catch_signals(struct ch_result *r);
 
 /**
  * ch_json_write_atomic - write any JSON document atomically.

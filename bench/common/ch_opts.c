@@ -95,7 +95,7 @@ int ch_run_begin(const char *tool, int argc, char **argv,
 			ch_result_set(r, "host", h);
 		hwloc_topology_destroy(topo);
 	}
-	if ((rc = ch_result_energy_start(r)) != 0) {
+	if ((rc = ch_result_energy_start(r)) != 0 || (rc = ch_result_catch_signals(r)) != 0) {
 		ch_result_free(r);
 		return rc;
 	}

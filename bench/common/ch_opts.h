@@ -68,8 +68,10 @@ void ch_print_version(const char *tool);
  * @o:      [in] the parsed common options (json path, force).
  * @out:    [out] the new result; free with ch_result_free().
  * Records the host section (hwloc topology of this machine) and the hwloc
- * and jansson versions, checks that the result file may be written, and
- * starts the energy counters (envelope key "energy", ch_energy.h).
+ * and jansson versions, checks that the result file may be written,
+ * starts the energy counters (envelope key "energy", ch_energy.h), and
+ * finishes the file on SIGINT or SIGTERM (ch_result_catch_signals(): status
+ * "error", exit 4).
  * Returns 0, CH_ERR_USAGE (the result file exists without --force, or its
  * directory is missing) or CH_ERR_RUNTIME.
  */

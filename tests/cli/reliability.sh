@@ -92,6 +92,8 @@ q() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execut
 F=$TMP/fleet
 python3 tests/data/nightly/make-fleet.py "$F" 1 >/dev/null
 N=20250101T030000Z
+G=$TMP/clean   # the same night, every file good
+cp -r "$F" "$G"
 # one truncated result file in the night: skipped and listed, the rest recorded
 head -c 300 "$F/n2/$N/roofline.json" >"$TMP/cut" && mv "$TMP/cut" "$F/n2/$N/roofline.json"
 "$HR" history --db "$TMP/h1.sqlite" "$F"/*/$N >"$TMP/bad1" 2>&1; rc=$?
@@ -141,7 +143,7 @@ c.executescript("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT); INSERT INT
 c.commit()
 PY
 sum0=$(sha256sum <"$TMP/foreign.sqlite")
-"$HR" history --db "$TMP/foreign.sqlite" "$F"/*/$N >"$TMP/db2" 2>&1; rc=$?
+"$HR" history --db "$TMP/foreign.sqlite" "$G"/*/$N >"$TMP/db2" 2>&1; rc=$?
 if [ $rc = 2 ] && [ "$(sha256sum <"$TMP/foreign.sqlite")" = "$sum0" ] &&
 	grep -q "database of another application" "$TMP/db2" &&
 	[ "$(q "$TMP/foreign.sqlite" "select group_concat(name) from sqlite_master")" = "meta,sqlite_autoindex_meta_1,dashboards" ]; then
@@ -168,7 +170,7 @@ PY
 hold read 15 >"$TMP/hold1"; hp=$!
 for _ in $(seq 50); do grep -q held "$TMP/hold1" && break; sleep 0.1; done
 t0=$(date +%s)
-"$HR" history --db "$H" "$F"/*/$N >"$TMP/lock1" 2>&1; rc=$?
+"$HR" history --db "$H" "$G"/*/$N >"$TMP/lock1" 2>&1; rc=$?
 t1=$(date +%s)
 kill $hp 2>/dev/null; wait $hp 2>/dev/null
 if [ $rc = 0 ] && [ $((t1 - t0)) -lt 10 ] && [ "$(q "$H" "pragma journal_mode")" = wal ]; then
@@ -179,14 +181,14 @@ fi
 # a writer holding it for 3 s: waited for, then recorded
 hold write 3 >"$TMP/hold2"; hp=$!
 for _ in $(seq 50); do grep -q held "$TMP/hold2" && break; sleep 0.1; done
-"$HR" history --db "$H" --lock-timeout 60 --night 2025-01-02T03:00:00Z "$F"/*/$N >"$TMP/lock2" 2>&1; rc=$?
+"$HR" history --db "$H" --lock-timeout 60 --night 2025-01-02T03:00:00Z "$G"/*/$N >"$TMP/lock2" 2>&1; rc=$?
 wait $hp 2>/dev/null
 [ $rc = 0 ] && [ "$(q "$H" "select count(distinct night) from metrics")" = 2 ] &&
 	ok history_waits_for_writer || nok history_waits_for_writer "exit $rc (want 0)" "$TMP/lock2"
 # held longer than --lock-timeout: exit 4 saying who holds it
 hold write 8 >"$TMP/hold3"; hp=$!
 for _ in $(seq 50); do grep -q held "$TMP/hold3" && break; sleep 0.1; done
-"$HR" history --db "$H" --lock-timeout 1 --night 2025-01-03T03:00:00Z "$F"/*/$N >"$TMP/lock3" 2>&1; rc=$?
+"$HR" history --db "$H" --lock-timeout 1 --night 2025-01-03T03:00:00Z "$G"/*/$N >"$TMP/lock3" 2>&1; rc=$?
 kill $hp 2>/dev/null; wait $hp 2>/dev/null
 [ $rc = 4 ] && grep -q "is locked by another process (waited 1 s" "$TMP/lock3" &&
 	ok history_locked_message || nok history_locked_message "exit $rc (want 4)" "$TMP/lock3"
@@ -194,7 +196,7 @@ kill $hp 2>/dev/null; wait $hp 2>/dev/null
 # ---------------------------------------------------------------- named pipes and cycles
 P=$TMP/pipes
 mkdir -p "$P/night/sub"
-cp "$F"/n1/$N/*.json "$P/night/"
+cp "$G"/n1/$N/*.json "$P/night/"
 mkfifo "$P/night/fifo.json" "$P/lone.json"
 ln -s .. "$P/night/sub/loop"
 timeout 30 "$HR" --out "$TMP/rep" "$P/night" "$P/lone.json" >"$TMP/p1" 2>&1; r1=$?
@@ -211,5 +213,55 @@ done
 grep -q "loop.*already visited" "$TMP/p2" || { nok fifo_and_cycle_never_hang "history: the cycle is not listed" "$TMP/p2"; good=0; }
 [ "$r4" = 2 ] && grep -q "named pipe" "$TMP/p4" || { nok fifo_and_cycle_never_hang "--inputs FIFO: exit $r4" "$TMP/p4"; good=0; }
 [ $good = 1 ] && ok fifo_and_cycle_never_hang
+
+# ---------------------------------------------------------------- signals
+# sigrun NAME SIGNAL FILE CHECK CMD...: once FILE holds a first measurement
+# (python CHECK on its document d is true),
+# send SIGNAL; the run must end within 15 s with exit 4, FILE valid with
+# status error, the reason and the measurements (CHECK still true), and no
+# temporary file beside it. Started with SIGINT at its default action (a
+# background job of a script inherits it ignored).
+sigrun() {
+	local name=$1 sg=$2 f=$3 check=$4 pid rc i why
+	shift 4
+	python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' \
+		"$@" >"$TMP/$name.out" 2>&1 &
+	pid=$!
+	for i in $(seq 600); do
+		python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not eval(sys.argv[2]))' "$f" "$check" 2>/dev/null && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.3
+	done
+	kill -"$sg" $pid 2>/dev/null
+	for i in $(seq 150); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+	kill -0 $pid 2>/dev/null && { kill -KILL $pid; why="still running 15 s after SIG$sg"; }
+	wait $pid; rc=$?
+	[ -z "${why:-}" ] && why=$(python3 - "$f" "SIG$sg" "$check" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("not valid JSON: %s" % e); sys.exit()
+errs = []
+if d.get("status") != "error": errs.append("status %r" % d.get("status"))
+if d.get("exit_code") != 4: errs.append("exit_code %r" % d.get("exit_code"))
+if sys.argv[2] not in (d.get("reason") or ""): errs.append("reason %r" % d.get("reason"))
+if not eval(sys.argv[3]): errs.append("measurements missing: %s" % sys.argv[3])
+print("; ".join(errs))
+PY
+)
+	left=$(ls "$(dirname "$f")" | grep -c '\.tmp\.')
+	if [ $rc = 4 ] && [ -z "$why" ] && [ "$left" = 0 ] && grep -q "interrupted by SIG$sg" "$TMP/$name.out"; then
+		ok "$name"
+	else
+		nok "$name" "exit $rc (want 4); ${why:-} ; $left temporary file(s) left" "$TMP/$name.out"
+	fi
+}
+mkdir -p "$TMP/sig"
+sigrun roofline_sigterm_finishes_file TERM "$TMP/sig/rl.json" \
+	'any("memory_gbps" in (x.get("roofs") or {}) for x in d["results"]["devices"])' \
+	"$B/roofline" --json "$TMP/sig/rl.json"
+sigrun loader_sigint_finishes_file INT "$TMP/sig/lc.json" 'len(d["results"]["configs"]) >= 1' \
+	"$B/loader_contention" --workers 1 --duration 2 --json "$TMP/sig/lc.json"
 
 exit 0
