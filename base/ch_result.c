@@ -167,11 +167,22 @@ int ch_check_output_path(const char *opt, const char *path)
 	if (!dup)
 		return CH_ERR_RUNTIME;
 	dir = dirname(dup);
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		rc = ch_usage_error("directory '%s' of %s file '%s' does not exist", dir, opt, path);
-	else if (access(dir, W_OK | X_OK) != 0)
-		rc = ch_usage_error("directory '%s' of %s file '%s' is not writable: %s", dir, opt, path,
-				    strerror(errno));
+	} else {
+		/* a real probe: the atomic write's own temporary name, removed at once */
+		char tmp[4200];
+		int fd = -1;
+		if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) < (int)sizeof(tmp))
+			fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			rc = ch_usage_error("cannot create %s file '%s' in directory '%s': %s", opt, path, dir,
+					    strerror(errno));
+		} else {
+			close(fd);
+			unlink(tmp);
+		}
+	}
 	free(dup);
 	return rc;
 }

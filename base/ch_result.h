@@ -88,7 +88,9 @@ int ch_result_set_path(struct ch_result *r, const char *path, int force);
 
 /**
  * ch_check_output_path - can a file be created at @path: its directory
- * exists and is writable (checked before any measurement starts).
+ * exists and a file can be created in it (probed with the atomic write's
+ * temporary name "PATH.tmp.PID", removed at once). Checked before any
+ * measurement starts.
  * @opt: [in] the option naming the file, for the message ("--json").
  * Returns 0, CH_ERR_USAGE (message printed, naming the directory and the
  * file), CH_ERR_RUNTIME when out of memory.

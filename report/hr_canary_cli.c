@@ -81,11 +81,11 @@ static int parse_dur(const char *opt, const char *s, double *out)
 	double v;
 	size_t i;
 
-	if (!s || !*s || isspace((unsigned char)*s))
+	if (!s || !ch_decimal_len(s))
 		goto bad;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v))
+	if (errno || end != s + ch_decimal_len(s) || !isfinite(v))
 		goto bad;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (!strcmp(end, units[i].u)) {
@@ -103,11 +103,11 @@ static int parse_frac(const char *opt, const char *s, double *out)
 	char *end;
 	double v;
 
-	if (!s || !*s || isspace((unsigned char)*s))
+	if (!s || !ch_decimal_len(s))
 		goto bad;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v))
+	if (errno || end != s + ch_decimal_len(s) || !isfinite(v))
 		goto bad;
 	if (!strcmp(end, "%"))
 		v /= 100;
@@ -136,8 +136,8 @@ static int set_opt(struct hr_canary_in *in, struct given_model *gm, const struct
 	case K_NUM: {
 		char *end;
 		errno = 0;
-		v = val && *val && !isspace((unsigned char)*val) ? strtod(val, &end) : NAN;
-		if (!isfinite(v) || errno || *end)
+		v = val && *val && ch_decimal_len(val) == strlen(val) ? strtod(val, &end) : NAN;
+		if (!isfinite(v) || errno)
 			return ch_usage_error("invalid number '%s' for %s", val ? val : "", label);
 		rc = 0;
 		break;

@@ -676,7 +676,7 @@ static int history_main(int argc, char **argv)
 			break;
 		case O_NIGHT:
 			if (!valid_night(optarg))
-				return ch_exit_code(ch_usage_error("invalid time '%s' for --night (expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)", optarg));
+				return ch_exit_code(ch_usage_error("invalid time '%s' for --night (expected a real date YYYY-MM-DD or time YYYY-MM-DDTHH:MM:SSZ, UTC)", optarg));
 			snprintf(night, sizeof(night), "%s", optarg);
 			break;
 		case O_WINDOW:

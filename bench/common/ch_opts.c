@@ -57,7 +57,9 @@ void ch_common_help(FILE *f)
 	      "                     after every measurement\n"
 	      "  --force            replace FILE if it already exists\n"
 	      "  --min-time SEC     repeat each measurement until its samples add up to\n"
-	      "                     SEC seconds (adaptive repetition)\n"
+	      "                     SEC seconds, 0 to 3600 (adaptive repetition; roofline\n"
+	      "                     stops a point at 100000 timed calls even when they\n"
+	      "                     add up to less)\n"
 	      "  -q, --quiet        print only errors and the result table\n"
 	      "  -h, --help         show this help and exit\n"
 	      "  -V, --version      show the version and exit\n", f);

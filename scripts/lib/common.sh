@@ -13,7 +13,7 @@
 #                         (CALLER_PWD: where the script was started, before
 #                         it changed to the repository root)
 #   need_arg "$@"         exit 2 unless option $1 has a value
-#   valid_stamp T         is T a stamp YYYYmmddTHHMMSSZ
+#   valid_stamp T         is T a stamp YYYYmmddTHHMMSSZ of a real date and time
 #   stamp_iso T           20250112T030000Z -> 2025-01-12T03:00:00Z
 #   count_gpus            NVIDIA GPUs visible here (nvidia-smi), 0 without
 #   has_opt BIN OPT       does $B/BIN's --help mention OPT
@@ -65,7 +65,12 @@ caller_path() {
 }
 
 valid_stamp() {
-	[[ "$1" =~ ^[0-9]{8}T[0-9]{6}Z$ ]]
+	[[ "$1" =~ ^([0-9]{4})([0-9]{2})([0-9]{2})T([0-9]{2})([0-9]{2})([0-9]{2})Z$ ]] || return 1
+	local y=$((10#${BASH_REMATCH[1]})) mo=$((10#${BASH_REMATCH[2]})) d=$((10#${BASH_REMATCH[3]}))
+	local h=$((10#${BASH_REMATCH[4]})) mi=$((10#${BASH_REMATCH[5]})) s=$((10#${BASH_REMATCH[6]}))
+	local dim=(0 31 28 31 30 31 30 31 31 30 31 30 31)
+	((y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))) && dim[2]=29
+	((mo >= 1 && mo <= 12 && d >= 1 && d <= dim[mo] && h <= 23 && mi <= 59 && s <= 59))
 }
 
 stamp_iso() {

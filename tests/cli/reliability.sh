@@ -214,6 +214,42 @@ grep -q "loop.*already visited" "$TMP/p2" || { nok fifo_and_cycle_never_hang "hi
 [ "$r4" = 2 ] && grep -q "named pipe" "$TMP/p4" || { nok fifo_and_cycle_never_hang "--inputs FIFO: exit $r4" "$TMP/p4"; good=0; }
 [ $good = 1 ] && ok fifo_and_cycle_never_hang
 
+# ---------------------------------------------------------------- validation before measuring
+# a directory no file can be created in (root writes anywhere but sysfs)
+if [ "$(id -u)" = 0 ]; then RO=/sys; else RO=$TMP/ro2; mkdir -p "$RO"; chmod 555 "$RO"; fi
+good=1
+for cmd in "$B/roofline --json $RO/ch-rl.json" "$B/loader_contention --workers 1 --duration 5 --json $RO/ch-lc.json"; do
+	t0=$(date +%s)
+	$cmd >"$TMP/v1" 2>&1; rc=$?
+	if [ $rc != 2 ] || [ $(($(date +%s) - t0)) -gt 3 ] || ! grep -q "cannot create --json file" "$TMP/v1"; then
+		nok json_dir_unwritable_before_measuring "$cmd: exit $rc (want 2) after $(($(date +%s) - t0)) s" "$TMP/v1"; good=0
+	fi
+done
+[ $good = 1 ] && ok json_dir_unwritable_before_measuring
+# impossible dates, '+' and hexadecimal numbers: rejected, naming the program the user ran
+good=1
+while IFS='|' read -r want re cmd; do
+	$cmd >"$TMP/v2" 2>&1; rc=$?
+	if [ $rc != "$want" ] || ! grep -qE -- "$re" "$TMP/v2" || grep -qE "clusterhealth (canary|history)|error: error" "$TMP/v2"; then
+		nok values_rejected_consistently "$cmd: exit $rc (want $want)" "$TMP/v2"; good=0
+	fi
+done <<EOF
+2|^health_report history: error: invalid time '2025-13-45' for --night|$HR history --db $TMP/v.sqlite --night 2025-13-45
+2|invalid time '2025-02-29T03:00:00Z'|$HR history --db $TMP/v.sqlite --night 2025-02-29T03:00:00Z
+2|invalid time '20251345T030000Z' for --stamp|scripts/nightly --no-sweep --results $TMP/v --stamp 20251345T030000Z
+2|^roofline: error: invalid number '0x10' for --min-time|$B/roofline --min-time 0x10
+2|invalid number '\+5' for --min-time|$B/roofline --min-time +5
+2|invalid number '\+1' for --duration|$B/loader_contention --duration +1
+2|invalid integer '\+3' for --iters|$B/roofline --iters +3
+2|^health_report canary: error: invalid duration '0x1' for --step-time|$HR canary --step-time 0x1 --target-gpus 8
+2|invalid number '0x5' for --threshold|$HR history --db $TMP/v.sqlite --threshold 0x5
+2|invalid value '\+5' for --threshold|scripts/nightly --threshold +5
+2|invalid fraction '0x1' for --mfu-now|$HR canary --mfu-now 0x1 --target-gpus 8
+EOF
+[ $good = 1 ] && [ ! -e "$TMP/v.sqlite" ] && ok values_rejected_consistently
+"$B/roofline" --help >"$TMP/v3" 2>&1
+grep -q "stops a point at 100000 timed calls" "$TMP/v3" && ok roofline_min_time_cap_stated || nok roofline_min_time_cap_stated "not in --help" "$TMP/v3"
+
 # ---------------------------------------------------------------- signals
 # sigrun NAME SIGNAL FILE CHECK CMD...: once FILE holds a first measurement
 # (python CHECK on its document d is true),
