@@ -101,7 +101,23 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-INC := -I$(B)/gen -Ibase -Ihw -Ibench/common -Ibench/loader -Ibench/roofline -Ibench/allreduce -Ikernels -Icomm -Ireport
+# ---- include rules (docs/architecture.md): includes name their folder from
+# the repository root ("base/ch_common.h"). Each part compiles against a view,
+# $(B)/inc/PART, that holds links to the parts it may include and nothing
+# else, so that a forbidden include does not compile; the tests see the whole
+# tree. tests/cli/arrows.sh checks the same rules on every file, headers too.
+PART_USES_base := base
+PART_USES_hw := base hw
+PART_USES_kernels := base hw kernels
+PART_USES_comm := base hw comm
+PART_USES_bench := base hw kernels comm bench
+PART_USES_report := base hw report
+PARTS := base hw kernels comm bench report
+INC_SPEC := $(CURDIR) $(foreach p,$(PARTS),$(p):$(subst $(eval) ,+,$(PART_USES_$(p))))
+$(shell [ "$$(cat $(B)/inc/.spec 2>/dev/null)" = '$(INC_SPEC)' ] || { rm -rf $(B)/inc; $(foreach p,$(PARTS),mkdir -p $(B)/inc/$(p); $(foreach u,$(PART_USES_$(p)),ln -s $(CURDIR)/$(u) $(B)/inc/$(p)/$(u);)) echo '$(INC_SPEC)' > $(B)/inc/.spec; })
+# The part of an object is the first folder of its source: build/obj/PART/...
+part_of = $(word 3,$(subst /, ,$(patsubst $(B)/%,x/%,$(1))))
+part_inc = -I$(B)/gen $(if $(filter $(PARTS),$(call part_of,$(1))),-I$(B)/inc/$(call part_of,$(1)),-I.)
 DEFS := -D_GNU_SOURCE
 # The revision goes into a generated header, rewritten only when it changes,
 # so that a commit rebuilds one object rather than everything.
@@ -139,11 +155,11 @@ endif
 
 CC ?= gcc
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(CFLAGS) -Wall -Wextra -fopenmp -MMD -MP $(SAN_FLAGS) $(INC) $(DEFS) $(CUDA_CFLAGS) $(PKG_CFLAGS)
+ALL_CFLAGS := -std=gnu11 $(CFLAGS) -Wall -Wextra -fopenmp -MMD -MP $(SAN_FLAGS) $(DEFS) $(CUDA_CFLAGS) $(PKG_CFLAGS)
 LDLIBS := $(PKG_LIBS) $(CUDA_LIBS) -lstdc++ -ldl -lpthread -lm $(SAN_LIBS)
 ALL_LDFLAGS := -fopenmp $(SAN_FLAGS) $(LDFLAGS)
 NVCC_GENCODE := $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) -gencode arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
-NVCCFLAGS := -O3 -std=c++17 $(NVCC_GENCODE) $(INC) $(DEFS) -Xcompiler -Wall,-Wextra
+NVCCFLAGS := -O3 -std=c++17 $(NVCC_GENCODE) $(DEFS) -Xcompiler -Wall,-Wextra
 ifeq ($(SANITIZE),1)
 NVCCFLAGS += -Xcompiler -fno-omit-frame-pointer
 endif
@@ -170,7 +186,7 @@ UNIT_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(UNIT_SRCS))
 UNIT_BIN := $(B)/tests/unit_tests
 
 # Rebuild everything when the flags change (e.g. SANITIZE=1 after a plain build).
-FLAGS_SIG := $(ALL_CFLAGS) | $(NVCCFLAGS) | $(LDLIBS) | $(ALL_LDFLAGS)
+FLAGS_SIG := $(ALL_CFLAGS) | $(INC_SPEC) | $(NVCCFLAGS) | $(LDLIBS) | $(ALL_LDFLAGS)
 FLAGS_FILE := $(B)/.flags
 $(shell mkdir -p $(B); [ "$$(cat $(FLAGS_FILE) 2>/dev/null)" = '$(subst ','"'"',$(FLAGS_SIG))' ] || echo '$(subst ','"'"',$(FLAGS_SIG))' > $(FLAGS_FILE))
 
@@ -184,12 +200,12 @@ all: $(LIB) $(BINS)
 $(B)/obj/%.o: %.c $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(call part_inc,$@) -c $< -o $@
 
 $(B)/obj/%.cu.o: %.cu $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NVCC    $<")
-	$(Q)$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(NVCC) $(NVCCFLAGS) $(call part_inc,$@) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
@@ -208,8 +224,14 @@ $(UNIT_BIN): $(UNIT_OBJS) $(LIB)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) $(UNIT_OBJS) $(LIB) $(LDLIBS) $(shell pkg-config --libs criterion) -o $@
 
+# a stand-in libnvidia-ml.so.1 for tests/cli/inventory.sh (tests/fake-nvml)
+FAKE_NVML := $(B)/tests/fake-nvml/libnvidia-ml.so.1
+$(FAKE_NVML): tests/fake-nvml/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC $< -o $@
+
 unit: $(UNIT_BIN)
-test: all $(UNIT_BIN)
+test: all $(UNIT_BIN) $(FAKE_NVML)
 	$(Q)SANITIZE=$(SANITIZE) scripts/run-tests
 
 sweep: all

@@ -1,4 +1,4 @@
-#include "ch_datasheet.h"
+#include "base/ch_datasheet.h"
 
 #include <string.h>
 
@@ -40,24 +40,6 @@ static const struct ch_datasheet table[] = {
 	  { 0, 91600, 183000, 362050, 362050, 733000 },
 	  "NVIDIA L40S datasheet (nvidia.com/en-us/data-center/l40s); tensor figures halved (dense); no FP64 Tensor Core" },
 };
-
-static const char *const dtype_names[CH_PEAK_NDTYPES] = {
-	"fp64", "fp32", "tf32", "bf16", "fp16", "fp8"
-};
-
-const char *ch_dtype_peak_name(int d)
-{
-	return d >= 0 && d < CH_PEAK_NDTYPES ? dtype_names[d] : NULL;
-}
-
-int ch_dtype_peak_index(const char *name)
-{
-	int i;
-	for (i = 0; name && i < CH_PEAK_NDTYPES; i++)
-		if (!strcmp(name, dtype_names[i]))
-			return i;
-	return -1;
-}
 
 const struct ch_datasheet *ch_datasheet_lookup(const char *device_name)
 {

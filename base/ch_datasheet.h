@@ -10,41 +10,23 @@
 #ifndef CH_DATASHEET_H
 #define CH_DATASHEET_H
 
+#include "base/ch_dtype.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Data types with a compute peak, in the order of the gflops[] array. */
-enum ch_dtype_peak {
-	CH_PEAK_FP64 = 0, /* FP64 Tensor Core where the device has it, else FP64 */
-	CH_PEAK_FP32,     /* FP32 (CUDA cores, non-tensor) */
-	CH_PEAK_TF32,     /* TF32 Tensor Core, dense */
-	CH_PEAK_BF16,     /* BF16 Tensor Core, dense */
-	CH_PEAK_FP16,     /* FP16 Tensor Core, dense */
-	CH_PEAK_FP8,      /* FP8 Tensor Core, dense */
-	CH_PEAK_NDTYPES
-};
 
 struct ch_datasheet {
 	const char *sku;          /* "H200 SXM", "H100 SXM", ... */
 	const char *match;        /* substring of the NVML/CUDA device name */
 	const char *match_not;    /* substring that must NOT appear (or NULL) */
 	double memory_gbps;       /* peak DRAM/HBM bandwidth, GB/s (1e9 B/s) */
-	double gflops[CH_PEAK_NDTYPES]; /* dense peaks in GFLOP/s; 0 = not supported */
+	double gflops[CH_NDTYPES];     /* dense peaks in GFLOP/s by enum ch_dtype (ch_dtype.h:
+					 * FP64 Tensor Core where the device has it, else FP64;
+					 * FP32 non-tensor; TF32, BF16, FP16, FP8 Tensor Core,
+					 * dense); 0 = not supported */
 	const char *source;       /* document the numbers come from */
 };
-
-/**
- * ch_dtype_peak_name - "fp64", "fp32", "tf32", "bf16", "fp16", "fp8".
- * @d: [in] index. Returns a static string, or NULL when out of range.
- */
-const char *ch_dtype_peak_name(int d);
-
-/**
- * ch_dtype_peak_index - index of a dtype name, or -1 when it has no peak.
- * @name: [in] as returned by ch_dtype_peak_name().
- */
-int ch_dtype_peak_index(const char *name);
 
 /**
  * ch_datasheet_lookup - the datasheet entry for a device name.

@@ -1,4 +1,4 @@
-#include "ch_common.h"
+#include "base/ch_common.h"
 
 #include <stdarg.h>
 #include <stdio.h>

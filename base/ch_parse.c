@@ -1,5 +1,5 @@
-#include "ch_parse.h"
-#include "ch_common.h"
+#include "base/ch_parse.h"
+#include "base/ch_common.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,6 +1,5 @@
-#include "ch_result.h"
-#include "ch_common.h"
-#include "ch_energy.h"
+#include "base/ch_result.h"
+#include "base/ch_common.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +30,10 @@ struct ch_result {
 	int force;
 	int written; /* we created the file: later writes may replace it */
 	int status;
-	struct ch_energy *energy; /* NULL until ch_result_energy_start() */
+	const char *live_key;             /* ch_result_set_live(), or NULL */
+	json_t *(*live_value)(void *ctx);
+	void (*live_release)(void *ctx);
+	void *live_ctx;
 };
 
 const char *ch_git_rev(void) { return CH_GIT_REV; }
@@ -124,9 +126,8 @@ void ch_result_free(struct ch_result *r)
 	signals_forget(r);
 	json_decref(r->doc);
 	free(r->path);
-	if (r->energy)
-		ch_energy_stop(r->energy);
-	free(r->energy);
+	if (r->live_release)
+		r->live_release(r->live_ctx);
 	free(r);
 }
 
@@ -137,11 +138,14 @@ json_t *ch_result_results(struct ch_result *r)
 	return json_object_get(r->doc, "results");
 }
 
-int ch_result_energy_start(struct ch_result *r)
+void ch_result_set_live(struct ch_result *r, const char *key,
+			json_t *(*value)(void *ctx), void (*release)(void *ctx),
+			void *ctx)
 {
-	if (!r->energy && !(r->energy = malloc(sizeof(*r->energy))))
-		return CH_ERR_RUNTIME;
-	return ch_energy_start(r->energy);
+	r->live_key = key;
+	r->live_value = value;
+	r->live_release = release;
+	r->live_ctx = ctx;
 }
 
 int ch_result_set(struct ch_result *r, const char *key, json_t *value)
@@ -469,10 +473,10 @@ static int write_doc(struct ch_result *r)
 	int rc;
 
 	json_object_set_new(r->doc, "end_utc", json_string(ch_utc_now(now, sizeof(now))));
-	if (r->energy) {
-		struct ch_energy_reading er;
-		ch_energy_read(r->energy, &er);
-		json_object_set_new(r->doc, "energy", ch_energy_json(&er));
+	if (r->live_key) {
+		json_t *v = r->live_value(r->live_ctx);
+		if (v)
+			json_object_set_new(r->doc, r->live_key, v);
 	}
 	if (!r->path)
 		return 0;

@@ -52,13 +52,20 @@ json_t *ch_result_doc(struct ch_result *r);
 json_t *ch_result_results(struct ch_result *r);
 
 /**
- * ch_result_energy_start - start measuring the run's energy (ch_energy.h:
- * RAPL and NVML counters, wall time) from now on. Every later checkpoint and
- * the finish write the envelope key "energy": {"cpu_j", "gpu_j", "wall_sec",
- * "source"} (docs/results-schema.md). ch_run_begin() calls it.
- * Returns 0, or CH_ERR_RUNTIME when out of memory.
+ * ch_result_set_live - a top-level key whose value is recomputed at every
+ * write (each checkpoint and the finish), e.g. the run's energy so far
+ * (ch_result_energy_start() in hw/ch_energy.h sets "energy" this way).
+ * @key:     [in] the key; not copied, so a string constant.
+ * @value:   [in] called with @ctx before each write; returns a new reference
+ *           stored under @key (NULL stores nothing).
+ * @release: [in] called once with @ctx by ch_result_free(); may be NULL.
+ * @ctx:     [in] owned by @r from now on, released through @release.
+ * One live key per document: a second call replaces the first without
+ * releasing it.
  */
-int ch_result_energy_start(struct ch_result *r);
+void ch_result_set_live(struct ch_result *r, const char *key,
+			json_t *(*value)(void *ctx), void (*release)(void *ctx),
+			void *ctx);
 
 /**
  * ch_result_set - set a top-level key, stealing the reference to @value.

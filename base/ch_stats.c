@@ -1,5 +1,5 @@
-#include "ch_stats.h"
-#include "ch_common.h"
+#include "base/ch_stats.h"
+#include "base/ch_common.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,9 +5,9 @@
  *
  *   mpirun -np N allreduce_bw [OPTION]...
  */
-#include "ch_ar_run.h"
-#include "ch_ar_world.h"
-#include "ch_common.h"
+#include "bench/allreduce/ch_ar_run.h"
+#include "bench/allreduce/ch_ar_world.h"
+#include "base/ch_common.h"
 
 #ifdef __SANITIZE_ADDRESS__
 /*

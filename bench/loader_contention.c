@@ -4,10 +4,10 @@
  * Thin main: parse options, run the sweep (or plan for another machine),
  * emit the result file. The model lives in bench/loader/.
  */
-#include "ch_common.h"
-#include "ch_loader.h"
-#include "ch_opts.h"
-#include "ch_result.h"
+#include "base/ch_common.h"
+#include "bench/loader/ch_loader.h"
+#include "bench/common/ch_opts.h"
+#include "base/ch_result.h"
 
 #include <getopt.h>
 #include <stdio.h>

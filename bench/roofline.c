@@ -3,10 +3,10 @@
  * elementwise kernels and GEMM land under them. Thin main: parse, run, emit
  * (bench/roofline/ch_roofline.c does the work; docs/roofline.md the methodology).
  */
-#include "ch_common.h"
-#include "ch_opts.h"
-#include "ch_result.h"
-#include "ch_roofline.h"
+#include "base/ch_common.h"
+#include "bench/common/ch_opts.h"
+#include "base/ch_result.h"
+#include "bench/roofline/ch_roofline.h"
 
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
-#include "ch_ar_pattern.h"
-#include "ch_common.h"
+#include "comm/ch_ar_pattern.h"
+#include "base/ch_common.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -7,12 +7,12 @@
 uint64_t ch_ar_exact_limit(int dtype)
 {
 	switch (dtype) {
-	case CH_COMM_DTYPE_INT8: return 127;
-	case CH_COMM_DTYPE_BFLOAT16: return 256;           /* 8 significant bits */
-	case CH_COMM_DTYPE_HALF: return 2048;              /* 11 significant bits */
-	case CH_COMM_DTYPE_FLOAT: return 1ULL << 24;       /* 24 significant bits */
-	case CH_COMM_DTYPE_INT32: return 2147483647ULL;
-	case CH_COMM_DTYPE_DOUBLE: return 1ULL << 53;      /* 53 significant bits */
+	case CH_INT8: return 127;
+	case CH_BF16: return 256;         /* 8 significant bits */
+	case CH_FP16: return 2048;        /* 11 significant bits */
+	case CH_FP32: return 1ULL << 24;  /* 24 significant bits */
+	case CH_INT32: return 2147483647ULL;
+	case CH_FP64: return 1ULL << 53;  /* 53 significant bits */
 	default: return 0;
 	}
 }
@@ -71,7 +71,7 @@ uint64_t ch_ar_expected_value(const struct ch_ar_pattern *p, uint64_t t)
 
 int ch_ar_expected_table(const struct ch_ar_pattern *p, void **out)
 {
-	size_t es = ch_comm_dtype_size(p->dtype);
+	size_t es = ch_dtype_size(p->dtype);
 	uint64_t u;
 	void *t = malloc((size_t)p->period * es);
 
@@ -96,7 +96,7 @@ void ch_ar_fill_input_host(void *buf, const struct ch_ar_pattern *p, size_t coun
 int ch_ar_fill_expected_host(void *buf, const struct ch_ar_pattern *p, size_t count,
 			     uint64_t seed)
 {
-	size_t es = ch_comm_dtype_size(p->dtype), i, u;
+	size_t es = ch_dtype_size(p->dtype), i, u;
 	void *table;
 	int rc = ch_ar_expected_table(p, &table);
 

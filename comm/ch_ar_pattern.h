@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ch_comm.h"
+#include "comm/ch_comm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,7 +46,7 @@ extern "C" {
 /* Parameters of the pattern for one dtype, op and rank count (plain data:
  * passed by value to CUDA kernels). */
 struct ch_ar_pattern {
-	int dtype;       /* enum ch_comm_dtype */
+	int dtype;       /* enum ch_dtype */
 	int op;          /* enum ch_comm_redop */
 	int nranks;      /* ranks in the reduction, >= 1 */
 	uint64_t q;      /* 1 in q elements is non-zero on a given rank, >= 1 */
@@ -93,17 +93,17 @@ static inline CH_AR_HD void ch_ar_encode(int dtype, uint64_t v, void *buf, size_
 {
 	char *dst = (char *)buf;
 	switch (dtype) {
-	case CH_COMM_DTYPE_FLOAT: { float x = (float)v; memcpy(dst + idx * 4, &x, 4); break; }
-	case CH_COMM_DTYPE_DOUBLE: { double x = (double)v; memcpy(dst + idx * 8, &x, 8); break; }
-	case CH_COMM_DTYPE_INT32: { int32_t x = (int32_t)v; memcpy(dst + idx * 4, &x, 4); break; }
-	case CH_COMM_DTYPE_INT8: { int8_t x = (int8_t)v; memcpy(dst + idx, &x, 1); break; }
-	case CH_COMM_DTYPE_HALF:
-	case CH_COMM_DTYPE_BFLOAT16: {
+	case CH_FP32: { float x = (float)v; memcpy(dst + idx * 4, &x, 4); break; }
+	case CH_FP64: { double x = (double)v; memcpy(dst + idx * 8, &x, 8); break; }
+	case CH_INT32: { int32_t x = (int32_t)v; memcpy(dst + idx * 4, &x, 4); break; }
+	case CH_INT8: { int8_t x = (int8_t)v; memcpy(dst + idx, &x, 1); break; }
+	case CH_FP16:
+	case CH_BF16: {
 		float f = (float)v;
 		uint32_t b;
 		uint16_t h;
 		memcpy(&b, &f, sizeof(b));
-		if (dtype == CH_COMM_DTYPE_BFLOAT16) {
+		if (dtype == CH_BF16) {
 			h = (uint16_t)(b >> 16); /* exact: v has at most 8 significant bits */
 		} else if (v == 0) {
 			h = 0;

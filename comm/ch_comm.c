@@ -1,16 +1,22 @@
-#include "ch_comm.h"
+#include "comm/ch_comm.h"
+#include "base/ch_parse.h"
 
 #include <string.h>
 
-const char *const ch_comm_dtype_names[CH_COMM_DTYPE_COUNT + 1] = {
-	[CH_COMM_DTYPE_FLOAT] = "float",
-	[CH_COMM_DTYPE_DOUBLE] = "double",
-	[CH_COMM_DTYPE_HALF] = "half",
-	[CH_COMM_DTYPE_BFLOAT16] = "bfloat16",
-	[CH_COMM_DTYPE_INT32] = "int32",
-	[CH_COMM_DTYPE_INT8] = "int8",
-	[CH_COMM_DTYPE_COUNT] = NULL,
-};
+/* The collective element types in nccl-tests' order (-d), for the message. */
+static const enum ch_dtype comm_dtypes[] = { CH_FP32, CH_FP64, CH_FP16, CH_BF16, CH_INT32, CH_INT8 };
+#define N_COMM_DTYPES (int)(sizeof(comm_dtypes) / sizeof(comm_dtypes[0]))
+
+int ch_comm_dtype_parse(const char *opt, const char *s)
+{
+	const char *names[N_COMM_DTYPES + 1];
+	int i;
+	for (i = 0; i < N_COMM_DTYPES; i++)
+		names[i] = ch_dtype_comm_name(comm_dtypes[i]);
+	names[i] = NULL;
+	i = ch_lookup(opt, s, names);
+	return i < 0 ? i : (int)comm_dtypes[i];
+}
 
 const char *const ch_comm_redop_names[CH_COMM_REDOP_COUNT + 1] = {
 	[CH_COMM_REDOP_SUM] = "sum",
@@ -18,19 +24,6 @@ const char *const ch_comm_redop_names[CH_COMM_REDOP_COUNT + 1] = {
 	[CH_COMM_REDOP_MAX] = "max",
 	[CH_COMM_REDOP_COUNT] = NULL,
 };
-
-size_t ch_comm_dtype_size(enum ch_comm_dtype t)
-{
-	switch (t) {
-	case CH_COMM_DTYPE_DOUBLE: return 8;
-	case CH_COMM_DTYPE_FLOAT:
-	case CH_COMM_DTYPE_INT32: return 4;
-	case CH_COMM_DTYPE_HALF:
-	case CH_COMM_DTYPE_BFLOAT16: return 2;
-	case CH_COMM_DTYPE_INT8: return 1;
-	default: return 0;
-	}
-}
 
 /* busbw = algbw x 2(n-1)/n: nccl-tests doc/PERFORMANCE.md, "AllReduce". */
 double ch_comm_busbw_factor(int nranks)

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/ch_dtype.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -29,22 +31,18 @@ extern "C" {
  * not complete within ch_comm_run.timeout_sec. Maps to exit code 4. */
 #define CH_COMM_ERR_TIMEOUT (-16)
 
-/* Element types, named as nccl-tests names them (-d). */
-enum ch_comm_dtype {
-	CH_COMM_DTYPE_FLOAT,
-	CH_COMM_DTYPE_DOUBLE,
-	CH_COMM_DTYPE_HALF,     /* IEEE 754 binary16 */
-	CH_COMM_DTYPE_BFLOAT16, /* bfloat16: the upper half of a binary32 */
-	CH_COMM_DTYPE_INT32,
-	CH_COMM_DTYPE_INT8,
-	CH_COMM_DTYPE_COUNT
-};
+/*
+ * Element types: enum ch_dtype (base/ch_dtype.h), named as nccl-tests names
+ * them (-d, ch_dtype_comm_name()): float, double, half, bfloat16, int32, int8.
+ */
 
-/* NULL-terminated names of enum ch_comm_dtype, in enum order (for ch_lookup()). */
-extern const char *const ch_comm_dtype_names[CH_COMM_DTYPE_COUNT + 1];
-
-/** ch_comm_dtype_size - bytes per element of @t (1, 2, 4 or 8). */
-size_t ch_comm_dtype_size(enum ch_comm_dtype t);
+/**
+ * ch_comm_dtype_parse - the element type named @s as nccl-tests names it.
+ * @opt: [in] the option, for the message ("-d").
+ * Returns an enum ch_dtype, or a negative value after printing a usage
+ * error that lists the names, in nccl-tests' order, when @s is none of them.
+ */
+int ch_comm_dtype_parse(const char *opt, const char *s);
 
 /* Reduction operations (-o). */
 enum ch_comm_redop { CH_COMM_REDOP_SUM, CH_COMM_REDOP_MIN, CH_COMM_REDOP_MAX, CH_COMM_REDOP_COUNT };
@@ -109,7 +107,7 @@ struct ch_comm_run {
 	const void *send;   /* [in] send buffer; NULL for in-place (recv is both) */
 	void *recv;         /* [in] receive buffer, count elements */
 	size_t count;       /* [in] elements per rank */
-	int dtype;          /* [in] enum ch_comm_dtype */
+	int dtype;          /* [in] enum ch_dtype */
 	int op;             /* [in] enum ch_comm_redop */
 	int warmup;         /* [in] untimed calls first (>= 0) */
 	int iters;          /* [in] timed calls (>= 1) */

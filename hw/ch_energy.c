@@ -1,7 +1,8 @@
-#include "ch_energy.h"
-#include "ch_common.h"
-#include "ch_nvml.h"
-#include "ch_stats.h"
+#include "hw/ch_energy.h"
+#include "base/ch_common.h"
+#include "base/ch_result.h"
+#include "hw/ch_nvml.h"
+#include "base/ch_stats.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -160,4 +161,26 @@ json_t *ch_energy_json(const struct ch_energy_reading *r)
 	json_object_set_new(o, "wall_sec", json_real(r->wall_sec));
 	json_object_set_new(o, "source", json_string(r->source));
 	return o;
+}
+
+static json_t *energy_value(void *ctx)
+{
+	struct ch_energy_reading er;
+	ch_energy_read(ctx, &er);
+	return ch_energy_json(&er);
+}
+
+static void energy_release(void *ctx)
+{
+	ch_energy_stop(ctx);
+	free(ctx);
+}
+
+int ch_result_energy_start(struct ch_result *r)
+{
+	struct ch_energy *e = malloc(sizeof(*e));
+	if (!e)
+		return CH_ERR_RUNTIME;
+	ch_result_set_live(r, "energy", energy_value, energy_release, e);
+	return ch_energy_start(e);
 }

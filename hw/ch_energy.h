@@ -28,6 +28,8 @@ extern "C" {
 
 #define CH_ENERGY_MAX_DOMAINS 16
 
+struct ch_result;
+
 /* A running measurement. Treat as opaque; fill with ch_energy_start(). */
 struct ch_energy {
 	int n_rapl;                                     /* readable package domains */
@@ -85,6 +87,17 @@ void ch_energy_stop(struct ch_energy *e);
  * Returns a new reference, NULL when out of memory.
  */
 json_t *ch_energy_json(const struct ch_energy_reading *r);
+
+/**
+ * ch_result_energy_start - start measuring the run's energy (RAPL and NVML
+ * counters, wall time) from now on, for result document @r (base/ch_result.h).
+ * Every later checkpoint and the finish write the envelope key "energy":
+ * {"cpu_j", "gpu_j", "wall_sec", "source"} (docs/results-schema.md), through
+ * ch_result_set_live(); ch_result_free() stops the measurement.
+ * ch_run_begin() calls it. Call it once per document.
+ * Returns 0, or CH_ERR_RUNTIME when out of memory.
+ */
+int ch_result_energy_start(struct ch_result *r);
 
 /**
  * ch_energy_rapl_delta_uj - micro-joules between two readings of a counter

@@ -1,5 +1,5 @@
-#include "ch_host.h"
-#include "ch_common.h"
+#include "hw/ch_host.h"
+#include "base/ch_common.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-#include "ch_nvml.h"
-#include "ch_common.h"
+#include "hw/ch_nvml.h"
+#include "base/ch_common.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -26,6 +26,22 @@ typedef int nvmlTemperatureSensors_t;
 #define NVML_TEMPERATURE_GPU 0
 #endif
 
+/*
+ * nvmlPciInfo_t as nvmlDeviceGetPciInfo_v3 fills it (nvml.h: busIdLegacy
+ * NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE = 16, then domain, bus, device,
+ * pciDeviceId, pciSubSystemId, busId NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE = 32).
+ */
+struct ch_nvml_pci_info {
+	char bus_id_legacy[16];
+	unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
+	char bus_id[32];
+};
+
+/* Return codes and arguments used by the inventory (nvml.h values). */
+#define CH_NVML_ERROR_INVALID_ARGUMENT 2
+#define CH_NVML_ERROR_INSUFFICIENT_SIZE 7
+#define CH_NVML_NVLINK_MAX_LINKS 18
+
 #ifdef HAVE_NVML
 static struct {
 	void *lib;
@@ -45,6 +61,29 @@ static struct {
 	nvmlReturn_t (*temperature)(nvmlDevice_t, nvmlTemperatureSensors_t, unsigned int *);
 	nvmlReturn_t (*reasons)(nvmlDevice_t, unsigned long long *);
 	nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long *);
+	/* inventory (ch_nvml_gpu_inventory); each may be NULL in an old driver.
+	 * Enum arguments are passed as int and unsigned int (the ABI of C enums). */
+	nvmlReturn_t (*pci_info)(nvmlDevice_t, struct ch_nvml_pci_info *);
+	nvmlReturn_t (*uuid)(nvmlDevice_t, char *, unsigned int);
+	nvmlReturn_t (*serial)(nvmlDevice_t, char *, unsigned int);
+	nvmlReturn_t (*vbios)(nvmlDevice_t, char *, unsigned int);
+	nvmlReturn_t (*pcie_gen)(nvmlDevice_t, unsigned int *);
+	nvmlReturn_t (*pcie_gen_max)(nvmlDevice_t, unsigned int *);
+	nvmlReturn_t (*pcie_width)(nvmlDevice_t, unsigned int *);
+	nvmlReturn_t (*pcie_width_max)(nvmlDevice_t, unsigned int *);
+	nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned int, int *);
+	nvmlReturn_t (*nvlink_errors)(nvmlDevice_t, unsigned int, int, unsigned long long *);
+	nvmlReturn_t (*ecc_mode)(nvmlDevice_t, int *, int *);
+	nvmlReturn_t (*ecc_total)(nvmlDevice_t, int, int, unsigned long long *);
+	nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned int *, unsigned int *, unsigned int *, unsigned int *);
+	nvmlReturn_t (*retired_pages)(nvmlDevice_t, int, unsigned int *, unsigned long long *);
+	nvmlReturn_t (*retired_pending)(nvmlDevice_t, int *);
+	nvmlReturn_t (*power_default)(nvmlDevice_t, unsigned int *);
+	nvmlReturn_t (*power_enforced)(nvmlDevice_t, unsigned int *);
+	nvmlReturn_t (*max_clock)(nvmlDevice_t, nvmlClockType_t, unsigned int *);
+	nvmlReturn_t (*app_clock)(nvmlDevice_t, nvmlClockType_t, unsigned int *);
+	nvmlReturn_t (*default_app_clock)(nvmlDevice_t, nvmlClockType_t, unsigned int *);
+	nvmlReturn_t (*persistence)(nvmlDevice_t, int *);
 } nv;
 
 static void *sym(const char *name)
@@ -101,6 +140,27 @@ int ch_nvml_init(char *why, size_t n)
 	if (!nv.reasons)
 		*(void **)&nv.reasons = sym("nvmlDeviceGetCurrentClocksThrottleReasons");
 	*(void **)&nv.energy = sym("nvmlDeviceGetTotalEnergyConsumption");
+	*(void **)&nv.pci_info = sym("nvmlDeviceGetPciInfo_v3");
+	*(void **)&nv.uuid = sym("nvmlDeviceGetUUID");
+	*(void **)&nv.serial = sym("nvmlDeviceGetSerial");
+	*(void **)&nv.vbios = sym("nvmlDeviceGetVbiosVersion");
+	*(void **)&nv.pcie_gen = sym("nvmlDeviceGetCurrPcieLinkGeneration");
+	*(void **)&nv.pcie_gen_max = sym("nvmlDeviceGetMaxPcieLinkGeneration");
+	*(void **)&nv.pcie_width = sym("nvmlDeviceGetCurrPcieLinkWidth");
+	*(void **)&nv.pcie_width_max = sym("nvmlDeviceGetMaxPcieLinkWidth");
+	*(void **)&nv.nvlink_state = sym("nvmlDeviceGetNvLinkState");
+	*(void **)&nv.nvlink_errors = sym("nvmlDeviceGetNvLinkErrorCounter");
+	*(void **)&nv.ecc_mode = sym("nvmlDeviceGetEccMode");
+	*(void **)&nv.ecc_total = sym("nvmlDeviceGetTotalEccErrors");
+	*(void **)&nv.remapped_rows = sym("nvmlDeviceGetRemappedRows");
+	*(void **)&nv.retired_pages = sym("nvmlDeviceGetRetiredPages");
+	*(void **)&nv.retired_pending = sym("nvmlDeviceGetRetiredPagesPendingStatus");
+	*(void **)&nv.power_default = sym("nvmlDeviceGetPowerManagementDefaultLimit");
+	*(void **)&nv.power_enforced = sym("nvmlDeviceGetEnforcedPowerLimit");
+	*(void **)&nv.max_clock = sym("nvmlDeviceGetMaxClockInfo");
+	*(void **)&nv.app_clock = sym("nvmlDeviceGetApplicationsClock");
+	*(void **)&nv.default_app_clock = sym("nvmlDeviceGetDefaultApplicationsClock");
+	*(void **)&nv.persistence = sym("nvmlDeviceGetPersistenceMode");
 	if (!nv.init || !nv.shutdown || !nv.count || !nv.by_index) {
 		snprintf(nv.why, sizeof(nv.why), "libnvidia-ml.so.1 lacks nvmlInit_v2 or nvmlDeviceGetCount_v2 (driver too old)");
 		goto fail;
@@ -338,5 +398,272 @@ int ch_nvml_energy_total_j(double *out)
 #else
 	(void)out;
 	return CH_ERR_UNAVAILABLE;
+#endif
+}
+
+/* ------------------------------------------------------------ inventory */
+
+#ifdef HAVE_NVML
+/* 1 when the call was made and succeeded; otherwise the reason is recorded
+ * under @path in @rs and 0 returned. @have: the symbol was found. */
+static int got(json_t *rs, const char *path, const char *fn, int have, nvmlReturn_t r)
+{
+	char why[256];
+	if (have && r == NVML_SUCCESS)
+		return 1;
+	if (!have)
+		snprintf(why, sizeof(why), "%s is not in this driver's libnvidia-ml.so.1", fn);
+	else
+		snprintf(why, sizeof(why), "%s: %s", fn, nvml_err(r));
+	json_object_set_new(rs, path, json_string(why));
+	return 0;
+}
+
+static void set_or_null(json_t *o, const char *key, json_t *v)
+{
+	json_object_set_new(o, key, v ? v : json_null());
+}
+
+#define CALL(rs, path, fnp, fname, ...) \
+	got(rs, path, fname, (fnp) != NULL, (fnp) ? (fnp)(__VA_ARGS__) : 0)
+
+static json_t *text_field(json_t *rs, const char *path, const char *fname,
+			  nvmlReturn_t (*fn)(nvmlDevice_t, char *, unsigned int), nvmlDevice_t d)
+{
+	char buf[128];
+	if (CALL(rs, path, fn, fname, d, buf, sizeof(buf)))
+		return json_string(buf);
+	return NULL;
+}
+
+static json_t *uint_field(json_t *rs, const char *path, const char *fname,
+			  nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int *), nvmlDevice_t d, double scale)
+{
+	unsigned int u;
+	if (!CALL(rs, path, fn, fname, d, &u))
+		return NULL;
+	return scale == 1 ? json_integer(u) : json_real(u * scale);
+}
+
+static json_t *clock_field(json_t *rs, const char *path, const char *fname,
+			   nvmlReturn_t (*fn)(nvmlDevice_t, nvmlClockType_t, unsigned int *),
+			   nvmlDevice_t d, nvmlClockType_t type)
+{
+	unsigned int u;
+	return CALL(rs, path, fn, fname, d, type, &u) ? json_integer(u) : NULL;
+}
+
+static json_t *nvlink_json(json_t *rs, nvmlDevice_t d)
+{
+	static const char *const names[] = { "replay", "recovery", "crc_flit", "crc_data", "ecc_data" };
+	json_t *o = json_object(), *states = json_array(), *errs = json_object();
+	unsigned long long sum[5] = { 0 };
+	nvmlReturn_t err[5] = { 0 };
+	int have[5] = { 0 }, links = 0, up = 0, c;
+	unsigned l;
+	nvmlReturn_t last = 0;
+
+	for (l = 0; l < CH_NVML_NVLINK_MAX_LINKS && nv.nvlink_state; l++) {
+		int active = 0;
+		nvmlReturn_t r = nv.nvlink_state(d, l, &active);
+		if (r != NVML_SUCCESS) {
+			last = r;
+			if (r == CH_NVML_ERROR_INVALID_ARGUMENT)
+				break; /* past the device's last link */
+			continue;
+		}
+		links++;
+		up += active != 0;
+		json_array_append_new(states, json_string(active ? "up" : "down"));
+		for (c = 0; c < 5 && nv.nvlink_errors; c++) {
+			unsigned long long v;
+			nvmlReturn_t r2 = nv.nvlink_errors(d, l, c, &v);
+			if (r2 == NVML_SUCCESS)
+				sum[c] += v, have[c] = 1;
+			else
+				err[c] = r2;
+		}
+	}
+	json_object_set_new(o, "links", json_integer(links));
+	json_object_set_new(o, "up", json_integer(up));
+	json_object_set_new(o, "states", states);
+	if (links == 0) {
+		got(rs, "nvlink.links", "nvmlDeviceGetNvLinkState", nv.nvlink_state != NULL, last ? last : 3);
+		json_object_set_new(rs, "nvlink.errors", json_string("no NVLink link reported"));
+		json_object_set_new(o, "errors", json_null());
+		json_decref(errs);
+		return o;
+	}
+	for (c = 0; c < 5; c++) {
+		char path[48];
+		snprintf(path, sizeof(path), "nvlink.errors.%s", names[c]);
+		if (have[c]) {
+			json_object_set_new(errs, names[c], json_integer((json_int_t)sum[c]));
+		} else {
+			json_object_set_new(errs, names[c], json_null());
+			got(rs, path, "nvmlDeviceGetNvLinkErrorCounter", nv.nvlink_errors != NULL, err[c]);
+		}
+	}
+	json_object_set_new(o, "errors", errs);
+	return o;
+}
+
+static json_t *ecc_json(json_t *rs, nvmlDevice_t d)
+{
+	static const char *const kind[] = { "corrected", "uncorrected" };
+	static const char *const ctr[] = { "volatile", "aggregate" };
+	json_t *o = json_object();
+	int cur, pend, t, c;
+
+	if (CALL(rs, "ecc.mode_current", nv.ecc_mode, "nvmlDeviceGetEccMode", d, &cur, &pend)) {
+		json_object_set_new(o, "mode_current", json_string(cur ? "enabled" : "disabled"));
+		json_object_set_new(o, "mode_pending", json_string(pend ? "enabled" : "disabled"));
+	} else {
+		json_object_set_new(o, "mode_current", json_null());
+		json_object_set_new(o, "mode_pending", json_null());
+		json_object_set(rs, "ecc.mode_pending", json_object_get(rs, "ecc.mode_current"));
+	}
+	for (c = 0; c < 2; c++) {
+		json_t *x = json_object();
+		for (t = 0; t < 2; t++) {
+			unsigned long long v;
+			char path[48];
+			snprintf(path, sizeof(path), "ecc.%s.%s", ctr[c], kind[t]);
+			set_or_null(x, kind[t], CALL(rs, path, nv.ecc_total, "nvmlDeviceGetTotalEccErrors",
+						     d, t, c, &v) ? json_integer((json_int_t)v) : NULL);
+		}
+		json_object_set_new(o, ctr[c], x);
+	}
+	return o;
+}
+
+static json_t *remap_json(json_t *rs, nvmlDevice_t d)
+{
+	static const char *const keys[] = { "correctable_rows", "uncorrectable_rows", "pending", "failure" };
+	json_t *o = json_object();
+	unsigned int v[4];
+	int k;
+
+	if (CALL(rs, "remap.pending", nv.remapped_rows, "nvmlDeviceGetRemappedRows", d, &v[0], &v[1], &v[2], &v[3])) {
+		for (k = 0; k < 4; k++)
+			json_object_set_new(o, keys[k], k < 2 ? json_integer(v[k]) : json_boolean(v[k]));
+		return o;
+	}
+	for (k = 0; k < 4; k++) {
+		char path[48];
+		snprintf(path, sizeof(path), "remap.%s", keys[k]);
+		json_object_set_new(o, keys[k], json_null());
+		if (k != 2)
+			json_object_set(rs, path, json_object_get(rs, "remap.pending"));
+	}
+	return o;
+}
+
+static json_t *retired_json(json_t *rs, nvmlDevice_t d)
+{
+	static const char *const keys[] = { "single_bit", "double_bit" };
+	json_t *o = json_object();
+	int c, pend;
+
+	for (c = 0; c < 2; c++) {
+		unsigned int n = 0;
+		nvmlReturn_t r = nv.retired_pages ? nv.retired_pages(d, c, &n, NULL) : 0;
+		char path[48];
+		snprintf(path, sizeof(path), "retired_pages.%s", keys[c]);
+		if (r == CH_NVML_ERROR_INSUFFICIENT_SIZE)
+			r = NVML_SUCCESS; /* the count is in n; the addresses were not asked for */
+		set_or_null(o, keys[c], got(rs, path, "nvmlDeviceGetRetiredPages", nv.retired_pages != NULL, r) ?
+			    json_integer(n) : NULL);
+	}
+	set_or_null(o, "pending", CALL(rs, "retired_pages.pending", nv.retired_pending,
+				       "nvmlDeviceGetRetiredPagesPendingStatus", d, &pend) ? json_boolean(pend) : NULL);
+	return o;
+}
+
+/* "00000000:18:00.0" (NVML) -> "0000:18:00.0" (hwloc, sysfs). */
+static void bus_id_short(const char *in, char *out, size_t n)
+{
+	unsigned dom, bus, dev, fn;
+	if (sscanf(in, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) == 4)
+		snprintf(out, n, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
+	else
+		snprintf(out, n, "%s", in);
+}
+#endif
+
+json_t *ch_nvml_gpu_inventory(ch_nvml_dev_t dev, unsigned index)
+{
+#ifdef HAVE_NVML
+	nvmlDevice_t d = (nvmlDevice_t)dev;
+	json_t *o = json_object(), *rs = json_object(), *x, *r;
+	struct ch_nvml_pci_info pci;
+	char buf[128];
+	unsigned long long ull;
+	int mode;
+	size_t i;
+
+	if (!o || !rs || nv.refs <= 0) {
+		json_decref(o);
+		json_decref(rs);
+		return NULL;
+	}
+	json_object_set_new(o, "index", json_integer(index));
+	set_or_null(o, "name", text_field(rs, "name", "nvmlDeviceGetName", nv.name, d));
+	if (CALL(rs, "pci_bus_id", nv.pci_info, "nvmlDeviceGetPciInfo_v3", d, &pci)) {
+		bus_id_short(pci.bus_id, buf, sizeof(buf));
+		json_object_set_new(o, "pci_bus_id", json_string(buf));
+	} else {
+		json_object_set_new(o, "pci_bus_id", json_null());
+	}
+	set_or_null(o, "uuid", text_field(rs, "uuid", "nvmlDeviceGetUUID", nv.uuid, d));
+	set_or_null(o, "serial", text_field(rs, "serial", "nvmlDeviceGetSerial", nv.serial, d));
+	x = json_object();
+	set_or_null(x, "gen_current", uint_field(rs, "pcie.gen_current", "nvmlDeviceGetCurrPcieLinkGeneration", nv.pcie_gen, d, 1));
+	set_or_null(x, "gen_max", uint_field(rs, "pcie.gen_max", "nvmlDeviceGetMaxPcieLinkGeneration", nv.pcie_gen_max, d, 1));
+	set_or_null(x, "width_current", uint_field(rs, "pcie.width_current", "nvmlDeviceGetCurrPcieLinkWidth", nv.pcie_width, d, 1));
+	set_or_null(x, "width_max", uint_field(rs, "pcie.width_max", "nvmlDeviceGetMaxPcieLinkWidth", nv.pcie_width_max, d, 1));
+	json_object_set_new(o, "pcie", x);
+	json_object_set_new(o, "nvlink", nvlink_json(rs, d));
+	json_object_set_new(o, "ecc", ecc_json(rs, d));
+	json_object_set_new(o, "remap", remap_json(rs, d));
+	json_object_set_new(o, "retired_pages", retired_json(rs, d));
+	x = json_object();
+	set_or_null(x, "limit_default_w", uint_field(rs, "power.limit_default_w", "nvmlDeviceGetPowerManagementDefaultLimit",
+						      nv.power_default, d, 1e-3));
+	set_or_null(x, "limit_enforced_w", uint_field(rs, "power.limit_enforced_w", "nvmlDeviceGetEnforcedPowerLimit",
+						       nv.power_enforced, d, 1e-3));
+	json_object_set_new(o, "power", x);
+	x = json_object();
+	set_or_null(x, "sm_mhz", clock_field(rs, "clocks.sm_mhz", "nvmlDeviceGetClockInfo", nv.clock, d, NVML_CLOCK_SM));
+	set_or_null(x, "sm_max_mhz", clock_field(rs, "clocks.sm_max_mhz", "nvmlDeviceGetMaxClockInfo", nv.max_clock, d, NVML_CLOCK_SM));
+	set_or_null(x, "mem_mhz", clock_field(rs, "clocks.mem_mhz", "nvmlDeviceGetClockInfo", nv.clock, d, NVML_CLOCK_MEM));
+	set_or_null(x, "mem_max_mhz", clock_field(rs, "clocks.mem_max_mhz", "nvmlDeviceGetMaxClockInfo", nv.max_clock, d, NVML_CLOCK_MEM));
+	set_or_null(x, "sm_app_mhz", clock_field(rs, "clocks.sm_app_mhz", "nvmlDeviceGetApplicationsClock", nv.app_clock, d, NVML_CLOCK_SM));
+	set_or_null(x, "sm_default_app_mhz", clock_field(rs, "clocks.sm_default_app_mhz", "nvmlDeviceGetDefaultApplicationsClock",
+							 nv.default_app_clock, d, NVML_CLOCK_SM));
+	json_object_set_new(o, "clocks", x);
+	set_or_null(o, "persistence", CALL(rs, "persistence", nv.persistence, "nvmlDeviceGetPersistenceMode", d, &mode) ?
+		    json_boolean(mode) : NULL);
+	if (CALL(rs, "clock_event_reasons", nv.reasons, "nvmlDeviceGetCurrentClocksEventReasons", d, &ull)) {
+		r = json_array();
+		for (i = 0; i < NREASONS; i++)
+			if (ull & reason_names[i].bit)
+				json_array_append_new(r, json_string(reason_names[i].name));
+		json_object_set_new(o, "clock_event_reasons", r);
+	} else {
+		json_object_set_new(o, "clock_event_reasons", json_null());
+	}
+	if (ch_nvml_driver_version(buf, sizeof(buf)))
+		json_object_set_new(o, "driver_version", json_string(buf));
+	else {
+		json_object_set_new(o, "driver_version", json_null());
+		json_object_set_new(rs, "driver_version", json_string("nvmlSystemGetDriverVersion gave no version"));
+	}
+	set_or_null(o, "vbios_version", text_field(rs, "vbios_version", "nvmlDeviceGetVbiosVersion", nv.vbios, d));
+	json_object_set_new(o, "reasons", rs);
+	return o;
+#else
+	(void)dev; (void)index;
+	return NULL;
 #endif
 }

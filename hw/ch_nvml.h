@@ -139,6 +139,34 @@ int ch_nvml_throttled(unsigned long long reasons);
  */
 int ch_nvml_energy_total_j(double *out);
 
+/**
+ * ch_nvml_gpu_inventory - what NVML tells of one GPU, for the "inventory"
+ * of a result file (docs/results-schema.md, "host.inventory.gpus").
+ * @dev:   [in] handle (ch_nvml_device_by_index()).
+ * @index: [in] its NVML index, recorded as "index".
+ * Returns a new object (caller owns it): index, name, pci_bus_id
+ * ("0000:18:00.0"), uuid, serial, pcie {gen_current, gen_max,
+ * width_current, width_max}, nvlink {links, up, states ["up"|"down"],
+ * errors {replay, recovery, crc_flit, crc_data, ecc_data} summed over the
+ * links}, ecc {mode_current, mode_pending, volatile {corrected,
+ * uncorrected}, aggregate {...}}, remap {correctable_rows,
+ * uncorrectable_rows, pending, failure}, retired_pages {single_bit,
+ * double_bit, pending}, power {limit_default_w, limit_enforced_w}, clocks
+ * {sm_mhz, sm_max_mhz, mem_mhz, mem_max_mhz, sm_app_mhz,
+ * sm_default_app_mhz}, persistence, clock_event_reasons, driver_version,
+ * vbios_version, and reasons {"field.path": "why"} for every value that is
+ * null (the NVML call and its error, or the symbol missing from an older
+ * driver). NULL when NVML is not initialised or out of memory.
+ * NVML calls: nvmlDeviceGetPciInfo_v3, GetUUID, GetSerial, GetVbiosVersion,
+ * Get{Curr,Max}PcieLink{Generation,Width}, GetNvLinkState,
+ * GetNvLinkErrorCounter, GetEccMode, GetTotalEccErrors, GetRemappedRows,
+ * GetRetiredPages, GetRetiredPagesPendingStatus,
+ * GetPowerManagementDefaultLimit and GetEnforcedPowerLimit (mW),
+ * Get{Clock,MaxClock,ApplicationsClock,DefaultApplicationsClock}Info (MHz),
+ * GetPersistenceMode, GetCurrentClocksEventReasons.
+ */
+json_t *ch_nvml_gpu_inventory(ch_nvml_dev_t dev, unsigned index);
+
 #ifdef __cplusplus
 }
 #endif

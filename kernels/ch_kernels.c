@@ -1,45 +1,12 @@
-#include "ch_kernels.h"
-#include "ch_common.h"
-#include "ch_patterns.h"
-#include "cpu/ch_cpu_ops.h"
+#include "kernels/ch_kernels.h"
+#include "base/ch_common.h"
+#include "kernels/ch_patterns.h"
+#include "kernels/cpu/ch_cpu_ops.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------------ dtypes */
-
-static const struct {
-	const char *name;
-	size_t size;
-	int digits; /* significand bits, implicit one included */
-} dtypes[CH_NDTYPES] = {
-	[CH_FP64] = { "fp64", 8, 53 },
-	[CH_FP32] = { "fp32", 4, 24 },
-	[CH_TF32] = { "tf32", 4, 11 },
-	[CH_BF16] = { "bf16", 2, 8 },
-	[CH_FP16] = { "fp16", 2, 11 },
-	[CH_FP8] = { "fp8", 1, 4 },
-};
-
-const char *ch_dtype_name(int dt)
-{
-	return dt >= 0 && dt < CH_NDTYPES ? dtypes[dt].name : NULL;
-}
-
-int ch_dtype_parse(const char *name)
-{
-	int i;
-	for (i = 0; name && i < CH_NDTYPES; i++)
-		if (!strcmp(name, dtypes[i].name))
-			return i;
-	return -1;
-}
-
-size_t ch_dtype_size(enum ch_dtype dt) { return dtypes[dt].size; }
-int ch_dtype_digits(enum ch_dtype dt) { return dtypes[dt].digits; }
-double ch_dtype_eps(enum ch_dtype dt) { return ldexp(1.0, 1 - dtypes[dt].digits); }
 
 static const char *const family_names[CH_NFAMILIES] = {
 	"stream", "ladder", "elementwise", "gemm"

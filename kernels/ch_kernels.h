@@ -26,6 +26,8 @@
 #ifndef CH_KERNELS_H
 #define CH_KERNELS_H
 
+#include "base/ch_dtype.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,35 +35,7 @@
 extern "C" {
 #endif
 
-/* Data types; the same order as enum ch_dtype_peak (ch_datasheet.h). */
-enum ch_dtype {
-	CH_FP64 = 0,
-	CH_FP32,
-	CH_TF32,  /* stored as fp32; GEMM inputs rounded to 10 mantissa bits by tensor cores */
-	CH_BF16,
-	CH_FP16,
-	CH_FP8,   /* e4m3 */
-	CH_NDTYPES
-};
-#define CH_DT_BIT(d) (1u << (d))
-
-/** ch_dtype_name - "fp64", "fp32", "tf32", "bf16", "fp16", "fp8"; NULL if out of range. */
-const char *ch_dtype_name(int dt);
-
-/** ch_dtype_parse - index of a dtype name, or -1 when unknown. */
-int ch_dtype_parse(const char *name);
-
-/** ch_dtype_size - bytes per stored element: 8, 4, 4, 2, 2, 1. */
-size_t ch_dtype_size(enum ch_dtype dt);
-
-/**
- * ch_dtype_eps - machine epsilon (distance from 1 to the next value):
- * 2^-52, 2^-23, 2^-10 (tf32), 2^-7 (bf16), 2^-10 (fp16), 2^-3 (fp8 e4m3).
- */
-double ch_dtype_eps(enum ch_dtype dt);
-
-/** ch_dtype_digits - significand bits with the implicit one: 53, 24, 11, 8, 11, 4. */
-int ch_dtype_digits(enum ch_dtype dt);
+#define CH_DT_BIT(d) (1u << (d)) /* bit of an enum ch_dtype in a dtype mask */
 
 enum ch_family { CH_FAM_STREAM = 0, CH_FAM_LADDER, CH_FAM_ELEMENTWISE, CH_FAM_GEMM, CH_NFAMILIES };
 

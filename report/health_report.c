@@ -6,14 +6,14 @@
  */
 #include <string.h>
 
-#include "ch_common.h"
-#include "hr_report.h"
+#include "base/ch_common.h"
+#include "report/hr_report.h"
 #if __has_include("hr_canary.h")
-#include "hr_canary.h"
+#include "report/hr_canary.h"
 #define HAVE_HR_CANARY 1
 #endif
 #if __has_include("hr_history.h")
-#include "hr_history.h"
+#include "report/hr_history.h"
 #define HAVE_HR_HISTORY 1
 #endif
 

@@ -2,11 +2,12 @@
  * hr_analyze.c - verdicts: absolute expectations, fleet-relative robust
  * z-scores, drift, and the profile document.
  */
-#include "hr_analyze.h"
-#include "hr_util.h"
-#include "ch_common.h"
-#include "ch_result.h"
-#include "ch_stats.h"
+#include "report/hr_analyze.h"
+#include "report/hr_util.h"
+#include "report/hr_inventory.h"
+#include "base/ch_common.h"
+#include "base/ch_result.h"
+#include "base/ch_stats.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -262,7 +263,7 @@ static const char *metric_label(int metric, char *buf, size_t n)
 	if (metric == 0)
 		snprintf(buf, n, "memory roof");
 	else
-		snprintf(buf, n, "%s compute roof", ch_dtype_peak_name(metric - 1));
+		snprintf(buf, n, "%s compute roof", ch_dtype_name(metric - 1));
 	return buf;
 }
 
@@ -271,7 +272,7 @@ static const char *metric_key(int metric, char *buf, size_t n)
 	if (metric == 0)
 		snprintf(buf, n, "memory_gbps");
 	else
-		snprintf(buf, n, "compute_gflops.%s", ch_dtype_peak_name(metric - 1));
+		snprintf(buf, n, "compute_gflops.%s", ch_dtype_name(metric - 1));
 	return buf;
 }
 
@@ -362,6 +363,7 @@ static json_t *analyze_drift(struct an *a)
 					   "check that the node is in the right partition; its GPUs are compared only with the same model" :
 					   k == HR_CFG_CLOCKS ?
 					   "reset or align the GPU clock settings (nvidia-smi -rac, nvidia-smi -q -d CLOCK); until then its results are not like for like" :
+					   hr_inventory_drift_action(k) ? hr_inventory_drift_action(k) :
 					   "align the software stack (driver, CUDA, NCCL, MPI) with the fleet; until then its results are not like for like",
 					   "configuration drift: %s '%s' differs from the fleet's '%s' (%zu of %zu nodes)",
 					   hr_cfg_key_name(k), v, best, best_n, known);
@@ -387,7 +389,7 @@ static void device_instances(struct an *a)
 		if (!strcmp(d->status, "unavailable"))
 			continue;
 		x = hr_expect_for(a->e, d->sku, d->name);
-		for (m = 0; m <= CH_PEAK_NDTYPES; m++) {
+		for (m = 0; m <= CH_NDTYPES; m++) {
 			double v = m == 0 ? d->memory_gbps : d->compute_gflops[m - 1];
 			struct inst *p;
 			char mk[48];
@@ -501,7 +503,7 @@ static void device_reasons(struct an *a)
 				if (p->subject != (int)i || p->level < HR_WARN || p == worst)
 					continue;
 				hr_buf_printf(&b, "%s%s", first ? "" : ", ",
-					      p->metric == 0 ? "memory" : ch_dtype_peak_name(p->metric - 1));
+					      p->metric == 0 ? "memory" : ch_dtype_name(p->metric - 1));
 				first = 0;
 				(void)mk;
 			}
@@ -817,6 +819,13 @@ static void loader_reasons(struct an *a)
 				   rec ? rec->name : "");
 		}
 	}
+}
+
+/* hr_inventory_rules() reports through this */
+static void inventory_reason(void *ctx, int node, int level, const char *code, const char *subject,
+			     const char *source, const char *action, const char *text)
+{
+	add_reason(ctx, node, level, code, subject, source, action, "%s", text);
 }
 
 static void run_reasons(struct an *a)
@@ -1194,6 +1203,7 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 			}
 		json_object_set_new(x, "stragglers", st);
 		json_object_set_new(x, "loader", l ? loader_json(l) : json_null());
+		json_object_set_new(x, "inventory", hr_inventory_profile(f, n));
 		json_array_append_new(nodes, x);
 	}
 	for (j = 0; j < a->nr; j++)
@@ -1264,6 +1274,7 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 	straggler_reasons(&a);
 	loader_reasons(&a);
 	run_reasons(&a);
+	hr_inventory_rules(f, inventory_reason, &a);
 	if (a.oom) {
 		json_decref(drift);
 		goto out;

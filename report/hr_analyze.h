@@ -11,9 +11,9 @@
 
 #include <jansson.h>
 
-#include "hr_cost.h"
-#include "hr_expect.h"
-#include "hr_model.h"
+#include "report/hr_cost.h"
+#include "report/hr_expect.h"
+#include "report/hr_model.h"
 
 #ifdef __cplusplus
 extern "C" {

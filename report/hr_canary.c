@@ -3,12 +3,12 @@
  * subcommand's options and inputs are in hr_canary_cli.c).
  * Formulas and their sources: docs/canary.md; interface: hr_canary.h.
  */
-#include "hr_canary.h"
-#include "hr_fit.h"
-#include "hr_walk.h"
-#include "ch_common.h"
-#include "ch_parse.h"
-#include "ch_result.h"
+#include "report/hr_canary.h"
+#include "report/hr_fit.h"
+#include "report/hr_walk.h"
+#include "base/ch_common.h"
+#include "base/ch_parse.h"
+#include "base/ch_result.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -4,13 +4,13 @@
  * all-reduce models (hr_fit.h), then the model of hr_canary.c.
  * Interface: hr_canary.h; method: docs/canary.md.
  */
-#include "hr_canary.h"
-#include "hr_fit.h"
-#include "hr_util.h"
-#include "hr_walk.h"
-#include "ch_common.h"
-#include "ch_parse.h"
-#include "ch_result.h"
+#include "report/hr_canary.h"
+#include "report/hr_fit.h"
+#include "report/hr_util.h"
+#include "report/hr_walk.h"
+#include "base/ch_common.h"
+#include "base/ch_parse.h"
+#include "base/ch_result.h"
 
 #include <ctype.h>
 #include <errno.h>

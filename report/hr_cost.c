@@ -1,5 +1,5 @@
-#include "hr_cost.h"
-#include "hr_model.h"
+#include "report/hr_cost.h"
+#include "report/hr_model.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "ch_datasheet.h"
+#include "base/ch_datasheet.h"
 
 #ifdef __cplusplus
 extern "C" {

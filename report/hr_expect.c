@@ -1,5 +1,5 @@
-#include "hr_expect.h"
-#include "ch_common.h"
+#include "report/hr_expect.h"
+#include "base/ch_common.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -27,7 +27,7 @@ static void fill_from_datasheet(struct hr_sku_expect *x, const struct ch_datashe
 {
 	int d;
 	x->memory_gbps = ds->memory_gbps * mf;
-	for (d = 0; d < CH_PEAK_NDTYPES; d++)
+	for (d = 0; d < CH_NDTYPES; d++)
 		x->compute_gflops[d] = ds->gflops[d] > 0 ? ds->gflops[d] * cf : NAN;
 }
 
@@ -54,7 +54,7 @@ static void blank(struct hr_sku_expect *x)
 	int d;
 	memset(x, 0, sizeof(*x));
 	x->memory_gbps = x->intra_busbw_gbps = x->inter_busbw_gbps = NAN;
-	for (d = 0; d < CH_PEAK_NDTYPES; d++)
+	for (d = 0; d < CH_NDTYPES; d++)
 		x->compute_gflops[d] = NAN;
 }
 
@@ -292,7 +292,7 @@ int hr_expect_load_file(struct hr_expect *e, const char *path)
 				goto out;
 			}
 			json_object_foreach((json_t *)cg, dt, dv) {
-				int di = ch_dtype_peak_index(dt);
+				int di = ch_dtype_parse(dt);
 				snprintf(w, sizeof(w), "skus.%s.compute_gflops.%s", k, dt);
 				if (di < 0) {
 					rc = ch_usage_error("expectations file '%s': unknown dtype '%s' (expected fp64, fp32, tf32, bf16, fp16, fp8)", path, w);
@@ -360,9 +360,9 @@ json_t *hr_expect_profile(const struct hr_expect *e)
 		if (x->match[0])
 			json_object_set_new(s, "match", json_string(x->match));
 		json_object_set_new(s, "memory_gbps", num_or_null(x->memory_gbps));
-		for (d = 0; d < CH_PEAK_NDTYPES; d++)
+		for (d = 0; d < CH_NDTYPES; d++)
 			if (!isnan(x->compute_gflops[d]))
-				json_object_set_new(cg, ch_dtype_peak_name(d), json_real(x->compute_gflops[d]));
+				json_object_set_new(cg, ch_dtype_name(d), json_real(x->compute_gflops[d]));
 		json_object_set_new(s, "compute_gflops", cg);
 		json_object_set_new(s, "intra_node_busbw_gbps", num_or_null(x->intra_busbw_gbps));
 		json_object_set_new(s, "intra_node_nranks", json_integer(x->intra_nranks));

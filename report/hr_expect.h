@@ -24,7 +24,7 @@
 
 #include <jansson.h>
 
-#include "ch_datasheet.h"
+#include "base/ch_datasheet.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,7 +36,7 @@ struct hr_sku_expect {
 	char match[64];               /* substring of the device name for SKUs
 					 not in the datasheet table, "" none */
 	double memory_gbps;           /* expected memory roof, GB/s */
-	double compute_gflops[CH_PEAK_NDTYPES]; /* expected compute roofs */
+	double compute_gflops[CH_NDTYPES]; /* expected compute roofs */
 	double intra_busbw_gbps;      /* expected intra-node all-reduce busbw ... */
 	int intra_nranks;             /* ... of this many ranks (0: any) */
 	double inter_busbw_gbps;      /* expected node-pair busbw (no built-in) */

@@ -2,8 +2,8 @@
  * hr_fit.c - least-squares fit of the ring and log-latency all-reduce models
  * (see hr_fit.h), solved with LAPACK's dgels from OpenBLAS.
  */
-#include "hr_fit.h"
-#include "ch_common.h"
+#include "report/hr_fit.h"
+#include "base/ch_common.h"
 
 #include <math.h>
 #include <stdlib.h>

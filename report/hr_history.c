@@ -3,11 +3,11 @@
  * regression check against each series' own trailing baseline
  * (hr_history.h; method in docs/workflows.md).
  */
-#include "hr_history.h"
-#include "hr_walk.h"
-#include "ch_common.h"
-#include "ch_parse.h"
-#include "ch_result.h"
+#include "report/hr_history.h"
+#include "report/hr_walk.h"
+#include "base/ch_common.h"
+#include "base/ch_parse.h"
+#include "base/ch_result.h"
 
 #include <ctype.h>
 #include <errno.h>

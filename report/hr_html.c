@@ -1,9 +1,9 @@
 /*
  * hr_html.c - the self-contained HTML report with inline PLplot SVG plots.
  */
-#include "hr_render.h"
-#include "hr_plot.h"
-#include "ch_common.h"
+#include "report/hr_render.h"
+#include "report/hr_plot.h"
+#include "base/ch_common.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -391,7 +391,8 @@ int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 		reasons_cell(b, n, 1);
 		hr_buf_puts(b, "</td><td>");
 		{
-			const char *keys[] = { "gpu_model", "driver", "cuda", "nccl", "mpi", "clocks", "cpu_model", NULL };
+			const char *keys[] = { "gpu_model", "driver", "cuda", "nccl", "mpi", "clocks", "vbios", "nic_fw",
+				"power_limit", "cpu_model", NULL };
 			int q;
 			for (q = 0; keys[q]; q++)
 				if (hr_jstr(cfg, keys[q])) {

@@ -1,5 +1,5 @@
-#include "hr_input.h"
-#include "ch_common.h"
+#include "report/hr_input.h"
+#include "base/ch_common.h"
 
 #include <dirent.h>
 #include <errno.h>

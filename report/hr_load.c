@@ -1,11 +1,12 @@
 /*
  * hr_load.c - read result files and nccl-tests logs into the fleet model.
  */
-#include "hr_model.h"
-#include "hr_cost.h"
-#include "hr_util.h"
-#include "ch_common.h"
-#include "ch_result.h"
+#include "report/hr_model.h"
+#include "report/hr_inventory.h"
+#include "report/hr_cost.h"
+#include "report/hr_util.h"
+#include "base/ch_common.h"
+#include "base/ch_result.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -16,7 +17,7 @@
 #define HR_MAX_INPUT_BYTES (512u << 20)
 
 static const char *const cfg_names[HR_CFG_NKEYS] = {
-	"gpu_model", "driver", "cuda", "nccl", "mpi", "clocks"
+	"gpu_model", "driver", "cuda", "nccl", "mpi", "clocks", "vbios", "nic_fw", "power_limit"
 };
 
 const char *hr_cfg_key_name(int k)
@@ -243,7 +244,7 @@ static int load_roofline(struct ctx *c, const json_t *res, int node)
 		dv->reason = dup_or_null(jstr(d, "reason"));
 		dv->source = strdup(c->path);
 		dv->memory_gbps = NAN;
-		for (k = 0; k < CH_PEAK_NDTYPES; k++)
+		for (k = 0; k < CH_NDTYPES; k++)
 			dv->compute_gflops[k] = NAN;
 		if (!dv->device || !dv->kind || !dv->status || !dv->source)
 			return CH_ERR_RUNTIME;
@@ -287,7 +288,7 @@ static int load_roofline(struct ctx *c, const json_t *res, int node)
 				json_t *v;
 				snprintf(w2, sizeof(w2), "%s.roofs.compute_gflops", where);
 				json_object_foreach((json_t *)cg, dt, v) {
-					int di = ch_dtype_peak_index(dt);
+					int di = ch_dtype_parse(dt);
 					if (di < 0) {
 						hr_issue_add(&c->f->issues, HR_ISSUE_NOTE, c->path, 0, 0,
 							     "%s: unknown dtype '%s'; ignored", w2, dt);
@@ -740,6 +741,8 @@ static int load_result(struct ctx *c, const json_t *doc)
 		set_cfg(c->f, node, HR_CFG_NCCL, jstr(sw, "nccl"));
 		set_cfg(c->f, node, HR_CFG_MPI, jstr(sw, "mpi"));
 	}
+	if (hr_inventory_load(c->f, node, host, c->path, t0) != 0)
+		return CH_ERR_RUNTIME;
 	if (st && strcmp(st, "ok") && strcmp(st, "failed") && strcmp(st, "unavailable"))
 		hr_issue_add(&c->f->issues, HR_ISSUE_TRUNCATED, c->path, 0, 0,
 			     "%s run has status '%s'%s%s: its results are partial", tool, st,
@@ -1001,6 +1004,7 @@ void hr_fleet_release(struct hr_fleet *f)
 		free(f->nodes[i].cpu_model);
 		for (k = 0; k < HR_CFG_NKEYS; k++)
 			free(f->nodes[i].cfg[k]);
+		hr_inventory_node_release(&f->nodes[i]);
 	}
 	for (i = 0; i < f->ndevices; i++) {
 		struct hr_device *d = &f->devices[i];

@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "ch_datasheet.h"
-#include "hr_input.h"
-#include "hr_nccltests.h"
+#include "base/ch_datasheet.h"
+#include "report/hr_input.h"
+#include "report/hr_nccltests.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,10 +30,14 @@ enum hr_cfg_key {
 	HR_CFG_NCCL,          /* nccl */
 	HR_CFG_MPI,           /* mpi */
 	HR_CFG_CLOCKS,        /* GPU application / max clocks as reported */
+	HR_CFG_VBIOS,         /* VBIOS versions of the node's GPUs (host.inventory) */
+	HR_CFG_NIC_FW,        /* firmware versions of its RDMA NICs (host.inventory) */
+	HR_CFG_POWER_LIMIT,   /* most common enforced GPU power limit (host.inventory) */
 	HR_CFG_NKEYS
 };
 
-/** hr_cfg_key_name - "gpu_model", "driver", "cuda", "nccl", "mpi", "clocks". */
+/** hr_cfg_key_name - "gpu_model", "driver", "cuda", "nccl", "mpi", "clocks",
+ * "vbios", "nic_fw", "power_limit". */
 const char *hr_cfg_key_name(int k);
 
 struct hr_node {
@@ -41,6 +45,9 @@ struct hr_node {
 	char *cfg[HR_CFG_NKEYS];    /* NULL when no input said */
 	char *cpu_model;
 	int ngpus;                  /* GPUs listed in host.gpus (max seen) */
+	json_t *inventory;          /* host.inventory (hr_inventory.h), NULL none */
+	char *inventory_source;     /* the result file it came from */
+	time_t inventory_time;      /* that file's start time */
 };
 
 /* One roofline point, for the plots. */
@@ -62,7 +69,7 @@ struct hr_device {
 	char *status;               /* "ok", "failed", "unavailable" */
 	char *reason;
 	double memory_gbps;         /* measured memory roof */
-	double compute_gflops[CH_PEAK_NDTYPES]; /* measured compute roofs */
+	double compute_gflops[CH_NDTYPES]; /* measured compute roofs */
 	int throttled;
 	char *throttle_reasons;     /* e.g. "sw_power_cap", NULL when unknown */
 	char *clocks;               /* e.g. "sm 1980 MHz, mem 2619 MHz", NULL unknown */

@@ -1,5 +1,5 @@
-#include "hr_nccltests.h"
-#include "ch_common.h"
+#include "report/hr_nccltests.h"
+#include "base/ch_common.h"
 
 #include <ctype.h>
 #include <math.h>

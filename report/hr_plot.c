@@ -1,10 +1,10 @@
 /*
  * hr_plot.c - PLplot SVG plots in memory.
  */
-#include "hr_plot.h"
-#include "hr_util.h"
-#include "ch_common.h"
-#include "ch_datasheet.h"
+#include "report/hr_plot.h"
+#include "report/hr_util.h"
+#include "base/ch_common.h"
+#include "base/ch_datasheet.h"
 
 #include <math.h>
 #include <plplot.h>
@@ -230,7 +230,7 @@ struct roof { char dtype[8]; double meas, ds; };
 static int roofline_draw(const char *node, const json_t *device)
 {
 	const json_t *metrics = json_object_get(device, "metrics"), *pts = json_object_get(device, "points"), *m;
-	struct roof roofs[CH_PEAK_NDTYPES];
+	struct roof roofs[CH_NDTYPES];
 	int nroofs = 0, i;
 	double mem = NAN, mem_ds = NAN, amin = INFINITY, amax = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
 	double top = NAN;
@@ -244,7 +244,7 @@ static int roofline_draw(const char *node, const json_t *device)
 		if (!strcmp(mk, "memory_gbps")) {
 			mem = jnum(m, "value");
 			mem_ds = jnum(m, "datasheet");
-		} else if (!strncmp(mk, "compute_gflops.", 15) && nroofs < CH_PEAK_NDTYPES) {
+		} else if (!strncmp(mk, "compute_gflops.", 15) && nroofs < CH_NDTYPES) {
 			snprintf(roofs[nroofs].dtype, sizeof(roofs[0].dtype), "%s", mk + 15);
 			roofs[nroofs].meas = jnum(m, "value");
 			roofs[nroofs].ds = jnum(m, "datasheet");

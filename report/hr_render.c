@@ -1,8 +1,9 @@
 /*
  * hr_render.c - terminal summary, Markdown and Prometheus outputs.
  */
-#include "hr_render.h"
-#include "ch_common.h"
+#include "report/hr_render.h"
+#include "report/hr_inventory.h"
+#include "base/ch_common.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -570,6 +571,7 @@ int hr_render_prom(const json_t *p, struct hr_buf *b)
 		json_array_foreach(json_object_get(json_object_get(n, "loader"), "configs"), j, d)
 			prom_sample(b, f_late.name, hr_jnum(d, "lateness_p99_us") * 1e-6, "node", hr_jstr(n, "name"),
 				    "config", hr_jstr(d, "name"), "placement", hr_jstr(d, "placement"), NULL);
+	hr_inventory_prom(p, b);
 	prom_head(b, &f_issues);
 	prom_sample(b, f_issues.name, (double)hr_jint(in, "skipped", 0), "kind", "skipped", NULL);
 	prom_sample(b, f_issues.name, (double)hr_jint(in, "truncated", 0), "kind", "truncated", NULL);

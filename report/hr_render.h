@@ -10,7 +10,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "hr_util.h"
+#include "report/hr_util.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,15 +1,15 @@
 /*
  * hr_report.c - options and orchestration of `health_report INPUT...`.
  */
-#include "hr_report.h"
-#include "hr_analyze.h"
-#include "hr_input.h"
-#include "hr_model.h"
-#include "hr_render.h"
-#include "hr_util.h"
-#include "ch_common.h"
-#include "ch_parse.h"
-#include "ch_result.h"
+#include "report/hr_report.h"
+#include "report/hr_analyze.h"
+#include "report/hr_input.h"
+#include "report/hr_model.h"
+#include "report/hr_render.h"
+#include "report/hr_util.h"
+#include "base/ch_common.h"
+#include "base/ch_parse.h"
+#include "base/ch_result.h"
 
 #include <errno.h>
 #include <getopt.h>

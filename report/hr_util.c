@@ -1,4 +1,4 @@
-#include "hr_util.h"
+#include "report/hr_util.h"
 
 #include <errno.h>
 #include <fcntl.h>

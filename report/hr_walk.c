@@ -1,10 +1,10 @@
 /*
  * hr_walk.c - visit the JSON documents under files and directories.
  */
-#include "hr_walk.h"
-#include "ch_common.h"
-#include "ch_result.h"
-#include "hr_util.h"
+#include "report/hr_walk.h"
+#include "base/ch_common.h"
+#include "base/ch_result.h"
+#include "report/hr_util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
-#include "ch_ar_analysis.h"
-#include "ch_ar_plan.h"
-#include "ch_common.h"
-#include "ch_stats.h"
+#include "bench/allreduce/ch_ar_analysis.h"
+#include "bench/allreduce/ch_ar_plan.h"
+#include "base/ch_common.h"
+#include "base/ch_stats.h"
 
 #include <stdio.h>
 #include <stdlib.h>

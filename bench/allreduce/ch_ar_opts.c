@@ -1,8 +1,8 @@
-#include "ch_ar_opts.h"
-#include "ch_ar_plan.h"
-#include "ch_comm.h"
-#include "ch_common.h"
-#include "ch_parse.h"
+#include "bench/allreduce/ch_ar_opts.h"
+#include "bench/allreduce/ch_ar_plan.h"
+#include "comm/ch_comm.h"
+#include "base/ch_common.h"
+#include "base/ch_parse.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -221,7 +221,7 @@ static void defaults(struct ch_ar_opts *o)
 	o->iters = CH_AR_DEFAULT_ITERS;
 	o->warmup = CH_AR_DEFAULT_WARMUP;
 	o->check = 1;
-	o->dtype = CH_COMM_DTYPE_FLOAT;
+	o->dtype = CH_FP32;
 	o->op = CH_COMM_REDOP_SUM;
 	o->backend = CH_AR_BACKEND_AUTO;
 	o->nalgos = 1;
@@ -278,7 +278,7 @@ int ch_ar_opts_parse(int argc, char **argv, struct ch_ar_opts *o)
 			o->check = (int)v;
 			break;
 		case 'd':
-			if ((o->dtype = ch_lookup("-d", optarg, ch_comm_dtype_names)) < 0)
+			if ((o->dtype = ch_comm_dtype_parse("-d", optarg)) < 0)
 				return CH_ERR_USAGE;
 			break;
 		case 'o':
@@ -352,12 +352,12 @@ int ch_ar_opts_parse(int argc, char **argv, struct ch_ar_opts *o)
 		return ch_usage_error("unexpected argument '%s'", argv[optind]);
 	if (o->common.help || o->common.version)
 		return 0;
-	es = ch_comm_dtype_size(o->dtype);
+	es = ch_dtype_size(o->dtype);
 	if (o->min_bytes == 0)
 		return ch_usage_error("invalid size '0' for -b (the smallest message must be at least one element)");
 	if (o->min_bytes < es)
 		return ch_usage_error("-b '%llu' is smaller than one %s element (%llu bytes)",
-				      (unsigned long long)o->min_bytes, ch_comm_dtype_names[o->dtype],
+				      (unsigned long long)o->min_bytes, ch_dtype_comm_name(o->dtype),
 				      (unsigned long long)es);
 	if (o->min_bytes > o->max_bytes)
 		return ch_usage_error("-b '%llu' is larger than -e '%llu'",

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ch_opts.h"
+#include "bench/common/ch_opts.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,7 +44,7 @@ struct ch_ar_opts {
 	int iters_given;         /* -n was given */
 	int warmup;              /* -w (default 2), per size and placement */
 	int check;               /* -c 0|1 (default 1) */
-	int dtype;               /* -d, enum ch_comm_dtype (default float) */
+	int dtype;               /* -d, enum ch_dtype (default float) */
 	int op;                  /* -o, enum ch_comm_redop (default sum) */
 	int backend;             /* --backend, enum ch_ar_backend_choice (default auto) */
 	int nalgos;              /* --algo (default "default") */

@@ -1,5 +1,5 @@
-#include "ch_ar_plan.h"
-#include "ch_common.h"
+#include "bench/allreduce/ch_ar_plan.h"
+#include "base/ch_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,16 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ch_ar_analysis.h"
-#include "ch_ar_pattern.h"
-#include "ch_ar_plan.h"
-#include "ch_ar_run.h"
-#include "ch_ar_table.h"
-#include "ch_comm.h"
-#include "ch_common.h"
-#include "ch_opts.h"
-#include "ch_result.h"
-#include "ch_stats.h"
+#include "bench/allreduce/ch_ar_analysis.h"
+#include "comm/ch_ar_pattern.h"
+#include "bench/allreduce/ch_ar_plan.h"
+#include "bench/allreduce/ch_ar_run.h"
+#include "bench/allreduce/ch_ar_table.h"
+#include "comm/ch_comm.h"
+#include "base/ch_common.h"
+#include "bench/common/ch_opts.h"
+#include "base/ch_result.h"
+#include "base/ch_stats.h"
 
 #define WHY_LEN 512
 
@@ -440,7 +440,7 @@ static void measure(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int gsize, i
 		    const struct ch_ar_pattern *pat, size_t count, int place, int *iters_io,
 		    struct rec *rec, int phase, int gi, int a, int s, const char *gname)
 {
-	size_t es = ch_comm_dtype_size(c->o->dtype);
+	size_t es = ch_dtype_size(c->o->dtype);
 	uint64_t bytes = (uint64_t)count * es, wrong = 0, wsum = 0;
 	void *in = place == 0 ? c->sendbuf : c->recvbuf;
 	struct ch_comm_run r;
@@ -620,7 +620,7 @@ static void add_row(struct ctx *c, struct sweep *sw, const double *allrec, int a
 	ch_ar_rank_spread(own_us, g->nranks, &slow, &spread, &excess);
 	row = json_pack("{s:I, s:I, s:s, s:s, s:i, s:i, s:f, s:o, s:o, s:o, s:o, s:i, s:f, s:f}",
 			"bytes", (json_int_t)bytes, "count", (json_int_t)count,
-			"dtype", ch_comm_dtype_names[c->o->dtype], "redop", ch_comm_redop_names[c->o->op], "root", -1,
+			"dtype", ch_dtype_comm_name(c->o->dtype), "redop", ch_comm_redop_names[c->o->op], "root", -1,
 			"iterations", (int)root->iters, "busbw_factor", factor,
 			"out_of_place", place[0], "in_place", place[1],
 			"per_rank_mean_us", pr, "per_rank_call_mean_us", pc,
@@ -634,7 +634,7 @@ static void add_row(struct ctx *c, struct sweep *sw, const double *allrec, int a
 	json_object_set_new(sw->obj, "oob_count", json_integer(sw->oob));
 	ch_ar_wd_unlock(c->w);
 
-	ch_ar_table_row(live ? stdout : sw->buf, bytes, count, ch_comm_dtype_names[c->o->dtype],
+	ch_ar_table_row(live ? stdout : sw->buf, bytes, count, ch_dtype_comm_name(c->o->dtype),
 			ch_comm_redop_names[c->o->op], -1, &cell[0], &cell[1]);
 	if (live)
 		fflush(stdout);
@@ -734,7 +734,7 @@ static void step(struct ctx *c, int p, int gi, MPI_Comm gc, struct ch_comm *bc, 
 		 struct sweep *sw, double *allrec, int live)
 {
 	const struct ch_ar_phase *ph = &c->plan.phases[p];
-	size_t es = ch_comm_dtype_size(c->o->dtype);
+	size_t es = ch_dtype_size(c->o->dtype);
 	size_t count = (size_t)(c->sizes[s] / es);
 	uint64_t bytes = (uint64_t)count * es;
 	const char *gname = gi >= 0 ? ph->groups[gi].name : "-";
@@ -938,8 +938,8 @@ static void results_skeleton(struct ctx *c, uint64_t reduced)
 		json_array_append_new(algos, json_pack("{s:s, s:s, s:s}", "requested", o->algos[i],
 						       "label", c->labels[i], "detail", c->be->algo_detail(o->algos[i])));
 	for (i = 0; i < c->nsizes; i++)
-		json_array_append_new(sizes, json_integer((json_int_t)(c->sizes[i] / ch_comm_dtype_size(o->dtype) *
-								       ch_comm_dtype_size(o->dtype))));
+		json_array_append_new(sizes, json_integer((json_int_t)(c->sizes[i] / ch_dtype_size(o->dtype) *
+								       ch_dtype_size(o->dtype))));
 	for (i = 0; ch_ar_groups_names[i]; i++)
 		if (o->groups & (1u << i))
 			json_array_append_new(groups, json_string(ch_ar_groups_names[i]));
@@ -949,7 +949,7 @@ static void results_skeleton(struct ctx *c, uint64_t reduced)
 		json_array_append_new(nodes, json_string(c->node_names[i]));
 	json_object_set_new(r, "backend", json_string(c->be->name));
 	json_object_set_new(r, "memory", json_string(c->be->memory));
-	json_object_set_new(r, "dtype", json_string(ch_comm_dtype_names[o->dtype]));
+	json_object_set_new(r, "dtype", json_string(ch_dtype_comm_name(o->dtype)));
 	json_object_set_new(r, "op", json_string(ch_comm_redop_names[o->op]));
 	json_object_set_new(r, "busbw_factor_formula", json_string("2(n-1)/n"));
 	json_object_set_new(r, "busbw_factor_source", json_string("nccl-tests doc/PERFORMANCE.md"));
@@ -1011,7 +1011,7 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 	struct ch_comm_device dev;
 	char reason[1024] = "", ver[256] = "";
 	const char *algo_names[CH_AR_MAX_ALGOS];
-	uint64_t maxb, reduced = 0, cap, es = ch_comm_dtype_size(o->dtype), bufb;
+	uint64_t maxb, reduced = 0, cap, es = ch_dtype_size(o->dtype), bufb;
 	int rc = 0, i, j, status;
 
 	memset(c, 0, sizeof(*c));
@@ -1061,7 +1061,7 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 		rc = ch_ar_check_algos(o, c->be->algos, c->be->name);
 		if (!rc && !c->be->supports(o->dtype, o->op))
 			rc = ch_usage_error("the %s backend cannot reduce '%s' with '%s'", c->be->name,
-					    ch_comm_dtype_names[o->dtype], ch_comm_redop_names[o->op]);
+					    ch_dtype_comm_name(o->dtype), ch_comm_redop_names[o->op]);
 	}
 	for (i = 0; !rc && i < o->nalgos; i++) {
 		c->labels[i] = c->be->algo_label(o->algos[i]);
@@ -1091,7 +1091,7 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 	    (unsigned long long)(o->step_factor > 1 ? (uint64_t)o->step_factor : o->step_bytes),
 	    o->step_factor > 1 ? "factor" : "bytes", o->warmup, o->iters, o->check);
 	out(c, 0, "#\n# allreduce_bw (clusterhealth %s, git %s): backend %s (%s, %s), %s %s, %d rank%s on %d node%s%s\n",
-	    CH_VERSION, ch_git_rev(), c->be->name, ver, c->be->memory, ch_comm_dtype_names[o->dtype],
+	    CH_VERSION, ch_git_rev(), c->be->name, ver, c->be->memory, ch_dtype_comm_name(o->dtype),
 	    ch_comm_redop_names[o->op], c->size, c->size == 1 ? "" : "s", c->nnodes, c->nnodes == 1 ? "" : "s",
 	    o->node_size ? " (--node-size)" : "");
 	out(c, 0, "# time: mean over iterations of the iteration period averaged over the group's ranks, as nccl-tests;\n"
@@ -1136,7 +1136,7 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 		if (c->rank == 0)
 			ch_usage_error("-e '%llu' is %llu %s elements: the %s backend takes at most %llu per call",
 				       (unsigned long long)o->max_bytes, (unsigned long long)(c->sizes[c->nsizes - 1] / es),
-				       ch_comm_dtype_names[o->dtype], c->be->name, (unsigned long long)c->be->max_count);
+				       ch_dtype_comm_name(o->dtype), c->be->name, (unsigned long long)c->be->max_count);
 		status = finish(c, CH_ERR_USAGE, "-e is above the %s backend's largest count", c->be->name);
 		goto out;
 	}

@@ -8,8 +8,8 @@
 #ifndef CH_AR_RUN_H
 #define CH_AR_RUN_H
 
-#include "ch_ar_opts.h"
-#include "ch_ar_world.h"
+#include "bench/allreduce/ch_ar_opts.h"
+#include "bench/allreduce/ch_ar_world.h"
 
 #ifdef __cplusplus
 extern "C" {

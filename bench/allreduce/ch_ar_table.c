@@ -1,4 +1,4 @@
-#include "ch_ar_table.h"
+#include "bench/allreduce/ch_ar_table.h"
 
 char *ch_ar_format_time(double us, char *buf, size_t n)
 {

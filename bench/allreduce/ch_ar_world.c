@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ch_ar_world.h"
-#include "ch_common.h"
-#include "ch_stats.h"
+#include "bench/allreduce/ch_ar_world.h"
+#include "base/ch_common.h"
+#include "base/ch_stats.h"
 
 #define TAG_TIMEOUT 4711
 

@@ -25,9 +25,9 @@
 
 #include <stdint.h>
 
-#include "ch_ar_opts.h"
-#include "ch_ar_plan.h"
-#include "ch_result.h"
+#include "bench/allreduce/ch_ar_opts.h"
+#include "bench/allreduce/ch_ar_plan.h"
+#include "base/ch_result.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,7 +1,10 @@
-#include "ch_opts.h"
-#include "ch_common.h"
-#include "ch_host.h"
-#include "ch_parse.h"
+#include "bench/common/ch_opts.h"
+#include "base/ch_common.h"
+#include "hw/ch_energy.h"
+#include "hw/ch_host.h"
+#include "hw/ch_inventory.h"
+#include "hw/ch_sysfs.h"
+#include "base/ch_parse.h"
 
 #include <hwloc.h>
 #include <jansson.h>
@@ -93,9 +96,14 @@ int ch_run_begin(const char *tool, int argc, char **argv,
 	ch_result_set_software(r, "jansson", jansson_version_str());
 	if (ch_topo_load(NULL, &topo) == 0) {
 		json_t *h = ch_host_describe(topo);
-		if (h)
+		if (h) {
+			json_object_set_new(h, "inventory", ch_inventory_collect(topo, ch_sysfs_root()));
 			ch_result_set(r, "host", h);
+		}
 		hwloc_topology_destroy(topo);
+	} else {
+		json_object_set_new(json_object_get(ch_result_doc(r), "host"), "inventory",
+				    ch_inventory_collect(NULL, ch_sysfs_root()));
 	}
 	if ((rc = ch_result_energy_start(r)) != 0 || (rc = ch_result_catch_signals(r)) != 0) {
 		ch_result_free(r);

@@ -11,7 +11,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "ch_result.h"
+#include "base/ch_result.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,7 +67,9 @@ void ch_print_version(const char *tool);
  * @tool:   [in] binary name.  @argc, @argv: [in] command line.
  * @o:      [in] the parsed common options (json path, force).
  * @out:    [out] the new result; free with ch_result_free().
- * Records the host section (hwloc topology of this machine) and the hwloc
+ * Records the host section (hwloc topology of this machine, and its
+ * hardware inventory under host.inventory: ch_inventory_collect() with
+ * sysfs read under ch_sysfs_root(), $CH_SYSFS_ROOT for tests) and the hwloc
  * and jansson versions, checks that the result file may be written,
  * starts the energy counters (envelope key "energy", ch_energy.h), and
  * finishes the file on SIGINT or SIGTERM (ch_result_catch_signals(): status

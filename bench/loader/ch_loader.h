@@ -21,8 +21,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ch_opts.h"
-#include "ch_result.h"
+#include "bench/common/ch_opts.h"
+#include "base/ch_result.h"
 
 #ifdef __cplusplus
 extern "C" {

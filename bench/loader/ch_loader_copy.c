@@ -2,8 +2,8 @@
  * ch_loader_copy.c - the backend registry and the "staging" backend (a
  * host buffer stands for the device when there is no GPU).
  */
-#include "ch_loader_copy.h"
-#include "ch_common.h"
+#include "bench/loader/ch_loader_copy.h"
+#include "base/ch_common.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,9 +2,9 @@
  * ch_loader_opts.c - loader_contention's options: defaults, strict parsing,
  * usage text.
  */
-#include "ch_loader.h"
-#include "ch_common.h"
-#include "ch_parse.h"
+#include "bench/loader/ch_loader.h"
+#include "base/ch_common.h"
+#include "base/ch_parse.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,10 +3,10 @@
  * mask check, and the binding lines (numactl, hwloc-bind, Slurm).
  * Pure functions of the topology: nothing here binds anything.
  */
-#include "ch_loader.h"
-#include "ch_common.h"
-#include "ch_host.h"
-#include "ch_parse.h"
+#include "bench/loader/ch_loader.h"
+#include "base/ch_common.h"
+#include "hw/ch_host.h"
+#include "base/ch_parse.h"
 
 #include <stdarg.h>
 #include <stdio.h>

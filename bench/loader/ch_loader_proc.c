@@ -4,8 +4,8 @@
  * per-thread schedstat (run-queue delay). They take text, so they are
  * tested on known inputs.
  */
-#include "ch_loader.h"
-#include "ch_common.h"
+#include "bench/loader/ch_loader.h"
+#include "base/ch_common.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -13,9 +13,9 @@
  * work. So the device idles exactly while the feeder is late (not
  * scheduled), blocked on the queue (input wait) or copying.
  */
-#include "ch_loader_run.h"
-#include "ch_common.h"
-#include "ch_stats.h"
+#include "bench/loader/ch_loader_run.h"
+#include "base/ch_common.h"
+#include "base/ch_stats.h"
 
 #include <errno.h>
 #include <math.h>

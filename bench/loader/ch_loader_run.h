@@ -6,8 +6,8 @@
 #ifndef CH_LOADER_RUN_H
 #define CH_LOADER_RUN_H
 
-#include "ch_loader.h"
-#include "ch_loader_copy.h"
+#include "bench/loader/ch_loader.h"
+#include "bench/loader/ch_loader_copy.h"
 
 #ifdef __cplusplus
 extern "C" {

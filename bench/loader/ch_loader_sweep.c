@@ -4,12 +4,12 @@
  * Prints the table, the verdict and the recommendation; fills the result
  * document (docs/results-schema.md, "loader_contention").
  */
-#include "ch_loader.h"
-#include "ch_loader_copy.h"
-#include "ch_loader_run.h"
-#include "ch_common.h"
-#include "ch_host.h"
-#include "ch_parse.h"
+#include "bench/loader/ch_loader.h"
+#include "bench/loader/ch_loader_copy.h"
+#include "bench/loader/ch_loader_run.h"
+#include "base/ch_common.h"
+#include "hw/ch_host.h"
+#include "base/ch_parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * ch_loader_verdict.c - verdict of one configuration against the documented
  * thresholds, and the choice of the configuration to recommend.
  */
-#include "ch_loader.h"
+#include "bench/loader/ch_loader.h"
 
 #include <stdarg.h>
 #include <stdio.h>

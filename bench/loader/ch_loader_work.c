@@ -3,9 +3,9 @@
  * zlib-compressed shard, a tokenizer-like scan, and collation into a
  * fixed-size batch of token ids; plus the calibration of that work.
  */
-#include "ch_loader.h"
-#include "ch_common.h"
-#include "ch_stats.h"
+#include "bench/loader/ch_loader.h"
+#include "base/ch_common.h"
+#include "base/ch_stats.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -1,13 +1,13 @@
 /*
  * ch_roofline.c - roofline's measurement driver (see ch_roofline.h).
  */
-#include "ch_roofline.h"
-#include "ch_common.h"
-#include "ch_datasheet.h"
-#include "ch_nvml.h"
-#include "ch_parse.h"
-#include "ch_patterns.h"
-#include "ch_stats.h"
+#include "bench/roofline/ch_roofline.h"
+#include "base/ch_common.h"
+#include "base/ch_datasheet.h"
+#include "hw/ch_nvml.h"
+#include "base/ch_parse.h"
+#include "kernels/ch_patterns.h"
+#include "base/ch_stats.h"
 
 #include <getopt.h>
 #include <math.h>

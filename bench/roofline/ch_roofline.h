@@ -13,10 +13,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ch_kernels.h"
-#include "ch_opts.h"
-#include "ch_result.h"
-#include "ch_roofline_mpi.h"
+#include "kernels/ch_kernels.h"
+#include "bench/common/ch_opts.h"
+#include "base/ch_result.h"
+#include "bench/roofline/ch_roofline_mpi.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
-#include "ch_roofline_mpi.h"
-#include "ch_common.h"
+#include "bench/roofline/ch_roofline_mpi.h"
+#include "base/ch_common.h"
 
 #include <mpi.h>
 #include <stdio.h>

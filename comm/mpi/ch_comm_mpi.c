@@ -28,10 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ch_ar_pattern.h"
-#include "ch_comm.h"
-#include "ch_common.h"
-#include "ch_stats.h"
+#include "comm/ch_ar_pattern.h"
+#include "comm/ch_comm.h"
+#include "base/ch_common.h"
+#include "base/ch_stats.h"
 
 struct ch_comm {
 	MPI_Comm comm;
@@ -121,21 +121,21 @@ DEFINE_OP16(bf16_max, ch_bf16_to_float, ch_bf16_from_float, x > y ? x : y)
 static MPI_Datatype mpi_type(int dtype)
 {
 	switch (dtype) {
-	case CH_COMM_DTYPE_FLOAT: return MPI_FLOAT;
-	case CH_COMM_DTYPE_DOUBLE: return MPI_DOUBLE;
-	case CH_COMM_DTYPE_INT32: return MPI_INT32_T;
-	case CH_COMM_DTYPE_INT8: return MPI_INT8_T;
-	case CH_COMM_DTYPE_HALF:
-	case CH_COMM_DTYPE_BFLOAT16: return MPI_UINT16_T;
+	case CH_FP32: return MPI_FLOAT;
+	case CH_FP64: return MPI_DOUBLE;
+	case CH_INT32: return MPI_INT32_T;
+	case CH_INT8: return MPI_INT8_T;
+	case CH_FP16:
+	case CH_BF16: return MPI_UINT16_T;
 	default: return MPI_DATATYPE_NULL;
 	}
 }
 
 static MPI_Op mpi_op(int dtype, int op)
 {
-	if (dtype == CH_COMM_DTYPE_HALF)
+	if (dtype == CH_FP16)
 		return half_ops[op];
-	if (dtype == CH_COMM_DTYPE_BFLOAT16)
+	if (dtype == CH_BF16)
 		return bf16_ops[op];
 	switch (op) {
 	case CH_COMM_REDOP_SUM: return MPI_SUM;
@@ -259,7 +259,7 @@ static void mpi_version(char *buf, size_t n)
 
 static int mpi_supports(int dtype, int op)
 {
-	return dtype >= 0 && dtype < CH_COMM_DTYPE_COUNT && op >= 0 && op < CH_COMM_REDOP_COUNT;
+	return ch_dtype_comm_name(dtype) && op >= 0 && op < CH_COMM_REDOP_COUNT;
 }
 
 /* ---- MPI_T control variables */
@@ -402,7 +402,7 @@ static int mpi_poison(void *buf, size_t bytes)
 static int mpi_count_wrong(const void *buf, const void *expected, size_t count,
 			   int dtype, uint64_t *wrong)
 {
-	*wrong = ch_ar_count_wrong_host(buf, expected, count, ch_comm_dtype_size(dtype));
+	*wrong = ch_ar_count_wrong_host(buf, expected, count, ch_dtype_size(dtype));
 	return 0;
 }
 

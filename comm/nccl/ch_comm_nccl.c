@@ -29,11 +29,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ch_ar_pattern.h"
-#include "ch_comm.h"
-#include "ch_comm_nccl_kern.h"
-#include "ch_common.h"
-#include "ch_stats.h"
+#include "comm/ch_ar_pattern.h"
+#include "comm/ch_comm.h"
+#include "comm/nccl/ch_comm_nccl_kern.h"
+#include "base/ch_common.h"
+#include "base/ch_cuda_check.h"
+#include "base/ch_stats.h"
 
 struct ch_comm {
 	ncclComm_t comm;
@@ -60,12 +61,12 @@ static void where(char *buf, size_t n)
 	snprintf(buf, n, "host '%s' rank %d", host, rank);
 }
 
-static int cuda_fail(cudaError_t e, const char *call, const char *file, int line)
+/* where() for CH_CUDA_CHECK: host and rank, in a per-thread buffer. */
+static const char *here(void)
 {
-	char w[300];
+	static __thread char w[300];
 	where(w, sizeof(w));
-	ch_error("%s:%d: %s failed on %s: %s", file, line, call, w, cudaGetErrorString(e));
-	return CH_ERR_RUNTIME;
+	return w;
 }
 
 static int nccl_fail(ncclResult_t r, const char *call, const char *file, int line)
@@ -77,12 +78,7 @@ static int nccl_fail(ncclResult_t r, const char *call, const char *file, int lin
 	return CH_ERR_RUNTIME;
 }
 
-#define CUDACHECK(call)                                                      \
-	do {                                                                 \
-		cudaError_t e_ = (call);                                     \
-		if (e_ != cudaSuccess)                                       \
-			return cuda_fail(e_, #call, __FILE__, __LINE__);     \
-	} while (0)
+/* CUDA runtime calls go through CH_CUDA_CHECK(call, here()) (base/ch_cuda_check.h); NCCL calls: */
 #define NCCLCHECK(call)                                                      \
 	do {                                                                 \
 		ncclResult_t r_ = (call);                                    \
@@ -224,17 +220,17 @@ static void nccl_version(char *buf, size_t n)
 
 static int nccl_supports(int dtype, int op)
 {
-	return dtype >= 0 && dtype < CH_COMM_DTYPE_COUNT && op >= 0 && op < CH_COMM_REDOP_COUNT;
+	return ch_dtype_comm_name(dtype) && op >= 0 && op < CH_COMM_REDOP_COUNT;
 }
 
 static ncclDataType_t nccl_type(int dtype)
 {
 	switch (dtype) {
-	case CH_COMM_DTYPE_FLOAT: return ncclFloat;
-	case CH_COMM_DTYPE_DOUBLE: return ncclDouble;
-	case CH_COMM_DTYPE_HALF: return ncclHalf;
-	case CH_COMM_DTYPE_BFLOAT16: return ncclBfloat16;
-	case CH_COMM_DTYPE_INT32: return ncclInt32;
+	case CH_FP32: return ncclFloat;
+	case CH_FP64: return ncclDouble;
+	case CH_FP16: return ncclHalf;
+	case CH_BF16: return ncclBfloat16;
+	case CH_INT32: return ncclInt32;
 	default: return ncclInt8;
 	}
 }
@@ -352,14 +348,14 @@ static int nccl_fill_input(void *buf, const struct ch_ar_pattern *p, size_t coun
 {
 	int e = ch_nccl_fill_input(buf, *p, count, rank, seed, stream);
 	if (e)
-		return cuda_fail((cudaError_t)e, "ch_nccl_fill_input", __FILE__, __LINE__);
+		return ch_cuda_error((cudaError_t)e, "ch_nccl_fill_input", __FILE__, __LINE__, here());
 	return 0;
 }
 
 static int nccl_fill_expected(void *buf, const struct ch_ar_pattern *p, size_t count,
 			      uint64_t seed)
 {
-	size_t bytes = (size_t)p->period * ch_comm_dtype_size(p->dtype);
+	size_t bytes = (size_t)p->period * ch_dtype_size(p->dtype);
 	void *table;
 	int rc = ch_ar_expected_table(p, &table), e;
 
@@ -372,24 +368,24 @@ static int nccl_fill_expected(void *buf, const struct ch_ar_pattern *p, size_t c
 		table_cap = 0;
 		if ((e = (int)cudaMalloc(&table_dev, bytes)) != 0) {
 			free(table);
-			return cuda_fail((cudaError_t)e, "cudaMalloc", __FILE__, __LINE__);
+			return ch_cuda_error((cudaError_t)e, "cudaMalloc", __FILE__, __LINE__, here());
 		}
 		table_cap = bytes;
 	}
 	e = (int)cudaMemcpy(table_dev, table, bytes, cudaMemcpyHostToDevice);
 	free(table);
 	if (e)
-		return cuda_fail((cudaError_t)e, "cudaMemcpy", __FILE__, __LINE__);
+		return ch_cuda_error((cudaError_t)e, "cudaMemcpy", __FILE__, __LINE__, here());
 	e = ch_nccl_fill_tiled(buf, table_dev, *p, count, seed, stream);
 	if (e)
-		return cuda_fail((cudaError_t)e, "ch_nccl_fill_tiled", __FILE__, __LINE__);
+		return ch_cuda_error((cudaError_t)e, "ch_nccl_fill_tiled", __FILE__, __LINE__, here());
 	return 0;
 }
 
 static int nccl_poison(void *buf, size_t bytes)
 {
-	CUDACHECK(cudaMemsetAsync(buf, 0xff, bytes, stream));
-	CUDACHECK(cudaStreamSynchronize(stream));
+	CH_CUDA_CHECK(cudaMemsetAsync(buf, 0xff, bytes, stream), here());
+	CH_CUDA_CHECK(cudaStreamSynchronize(stream), here());
 	return 0;
 }
 
@@ -397,9 +393,9 @@ static int nccl_count_wrong(const void *buf, const void *expected, size_t count,
 			    int dtype, uint64_t *wrong)
 {
 	unsigned long long w = 0;
-	int e = ch_nccl_count_wrong(buf, expected, count, ch_comm_dtype_size(dtype), wrong_dev, &w, stream);
+	int e = ch_nccl_count_wrong(buf, expected, count, ch_dtype_size(dtype), wrong_dev, &w, stream);
 	if (e)
-		return cuda_fail((cudaError_t)e, "ch_nccl_count_wrong", __FILE__, __LINE__);
+		return ch_cuda_error((cudaError_t)e, "ch_nccl_count_wrong", __FILE__, __LINE__, here());
 	*wrong = w;
 	return 0;
 }
@@ -421,7 +417,7 @@ static int ensure_events(struct ch_comm *c, int need)
 		return CH_ERR_RUNTIME;
 	c->ev = ev;
 	while (c->nev < need) {
-		CUDACHECK(cudaEventCreate(&c->ev[c->nev]));
+		CH_CUDA_CHECK(cudaEventCreate(&c->ev[c->nev]), here());
 		c->nev++;
 	}
 	return 0;
@@ -437,7 +433,7 @@ static int wait_event(struct ch_comm *c, cudaEvent_t ev, double timeout_sec)
 		if (e == cudaSuccess)
 			return 0;
 		if (e != cudaErrorNotReady)
-			return cuda_fail(e, "cudaEventQuery", __FILE__, __LINE__);
+			return ch_cuda_error(e, "cudaEventQuery", __FILE__, __LINE__, here());
 		NCCLCHECK(ncclCommGetAsyncError(c->comm, &async));
 		if (async != ncclSuccess) {
 			ncclCommAbort(c->comm);
@@ -472,10 +468,10 @@ static int nccl_run(struct ch_comm *c, struct ch_comm_run *r)
 		return rc;
 	ref = c->ev[2 * r->iters];
 	if (r->warmup == 0)
-		CUDACHECK(cudaEventRecord(ref, stream));
+		CH_CUDA_CHECK(cudaEventRecord(ref, stream), here());
 	for (k = -r->warmup; k < r->iters; k++) {
 		if (k == 0 && r->warmup > 0)
-			CUDACHECK(cudaEventRecord(ref, stream)); /* end of the warm-up */
+			CH_CUDA_CHECK(cudaEventRecord(ref, stream), here()); /* end of the warm-up */
 		if (r->delay_us > 0) {
 			if (r->mark)
 				r->mark(r->mark_ctx, k, -1);
@@ -484,10 +480,10 @@ static int nccl_run(struct ch_comm *c, struct ch_comm_run *r)
 		if (r->mark)
 			r->mark(r->mark_ctx, k, 1);
 		if (k >= 0)
-			CUDACHECK(cudaEventRecord(c->ev[2 * k], stream));
+			CH_CUDA_CHECK(cudaEventRecord(c->ev[2 * k], stream), here());
 		NCCLCHECK(ncclAllReduce(send, r->recv, r->count, dt, op, c->comm, stream));
 		if (k >= 0)
-			CUDACHECK(cudaEventRecord(c->ev[2 * k + 1], stream));
+			CH_CUDA_CHECK(cudaEventRecord(c->ev[2 * k + 1], stream), here());
 		if (r->mark)
 			r->mark(r->mark_ctx, k, 0);
 	}
@@ -510,9 +506,9 @@ static int nccl_run(struct ch_comm *c, struct ch_comm_run *r)
 	if (rc)
 		return rc;
 	for (k = 0; k < r->iters; k++) {
-		CUDACHECK(cudaEventElapsedTime(&ms, c->ev[2 * k], c->ev[2 * k + 1]));
+		CH_CUDA_CHECK(cudaEventElapsedTime(&ms, c->ev[2 * k], c->ev[2 * k + 1]), here());
 		r->call_sec[k] = ms * 1e-3;
-		CUDACHECK(cudaEventElapsedTime(&ms, k ? c->ev[2 * k - 1] : ref, c->ev[2 * k + 1]));
+		CH_CUDA_CHECK(cudaEventElapsedTime(&ms, k ? c->ev[2 * k - 1] : ref, c->ev[2 * k + 1]), here());
 		r->iter_sec[k] = ms * 1e-3;
 	}
 	return 0;

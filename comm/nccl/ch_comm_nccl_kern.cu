@@ -1,5 +1,5 @@
 /* ch_comm_nccl_kern.cu - kernels of the NCCL backend (see ch_comm_nccl_kern.h). */
-#include "ch_comm_nccl_kern.h"
+#include "comm/nccl/ch_comm_nccl_kern.h"
 
 static unsigned grid_for(size_t count)
 {
@@ -57,7 +57,7 @@ extern "C" int ch_nccl_fill_input(void *buf, struct ch_ar_pattern p, size_t coun
 extern "C" int ch_nccl_fill_tiled(void *buf, const void *table, struct ch_ar_pattern p,
 				  size_t count, uint64_t seed, cudaStream_t stream)
 {
-	size_t es = ch_comm_dtype_size((enum ch_comm_dtype)p.dtype);
+	size_t es = ch_dtype_size((enum ch_dtype)p.dtype);
 	if (count)
 		ch_fill_tiled_kernel<<<grid_for(count), 256, 0, stream>>>(
 			(char *)buf, (const char *)table, p.period, es, count, seed);

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ch_ar_pattern.h"
+#include "comm/ch_ar_pattern.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,13 +3,13 @@
  * with hwloc, arrays first-touched by the threads that use them, GEMM
  * through CBLAS (OpenBLAS).
  */
-#include "ch_kernels.h"
-#include "ch_common.h"
-#include "ch_energy.h"
-#include "ch_host.h"
-#include "ch_patterns.h"
-#include "ch_stats.h"
-#include "cpu/ch_cpu_ops.h"
+#include "kernels/ch_kernels.h"
+#include "base/ch_common.h"
+#include "hw/ch_energy.h"
+#include "hw/ch_host.h"
+#include "kernels/ch_patterns.h"
+#include "base/ch_stats.h"
+#include "kernels/cpu/ch_cpu_ops.h"
 
 #include <cblas.h>
 #include <dlfcn.h>

@@ -6,8 +6,8 @@
  * and changes no result (no floating-point exception is ever enabled). */
 #pragma GCC optimize("no-trapping-math")
 
-#include "ch_cpu_ops.h"
-#include "ch_patterns.h"
+#include "kernels/cpu/ch_cpu_ops.h"
+#include "kernels/ch_patterns.h"
 
 #include <math.h>
 #include <string.h>
@@ -18,7 +18,7 @@
 #define VB 64
 #define ISA_NAME "avx512"
 #define HAS_FMA 1
-#include "ch_cpu_ops_body.h"
+#include "kernels/cpu/ch_cpu_ops_body.h"
 #undef SFX
 #undef ATTR
 #undef VB
@@ -30,7 +30,7 @@
 #define VB 32
 #define ISA_NAME "avx2+fma"
 #define HAS_FMA 1
-#include "ch_cpu_ops_body.h"
+#include "kernels/cpu/ch_cpu_ops_body.h"
 #undef SFX
 #undef ATTR
 #undef VB
@@ -47,7 +47,7 @@
 #define ISA_NAME "baseline"
 #endif
 #define HAS_FMA 0
-#include "ch_cpu_ops_body.h"
+#include "kernels/cpu/ch_cpu_ops_body.h"
 #undef SFX
 #undef ATTR
 #undef VB

@@ -4,11 +4,12 @@
  * cuBLASLt (best of the top heuristic algorithms), NVML telemetry.
  * Compiled only when the CUDA toolkit is found (HAVE_CUDA).
  */
-#include "ch_kernels.h"
-#include "ch_common.h"
-#include "ch_nvml.h"
-#include "ch_patterns.h"
-#include "cuda/ch_cuda_ops.h"
+#include "kernels/ch_kernels.h"
+#include "base/ch_common.h"
+#include "base/ch_cuda_check.h"
+#include "hw/ch_nvml.h"
+#include "kernels/ch_patterns.h"
+#include "kernels/cuda/ch_cuda_ops.h"
 
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
@@ -22,17 +23,7 @@
 #define GEMM_ALGOS 8
 #define WORKSPACE_BYTES (64u << 20)
 
-/* One check macro per foreign API: file:line, the call, the error. */
-#define CUDA_TRY(call)                                                                     \
-	do {                                                                               \
-		cudaError_t e_ = (call);                                                   \
-		if (e_ != cudaSuccess) {                                                   \
-			ch_error("%s:%d: %s failed: %s", __FILE__, __LINE__, #call,        \
-				 cudaGetErrorString(e_));                                  \
-			return CH_ERR_RUNTIME;                                             \
-		}                                                                          \
-	} while (0)
-
+/* CUDA runtime calls: CH_CUDA_CHECK (base/ch_cuda_check.h); cuBLASLt: */
 #define LT_TRY(call)                                                                       \
 	do {                                                                               \
 		cublasStatus_t s_ = (call);                                                \
@@ -151,20 +142,20 @@ static int cuda_open_inner(struct ch_dev *d, char *why, size_t n)
 	char bus[32];
 	size_t i;
 
-	CUDA_TRY(cudaSetDevice(d->index));
-	CUDA_TRY(cudaGetDeviceProperties(&d->prop, d->index));
+	CH_CUDA_CHECK(cudaSetDevice(d->index), NULL);
+	CH_CUDA_CHECK(cudaGetDeviceProperties(&d->prop, d->index), NULL);
 	d->cc = d->prop.major * 10 + d->prop.minor;
 	if (cudaDeviceGetAttribute(&d->clock_khz, cudaDevAttrClockRate, d->index) != cudaSuccess)
 		d->clock_khz = 0;
-	CUDA_TRY(cudaDeviceGetPCIBusId(bus, sizeof(bus), d->index));
+	CH_CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof(bus), d->index), NULL);
 	for (i = 0; bus[i] && i < sizeof(d->bus_id) - 1; i++)
 		d->bus_id[i] = (char)(bus[i] >= 'A' && bus[i] <= 'F' ? bus[i] - 'A' + 'a' : bus[i]);
 	d->bus_id[i] = '\0';
-	CUDA_TRY(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
-	CUDA_TRY(cudaEventCreate(&d->ev0));
-	CUDA_TRY(cudaEventCreate(&d->ev1));
-	CUDA_TRY(cudaMalloc((void **)&d->dot_dev, sizeof(double)));
-	CUDA_TRY(cudaMalloc(&d->ws, WORKSPACE_BYTES));
+	CH_CUDA_CHECK(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking), NULL);
+	CH_CUDA_CHECK(cudaEventCreate(&d->ev0), NULL);
+	CH_CUDA_CHECK(cudaEventCreate(&d->ev1), NULL);
+	CH_CUDA_CHECK(cudaMalloc((void **)&d->dot_dev, sizeof(double)), NULL);
+	CH_CUDA_CHECK(cudaMalloc(&d->ws, WORKSPACE_BYTES), NULL);
 	LT_TRY(cublasLtCreate(&d->lt));
 	ch_cu_set_sms(d->prop.multiProcessorCount);
 	if (ch_nvml_init(NULL, 0) == 0) {
@@ -272,15 +263,15 @@ static int cuda_alloc_arrays(struct ch_dev *d, uint64_t bytes)
 	cudaFree(d->c);
 	free(d->host);
 	d->a = d->b = d->c = d->host = NULL;
-	CUDA_TRY(cudaMalloc(&d->a, bytes));
-	CUDA_TRY(cudaMalloc(&d->b, bytes));
-	CUDA_TRY(cudaMalloc(&d->c, bytes));
+	CH_CUDA_CHECK(cudaMalloc(&d->a, bytes), NULL);
+	CH_CUDA_CHECK(cudaMalloc(&d->b, bytes), NULL);
+	CH_CUDA_CHECK(cudaMalloc(&d->c, bytes), NULL);
 	d->host = malloc(bytes);
 	if (!d->host)
 		return CH_ERR_RUNTIME;
 	d->array_bytes = bytes;
-	CUDA_TRY((cudaError_t)ch_cu_fill(CH_FP64, d->a, d->b, d->c, bytes / 8, 1, d->stream));
-	CUDA_TRY(cudaStreamSynchronize(d->stream));
+	CH_CUDA_CHECK((cudaError_t)ch_cu_fill(CH_FP64, d->a, d->b, d->c, bytes / 8, 1, d->stream), NULL);
+	CH_CUDA_CHECK(cudaStreamSynchronize(d->stream), NULL);
 	d->fill_dt = CH_FP64;
 	return 0;
 }
@@ -332,12 +323,12 @@ static int time_call(struct ch_dev *d, const cublasLtMatmulAlgo_t *algo, double 
 {
 	float ms = 0;
 	int rc;
-	CUDA_TRY(cudaEventRecord(d->ev0, d->stream));
+	CH_CUDA_CHECK(cudaEventRecord(d->ev0, d->stream), NULL);
 	if ((rc = gemm_call(d, algo)) != 0)
 		return rc;
-	CUDA_TRY(cudaEventRecord(d->ev1, d->stream));
-	CUDA_TRY(cudaEventSynchronize(d->ev1));
-	CUDA_TRY(cudaEventElapsedTime(&ms, d->ev0, d->ev1));
+	CH_CUDA_CHECK(cudaEventRecord(d->ev1, d->stream), NULL);
+	CH_CUDA_CHECK(cudaEventSynchronize(d->ev1), NULL);
+	CH_CUDA_CHECK(cudaEventElapsedTime(&ms, d->ev0, d->ev1), NULL);
 	*sec = ms * 1e-3;
 	return 0;
 }
@@ -360,12 +351,12 @@ static int gemm_setup(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n
 		return 0;
 	gemm_free(d);
 	lt_types(dt, &tab, &tc, &comp, &tscale);
-	CUDA_TRY(cudaMalloc(&d->ga, m * k * in_sz));
-	CUDA_TRY(cudaMalloc(&d->gb, k * n * in_sz));
-	CUDA_TRY(cudaMalloc(&d->gc, m * n * out_sz));
-	CUDA_TRY((cudaError_t)ch_cu_fill_gemm(dt, d->ga, m * k, CH_GEMM_SEED_A, d->stream));
-	CUDA_TRY((cudaError_t)ch_cu_fill_gemm(dt, d->gb, k * n, CH_GEMM_SEED_B, d->stream));
-	CUDA_TRY(cudaMemsetAsync(d->gc, 0, m * n * out_sz, d->stream));
+	CH_CUDA_CHECK(cudaMalloc(&d->ga, m * k * in_sz), NULL);
+	CH_CUDA_CHECK(cudaMalloc(&d->gb, k * n * in_sz), NULL);
+	CH_CUDA_CHECK(cudaMalloc(&d->gc, m * n * out_sz), NULL);
+	CH_CUDA_CHECK((cudaError_t)ch_cu_fill_gemm(dt, d->ga, m * k, CH_GEMM_SEED_A, d->stream), NULL);
+	CH_CUDA_CHECK((cudaError_t)ch_cu_fill_gemm(dt, d->gb, k * n, CH_GEMM_SEED_B, d->stream), NULL);
+	CH_CUDA_CHECK(cudaMemsetAsync(d->gc, 0, m * n * out_sz, d->stream), NULL);
 	d->gdt = dt;
 	d->gm = m;
 	d->gn = n;
@@ -420,8 +411,8 @@ static int cuda_setup(struct ch_dev *d, const struct ch_point_spec *p)
 	if (p->shape.n * ch_dtype_size(p->dt) > d->array_bytes)
 		return CH_ERR_RUNTIME;
 	if (d->fill_dt != (int)p->dt) {
-		CUDA_TRY((cudaError_t)ch_cu_fill(p->dt, d->a, d->b, d->c, d->array_bytes / ch_dtype_size(p->dt), 0,
-						 d->stream));
+		CH_CUDA_CHECK((cudaError_t)ch_cu_fill(p->dt, d->a, d->b, d->c, d->array_bytes / ch_dtype_size(p->dt), 0,
+						 d->stream), NULL);
 		d->fill_dt = p->dt;
 	}
 	if (p->k->id == CH_K_LAYERNORM && d->gamma_cols != p->shape.cols) {
@@ -429,12 +420,12 @@ static int cuda_setup(struct ch_dev *d, const struct ch_point_spec *p)
 		cudaFree(d->beta);
 		d->gamma = d->beta = NULL;
 		d->gamma_cols = 0;
-		CUDA_TRY(cudaMalloc((void **)&d->gamma, p->shape.cols * sizeof(float)));
-		CUDA_TRY(cudaMalloc((void **)&d->beta, p->shape.cols * sizeof(float)));
-		CUDA_TRY((cudaError_t)ch_cu_fill_ln_weights(d->gamma, d->beta, p->shape.cols, d->stream));
+		CH_CUDA_CHECK(cudaMalloc((void **)&d->gamma, p->shape.cols * sizeof(float)), NULL);
+		CH_CUDA_CHECK(cudaMalloc((void **)&d->beta, p->shape.cols * sizeof(float)), NULL);
+		CH_CUDA_CHECK((cudaError_t)ch_cu_fill_ln_weights(d->gamma, d->beta, p->shape.cols, d->stream), NULL);
 		d->gamma_cols = p->shape.cols;
 	}
-	CUDA_TRY(cudaStreamSynchronize(d->stream));
+	CH_CUDA_CHECK(cudaStreamSynchronize(d->stream), NULL);
 	return 0;
 }
 
@@ -447,8 +438,8 @@ static int cuda_run(struct ch_dev *d, const struct ch_point_spec *p, double *sec
 	if (k->family == CH_FAM_GEMM)
 		return time_call(d, &d->algo, sec);
 	if (k->id == CH_K_DOT)
-		CUDA_TRY(cudaMemsetAsync(d->dot_dev, 0, sizeof(double), d->stream));
-	CUDA_TRY(cudaEventRecord(d->ev0, d->stream));
+		CH_CUDA_CHECK(cudaMemsetAsync(d->dot_dev, 0, sizeof(double), d->stream), NULL);
+	CH_CUDA_CHECK(cudaEventRecord(d->ev0, d->stream), NULL);
 	switch (k->family) {
 	case CH_FAM_STREAM:
 		e = ch_cu_stream(k->id, p->dt, d->a, d->b, d->c, p->shape.n, CH_STREAM_SCALAR, d->dot_dev, d->stream);
@@ -463,13 +454,13 @@ static int cuda_run(struct ch_dev *d, const struct ch_point_spec *p, double *sec
 			e = ch_cu_layernorm(p->dt, d->b, d->c, p->shape.n / p->shape.cols, p->shape.cols,
 					    d->gamma, d->beta, (float)CH_LN_EPS, d->stream);
 	}
-	CUDA_TRY((cudaError_t)e);
-	CUDA_TRY(cudaEventRecord(d->ev1, d->stream));
-	CUDA_TRY(cudaEventSynchronize(d->ev1));
-	CUDA_TRY(cudaEventElapsedTime(&ms, d->ev0, d->ev1));
+	CH_CUDA_CHECK((cudaError_t)e, NULL);
+	CH_CUDA_CHECK(cudaEventRecord(d->ev1, d->stream), NULL);
+	CH_CUDA_CHECK(cudaEventSynchronize(d->ev1), NULL);
+	CH_CUDA_CHECK(cudaEventElapsedTime(&ms, d->ev0, d->ev1), NULL);
 	*sec = ms * 1e-3;
 	if (k->id == CH_K_DOT)
-		CUDA_TRY(cudaMemcpy(&d->dot, d->dot_dev, sizeof(double), cudaMemcpyDeviceToHost));
+		CH_CUDA_CHECK(cudaMemcpy(&d->dot, d->dot_dev, sizeof(double), cudaMemcpyDeviceToHost), NULL);
 	return 0;
 }
 
@@ -492,7 +483,7 @@ static int cuda_check(struct ch_dev *d, const struct ch_point_spec *p, struct ch
 		for (q = 0; q < GEMM_SAMPLES; q++) {
 			unsigned char buf[8];
 			uint64_t idx = s[q].i + s[q].j * p->shape.m;
-			CUDA_TRY(cudaMemcpy(buf, (char *)d->gc + idx * osz, osz, cudaMemcpyDeviceToHost));
+			CH_CUDA_CHECK(cudaMemcpy(buf, (char *)d->gc + idx * osz, osz, cudaMemcpyDeviceToHost), NULL);
 			if (od == CH_FP64) {
 				double v;
 				memcpy(&v, buf, 8);
@@ -514,7 +505,7 @@ static int cuda_check(struct ch_dev *d, const struct ch_point_spec *p, struct ch
 		ch_check_dot(p->dt, p->shape.n, d->dot, out);
 		return 0;
 	}
-	CUDA_TRY(cudaMemcpy(d->host, d->c, p->shape.n * ch_dtype_size(p->dt), cudaMemcpyDeviceToHost));
+	CH_CUDA_CHECK(cudaMemcpy(d->host, d->c, p->shape.n * ch_dtype_size(p->dt), cudaMemcpyDeviceToHost), NULL);
 	return ch_check_elementwise(p->k, p->dt, &p->shape, d->host, out);
 }
 
@@ -529,16 +520,16 @@ static int cuda_corrupt(struct ch_dev *d, const struct ch_point_spec *p)
 	if (p->k->family == CH_FAM_GEMM) {
 		struct ch_gemm_sample s[GEMM_SAMPLES];
 		ch_gemm_sample_positions(p->shape.m, p->shape.nn, GEMM_SAMPLES, s);
-		CUDA_TRY((cudaError_t)ch_cu_corrupt(ch_gemm_out_dtype(p->dt), d->gc,
+		CH_CUDA_CHECK((cudaError_t)ch_cu_corrupt(ch_gemm_out_dtype(p->dt), d->gc,
 						    s[GEMM_SAMPLES - 1].i + s[GEMM_SAMPLES - 1].j * p->shape.m,
-						    2.0 * (double)p->shape.kk, d->stream));
+						    2.0 * (double)p->shape.kk, d->stream), NULL);
 	} else if (p->k->id == CH_K_DOT) {
 		d->dot *= 1.001;
 		return 0;
 	} else {
-		CUDA_TRY((cudaError_t)ch_cu_corrupt(p->dt, d->c, p->shape.n / 2, 1.0, d->stream));
+		CH_CUDA_CHECK((cudaError_t)ch_cu_corrupt(p->dt, d->c, p->shape.n / 2, 1.0, d->stream), NULL);
 	}
-	CUDA_TRY(cudaStreamSynchronize(d->stream));
+	CH_CUDA_CHECK(cudaStreamSynchronize(d->stream), NULL);
 	return 0;
 }
 

@@ -7,8 +7,8 @@
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
-#include "ch_patterns.h"
-#include "cuda/ch_cuda_ops.h"
+#include "kernels/ch_patterns.h"
+#include "kernels/cuda/ch_cuda_ops.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "ch_kernels.h"
+#include "kernels/ch_kernels.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -123,6 +123,12 @@ if [ $rc -le 1 ] && [ -n "$d" ] && [ -s "$d/roofline.json" ] && [ -s "$d/allredu
 else
 	nok sweep_quick "exit $rc, dir '$d'" "$TMP/sweep.out"
 fi
+# every result file of the sweep carries host.inventory, each null with a reason
+if [ -n "$d" ] && python3 tests/cli/check-inventory.py "$d"/*.json >"$TMP/inv.out" 2>&1; then
+	ok sweep_inventory
+else
+	nok sweep_inventory "result files of $d without a complete inventory" "$TMP/inv.out"
+fi
 
 # ---- scripts/nightly twice, for real: two nights of history and a fleet report each
 N=$TMP/n

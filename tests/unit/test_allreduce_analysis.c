@@ -1,8 +1,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "ch_ar_analysis.h"
-#include "ch_ar_plan.h"
+#include "bench/allreduce/ch_ar_analysis.h"
+#include "bench/allreduce/ch_ar_plan.h"
 
 Test(allreduce_analysis, own_times)
 {

@@ -2,10 +2,10 @@
 #include <criterion/parameterized.h>
 #include <string.h>
 
-#include "ch_ar_opts.h"
-#include "ch_ar_plan.h"
-#include "ch_comm.h"
-#include "ch_common.h"
+#include "bench/allreduce/ch_ar_opts.h"
+#include "bench/allreduce/ch_ar_plan.h"
+#include "comm/ch_comm.h"
+#include "base/ch_common.h"
 
 #define MAXARGS 32
 
@@ -31,7 +31,7 @@ Test(allreduce_opts, defaults)
 	cr_assert_eq(o.iters, 20);
 	cr_assert_eq(o.iters_given, 0);
 	cr_assert_eq(o.check, 1);
-	cr_assert_eq(o.dtype, CH_COMM_DTYPE_FLOAT);
+	cr_assert_eq(o.dtype, CH_FP32);
 	cr_assert_eq(o.op, CH_COMM_REDOP_SUM);
 	cr_assert_eq(o.backend, CH_AR_BACKEND_AUTO);
 	cr_assert_eq(o.nalgos, 1);
@@ -69,7 +69,7 @@ Test(allreduce_opts, nccl_tests_long_names_and_diagnostics)
 	cr_assert_eq(o.iters, 7);
 	cr_assert_eq(o.iters_given, 1);
 	cr_assert_eq(o.warmup, 0);
-	cr_assert_eq(o.dtype, CH_COMM_DTYPE_BFLOAT16);
+	cr_assert_eq(o.dtype, CH_BF16);
 	cr_assert_eq(o.op, CH_COMM_REDOP_MAX);
 	cr_assert_eq(o.check, 0);
 	cr_assert_eq(o.delay_rank, 3);

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ch_ar_pattern.h"
-#include "ch_comm.h"
-#include "ch_common.h"
+#include "comm/ch_ar_pattern.h"
+#include "comm/ch_comm.h"
+#include "base/ch_common.h"
 
 /* Encode one 16-bit element (through a buffer large enough for any type). */
 static uint16_t enc16(int dtype, uint64_t v)
@@ -20,12 +20,12 @@ static uint16_t enc16(int dtype, uint64_t v)
 
 Test(allreduce_pattern, exact_limits)
 {
-	cr_assert_eq(ch_ar_exact_limit(CH_COMM_DTYPE_INT8), 127);
-	cr_assert_eq(ch_ar_exact_limit(CH_COMM_DTYPE_BFLOAT16), 256);
-	cr_assert_eq(ch_ar_exact_limit(CH_COMM_DTYPE_HALF), 2048);
-	cr_assert_eq(ch_ar_exact_limit(CH_COMM_DTYPE_FLOAT), 16777216ULL);
-	cr_assert_eq(ch_ar_exact_limit(CH_COMM_DTYPE_INT32), 2147483647ULL);
-	cr_assert_eq(ch_ar_exact_limit(CH_COMM_DTYPE_DOUBLE), 9007199254740992ULL);
+	cr_assert_eq(ch_ar_exact_limit(CH_INT8), 127);
+	cr_assert_eq(ch_ar_exact_limit(CH_BF16), 256);
+	cr_assert_eq(ch_ar_exact_limit(CH_FP16), 2048);
+	cr_assert_eq(ch_ar_exact_limit(CH_FP32), 16777216ULL);
+	cr_assert_eq(ch_ar_exact_limit(CH_INT32), 2147483647ULL);
+	cr_assert_eq(ch_ar_exact_limit(CH_FP64), 9007199254740992ULL);
 	cr_assert_eq(ch_ar_exact_limit(99), 0);
 }
 
@@ -33,8 +33,8 @@ Test(allreduce_pattern, init_rejects_bad_arguments)
 {
 	struct ch_ar_pattern p;
 	cr_assert_eq(ch_ar_pattern_init(&p, 99, CH_COMM_REDOP_SUM, 4), CH_ERR_USAGE);
-	cr_assert_eq(ch_ar_pattern_init(&p, CH_COMM_DTYPE_FLOAT, 7, 4), CH_ERR_USAGE);
-	cr_assert_eq(ch_ar_pattern_init(&p, CH_COMM_DTYPE_FLOAT, CH_COMM_REDOP_SUM, 0), CH_ERR_USAGE);
+	cr_assert_eq(ch_ar_pattern_init(&p, CH_FP32, 7, 4), CH_ERR_USAGE);
+	cr_assert_eq(ch_ar_pattern_init(&p, CH_FP32, CH_COMM_REDOP_SUM, 0), CH_ERR_USAGE);
 }
 
 /* For every type and many rank counts: at most c = ceil(n/q) non-zero
@@ -45,14 +45,15 @@ Test(allreduce_pattern, sums_stay_exact_for_every_type_and_rank_count)
 	static const int ns[] = { 1, 2, 3, 4, 7, 8, 16, 63, 64, 127, 128, 129, 255, 256, 257,
 				  1000, 1024, 2048, 2049, 4096, 16384, 100000 };
 	int t, i;
-	for (t = 0; t < CH_COMM_DTYPE_COUNT; t++)
+	for (t = 0; t < CH_NDTYPES_ALL; t++)
+		if (ch_dtype_comm_name(t))
 		for (i = 0; i < (int)(sizeof(ns) / sizeof(ns[0])); i++) {
 			struct ch_ar_pattern p;
 			uint64_t L = ch_ar_exact_limit(t), c, u, mx = 0;
 			cr_assert_eq(ch_ar_pattern_init(&p, t, CH_COMM_REDOP_SUM, ns[i]), 0);
 			c = ((uint64_t)ns[i] + p.q - 1) / p.q;
 			cr_assert(p.m >= 1 && p.m <= CH_AR_PATTERN_MAX_M);
-			cr_assert(c * p.m <= L, "%s n=%d: c=%llu m=%llu above %llu", ch_comm_dtype_names[t], ns[i],
+			cr_assert(c * p.m <= L, "%s n=%d: c=%llu m=%llu above %llu", ch_dtype_comm_name(t), ns[i],
 				  (unsigned long long)c, (unsigned long long)p.m, (unsigned long long)L);
 			cr_assert_eq(p.period % p.q, 0);
 			cr_assert_eq(p.period % p.m, 0);
@@ -70,7 +71,7 @@ Test(allreduce_pattern, values_are_periodic_and_rank_dependent)
 	struct ch_ar_pattern p;
 	uint64_t t;
 	int differ = 0;
-	cr_assert_eq(ch_ar_pattern_init(&p, CH_COMM_DTYPE_FLOAT, CH_COMM_REDOP_SUM, 4), 0);
+	cr_assert_eq(ch_ar_pattern_init(&p, CH_FP32, CH_COMM_REDOP_SUM, 4), 0);
 	cr_assert_eq(p.q, 1);
 	cr_assert_eq(p.m, CH_AR_PATTERN_MAX_M);
 	for (t = 0; t < 3 * p.period; t++) {
@@ -91,7 +92,7 @@ Test(allreduce_pattern, sparse_when_ranks_exceed_the_limit)
 	uint64_t t;
 	int r, nonzero;
 	/* int8 with 300 ranks: q = 3, every element has at most 100 contributors */
-	cr_assert_eq(ch_ar_pattern_init(&p, CH_COMM_DTYPE_INT8, CH_COMM_REDOP_SUM, 300), 0);
+	cr_assert_eq(ch_ar_pattern_init(&p, CH_INT8, CH_COMM_REDOP_SUM, 300), 0);
 	cr_assert_eq(p.q, 3);
 	cr_assert_eq(p.m, 1);
 	for (t = 0; t < p.period; t++) {
@@ -106,11 +107,11 @@ Test(allreduce_pattern, expected_min_max_sum_known_answers)
 {
 	struct ch_ar_pattern p;
 	/* 3 ranks at t = 0: values 1, 4, 7 */
-	cr_assert_eq(ch_ar_pattern_init(&p, CH_COMM_DTYPE_DOUBLE, CH_COMM_REDOP_SUM, 3), 0);
+	cr_assert_eq(ch_ar_pattern_init(&p, CH_FP64, CH_COMM_REDOP_SUM, 3), 0);
 	cr_assert_eq(ch_ar_expected_value(&p, 0), 12);
-	cr_assert_eq(ch_ar_pattern_init(&p, CH_COMM_DTYPE_DOUBLE, CH_COMM_REDOP_MIN, 3), 0);
+	cr_assert_eq(ch_ar_pattern_init(&p, CH_FP64, CH_COMM_REDOP_MIN, 3), 0);
 	cr_assert_eq(ch_ar_expected_value(&p, 0), 1);
-	cr_assert_eq(ch_ar_pattern_init(&p, CH_COMM_DTYPE_DOUBLE, CH_COMM_REDOP_MAX, 3), 0);
+	cr_assert_eq(ch_ar_pattern_init(&p, CH_FP64, CH_COMM_REDOP_MAX, 3), 0);
 	cr_assert_eq(ch_ar_expected_value(&p, 0), 7);
 }
 
@@ -151,11 +152,11 @@ Test(allreduce_pattern, encode_matches_conversion)
 {
 	uint64_t v;
 	for (v = 0; v <= 2048; v++) {
-		uint16_t h = enc16(CH_COMM_DTYPE_HALF, v);
+		uint16_t h = enc16(CH_FP16, v);
 		cr_assert_eq(h, ch_half_from_float((float)v), "half %llu", (unsigned long long)v);
 		cr_assert_float_eq(ch_half_to_float(h), (float)v, 0);
 		if (v <= 256) {
-			h = enc16(CH_COMM_DTYPE_BFLOAT16, v);
+			h = enc16(CH_BF16, v);
 			cr_assert_eq(h, ch_bf16_from_float((float)v), "bf16 %llu", (unsigned long long)v);
 		}
 	}
@@ -168,8 +169,8 @@ struct order_case { int dtype; int nranks; };
 ParameterizedTestParameters(allreduce_pattern, sixteen_bit_sums_exact_in_any_order)
 {
 	static struct order_case cases[] = {
-		{ CH_COMM_DTYPE_HALF, 2 }, { CH_COMM_DTYPE_HALF, 31 }, { CH_COMM_DTYPE_HALF, 100 }, { CH_COMM_DTYPE_HALF, 3000 },
-		{ CH_COMM_DTYPE_BFLOAT16, 2 }, { CH_COMM_DTYPE_BFLOAT16, 5 }, { CH_COMM_DTYPE_BFLOAT16, 100 }, { CH_COMM_DTYPE_BFLOAT16, 600 },
+		{ CH_FP16, 2 }, { CH_FP16, 31 }, { CH_FP16, 100 }, { CH_FP16, 3000 },
+		{ CH_BF16, 2 }, { CH_BF16, 5 }, { CH_BF16, 100 }, { CH_BF16, 600 },
 	};
 	return cr_make_param_array(struct order_case, cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -187,9 +188,9 @@ ParameterizedTest(struct order_case *oc, allreduce_pattern, sixteen_bit_sums_exa
 			if (oc->nranks % 7919 == 0)
 				r = i;
 			v = enc16(oc->dtype, ch_ar_pattern_value(&p, r, t));
-			x = oc->dtype == CH_COMM_DTYPE_HALF ? ch_half_to_float(acc) : ch_bf16_to_float(acc);
-			y = oc->dtype == CH_COMM_DTYPE_HALF ? ch_half_to_float(v) : ch_bf16_to_float(v);
-			acc = oc->dtype == CH_COMM_DTYPE_HALF ? ch_half_from_float(x + y) : ch_bf16_from_float(x + y);
+			x = oc->dtype == CH_FP16 ? ch_half_to_float(acc) : ch_bf16_to_float(acc);
+			y = oc->dtype == CH_FP16 ? ch_half_to_float(v) : ch_bf16_to_float(v);
+			acc = oc->dtype == CH_FP16 ? ch_half_from_float(x + y) : ch_bf16_from_float(x + y);
 		}
 		want = enc16(oc->dtype, ch_ar_expected_value(&p, t));
 		cr_assert_eq(acc, want, "n=%d t=%llu", oc->nranks, (unsigned long long)t);
@@ -201,7 +202,7 @@ Test(allreduce_pattern, fill_expected_tiles_the_period_with_the_seed)
 	struct ch_ar_pattern p;
 	float buf[200];
 	size_t i;
-	cr_assert_eq(ch_ar_pattern_init(&p, CH_COMM_DTYPE_FLOAT, CH_COMM_REDOP_SUM, 5), 0);
+	cr_assert_eq(ch_ar_pattern_init(&p, CH_FP32, CH_COMM_REDOP_SUM, 5), 0);
 	cr_assert_eq(ch_ar_fill_expected_host(buf, &p, 200, 77), 0);
 	for (i = 0; i < 200; i++)
 		cr_assert_float_eq(buf[i], (float)ch_ar_expected_value(&p, i + 77), 0, "element %zu", i);
@@ -211,7 +212,7 @@ Test(allreduce_pattern, count_wrong_finds_each_bad_element)
 {
 	struct ch_ar_pattern p;
 	int32_t a[100], b[100];
-	cr_assert_eq(ch_ar_pattern_init(&p, CH_COMM_DTYPE_INT32, CH_COMM_REDOP_SUM, 3), 0);
+	cr_assert_eq(ch_ar_pattern_init(&p, CH_INT32, CH_COMM_REDOP_SUM, 3), 0);
 	ch_ar_fill_input_host(a, &p, 100, 1, 5);
 	memcpy(b, a, sizeof(a));
 	cr_assert_eq(ch_ar_count_wrong_host(a, b, 100, 4), 0);

@@ -1,8 +1,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "ch_ar_plan.h"
-#include "ch_common.h"
+#include "bench/allreduce/ch_ar_plan.h"
+#include "base/ch_common.h"
 
 static int pair_count_of(int (*pairs)[2], int n, int node)
 {

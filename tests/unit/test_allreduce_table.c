@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ch_ar_table.h"
+#include "bench/allreduce/ch_ar_table.h"
 
 #define LOG01 "tests/data/nccl-tests-logs/01_h100_2node_16gpu_gcp_a3mega_allreduce.txt"
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ch_common.h"
-#include "hr_canary.h"
+#include "base/ch_common.h"
+#include "report/hr_canary.h"
 
 static struct hr_fig given(double v)
 {

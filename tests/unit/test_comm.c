@@ -1,21 +1,21 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "ch_ar_pattern.h"
-#include "ch_comm.h"
-#include "ch_common.h"
+#include "comm/ch_ar_pattern.h"
+#include "comm/ch_comm.h"
+#include "base/ch_common.h"
 
 Test(comm, dtype_table)
 {
-	cr_assert_str_eq(ch_comm_dtype_names[CH_COMM_DTYPE_FLOAT], "float");
-	cr_assert_str_eq(ch_comm_dtype_names[CH_COMM_DTYPE_BFLOAT16], "bfloat16");
-	cr_assert_null(ch_comm_dtype_names[CH_COMM_DTYPE_COUNT]);
-	cr_assert_eq(ch_comm_dtype_size(CH_COMM_DTYPE_DOUBLE), 8);
-	cr_assert_eq(ch_comm_dtype_size(CH_COMM_DTYPE_FLOAT), 4);
-	cr_assert_eq(ch_comm_dtype_size(CH_COMM_DTYPE_INT32), 4);
-	cr_assert_eq(ch_comm_dtype_size(CH_COMM_DTYPE_HALF), 2);
-	cr_assert_eq(ch_comm_dtype_size(CH_COMM_DTYPE_BFLOAT16), 2);
-	cr_assert_eq(ch_comm_dtype_size(CH_COMM_DTYPE_INT8), 1);
+	cr_assert_str_eq(ch_dtype_comm_name(CH_FP32), "float");
+	cr_assert_str_eq(ch_dtype_comm_name(CH_BF16), "bfloat16");
+	cr_assert_null(ch_dtype_comm_name(CH_TF32));
+	cr_assert_eq(ch_dtype_size(CH_FP64), 8);
+	cr_assert_eq(ch_dtype_size(CH_FP32), 4);
+	cr_assert_eq(ch_dtype_size(CH_INT32), 4);
+	cr_assert_eq(ch_dtype_size(CH_FP16), 2);
+	cr_assert_eq(ch_dtype_size(CH_BF16), 2);
+	cr_assert_eq(ch_dtype_size(CH_INT8), 1);
 	cr_assert_str_eq(ch_comm_redop_names[CH_COMM_REDOP_SUM], "sum");
 	cr_assert_null(ch_comm_redop_names[CH_COMM_REDOP_COUNT]);
 }
@@ -136,7 +136,7 @@ Test(comm, mpi_host_fill_and_check)
 	size_t n = 1000, i;
 	int r;
 
-	cr_assert_eq(ch_ar_pattern_init(&p, CH_COMM_DTYPE_HALF, CH_COMM_REDOP_SUM, 3), 0);
+	cr_assert_eq(ch_ar_pattern_init(&p, CH_FP16, CH_COMM_REDOP_SUM, 3), 0);
 	cr_assert_eq(mpi->alloc(n * 2, &in), 0);
 	cr_assert_eq(mpi->alloc(n * 2, &exp), 0);
 	cr_assert_eq(mpi->alloc(n * 2, &got), 0);
@@ -151,10 +151,10 @@ Test(comm, mpi_host_fill_and_check)
 			g[i] = ch_half_from_float(ch_half_to_float(g[i]) + ch_half_to_float(x[i]));
 		}
 	}
-	cr_assert_eq(mpi->count_wrong(got, exp, n, CH_COMM_DTYPE_HALF, &wrong), 0);
+	cr_assert_eq(mpi->count_wrong(got, exp, n, CH_FP16, &wrong), 0);
 	cr_assert_eq(wrong, 0);
 	cr_assert_eq(mpi->poison(got, n * 2), 0);
-	cr_assert_eq(mpi->count_wrong(got, exp, n, CH_COMM_DTYPE_HALF, &wrong), 0);
+	cr_assert_eq(mpi->count_wrong(got, exp, n, CH_FP16, &wrong), 0);
 	cr_assert_eq(wrong, n, "poisoned buffer must be wrong everywhere");
 	mpi->free(in);
 	mpi->free(exp);

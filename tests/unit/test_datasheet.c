@@ -1,6 +1,6 @@
 #include <criterion/criterion.h>
 
-#include "ch_datasheet.h"
+#include "base/ch_datasheet.h"
 
 Test(datasheet, lookup_by_device_name)
 {
@@ -10,7 +10,7 @@ Test(datasheet, lookup_by_device_name)
 	cr_assert_not_null(d);
 	cr_assert_str_eq(d->sku, "H200 SXM");
 	cr_assert_float_eq(d->memory_gbps, 4800, 0);
-	cr_assert_float_eq(d->gflops[CH_PEAK_BF16], 989500, 0);
+	cr_assert_float_eq(d->gflops[CH_BF16], 989500, 0);
 	cr_assert_str_eq(ch_datasheet_lookup("NVIDIA H200 NVL")->sku, "H200 NVL");
 	cr_assert_str_eq(ch_datasheet_lookup("NVIDIA H100 80GB HBM3")->sku, "H100 SXM");
 	cr_assert_str_eq(ch_datasheet_lookup("NVIDIA H100 PCIe")->sku, "H100 PCIe");
@@ -28,10 +28,10 @@ Test(datasheet, every_entry_has_source_and_bandwidth)
 	cr_assert_geq(n, 6);
 	for (i = 0; i < n; i++) {
 		cr_assert_gt(t[i].memory_gbps, 0, "%s", t[i].sku);
-		cr_assert_gt(t[i].gflops[CH_PEAK_BF16], t[i].gflops[CH_PEAK_FP32], "%s", t[i].sku);
+		cr_assert_gt(t[i].gflops[CH_BF16], t[i].gflops[CH_FP32], "%s", t[i].sku);
 		cr_assert(t[i].source && t[i].source[0], "%s", t[i].sku);
 	}
-	cr_assert_eq(ch_dtype_peak_index("bf16"), CH_PEAK_BF16);
-	cr_assert_eq(ch_dtype_peak_index("int4"), -1);
-	cr_assert_str_eq(ch_dtype_peak_name(CH_PEAK_FP8), "fp8");
+	cr_assert_eq(ch_dtype_parse("bf16"), CH_BF16);
+	cr_assert_eq(ch_dtype_parse("int4"), -1);
+	cr_assert_str_eq(ch_dtype_name(CH_FP8), "fp8");
 }

@@ -7,10 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ch_common.h"
-#include "ch_energy.h"
-#include "ch_opts.h"
-#include "ch_result.h"
+#include "base/ch_common.h"
+#include "hw/ch_energy.h"
+#include "bench/common/ch_opts.h"
+#include "base/ch_result.h"
 
 static char dir[64];
 

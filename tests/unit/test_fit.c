@@ -1,8 +1,8 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "ch_common.h"
-#include "hr_fit.h"
+#include "base/ch_common.h"
+#include "report/hr_fit.h"
 
 /* synthetic points from the model itself: sizes 8 B .. 256 MiB, n = 2..16 */
 static size_t synth(enum hr_fit_model m, double alpha_us, double bw_gbps,

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ch_common.h"
-#include "hr_history.h"
+#include "base/ch_common.h"
+#include "report/hr_history.h"
 
 Test(history, rule_flags_a_drop_and_dates_it)
 {

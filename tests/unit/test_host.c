@@ -3,8 +3,8 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "ch_common.h"
-#include "ch_host.h"
+#include "base/ch_common.h"
+#include "hw/ch_host.h"
 
 #define TOPO "tests/data/topologies/"
 

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ch_common.h"
-#include "ch_kernels.h"
-#include "ch_patterns.h"
-#include "cpu/ch_cpu_ops.h"
+#include "base/ch_common.h"
+#include "kernels/ch_kernels.h"
+#include "kernels/ch_patterns.h"
+#include "kernels/cpu/ch_cpu_ops.h"
 
 /* ---------------------------------------------------------- known answers
  * FLOPs and bytes per element of every kernel, written out by hand from the

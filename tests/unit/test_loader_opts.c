@@ -7,8 +7,8 @@
 #include <criterion/redirect.h>
 #include <string.h>
 
-#include "ch_common.h"
-#include "ch_loader.h"
+#include "base/ch_common.h"
+#include "bench/loader/ch_loader.h"
 
 Test(loader_opts, defaults)
 {

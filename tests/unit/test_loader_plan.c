@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ch_common.h"
-#include "ch_host.h"
-#include "ch_loader.h"
+#include "base/ch_common.h"
+#include "hw/ch_host.h"
+#include "bench/loader/ch_loader.h"
 
 #define TOPO "tests/data/topologies/"
 

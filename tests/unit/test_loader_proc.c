@@ -4,8 +4,8 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "ch_common.h"
-#include "ch_loader.h"
+#include "base/ch_common.h"
+#include "bench/loader/ch_loader.h"
 
 Test(loader_proc, proc_stat_first_cpu_line)
 {

@@ -8,11 +8,11 @@
 #include <criterion/redirect.h>
 #include <string.h>
 
-#include "ch_common.h"
-#include "ch_host.h"
-#include "ch_loader.h"
-#include "ch_loader_copy.h"
-#include "ch_loader_run.h"
+#include "base/ch_common.h"
+#include "hw/ch_host.h"
+#include "bench/loader/ch_loader.h"
+#include "bench/loader/ch_loader_copy.h"
+#include "bench/loader/ch_loader_run.h"
 
 static hwloc_topology_t topo;
 static struct ch_lc_env env;

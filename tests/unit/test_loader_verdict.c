@@ -6,7 +6,7 @@
 #include <criterion/parameterized.h>
 #include <string.h>
 
-#include "ch_loader.h"
+#include "bench/loader/ch_loader.h"
 
 struct judge_case {
 	double wait, util;

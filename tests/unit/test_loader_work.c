@@ -8,8 +8,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "ch_common.h"
-#include "ch_loader.h"
+#include "base/ch_common.h"
+#include "bench/loader/ch_loader.h"
 
 Test(loader_work, token_ids_are_fnv1a)
 {

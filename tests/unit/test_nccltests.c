@@ -7,9 +7,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "hr_model.h"
-#include "hr_nccltests.h"
-#include "hr_util.h"
+#include "report/hr_model.h"
+#include "report/hr_nccltests.h"
+#include "report/hr_util.h"
 
 #define LOGS "tests/data/nccl-tests-logs/"
 #define DATA "tests/data/report/"

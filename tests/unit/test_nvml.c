@@ -3,8 +3,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "ch_common.h"
-#include "ch_nvml.h"
+#include "base/ch_common.h"
+#include "hw/ch_nvml.h"
 
 Test(nvml, reasons_named_and_throttle_mask)
 {

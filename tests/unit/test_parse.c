@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ch_common.h"
-#include "ch_parse.h"
+#include "base/ch_common.h"
+#include "base/ch_parse.h"
 
 /* parameters hold arrays, not pointers: Criterion runs each test in a new
  * process image, where pointers into .rodata may not be valid */

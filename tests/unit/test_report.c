@@ -13,15 +13,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ch_common.h"
-#include "hr_analyze.h"
-#include "hr_cost.h"
-#include "hr_expect.h"
-#include "hr_input.h"
-#include "hr_model.h"
-#include "hr_plot.h"
-#include "hr_render.h"
-#include "hr_util.h"
+#include "base/ch_common.h"
+#include "report/hr_analyze.h"
+#include "report/hr_cost.h"
+#include "report/hr_expect.h"
+#include "report/hr_input.h"
+#include "report/hr_model.h"
+#include "report/hr_plot.h"
+#include "report/hr_render.h"
+#include "report/hr_util.h"
 
 #define DATA "tests/data/report/"
 
@@ -441,8 +441,8 @@ Test(report, absolute_expectations_apply_where_the_fleet_agrees)
 	cr_assert_eq(hr_expect_init(&ex), 0);
 	cr_assert_eq(hr_expect_load_file(&ex, path), 0);
 	unlink(path);
-	cr_expect_float_eq(hr_expect_for(&ex, "H100 SXM", NULL)->compute_gflops[CH_PEAK_BF16], 900000, 0);
-	cr_expect_float_eq(hr_expect_for(&ex, "H100 SXM", NULL)->compute_gflops[CH_PEAK_FP16], 989500 * 0.8, 1e-6);
+	cr_expect_float_eq(hr_expect_for(&ex, "H100 SXM", NULL)->compute_gflops[CH_BF16], 900000, 0);
+	cr_expect_float_eq(hr_expect_for(&ex, "H100 SXM", NULL)->compute_gflops[CH_FP16], 989500 * 0.8, 1e-6);
 	load_dir(&f, DATA "fleet-healthy", NULL);
 	p = analyze(&f, &ex);
 	r = flagged(p, "node01", &n);
@@ -719,7 +719,7 @@ Test(report, real_tool_outputs_load_without_problems)
 	cr_assert_eq(f.ndevices, 1);
 	cr_expect_str_eq(f.devices[0].kind, "cpu");
 	cr_expect_gt(f.devices[0].memory_gbps, 0);
-	cr_expect_gt(f.devices[0].compute_gflops[CH_PEAK_FP64], 0);
+	cr_expect_gt(f.devices[0].compute_gflops[CH_FP64], 0);
 	cr_expect_gt(f.devices[0].npoints, 10);
 	cr_expect_eq(f.ngroups, 8);
 	for (i = 0; i < f.ngroups; i++) {

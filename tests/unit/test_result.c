@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ch_common.h"
-#include "ch_result.h"
+#include "base/ch_common.h"
+#include "base/ch_result.h"
 
 static char dir[64];
 

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ch_common.h"
-#include "ch_opts.h"
-#include "ch_result.h"
-#include "ch_roofline.h"
+#include "base/ch_common.h"
+#include "bench/common/ch_opts.h"
+#include "base/ch_result.h"
+#include "bench/roofline/ch_roofline.h"
 
 #define MIB (1024ull * 1024ull)
 

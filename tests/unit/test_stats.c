@@ -1,8 +1,8 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "ch_common.h"
-#include "ch_stats.h"
+#include "base/ch_common.h"
+#include "base/ch_stats.h"
 
 Test(stats, known_answers)
 {

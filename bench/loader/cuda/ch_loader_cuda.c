@@ -5,8 +5,9 @@
  * after the copy. Built only with HAVE_CUDA. With no GPU (or no driver)
  * probe() says why and the tool falls back to the staging backend.
  */
-#include "ch_loader_copy.h"
-#include "ch_common.h"
+#include "bench/loader/ch_loader_copy.h"
+#include "base/ch_common.h"
+#include "base/ch_cuda_check.h"
 
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -14,19 +15,15 @@
 #include <string.h>
 #include <unistd.h>
 
-/* One check macro for the CUDA runtime: file:line, the call, the error. */
-#define LC_CUDA(call)                                                            \
-	do {                                                                     \
-		cudaError_t e_ = (call);                                         \
-		if (e_ != cudaSuccess) {                                         \
-			char h_[64] = "";                                        \
-			gethostname(h_, sizeof(h_) - 1);                         \
-			ch_error("%s:%d: %s failed on %s: %s", __FILE__, __LINE__, #call, h_, \
-				 cudaGetErrorString(e_));                        \
-			rc = CH_ERR_RUNTIME;                                     \
-			goto out;                                                \
-		}                                                                \
-	} while (0)
+/* Where a CUDA call failed, for CH_CUDA_CHECK: this host (per thread: the
+ * feeders run in threads). */
+static const char *host(void)
+{
+	static __thread char h[64];
+	memset(h, 0, sizeof(h));
+	gethostname(h, sizeof(h) - 1);
+	return h;
+}
 
 struct lc_cuda {
 	int dev;
@@ -63,13 +60,12 @@ static int cuda_ndevices(void)
 
 static int cuda_pci_bus_id(int dev, char *buf, size_t n)
 {
-	int rc = 0, i;
-	LC_CUDA(cudaDeviceGetPCIBusId(buf, (int)n, dev));
+	int i;
+	CH_CUDA_CHECK(cudaDeviceGetPCIBusId(buf, (int)n, dev), host());
 	for (i = 0; buf[i]; i++) /* hwloc prints lower-case hex */
 		if (buf[i] >= 'A' && buf[i] <= 'F')
 			buf[i] = (char)(buf[i] - 'A' + 'a');
-out:
-	return rc;
+	return 0;
 }
 
 static void cuda_close(void *ctx)
@@ -90,6 +86,18 @@ static void cuda_close(void *ctx)
 	free(c);
 }
 
+/* The CUDA side of cuda_open(): device, buffers, stream, event. */
+static int cuda_open_device(struct lc_cuda *c, int dev, size_t bytes)
+{
+	CH_CUDA_CHECK(cudaSetDevice(dev), host());
+	CH_CUDA_CHECK(cudaMallocHost(&c->pinned, bytes), host());
+	CH_CUDA_CHECK(cudaMalloc(&c->devbuf, bytes), host());
+	CH_CUDA_CHECK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), host());
+	CH_CUDA_CHECK(cudaEventCreateWithFlags(&c->done, cudaEventDisableTiming), host());
+	memset(c->pinned, 0, bytes);
+	return 0;
+}
+
 static int cuda_open(int dev, size_t bytes, void **ctx)
 {
 	struct lc_cuda *c = calloc(1, sizeof(*c));
@@ -106,15 +114,9 @@ static int cuda_open(int dev, size_t bytes, void **ctx)
 	if (!c->readback) {
 		ch_error("out of memory for a %zu-byte read-back buffer", bytes);
 		rc = CH_ERR_RUNTIME;
-		goto out;
+	} else {
+		rc = cuda_open_device(c, dev, bytes);
 	}
-	LC_CUDA(cudaSetDevice(dev));
-	LC_CUDA(cudaMallocHost(&c->pinned, bytes));
-	LC_CUDA(cudaMalloc(&c->devbuf, bytes));
-	LC_CUDA(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
-	LC_CUDA(cudaEventCreateWithFlags(&c->done, cudaEventDisableTiming));
-	memset(c->pinned, 0, bytes);
-out:
 	if (rc)
 		cuda_close(c);
 	else
@@ -125,17 +127,15 @@ out:
 static int cuda_copy(void *ctx, const void *src, size_t bytes)
 {
 	struct lc_cuda *c = ctx;
-	int rc = 0;
 
 	if (bytes > c->bytes)
 		return CH_ERR_RUNTIME;
-	LC_CUDA(cudaSetDevice(c->dev)); /* per thread: the feeder may be a new thread */
+	CH_CUDA_CHECK(cudaSetDevice(c->dev), host()); /* per thread: the feeder may be a new thread */
 	memcpy(c->pinned, src, bytes);
-	LC_CUDA(cudaMemcpyAsync(c->devbuf, c->pinned, bytes, cudaMemcpyHostToDevice, c->stream));
-	LC_CUDA(cudaEventRecord(c->done, c->stream));
-	LC_CUDA(cudaEventSynchronize(c->done));
-out:
-	return rc;
+	CH_CUDA_CHECK(cudaMemcpyAsync(c->devbuf, c->pinned, bytes, cudaMemcpyHostToDevice, c->stream), host());
+	CH_CUDA_CHECK(cudaEventRecord(c->done, c->stream), host());
+	CH_CUDA_CHECK(cudaEventSynchronize(c->done), host());
+	return 0;
 }
 
 static const void *cuda_staged(void *ctx) { return ((struct lc_cuda *)ctx)->pinned; }
@@ -143,14 +143,10 @@ static const void *cuda_staged(void *ctx) { return ((struct lc_cuda *)ctx)->pinn
 static int cuda_check(void *ctx, size_t bytes)
 {
 	struct lc_cuda *c = ctx;
-	int rc = 0;
 
-	LC_CUDA(cudaSetDevice(c->dev));
-	LC_CUDA(cudaMemcpy(c->readback, c->devbuf, bytes, cudaMemcpyDeviceToHost));
-	if (memcmp(c->readback, c->pinned, bytes) != 0)
-		rc = CH_ERR_CHECK;
-out:
-	return rc;
+	CH_CUDA_CHECK(cudaSetDevice(c->dev), host());
+	CH_CUDA_CHECK(cudaMemcpy(c->readback, c->devbuf, bytes, cudaMemcpyDeviceToHost), host());
+	return memcmp(c->readback, c->pinned, bytes) != 0 ? CH_ERR_CHECK : 0;
 }
 
 const struct ch_lc_copy_backend ch_lc_copy_cuda = {

@@ -1,0 +1,627 @@
+/*
+ * hr_inventory.c - passive hardware checks on host.inventory: rules, drift
+ * keys, profile and Prometheus parts. Thresholds and sources are written
+ * out in the reason texts and in docs/health_report.md.
+ */
+#include "report/hr_inventory.h"
+#include "report/hr_analyze.h"
+#include "base/ch_common.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Sources named in the reason texts. */
+#define SRC_PCIE "NVML current vs maximum PCIe link width and generation, as nvidia-smi -q 'GPU Link Info'"
+#define SRC_NVLINK_UP "NVIDIA Health Validation check nvlink_active: 0 inactive links tolerated"
+#define SRC_NVLINK_ERR "Meta GCM check-dcgmi nvlink: CRC data, CRC FLIT, replay and recovery error thresholds 0"
+#define SRC_ECC "NVML volatile uncorrected ECC count, as nvidia-smi -q -d ECC; Meta GCM and DCGM treat any as a failure"
+#define SRC_REMAP "NVIDIA GPU memory error management: a pending remap needs a GPU reset, a failed one a replacement; Meta GCM row_remap"
+#define SRC_POWER "fleet practice: every GPU of a node at one power limit (a collective runs at the pace of its slowest rank)"
+#define SRC_CLOCKS "NVML clock event reasons read at idle, and applications clock vs its default"
+#define SRC_GOV "Linux cpufreq (Documentation/admin-guide/pm/cpufreq.rst): the performance governor holds the highest frequency"
+
+/* ------------------------------------------------------------ JSON access */
+
+/* The value at a dotted path ("ecc.volatile.uncorrected"), NULL if absent. */
+static const json_t *jdot(const json_t *o, const char *path)
+{
+	char key[64];
+	while (o && *path) {
+		size_t n = strcspn(path, ".");
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		o = json_object_get(o, key);
+		path += n + (path[n] == '.');
+	}
+	return o;
+}
+
+static double dnum(const json_t *o, const char *path)
+{
+	const json_t *v = jdot(o, path);
+	if (json_is_boolean(v))
+		return json_is_true(v);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *dstr(const json_t *o, const char *path)
+{
+	return json_string_value(jdot(o, path));
+}
+
+static int has_string(const json_t *arr, const char *s)
+{
+	size_t i;
+	const json_t *v;
+	json_array_foreach(arr, i, v)
+		if (json_is_string(v) && !strcmp(json_string_value(v), s))
+			return 1;
+	return 0;
+}
+
+static int gpu_index(const json_t *g, size_t pos)
+{
+	const json_t *ix = json_object_get(g, "index");
+	return json_is_integer(ix) ? (int)json_integer_value(ix) : (int)pos;
+}
+
+/* ------------------------------------------------------------ loading */
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Distinct values of @field over the records of @arr (optionally only those
+ * whose "kind" is @kind), sorted, joined with ","; NULL when none. */
+static char *distinct(const json_t *arr, const char *field, const char *kind)
+{
+	const char *v[128];
+	size_t n = 0, i, k, len = 1;
+	const json_t *o;
+	char *out;
+
+	json_array_foreach(arr, i, o) {
+		const char *s = dstr(o, field);
+		if (!s || (kind && (!dstr(o, "kind") || strcmp(dstr(o, "kind"), kind))))
+			continue;
+		for (k = 0; k < n && strcmp(v[k], s); k++)
+			;
+		if (k == n && n < 128)
+			v[n++] = s, len += strlen(s) + 1;
+	}
+	if (!n)
+		return NULL;
+	qsort(v, n, sizeof(*v), cmp_cstr);
+	if (!(out = malloc(len)))
+		return NULL;
+	out[0] = '\0';
+	for (k = 0; k < n; k++) {
+		if (k)
+			strcat(out, ",");
+		strcat(out, v[k]);
+	}
+	return out;
+}
+
+/* The most common value (ties: the larger) of @v[0..n). */
+static double mode(const double *v, size_t n, size_t *count)
+{
+	size_t i, j, best_n = 0;
+	double best = NAN;
+	for (i = 0; i < n; i++) {
+		size_t c = 0;
+		for (j = 0; j < n; j++)
+			c += v[j] == v[i];
+		if (c > best_n || (c == best_n && v[i] > best))
+			best_n = c, best = v[i];
+	}
+	if (count)
+		*count = best_n;
+	return best;
+}
+
+static void set_node_cfg(struct hr_node *nd, int key, char *val)
+{
+	if (!val)
+		return;
+	free(nd->cfg[key]);
+	nd->cfg[key] = val;
+}
+
+int hr_inventory_load(struct hr_fleet *f, int node, const json_t *host,
+		      const char *path, time_t start)
+{
+	const json_t *inv = json_object_get(host, "inventory"), *g;
+	struct hr_node *nd;
+	double lim[128];
+	size_t n = 0, i;
+	char buf[32];
+
+	if (node < 0 || !json_is_object(inv))
+		return 0;
+	nd = &f->nodes[node];
+	if (nd->inventory && start < nd->inventory_time)
+		return 0; /* keep the newer one */
+	hr_inventory_node_release(nd);
+	nd->inventory = json_deep_copy(inv);
+	nd->inventory_source = strdup(path);
+	nd->inventory_time = start;
+	if (!nd->inventory || !nd->inventory_source)
+		return CH_ERR_RUNTIME;
+	set_node_cfg(nd, HR_CFG_VBIOS, distinct(json_object_get(inv, "gpus"), "vbios_version", NULL));
+	set_node_cfg(nd, HR_CFG_NIC_FW, distinct(json_object_get(inv, "nics"), "fw_version", "rdma"));
+	json_array_foreach(json_object_get(inv, "gpus"), i, g)
+		if (!isnan(dnum(g, "power.limit_enforced_w")) && n < 128)
+			lim[n++] = dnum(g, "power.limit_enforced_w");
+	if (n) {
+		snprintf(buf, sizeof(buf), "%g W", mode(lim, n, NULL));
+		set_node_cfg(nd, HR_CFG_POWER_LIMIT, strdup(buf));
+	}
+	return 0;
+}
+
+void hr_inventory_node_release(struct hr_node *n)
+{
+	json_decref(n->inventory);
+	free(n->inventory_source);
+	n->inventory = NULL;
+	n->inventory_source = NULL;
+	n->inventory_time = 0;
+}
+
+const char *hr_inventory_drift_action(int key)
+{
+	switch (key) {
+	case HR_CFG_VBIOS:
+		return "update the GPUs' VBIOS to the fleet's version (nvidia-smi -q | grep VBIOS; the vendor's firmware bundle)";
+	case HR_CFG_NIC_FW:
+		return "update the NICs' firmware to the fleet's version (ibv_devinfo, mlxfwmanager)";
+	case HR_CFG_POWER_LIMIT:
+		return "set the fleet's GPU power limit (nvidia-smi -q -d POWER; nvidia-smi -pl), or compare the node only with its like";
+	default:
+		return NULL;
+	}
+}
+
+/* ------------------------------------------------------------ rules */
+
+struct port {
+	int node;
+	const char *device, *layer;
+	long long port;
+	int active;
+	double rate;   /* NAN unknown */
+};
+
+struct ctx {
+	const struct hr_fleet *f;
+	hr_inventory_emit_fn emit;
+	void *ectx;
+	struct port *ports;
+	size_t nports;
+	int gen_idle;  /* GPUs of the node below their maximum generation at idle */
+};
+
+static void emit(struct ctx *c, int node, int level, const char *code, const char *subject,
+		 const char *action, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static void emit(struct ctx *c, int node, int level, const char *code, const char *subject,
+		 const char *action, const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	c->emit(c->ectx, node, level, code, subject, c->f->nodes[node].inventory_source, action, text);
+}
+
+/* The most links up of any GPU named @name in the fleet (-1: none known). */
+static double fleet_nvlink_up(const struct hr_fleet *f, const char *name)
+{
+	double best = -1;
+	size_t n, i;
+	const json_t *g;
+	for (n = 0; n < f->nnodes; n++)
+		json_array_foreach(json_object_get(f->nodes[n].inventory, "gpus"), i, g)
+			if (name && dstr(g, "name") && !strcmp(dstr(g, "name"), name) &&
+			    dnum(g, "nvlink.up") > best)
+				best = dnum(g, "nvlink.up");
+	return best;
+}
+
+static void gpu_rules(struct ctx *c, int node, const json_t *g, size_t pos)
+{
+	static const char *const throttles[] = { "sw_power_cap", "hw_slowdown", "sw_thermal_slowdown",
+		"hw_thermal_slowdown", "hw_power_brake_slowdown" };
+	static const char *const nvl[] = { "crc_data", "crc_flit", "ecc_data", "recovery", "replay" };
+	const char *bus = dstr(g, "pci_bus_id") ? dstr(g, "pci_bus_id") : "?";
+	const json_t *reasons = json_object_get(g, "clock_event_reasons");
+	double w = dnum(g, "pcie.width_current"), wm = dnum(g, "pcie.width_max");
+	double gen = dnum(g, "pcie.gen_current"), genm = dnum(g, "pcie.gen_max");
+	double links = dnum(g, "nvlink.links"), up = dnum(g, "nvlink.up");
+	double unc = dnum(g, "ecc.volatile.uncorrected"), agg = dnum(g, "ecc.aggregate.uncorrected");
+	char subj[32], list[256];
+	size_t i, len;
+
+	snprintf(subj, sizeof(subj), "gpu%d", gpu_index(g, pos));
+	if (w > 0 && wm > 0 && w < wm)
+		emit(c, node, HR_FAIL, "pcie_link", subj,
+		     "reseat or replace the GPU, its riser or cable; check the slot (lspci -vv, LnkSta)",
+		     "%s (%s) PCIe link at x%.0f of x%.0f (threshold: below its maximum width; source: %s)",
+		     subj, bus, w, wm, SRC_PCIE);
+	if (gen > 0 && genm > 0 && gen < genm) {
+		if (json_is_array(reasons) && !has_string(reasons, "gpu_idle"))
+			emit(c, node, HR_FAIL, "pcie_link", subj,
+			     "reseat or replace the GPU, its riser or cable; check the slot's BIOS setting",
+			     "%s (%s) PCIe link at Gen%.0f of Gen%.0f while busy (threshold: below its maximum generation; source: %s)",
+			     subj, bus, gen, genm, SRC_PCIE);
+		else
+			c->gen_idle++;
+	}
+	if (links > 0 && up < links && fleet_nvlink_up(c->f, dstr(g, "name")) > 0) {
+		const json_t *st = json_object_get(json_object_get(g, "nvlink"), "states"), *s;
+		len = 0;
+		list[0] = '\0';
+		json_array_foreach(st, i, s)
+			if (json_is_string(s) && strcmp(json_string_value(s), "up") && len < sizeof(list))
+				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%zu", len ? "," : "", i);
+		emit(c, node, HR_FAIL, "nvlink_down", subj,
+		     "drain; reset the GPU (nvidia-smi -r) or reboot; if the link stays down, service the baseboard",
+		     "%s: %.0f of %.0f NVLink links down (link %s) (threshold: 0 inactive; source: %s)",
+		     subj, links - up, links, list[0] ? list : "?", SRC_NVLINK_UP);
+	}
+	len = 0;
+	list[0] = '\0';
+	for (i = 0; i < sizeof(nvl) / sizeof(nvl[0]); i++) {
+		char p[48];
+		double v;
+		snprintf(p, sizeof(p), "nvlink.errors.%s", nvl[i]);
+		v = dnum(g, p);
+		if (v > 0 && len < sizeof(list))
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s %.0f", len ? ", " : "", nvl[i], v);
+	}
+	if (len)
+		emit(c, node, HR_FAIL, "nvlink_errors", subj,
+		     "drain; read the NVLink counters (nvidia-smi nvlink -e), reset the GPU and watch whether they grow",
+		     "%s NVLink errors since the driver loaded: %s (threshold: 0 per counter; source: %s)",
+		     subj, list, SRC_NVLINK_ERR);
+	if (unc > 0 || (isnan(unc) && agg > 0))
+		emit(c, node, HR_FAIL, "ecc_uncorrected", subj,
+		     "drain: reset the GPU (nvidia-smi -r) to retire or remap the row; replace it if errors recur",
+		     "%s: %.0f uncorrectable ECC error(s) %s (threshold: 0; source: %s)",
+		     subj, unc > 0 ? unc : agg, unc > 0 ? "since the driver loaded" : "in its lifetime", SRC_ECC);
+	else if (agg > 0)
+		emit(c, node, HR_INFO, "ecc_history", subj, NULL,
+		     "%s: %.0f uncorrectable ECC error(s) in its lifetime, none since the driver loaded (recorded, not judged)",
+		     subj, agg);
+	if (dnum(g, "remap.failure") > 0)
+		emit(c, node, HR_FAIL, "row_remap", subj, "drain and replace the GPU (row remapping failed: no spare rows)",
+		     "%s: row remapping failed (threshold: any failure; source: %s)", subj, SRC_REMAP);
+	else if (dnum(g, "remap.pending") > 0)
+		emit(c, node, HR_FAIL, "row_remap", subj, "drain, then reset the GPU (nvidia-smi -r) to apply the remap",
+		     "%s: row remap pending (threshold: any pending; source: %s)", subj, SRC_REMAP);
+	if (dnum(g, "retired_pages.pending") > 0)
+		emit(c, node, HR_FAIL, "row_remap", subj, "drain, then reset the GPU (nvidia-smi -r) to retire the page",
+		     "%s: page retirement pending (threshold: any pending; source: %s)", subj, SRC_REMAP);
+	len = 0;
+	list[0] = '\0';
+	for (i = 0; i < sizeof(throttles) / sizeof(throttles[0]); i++)
+		if (has_string(reasons, throttles[i]) && len < sizeof(list))
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", len ? "," : "", throttles[i]);
+	if (len)
+		emit(c, node, HR_WARN, "clocks_capped", subj,
+		     "check cooling and power delivery (nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER)",
+		     "%s clocks held down at idle: %s (threshold: any power or thermal reason at idle; source: %s)",
+		     subj, list, SRC_CLOCKS);
+	if (dnum(g, "clocks.sm_app_mhz") > 0 && dnum(g, "clocks.sm_default_app_mhz") > 0 &&
+	    dnum(g, "clocks.sm_app_mhz") < dnum(g, "clocks.sm_default_app_mhz"))
+		emit(c, node, HR_WARN, "clocks_capped", subj, "reset the applications clocks (nvidia-smi -rac)",
+		     "%s SM applications clock %.0f MHz, below its default %.0f MHz (threshold: below the default; source: %s)",
+		     subj, dnum(g, "clocks.sm_app_mhz"), dnum(g, "clocks.sm_default_app_mhz"), SRC_CLOCKS);
+}
+
+static void power_rule(struct ctx *c, int node, const json_t *gpus)
+{
+	double max = -1, v;
+	size_t i, n = 0, at_max = 0;
+	const json_t *g;
+	json_array_foreach(gpus, i, g)
+		if ((v = dnum(g, "power.limit_enforced_w")) > max)
+			max = v;
+	json_array_foreach(gpus, i, g)
+		if (!isnan(v = dnum(g, "power.limit_enforced_w")))
+			n++, at_max += v >= max - 0.5;
+	json_array_foreach(gpus, i, g) {
+		char subj[32];
+		v = dnum(g, "power.limit_enforced_w");
+		if (isnan(v) || v >= max - 0.5)
+			continue;
+		snprintf(subj, sizeof(subj), "gpu%d", gpu_index(g, i));
+		emit(c, node, HR_WARN, "power_limit_mismatch", subj,
+		     "cap every GPU of a job alike (nvidia-smi -pl), or find what capped this one (nvidia-smi -q -d POWER)",
+		     "%s enforced power limit %.0f W, below the %.0f W of %zu of the node's %zu GPUs: the capped GPU is the "
+		     "straggler of every collective (threshold: any difference within a node; source: %s)",
+		     subj, v, max, at_max, n, SRC_POWER);
+	}
+}
+
+static int same_port(const struct port *a, const struct port *b)
+{
+	return a->port == b->port && a->device && b->device && !strcmp(a->device, b->device);
+}
+
+static void nic_rules(struct ctx *c, int node)
+{
+	size_t i, j;
+	int unjudged = 0;
+	for (i = 0; i < c->nports; i++) {
+		const struct port *p = &c->ports[i];
+		double v[512], ref = NAN;
+		size_t n = 0, cnt, listed = 0, active = 0;
+		char subj[96];
+		const char *how = NULL;
+
+		if (p->node != node)
+			continue;
+		snprintf(subj, sizeof(subj), "%s port %lld", p->device, p->port);
+		for (j = 0; j < c->nports; j++)
+			if (same_port(p, &c->ports[j])) {
+				listed++;
+				active += c->ports[j].active;
+				if (c->ports[j].active && !isnan(c->ports[j].rate) && n < 512)
+					v[n++] = c->ports[j].rate;
+			}
+		if (!p->active) {
+			if (listed >= 2 && active == 0)
+				emit(c, node, HR_INFO, "nic_port_unused", subj, NULL,
+				     "%s is down on every node that has it (%zu): taken as unused, not judged", subj, listed);
+			else
+				emit(c, node, HR_FAIL, "nic_port_down", subj,
+				     "check the cable and the switch port (ibstat, ibportstate; mlxlink -d <dev>)",
+				     "%s is not ACTIVE (threshold: every port ACTIVE that is ACTIVE elsewhere in the fleet; "
+				     "source: sysfs /sys/class/infiniband/%s/ports/%lld/state)", subj, p->device, p->port);
+			continue;
+		}
+		if (isnan(p->rate))
+			continue;
+		if (n >= 2) {
+			ref = mode(v, n, NULL);
+			how = "the fleet's rate of that port";
+		} else {
+			n = 0;
+			for (j = 0; j < c->nports; j++)
+				if (c->ports[j].node == node && c->ports[j].active && !isnan(c->ports[j].rate) &&
+				    p->layer && c->ports[j].layer && !strcmp(p->layer, c->ports[j].layer) && n < 512)
+					v[n++] = c->ports[j].rate;
+			ref = mode(v, n, &cnt);
+			if (n >= 3 && cnt * 2 > n)
+				how = "the rate of most of the node's ports of that link layer";
+			else
+				ref = NAN;
+		}
+		if (isnan(ref)) {
+			unjudged++;
+			continue;
+		}
+		if (p->rate < ref)
+			emit(c, node, HR_FAIL, "nic_rate", subj,
+			     "check the cable, transceiver and switch port: a link that trained at fewer lanes or a lower speed (mlxlink -d <dev>)",
+			     "%s at %g Gb/s, below %g Gb/s (threshold: %s; source: sysfs /sys/class/infiniband/%s/ports/%lld/rate)",
+			     subj, p->rate, ref, how, p->device, p->port);
+	}
+	if (unjudged)
+		emit(c, node, HR_INFO, "nic_rate_not_judged", "nics", NULL,
+		     "%d NIC port rate(s) not judged: no other node has the port and the node has too few like ports", unjudged);
+}
+
+static void cpu_rules(struct ctx *c, int node, const json_t *cpu)
+{
+	const char *gov = dstr(cpu, "governor");
+	if (gov && strcmp(gov, "performance"))
+		emit(c, node, HR_WARN, "cpu_governor", "cpu",
+		     "set the performance governor (cpupower frequency-set -g performance), or accept slower host-side work",
+		     "CPU frequency governor '%s', not 'performance' (threshold: performance on every CPU; source: %s)",
+		     gov, SRC_GOV);
+	if (json_is_false(json_object_get(cpu, "turbo")))
+		emit(c, node, HR_WARN, "cpu_turbo", "cpu", "enable turbo (BIOS, or the turbo_source file in sysfs)",
+		     "CPU turbo is off (%s) (threshold: on; source: %s)",
+		     dstr(cpu, "turbo_source") ? dstr(cpu, "turbo_source") : "sysfs", SRC_GOV);
+}
+
+void hr_inventory_rules(const struct hr_fleet *f, hr_inventory_emit_fn fn, void *ectx)
+{
+	struct ctx c = { f, fn, ectx, NULL, 0, 0 };
+	size_t n, i, cap = 0;
+	const json_t *o;
+
+	for (n = 0; n < f->nnodes; n++)
+		json_array_foreach(json_object_get(f->nodes[n].inventory, "nics"), i, o) {
+			struct port *p;
+			if (!dstr(o, "kind") || strcmp(dstr(o, "kind"), "rdma") || !dstr(o, "state"))
+				continue;
+			if (c.nports == cap) {
+				struct port *np = realloc(c.ports, (cap = cap ? 2 * cap : 64) * sizeof(*np));
+				if (!np)
+					goto out;
+				c.ports = np;
+			}
+			p = &c.ports[c.nports++];
+			p->node = (int)n;
+			p->device = dstr(o, "device");
+			p->port = json_is_integer(json_object_get(o, "port")) ? json_integer_value(json_object_get(o, "port")) : 0;
+			p->layer = dstr(o, "link_layer");
+			p->active = !strcmp(dstr(o, "state"), "ACTIVE");
+			p->rate = dnum(o, "rate_gbps");
+		}
+	for (n = 0; n < f->nnodes; n++) {
+		const json_t *inv = f->nodes[n].inventory, *gpus = json_object_get(inv, "gpus");
+		if (!inv)
+			continue;
+		c.gen_idle = 0;
+		json_array_foreach(gpus, i, o)
+			gpu_rules(&c, (int)n, o, i);
+		if (c.gen_idle)
+			emit(&c, (int)n, HR_INFO, "pcie_gen_not_judged", "gpus", NULL,
+			     "PCIe generation of %d GPU(s) below its maximum not judged: read at idle, when the link "
+			     "lowers its generation to save power", c.gen_idle);
+		power_rule(&c, (int)n, gpus);
+		nic_rules(&c, (int)n);
+		cpu_rules(&c, (int)n, json_object_get(inv, "cpu"));
+	}
+out:
+	free(c.ports);
+}
+
+/* ------------------------------------------------------------ expectations */
+
+static double nic_gbps_of(const json_t *inv, int gpu)
+{
+	double sum = 0;
+	size_t i;
+	const json_t *o, *ix;
+	json_array_foreach(json_object_get(inv, "nics"), i, o) {
+		size_t k;
+		if (!dstr(o, "kind") || strcmp(dstr(o, "kind"), "rdma") || !dstr(o, "state") ||
+		    strcmp(dstr(o, "state"), "ACTIVE") || isnan(dnum(o, "rate_gbps")))
+			continue;
+		json_array_foreach(json_object_get(o, "near_gpus"), k, ix)
+			if (json_is_integer(ix) && json_integer_value(ix) == gpu)
+				sum += dnum(o, "rate_gbps");
+	}
+	return sum;
+}
+
+double hr_inventory_gpu_nic_gbps(const struct hr_fleet *f, int node, int gpu)
+{
+	if (node < 0 || (size_t)node >= f->nnodes || !f->nodes[node].inventory)
+		return NAN;
+	return nic_gbps_of(f->nodes[node].inventory, gpu);
+}
+
+json_t *hr_inventory_profile(const struct hr_fleet *f, int node)
+{
+	const json_t *inv = f->nodes[node].inventory, *g;
+	json_t *o, *rates;
+	size_t i;
+
+	if (!inv)
+		return json_null();
+	o = json_object();
+	rates = json_array();
+	json_object_set_new(o, "source", json_string(f->nodes[node].inventory_source));
+	json_object_set(o, "gpus", json_object_get(inv, "gpus"));
+	json_object_set(o, "nics", json_object_get(inv, "nics"));
+	json_object_set(o, "cpu", json_object_get(inv, "cpu"));
+	json_array_foreach(json_object_get(inv, "gpus"), i, g)
+		json_array_append_new(rates, json_real(nic_gbps_of(inv, gpu_index(g, i))));
+	json_object_set_new(o, "gpu_nic_gbps", rates);
+	return o;
+}
+
+/* ------------------------------------------------------------ Prometheus */
+
+struct gauge {
+	const char *family, *help, *path, *lk, *lv, *lk2, *lv2;
+};
+
+static const struct gauge gpu_gauges[] = {
+	{ "clusterhealth_gpu_pcie_link_width", "PCIe link width of a GPU in lanes, current and maximum (NVML).", "pcie.width_current", "kind", "current", NULL, NULL },
+	{ NULL, NULL, "pcie.width_max", "kind", "max", NULL, NULL },
+	{ "clusterhealth_gpu_pcie_link_gen", "PCIe link generation of a GPU, current and maximum (NVML).", "pcie.gen_current", "kind", "current", NULL, NULL },
+	{ NULL, NULL, "pcie.gen_max", "kind", "max", NULL, NULL },
+	{ "clusterhealth_gpu_nvlink_links", "NVLink links of a GPU: all it has and those up (NVML).", "nvlink.links", "state", "all", NULL, NULL },
+	{ NULL, NULL, "nvlink.up", "state", "up", NULL, NULL },
+	{ "clusterhealth_gpu_nvlink_errors", "NVLink error counters of a GPU summed over its links, since the driver loaded (NVML).", "nvlink.errors.replay", "counter", "replay", NULL, NULL },
+	{ NULL, NULL, "nvlink.errors.recovery", "counter", "recovery", NULL, NULL },
+	{ NULL, NULL, "nvlink.errors.crc_flit", "counter", "crc_flit", NULL, NULL },
+	{ NULL, NULL, "nvlink.errors.crc_data", "counter", "crc_data", NULL, NULL },
+	{ NULL, NULL, "nvlink.errors.ecc_data", "counter", "ecc_data", NULL, NULL },
+	{ "clusterhealth_gpu_ecc_errors", "ECC error counts of a GPU: corrected or uncorrected, volatile (since the driver loaded) or aggregate (lifetime) (NVML).", "ecc.volatile.corrected", "type", "corrected", "counter", "volatile" },
+	{ NULL, NULL, "ecc.volatile.uncorrected", "type", "uncorrected", "counter", "volatile" },
+	{ NULL, NULL, "ecc.aggregate.corrected", "type", "corrected", "counter", "aggregate" },
+	{ NULL, NULL, "ecc.aggregate.uncorrected", "type", "uncorrected", "counter", "aggregate" },
+	{ "clusterhealth_gpu_remapped_rows", "Remapped memory rows of a GPU, for correctable and uncorrectable errors (NVML).", "remap.correctable_rows", "kind", "correctable", NULL, NULL },
+	{ NULL, NULL, "remap.uncorrectable_rows", "kind", "uncorrectable", NULL, NULL },
+	{ "clusterhealth_gpu_remap_pending", "1 when a row remap of a GPU waits for a reset (NVML).", "remap.pending", NULL, NULL, NULL, NULL },
+	{ "clusterhealth_gpu_remap_failure", "1 when row remapping of a GPU has failed (NVML).", "remap.failure", NULL, NULL, NULL, NULL },
+	{ "clusterhealth_gpu_power_limit_watts", "Power limit of a GPU, enforced and default, W (NVML).", "power.limit_enforced_w", "kind", "enforced", NULL, NULL },
+	{ NULL, NULL, "power.limit_default_w", "kind", "default", NULL, NULL },
+};
+
+static void label(struct hr_buf *b, const char *k, const char *v)
+{
+	hr_buf_printf(b, ",%s=\"", k);
+	hr_buf_prom_label(b, v ? v : "");
+	hr_buf_puts(b, "\"");
+}
+
+static void head(struct hr_buf *b, const char *family, const char *help)
+{
+	hr_buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", family, help, family);
+}
+
+void hr_inventory_prom(const json_t *p, struct hr_buf *b)
+{
+	const json_t *nodes = json_object_get(p, "nodes"), *n, *g, *o;
+	const char *family = NULL;
+	size_t k, i, j;
+	char ix[16];
+
+	for (k = 0; k < sizeof(gpu_gauges) / sizeof(gpu_gauges[0]); k++) {
+		const struct gauge *q = &gpu_gauges[k];
+		if (q->family)
+			head(b, family = q->family, q->help);
+		json_array_foreach(nodes, i, n)
+			json_array_foreach(jdot(n, "inventory.gpus"), j, g) {
+				double v = dnum(g, q->path);
+				if (isnan(v))
+					continue;
+				snprintf(ix, sizeof(ix), "%d", gpu_index(g, j));
+				hr_buf_printf(b, "%s{node=\"", family);
+				hr_buf_prom_label(b, json_string_value(json_object_get(n, "name")));
+				hr_buf_puts(b, "\"");
+				label(b, "gpu", ix);
+				if (q->lk)
+					label(b, q->lk, q->lv);
+				if (q->lk2)
+					label(b, q->lk2, q->lv2);
+				hr_buf_printf(b, "} %.10g\n", v);
+			}
+	}
+	head(b, "clusterhealth_gpu_nic_gbps", "Rate of the ACTIVE RDMA ports near a GPU (sharing its PCIe switch or NUMA node), Gb/s.");
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(jdot(n, "inventory.gpu_nic_gbps"), j, o) {
+			snprintf(ix, sizeof(ix), "%d", gpu_index(json_array_get(jdot(n, "inventory.gpus"), j), j));
+			hr_buf_puts(b, "clusterhealth_gpu_nic_gbps{node=\"");
+			hr_buf_prom_label(b, json_string_value(json_object_get(n, "name")));
+			hr_buf_puts(b, "\"");
+			label(b, "gpu", ix);
+			hr_buf_printf(b, "} %.10g\n", json_number_value(o));
+		}
+	for (k = 0; k < 2; k++) {
+		head(b, k ? "clusterhealth_nic_port_active" : "clusterhealth_nic_rate_gbps",
+		     k ? "1 when a network port is ACTIVE, 0 when not (sysfs)." :
+			 "Rate of a network port, Gb/s (sysfs: InfiniBand rate, or netdev speed / 1000).");
+		json_array_foreach(nodes, i, n)
+			json_array_foreach(jdot(n, "inventory.nics"), j, o) {
+				double v = k ? (dstr(o, "state") ? !strcmp(dstr(o, "state"), "ACTIVE") : NAN) : dnum(o, "rate_gbps");
+				if (isnan(v))
+					continue;
+				snprintf(ix, sizeof(ix), "%lld", (long long)dnum(o, "port"));
+				hr_buf_printf(b, "%s{node=\"", k ? "clusterhealth_nic_port_active" : "clusterhealth_nic_rate_gbps");
+				hr_buf_prom_label(b, json_string_value(json_object_get(n, "name")));
+				hr_buf_puts(b, "\"");
+				label(b, "device", dstr(o, "device"));
+				label(b, "port", ix);
+				label(b, "link_layer", dstr(o, "link_layer"));
+				hr_buf_printf(b, "} %.10g\n", v);
+			}
+	}
+}

@@ -1,0 +1,116 @@
+#!/bin/bash
+# arrows.sh - the include rules of docs/architecture.md, checked on every
+# source file (headers too, which the build's per-part include views only
+# see through the .c files that include them):
+#  - an include of ours names its file from the repository root
+#    ("base/ch_common.h"), without "..", and that file exists; a bare name is
+#    a generated header (build/gen);
+#  - its part may include the part it names (the table ALLOWED below);
+#  - the Makefile's include views (PART_USES_*) allow no more than the table.
+# Then the same check on a small tree with forbidden includes, which it must
+# reject, so that this test can fail.
+cd "$(dirname "$0")/../.." || exit 1
+
+# The design: what each part may include (itself included). Not listed, so
+# forbidden: kernels <-> comm, kernels/comm -> bench, report -> kernels, comm
+# or bench, base -> anything of ours, hw -> anything but base.
+declare -A ALLOWED=(
+	[base]="base"
+	[hw]="base hw"
+	[kernels]="base hw kernels"
+	[comm]="base hw comm"
+	[bench]="base hw kernels comm bench"
+	[report]="base hw report"
+)
+GENERATED="ch_git_rev.h"
+
+# check_tree ROOT: one line "FILE: WHY" per include that breaks a rule.
+check_tree() {
+	local root=$1 f inc part to
+	(cd "$root" && find base hw kernels comm bench report tests/unit \
+		\( -name '*.c' -o -name '*.h' -o -name '*.cu' \) -type f 2>/dev/null | sort) |
+	while read -r f; do
+		part=${f%%/*}
+		[ "$part" = tests ] && part=
+		sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$root/$f" |
+		while read -r inc; do
+			case $inc in
+			*..*) echo "$f: includes \"$inc\": a path with '..'"; continue ;;
+			*/*) ;;
+			*) [[ " $GENERATED " == *" $inc "* ]] ||
+				echo "$f: includes \"$inc\": name the folder from the repository root"
+				continue ;;
+			esac
+			if [ ! -f "$root/$inc" ]; then
+				echo "$f: includes \"$inc\": no such file from the repository root"
+				continue
+			fi
+			to=${inc%%/*}
+			[ -z "$part" ] && continue
+			[[ " ${ALLOWED[$part]} " == *" $to "* ]] ||
+				echo "$f: includes \"$inc\": $part may not include $to (may: ${ALLOWED[$part]})"
+		done
+	done
+}
+
+# check_views MAKEFILE: one line per include view wider than the table.
+check_views() {
+	local part u uses
+	for part in "${!ALLOWED[@]}"; do
+		uses=$(sed -n "s/^PART_USES_$part[[:space:]]*:=[[:space:]]*//p" "$1")
+		[ -n "$uses" ] || { echo "$1: no PART_USES_$part"; continue; }
+		for u in $uses; do
+			[[ " ${ALLOWED[$part]} " == *" $u "* ]] ||
+				echo "$1: PART_USES_$part lets $part include $u"
+		done
+	done
+}
+
+report() {
+	local name=$1 out=$2
+	if [ -z "$out" ]; then
+		echo "ok $name"
+	else
+		echo "not ok $name: $(wc -l <<<"$out") finding(s):"
+		sed 's/^/    /' <<<"$out"
+	fi
+}
+
+n=$(git ls-files 'base/*' 'hw/*' 'kernels/*' 'comm/*' 'bench/*' 'report/*' 'tests/unit/*' |
+	grep -cE '\.(c|h|cu)$')
+report "arrows: includes of $n source files follow docs/architecture.md" "$(check_tree .)"
+report "arrows: the Makefile's include views allow no forbidden arrow" "$(check_views Makefile)"
+
+# ---- the check rejects what it must (a tree built here, never committed)
+TMP=$(mktemp -d /tmp/ch_arrows_test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+mkdir -p "$TMP"/{base,hw,kernels/cpu,comm,bench/common,report}
+for h in base/b.h hw/h.h kernels/k.h comm/c.h bench/common/o.h report/r.h; do : >"$TMP/$h"; done
+printf '#include "base/b.h"\n#include "comm/c.h"\n' >"$TMP/kernels/cpu/bad1.c"
+printf '#include "kernels/k.h"\n' >"$TMP/comm/bad2.c"
+printf '#include "bench/common/o.h"\n' >"$TMP/kernels/bad3.h"
+printf '#include "kernels/k.h"\n' >"$TMP/report/bad4.c"
+printf '#include "hw/h.h"\n' >"$TMP/base/bad5.c"
+printf '#include "kernels/k.h"\n' >"$TMP/hw/bad6.c"
+printf '#include "../comm/c.h"\n' >"$TMP/kernels/bad7.c"
+printf '#include "k.h"\n' >"$TMP/kernels/bad8.c"
+printf '#include "base/b.h"\n#include "hw/h.h"\n#include "kernels/k.h"\n#include "comm/c.h"\n#include "ch_git_rev.h"\n' >"$TMP/bench/good.c"
+out=$(check_tree "$TMP")
+want="kernels/cpu/bad1.c:comm/c.h comm/bad2.c:kernels/k.h kernels/bad3.h:bench/common/o.h report/bad4.c:kernels/k.h base/bad5.c:hw/h.h hw/bad6.c:kernels/k.h kernels/bad7.c:../comm/c.h kernels/bad8.c:k.h"
+miss=
+for w in $want; do
+	grep -qF "${w%%:*}: includes \"${w#*:}\"" <<<"$out" || miss+=" ${w%%:*}"
+done
+if [ -z "$miss" ] && [ "$(wc -l <<<"$out")" = 8 ] && ! grep -q good.c <<<"$out"; then
+	echo "ok arrows: forbidden includes in a test tree are each reported, allowed ones not"
+else
+	echo "not ok arrows: the check missed forbidden includes in$miss or reported more:"
+	sed 's/^/    /' <<<"$out"
+fi
+sed 's/^PART_USES_kernels .*/PART_USES_kernels := base hw kernels comm/' Makefile >"$TMP/Makefile"
+if check_views "$TMP/Makefile" | grep -q "PART_USES_kernels lets kernels include comm"; then
+	echo "ok arrows: a Makefile view wider than the table is reported"
+else
+	echo "not ok arrows: a Makefile view letting kernels include comm went unreported"
+fi
+exit 0

@@ -1,0 +1,225 @@
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/ch_host.h"
+#include "hw/ch_inventory.h"
+#include "hw/ch_sysfs.h"
+
+#define TREES "tests/data/sysfs/"
+
+static const char *str(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+static const char *why(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(json_object_get(o, "reasons"), k));
+}
+
+Test(sysfs, ib_state_format)
+{
+	char name[32];
+	cr_assert_eq(ch_sysfs_parse_ib_state("4: ACTIVE\n", name, sizeof(name)), 4);
+	cr_assert_str_eq(name, "ACTIVE");
+	cr_assert_eq(ch_sysfs_parse_ib_state("5: LinkUp", name, sizeof(name)), 5);
+	cr_assert_str_eq(name, "LinkUp");
+	cr_assert_eq(ch_sysfs_parse_ib_state("1: DOWN", name, sizeof(name)), 1);
+	cr_assert_eq(ch_sysfs_parse_ib_state("ACTIVE", name, sizeof(name)), -1);
+	cr_assert_str_eq(name, "");
+	cr_assert_eq(ch_sysfs_parse_ib_state("4:ACTIVE", name, sizeof(name)), -1);
+	cr_assert_eq(ch_sysfs_parse_ib_state("4: ", name, sizeof(name)), -1);
+	cr_assert_eq(ch_sysfs_parse_ib_state("", name, sizeof(name)), -1);
+}
+
+Test(sysfs, ib_rate_format)
+{
+	cr_assert_float_eq(ch_sysfs_parse_ib_rate("400 Gb/sec (4X NDR)\n"), 400.0, 1e-12);
+	cr_assert_float_eq(ch_sysfs_parse_ib_rate("100 Gb/sec (1X NDR)"), 100.0, 1e-12);
+	cr_assert_float_eq(ch_sysfs_parse_ib_rate("2.5 Gb/sec (1X SDR)"), 2.5, 1e-12);
+	cr_assert_float_eq(ch_sysfs_parse_ib_rate("200 Gb/sec"), 200.0, 1e-12);
+	cr_assert(isnan(ch_sysfs_parse_ib_rate("400 Gbps")));
+	cr_assert(isnan(ch_sysfs_parse_ib_rate("fast")));
+	cr_assert(isnan(ch_sysfs_parse_ib_rate("0 Gb/sec (4X)")));
+	cr_assert(isnan(ch_sysfs_parse_ib_rate("")));
+}
+
+Test(sysfs, ndr8_ports)
+{
+	json_t *a = ch_sysfs_nics(TREES "hgx-ndr8");
+	static const char *const bus[] = { "0000:18:00.0", "0000:40:00.0", "0000:4f:00.0", "0000:5e:00.0",
+		"0000:9a:00.0", "0000:c0:00.0", "0000:ce:00.0", "0000:dc:00.0" };
+	size_t i;
+
+	cr_assert_not_null(a);
+	/* 8 RDMA ports, then eno1; their IPoIB netdevs and lo are not listed */
+	cr_assert_eq(json_array_size(a), 9);
+	for (i = 0; i < 8; i++) {
+		json_t *p = json_array_get(a, i);
+		char dev[16];
+		snprintf(dev, sizeof(dev), "mlx5_%zu", i);
+		cr_assert_str_eq(str(p, "device"), dev);
+		cr_assert_eq(json_integer_value(json_object_get(p, "port")), 1);
+		cr_assert_str_eq(str(p, "kind"), "rdma");
+		cr_assert_str_eq(str(p, "state"), "ACTIVE");
+		cr_assert_str_eq(str(p, "phys_state"), "LinkUp");
+		cr_assert_float_eq(json_real_value(json_object_get(p, "rate_gbps")), 400.0, 1e-12);
+		cr_assert_str_eq(str(p, "rate_text"), "400 Gb/sec (4X NDR)");
+		cr_assert_str_eq(str(p, "link_layer"), "InfiniBand");
+		cr_assert_str_eq(str(p, "fw_version"), "28.39.1002");
+		cr_assert_eq(json_integer_value(json_object_get(p, "numa_node")), i < 4 ? 0 : 1);
+		cr_assert_str_eq(str(p, "pci_bus_id"), bus[i]);
+		cr_assert_eq(json_object_size(json_object_get(p, "reasons")), 0);
+	}
+	cr_assert_str_eq(str(json_array_get(a, 0), "netdev"), "ibp24s0");
+	{
+		json_t *e = json_array_get(a, 8);
+		cr_assert_str_eq(str(e, "device"), "eno1");
+		cr_assert_str_eq(str(e, "kind"), "netdev");
+		cr_assert_str_eq(str(e, "state"), "ACTIVE");
+		cr_assert_float_eq(json_real_value(json_object_get(e, "rate_gbps")), 25.0, 1e-12);
+		cr_assert_str_eq(str(e, "pci_bus_id"), "0000:01:00.0");
+		cr_assert(json_is_null(json_object_get(e, "fw_version")));
+		cr_assert_not_null(why(e, "fw_version"));
+	}
+	json_decref(a);
+}
+
+Test(sysfs, port_down_and_quarter_rate)
+{
+	json_t *a = ch_sysfs_nics(TREES "hgx-ndr8-port-down"), *p;
+	p = json_array_get(a, 3);
+	cr_assert_str_eq(str(p, "device"), "mlx5_3");
+	cr_assert_str_eq(str(p, "state"), "DOWN");
+	cr_assert_str_eq(str(p, "phys_state"), "Polling");
+	cr_assert_str_eq(str(json_array_get(a, 2), "state"), "ACTIVE");
+	json_decref(a);
+	a = ch_sysfs_nics(TREES "hgx-ndr8-quarter");
+	p = json_array_get(a, 5);
+	cr_assert_str_eq(str(p, "device"), "mlx5_5");
+	cr_assert_str_eq(str(p, "state"), "ACTIVE");
+	cr_assert_float_eq(json_real_value(json_object_get(p, "rate_gbps")), 100.0, 1e-12);
+	cr_assert_str_eq(str(p, "rate_text"), "100 Gb/sec (1X NDR)");
+	cr_assert_float_eq(json_real_value(json_object_get(json_array_get(a, 4), "rate_gbps")), 400.0, 1e-12);
+	json_decref(a);
+}
+
+Test(sysfs, roce_ports)
+{
+	json_t *a = ch_sysfs_nics(TREES "hgx-roce8"), *p;
+	size_t i;
+	cr_assert_eq(json_array_size(a), 9);
+	for (i = 0; i < 8; i++) {
+		char nd[16];
+		p = json_array_get(a, i);
+		snprintf(nd, sizeof(nd), "ens%zunp0", i + 1);
+		cr_assert_str_eq(str(p, "kind"), "rdma");
+		cr_assert_str_eq(str(p, "link_layer"), "Ethernet");
+		cr_assert_float_eq(json_real_value(json_object_get(p, "rate_gbps")), 200.0, 1e-12);
+		cr_assert_str_eq(str(p, "fw_version"), "22.36.1010");
+		cr_assert_str_eq(str(p, "netdev"), nd);
+	}
+	json_decref(a);
+}
+
+Test(sysfs, cpu_settings)
+{
+	json_t *c = ch_sysfs_cpu(TREES "hgx-ndr8");
+	cr_assert_str_eq(str(c, "governor"), "performance");
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(c, "governors"), "performance")), 4);
+	cr_assert(json_is_true(json_object_get(c, "turbo")));
+	cr_assert_str_eq(str(c, "turbo_source"), "intel_pstate/no_turbo");
+	json_decref(c);
+	c = ch_sysfs_cpu(TREES "hgx-roce8");
+	cr_assert_str_eq(str(c, "governor"), "mixed");
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(c, "governors"), "schedutil")), 2);
+	cr_assert(json_is_true(json_object_get(c, "turbo")));
+	cr_assert_str_eq(str(c, "turbo_source"), "cpufreq/boost");
+	json_decref(c);
+}
+
+/* this machine's own tree, copied (make-trees.py --copy-this-machine): a
+ * virtual machine with one virtio NIC, no RDMA, no cpufreq */
+Test(sysfs, copied_vm_tree)
+{
+	json_t *a = ch_sysfs_nics(TREES "this-vm"), *p, *c;
+	cr_assert_eq(json_array_size(a), 1);
+	p = json_array_get(a, 0);
+	cr_assert_str_eq(str(p, "device"), "eth0");
+	cr_assert_str_eq(str(p, "kind"), "netdev");
+	cr_assert_str_eq(str(p, "state"), "ACTIVE");
+	cr_assert_str_eq(str(p, "pci_bus_id"), "0000:00:03.0");
+	cr_assert(json_is_null(json_object_get(p, "rate_gbps")));
+	cr_assert_str_eq(why(p, "rate_gbps"), "/sys/class/net/eth0/speed reads '-1' (the driver reports no link speed)");
+	cr_assert(json_is_null(json_object_get(p, "numa_node")));
+	cr_assert_not_null(why(p, "numa_node"));
+	json_decref(a);
+	c = ch_sysfs_cpu(TREES "this-vm");
+	cr_assert(json_is_null(json_object_get(c, "governor")));
+	cr_assert(json_is_null(json_object_get(c, "turbo")));
+	cr_assert_not_null(why(c, "governor"));
+	cr_assert_not_null(why(c, "turbo"));
+	json_decref(c);
+}
+
+Test(sysfs, absent_tree_lists_nothing)
+{
+	json_t *a = ch_sysfs_nics("/nonexistent/sysfs-root");
+	cr_assert_eq(json_array_size(a), 0);
+	json_decref(a);
+}
+
+Test(inventory, near_gpus_by_switch_and_numa)
+{
+	hwloc_topology_t t;
+	json_t *nics = ch_sysfs_nics(TREES "hgx-ndr8"), *gpus, *p;
+	size_t i;
+
+	cr_assert_eq(ch_topo_load(TREES "hgx-8gpu.xml", &t), 0);
+	gpus = ch_inventory_gpus_from_topology(t, "NVML unavailable: test");
+	cr_assert_eq(json_array_size(gpus), 8);
+	cr_assert_str_eq(str(json_array_get(gpus, 0), "pci_bus_id"), "0000:1b:00.0");
+	cr_assert_str_eq(why(json_array_get(gpus, 0), "ecc"), "NVML unavailable: test");
+	ch_inventory_near_gpus(t, nics, gpus);
+	for (i = 0; i < 8; i++) {
+		json_t *near = json_object_get(json_array_get(nics, i), "near_gpus");
+		cr_assert_eq(json_array_size(near), 1, "mlx5_%zu", i);
+		cr_assert_eq(json_integer_value(json_array_get(near, 0)), (json_int_t)i);
+		cr_assert_str_eq(str(json_array_get(nics, i), "near_by"), "pcie_switch");
+	}
+	p = json_array_get(nics, 8); /* eno1: its own root port on package 0 */
+	cr_assert_str_eq(str(p, "near_by"), "numa_node");
+	cr_assert_eq(json_array_size(json_object_get(p, "near_gpus")), 4);
+	for (i = 0; i < 4; i++)
+		cr_assert_eq(json_integer_value(json_array_get(json_object_get(p, "near_gpus"), i)), (json_int_t)i);
+	json_decref(nics);
+	json_decref(gpus);
+	hwloc_topology_destroy(t);
+}
+
+Test(inventory, near_gpus_without_topology_says_why)
+{
+	json_t *nics = ch_sysfs_nics(TREES "hgx-ndr8"), *gpus = json_array();
+	ch_inventory_near_gpus(NULL, nics, gpus);
+	cr_assert(json_is_null(json_object_get(json_array_get(nics, 0), "near_gpus")));
+	cr_assert_str_eq(why(json_array_get(nics, 0), "near_gpus"), "no hwloc topology");
+	json_decref(nics);
+	json_decref(gpus);
+}
+
+Test(inventory, this_machine_says_why_per_item)
+{
+	json_t *inv = ch_inventory_collect(NULL, TREES "this-vm");
+	cr_assert_not_null(inv);
+	cr_assert(json_is_array(json_object_get(inv, "gpus")));
+	cr_assert(json_is_array(json_object_get(inv, "nics")));
+	cr_assert(json_is_object(json_object_get(inv, "cpu")));
+	/* no RDMA here: the reason says so */
+	cr_assert_not_null(strstr(why(inv, "nics"), "no RDMA port"));
+	if (json_array_size(json_object_get(inv, "gpus")) == 0)
+		cr_assert_not_null(why(inv, "gpus"));
+	json_decref(inv);
+}
