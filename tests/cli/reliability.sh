@@ -51,6 +51,9 @@ for bad in "-oProxyCommand=touch $TMP/pwned2" "../../x" "n1;id" "n1,,n2"; do
 	fi
 done
 [ $good = 1 ] && ok nightly_rejects_bad_node_names
+PATH=$TMP/bin:$PATH scripts/nightly --submit --nodes n1 --results "$TMP/r%j" >"$TMP/inj4" 2>&1; rc=$?
+[ $rc = 2 ] && [ ! -e "$SBATCH_LOG" ] && [ ! -e "$TMP/r%j" ] && grep -q "holds a '%'" "$TMP/inj4" &&
+	ok nightly_submit_rejects_percent_in_results || nok nightly_submit_rejects_percent_in_results "exit $rc (want 2)" "$TMP/inj4"
 rm -f "$SBATCH_LOG" "$SBATCH_LOG.wrap"
 # a legal but hostile path: quoted for sh, reaches the report job unchanged
 R="$TMP/r2 it's \$(touch $TMP/pwned3) \`touch $TMP/pwned4\`"
