@@ -25,6 +25,9 @@ struct ch_datasheet {
 					 * FP64 Tensor Core where the device has it, else FP64;
 					 * FP32 non-tensor; TF32, BF16, FP16, FP8 Tensor Core,
 					 * dense); 0 = not supported */
+	double fp64_cuda_core_gflops; /* the "FP64" row: CUDA cores, no tensor
+				       * cores (about half of gflops[CH_FP64] on
+				       * H100/H200); 0 = not published */
 	const char *source;       /* document the numbers come from */
 };
 
@@ -36,6 +39,15 @@ struct ch_datasheet {
  * (then only fleet-relative comparisons apply).
  */
 const struct ch_datasheet *ch_datasheet_lookup(const char *device_name);
+
+/**
+ * ch_datasheet_cuda_core_gflops - the peak of plain FMA code on the CUDA
+ * cores (no tensor cores), the ceiling of roofline's FMA ladder.
+ * @ds: [in] an entry (NULL gives 0).  @d: [in] enum ch_dtype.
+ * Returns GFLOP/s: fp64 the datasheet's "FP64" row (not "FP64 Tensor
+ * Core"), fp32 its "FP32" row; 0 for other dtypes or when not published.
+ */
+double ch_datasheet_cuda_core_gflops(const struct ch_datasheet *ds, enum ch_dtype d);
 
 /**
  * ch_datasheet_table - the whole table.

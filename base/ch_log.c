@@ -43,9 +43,17 @@ static void vmsg(FILE *f, const char *kind, const char *fmt, va_list ap)
 	fflush(f);
 }
 
+static __thread char last_error[512];
+
+const char *ch_last_error(void) { return last_error; }
+void ch_clear_last_error(void) { last_error[0] = '\0'; }
+
 void ch_error(const char *fmt, ...)
 {
 	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
 	va_start(ap, fmt);
 	vmsg(stderr, "error", fmt, ap);
 	va_end(ap);

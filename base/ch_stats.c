@@ -82,29 +82,3 @@ double ch_now_sec(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
-
-int ch_bench_run(const struct ch_bench_cfg *cfg, ch_bench_fn fn, void *ctx,
-		 double *samples, int *n_out)
-{
-	double total = 0;
-	int i, rc;
-
-	*n_out = 0;
-	if (!cfg || cfg->warmup < 0 || cfg->min_iters < 1 ||
-	    cfg->max_iters < cfg->min_iters || !(cfg->min_time_sec >= 0))
-		return CH_ERR_USAGE;
-	for (i = 0; i < cfg->warmup; i++)
-		if ((rc = fn(ctx)) < 0)
-			return rc;
-	for (i = 0; i < cfg->max_iters; i++) {
-		double t0 = ch_now_sec();
-		if ((rc = fn(ctx)) < 0)
-			return rc;
-		samples[i] = ch_now_sec() - t0;
-		total += samples[i];
-		*n_out = i + 1;
-		if (i + 1 >= cfg->min_iters && total >= cfg->min_time_sec)
-			break;
-	}
-	return 0;
-}

@@ -1,5 +1,5 @@
 /*
- * ch_stats.h - summary statistics of a sample set, and the timing loop.
+ * ch_stats.h - summary statistics of a sample set, and the monotonic clock.
  */
 #ifndef CH_STATS_H
 #define CH_STATS_H
@@ -52,35 +52,6 @@ int ch_median_mad(const double *x, size_t n, double *median, double *mad);
 
 /** ch_now_sec - CLOCK_MONOTONIC time in seconds. */
 double ch_now_sec(void);
-
-/* Repetition policy of ch_bench_run(). */
-struct ch_bench_cfg {
-	int warmup;      /* untimed calls before the first sample (>= 0) */
-	int min_iters;   /* at least this many timed samples (>= 1) */
-	int max_iters;   /* at most this many timed samples (>= min_iters) */
-	double min_time_sec; /* keep sampling until the samples add up to this */
-};
-
-/*
- * One timed operation. Returns 0, or a negative ch_status that stops the
- * loop and is returned by ch_bench_run().
- */
-typedef int (*ch_bench_fn)(void *ctx);
-
-/**
- * ch_bench_run - warm up, then time back-to-back calls of @fn.
- * @cfg:     [in] repetition policy.
- * @fn,@ctx: [in] the operation and its argument.
- * @samples: [out] caller's array of at least cfg->max_iters doubles; each is
- *           the wall time of one call in seconds (monotonic clock).
- * @n_out:   [out] number of samples written: min_iters <= n <= max_iters,
- *           sampling stops at the first n >= min_iters whose sum reaches
- *           min_time_sec (adaptive repetition).
- * Not for collectives: ranks must agree on the count themselves.
- * Returns 0, CH_ERR_USAGE for an invalid @cfg, or the first error of @fn.
- */
-int ch_bench_run(const struct ch_bench_cfg *cfg, ch_bench_fn fn, void *ctx,
-		 double *samples, int *n_out);
 
 #ifdef __cplusplus
 }

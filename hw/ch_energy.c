@@ -163,6 +163,64 @@ json_t *ch_energy_json(const struct ch_energy_reading *r)
 	return o;
 }
 
+void ch_energy_window_start(struct ch_energy_window *w, double t0, double e0, double min_sec,
+			    int min_updates, double max_sec)
+{
+	memset(w, 0, sizeof(*w));
+	w->min_sec = min_sec;
+	w->max_sec = max_sec > min_sec ? max_sec : min_sec;
+	w->min_updates = min_updates > 0 ? min_updates : 1;
+	w->t0 = w->t1 = t0;
+	w->e0 = w->e1 = e0;
+}
+
+void ch_energy_window_add(struct ch_energy_window *w, int calls, double t, double e)
+{
+	w->calls += calls;
+	w->t1 = t;
+	if (isnan(e))
+		return;
+	if (e != w->e1)
+		w->updates++;
+	w->e1 = e;
+}
+
+int ch_energy_window_more(const struct ch_energy_window *w)
+{
+	double el = w->t1 - w->t0;
+	if (el < w->min_sec)
+		return 1;
+	return w->updates < w->min_updates && el < w->max_sec;
+}
+
+void ch_energy_window_result(const struct ch_energy_window *w, double flops_per_call,
+			     struct ch_energy_window_result *out)
+{
+	double ej = w->e1 - w->e0;
+
+	memset(out, 0, sizeof(*out));
+	out->wall_sec = w->t1 - w->t0;
+	out->calls = w->calls;
+	out->updates = w->updates;
+	out->energy_j = out->avg_power_w = out->gflop_per_j = NAN;
+	if (out->wall_sec < w->min_sec)
+		snprintf(out->why, sizeof(out->why), "window of %.3f s, shorter than %.3f s", out->wall_sec,
+			 w->min_sec);
+	else if (w->updates < w->min_updates)
+		snprintf(out->why, sizeof(out->why), "the counter changed %d time(s) in %.3f s (needs %d)",
+			 w->updates, out->wall_sec, w->min_updates);
+	else if (!(ej > 0))
+		snprintf(out->why, sizeof(out->why), "the counter did not increase (%.6g J)", ej);
+	else
+		out->ok = 1;
+	if (!out->ok)
+		return;
+	out->energy_j = ej;
+	out->avg_power_w = ej / out->wall_sec;
+	if (flops_per_call > 0 && w->calls > 0)
+		out->gflop_per_j = flops_per_call * w->calls / ej / 1e9;
+}
+
 static json_t *energy_value(void *ctx)
 {
 	struct ch_energy_reading er;

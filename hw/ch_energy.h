@@ -109,6 +109,71 @@ unsigned long long ch_energy_rapl_delta_uj(unsigned long long last,
 					   unsigned long long now,
 					   unsigned long long range_uj);
 
+/*
+ * The energy of one measurement point, from a device counter differenced
+ * over a window of repeated calls. A counter that is refreshed only now and
+ * then (NVML's total-energy counter: every few tens of milliseconds) gives
+ * nothing, or nonsense, over a few milliseconds of calls; so the window
+ * runs until it is at least min_sec long AND the counter has changed
+ * min_updates times (giving up at max_sec). Each end of the window is off
+ * by at most one refresh period of the counter, so a window of many
+ * refreshes is accurate to a few percent. Power is that energy over the
+ * window's wall-clock time (calls and the gaps between them), never over
+ * the kernels' own time.
+ */
+struct ch_energy_window {
+	double min_sec, max_sec;  /* window bounds, s */
+	int min_updates;          /* counter changes needed */
+	double t0, e0;            /* start: time (s), counter (J) */
+	double t1, e1;            /* last reading */
+	int calls;                /* calls inside the window */
+	int updates;              /* times the counter changed */
+};
+
+/* What a window measured. */
+struct ch_energy_window_result {
+	int ok;               /* 1: enough time and counter updates */
+	double energy_j;      /* e1 - e0; NAN unless ok */
+	double wall_sec;      /* t1 - t0 */
+	double avg_power_w;   /* energy_j / wall_sec; NAN unless ok */
+	double gflop_per_j;   /* flops_per_call x calls / energy_j / 1e9; NAN unless ok and flops > 0 */
+	int calls, updates;
+	char why[160];        /* why not ok ("" when ok) */
+};
+
+/**
+ * ch_energy_window_start - open a window.
+ * @w:           [out] the window.
+ * @t0, @e0:     [in] time (s, monotonic) and counter reading (J) at the start.
+ * @min_sec:     [in] shortest window, s (> 0).
+ * @min_updates: [in] counter changes needed (>= 1).
+ * @max_sec:     [in] give up after this long, s (>= min_sec).
+ */
+void ch_energy_window_start(struct ch_energy_window *w, double t0, double e0, double min_sec,
+			    int min_updates, double max_sec);
+
+/**
+ * ch_energy_window_add - account for @calls more calls, then a reading.
+ * @t: [in] time of the reading, s.  @e: [in] counter, J (NAN: not read,
+ * only the calls and the time count).
+ */
+void ch_energy_window_add(struct ch_energy_window *w, int calls, double t, double e);
+
+/**
+ * ch_energy_window_more - 1 while the window needs more calls: shorter than
+ * min_sec, or fewer than min_updates counter changes and shorter than
+ * max_sec; else 0.
+ */
+int ch_energy_window_more(const struct ch_energy_window *w);
+
+/**
+ * ch_energy_window_result - the window's figures.
+ * @flops_per_call: [in] FLOPs of one call (0: no gflop_per_j).
+ * @out:            [out] see struct ch_energy_window_result.
+ */
+void ch_energy_window_result(const struct ch_energy_window *w, double flops_per_call,
+			     struct ch_energy_window_result *out);
+
 #ifdef __cplusplus
 }
 #endif

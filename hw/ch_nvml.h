@@ -51,7 +51,11 @@ struct ch_nvml_sample {
 	double mem_mhz;       /* current memory clock, MHz; NAN when n/a */
 	double power_w;       /* board power draw, W; NAN when n/a */
 	double temp_c;        /* GPU core temperature, degrees C; NAN when n/a */
-	double energy_j;      /* energy counter since driver load, J; NAN when n/a */
+	double energy_j;      /* energy counter since driver load, J; NAN when n/a.
+			       * The driver refreshes it only every few tens of
+			       * ms: difference it over a window of many
+			       * refreshes (struct ch_energy_window), never
+			       * across a few ms of calls */
 	unsigned long long reasons; /* clock event reasons (CH_NVML_REASON_*) */
 	int reasons_valid;    /* 1 when @reasons was read */
 };
@@ -133,7 +137,8 @@ int ch_nvml_throttled(unsigned long long reasons);
 
 /**
  * ch_nvml_energy_total_j - sum of the energy counters of every GPU.
- * @out: [out] joules since driver load, summed over GPUs.
+ * @out: [out] joules since driver load, summed over GPUs (refreshed every
+ *       few tens of ms, see struct ch_nvml_sample.energy_j).
  * Returns 0, or CH_ERR_UNAVAILABLE when NVML is not initialised, there is no
  * GPU, or a GPU has no energy counter (pre-Volta).
  */

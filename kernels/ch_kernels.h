@@ -332,6 +332,11 @@ struct ch_backend {
 	/* energy_j - the device's energy counter in joules (NVML for GPUs,
 	 * RAPL packages for the CPU); CH_ERR_UNAVAILABLE when n/a. May be NULL. */
 	int (*energy_j)(struct ch_dev *d, double *j);
+	/* energy_window_sec - the shortest window, in seconds, over which
+	 * differences of energy_j() mean something (the counter's refresh:
+	 * NVML's every few tens of ms, RAPL's about 1 ms); roofline repeats a
+	 * point until its energy window is this long (ch_energy_window). */
+	double energy_window_sec;
 	/* throttled - 1 when the device's clocks are held down by power or
 	 * temperature now, 0 when not, CH_ERR_UNAVAILABLE when n/a. May be NULL. */
 	int (*throttled)(struct ch_dev *d);

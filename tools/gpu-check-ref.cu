@@ -4,17 +4,21 @@
  * A deliberately small program, independent of libclusterhealth, that makes
  * the plainest library calls a user would write, so that scripts/gpu-check
  * can put roofline's figures beside them in the same run:
- *   - GEMM, M = N = K = --size (default 8192), random data in [-1, 1):
- *       fp64  cublasGemmEx, CUBLAS_COMPUTE_64F
- *       fp32  cublasGemmEx, CUBLAS_COMPUTE_32F (no TF32)
- *       tf32  cublasGemmEx, CUBLAS_COMPUTE_32F_FAST_TF32
- *       bf16  cublasGemmEx, bf16 in and out, CUBLAS_COMPUTE_32F
- *       fp16  cublasGemmEx, fp16 in and out, CUBLAS_COMPUTE_32F
- *       fp8   cublasLtMatmul, e4m3 in, bf16 out, CUBLAS_COMPUTE_32F, "TN"
- *             layout, first heuristic result (as NVIDIA's LtFp8Matmul
- *             sample); needs compute capability 8.9 or newer.
- *     FLOPs = 2 M N K. Each call is timed alone with CUDA events after
- *     3 warm-up calls; the median and the best of --iters calls are printed.
+ *   - GEMM, M = N = K = --size (default 8192), random data in [-1, 1), the
+ *     same call as roofline's GEMM points (kernels/cuda/ch_cuda.c), so that
+ *     the two compare like with like: cublasLtMatmul, "TN" (A stored K x M,
+ *     op(A) = A^T; B K x N; C M x N), alpha 1, beta 0, 64 MiB of workspace,
+ *     the same types:
+ *       fp64  fp64 in and out, CUBLAS_COMPUTE_64F
+ *       fp32  fp32 in and out, CUBLAS_COMPUTE_32F (no TF32)
+ *       tf32  fp32 in and out, CUBLAS_COMPUTE_32F_FAST_TF32
+ *       bf16  bf16 in, fp32 out, CUBLAS_COMPUTE_32F
+ *       fp16  fp16 in, fp32 out, CUBLAS_COMPUTE_32F
+ *       fp8   e4m3 in, bf16 out, CUBLAS_COMPUTE_32F (compute capability 8.9+)
+ *     and the first algorithm of cublasLtMatmulAlgoGetHeuristic (the plain
+ *     call; roofline keeps the fastest of the first 8). FLOPs = 2 M N K.
+ *     Each call is timed alone with CUDA events after --warmup calls
+ *     (default 3); the median and the best of --iters calls are printed.
  *   - device-to-device cudaMemcpy of --copy-bytes (default 1 GiB), bandwidth
  *     counted as BabelStream counts copy: bytes read + bytes written.
  * Every figure is validated: GEMM on 32 sampled entries against an fp64 dot
@@ -34,6 +38,12 @@
  *   skip     <what> <reason>
  * Exit codes (the project's): 0 ok, 1 a validation failed, 2 usage error,
  * 3 no CUDA device, 4 CUDA/cuBLAS run-time error.
+ *
+ * --list prints the CUDA devices, one line each, in the format of
+ * nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id,memory.total,
+ * compute_cap --format=csv,noheader (driver_version "-": the CUDA runtime
+ * does not know it), so that scripts/gpu-check finds GPUs where nvidia-smi
+ * is missing; exit 3 when there is none.
  *
  * Build: nvcc -O2 -std=c++17 -o gpu-check-ref gpu-check-ref.cu -lcublasLt -lcublas
  */
@@ -126,6 +136,8 @@ template <> double to_double<__nv_fp8_e4m3>(__nv_fp8_e4m3 v) { return (double)(f
 struct opts {
 	int n = 8192;
 	int iters = 10;
+	int warmup = 3;
+	bool list = false;
 	int device = 0;
 	size_t copy_bytes = (size_t)1 << 30;
 	std::string dtypes = "fp64,fp32,tf32,bf16,fp16,fp8";
@@ -135,20 +147,24 @@ struct opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s [--size N] [--iters N] [--dtypes LIST] [--copy-bytes BYTES]\n"
+		"usage: %s [--size N] [--iters N] [--warmup N] [--dtypes LIST] [--copy-bytes BYTES]\n"
 		"                     [--device I] [--out FILE]\n"
+		"       %s --list\n"
 		"\n"
-		"Plain cuBLAS/cuBLASLt GEMM and cudaMemcpy reference for scripts/gpu-check.\n"
+		"cuBLASLt GEMM (roofline's call: TN, its types) and cudaMemcpy reference for\n"
+		"scripts/gpu-check.\n"
 		"  --size N           M = N = K of every GEMM (default 8192, 256..32768)\n"
 		"  --iters N          timed calls per GEMM and copy (default 10, 1..1000)\n"
+		"  --warmup N         untimed calls before them (default 3, 0..100)\n"
 		"  --dtypes LIST      comma list of fp64,fp32,tf32,bf16,fp16,fp8 (default all)\n"
 		"  --copy-bytes B     device-to-device copy size in bytes (default 1073741824;\n"
 		"                     0 skips the copy)\n"
 		"  --device I         CUDA device index (default 0)\n"
 		"  --out FILE         also write tab-separated records to FILE\n"
+		"  --list             list the CUDA devices as nvidia-smi's csv query does\n"
 		"Exit: 0 ok, 1 a validation failed, 2 usage, 3 no CUDA device, 4 run-time error.\n"
 		"Example: %s --size 4096 --dtypes bf16,fp8 --out ref.tsv\n",
-		prog, prog);
+		prog, prog, prog);
 }
 
 static int parse_long(const char *opt, const char *arg, long long lo, long long hi, long long *v)
@@ -174,6 +190,10 @@ static int parse_opts(int argc, char **argv, opts *o)
 			usage(stdout);
 			return 1;
 		}
+		if (!strcmp(a, "--list")) {
+			o->list = true;
+			continue;
+		}
 		if (i + 1 >= argc) {
 			err("unknown option or missing value: '%s'", a);
 			usage(stderr);
@@ -188,6 +208,9 @@ static int parse_opts(int argc, char **argv, opts *o)
 		} else if (!strcmp(a, "--iters")) {
 			if (!(rc = parse_long(a, v, 1, 1000, &x)))
 				o->iters = (int)x;
+		} else if (!strcmp(a, "--warmup")) {
+			if (!(rc = parse_long(a, v, 0, 100, &x)))
+				o->warmup = (int)x;
 		} else if (!strcmp(a, "--device")) {
 			if (!(rc = parse_long(a, v, 0, 1023, &x)))
 				o->device = (int)x;
@@ -265,6 +288,8 @@ static timing summarize(std::vector<float> ms)
 struct gemm_case {
 	const char *dtype;
 	const char *api;
+	cudaDataType_t ab, c, scale; /* A and B, C/D, alpha and beta */
+	cublasComputeType_t compute;
 	double u_in, u_acc, u_out; /* unit roundoffs: input rounding, accumulation, output */
 };
 
@@ -311,13 +336,13 @@ static int validate(const gemm_case &gc, int n, const TA *dA, bool a_transposed,
 	return bad;
 }
 
-template <typename F> static int time_calls(int iters, F call, timing *t)
+template <typename F> static int time_calls(int warmup, int iters, F call, timing *t)
 {
 	cudaEvent_t e0, e1;
 	CUDA_TRY(cudaEventCreate(&e0));
 	CUDA_TRY(cudaEventCreate(&e1));
 	std::vector<float> ms;
-	for (int it = 0; it < 3 + iters; it++) {
+	for (int it = 0; it < warmup + iters; it++) {
 		CUDA_TRY(cudaEventRecord(e0));
 		int rc = call();
 		if (rc)
@@ -326,7 +351,7 @@ template <typename F> static int time_calls(int iters, F call, timing *t)
 		CUDA_TRY(cudaEventSynchronize(e1));
 		float x;
 		CUDA_TRY(cudaEventElapsedTime(&x, e0, e1));
-		if (it >= 3)
+		if (it >= warmup)
 			ms.push_back(x);
 	}
 	cudaEventDestroy(e0);
@@ -349,71 +374,33 @@ static void report_gemm(const gemm_case &gc, int n, int iters, const timing &t, 
 	       bad ? 0.0 : best, bad ? 0 : 1, worst, gc.api);
 }
 
-template <typename T>
-static int run_gemmex(cublasHandle_t h, const gemm_case &gc, cudaDataType_t ty, cublasComputeType_t ct,
-		      int n, int iters, int *nbad)
+/* Roofline's GEMM (kernels/cuda/ch_cuda.c gemm_setup): TN, the same types. */
+template <typename TA, typename TC>
+static int run_lt(cublasLtHandle_t lt, const gemm_case &gc, int n, int warmup, int iters, int *nbad)
 {
-	size_t elems = (size_t)n * n;
-	T *A = nullptr, *B = nullptr, *C = nullptr;
-	CUDA_TRY(cudaMalloc(&A, elems * sizeof(T)));
-	CUDA_TRY(cudaMalloc(&B, elems * sizeof(T)));
-	CUDA_TRY(cudaMalloc(&C, elems * sizeof(T)));
-	fill_random<T><<<1024, 256>>>(A, elems, 1);
-	fill_random<T><<<1024, 256>>>(B, elems, 2);
-	CUDA_TRY(cudaGetLastError());
-	float alpha_f = 1, beta_f = 0;
-	double alpha_d = 1, beta_d = 0;
-	bool dbl = ct == CUBLAS_COMPUTE_64F;
-	const void *alpha = dbl ? (const void *)&alpha_d : (const void *)&alpha_f;
-	const void *beta = dbl ? (const void *)&beta_d : (const void *)&beta_f;
-	timing t;
-	int rc = time_calls(iters, [&]() -> int {
-		CUBLAS_TRY(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, alpha, A, ty, n, B, ty, n, beta, C,
-					ty, n, ct, CUBLAS_GEMM_DEFAULT));
-		return 0;
-	}, &t);
-	double worst = 0;
-	int bad = 0;
-	if (!rc) {
-		bad = validate<T, T>(gc, n, A, false, B, C, &worst);
-		if (bad < 0)
-			rc = bad;
-	}
-	if (!rc) {
-		report_gemm(gc, n, iters, t, bad, worst);
-		*nbad += bad ? 1 : 0;
-	}
-	cudaFree(A);
-	cudaFree(B);
-	cudaFree(C);
-	return rc;
-}
-
-static int run_fp8(cublasLtHandle_t lt, const gemm_case &gc, int n, int iters, int *nbad)
-{
-	size_t elems = (size_t)n * n, ws_bytes = (size_t)32 << 20;
-	__nv_fp8_e4m3 *A = nullptr, *B = nullptr;
-	__nv_bfloat16 *C = nullptr;
+	size_t elems = (size_t)n * n, ws_bytes = (size_t)64 << 20;
+	TA *A = nullptr, *B = nullptr;
+	TC *C = nullptr;
 	void *ws = nullptr;
-	CUDA_TRY(cudaMalloc(&A, elems));
-	CUDA_TRY(cudaMalloc(&B, elems));
-	CUDA_TRY(cudaMalloc(&C, elems * sizeof(*C)));
+	CUDA_TRY(cudaMalloc(&A, elems * sizeof(TA)));
+	CUDA_TRY(cudaMalloc(&B, elems * sizeof(TA)));
+	CUDA_TRY(cudaMalloc(&C, elems * sizeof(TC)));
 	CUDA_TRY(cudaMalloc(&ws, ws_bytes));
-	fill_random<__nv_fp8_e4m3><<<1024, 256>>>(A, elems, 3);
-	fill_random<__nv_fp8_e4m3><<<1024, 256>>>(B, elems, 4);
+	fill_random<TA><<<1024, 256>>>(A, elems, 1);
+	fill_random<TA><<<1024, 256>>>(B, elems, 2);
 	CUDA_TRY(cudaGetLastError());
 
 	cublasLtMatmulDesc_t op = nullptr;
 	cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
 	cublasLtMatmulPreference_t pref = nullptr;
 	cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-	CUBLAS_TRY(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+	CUBLAS_TRY(cublasLtMatmulDescCreate(&op, gc.compute, gc.scale));
 	CUBLAS_TRY(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
 	CUBLAS_TRY(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
 	/* op(A) = A^T: A is stored K x M (lda = K), B K x N, C/D M x N */
-	CUBLAS_TRY(cublasLtMatrixLayoutCreate(&la, CUDA_R_8F_E4M3, n, n, n));
-	CUBLAS_TRY(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8F_E4M3, n, n, n));
-	CUBLAS_TRY(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, n, n, n));
+	CUBLAS_TRY(cublasLtMatrixLayoutCreate(&la, gc.ab, n, n, n));
+	CUBLAS_TRY(cublasLtMatrixLayoutCreate(&lb, gc.ab, n, n, n));
+	CUBLAS_TRY(cublasLtMatrixLayoutCreate(&lc, gc.c, n, n, n));
 	CUBLAS_TRY(cublasLtMatmulPreferenceCreate(&pref));
 	CUBLAS_TRY(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes,
 							sizeof(ws_bytes)));
@@ -421,20 +408,24 @@ static int run_fp8(cublasLtHandle_t lt, const gemm_case &gc, int n, int iters, i
 	int found = 0;
 	CUBLAS_TRY(cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 1, &heur, &found));
 	if (!found) {
-		err("cublasLtMatmulAlgoGetHeuristic found no fp8 algorithm for %dx%dx%d", n, n, n);
+		err("cublasLtMatmulAlgoGetHeuristic found no %s algorithm for %dx%dx%d", gc.dtype, n, n, n);
 		return -EXIT_RUNTIME;
 	}
-	float alpha = 1, beta = 0;
+	float alpha_f = 1, beta_f = 0;
+	double alpha_d = 1, beta_d = 0;
+	bool dbl = gc.scale == CUDA_R_64F;
+	const void *alpha = dbl ? (const void *)&alpha_d : (const void *)&alpha_f;
+	const void *beta = dbl ? (const void *)&beta_d : (const void *)&beta_f;
 	timing t;
-	int rc = time_calls(iters, [&]() -> int {
-		CUBLAS_TRY(cublasLtMatmul(lt, op, &alpha, A, la, B, lb, &beta, C, lc, C, lc, &heur.algo, ws,
+	int rc = time_calls(warmup, iters, [&]() -> int {
+		CUBLAS_TRY(cublasLtMatmul(lt, op, alpha, A, la, B, lb, beta, C, lc, C, lc, &heur.algo, ws,
 					  ws_bytes, 0));
 		return 0;
 	}, &t);
 	double worst = 0;
 	int bad = 0;
 	if (!rc) {
-		bad = validate<__nv_fp8_e4m3, __nv_bfloat16>(gc, n, A, true, B, C, &worst);
+		bad = validate<TA, TC>(gc, n, A, true, B, C, &worst);
 		if (bad < 0)
 			rc = bad;
 	}
@@ -462,7 +453,7 @@ __global__ void fill_index(uint64_t *p, size_t n)
 		p[i] = mix32(i) | ((uint64_t)i << 32);
 }
 
-static int run_copy(size_t bytes, int iters, int *nbad)
+static int run_copy(size_t bytes, int warmup, int iters, int *nbad)
 {
 	size_t n = bytes / 8;
 	uint64_t *src = nullptr, *dst = nullptr;
@@ -472,7 +463,7 @@ static int run_copy(size_t bytes, int iters, int *nbad)
 	CUDA_TRY(cudaMemset(dst, 0, bytes));
 	CUDA_TRY(cudaGetLastError());
 	timing t;
-	int rc = time_calls(iters, [&]() -> int {
+	int rc = time_calls(warmup, iters, [&]() -> int {
 		CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice));
 		return 0;
 	}, &t);
@@ -515,6 +506,26 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	if (rc < 0)
 		return -rc;
+	if (o.list) {
+		int count = 0;
+		cudaError_t e = cudaGetDeviceCount(&count);
+		if (e != cudaSuccess || count == 0) {
+			err("no CUDA device (unavailable): %s", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+			return EXIT_UNAVAILABLE;
+		}
+		for (int i = 0; i < count; i++) {
+			cudaDeviceProp p;
+			char bus[32] = "-";
+			if (cudaGetDeviceProperties(&p, i) != cudaSuccess) {
+				err("cannot read the properties of CUDA device %d", i);
+				return EXIT_RUNTIME;
+			}
+			cudaDeviceGetPCIBusId(bus, (int)sizeof(bus), i);
+			printf("%d, %s, -, %s, %zu MiB, %d.%d\n", i, p.name, bus, (size_t)(p.totalGlobalMem >> 20),
+			       p.major, p.minor);
+		}
+		return EXIT_OK;
+	}
 	if (o.out && !(tsv = fopen(o.out, "w"))) {
 		err("cannot write '%s': %s", o.out, strerror(errno));
 		return EXIT_USAGE;
@@ -574,14 +585,20 @@ int main(int argc, char **argv)
 		int nbad = 0;
 		printf("  dtype api                   n  median TF/s  best TF/s  check\n");
 		static const gemm_case cases[] = {
-			{ "fp64", "cublasGemmEx", 0, 0x1p-53, 0x1p-53 },
-			{ "fp32", "cublasGemmEx", 0, 0x1p-24, 0x1p-24 },
-			{ "tf32", "cublasGemmEx", 0x1p-11, 0x1p-24, 0x1p-24 },
-			{ "bf16", "cublasGemmEx", 0, 0x1p-24, 0x1p-8 },
-			{ "fp16", "cublasGemmEx", 0, 0x1p-24, 0x1p-11 },
+			{ "fp64", "cublasLtMatmul TN", CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F,
+			  0, 0x1p-53, 0x1p-53 },
+			{ "fp32", "cublasLtMatmul TN", CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F,
+			  0, 0x1p-24, 0x1p-24 },
+			{ "tf32", "cublasLtMatmul TN", CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32,
+			  0x1p-11, 0x1p-24, 0x1p-24 },
+			{ "bf16", "cublasLtMatmul TN", CUDA_R_16BF, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F,
+			  0, 0x1p-24, 0x1p-24 },
+			{ "fp16", "cublasLtMatmul TN", CUDA_R_16F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F,
+			  0, 0x1p-24, 0x1p-24 },
 			/* Hopper's fp8 tensor cores keep about 14 bits of the
 			 * accumulation (DeepSeek-V3 technical report, 3.3.2) */
-			{ "fp8", "cublasLtMatmul", 0, 0x1p-14, 0x1p-8 },
+			{ "fp8", "cublasLtMatmul TN", CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F,
+			  0, 0x1p-14, 0x1p-8 },
 		};
 		for (const gemm_case &gc : cases) {
 			if (rc)
@@ -594,29 +611,25 @@ int main(int argc, char **argv)
 			}
 			std::string d = gc.dtype;
 			if (d == "fp64")
-				rc = run_gemmex<double>(h, gc, CUDA_R_64F, CUBLAS_COMPUTE_64F, o.n, o.iters, &nbad);
-			else if (d == "fp32")
-				rc = run_gemmex<float>(h, gc, CUDA_R_32F, CUBLAS_COMPUTE_32F, o.n, o.iters, &nbad);
-			else if (d == "tf32")
-				rc = run_gemmex<float>(h, gc, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, o.n, o.iters,
-						       &nbad);
+				rc = run_lt<double, double>(lt, gc, o.n, o.warmup, o.iters, &nbad);
+			else if (d == "fp32" || d == "tf32")
+				rc = run_lt<float, float>(lt, gc, o.n, o.warmup, o.iters, &nbad);
 			else if (d == "bf16")
-				rc = run_gemmex<__nv_bfloat16>(h, gc, CUDA_R_16BF, CUBLAS_COMPUTE_32F, o.n, o.iters,
-							       &nbad);
+				rc = run_lt<__nv_bfloat16, float>(lt, gc, o.n, o.warmup, o.iters, &nbad);
 			else if (d == "fp16")
-				rc = run_gemmex<__half>(h, gc, CUDA_R_16F, CUBLAS_COMPUTE_32F, o.n, o.iters, &nbad);
+				rc = run_lt<__half, float>(lt, gc, o.n, o.warmup, o.iters, &nbad);
 			else if (cc < 89) {
 				printf("  fp8   skipped: compute capability %d.%d has no fp8 tensor cores (needs 8.9)\n",
 				       p.major, p.minor);
 				record("skip\tfp8\tcompute capability %d.%d below 8.9", p.major, p.minor);
 			} else
-				rc = run_fp8(lt, gc, o.n, o.iters, &nbad);
+				rc = run_lt<__nv_fp8_e4m3, __nv_bfloat16>(lt, gc, o.n, o.warmup, o.iters, &nbad);
 		}
 		if (!rc && o.copy_bytes) {
 			if (2 * o.copy_bytes + ((size_t)256 << 20) > free_b)
 				record("skip\tcopy\t%zu bytes needed, %zu free", 2 * o.copy_bytes, free_b);
 			else
-				rc = run_copy(o.copy_bytes, o.iters, &nbad);
+				rc = run_copy(o.copy_bytes, o.warmup, o.iters, &nbad);
 		}
 		cublasLtDestroy(lt);
 		cublasDestroy(h);

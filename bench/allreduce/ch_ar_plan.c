@@ -195,6 +195,8 @@ int ch_ar_plan_build(const int *node_of, int nranks, unsigned groups, int scalin
 		if (!(ph = add_phase(out, CH_AR_KIND_WORLD, 1)) ||
 		    add_group(ph, CH_AR_KIND_WORLD, "world", node_of, nranks, all, nnodes, 0))
 			goto fail;
+		if (nranks == 1)
+			add_note(out, CH_AR_NOTE_WORLD_OF_ONE);
 	}
 	if (groups & CH_AR_GROUPS_NODE) {
 		int multi = 0;

@@ -49,6 +49,13 @@ struct ch_ar_phase {
 	struct ch_ar_group *groups;
 };
 
+/* The note of a world of one rank: NCCL and MPI turn a one-rank all-reduce
+ * into a local copy (NCCL without launching a collective kernel), so the
+ * algorithms are the same call and nothing is reduced or sent. */
+#define CH_AR_NOTE_WORLD_OF_ONE \
+	"a world of one: the all-reduce is a local copy, every algorithm the same call, " \
+	"nothing reduced; this checks setup, copy and check, not a collective"
+
 #define CH_AR_PLAN_MAX_NOTES 4
 struct ch_ar_plan {
 	int nranks;
@@ -68,7 +75,8 @@ struct ch_ar_plan {
  * @out:     [out] the plan; release with ch_ar_plan_release().
  * Phases come in this order: world, node, pair rounds, scaling points
  * (ascending). Groups of fewer than 2 ranks are not measured (a note says
- * so), except the world of a single rank. Returns 0, CH_ERR_USAGE for bad
+ * so), except the world of a single rank (measured, with the note
+ * CH_AR_NOTE_WORLD_OF_ONE first). Returns 0, CH_ERR_USAGE for bad
  * arguments (nranks < 1, a node index out of range or a gap), or
  * CH_ERR_RUNTIME when out of memory.
  */

@@ -5,6 +5,7 @@
 #include "bench/loader/ch_loader_copy.h"
 #include "base/ch_common.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,17 +21,17 @@ static int staging_probe(char *why, size_t n)
 	return 0;
 }
 
-static int staging_ndevices(void) { return 1; }
+static int staging_count(void) { return 1; }
 
-static int staging_open(int dev, size_t bytes, void **ctx)
+static int staging_open(int index, size_t bytes, void **ctx, char *why, size_t n)
 {
 	struct staging *s = calloc(1, sizeof(*s));
-	(void)dev;
+	(void)index;
 	if (s)
 		s->buf = malloc(bytes ? bytes : 1);
 	if (!s || !s->buf) {
 		free(s);
-		ch_error("out of memory for a %zu-byte staging buffer", bytes);
+		snprintf(why, n, "out of memory for a %zu-byte staging buffer", bytes);
 		return CH_ERR_RUNTIME;
 	}
 	memset(s->buf, 0, bytes);
@@ -62,13 +63,13 @@ static void staging_close(void *ctx)
 const struct ch_lc_copy_backend ch_lc_copy_staging = {
 	.name = "staging",
 	.probe = staging_probe,
-	.ndevices = staging_ndevices,
-	.pci_bus_id = NULL,
+	.count = staging_count,
 	.open = staging_open,
+	.close = staging_close,
+	.pci_bus_id = NULL,
 	.copy = staging_copy,
 	.staged = staging_staged,
 	.check = NULL,
-	.close = staging_close,
 };
 
 static const struct ch_lc_copy_backend *const registry[] = {

@@ -19,6 +19,13 @@
 extern "C" {
 #endif
 
+/*
+ * A backend, in the shape of the compute backends' table (struct ch_backend,
+ * kernels/ch_kernels.h): name, probe() with its reason, count(), open()
+ * with its reason, close(), then the operations. Slots marked "May be
+ * NULL" are optional and checked by callers; every other slot is always
+ * set.
+ */
 struct ch_lc_copy_backend {
 	const char *name; /* "cuda" or "staging" */
 
@@ -29,22 +36,28 @@ struct ch_lc_copy_backend {
 	 */
 	int (*probe)(char *why, size_t n);
 
-	/** ndevices - devices the backend can copy to (>= 1 after a good probe). */
-	int (*ndevices)(void);
+	/** count - devices the backend can copy to (>= 1 after a good probe). */
+	int (*count)(void);
+
+	/**
+	 * open - allocate the copy path for device @index (0-based, backend
+	 * order; ignored by staging) for batches of @bytes.
+	 * @ctx: [out] backend context, freed by close().
+	 * @why: [out] the reason of a failure not printed already, or "" (a
+	 *       failing CUDA call prints its own line, base/ch_cuda_check.h);
+	 *       @n: size of @why.
+	 * Returns 0, or CH_ERR_RUNTIME on an allocation or API failure.
+	 */
+	int (*open)(int index, size_t bytes, void **ctx, char *why, size_t n);
+
+	/** close - free @ctx from open() (NULL accepted). */
+	void (*close)(void *ctx);
 
 	/**
 	 * pci_bus_id - PCI bus id of device @dev ("0000:3b:00.0") into @buf.
 	 * May be NULL (no PCI device). Returns 0 or CH_ERR_RUNTIME.
 	 */
 	int (*pci_bus_id)(int dev, char *buf, size_t n);
-
-	/**
-	 * open - allocate the copy path for device @dev (@dev is ignored by
-	 * staging) for batches of @bytes.
-	 * @ctx: [out] backend context, freed by close().
-	 * Returns 0, CH_ERR_RUNTIME (message printed) on allocation/API failure.
-	 */
-	int (*open)(int dev, size_t bytes, void **ctx);
 
 	/**
 	 * copy - hand @bytes at @src to the device and wait until they are
@@ -65,9 +78,6 @@ struct ch_lc_copy_backend {
 	 * destination). Returns 0, CH_ERR_CHECK on a mismatch, CH_ERR_RUNTIME.
 	 */
 	int (*check)(void *ctx, size_t bytes);
-
-	/** close - free @ctx (NULL accepted). */
-	void (*close)(void *ctx);
 };
 
 extern const struct ch_lc_copy_backend ch_lc_copy_staging;

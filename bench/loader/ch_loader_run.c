@@ -507,336 +507,463 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int ch_lc_run_config(struct ch_lc_env *env, const struct ch_lc_cfg *cfg, struct ch_lc_metrics *m)
-{
-	int G = env->ngpus, W = cfg->workers, g, i, rc = 0, nw = 0, nh = 0, nslots, steps, total;
-	size_t slot_bytes = env->ntok * sizeof(int32_t), hdr;
-	struct lc_shm shm = { 0 };
-	void *mem = MAP_FAILED;
-	pid_t *wpid = NULL, *hpid = NULL, parent = getpid();
-	struct lc_feeder *fd = NULL;
-	pthread_t *th = NULL;
-	struct lc_gate gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0 };
-	int started = 0;
-	volatile int abort_flag = 0;
-	struct lc_proc_snap p0, p1;
-	hwloc_bitmap_t hogset = NULL;
-	double *all = NULL;
+/* Everything one configuration starts and owns, from run_map() to
+ * run_release(). Lives on ch_lc_run_config()'s stack: the feeders point
+ * into it. */
+struct lc_run {
+	struct ch_lc_env *env;
+	const struct ch_lc_cfg *cfg;
+	int G, W;              /* feeders; workers per feeder */
+	int nslots, steps;     /* queue slots per GPU; steps per feeder */
+	size_t slot_bytes;
+	struct lc_shm shm;
+	void *mem;             /* the mapping behind shm, or MAP_FAILED */
+	pid_t parent;
+	pid_t *wpid, *hpid;    /* workers, hogs (0: reaped) */
+	int nw, nh;
+	struct lc_feeder *fd;  /* G */
+	pthread_t *th;         /* G */
+	struct lc_gate gate;
+	volatile int abort_flag;
+	struct lc_proc_snap p0, p1; /* /proc at the start and the end of the window */
+	hwloc_bitmap_t hogset;
+};
 
+/* Unknown until measured: every "< 0 unknown" metric starts at -1. */
+static void metrics_init(struct ch_lc_metrics *m)
+{
 	memset(m, 0, sizeof(*m));
 	m->runq_delay_us = m->invol_ctx_switches = m->worker_invol_ctx_switches = -1;
 	m->psi_some_avg10 = m->psi_some_frac = m->host_cpu_util = m->steal_frac = -1;
+}
 
-	nslots = W > 0 ? W * env->prefetch : env->prefetch;
-	if (nslots < 2)
-		nslots = 2;
-	if (nslots > LC_MAX_SLOTS)
-		nslots = LC_MAX_SLOTS;
-	steps = (int)(env->duration_sec / env->step_sec + 0.5);
-	if (steps < 5)
-		steps = 5;
+/* Queue slots per GPU and steps per feeder. */
+static void run_sizes(struct lc_run *run)
+{
+	const struct ch_lc_env *env = run->env;
 
-	/* shared memory: queues, worker stats, then page-aligned payload */
+	run->nslots = run->W > 0 ? run->W * env->prefetch : env->prefetch;
+	if (run->nslots < 2)
+		run->nslots = 2;
+	if (run->nslots > LC_MAX_SLOTS)
+		run->nslots = LC_MAX_SLOTS;
+	run->steps = (int)(env->duration_sec / env->step_sec + 0.5);
+	if (run->steps < 5)
+		run->steps = 5;
+}
+
+/* Shared memory: queues, worker stats, then page-aligned payload. Returns
+ * 0 or CH_ERR_RUNTIME (printed); on a failed mapping nothing is left to
+ * release. */
+static int run_map(struct lc_run *run)
+{
+	int G = run->G, W = run->W, nslots = run->nslots, g;
+	size_t slot_bytes = run->slot_bytes, hdr;
+	struct lc_shm *shm = &run->shm;
+
 	hdr = (size_t)G * sizeof(struct lc_queue) + (size_t)G * (size_t)(W > 0 ? W : 1) * sizeof(struct lc_wstat);
 	hdr = (hdr + 4095) & ~(size_t)4095;
-	shm.slot_bytes = slot_bytes;
-	shm.bytes = hdr + (size_t)G * (size_t)nslots * slot_bytes;
-	mem = mmap(NULL, shm.bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED) {
-		ch_error("cannot map %zu bytes of shared memory for the batch queues: %s", shm.bytes, strerror(errno));
+	shm->slot_bytes = slot_bytes;
+	shm->bytes = hdr + (size_t)G * (size_t)nslots * slot_bytes;
+	run->mem = mmap(NULL, shm->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (run->mem == MAP_FAILED) {
+		ch_error("cannot map %zu bytes of shared memory for the batch queues: %s", shm->bytes, strerror(errno));
 		return CH_ERR_RUNTIME;
 	}
-	shm.q = mem;
-	shm.w = (struct lc_wstat *)((char *)mem + (size_t)G * sizeof(struct lc_queue));
-	shm.payload = (unsigned char *)mem + hdr;
+	shm->q = run->mem;
+	shm->w = (struct lc_wstat *)((char *)run->mem + (size_t)G * sizeof(struct lc_queue));
+	shm->payload = (unsigned char *)run->mem + hdr;
 	for (g = 0; g < G; g++) {
-		const struct ch_lc_place *pl = &cfg->plan->gpu[g];
+		const struct ch_lc_place *pl = &run->cfg->plan->gpu[g];
 		if (pl->bind)
-			membind(env->topo, pl->mem_numa_os, slot_ptr(&shm, g, 0, nslots), (size_t)nslots * slot_bytes);
-		memset(slot_ptr(&shm, g, 0, nslots), 0, (size_t)nslots * slot_bytes);
-		if (queue_init(&shm.q[g], nslots) != 0) {
+			membind(run->env->topo, pl->mem_numa_os, slot_ptr(shm, g, 0, nslots), (size_t)nslots * slot_bytes);
+		memset(slot_ptr(shm, g, 0, nslots), 0, (size_t)nslots * slot_bytes);
+		if (queue_init(&shm->q[g], nslots) != 0) {
 			ch_error("cannot initialise the process-shared batch queue");
-			rc = CH_ERR_RUNTIME;
-			goto out;
+			return CH_ERR_RUNTIME;
 		}
 	}
+	return 0;
+}
 
-	wpid = calloc((size_t)G * (size_t)(W > 0 ? W : 1), sizeof(*wpid));
-	hpid = calloc(CPU_SETSIZE, sizeof(*hpid));
-	fd = calloc((size_t)G, sizeof(*fd));
-	th = calloc((size_t)G, sizeof(*th));
-	if (!wpid || !hpid || !fd || !th) {
+/* The parent's tables of children and feeders. */
+static int run_alloc(struct lc_run *run)
+{
+	run->wpid = calloc((size_t)run->G * (size_t)(run->W > 0 ? run->W : 1), sizeof(*run->wpid));
+	run->hpid = calloc(CPU_SETSIZE, sizeof(*run->hpid));
+	run->fd = calloc((size_t)run->G, sizeof(*run->fd));
+	run->th = calloc((size_t)run->G, sizeof(*run->th));
+	if (!run->wpid || !run->hpid || !run->fd || !run->th) {
 		ch_error("out of memory");
-		rc = CH_ERR_RUNTIME;
-		goto out;
+		return CH_ERR_RUNTIME;
 	}
+	return 0;
+}
 
-	if (W == 0) {
-		/* baseline: the parent makes one batch per slot; the feeder recycles them */
-		struct ch_lc_scratch sc;
-		if (ch_lc_scratch_init(&sc) != 0) {
-			rc = CH_ERR_RUNTIME;
-			goto out;
-		}
-		for (g = 0; g < G && !rc; g++) {
-			struct lc_queue *q = &shm.q[g];
-			q->recycle = 1;
-			while (q->nfree > 0 && !rc) {
-				int slot = q->free_stack[--q->nfree];
-				uint64_t seq = q->next_seq++;
-				rc = ch_lc_batch_make(&env->shard, seq, env->units, &sc,
-						      (int32_t *)slot_ptr(&shm, g, slot, nslots), env->ntok, &q->crc[slot]);
-				q->seq[slot] = seq;
-				q->ready[(q->rhead + q->rcount) % nslots] = slot;
-				q->rcount++;
-			}
-		}
-		ch_lc_scratch_release(&sc);
-		if (rc) {
-			ch_error("a baseline batch failed its checksum while being made");
-			goto out;
+/* Baseline: the parent makes one batch per slot; the feeder recycles them. */
+static int baseline_fill(struct lc_run *run)
+{
+	struct ch_lc_env *env = run->env;
+	struct ch_lc_scratch sc;
+	int g, rc = 0, nslots = run->nslots;
+
+	if (ch_lc_scratch_init(&sc) != 0)
+		return CH_ERR_RUNTIME;
+	for (g = 0; g < run->G && !rc; g++) {
+		struct lc_queue *q = &run->shm.q[g];
+		q->recycle = 1;
+		while (q->nfree > 0 && !rc) {
+			int slot = q->free_stack[--q->nfree];
+			uint64_t seq = q->next_seq++;
+			rc = ch_lc_batch_make(&env->shard, seq, env->units, &sc,
+					      (int32_t *)slot_ptr(&run->shm, g, slot, nslots), env->ntok, &q->crc[slot]);
+			q->seq[slot] = seq;
+			q->ready[(q->rhead + q->rcount) % nslots] = slot;
+			q->rcount++;
 		}
 	}
+	ch_lc_scratch_release(&sc);
+	if (rc)
+		ch_error("a baseline batch failed its checksum while being made");
+	return rc;
+}
 
-	/* workers */
+/* Fork cfg->workers worker processes per GPU. */
+static int start_workers(struct lc_run *run)
+{
+	int g, i;
+
 	fflush(NULL);
-	for (g = 0; g < G; g++)
-		for (i = 0; i < W; i++) {
+	for (g = 0; g < run->G; g++)
+		for (i = 0; i < run->W; i++) {
 			pid_t p = fork();
 			if (p < 0) {
 				ch_error("cannot fork worker %d of GPU %d: %s", i, g, strerror(errno));
-				rc = CH_ERR_RUNTIME;
-				goto out;
+				return CH_ERR_RUNTIME;
 			}
 			if (p == 0)
-				worker_main(env, cfg, &shm, g, i, parent);
-			wpid[nw++] = p;
+				worker_main(run->env, run->cfg, &run->shm, g, i, run->parent);
+			run->wpid[run->nw++] = p;
 		}
+	return 0;
+}
 
-	/* the hog: one process per worker CPU */
-	if (cfg->hog_util > 0 && W > 0) {
-		int pu;
-		hogset = hwloc_bitmap_alloc();
-		if (!hogset) {
-			rc = CH_ERR_RUNTIME;
-			goto out;
-		}
-		for (g = 0; g < G; g++)
-			hwloc_bitmap_or(hogset, hogset, cfg->plan->gpu[g].worker_cpus);
-		hwloc_bitmap_foreach_begin(pu, hogset)
-			if (nh < CPU_SETSIZE) {
-				pid_t p = fork();
-				if (p < 0) {
-					ch_error("cannot fork the hog: %s", strerror(errno));
-					rc = CH_ERR_RUNTIME;
-					break;
-				}
-				if (p == 0)
-					hog_main(env->topo, (unsigned)pu, cfg->hog_util, parent);
-				hpid[nh++] = p;
-			}
-		hwloc_bitmap_foreach_end();
-		if (rc)
-			goto out;
-	}
+/* The hog: one process per worker CPU. */
+static int start_hogs(struct lc_run *run)
+{
+	int pu, g, rc = 0;
 
-	/* prefill: let the workers fill the queues (as a running loader's are) */
-	if (W > 0) {
-		double end = ch_now_sec() + 2.0;
-		for (;;) {
-			int full = 1;
-			for (g = 0; g < G; g++)
-				if (shm.q[g].rcount < nslots)
-					full = 0;
-			if (full || ch_now_sec() > end)
+	run->hogset = hwloc_bitmap_alloc();
+	if (!run->hogset)
+		return CH_ERR_RUNTIME;
+	for (g = 0; g < run->G; g++)
+		hwloc_bitmap_or(run->hogset, run->hogset, run->cfg->plan->gpu[g].worker_cpus);
+	hwloc_bitmap_foreach_begin(pu, run->hogset)
+		if (run->nh < CPU_SETSIZE) {
+			pid_t p = fork();
+			if (p < 0) {
+				ch_error("cannot fork the hog: %s", strerror(errno));
+				rc = CH_ERR_RUNTIME;
 				break;
-			usleep(2000);
+			}
+			if (p == 0)
+				hog_main(run->env->topo, (unsigned)pu, run->cfg->hog_util, run->parent);
+			run->hpid[run->nh++] = p;
 		}
-	}
+	hwloc_bitmap_foreach_end();
+	return rc;
+}
 
-	/* feeders */
-	for (g = 0; g < G; g++) {
-		struct lc_feeder *f = &fd[g];
-		f->env = env;
-		f->cfg = cfg;
-		f->shm = &shm;
+/* Prefill: let the workers fill the queues (as a running loader's are),
+ * for at most 2 s. */
+static void prefill(struct lc_run *run)
+{
+	double end = ch_now_sec() + 2.0;
+	int g;
+
+	for (;;) {
+		int full = 1;
+		for (g = 0; g < run->G; g++)
+			if (run->shm.q[g].rcount < run->nslots)
+				full = 0;
+		if (full || ch_now_sec() > end)
+			break;
+		usleep(2000);
+	}
+}
+
+/* Start one feeder thread per GPU and open the gate together, taking the
+ * first /proc snapshot. On a failure the started feeders are told to
+ * abort and joined. */
+static int start_feeders(struct lc_run *run)
+{
+	int g, rc = 0, started = 0;
+
+	for (g = 0; g < run->G; g++) {
+		struct lc_feeder *f = &run->fd[g];
+		f->env = run->env;
+		f->cfg = run->cfg;
+		f->shm = &run->shm;
 		f->gpu = g;
-		f->steps = steps;
-		f->gate = &gate;
-		f->abort_flag = &abort_flag;
-		f->late_us = calloc((size_t)steps, sizeof(double));
-		f->wait_us = calloc((size_t)steps, sizeof(double));
-		f->copy_us = calloc((size_t)steps, sizeof(double));
+		f->steps = run->steps;
+		f->gate = &run->gate;
+		f->abort_flag = &run->abort_flag;
+		f->late_us = calloc((size_t)run->steps, sizeof(double));
+		f->wait_us = calloc((size_t)run->steps, sizeof(double));
+		f->copy_us = calloc((size_t)run->steps, sizeof(double));
 		if (!f->late_us || !f->wait_us || !f->copy_us) {
 			ch_error("out of memory");
 			rc = CH_ERR_RUNTIME;
 			break;
 		}
-		if (pthread_create(&th[g], NULL, feeder_main, f) != 0) {
+		if (pthread_create(&run->th[g], NULL, feeder_main, f) != 0) {
 			ch_error("cannot start feeder thread %d", g);
 			rc = CH_ERR_RUNTIME;
 			break;
 		}
 		started++;
 	}
-	pthread_mutex_lock(&gate.mu);
-	while (gate.nready < started)
-		pthread_cond_wait(&gate.cv, &gate.mu);
+	pthread_mutex_lock(&run->gate.mu);
+	while (run->gate.nready < started)
+		pthread_cond_wait(&run->gate.cv, &run->gate.mu);
 	if (!rc) {
-		proc_snap(&p0);
-		gate.t0 = ch_now_sec() + 0.002;
+		proc_snap(&run->p0);
+		run->gate.t0 = ch_now_sec() + 0.002;
 	}
-	gate.go = rc ? -1 : 1;
-	pthread_cond_broadcast(&gate.cv);
-	pthread_mutex_unlock(&gate.mu);
-	if (rc) {
+	run->gate.go = rc ? -1 : 1;
+	pthread_cond_broadcast(&run->gate.cv);
+	pthread_mutex_unlock(&run->gate.mu);
+	if (rc)
 		for (g = 0; g < started; g++)
-			pthread_join(th[g], NULL);
-		started = 0;
-		goto out;
-	}
+			pthread_join(run->th[g], NULL);
+	return rc;
+}
 
-	/* watch the workers while the feeders run */
+/* Watch the workers while the feeders run; a worker that exits aborts the
+ * run. Then the last /proc snapshot, and join the feeders. */
+static int watch(struct lc_run *run)
+{
+	int g, i, rc = 0;
+
 	for (;;) {
 		int done = 1;
-		for (g = 0; g < G; g++)
-			if (!fd[g].finished)
+		for (g = 0; g < run->G; g++)
+			if (!run->fd[g].finished)
 				done = 0;
 		if (done)
 			break;
-		for (i = 0; i < nw; i++) {
+		for (i = 0; i < run->nw; i++) {
 			int st;
-			if (wpid[i] > 0 && waitpid(wpid[i], &st, WNOHANG) == wpid[i]) {
-				ch_error("worker %d (pid %d) exited during the run (%s %d)", i, (int)wpid[i],
+			if (run->wpid[i] > 0 && waitpid(run->wpid[i], &st, WNOHANG) == run->wpid[i]) {
+				ch_error("worker %d (pid %d) exited during the run (%s %d)", i, (int)run->wpid[i],
 					 WIFSIGNALED(st) ? "signal" : "status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-				wpid[i] = 0;
-				abort_flag = 1;
+				run->wpid[i] = 0;
+				run->abort_flag = 1;
 				rc = CH_ERR_RUNTIME;
 			}
 		}
 		usleep(10000);
 	}
-	proc_snap(&p1);
-	for (g = 0; g < G; g++)
-		pthread_join(th[g], NULL);
-	started = 0;
-	for (g = 0; g < G; g++)
-		if (fd[g].rc && !rc)
-			rc = fd[g].rc;
+	proc_snap(&run->p1);
+	for (g = 0; g < run->G; g++)
+		pthread_join(run->th[g], NULL);
+	for (g = 0; g < run->G; g++)
+		if (run->fd[g].rc && !rc)
+			rc = run->fd[g].rc;
+	return rc;
+}
 
-out:
-	/* stop and reap everything this configuration started */
-	if (shm.q)
-		for (g = 0; g < G; g++) {
-			qlock(&shm.q[g]);
-			shm.q[g].stop = 1;
-			pthread_cond_broadcast(&shm.q[g].cv_free);
-			pthread_mutex_unlock(&shm.q[g].mu);
-		}
-	if (hpid) {
-		stop_children(hpid, nh, SIGKILL);
-		reap(hpid, nh, 5.0);
-	}
-	if (wpid)
-		reap(wpid, nw, 5.0);
+/* Stop and reap everything this configuration started. */
+static void stop_all(struct lc_run *run)
+{
+	int g;
 
-	if (!rc) {
-		/* metrics */
-		int n = 0;
-		double runq = 0, csw = 0, wall = 0;
-		int runq_ok = 1, csw_ok = 1;
-		total = 0;
-		for (g = 0; g < G; g++)
-			total += fd[g].done_steps;
-		all = malloc((size_t)(total > 0 ? total : 1) * sizeof(double));
-		if (!all) {
-			rc = CH_ERR_RUNTIME;
-			goto free_all;
+	if (run->shm.q)
+		for (g = 0; g < run->G; g++) {
+			qlock(&run->shm.q[g]);
+			run->shm.q[g].stop = 1;
+			pthread_cond_broadcast(&run->shm.q[g].cv_free);
+			pthread_mutex_unlock(&run->shm.q[g].mu);
 		}
-		m->steps = total;
-		for (g = 0; g < G; g++) {
-			struct lc_feeder *f = &fd[g];
-			double fw = f->wall_sec > 0 ? f->wall_sec : 1e-9;
-			memcpy(all + n, f->late_us, (size_t)f->done_steps * sizeof(double));
-			n += f->done_steps;
-			wall += f->wall_sec / G;
-			m->input_wait_frac += (f->wait_sec / fw) / G;
-			m->accel_util += (f->busy_sec / fw) / G;
-			m->batches_per_sec += f->done_steps / fw;
-			m->bad_batches += f->bad;
-			if (f->runq_ns < 0)
-				runq_ok = 0;
-			else
-				runq += f->runq_ns;
-			if (f->nivcsw < 0)
-				csw_ok = 0;
-			else
-				csw += f->nivcsw;
-		}
-		m->wall_sec = wall;
-		qsort(all, (size_t)n, sizeof(double), cmp_double);
-		if (n > 0) {
-			m->late_p50_us = ch_percentile_sorted(all, (size_t)n, 50);
-			m->late_p99_us = ch_percentile_sorted(all, (size_t)n, 99);
-			m->late_max_us = all[n - 1];
-		}
-		n = 0;
-		for (g = 0; g < G; g++) {
-			memcpy(all + n, fd[g].wait_us, (size_t)fd[g].done_steps * sizeof(double));
-			n += fd[g].done_steps;
-		}
-		qsort(all, (size_t)n, sizeof(double), cmp_double);
-		if (n > 0)
-			m->wait_p99_us = ch_percentile_sorted(all, (size_t)n, 99);
-		n = 0;
-		for (g = 0; g < G; g++) {
-			memcpy(all + n, fd[g].copy_us, (size_t)fd[g].done_steps * sizeof(double));
-			n += fd[g].done_steps;
-		}
-		qsort(all, (size_t)n, sizeof(double), cmp_double);
-		if (n > 0)
-			m->copy_p50_us = ch_percentile_sorted(all, (size_t)n, 50);
-		if (runq_ok && total > 0)
-			m->runq_delay_us = runq / total / 1e3;
-		if (csw_ok)
-			m->invol_ctx_switches = csw;
-		if (W > 0) {
-			double wc = 0;
-			for (i = 0; i < G * W; i++) {
-				if (!shm.w[i].done)
-					break;
-				wc += (double)shm.w[i].nivcsw;
-				m->worker_cpu_sec += shm.w[i].cpu_sec;
-			}
-			m->worker_invol_ctx_switches = i == G * W ? wc : -1;
-		} else {
-			m->worker_invol_ctx_switches = 0;
-		}
-		if (p0.have_stat && p1.have_stat)
-			ch_lc_cpu_util(&p0.cpu, &p1.cpu, &m->host_cpu_util, &m->steal_frac);
-		if (p1.have_psi) {
-			m->psi_some_avg10 = p1.psi_avg10;
-			if (p0.have_psi && p1.t > p0.t)
-				m->psi_some_frac = (double)(p1.psi_total_us - p0.psi_total_us) / ((p1.t - p0.t) * 1e6);
-		}
+	if (run->hpid) {
+		stop_children(run->hpid, run->nh, SIGKILL);
+		reap(run->hpid, run->nh, 5.0);
 	}
-free_all:
+	if (run->wpid)
+		reap(run->wpid, run->nw, 5.0);
+}
+
+/* ------------------------------------------------------------ metrics */
+
+enum lc_series { LC_LATE, LC_WAIT, LC_COPY };
+
+/* The samples of @which of every feeder, in GPU order, into @all, sorted.
+ * Returns their number. */
+static int pool_sorted(const struct lc_run *run, enum lc_series which, double *all)
+{
+	int g, n = 0;
+
+	for (g = 0; g < run->G; g++) {
+		const struct lc_feeder *f = &run->fd[g];
+		const double *x = which == LC_LATE ? f->late_us : which == LC_WAIT ? f->wait_us : f->copy_us;
+		memcpy(all + n, x, (size_t)f->done_steps * sizeof(double));
+		n += f->done_steps;
+	}
+	qsort(all, (size_t)n, sizeof(double), cmp_double);
+	return n;
+}
+
+/* The feeders' sums and means, and their run-queue and context-switch
+ * counts (unknown when any feeder's is). */
+static void feeder_metrics(const struct lc_run *run, struct ch_lc_metrics *m)
+{
+	int G = run->G, g, total = 0, runq_ok = 1, csw_ok = 1;
+	double runq = 0, csw = 0, wall = 0;
+
+	for (g = 0; g < G; g++)
+		total += run->fd[g].done_steps;
+	m->steps = total;
+	for (g = 0; g < G; g++) {
+		const struct lc_feeder *f = &run->fd[g];
+		double fw = f->wall_sec > 0 ? f->wall_sec : 1e-9;
+		wall += f->wall_sec / G;
+		m->input_wait_frac += (f->wait_sec / fw) / G;
+		m->accel_util += (f->busy_sec / fw) / G;
+		m->batches_per_sec += f->done_steps / fw;
+		m->bad_batches += f->bad;
+		if (f->runq_ns < 0)
+			runq_ok = 0;
+		else
+			runq += f->runq_ns;
+		if (f->nivcsw < 0)
+			csw_ok = 0;
+		else
+			csw += f->nivcsw;
+	}
+	m->wall_sec = wall;
+	if (runq_ok && total > 0)
+		m->runq_delay_us = runq / total / 1e3;
+	if (csw_ok)
+		m->invol_ctx_switches = csw;
+}
+
+/* Percentiles over every step of every feeder. Returns 0 or CH_ERR_RUNTIME. */
+static int latency_metrics(const struct lc_run *run, struct ch_lc_metrics *m)
+{
+	double *all = malloc((size_t)(m->steps > 0 ? m->steps : 1) * sizeof(double));
+	int n;
+
+	if (!all)
+		return CH_ERR_RUNTIME;
+	n = pool_sorted(run, LC_LATE, all);
+	if (n > 0) {
+		m->late_p50_us = ch_percentile_sorted(all, (size_t)n, 50);
+		m->late_p99_us = ch_percentile_sorted(all, (size_t)n, 99);
+		m->late_max_us = all[n - 1];
+	}
+	n = pool_sorted(run, LC_WAIT, all);
+	if (n > 0)
+		m->wait_p99_us = ch_percentile_sorted(all, (size_t)n, 99);
+	n = pool_sorted(run, LC_COPY, all);
+	if (n > 0)
+		m->copy_p50_us = ch_percentile_sorted(all, (size_t)n, 50);
 	free(all);
-	if (fd)
-		for (g = 0; g < G; g++) {
-			free(fd[g].late_us);
-			free(fd[g].wait_us);
-			free(fd[g].copy_us);
+	return 0;
+}
+
+/* The workers' CPU time and context switches (unknown when one did not
+ * report), and the host's /proc counters over the window. */
+static void host_metrics(const struct lc_run *run, struct ch_lc_metrics *m)
+{
+	const struct lc_proc_snap *p0 = &run->p0, *p1 = &run->p1;
+	int i, GW = run->G * run->W;
+
+	if (run->W > 0) {
+		double wc = 0;
+		for (i = 0; i < GW; i++) {
+			if (!run->shm.w[i].done)
+				break;
+			wc += (double)run->shm.w[i].nivcsw;
+			m->worker_cpu_sec += run->shm.w[i].cpu_sec;
 		}
-	free(fd);
-	free(th);
-	free(wpid);
-	free(hpid);
-	hwloc_bitmap_free(hogset);
-	if (mem != MAP_FAILED) {
-		for (g = 0; g < G; g++)
-			queue_destroy(&shm.q[g]);
-		munmap(mem, shm.bytes);
+		m->worker_invol_ctx_switches = i == GW ? wc : -1;
+	} else {
+		m->worker_invol_ctx_switches = 0;
 	}
+	if (p0->have_stat && p1->have_stat)
+		ch_lc_cpu_util(&p0->cpu, &p1->cpu, &m->host_cpu_util, &m->steal_frac);
+	if (p1->have_psi) {
+		m->psi_some_avg10 = p1->psi_avg10;
+		if (p0->have_psi && p1->t > p0->t)
+			m->psi_some_frac = (double)(p1->psi_total_us - p0->psi_total_us) / ((p1->t - p0->t) * 1e6);
+	}
+}
+
+static void run_release(struct lc_run *run)
+{
+	int g;
+
+	if (run->fd)
+		for (g = 0; g < run->G; g++) {
+			free(run->fd[g].late_us);
+			free(run->fd[g].wait_us);
+			free(run->fd[g].copy_us);
+		}
+	free(run->fd);
+	free(run->th);
+	free(run->wpid);
+	free(run->hpid);
+	hwloc_bitmap_free(run->hogset);
+	if (run->mem != MAP_FAILED) {
+		for (g = 0; g < run->G; g++)
+			queue_destroy(&run->shm.q[g]);
+		munmap(run->mem, run->shm.bytes);
+	}
+}
+
+/* Set up and measure: the children and feeders are running or reaped
+ * when it returns; stop_all() reaps what is left. */
+static int run_measure(struct lc_run *run)
+{
+	int rc;
+
+	if ((rc = run_map(run)) != 0 || (rc = run_alloc(run)) != 0)
+		return rc;
+	if (run->W == 0 && (rc = baseline_fill(run)) != 0)
+		return rc;
+	if ((rc = start_workers(run)) != 0)
+		return rc;
+	if (run->cfg->hog_util > 0 && run->W > 0 && (rc = start_hogs(run)) != 0)
+		return rc;
+	if (run->W > 0)
+		prefill(run);
+	if ((rc = start_feeders(run)) != 0)
+		return rc;
+	return watch(run);
+}
+
+int ch_lc_run_config(struct ch_lc_env *env, const struct ch_lc_cfg *cfg, struct ch_lc_metrics *m)
+{
+	struct lc_run run = { .env = env, .cfg = cfg, .G = env->ngpus, .W = cfg->workers,
+			      .slot_bytes = env->ntok * sizeof(int32_t), .mem = MAP_FAILED,
+			      .parent = getpid(),
+			      .gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0 } };
+	int rc;
+
+	metrics_init(m);
+	run_sizes(&run);
+	rc = run_measure(&run);
+	if (run.mem == MAP_FAILED)
+		return rc;
+	stop_all(&run);
+	if (!rc) {
+		feeder_metrics(&run, m);
+		rc = latency_metrics(&run, m);
+		if (!rc)
+			host_metrics(&run, m);
+		else
+			metrics_init(m); /* as on every other failure: nothing measured */
+	}
+	run_release(&run);
 	return rc;
 }

@@ -4,6 +4,8 @@
 #include "bench/roofline/ch_roofline.h"
 #include "base/ch_common.h"
 #include "base/ch_datasheet.h"
+#include "comm/ch_comm.h"
+#include "hw/ch_energy.h"
 #include "hw/ch_nvml.h"
 #include "base/ch_parse.h"
 #include "kernels/ch_patterns.h"
@@ -17,6 +19,13 @@
 #define MIB (1024ull * 1024ull)
 #define MAX_SAMPLES 100000
 #define LADDER_TARGET_SEC 0.02  /* a shortened rung's call at the peak */
+/* Energy per point (ch_energy_window): at least the backend's window (this
+ * when it gives none), at least this many counter changes, at most this
+ * many times the window. */
+#define ENERGY_WINDOW_SEC 0.5
+#define ENERGY_MIN_UPDATES 5
+#define ENERGY_MAX_FACTOR 4.0
+#define ENERGY_METHOD "energy counter differenced over a window of repeated calls (>= min_sec and >= min_updates counter changes); power = energy / wall-clock window"
 #define NODE_FLAG_PCT 5.0
 
 enum {
@@ -72,10 +81,14 @@ void ch_rl_usage(FILE *f)
 	      "Output: per device a table (kernel, dtype, AI in FLOP/byte, median time,\n"
 	      "GB/s, GFLOP/s, best of both, % of roof), then the memory roof, the compute\n"
 	      "roofs and the ridge points. Headline statistic: the median of the timed\n"
-	      "calls after the first; best = fastest call.\n"
+	      "calls after the first; best = fastest call. Where an energy counter is\n"
+	      "readable (NVML, RAPL) a point is called again after its timed calls until\n"
+	      "its energy window is long enough for the counter (GPU 0.5 s, CPU 0.1 s).\n"
+	      "Under mpirun each rank measures GPU local_rank % visible GPUs.\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 a point failed validation, 2 usage error, 3 backend\n"
-	      "or device unavailable (the result file says why), 4 run-time error.\n"
+	      "or device unavailable (the result file says why), 4 run-time error (a\n"
+	      "point that fails is recorded with its reason and the next points run).\n"
 	      "\n"
 	      "Examples:\n"
 	      "  roofline                                  # the GPUs, or the CPU without one\n"
@@ -566,8 +579,10 @@ static int point_shape(struct rl_dev *r, const struct ch_kernel *k, enum ch_dtyp
 		struct ch_counts c;
 		double peak = r->peak_est[dt];
 		ch_kernel_counts(k, dt, &full, &c);
-		if (r->ds && r->ds->gflops[dt] > peak)
-			peak = r->ds->gflops[dt];
+		/* the ladder is FMA code on the CUDA cores: its ceiling is the
+		 * CUDA-core figure, not the tensor-core peak */
+		if (ch_datasheet_cuda_core_gflops(r->ds, dt) > peak)
+			peak = ch_datasheet_cuda_core_gflops(r->ds, dt);
 		s->n = ch_rl_ladder_elems(n, c.ai, k->flops_per_elem, mem_roof_so_far(r->points), peak,
 					  LADDER_TARGET_SEC, 65536ull * (uint64_t)(r->info.threads > 0 ? r->info.threads : 1));
 		return 0;
@@ -595,8 +610,11 @@ static int measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dt
 	struct ch_check chk;
 	struct ch_stats st;
 	struct ch_rates med, best;
-	double *samples = NULL, kept_sum = 0, e0 = NAN, e1 = NAN, t_setup = 0, t_check = 0, t_shape;
-	int ns = 0, i, rc, thr0 = -1, thr1 = -1, throttled;
+	double *samples = NULL, kept_sum = 0, e = NAN, t_setup = 0, t_check = 0, t_shape;
+	int ns = 0, rc, thr0 = -1, thr1 = -1, throttled, have_e = 0, extra = 0;
+	const char *stage = "setup";
+	struct ch_energy_window ew;
+	struct ch_energy_window_result er;
 	json_t *jp = json_object(), *tel = NULL, *t0 = NULL, *t1 = NULL, *shape;
 
 	json_object_set_new(jp, "kernel", json_string(k->name));
@@ -610,7 +628,8 @@ static int measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dt
 		rc = ch_kernel_counts(k, dt, &p.shape, &cnt);
 	if (rc != 0) {
 		json_object_set_new(jp, "valid", json_false());
-		json_object_set_new(jp, "error", json_string("no valid shape for this point (array too small)"));
+		json_object_set_new(jp, "error", json_string(rc == CH_ERR_RUNTIME && ch_last_error()[0] ?
+			ch_last_error() : "no valid shape for this point (array too small)"));
 		set_point_numbers_null(jp);
 		r->errors++;
 		return rc;
@@ -646,11 +665,13 @@ static int measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dt
 		rc = CH_ERR_RUNTIME;
 		goto fail;
 	}
+	ch_clear_last_error();
 	t_setup = ch_now_sec();
 	if ((rc = r->be->setup(r->dev, &p)) != 0)
 		goto fail;
 	t_setup = ch_now_sec() - t_setup;
-	for (i = 0; i < o->warmup; i++) {
+	stage = "warm-up";
+	for (int i = 0; i < o->warmup; i++) {
 		double sec;
 		if ((rc = r->be->run(r->dev, &p, &sec)) != 0)
 			goto fail;
@@ -659,25 +680,40 @@ static int measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dt
 		t0 = r->be->telemetry_json(r->dev);
 	if (r->be->throttled)
 		thr0 = r->be->throttled(r->dev);
-	if (r->be->energy_j && r->be->energy_j(r->dev, &e0) != 0)
-		e0 = NAN;
+	/* energy over a window of calls long enough for the counter
+	 * (ch_energy.h): the timed calls, then more until it is */
+	if (r->be->energy_j && r->be->energy_j(r->dev, &e) == 0) {
+		double win = r->be->energy_window_sec > 0 ? r->be->energy_window_sec : ENERGY_WINDOW_SEC;
+		have_e = 1;
+		ch_energy_window_start(&ew, ch_now_sec(), e, win, ENERGY_MIN_UPDATES, ENERGY_MAX_FACTOR * win);
+	}
+	stage = "timed calls";
 	while (ns < max_samples) {
 		if ((rc = r->be->run(r->dev, &p, &samples[ns])) != 0)
 			goto fail;
+		if (have_e)
+			ch_energy_window_add(&ew, 1, ch_now_sec(), r->be->energy_j(r->dev, &e) == 0 ? e : NAN);
 		if (ns > 0)
 			kept_sum += samples[ns];
 		ns++;
 		if (ns >= o->iters && kept_sum >= min_time)
 			break;
 	}
-	if (r->be->energy_j && r->be->energy_j(r->dev, &e1) != 0)
-		e1 = NAN;
+	stage = "energy window";
+	while (have_e && ch_energy_window_more(&ew)) {
+		double sec;
+		if ((rc = r->be->run(r->dev, &p, &sec)) != 0)
+			goto fail;
+		ch_energy_window_add(&ew, 1, ch_now_sec(), r->be->energy_j(r->dev, &e) == 0 ? e : NAN);
+		extra++;
+	}
 	if (r->be->throttled)
 		thr1 = r->be->throttled(r->dev);
 	if (r->be->telemetry_json)
 		t1 = r->be->telemetry_json(r->dev);
 	if (corrupt_requested(&p) && r->be->corrupt)
 		r->be->corrupt(r->dev, &p);
+	stage = "check";
 	t_check = ch_now_sec();
 	if ((rc = r->be->check(r->dev, &p, &chk)) != 0)
 		goto fail;
@@ -710,18 +746,26 @@ static int measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dt
 		r->invalid++;
 	}
 	json_object_set_new(jp, "throttled", thr0 < 0 && thr1 < 0 ? json_null() : json_boolean(throttled));
-	if (t0 || t1 || !isnan(e0)) {
-		double ej = e1 - e0, timed = 0;
-		for (i = 0; i < ns; i++)
-			timed += samples[i];
+	if (t0 || t1 || have_e) {
 		tel = json_object();
 		json_object_set_new(tel, "before", t0 ? (json_t *)t0 : json_null());
 		json_object_set_new(tel, "after", t1 ? (json_t *)t1 : json_null());
 		t0 = t1 = NULL;
-		json_object_set_new(tel, "energy_j", ej > 0 ? json_real(ej) : json_null());
-		json_object_set_new(tel, "avg_power_w", ej > 0 && timed > 0 ? json_real(ej / timed) : json_null());
-		json_object_set_new(tel, "gflop_per_j", ej > 0 && chk.ok && cnt.flops > 0 ?
-				    json_real(cnt.flops * ns / ej / 1e9) : json_null());
+		if (have_e) {
+			ch_energy_window_result(&ew, cnt.flops, &er);
+			json_object_set_new(tel, "energy_j", jnum(er.energy_j));
+			json_object_set_new(tel, "avg_power_w", jnum(er.avg_power_w));
+			json_object_set_new(tel, "gflop_per_j", chk.ok ? jnum(er.gflop_per_j) : json_null());
+			json_object_set_new(tel, "energy_window", json_pack("{s:s,s:f,s:i,s:i,s:i,s:f,s:i,s:s?}",
+				"method", ENERGY_METHOD, "wall_sec", er.wall_sec, "calls", er.calls,
+				"extra_calls", extra, "counter_updates", er.updates, "min_sec", ew.min_sec,
+				"min_updates", ew.min_updates, "not_measured", er.ok ? NULL : er.why));
+		} else {
+			json_object_set_new(tel, "energy_j", json_null());
+			json_object_set_new(tel, "avg_power_w", json_null());
+			json_object_set_new(tel, "gflop_per_j", json_null());
+			json_object_set_new(tel, "energy_window", json_null());
+		}
 	}
 	json_object_set_new(jp, "telemetry", tel ? tel : json_null());
 	free(samples);
@@ -733,12 +777,29 @@ fail:
 		json_decref((json_t *)t1);
 	if (r->be->teardown)
 		r->be->teardown(r->dev, &p);
-	json_object_set_new(jp, "valid", json_false());
-	json_object_set_new(jp, "error", json_string(ch_status_name(rc)));
+	{
+		char why[640];
+		snprintf(why, sizeof(why), "%s failed (%s): %s", stage, ch_status_name(rc),
+			 ch_last_error()[0] ? ch_last_error() : "no message");
+		json_object_set_new(jp, "valid", json_false());
+		json_object_set_new(jp, "error", json_string(why));
+	}
 	set_point_numbers_null(jp);
 	free(samples);
 	r->errors++;
 	return rc;
+}
+
+/* Which datasheet row a compute point is judged against: FMA ladder rungs
+ * run on the CUDA cores, GEMMs on the tensor cores where the GPU has them. */
+static void datasheet_ceiling_name(int dt, int ladder, char *buf, size_t n)
+{
+	if (ladder)
+		snprintf(buf, n, "%s CUDA cores (datasheet row %s, no tensor cores)", ch_dtype_name(dt),
+			 dt == CH_FP64 ? "FP64, not FP64 Tensor Core" : dt == CH_FP32 ? "FP32" : "none");
+	else
+		snprintf(buf, n, "%s dense peak (%s)", ch_dtype_name(dt),
+			 dt == CH_FP32 ? "FP32, CUDA cores" : "Tensor Core where the GPU has one");
 }
 
 /* Fill pct_of_roof, pct_of_datasheet and pct_of_peak_estimate from the roofs. */
@@ -757,9 +818,14 @@ static void finish_points(struct rl_dev *r, json_t *roofs)
 				     isnan(jget(cg, ch_dtype_name(dt))) ? -1 : jget(cg, ch_dtype_name(dt)));
 		json_object_set_new(p, "pct_of_roof", pct >= 0 ? json_real(pct) : json_null());
 		if (r->ds) {
-			pct = ch_pct_of_roof(gbps, gflops, r->ds->memory_gbps,
-					     r->ds->gflops[dt] > 0 ? r->ds->gflops[dt] : -1);
+			int ladder = !strcmp(json_string_value(json_object_get(p, "family")), "ladder");
+			double ceil_ = ladder ? ch_datasheet_cuda_core_gflops(r->ds, dt) : r->ds->gflops[dt];
+			char what[96];
+			pct = ch_pct_of_roof(gbps, gflops, r->ds->memory_gbps, ceil_ > 0 ? ceil_ : -1);
 			json_object_set_new(p, "pct_of_datasheet", pct >= 0 ? json_real(pct) : json_null());
+			datasheet_ceiling_name(dt, ladder, what, sizeof(what));
+			json_object_set_new(p, "datasheet_ceiling", ceil_ > 0 ?
+					    json_pack("{s:s,s:f}", "what", what, "gflops", ceil_) : json_null());
 		}
 		if (r->peak_est[dt] > 0 && gflops > 0)
 			json_object_set_new(p, "pct_of_peak_estimate", json_real(100.0 * gflops / r->peak_est[dt]));
@@ -835,6 +901,11 @@ static int measure_device(struct rl_dev *r, char *reason, size_t rn)
 			if (r->ds->gflops[d] > 0)
 				json_object_set_new(g, ch_dtype_name(d), json_real(r->ds->gflops[d]));
 		json_object_set_new(ds, "compute_gflops", g);
+		g = json_object();
+		for (d = 0; d < CH_NDTYPES; d++)
+			if (ch_datasheet_cuda_core_gflops(r->ds, d) > 0)
+				json_object_set_new(g, ch_dtype_name(d), json_real(ch_datasheet_cuda_core_gflops(r->ds, d)));
+		json_object_set_new(ds, "cuda_core_gflops", g);
 		json_object_set_new(ds, "source", json_string(r->ds->source));
 		json_object_set_new(r->jdev, "datasheet", ds);
 	}
@@ -926,11 +997,10 @@ static int measure_device(struct rl_dev *r, char *reason, size_t rn)
 				continue;
 			if (!(requested_dtypes(o, &t[i]) & r->be->dtypes(r->dev, &t[i]) & CH_DT_BIT(d)))
 				continue;
-			rc = measure_point(r, &t[i], (enum ch_dtype)d);
+			/* a failed point is recorded with its reason; the next ones run */
+			measure_point(r, &t[i], (enum ch_dtype)d);
 			update_roofs(r);
 			ch_result_checkpoint(r->res);
-			if (rc == CH_ERR_RUNTIME)
-				goto out;
 		}
 	for (d = 0; d < CH_NDTYPES; d++)
 		for (i = 0; i < nk; i++) {
@@ -938,13 +1008,11 @@ static int measure_device(struct rl_dev *r, char *reason, size_t rn)
 				continue;
 			if (!(requested_dtypes(o, &t[i]) & r->be->dtypes(r->dev, &t[i]) & CH_DT_BIT(d)))
 				continue;
-			rc = measure_point(r, &t[i], (enum ch_dtype)d);
+			/* a failed point is recorded with its reason; the next ones run */
+			measure_point(r, &t[i], (enum ch_dtype)d);
 			update_roofs(r);
 			ch_result_checkpoint(r->res);
-			if (rc == CH_ERR_RUNTIME)
-				goto out;
 		}
-out:
 	if (r->errors) {
 		status = CH_ERR_RUNTIME;
 		snprintf(reason, rn, "%d point(s) could not be measured (run-time error)", r->errors);
@@ -1008,18 +1076,24 @@ static void print_telemetry(json_t *d)
 		printf(" temperature %.0f-%.0f C;", lo, hi), any = 1;
 	if (!any)
 		printf(" clocks n/a;");
-	printf(" energy:");
+	printf(" energy");
 	any = 0;
 	json_array_foreach(points, i, p) {
-		double g = jget(json_object_get(p, "telemetry"), "gflop_per_j");
+		json_t *tel = json_object_get(p, "telemetry"), *win = json_object_get(tel, "energy_window");
+		double g = jget(tel, "gflop_per_j");
+		if (json_is_object(win) && !any)
+			printf(" (%s counter over windows of >= %.1f s of repeated calls, power over wall time):",
+			       gpu ? "NVML" : "RAPL", jget(win, "min_sec")), any = -1;
 		if (!isnan(g) && !strcmp(json_string_value(json_object_get(p, "family")), "gemm")) {
-			printf(" %s %s %.2f GFLOP/J;", json_string_value(json_object_get(p, "kernel")),
-			       json_string_value(json_object_get(p, "dtype")), g);
+			printf(" %s %s %.2f GFLOP/J at %.0f W;", json_string_value(json_object_get(p, "kernel")),
+			       json_string_value(json_object_get(p, "dtype")), g, jget(tel, "avg_power_w"));
 			any = 1;
 		}
 	}
 	if (!any)
-		printf(" n/a (%s not readable)", gpu ? "NVML energy counter" : "RAPL");
+		printf(": n/a (%s not readable)", gpu ? "NVML energy counter" : "RAPL");
+	else if (any < 0)
+		printf(" no GEMM point with a measured energy (energy_window.not_measured in the result file says why)");
 	printf("\n");
 }
 
@@ -1115,6 +1189,16 @@ static void print_table(json_t *d, const struct ch_rl_opts *o)
 		printf("  %-9s %-5s %10s %10s %6s %9s %9s %10s %10s %7s%s%s  %s\n", kn, dt, a, b, c, e, f, g, h, k2,
 		       has_ds ? " " : "", has_ds ? l : "", note);
 	}
+	if (has_ds) {
+		json_t *cc = json_object_get(ds, "cuda_core_gflops");
+		int ladder = 0;
+		json_array_foreach(points, i, p)
+			ladder |= !strcmp(json_string_value(json_object_get(p, "family")), "ladder");
+		if (ladder)
+			printf("# %%ds of the fma ladder: against the CUDA-core figures (fp64 %.0f GFLOP/s, the datasheet's"
+			       " FP64 row, not FP64 Tensor Core; fp32 %.0f), none for other dtypes\n",
+			       jget(cc, "fp64") > 0 ? jget(cc, "fp64") : 0, jget(cc, "fp32") > 0 ? jget(cc, "fp32") : 0);
+	}
 	if (!isnan(mem))
 		printf("# memory roof: %.2f GB/s (%s, median)\n", mem,
 		       json_string_value(json_object_get(roofs, "memory_kernel")));
@@ -1132,9 +1216,17 @@ static void print_table(json_t *d, const struct ch_rl_opts *o)
 				printf(" [above the estimate: the cores ran at >= %.2f GHz, faster than the clock read (turbo)]",
 				       jget(cfg, "clock_mhz") * 1e-3 * pct / 100);
 		}
-		if (has_ds && jget(json_object_get(ds, "compute_gflops"), key) > 0)
-			printf("; %.1f%% of the datasheet %.0f GFLOP/s", 100.0 * json_number_value(v) /
-			       jget(json_object_get(ds, "compute_gflops"), key), jget(json_object_get(ds, "compute_gflops"), key));
+		if (has_ds) {
+			const char *ck = json_string_value(json_object_get(json_object_get(roofs, "compute_kernel"), key));
+			int ladder = ck && !strncmp(ck, "fma", 3);
+			double c = jget(json_object_get(ds, ladder ? "cuda_core_gflops" : "compute_gflops"), key);
+			char what[96];
+			datasheet_ceiling_name(ch_dtype_parse(key), ladder, what, sizeof(what));
+			if (c > 0)
+				printf("; %.1f%% of the datasheet %.0f GFLOP/s, %s", 100.0 * json_number_value(v) / c, c, what);
+			else if (ladder)
+				printf("; no datasheet figure for %s", what);
+		}
 		printf("\n");
 	}
 	if (has_ds && !isnan(mem))
@@ -1191,8 +1283,46 @@ static int worse(int a, int b)
 	return a;
 }
 
-static int run_backend(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, const struct ch_backend *be,
-		       struct ch_result *res, json_t *devices, char *reason, size_t rn)
+int ch_rl_rank_device(int local_rank, int visible, int ndevices, const int *devices)
+{
+	if (ndevices > 0)
+		return local_rank >= 0 && local_rank < ndevices ? devices[local_rank] : -1;
+	return ch_comm_pick_device(local_rank, visible);
+}
+
+int ch_rl_mark_shared_gpus(json_t *devices)
+{
+	size_t i, j;
+	json_t *a, *b;
+	int n = 0;
+
+	json_array_foreach(devices, j, b) {
+		const char *bb = json_string_value(json_object_get(b, "pci_bus_id"));
+		const char *hb = json_string_value(json_object_get(b, "host"));
+		if (!bb || !hb || strcmp(json_string_value(json_object_get(b, "kind")), "gpu"))
+			continue;
+		for (i = 0; i < j; i++) {
+			char why[512];
+			a = json_array_get(devices, i);
+			if (!json_is_string(json_object_get(a, "pci_bus_id")) || !json_is_string(json_object_get(a, "host")) ||
+			    strcmp(json_string_value(json_object_get(a, "pci_bus_id")), bb) ||
+			    strcmp(json_string_value(json_object_get(a, "host")), hb))
+				continue;
+			snprintf(why, sizeof(why), "ranks %lld and %lld measured the same GPU %s on '%s' at once "
+				 "(more local ranks than visible GPUs): launch at most one rank per GPU",
+				 (long long)json_integer_value(json_object_get(a, "rank")),
+				 (long long)json_integer_value(json_object_get(b, "rank")), bb, hb);
+			device_status(a, CH_ERR_USAGE, why);
+			device_status(b, CH_ERR_USAGE, why);
+			n++;
+			break;
+		}
+	}
+	return n;
+}
+
+int ch_rl_run_backend(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, const struct ch_backend *be,
+		      struct ch_result *res, json_t *devices, char *reason, size_t rn)
 {
 	char why[512] = "";
 	int status = CH_OK, count, idx[CH_RL_MAX_DEVICES], nidx = 0, i;
@@ -1210,12 +1340,11 @@ static int run_backend(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, 
 	if (!gpu) {
 		idx[nidx++] = 0;
 	} else if (mpi->active) {
-		int want = o->ndevices ? (mpi->local_rank < o->ndevices ? o->devices[mpi->local_rank] : -1)
-				       : (mpi->local_rank < count ? mpi->local_rank : -1);
+		int want = ch_rl_rank_device(mpi->local_rank, count, o->ndevices, o->devices);
 		if (want < 0) {
 			json_t *d = device_stub("gpu", "gpu", be->name);
-			snprintf(why, sizeof(why), "local rank %d has no GPU (%d on this node%s): run one rank per GPU",
-				 mpi->local_rank, count, o->ndevices ? " selected by --devices" : "");
+			snprintf(why, sizeof(why), "local rank %d has no GPU (%d selected by --devices): run one rank per GPU",
+				 mpi->local_rank, o->ndevices);
 			device_status(d, CH_ERR_UNAVAILABLE, why);
 			json_array_append_new(devices, d);
 			snprintf(reason, rn, "%s", why);
@@ -1309,7 +1438,7 @@ int ch_rl_run(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, struct ch
 		json_object_set_new(results, "backend_auto", json_string(backends == CH_RL_BACKEND_CUDA ? "cuda" : "cpu"));
 	}
 	if (backends & CH_RL_BACKEND_CUDA) {
-		rc = run_backend(o, mpi, &ch_backend_cuda, res, local, r2, sizeof(r2));
+		rc = ch_rl_run_backend(o, mpi, &ch_backend_cuda, res, local, r2, sizeof(r2));
 		if (worse(status, rc) != status)
 			snprintf(reason, n, "%s", r2);
 		status = worse(status, rc);
@@ -1318,7 +1447,7 @@ int ch_rl_run(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, struct ch
 		/* under mpirun, the CPU is measured once per node, after the GPUs */
 		ch_rl_mpi_barrier(mpi);
 		if (!mpi->active || mpi->local_rank == 0) {
-			rc = run_backend(o, mpi, &ch_backend_cpu, res, local, r2, sizeof(r2));
+			rc = ch_rl_run_backend(o, mpi, &ch_backend_cpu, res, local, r2, sizeof(r2));
 			if (worse(status, rc) != status)
 				snprintf(reason, n, "%s", r2);
 			status = worse(status, rc);
@@ -1331,6 +1460,13 @@ int ch_rl_run(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, struct ch
 	if (!all) /* not rank 0 */
 		return status;
 	json_object_set(results, "devices", all);
+	if (mpi->active && ch_rl_mark_shared_gpus(all) > 0) {
+		status = worse(status, CH_ERR_USAGE);
+		ch_error("two local ranks measured the same GPU (more local ranks than visible GPUs): their "
+			 "devices are reported as usage errors; launch at most one rank per GPU");
+		if (!reason[0] || status == CH_ERR_USAGE)
+			snprintf(reason, n, "two local ranks measured the same GPU");
+	}
 	median = ch_rl_node_summary(all, NODE_FLAG_PCT, &flagged);
 	json_object_set_new(results, "node_median", median);
 	json_object_set_new(results, "flagged", flagged);

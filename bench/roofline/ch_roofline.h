@@ -79,6 +79,43 @@ int ch_rl_run(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, struct ch
 	      char *reason, size_t n);
 
 /**
+ * ch_rl_run_backend - measure the devices of one backend (what ch_rl_run()
+ * does for cuda and cpu; tests pass a stand-in backend).
+ * @be:      [in] the backend.  @devices: [in,out] array the device objects
+ *           are appended to.  Other parameters as ch_rl_run().
+ * A point that fails (run-time error in its setup, calls or check) is
+ * recorded with "valid": false and "error": "<stage> failed (<status>):
+ * <message>", and the next points run; the device is then "error".
+ * Returns the worst status of the backend's devices.
+ */
+int ch_rl_run_backend(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, const struct ch_backend *be,
+		      struct ch_result *res, json_t *devices, char *reason, size_t n);
+
+/**
+ * ch_rl_rank_device - the GPU a rank measures under mpirun.
+ * @local_rank: [in] rank among its host's ranks.
+ * @visible:    [in] GPUs the rank sees (honours CUDA_VISIBLE_DEVICES).
+ * @ndevices, @devices: [in] --devices list (0, NULL: none).
+ * Returns devices[local_rank] with a --devices list (-1 past its end),
+ * else ch_comm_pick_device(local_rank, visible) = local_rank % visible, as
+ * the comm layer: GPU i when every rank sees every GPU, GPU 0 under a
+ * one-GPU-per-rank mask (Slurm --gpus-per-task=1); -1 when @visible < 1.
+ * Two local ranks on the same GPU are found afterwards by
+ * ch_rl_mark_shared_gpus().
+ */
+int ch_rl_rank_device(int local_rank, int visible, int ndevices, const int *devices);
+
+/**
+ * ch_rl_mark_shared_gpus - mark GPU devices measured by two ranks at once.
+ * @devices: [in,out] gathered device objects (with "host", "rank",
+ *           "pci_bus_id"); both objects of every pair with the same host and
+ *           PCI bus id get status "error" and a reason naming the ranks
+ *           (ch_rl_run() then returns CH_ERR_USAGE: a launch mistake).
+ * Returns the number of such pairs.
+ */
+int ch_rl_mark_shared_gpus(json_t *devices);
+
+/**
  * ch_rl_default_array_bytes - the default size of each of the three arrays.
  * @cache_bytes: [in] CPU: sum of last-level caches; GPU: L2 size.
  * @free_bytes:  [in] free memory of the device.

@@ -372,11 +372,10 @@ static int nccl_fill_expected(void *buf, const struct ch_ar_pattern *p, size_t c
 		}
 		table_cap = bytes;
 	}
-	e = (int)cudaMemcpy(table_dev, table, bytes, cudaMemcpyHostToDevice);
+	/* copy and fill on the backend's stream, synchronised before the host
+	 * table is freed (ch_comm_nccl_kern.h) */
+	e = ch_nccl_fill_tiled(buf, table_dev, table, *p, count, seed, stream);
 	free(table);
-	if (e)
-		return ch_cuda_error((cudaError_t)e, "cudaMemcpy", __FILE__, __LINE__, here());
-	e = ch_nccl_fill_tiled(buf, table_dev, *p, count, seed, stream);
 	if (e)
 		return ch_cuda_error((cudaError_t)e, "ch_nccl_fill_tiled", __FILE__, __LINE__, here());
 	return 0;

@@ -54,17 +54,24 @@ extern "C" int ch_nccl_fill_input(void *buf, struct ch_ar_pattern p, size_t coun
 	return (int)cudaStreamSynchronize(stream);
 }
 
-extern "C" int ch_nccl_fill_tiled(void *buf, const void *table, struct ch_ar_pattern p,
-				  size_t count, uint64_t seed, cudaStream_t stream)
+extern "C" int ch_nccl_fill_tiled(void *buf, void *table_dev, const void *table_host,
+				  struct ch_ar_pattern p, size_t count, uint64_t seed,
+				  cudaStream_t stream)
 {
 	size_t es = ch_dtype_size((enum ch_dtype)p.dtype);
-	if (count)
+	/* the table goes to the device on @stream, ahead of the kernel that
+	 * reads it: @stream is non-blocking, so a copy on the legacy default
+	 * stream would not be ordered before the kernel */
+	cudaError_t e = cudaMemcpyAsync(table_dev, table_host, (size_t)p.period * es,
+					cudaMemcpyHostToDevice, stream);
+	if (e == cudaSuccess && count) {
 		ch_fill_tiled_kernel<<<grid_for(count), 256, 0, stream>>>(
-			(char *)buf, (const char *)table, p.period, es, count, seed);
-	cudaError_t e = cudaGetLastError();
-	if (e != cudaSuccess)
-		return (int)e;
-	return (int)cudaStreamSynchronize(stream);
+			(char *)buf, (const char *)table_dev, p.period, es, count, seed);
+		e = cudaGetLastError();
+	}
+	/* also on failure: the host table must not be read once we return */
+	cudaError_t s = cudaStreamSynchronize(stream);
+	return (int)(e != cudaSuccess ? e : s);
 }
 
 extern "C" int ch_nccl_count_wrong(const void *a, const void *b, size_t count, size_t elem_bytes,

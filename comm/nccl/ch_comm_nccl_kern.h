@@ -26,11 +26,18 @@ int ch_nccl_fill_input(void *buf, struct ch_ar_pattern p, size_t count, int rank
 
 /**
  * ch_nccl_fill_tiled - device buffer @buf (@count elements of p.dtype):
- * element i = element (i + seed) mod p.period of @table, a device buffer
- * of p.period encoded elements (ch_ar_expected_table() copied to the device).
+ * element i = element (i + seed) mod p.period of the table.
+ * @table_dev:  [out] device scratch of at least p.period elements; receives
+ *              the table.
+ * @table_host: [in] p.period encoded elements (ch_ar_expected_table()),
+ *              host memory owned by the caller; it may be freed on return.
+ * The table is copied with cudaMemcpyAsync on @stream, so the kernel that
+ * reads it runs after the copy (@stream is non-blocking: a copy on the
+ * legacy default stream would not be ordered before it), and @stream is
+ * synchronised before returning, so the host table is no longer read.
  */
-int ch_nccl_fill_tiled(void *buf, const void *table, struct ch_ar_pattern p, size_t count,
-		       uint64_t seed, cudaStream_t stream);
+int ch_nccl_fill_tiled(void *buf, void *table_dev, const void *table_host,
+		       struct ch_ar_pattern p, size_t count, uint64_t seed, cudaStream_t stream);
 
 /**
  * ch_nccl_count_wrong - number of elements (of @elem_bytes: 1, 2, 4 or 8)

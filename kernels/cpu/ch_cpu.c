@@ -764,5 +764,6 @@ const struct ch_backend ch_backend_cpu = {
 	.peak_estimate = cpu_peak_estimate,
 	.telemetry_json = cpu_telemetry_json,
 	.energy_j = cpu_energy_j,
+	.energy_window_sec = 0.1, /* RAPL refreshes about every 1 ms */
 	.throttled = cpu_throttled,
 };

@@ -576,5 +576,6 @@ const struct ch_backend ch_backend_cuda = {
 	.peak_estimate = NULL,
 	.telemetry_json = cuda_telemetry_json,
 	.energy_j = cuda_energy_j,
+	.energy_window_sec = 0.5, /* NVML refreshes its counter every few tens of ms */
 	.throttled = cuda_throttled,
 };

@@ -25,22 +25,22 @@ trap 'rm -rf "$T"' EXIT
 fixture() { rm -rf "$T/fx"; cp -r tests/data/gpu-check/h200 "$T/fx"; }
 fixture
 out=$(scripts/gpu-check-summary "$T/fx"); rc=$?
-check "gpu-check summary: fp8 GEMM below 0.95 x cuBLAS exits 1" [ $rc -eq 1 ]
+check "gpu-check summary: fp8 GEMM below 0.95 x the cuBLASLt reference exits 1" [ $rc -eq 1 ]
 check "gpu-check summary: triad 86.5% of the H200 datasheet, 1.038 x cudaMemcpy" \
-	grep -qE '^gpu0 +triad bandwidth +4150\.0 +GB/s +86\.5 +1\.038 +cudaMemcpy D2D 4000\.0$' <<<"$out"
-check "gpu-check summary: bf16 GEMM 79.8% of datasheet, 0.988 x cublasGemmEx" \
-	grep -qE '^gpu0 +bf16 GEMM +790\.0 +TFLOP/s +79\.8 +0\.988 +cublasGemmEx 800\.0$' <<<"$out"
+	grep -qE '^gpu0 +triad bandwidth +4150\.0 +GB/s +86\.5 +1\.038 +cudaMemcpy D2D 4000\.0 \(4000\.0 / 4000\.0\)$' <<<"$out"
+check "gpu-check summary: bf16 GEMM 79.8% of datasheet, 1.000 x the mean of the references before and after roofline" \
+	grep -qE '^gpu0 +bf16 GEMM +790\.0 +TFLOP/s +79\.8 +1\.000 +cublasLtMatmul TN 790\.0 \(800\.0 / 780\.0\)$' <<<"$out"
 check "gpu-check summary: the failed bound is named" \
-	grep -qxF 'FAIL gpu0: fp8 GEMM >= 0.95 x plain cuBLAS (1200.0 vs 1400.0 TFLOP/s)' <<<"$out"
+	grep -qxF 'FAIL gpu0: fp8 GEMM >= 0.95 x cuBLASLt reference (1200.0 vs 1390.0 TFLOP/s)' <<<"$out"
 check "gpu-check summary: a world of one reports algbw, not busbw" \
-	grep -qF 'ring algbw 1510.5 GB/s at 1073741824 B (1 rank: busbw is 0 by definition)' <<<"$out"
+	grep -qF 'ring algbw 1510.5 GB/s at 1073741824 B (1 rank: a local copy, nothing reduced; busbw is 0 by definition)' <<<"$out"
 check "gpu-check summary: record row for docs/gpu-validation.md" \
-	grep -qF '| 2026-12-01 | NVIDIA H200 | 580.159.04 | 13.0 | 2.28.3 | FAIL: gpu0: fp8 GEMM >= 0.95 x plain cuBLAS | pass | pass | pass | pass | pass |' "$T/fx/summary.md"
+	grep -qF '| 2026-12-01 | NVIDIA H200 | 580.159.04 | 13.0 | 2.28.3 | FAIL: gpu0: fp8 GEMM >= 0.95 x cuBLASLt reference | pass | pass | pass | pass | pass |' "$T/fx/summary.md"
 check "gpu-check summary: summary.json carries exit code 1" \
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["exit_code"] == 1 and len(d["ceilings"]) == 4 else 1)' "$T/fx/summary.json"
 
 fixture
-sed -i 's/^gemm\tfp8\t8192\t10\t1400/gemm\tfp8\t8192\t10\t1250/' "$T/fx/ref.tsv"
+sed -i 's/^gemm\tfp8\t8192\t10\t1[34][08]0/gemm\tfp8\t8192\t10\t1250/' "$T/fx/ref.tsv" "$T/fx/ref-after.tsv"
 out=$(scripts/gpu-check-summary "$T/fx"); rc=$?
 check "gpu-check summary: every bound met exits 0" [ $rc -eq 0 ]
 check "gpu-check summary: says PASSED" grep -qF 'gpu-check: PASSED: every path ran and passed its checks' <<<"$out"
@@ -53,11 +53,11 @@ check "gpu-check summary: a crashed step exits 4 and names the signal" \
 
 fixture
 sed -i -e 's/^gpu_count=1/gpu_count=0/' -e '/^gpu=/d' "$T/fx/env.txt"
-sed -i -E 's/^(ref|roofline|allreduce-nccl|loader)\t0\t([0-9.]+)\trun/\1\t3\t\2\tunavailable/' "$T/fx/steps.tsv"
+sed -i -E 's/^(ref|ref-after|roofline|allreduce-nccl|loader)\t0\t([0-9.]+)\trun/\1\t3\t\2\tunavailable/' "$T/fx/steps.tsv"
 out=$(scripts/gpu-check-summary "$T/fx"); rc=$?
 check "gpu-check summary: no GPU, every GPU step exit 3: exits 3" [ $rc -eq 3 ]
 check "gpu-check summary: no GPU: says unavailable" \
-	bash -c '[ $(grep -c "unavailable (no GPU), as expected" <<<"$1") -eq 4 ] && grep -qF "UNAVAILABLE: no GPU here" <<<"$1"' _ "$out"
+	bash -c '[ $(grep -c "unavailable (no GPU), as expected" <<<"$1") -eq 5 ] && grep -qF "UNAVAILABLE: no GPU here" <<<"$1"' _ "$out"
 
 # ---------------------------------------------------------------- 2. usage
 rc1=$(scripts/gpu-check --frobnicate >/dev/null 2>&1; echo $?)
@@ -144,7 +144,7 @@ for s in roofline allreduce-nccl loader; do
 		check "gpu-check --run without a GPU: $s reported as not built" grep -qE "^[a-z_ ]*${s%%-*}.* +not built" "$T/out/summary.txt"
 	fi
 done
-check "gpu-check --run without a GPU: the cuBLAS reference says unavailable" grep -qE '^cuBLAS reference .* unavailable \(no GPU\), as expected' "$T/out/summary.txt"
+check "gpu-check --run without a GPU: the cuBLAS reference says unavailable" grep -qE '^cuBLASLt reference .* unavailable \(no GPU\), as expected' "$T/out/summary.txt"
 if [ -x "$B/allreduce_bw" ]; then
 	check "gpu-check --run: the mpi backend ran from the bundle (exit 0)" \
 		awk -F'\t' '$1 == "allreduce-mpi" && $2 == 0 { f = 1 } END { exit !f }' "$T/out/steps.tsv"
@@ -187,4 +187,48 @@ if [ -x "$B/allreduce_bw" ]; then
 fi
 check "gpu-check --run, GPU listed: driver and GPU in the summary header" \
 	grep -qE '^gpu-check .* GPUs 1 x NVIDIA H200; driver 580\.159\.04' "$T/out2/summary.txt"
+
+# ---------------------------------------------------------------- 6. no nvidia-smi, CUDA works
+# nvidia-smi is missing but the CUDA runtime lists a GPU (a stand-in
+# gpu-check-ref --list in an unpacked copy of the bundle): a GPU machine,
+# not a machine without GPU. The python3 first on PATH is broken; the
+# summary must come from the Python the script is told about.
+rm -rf "$T/u6" && cp -a "$T/u" "$T/u6"
+cat >"$T/u6/bin/gpu-check-ref" <<'EOF2'
+#!/bin/sh
+case "$*" in
+--list) echo "0, NVIDIA H200, -, 00000000:00:05.0, 143771 MiB, 9.0" ;;
+*) echo "gpu-check-ref: error: no CUDA device (unavailable): stand-in" >&2; exit 3 ;;
+esac
+EOF2
+chmod +x "$T/u6/bin/gpu-check-ref"
+mkdir -p "$T/badpy"
+printf '#!/bin/sh\necho "$*" >>"%s/badpy/called"\nexit 1\n' "$T" >"$T/badpy/python3"
+chmod +x "$T/badpy/python3"
+real_py=$(command -v python3)
+PATH="$T/badpy:$PATH" GPU_CHECK_PYTHON="$real_py" GPU_CHECK_MPI_ARGS="--backend mpi -b 8 -e 64K -f 8" \
+	scripts/gpu-check --run "$T/u6" --out "$T/out6" >"$T/run6.log" 2>&1; rc=$?
+check "gpu-check --run, no nvidia-smi but CUDA lists a GPU: the GPU is found" \
+	bash -c 'grep -qxF "gpu-check: 1 GPU(s): 1 x NVIDIA H200" "$1" && ! grep -q "every GPU path is unavailable" "$1"' _ "$T/run6.log"
+check "gpu-check --run, no nvidia-smi: env.txt says the CUDA runtime found it" \
+	grep -qE '^gpu_source=cuda-runtime \(gpu-check-ref --list; nvidia-smi is not installed\)$' "$T/out6/env.txt"
+check "gpu-check --run, no nvidia-smi: the GPU steps' exit 3 is a fault (exit 4)" [ $rc -eq 4 ]
+check "gpu-check --run: the summary comes from GPU_CHECK_PYTHON, not the python3 first on PATH" \
+	bash -c '[ -s "$1/summary.txt" ] && grep -qxF "python=$2" "$1/env.txt" && ! grep -qE "gpu-check-summary|tarfile|importlib" "$3" 2>/dev/null' \
+	_ "$T/out6" "$real_py" "$T/badpy/called"
+
+# ---------------------------------------------------------------- 7. glibc too old
+# a machine whose glibc is older than what the bundle imports: stop first,
+# naming both versions, before any step (which would exit 127)
+mkdir -p "$T/oldlibc"
+printf '#!/bin/sh\n[ "$1" = GNU_LIBC_VERSION ] && { echo "glibc 2.17"; exit 0; }\nexec /usr/bin/getconf "$@"\n' >"$T/oldlibc/getconf"
+chmod +x "$T/oldlibc/getconf"
+need=$(sed -n 's/^glibc_required: //p' "$T/bundle/MANIFEST.txt")
+PATH="$T/oldlibc:$PATH" scripts/gpu-check --run "$T/bundle" --out "$T/out7" >"$T/run7.log" 2>&1; rc=$?
+check "gpu-check --run, glibc 2.17: exits 4" [ $rc -eq 4 ]
+check "gpu-check --run, glibc 2.17: names this machine's glibc and the one needed ($need)" \
+	grep -qF "this machine has glibc 2.17, but the bundle needs glibc >= $need (" "$T/run7.log"
+check "gpu-check --run, glibc 2.17: no step ran" bash -c '[ ! -e "$1/steps.tsv" ] && ! grep -q "^gpu-check: \[" "$2"' _ "$T/out7" "$T/run7.log"
+check "gpu-check --bundle: the manifest names what needs the newest glibc" \
+	grep -qE "^glibc_required_by: [^ ]+ \\([a-z_0-9]+@GLIBC_$need" "$T/bundle/MANIFEST.txt"
 exit 0

@@ -146,7 +146,15 @@ Test(allreduce_plan, single_rank_world)
 	cr_assert_eq(ch_ar_plan_build(node_of, 1, CH_AR_GROUPS_WORLD | CH_AR_GROUPS_NODE | CH_AR_GROUPS_PAIRS, 1, &p), 0);
 	cr_assert_eq(p.nphases, 1);
 	cr_assert_eq(p.phases[0].groups[0].nranks, 1);
-	cr_assert_eq(p.nnotes, 3);
+	cr_assert_eq(p.nnotes, 4);
+	/* first: a world of one is a copy, not a collective */
+	cr_assert_str_eq(p.notes[0], CH_AR_NOTE_WORLD_OF_ONE);
+	cr_assert_lt(strlen(CH_AR_NOTE_WORLD_OF_ONE), sizeof(p.notes[0]));
+	ch_ar_plan_release(&p);
+	/* two ranks: no such note */
+	int two[2] = { 0, 0 };
+	cr_assert_eq(ch_ar_plan_build(two, 2, CH_AR_GROUPS_WORLD, 0, &p), 0);
+	cr_assert_eq(p.nnotes, 0);
 	ch_ar_plan_release(&p);
 }
 

@@ -35,3 +35,21 @@ Test(datasheet, every_entry_has_source_and_bandwidth)
 	cr_assert_eq(ch_dtype_parse("int4"), -1);
 	cr_assert_str_eq(ch_dtype_name(CH_FP8), "fp8");
 }
+
+Test(datasheet, cuda_core_fp64_is_the_ladder_ceiling)
+{
+	const struct ch_datasheet *h200 = ch_datasheet_lookup("NVIDIA H200");
+	int n, i;
+	const struct ch_datasheet *t = ch_datasheet_table(&n);
+
+	/* the "FP64" row, not the "FP64 Tensor Core" row (67000) */
+	cr_assert_float_eq(ch_datasheet_cuda_core_gflops(h200, CH_FP64), 34000, 0);
+	cr_assert_float_eq(h200->gflops[CH_FP64], 67000, 0);
+	cr_assert_float_eq(ch_datasheet_cuda_core_gflops(h200, CH_FP32), 67000, 0);
+	cr_assert_float_eq(ch_datasheet_cuda_core_gflops(h200, CH_BF16), 0, 0);
+	cr_assert_float_eq(ch_datasheet_cuda_core_gflops(ch_datasheet_lookup("NVIDIA H100 PCIe"), CH_FP64), 26000, 0);
+	cr_assert_float_eq(ch_datasheet_cuda_core_gflops(ch_datasheet_lookup("NVIDIA L40S"), CH_FP64), 0, 0);
+	cr_assert_float_eq(ch_datasheet_cuda_core_gflops(NULL, CH_FP64), 0, 0);
+	for (i = 0; i < n; i++)
+		cr_assert_leq(t[i].fp64_cuda_core_gflops, t[i].gflops[CH_FP64], "%s", t[i].sku);
+}

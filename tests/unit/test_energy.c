@@ -142,3 +142,72 @@ Test(energy, envelope_key_written)
 	json_decref(doc);
 	ch_result_free(r);
 }
+
+/* A counter refreshed every 50 ms at 400 W: reading at t gives
+ * 400 x floor(t / 0.05) x 0.05 J. */
+static double fake_counter(double t)
+{
+	return 400.0 * floor(t / 0.05 + 1e-9) * 0.05;
+}
+
+Test(energy, window_waits_for_the_counter)
+{
+	struct ch_energy_window w;
+	struct ch_energy_window_result r;
+	double t = 1.001;
+	int calls = 0;
+
+	/* calls of 2 ms each: a 10-call window sees the counter change once at most */
+	ch_energy_window_start(&w, t, fake_counter(t), 0.5, 5, 2.0);
+	for (calls = 0; calls < 10; calls++) {
+		t += 0.002;
+		ch_energy_window_add(&w, 1, t, fake_counter(t));
+	}
+	cr_assert_eq(ch_energy_window_more(&w), 1);
+	ch_energy_window_result(&w, 1e9, &r);
+	cr_assert_eq(r.ok, 0);
+	cr_assert(isnan(r.energy_j) && isnan(r.avg_power_w) && isnan(r.gflop_per_j));
+	cr_assert_not_null(strstr(r.why, "shorter than 0.500 s"), "%s", r.why);
+	/* repeated until half a second: 10 refreshes, 250 calls */
+	while (ch_energy_window_more(&w)) {
+		t += 0.002;
+		ch_energy_window_add(&w, 1, t, fake_counter(t));
+		calls++;
+	}
+	ch_energy_window_result(&w, 1e9, &r);
+	cr_assert_eq(r.ok, 1, "%s", r.why);
+	cr_assert_eq(r.calls, 250);
+	cr_assert_eq(r.calls, calls);
+	cr_assert_eq(r.updates, 10);
+	cr_assert_float_eq(r.wall_sec, 0.5, 1e-9);
+	cr_assert_float_eq(r.energy_j, 200.0, 1e-9);        /* 10 refreshes of 20 J */
+	cr_assert_float_eq(r.avg_power_w, 400.0, 1e-6);     /* over wall time, not kernel time */
+	cr_assert_float_eq(r.gflop_per_j, 250.0 / 200.0, 1e-12);
+	cr_assert_str_eq(r.why, "");
+}
+
+Test(energy, window_needs_counter_updates)
+{
+	struct ch_energy_window w;
+	struct ch_energy_window_result r;
+
+	/* a counter that never moves: the window gives up at max_sec, no energy */
+	ch_energy_window_start(&w, 0, 5000, 0.5, 5, 2.0);
+	ch_energy_window_add(&w, 100, 1.0, 5000);
+	cr_assert_eq(ch_energy_window_more(&w), 1); /* long enough, but no update yet */
+	ch_energy_window_add(&w, 100, 2.0, 5000);
+	cr_assert_eq(ch_energy_window_more(&w), 0);
+	ch_energy_window_result(&w, 1e9, &r);
+	cr_assert_eq(r.ok, 0);
+	cr_assert_eq(r.calls, 200);
+	cr_assert(isnan(r.energy_j));
+	cr_assert_not_null(strstr(r.why, "changed 0 time(s)"), "%s", r.why);
+	/* unread readings (NAN) count the calls and the time only */
+	ch_energy_window_start(&w, 0, 10, 0.1, 1, 0.1);
+	ch_energy_window_add(&w, 3, 0.2, NAN);
+	cr_assert_eq(ch_energy_window_more(&w), 0);
+	ch_energy_window_result(&w, 0, &r);
+	cr_assert_eq(r.ok, 0);
+	cr_assert_eq(r.calls, 3);
+	cr_assert_eq(r.updates, 0);
+}

@@ -21,6 +21,8 @@ static struct ch_lc_plan plan;
 
 static void setup(void)
 {
+	char why[256] = "";
+
 	memset(&env, 0, sizeof(env));
 	cr_assert_eq(ch_topo_load(NULL, &topo), 0);
 	env.topo = topo;
@@ -33,7 +35,7 @@ static void setup(void)
 	env.prefetch = 2;
 	cr_assert_eq(ch_lc_shard_make(&env.shard, 3), 0);
 	cr_assert_eq(ch_lc_env_expect(&env), 0);
-	cr_assert_eq(env.copy->open(0, env.ntok * 4, &env.copy_ctx[0]), 0);
+	cr_assert_eq(env.copy->open(0, env.ntok * 4, &env.copy_ctx[0], why, sizeof(why)), 0, "%s", why);
 	cr_assert_eq(ch_lc_gpus_emulate(topo, 1, gpu), 0);
 	cr_assert_eq(ch_lc_plan_make(topo, gpu, 1, CH_LC_ISOLATED, NULL, &plan, NULL, 0), 0);
 }

@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/ch_common.h"
 #include "bench/common/ch_opts.h"
 #include "base/ch_result.h"
+#include "base/ch_stats.h"
 #include "bench/roofline/ch_roofline.h"
 
 #define MIB (1024ull * 1024ull)
@@ -288,4 +290,251 @@ Test(roofline, json_follows_schema, .init = cr_redirect_stdout)
 	json_decref(doc);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
+}
+
+/* ------------------------------------------------------------------ a stand-in GPU backend */
+
+#include "kernels/ch_kernels.h"
+
+struct ch_dev {
+	int index;
+};
+
+static const char *fake_fail;      /* "kernel:dtype:stage" that fails, or NULL */
+static int fake_runs;
+
+static int fake_fails(const struct ch_point_spec *p, const char *stage)
+{
+	char want[96];
+	snprintf(want, sizeof(want), "%s:%s:%s", p->k->name, ch_dtype_name(p->dt), stage);
+	return fake_fail && !strcmp(fake_fail, want);
+}
+
+static int fake_probe(char *why, size_t n) { (void)why; (void)n; return 0; }
+static int fake_count(void) { return 1; }
+static int fake_open(int index, struct ch_dev **out, char *why, size_t n)
+{
+	(void)why; (void)n;
+	*out = calloc(1, sizeof(**out));
+	(*out)->index = index;
+	return 0;
+}
+static void fake_close(struct ch_dev *d) { free(d); }
+static int fake_info(struct ch_dev *d, struct ch_dev_info *o)
+{
+	(void)d;
+	memset(o, 0, sizeof(*o));
+	snprintf(o->kind, sizeof(o->kind), "gpu");
+	snprintf(o->name, sizeof(o->name), "NVIDIA H200");
+	snprintf(o->pci_bus_id, sizeof(o->pci_bus_id), "0000:05:00.0");
+	o->mem_total_bytes = o->mem_free_bytes = 1ull << 30;
+	o->cache_bytes = 1 << 20;
+	o->units = 132;
+	snprintf(o->isa, sizeof(o->isa), "sm_90");
+	snprintf(o->blas, sizeof(o->blas), "stand-in");
+	snprintf(o->runtime, sizeof(o->runtime), "stand-in");
+	return 0;
+}
+static unsigned fake_dtypes(struct ch_dev *d, const struct ch_kernel *k) { (void)d; return k->dtypes; }
+static int fake_alloc(struct ch_dev *d, uint64_t bytes) { (void)d; (void)bytes; return 0; }
+static int fake_setup(struct ch_dev *d, const struct ch_point_spec *p)
+{
+	(void)d;
+	if (fake_fails(p, "setup")) {
+		ch_error("cuBLASLt has no algorithm for a %s GEMM of 64 x 64 x 64 (stand-in)", ch_dtype_name(p->dt));
+		return CH_ERR_RUNTIME;
+	}
+	return 0;
+}
+static int fake_run(struct ch_dev *d, const struct ch_point_spec *p, double *sec)
+{
+	struct timespec ts = { 0, 100000 };
+	(void)d;
+	if (fake_fails(p, "run")) {
+		ch_error("an illegal memory access was encountered (stand-in)");
+		return CH_ERR_RUNTIME;
+	}
+	nanosleep(&ts, NULL);
+	*sec = 1e-3;
+	fake_runs++;
+	return 0;
+}
+static int fake_check(struct ch_dev *d, const struct ch_point_spec *p, struct ch_check *c)
+{
+	(void)d; (void)p;
+	memset(c, 0, sizeof(*c));
+	c->ok = 1;
+	c->checked = 1;
+	return 0;
+}
+/* a counter at 300 W refreshed every 2 ms of the monotonic clock */
+static int fake_energy(struct ch_dev *d, double *j)
+{
+	(void)d;
+	*j = 300.0 * 0.002 * floor(ch_now_sec() / 0.002);
+	return 0;
+}
+
+static const struct ch_backend fake_gpu = {
+	.name = "fake",
+	.probe = fake_probe,
+	.count = fake_count,
+	.open = fake_open,
+	.close = fake_close,
+	.info = fake_info,
+	.dtypes = fake_dtypes,
+	.alloc_arrays = fake_alloc,
+	.setup = fake_setup,
+	.run = fake_run,
+	.check = fake_check,
+	.energy_j = fake_energy,
+	.energy_window_sec = 0.02,
+};
+
+static json_t *point_of(json_t *dev, const char *kernel, const char *dtype)
+{
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(dev, "points"), i, p)
+		if (!strcmp(json_string_value(json_object_get(p, "kernel")), kernel) &&
+		    !strcmp(json_string_value(json_object_get(p, "dtype")), dtype))
+			return p;
+	return NULL;
+}
+
+/* Runs the stand-in with "--kernels triad,fma1,gemm --dtype fp64,fp8". */
+static json_t *run_fake(const char *fail, int *rc, char *reason, size_t n)
+{
+	const char *argv[] = { "roofline", "--size", "1M", "--kernels", "triad,fma1,gemm", "--dtype", "fp64,fp8",
+			       "--gemm-size", "64", "--iters", "3" };
+	struct ch_rl_opts o;
+	struct ch_rl_mpi mpi = { .size = 1, .local_size = 1, .nhosts = 1, .host = "test" };
+	struct ch_result *res;
+	json_t *devs = json_array();
+
+	fake_fail = fail;
+	cr_assert_eq(parse(&o, 11, argv), 0);
+	cr_assert_eq(ch_run_begin("roofline", 11, (char **)argv, &o.common, &res), 0);
+	*rc = ch_rl_run_backend(&o, &mpi, &fake_gpu, res, devs, reason, n);
+	ch_result_free(res);
+	fake_fail = NULL;
+	cr_assert_eq(json_array_size(devs), 1);
+	return devs;
+}
+
+Test(roofline, failed_point_is_recorded_and_the_run_goes_on, .init = cr_redirect_stderr)
+{
+	char reason[512];
+	int rc;
+	json_t *devs = run_fake("gemm:fp64:setup", &rc, reason, sizeof(reason)), *d = json_array_get(devs, 0), *p;
+
+	cr_assert_eq(rc, CH_ERR_RUNTIME);
+	cr_assert_str_eq(json_string_value(json_object_get(d, "status")), "error");
+	cr_assert_str_eq(json_string_value(json_object_get(d, "reason")), "1 point(s) could not be measured (run-time error)");
+	p = point_of(d, "gemm", "fp64");
+	cr_assert_not_null(p);
+	cr_assert(json_is_false(json_object_get(p, "valid")));
+	cr_assert_str_eq(json_string_value(json_object_get(p, "error")),
+			 "setup failed (error): cuBLASLt has no algorithm for a fp64 GEMM of 64 x 64 x 64 (stand-in)");
+	cr_assert(json_is_null(json_object_get(p, "gflops")));
+	/* the point after it was measured */
+	p = point_of(d, "gemm", "fp8");
+	cr_assert_not_null(p);
+	cr_assert(json_is_true(json_object_get(p, "valid")));
+	cr_assert(json_is_number(json_object_get(p, "gflops")));
+	json_decref(devs);
+
+	/* a failure in the first point's first call: every later point runs */
+	devs = run_fake("triad:fp64:run", &rc, reason, sizeof(reason));
+	d = json_array_get(devs, 0);
+	cr_assert_eq(rc, CH_ERR_RUNTIME);
+	cr_assert_str_eq(json_string_value(json_object_get(point_of(d, "triad", "fp64"), "error")),
+			 "warm-up failed (error): an illegal memory access was encountered (stand-in)");
+	cr_assert(json_is_true(json_object_get(point_of(d, "fma1", "fp64"), "valid")));
+	cr_assert(json_is_true(json_object_get(point_of(d, "gemm", "fp64"), "valid")));
+	cr_assert(json_is_true(json_object_get(point_of(d, "gemm", "fp8"), "valid")));
+	json_decref(devs);
+}
+
+Test(roofline, energy_over_a_window_long_enough_for_the_counter, .init = cr_redirect_stderr)
+{
+	char reason[512];
+	int rc;
+	json_t *devs = run_fake(NULL, &rc, reason, sizeof(reason)), *d = json_array_get(devs, 0), *p, *tel, *w;
+	size_t i;
+
+	cr_assert_eq(rc, CH_OK, "%s", reason);
+	json_array_foreach(json_object_get(d, "points"), i, p) {
+		double ej, wall;
+		long long calls;
+		tel = json_object_get(p, "telemetry");
+		w = json_object_get(tel, "energy_window");
+		cr_assert(json_is_object(w), "point %zu has no energy window", i);
+		ej = json_number_value(json_object_get(tel, "energy_j"));
+		wall = json_number_value(json_object_get(w, "wall_sec"));
+		calls = json_integer_value(json_object_get(w, "calls"));
+		/* 3 timed calls of ~0.1 ms cannot cover 0.02 s: the point was repeated */
+		cr_assert_geq(wall, 0.02);
+		cr_assert_geq(json_integer_value(json_object_get(w, "counter_updates")), 5);
+		cr_assert_gt(json_integer_value(json_object_get(w, "extra_calls")), 0);
+		cr_assert_eq(calls, 3 + json_integer_value(json_object_get(w, "extra_calls")));
+		cr_assert(json_is_null(json_object_get(w, "not_measured")) || !json_object_get(w, "not_measured"));
+		cr_assert_gt(ej, 0);
+		/* power over the wall-clock window, not over the kernels' time */
+		cr_assert_float_eq(json_number_value(json_object_get(tel, "avg_power_w")), ej / wall, 1e-9 * ej / wall);
+		cr_assert_float_eq(json_number_value(json_object_get(tel, "gflop_per_j")),
+				   json_number_value(json_object_get(p, "flops")) * (double)calls / ej / 1e9,
+				   1e-9 * json_number_value(json_object_get(tel, "gflop_per_j")));
+	}
+	json_decref(devs);
+}
+
+Test(roofline, fp64_ladder_is_judged_against_the_cuda_core_figure, .init = cr_redirect_stderr)
+{
+	char reason[512];
+	int rc;
+	json_t *devs = run_fake(NULL, &rc, reason, sizeof(reason)), *d = json_array_get(devs, 0), *p, *c;
+
+	cr_assert_eq(rc, CH_OK, "%s", reason);
+	cr_assert_str_eq(json_string_value(json_object_get(d, "sku")), "H200 SXM");
+	c = json_object_get(json_object_get(d, "datasheet"), "cuda_core_gflops");
+	cr_assert_float_eq(json_number_value(json_object_get(c, "fp64")), 34000, 0);
+	p = point_of(d, "fma1", "fp64");
+	c = json_object_get(p, "datasheet_ceiling");
+	cr_assert_float_eq(json_number_value(json_object_get(c, "gflops")), 34000, 0);
+	cr_assert_not_null(strstr(json_string_value(json_object_get(c, "what")), "CUDA cores"));
+	cr_assert_not_null(strstr(json_string_value(json_object_get(c, "what")), "not FP64 Tensor Core"));
+	/* the fp64 GEMM against the tensor-core peak */
+	c = json_object_get(point_of(d, "gemm", "fp64"), "datasheet_ceiling");
+	cr_assert_float_eq(json_number_value(json_object_get(c, "gflops")), 67000, 0);
+	cr_assert_not_null(strstr(json_string_value(json_object_get(c, "what")), "Tensor Core"));
+	json_decref(devs);
+}
+
+Test(roofline, rank_device_is_local_rank_mod_visible)
+{
+	int list[2] = { 5, 6 };
+	cr_assert_eq(ch_rl_rank_device(3, 8, 0, NULL), 3);  /* every rank sees every GPU */
+	cr_assert_eq(ch_rl_rank_device(3, 1, 0, NULL), 0);  /* --gpus-per-task=1: one visible GPU per rank */
+	cr_assert_eq(ch_rl_rank_device(3, 2, 0, NULL), 1);
+	cr_assert_eq(ch_rl_rank_device(0, 0, 0, NULL), -1);
+	cr_assert_eq(ch_rl_rank_device(1, 8, 2, list), 6); /* --devices */
+	cr_assert_eq(ch_rl_rank_device(2, 8, 2, list), -1);
+}
+
+Test(roofline, two_ranks_on_one_gpu_are_marked)
+{
+	json_t *devs = json_pack("[{s:s,s:s,s:s,s:i,s:s},{s:s,s:s,s:s,s:i,s:s},{s:s,s:s,s:s,s:i,s:s},{s:s,s:s,s:s,s:i,s:s}]",
+		"kind", "gpu", "host", "n1", "pci_bus_id", "0000:05:00.0", "rank", 0, "status", "ok",
+		"kind", "gpu", "host", "n1", "pci_bus_id", "0000:06:00.0", "rank", 1, "status", "ok",
+		"kind", "gpu", "host", "n2", "pci_bus_id", "0000:05:00.0", "rank", 2, "status", "ok",
+		"kind", "gpu", "host", "n1", "pci_bus_id", "0000:05:00.0", "rank", 3, "status", "ok");
+	cr_assert_eq(ch_rl_mark_shared_gpus(devs), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(devs, 0), "status")), "error");
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(devs, 1), "status")), "ok");
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(devs, 2), "status")), "ok");
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(devs, 3), "status")), "error");
+	cr_assert_not_null(strstr(json_string_value(json_object_get(json_array_get(devs, 3), "reason")),
+				  "ranks 0 and 3 measured the same GPU 0000:05:00.0 on 'n1'"));
+	json_decref(devs);
 }

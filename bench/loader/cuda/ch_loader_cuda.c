@@ -50,7 +50,7 @@ static int cuda_probe(char *why, size_t n)
 	return 0;
 }
 
-static int cuda_ndevices(void)
+static int cuda_count(void)
 {
 	int count = 0;
 	if (cudaGetDeviceCount(&count) != cudaSuccess)
@@ -98,24 +98,24 @@ static int cuda_open_device(struct lc_cuda *c, int dev, size_t bytes)
 	return 0;
 }
 
-static int cuda_open(int dev, size_t bytes, void **ctx)
+static int cuda_open(int index, size_t bytes, void **ctx, char *why, size_t n)
 {
 	struct lc_cuda *c = calloc(1, sizeof(*c));
 	int rc = 0;
 
 	*ctx = NULL;
 	if (!c) {
-		ch_error("out of memory");
+		snprintf(why, n, "out of memory");
 		return CH_ERR_RUNTIME;
 	}
-	c->dev = dev;
+	c->dev = index;
 	c->bytes = bytes;
 	c->readback = malloc(bytes ? bytes : 1);
 	if (!c->readback) {
-		ch_error("out of memory for a %zu-byte read-back buffer", bytes);
+		snprintf(why, n, "out of memory for a %zu-byte read-back buffer", bytes);
 		rc = CH_ERR_RUNTIME;
 	} else {
-		rc = cuda_open_device(c, dev, bytes);
+		rc = cuda_open_device(c, index, bytes); /* a failing call prints its own line */
 	}
 	if (rc)
 		cuda_close(c);
@@ -152,11 +152,11 @@ static int cuda_check(void *ctx, size_t bytes)
 const struct ch_lc_copy_backend ch_lc_copy_cuda = {
 	.name = "cuda",
 	.probe = cuda_probe,
-	.ndevices = cuda_ndevices,
-	.pci_bus_id = cuda_pci_bus_id,
+	.count = cuda_count,
 	.open = cuda_open,
+	.close = cuda_close,
+	.pci_bus_id = cuda_pci_bus_id,
 	.copy = cuda_copy,
 	.staged = cuda_staged,
 	.check = cuda_check,
-	.close = cuda_close,
 };
