@@ -129,16 +129,14 @@ Test(parse, plain_decimal_only)
 
 Test(parse, real_utc_dates)
 {
-	cr_assert_eq(ch_valid_utc("2025-01-12", 1), 1);
-	cr_assert_eq(ch_valid_utc("2024-02-29", 1), 1);
-	cr_assert_eq(ch_valid_utc("2025-02-29", 1), 0);
-	cr_assert_eq(ch_valid_utc("1900-02-29", 1), 0);
-	cr_assert_eq(ch_valid_utc("2000-02-29", 1), 1);
-	cr_assert_eq(ch_valid_utc("2025-13-45", 1), 0);
-	cr_assert_eq(ch_valid_utc("2025-04-31", 1), 0);
-	cr_assert_eq(ch_valid_utc("2025-01-12T03:00:00Z", 0), 1);
-	cr_assert_eq(ch_valid_utc("2025-01-12T24:00:00Z", 0), 0);
-	cr_assert_eq(ch_valid_utc("2025-01-12T03:60:00Z", 0), 0);
-	cr_assert_eq(ch_valid_utc("2025-01-12", 0), 0);
-	cr_assert_eq(ch_valid_utc("2025-1-12", 1), 0);
+	static const struct { const char *s; int date_only, want; } c[] = {
+		{ "2025-01-12", 1, 1 }, { "2024-02-29", 1, 1 }, { "2025-02-29", 1, 0 },
+		{ "1900-02-29", 1, 0 }, { "2000-02-29", 1, 1 }, { "2025-13-45", 1, 0 },
+		{ "2025-04-31", 1, 0 }, { "2025-1-12", 1, 0 }, { "2025-01-12", 0, 0 },
+		{ "2025-01-12T03:00:00Z", 0, 1 }, { "2025-01-12T24:00:00Z", 0, 0 },
+		{ "2025-01-12T03:60:00Z", 0, 0 },
+	};
+	size_t i;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		cr_expect_eq(ch_valid_utc(c[i].s, c[i].date_only), c[i].want, "%s", c[i].s);
 }
