@@ -69,6 +69,18 @@ else
 fi
 rm -f "$SBATCH_LOG" "$SBATCH_LOG.wrap"
 
+# a host name that is not one ('../../x') never forms a path outside the results
+mkdir -p "$TMP/hbin" "$TMP/h/a/b"
+printf '#!/bin/sh\necho ../../x\n' >"$TMP/hbin/hostname" && chmod +x "$TMP/hbin/hostname"
+PATH=$TMP/hbin:$PATH scripts/lib/on-host /bin/true "$TMP/h/a/b/roofline" >"$TMP/host1" 2>&1; r1=$?
+PATH=$TMP/hbin:$PATH scripts/sweep --results "$TMP/h/a/b" --quick >"$TMP/host2" 2>&1; r2=$?
+if [ $r1 = 4 ] && [ $r2 = 4 ] && [ -z "$(ls -A "$TMP/h/a/b")" ] && [ ! -e "$TMP/h/x" ] && [ ! -e "$TMP/x" ] &&
+	grep -q "is not a host name" "$TMP/host1" && grep -q "is not a host name" "$TMP/host2"; then
+	ok hostname_never_forms_outside_path
+else
+	nok hostname_never_forms_outside_path "on-host exit $r1, sweep exit $r2 (want 4, 4)" "$TMP/host2"
+fi
+
 # relative --results: relative to the caller's directory, not the checkout
 mkdir -p "$TMP/caller"
 (cd "$TMP/caller" && "$ROOT/scripts/nightly" --no-sweep --results rel --stamp 20250101T030000Z) >"$TMP/rel" 2>&1; rc=$?
