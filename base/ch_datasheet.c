@@ -16,7 +16,7 @@ static const struct ch_datasheet table[] = {
 	{ "H200 NVL", "H200 NVL", NULL, 4800,
 	  { 60000, 60000, 417500, 835500, 835500, 1670500 }, 30000,
 	  "NVIDIA H200 Tensor Core GPU datasheet (nvidia.com/en-us/data-center/h200), H200 NVL column; tensor figures halved (dense)" },
-	{ "H200 SXM", "H200", NULL, 4800,
+	{ "H200 SXM", "H200", "GH200", 4800,
 	  { 67000, 67000, 494500, 989500, 989500, 1979000 }, 34000,
 	  "NVIDIA H200 Tensor Core GPU datasheet (nvidia.com/en-us/data-center/h200), H200 SXM column; tensor figures halved (dense)" },
 	{ "H100 NVL", "H100 NVL", NULL, 3900,

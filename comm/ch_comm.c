@@ -90,3 +90,36 @@ const struct ch_comm_backend *ch_comm_find(const char *name)
 			return backends[i];
 	return NULL;
 }
+
+const struct ch_comm_algo *ch_comm_algo_find(const struct ch_comm_backend *be, const char *name)
+{
+	const struct ch_comm_algo *a;
+
+	for (a = be->algos; a->name; a++)
+		if (!strcmp(a->name, name))
+			return a;
+	return NULL;
+}
+
+const char *ch_comm_algo_label(const struct ch_comm_backend *be, const char *name)
+{
+	const struct ch_comm_algo *a = ch_comm_algo_find(be, name);
+	return a ? a->label : NULL;
+}
+
+const char *ch_comm_algo_detail(const struct ch_comm_backend *be, const char *name)
+{
+	const struct ch_comm_algo *a = ch_comm_algo_find(be, name);
+	return a ? a->detail : NULL;
+}
+
+/* Open MPI's ring: "Special case for count less than size - use recursive
+ * doubling" (ompi_coll_base_allreduce_intra_ring), as small_count says. */
+const char *ch_comm_algo_effective(const struct ch_comm_backend *be, const char *name,
+				   size_t count, int nranks)
+{
+	const struct ch_comm_algo *a = ch_comm_algo_find(be, name);
+	if (a && a->small_count && nranks > 1 && count < (size_t)nranks)
+		return a->small_count;
+	return NULL;
+}

@@ -91,7 +91,7 @@ int ch_comm_pick_device(int local_rank, int visible);
 int ch_comm_find_duplicate(const char *bus_ids, size_t bus_id_len, int n,
 			   int *first, int *second);
 
-/* What setup() found for this rank. */
+/* What open() found for this rank. */
 struct ch_comm_device {
 	int gpu_index;          /* CUDA device ordinal (among visible devices), -1: host memory */
 	char pci_bus_id[20];    /* "0000:3b:00.0"; "" for host memory */
@@ -101,6 +101,7 @@ struct ch_comm_device {
 
 struct ch_ar_pattern; /* ch_ar_pattern.h: deterministic inputs */
 struct ch_comm;       /* one communicator of a backend: one group, one algorithm */
+struct ch_comm_ctx;   /* a backend's state for this rank, from open() */
 
 /* One timed loop (run()). */
 struct ch_comm_run {
@@ -126,8 +127,30 @@ struct ch_comm_run {
 };
 
 /*
+ * One algorithm a backend can be asked for (--algo): data, looked up by
+ * name with ch_comm_algo_find(). The selector fields are read by the
+ * backend that lists the algorithm; the others by the driver.
+ */
+struct ch_comm_algo {
+	const char *name;        /* user-facing name accepted by --algo ("ring") */
+	const char *label;       /* what result rows call it (Open MPI's "tree" runs
+				  * recursive doubling and says so) */
+	const char *detail;      /* one line saying how it is selected, for the table
+				  * header (e.g. "Open MPI coll/tuned ring,
+				  * coll_tuned_allreduce_algorithm=4") */
+	const char *small_count; /* the algorithm that really runs when count <
+				  * nranks (Open MPI's ring switches to recursive
+				  * doubling, coll_base_allreduce.c); NULL: this one */
+	const char *setting;     /* NCCL: the NCCL_ALGO value, NULL: left unset */
+	int value;               /* Open MPI: coll_tuned_allreduce_algorithm */
+	int nvls;                /* NCCL: 1 when it may use NVLink SHARP */
+};
+
+/*
  * A backend. Slots marked "may be NULL" are optional and checked by callers;
- * every other slot is always set.
+ * every other slot is always set. The order is the one of every backend
+ * table (docs/architecture.md): descriptive fields, name, probe(), open(),
+ * close(), the operations.
  */
 struct ch_comm_backend {
 	const char *name;    /* "mpi", "nccl" */
@@ -135,6 +158,10 @@ struct ch_comm_backend {
 	int self_timeout;    /* 1: run() enforces timeout_sec itself (asynchronous collectives) */
 	uint64_t max_count;  /* largest count run() takes (MPI: 2^31 - 1), 0: no limit */
 	uint64_t comm_reserve_bytes; /* memory to keep free per communicator (NCCL's own buffers) */
+
+	/* The algorithms --algo accepts, in the order --help and messages list
+	 * them; ended by an entry with name NULL. */
+	const struct ch_comm_algo *algos;
 
 	/**
 	 * probe - can this backend run on this rank?
@@ -144,48 +171,27 @@ struct ch_comm_backend {
 	int (*probe)(char *why, size_t n);
 
 	/**
-	 * setup - per-process preparation (device selection, streams, ops).
+	 * open - the backend's state for this rank: its device (chosen as
+	 * ch_comm_pick_device(@local_rank, visible GPUs) by a GPU backend),
+	 * stream, check buffers, reduction operations.
 	 * @local_rank, @local_size: [in] this rank's place on its node.
 	 * @dev: [out] the device (or host memory) this rank uses.
+	 * @out: [out] the handle, released with close(); NULL on failure (what
+	 *       was set up is released before returning).
 	 * @why: [out] message on failure, @n bytes.
 	 * Returns 0, CH_ERR_UNAVAILABLE, or CH_ERR_RUNTIME.
 	 */
-	int (*setup)(int local_rank, int local_size, struct ch_comm_device *dev,
-		     char *why, size_t n);
+	int (*open)(int local_rank, int local_size, struct ch_comm_device *dev,
+		    struct ch_comm_ctx **out, char *why, size_t n);
 
-	/** teardown - undo setup(); may be NULL. */
-	void (*teardown)(void);
+	/** close - release what open() returned (NULL is accepted). */
+	void (*close)(struct ch_comm_ctx *x);
 
 	/** version - library version text into @buf (@n bytes); may be NULL. */
 	void (*version)(char *buf, size_t n);
 
 	/** supports - 1 when the backend reduces @dtype with @op, else 0. */
 	int (*supports)(int dtype, int op);
-
-	/* NULL-terminated user-facing algorithm names accepted by --algo. */
-	const char *const *algos;
-
-	/**
-	 * algo_label - what rows produced with user-facing @algo are labelled
-	 * (for Open MPI, "tree" runs recursive doubling and says so).
-	 * Returns a static string, or NULL when @algo is not accepted.
-	 */
-	const char *(*algo_label)(const char *algo);
-
-	/**
-	 * algo_detail - one line saying how @algo is selected, for the table
-	 * header (e.g. "Open MPI coll/tuned ring, coll_tuned_allreduce_algorithm=4").
-	 * Returns a static string, or NULL when @algo is not accepted.
-	 */
-	const char *(*algo_detail)(const char *algo);
-
-	/**
-	 * algo_effective - the algorithm that really runs for @count elements on
-	 * @nranks ranks when it differs from the label (Open MPI's ring switches
-	 * to recursive doubling when count < nranks); may be NULL.
-	 * Returns a static string, or NULL when it is the label's.
-	 */
-	const char *(*algo_effective)(const char *algo, size_t count, int nranks);
 
 	/**
 	 * prepare - called once with every algorithm of the run before the first
@@ -197,51 +203,57 @@ struct ch_comm_backend {
 	/**
 	 * comm_create - collective over the MPI communicator @mpi_fcomm (a
 	 * Fortran handle, MPI_Comm_c2f()): a new communicator of the same ranks
-	 * that runs @algo.
-	 * @out: [out] the communicator, released with comm_destroy().
+	 * that runs @algo, on the state @x from open().
+	 * @out: [out] the communicator, released with comm_destroy() before
+	 *       close(@x).
 	 * @why: [out] message on failure, @n bytes.
 	 * Returns 0, CH_ERR_UNAVAILABLE (the algorithm cannot be selected here,
 	 * @why says why) or CH_ERR_RUNTIME.
 	 */
-	int (*comm_create)(int mpi_fcomm, const char *algo, struct ch_comm **out,
-			   char *why, size_t n);
+	int (*comm_create)(struct ch_comm_ctx *x, int mpi_fcomm, const char *algo,
+			   struct ch_comm **out, char *why, size_t n);
 
 	/** comm_destroy - release a communicator (NULL is accepted). */
 	void (*comm_destroy)(struct ch_comm *c);
+
+	/*
+	 * The buffer operations below take the state @x from open(); the MPI
+	 * backend's (host memory) need none and accept NULL.
+	 */
 
 	/**
 	 * alloc - a buffer of @bytes in the backend's memory, 4 KiB aligned.
 	 * Returns 0 with *out set, or CH_ERR_RUNTIME (out of memory).
 	 */
-	int (*alloc)(size_t bytes, void **out);
+	int (*alloc)(struct ch_comm_ctx *x, size_t bytes, void **out);
 
 	/** free - release a buffer from alloc() (NULL is accepted). */
-	void (*free)(void *p);
+	void (*free)(struct ch_comm_ctx *x, void *p);
 
 	/**
 	 * fill_input - write rank @rank's input for the check: element i is
 	 * ch_ar_pattern_value(p, rank, i + seed) encoded as p->dtype.
 	 * Returns 0 or CH_ERR_RUNTIME.
 	 */
-	int (*fill_input)(void *buf, const struct ch_ar_pattern *p, size_t count,
-			  int rank, uint64_t seed);
+	int (*fill_input)(struct ch_comm_ctx *x, void *buf, const struct ch_ar_pattern *p,
+			  size_t count, int rank, uint64_t seed);
 
 	/**
 	 * fill_expected - write the exact reduction of every rank's input
 	 * (same @seed). Returns 0 or CH_ERR_RUNTIME.
 	 */
-	int (*fill_expected)(void *buf, const struct ch_ar_pattern *p, size_t count,
-			     uint64_t seed);
+	int (*fill_expected)(struct ch_comm_ctx *x, void *buf, const struct ch_ar_pattern *p,
+			     size_t count, uint64_t seed);
 
 	/** poison - fill @bytes with 0xff (NaN or -1: never an expected value). */
-	int (*poison)(void *buf, size_t bytes);
+	int (*poison)(struct ch_comm_ctx *x, void *buf, size_t bytes);
 
 	/**
 	 * count_wrong - elements of @buf whose bits differ from @expected.
 	 * @wrong: [out] count. Returns 0 or CH_ERR_RUNTIME.
 	 */
-	int (*count_wrong)(const void *buf, const void *expected, size_t count,
-			   int dtype, uint64_t *wrong);
+	int (*count_wrong)(struct ch_comm_ctx *x, const void *buf, const void *expected,
+			   size_t count, int dtype, uint64_t *wrong);
 
 	/**
 	 * run - warm up, then time back-to-back all-reduce calls (see struct
@@ -252,6 +264,34 @@ struct ch_comm_backend {
 	 */
 	int (*run)(struct ch_comm *c, struct ch_comm_run *r);
 };
+
+/**
+ * ch_comm_algo_find - the algorithm named @name in @be's table.
+ * Returns the entry, or NULL when @be does not accept @name.
+ */
+const struct ch_comm_algo *ch_comm_algo_find(const struct ch_comm_backend *be, const char *name);
+
+/**
+ * ch_comm_algo_label - what rows produced with @name are labelled.
+ * Returns the entry's label (static), or NULL when @be does not accept @name.
+ */
+const char *ch_comm_algo_label(const struct ch_comm_backend *be, const char *name);
+
+/**
+ * ch_comm_algo_detail - how @name is selected, one line for the table header.
+ * Returns the entry's detail (static), or NULL when @be does not accept @name.
+ */
+const char *ch_comm_algo_detail(const struct ch_comm_backend *be, const char *name);
+
+/**
+ * ch_comm_algo_effective - the algorithm that really runs for @count
+ * elements on @nranks ranks when it differs from the label: the entry's
+ * small_count when @nranks > 1 and @count < @nranks.
+ * Returns a static string, or NULL when it is the label's (or @name is not
+ * accepted).
+ */
+const char *ch_comm_algo_effective(const struct ch_comm_backend *be, const char *name,
+				   size_t count, int nranks);
 
 /* Backends built into this binary. */
 extern const struct ch_comm_backend ch_comm_mpi;

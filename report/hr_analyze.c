@@ -3,6 +3,7 @@
  * z-scores, drift, and the profile document.
  */
 #include "report/hr_analyze.h"
+#include "report/hr_history.h"
 #include "report/hr_util.h"
 #include "report/hr_inventory.h"
 #include "base/ch_common.h"
@@ -75,9 +76,13 @@ struct inst {
 	int metric;        /* devices: 0 memory, 1 + dtype compute; groups: -1 */
 	double value, expected, datasheet;
 	double z, fleet_median, pct_fleet, node_median, pct_node;
-	int fleet_n;
-	int level_abs, level_rel, level;
+	int fleet_n, node_n, hist_n;   /* like values: fleet, node, own earlier runs */
+	int level_abs, level_rel, level_node, level_hist, level;
 	int like;          /* like for like (no drifted node involved) */
+	int fabric;        /* groups: 1 intra-node, 2 inter-node; devices 0 */
+	char basis[600];   /* what the expectation is and its source, "" none */
+	char tag[80];      /* the same, short (terminal summary) */
+	char why[300];     /* why there is no expectation, "" when there is one */
 };
 
 struct cls {
@@ -181,6 +186,7 @@ static struct inst *new_inst(struct an *a, struct inst **arr, size_t *n, size_t 
 	x->expected = x->datasheet = x->z = x->fleet_median = x->pct_fleet = NAN;
 	x->node_median = x->pct_node = NAN;
 	x->like = 1;
+	x->basis[0] = x->why[0] = x->tag[0] = '\0';
 	return x;
 }
 
@@ -245,13 +251,25 @@ static void compare(struct an *a, struct inst *v, size_t n)
 				break;
 			}
 			for (i = s; i < e; i++) {
+				v[idx[i]].node_n = (int)(e - s);
 				v[idx[i]].node_median = nm;
 				v[idx[i]].pct_node = nm > 0 ? 100.0 * v[idx[i]].value / nm : NAN;
 			}
 		}
 	}
-	for (i = 0; i < n; i++)
-		v[i].level = v[i].level_abs > v[i].level_rel ? v[i].level_abs : v[i].level_rel;
+	for (i = 0; i < n; i++) {
+		struct inst *p = &v[i];
+		/* devices: a GPU below its own node's median (roofline's rule:
+		 * 5% below; 10% FAIL), over at least min_fleet like devices */
+		if (p->metric >= 0 && !isnan(p->pct_node) && p->node_n >= a->th->min_fleet) {
+			double below = 100 - p->pct_node;
+			p->level_node = below >= a->th->fail_pct_below ? HR_FAIL :
+					below >= a->th->warn_pct_below ? HR_WARN : HR_INFO;
+		}
+		p->level = p->level_abs > p->level_rel ? p->level_abs : p->level_rel;
+		if (p->level_node > p->level)
+			p->level = p->level_node;
+	}
 	free(x);
 	free(idx);
 }
@@ -294,6 +312,15 @@ static const char *fmt_val(double v, int flops, char *buf, size_t n)
 static json_t *jnum(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A size or a count: an exact JSON integer when it is integral (doubles
+ * hold integers exactly up to 2^53), else a real, else null. */
+static json_t *jcount(double v)
+{
+	if (isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0)
+		return json_integer((json_int_t)v);
+	return jnum(v);
 }
 
 static json_t *jstr_or_null(const char *s)
@@ -413,8 +440,15 @@ static void device_instances(struct an *a)
 					       d->ds->gflops[m - 1] > 0 ? d->ds->gflops[m - 1] : NAN;
 			if (x)
 				p->expected = m == 0 ? x->memory_gbps : x->compute_gflops[m - 1];
-			if (!isnan(p->expected) && p->expected > 0)
+			if (!isnan(p->expected) && p->expected > 0) {
 				p->level_abs = hr_absolute_level(a->th, v / p->expected);
+				snprintf(p->basis, sizeof(p->basis), "per-SKU expectation for %s: %s",
+					 x->sku, x->source);
+				snprintf(p->tag, sizeof(p->tag), "%s %s", x->sku, x->match[0] ? "given" : "datasheet x fraction");
+			} else
+				snprintf(p->why, sizeof(p->why), "no %s figure for %s",
+					 x ? "expected" : "datasheet",
+					 d->sku ? d->sku : d->name ? d->name : d->device);
 		}
 	}
 	compare(a, a->di, a->ndi);
@@ -522,6 +556,109 @@ static int backend_class_gpu(const char *backend)
 	return backend && (!strcmp(backend, "nccl") || !strcmp(backend, "nccl-tests"));
 }
 
+/* Ranks per node of a multi-node group (rounded up: a log may list part of
+ * the last node). */
+static int ranks_per_node(const struct hr_group *g)
+{
+	return g->nnodes > 0 ? (g->nranks + g->nnodes - 1) / g->nnodes : 0;
+}
+
+/*
+ * Expected large-message busbw of a multi-node all-reduce: from the NICs the
+ * nodes recorded (active NICs x line rate, the share the group's ranks use
+ * of the node's GPUs, x HR_NIC_EFFICIENCY; the slowest node bounds it), else
+ * from the GPU model's typical cluster (assumed), else not judged. Writes
+ * the basis (@basis) or why there is none (@why).
+ */
+/* The RDMA network of a node from its inventory (docs/results-schema.md,
+ * host.inventory.nics: records of kind "rdma", state ACTIVE, rate_gbps):
+ * @active and @down ports, the active ports' total rate (Gb/s, returned;
+ * NAN when the node has no inventory or it lists no RDMA port), @gpus the
+ * GPUs it lists. */
+static double node_rdma_gbps(const struct hr_node *nd, int *active, int *down, int *gpus)
+{
+	const json_t *nics = json_object_get(nd->inventory, "nics"), *v;
+	double total = 0;
+	size_t i;
+	*active = *down = 0;
+	*gpus = (int)json_array_size(json_object_get(nd->inventory, "gpus"));
+	if (!nd->inventory || !json_is_array(nics))
+		return NAN;
+	json_array_foreach(nics, i, v) {
+		const char *kind = hr_jstr(v, "kind"), *st = hr_jstr(v, "state");
+		double rate = hr_jnum(v, "rate_gbps");
+		if (kind && strcmp(kind, "rdma"))
+			continue; /* plain network interfaces: not what NCCL's IB transport uses */
+		if (st && !strcmp(st, "ACTIVE") && rate > 0) {
+			(*active)++;
+			total += rate;
+		} else {
+			(*down)++;
+		}
+	}
+	return *active ? total : NAN;
+}
+
+/*
+ * Expected large-message busbw of a multi-node all-reduce: from the NICs the
+ * nodes recorded (active RDMA ports x line rate, the share the group's ranks
+ * use of the node's GPUs, x HR_NIC_EFFICIENCY; the slowest node bounds it),
+ * else from the GPU model's typical cluster (assumed), else not judged.
+ * Writes the basis (@basis) or why there is none (@why).
+ */
+static double inter_expected(const struct an *a, const struct hr_group *g,
+			     const struct hr_sku_expect *x, char *basis, size_t nb,
+			     char *why, size_t nw)
+{
+	const struct hr_fleet *f = a->f;
+	int r = ranks_per_node(g), k, all_nics = 1, slow = -1, s_act = 0, s_down = 0, s_gpus = 0;
+	double best = NAN, s_total = 0;
+	char num[32];
+	if (x && !isnan(x->inter_busbw_gbps)) {
+		snprintf(basis, nb, "given: %s", x->source);
+		return x->inter_busbw_gbps;
+	}
+	for (k = 0; k < g->nnodes; k++) {
+		const struct hr_node *nd = &f->nodes[g->nodes[k]];
+		int act, down, gpus;
+		double tot = node_rdma_gbps(nd, &act, &down, &gpus), share, v;
+		if (isnan(tot)) {
+			all_nics = 0;
+			break;
+		}
+		if (!gpus)
+			gpus = nd->ngpus;
+		share = gpus >= r && gpus > 0 ? (double)r / gpus : 1.0;
+		v = tot * share / 8 * HR_NIC_EFFICIENCY;
+		if (isnan(best) || v < best) {
+			best = v;
+			slow = g->nodes[k];
+			s_act = act;
+			s_down = down;
+			s_gpus = gpus;
+			s_total = tot;
+		}
+	}
+	if (all_nics && slow >= 0) {
+		snprintf(basis, nb, "from the NICs recorded in the result files: %s has %d active RDMA port%s, %s Gb/s in all%s%s%s, %d rank%s of its %d GPUs, x %.2f (46 GB/s busbw per 400 Gb/s NDR NIC)%s",
+			 f->nodes[slow].name, s_act, s_act == 1 ? "" : "s",
+			 hr_fmt_num(s_total, num, sizeof(num)),
+			 s_down ? " (" : "", s_down ? (s_down == 1 ? "1 more not active" : "more not active") : "",
+			 s_down ? ")" : "", r, r == 1 ? "" : "s", s_gpus > 0 ? s_gpus : r, HR_NIC_EFFICIENCY,
+			 g->nnodes > 1 ? " (the slowest node of the group)" : "");
+		return best;
+	}
+	if (x && !isnan(x->cluster_nic_gbps_per_gpu)) {
+		snprintf(basis, nb, "assumed reference (no NIC inventory in the inputs): %d ranks per node x %s Gb/s / 8 x %.2f; %s",
+			 r, hr_fmt_num(x->cluster_nic_gbps_per_gpu, num, sizeof(num)), HR_NIC_EFFICIENCY,
+			 x->cluster_source);
+		return r * x->cluster_nic_gbps_per_gpu / 8 * HR_NIC_EFFICIENCY;
+	}
+	snprintf(why, nw, "no NIC inventory in the result files and no cluster reference for %s",
+		 g->gpu_name ? g->gpu_name : "an unknown GPU model");
+	return NAN;
+}
+
 static void group_instances(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
@@ -530,40 +667,75 @@ static void group_instances(struct an *a)
 		const struct hr_group *g = &f->groups[i];
 		const struct ch_datasheet *ds = g->gpu_name ? ch_datasheet_lookup(g->gpu_name) : NULL;
 		const struct hr_sku_expect *x = hr_expect_for(a->e, ds ? ds->sku : NULL, g->gpu_name);
+		int gpu = backend_class_gpu(g->backend), intra = g->nnodes == 1;
+		int ar = !strcmp(g->collective, "all_reduce");
 		struct inst *p;
-		char key[256], label[160], sz[32];
+		char key[256], label[200], sz[32];
 		int k;
-		if ((g->kind != HR_G_NODE && g->kind != HR_G_PAIR) || isnan(g->large_busbw_gbps) || !g->nrows)
+		if (g->kind == HR_G_SCALING || isnan(g->large_busbw_gbps) || !g->nrows || g->nnodes < 1)
 			continue;
-		snprintf(key, sizeof(key), "group|%s|%s|%s|%d|%s|%.0f|%d|%s", hr_group_kind_name(g->kind),
-			 g->collective, g->algo, g->nranks, backend_class_gpu(g->backend) ? "gpu" : "host",
+		snprintf(key, sizeof(key), "group|%s|%d|%s|%s|%d|%s|%.0f|%d|%s", intra ? "intra" : "inter",
+			 intra ? 1 : g->nnodes, g->collective, g->algo, g->nranks, gpu ? "gpu" : "host",
 			 g->large_bytes, g->busbw_is_algbw, ds ? ds->sku : g->gpu_name ? g->gpu_name : "-");
-		snprintf(label, sizeof(label), "%s busbw, %s %s, %d ranks, %s, at %s",
-			 g->kind == HR_G_NODE ? "intra-node" : "node-pair", g->collective, g->algo,
-			 g->nranks, backend_class_gpu(g->backend) ? (ds ? ds->sku : "GPU") : "host memory",
-			 hr_fmt_bytes(g->large_bytes, sz, sizeof(sz)));
+		if (intra)
+			snprintf(label, sizeof(label), "intra-node busbw, %s %s, %d ranks, %s, at %s",
+				 g->collective, g->algo, g->nranks, gpu ? (ds ? ds->sku : "GPU") : "host memory",
+				 hr_fmt_bytes(g->large_bytes, sz, sizeof(sz)));
+		else
+			snprintf(label, sizeof(label), "inter-node busbw, %d nodes, %s %s, %d ranks, %s, at %s",
+				 g->nnodes, g->collective, g->algo, g->nranks,
+				 gpu ? (ds ? ds->sku : "GPU") : "host memory",
+				 hr_fmt_bytes(g->large_bytes, sz, sizeof(sz)));
 		p = new_inst(a, &a->gi, &a->ngi, &a->capgi);
 		if (!p)
 			return;
 		p->cls = class_of(a, key, label, "GB/s");
-		p->node = g->nnodes == 1 ? g->nodes[0] : -1;
+		p->node = intra ? g->nodes[0] : -1;
 		p->subject = (int)i;
 		p->metric = -1;
+		p->fabric = intra ? 1 : 2;
 		p->value = g->large_busbw_gbps;
 		for (k = 0; k < g->nnodes; k++)
 			if (a->drift[g->nodes[k]])
 				p->like = 0;
-		if (x && backend_class_gpu(g->backend)) {
-			if (g->kind == HR_G_NODE && !isnan(x->intra_busbw_gbps) &&
-			    (x->intra_nranks == 0 || x->intra_nranks == g->nranks))
-				p->expected = x->intra_busbw_gbps;
-			if (g->kind == HR_G_PAIR && !isnan(x->inter_busbw_gbps))
-				p->expected = x->inter_busbw_gbps;
+		if (!gpu)
+			snprintf(p->why, sizeof(p->why), "a host-memory (%s) sweep: no reference figure", g->backend);
+		else if (!ar)
+			snprintf(p->why, sizeof(p->why), "the references are all-reduce figures; this run is %s", g->collective);
+		else if (g->busbw_is_algbw)
+			snprintf(p->why, sizeof(p->why), "its busbw is printed as today's algbw (old format)");
+		else if (intra) {
+			if (x && !isnan(x->intra_busbw_gbps) &&
+			    (x->intra_nranks == 0 || x->intra_nranks == g->nranks)) {
+				int nvls = strstr(g->algo, "nvls") != NULL && !isnan(x->intra_nvls_busbw_gbps);
+				p->expected = nvls ? x->intra_nvls_busbw_gbps : x->intra_busbw_gbps;
+				snprintf(p->basis, sizeof(p->basis), "%s reference for %d x %s%s: %s",
+					 nvls ? "NVLS" : "without-NVLS", g->nranks, x->sku,
+					 nvls ? "" : " (the run did not ask for NVLS)", x->intra_source);
+				snprintf(p->tag, sizeof(p->tag), "%d x %s reference", g->nranks, x->sku);
+			} else if (x && !isnan(x->intra_busbw_gbps))
+				snprintf(p->why, sizeof(p->why), "the %s intra-node reference is for %d GPUs, this run has %d ranks",
+					 x->sku, x->intra_nranks, g->nranks);
+			else
+				snprintf(p->why, sizeof(p->why), "no intra-node reference for %s (references: 8 x H100 SXM, 8 x H200 SXM, 8 x A100 SXM; PCIe-only servers depend on their PCIe topology)",
+					 ds ? ds->sku : g->gpu_name ? g->gpu_name : "an unknown GPU model");
+		} else {
+			p->expected = inter_expected(a, g, x, p->basis, sizeof(p->basis), p->why, sizeof(p->why));
+			snprintf(p->tag, sizeof(p->tag), "%s", !strncmp(p->basis, "from the NICs", 13) ? "NICs recorded" :
+				 !strncmp(p->basis, "assumed", 7) ? "assumed cluster reference" : "given");
 		}
-		if (!isnan(p->expected))
+		if (!isnan(p->expected) && g->large_bytes < HR_REF_MIN_BYTES) {
+			snprintf(p->why, sizeof(p->why), "its largest size, %s, is below 1 GiB: busbw has not reached the plateau the reference describes",
+				 hr_fmt_bytes(g->large_bytes, sz, sizeof(sz)));
+			p->expected = NAN;
+			p->basis[0] = p->tag[0] = '\0';
+		}
+		if (!isnan(p->expected)) {
+			p->why[0] = '\0';
 			p->level_abs = hr_absolute_level(a->th, p->value / p->expected);
-		if (g->kind == HR_G_NODE && backend_class_gpu(g->backend) && g->nranks >= 2 &&
-		    hr_gpu_nvlink_all(ds) == 1 && p->value <= a->th->pcie_class_gbps)
+		}
+		if (intra && gpu && g->nranks >= 2 && hr_gpu_nvlink_all(ds) == 1 &&
+		    p->value <= a->th->pcie_class_gbps)
 			p->level_abs = HR_FAIL;
 	}
 	compare(a, a->gi, a->ngi);
@@ -574,12 +746,33 @@ static const struct inst *group_inst(const struct an *a, size_t g)
 	return a->grp_inst && a->grp_inst[g] >= 0 ? &a->gi[a->grp_inst[g]] : NULL;
 }
 
+/* "12% below the median of 5 like groups 350 GB/s (robust z -8.1); 48% of
+ * the expected 368 GB/s (from the NICs ...)" */
+static void group_detail(const struct an *a, const struct inst *p, const char *like,
+			 char *detail, size_t n)
+{
+	char ref[48];
+	detail[0] = '\0';
+	if (p->level_rel >= HR_WARN)
+		snprintf(detail, n, "%.0f%% below the median of %d like %s %s (robust z %.1f)",
+			 100 - p->pct_fleet, p->fleet_n, like, fmt_val(p->fleet_median, 0, ref, sizeof(ref)), p->z);
+	if (p->level_abs >= HR_WARN && !isnan(p->expected)) {
+		size_t l = strlen(detail);
+		snprintf(detail + l, n - l, "%s%.0f%% of the expected %s (%s)",
+			 l ? "; " : "", 100 * p->value / p->expected,
+			 fmt_val(p->expected, 0, ref, sizeof(ref)), p->basis);
+	}
+	(void)a;
+}
+
+#define INTER_ACTION "check the node's NICs (ibstat: state Active, rate; port error counters), the transport NCCL chose (NCCL_DEBUG=INFO: NET/IB, not NET/Socket), NCCL_IB_HCA and the network stack (GPUDirect RDMA, nvidia-peermem, the fabric's own diagnostics such as ibdiagnet)"
+
 static void group_reasons(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
 	size_t i;
 	int k;
-	char val[48], ref[48];
+	char val[48];
 
 	for (i = 0; i < f->ngroups; i++) {
 		const struct hr_group *g = &f->groups[i];
@@ -610,7 +803,7 @@ static void group_reasons(struct an *a)
 					   "nccl-tests run %s (%d ranks) %s: '%.160s'", g->name,
 					   g->nranks, g->complete ? "reported failures" : "did not finish", g->failure);
 		}
-		if (!p || g->kind != HR_G_NODE || p->level < HR_WARN)
+		if (!p || p->fabric != 1 || p->level < HR_WARN)
 			continue;
 		fmt_val(p->value, 0, val, sizeof(val));
 		for (k = 0; k < g->nnodes; k++) {
@@ -621,21 +814,12 @@ static void group_reasons(struct an *a)
 					   "intra-node busbw %s (%s, %d ranks) is PCIe-class (at most %.0f GB/s) on an NVLink node (%s)",
 					   val, g->algo, g->nranks, a->th->pcie_class_gbps, ds->sku);
 			else {
-				char detail[400] = "";
-				if (p->level_rel >= HR_WARN)
-					snprintf(detail, sizeof(detail), "%.0f%% below the median of %d like groups %s (robust z %.1f)",
-						 100 - p->pct_fleet, p->fleet_n,
-						 fmt_val(p->fleet_median, 0, ref, sizeof(ref)), p->z);
-				if (p->level_abs >= HR_WARN) {
-					size_t l = strlen(detail);
-					snprintf(detail + l, sizeof(detail) - l, "%s%.0f%% of the expected %s",
-						 l ? "; " : "", 100 * p->value / p->expected,
-						 fmt_val(p->expected, 0, ref, sizeof(ref)));
-				}
+				char detail[700];
+				group_detail(a, p, "intra-node groups", detail, sizeof(detail));
 				add_reason(a, g->nodes[k], p->level, "intra_node_busbw_low", g->name, g->source,
-					   "check the intra-node fabric: nvidia-smi nvlink --status, nvidia-smi topo -m, PCIe link width (lspci -vv); re-run allreduce_bw --groups node",
-					   "intra-node busbw %s (%s, %d ranks, %s): %s", val, g->algo,
-					   g->nranks, g->name, detail);
+					   "check the intra-node fabric: nvidia-smi nvlink --status, nvidia-smi topo -m, PCIe link width (lspci -vv); re-run allreduce_bw on the node",
+					   "intra-node busbw %s (%s %s, %d ranks, %s %s): %s", val, g->collective,
+					   g->algo, g->nranks, hr_group_kind_name(g->kind), g->name, detail);
 			}
 		}
 	}
@@ -644,7 +828,7 @@ static void group_reasons(struct an *a)
 	for (i = 0; i < a->ngi; i++) {
 		const struct inst *p = &a->gi[i];
 		const struct hr_group *g = &f->groups[p->subject];
-		if (g->kind != HR_G_PAIR || p->level < HR_WARN)
+		if (p->fabric != 2 || g->nnodes != 2 || p->level < HR_WARN)
 			continue;
 		for (k = 0; k < g->nnodes; k++)
 			a->slow_pairs[g->nodes[k]]++;
@@ -658,7 +842,7 @@ static void group_reasons(struct an *a)
 		for (j = 0; j < a->ngi; j++) {
 			const struct inst *p = &a->gi[j];
 			const struct hr_group *g = &f->groups[p->subject];
-			if (g->kind != HR_G_PAIR || p->level < HR_WARN)
+			if (p->fabric != 2 || g->nnodes != 2 || p->level < HR_WARN)
 				continue;
 			for (k = 0; k < g->nnodes; k++)
 				if (g->nodes[k] == (int)i) {
@@ -667,7 +851,7 @@ static void group_reasons(struct an *a)
 				}
 		}
 		add_reason(a, (int)i, HR_FAIL, "inter_node_link", "inter-node", NULL,
-			   "inter-node link: check this node's NICs and cables (ibstat, ibdiagnet, port error counters), then drain",
+			   "inter-node link: " INTER_ACTION "; check its cables, then drain",
 			   "common to %d slow node pairs: %s", a->slow_pairs[i], names.s ? names.s : "");
 		hr_buf_release(&names);
 	}
@@ -675,28 +859,152 @@ static void group_reasons(struct an *a)
 		const struct inst *p = &a->gi[i];
 		const struct hr_group *g = &f->groups[p->subject];
 		int suspect = 0;
-		char detail[400] = "";
-		if (g->kind != HR_G_PAIR || p->level < HR_WARN)
+		char detail[700];
+		if (p->fabric != 2 || p->level < HR_WARN)
 			continue;
-		for (k = 0; k < g->nnodes; k++)
+		for (k = 0; g->nnodes == 2 && k < g->nnodes; k++)
 			if (a->slow_pairs[g->nodes[k]] >= 2)
 				suspect = 1;
 		if (suspect)
 			continue; /* explained by the suspect node */
-		if (p->level_rel >= HR_WARN)
-			snprintf(detail, sizeof(detail), "%.0f%% below the median of %d like pairs %s (robust z %.1f)",
-				 100 - p->pct_fleet, p->fleet_n, fmt_val(p->fleet_median, 0, ref, sizeof(ref)), p->z);
-		if (p->level_abs >= HR_WARN) {
-			size_t l = strlen(detail);
-			snprintf(detail + l, sizeof(detail) - l, "%s%.0f%% of the expected %s",
-				 l ? "; " : "", 100 * p->value / p->expected, fmt_val(p->expected, 0, ref, sizeof(ref)));
+		group_detail(a, p, g->nnodes == 2 ? "pairs" : "groups of this size", detail, sizeof(detail));
+		fmt_val(p->value, 0, val, sizeof(val));
+		for (k = 0; k < g->nnodes; k++) {
+			if (p->level_abs >= HR_WARN)
+				add_reason(a, g->nodes[k], p->level, "inter_node_busbw_low", g->name, g->source,
+					   INTER_ACTION,
+					   "inter-node busbw %s (%s %s, %d ranks on %d nodes, %s): %s",
+					   val, g->collective, g->algo, g->nranks, g->nnodes, g->name, detail);
+			else if (g->nnodes == 2)
+				add_reason(a, g->nodes[k], HR_WARN, "slow_pair", g->name, g->source,
+					   "re-test each node of the pair against a third node (allreduce_bw --groups pairs) to localise; " INTER_ACTION,
+					   "in slow node pair %s: busbw %s (%s, %d ranks): %s", g->name,
+					   val, g->algo, g->nranks, detail);
+			else
+				add_reason(a, g->nodes[k], HR_WARN, "inter_node_busbw_low", g->name, g->source,
+					   INTER_ACTION,
+					   "inter-node busbw %s (%s %s, %d ranks on %d nodes, %s): %s",
+					   val, g->collective, g->algo, g->nranks, g->nnodes, g->name, detail);
 		}
-		for (k = 0; k < g->nnodes; k++)
-			add_reason(a, g->nodes[k], HR_WARN, "slow_pair", g->name, g->source,
-				   "re-test each node of the pair against a third node (allreduce_bw --groups pairs) to localise; check both nodes' NICs and their switch ports",
-				   "in slow node pair %s: busbw %s (%s, %d ranks): %s", g->name,
-				   fmt_val(p->value, 0, val, sizeof(val)), g->algo, g->nranks, detail);
 	}
+}
+
+
+/* ------------------------------------------------------------ history */
+
+static int group_has_node(const struct hr_group *g, int n)
+{
+	int k;
+	for (k = 0; k < g->nnodes; k++)
+		if (g->nodes[k] == n)
+			return 1;
+	return 0;
+}
+
+/* Start time of the run a group came from (0 unknown: nccl-tests text logs). */
+static time_t group_time(const struct hr_fleet *f, const struct hr_group *g)
+{
+	size_t i;
+	for (i = 0; i < f->nruns; i++)
+		if (!strcmp(f->runs[i].path, g->source))
+			return f->runs[i].start;
+	return 0;
+}
+
+static int same_nodes(const struct hr_group *a, const struct hr_group *b)
+{
+	int k;
+	if (a->nnodes != b->nnodes)
+		return 0;
+	for (k = 0; k < a->nnodes; k++)
+		if (!group_has_node(b, a->nodes[k]))
+			return 0;
+	return 1;
+}
+
+struct hist_pt {
+	time_t t;
+	double v;
+};
+
+static int cmp_hist(const void *x, const void *y)
+{
+	const struct hist_pt *a = x, *b = y;
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
+/*
+ * The node's own history, where the inputs hold it: the latest sweep of a
+ * group (same nodes, same class) against the earlier ones in the inputs,
+ * by the rule of `health_report history` (hr_history_regressed(): at least
+ * 3 earlier runs, a drop of 10% or more below the median of up to 14).
+ */
+static void history_reasons(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	struct hr_check_cfg cfg;
+	struct hist_pt *pts = malloc((a->ngi ? a->ngi : 1) * sizeof(*pts));
+	double *v = malloc((a->ngi + 1) * sizeof(*v));
+	time_t *gt = malloc((a->ngi ? a->ngi : 1) * sizeof(*gt));
+	size_t i, j;
+	if (!pts || !v || !gt) {
+		free(pts);
+		free(v);
+		free(gt);
+		a->oom = 1;
+		return;
+	}
+	hr_check_cfg_init(&cfg);
+	for (i = 0; i < a->ngi; i++)
+		gt[i] = group_time(f, &f->groups[a->gi[i].subject]);
+	for (i = 0; i < a->ngi; i++) {
+		struct inst *p = &a->gi[i];
+		const struct hr_group *g = &f->groups[p->subject];
+		time_t t = gt[i];
+		size_t n = 0, since;
+		int later = 0, k;
+		double base, pct;
+		char val[48], ref[48], when[32];
+		if (!t)
+			continue;
+		for (j = 0; j < a->ngi && !later; j++) {
+			const struct inst *q = &a->gi[j];
+			const struct hr_group *h = &f->groups[q->subject];
+			time_t u;
+			if (j == i || q->cls != p->cls || !(u = gt[j]) || !same_nodes(g, h))
+				continue;
+			if (u > t)
+				later = 1;
+			else if (u < t)
+				pts[n++] = (struct hist_pt){ u, q->value };
+		}
+		if (later || n < (size_t)cfg.min_nights)
+			continue;
+		qsort(pts, n, sizeof(*pts), cmp_hist);
+		for (j = 0; j < n; j++)
+			v[j] = pts[j].v;
+		v[n] = p->value;
+		p->hist_n = (int)n;
+		if (!hr_history_regressed(v, n + 1, &cfg, &since, &base, &pct))
+			continue;
+		p->level_hist = HR_WARN;
+		if (p->level < HR_WARN)
+			p->level = HR_WARN;
+		strftime(when, sizeof(when), "%Y-%m-%d", gmtime(&pts[since < n ? since : n - 1].t));
+		fmt_val(p->value, 0, val, sizeof(val));
+		fmt_val(base, 0, ref, sizeof(ref));
+		for (k = 0; k < g->nnodes; k++)
+			add_reason(a, g->nodes[k], HR_WARN, "fabric_regressed", g->name, g->source,
+				   p->fabric == 1 ? "the node's own fabric got slower: check NVLink / PCIe (nvidia-smi nvlink --status, nvidia-smi topo -m) and what changed since (driver, NCCL, firmware)" :
+				   INTER_ACTION "; and what changed since (driver, NCCL, firmware, switch configuration)",
+				   "%s busbw %s (%s %s, %d ranks, %s) is %.0f%% below its own history in the inputs: median %s of %d earlier sweep%s (regressed %s%s)",
+				   p->fabric == 1 ? "intra-node" : "inter-node", val, g->collective, g->algo,
+				   g->nranks, g->name, pct, ref, p->hist_n, p->hist_n == 1 ? "" : "s",
+				   since < n ? "since " : "in this run", since < n ? when : "");
+	}
+	free(pts);
+	free(v);
+	free(gt);
 }
 
 /* ------------------------------------------------------------ others */
@@ -869,13 +1177,179 @@ static void run_reasons(struct an *a)
 	}
 }
 
+
+/* ------------------------------------------------------------ curve shape */
+
+static void curve_add(struct an *a, const struct hr_group *g, const char *code, const char *action,
+		      const char *text)
+{
+	int k;
+	if (!g->nnodes)
+		add_reason(a, -1, HR_WARN, code, g->name, g->source, action, "%s %s: %s",
+			   g->name, g->collective, text);
+	for (k = 0; k < g->nnodes; k++)
+		add_reason(a, g->nodes[k], HR_WARN, code, g->name, g->source, action,
+			   "%s (%s %s, %d ranks): %s", g->name, g->collective, g->algo, g->nranks, text);
+}
+
+#define CURVE_ACTION "re-run the sweep; if it repeats, read which protocol and algorithm NCCL chose around those sizes (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=TUNING) and compare with NCCL_PROTO / NCCL_ALGO pinned; look for other traffic during the run"
+
+/*
+ * Curve shape of every sweep with rows (docs/health_report.md): a dip (a
+ * size below both neighbours and below HR_CURVE_DIP x their geometric mean),
+ * an out-of-place / in-place gap (one below HR_CURVE_GAP x the other), and a
+ * mid-range collapse (from a size below HR_CURVE_MID x the plateau, busbw
+ * rises by less than HR_CURVE_FLAT over at least HR_CURVE_SPAN x in size).
+ * Sizes below HR_CURVE_MIN_BYTES and cells below HR_CURVE_MIN_GBPS are not
+ * judged (latency-bound; printed with 2 decimals).
+ */
+static void curve_reasons(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	size_t i, j, k;
+	for (i = 0; i < f->ngroups; i++) {
+		const struct hr_group *g = &f->groups[i];
+		struct hr_buf dips = { 0 }, gaps = { 0 }, col = { 0 };
+		int ndip = 0, ngap = 0, h;
+		char s1[32], s2[32];
+		if (g->nrows < 3)
+			continue;
+		for (j = 1; j < g->nrows; j++)
+			if (!(g->rows[j].bytes > g->rows[j - 1].bytes))
+				break;
+		if (j < g->nrows)
+			continue; /* not one increasing sweep (several roots or types) */
+		for (h = 0; h < 2; h++) {
+			const char *half = h ? "in-place" : "out-of-place";
+			double plateau = 0;
+#define BW(r) (h ? (r).busbw_ip_gbps : (r).busbw_oop_gbps)
+			for (j = 0; j < g->nrows; j++)
+				if (BW(g->rows[j]) > plateau)
+					plateau = BW(g->rows[j]);
+			for (j = 1; j + 1 < g->nrows; j++) {
+				double l = BW(g->rows[j - 1]), m = BW(g->rows[j]), r = BW(g->rows[j + 1]);
+				if (g->rows[j].bytes < HR_CURVE_MIN_BYTES || !(l >= HR_CURVE_MIN_GBPS) ||
+				    !(r >= HR_CURVE_MIN_GBPS) || isnan(m))
+					continue;
+				if (m < l && m < r && m < HR_CURVE_DIP * sqrt(l * r)) {
+					if (ndip++ < 4)
+						hr_buf_printf(&dips, "%s%s %s %.2f GB/s (neighbours %.2f and %.2f)",
+							      ndip > 1 ? "; " : "",
+							      hr_fmt_bytes(g->rows[j].bytes, s1, sizeof(s1)), half, m, l, r);
+				}
+			}
+			for (j = 0; j < g->nrows && !col.s; j++) {
+				double b0 = BW(g->rows[j]), mx = b0;
+				size_t end = 0;
+				if (g->rows[j].bytes < HR_CURVE_MIN_BYTES || !(b0 >= HR_CURVE_MIN_GBPS) ||
+				    !(b0 < HR_CURVE_MID * plateau))
+					continue;
+				for (k = j + 1; k < g->nrows; k++) {
+					double b = BW(g->rows[k]);
+					if (isnan(b))
+						break;
+					if (b > mx)
+						mx = b;
+					if (mx >= HR_CURVE_FLAT * b0)
+						break;
+					if (g->rows[k].bytes >= HR_CURVE_SPAN * g->rows[j].bytes)
+						end = k;
+				}
+				if (end)
+					hr_buf_printf(&col, "%s busbw flat or falling from %s (%.2f GB/s) to %s (%.2f GB/s), %.0fx the size, while the plateau is %.2f GB/s",
+						      half, hr_fmt_bytes(g->rows[j].bytes, s1, sizeof(s1)), b0,
+						      hr_fmt_bytes(g->rows[end].bytes, s2, sizeof(s2)),
+						      BW(g->rows[end]), g->rows[end].bytes / g->rows[j].bytes, plateau);
+			}
+#undef BW
+		}
+		for (j = 0; j < g->nrows; j++) {
+			double o = g->rows[j].busbw_oop_gbps, p = g->rows[j].busbw_ip_gbps;
+			double lo = o < p ? o : p, hi = o < p ? p : o;
+			if (g->rows[j].bytes < HR_CURVE_MIN_BYTES || isnan(o) || isnan(p) || !(hi >= HR_CURVE_MIN_GBPS))
+				continue;
+			if (lo < HR_CURVE_GAP * hi && ngap++ < 4)
+				hr_buf_printf(&gaps, "%s%s out-of-place %.2f, in-place %.2f GB/s (%.0f%%)",
+					      ngap > 1 ? "; " : "", hr_fmt_bytes(g->rows[j].bytes, s1, sizeof(s1)),
+					      o, p, 100 * lo / hi);
+		}
+		if (ndip) {
+			char t[1200];
+			snprintf(t, sizeof(t), "busbw dip%s at %s%s%s (a size below both neighbours and below %.0f%% of their geometric mean)",
+				 ndip > 1 ? "s" : "", dips.s, ndip > 4 ? "; and more" : "", "", 100 * HR_CURVE_DIP);
+			curve_add(a, g, "curve_dip", CURVE_ACTION, t);
+		}
+		if (ngap) {
+			char t[1200];
+			snprintf(t, sizeof(t), "out-of-place and in-place busbw differ at %s%s (one below %.0f%% of the other)",
+				 gaps.s, ngap > 4 ? "; and more" : "", 100 * HR_CURVE_GAP);
+			curve_add(a, g, "curve_gap", "out-of-place and in-place differ in buffer handling only: " CURVE_ACTION, t);
+		}
+		if (col.s) {
+			char t[1200];
+			snprintf(t, sizeof(t), "mid-range collapse: %s (a rise under %.0f%% over at least %.0fx in size, from below %.0f%% of the plateau)",
+				 col.s, 100 * (HR_CURVE_FLAT - 1), HR_CURVE_SPAN, 100 * HR_CURVE_MID);
+			curve_add(a, g, "curve_collapse", CURVE_ACTION, t);
+		}
+		hr_buf_release(&dips);
+		hr_buf_release(&gaps);
+		hr_buf_release(&col);
+	}
+}
+
 /* ------------------------------------------------------------ profile */
+
+/* Was the value judged by any rule: an expectation, enough like values in
+ * the fleet, or (devices) enough like devices on its node? */
+static int inst_judged(const struct an *a, const struct inst *p)
+{
+	return !isnan(p->expected) || p->fleet_n >= a->th->min_fleet ||
+	       (p->metric >= 0 && p->node_n >= a->th->min_fleet) || p->level_abs > HR_INFO ||
+	       p->hist_n >= 3;
+}
+
+/* Why no rule could judge it (@buf, "" when judged). */
+static const char *inst_not_judged(const struct an *a, const struct inst *p, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	if (!inst_judged(a, p))
+		snprintf(buf, n, "not judged: %s, only %d like value%s in the inputs (a fleet comparison needs %d) and no history of its own (3 earlier sweeps)",
+			 p->why[0] ? p->why : "no expectation", p->fleet_n, p->fleet_n == 1 ? "" : "s",
+			 a->th->min_fleet);
+	return buf;
+}
+
+/* What the value was judged against, short: "expected 370 GB/s; fleet
+ * median 365 GB/s of 10". */
+static const char *inst_against(const struct an *a, const struct inst *p, char *buf, size_t n)
+{
+	char v1[48], v2[48];
+	int flops = p->metric > 0;
+	size_t l;
+	buf[0] = '\0';
+	if (!inst_judged(a, p))
+		return inst_not_judged(a, p, buf, n);
+	if (!isnan(p->expected))
+		snprintf(buf, n, "expected %s%s%s%s", fmt_val(p->expected, flops, v1, sizeof(v1)),
+			 p->tag[0] ? " (" : "", p->tag, p->tag[0] ? ")" : "");
+	l = strlen(buf);
+	if (p->fleet_n >= a->th->min_fleet && l < n)
+		snprintf(buf + l, n - l, "%sfleet median %s of %d", l ? ", " : "",
+			 fmt_val(p->fleet_median, flops, v2, sizeof(v2)), p->fleet_n);
+	l = strlen(buf);
+	if (p->hist_n >= 3 && l < n)
+		snprintf(buf + l, n - l, "%sits own %d earlier sweeps", l ? ", " : "", p->hist_n);
+	l = strlen(buf);
+	if (p->metric >= 0 && p->node_n >= a->th->min_fleet && l < n)
+		snprintf(buf + l, n - l, "%snode median %s", l ? ", " : "",
+			 fmt_val(p->node_median, flops, v2, sizeof(v2)));
+	return buf;
+}
 
 static json_t *inst_json(const struct an *a, const struct inst *p)
 {
 	json_t *o = json_object();
-	char mk[48];
-	(void)a;
+	char mk[48], nj[700];
 	if (p->metric >= 0) {
 		json_object_set_new(o, "metric", json_string(metric_key(p->metric, mk, sizeof(mk))));
 		json_object_set_new(o, "unit", json_string(p->metric == 0 ? "GB/s" : "GFLOP/s"));
@@ -895,6 +1369,12 @@ static json_t *inst_json(const struct an *a, const struct inst *p)
 	json_object_set_new(o, "pct_of_node_median", jnum(p->pct_node));
 	json_object_set_new(o, "like_for_like", json_boolean(p->like));
 	json_object_set_new(o, "level", json_string(hr_level_name(p->level)));
+	json_object_set_new(o, "history_n", json_integer(p->hist_n));
+	json_object_set_new(o, "judged", json_boolean(inst_judged(a, p)));
+	json_object_set_new(o, "expectation_basis", p->basis[0] ? json_string(p->basis) : json_null());
+	json_object_set_new(o, "judged_against", json_string(inst_against(a, p, nj, sizeof(nj))));
+	json_object_set_new(o, "not_judged_reason",
+			    inst_judged(a, p) ? json_null() : json_string(inst_not_judged(a, p, nj, sizeof(nj))));
 	return o;
 }
 
@@ -964,6 +1444,7 @@ static json_t *group_json(const struct an *a, size_t i)
 	json_object_set_new(o, "name", json_string(g->name));
 	json_object_set_new(o, "kind", json_string(hr_group_kind_name(g->kind)));
 	json_object_set_new(o, "collective", json_string(g->collective));
+	json_object_set_new(o, "collective_from", jstr_or_null(g->collective_from));
 	json_object_set_new(o, "algo", json_string(g->algo));
 	json_object_set_new(o, "backend", json_string(g->backend));
 	json_object_set_new(o, "nranks", json_integer(g->nranks));
@@ -974,8 +1455,8 @@ static json_t *group_json(const struct an *a, size_t i)
 	json_object_set_new(o, "source", json_string(g->source));
 	json_object_set_new(o, "complete", json_boolean(g->complete));
 	json_object_set_new(o, "failure", jstr_or_null(g->failure));
-	json_object_set_new(o, "wrong_total", json_real(g->wrong_total));
-	json_object_set_new(o, "large_msg_bytes", jnum(g->large_bytes));
+	json_object_set_new(o, "wrong_total", jcount(g->wrong_total));
+	json_object_set_new(o, "large_msg_bytes", jcount(g->large_bytes));
 	json_object_set_new(o, "large_msg_busbw_gbps", jnum(g->large_busbw_gbps));
 	json_object_set_new(o, "avg_busbw_gbps", jnum(g->avg_busbw_gbps));
 	json_object_set_new(o, "reported_avg_busbw_gbps", jnum(g->reported_avg_gbps));
@@ -985,10 +1466,10 @@ static json_t *group_json(const struct an *a, size_t i)
 		json_object_set_new(o, "class", json_string(a->c[p->cls].label));
 	for (j = 0; j < g->nrows; j++) {
 		json_t *r = json_object();
-		json_object_set_new(r, "bytes", json_real(g->rows[j].bytes));
+		json_object_set_new(r, "bytes", jcount(g->rows[j].bytes));
 		json_object_set_new(r, "busbw_oop_gbps", jnum(g->rows[j].busbw_oop_gbps));
 		json_object_set_new(r, "busbw_ip_gbps", jnum(g->rows[j].busbw_ip_gbps));
-		json_object_set_new(r, "wrong", json_real(g->rows[j].wrong));
+		json_object_set_new(r, "wrong", jcount(g->rows[j].wrong));
 		json_array_append_new(rows, r);
 	}
 	json_object_set_new(o, "rows", rows);
@@ -1108,6 +1589,113 @@ static json_t *inputs_json(const struct hr_fleet *f, size_t input_files)
 	return o;
 }
 
+/* The node's checks: how many were judged, and its fabric checks. */
+struct node_checks {
+	int judged, not_judged, fab, fab_judged;
+	const struct inst *mem, *comp, *intra, *inter; /* the worst of each, NULL none */
+};
+
+/* Lower is worse: % of expectation, else % of the fleet median, else the value's rank. */
+static double inst_score(const struct inst *p)
+{
+	if (!isnan(p->expected) && p->expected > 0)
+		return p->value / p->expected;
+	if (!isnan(p->fleet_median) && p->fleet_median > 0)
+		return p->value / p->fleet_median;
+	return 1e9;
+}
+
+static void pick_worst(const struct an *a, const struct inst **w, const struct inst *p)
+{
+	/* a node's headline device figures are its GPUs' when it has GPUs */
+	if (*w && p->metric >= 0) {
+		int gw = !strcmp(a->f->devices[(*w)->subject].kind, "gpu");
+		int gp = !strcmp(a->f->devices[p->subject].kind, "gpu");
+		if (gw != gp) {
+			if (gp)
+				*w = p;
+			return;
+		}
+	}
+	if (!*w || p->level > (*w)->level ||
+	    (p->level == (*w)->level && inst_score(p) < inst_score(*w)))
+		*w = p;
+}
+
+static void node_checks(const struct an *a, int n, struct node_checks *c)
+{
+	size_t i;
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < a->ndi; i++) {
+		const struct inst *p = &a->di[i];
+		if (p->node != n)
+			continue;
+		if (inst_judged(a, p))
+			c->judged++;
+		else
+			c->not_judged++;
+		pick_worst(a, p->metric == 0 ? &c->mem : &c->comp, p);
+	}
+	for (i = 0; i < a->ngi; i++) {
+		const struct inst *p = &a->gi[i];
+		if (!group_has_node(&a->f->groups[p->subject], n))
+			continue;
+		c->fab++;
+		if (inst_judged(a, p)) {
+			c->judged++;
+			c->fab_judged++;
+		} else {
+			c->not_judged++;
+		}
+		pick_worst(a, p->fabric == 1 ? &c->intra : &c->inter, p);
+	}
+	if (node_loader(a->f, n))
+		c->judged++; /* by loader_contention's own thresholds */
+}
+
+/* One headline figure of a node: value, what it was judged against. */
+static json_t *headline_json(const struct an *a, const struct inst *p)
+{
+	json_t *o;
+	char buf[700], mk[48];
+	const char *subject;
+	if (!p)
+		return json_null();
+	o = json_object();
+	if (p->metric >= 0)
+		subject = a->f->devices[p->subject].device;
+	else
+		subject = a->f->groups[p->subject].name;
+	json_object_set_new(o, "subject", json_string(subject));
+	if (p->metric >= 0)
+		json_object_set_new(o, "metric", json_string(metric_key(p->metric, mk, sizeof(mk))));
+	json_object_set_new(o, "value", jnum(p->value));
+	json_object_set_new(o, "unit", json_string(p->metric > 0 ? "GFLOP/s" : "GB/s"));
+	json_object_set_new(o, "expected", jnum(p->expected));
+	json_object_set_new(o, "fleet_median", jnum(p->fleet_median));
+	json_object_set_new(o, "judged", json_boolean(inst_judged(a, p)));
+	json_object_set_new(o, "judged_against", json_string(inst_against(a, p, buf, sizeof(buf))));
+	json_object_set_new(o, "level", json_string(hr_level_name(p->level)));
+	return o;
+}
+
+static void not_judged_reasons(struct an *a)
+{
+	size_t n;
+	for (n = 0; n < a->f->nnodes; n++) {
+		struct node_checks c;
+		char why[700];
+		node_checks(a, (int)n, &c);
+		if (c.fab && !c.fab_judged) {
+			const struct inst *p = c.intra ? c.intra : c.inter;
+			add_reason(a, (int)n, HR_INFO, "fabric_not_judged", "fabric", NULL,
+				   "give an expectation (--expect: intra_node_busbw_gbps, inter_node_busbw_gbps), record the NICs (result files with host.inventory), or run like nodes together",
+				   "no fabric check of this node could be judged (%d group%s): %s",
+				   c.fab, c.fab == 1 ? "" : "s", inst_not_judged(a, p, why, sizeof(why)));
+		}
+	}
+}
+
 static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drift)
 {
 	const struct hr_fleet *f = a->f;
@@ -1116,7 +1704,8 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 	struct node_order *ord = calloc(f->nnodes ? f->nnodes : 1, sizeof(*ord));
 	char now[32];
 	size_t i, j;
-	int counts[3] = { 0, 0, 0 }, worst = HR_INFO, k;
+	int counts[3] = { 0, 0, 0 }, worst = HR_INFO, k, not_judged_nodes = 0;
+	long checks_judged = 0, checks_not_judged = 0;
 
 	if (!p || !ord) {
 		free(ord);
@@ -1147,14 +1736,34 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 		const struct hr_node *nd = &f->nodes[n];
 		const struct hr_loader *l = node_loader(f, n);
 		json_t *x = json_object(), *rs = json_array(), *cfg = json_object(), *devs = json_array();
-		json_t *bw = json_array(), *st = json_array();
-		counts[ord[i].level]++;
+		json_t *bw = json_array(), *st = json_array(), *hl = json_object();
+		struct node_checks nc;
+		const char *verdict = hr_verdict_name(ord[i].level);
+		node_checks(a, n, &nc);
+		checks_judged += nc.judged;
+		checks_not_judged += nc.not_judged;
+		if (ord[i].level == HR_INFO && nc.judged == 0) {
+			verdict = "NOT JUDGED";
+			not_judged_nodes++;
+		} else {
+			counts[ord[i].level]++;
+		}
 		if (ord[i].level > worst)
 			worst = ord[i].level;
 		if (ord[i].level == HR_FAIL)
 			json_array_append_new(drain, json_string(nd->name));
 		json_object_set_new(x, "name", json_string(nd->name));
-		json_object_set_new(x, "verdict", json_string(hr_verdict_name(ord[i].level)));
+		json_object_set_new(x, "verdict", json_string(verdict));
+		json_object_set_new(x, "checks_judged", json_integer(nc.judged));
+		json_object_set_new(x, "checks_not_judged", json_integer(nc.not_judged));
+		json_object_set_new(x, "fabric_checks", json_integer(nc.fab));
+		json_object_set_new(x, "fabric_checks_judged", json_integer(nc.fab_judged));
+		json_object_set_new(hl, "memory", headline_json(a, nc.mem));
+		json_object_set_new(hl, "compute", headline_json(a, nc.comp));
+		json_object_set_new(hl, "intra_node_busbw", headline_json(a, nc.intra));
+		json_object_set_new(hl, "inter_node_busbw", headline_json(a, nc.inter));
+		json_object_set_new(hl, "loader", l && l->verdict ? json_string(l->verdict) : json_null());
+		json_object_set_new(x, "headline", hl);
 		json_object_set_new(x, "like_for_like", json_boolean(!a->drift[n]));
 		for (j = 0; j < a->nr; j++)
 			if (a->r[j].node == n)
@@ -1173,11 +1782,7 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 			const struct hr_group *g = &f->groups[j];
 			const struct inst *q = group_inst(a, j);
 			json_t *b;
-			int in = 0;
-			for (k = 0; k < g->nnodes; k++)
-				if (g->nodes[k] == n)
-					in = 1;
-			if (!in)
+			if (!group_has_node(g, n))
 				continue;
 			b = json_object();
 			json_object_set_new(b, "group", json_string(g->name));
@@ -1189,6 +1794,12 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 			json_object_set_new(b, "pct_of_fleet_median", jnum(q ? q->pct_fleet : NAN));
 			json_object_set_new(b, "z", jnum(q ? q->z : NAN));
 			json_object_set_new(b, "level", json_string(hr_level_name(q ? q->level : HR_INFO)));
+			json_object_set_new(b, "judged", json_boolean(q && inst_judged(a, q)));
+			{
+				char jb[700];
+				json_object_set_new(b, "judged_against", q ? json_string(inst_against(a, q, jb, sizeof(jb))) :
+						    json_string("not judged: no large-message busbw (no rows, or a scaling sub-group)"));
+			}
 			json_array_append_new(bw, b);
 		}
 		json_object_set_new(x, "busbw", bw);
@@ -1219,6 +1830,9 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 	json_object_set_new(summary, "pass", json_integer(counts[HR_INFO]));
 	json_object_set_new(summary, "warn", json_integer(counts[HR_WARN]));
 	json_object_set_new(summary, "fail", json_integer(counts[HR_FAIL]));
+	json_object_set_new(summary, "not_judged", json_integer(not_judged_nodes));
+	json_object_set_new(summary, "checks_judged", json_integer(checks_judged));
+	json_object_set_new(summary, "checks_not_judged", json_integer(checks_not_judged));
 	json_object_set_new(summary, "findings", json_integer((json_int_t)json_array_size(findings)));
 	json_object_set_new(summary, "verdict", json_string(hr_verdict_name(worst)));
 	json_object_set_new(summary, "drain_candidates", drain);
@@ -1271,10 +1885,13 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 	for (i = 0; !a.oom && i < a.ngi; i++)
 		a.grp_inst[a.gi[i].subject] = (long)i;
 	group_reasons(&a);
+	history_reasons(&a);
 	straggler_reasons(&a);
 	loader_reasons(&a);
 	run_reasons(&a);
 	hr_inventory_rules(f, inventory_reason, &a);
+	curve_reasons(&a);
+	not_judged_reasons(&a);
 	if (a.oom) {
 		json_decref(drift);
 		goto out;

@@ -67,13 +67,19 @@ struct hr_analyze_opts {
 /**
  * hr_analyze - build the profile.
  * @f: [in] the loaded fleet. @o: [in] options.
+ * Groups are judged by where their ranks lie (one node: intra-node, whatever
+ * their kind; several: inter-node, against the NICs the nodes recorded or an
+ * assumed cluster of their GPU model), their curve shape, and their own
+ * earlier sweeps among the inputs; every comparison says whether it was
+ * judged and against what (docs/health_report.md).
  * Returns a new JSON object (caller owns it) with schema, summary
- * (verdict counts, drain candidates), run_cost, inputs (issues), expectations,
- * drift, nodes (verdict, reasons, config, devices with metrics and points,
- * busbw, stragglers, loader), groups, findings (fleet level) and
- * distributions; "exit_code" is 1 when any node or finding is FAIL, else
- * 0 (usage and input errors are decided by the caller). NULL when out of
- * memory.
+ * (verdict counts, nodes and checks not judged, drain candidates),
+ * run_cost, inputs (issues), expectations, drift, nodes (verdict, PASS,
+ * WARN, FAIL or NOT JUDGED; reasons, checks judged, headline figures,
+ * config, devices with metrics and points, busbw, stragglers, loader),
+ * groups, findings (fleet level) and distributions; "exit_code" is 1 when
+ * any node or finding is FAIL, else 0 (usage and input errors are decided
+ * by the caller). NULL when out of memory.
  */
 json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o);
 

@@ -56,6 +56,7 @@ const char *hr_canary_verdict_name(enum hr_verdict v)
 	case HR_VERDICT_BOOK: return "book";
 	case HR_VERDICT_FIX_FIRST: return "fix-first";
 	case HR_VERDICT_DONT_BOOK: return "do-not-book";
+	case HR_VERDICT_MEASURE_FIRST: return "measure-first";
 	}
 	return "?";
 }
@@ -312,7 +313,12 @@ static int compute_comm_only(const struct hr_canary_in *in, struct hr_canary_out
 	o->hw_ratio_target = fig(n2 / n1, in->target_gpus.src | in->gpus_now.src);
 	if (fix || in->wrong_rows > 0)
 		o->verdict = HR_VERDICT_FIX_FIRST;
-	else if (o->busbw_ratio_target.src && o->busbw_ratio_target.v < in->min_efficiency.v)
+	else if (!o->busbw_ratio_target.src) {
+		o->insufficient = 1;
+		o->verdict = HR_VERDICT_MEASURE_FIRST;
+		snprintf(o->measure, sizeof(o->measure),
+			 "measure how the all-reduce scales (allreduce_bw results of this allocation, or --alpha-us/--bw-gbps) or the step time (--step-time with --baseline-gpus/--baseline-step-time)");
+	} else if (o->busbw_ratio_target.v < in->min_efficiency.v)
 		o->verdict = HR_VERDICT_DONT_BOOK;
 	else
 		o->verdict = HR_VERDICT_BOOK;
@@ -326,6 +332,8 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 	unsigned s_ck = 0, s_in = 0, s_S = 0, s_c = 0, s_ov = 0, s_ideal, s_rest = 0;
 	int have_base, have_comm = 0, rc, i, j;
 	struct hr_fig gbpp;
+	const char *no_model = NULL;
+	double g = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->level_now = o->level_base = o->level_target = -1;
@@ -395,11 +403,11 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 				s_c |= s0;
 			}
 		} else {
-			note(o, "no all-reduce model (no allreduce_bw results, no --alpha-us/--bw-gbps): communication is assumed not to grow with the GPU count, which is optimistic");
+			no_model = "no all-reduce model (no allreduce_bw results, no --alpha-us/--bw-gbps)";
 		}
 		fit_quality_notes(in, o);
 	} else {
-		note(o, "no --params: the gradient all-reduce cannot be modelled, communication is assumed not to grow with the GPU count, which is optimistic");
+		no_model = "no --params: the gradient all-reduce cannot be modelled";
 	}
 
 	/* the weak-scaling ideal and today's figures against it */
@@ -411,9 +419,11 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 		o->hw_ratio_now = fig(n1 / n0, in->baseline_gpus.src | in->gpus_now.src);
 		o->throughput_ratio_now = fig((n1 / t1) / (n0 / t0), sb);
 		o->efficiency_now = fig(t0 / t1, in->baseline_step_sec.src | in->step_sec.src);
-		if (t0 > t1)
+		if (t0 > t1) {
 			note(o, "contradiction: the baseline step (%.3g s at %g GPUs) is slower than today's (%.3g s at %g) although the work per GPU is constant; check the inputs",
 			     t0, n0, t1, n1);
+			o->contradiction = 1;
+		}
 		/* overlap: calibrated from the growth between baseline and today */
 		if (in->overlap.src) {
 			ov = in->overlap.v;
@@ -465,6 +475,21 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 		s_ideal = o->train_step_sec.src | s_in | (have_comm ? s_c | s_ov : 0) | HR_SRC_ASSUMED;
 		o->efficiency_now = fig(ideal / t1, s_ideal | in->step_sec.src);
 	}
+	if (no_model && have_base) {
+		/* no communication model: today's measured trend is the guide
+		 * (step ~ GPUs^g from the baseline to today), not perfect scaling */
+		g = t1 > in->baseline_step_sec.v ?
+			log(t1 / in->baseline_step_sec.v) / log(n1 / in->baseline_gpus.v) : 0;
+		o->trend_used = 1;
+		o->trend_exponent = g;
+		note(o, "%s: the prediction at %g GPUs follows today's measured trend (%g -> %g GPUs: x%.2f the throughput for %.3gx the hardware, the step x%.2f), not perfect scaling",
+		     no_model, n2, in->baseline_gpus.v, n1, (n1 / t1) / (in->baseline_gpus.v / in->baseline_step_sec.v),
+		     n1 / in->baseline_gpus.v, t1 / in->baseline_step_sec.v);
+	} else if (no_model) {
+		o->insufficient = 1;
+		note(o, "%s and no baseline run: the step at %g GPUs cannot be predicted (the figures below hold today's step, which is optimistic)",
+		     no_model, n2);
+	}
 	o->ideal_step_sec = fig(ideal, s_ideal);
 	o->over_ideal_frac = fig(t1tr / ideal - 1, s_ideal | o->train_step_sec.src);
 	o->overlap = fig(ov, s_ov);
@@ -514,6 +539,11 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 			s2 |= HR_SRC_ASSUMED;
 		t2tr = t1tr + (1 - ov) * dc;
 		t2 = t2tr / (1 - f);
+		if (o->trend_used) {
+			t2 = t1 * pow(n2 / n1, g);
+			t2tr = t2 * (1 - f);
+			s2 = in->step_sec.src | in->baseline_step_sec.src | HR_SRC_ASSUMED;
+		}
 		o->step_target_sec = fig(t2, s2);
 		o->efficiency_target = fig(ideal / t2, s2 | s_ideal);
 		o->hw_ratio_target = fig(n2 / n1, in->target_gpus.src | in->gpus_now.src);
@@ -526,10 +556,16 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 		o->step_target_fixed_sec = fig(o->loss[HR_LOSS_CKPT].significant ? fixed_tr : step_at(fixed_tr, f, 0, 0),
 					       s2 | s_in);
 		o->efficiency_target_fixed = fig(ideal / o->step_target_fixed_sec.v, s2 | s_in | s_ideal);
+		if (o->trend_used) {
+			/* the trend mixes the losses being fixed: not predicted */
+			o->step_target_fixed_sec = fig(NAN, 0);
+			o->efficiency_target_fixed = fig(NAN, 0);
+		}
 		/* the largest allocation predicted at or above min_efficiency */
 		for (i = (int)n2; i > (int)n1; i--) {
 			double ci = have_comm ? comm_sec(in, level_for(in, o, i, &s2), S, i) : c1;
-			if (ideal / step_at(t1tr, f, ov, ci - c1) >= in->min_efficiency.v) {
+			double si = o->trend_used ? t1 * pow(i / n1, g) : step_at(t1tr, f, ov, ci - c1);
+			if (ideal / si >= in->min_efficiency.v) {
 				o->largest_ok_gpus = i;
 				break;
 			}
@@ -540,16 +576,29 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 	if (in->params.src && in->tokens_per_step.src && in->peak_tflops.src) {
 		double m = 6.0 * in->params.v * in->tokens_per_step.v / (t1 * n1 * in->peak_tflops.v * 1e12);
 		o->mfu_computed = fig(m, in->params.src | in->tokens_per_step.src | in->peak_tflops.src | in->step_sec.src);
-		if (in->mfu_now.src && fabs(in->mfu_now.v / m - 1) > 0.05)
+		if (m > 1) {
+			note(o, "contradiction: 6 x params x tokens per step / (step time x GPUs x peak) = %.1f%% MFU, above 100%%; check the parameter and token counts and the peak (dense, right dtype)",
+			     100 * m);
+			o->contradiction = 1;
+		} else if (in->mfu_now.src && fabs(in->mfu_now.v / m - 1) > 0.05) {
 			note(o, "contradiction: --mfu-now %.1f%% but 6 x params x tokens per step / (step time x GPUs x peak) = %.1f%%; check the peak (dense, right dtype) and the token count",
 			     100 * in->mfu_now.v, 100 * m);
+			o->contradiction = 1;
+		}
 	}
 	o->mfu_now = in->mfu_now.src ? in->mfu_now : o->mfu_computed;
 	if (in->mfu_baseline.src && o->mfu_now.src) {
 		double want = in->baseline_step_sec.v / t1, got = o->mfu_now.v / in->mfu_baseline.v;
-		if (fabs(got / want - 1) > 0.05)
+		double want_tr = in->baseline_step_sec.v / t1tr;
+		if (fabs(got / want - 1) > 0.05 && ck > 0 && fabs(got / want_tr - 1) <= 0.05)
+			note(o, "MFU went from %.1f%% to %.1f%% (x%.3f): that matches the step without the checkpoint stall (%.2f s / %.2f s = x%.3f), not the wall-clock step (x%.3f): MFU was likely measured over training steps only, while the figures here include the stall",
+			     100 * in->mfu_baseline.v, 100 * o->mfu_now.v, got, in->baseline_step_sec.v, t1tr,
+			     want_tr, want);
+		else if (fabs(got / want - 1) > 0.05) {
 			note(o, "contradiction: MFU went from %.1f%% to %.1f%% (x%.3f) but the step time from %.3g s to %.3g s implies x%.3f at constant work per GPU",
 			     100 * in->mfu_baseline.v, 100 * o->mfu_now.v, got, in->baseline_step_sec.v, t1, want);
+			o->contradiction = 1;
+		}
 	}
 	if (o->mfu_now.src)
 		o->mfu_target = fig(o->mfu_now.v * t1 / t2, o->mfu_now.src | o->step_target_sec.src);
@@ -583,9 +632,19 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 		int fix = 0;
 		for (i = 0; i < HR_LOSS_N; i++)
 			fix |= o->loss[i].fixable && o->loss[i].significant;
-		if (fix || in->wrong_rows > 0)
+		if (in->wrong_rows > 0)
 			o->verdict = HR_VERDICT_FIX_FIRST;
-		else if (o->efficiency_target.v >= in->min_efficiency.v)
+		else if (o->contradiction) {
+			o->verdict = HR_VERDICT_MEASURE_FIRST;
+			snprintf(o->measure, sizeof(o->measure),
+				 "re-measure the inputs the notes name as contradicting each other, on the same steps (wall-clock per step, checkpoints included)");
+		} else if (fix)
+			o->verdict = HR_VERDICT_FIX_FIRST;
+		else if (o->insufficient) {
+			o->verdict = HR_VERDICT_MEASURE_FIRST;
+			snprintf(o->measure, sizeof(o->measure),
+				 "measure a baseline run at fewer GPUs (--baseline-gpus, --baseline-step-time) or the all-reduce model (allreduce_bw results of this allocation with --params)");
+		} else if (o->efficiency_target.v >= in->min_efficiency.v)
 			o->verdict = HR_VERDICT_BOOK;
 		else
 			o->verdict = HR_VERDICT_DONT_BOOK;
@@ -696,10 +755,15 @@ static void print_verdict_head(FILE *f, const struct hr_canary_in *in, const str
 	char v[256];
 
 	fprintf(f, "\nverdict: %s\n", o->verdict == HR_VERDICT_BOOK ? "BOOK" :
-		o->verdict == HR_VERDICT_FIX_FIRST ? "FIX FIRST, then re-measure" : "DO NOT BOOK");
+		o->verdict == HR_VERDICT_FIX_FIRST ? "FIX FIRST, then re-measure" :
+		o->verdict == HR_VERDICT_MEASURE_FIRST ?
+		(o->contradiction ? "MEASURE FIRST: the inputs contradict each other" :
+		 "MEASURE FIRST: too little data to predict the target") : "DO NOT BOOK");
 	if (o->verdict == HR_VERDICT_FIX_FIRST) {
 		hr_canary_fixes_text(o, v, sizeof(v));
 		fprintf(f, "  do not book %g GPUs before fixing %s and re-measuring at %g GPUs\n", n2, v, n1);
+	} else if (o->verdict == HR_VERDICT_MEASURE_FIRST) {
+		fprintf(f, "  do not book %g GPUs on these inputs: %s, then re-run the canary\n", n2, o->measure);
 	}
 }
 
@@ -806,7 +870,7 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 			100 * o->busbw_ratio_target.v, o->busbw_target_gbps.v, o->busbw_now_gbps.v);
 	fprintf(f, "    - no step time given: step time, efficiency, MFU and cost at %g GPUs not predicted\n", n2);
 	print_fixes(f, o);
-	if (o->verdict != HR_VERDICT_BOOK)
+	if (o->verdict == HR_VERDICT_FIX_FIRST)
 		fprintf(f, "  then re-run the canary at %g GPUs (scripts/canary --target-gpus %g)\n", n1, n2);
 }
 
@@ -922,7 +986,9 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 		snprintf(v, sizeof(v), "%.1f%%", 100 * o->mfu_target.v);
 		row(f, "MFU", v, o->mfu_target.src);
 	}
-	if (o->step_target_fixed_sec.v < o->step_target_sec.v) {
+	if (o->trend_used)
+		row(f, "step time after the fixes below", "not predicted: the measured trend mixes the losses; re-measure after the fixes", HR_SRC_ASSUMED);
+	else if (o->step_target_fixed_sec.v < o->step_target_sec.v) {
 		snprintf(v, sizeof(v), "%.2f s, efficiency %.1f%%", o->step_target_fixed_sec.v,
 			 100 * o->efficiency_target_fixed.v);
 		row(f, "step time after the fixes below", v, o->step_target_fixed_sec.src);
@@ -996,8 +1062,11 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 			fprintf(f, "  also investigate %.3f s per step (%.1f%%) that the model does not explain: %s\n",
 				o->loss[HR_LOSS_REST].sec.v, 100 * o->loss[HR_LOSS_REST].frac.v,
 				fix_advice(HR_LOSS_REST));
-		if (o->verdict != HR_VERDICT_BOOK)
+		if (o->verdict == HR_VERDICT_FIX_FIRST)
 			fprintf(f, "  then re-run the canary at %g GPUs (scripts/canary --target-gpus %g)\n", n1, n2);
+		else if (o->verdict == HR_VERDICT_DONT_BOOK)
+			fprintf(f, "  %s\n", o->largest_ok_gpus ? "book at most the largest allocation predicted at or above the threshold (above)" :
+				"stay at today's allocation: nothing measured here would make the target efficient");
 	}
 }
 
@@ -1006,8 +1075,14 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 static json_t *jfig(struct hr_fig f, const char *unit)
 {
 	char b[SRCBUF];
+	/* counts and sizes (GPUs, parameters, tokens, bytes) as exact integers */
+	int count = !strcmp(unit, "gpus") || !strcmp(unit, "1") || !strcmp(unit, "tokens") ||
+		    !strcmp(unit, "bytes");
 	if (!f.src)
 		return json_null();
+	if (count && isfinite(f.v) && f.v == floor(f.v) && fabs(f.v) < 9007199254740992.0)
+		return json_pack("{s:I, s:s, s:s}", "value", (json_int_t)f.v, "unit", unit,
+				 "source", hr_src_label(f.src, b, sizeof(b)));
 	return json_pack("{s:f, s:s, s:s}", "value", f.v, "unit", unit,
 			 "source", hr_src_label(f.src, b, sizeof(b)));
 }
@@ -1100,6 +1175,10 @@ json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out
 	json_object_set_new(doc, "notes", notes);
 	json_object_set_new(doc, "verdict", json_string(hr_canary_verdict_name(o->verdict)));
 	json_object_set_new(doc, "comm_only", json_boolean(o->comm_only));
+	json_object_set_new(doc, "contradiction", json_boolean(o->contradiction));
+	json_object_set_new(doc, "insufficient", json_boolean(o->insufficient));
+	json_object_set_new(doc, "trend_used", json_boolean(o->trend_used));
+	json_object_set_new(doc, "measure", o->measure[0] ? json_string(o->measure) : json_null());
 	json_object_set_new(doc, "wrong_rows", json_integer(in->wrong_rows));
 	return doc;
 oom:

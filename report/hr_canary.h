@@ -122,7 +122,9 @@ struct hr_loss {
 enum hr_verdict {
 	HR_VERDICT_BOOK = 0,      /* predicted efficiency fine, nothing big to fix */
 	HR_VERDICT_FIX_FIRST,     /* fix the listed losses, re-measure at gpus_now */
-	HR_VERDICT_DONT_BOOK      /* nothing fixable, but the target scales badly */
+	HR_VERDICT_DONT_BOOK,     /* nothing fixable, but the target scales badly */
+	HR_VERDICT_MEASURE_FIRST  /* the inputs contradict each other or are too few
+				     to predict the target: what to measure is said */
 };
 
 #define HR_CANARY_MAX_NOTES 12
@@ -171,6 +173,12 @@ struct hr_canary_out {
 					       at >= min_efficiency, 0 if none */
 	struct hr_loss loss[HR_LOSS_N];     /* by kind */
 	int order[HR_LOSS_N];               /* kinds, largest loss first */
+	int contradiction;                  /* inputs that contradict each other (notes) */
+	int insufficient;                   /* too little to predict the target */
+	int trend_used;                     /* no communication model: the target follows
+					       today's measured trend (baseline -> today) */
+	double trend_exponent;              /* step ~ GPUs^exponent of that trend */
+	char measure[400];                  /* MEASURE FIRST: what to measure or check */
 	enum hr_verdict verdict;
 	int nnotes;                         /* contradictions and caveats */
 	char notes[HR_CANARY_MAX_NOTES][240];
@@ -219,7 +227,8 @@ json_t *hr_canary_json(const struct hr_canary_in *in,
 void hr_canary_fixes_text(const struct hr_canary_out *o, char *b, size_t n);
 
 /**
- * hr_canary_verdict_name - "book", "fix-first" or "do-not-book".
+ * hr_canary_verdict_name - "book", "fix-first", "do-not-book" or
+ * "measure-first".
  */
 const char *hr_canary_verdict_name(enum hr_verdict v);
 

@@ -591,14 +591,14 @@ static json_t *fits_json(const struct scan *sc, double bytes, int target)
 								  "algo", se->algo, "model", hr_fit_model_name((enum hr_fit_model)m),
 								  "chosen", se->chosen == m, "points", (int)se->n, "fit"));
 			else
-				json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:b, s:i, s:{s:f, s:f, s:b, s:f, s:f, s:f}, s:{s:f, s:i, s:f, s:f}}",
+				json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:b, s:i, s:{s:f, s:f, s:b, s:f, s:f, s:f}, s:{s:I, s:i, s:f, s:f}}",
 								  "level", lv[se->level], "algo", se->algo,
 								  "model", hr_fit_model_name(ft->model), "chosen", se->chosen == m,
 								  "points", (int)ft->npoints, "fit", "alpha_us", ft->alpha_us,
 								  "bw_gbps", ft->bw_gbps, "alpha_clamped", ft->alpha_clamped,
 								  "r2", ft->r2, "rms_rel_pct", ft->rms_rel_pct,
 								  "max_rel_pct", ft->max_rel_pct, "predicted",
-								  "bytes", bytes, "nranks", target,
+								  "bytes", (json_int_t)llround(bytes), "nranks", target,
 								  "time_us", hr_fit_predict_us(ft, bytes, target),
 								  "busbw_gbps", hr_fit_busbw_gbps(bytes, target, hr_fit_predict_us(ft, bytes, target))));
 		}
@@ -620,7 +620,8 @@ static void usage(FILE *f)
 		"wait) from the files and directories given, takes what you know from the options\n"
 		"or an --inputs file, and prints today's loss in order of size, the predicted\n"
 		"step time, scaling efficiency, MFU and cost at --target-gpus, and a verdict:\n"
-		"book, fix first and re-measure, or do not book. Every figure is labelled given,\n"
+		"book, fix first and re-measure, do not book, or measure first (inputs that\n"
+		"contradict each other or are too few). Every figure is labelled given,\n"
 		"measured, fitted or assumed. Method: docs/canary.md.\n"
 		"\n"
 		"What you know (durations take ms, s, m/min or h; fractions 0.12 or 12%%):\n");
@@ -643,7 +644,7 @@ static void usage(FILE *f)
 		"  -q, --quiet                  print only the verdict lines\n"
 		"  -h, --help                   show this help\n"
 		"\n"
-		"Exit status: 0 book, 1 fix first or do not book, 2 usage or input error,\n"
+		"Exit status: 0 book, 1 fix first, do not book or measure first, 2 usage or input error,\n"
 		"4 run-time error.\n"
 		"\n"
 		"Examples:\n"

@@ -12,14 +12,28 @@
 /* Measured intra-node all-reduce references (REFERENCE.md). */
 static const struct {
 	const char *sku;
-	double gbps;
+	double gbps, nvls_gbps;
 	int nranks;
 	const char *source;
 } intra_ref[] = {
-	{ "H100 SXM", 370, 8, "8x H100 SXM all-reduce busbw about 370 GB/s without NVLS, about 480 with NVLS (Azure ND H100 v5: 478.87 GB/s at 8 GB)" },
-	{ "H200 SXM", 370, 8, "8x H200 SXM: same NVLink 4 fabric as H100 SXM, about 370 GB/s without NVLS; 479.98 GB/s at 8 GB with NVLS (Azure ND H200 v5)" },
-	{ "A100 SXM 80GB", 230, 8, "8x A100 SXM all-reduce busbw about 230 GB/s" },
-	{ "A100 SXM 40GB", 230, 8, "8x A100 SXM all-reduce busbw about 230 GB/s" },
+	{ "H100 SXM", 370, 480, 8, "measured reference, 8 x H100 SXM on NVSwitch: about 370 GB/s without NVLS, about 480 with NVLS (Azure ND H100 v5: 478.87 GB/s at 8 GB)" },
+	{ "H200 SXM", 370, 480, 8, "measured reference, 8 x H200 SXM on NVSwitch (the NVLink 4 fabric of H100 SXM): about 370 GB/s without NVLS; 479.98 GB/s at 8 GB with NVLS (Azure ND H200 v5)" },
+	{ "A100 SXM 80GB", 230, NAN, 8, "measured reference, 8 x A100 SXM on NVSwitch: about 230 GB/s" },
+	{ "A100 SXM 40GB", 230, NAN, 8, "measured reference, 8 x A100 SXM on NVSwitch: about 230 GB/s (OCI BM.GPU4.8 nccl-tests log: 235 GB/s at 8 GB)" },
+};
+
+/* The network of a typical cluster of a GPU model, assumed when the result
+ * files record no NICs: one NIC per GPU at this line rate. */
+static const struct {
+	const char *sku;
+	double nic_gbps;
+	const char *source;
+} cluster_ref[] = {
+	{ "H100 SXM", 400, "assumed: one 400 Gb/s NDR NIC per GPU, as in NVIDIA DGX H100 / HGX H100 clusters (8 x ConnectX-7 per 8 GPUs)" },
+	{ "H200 SXM", 400, "assumed: one 400 Gb/s NDR NIC per GPU, as in DGX H200 / HGX H200 clusters (8 x ConnectX-7 per 8 GPUs; Azure ND H200 v5: 8 x 400 Gb/s)" },
+	{ "B200", 400, "assumed: one 400 Gb/s NIC per GPU, as in DGX B200 clusters (8 x ConnectX-7 per 8 GPUs)" },
+	{ "A100 SXM 80GB", 200, "assumed: one 200 Gb/s HDR NIC per GPU, as in NVIDIA DGX A100 clusters (8 x ConnectX-6 per 8 GPUs)" },
+	{ "A100 SXM 40GB", 200, "assumed: one 200 Gb/s HDR NIC per GPU, as in NVIDIA DGX A100 clusters (8 x ConnectX-6 per 8 GPUs)" },
 };
 
 static void fill_from_datasheet(struct hr_sku_expect *x, const struct ch_datasheet *ds,
@@ -43,9 +57,16 @@ static void apply_builtin(struct hr_sku_expect *x, const struct ch_datasheet *ds
 		if (!strcmp(intra_ref[k].sku, ds->sku)) {
 			size_t l = strlen(x->source);
 			x->intra_busbw_gbps = intra_ref[k].gbps;
+			x->intra_nvls_busbw_gbps = intra_ref[k].nvls_gbps;
 			x->intra_nranks = intra_ref[k].nranks;
+			snprintf(x->intra_source, sizeof(x->intra_source), "%s", intra_ref[k].source);
 			snprintf(x->source + l, sizeof(x->source) - l, "; intra-node: %s",
 				 intra_ref[k].source);
+		}
+	for (k = 0; k < sizeof(cluster_ref) / sizeof(cluster_ref[0]); k++)
+		if (!strcmp(cluster_ref[k].sku, ds->sku)) {
+			x->cluster_nic_gbps_per_gpu = cluster_ref[k].nic_gbps;
+			snprintf(x->cluster_source, sizeof(x->cluster_source), "%s", cluster_ref[k].source);
 		}
 }
 
@@ -54,6 +75,7 @@ static void blank(struct hr_sku_expect *x)
 	int d;
 	memset(x, 0, sizeof(*x));
 	x->memory_gbps = x->intra_busbw_gbps = x->inter_busbw_gbps = NAN;
+	x->intra_nvls_busbw_gbps = x->cluster_nic_gbps_per_gpu = NAN;
 	for (d = 0; d < CH_NDTYPES; d++)
 		x->compute_gflops[d] = NAN;
 }
@@ -270,6 +292,8 @@ int hr_expect_load_file(struct hr_expect *e, const char *path)
 			snprintf(w, sizeof(w), "skus.%s.intra_node_busbw_gbps", k);
 			if ((rc = positive(path, w, json_object_get(v, "intra_node_busbw_gbps"), &x->intra_busbw_gbps)))
 				goto out;
+			x->intra_nvls_busbw_gbps = x->intra_busbw_gbps;
+			snprintf(x->intra_source, sizeof(x->intra_source), "%s", x->source);
 		}
 		if (json_object_get(v, "intra_node_nranks")) {
 			double nr;
@@ -352,6 +376,11 @@ json_t *hr_expect_profile(const struct hr_expect *e)
 	json_object_set_new(th, "mad_floor_frac", json_real(e->th.mad_floor_frac));
 	json_object_set_new(th, "min_fleet", json_integer(e->th.min_fleet));
 	json_object_set_new(th, "pcie_class_gbps", json_real(e->th.pcie_class_gbps));
+	json_object_set_new(th, "nic_efficiency", json_real(HR_NIC_EFFICIENCY));
+	json_object_set_new(th, "curve_dip", json_real(HR_CURVE_DIP));
+	json_object_set_new(th, "curve_gap", json_real(HR_CURVE_GAP));
+	json_object_set_new(th, "curve_collapse_span", json_real(HR_CURVE_SPAN));
+	json_object_set_new(th, "curve_collapse_rise", json_real(HR_CURVE_FLAT));
 	json_object_set_new(o, "thresholds", th);
 	for (i = 0; i < e->nskus; i++) {
 		const struct hr_sku_expect *x = &e->skus[i];
@@ -366,7 +395,10 @@ json_t *hr_expect_profile(const struct hr_expect *e)
 		json_object_set_new(s, "compute_gflops", cg);
 		json_object_set_new(s, "intra_node_busbw_gbps", num_or_null(x->intra_busbw_gbps));
 		json_object_set_new(s, "intra_node_nranks", json_integer(x->intra_nranks));
+		json_object_set_new(s, "intra_node_nvls_busbw_gbps", num_or_null(x->intra_nvls_busbw_gbps));
 		json_object_set_new(s, "inter_node_busbw_gbps", num_or_null(x->inter_busbw_gbps));
+		json_object_set_new(s, "cluster_nic_gbps_per_gpu", num_or_null(x->cluster_nic_gbps_per_gpu));
+		json_object_set_new(s, "cluster_source", x->cluster_source[0] ? json_string(x->cluster_source) : json_null());
 		json_object_set_new(s, "source", json_string(x->source));
 		json_array_append_new(arr, s);
 	}

@@ -38,10 +38,39 @@ struct hr_sku_expect {
 	double memory_gbps;           /* expected memory roof, GB/s */
 	double compute_gflops[CH_NDTYPES]; /* expected compute roofs */
 	double intra_busbw_gbps;      /* expected intra-node all-reduce busbw ... */
+	double intra_nvls_busbw_gbps; /* ... when the run asked for NVLS (NAN: as above) */
 	int intra_nranks;             /* ... of this many ranks (0: any) */
-	double inter_busbw_gbps;      /* expected node-pair busbw (no built-in) */
+	char intra_source[400];       /* source of the intra-node figures, "" none */
+	double inter_busbw_gbps;      /* expected multi-node all-reduce busbw, given
+					 in --expect (no built-in: see hr_inter_ref) */
+	double cluster_nic_gbps_per_gpu; /* typical cluster of this model: NIC line
+					 rate per GPU, Gb/s (assumed; NAN none) */
+	char cluster_source[240];     /* what that assumption is, with its source */
 	char source[400];
 };
+
+/*
+ * Inter-node all-reduce busbw per NIC: 46-48 GB/s per 400 Gb/s NDR NIC and
+ * about 24 GB/s per 200 Gb/s HDR NIC (REFERENCE.md, measured references):
+ * the low end, 46 of the 50 GB/s line rate, as the attainable fraction.
+ */
+#define HR_NIC_EFFICIENCY 0.92
+
+/* Bus-bandwidth references describe the large-message plateau (they are
+ * measured at 8 GB): a sweep whose largest size is below this is compared
+ * with like sweeps only. */
+#define HR_REF_MIN_BYTES 1073741824.0
+
+/* Curve-shape thresholds (docs/health_report.md, "Curve shape"). */
+#define HR_CURVE_MIN_BYTES 65536.0 /* sizes below are latency-bound: not judged */
+#define HR_CURVE_MIN_GBPS 1.0      /* nor cells below this busbw (2-decimal print) */
+#define HR_CURVE_DIP 0.80          /* dip: below both neighbours and below 0.80 x
+				      their geometric mean */
+#define HR_CURVE_GAP 0.50          /* out-of-place / in-place (or the inverse) below */
+#define HR_CURVE_SPAN 8.0          /* collapse: over sizes at least 8x apart ... */
+#define HR_CURVE_FLAT 1.10         /* ... busbw rises by less than 10% ... */
+#define HR_CURVE_MID 0.50          /* ... from below half of the plateau, which the
+				      curve then reaches */
 
 /* Verdict thresholds. */
 struct hr_thresholds {

@@ -335,10 +335,11 @@ int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 		      hr_jstr(sum, "verdict"), hr_jstr(sum, "verdict"));
 	hr_buf_printf(b, "<p class=\"meta\">Generated %s by health_report %s (git %s). %lld nodes: "
 		      "<span class=\"FAIL\">%lld FAIL</span>, <span class=\"WARN\">%lld WARN</span>, "
-		      "<span class=\"PASS\">%lld PASS</span>; %lld devices; %lld all-reduce groups; %lld input files (%lld read).</p>\n",
+		      "<span class=\"PASS\">%lld PASS</span>, %lld not judged (checks: %lld judged, %lld not judged); %lld devices; %lld all-reduce groups; %lld input files (%lld read).</p>\n",
 		      hr_jstr(p, "generated_utc"), hr_jstr(p, "version"), hr_jstr(p, "git_rev"),
 		      hr_jint(sum, "nodes", 0), hr_jint(sum, "fail", 0), hr_jint(sum, "warn", 0),
-		      hr_jint(sum, "pass", 0), hr_jint(sum, "devices", 0), hr_jint(sum, "groups", 0),
+		      hr_jint(sum, "pass", 0), hr_jint(sum, "not_judged", 0), hr_jint(sum, "checks_judged", 0),
+		      hr_jint(sum, "checks_not_judged", 0), hr_jint(sum, "devices", 0), hr_jint(sum, "groups", 0),
 		      hr_jint(in, "files", 0), hr_jint(in, "files_read", 0));
 	x = json_object_get(sum, "drain_candidates");
 	if (json_array_size(x)) {
@@ -526,7 +527,8 @@ int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 		hr_buf_puts(b, "</td><td>");
 		num(b, hr_jnum(d, "reported_avg_busbw_gbps"), "");
 		hr_buf_printf(b, "</td><td class=\"%s\">%s</td><td>",
-			      cmp ? hr_jstr(cmp, "level") : "", cmp ? hr_jstr(cmp, "level") : (hr_jstr(d, "failure") ? "failed" : "-"));
+			      json_is_object(cmp) && hr_jstr(cmp, "level") ? hr_jstr(cmp, "level") : "",
+			      hr_group_level_text(d));
 		esc(b, hr_jstr(d, "source"));
 		if (hr_jstr(d, "failure")) {
 			hr_buf_puts(b, "<div class=\"act\">");

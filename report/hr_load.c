@@ -920,6 +920,7 @@ int hr_fleet_load_nccltests(struct hr_fleet *f, const struct hr_nt_log *log)
 		g->name = strdup(name);
 		g->algo = strdup(r->algo[0] ? r->algo : "default");
 		g->collective = strdup(r->collective[0] ? r->collective : "unknown");
+		g->collective_from = dup_or_null(r->collective_from[0] ? r->collective_from : NULL);
 		g->backend = strdup("nccl-tests");
 		g->source = strdup(src);
 		g->nranks = hr_nt_nranks(r);
@@ -963,12 +964,25 @@ int hr_fleet_load_nccltests(struct hr_fleet *f, const struct hr_nt_log *log)
 			    (s->ip.present && s->ip.busbw_gbps != s->ip.algbw_gbps))
 				all_eq = 0;
 		}
-		g->busbw_is_algbw = r->format == HR_NT_FMT_ERROR && r->nrows && all_eq &&
-				    g->nranks > 1 && !factor_one(g->collective);
-		if (g->busbw_is_algbw)
-			hr_issue_add(&f->issues, HR_ISSUE_NOTE, log->path, r->header_line, 0,
-				     "old nccl-tests format: busbw is printed equal to algbw for %s; today's busbw would be algbw x (n-1)/n, so compare it only with logs of the same format",
-				     g->collective);
+		if (r->format == HR_NT_FMT_ERROR && r->nrows && all_eq && g->nranks > 1 &&
+		    !factor_one(g->collective)) {
+			/* Old builds printed busbw = algbw. Which of the two is
+			 * today's shows against size / time: the measured bus
+			 * factor is (n-1)/n when the printed busbw is today's
+			 * busbw (the old algbw carried the factor), 1 when the
+			 * printed busbw is today's algbw. */
+			double today = (double)(g->nranks - 1) / g->nranks;
+			if (!isnan(r->busbw_ratio) && fabs(r->busbw_ratio / today - 1) <= 0.05)
+				hr_issue_add(&f->issues, HR_ISSUE_NOTE, log->path, r->header_line, 0,
+					     "old nccl-tests format: algbw is printed equal to busbw for %s; the printed busbw is size/time x (n-1)/n (%.3f measured for %d ranks), today's busbw, so it is compared as is; today's algbw would be size/time",
+					     g->collective, r->busbw_ratio, g->nranks);
+			else {
+				g->busbw_is_algbw = 1;
+				hr_issue_add(&f->issues, HR_ISSUE_NOTE, log->path, r->header_line, 0,
+					     "old nccl-tests format: busbw is printed equal to algbw for %s%s; today's busbw would be algbw x (n-1)/n, so it is compared only with logs of the same format",
+					     g->collective, isnan(r->busbw_ratio) ? " (the time column could not confirm which)" : " (size/time, as today's algbw)");
+			}
+		}
 
 		GROW(f->runs, f->nruns, run);
 		if (!run)
@@ -1014,7 +1028,7 @@ void hr_fleet_release(struct hr_fleet *f)
 	}
 	for (i = 0; i < f->ngroups; i++) {
 		struct hr_group *g = &f->groups[i];
-		free(g->name); free(g->algo); free(g->collective); free(g->backend);
+		free(g->name); free(g->algo); free(g->collective); free(g->collective_from); free(g->backend);
 		free(g->nodes); free(g->gpu_name); free(g->rows); free(g->failure); free(g->source);
 	}
 	for (i = 0; i < f->nstragglers; i++)

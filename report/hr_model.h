@@ -94,6 +94,9 @@ struct hr_group {
 	int kind;                  /* enum hr_group_kind */
 	char *algo;                /* "ring", "tree", "default", ... */
 	char *collective;          /* "all_reduce", ... */
+	char *collective_from;     /* how it was identified (nccl-tests logs:
+				      "the log's 'Collective test starting' line",
+				      "busbw/algbw ratio ...", "the file name (last hint)"), NULL: the producer said */
 	char *backend;             /* "nccl", "mpi", "nccl-tests" */
 	int nranks;
 	int *nodes;                /* indexes into fleet.nodes (hosts of the group) */

@@ -163,7 +163,7 @@ static struct hr_nt_run *new_run(struct parser *p, int line)
 	r->first_line = r->last_line = line;
 	copy_str(r->algo, sizeof(r->algo), p->pending_algo[0] ? p->pending_algo : "default");
 	copy_str(r->nccl_version, sizeof(r->nccl_version), p->pending_nccl);
-	copy_str(r->collective, sizeof(r->collective), p->guess_coll);
+	r->busbw_ratio = NAN;
 	r->format = HR_NT_FMT_UNKNOWN;
 	p->run = r;
 	p->seen_version = p->seen_start = p->seen_nthread = 0;
@@ -480,8 +480,11 @@ static int handle_marker(struct parser *p, int m, const char *s, int line)
 		if (sscanf(s + 27, " %63s", name) == 1) {
 			char c[48];
 			collective_from_name(name, c, sizeof(c));
-			if (c[0])
+			if (c[0]) {
 				copy_str(r->collective, sizeof(r->collective), c);
+				snprintf(r->collective_from, sizeof(r->collective_from),
+					 "the log's 'Collective test starting: %.60s' line", name);
+			}
 		}
 	} else {
 		p->seen_nthread = 1;
@@ -532,8 +535,129 @@ static void finish_runs(struct parser *p)
 					     c, r->avg_decimals, r->avg_reported_gbps);
 		}
 		if (!r->collective[0])
-			copy_str(r->collective, sizeof(r->collective), "unknown");
+			hr_nt_infer_collective(r, p->guess_coll, r->collective, sizeof(r->collective),
+					       r->collective_from, sizeof(r->collective_from));
+		else
+			hr_nt_infer_collective(r, "", NULL, 0, NULL, 0); /* busbw_ratio only */
 	}
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Median of busbw / (size / time) over the cells of rows of 1 MB or more
+ * (below, latency and the 2-decimal rounding of busbw dominate). */
+static double measured_ratio(const struct hr_nt_run *r)
+{
+	double *v, med = NAN;
+	size_t i, n = 0;
+	if (!r->nrows)
+		return NAN;
+	v = malloc(2 * r->nrows * sizeof(*v));
+	if (!v)
+		return NAN;
+	for (i = 0; i < r->nrows; i++) {
+		const struct hr_nt_row *w = &r->rows[i];
+		const struct hr_nt_cell *c[2] = { &w->oop, &w->ip };
+		int h;
+		if (w->bytes < 1e6)
+			continue;
+		for (h = 0; h < 2; h++)
+			if (c[h]->present && c[h]->time_us > 0 && c[h]->busbw_gbps > 0)
+				v[n++] = c[h]->busbw_gbps / (w->bytes / c[h]->time_us / 1e3);
+	}
+	if (n) {
+		qsort(v, n, sizeof(*v), cmp_dbl);
+		med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+	}
+	free(v);
+	return med;
+}
+
+void hr_nt_infer_collective(struct hr_nt_run *r, const char *hint, char *coll, size_t ncoll,
+			    char *from, size_t nfrom)
+{
+	const char *cand[4] = { NULL, NULL, NULL, NULL };
+	const char *cls = NULL;
+	int n = hr_nt_nranks(r), ncand = 0, i, has_cols = r->nrows && r->rows[0].redop[0];
+	int rooted = r->nrows && r->rows[0].root >= 0;
+	int noop = has_cols && !strcmp(r->rows[0].redop, "none");
+	double q = measured_ratio(r), ar, ag;
+	char why[160] = "";
+
+	r->busbw_ratio = q;
+	if (!coll)
+		return;
+	ar = n > 0 ? 2.0 * (n - 1) / n : NAN;
+	ag = n > 0 ? (double)(n - 1) / n : NAN;
+	if (n >= 2 && !isnan(q)) {
+		if (fabs(q / ar - 1) <= 0.10 && !(n == 2 && (rooted || noop))) {
+			cls = "2(n-1)/n";
+			cand[ncand++] = "all_reduce";
+			if (n == 2 && has_cols)
+				cand[ncand++] = "sendrecv"; /* 2(n-1)/n = 1 at n = 2 */
+		} else if (fabs(q / ag - 1) <= 0.10) {
+			cls = "(n-1)/n";
+			if (!has_cols) {
+				cand[ncand++] = "all_gather";
+				cand[ncand++] = "reduce_scatter";
+				cand[ncand++] = "alltoall";
+			} else if (rooted) {
+				cand[ncand++] = "gather";
+				cand[ncand++] = "scatter";
+			} else if (noop) {
+				cand[ncand++] = "all_gather";
+				cand[ncand++] = "alltoall";
+			} else {
+				cand[ncand++] = "reduce_scatter";
+			}
+		} else if (fabs(q - 1) <= 0.10) {
+			cls = "1";
+			if (!has_cols) {
+				cand[ncand++] = "broadcast";
+				cand[ncand++] = "reduce";
+				cand[ncand++] = "sendrecv";
+			} else if (rooted) {
+				cand[ncand++] = noop ? "broadcast" : "reduce";
+			} else {
+				cand[ncand++] = "sendrecv";
+			}
+		}
+	}
+	if (cls)
+		snprintf(why, sizeof(why), "busbw / (size / time) = %.3f, the bus factor %s for %d ranks%s",
+			 q, cls, n, has_cols ? ", and the redop and root columns" : " (no redop or root column)");
+	if (ncand == 1) {
+		copy_str(coll, ncoll, cand[0]);
+		snprintf(from, nfrom, "%s", why);
+		return;
+	}
+	for (i = 0; i < ncand; i++)
+		if (hint && !strcmp(hint, cand[i])) {
+			copy_str(coll, ncoll, cand[i]);
+			snprintf(from, nfrom, "%s; the file name (last hint) chose among %s%s%s%s%s", why,
+				 cand[0], ncand > 1 ? ", " : "", ncand > 1 ? cand[1] : "",
+				 ncand > 2 ? ", " : "", ncand > 2 ? cand[2] : "");
+			return;
+		}
+	if (ncand > 1) {
+		copy_str(coll, ncoll, cand[0]);
+		snprintf(from, nfrom, "%s: one of %s, %s%s%s (the content cannot tell them apart; the file name does not say)",
+			 why, cand[0], cand[1], ncand > 2 ? ", " : "", ncand > 2 ? cand[2] : "");
+		return;
+	}
+	if (hint && hint[0]) {
+		copy_str(coll, ncoll, hint);
+		snprintf(from, nfrom, "the file name only (last hint): the log has no 'Collective test starting' line and its busbw/algbw ratio %s",
+			 isnan(q) ? "could not be measured" : "matches no collective for its rank count");
+		return;
+	}
+	copy_str(coll, ncoll, "unknown");
+	snprintf(from, nfrom, "not identified: no 'Collective test starting' line, %s, and the file name does not say",
+		 isnan(q) ? "no row to measure the bus factor" : "a bus factor that matches no collective");
 }
 
 int hr_nt_parse_text(const char *path, const char *text, struct hr_nt_log *out,
@@ -738,13 +862,14 @@ int hr_nt_parse_json(const char *path, const json_t *doc, struct hr_nt_log *out,
 	copy_str(r->algo, sizeof(r->algo), "default");
 
 	args = json_object_get(doc, "args");
-	if (json_is_array(args) && json_is_string(json_array_get(args, 0)))
+	r->busbw_ratio = NAN;
+	if (json_is_array(args) && json_is_string(json_array_get(args, 0))) {
 		collective_from_name(json_string_value(json_array_get(args, 0)),
 				     r->collective, sizeof(r->collective));
-	if (!r->collective[0])
-		collective_from_name(path, r->collective, sizeof(r->collective));
-	if (!r->collective[0])
-		copy_str(r->collective, sizeof(r->collective), "unknown");
+		if (r->collective[0])
+			snprintf(r->collective_from, sizeof(r->collective_from),
+				 "the JSON's args[0] '%.80s'", json_string_value(json_array_get(args, 0)));
+	}
 	env = json_object_get(doc, "env");
 	json_array_foreach(env, i, v) {
 		if (json_is_string(v) && !strncmp(json_string_value(v), "NCCL_ALGO=", 10)) {
@@ -842,6 +967,15 @@ int hr_nt_parse_json(const char *path, const json_t *doc, struct hr_nt_log *out,
 	if (json_is_array(v) && json_array_size(v) && json_is_string(json_array_get(v, 0))) {
 		r->n_errors = (int)json_array_size(v);
 		copy_str(r->first_error, sizeof(r->first_error), json_string_value(json_array_get(v, 0)));
+	}
+	{
+		char hint[48];
+		collective_from_name(path, hint, sizeof(hint));
+		if (!r->collective[0])
+			hr_nt_infer_collective(r, hint, r->collective, sizeof(r->collective),
+					       r->collective_from, sizeof(r->collective_from));
+		else
+			hr_nt_infer_collective(r, "", NULL, 0, NULL, 0);
 	}
 	return 0;
 }

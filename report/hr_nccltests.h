@@ -64,7 +64,14 @@ struct hr_nt_rank {
 /* One run: header, device list, results table, footer. */
 struct hr_nt_run {
 	int first_line, last_line;   /* lines of the file covered (0 for JSON) */
-	char collective[48];         /* "all_reduce", "all_gather", ...; "" unknown */
+	char collective[48];         /* "all_reduce", "all_gather", ...; "unknown" */
+	char collective_from[320];   /* how the collective was identified: the
+					"Collective test starting" line, the
+					JSON's args, the busbw/algbw ratio and
+					columns, or the file name (last hint) */
+	double busbw_ratio;          /* median over rows of 1 MB or more of
+					busbw / (size / time): the collective's
+					bus factor as measured (NAN unknown) */
 	char algo[48];               /* from NCCL_ALGO (lower case), else "default" */
 	char nccl_version[32];       /* "2.26.2", "" unknown */
 	char tests_version[32];      /* nccl-tests version, "" unknown */
@@ -107,8 +114,8 @@ int hr_nt_text_detect(const char *text);
 
 /**
  * hr_nt_parse_text - parse a nccl-tests text log.
- * @path:   [in] file name, for issues and for guessing the collective
- *          from the name when the log does not say it.
+ * @path:   [in] file name, for issues, and as the last hint to the
+ *          collective (see hr_nt_infer_collective()).
  * @text:   [in] the whole file, NUL-terminated.
  * @out:    [out] the runs found (free with hr_nt_log_release()).
  * @issues: [in,out] problems, each with @path and its line: malformed or
@@ -125,6 +132,27 @@ int hr_nt_text_detect(const char *text);
  */
 int hr_nt_parse_text(const char *path, const char *text, struct hr_nt_log *out,
 		     struct hr_issues *issues);
+
+/**
+ * hr_nt_infer_collective - identify a run's collective from its content
+ * when the log has no "Collective test starting" line.
+ * @r:    [in] the run: rows (size, time, busbw, redop, root) and ranks.
+ * @hint: [in] collective guessed from the file name ("" none): used only to
+ *        choose among collectives the content cannot tell apart, or when
+ *        the content says nothing.
+ * @coll: [out] the collective ("unknown" when neither says), @ncoll its size.
+ * @from: [out] how it was identified, @nfrom its size.
+ * The bus factor measured as busbw / (size / time) (nccl-tests
+ * doc/PERFORMANCE.md: all_reduce 2(n-1)/n; all_gather, reduce_scatter,
+ * alltoall, gather, scatter (n-1)/n; broadcast, reduce, sendrecv 1) is
+ * matched within 10% to the rank count n; then the redop and root columns
+ * (nccl-tests prints redop "none" for collectives without a reduction and
+ * root -1 for rootless ones) separate all_reduce from sendrecv,
+ * reduce_scatter from all_gather and alltoall, reduce from broadcast.
+ * Also sets r->busbw_ratio. No return value.
+ */
+void hr_nt_infer_collective(struct hr_nt_run *r, const char *hint, char *coll, size_t ncoll,
+			    char *from, size_t nfrom);
 
 /**
  * hr_nt_json_detect - is @doc a nccl-tests -J document? Returns 1 when it

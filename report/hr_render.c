@@ -74,6 +74,66 @@ static void cost_line(const json_t *c, char *buf, size_t n)
 
 /* ------------------------------------------------------------ terminal */
 
+const char *hr_group_level_text(const json_t *g)
+{
+	const json_t *cmp = json_object_get(g, "comparison");
+	if (!json_is_object(cmp))
+		return hr_jstr(g, "failure") ? "failed" : "not judged";
+	if (json_is_false(json_object_get(cmp, "judged")))
+		return "not judged";
+	return hr_jstr(cmp, "level") ? hr_jstr(cmp, "level") : "not judged";
+}
+
+/* "memory 4.15 TB/s" style: the figure of a headline entry. */
+static void headline_fig(FILE *out, const char *what, const json_t *h, int flops)
+{
+	char num[32];
+	double v = hr_jnum(h, "value");
+	if (flops && v >= 10000)
+		fprintf(out, "%s %s TFLOP/s", what, hr_fmt_num(v / 1000, num, sizeof(num)));
+	else
+		fprintf(out, "%s %s %s", what, hr_fmt_num(v, num, sizeof(num)), flops ? "GFLOP/s" : "GB/s");
+}
+
+/*
+ * The second line of a node in the terminal summary: its headline figures
+ * (the worst of each kind) next to what they were judged against.
+ */
+static void headline_line(FILE *out, const json_t *hl, const char *dim, const char *c1)
+{
+	static const char *const keys[] = { "memory", "compute", "intra_node_busbw", "inter_node_busbw" };
+	static const char *const names[] = { "memory", "compute", "intra-node", "inter-node" };
+	int k, any = 0;
+	if (!json_is_object(hl))
+		return;
+	fprintf(out, "      %s", dim);
+	for (k = 0; k < 4; k++) {
+		const json_t *h = json_object_get(hl, keys[k]);
+		char what[64];
+		const char *ja;
+		if (!json_is_object(h))
+			continue;
+		if (k == 1 && hr_jstr(h, "metric"))
+			snprintf(what, sizeof(what), "%s",
+				 strchr(hr_jstr(h, "metric"), '.') ? strchr(hr_jstr(h, "metric"), '.') + 1 : "compute");
+		else
+			snprintf(what, sizeof(what), "%s", names[k]);
+		fprintf(out, "%s", any++ ? " | " : "");
+		headline_fig(out, what, h, k == 1);
+		ja = hr_jstr(h, "judged_against");
+		if (ja && !strncmp(ja, "not judged", 10))
+			fprintf(out, " NOT JUDGED");
+		else
+			fprintf(out, " (%s%s%s)", hr_jstr(h, "subject") ? hr_jstr(h, "subject") : "",
+				ja && *ja ? "; " : "", ja ? ja : "");
+	}
+	if (hr_jstr(hl, "loader"))
+		fprintf(out, "%sloader %s", any++ ? " | " : "", hr_jstr(hl, "loader"));
+	else
+		fprintf(out, "%sloader not measured", any++ ? " | " : "");
+	fprintf(out, "%s\n", c1);
+}
+
 int hr_render_terminal(const json_t *p, FILE *out, int color)
 {
 	const json_t *sum = json_object_get(p, "summary"), *nodes = json_object_get(p, "nodes");
@@ -82,10 +142,11 @@ int hr_render_terminal(const json_t *p, FILE *out, int color)
 	char line[1024];
 	const char *c0 = color ? BLD : "", *c1 = color ? RST : "", *dim = color ? DIM : "";
 
-	fprintf(out, "%shealth_report%s: %lld node%s: %lld FAIL, %lld WARN, %lld PASS; %lld devices, %lld groups; %lld input files (%lld read, %lld ignored), %lld input problem%s skipped\n",
+	fprintf(out, "%shealth_report%s: %lld node%s: %lld FAIL, %lld WARN, %lld PASS, %lld not judged; checks: %lld judged, %lld not judged; %lld devices, %lld groups; %lld input files (%lld read, %lld ignored), %lld input problem%s skipped\n",
 		c0, c1, hr_jint(sum, "nodes", 0), hr_jint(sum, "nodes", 0) == 1 ? "" : "s",
 		hr_jint(sum, "fail", 0), hr_jint(sum, "warn", 0), hr_jint(sum, "pass", 0),
-		hr_jint(sum, "devices", 0), hr_jint(sum, "groups", 0), hr_jint(in, "files", 0),
+		hr_jint(sum, "not_judged", 0), hr_jint(sum, "checks_judged", 0),
+		hr_jint(sum, "checks_not_judged", 0), hr_jint(sum, "devices", 0), hr_jint(sum, "groups", 0), hr_jint(in, "files", 0),
 		hr_jint(in, "files_read", 0), hr_jint(in, "files_ignored", 0), hr_jint(in, "skipped", 0),
 		hr_jint(in, "skipped", 0) == 1 ? "" : "s");
 	cost_line(json_object_get(p, "run_cost"), line, sizeof(line));
@@ -110,12 +171,17 @@ int hr_render_terminal(const json_t *p, FILE *out, int color)
 				nr++;
 			}
 		}
+		if (!first) /* a PASS that could not judge its fabric says so */
+			json_array_foreach(rs, j, r)
+				if (hr_streq(hr_jstr(r, "code"), "fabric_not_judged") && !first)
+					first = r;
 		fprintf(out, "%s%-4s%s  %-16s %s", color ? verdict_color(v) : "", v ? v : "?", c1,
 			hr_jstr(n, "name") ? hr_jstr(n, "name") : "?",
 			first ? hr_jstr(first, "text") : (json_is_false(json_object_get(n, "like_for_like")) ? "(configuration differs from the fleet)" : ""));
 		if (nr > 1)
 			fprintf(out, " %s(+%zu more)%s", dim, nr - 1, c1);
 		fputc('\n', out);
+		headline_line(out, json_object_get(n, "headline"), dim, c1);
 	}
 	if (more_pass)
 		fprintf(out, "      ... and %zu more PASS node%s\n", more_pass, more_pass == 1 ? "" : "s");
@@ -235,10 +301,11 @@ int hr_render_markdown(const json_t *p, struct hr_buf *b)
 	char line[1024];
 
 	hr_buf_printf(b, "# Cluster health report\n\n");
-	hr_buf_printf(b, "Generated %s by health_report %s (git %s). **%s**: %lld nodes, %lld FAIL, %lld WARN, %lld PASS; %lld devices, %lld all-reduce groups.\n\n",
+	hr_buf_printf(b, "Generated %s by health_report %s (git %s). **%s**: %lld nodes, %lld FAIL, %lld WARN, %lld PASS, %lld not judged; checks: %lld judged, %lld not judged; %lld devices, %lld all-reduce groups.\n\n",
 		      hr_jstr(p, "generated_utc"), hr_jstr(p, "version"), hr_jstr(p, "git_rev"),
 		      hr_jstr(sum, "verdict"), hr_jint(sum, "nodes", 0), hr_jint(sum, "fail", 0),
-		      hr_jint(sum, "warn", 0), hr_jint(sum, "pass", 0), hr_jint(sum, "devices", 0),
+		      hr_jint(sum, "warn", 0), hr_jint(sum, "pass", 0), hr_jint(sum, "not_judged", 0),
+		      hr_jint(sum, "checks_judged", 0), hr_jint(sum, "checks_not_judged", 0), hr_jint(sum, "devices", 0),
 		      hr_jint(sum, "groups", 0));
 	x = json_object_get(sum, "drain_candidates");
 	if (json_array_size(x)) {
@@ -385,7 +452,7 @@ int hr_render_markdown(const json_t *p, struct hr_buf *b)
 		md_num(b, hr_jnum(d, "avg_busbw_gbps"), "");
 		hr_buf_puts(b, " | ");
 		md_num(b, hr_jnum(d, "reported_avg_busbw_gbps"), "");
-		hr_buf_printf(b, " | %s | ", cmp ? hr_jstr(cmp, "level") : (hr_jstr(d, "failure") ? "failed" : "-"));
+		hr_buf_printf(b, " | %s | ", hr_group_level_text(d));
 		hr_buf_md(b, hr_jstr(d, "source"));
 		hr_buf_puts(b, " |\n");
 	}
@@ -485,7 +552,7 @@ static void prom_sample(struct hr_buf *b, const char *name, double v, ...)
 
 int hr_render_prom(const json_t *p, struct hr_buf *b)
 {
-	static const struct fam f_verdict = { "clusterhealth_node_verdict", "Node verdict of health_report: 0 PASS, 1 WARN, 2 FAIL.", "gauge" };
+	static const struct fam f_verdict = { "clusterhealth_node_verdict", "Node verdict of health_report: 0 PASS, 1 WARN, 2 FAIL, -1 NOT JUDGED (no check could be judged).", "gauge" };
 	static const struct fam f_drain = { "clusterhealth_drain_candidate", "1 when health_report lists the node as a drain candidate (verdict FAIL).", "gauge" };
 	static const struct fam f_reasons = { "clusterhealth_node_reasons", "Number of reasons of each level (info, warn, fail) behind the node verdict.", "gauge" };
 	static const struct fam f_mem = { "clusterhealth_device_memory_gbps", "Measured memory roof of a device (roofline), GB/s (1e9 bytes/s).", "gauge" };
@@ -507,7 +574,8 @@ int hr_render_prom(const json_t *p, struct hr_buf *b)
 	prom_head(b, &f_verdict);
 	json_array_foreach(nodes, i, n) {
 		const char *v = hr_jstr(n, "verdict");
-		prom_sample(b, f_verdict.name, v && !strcmp(v, "FAIL") ? 2 : v && !strcmp(v, "WARN") ? 1 : 0,
+		prom_sample(b, f_verdict.name, v && !strcmp(v, "FAIL") ? 2 : v && !strcmp(v, "WARN") ? 1 :
+			    v && !strcmp(v, "NOT JUDGED") ? -1 : 0,
 			    "node", hr_jstr(n, "name"), NULL);
 	}
 	prom_head(b, &f_drain);

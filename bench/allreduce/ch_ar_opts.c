@@ -368,22 +368,22 @@ int ch_ar_opts_parse(int argc, char **argv, struct ch_ar_opts *o)
 	return 0;
 }
 
-int ch_ar_check_algos(const struct ch_ar_opts *o, const char *const *accepted,
+int ch_ar_check_algos(const struct ch_ar_opts *o, const struct ch_comm_algo *accepted,
 		      const char *backend)
 {
 	int i;
 
 	for (i = 0; i < o->nalgos; i++) {
 		int k, found = 0;
-		for (k = 0; accepted[k]; k++)
-			if (!strcmp(accepted[k], o->algos[i]))
+		for (k = 0; accepted[k].name; k++)
+			if (!strcmp(accepted[k].name, o->algos[i]))
 				found = 1;
 		if (!found) {
 			char list[256] = "";
-			for (k = 0; accepted[k]; k++) {
+			for (k = 0; accepted[k].name; k++) {
 				if (k)
 					strncat(list, ", ", sizeof(list) - strlen(list) - 1);
-				strncat(list, accepted[k], sizeof(list) - strlen(list) - 1);
+				strncat(list, accepted[k].name, sizeof(list) - strlen(list) - 1);
 			}
 			return ch_usage_error("unknown algorithm '%s' for backend %s (expected: %s)",
 					      o->algos[i], backend, list);

@@ -96,12 +96,14 @@ int ch_ar_size_list(uint64_t min_bytes, uint64_t max_bytes, uint64_t step_bytes,
 
 /**
  * ch_ar_check_algos - are the --algo names accepted by a backend?
- * @accepted: [in] the backend's NULL-terminated names.
+ * @accepted: [in] the backend's algorithm table (comm/ch_comm.h), ended by
+ *            an entry with name NULL.
  * @backend:  [in] its name, for the message.
  * Returns 0, or CH_ERR_USAGE after printing "unknown algorithm 'X' for
  * backend B (expected: ...)".
  */
-int ch_ar_check_algos(const struct ch_ar_opts *o, const char *const *accepted,
+struct ch_comm_algo;
+int ch_ar_check_algos(const struct ch_ar_opts *o, const struct ch_comm_algo *accepted,
 		      const char *backend);
 
 #ifdef __cplusplus

@@ -66,6 +66,7 @@ struct ctx {
 	struct ch_ar_world *w;
 	const struct ch_ar_opts *o;
 	const struct ch_comm_backend *be;
+	struct ch_comm_ctx *cx;        /* be's state for this rank (open()) */
 	struct ch_result *res;
 	json_t *results, *sweeps;
 	int rank, size, quiet;
@@ -238,7 +239,7 @@ static int setup_device(struct ctx *c, struct ch_comm_device *dev)
 	int rc, a, b;
 
 	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "setting up the device");
-	rc = c->be->setup(me->local_rank, me->local_size, dev, why, sizeof(why));
+	rc = c->be->open(me->local_rank, me->local_size, dev, &c->cx, why, sizeof(why));
 	if (rc) {
 		/* every failing rank says why: a wrong GPU mask is a per-rank matter */
 		ch_error("rank %d (host '%s', local rank %d): %s", c->rank, me->host, me->local_rank, why);
@@ -450,7 +451,7 @@ static void measure(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int gsize, i
 
 	set_where(c, phase, gi, a, s, place, bytes, gname);
 	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "filling the inputs");
-	if (c->be->fill_input(in, pat, count, grank, 0))
+	if (c->be->fill_input(c->cx, in, pat, count, grank, 0))
 		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot fill the input buffer");
 	memset(&r, 0, sizeof(r));
 	r.send = place == 0 ? c->sendbuf : NULL;
@@ -490,9 +491,9 @@ static void measure(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int gsize, i
 				  (uint64_t)s) * 2 + (uint64_t)place + 1) * 7919ULL;
 		set_where(c, phase, gi, a, s, place + 2, bytes, gname);
 		ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "preparing the check");
-		if (c->be->fill_input(in, pat, count, grank, seed) ||
-		    (place == 0 && c->be->poison(c->recvbuf, (size_t)bytes)) ||
-		    c->be->fill_expected(c->expbuf, pat, count, seed))
+		if (c->be->fill_input(c->cx, in, pat, count, grank, seed) ||
+		    (place == 0 && c->be->poison(c->cx, c->recvbuf, (size_t)bytes)) ||
+		    c->be->fill_expected(c->cx, c->expbuf, pat, count, seed))
 			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot prepare the check buffers");
 		chk.warmup = 0;
 		chk.iters = 1;
@@ -500,7 +501,7 @@ static void measure(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int gsize, i
 		chk.iter_sec = cs + 1;
 		run_or_abort(c, bc, &chk);
 		ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "checking the results");
-		if (c->be->count_wrong(c->recvbuf, c->expbuf, count, c->o->dtype, &wrong))
+		if (c->be->count_wrong(c->cx, c->recvbuf, c->expbuf, count, c->o->dtype, &wrong))
 			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot check the results");
 	}
 	ch_ar_wd_enter(c->w, CH_AR_ACT_MPI, "exchanging the timings");
@@ -561,7 +562,7 @@ static void begin_sweep(struct ctx *c, struct sweep *sw, const struct ch_ar_grou
 			    "group_kind", ch_ar_kind_names[g->kind], "group_name", g->name,
 			    "ranks", int_array(g->ranks, g->nranks), "nodes", jn, "nranks", g->nranks,
 			    "algo", c->labels[a], "algo_requested", c->o->algos[a],
-			    "algo_detail", c->be->algo_detail(c->o->algos[a]), "rows", sw->rows,
+			    "algo_detail", ch_comm_algo_detail(c->be, c->o->algos[a]), "rows", sw->rows,
 			    "avg_busbw_gbps", 0.0, "large_msg_busbw_gbps", 0.0, "oob_count", 0);
 	json_decref(sw->rows); /* the sweep object holds it; sw->rows stays borrowed */
 	ch_ar_wd_lock(c->w);
@@ -575,7 +576,7 @@ static void begin_sweep(struct ctx *c, struct sweep *sw, const struct ch_ar_grou
 	if (f) {
 		fprintf(f, "#\n# Group %s (%s: %d rank%s %s on %s), algorithm %s: %s\n#\n", g->name,
 			ch_ar_kind_names[g->kind], g->nranks, g->nranks == 1 ? "" : "s", ranks, nodes,
-			c->labels[a], c->be->algo_detail(c->o->algos[a]));
+			c->labels[a], ch_comm_algo_detail(c->be, c->o->algos[a]));
 		ch_ar_table_header(f);
 		fflush(f);
 	}
@@ -590,7 +591,7 @@ static void add_row(struct ctx *c, struct sweep *sw, const double *allrec, int a
 	double *own_us = xmalloc_or_abort(c, (size_t)g->nranks * sizeof(double));
 	json_t *row, *pr = json_array(), *pc = json_array(), *place[2];
 	struct ch_ar_cell cell[2];
-	const char *eff = c->be->algo_effective ? c->be->algo_effective(c->o->algos[a], count, g->nranks) : NULL;
+	const char *eff = ch_comm_algo_effective(c->be, c->o->algos[a], count, g->nranks);
 	int i, p, slow = 0;
 
 	for (p = 0; p < 2; p++) {
@@ -666,7 +667,7 @@ static void add_row(struct ctx *c, struct sweep *sw, const double *allrec, int a
 static void end_sweep(struct ctx *c, struct sweep *sw, int a, int live)
 {
 	const struct ch_ar_group *g = sw->g;
-	const char *eff_algo = c->be->algo_effective ? c->be->algo_effective(c->o->algos[a], 0, 2) : NULL;
+	const char *eff_algo = ch_comm_algo_effective(c->be, c->o->algos[a], 0, 2);
 
 	if (!live && sw->buf) {
 		fclose(sw->buf);
@@ -791,7 +792,7 @@ static int run_phases(struct ctx *c)
 		why[0] = '\0';
 		for (a = 0; a < c->o->nalgos && gi >= 0 && !rc; a++) {
 			set_where(c, p, gi, a, -1, -1, 0, ph->groups[gi].name);
-			rc = c->be->comm_create((int)MPI_Comm_c2f(gc), c->o->algos[a], &comms[a], why, sizeof(why));
+			rc = c->be->comm_create(c->cx, (int)MPI_Comm_c2f(gc), c->o->algos[a], &comms[a], why, sizeof(why));
 		}
 		ch_ar_wd_enter(c->w, CH_AR_ACT_IDLE, "agreeing");
 		reason[0] = '\0';
@@ -936,7 +937,7 @@ static void results_skeleton(struct ctx *c, uint64_t reduced)
 
 	for (i = 0; i < o->nalgos; i++)
 		json_array_append_new(algos, json_pack("{s:s, s:s, s:s}", "requested", o->algos[i],
-						       "label", c->labels[i], "detail", c->be->algo_detail(o->algos[i])));
+						       "label", c->labels[i], "detail", ch_comm_algo_detail(c->be, o->algos[i])));
 	for (i = 0; i < c->nsizes; i++)
 		json_array_append_new(sizes, json_integer((json_int_t)(c->sizes[i] / ch_dtype_size(o->dtype) *
 								       ch_dtype_size(o->dtype))));
@@ -991,9 +992,9 @@ static void cleanup(struct ctx *c)
 {
 	int i;
 	if (c->be) {
-		c->be->free(c->sendbuf);
-		c->be->free(c->recvbuf);
-		c->be->free(c->expbuf);
+		c->be->free(c->cx, c->sendbuf);
+		c->be->free(c->cx, c->recvbuf);
+		c->be->free(c->cx, c->expbuf);
 	}
 	for (i = 0; i < c->nrows; i++)
 		free((void *)c->rows[i].own_us);
@@ -1064,7 +1065,7 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 					    ch_dtype_comm_name(o->dtype), ch_comm_redop_names[o->op]);
 	}
 	for (i = 0; !rc && i < o->nalgos; i++) {
-		c->labels[i] = c->be->algo_label(o->algos[i]);
+		c->labels[i] = ch_comm_algo_label(c->be, o->algos[i]);
 		for (j = 0; c->labels[i] && j < i; j++)
 			if (!strcmp(c->labels[i], c->labels[j]) && c->rank == 0)
 				rc = ch_usage_error("'%s' and '%s' are the same algorithm (%s) for the %s backend",
@@ -1175,11 +1176,11 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 	/* buffers: send, receive, expected; allocated once for the sweep */
 	bufb = c->sizes[c->nsizes - 1] / es * es;
 	ch_ar_wd_enter(w, CH_AR_ACT_LOCAL, "allocating the buffers");
-	rc = c->be->alloc((size_t)bufb, &c->sendbuf);
+	rc = c->be->alloc(c->cx, (size_t)bufb, &c->sendbuf);
 	if (!rc)
-		rc = c->be->alloc((size_t)bufb, &c->recvbuf);
+		rc = c->be->alloc(c->cx, (size_t)bufb, &c->recvbuf);
 	if (!rc && o->check)
-		rc = c->be->alloc((size_t)bufb, &c->expbuf);
+		rc = c->be->alloc(c->cx, (size_t)bufb, &c->expbuf);
 	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "agreeing");
 	rc = ch_ar_world_agree(w, rc);
 	if (rc) {
@@ -1217,8 +1218,8 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 out:
 	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "finishing");
 	cleanup(c);
-	if (c->be && c->be->teardown)
-		c->be->teardown();
+	if (c->be)
+		c->be->close(c->cx);
 	ch_result_free(c->res);
 	return status;
 }

@@ -600,140 +600,235 @@ static void set_point_numbers_null(json_t *jp)
 		json_object_set_new(jp, keys[i], json_null());
 }
 
-static int measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dtype dt)
+/* One point as measured, before anything is written: measure_point() fills
+ * it, emit_point() turns it into the point's JSON object. */
+struct rl_point {
+	struct ch_point_spec p;
+	int shaped;                 /* the shape and counts are known */
+	struct ch_counts cnt;
+	int rc;                     /* 0, or the status that stopped the point */
+	char error[640];            /* why it stopped (rc != 0) */
+	struct ch_check chk;
+	struct ch_stats st;         /* over the timed calls after the first */
+	double t_shape, t_setup, t_check; /* harness seconds */
+	int ns, extra;              /* timed calls; extra calls for the energy window */
+	int thr0, thr1;             /* throttled before / after: 1, 0, -1 unknown */
+	json_t *tel0, *tel1;        /* telemetry before / after (owned), NULL: none */
+	int have_e;                 /* an energy counter was read */
+	struct ch_energy_window ew;
+};
+
+/* The warm-up, timed and energy-window calls of a set-up point; returns 0 or
+ * the status of the failed call, with *stage naming its stage. */
+static int time_point(struct rl_dev *r, struct rl_point *pt, double *samples, int max_samples,
+		      double min_time, const char **stage)
+{
+	const struct ch_rl_opts *o = r->o;
+	double kept_sum = 0, e = NAN, sec;
+	int rc, i;
+
+	*stage = "warm-up";
+	for (i = 0; i < o->warmup; i++)
+		if ((rc = r->be->run(r->dev, &pt->p, &sec)) != 0)
+			return rc;
+	if (r->be->telemetry_json)
+		pt->tel0 = r->be->telemetry_json(r->dev);
+	if (r->be->throttled)
+		pt->thr0 = r->be->throttled(r->dev);
+	/* energy over a window of calls long enough for the counter
+	 * (ch_energy.h): the timed calls, then more until it is */
+	if (r->be->energy_j && r->be->energy_j(r->dev, &e) == 0) {
+		double win = r->be->energy_window_sec > 0 ? r->be->energy_window_sec : ENERGY_WINDOW_SEC;
+		pt->have_e = 1;
+		ch_energy_window_start(&pt->ew, ch_now_sec(), e, win, ENERGY_MIN_UPDATES, ENERGY_MAX_FACTOR * win);
+	}
+	*stage = "timed calls";
+	while (pt->ns < max_samples) {
+		if ((rc = r->be->run(r->dev, &pt->p, &samples[pt->ns])) != 0)
+			return rc;
+		if (pt->have_e)
+			ch_energy_window_add(&pt->ew, 1, ch_now_sec(), r->be->energy_j(r->dev, &e) == 0 ? e : NAN);
+		if (pt->ns > 0)
+			kept_sum += samples[pt->ns];
+		pt->ns++;
+		if (pt->ns >= o->iters && kept_sum >= min_time)
+			break;
+	}
+	*stage = "energy window";
+	while (pt->have_e && ch_energy_window_more(&pt->ew)) {
+		if ((rc = r->be->run(r->dev, &pt->p, &sec)) != 0)
+			return rc;
+		ch_energy_window_add(&pt->ew, 1, ch_now_sec(), r->be->energy_j(r->dev, &e) == 0 ? e : NAN);
+		pt->extra++;
+	}
+	if (r->be->throttled)
+		pt->thr1 = r->be->throttled(r->dev);
+	if (r->be->telemetry_json)
+		pt->tel1 = r->be->telemetry_json(r->dev);
+	return 0;
+}
+
+/* Measure kernel @k in @dt into @pt: shape, set-up, calls, check. A point
+ * that fails keeps the status and reason in pt->rc and pt->error. */
+static void measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dtype dt, struct rl_point *pt)
 {
 	const struct ch_rl_opts *o = r->o;
 	const double min_time = o->common.min_time_sec > 0 ? o->common.min_time_sec : 0;
 	const int max_samples = min_time > 0 ? MAX_SAMPLES : o->iters;
-	struct ch_point_spec p = { .k = k, .dt = dt };
-	struct ch_counts cnt;
-	struct ch_check chk;
-	struct ch_stats st;
-	struct ch_rates med, best;
-	double *samples = NULL, kept_sum = 0, e = NAN, t_setup = 0, t_check = 0, t_shape;
-	int ns = 0, rc, thr0 = -1, thr1 = -1, throttled, have_e = 0, extra = 0;
 	const char *stage = "setup";
-	struct ch_energy_window ew;
-	struct ch_energy_window_result er;
-	json_t *jp = json_object(), *tel = NULL, *t0 = NULL, *t1 = NULL, *shape;
+	double *samples = NULL;
+	int rc;
 
-	json_object_set_new(jp, "kernel", json_string(k->name));
-	json_object_set_new(jp, "family", json_string(ch_family_name(k->family)));
-	json_object_set_new(jp, "dtype", json_string(ch_dtype_name(dt)));
-	json_array_append_new(r->points, jp);
-	t_shape = ch_now_sec();
-	rc = point_shape(r, k, dt, &p.shape);
-	t_shape = ch_now_sec() - t_shape;
+	memset(pt, 0, sizeof(*pt));
+	pt->p.k = k;
+	pt->p.dt = dt;
+	pt->thr0 = pt->thr1 = -1;
+	pt->t_shape = ch_now_sec();
+	rc = point_shape(r, k, dt, &pt->p.shape);
+	pt->t_shape = ch_now_sec() - pt->t_shape;
 	if (rc == 0)
-		rc = ch_kernel_counts(k, dt, &p.shape, &cnt);
+		rc = ch_kernel_counts(k, dt, &pt->p.shape, &pt->cnt);
 	if (rc != 0) {
-		json_object_set_new(jp, "valid", json_false());
-		json_object_set_new(jp, "error", json_string(rc == CH_ERR_RUNTIME && ch_last_error()[0] ?
-			ch_last_error() : "no valid shape for this point (array too small)"));
-		set_point_numbers_null(jp);
-		r->errors++;
-		return rc;
+		pt->rc = rc;
+		snprintf(pt->error, sizeof(pt->error), "%s", rc == CH_ERR_RUNTIME && ch_last_error()[0] ?
+			 ch_last_error() : "no valid shape for this point (array too small)");
+		return;
 	}
-	shape = json_object();
-	if (k->family == CH_FAM_GEMM) {
-		json_object_set_new(shape, "m", json_integer((json_int_t)p.shape.m));
-		json_object_set_new(shape, "n", json_integer((json_int_t)p.shape.nn));
-		json_object_set_new(shape, "k", json_integer((json_int_t)p.shape.kk));
-	} else {
-		json_object_set_new(shape, "elements", json_integer((json_int_t)p.shape.n));
-		if (k->id == CH_K_LAYERNORM)
-			json_object_set_new(shape, "cols", json_integer((json_int_t)p.shape.cols));
-	}
-	json_object_set_new(jp, "shape", shape);
-	if (k->family == CH_FAM_LADDER) {
-		json_object_set_new(jp, "fma_per_elem", json_integer(k->k));
-		json_object_set_new(jp, "shortened", json_boolean(p.shape.n < r->array_bytes / ch_dtype_size(dt)));
-	}
-	json_object_set_new(jp, "flops", json_real(cnt.flops));
-	json_object_set_new(jp, "bytes", json_real(cnt.bytes));
-	json_object_set_new(jp, "bytes_write_allocate", json_real(cnt.bytes_write_allocate));
-	json_object_set_new(jp, "ai_flop_per_byte", json_real(cnt.ai));
-	if (k->family != CH_FAM_GEMM) {
-		double ws = (k->reads_per_elem + k->writes_per_elem) * (double)p.shape.n * (double)ch_dtype_size(dt);
-		json_object_set_new(jp, "working_set_bytes", json_real(ws));
-		json_object_set_new(jp, "fits_in_cache", r->info.cache_bytes ?
-				    json_boolean(ws <= (double)r->info.cache_bytes) : json_null());
-	}
-
+	pt->shaped = 1;
 	samples = malloc(sizeof(double) * (size_t)max_samples);
 	if (!samples) {
 		rc = CH_ERR_RUNTIME;
 		goto fail;
 	}
 	ch_clear_last_error();
-	t_setup = ch_now_sec();
-	if ((rc = r->be->setup(r->dev, &p)) != 0)
+	pt->t_setup = ch_now_sec();
+	if ((rc = r->be->setup(r->dev, &pt->p)) != 0)
 		goto fail;
-	t_setup = ch_now_sec() - t_setup;
-	stage = "warm-up";
-	for (int i = 0; i < o->warmup; i++) {
-		double sec;
-		if ((rc = r->be->run(r->dev, &p, &sec)) != 0)
-			goto fail;
-	}
-	if (r->be->telemetry_json)
-		t0 = r->be->telemetry_json(r->dev);
-	if (r->be->throttled)
-		thr0 = r->be->throttled(r->dev);
-	/* energy over a window of calls long enough for the counter
-	 * (ch_energy.h): the timed calls, then more until it is */
-	if (r->be->energy_j && r->be->energy_j(r->dev, &e) == 0) {
-		double win = r->be->energy_window_sec > 0 ? r->be->energy_window_sec : ENERGY_WINDOW_SEC;
-		have_e = 1;
-		ch_energy_window_start(&ew, ch_now_sec(), e, win, ENERGY_MIN_UPDATES, ENERGY_MAX_FACTOR * win);
-	}
-	stage = "timed calls";
-	while (ns < max_samples) {
-		if ((rc = r->be->run(r->dev, &p, &samples[ns])) != 0)
-			goto fail;
-		if (have_e)
-			ch_energy_window_add(&ew, 1, ch_now_sec(), r->be->energy_j(r->dev, &e) == 0 ? e : NAN);
-		if (ns > 0)
-			kept_sum += samples[ns];
-		ns++;
-		if (ns >= o->iters && kept_sum >= min_time)
-			break;
-	}
-	stage = "energy window";
-	while (have_e && ch_energy_window_more(&ew)) {
-		double sec;
-		if ((rc = r->be->run(r->dev, &p, &sec)) != 0)
-			goto fail;
-		ch_energy_window_add(&ew, 1, ch_now_sec(), r->be->energy_j(r->dev, &e) == 0 ? e : NAN);
-		extra++;
-	}
-	if (r->be->throttled)
-		thr1 = r->be->throttled(r->dev);
-	if (r->be->telemetry_json)
-		t1 = r->be->telemetry_json(r->dev);
-	if (corrupt_requested(&p) && r->be->corrupt)
-		r->be->corrupt(r->dev, &p);
+	pt->t_setup = ch_now_sec() - pt->t_setup;
+	if ((rc = time_point(r, pt, samples, max_samples, min_time, &stage)) != 0)
+		goto fail;
+	if (corrupt_requested(&pt->p) && r->be->corrupt)
+		r->be->corrupt(r->dev, &pt->p);
 	stage = "check";
-	t_check = ch_now_sec();
-	if ((rc = r->be->check(r->dev, &p, &chk)) != 0)
+	pt->t_check = ch_now_sec();
+	if ((rc = r->be->check(r->dev, &pt->p, &pt->chk)) != 0)
 		goto fail;
-	t_check = ch_now_sec() - t_check;
+	pt->t_check = ch_now_sec() - pt->t_check;
 	if (r->be->teardown)
-		r->be->teardown(r->dev, &p);
-
+		r->be->teardown(r->dev, &pt->p);
 	/* statistics over the timed calls after the first */
-	ch_stats_compute(samples + 1, (size_t)(ns - 1), &st);
-	ch_rates(&cnt, st.median, &med);
-	ch_rates(&cnt, st.min, &best);
-	throttled = thr0 == 1 || thr1 == 1;
-	json_object_set_new(jp, "valid", json_boolean(chk.ok));
-	json_object_set_new(jp, "check", check_json(&chk, check_method(k)));
+	ch_stats_compute(samples + 1, (size_t)(pt->ns - 1), &pt->st);
+	free(samples);
+	return;
+fail:
+	if (pt->tel0)
+		json_decref(pt->tel0);
+	if (pt->tel1)
+		json_decref(pt->tel1);
+	pt->tel0 = pt->tel1 = NULL;
+	if (r->be->teardown)
+		r->be->teardown(r->dev, &pt->p);
+	pt->rc = rc;
+	snprintf(pt->error, sizeof(pt->error), "%s failed (%s): %s", stage, ch_status_name(rc),
+		 ch_last_error()[0] ? ch_last_error() : "no message");
+	free(samples);
+}
+
+/* The point's shape, counts and working set (a point whose shape is known). */
+static void emit_point_shape(const struct rl_dev *r, const struct rl_point *pt, json_t *jp)
+{
+	const struct ch_kernel *k = pt->p.k;
+	const struct ch_shape *s = &pt->p.shape;
+	json_t *shape = json_object();
+
+	if (k->family == CH_FAM_GEMM) {
+		json_object_set_new(shape, "m", json_integer((json_int_t)s->m));
+		json_object_set_new(shape, "n", json_integer((json_int_t)s->nn));
+		json_object_set_new(shape, "k", json_integer((json_int_t)s->kk));
+	} else {
+		json_object_set_new(shape, "elements", json_integer((json_int_t)s->n));
+		if (k->id == CH_K_LAYERNORM)
+			json_object_set_new(shape, "cols", json_integer((json_int_t)s->cols));
+	}
+	json_object_set_new(jp, "shape", shape);
+	if (k->family == CH_FAM_LADDER) {
+		json_object_set_new(jp, "fma_per_elem", json_integer(k->k));
+		json_object_set_new(jp, "shortened", json_boolean(s->n < r->array_bytes / ch_dtype_size(pt->p.dt)));
+	}
+	json_object_set_new(jp, "flops", json_real(pt->cnt.flops));
+	json_object_set_new(jp, "bytes", json_real(pt->cnt.bytes));
+	json_object_set_new(jp, "bytes_write_allocate", json_real(pt->cnt.bytes_write_allocate));
+	json_object_set_new(jp, "ai_flop_per_byte", json_real(pt->cnt.ai));
+	if (k->family != CH_FAM_GEMM) {
+		double ws = (k->reads_per_elem + k->writes_per_elem) * (double)s->n * (double)ch_dtype_size(pt->p.dt);
+		json_object_set_new(jp, "working_set_bytes", json_real(ws));
+		json_object_set_new(jp, "fits_in_cache", r->info.cache_bytes ?
+				    json_boolean(ws <= (double)r->info.cache_bytes) : json_null());
+	}
+}
+
+/* The point's telemetry object: clocks before and after (taken from @pt),
+ * energy over its window. */
+static json_t *emit_point_telemetry(struct rl_point *pt)
+{
+	struct ch_energy_window_result er;
+	json_t *tel = json_object();
+
+	json_object_set_new(tel, "before", pt->tel0 ? pt->tel0 : json_null());
+	json_object_set_new(tel, "after", pt->tel1 ? pt->tel1 : json_null());
+	pt->tel0 = pt->tel1 = NULL;
+	if (pt->have_e) {
+		ch_energy_window_result(&pt->ew, pt->cnt.flops, &er);
+		json_object_set_new(tel, "energy_j", jnum(er.energy_j));
+		json_object_set_new(tel, "avg_power_w", jnum(er.avg_power_w));
+		json_object_set_new(tel, "gflop_per_j", pt->chk.ok ? jnum(er.gflop_per_j) : json_null());
+		json_object_set_new(tel, "energy_window", json_pack("{s:s,s:f,s:i,s:i,s:i,s:f,s:i,s:s?}",
+			"method", ENERGY_METHOD, "wall_sec", er.wall_sec, "calls", er.calls,
+			"extra_calls", pt->extra, "counter_updates", er.updates, "min_sec", pt->ew.min_sec,
+			"min_updates", pt->ew.min_updates, "not_measured", er.ok ? NULL : er.why));
+	} else {
+		json_object_set_new(tel, "energy_j", json_null());
+		json_object_set_new(tel, "avg_power_w", json_null());
+		json_object_set_new(tel, "gflop_per_j", json_null());
+		json_object_set_new(tel, "energy_window", json_null());
+	}
+	return tel;
+}
+
+/* Append the point's JSON object to the device's points and count it as an
+ * error or invalid; returns pt->rc. */
+static int emit_point(struct rl_dev *r, struct rl_point *pt)
+{
+	const struct ch_kernel *k = pt->p.k;
+	json_t *jp = json_object();
+	struct ch_rates med, best;
+	int throttled;
+
+	json_object_set_new(jp, "kernel", json_string(k->name));
+	json_object_set_new(jp, "family", json_string(ch_family_name(k->family)));
+	json_object_set_new(jp, "dtype", json_string(ch_dtype_name(pt->p.dt)));
+	json_array_append_new(r->points, jp);
+	if (pt->shaped)
+		emit_point_shape(r, pt, jp);
+	if (pt->rc != 0) {
+		json_object_set_new(jp, "valid", json_false());
+		json_object_set_new(jp, "error", json_string(pt->error));
+		set_point_numbers_null(jp);
+		r->errors++;
+		return pt->rc;
+	}
+	ch_rates(&pt->cnt, pt->st.median, &med);
+	ch_rates(&pt->cnt, pt->st.min, &best);
+	throttled = pt->thr0 == 1 || pt->thr1 == 1;
+	json_object_set_new(jp, "valid", json_boolean(pt->chk.ok));
+	json_object_set_new(jp, "check", check_json(&pt->chk, check_method(k)));
 	json_object_set_new(jp, "headline", json_string("median"));
-	json_object_set_new(jp, "calls", json_pack("{s:i,s:i,s:i}", "warmup", o->warmup, "timed", ns, "dropped", 1));
-	json_object_set_new(jp, "harness_sec", json_pack("{s:f,s:f,s:f}", "size", t_shape, "setup", t_setup,
-							  "check", t_check));
-	if (chk.ok) {
-		json_object_set_new(jp, "time_sec", stats_json(&st));
+	json_object_set_new(jp, "calls", json_pack("{s:i,s:i,s:i}", "warmup", r->o->warmup, "timed", pt->ns,
+						   "dropped", 1));
+	json_object_set_new(jp, "harness_sec", json_pack("{s:f,s:f,s:f}", "size", pt->t_shape, "setup",
+							  pt->t_setup, "check", pt->t_check));
+	if (pt->chk.ok) {
+		json_object_set_new(jp, "time_sec", stats_json(&pt->st));
 		json_object_set_new(jp, "gbps", jnum(med.gbps));
 		json_object_set_new(jp, "gflops", jnum(med.gflops));
 		json_object_set_new(jp, "gbps_best", jnum(best.gbps));
@@ -745,49 +840,10 @@ static int measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dt
 		set_point_numbers_null(jp);
 		r->invalid++;
 	}
-	json_object_set_new(jp, "throttled", thr0 < 0 && thr1 < 0 ? json_null() : json_boolean(throttled));
-	if (t0 || t1 || have_e) {
-		tel = json_object();
-		json_object_set_new(tel, "before", t0 ? (json_t *)t0 : json_null());
-		json_object_set_new(tel, "after", t1 ? (json_t *)t1 : json_null());
-		t0 = t1 = NULL;
-		if (have_e) {
-			ch_energy_window_result(&ew, cnt.flops, &er);
-			json_object_set_new(tel, "energy_j", jnum(er.energy_j));
-			json_object_set_new(tel, "avg_power_w", jnum(er.avg_power_w));
-			json_object_set_new(tel, "gflop_per_j", chk.ok ? jnum(er.gflop_per_j) : json_null());
-			json_object_set_new(tel, "energy_window", json_pack("{s:s,s:f,s:i,s:i,s:i,s:f,s:i,s:s?}",
-				"method", ENERGY_METHOD, "wall_sec", er.wall_sec, "calls", er.calls,
-				"extra_calls", extra, "counter_updates", er.updates, "min_sec", ew.min_sec,
-				"min_updates", ew.min_updates, "not_measured", er.ok ? NULL : er.why));
-		} else {
-			json_object_set_new(tel, "energy_j", json_null());
-			json_object_set_new(tel, "avg_power_w", json_null());
-			json_object_set_new(tel, "gflop_per_j", json_null());
-			json_object_set_new(tel, "energy_window", json_null());
-		}
-	}
-	json_object_set_new(jp, "telemetry", tel ? tel : json_null());
-	free(samples);
+	json_object_set_new(jp, "throttled", pt->thr0 < 0 && pt->thr1 < 0 ? json_null() : json_boolean(throttled));
+	json_object_set_new(jp, "telemetry", pt->tel0 || pt->tel1 || pt->have_e ? emit_point_telemetry(pt)
+									       : json_null());
 	return 0;
-fail:
-	if (t0)
-		json_decref((json_t *)t0);
-	if (t1)
-		json_decref((json_t *)t1);
-	if (r->be->teardown)
-		r->be->teardown(r->dev, &p);
-	{
-		char why[640];
-		snprintf(why, sizeof(why), "%s failed (%s): %s", stage, ch_status_name(rc),
-			 ch_last_error()[0] ? ch_last_error() : "no message");
-		json_object_set_new(jp, "valid", json_false());
-		json_object_set_new(jp, "error", json_string(why));
-	}
-	set_point_numbers_null(jp);
-	free(samples);
-	r->errors++;
-	return rc;
 }
 
 /* Which datasheet row a compute point is judged against: FMA ladder rungs
@@ -878,18 +934,14 @@ static void device_status(json_t *d, int status, const char *reason)
 
 static void print_table(json_t *d, const struct ch_rl_opts *o);
 
-/* Measure one open device into its object jdev; returns its status. */
-static int measure_device(struct rl_dev *r, char *reason, size_t rn)
+/* The device's name, bus id, datasheet row and peak estimates into jdev;
+ * fills r->ds and r->peak_est. */
+static void describe_device(struct rl_dev *r, int is_gpu)
 {
-	const struct ch_rl_opts *o = r->o;
-	int nk, i, d, rc, status = CH_OK, any = 0, is_gpu;
-	double t_alloc;
-	const struct ch_kernel *t = ch_kernel_table(&nk);
-	json_t *cfg = json_object(), *skipped = json_array(), *pe = json_object();
+	json_t *pe = json_object();
 	char buf[512];
+	int d;
 
-	r->be->info(r->dev, &r->info);
-	is_gpu = !strcmp(r->info.kind, "gpu");
 	json_object_set_new(r->jdev, "name", json_string(r->info.name));
 	json_object_set_new(r->jdev, "pci_bus_id", r->info.pci_bus_id[0] ? json_string(r->info.pci_bus_id) : json_null());
 	r->ds = is_gpu ? ch_datasheet_lookup(r->info.name) : NULL;
@@ -918,24 +970,37 @@ static int measure_device(struct rl_dev *r, char *reason, size_t rn)
 			r->peak_est[d] = -1;
 	}
 	json_object_set_new(r->jdev, "peak_estimate", pe);
+}
 
-	/* array size */
-	if (o->size_bytes) {
-		r->array_bytes = o->size_bytes;
-		if (r->info.mem_free_bytes && 3 * o->size_bytes > r->info.mem_free_bytes) {
-			char sz[32];
-			ch_usage_error("--size '%s' needs three arrays of that size, more than the %llu MiB free on %s",
-				       ch_format_size(o->size_bytes, sz, sizeof(sz)),
-				       (unsigned long long)(r->info.mem_free_bytes / MIB),
-				       json_string_value(json_object_get(r->jdev, "device")));
-			snprintf(reason, rn, "--size too large for the device");
-			json_decref(cfg);
-			json_decref(skipped);
-			return CH_ERR_USAGE;
-		}
-	} else {
+/* r->array_bytes from --size (checked against the free memory) or the
+ * default rule; returns 0 or CH_ERR_USAGE with @reason filled. */
+static int choose_array_bytes(struct rl_dev *r, int is_gpu, char *reason, size_t rn)
+{
+	const struct ch_rl_opts *o = r->o;
+
+	if (!o->size_bytes) {
 		r->array_bytes = ch_rl_default_array_bytes(r->info.cache_bytes, r->info.mem_free_bytes, is_gpu);
+		return 0;
 	}
+	r->array_bytes = o->size_bytes;
+	if (r->info.mem_free_bytes && 3 * o->size_bytes > r->info.mem_free_bytes) {
+		char sz[32];
+		ch_usage_error("--size '%s' needs three arrays of that size, more than the %llu MiB free on %s",
+			       ch_format_size(o->size_bytes, sz, sizeof(sz)),
+			       (unsigned long long)(r->info.mem_free_bytes / MIB),
+			       json_string_value(json_object_get(r->jdev, "device")));
+		snprintf(reason, rn, "--size too large for the device");
+		return CH_ERR_USAGE;
+	}
+	return 0;
+}
+
+/* The device's "config" object: sizes, threads, clocks, libraries, calls. */
+static json_t *config_json(const struct rl_dev *r, int is_gpu)
+{
+	const struct ch_rl_opts *o = r->o;
+	json_t *cfg = json_object();
+
 	json_object_set_new(cfg, "array_bytes", json_integer((json_int_t)r->array_bytes));
 	json_object_set_new(cfg, "arrays", json_integer(3));
 	json_object_set_new(cfg, "size_rule", json_string(o->size_bytes ? "--size" :
@@ -957,17 +1022,26 @@ static int measure_device(struct rl_dev *r, char *reason, size_t rn)
 	json_object_set_new(cfg, "timed_calls", json_integer(o->iters));
 	json_object_set_new(cfg, "min_time_sec", json_real(o->common.min_time_sec > 0 ? o->common.min_time_sec : 0));
 	json_object_set_new(cfg, "note", r->info.note[0] ? json_string(r->info.note) : json_null());
-	json_object_set_new(r->jdev, "config", cfg);
-	json_object_set_new(r->jdev, "skipped", skipped);
-	if (r->info.note[0])
-		ch_warn("%s: %s", json_string_value(json_object_get(r->jdev, "device")), r->info.note);
+	return cfg;
+}
 
-	/* the plan: dtype by dtype (arrays are refilled once per dtype), GEMMs last */
+static int kernel_selected(const struct ch_rl_opts *o, int i)
+{
+	return !o->kernels || (o->kernels & (1ull << i));
+}
+
+/* List in @skipped each requested (kernel, dtype) the backend cannot run;
+ * returns 1 when any requested pair runs. */
+static int plan_points(struct rl_dev *r, int is_gpu, json_t *skipped)
+{
+	int nk, i, d, any = 0;
+	const struct ch_kernel *t = ch_kernel_table(&nk);
+
 	for (i = 0; i < nk; i++) {
 		unsigned req, have;
-		if (o->kernels && !(o->kernels & (1ull << i)))
+		if (!kernel_selected(r->o, i))
 			continue;
-		req = requested_dtypes(o, &t[i]);
+		req = requested_dtypes(r->o, &t[i]);
 		have = r->be->dtypes(r->dev, &t[i]);
 		for (d = 0; d < CH_NDTYPES; d++)
 			if ((req & CH_DT_BIT(d)) && !(have & CH_DT_BIT(d)))
@@ -979,7 +1053,52 @@ static int measure_device(struct rl_dev *r, char *reason, size_t rn)
 			else if (req & CH_DT_BIT(d))
 				any = 1;
 	}
-	if (!any) {
+	return any;
+}
+
+/* Measure and record the planned points, dtype by dtype (arrays are
+ * refilled once per dtype): the GEMMs when @gemm, else the others. A point
+ * that fails is recorded with its reason and the next ones run. */
+static void run_points(struct rl_dev *r, int gemm)
+{
+	int nk, i, d;
+	const struct ch_kernel *t = ch_kernel_table(&nk);
+	struct rl_point pt;
+
+	for (d = 0; d < CH_NDTYPES; d++)
+		for (i = 0; i < nk; i++) {
+			if ((t[i].family == CH_FAM_GEMM) != gemm || !kernel_selected(r->o, i))
+				continue;
+			if (!(requested_dtypes(r->o, &t[i]) & r->be->dtypes(r->dev, &t[i]) & CH_DT_BIT(d)))
+				continue;
+			measure_point(r, &t[i], (enum ch_dtype)d, &pt);
+			emit_point(r, &pt);
+			update_roofs(r);
+			ch_result_checkpoint(r->res);
+		}
+}
+
+/* Measure one open device into its object jdev; returns its status. */
+static int measure_device(struct rl_dev *r, char *reason, size_t rn)
+{
+	int rc, status = CH_OK, is_gpu;
+	double t_alloc;
+	json_t *cfg, *skipped;
+
+	r->be->info(r->dev, &r->info);
+	is_gpu = !strcmp(r->info.kind, "gpu");
+	describe_device(r, is_gpu);
+	if ((rc = choose_array_bytes(r, is_gpu, reason, rn)) != 0)
+		return rc;
+	cfg = config_json(r, is_gpu);
+	skipped = json_array();
+	json_object_set_new(r->jdev, "config", cfg);
+	json_object_set_new(r->jdev, "skipped", skipped);
+	if (r->info.note[0])
+		ch_warn("%s: %s", json_string_value(json_object_get(r->jdev, "device")), r->info.note);
+
+	/* the plan: dtype by dtype, GEMMs last */
+	if (!plan_points(r, is_gpu, skipped)) {
 		snprintf(reason, rn, "no selected kernel runs in the selected dtypes on %s",
 			 json_string_value(json_object_get(r->jdev, "device")));
 		return CH_ERR_UNAVAILABLE;
@@ -991,28 +1110,8 @@ static int measure_device(struct rl_dev *r, char *reason, size_t rn)
 		snprintf(reason, rn, "cannot allocate the arrays (3 x %llu bytes)", (unsigned long long)r->array_bytes);
 		return rc;
 	}
-	for (d = 0; d < CH_NDTYPES; d++)
-		for (i = 0; i < nk; i++) {
-			if (t[i].family == CH_FAM_GEMM || (o->kernels && !(o->kernels & (1ull << i))))
-				continue;
-			if (!(requested_dtypes(o, &t[i]) & r->be->dtypes(r->dev, &t[i]) & CH_DT_BIT(d)))
-				continue;
-			/* a failed point is recorded with its reason; the next ones run */
-			measure_point(r, &t[i], (enum ch_dtype)d);
-			update_roofs(r);
-			ch_result_checkpoint(r->res);
-		}
-	for (d = 0; d < CH_NDTYPES; d++)
-		for (i = 0; i < nk; i++) {
-			if (t[i].family != CH_FAM_GEMM || (o->kernels && !(o->kernels & (1ull << i))))
-				continue;
-			if (!(requested_dtypes(o, &t[i]) & r->be->dtypes(r->dev, &t[i]) & CH_DT_BIT(d)))
-				continue;
-			/* a failed point is recorded with its reason; the next ones run */
-			measure_point(r, &t[i], (enum ch_dtype)d);
-			update_roofs(r);
-			ch_result_checkpoint(r->res);
-		}
+	run_points(r, 0);
+	run_points(r, 1);
 	if (r->errors) {
 		status = CH_ERR_RUNTIME;
 		snprintf(reason, rn, "%d point(s) could not be measured (run-time error)", r->errors);
@@ -1097,29 +1196,11 @@ static void print_telemetry(json_t *d)
 	printf("\n");
 }
 
-static void print_table(json_t *d, const struct ch_rl_opts *o)
+/* The lines above a device's table: setup, BLAS, timing rule, columns. */
+static void print_device_setup(json_t *d, const struct ch_rl_opts *o, int has_ds)
 {
-	json_t *points = json_object_get(d, "points"), *cfg = json_object_get(d, "config"), *p;
-	json_t *roofs = json_object_get(d, "roofs"), *ds = json_object_get(d, "datasheet");
-	json_t *pe = json_object_get(d, "peak_estimate");
-	const char *dev = json_string_value(json_object_get(d, "device"));
-	const char *st = json_string_value(json_object_get(d, "status"));
-	double mem = jget(roofs, "memory_gbps");
-	int has_ds = json_is_object(ds);
-	size_t i;
-	const char *key;
-	json_t *v;
+	json_t *cfg = json_object_get(d, "config");
 
-	printf("\n# device %s: %s (backend %s)%s%s\n", dev,
-	       json_string_value(json_object_get(d, "name")) ? json_string_value(json_object_get(d, "name")) : "-",
-	       json_string_value(json_object_get(d, "backend")),
-	       json_is_string(json_object_get(d, "sku")) ? ", datasheet " : "",
-	       json_is_string(json_object_get(d, "sku")) ? json_string_value(json_object_get(d, "sku")) : "");
-	if (st && strcmp(st, "ok") && !json_array_size(points)) {
-		printf("# %s: %s\n", st, json_string_value(json_object_get(d, "reason")) ?
-		       json_string_value(json_object_get(d, "reason")) : "");
-		return;
-	}
 	if (cfg) {
 		double ab = jget(cfg, "array_bytes"), cb = jget(cfg, "cache_bytes");
 		printf("# %s%s; kernels %s%s%s; arrays 3 x %.1f MiB",
@@ -1146,49 +1227,68 @@ static void print_table(json_t *d, const struct ch_rl_opts *o)
 	printf(" GB/s = 1e9 bytes/s of explicit traffic (BabelStream counting)\n");
 	printf("# %-9s %-5s %10s %10s %6s %9s %9s %10s %10s %7s%s  %s\n", "kernel", "dtype", "AI_flop/B",
 	       "time_ms", "cv_%", "GB/s", "GB/s_best", "GFLOP/s", "GFLOP/s_b", "%roof", has_ds ? "    %ds" : "", "note");
-	json_array_foreach(points, i, p) {
-		const char *kn = json_string_value(json_object_get(p, "kernel"));
-		const char *dt = json_string_value(json_object_get(p, "dtype"));
-		json_t *ts = json_object_get(p, "time_sec"), *chk = json_object_get(p, "check");
-		char a[32], b[32], c[32], e[32], f[32], g[32], h[32], k2[32], l[32], note[256] = "";
-		if (!json_is_true(json_object_get(p, "valid"))) {
-			if (json_is_string(json_object_get(p, "error")))
-				printf("  %-9s %-5s  ERROR: %s\n", kn, dt, json_string_value(json_object_get(p, "error")));
-			else
-				printf("  %-9s %-5s  INVALID (not reported): %lld of %lld values wrong; first at %lld: "
-				       "got %.9g, want %.9g, tol %.3g\n", kn, dt,
-				       (long long)json_integer_value(json_object_get(chk, "bad")),
-				       (long long)json_integer_value(json_object_get(chk, "checked")),
-				       (long long)json_integer_value(json_object_get(chk, "first_bad")),
-				       jget(chk, "got"), jget(chk, "want"), jget(chk, "tol"));
-			continue;
-		}
-		fmt_num(a, sizeof(a), jget(p, "ai_flop_per_byte"), 3);
-		fmt_num(b, sizeof(b), jget(ts, "median") * 1e3, 3);
-		fmt_num(c, sizeof(c), jget(ts, "cv") * 100, 1);
-		fmt_num(e, sizeof(e), jget(p, "gbps"), 2);
-		fmt_num(f, sizeof(f), jget(p, "gbps_best"), 2);
-		fmt_num(g, sizeof(g), jget(p, "gflops"), 2);
-		fmt_num(h, sizeof(h), jget(p, "gflops_best"), 2);
-		fmt_num(k2, sizeof(k2), jget(p, "pct_of_roof"), 1);
-		fmt_num(l, sizeof(l), jget(p, "pct_of_datasheet"), 1);
-		if (json_is_object(json_object_get(p, "shape")) && json_object_get(json_object_get(p, "shape"), "m"))
-			snprintf(note, sizeof(note), "%lld^3",
-				 (long long)json_integer_value(json_object_get(json_object_get(p, "shape"), "m")));
-		else if (json_is_true(json_object_get(p, "fits_in_cache")))
-			snprintf(note, sizeof(note), "%.1f MiB fits in cache%s", jget(p, "working_set_bytes") / (double)MIB,
-				 json_is_true(json_object_get(p, "shortened")) ? " (rung past the ridge: compute-bound)" : "");
-		if (json_is_string(json_object_get(cfg, "stores")) &&
-		    !strcmp(json_string_value(json_object_get(cfg, "stores")), "write-allocate") &&
-		    jget(p, "gbps_write_allocate") > jget(p, "gbps") * 1.0001 &&
-		    !json_is_true(json_object_get(p, "fits_in_cache")))
-			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%.2f GB/s with write-allocate",
-				 note[0] ? ", " : "", jget(p, "gbps_write_allocate"));
-		if (json_is_true(json_object_get(p, "throttled")))
-			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%sTHROTTLED", note[0] ? ", " : "");
-		printf("  %-9s %-5s %10s %10s %6s %9s %9s %10s %10s %7s%s%s  %s\n", kn, dt, a, b, c, e, f, g, h, k2,
-		       has_ds ? " " : "", has_ds ? l : "", note);
+}
+
+/* One row of a device's table: the point @p, or why it has no numbers. */
+static void print_point(json_t *p, json_t *cfg, int has_ds)
+{
+	const char *kn = json_string_value(json_object_get(p, "kernel"));
+	const char *dt = json_string_value(json_object_get(p, "dtype"));
+	json_t *ts = json_object_get(p, "time_sec"), *chk = json_object_get(p, "check");
+	char a[32], b[32], c[32], e[32], f[32], g[32], h[32], k2[32], l[32], note[256] = "";
+
+	if (!json_is_true(json_object_get(p, "valid"))) {
+		if (json_is_string(json_object_get(p, "error")))
+			printf("  %-9s %-5s  ERROR: %s\n", kn, dt, json_string_value(json_object_get(p, "error")));
+		else
+			printf("  %-9s %-5s  INVALID (not reported): %lld of %lld values wrong; first at %lld: "
+			       "got %.9g, want %.9g, tol %.3g\n", kn, dt,
+			       (long long)json_integer_value(json_object_get(chk, "bad")),
+			       (long long)json_integer_value(json_object_get(chk, "checked")),
+			       (long long)json_integer_value(json_object_get(chk, "first_bad")),
+			       jget(chk, "got"), jget(chk, "want"), jget(chk, "tol"));
+		return;
 	}
+	fmt_num(a, sizeof(a), jget(p, "ai_flop_per_byte"), 3);
+	fmt_num(b, sizeof(b), jget(ts, "median") * 1e3, 3);
+	fmt_num(c, sizeof(c), jget(ts, "cv") * 100, 1);
+	fmt_num(e, sizeof(e), jget(p, "gbps"), 2);
+	fmt_num(f, sizeof(f), jget(p, "gbps_best"), 2);
+	fmt_num(g, sizeof(g), jget(p, "gflops"), 2);
+	fmt_num(h, sizeof(h), jget(p, "gflops_best"), 2);
+	fmt_num(k2, sizeof(k2), jget(p, "pct_of_roof"), 1);
+	fmt_num(l, sizeof(l), jget(p, "pct_of_datasheet"), 1);
+	if (json_is_object(json_object_get(p, "shape")) && json_object_get(json_object_get(p, "shape"), "m"))
+		snprintf(note, sizeof(note), "%lld^3",
+			 (long long)json_integer_value(json_object_get(json_object_get(p, "shape"), "m")));
+	else if (json_is_true(json_object_get(p, "fits_in_cache")))
+		snprintf(note, sizeof(note), "%.1f MiB fits in cache%s", jget(p, "working_set_bytes") / (double)MIB,
+			 json_is_true(json_object_get(p, "shortened")) ? " (rung past the ridge: compute-bound)" : "");
+	if (json_is_string(json_object_get(cfg, "stores")) &&
+	    !strcmp(json_string_value(json_object_get(cfg, "stores")), "write-allocate") &&
+	    jget(p, "gbps_write_allocate") > jget(p, "gbps") * 1.0001 &&
+	    !json_is_true(json_object_get(p, "fits_in_cache")))
+		snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%.2f GB/s with write-allocate",
+			 note[0] ? ", " : "", jget(p, "gbps_write_allocate"));
+	if (json_is_true(json_object_get(p, "throttled")))
+		snprintf(note + strlen(note), sizeof(note) - strlen(note), "%sTHROTTLED", note[0] ? ", " : "");
+	printf("  %-9s %-5s %10s %10s %6s %9s %9s %10s %10s %7s%s%s  %s\n", kn, dt, a, b, c, e, f, g, h, k2,
+	       has_ds ? " " : "", has_ds ? l : "", note);
+}
+
+/* The lines below a device's table: memory and compute roofs against the
+ * peak estimate and the datasheet, ridge points. */
+static void print_roofs(json_t *d)
+{
+	json_t *points = json_object_get(d, "points"), *cfg = json_object_get(d, "config"), *p;
+	json_t *roofs = json_object_get(d, "roofs"), *ds = json_object_get(d, "datasheet");
+	json_t *pe = json_object_get(d, "peak_estimate");
+	double mem = jget(roofs, "memory_gbps");
+	int has_ds = json_is_object(ds);
+	size_t i;
+	const char *key;
+	json_t *v;
+
 	if (has_ds) {
 		json_t *cc = json_object_get(ds, "cuda_core_gflops");
 		int ladder = 0;
@@ -1241,6 +1341,31 @@ static void print_table(json_t *d, const struct ch_rl_opts *o)
 		}
 		printf("\n");
 	}
+}
+
+/* A device's table, from its result-file object @d. */
+static void print_table(json_t *d, const struct ch_rl_opts *o)
+{
+	json_t *points = json_object_get(d, "points"), *p;
+	const char *dev = json_string_value(json_object_get(d, "device"));
+	const char *st = json_string_value(json_object_get(d, "status"));
+	int has_ds = json_is_object(json_object_get(d, "datasheet"));
+	size_t i;
+
+	printf("\n# device %s: %s (backend %s)%s%s\n", dev,
+	       json_string_value(json_object_get(d, "name")) ? json_string_value(json_object_get(d, "name")) : "-",
+	       json_string_value(json_object_get(d, "backend")),
+	       json_is_string(json_object_get(d, "sku")) ? ", datasheet " : "",
+	       json_is_string(json_object_get(d, "sku")) ? json_string_value(json_object_get(d, "sku")) : "");
+	if (st && strcmp(st, "ok") && !json_array_size(points)) {
+		printf("# %s: %s\n", st, json_string_value(json_object_get(d, "reason")) ?
+		       json_string_value(json_object_get(d, "reason")) : "");
+		return;
+	}
+	print_device_setup(d, o, has_ds);
+	json_array_foreach(points, i, p)
+		print_point(p, json_object_get(d, "config"), has_ds);
+	print_roofs(d);
 	print_telemetry(d);
 	if (json_is_true(json_object_get(d, "throttled")))
 		printf("# WARNING: some points were measured while the clocks were held down by power or temperature\n");

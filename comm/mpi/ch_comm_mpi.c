@@ -13,7 +13,7 @@
  * The user-facing "tree" maps to recursive doubling (log2(n) latency steps),
  * and rows say "recursive_doubling". Open MPI's ring itself switches to
  * recursive doubling when count < ranks (coll_base_allreduce.c), which
- * algo_effective() reports.
+ * its table entry says (small_count, ch_comm_algo_effective()).
  *
  * half and bfloat16 are reduced with user-defined commutative MPI_Ops on
  * MPI_UINT16_T (convert to float, reduce, round to nearest even), since
@@ -33,9 +33,16 @@
 #include "base/ch_common.h"
 #include "base/ch_stats.h"
 
+/* This rank's state (open()): the 16-bit float reductions and MPI_T. */
+struct ch_comm_ctx {
+	MPI_Op half_ops[CH_COMM_REDOP_COUNT], bf16_ops[CH_COMM_REDOP_COUNT];
+	int ops_created, mpit_inited;
+};
+
 struct ch_comm {
 	MPI_Comm comm;
 	int nranks;
+	struct ch_comm_ctx *x;
 };
 
 /* Open MPI 4.1 coll_tuned_allreduce_algorithm values. */
@@ -43,61 +50,20 @@ struct ch_comm {
 #define OMPI_ALLREDUCE_RECURSIVE_DOUBLING 3
 #define OMPI_ALLREDUCE_RING 4
 
-static const struct {
-	const char *algo;   /* user-facing name */
-	const char *label;  /* what rows say */
-	int value;          /* coll_tuned_allreduce_algorithm */
-	const char *detail;
-} mpi_algo_table[] = {
-	{ "ring", "ring", OMPI_ALLREDUCE_RING,
-	  "Open MPI coll/tuned ring (coll_tuned_allreduce_algorithm=4)" },
-	{ "tree", "recursive_doubling", OMPI_ALLREDUCE_RECURSIVE_DOUBLING,
-	  "Open MPI coll/tuned recursive doubling (coll_tuned_allreduce_algorithm=3), log2(n) latency steps; requested as 'tree'" },
-	{ "recursive_doubling", "recursive_doubling", OMPI_ALLREDUCE_RECURSIVE_DOUBLING,
-	  "Open MPI coll/tuned recursive doubling (coll_tuned_allreduce_algorithm=3)" },
-	{ "default", "default", OMPI_ALLREDUCE_DEFAULT,
-	  "Open MPI's own choice (coll/tuned fixed decision rules, coll_tuned_allreduce_algorithm=0)" },
+static const struct ch_comm_algo mpi_algos[] = {
+	{ .name = "ring", .label = "ring", .value = OMPI_ALLREDUCE_RING,
+	  .detail = "Open MPI coll/tuned ring (coll_tuned_allreduce_algorithm=4)",
+	  .small_count = "recursive_doubling" },
+	{ .name = "tree", .label = "recursive_doubling", .value = OMPI_ALLREDUCE_RECURSIVE_DOUBLING,
+	  .detail = "Open MPI coll/tuned recursive doubling (coll_tuned_allreduce_algorithm=3), log2(n) latency steps; requested as 'tree'" },
+	{ .name = "recursive_doubling", .label = "recursive_doubling", .value = OMPI_ALLREDUCE_RECURSIVE_DOUBLING,
+	  .detail = "Open MPI coll/tuned recursive doubling (coll_tuned_allreduce_algorithm=3)" },
+	{ .name = "default", .label = "default", .value = OMPI_ALLREDUCE_DEFAULT,
+	  .detail = "Open MPI's own choice (coll/tuned fixed decision rules, coll_tuned_allreduce_algorithm=0)" },
+	{ .name = NULL },
 };
-#define N_ALGOS (sizeof(mpi_algo_table) / sizeof(mpi_algo_table[0]))
-
-static const char *const mpi_algos[] = { "ring", "tree", "recursive_doubling", "default", NULL };
-
-static int algo_index(const char *algo)
-{
-	size_t i;
-	for (i = 0; i < N_ALGOS; i++)
-		if (!strcmp(mpi_algo_table[i].algo, algo))
-			return (int)i;
-	return -1;
-}
-
-static const char *mpi_algo_label(const char *algo)
-{
-	int i = algo_index(algo);
-	return i < 0 ? NULL : mpi_algo_table[i].label;
-}
-
-static const char *mpi_algo_detail(const char *algo)
-{
-	int i = algo_index(algo);
-	return i < 0 ? NULL : mpi_algo_table[i].detail;
-}
-
-static const char *mpi_algo_effective(const char *algo, size_t count, int nranks)
-{
-	int i = algo_index(algo);
-	/* ompi_coll_base_allreduce_intra_ring: "Special case for count less
-	 * than size - use recursive doubling" */
-	if (i >= 0 && mpi_algo_table[i].value == OMPI_ALLREDUCE_RING && nranks > 1 &&
-	    count < (size_t)nranks)
-		return "recursive_doubling";
-	return NULL;
-}
 
 /* ---- user-defined reductions for 16-bit floats */
-
-static MPI_Op half_ops[CH_COMM_REDOP_COUNT], bf16_ops[CH_COMM_REDOP_COUNT];
-static int ops_created, mpit_inited;
 
 #define DEFINE_OP16(NAME, TOF, FROMF, EXPR)                                          \
 	static void NAME(void *in, void *inout, int *len, MPI_Datatype *dt)             \
@@ -131,12 +97,12 @@ static MPI_Datatype mpi_type(int dtype)
 	}
 }
 
-static MPI_Op mpi_op(int dtype, int op)
+static MPI_Op mpi_op(const struct ch_comm_ctx *x, int dtype, int op)
 {
 	if (dtype == CH_FP16)
-		return half_ops[op];
+		return x->half_ops[op];
 	if (dtype == CH_BF16)
-		return bf16_ops[op];
+		return x->bf16_ops[op];
 	switch (op) {
 	case CH_COMM_REDOP_SUM: return MPI_SUM;
 	case CH_COMM_REDOP_MIN: return MPI_MIN;
@@ -194,53 +160,58 @@ static uint64_t host_available_bytes(void)
 	return (uint64_t)kb * 1024;
 }
 
-static int mpi_setup(int local_rank, int local_size, struct ch_comm_device *dev,
-		     char *why, size_t n)
+static void mpi_close(struct ch_comm_ctx *x)
+{
+	int i;
+	if (!x)
+		return;
+	if (x->ops_created) {
+		for (i = 0; i < CH_COMM_REDOP_COUNT; i++) {
+			MPI_Op_free(&x->half_ops[i]);
+			MPI_Op_free(&x->bf16_ops[i]);
+		}
+	}
+	if (x->mpit_inited)
+		MPI_T_finalize();
+	free(x);
+}
+
+static int mpi_open(int local_rank, int local_size, struct ch_comm_device *dev,
+		    struct ch_comm_ctx **out, char *why, size_t n)
 {
 	int provided, i;
 	MPI_User_function *hf[CH_COMM_REDOP_COUNT] = { half_sum, half_min, half_max };
 	MPI_User_function *bf[CH_COMM_REDOP_COUNT] = { bf16_sum, bf16_min, bf16_max };
+	struct ch_comm_ctx *x;
 
 	(void)local_rank;
+	*out = NULL;
 	memset(dev, 0, sizeof(*dev));
 	dev->gpu_index = -1;
 	snprintf(dev->name, sizeof(dev->name), "host memory");
 	/* this rank's share of the node's available memory */
 	dev->free_bytes = host_available_bytes() / (uint64_t)(local_size > 0 ? local_size : 1);
-	if (!ops_created) {
-		for (i = 0; i < CH_COMM_REDOP_COUNT; i++) {
-			if (MPI_Op_create(hf[i], 1, &half_ops[i]) != MPI_SUCCESS ||
-			    MPI_Op_create(bf[i], 1, &bf16_ops[i]) != MPI_SUCCESS) {
-				snprintf(why, n, "MPI_Op_create failed");
-				return CH_ERR_RUNTIME;
-			}
-		}
-		ops_created = 1;
+	if (!(x = calloc(1, sizeof(*x)))) {
+		snprintf(why, n, "out of memory");
+		return CH_ERR_RUNTIME;
 	}
-	if (!mpit_inited) {
-		if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
-			snprintf(why, n, "MPI_T_init_thread failed");
+	for (i = 0; i < CH_COMM_REDOP_COUNT; i++) {
+		if (MPI_Op_create(hf[i], 1, &x->half_ops[i]) != MPI_SUCCESS ||
+		    MPI_Op_create(bf[i], 1, &x->bf16_ops[i]) != MPI_SUCCESS) {
+			snprintf(why, n, "MPI_Op_create failed");
+			mpi_close(x);
 			return CH_ERR_RUNTIME;
 		}
-		mpit_inited = 1;
 	}
+	x->ops_created = 1;
+	if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
+		snprintf(why, n, "MPI_T_init_thread failed");
+		mpi_close(x);
+		return CH_ERR_RUNTIME;
+	}
+	x->mpit_inited = 1;
+	*out = x;
 	return 0;
-}
-
-static void mpi_teardown(void)
-{
-	int i;
-	if (ops_created) {
-		for (i = 0; i < CH_COMM_REDOP_COUNT; i++) {
-			MPI_Op_free(&half_ops[i]);
-			MPI_Op_free(&bf16_ops[i]);
-		}
-		ops_created = 0;
-	}
-	if (mpit_inited) {
-		MPI_T_finalize();
-		mpit_inited = 0;
-	}
 }
 
 static void mpi_version(char *buf, size_t n)
@@ -311,21 +282,22 @@ static int cvar_access(const char *name, const int *write_value, int *old_value,
 	return 0;
 }
 
-static int mpi_comm_create(int fcomm, const char *algo, struct ch_comm **out,
-			   char *why, size_t n)
+static int mpi_comm_create(struct ch_comm_ctx *x, int fcomm, const char *algo,
+			   struct ch_comm **out, char *why, size_t n)
 {
 	MPI_Comm parent = MPI_Comm_f2c(fcomm);
+	const struct ch_comm_algo *a = ch_comm_algo_find(&ch_comm_mpi, algo);
 	struct ch_comm *c;
-	int i = algo_index(algo), dyn = 0, old = 0, back = 0, size;
+	int dyn = 0, old = 0, back = 0, size;
 
 	*out = NULL;
-	if (i < 0) {
+	if (!a) {
 		snprintf(why, n, "unknown algorithm '%s' for the mpi backend", algo);
 		return CH_ERR_USAGE;
 	}
 	if (cvar_access("coll_tuned_use_dynamic_rules", NULL, &dyn, why, n))
 		return CH_ERR_UNAVAILABLE;
-	if (!dyn && mpi_algo_table[i].value != OMPI_ALLREDUCE_DEFAULT) {
+	if (!dyn && a->value != OMPI_ALLREDUCE_DEFAULT) {
 		snprintf(why, n, "cannot select Open MPI all-reduce algorithm '%s': coll_tuned_use_dynamic_rules was 0 at MPI_Init "
 			 "(unset OMPI_MCA_coll_tuned_use_dynamic_rules or set it to 1)", algo);
 		return CH_ERR_UNAVAILABLE;
@@ -333,7 +305,7 @@ static int mpi_comm_create(int fcomm, const char *algo, struct ch_comm **out,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return CH_ERR_RUNTIME;
-	if (dyn && cvar_access("coll_tuned_allreduce_algorithm", &mpi_algo_table[i].value, &old, why, n)) {
+	if (dyn && cvar_access("coll_tuned_allreduce_algorithm", &a->value, &old, why, n)) {
 		free(c);
 		return CH_ERR_UNAVAILABLE;
 	}
@@ -346,6 +318,7 @@ static int mpi_comm_create(int fcomm, const char *algo, struct ch_comm **out,
 		cvar_access("coll_tuned_allreduce_algorithm", &old, &back, why, n);
 	MPI_Comm_size(c->comm, &size);
 	c->nranks = size;
+	c->x = x;
 	*out = c;
 	return 0;
 }
@@ -358,11 +331,12 @@ static void mpi_comm_destroy(struct ch_comm *c)
 	free(c);
 }
 
-static int mpi_alloc(size_t bytes, void **out)
+static int mpi_alloc(struct ch_comm_ctx *x, size_t bytes, void **out)
 {
 	size_t sz = (bytes + 4095) / 4096 * 4096;
 	void *p;
 
+	(void)x;
 	if (sz == 0)
 		sz = 4096;
 	p = aligned_alloc(4096, sz);
@@ -375,33 +349,38 @@ static int mpi_alloc(size_t bytes, void **out)
 	return 0;
 }
 
-static void mpi_free(void *p)
+static void mpi_free(struct ch_comm_ctx *x, void *p)
 {
+	(void)x;
 	free(p);
 }
 
-static int mpi_fill_input(void *buf, const struct ch_ar_pattern *p, size_t count,
-			  int rank, uint64_t seed)
+static int mpi_fill_input(struct ch_comm_ctx *x, void *buf, const struct ch_ar_pattern *p,
+			  size_t count, int rank, uint64_t seed)
 {
+	(void)x;
 	ch_ar_fill_input_host(buf, p, count, rank, seed);
 	return 0;
 }
 
-static int mpi_fill_expected(void *buf, const struct ch_ar_pattern *p, size_t count,
-			     uint64_t seed)
+static int mpi_fill_expected(struct ch_comm_ctx *x, void *buf, const struct ch_ar_pattern *p,
+			     size_t count, uint64_t seed)
 {
+	(void)x;
 	return ch_ar_fill_expected_host(buf, p, count, seed);
 }
 
-static int mpi_poison(void *buf, size_t bytes)
+static int mpi_poison(struct ch_comm_ctx *x, void *buf, size_t bytes)
 {
+	(void)x;
 	memset(buf, 0xff, bytes);
 	return 0;
 }
 
-static int mpi_count_wrong(const void *buf, const void *expected, size_t count,
-			   int dtype, uint64_t *wrong)
+static int mpi_count_wrong(struct ch_comm_ctx *x, const void *buf, const void *expected,
+			   size_t count, int dtype, uint64_t *wrong)
 {
+	(void)x;
 	*wrong = ch_ar_count_wrong_host(buf, expected, count, ch_dtype_size(dtype));
 	return 0;
 }
@@ -416,7 +395,7 @@ static void sleep_us(long us)
 static int mpi_run(struct ch_comm *c, struct ch_comm_run *r)
 {
 	MPI_Datatype dt = mpi_type(r->dtype);
-	MPI_Op op = mpi_op(r->dtype, r->op);
+	MPI_Op op = mpi_op(c->x, r->dtype, r->op);
 	const void *send = r->send ? r->send : MPI_IN_PLACE;
 	double prev_end, s, e;
 	int k;
@@ -456,15 +435,12 @@ const struct ch_comm_backend ch_comm_mpi = {
 	.self_timeout = 0,
 	.max_count = 0x7fffffff, /* MPI_Allreduce's count is an int */
 	.comm_reserve_bytes = 0,
+	.algos = mpi_algos,
 	.probe = mpi_probe,
-	.setup = mpi_setup,
-	.teardown = mpi_teardown,
+	.open = mpi_open,
+	.close = mpi_close,
 	.version = mpi_version,
 	.supports = mpi_supports,
-	.algos = mpi_algos,
-	.algo_label = mpi_algo_label,
-	.algo_detail = mpi_algo_detail,
-	.algo_effective = mpi_algo_effective,
 	.prepare = NULL,
 	.comm_create = mpi_comm_create,
 	.comm_destroy = mpi_comm_destroy,

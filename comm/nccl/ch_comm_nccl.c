@@ -36,19 +36,24 @@
 #include "base/ch_cuda_check.h"
 #include "base/ch_stats.h"
 
+/* This rank's state (open()): its GPU, the stream every fill, check and
+ * all-reduce runs on, and the device buffers of the checks. */
+struct ch_comm_ctx {
+	int device;                   /* CUDA device ordinal */
+	cudaStream_t stream;
+	unsigned long long *wrong_dev; /* count_wrong()'s counter */
+	void *table_dev;              /* fill_expected()'s period table */
+	size_t table_cap;             /* its bytes */
+};
+
 struct ch_comm {
 	ncclComm_t comm;
 	int nranks;
 	int rank;
 	cudaEvent_t *ev; /* 2 per timed iteration + 1 reference */
 	int nev;
+	struct ch_comm_ctx *x;
 };
-
-static int device = -1;
-static cudaStream_t stream;
-static unsigned long long *wrong_dev;
-static void *table_dev;
-static size_t table_cap;
 
 static void where(char *buf, size_t n)
 {
@@ -86,53 +91,32 @@ static int nccl_fail(ncclResult_t r, const char *call, const char *file, int lin
 			return nccl_fail(r_, #call, __FILE__, __LINE__);     \
 	} while (0)
 
-static const struct {
-	const char *algo;
-	const char *nccl_algo; /* NCCL_ALGO value, NULL: unset */
-	int nvls;              /* may use NVLS */
-	const char *detail;
-} nccl_algo_table[] = {
-	{ "ring", "Ring", 0, "NCCL ring (NCCL_ALGO=Ring: NVLS, CollNet, PAT and tree excluded)" },
-	{ "tree", "Tree", 0, "NCCL double binary tree (NCCL_ALGO=Tree: NVLS, CollNet, PAT and ring excluded)" },
-	{ "nvls", "NVLS", 1, "NCCL NVLink SHARP (NCCL_ALGO=NVLS)" },
-	{ "nvlstree", "NVLSTree", 1, "NCCL NVLink SHARP + tree (NCCL_ALGO=NVLSTree)" },
-	{ "collnetdirect", "CollnetDirect", 0, "NCCL CollNet direct (NCCL_ALGO=CollnetDirect)" },
-	{ "collnetchain", "CollnetChain", 0, "NCCL CollNet chain (NCCL_ALGO=CollnetChain)" },
-	{ "pat", "PAT", 0, "NCCL PAT (NCCL_ALGO=PAT)" },
-	{ "default", NULL, 1, "NCCL's own choice (NCCL_ALGO unset)" },
+static const struct ch_comm_algo nccl_algos[] = {
+	{ .name = "ring", .label = "ring", .setting = "Ring",
+	  .detail = "NCCL ring (NCCL_ALGO=Ring: NVLS, CollNet, PAT and tree excluded)" },
+	{ .name = "tree", .label = "tree", .setting = "Tree",
+	  .detail = "NCCL double binary tree (NCCL_ALGO=Tree: NVLS, CollNet, PAT and ring excluded)" },
+	{ .name = "nvls", .label = "nvls", .setting = "NVLS", .nvls = 1,
+	  .detail = "NCCL NVLink SHARP (NCCL_ALGO=NVLS)" },
+	{ .name = "nvlstree", .label = "nvlstree", .setting = "NVLSTree", .nvls = 1,
+	  .detail = "NCCL NVLink SHARP + tree (NCCL_ALGO=NVLSTree)" },
+	{ .name = "collnetdirect", .label = "collnetdirect", .setting = "CollnetDirect",
+	  .detail = "NCCL CollNet direct (NCCL_ALGO=CollnetDirect)" },
+	{ .name = "collnetchain", .label = "collnetchain", .setting = "CollnetChain",
+	  .detail = "NCCL CollNet chain (NCCL_ALGO=CollnetChain)" },
+	{ .name = "pat", .label = "pat", .setting = "PAT",
+	  .detail = "NCCL PAT (NCCL_ALGO=PAT)" },
+	{ .name = "default", .label = "default", .setting = NULL, .nvls = 1,
+	  .detail = "NCCL's own choice (NCCL_ALGO unset)" },
+	{ .name = NULL },
 };
-#define N_ALGOS (sizeof(nccl_algo_table) / sizeof(nccl_algo_table[0]))
-
-static const char *const nccl_algos[] = { "ring", "tree", "nvls", "nvlstree", "collnetdirect",
-					  "collnetchain", "pat", "default", NULL };
-
-static int algo_index(const char *algo)
-{
-	size_t i;
-	for (i = 0; i < N_ALGOS; i++)
-		if (!strcmp(nccl_algo_table[i].algo, algo))
-			return (int)i;
-	return -1;
-}
-
-static const char *nccl_algo_label(const char *algo)
-{
-	int i = algo_index(algo);
-	return i < 0 ? NULL : nccl_algo_table[i].algo;
-}
-
-static const char *nccl_algo_detail(const char *algo)
-{
-	int i = algo_index(algo);
-	return i < 0 ? NULL : nccl_algo_table[i].detail;
-}
 
 static int nccl_prepare(const char *const *algos, int n)
 {
 	int i, nvls = 0;
 	for (i = 0; i < n; i++) {
-		int k = algo_index(algos[i]);
-		if (k >= 0 && nccl_algo_table[k].nvls)
+		const struct ch_comm_algo *a = ch_comm_algo_find(&ch_comm_nccl, algos[i]);
+		if (a && a->nvls)
 			nvls = 1;
 	}
 	if (!nvls && !getenv("NCCL_NVLS_ENABLE"))
@@ -157,15 +141,30 @@ static int nccl_probe(char *why, size_t n)
 	return 0;
 }
 
-static int nccl_setup(int local_rank, int local_size, struct ch_comm_device *dev,
-		      char *why, size_t n)
+static void nccl_close(struct ch_comm_ctx *x)
+{
+	if (!x)
+		return;
+	if (x->table_dev)
+		cudaFree(x->table_dev);
+	if (x->wrong_dev)
+		cudaFree(x->wrong_dev);
+	if (x->stream)
+		cudaStreamDestroy(x->stream);
+	free(x);
+}
+
+static int nccl_open(int local_rank, int local_size, struct ch_comm_device *dev,
+		     struct ch_comm_ctx **out, char *why, size_t n)
 {
 	struct cudaDeviceProp prop;
 	size_t free_b = 0, total_b = 0;
 	int visible = 0;
+	struct ch_comm_ctx *x;
 	cudaError_t e;
 
 	(void)local_size;
+	*out = NULL;
 	memset(dev, 0, sizeof(*dev));
 	dev->gpu_index = -1;
 	e = cudaGetDeviceCount(&visible);
@@ -173,38 +172,30 @@ static int nccl_setup(int local_rank, int local_size, struct ch_comm_device *dev
 		snprintf(why, n, "no CUDA device (cudaGetDeviceCount: %s)", cudaGetErrorString(e));
 		return CH_ERR_UNAVAILABLE;
 	}
-	device = ch_comm_pick_device(local_rank, visible);
-	if ((e = cudaSetDevice(device)) != cudaSuccess ||
-	    (e = cudaDeviceGetPCIBusId(dev->pci_bus_id, (int)sizeof(dev->pci_bus_id), device)) != cudaSuccess ||
-	    (e = cudaGetDeviceProperties(&prop, device)) != cudaSuccess ||
-	    (e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)) != cudaSuccess ||
-	    (e = cudaMalloc((void **)&wrong_dev, sizeof(*wrong_dev))) != cudaSuccess ||
+	if (!(x = calloc(1, sizeof(*x)))) {
+		snprintf(why, n, "out of memory");
+		return CH_ERR_RUNTIME;
+	}
+	x->device = ch_comm_pick_device(local_rank, visible);
+	if ((e = cudaSetDevice(x->device)) != cudaSuccess ||
+	    (e = cudaDeviceGetPCIBusId(dev->pci_bus_id, (int)sizeof(dev->pci_bus_id), x->device)) != cudaSuccess ||
+	    (e = cudaGetDeviceProperties(&prop, x->device)) != cudaSuccess ||
+	    (e = cudaStreamCreateWithFlags(&x->stream, cudaStreamNonBlocking)) != cudaSuccess ||
+	    (e = cudaMalloc((void **)&x->wrong_dev, sizeof(*x->wrong_dev))) != cudaSuccess ||
 	    (e = cudaMemGetInfo(&free_b, &total_b)) != cudaSuccess) {
-		snprintf(why, n, "cannot set up CUDA device %d: %s", device, cudaGetErrorString(e));
+		snprintf(why, n, "cannot set up CUDA device %d: %s", x->device, cudaGetErrorString(e));
+		nccl_close(x);
 		return CH_ERR_RUNTIME;
 	}
 	/* cudaDeviceGetPCIBusId gives upper-case hex; hwloc and nvidia-smi lower */
 	for (char *c = dev->pci_bus_id; *c; c++)
 		if (*c >= 'A' && *c <= 'F')
 			*c = (char)(*c - 'A' + 'a');
-	dev->gpu_index = device;
+	dev->gpu_index = x->device;
 	snprintf(dev->name, sizeof(dev->name), "%.127s", prop.name);
 	dev->free_bytes = free_b;
+	*out = x;
 	return 0;
-}
-
-static void nccl_teardown(void)
-{
-	if (table_dev)
-		cudaFree(table_dev);
-	table_dev = NULL;
-	table_cap = 0;
-	if (wrong_dev)
-		cudaFree(wrong_dev);
-	wrong_dev = NULL;
-	if (stream)
-		cudaStreamDestroy(stream);
-	stream = NULL;
 }
 
 static void nccl_version(char *buf, size_t n)
@@ -244,8 +235,8 @@ static ncclRedOp_t nccl_op(int op)
 	}
 }
 
-static int nccl_comm_create(int fcomm, const char *algo, struct ch_comm **out,
-			    char *why, size_t n)
+static int nccl_comm_create(struct ch_comm_ctx *x, int fcomm, const char *algo,
+			    struct ch_comm **out, char *why, size_t n)
 {
 	MPI_Comm mc = MPI_Comm_f2c(fcomm);
 	struct { ncclUniqueId id; int ok; } boot;
@@ -254,16 +245,17 @@ static int nccl_comm_create(int fcomm, const char *algo, struct ch_comm **out,
 	char *saved = NULL;
 	const char *old;
 	ncclResult_t r;
-	int k = algo_index(algo);
+	const struct ch_comm_algo *a = ch_comm_algo_find(&ch_comm_nccl, algo);
 
 	*out = NULL;
-	if (k < 0) {
+	if (!a) {
 		snprintf(why, n, "unknown algorithm '%s' for the nccl backend", algo);
 		return CH_ERR_USAGE;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return CH_ERR_RUNTIME;
+	c->x = x;
 	MPI_Comm_rank(mc, &c->rank);
 	MPI_Comm_size(mc, &c->nranks);
 	/* rank 0 sends the id and whether it got one, so no rank waits for a
@@ -292,8 +284,8 @@ static int nccl_comm_create(int fcomm, const char *algo, struct ch_comm **out,
 		free(c);
 		return CH_ERR_RUNTIME;
 	}
-	if (nccl_algo_table[k].nccl_algo)
-		setenv("NCCL_ALGO", nccl_algo_table[k].nccl_algo, 1);
+	if (a->setting)
+		setenv("NCCL_ALGO", a->setting, 1);
 	else
 		unsetenv("NCCL_ALGO");
 	r = ncclCommInitRank(&c->comm, c->nranks, id, c->rank);
@@ -326,34 +318,35 @@ static void nccl_comm_destroy(struct ch_comm *c)
 	free(c);
 }
 
-static int nccl_alloc(size_t bytes, void **out)
+static int nccl_alloc(struct ch_comm_ctx *x, size_t bytes, void **out)
 {
 	cudaError_t e = cudaMalloc(out, bytes ? bytes : 1);
 	if (e != cudaSuccess) {
-		ch_error("cannot allocate %zu bytes of device memory on GPU %d: %s", bytes, device,
+		ch_error("cannot allocate %zu bytes of device memory on GPU %d: %s", bytes, x->device,
 			 cudaGetErrorString(e));
 		return CH_ERR_RUNTIME;
 	}
 	return 0;
 }
 
-static void nccl_free(void *p)
+static void nccl_free(struct ch_comm_ctx *x, void *p)
 {
+	(void)x;
 	if (p)
 		cudaFree(p);
 }
 
-static int nccl_fill_input(void *buf, const struct ch_ar_pattern *p, size_t count,
-			   int rank, uint64_t seed)
+static int nccl_fill_input(struct ch_comm_ctx *x, void *buf, const struct ch_ar_pattern *p,
+			   size_t count, int rank, uint64_t seed)
 {
-	int e = ch_nccl_fill_input(buf, *p, count, rank, seed, stream);
+	int e = ch_nccl_fill_input(buf, *p, count, rank, seed, x->stream);
 	if (e)
 		return ch_cuda_error((cudaError_t)e, "ch_nccl_fill_input", __FILE__, __LINE__, here());
 	return 0;
 }
 
-static int nccl_fill_expected(void *buf, const struct ch_ar_pattern *p, size_t count,
-			      uint64_t seed)
+static int nccl_fill_expected(struct ch_comm_ctx *x, void *buf, const struct ch_ar_pattern *p,
+			      size_t count, uint64_t seed)
 {
 	size_t bytes = (size_t)p->period * ch_dtype_size(p->dtype);
 	void *table;
@@ -361,38 +354,38 @@ static int nccl_fill_expected(void *buf, const struct ch_ar_pattern *p, size_t c
 
 	if (rc)
 		return rc;
-	if (bytes > table_cap) {
-		if (table_dev)
-			cudaFree(table_dev);
-		table_dev = NULL;
-		table_cap = 0;
-		if ((e = (int)cudaMalloc(&table_dev, bytes)) != 0) {
+	if (bytes > x->table_cap) {
+		if (x->table_dev)
+			cudaFree(x->table_dev);
+		x->table_dev = NULL;
+		x->table_cap = 0;
+		if ((e = (int)cudaMalloc(&x->table_dev, bytes)) != 0) {
 			free(table);
 			return ch_cuda_error((cudaError_t)e, "cudaMalloc", __FILE__, __LINE__, here());
 		}
-		table_cap = bytes;
+		x->table_cap = bytes;
 	}
 	/* copy and fill on the backend's stream, synchronised before the host
 	 * table is freed (ch_comm_nccl_kern.h) */
-	e = ch_nccl_fill_tiled(buf, table_dev, table, *p, count, seed, stream);
+	e = ch_nccl_fill_tiled(buf, x->table_dev, table, *p, count, seed, x->stream);
 	free(table);
 	if (e)
 		return ch_cuda_error((cudaError_t)e, "ch_nccl_fill_tiled", __FILE__, __LINE__, here());
 	return 0;
 }
 
-static int nccl_poison(void *buf, size_t bytes)
+static int nccl_poison(struct ch_comm_ctx *x, void *buf, size_t bytes)
 {
-	CH_CUDA_CHECK(cudaMemsetAsync(buf, 0xff, bytes, stream), here());
-	CH_CUDA_CHECK(cudaStreamSynchronize(stream), here());
+	CH_CUDA_CHECK(cudaMemsetAsync(buf, 0xff, bytes, x->stream), here());
+	CH_CUDA_CHECK(cudaStreamSynchronize(x->stream), here());
 	return 0;
 }
 
-static int nccl_count_wrong(const void *buf, const void *expected, size_t count,
-			    int dtype, uint64_t *wrong)
+static int nccl_count_wrong(struct ch_comm_ctx *x, const void *buf, const void *expected,
+			    size_t count, int dtype, uint64_t *wrong)
 {
 	unsigned long long w = 0;
-	int e = ch_nccl_count_wrong(buf, expected, count, ch_dtype_size(dtype), wrong_dev, &w, stream);
+	int e = ch_nccl_count_wrong(buf, expected, count, ch_dtype_size(dtype), x->wrong_dev, &w, x->stream);
 	if (e)
 		return ch_cuda_error((cudaError_t)e, "ch_nccl_count_wrong", __FILE__, __LINE__, here());
 	*wrong = w;
@@ -453,6 +446,7 @@ static int nccl_run(struct ch_comm *c, struct ch_comm_run *r)
 	ncclDataType_t dt = nccl_type(r->dtype);
 	ncclRedOp_t op = nccl_op(r->op);
 	const void *send = r->send ? r->send : r->recv;
+	cudaStream_t stream = c->x->stream;
 	cudaEvent_t ref;
 	int k, rc;
 	float ms;
@@ -521,15 +515,12 @@ const struct ch_comm_backend ch_comm_nccl = {
 	/* NCCL allocates its buffers per communicator (more with NVLS): keep
 	 * 1 GiB per communicator free beyond nccl-tests' 1 GiB */
 	.comm_reserve_bytes = 1ULL << 30,
+	.algos = nccl_algos,
 	.probe = nccl_probe,
-	.setup = nccl_setup,
-	.teardown = nccl_teardown,
+	.open = nccl_open,
+	.close = nccl_close,
 	.version = nccl_version,
 	.supports = nccl_supports,
-	.algos = nccl_algos,
-	.algo_label = nccl_algo_label,
-	.algo_detail = nccl_algo_detail,
-	.algo_effective = NULL,
 	.prepare = nccl_prepare,
 	.comm_create = nccl_comm_create,
 	.comm_destroy = nccl_comm_destroy,

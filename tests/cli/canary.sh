@@ -58,6 +58,37 @@ has canary_textbook \
 	"do not book 128 GPUs before fixing the checkpoint and the host CPU contention and re-measuring at 64 GPUs" \
 	"32 -> 64 GPUs: 2x the hardware for x1.25 the throughput; each unit of work costs x1.60 the GPU-hours"
 
+# without a communication model the target follows today's measured trend
+# (x1.25 for 2x), not perfect scaling
+expect canary_textbook_trend 1 "$HR" canary "${TEXTBOOK[@]}" &&
+has canary_textbook_trend \
+	"step time                                2.56 s                             [given+assumed]" \
+	"throughput 64 -> 128 GPUs                x1.25 for 2x the hardware          [given+assumed]" \
+	"follows today's measured trend (32 -> 64 GPUs: x1.25 the throughput for 2x the hardware, the step x1.60), not perfect scaling"
+
+# MFU measured over training steps only (44% -> 33% is x0.75 = 1.00/1.31): said, not a contradiction
+expect canary_mfu_training_steps 1 "$HR" canary "${TEXTBOOK[@]}" --baseline-mfu 44% --mfu-now 33% &&
+has canary_mfu_training_steps "MFU was likely measured over training steps only" "verdict: FIX FIRST, then re-measure"
+if grep -q "contradiction" <<<"$out"; then echo "not ok canary_mfu_training_steps_no_contradiction"; else echo "ok canary_mfu_training_steps_no_contradiction"; fi
+
+# contradicting or too few inputs never BOOK: MEASURE FIRST (exit 1) with what to measure
+expect canary_mfu_contradiction 1 "$HR" canary "${TEXTBOOK[@]}" --baseline-mfu 44% --mfu-now 20% &&
+has canary_mfu_contradiction "contradiction: MFU went from 44.0% to 20.0%" "verdict: MEASURE FIRST: the inputs contradict each other"
+expect canary_mfu_over_100 1 "$HR" canary --baseline-gpus 32 --baseline-step-time 1.0s --gpus-now 64 --step-time 1.6s \
+	--target-gpus 128 --params 7e9 --tokens-per-step 4e6 --peak-tflops 989 &&
+has canary_mfu_over_100 "above 100%" "verdict: MEASURE FIRST: the inputs contradict each other"
+expect canary_baseline_slower 1 "$HR" canary --baseline-gpus 32 --baseline-step-time 2.0s --gpus-now 64 --step-time 1.6s --target-gpus 128 &&
+has canary_baseline_slower "is slower than today's" "verdict: MEASURE FIRST: the inputs contradict each other"
+expect canary_no_baseline_no_model 1 "$HR" canary --gpus-now 64 --step-time 1.0 --target-gpus 128 &&
+has canary_no_baseline_no_model "verdict: MEASURE FIRST: too little data to predict the target" \
+	"measure a baseline run at fewer GPUs"
+expect canary_comm_only_no_model 1 "$HR" canary --gpus-now 8 --input-wait 1% --target-gpus 16 &&
+has canary_comm_only_no_model "verdict: MEASURE FIRST: too little data to predict the target" \
+	"measure how the all-reduce scales"
+expect canary_insufficient_json 1 "$HR" canary --gpus-now 64 --step-time 1.0 --target-gpus 128 --json "$TMP/ins.json" &&
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['verdict']=='measure-first' and d['insufficient'] and d['measure'], d" "$TMP/ins.json" &&
+echo "ok canary_insufficient_json" || echo "not ok canary_insufficient_json"
+
 # the same from the documented inputs file
 expect canary_inputs_file 1 "$HR" canary --inputs $DATA/textbook.txt &&
 has canary_inputs_file "1.31 s, 31% over the ideal 1.00 s" "18.3% of wall-clock" \

@@ -91,28 +91,28 @@ Test(comm, registry)
 Test(comm, mpi_algorithm_labels)
 {
 	const struct ch_comm_backend *mpi = ch_comm_find("mpi");
-	cr_assert_str_eq(mpi->algo_label("ring"), "ring");
-	cr_assert_str_eq(mpi->algo_label("tree"), "recursive_doubling");
-	cr_assert_str_eq(mpi->algo_label("recursive_doubling"), "recursive_doubling");
-	cr_assert_str_eq(mpi->algo_label("default"), "default");
-	cr_assert_null(mpi->algo_label("nvls"));
-	cr_assert_not_null(strstr(mpi->algo_detail("ring"), "coll_tuned_allreduce_algorithm=4"));
-	cr_assert_not_null(strstr(mpi->algo_detail("tree"), "coll_tuned_allreduce_algorithm=3"));
+	cr_assert_str_eq(ch_comm_algo_label(mpi, "ring"), "ring");
+	cr_assert_str_eq(ch_comm_algo_label(mpi, "tree"), "recursive_doubling");
+	cr_assert_str_eq(ch_comm_algo_label(mpi, "recursive_doubling"), "recursive_doubling");
+	cr_assert_str_eq(ch_comm_algo_label(mpi, "default"), "default");
+	cr_assert_null(ch_comm_algo_label(mpi, "nvls"));
+	cr_assert_not_null(strstr(ch_comm_algo_detail(mpi, "ring"), "coll_tuned_allreduce_algorithm=4"));
+	cr_assert_not_null(strstr(ch_comm_algo_detail(mpi, "tree"), "coll_tuned_allreduce_algorithm=3"));
 	/* Open MPI's ring runs recursive doubling when count < ranks */
-	cr_assert_str_eq(mpi->algo_effective("ring", 2, 4), "recursive_doubling");
-	cr_assert_null(mpi->algo_effective("ring", 4, 4));
-	cr_assert_null(mpi->algo_effective("tree", 2, 4));
-	cr_assert_null(mpi->algo_effective("ring", 0, 1));
+	cr_assert_str_eq(ch_comm_algo_effective(mpi, "ring", 2, 4), "recursive_doubling");
+	cr_assert_null(ch_comm_algo_effective(mpi, "ring", 4, 4));
+	cr_assert_null(ch_comm_algo_effective(mpi, "tree", 2, 4));
+	cr_assert_null(ch_comm_algo_effective(mpi, "ring", 0, 1));
 }
 
 #ifdef HAVE_NCCL
 Test(comm, nccl_algorithm_labels)
 {
 	const struct ch_comm_backend *nccl = ch_comm_find("nccl");
-	cr_assert_str_eq(nccl->algo_label("tree"), "tree");
-	cr_assert_not_null(strstr(nccl->algo_detail("ring"), "NCCL_ALGO=Ring"));
-	cr_assert_not_null(strstr(nccl->algo_detail("tree"), "NCCL_ALGO=Tree"));
-	cr_assert_null(nccl->algo_label("recursive_doubling"));
+	cr_assert_str_eq(ch_comm_algo_label(nccl, "tree"), "tree");
+	cr_assert_not_null(strstr(ch_comm_algo_detail(nccl, "ring"), "NCCL_ALGO=Ring"));
+	cr_assert_not_null(strstr(ch_comm_algo_detail(nccl, "tree"), "NCCL_ALGO=Tree"));
+	cr_assert_null(ch_comm_algo_label(nccl, "recursive_doubling"));
 }
 
 Test(comm, nccl_probe_without_gpu)
@@ -137,26 +137,26 @@ Test(comm, mpi_host_fill_and_check)
 	int r;
 
 	cr_assert_eq(ch_ar_pattern_init(&p, CH_FP16, CH_COMM_REDOP_SUM, 3), 0);
-	cr_assert_eq(mpi->alloc(n * 2, &in), 0);
-	cr_assert_eq(mpi->alloc(n * 2, &exp), 0);
-	cr_assert_eq(mpi->alloc(n * 2, &got), 0);
+	cr_assert_eq(mpi->alloc(NULL, n * 2, &in), 0);
+	cr_assert_eq(mpi->alloc(NULL, n * 2, &exp), 0);
+	cr_assert_eq(mpi->alloc(NULL, n * 2, &got), 0);
 	cr_assert_eq((uintptr_t)in % 4096, 0);
-	cr_assert_eq(mpi->fill_expected(exp, &p, n, 11), 0);
+	cr_assert_eq(mpi->fill_expected(NULL, exp, &p, n, 11), 0);
 	/* sum the three ranks' inputs by hand, in half */
 	memset(got, 0, n * 2);
 	for (r = 0; r < 3; r++) {
-		cr_assert_eq(mpi->fill_input(in, &p, n, r, 11), 0);
+		cr_assert_eq(mpi->fill_input(NULL, in, &p, n, r, 11), 0);
 		for (i = 0; i < n; i++) {
 			uint16_t *g = got, *x = in;
 			g[i] = ch_half_from_float(ch_half_to_float(g[i]) + ch_half_to_float(x[i]));
 		}
 	}
-	cr_assert_eq(mpi->count_wrong(got, exp, n, CH_FP16, &wrong), 0);
+	cr_assert_eq(mpi->count_wrong(NULL, got, exp, n, CH_FP16, &wrong), 0);
 	cr_assert_eq(wrong, 0);
-	cr_assert_eq(mpi->poison(got, n * 2), 0);
-	cr_assert_eq(mpi->count_wrong(got, exp, n, CH_FP16, &wrong), 0);
+	cr_assert_eq(mpi->poison(NULL, got, n * 2), 0);
+	cr_assert_eq(mpi->count_wrong(NULL, got, exp, n, CH_FP16, &wrong), 0);
 	cr_assert_eq(wrong, n, "poisoned buffer must be wrong everywhere");
-	mpi->free(in);
-	mpi->free(exp);
-	mpi->free(got);
+	mpi->free(NULL, in);
+	mpi->free(NULL, exp);
+	mpi->free(NULL, got);
 }

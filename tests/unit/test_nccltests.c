@@ -62,7 +62,8 @@ static const struct known logs[] = {
 	  70.742, 70.741, 338.82, 8589934592.0, 0, "" },
 	{ "03_h100_4node_32gpu_vm_allreduce.txt", 32, HR_NT_FMT_WRONG, "all_reduce", 32, 1,
 	  107.51, 107.509, 365.84, 17179869184.0, 0, "2.26.2" },
-	{ "05_h100_128node_1024gpu_crash_at_32G.txt", 5, HR_NT_FMT_WRONG, "unknown", 100, 0,
+	/* no "Collective test starting" line and no name hint: from its bus factor */
+	{ "05_h100_128node_1024gpu_crash_at_32G.txt", 5, HR_NT_FMT_WRONG, "all_reduce", 100, 0,
 	  NAN, 279.089, 367.29, 17179869184.0, 0, "" },
 	{ "06_a100_1node_8gpu_oci_allreduce.txt", 28, HR_NT_FMT_WRONG, "all_reduce", 8, 1,
 	  81.112, 81.112, 235.14, 8589934592.0, 0, "" },
@@ -342,4 +343,64 @@ Test(nccltests, logs_become_groups_with_hosts)
 	cr_expect_float_eq(f.groups[0].large_busbw_gbps, 338.82, 1e-9);
 	cr_expect_eq(f.files_read, 3);
 	hr_fleet_release(&f);
+}
+
+/* A run of @n ranks whose cells have busbw = factor x size / time. */
+static void synth_run(struct hr_nt_run *r, struct hr_nt_row *rows, int n, double factor,
+		      const char *redop, int root)
+{
+	int i;
+	memset(r, 0, sizeof(*r));
+	r->ngpus = n;
+	r->nthread = 1;
+	for (i = 0; i < 4; i++) {
+		struct hr_nt_row *w = &rows[i];
+		memset(w, 0, sizeof(*w));
+		w->bytes = 1048576.0 * (1 << (2 * i));
+		snprintf(w->redop, sizeof(w->redop), "%s", redop);
+		w->root = root;
+		w->oop.present = w->ip.present = 1;
+		w->oop.time_us = w->ip.time_us = 100.0 * (1 << (2 * i));
+		w->oop.algbw_gbps = w->ip.algbw_gbps = w->bytes / w->oop.time_us / 1e3;
+		w->oop.busbw_gbps = w->ip.busbw_gbps = factor * w->oop.algbw_gbps;
+	}
+	r->rows = rows;
+	r->nrows = 4;
+}
+
+Test(nccltests, collective_from_bus_factor_and_columns)
+{
+	static const struct {
+		int n;
+		double factor;
+		const char *redop;
+		int root;
+		const char *hint, *want;
+	} c[] = {
+		{ 16, 2.0 * 15 / 16, "sum", -1, "", "all_reduce" },
+		{ 16, 15.0 / 16, "sum", -1, "all_reduce", "reduce_scatter" }, /* the name is wrong */
+		{ 16, 15.0 / 16, "none", -1, "", "all_gather" },
+		{ 16, 15.0 / 16, "none", -1, "alltoall", "alltoall" },   /* the name chooses */
+		{ 8, 1.0, "none", 0, "", "broadcast" },
+		{ 8, 1.0, "sum", 0, "", "reduce" },
+		{ 2, 1.0, "sum", -1, "", "all_reduce" },
+		{ 2, 1.0, "sum", -1, "sendrecv", "sendrecv" },
+		{ 12, 11.0 / 12, "", -1, "", "all_gather" },              /* old format */
+		{ 12, 11.0 / 12, "", -1, "reduce_scatter", "reduce_scatter" },
+		{ 8, 3.0, "sum", -1, "broadcast", "broadcast" },          /* no match: the name */
+		{ 8, 3.0, "sum", -1, "", "unknown" },
+	};
+	size_t i;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct hr_nt_run r;
+		struct hr_nt_row rows[4];
+		char coll[48], from[320];
+		synth_run(&r, rows, c[i].n, c[i].factor, c[i].redop, c[i].root);
+		hr_nt_infer_collective(&r, c[i].hint, coll, sizeof(coll), from, sizeof(from));
+		cr_expect_str_eq(coll, c[i].want, "case %zu: %s (%s)", i, coll, from);
+		cr_expect_float_eq(r.busbw_ratio, c[i].factor, 1e-9, "case %zu", i);
+		/* the file name is named exactly where it decided */
+		cr_expect_eq(strstr(from, "file name (last hint) chose") != NULL || strstr(from, "file name only") != NULL,
+			     i == 3 || i == 7 || i == 9 || i == 10, "case %zu: %s", i, from);
+	}
 }

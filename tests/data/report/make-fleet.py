@@ -13,8 +13,9 @@ H100 SXM (memory 2950 GB/s = 88% of 3350; bf16 GEMM 790 TFLOP/s = 80% of
   fleet-faulty/   exactly three faults, each with the reason the test expects:
     - node02 gpu3: bf16 GEMM 18% low (fp16 13% low) while power-capped
       (throttled, clock_event_reasons sw_power_cap)        -> node02 FAIL
-    - the link between node04 and node05: pair3-4 busbw 35% low, their other
-      pairs healthy (no node common to two slow pairs)     -> node04, node05 WARN
+    - the link between node04 and node05: pair3-4 busbw 35% low (63% of the
+      368 GB/s expected of 8 x 400 Gb/s per node), their other pairs healthy
+      (no node common to two slow pairs)                   -> node04, node05 FAIL
     - node06's loader: feeders late under the inherited (as-is) and shared
       placements, input wait 27%, while the recommended isolated placement
       passes (so loader_contention's own verdict is pass)  -> node06 WARN
@@ -196,12 +197,12 @@ def allreduce(rng, faulty):
                "pci_bus_id": "0000:%02x:00.0" % (0x18 + 0x10 * (r % GPUS)), "gpu_name": GPU_NAME}
               for r in range(GPUS * len(NODES))]
     ranks_of = lambda i: list(range(i * GPUS, (i + 1) * GPUS))
-    sweeps = [sweep(rng, "world", "world", list(range(GPUS * len(NODES))), NODES, 330.0)]
+    sweeps = [sweep(rng, "world", "world", list(range(GPUS * len(NODES))), NODES, 365.0)]
     for i, n in enumerate(NODES):
-        sweeps.append(sweep(rng, "node", "node%d" % i, ranks_of(i), [n], 362.0))
+        sweeps.append(sweep(rng, "node", "node%d" % i, ranks_of(i), [n], 375.0))
     pairs = [(0, 1), (2, 3), (4, 5), (1, 2), (3, 4), (5, 0)]
     for a, b in pairs:
-        peak = 340.0
+        peak = 365.0
         if faulty and (a, b) == (3, 4):
             peak *= 0.65
         sweeps.append(sweep(rng, "pair", "pair%d-%d" % (a, b), ranks_of(a) + ranks_of(b),

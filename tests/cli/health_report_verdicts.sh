@@ -1,0 +1,194 @@
+#!/bin/bash
+# health_report_verdicts.sh - the verdicts on labelled inputs:
+#   - the labelled fleets (tests/data/report/labelled-*, made by
+#     make-labelled-fleet.py from real result files): exactly the faulty
+#     nodes WARN or FAIL, each with its labelled reason code; nothing else is
+#     flagged, and every check of the healthy fleet was judged;
+#   - the real nccl-tests logs (tests/data/nccl-tests-logs) under neutral
+#     names: each collective identified from the content; the dip and the
+#     collapse flagged with their sizes named; averages equal to each log's
+#     own Avg line;
+#   - logs derived from a real one: a reduce_scatter named like an
+#     all-reduce, and a socket-transport plateau that FAILs both nodes with
+#     an inter-node reason without any --expect file;
+#   - no "(null)" in report.md or report.html, exact integers for sizes;
+#   - a node's own earlier runs in the inputs judge its latest sweep.
+cd "$(dirname "$0")/../.." || exit 1
+source scripts/test-env
+HR=$B/health_report
+D=tests/data/report
+TMP=$(mktemp -d /tmp/ch_hr_verdicts.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+if [ ! -x "$HR" ]; then
+	echo "skip health_report_verdicts: $HR is not built"
+	exit 0
+fi
+
+for fleet in labelled-healthy labelled-faulty; do
+	"$HR" --out "$TMP/$fleet" "$D/$fleet" >"$TMP/$fleet.txt" 2>&1
+	rc=$?
+	msg=$(python3 - "$TMP/$fleet/profile.json" "$D/$fleet.labels.json" "$rc" <<'PY'
+import json, re, sys
+p = json.load(open(sys.argv[1]))
+labels = json.load(open(sys.argv[2]))
+rc = int(sys.argv[3])
+errs = []
+nodes = {n["name"]: n for n in p["nodes"]}
+if sorted(nodes) != sorted(labels):
+    errs.append("nodes %s, labelled %s" % (sorted(nodes), sorted(labels)))
+for name, (verdict, code) in labels.items():
+    n = nodes.get(name)
+    if not n:
+        continue
+    if not re.fullmatch(verdict, n["verdict"]):
+        errs.append("%s: %s, labelled %s" % (name, n["verdict"], verdict))
+    flagged = [r for r in n["reasons"] if r["level"] != "info"]
+    codes = sorted({r["code"] for r in flagged})
+    if code is None and codes:
+        errs.append("%s: flagged %s, labelled healthy" % (name, codes))
+    if code is not None and codes != [code]:
+        errs.append("%s: reasons %s, labelled %s" % (name, codes, code))
+    if n["checks_not_judged"] != 0:
+        errs.append("%s: %d checks not judged" % (name, n["checks_not_judged"]))
+    for k in ("memory", "compute", "intra_node_busbw", "inter_node_busbw"):
+        h = n["headline"][k]
+        if not h or not h["judged"] or not h["judged_against"].startswith("expected"):
+            errs.append("%s: headline %s %s" % (name, k, h))
+want_rc = 1 if any(v[0] != "PASS" for v in labels.values()) else 0
+if rc != want_rc:
+    errs.append("exit %d, want %d" % (rc, want_rc))
+if p["findings"]:
+    errs.append("fleet findings %s" % [f["code"] for f in p["findings"]])
+print("; ".join(errs) if errs else "OK")
+PY
+)
+	[ "$msg" = OK ] && echo "ok health_report_${fleet//-/_}_verdicts_exact" ||
+		echo "not ok health_report_${fleet//-/_}_verdicts_exact: $msg"
+done
+# the terminal names what each node's figures were judged against
+if grep -q "intra-node 219 GB/s (world; expected 370 GB/s (8 x H100 SXM reference)" "$TMP/labelled-faulty.txt" &&
+   grep -q "inter-node 178 GB/s (pair3-4; expected 368 GB/s (NICs recorded)" "$TMP/labelled-faulty.txt" &&
+   grep -q "^health_report: 10 nodes: 5 FAIL, 0 WARN, 5 PASS, 0 not judged" "$TMP/labelled-faulty.txt"; then
+	echo "ok health_report_terminal_headline_figures"
+else
+	echo "not ok health_report_terminal_headline_figures"; head -8 "$TMP/labelled-faulty.txt" | sed 's/^/    /'
+fi
+
+# real logs under neutral names
+mkdir -p "$TMP/neutral"
+i=0
+for f in tests/data/nccl-tests-logs/*.txt; do
+	i=$((i + 1))
+	cp "$f" "$TMP/neutral/log$i.txt"
+	echo "log$i.txt $(basename "$f")" >>"$TMP/neutral.map"
+done
+cp $D/nccl-derived/allreduce_night.txt "$TMP/neutral/allreduce_night.txt"
+echo "allreduce_night.txt allreduce_night.txt" >>"$TMP/neutral.map"
+"$HR" --out "$TMP/nt" "$TMP/neutral" >"$TMP/nt.txt" 2>&1
+rc=$?
+msg=$(python3 - "$TMP/nt/profile.json" "$TMP/neutral.map" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+orig = dict(l.split() for l in open(sys.argv[2]))
+want = {"01": "all_reduce", "03": "all_reduce", "05": "all_reduce", "06": "all_reduce",
+        "08": "all_gather", "10": "all_reduce", "11": "all_reduce", "12": "unknown",
+        "14": "all_reduce", "allreduce_night.txt": "reduce_scatter"}
+errs = []
+seen = 0
+for g in p["groups"]:
+    o = orig[g["name"]]
+    w = want.get(o[:2], want.get(o))
+    seen += 1
+    if g["collective"] != w:
+        errs.append("%s (%s): %s, want %s (%s)" % (g["name"], o, g["collective"], w, g["collective_from"]))
+    if "file name" in (g["collective_from"] or "") and "cannot tell" not in g["collective_from"] and o[:2] != "12":
+        errs.append("%s: from the file name: %s" % (o, g["collective_from"]))
+    if g["reported_avg_busbw_gbps"] is not None and abs(g["avg_busbw_gbps"] - g["reported_avg_busbw_gbps"]) > 0.0055:
+        errs.append("%s: avg %.4f vs the log's %.4f" % (o, g["avg_busbw_gbps"], g["reported_avg_busbw_gbps"]))
+    for r in g["rows"]:
+        if not isinstance(r["bytes"], int):
+            errs.append("%s: bytes %r not an integer" % (o, r["bytes"]))
+            break
+if seen != len(want):
+    errs.append("%d groups" % seen)
+print("; ".join(errs) if errs else "OK")
+PY
+)
+[ "$msg" = OK ] && echo "ok health_report_collective_from_content" || echo "not ok health_report_collective_from_content: $msg"
+# the old-format note is true for its rows
+if grep -q "algbw is printed equal to busbw for all_gather; the printed busbw is size/time x (n-1)/n (0.917 measured for 12 ranks), today's busbw" "$TMP/nt.txt"; then
+	echo "ok health_report_old_format_note"
+else
+	echo "not ok health_report_old_format_note"
+fi
+# the dip of log 03 and the collapse of log 10, sizes named
+n03=$(awk '$2 ~ /^03_/ {print $1}' "$TMP/neutral.map")
+n10=$(awk '$2 ~ /^10_/ {print $1}' "$TMP/neutral.map")
+if grep -q "$n03 (all_reduce default, 32 ranks): busbw dip at 2M out-of-place 21.24 GB/s (neighbours 24.73 and 53.77)" "$TMP/nt.txt" &&
+   grep -q "$n10 (all_reduce default, 2 ranks): mid-range collapse: out-of-place busbw flat or falling from 64K (1.43 GB/s) to 512K (1.39 GB/s)" "$TMP/nt.txt" &&
+   grep -q "$n10 (all_reduce default, 2 ranks): out-of-place and in-place busbw differ at 256K out-of-place 1.07, in-place 0.47 GB/s" "$TMP/nt.txt"; then
+	echo "ok health_report_curve_shape_sizes_named"
+else
+	echo "not ok health_report_curve_shape_sizes_named"
+fi
+# healthy real curves are not flagged for their shape
+n01=$(awk '$2 ~ /^01_/ {print $1}' "$TMP/neutral.map")
+n06=$(awk '$2 ~ /^06_/ {print $1}' "$TMP/neutral.map")
+n14=$(awk '$2 ~ /^14_/ {print $1}' "$TMP/neutral.map")
+if grep -E "^ +warn ($n01|$n06|$n14) .*(dip|collapse|differ at)" "$TMP/nt.txt" >/dev/null; then
+	echo "not ok health_report_curve_shape_healthy_logs_clean"
+else
+	echo "ok health_report_curve_shape_healthy_logs_clean"
+fi
+if [ $rc = 1 ] && ! grep -q "(null)" "$TMP/nt/report.md" "$TMP/nt/report.html"; then
+	echo "ok health_report_no_null_level"
+else
+	echo "not ok health_report_no_null_level: exit $rc"
+fi
+
+# a socket-transport plateau across 2 x 8 H100: both nodes FAIL, inter-node, no --expect
+"$HR" --out "$TMP/sock" $D/nccl-derived/sockets_2node.txt >"$TMP/sock.txt" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q "^FAIL  node01 .*inter-node busbw 65.2 GB/s .*18% of the expected 368 GB/s (assumed reference" "$TMP/sock.txt" &&
+   grep -q "^FAIL  node02 .*inter-node busbw 65.2 GB/s" "$TMP/sock.txt" && grep -q "NCCL_IB_HCA" "$TMP/sock.txt"; then
+	echo "ok health_report_inter_node_plateau_fails"
+else
+	echo "not ok health_report_inter_node_plateau_fails: exit $rc"; head -6 "$TMP/sock.txt" | sed 's/^/    /'
+fi
+
+# nothing judged: said so, never PASS
+"$HR" --out "$TMP/one" tests/data/nccl-tests-logs/08_v100_dgx2_12gpu_allgather_oldfmt_oob_failed.txt $D/real-vm >"$TMP/one.txt" 2>&1
+if grep -q "^NOT JUDGED  node0 .*no fabric check of this node could be judged" "$TMP/one.txt" &&
+   grep -q "1 not judged" "$TMP/one.txt"; then
+	echo "ok health_report_not_judged_said"
+else
+	echo "not ok health_report_not_judged_said"; head -8 "$TMP/one.txt" | sed 's/^/    /'
+fi
+# the node's own history in the inputs: four nights of the real VM sweep,
+# the last at half the busbw (host memory: no reference to judge it by)
+python3 - $D/real-vm/allreduce_bw.json "$TMP/hist" <<'PY'
+import json, os, sys
+def scale(o, f):
+    if isinstance(o, dict):
+        return {k: (v * f if k in ("busbw_gbps", "algbw_gbps", "large_msg_busbw_gbps", "avg_busbw_gbps")
+                    and isinstance(v, (int, float)) else scale(v, f)) for k, v in o.items()}
+    if isinstance(o, list):
+        return [scale(v, f) for v in o]
+    return o
+d = json.load(open(sys.argv[1]))
+for night, f in ((1, 1.0), (2, 1.0), (3, 1.0), (4, 0.5)):
+    x = scale(d, f)
+    x["start_utc"] = "2026-11-%02dT02:00:00Z" % (20 + night)
+    x["end_utc"] = "2026-11-%02dT02:05:00Z" % (20 + night)
+    os.makedirs("%s/night%d" % (sys.argv[2], night), exist_ok=True)
+    json.dump(x, open("%s/night%d/allreduce_bw.json" % (sys.argv[2], night), "w"))
+PY
+"$HR" --out "$TMP/histout" "$TMP/hist" >"$TMP/hist.txt" 2>&1
+if grep -q "intra-node busbw 0.0679 GB/s (all_reduce ring, 2 ranks, node0) is 50% below its own history in the inputs: median 0.136 GB/s of 3 earlier sweeps (regressed in this run)" "$TMP/hist.txt" &&
+   ! grep -q "night[123]/allreduce_bw.json.*below its own history" "$TMP/histout/profile.json"; then
+	echo "ok health_report_own_history"
+else
+	echo "not ok health_report_own_history"; grep -i "history" "$TMP/hist.txt" | head -5 | sed 's/^/    /'
+fi
+exit 0
