@@ -166,9 +166,9 @@ endif
 
 # ---- sources: every .c below these folders goes into libclusterhealth.a,
 # except the mains; folders named cuda/ need CUDA, folders named nccl/ NCCL.
-MAINS := $(wildcard bench/roofline.c bench/allreduce_bw.c bench/loader_contention.c report/health_report.c)
+MAINS := $(wildcard bench/roofline.c bench/allreduce_bw.c bench/loader_contention.c bench/checkpoint_io.c report/health_report.c)
 BINS := $(patsubst %.c,$(B)/%,$(notdir $(MAINS)))
-SRC_DIRS := base hw bench/common bench/loader bench/loader/cuda bench/roofline bench/allreduce kernels kernels/cpu kernels/cuda comm comm/mpi comm/nccl report
+SRC_DIRS := base hw bench/common bench/loader bench/loader/cuda bench/roofline bench/allreduce bench/checkpoint bench/checkpoint/cuda kernels kernels/cpu kernels/cuda comm comm/mpi comm/nccl report
 ALL_C := $(filter-out $(MAINS),$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 ALL_CU := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.cu))
 ifeq ($(HAVE_CUDA),)
@@ -224,6 +224,13 @@ $(UNIT_BIN): $(UNIT_OBJS) $(LIB)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) $(UNIT_OBJS) $(LIB) $(LDLIBS) $(shell pkg-config --libs criterion) -o $@
 
+# a slow file system for tests/cli/checkpoint_io.sh (LD_PRELOAD shim)
+SLOWIO := $(B)/tests/libslowio.so
+$(SLOWIO): tests/slowio.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -O2 -shared -fPIC -Wall -Wextra $< -ldl -o $@
+
 # a stand-in libnvidia-ml.so.1 for tests/cli/inventory.sh (tests/fake-nvml)
 FAKE_NVML := $(B)/tests/fake-nvml/libnvidia-ml.so.1
 $(FAKE_NVML): tests/fake-nvml/fake_nvml.c
@@ -231,7 +238,7 @@ $(FAKE_NVML): tests/fake-nvml/fake_nvml.c
 	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC $< -o $@
 
 unit: $(UNIT_BIN)
-test: all $(UNIT_BIN) $(FAKE_NVML)
+test: all $(UNIT_BIN) $(SLOWIO) $(FAKE_NVML)
 	$(Q)SANITIZE=$(SANITIZE) scripts/run-tests
 
 sweep: all

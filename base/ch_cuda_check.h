@@ -11,6 +11,8 @@
 #include "base/ch_common.h"
 
 #include <cuda_runtime_api.h>
+#include <string.h>
+#include <unistd.h>
 
 /**
  * ch_cuda_error - print "FILE:LINE: CALL failed on WHERE: MESSAGE" (without
@@ -26,6 +28,18 @@ static inline int ch_cuda_error(cudaError_t err, const char *call, const char *f
 	ch_error("%s:%d: %s failed%s%s: %s", file, line, call, where ? " on " : "",
 		 where ? where : "", cudaGetErrorString(err));
 	return CH_ERR_RUNTIME;
+}
+
+/**
+ * ch_cuda_host - this host's name, for CH_CUDA_CHECK's @where. Per thread
+ * (a static thread-local buffer: valid until the thread's next call).
+ */
+static inline const char *ch_cuda_host(void)
+{
+	static __thread char h[64];
+	memset(h, 0, sizeof(h));
+	gethostname(h, sizeof(h) - 1);
+	return h;
 }
 
 /*

@@ -194,3 +194,36 @@ int ch_lookup(const char *opt, const char *s, const char *const *names)
 					 i ? ", " : "", names[i]);
 	return ch_usage_error("unknown value '%s' for %s (expected: %s)", s, opt, list);
 }
+
+int ch_parse_leading_double(const char *s, double *v, char **end)
+{
+	size_t n = ch_decimal_len(s);
+
+	if (!n)
+		return -1;
+	errno = 0;
+	*v = strtod(s, end);
+	return errno || *end != s + n || !isfinite(*v) ? -1 : 0;
+}
+
+int ch_parse_duration(const char *opt, const char *s, double *out)
+{
+	static const struct { const char *u; double mul; } units[] = {
+		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "m", 60 },
+		{ "min", 60 }, { "h", 3600 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	if (ch_parse_leading_double(s, &v, &end))
+		goto bad;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].u)) {
+			*out = v * units[i].mul;
+			return 0;
+		}
+bad:
+	return ch_usage_error("invalid duration '%s' for %s (expected a number with an optional unit: ms, s, m or min, h; seconds when none)",
+			      s ? s : "", opt);
+}

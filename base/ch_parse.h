@@ -78,6 +78,27 @@ size_t ch_decimal_len(const char *s);
 int ch_valid_utc(const char *s, int date_only);
 
 /**
+ * ch_parse_leading_double - the plain decimal number at the start of @s
+ * (ch_decimal_len(), read with strtod), for parsers that read a unit after
+ * it.
+ * @v: [out] the number.  @end: [out] the first character after it.
+ * Returns 0, or -1 (nothing printed) when @s is NULL or empty, or does not
+ * start with a plain decimal number (white space, '+', "0x", "inf", "nan").
+ */
+int ch_parse_leading_double(const char *s, double *v, char **end);
+
+/**
+ * ch_parse_duration - parse a time span into seconds.
+ * @opt: [in] option name for messages.
+ * @s:   [in] text: a number with an optional unit: us, ms, s, m or min, h
+ *       (seconds when none), e.g. "12", "1.6s", "1600ms", "5.5m", "2h".
+ * @out: [out] the value in seconds. The sign and range are not checked:
+ *       callers check them against their own limits.
+ * Returns 0, or CH_ERR_USAGE (message printed, naming @opt and @s).
+ */
+int ch_parse_duration(const char *opt, const char *s, double *out);
+
+/**
  * ch_split_list - split a comma-separated list in place.
  * @s:     [in,out] writable string; commas are replaced by NULs.
  * @items: [out] pointers into @s, one per item.

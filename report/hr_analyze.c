@@ -3,6 +3,7 @@
  * z-scores, drift, and the profile document.
  */
 #include "report/hr_analyze.h"
+#include "report/hr_checkpoint.h"
 #include "report/hr_history.h"
 #include "report/hr_util.h"
 #include "report/hr_inventory.h"
@@ -1129,7 +1130,7 @@ static void loader_reasons(struct an *a)
 	}
 }
 
-/* hr_inventory_rules() reports through this */
+/* hr_inventory_rules() and hr_ckpt_reasons() report through this */
 static void inventory_reason(void *ctx, int node, int level, const char *code, const char *subject,
 			     const char *source, const char *action, const char *text)
 {
@@ -1651,6 +1652,7 @@ static void node_checks(const struct an *a, int n, struct node_checks *c)
 	}
 	if (node_loader(a->f, n))
 		c->judged++; /* by loader_contention's own thresholds */
+	hr_ckpt_node_checks(a->f, n, &c->judged, &c->not_judged);
 }
 
 /* One headline figure of a node: value, what it was judged against. */
@@ -1814,6 +1816,7 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 			}
 		json_object_set_new(x, "stragglers", st);
 		json_object_set_new(x, "loader", l ? loader_json(l) : json_null());
+		json_object_set_new(x, "checkpoint", hr_ckpt_node_json(f, n));
 		json_object_set_new(x, "inventory", hr_inventory_profile(f, n));
 		json_array_append_new(nodes, x);
 	}
@@ -1888,6 +1891,7 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 	history_reasons(&a);
 	straggler_reasons(&a);
 	loader_reasons(&a);
+	hr_ckpt_reasons(f, inventory_reason, &a);
 	run_reasons(&a);
 	hr_inventory_rules(f, inventory_reason, &a);
 	curve_reasons(&a);

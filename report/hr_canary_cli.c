@@ -5,6 +5,7 @@
  * Interface: hr_canary.h; method: docs/canary.md.
  */
 #include "report/hr_canary.h"
+#include "report/hr_checkpoint.h"
 #include "report/hr_fit.h"
 #include "report/hr_util.h"
 #include "report/hr_walk.h"
@@ -70,44 +71,13 @@ struct given_model {
 	enum hr_fit_model model;
 };
 
-/* parse "12", "1.6s", "1600ms", "5.5m", "5.5min", "2h" into seconds */
-static int parse_dur(const char *opt, const char *s, double *out)
-{
-	static const struct { const char *u; double mul; } units[] = {
-		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "m", 60 },
-		{ "min", 60 }, { "h", 3600 },
-	};
-	char *end;
-	double v;
-	size_t i;
-
-	if (!s || !ch_decimal_len(s))
-		goto bad;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end != s + ch_decimal_len(s) || !isfinite(v))
-		goto bad;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].u)) {
-			*out = v * units[i].mul;
-			return 0;
-		}
-bad:
-	return ch_usage_error("invalid duration '%s' for %s (expected a number with an optional unit: ms, s, m or min, h; seconds when none)",
-			      s ? s : "", opt);
-}
-
 /* "0.38" or "38%" */
 static int parse_frac(const char *opt, const char *s, double *out)
 {
 	char *end;
 	double v;
 
-	if (!s || !ch_decimal_len(s))
-		goto bad;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end != s + ch_decimal_len(s) || !isfinite(v))
+	if (ch_parse_leading_double(s, &v, &end))
 		goto bad;
 	if (!strcmp(end, "%"))
 		v /= 100;
@@ -143,7 +113,7 @@ static int set_opt(struct hr_canary_in *in, struct given_model *gm, const struct
 		break;
 	}
 	case K_DUR:
-		rc = parse_dur(label, val, &v);
+		rc = ch_parse_duration(label, val, &v);
 		break;
 	case K_FRAC:
 		rc = parse_frac(label, val, &v);
@@ -269,6 +239,7 @@ struct scan {
 	struct hr_issues *is; /* the walk's input problems */
 	int world_ranks;      /* largest world group: the allocation measured */
 	double max_bytes;     /* largest message measured */
+	struct hr_ckpt_canary ckpt; /* checkpoint_io results */
 };
 
 static struct series *series_get(struct scan *sc, const char *algo, int level)
@@ -455,6 +426,8 @@ static int read_doc(struct scan *sc, const char *path, json_t *doc)
 		return read_allreduce(sc, path, doc);
 	if (!strcmp(tool, "loader_contention"))
 		return read_loader(sc, path, doc);
+	if (!strcmp(tool, "checkpoint_io"))
+		return hr_ckpt_canary_read(&sc->ckpt, path, doc);
 	sc->n_other++;
 	return 0;
 }
@@ -616,9 +589,11 @@ static void usage(FILE *f)
 		"\n"
 		"Predict what a larger allocation buys before booking it (weak scaling: work per\n"
 		"GPU and step constant). Reads allreduce_bw results (sweeps and --scaling points:\n"
-		"the all-reduce model is fitted to them) and loader_contention results (input\n"
-		"wait) from the files and directories given, takes what you know from the options\n"
-		"or an --inputs file, and prints today's loss in order of size, the predicted\n"
+		"the all-reduce model is fitted to them), loader_contention results (input\n"
+		"wait) and checkpoint_io results (the checkpoint's block and interval, and its\n"
+		"stall at the target) from the files and directories given, takes what you know\n"
+		"from the options or an --inputs file, and prints today's loss in order of size,\n"
+		"the predicted "
 		"step time, scaling efficiency, MFU and cost at --target-gpus, and a verdict:\n"
 		"book, fix first and re-measure, do not book, or measure first (inputs that\n"
 		"contradict each other or are too few). Every figure is labelled given,\n"
@@ -754,6 +729,7 @@ static int canary_main(int argc, char **argv)
 		in.input_wait_frac = (struct hr_fig){ sc->input_wait, HR_SRC_MEASURED };
 		snprintf(in.input_wait_from, sizeof(in.input_wait_from), "%s", sc->input_wait_from);
 	}
+	hr_ckpt_canary_apply(&sc->ckpt, &in);
 	in.wrong_rows = sc->wrong_rows;
 	if (sc->gpus_per_node > 0 && !in.gpus_per_node.src)
 		in.gpus_per_node = (struct hr_fig){ sc->gpus_per_node, HR_SRC_MEASURED };
@@ -769,12 +745,16 @@ static int canary_main(int argc, char **argv)
 	if (rc)
 		goto out;
 	if (!quiet) {
+		char ckpt_count[48] = "";
+		if (sc->ckpt.nfiles)
+			snprintf(ckpt_count, sizeof(ckpt_count), ", %d checkpoint_io", sc->ckpt.nfiles);
 		if (optind < argc)
-			printf("inputs: %d allreduce_bw, %d loader_contention result files read; %d unavailable, %d other JSON files skipped, %zu unreadable or broken files skipped%s\n",
-			       sc->n_allreduce, sc->n_loader, sc->n_unavailable, sc->n_other, skipped,
+			printf("inputs: %d allreduce_bw, %d loader_contention%s result files read; %d unavailable, %d other JSON files skipped, %zu unreadable or broken files skipped%s\n",
+			       sc->n_allreduce, sc->n_loader, ckpt_count, sc->n_unavailable, sc->n_other, skipped,
 			       sc->wrong_rows ? "; rows with wrong results left out of the fit" : "");
 		print_fits(stdout, sc, out.grad_bytes.src ? out.grad_bytes.v : sc->max_bytes,
 			   (int)in.target_gpus.v);
+		hr_ckpt_canary_print(stdout, &sc->ckpt, &in);
 		hr_canary_print(stdout, &in, &out);
 	} else {
 		char fx[160];
@@ -790,6 +770,7 @@ static int canary_main(int argc, char **argv)
 		}
 		json_object_set_new(doc, "fits", fits_json(sc, out.grad_bytes.src ? out.grad_bytes.v : sc->max_bytes,
 							    (int)in.target_gpus.v));
+		json_object_set_new(doc, "checkpoint_io", hr_ckpt_canary_json(&sc->ckpt, &in));
 		rc = ch_json_write_atomic(json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 		json_decref(doc);
 		if (rc)

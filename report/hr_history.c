@@ -4,6 +4,7 @@
  * (hr_history.h; method in docs/workflows.md).
  */
 #include "report/hr_history.h"
+#include "report/hr_checkpoint.h"
 #include "report/hr_walk.h"
 #include "base/ch_common.h"
 #include "base/ch_parse.h"
@@ -364,6 +365,20 @@ static int rec_loader(struct hr_history *h, struct hr_issues *is, const char *ni
 	return 0;
 }
 
+struct ckpt_rec {
+	struct hr_history *h;
+	const char *night, *path;
+	size_t *nrec;
+	int rc;
+};
+
+static void rec_ckpt_host(void *ctx, const char *host, double gbps)
+{
+	struct ckpt_rec *c = ctx;
+	if (c->rc == 0 && (c->rc = hr_history_record(c->h, c->night, host, "-", "checkpoint.write_gbps_per_rank", gbps, c->path)) == 0)
+		(*c->nrec)++;
+}
+
 int hr_history_record_doc(struct hr_history *h, const char *night, const char *path,
 			  json_t *doc, size_t *nrec, struct hr_issues *is)
 {
@@ -381,6 +396,11 @@ int hr_history_record_doc(struct hr_history *h, const char *night, const char *p
 		return rec_allreduce(h, is, night, path, doc, host, nrec);
 	if (!strcmp(tool, "loader_contention"))
 		return rec_loader(h, is, night, path, doc, host, nrec);
+	if (!strcmp(tool, "checkpoint_io")) {
+		struct ckpt_rec c = { h, night, path, nrec, 0 };
+		int n = hr_ckpt_host_rates(doc, rec_ckpt_host, &c);
+		return n < 0 ? n : c.rc;
+	}
 	return 0;
 }
 

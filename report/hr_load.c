@@ -2,6 +2,7 @@
  * hr_load.c - read result files and nccl-tests logs into the fleet model.
  */
 #include "report/hr_model.h"
+#include "report/hr_checkpoint.h"
 #include "report/hr_inventory.h"
 #include "report/hr_cost.h"
 #include "report/hr_util.h"
@@ -680,9 +681,9 @@ static int load_result(struct ctx *c, const json_t *doc)
 		return 0;
 	}
 	if (!tool || (strcmp(tool, "roofline") && strcmp(tool, "allreduce_bw") &&
-		      strcmp(tool, "loader_contention"))) {
+		      strcmp(tool, "loader_contention") && strcmp(tool, "checkpoint_io"))) {
 		hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
-			     "unknown tool '%s' (expected roofline, allreduce_bw or loader_contention); file skipped",
+			     "unknown tool '%s' (expected roofline, allreduce_bw, loader_contention or checkpoint_io); file skipped",
 			     tool ? tool : "(none)");
 		return 0;
 	}
@@ -758,6 +759,8 @@ static int load_result(struct ctx *c, const json_t *doc)
 			}
 	} else if (!strcmp(tool, "allreduce_bw")) {
 		rc = load_allreduce(c, doc, res, node, run);
+	} else if (!strcmp(tool, "checkpoint_io")) {
+		rc = hr_ckpt_load(c->f, c->path, doc, res);
 	} else {
 		rc = load_loader(c, res, node);
 	}
@@ -1049,6 +1052,7 @@ void hr_fleet_release(struct hr_fleet *f)
 	}
 	free(f->nodes); free(f->devices); free(f->groups); free(f->stragglers);
 	free(f->loaders); free(f->runs);
+	hr_ckpt_release(f);
 	hr_issues_release(&f->issues);
 	memset(f, 0, sizeof(*f));
 }

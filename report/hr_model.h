@@ -165,12 +165,15 @@ struct hr_run {
 	int cpu_packages;          /* CPU packages of the nodes it ran on */
 };
 
+struct hr_ckpt;
+
 struct hr_fleet {
 	struct hr_node *nodes;       size_t nnodes;
 	struct hr_device *devices;   size_t ndevices;
 	struct hr_group *groups;     size_t ngroups;
 	struct hr_straggler *stragglers; size_t nstragglers;
 	struct hr_loader *loaders;   size_t nloaders;
+	struct hr_ckpt *ckpts;       size_t nckpts; /* checkpoint_io (hr_checkpoint.h) */
 	struct hr_run *runs;         size_t nruns;
 	struct hr_issues issues;     /* input problems */
 	size_t files_read;           /* files that contributed data */

@@ -2,6 +2,7 @@
  * hr_render.c - terminal summary, Markdown and Prometheus outputs.
  */
 #include "report/hr_render.h"
+#include "report/hr_checkpoint.h"
 #include "report/hr_inventory.h"
 #include "base/ch_common.h"
 
@@ -204,6 +205,7 @@ int hr_render_terminal(const json_t *p, FILE *out, int color)
 				fprintf(out, "       %saction:%s %s\n", dim, c1, hr_jstr(r, "action"));
 		}
 	}
+	hr_ckpt_render_terminal(p, out);
 	x = json_object_get(p, "findings");
 	if (json_array_size(x)) {
 		fprintf(out, "\n%sfleet findings%s (not tied to a node)\n", c0, c1);

@@ -49,7 +49,7 @@ struct ch_ar_world {
 /* A timeout report, sent to world rank 0 as bytes (homogeneous cluster). */
 struct wd_report {
 	int64_t rank, act, iter, phase, group, algo, size_index, place, bytes, elapsed_us;
-	char what[64];
+	char what[320]; /* long enough for a file path (checkpoint_io) */
 	char group_name[40];
 	char algo_label[40];
 };
@@ -150,12 +150,13 @@ int ch_ar_world_agree(struct ch_ar_world *w, int status)
 	return all;
 }
 
-int ch_ar_world_parse(struct ch_ar_world *w, int argc, char **argv, struct ch_ar_opts *o)
+int ch_ar_world_quiet_call(struct ch_ar_world *w, int (*fn)(int argc, char **argv, void *out), int argc,
+			   char **argv, void *out)
 {
 	int rc, out_fd = -1, err_fd = -1, null_fd = -1;
 
 	if (w->rank != 0) {
-		/* every rank parses the same command line; only rank 0 speaks */
+		/* every rank runs the same step; only rank 0 speaks */
 		fflush(stdout);
 		fflush(stderr);
 		null_fd = open("/dev/null", O_WRONLY);
@@ -166,7 +167,7 @@ int ch_ar_world_parse(struct ch_ar_world *w, int argc, char **argv, struct ch_ar
 			dup2(null_fd, 2);
 		}
 	}
-	rc = ch_ar_opts_parse(argc, argv, o);
+	rc = fn(argc, argv, out);
 	if (w->rank != 0) {
 		fflush(stdout);
 		fflush(stderr);
@@ -180,11 +181,23 @@ int ch_ar_world_parse(struct ch_ar_world *w, int argc, char **argv, struct ch_ar
 			close(err_fd);
 		if (null_fd >= 0)
 			close(null_fd);
-	} else if (rc == 0 && o->common.help) {
-		ch_ar_usage(stdout);
-	} else if (rc == 0 && o->common.version) {
-		ch_print_version("allreduce_bw");
 	}
+	return rc;
+}
+
+static int ar_parse(int argc, char **argv, void *out)
+{
+	return ch_ar_opts_parse(argc, argv, out);
+}
+
+int ch_ar_world_parse(struct ch_ar_world *w, int argc, char **argv, struct ch_ar_opts *o)
+{
+	int rc = ch_ar_world_quiet_call(w, ar_parse, argc, argv, o);
+
+	if (w->rank == 0 && rc == 0 && o->common.help)
+		ch_ar_usage(stdout);
+	else if (w->rank == 0 && rc == 0 && o->common.version)
+		ch_print_version("allreduce_bw");
 	fflush(stdout);
 	return ch_ar_world_agree(w, rc);
 }
@@ -405,7 +418,10 @@ static void __attribute__((noreturn)) handle_reports(struct ch_ar_world *w, cons
 		snprintf(iter_text, sizeof(iter_text), "warm-up");
 	else
 		snprintf(iter_text, sizeof(iter_text), "iteration %lld", (long long)hung->iter);
-	if (hung->act == CH_AR_ACT_COLL)
+	if (!w->plan) /* no all-reduce plan (checkpoint_io): what the rank was doing names it */
+		snprintf(msg, sizeof(msg), "timeout: rank %lld (host '%s') spent more than %g s in %s; ",
+			 (long long)hung->rank, w->info[hung->rank].host, w->timeout_sec, hung->what);
+	else if (hung->act == CH_AR_ACT_COLL)
 		snprintf(msg, sizeof(msg), "timeout: the all-reduce of %lld bytes (%s, %s), algorithm %s, group %s, did not complete within %g s; ",
 			 (long long)hung->bytes, place_name((int)hung->place), iter_text,
 			 hung->algo_label, hung->group_name, w->timeout_sec);
@@ -413,7 +429,9 @@ static void __attribute__((noreturn)) handle_reports(struct ch_ar_world *w, cons
 		snprintf(msg, sizeof(msg), "timeout: rank %lld spent more than %g s in %s (all-reduce of %lld bytes, %s, algorithm %s, group %s); ",
 			 (long long)hung->rank, w->timeout_sec, hung->what, (long long)hung->bytes,
 			 place_name((int)hung->place), hung->algo_label, hung->group_name);
-	if (nnever)
+	if (!w->plan)
+		append(msg, sizeof(msg), "ranks (and what those that reported were doing): %s", never);
+	else if (nnever)
 		append(msg, sizeof(msg), "ranks that never arrived: %s; waiting inside it: %s", never, ninside ? inside : "none");
 	else
 		append(msg, sizeof(msg), "every rank of the group was inside it (ranks %s): a link or a device may be hung", inside);

@@ -64,6 +64,15 @@ int ch_ar_world_init(int *argc, char ***argv, struct ch_ar_world **out);
 int ch_ar_world_parse(struct ch_ar_world *w, int argc, char **argv, struct ch_ar_opts *o);
 
 /**
+ * ch_ar_world_quiet_call - run @fn(@argc, @argv, @out) on this rank with its
+ * stdout and stderr sent to /dev/null on every rank but world rank 0, so
+ * that a step every rank runs (parsing the command line into @out) speaks
+ * once. Local: no agreement. Returns what @fn returned.
+ */
+int ch_ar_world_quiet_call(struct ch_ar_world *w, int (*fn)(int argc, char **argv, void *out), int argc,
+			   char **argv, void *out);
+
+/**
  * ch_ar_world_agree - agree on a status: the most severe (most negative)
  * of every rank's @status. Returns it on every rank.
  */

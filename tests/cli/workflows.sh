@@ -15,7 +15,7 @@ host=$(hostname -s 2>/dev/null || hostname)
 ok() { echo "ok $1"; }
 nok() { echo "not ok $1: $2"; [ -n "${3:-}" ] && [ -f "$3" ] && sed 's/^/    /' "$3" | tail -30; }
 built() { [ -x "$B/$1" ]; }
-missing_bins() { local m=(); for b in roofline allreduce_bw loader_contention health_report; do built $b || m+=("$b"); done; echo "${m[*]}"; }
+missing_bins() { local m=(); for b in roofline allreduce_bw loader_contention checkpoint_io health_report; do built $b || m+=("$b"); done; echo "${m[*]}"; }
 report_ok() { built health_report && "$HR" --help >/dev/null 2>&1 && "$HR" canary --help >/dev/null 2>&1 && "$HR" history --help >/dev/null 2>&1; }
 nights() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select count(distinct night) from metrics").fetchone()[0])' "$1"; }
 
@@ -117,8 +117,10 @@ fi
 scripts/sweep --quick --results "$TMP/r" >"$TMP/sweep.out" 2>&1; rc=$?
 d=$(ls -d "$TMP/r/$host"/*/ 2>/dev/null | head -1); d=${d%/}
 if [ $rc -le 1 ] && [ -n "$d" ] && [ -s "$d/roofline.json" ] && [ -s "$d/allreduce_bw.json" ] &&
-	[ -s "$d/loader_contention.json" ] && [ -s "$d/report/report.html" ] && [ -s "$d/report/profile.json" ] &&
-	grep -q '^\[4/4\] health_report' "$TMP/sweep.out" && grep -q "^sweep: results in $d" "$TMP/sweep.out"; then
+	[ -s "$d/loader_contention.json" ] && [ -s "$d/checkpoint_io.json" ] && [ -s "$d/report/report.html" ] &&
+	[ -s "$d/report/profile.json" ] && grep -q '^\[4/5\] checkpoint_io x' "$TMP/sweep.out" &&
+	grep -q 'a temporary directory on this node: not the shared mount' "$TMP/sweep.out" &&
+	grep -q '^\[5/5\] health_report' "$TMP/sweep.out" && grep -q "^sweep: results in $d" "$TMP/sweep.out"; then
 	ok sweep_quick
 else
 	nok sweep_quick "exit $rc, dir '$d'" "$TMP/sweep.out"
@@ -146,7 +148,9 @@ fi
 # ---- scripts/canary on a few MPI ranks
 scripts/canary --target-gpus 8 --quick --results "$TMP/c" >"$TMP/canary.out" 2>&1; rc=$?
 if [ $rc -le 1 ] && grep -q '^verdict: ' "$TMP/canary.out" && grep -q '^  reasons:' "$TMP/canary.out" &&
-	grep -q 'canary: 4 -> 8 GPUs' "$TMP/canary.out" && grep -q '\[fitted\]' "$TMP/canary.out"; then
+	grep -q 'canary: 4 -> 8 GPUs' "$TMP/canary.out" && grep -q '\[fitted\]' "$TMP/canary.out" &&
+	grep -q '^checkpoint (checkpoint_io .*checkpoint_io.json: 4 writers' "$TMP/canary.out" &&
+	grep -q 'not the shared mount the job checkpoints to' "$TMP/canary.out"; then
 	ok canary_script
 else
 	nok canary_script "exit $rc" "$TMP/canary.out"

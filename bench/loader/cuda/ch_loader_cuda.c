@@ -15,16 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Where a CUDA call failed, for CH_CUDA_CHECK: this host (per thread: the
- * feeders run in threads). */
-static const char *host(void)
-{
-	static __thread char h[64];
-	memset(h, 0, sizeof(h));
-	gethostname(h, sizeof(h) - 1);
-	return h;
-}
-
 struct lc_cuda {
 	int dev;
 	size_t bytes;
@@ -61,7 +51,7 @@ static int cuda_count(void)
 static int cuda_pci_bus_id(int dev, char *buf, size_t n)
 {
 	int i;
-	CH_CUDA_CHECK(cudaDeviceGetPCIBusId(buf, (int)n, dev), host());
+	CH_CUDA_CHECK(cudaDeviceGetPCIBusId(buf, (int)n, dev), ch_cuda_host());
 	for (i = 0; buf[i]; i++) /* hwloc prints lower-case hex */
 		if (buf[i] >= 'A' && buf[i] <= 'F')
 			buf[i] = (char)(buf[i] - 'A' + 'a');
@@ -89,11 +79,11 @@ static void cuda_close(void *ctx)
 /* The CUDA side of cuda_open(): device, buffers, stream, event. */
 static int cuda_open_device(struct lc_cuda *c, int dev, size_t bytes)
 {
-	CH_CUDA_CHECK(cudaSetDevice(dev), host());
-	CH_CUDA_CHECK(cudaMallocHost(&c->pinned, bytes), host());
-	CH_CUDA_CHECK(cudaMalloc(&c->devbuf, bytes), host());
-	CH_CUDA_CHECK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), host());
-	CH_CUDA_CHECK(cudaEventCreateWithFlags(&c->done, cudaEventDisableTiming), host());
+	CH_CUDA_CHECK(cudaSetDevice(dev), ch_cuda_host());
+	CH_CUDA_CHECK(cudaMallocHost(&c->pinned, bytes), ch_cuda_host());
+	CH_CUDA_CHECK(cudaMalloc(&c->devbuf, bytes), ch_cuda_host());
+	CH_CUDA_CHECK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), ch_cuda_host());
+	CH_CUDA_CHECK(cudaEventCreateWithFlags(&c->done, cudaEventDisableTiming), ch_cuda_host());
 	memset(c->pinned, 0, bytes);
 	return 0;
 }
@@ -130,11 +120,11 @@ static int cuda_copy(void *ctx, const void *src, size_t bytes)
 
 	if (bytes > c->bytes)
 		return CH_ERR_RUNTIME;
-	CH_CUDA_CHECK(cudaSetDevice(c->dev), host()); /* per thread: the feeder may be a new thread */
+	CH_CUDA_CHECK(cudaSetDevice(c->dev), ch_cuda_host()); /* per thread: the feeder may be a new thread */
 	memcpy(c->pinned, src, bytes);
-	CH_CUDA_CHECK(cudaMemcpyAsync(c->devbuf, c->pinned, bytes, cudaMemcpyHostToDevice, c->stream), host());
-	CH_CUDA_CHECK(cudaEventRecord(c->done, c->stream), host());
-	CH_CUDA_CHECK(cudaEventSynchronize(c->done), host());
+	CH_CUDA_CHECK(cudaMemcpyAsync(c->devbuf, c->pinned, bytes, cudaMemcpyHostToDevice, c->stream), ch_cuda_host());
+	CH_CUDA_CHECK(cudaEventRecord(c->done, c->stream), ch_cuda_host());
+	CH_CUDA_CHECK(cudaEventSynchronize(c->done), ch_cuda_host());
 	return 0;
 }
 
@@ -144,8 +134,8 @@ static int cuda_check(void *ctx, size_t bytes)
 {
 	struct lc_cuda *c = ctx;
 
-	CH_CUDA_CHECK(cudaSetDevice(c->dev), host());
-	CH_CUDA_CHECK(cudaMemcpy(c->readback, c->devbuf, bytes, cudaMemcpyDeviceToHost), host());
+	CH_CUDA_CHECK(cudaSetDevice(c->dev), ch_cuda_host());
+	CH_CUDA_CHECK(cudaMemcpy(c->readback, c->devbuf, bytes, cudaMemcpyDeviceToHost), ch_cuda_host());
 	return memcmp(c->readback, c->pinned, bytes) != 0 ? CH_ERR_CHECK : 0;
 }
 

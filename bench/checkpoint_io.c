@@ -1,0 +1,37 @@
+/*
+ * checkpoint_io - what a synchronous checkpoint costs on the file system a
+ * job writes to, and what staging it saves; every file read back. See
+ * README.md and docs/checkpoint_io.md.
+ *
+ *   mpirun -np N checkpoint_io --dir DIR --size SIZE [OPTION]...
+ */
+#include "bench/allreduce/ch_ar_world.h"
+#include "bench/checkpoint/ch_ckpt.h"
+#include "bench/checkpoint/ch_ckpt_run.h"
+#include "base/ch_common.h"
+
+static int parse(int argc, char **argv, void *out)
+{
+	return ch_ckpt_opts_parse(argc, argv, out);
+}
+
+int main(int argc, char **argv)
+{
+	struct ch_ar_world *w;
+	struct ch_ckpt_opts o;
+	int rc;
+
+	ch_set_prog("checkpoint_io");
+	ch_ckpt_block_signals();
+	rc = ch_ar_world_init(&argc, &argv, &w);
+	if (rc)
+		return ch_exit_code(rc);
+	rc = ch_ar_world_agree(w, ch_ar_world_quiet_call(w, parse, argc, argv, &o));
+	if (rc == 0 && ch_ar_world_rank(w) == 0 && o.common.help)
+		ch_ckpt_usage(stdout);
+	else if (rc == 0 && ch_ar_world_rank(w) == 0 && o.common.version)
+		ch_print_version("checkpoint_io");
+	if (rc == 0 && !o.common.help && !o.common.version)
+		rc = ch_ckpt_run(w, &o, argc, argv);
+	return ch_ar_world_finalize(w, rc);
+}

@@ -1,0 +1,522 @@
+/*
+ * hr_checkpoint.c - checkpoint_io results in the report and the canary
+ * (see hr_checkpoint.h).
+ */
+#include "report/hr_checkpoint.h"
+#include "report/hr_canary.h"
+#include "report/hr_util.h"
+#include "base/ch_ckpt_stall.h"
+#include "base/ch_common.h"
+#include "base/ch_stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LVL_INFO 0
+#define LVL_WARN 1
+#define LVL_FAIL 2
+
+static void mount_key(const json_t *m, char *b, size_t n, int *network_fs)
+{
+	snprintf(b, n, "%s %s on %s", hr_jstr(m, "fstype") ? hr_jstr(m, "fstype") : "?",
+		 hr_jstr(m, "source") ? hr_jstr(m, "source") : "?", hr_jstr(m, "point") ? hr_jstr(m, "point") : "?");
+	if (network_fs)
+		*network_fs = json_is_true(json_object_get(m, "network_fs"));
+}
+
+/* ------------------------------------------------------------ the report */
+
+int hr_ckpt_load(struct hr_fleet *f, const char *path, const json_t *doc, const json_t *res)
+{
+	const json_t *layout = json_object_get(json_object_get(doc, "ranks"), "layout");
+	const json_t *per = json_object_get(json_object_get(res, "sync"), "per_rank"), *p, *bad, *b;
+	size_t i, j, nr = json_array_size(layout);
+	int *node_of, rc = 0;
+
+	if (!json_is_array(per) || !nr)
+		return 0;
+	node_of = calloc(nr, sizeof(*node_of));
+	if (!node_of)
+		return CH_ERR_RUNTIME;
+	for (i = 0; i < nr; i++) {
+		const char *h = hr_jstr(json_array_get(layout, i), "host");
+		node_of[i] = h ? hr_fleet_node(f, h) : -1;
+		if (h && node_of[i] < 0)
+			rc = CH_ERR_RUNTIME;
+	}
+	/* one entry per node (and mount) of this result */
+	for (i = 0; rc == 0 && i < nr; i++) {
+		const json_t *li = json_array_get(layout, i);
+		struct hr_ckpt e, *v;
+		double bw[4096], bytes = 0;
+		size_t n = 0, k;
+		int dup = 0;
+		char key[400];
+
+		if (node_of[i] < 0)
+			continue;
+		mount_key(json_object_get(li, "dir_mount"), key, sizeof(key), NULL);
+		for (k = 0; k < i; k++)
+			if (node_of[k] == node_of[i]) {
+				char k2[400];
+				mount_key(json_object_get(json_array_get(layout, k), "dir_mount"), k2, sizeof(k2), NULL);
+				if (!strcmp(k2, key))
+					dup = 1;
+			}
+		if (dup)
+			continue;
+		memset(&e, 0, sizeof(e));
+		e.node = node_of[i];
+		snprintf(e.mount, sizeof(e.mount), "%s", key);
+		mount_key(json_object_get(li, "dir_mount"), key, sizeof(key), &e.network_fs);
+		json_array_foreach(per, j, p) {
+			long long r = hr_jint(p, "rank", -1);
+			char k2[400];
+			if (r < 0 || (size_t)r >= nr || node_of[r] != e.node)
+				continue;
+			mount_key(json_object_get(json_array_get(layout, (size_t)r), "dir_mount"), k2, sizeof(k2), NULL);
+			if (strcmp(k2, e.mount))
+				continue;
+			if (n < sizeof(bw) / sizeof(bw[0]) && hr_jnum(p, "write_gbps") >= 0)
+				bw[n++] = hr_jnum(p, "write_gbps");
+			if (hr_jnum(p, "block_sec") > e.block_sec)
+				e.block_sec = hr_jnum(p, "block_sec");
+			bytes += hr_jnum(p, "bytes") >= 0 ? hr_jnum(p, "bytes") : 0;
+			e.nranks++;
+		}
+		if (!e.nranks)
+			continue;
+		{
+			struct ch_stats st;
+			e.rank_gbps = n && ch_stats_compute(bw, n, &st) == 0 ? st.median : NAN;
+		}
+		e.node_gbps = e.block_sec > 0 ? bytes / e.block_sec / 1e9 : NAN;
+		{
+			const char *vk;
+			const json_t *vv;
+			json_object_foreach((json_t *)json_object_get(res, "verify"), vk, vv) {
+				bad = json_object_get(vv, "bad");
+				json_array_foreach(bad, j, b) {
+					long long r = hr_jint(b, "rank", -1);
+					if (r >= 0 && (size_t)r < nr && node_of[r] == e.node)
+						e.bad_files++;
+				}
+			}
+		}
+		e.path = strdup(path);
+		v = realloc(f->ckpts, (f->nckpts + 1) * sizeof(*f->ckpts));
+		if (!e.path || !v) {
+			free(e.path);
+			rc = CH_ERR_RUNTIME;
+			break;
+		}
+		f->ckpts = v;
+		f->ckpts[f->nckpts++] = e;
+	}
+	free(node_of);
+	return rc;
+}
+
+void hr_ckpt_release(struct hr_fleet *f)
+{
+	size_t i;
+	for (i = 0; i < f->nckpts; i++)
+		free(f->ckpts[i].path);
+	free(f->ckpts);
+	f->ckpts = NULL;
+	f->nckpts = 0;
+}
+
+/* the newest entry (the last read) of @node on @mount, NULL when none */
+static const struct hr_ckpt *latest(const struct hr_fleet *f, int node, const char *mount)
+{
+	const struct hr_ckpt *e = NULL;
+	size_t i;
+	for (i = 0; i < f->nckpts; i++)
+		if (f->ckpts[i].node == node && !strcmp(f->ckpts[i].mount, mount))
+			e = &f->ckpts[i];
+	return e;
+}
+
+/* the median of the other nodes' latest per-rank bandwidth on @mount */
+static double peers_median(const struct hr_fleet *f, int node, const char *mount, int *npeers)
+{
+	double *v = calloc(f->nnodes ? f->nnodes : 1, sizeof(double)), med = NAN;
+	struct ch_stats st;
+	size_t n = 0, i;
+
+	for (i = 0; v && i < f->nnodes; i++) {
+		const struct hr_ckpt *e;
+		if ((int)i == node || !(e = latest(f, (int)i, mount)) || isnan(e->rank_gbps))
+			continue;
+		v[n++] = e->rank_gbps;
+	}
+	if (n && ch_stats_compute(v, n, &st) == 0)
+		med = st.median;
+	*npeers = (int)n;
+	free(v);
+	return med;
+}
+
+static int is_latest(const struct hr_fleet *f, size_t i)
+{
+	return latest(f, f->ckpts[i].node, f->ckpts[i].mount) == &f->ckpts[i];
+}
+
+void hr_ckpt_reasons(const struct hr_fleet *f, hr_ckpt_reason_fn fn, void *ctx)
+{
+	char text[1024], subj[96];
+	size_t i;
+
+	for (i = 0; i < f->nckpts; i++) {
+		const struct hr_ckpt *e = &f->ckpts[i];
+		int np;
+		double med;
+		if (!is_latest(f, i))
+			continue;
+		snprintf(subj, sizeof(subj), "checkpoint %.80s", e->mount);
+		if (e->bad_files) {
+			snprintf(text, sizeof(text), "%d checkpoint file%s written by its ranks to %s did not read back as written (checkpoint_io crc32)",
+				 e->bad_files, e->bad_files == 1 ? "" : "s", e->mount);
+			fn(ctx, e->node, LVL_FAIL, "checkpoint_read_back", subj, e->path,
+			   "check the node's memory and its path to the storage (a checkpoint that does not read back cannot be restored)", text);
+		}
+		med = peers_median(f, e->node, e->mount, &np);
+		if (np < 1 || isnan(med) || isnan(e->rank_gbps) || !(e->rank_gbps > 0))
+			continue;
+		if (med / e->rank_gbps >= HR_CKPT_SLOW_RATIO) {
+			snprintf(text, sizeof(text),
+				 "checkpoint writes to %s at %.3g GB/s per rank (synchronous, median of %d rank%s; blocked %.3g s), %.1fx slower than the median %.3g GB/s of its %d peer%s on that mount (fleet, checkpoint_io; flagged at %.0fx, assumed)",
+				 e->mount, e->rank_gbps, e->nranks, e->nranks == 1 ? "" : "s", e->block_sec, med / e->rank_gbps,
+				 med, np, np == 1 ? "" : "s", HR_CKPT_SLOW_RATIO);
+			fn(ctx, e->node, LVL_WARN, "checkpoint_slow_write", subj, e->path,
+			   "check the node's NIC and link to the storage, and its mount options (rsize/wsize, nconnect, striping) against its peers'", text);
+		}
+	}
+}
+
+json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < f->nckpts; i++) {
+		const struct hr_ckpt *e = &f->ckpts[i];
+		double med;
+		int np, level = LVL_INFO;
+		if (e->node != node || !is_latest(f, i))
+			continue;
+		med = peers_median(f, node, e->mount, &np);
+		if (e->bad_files)
+			level = LVL_FAIL;
+		else if (np >= 1 && e->rank_gbps > 0 && med / e->rank_gbps >= HR_CKPT_SLOW_RATIO)
+			level = LVL_WARN;
+		{
+			char against[160];
+			if (np >= 1 && !isnan(med) && e->rank_gbps > 0)
+				snprintf(against, sizeof(against), "the median of its %d peer%s on the same mount (fleet); flagged at %.0fx slower (assumed)",
+					 np, np == 1 ? "" : "s", HR_CKPT_SLOW_RATIO);
+			else
+				snprintf(against, sizeof(against), "not judged: no peer wrote to this mount");
+			json_array_append_new(a, json_pack("{s:s, s:b, s:i, s:o, s:o, s:o, s:i, s:o, s:o, s:i, s:s, s:s, s:s}",
+			"mount", e->mount, "network_fs", e->network_fs, "ranks", e->nranks,
+			"block_sec", isnan(e->block_sec) ? json_null() : json_real(e->block_sec),
+			"rank_write_gbps", isnan(e->rank_gbps) ? json_null() : json_real(e->rank_gbps),
+			"node_write_gbps", isnan(e->node_gbps) ? json_null() : json_real(e->node_gbps),
+			"peers", np, "peers_median_rank_write_gbps", isnan(med) ? json_null() : json_real(med),
+			"peers_over_node", np >= 1 && e->rank_gbps > 0 && !isnan(med) ? json_real(med / e->rank_gbps) : json_null(),
+			"bad_files", e->bad_files, "level", level == LVL_FAIL ? "fail" : level == LVL_WARN ? "warn" : "info",
+			"source", e->path, "judged_against", against));
+		}
+	}
+	return a;
+}
+
+void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *not_judged)
+{
+	size_t i;
+
+	for (i = 0; i < f->nckpts; i++) {
+		const struct hr_ckpt *e = &f->ckpts[i];
+		int np;
+		double med;
+		if (e->node != node || !is_latest(f, i))
+			continue;
+		(*judged)++; /* the read-back: crc32 and length against what was written */
+		med = peers_median(f, node, e->mount, &np);
+		if (np >= 1 && !isnan(med) && e->rank_gbps > 0)
+			(*judged)++;
+		else
+			(*not_judged)++;
+	}
+}
+
+void hr_ckpt_render_terminal(const json_t *profile, FILE *out)
+{
+	const json_t *n, *c;
+	size_t i, j;
+	int header = 0;
+
+	json_array_foreach(json_object_get(profile, "nodes"), i, n)
+		json_array_foreach(json_object_get(n, "checkpoint"), j, c) {
+			double ratio = hr_jnum(c, "peers_over_node");
+			char vs[48], peers[32];
+			if (!header) {
+				fprintf(out, "\ncheckpoint writes (checkpoint_io, synchronous; per node and mount, against the peers on the same mount)\n");
+				fprintf(out, "  %-16s %-40s %5s %10s %12s %12s  %s\n", "node", "mount", "ranks", "block_s", "GB/s/rank",
+					"peers_GB/s", "vs peers");
+				header = 1;
+			}
+			if (isnan(ratio))
+				snprintf(vs, sizeof(vs), "not judged (no peers)");
+			else
+				snprintf(vs, sizeof(vs), "%.2fx the peers'%s", 1.0 / ratio, ratio >= HR_CKPT_SLOW_RATIO ? " WARN" : "");
+			if (isnan(hr_jnum(c, "peers_median_rank_write_gbps")))
+				snprintf(peers, sizeof(peers), "-");
+			else
+				snprintf(peers, sizeof(peers), "%.4g", hr_jnum(c, "peers_median_rank_write_gbps"));
+			fprintf(out, "  %-16s %-40.40s %5lld %10.3f %12.4g %12s  %s%s\n", hr_jstr(n, "name"), hr_jstr(c, "mount"),
+				hr_jint(c, "ranks", 0), hr_jnum(c, "block_sec"), hr_jnum(c, "rank_write_gbps"), peers, vs,
+				hr_jint(c, "bad_files", 0) ? " FAIL: files did not read back" : "");
+		}
+}
+
+int hr_ckpt_host_rates(const json_t *doc, void (*fn)(void *ctx, const char *host, double gbps), void *ctx)
+{
+	const json_t *layout = json_object_get(json_object_get(doc, "ranks"), "layout");
+	const json_t *per = json_object_get(json_object_get(json_object_get(doc, "results"), "sync"), "per_rank");
+	const json_t *li, *p;
+	size_t i, j, k, nr = json_array_size(layout);
+	double *bw;
+	int nh = 0;
+
+	if (!json_is_array(per) || !nr)
+		return 0;
+	bw = calloc(nr, sizeof(*bw));
+	if (!bw)
+		return CH_ERR_RUNTIME;
+	json_array_foreach(layout, i, li) {
+		const char *h = hr_jstr(li, "host");
+		struct ch_stats st;
+		size_t n = 0;
+		int seen = 0;
+		for (k = 0; h && k < i; k++)
+			if (hr_jstr(json_array_get(layout, k), "host") && !strcmp(hr_jstr(json_array_get(layout, k), "host"), h))
+				seen = 1;
+		if (!h || seen)
+			continue;
+		json_array_foreach(per, j, p) {
+			long long r = hr_jint(p, "rank", -1);
+			const char *rh = r >= 0 && (size_t)r < nr ? hr_jstr(json_array_get(layout, (size_t)r), "host") : NULL;
+			if (rh && !strcmp(rh, h) && hr_jnum(p, "write_gbps") > 0 && n < nr)
+				bw[n++] = hr_jnum(p, "write_gbps");
+		}
+		if (n && ch_stats_compute(bw, n, &st) == 0) {
+			fn(ctx, h, st.median);
+			nh++;
+		}
+	}
+	free(bw);
+	return nh;
+}
+
+/* ------------------------------------------------------------ the canary */
+
+static int bad(const char *path, const char *key)
+{
+	ch_error("%s: %s: missing or not a positive number (checkpoint_io result)", path, key);
+	return CH_ERR_USAGE;
+}
+
+static double best_agg(const struct hr_ckpt_canary *k)
+{
+	double m = 0;
+	int i;
+	for (i = 0; i < k->npts; i++)
+		m = fmax(m, k->pts[i].agg_gbps);
+	return m;
+}
+
+int hr_ckpt_canary_read(struct hr_ckpt_canary *k, const char *path, json_t *doc)
+{
+	const json_t *res = json_object_get(doc, "results"), *sync = json_object_get(res, "sync");
+	const json_t *stg = json_object_get(res, "staged"), *cfg = json_object_get(res, "config"), *p;
+	const char *status = hr_jstr(doc, "status");
+	struct hr_ckpt_canary c;
+	size_t i;
+
+	k->nfiles++;
+	if (status && (!strcmp(status, "unavailable") || !strcmp(status, "usage")))
+		return 0;
+	if (!json_is_object(sync))
+		return 0; /* stopped before the synchronous checkpoint was measured */
+	memset(&c, 0, sizeof(c));
+	c.block_sec = hr_jnum(sync, "block_sec");
+	c.size_bytes = hr_jnum(cfg, "size_bytes");
+	c.writers = (int)hr_jint(sync, "writers", 0);
+	if (!(c.block_sec > 0))
+		return bad(path, "results.sync.block_sec");
+	if (!(c.size_bytes > 0))
+		return bad(path, "results.config.size_bytes");
+	if (c.writers < 1)
+		return bad(path, "results.sync.writers");
+	c.interval_sec = hr_jnum(cfg, "interval_sec");
+	if (!(c.interval_sec > 0))
+		c.interval_sec = 0;
+	c.staged_block_sec = json_is_object(stg) ? hr_jnum(stg, "block_sec") : -1;
+	c.copy_sec = json_is_object(stg) ? hr_jnum(stg, "copy_sec") : -1;
+	if (isnan(c.staged_block_sec))
+		c.staged_block_sec = -1;
+	if (isnan(c.copy_sec))
+		c.copy_sec = -1;
+	mount_key(json_object_get(json_array_get(json_object_get(json_object_get(doc, "ranks"), "layout"), 0), "dir_mount"),
+		  c.mount, sizeof(c.mount), &c.network_fs);
+	json_array_foreach(json_object_get(json_object_get(res, "scaling"), "points"), i, p) {
+		struct hr_ckpt_point q = { (int)hr_jint(p, "writers", 0), hr_jnum(p, "bytes"), hr_jnum(p, "block_sec"),
+					   hr_jnum(p, "agg_write_gbps") };
+		if (q.writers < 1 || !(q.agg_gbps > 0) || c.npts == HR_CKPT_MAX_POINTS)
+			continue;
+		if (c.npts && q.writers <= c.pts[c.npts - 1].writers)
+			continue; /* ascending only */
+		c.pts[c.npts++] = q;
+	}
+	if (!c.npts) /* no scaling: the synchronous point alone */
+		c.pts[c.npts++] = (struct hr_ckpt_point){ c.writers, hr_jnum(sync, "bytes"), c.block_sec,
+							  hr_jnum(sync, "agg_write_gbps") };
+	snprintf(c.path, sizeof(c.path), "%s", path);
+	c.have = 1;
+	c.nfiles = k->nfiles;
+	/* the allocation measured: the most writers; among those the slowest */
+	if (!k->have || c.writers > k->writers || (c.writers == k->writers && c.block_sec > k->block_sec))
+		*k = c;
+	return 0;
+}
+
+void hr_ckpt_canary_apply(const struct hr_ckpt_canary *k, struct hr_canary_in *in)
+{
+	if (!k->have || in->ckpt_block_sec.src)
+		return;
+	if (!in->ckpt_interval_sec.src && k->interval_sec > 0)
+		in->ckpt_interval_sec = (struct hr_fig){ k->interval_sec, HR_SRC_GIVEN };
+	if (in->ckpt_interval_sec.src)
+		in->ckpt_block_sec = (struct hr_fig){ k->block_sec, HR_SRC_MEASURED };
+}
+
+void hr_ckpt_canary_predict(const struct hr_ckpt_canary *k, double target_writers,
+			    double interval_sec, struct hr_ckpt_target *t)
+{
+	double b1, bmax;
+
+	memset(t, 0, sizeof(*t));
+	if (!k->have || !(target_writers >= 1) || !(interval_sec > 0))
+		return;
+	b1 = k->pts[0].agg_gbps / k->pts[0].writers;
+	bmax = best_agg(k);
+	t->writers = target_writers;
+	t->agg_gbps = fmin(target_writers * b1, bmax);
+	t->block_sec = k->size_bytes / (t->agg_gbps * 1e9);
+	t->frac = t->block_sec / interval_sec;
+	t->saturated = k->npts >= 2 && k->pts[k->npts - 1].agg_gbps < 1.1 * k->pts[k->npts - 2].agg_gbps;
+	t->ok = 1;
+}
+
+static void dur(char *b, size_t n, double s)
+{
+	if (s >= 60)
+		snprintf(b, n, "%.3g min", s / 60);
+	else
+		snprintf(b, n, "%.3g s", s);
+}
+
+void hr_ckpt_canary_print(FILE *f, const struct hr_ckpt_canary *k, const struct hr_canary_in *in)
+{
+	struct hr_ckpt_target t;
+	char a[32], b[64], line[600];
+	size_t used = 0;
+	int i;
+
+	if (!k->nfiles)
+		return;
+	if (!k->have) {
+		fprintf(f, "checkpoint_io: %d result%s read, none with a synchronous checkpoint measured: not used\n\n",
+			k->nfiles, k->nfiles == 1 ? "" : "s");
+		return;
+	}
+	fprintf(f, "checkpoint (checkpoint_io %s: %d writer%s, %.4g GB to %s%s)\n", k->path, k->writers,
+		k->writers == 1 ? "" : "s", k->size_bytes / 1e9, k->mount,
+		k->network_fs ? "" : "; a node-local file system, not a shared mount: re-run on the job's mount");
+	dur(a, sizeof(a), k->block_sec);
+	fprintf(f, "  %-40s %-40s [measured]\n", "synchronous block (max over ranks)", a);
+	if (k->staged_block_sec >= 0 && k->copy_sec >= 0) {
+		dur(a, sizeof(a), k->staged_block_sec);
+		dur(b, sizeof(b), k->copy_sec);
+		snprintf(line, sizeof(line), "%s, then %s of background copy", a, b);
+		fprintf(f, "  %-40s %-40s [measured]\n", "staged block", line);
+	}
+	for (i = 0; i < k->npts && used < sizeof(line); i++)
+		used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%d: %.3g", i ? ", " : "", k->pts[i].writers,
+					 k->pts[i].agg_gbps);
+	fprintf(f, "  %-40s %s GB/s [measured]\n", "aggregate write bandwidth by writers", line);
+	if (!in->ckpt_interval_sec.src) {
+		fprintf(f, "  no interval: the result has no --interval and none was given (--checkpoint-interval): not judged\n\n");
+		return;
+	}
+	if (in->ckpt_block_sec.src != HR_SRC_MEASURED)
+		fprintf(f, "  (the block given with --checkpoint-block is used, not the measured one)\n");
+	hr_ckpt_canary_predict(k, in->target_gpus.v, in->ckpt_interval_sec.v, &t);
+	if (t.ok) {
+		dur(a, sizeof(a), t.block_sec);
+		snprintf(line, sizeof(line), "%s = %.3g%% of wall-clock", a, 100 * t.frac);
+		snprintf(b, sizeof(b), "at %g GPUs (one writer each)", t.writers);
+		fprintf(f, "  %-40s %-40s [measured+assumed]\n", b, line);
+		fprintf(f, "    the same %.4g GB at min(%g x %.3g GB/s of one writer, %.3g GB/s best aggregate measured) = %.3g GB/s; assumed: the file system gives no more than its best measured aggregate%s\n",
+			k->size_bytes / 1e9, t.writers, k->pts[0].agg_gbps / k->pts[0].writers,
+			best_agg(k), t.agg_gbps,
+			t.saturated ? " (it had saturated: the last doubling of writers gained under 10%)" :
+				      " (it had not saturated at the writers measured: more may be possible, or less)");
+	}
+	if (k->staged_block_sec >= 0 && k->copy_sec >= 0) {
+		struct ch_ckpt_stall st;
+		if (ch_ckpt_stall_compute(k->block_sec, k->staged_block_sec, k->copy_sec, in->ckpt_interval_sec.v, &st) == 0) {
+			snprintf(line, sizeof(line), "%.3g%% of wall-clock instead of %.3g%%; throughput +%.3g%%%s", 100 * st.staged_frac,
+				 100 * st.sync_frac, 100 * st.staging_gain_frac,
+				 st.copy_keeps_up ? "" : " (but the copy does not finish before the next checkpoint)");
+			fprintf(f, "  %-40s %-40s [measured]\n", "staged today", line);
+		}
+	}
+	if (in->params.src) {
+		double job = in->params.v * 16;
+		if (fabs(job - k->size_bytes) > 0.01 * job)
+			fprintf(f, "  note: the job's checkpoint at --params %g x 16 bytes is %.4g GB, checkpoint_io wrote %.4g GB: re-run it with --params %g for the job's size\n",
+				in->params.v, job / 1e9, k->size_bytes / 1e9, in->params.v);
+	}
+	fputc('\n', f);
+}
+
+json_t *hr_ckpt_canary_json(const struct hr_ckpt_canary *k, const struct hr_canary_in *in)
+{
+	struct hr_ckpt_target t;
+	json_t *pts, *o;
+	int i;
+
+	if (!k->have)
+		return json_null();
+	pts = json_array();
+	for (i = 0; i < k->npts; i++)
+		json_array_append_new(pts, json_pack("{s:i, s:f, s:f, s:f}", "writers", k->pts[i].writers, "bytes",
+						     k->pts[i].bytes, "block_sec", k->pts[i].block_sec, "agg_write_gbps",
+						     k->pts[i].agg_gbps));
+	o = json_pack("{s:s, s:i, s:f, s:f, s:o, s:o, s:o, s:s, s:b, s:o, s:b}", "file", k->path, "writers", k->writers,
+		      "size_bytes", k->size_bytes, "block_sec", k->block_sec, "staged_block_sec",
+		      k->staged_block_sec >= 0 ? json_real(k->staged_block_sec) : json_null(), "copy_sec",
+		      k->copy_sec >= 0 ? json_real(k->copy_sec) : json_null(), "interval_sec",
+		      k->interval_sec > 0 ? json_real(k->interval_sec) : json_null(), "mount", k->mount, "network_fs",
+		      k->network_fs, "points", pts, "block_used", in->ckpt_block_sec.src == HR_SRC_MEASURED);
+	hr_ckpt_canary_predict(k, in->target_gpus.v, in->ckpt_interval_sec.src ? in->ckpt_interval_sec.v : 0, &t);
+	json_object_set_new(o, "target", t.ok ? json_pack("{s:f, s:f, s:f, s:f, s:b, s:s}", "writers", t.writers, "agg_write_gbps",
+							  t.agg_gbps, "block_sec", t.block_sec, "frac", t.frac, "saturated",
+							  t.saturated, "source", "measured+assumed") : json_null());
+	return o;
+}

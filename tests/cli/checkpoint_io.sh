@@ -1,0 +1,259 @@
+#!/bin/bash
+# checkpoint_io.sh - checkpoint_io under mpirun (Open MPI, as root,
+# oversubscribed) with small checkpoints: on 1, 2 and 4 ranks on a local
+# directory and on a tmpfs, the bytes written equal the size asked for and
+# every file reads back; on a slow target (tests/slowio.c, an LD_PRELOAD
+# delay on fsync) staging blocks less than the synchronous write and a hung
+# fsync is bounded by --timeout; a full tmpfs fails with exit 4 and a valid
+# partial result; a corrupted shard is a FAIL (exit 1); a directory holding
+# a foreign file is refused (exit 2); a signal finishes the result file.
+# Prints "ok NAME", "not ok NAME: why" or "skip NAME: why".
+# Run from the repository root (scripts/run-tests does).
+set -u
+cd "$(dirname "$0")/../.."
+source scripts/test-env
+BIN=${B:-build}/checkpoint_io
+SLOWIO=$PWD/${B:-build}/tests/libslowio.so
+T=$(mktemp -d /tmp/checkpoint_io-test.XXXXXX)
+MNT=""
+cleanup() {
+	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+if [ ! -x "$BIN" ]; then
+	echo "not ok checkpoint_io: $BIN not built"
+	exit 0
+fi
+# an ASan build must come first among the preloaded libraries; the shim is
+# plain C and needs no checking
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0"
+
+# run NAME NP ARGS...: under mpirun with a 120 s bound, output in $T/NAME.out
+run() {
+	local name=$1 np=$2; shift 2
+	timeout 120 $MPIRUN -np "$np" "$BIN" "$@" >"$T/$name.out" 2>&1
+}
+
+# jcheck NAME FILE ARGS PYTHON: run PYTHON with d = the JSON document, r =
+# its results, a = the extra arguments; prints nothing when the checks pass.
+jcheck() {
+	local name=$1 file=$2 args=$3 code=$4 why
+	why=$(python3 - "$file" $args <<EOF 2>&1
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+r = d.get("results", {})
+a = sys.argv[2:]
+$code
+EOF
+)
+	if [ -z "$why" ]; then echo "ok $name"; else echo "not ok $name: $(echo "$why" | tail -3 | tr '\n' ' ')"; fi
+}
+
+# the checks of a good run: exact bytes, every file read back, files kept
+GOOD='
+size = int(a[0]); np = int(a[1]); nf = int(a[2]); kept = a[3]
+assert d["status"] == "ok" and d["exit_code"] == 0, (d["status"], d.get("reason"))
+assert r["config"]["size_bytes"] == size
+for k in ("sync", "staged"):
+    s = r[k]
+    assert s["writers"] == np and s["files"] == np * nf, (k, s["writers"], s["files"])
+    assert s["bytes"] == size, (k, s["bytes"], size)
+    assert sum(p["bytes"] for p in s["per_rank"]) == size
+    assert s["block_sec"] > 0 and s["block_sec"] == max(p["block_sec"] for p in s["per_rank"])
+assert r["staged"]["copy_bytes"] == size
+for k in ("sync", "staged"):
+    v = r["verify"][k]
+    assert v["files_checked"] == np * nf and v["files_bad"] == 0, (k, v)
+pts = r["scaling"]["points"]
+assert pts[-1]["writers"] == np and pts[-1]["bytes"] == size
+assert [p["writers"] for p in pts] == {1: [1], 2: [1, 2], 4: [1, 2, 4]}[np], [p["writers"] for p in pts]
+assert len(d["ranks"]["layout"]) == np
+# the files on disk (--keep): the synchronous and the copied checkpoint
+names = sorted(os.listdir(kept))
+for kind in ("sync", "copy"):
+    fs = [n for n in names if n.startswith("checkpoint_io.%s." % kind)]
+    assert len(fs) == np * nf, (kind, len(fs))
+    assert sum(os.path.getsize(os.path.join(kept, n)) for n in fs) == size, kind
+assert not [n for n in names if ".stage." in n or ".w" in n], names
+'
+
+# ---- 1, 2, 4 ranks on a local directory (an odd size: the shards differ by a byte)
+SIZE=3145735 # 3M + 7
+for np in 1 2 4; do
+	d="$T/local-$np"
+	run "local-$np" $np --dir "$d" --stage-dir "$T/stage-$np" --size $SIZE --files-per-rank 2 \
+		--block-size 64K --keep --json "$T/local-$np.json"
+	rc=$?
+	if [ $rc != 0 ]; then
+		echo "not ok local dir, $np ranks: exit $rc: $(grep -m1 error "$T/local-$np.out")"
+		continue
+	fi
+	jcheck "local dir, $np ranks: bytes exact, every file reads back" "$T/local-$np.json" "$SIZE $np 2 $d" "$GOOD"
+	[ ! -e "$T/stage-$np" ] && echo "ok local dir, $np ranks: staging directory it created removed" ||
+		echo "not ok local dir, $np ranks: staging left: $(ls -A "$T/stage-$np" | head -3)"
+done
+
+# without --keep, nothing is left, and a directory the run created is removed
+mkdir -p "$T/clean-stage"
+run clean 2 --dir "$T/clean" --stage-dir "$T/clean-stage" --size 1M --no-scaling
+rc=$?
+[ $rc = 0 ] && [ ! -e "$T/clean" ] && [ -d "$T/clean-stage" ] && [ -z "$(ls -A "$T/clean-stage")" ] && echo "ok no files left without --keep" ||
+	echo "not ok no files left without --keep: exit $rc, $(ls -A "$T/clean" "$T/clean-stage" 2>&1 | head -3)"
+
+# a world of one without a launcher, the default staging directory
+timeout 60 "$BIN" --dir "$T/nolauncher" --size 1M --interval 30m >"$T/nolauncher.out" 2>&1
+rc=$?
+[ $rc = 0 ] && grep -q "stall fraction at --interval 30.00 min: synchronous" "$T/nolauncher.out" &&
+	grep -q "not a shared mount" "$T/nolauncher.out" && echo "ok without a launcher: stall fraction printed" ||
+	echo "not ok without a launcher: exit $rc: $(tail -3 "$T/nolauncher.out")"
+
+# ---- tmpfs: 1, 2, 4 ranks, then a full one
+if mkdir -p "$T/tmpfs" && mount -t tmpfs -o size=64m tmpfs "$T/tmpfs" 2>/dev/null; then
+	MNT="$T/tmpfs"
+	for np in 1 2 4; do
+		d="$MNT/ckpt-$np"
+		run "tmpfs-$np" $np --dir "$d" --stage-dir "$MNT/stage-$np" --size $SIZE --files-per-rank 2 --keep \
+			--json "$T/tmpfs-$np.json"
+		rc=$?
+		if [ $rc != 0 ]; then
+			echo "not ok tmpfs, $np ranks: exit $rc: $(grep -m1 error "$T/tmpfs-$np.out")"
+			continue
+		fi
+		jcheck "tmpfs, $np ranks: bytes exact, every file reads back" "$T/tmpfs-$np.json" "$SIZE $np 2 $d" "$GOOD
+assert d[\"ranks\"][\"layout\"][0][\"dir_mount\"][\"fstype\"] == \"tmpfs\", d[\"ranks\"][\"layout\"][0][\"dir_mount\"]"
+		rm -rf "$d" "$MNT/stage-$np"
+	done
+	umount "$MNT"
+	# a full target: 8 MiB holds the 6 MiB synchronous checkpoint, not the
+	# scaling point or the staged copy written next to it
+	if mount -t tmpfs -o size=8m tmpfs "$MNT" 2>/dev/null; then
+		for np in 1 2; do
+			run "full-$np" $np --dir "$MNT/ckpt" --stage-dir "$T/full-stage-$np" --size 6M --json "$T/full-$np.json"
+			rc=$?
+			if [ $rc != 4 ]; then
+				echo "not ok full target, $np ranks: exit $rc (want 4): $(grep -m1 error "$T/full-$np.out")"
+			else
+				jcheck "full target, $np ranks: exit 4, partial result" "$T/full-$np.json" "$np" '
+np = int(a[0])
+assert d["status"] == "error" and d["exit_code"] == 4, d["status"]
+assert "No space left on device" in d["reason"], d["reason"]
+assert r["sync"]["bytes"] == 6 << 20 and r["verify"]["sync"]["files_bad"] == 0
+assert r["error"]["failures"][0]["error"] == "No space left on device"
+'
+				grep -q "No space left on device" "$T/full-$np.out" && grep -qE "rank [0-9]+ \(host '[^']+'\): write of '$MNT/ckpt/checkpoint_io" "$T/full-$np.out" &&
+					echo "ok full target, $np ranks: message names rank, host and path" ||
+					echo "not ok full target, $np ranks: message: $(grep -m2 error "$T/full-$np.out")"
+			fi
+			[ -z "$(ls -A "$MNT/ckpt" 2>/dev/null)" ] && echo "ok full target, $np ranks: files removed" ||
+				echo "not ok full target, $np ranks: left $(ls -A "$MNT/ckpt" | head -3)"
+		done
+		# lacking room for one checkpoint: refused before writing
+		run nospace 2 --dir "$MNT/ckpt2" --size 9M
+		rc=$?
+		[ $rc = 2 ] && grep -q "lacks space for the checkpoint: 9437184 bytes needed" "$T/nospace.out" &&
+			echo "ok no room: refused, exit 2" || echo "not ok no room: exit $rc: $(grep -m1 error "$T/nospace.out")"
+		umount "$MNT"
+	else
+		echo "skip full target: cannot mount a tmpfs"
+	fi
+	MNT=""
+else
+	echo "skip tmpfs: cannot mount a tmpfs here (needs root)"
+fi
+
+# ---- a slow target: fsync on it takes 400 ms (both the file's and the
+# directory's); the slow part of the path is not in the result file's name
+if [ -f "$SLOWIO" ]; then
+	mkdir -p "$T/slowfs-1" "$T/slowfs-2" "$T/slowfs-4" "$T/slowfs-hung" "$T/slowfs-sig"
+	for np in 1 2 4; do
+		# mpirun passes the shim on with -x (before the binary)
+		CH_SLOWIO_PATH="$T/slowfs-$np/" CH_SLOWIO_FSYNC_MS=400 LD_PRELOAD="$SLOWIO" timeout 120 $MPIRUN -np $np \
+			-x LD_PRELOAD -x CH_SLOWIO_PATH -x CH_SLOWIO_FSYNC_MS -x ASAN_OPTIONS "$BIN" --dir "$T/slowfs-$np/ckpt" \
+			--stage-dir "$T/slowstage-$np" --size 2M --no-scaling --load cpu --interval 10s --json "$T/slow-$np.json" \
+			>"$T/slow-$np.out" 2>&1
+		rc=$?
+		if [ $rc != 0 ]; then
+			echo "not ok slow target, $np ranks: exit $rc: $(grep -m1 error "$T/slow-$np.out")"
+			continue
+		fi
+		jcheck "slow target, $np ranks: staged blocks less than synchronous" "$T/slow-$np.json" "" '
+sb = r["sync"]["block_sec"]; tb = r["staged"]["block_sec"]
+assert sb >= 0.8, "synchronous block %g s, below the two injected 0.4 s fsyncs" % sb
+assert tb < sb, "staged %g s not below synchronous %g s" % (tb, sb)
+assert r["staged"]["copy_sec"] >= 0.8, r["staged"]["copy_sec"]
+st = r["stall"]
+assert abs(st["sync_frac"] - sb / 10) < 1e-12 and abs(st["staged_frac"] - tb / 10) < 1e-12
+assert abs(st["recovered_frac"] - (sb - tb) / 10) < 1e-12
+assert r["staged"]["load"]["kind"] == "cpu" and r["staged"]["load"]["cpu_slowdown_frac"]["n"] == int(d["ranks"]["world_size"])
+'
+	done
+	# a hung fsync (30 s) against --timeout 2: exit 4 naming the rank and the path
+	t0=$(date +%s)
+	CH_SLOWIO_PATH="$T/slowfs-hung/" CH_SLOWIO_FSYNC_MS=30000 LD_PRELOAD="$SLOWIO" timeout 120 $MPIRUN -np 2 \
+		-x LD_PRELOAD -x CH_SLOWIO_PATH -x CH_SLOWIO_FSYNC_MS -x ASAN_OPTIONS "$BIN" --dir "$T/slowfs-hung/ckpt" \
+		--stage-dir "$T/hungstage" --size 1M --timeout 2 --json "$T/hung.json" >"$T/hung.out" 2>&1
+	rc=$?
+	el=$(( $(date +%s) - t0 ))
+	if [ $rc = 4 ] && grep -qE "timeout: rank [01] \(host '[^']+'\) spent more than 2 s in writing and fsyncing '$T/slowfs-hung/ckpt/checkpoint_io.sync.r0000[01].f000'" "$T/hung.out"; then
+		echo "ok hung fsync: exit 4 after --timeout, rank and path named (${el} s)"
+	else
+		echo "not ok hung fsync: exit $rc after ${el} s: $(grep -m1 timeout "$T/hung.out")"
+	fi
+	jcheck "hung fsync: result finished with status error" "$T/hung.json" "" '
+assert d["status"] == "error" and "timeout" in d["reason"], d["status"]
+assert r["timeout"]["timeout_sec"] == 2
+'
+	# a signal: SIGTERM to mpirun while the fsync is slow
+	CH_SLOWIO_PATH="$T/slowfs-sig/" CH_SLOWIO_FSYNC_MS=20000 LD_PRELOAD="$SLOWIO" timeout 120 $MPIRUN -np 2 \
+		-x LD_PRELOAD -x CH_SLOWIO_PATH -x CH_SLOWIO_FSYNC_MS -x ASAN_OPTIONS "$BIN" --dir "$T/slowfs-sig/ckpt" \
+		--stage-dir "$T/sigstage" --size 1M --json "$T/sig.json" >"$T/sig.out" 2>&1 &
+	pid=$!
+	for i in $(seq 1 100); do [ -e "$T/sig.json" ] && break; sleep 0.1; done
+	sleep 0.5
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+	[ $rc != 0 ] && grep -q "interrupted by signal 15" "$T/sig.out" && echo "ok signal: run stopped, exit $rc" ||
+		echo "not ok signal: exit $rc: $(tail -2 "$T/sig.out")"
+	jcheck "signal: result finished with status error and the phase" "$T/sig.json" "" '
+assert d["status"] == "error" and "interrupted by signal 15" in d["reason"] and "synchronous checkpoint" in d["reason"], d.get("reason")
+assert r["config"]["size_bytes"] == 1 << 20
+'
+else
+	echo "not ok slow target: $SLOWIO not built (make test builds it)"
+fi
+
+# ---- a corrupted shard: FAIL, exit 1, the file named
+run corrupt 4 --dir "$T/corrupt" --size 4M --test-corrupt-rank 2 --no-scaling --json "$T/corrupt.json"
+rc=$?
+[ $rc = 1 ] && grep -q "rank 2: '$T/corrupt/checkpoint_io.sync.r00002.f000' does not read back as written (crc32 check failed)" "$T/corrupt.out" &&
+	echo "ok corrupted shard: exit 1, file named" || echo "not ok corrupted shard: exit $rc: $(grep -m1 error "$T/corrupt.out")"
+jcheck "corrupted shard: result failed, one bad file" "$T/corrupt.json" "" '
+assert d["status"] == "failed" and d["exit_code"] == 1, d["status"]
+v = r["verify"]
+assert v["sync"]["files_bad"] == 1 and v["sync"]["bad"][0]["rank"] == 2 and v["sync"]["bad"][0]["op"] == "crc32 check"
+assert v["staged"]["files_bad"] == 0
+'
+
+# ---- refusals
+mkdir -p "$T/busy" && echo keep >"$T/busy/model.pt"
+run busy 2 --dir "$T/busy" --size 1M
+rc=$?
+[ $rc = 2 ] && grep -q "is not empty: it holds 'model.pt'" "$T/busy.out" && [ -f "$T/busy/model.pt" ] &&
+	echo "ok foreign file in --dir: refused, exit 2, left alone" || echo "not ok foreign file in --dir: exit $rc"
+mkdir -p "$T/own" && : >"$T/own/checkpoint_io.sync.r00000.f000"
+run own 2 --dir "$T/own" --size 1M --no-scaling
+rc=$?
+[ $rc = 0 ] && [ -z "$(ls -A "$T/own")" ] && echo "ok own leftovers in --dir: accepted and removed" ||
+	echo "not ok own leftovers in --dir: exit $rc, $(ls -A "$T/own")"
+run badrank 2 --dir "$T/badrank" --size 1M --test-corrupt-rank 5
+rc=$?
+[ $rc = 2 ] && grep -q "is not a rank of this run" "$T/badrank.out" && echo "ok --test-corrupt-rank beyond the world: exit 2" ||
+	echo "not ok --test-corrupt-rank beyond the world: exit $rc"
+run tiny 4 --dir "$T/tiny" --size 7 --files-per-rank 2
+rc=$?
+[ $rc = 2 ] && grep -q "cannot give each of 4 ranks 2 files" "$T/tiny.out" && echo "ok size below one byte per file: exit 2" ||
+	echo "not ok size below one byte per file: exit $rc"
+exit 0

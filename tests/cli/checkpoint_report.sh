@@ -1,0 +1,126 @@
+#!/bin/bash
+# checkpoint_report.sh - checkpoint_io results in health_report and its
+# canary (tests/data/checkpoint, written by make-fixtures.py): the canary's
+# textbook case with the checkpoint block and interval from a checkpoint_io
+# result gives the same 18.3% and FIX FIRST, labelled measured; the stall
+# predicted at the target; the options still override the file; in the
+# report a node 4x slower than its peers on the same mount is WARN, one 2x
+# slower is not, and a file that did not read back is FAIL.
+# Prints "ok NAME", "not ok NAME: why" or "skip NAME: why".
+cd "$(dirname "$0")/../.." || exit 1
+source scripts/test-env
+HR=$B/health_report
+DATA=tests/data/checkpoint
+T=$(mktemp -d /tmp/checkpoint_report-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+if [ ! -x "$HR" ]; then
+	echo "not ok checkpoint report: $HR not built"
+	exit 0
+fi
+# has NAME FIXED-STRING...: every string occurs in $out
+has() {
+	local name=$1 s
+	shift
+	for s in "$@"; do
+		if ! grep -qF -- "$s" <<<"$out"; then
+			echo "not ok $name: missing '$s'"
+			echo "$out" | head -40 | sed 's/^/    /'
+			return 1
+		fi
+	done
+	echo "ok $name"
+}
+
+# ---- the canary's textbook case, the checkpoint from checkpoint_io
+TB=(--baseline-gpus 32 --baseline-step-time 1.0s --gpus-now 64 --step-time 1.6s --input-wait 10% --target-gpus 128)
+out=$("$HR" canary "${TB[@]}" --json "$T/canary.json" "$DATA/textbook.json" 2>&1); rc=$?
+[ $rc = 1 ] || echo "not ok canary textbook from checkpoint_io: exit $rc (want 1)"
+[ $rc = 1 ] && has "canary textbook from checkpoint_io: 18.3% and FIX FIRST" \
+	"1 checkpoint_io result files read" \
+	"synchronous block (max over ranks)       5.5 min                                  [measured]" \
+	"synchronous checkpoint stall             5.5 min every 30 min = 18.3% of wall-clock [given+measured]" \
+	"1. synchronous checkpoint stall           0.29 s = 18.3% of the step; fixed: 1.31 s per step, throughput +22.4% [given+measured]" \
+	"verdict: FIX FIRST, then re-measure" \
+	"do not book 128 GPUs before fixing the checkpoint and the host CPU contention and re-measuring at 64 GPUs"
+has "canary: stall at the target predicted from the saturated file system" \
+	"aggregate write bandwidth by writers     1: 0.175, 16: 0.329, 32: 0.333, 64: 0.339 GB/s [measured]" \
+	"at 128 GPUs (one writer each)            5.5 min = 18.3% of wall-clock            [measured+assumed]" \
+	"(it had saturated: the last doubling of writers gained under 10%)" \
+	"staged today                             1.67% of wall-clock instead of 18.3%; throughput +20.4% [measured]"
+why=$(python3 - "$T/canary.json" <<'EOF2' 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["checkpoint_io"]
+assert c["block_sec"] == 330 and c["interval_sec"] == 1800 and c["writers"] == 64 and c["block_used"], c
+t = c["target"]
+assert t["writers"] == 128 and t["source"] == "measured+assumed" and t["saturated"]
+assert abs(t["agg_write_gbps"] - 112e9 / 64 * 64 / 330 / 1e9) < 1e-12, t["agg_write_gbps"]
+assert abs(t["block_sec"] - 330) < 1e-9 and abs(t["frac"] - 330 / 1800) < 1e-12, t
+assert d["verdict"] == "fix-first", d["verdict"]
+EOF2
+)
+[ -z "$why" ] && echo "ok canary JSON: checkpoint_io object and target" || echo "not ok canary JSON: $(echo "$why" | tail -2 | tr '\n' ' ')"
+
+# the options given win over the file
+out=$("$HR" canary "${TB[@]}" --checkpoint-interval 30m --checkpoint-block 1m "$DATA/textbook.json" 2>&1)
+has "canary: --checkpoint-block overrides the measured block" \
+	"1 min every 30 min = 3.3% of wall-clock [given]" \
+	"(the block given with --checkpoint-block is used, not the measured one)"
+# a result without --interval and no interval given: not judged
+python3 - "$DATA/textbook.json" "$T/noint.json" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1])); d["results"]["config"]["interval_sec"] = None
+json.dump(d, open(sys.argv[2], "w"))
+EOF2
+out=$("$HR" canary --gpus-now 64 --target-gpus 128 --input-wait 10% "$T/noint.json" 2>&1)
+has "canary: checkpoint_io without an interval is not judged" \
+	"no interval: the result has no --interval and none was given (--checkpoint-interval): not judged"
+# a malformed result: exit 2 naming the file and the key
+python3 - "$DATA/textbook.json" "$T/bad.json" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1])); d["results"]["sync"]["block_sec"] = -1
+json.dump(d, open(sys.argv[2], "w"))
+EOF2
+out=$("$HR" canary --gpus-now 64 --target-gpus 128 "$T/bad.json" 2>&1); rc=$?
+[ $rc = 2 ] && has "canary: malformed checkpoint_io result exits 2" "$T/bad.json: results.sync.block_sec: missing or not a positive number" ||
+	echo "not ok canary: malformed checkpoint_io result: exit $rc"
+
+# ---- the report: per node and mount against the peers
+out=$("$HR" --out "$T/report" "$DATA/fleet" 2>&1); rc=$?
+[ $rc = 1 ] || echo "not ok report: exit $rc (want 1: a FAIL node)"
+has "report: checkpoint table per node and mount" \
+	"checkpoint writes (checkpoint_io, synchronous; per node and mount, against the peers on the same mount)" \
+	"WARN  c3               checkpoint writes to nfs4 nas:/export on /mnt/ckpt at 0.25 GB/s per rank" \
+	"4.0x slower than the median 1 GB/s of its 3 peers on that mount (fleet, checkpoint_io; flagged at 3x, assumed)"
+why=$(python3 - "$T/report/profile.json" <<'EOF2' 2>&1
+import json, sys
+p = json.load(open(sys.argv[1]))
+n = {x["name"]: x for x in p["nodes"]}
+assert n["c3"]["verdict"] == "WARN" and [r["code"] for r in n["c3"]["reasons"]] == ["checkpoint_slow_write"]
+assert n["c2"]["verdict"] == "PASS" and n["c2"]["checkpoint"][0]["peers_over_node"] == 2.0
+assert n["c1"]["verdict"] == "PASS"
+assert n["c4"]["verdict"] == "FAIL" and "checkpoint_read_back" in [r["code"] for r in n["c4"]["reasons"]]
+c = n["c3"]["checkpoint"][0]
+assert c["mount"] == "nfs4 nas:/export on /mnt/ckpt" and c["rank_write_gbps"] == 0.25 and c["block_sec"] == 2.0
+assert c["peers"] == 3 and c["peers_median_rank_write_gbps"] == 1.0 and c["level"] == "warn"
+EOF2
+)
+[ -z "$why" ] && echo "ok report profile: WARN at 4x, PASS at 2x, FAIL on a bad file" || echo "not ok report profile: $(echo "$why" | tail -2 | tr '\n' ' ')"
+# ---- the nightly history: the node's own trailing baseline
+for n in 01 02 03 04; do
+	"$HR" history --db "$T/h.sqlite" --night 2026-11-$n -q "$DATA/fleet/c1.json" >/dev/null 2>&1 ||
+		echo "not ok history: night $n not recorded"
+done
+python3 - "$DATA/fleet/c1.json" "$T/c1-slow.json" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["results"]["sync"]["per_rank"]:
+    p["write_gbps"] *= 0.5
+json.dump(d, open(sys.argv[2], "w"))
+EOF2
+out=$("$HR" history --db "$T/h.sqlite" --night 2026-11-05 "$T/c1-slow.json" 2>&1); rc=$?
+[ $rc = 1 ] && has "history: checkpoint write bandwidth regression against the node's own nights" \
+	"REGRESSED c1 - checkpoint.write_gbps_per_rank: regressed 50.0% since 2026-11-05 (now 0.5, baseline 1 = median of 4 nights before 2026-11-05)" ||
+	echo "not ok history: checkpoint regression: exit $rc: $out"
+exit 0

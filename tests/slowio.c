@@ -1,0 +1,72 @@
+/*
+ * slowio.c - a slow file system for tests, as an LD_PRELOAD shim: write()
+ * and fsync() on files whose path contains $CH_SLOWIO_PATH sleep first.
+ *
+ *   CH_SLOWIO_PATH=/tmp/t/slow         the part of the path that is slow
+ *   CH_SLOWIO_WRITE_MS=5               milliseconds before each write() (default 0)
+ *   CH_SLOWIO_FSYNC_MS=200             milliseconds before each fsync() (default 0)
+ *
+ * Built by `make test` as $(B)/tests/libslowio.so; used by
+ * tests/cli/checkpoint_io.sh (staged beats synchronous on a slow target; a
+ * hung fsync is bounded by --timeout). Not part of any binary.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int slow_fd(int fd)
+{
+	const char *want = getenv("CH_SLOWIO_PATH");
+	char link[64], path[4096];
+	ssize_t n;
+
+	if (!want || !*want)
+		return 0;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0)
+		return 0;
+	path[n] = '\0';
+	return strstr(path, want) != NULL;
+}
+
+static void pause_ms(const char *var)
+{
+	const char *v = getenv(var);
+	long ms = v ? strtol(v, NULL, 10) : 0;
+	struct timespec ts;
+	int saved = errno;
+
+	if (ms <= 0)
+		return;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+	errno = saved;
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	static ssize_t (*real)(int, const void *, size_t);
+	if (!real)
+		real = (ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+	if (fd > 2 && slow_fd(fd))
+		pause_ms("CH_SLOWIO_WRITE_MS");
+	return real(fd, buf, n);
+}
+
+int fsync(int fd)
+{
+	static int (*real)(int);
+	if (!real)
+		real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+	if (slow_fd(fd))
+		pause_ms("CH_SLOWIO_FSYNC_MS");
+	return real(fd);
+}
