@@ -445,8 +445,10 @@ int ch_result_catch_signals(struct ch_result *r)
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < 2; i++) {
 		struct sigaction cur;
-		/* a signal ignored at start (a background job's SIGINT) stays ignored */
-		if (sigaction(sigs[i], NULL, &cur) == 0 && cur.sa_handler == SIG_IGN)
+		/* a signal ignored at start (a background job's SIGINT) stays
+		 * ignored; one the caller blocks it takes with sigwait() itself */
+		if ((sigaction(sigs[i], NULL, &cur) == 0 && cur.sa_handler == SIG_IGN) ||
+		    sigismember(&old, sigs[i]) == 1)
 			continue;
 		sigaction(sigs[i], &sa, NULL);
 	}

@@ -138,7 +138,8 @@ int ch_result_finish(struct ch_result *r, int status, const char *reason, ...)
  * write the signal cut, prints the reason and exits with CH_EXIT_RUNTIME
  * (4). A second signal exits at once with 128 + the signal number. A
  * signal ignored when the program started (SIGINT of a background job)
- * stays ignored. Forked
+ * stays ignored, and one the calling thread blocks is left to the caller
+ * (checkpoint_io takes SIGINT and SIGTERM with sigwait()). Forked
  * children get the default action. The handler only writes into a pipe; a
  * thread started here does the rest. ch_run_begin() calls it; once
  * ch_result_finish() has written the final status, or after
