@@ -323,7 +323,8 @@ static struct {
 	pid_t owner;            /* the process that installed the handlers */
 	double t0;              /* when, for the reason */
 	int pipe[2];
-	int installed;
+	int thread;             /* the signal thread runs */
+	int mine[2];            /* SIGINT, SIGTERM: our handler is installed */
 	volatile sig_atomic_t count;
 } sig = { .lock = PTHREAD_MUTEX_INITIALIZER, .pipe = { -1, -1 } };
 
@@ -387,7 +388,7 @@ static void finish_on_signal(int signo)
 		/* a write cut by the signal: its temporary file */
 		if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", sig.r->path, (long)getpid()) < (int)sizeof(tmp))
 			unlink(tmp);
-	} else {
+	} else if (!ch_quiet()) {
 		ch_error("%s", reason);
 	}
 	fflush(NULL);
@@ -407,9 +408,10 @@ static void *signal_thread(void *arg)
 	return NULL;
 }
 
+static const int caught[2] = { SIGINT, SIGTERM };
+
 int ch_result_catch_signals(struct ch_result *r)
 {
-	static const int sigs[2] = { SIGINT, SIGTERM };
 	struct sigaction sa;
 	pthread_t th;
 	sigset_t all, old;
@@ -420,25 +422,27 @@ int ch_result_catch_signals(struct ch_result *r)
 	sig.t0 = mono_now();
 	free(sig.last);
 	sig.last = r ? json_dumps(r->doc, 0) : NULL;
-	rc = sig.installed;
 	pthread_mutex_unlock(&sig.lock);
-	if (rc)
-		return 0;
-	if (pipe2(sig.pipe, O_CLOEXEC) != 0) {
-		ch_error("cannot catch signals: pipe: %s", strerror(errno));
-		return CH_ERR_RUNTIME;
-	}
-	sig.owner = getpid();
-	/* the thread itself never takes the signals */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&th, NULL, signal_thread, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc) {
-		ch_error("cannot catch signals: %s", strerror(rc));
-		return CH_ERR_RUNTIME;
+	if (!sig.thread) {
+		if (pipe2(sig.pipe, O_CLOEXEC) != 0) {
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			ch_error("cannot catch signals: pipe: %s", strerror(errno));
+			return CH_ERR_RUNTIME;
+		}
+		sig.owner = getpid();
+		/* the thread itself never takes the signals (created with all blocked) */
+		rc = pthread_create(&th, NULL, signal_thread, NULL);
+		if (rc) {
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			ch_error("cannot catch signals: %s", strerror(rc));
+			return CH_ERR_RUNTIME;
+		}
+		pthread_detach(th);
+		sig.thread = 1;
 	}
-	pthread_detach(th);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
@@ -447,22 +451,30 @@ int ch_result_catch_signals(struct ch_result *r)
 		struct sigaction cur;
 		/* a signal ignored at start (a background job's SIGINT) stays
 		 * ignored; one the caller blocks it takes with sigwait() itself */
-		if ((sigaction(sigs[i], NULL, &cur) == 0 && cur.sa_handler == SIG_IGN) ||
-		    sigismember(&old, sigs[i]) == 1)
+		if (sig.mine[i] || (sigaction(caught[i], NULL, &cur) == 0 && cur.sa_handler == SIG_IGN) ||
+		    sigismember(&old, caught[i]) == 1)
 			continue;
-		sigaction(sigs[i], &sa, NULL);
+		if (sigaction(caught[i], &sa, NULL) == 0)
+			sig.mine[i] = 1;
 	}
-	sig.installed = 1;
 	return 0;
 }
 
+/* the run is over: the signals get their default action again */
 static void signals_forget(struct ch_result *r)
 {
+	int i;
+
 	pthread_mutex_lock(&sig.lock);
 	if (sig.r == r) {
 		sig.r = NULL;
 		free(sig.last);
 		sig.last = NULL;
+		for (i = 0; i < 2; i++)
+			if (sig.mine[i]) {
+				signal(caught[i], SIG_DFL);
+				sig.mine[i] = 0;
+			}
 	}
 	pthread_mutex_unlock(&sig.lock);
 }

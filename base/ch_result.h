@@ -143,7 +143,8 @@ int ch_result_finish(struct ch_result *r, int status, const char *reason, ...)
  * children get the default action. The handler only writes into a pipe; a
  * thread started here does the rest. ch_run_begin() calls it; once
  * ch_result_finish() has written the final status, or after
- * ch_result_free(), a signal exits 4 without touching the file.
+ * ch_result_free(), the signals get their default action again. Without a
+ * result file the reason is printed unless quiet (ch_set_quiet()).
  * @r: [in] the run (borrowed); NULL: exit 4 on a signal, no file.
  * Returns 0, or CH_ERR_RUNTIME (printed) when the pipe or thread cannot be
  * created.
