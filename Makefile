@@ -171,13 +171,16 @@ BINS := $(patsubst %.c,$(B)/%,$(notdir $(MAINS)))
 SRC_DIRS := base hw bench/common bench/loader bench/loader/cuda bench/roofline bench/allreduce bench/checkpoint bench/checkpoint/cuda kernels kernels/cpu kernels/cuda comm comm/mpi comm/nccl report
 ALL_C := $(filter-out $(MAINS),$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 ALL_CU := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.cu))
+# (filter-out takes one % per pattern: drop_dir removes the files below a
+# folder of that name)
+drop_dir = $(foreach f,$(2),$(if $(findstring /$(1)/,/$(f)),,$(f)))
 ifeq ($(HAVE_CUDA),)
-ALL_C := $(filter-out %/cuda/%,$(ALL_C))
+ALL_C := $(call drop_dir,cuda,$(ALL_C))
 ALL_CU :=
 endif
 ifeq ($(HAVE_NCCL),)
-ALL_C := $(filter-out %/nccl/%,$(ALL_C))
-ALL_CU := $(filter-out %/nccl/%,$(ALL_CU))
+ALL_C := $(call drop_dir,nccl,$(ALL_C))
+ALL_CU := $(call drop_dir,nccl,$(ALL_CU))
 endif
 LIB_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(ALL_C)) $(patsubst %.cu,$(B)/obj/%.cu.o,$(ALL_CU))
 LIB := $(B)/libclusterhealth.a
@@ -239,7 +242,7 @@ $(FAKE_NVML): tests/fake-nvml/fake_nvml.c
 
 unit: $(UNIT_BIN)
 test: all $(UNIT_BIN) $(SLOWIO) $(FAKE_NVML)
-	$(Q)SANITIZE=$(SANITIZE) scripts/run-tests
+	$(Q)SANITIZE=$(SANITIZE) WITH_CUDA=$(WITH_CUDA) scripts/run-tests
 
 sweep: all
 	$(Q)scripts/sweep

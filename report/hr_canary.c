@@ -231,12 +231,51 @@ static double step_at(double t1_train, double f, double ov, double dc)
 	return (t1_train + (1 - ov) * dc) / (1 - f);
 }
 
+/*
+ * The gradient all-reduce's size from --params (and the bytes per
+ * parameter, 2 assumed when not given): sets o->grad_bytes, returns the
+ * bytes (0 without --params) and their source in *src.
+ */
+static double grad_bytes(const struct hr_canary_in *in, struct hr_canary_out *o, unsigned *src)
+{
+	struct hr_fig gbpp = in->grad_bytes_per_param;
+	if (!in->params.src)
+		return 0;
+	if (!gbpp.src) {
+		gbpp = fig(2, HR_SRC_ASSUMED);
+		note(o, "gradient bytes per parameter not given: 2 assumed (bf16 gradients)");
+	}
+	*src = in->params.src | gbpp.src;
+	o->grad_bytes = fig(in->params.v * gbpp.v, *src);
+	return in->params.v * gbpp.v;
+}
+
+/* o->order: the loss kinds, largest first (by share or by seconds); an
+ * unknown loss counts as -1. A stable insertion sort: ties keep kind order. */
+static void order_losses(struct hr_canary_out *o, int by_frac)
+{
+	int i, j;
+	for (i = 0; i < HR_LOSS_N; i++)
+		o->order[i] = i;
+	for (i = 1; i < HR_LOSS_N; i++)
+		for (j = i; j > 0; j--) {
+			const struct hr_loss *a = &o->loss[o->order[j - 1]], *b = &o->loss[o->order[j]];
+			double ka = a->known ? (by_frac ? a->frac.v : a->sec.v) : -1;
+			double kb = b->known ? (by_frac ? b->frac.v : b->sec.v) : -1;
+			if (kb > ka) {
+				int t = o->order[j];
+				o->order[j] = o->order[j - 1];
+				o->order[j - 1] = t;
+			}
+		}
+}
+
 /* no step time: shares of the step and the all-reduce's scaling only */
 static int compute_comm_only(const struct hr_canary_in *in, struct hr_canary_out *o)
 {
 	double n1 = in->gpus_now.v, n2 = in->target_gpus.v, f = 0, S = 0;
 	unsigned s_S = 0, s_ck = 0;
-	int i, j, fix = 0;
+	int i, fix = 0;
 
 	o->comm_only = 1;
 	if (in->ckpt_interval_sec.src) {
@@ -245,14 +284,7 @@ static int compute_comm_only(const struct hr_canary_in *in, struct hr_canary_out
 		o->ckpt_frac = fig(f, s_ck);
 	}
 	if (in->params.src) {
-		struct hr_fig gbpp = in->grad_bytes_per_param;
-		if (!gbpp.src) {
-			gbpp = fig(2, HR_SRC_ASSUMED);
-			note(o, "gradient bytes per parameter not given: 2 assumed (bf16 gradients)");
-		}
-		S = in->params.v * gbpp.v;
-		s_S = in->params.src | gbpp.src;
-		o->grad_bytes = fig(S, s_S);
+		S = grad_bytes(in, o, &s_S);
 	} else if (in->probe_bytes.src) {
 		S = in->probe_bytes.v;
 		s_S = in->probe_bytes.src;
@@ -298,18 +330,7 @@ static int compute_comm_only(const struct hr_canary_in *in, struct hr_canary_out
 		l->significant = fr >= in->significant_frac.v;
 		fix |= l->significant;
 	}
-	for (i = 0; i < HR_LOSS_N; i++)
-		o->order[i] = i;
-	for (i = 1; i < HR_LOSS_N; i++)
-		for (j = i; j > 0; j--) {
-			const struct hr_loss *a = &o->loss[o->order[j - 1]], *b = &o->loss[o->order[j]];
-			double ka = a->known ? a->frac.v : -1, kb = b->known ? b->frac.v : -1;
-			if (kb > ka) {
-				int t = o->order[j];
-				o->order[j] = o->order[j - 1];
-				o->order[j - 1] = t;
-			}
-		}
+	order_losses(o, 1);
 	o->hw_ratio_target = fig(n2 / n1, in->target_gpus.src | in->gpus_now.src);
 	if (fix || in->wrong_rows > 0)
 		o->verdict = HR_VERDICT_FIX_FIRST;
@@ -325,256 +346,259 @@ static int compute_comm_only(const struct hr_canary_in *in, struct hr_canary_out
 	return 0;
 }
 
-int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
+/*
+ * The model with a step time, step by step: what each step works out
+ * stays here (today's step split into its parts, the all-reduce model,
+ * the ideal, the overlap), what the report shows goes into the
+ * struct hr_canary_out. Names as in docs/canary.md.
+ */
+struct cn_work {
+	double n1, t1, n2;          /* GPUs today, step today (s), GPUs at target */
+	double f, ck, t1tr;         /* checkpoint share, stall per step, step without it */
+	double in_sec;              /* input wait per step */
+	double S;                   /* bytes all-reduced per step */
+	double c0, c1, c2;          /* model all-reduce (s): baseline, today, target */
+	double ov, comm_loss, rest; /* overlap; exposed all-reduce and the rest today (s) */
+	double ideal;               /* weak-scaling ideal step */
+	double g;                   /* step ~ GPUs^g (trend, no communication model) */
+	double t2tr, t2;            /* step at target without / with the stall */
+	unsigned s_ck, s_in, s_S, s_c, s_ov, s_ideal, s_rest;
+	int have_base, have_comm;
+	const char *no_model;       /* why the all-reduce is not modelled, or NULL */
+};
+
+/* the synchronous checkpoint (block / interval of wall-clock) and the input
+ * wait (a share of the training step) */
+static void cn_stalls(const struct hr_canary_in *in, struct hr_canary_out *o, struct cn_work *w)
 {
-	double n1, t1, n2, f = 0, ck = 0, t1tr, w = 0, in_sec = 0, ideal, S = 0;
-	double ov = 0, c0 = 0, c1 = 0, c2 = 0, comm_loss = 0, rest = 0, t2tr, t2;
-	unsigned s_ck = 0, s_in = 0, s_S = 0, s_c = 0, s_ov = 0, s_ideal, s_rest = 0;
-	int have_base, have_comm = 0, rc, i, j;
-	struct hr_fig gbpp;
-	const char *no_model = NULL;
-	double g = 0;
-
-	memset(o, 0, sizeof(*o));
-	o->level_now = o->level_base = o->level_target = -1;
-	rc = check_inputs(in);
-	if (rc)
-		return rc;
-	o->wrong_results = in->wrong_rows > 0;
-	if (in->wrong_rows > 0)
-		note(o, "allreduce_bw found wrong results in %ld rows (left out of the fit): the allocation corrupts data; drain and test it (see the health report) before trusting or booking anything",
-		     in->wrong_rows);
-	if (!in->step_sec.src)
-		return compute_comm_only(in, o);
-
-	n1 = in->gpus_now.v;
-	t1 = in->step_sec.v;
-	n2 = in->target_gpus.v;
-	have_base = in->baseline_gpus.src != 0;
-
-	/* the synchronous checkpoint: block / interval of wall-clock */
 	if (in->ckpt_interval_sec.src) {
-		f = in->ckpt_block_sec.v / in->ckpt_interval_sec.v;
-		s_ck = in->ckpt_block_sec.src | in->ckpt_interval_sec.src;
-		o->ckpt_frac = fig(f, s_ck);
-		ck = f * t1;
-		s_ck |= in->step_sec.src;
-		o->ckpt_sec = fig(ck, s_ck);
+		w->f = in->ckpt_block_sec.v / in->ckpt_interval_sec.v;
+		w->s_ck = in->ckpt_block_sec.src | in->ckpt_interval_sec.src;
+		o->ckpt_frac = fig(w->f, w->s_ck);
+		w->ck = w->f * w->t1;
+		w->s_ck |= in->step_sec.src;
+		o->ckpt_sec = fig(w->ck, w->s_ck);
 	}
-	t1tr = t1 - ck;
-	o->train_step_sec = fig(t1tr, in->step_sec.src | s_ck);
-
-	/* input wait: a share of the training step */
+	w->t1tr = w->t1 - w->ck;
+	o->train_step_sec = fig(w->t1tr, in->step_sec.src | w->s_ck);
 	if (in->input_wait_frac.src) {
-		w = in->input_wait_frac.v;
-		in_sec = w * t1tr;
-		s_in = in->input_wait_frac.src | o->train_step_sec.src;
-		o->input_wait_sec = fig(in_sec, s_in);
+		w->in_sec = in->input_wait_frac.v * w->t1tr;
+		w->s_in = in->input_wait_frac.src | o->train_step_sec.src;
+		o->input_wait_sec = fig(w->in_sec, w->s_in);
 	}
+}
 
-	/* the gradient all-reduce from the model */
-	if (in->params.src) {
-		gbpp = in->grad_bytes_per_param;
-		if (!gbpp.src) {
-			gbpp = fig(2, HR_SRC_ASSUMED);
-			note(o, "gradient bytes per parameter not given: 2 assumed (bf16 gradients)");
-		}
-		S = in->params.v * gbpp.v;
-		s_S = in->params.src | gbpp.src;
-		o->grad_bytes = fig(S, s_S);
+/* the gradient all-reduce from the model: today, at the target, at the baseline */
+static void cn_comm(const struct hr_canary_in *in, struct hr_canary_out *o, struct cn_work *w)
+{
+	w->S = grad_bytes(in, o, &w->s_S);
+	if (!(w->S > 0)) {
+		w->no_model = "no --params: the gradient all-reduce cannot be modelled";
+		return;
 	}
-	if (S > 0) {
-		unsigned s1 = s_S, s2 = s_S;
-		o->level_now = level_for(in, o, n1, &s1);
-		o->level_target = level_for(in, o, n2, &s2);
+	{
+		unsigned s1 = w->s_S, s2 = w->s_S;
+		o->level_now = level_for(in, o, w->n1, &s1);
+		o->level_target = level_for(in, o, w->n2, &s2);
 		if (o->level_now >= 0) {
-			have_comm = 1;
-			c1 = comm_sec(in, o->level_now, S, n1);
-			c2 = comm_sec(in, o->level_target, S, n2);
-			o->comm_now_sec = fig(c1, s1);
-			o->comm_target_sec = fig(c2, s2);
-			o->busbw_target_gbps = fig(hr_fit_busbw_gbps(S, (int)n2, c2 * 1e6), s2);
-			s_c = s1 | s2;
-			if (have_base) {
-				unsigned s0 = s_S;
+			w->have_comm = 1;
+			w->c1 = comm_sec(in, o->level_now, w->S, w->n1);
+			w->c2 = comm_sec(in, o->level_target, w->S, w->n2);
+			o->comm_now_sec = fig(w->c1, s1);
+			o->comm_target_sec = fig(w->c2, s2);
+			o->busbw_target_gbps = fig(hr_fit_busbw_gbps(w->S, (int)w->n2, w->c2 * 1e6), s2);
+			w->s_c = s1 | s2;
+			if (w->have_base) {
+				unsigned s0 = w->s_S;
 				o->level_base = level_for(in, o, in->baseline_gpus.v, &s0);
-				c0 = comm_sec(in, o->level_base, S, in->baseline_gpus.v);
-				o->comm_base_sec = fig(c0, s0);
-				s_c |= s0;
+				w->c0 = comm_sec(in, o->level_base, w->S, in->baseline_gpus.v);
+				o->comm_base_sec = fig(w->c0, s0);
+				w->s_c |= s0;
 			}
 		} else {
-			no_model = "no all-reduce model (no allreduce_bw results, no --alpha-us/--bw-gbps)";
+			w->no_model = "no all-reduce model (no allreduce_bw results, no --alpha-us/--bw-gbps)";
 		}
-		fit_quality_notes(in, o);
-	} else {
-		no_model = "no --params: the gradient all-reduce cannot be modelled";
 	}
+	fit_quality_notes(in, o);
+}
 
-	/* the weak-scaling ideal and today's figures against it */
-	if (have_base) {
-		double n0 = in->baseline_gpus.v, t0 = in->baseline_step_sec.v;
-		unsigned sb = in->baseline_gpus.src | in->baseline_step_sec.src | in->gpus_now.src | in->step_sec.src;
-		ideal = t0;
-		s_ideal = in->baseline_step_sec.src;
-		o->hw_ratio_now = fig(n1 / n0, in->baseline_gpus.src | in->gpus_now.src);
-		o->throughput_ratio_now = fig((n1 / t1) / (n0 / t0), sb);
-		o->efficiency_now = fig(t0 / t1, in->baseline_step_sec.src | in->step_sec.src);
-		if (t0 > t1) {
-			note(o, "contradiction: the baseline step (%.3g s at %g GPUs) is slower than today's (%.3g s at %g) although the work per GPU is constant; check the inputs",
-			     t0, n0, t1, n1);
-			o->contradiction = 1;
-		}
-		/* overlap: calibrated from the growth between baseline and today */
-		if (in->overlap.src) {
-			ov = in->overlap.v;
-			s_ov = in->overlap.src;
-		} else if (have_comm && c1 > c0) {
-			double grown = t1tr - in_sec - t0;
-			ov = 1 - grown / (c1 - c0);
-			s_ov = sb | s_ck | s_in | s_c;
-			if (ov < 0) {
-				ov = 0;
-				note(o, "today's step grew by more than the whole predicted all-reduce growth (%.3g s vs %.3g s): overlap taken as 0, the excess is in 'the rest'",
-				     grown, c1 - c0);
-			} else if (ov > 1) {
-				ov = 1;
-			}
-		} else if (have_comm) {
-			ov = 0;
-			s_ov = HR_SRC_ASSUMED;
-		}
-		if (have_comm)
-			comm_loss = (1 - ov) * (c1 - c0);
-		rest = t1 - t0 - ck - in_sec - comm_loss;
-		s_rest = sb | s_ck | s_in | (have_comm ? s_c | s_ov : 0);
-		if (rest < -1e-12 * t1) {
-			note(o, "the identified losses (%.3g s) exceed the gap to the baseline (%.3g s): the baseline probably had some of them too",
-			     ck + in_sec + comm_loss, t1 - t0);
-			rest = 0;
-		}
-		if (rest < 0)
-			rest = 0;
-	} else {
-		if (in->overlap.src) {
-			ov = in->overlap.v;
-			s_ov = in->overlap.src;
-		} else if (have_comm) {
-			ov = 0;
-			s_ov = HR_SRC_ASSUMED;
-			note(o, "no baseline to calibrate the overlap of communication with compute: 0 assumed (all of it exposed); give --overlap or --baseline-gpus/--baseline-step-time");
-		}
-		if (have_comm) {
-			comm_loss = (1 - ov) * c1;
-			if (comm_loss > t1tr - in_sec) {
-				note(o, "the predicted exposed all-reduce (%.3g s) is longer than the step less its other losses (%.3g s): the model or the inputs are off",
-				     comm_loss, t1tr - in_sec);
-				comm_loss = t1tr - in_sec;
-			}
-		}
-		ideal = t1tr - in_sec - comm_loss;
-		s_ideal = o->train_step_sec.src | s_in | (have_comm ? s_c | s_ov : 0) | HR_SRC_ASSUMED;
-		o->efficiency_now = fig(ideal / t1, s_ideal | in->step_sec.src);
+/* with a baseline run: the weak-scaling ideal is the baseline's step, the
+ * overlap is calibrated from the growth between baseline and today */
+static void cn_ideal_from_baseline(const struct hr_canary_in *in, struct hr_canary_out *o, struct cn_work *w)
+{
+	double n0 = in->baseline_gpus.v, t0 = in->baseline_step_sec.v, n1 = w->n1, t1 = w->t1;
+	unsigned sb = in->baseline_gpus.src | in->baseline_step_sec.src | in->gpus_now.src | in->step_sec.src;
+
+	w->ideal = t0;
+	w->s_ideal = in->baseline_step_sec.src;
+	o->hw_ratio_now = fig(n1 / n0, in->baseline_gpus.src | in->gpus_now.src);
+	o->throughput_ratio_now = fig((n1 / t1) / (n0 / t0), sb);
+	o->efficiency_now = fig(t0 / t1, in->baseline_step_sec.src | in->step_sec.src);
+	if (t0 > t1) {
+		note(o, "contradiction: the baseline step (%.3g s at %g GPUs) is slower than today's (%.3g s at %g) although the work per GPU is constant; check the inputs",
+		     t0, n0, t1, n1);
+		o->contradiction = 1;
 	}
-	if (no_model && have_base) {
-		/* no communication model: today's measured trend is the guide
-		 * (step ~ GPUs^g from the baseline to today), not perfect scaling */
-		g = t1 > in->baseline_step_sec.v ?
+	if (in->overlap.src) {
+		w->ov = in->overlap.v;
+		w->s_ov = in->overlap.src;
+	} else if (w->have_comm && w->c1 > w->c0) {
+		double grown = w->t1tr - w->in_sec - t0;
+		w->ov = 1 - grown / (w->c1 - w->c0);
+		w->s_ov = sb | w->s_ck | w->s_in | w->s_c;
+		if (w->ov < 0) {
+			w->ov = 0;
+			note(o, "today's step grew by more than the whole predicted all-reduce growth (%.3g s vs %.3g s): overlap taken as 0, the excess is in 'the rest'",
+			     grown, w->c1 - w->c0);
+		} else if (w->ov > 1) {
+			w->ov = 1;
+		}
+	} else if (w->have_comm) {
+		w->ov = 0;
+		w->s_ov = HR_SRC_ASSUMED;
+	}
+	if (w->have_comm)
+		w->comm_loss = (1 - w->ov) * (w->c1 - w->c0);
+	w->rest = t1 - t0 - w->ck - w->in_sec - w->comm_loss;
+	w->s_rest = sb | w->s_ck | w->s_in | (w->have_comm ? w->s_c | w->s_ov : 0);
+	if (w->rest < -1e-12 * t1) {
+		note(o, "the identified losses (%.3g s) exceed the gap to the baseline (%.3g s): the baseline probably had some of them too",
+		     w->ck + w->in_sec + w->comm_loss, t1 - t0);
+		w->rest = 0;
+	}
+	if (w->rest < 0)
+		w->rest = 0;
+}
+
+/* without a baseline: the ideal is today's step less its identified losses */
+static void cn_ideal_from_losses(const struct hr_canary_in *in, struct hr_canary_out *o, struct cn_work *w)
+{
+	if (in->overlap.src) {
+		w->ov = in->overlap.v;
+		w->s_ov = in->overlap.src;
+	} else if (w->have_comm) {
+		w->ov = 0;
+		w->s_ov = HR_SRC_ASSUMED;
+		note(o, "no baseline to calibrate the overlap of communication with compute: 0 assumed (all of it exposed); give --overlap or --baseline-gpus/--baseline-step-time");
+	}
+	if (w->have_comm) {
+		w->comm_loss = (1 - w->ov) * w->c1;
+		if (w->comm_loss > w->t1tr - w->in_sec) {
+			note(o, "the predicted exposed all-reduce (%.3g s) is longer than the step less its other losses (%.3g s): the model or the inputs are off",
+			     w->comm_loss, w->t1tr - w->in_sec);
+			w->comm_loss = w->t1tr - w->in_sec;
+		}
+	}
+	w->ideal = w->t1tr - w->in_sec - w->comm_loss;
+	w->s_ideal = o->train_step_sec.src | w->s_in | (w->have_comm ? w->s_c | w->s_ov : 0) | HR_SRC_ASSUMED;
+	o->efficiency_now = fig(w->ideal / w->t1, w->s_ideal | in->step_sec.src);
+}
+
+/* no communication model: with a baseline, today's measured trend (step ~
+ * GPUs^g from the baseline to today) is the guide, not perfect scaling;
+ * without one the target cannot be predicted */
+static void cn_trend(const struct hr_canary_in *in, struct hr_canary_out *o, struct cn_work *w)
+{
+	double n1 = w->n1, t1 = w->t1;
+	if (w->no_model && w->have_base) {
+		w->g = t1 > in->baseline_step_sec.v ?
 			log(t1 / in->baseline_step_sec.v) / log(n1 / in->baseline_gpus.v) : 0;
 		o->trend_used = 1;
-		o->trend_exponent = g;
+		o->trend_exponent = w->g;
 		note(o, "%s: the prediction at %g GPUs follows today's measured trend (%g -> %g GPUs: x%.2f the throughput for %.3gx the hardware, the step x%.2f), not perfect scaling",
-		     no_model, n2, in->baseline_gpus.v, n1, (n1 / t1) / (in->baseline_gpus.v / in->baseline_step_sec.v),
+		     w->no_model, w->n2, in->baseline_gpus.v, n1, (n1 / t1) / (in->baseline_gpus.v / in->baseline_step_sec.v),
 		     n1 / in->baseline_gpus.v, t1 / in->baseline_step_sec.v);
-	} else if (no_model) {
+	} else if (w->no_model) {
 		o->insufficient = 1;
 		note(o, "%s and no baseline run: the step at %g GPUs cannot be predicted (the figures below hold today's step, which is optimistic)",
-		     no_model, n2);
+		     w->no_model, w->n2);
 	}
-	o->ideal_step_sec = fig(ideal, s_ideal);
-	o->over_ideal_frac = fig(t1tr / ideal - 1, s_ideal | o->train_step_sec.src);
-	o->overlap = fig(ov, s_ov);
-	if (have_comm)
-		o->exposed_comm_sec = fig(comm_loss, s_c | s_ov);
+	o->ideal_step_sec = fig(w->ideal, w->s_ideal);
+	o->over_ideal_frac = fig(w->t1tr / w->ideal - 1, w->s_ideal | o->train_step_sec.src);
+	o->overlap = fig(w->ov, w->s_ov);
+	if (w->have_comm)
+		o->exposed_comm_sec = fig(w->comm_loss, w->s_c | w->s_ov);
+}
 
-	/* the losses, for each what fixing it recovers */
-	{
-		double sec[HR_LOSS_N] = { ck, in_sec, comm_loss, rest };
-		unsigned src[HR_LOSS_N] = { s_ck, s_in, s_c | s_ov, s_rest };
-		int known[HR_LOSS_N] = { in->ckpt_interval_sec.src != 0, in->input_wait_frac.src != 0,
-					 have_comm, have_base };
-		for (i = 0; i < HR_LOSS_N; i++) {
-			struct hr_loss *l = &o->loss[i];
-			l->kind = (enum hr_loss_kind)i;
-			l->known = known[i];
-			l->fixable = i != HR_LOSS_REST;
-			if (!known[i])
-				continue;
-			l->sec = fig(sec[i], src[i]);
-			l->frac = fig(sec[i] / t1, src[i] | in->step_sec.src);
-			l->fixed_step_sec = fig(t1 - sec[i], src[i] | in->step_sec.src);
-			l->gain_frac = fig(t1 / (t1 - sec[i]) - 1, src[i] | in->step_sec.src);
-			l->significant = l->frac.v >= in->significant_frac.v;
-		}
-		for (i = 0; i < HR_LOSS_N; i++)
-			o->order[i] = i;
-		for (i = 1; i < HR_LOSS_N; i++)
-			for (j = i; j > 0; j--) {
-				const struct hr_loss *a = &o->loss[o->order[j - 1]], *b = &o->loss[o->order[j]];
-				double ka = a->known ? a->sec.v : -1, kb = b->known ? b->sec.v : -1;
-				if (kb > ka) {
-					int t = o->order[j];
-					o->order[j] = o->order[j - 1];
-					o->order[j - 1] = t;
-				}
-			}
+/* the losses, for each what fixing it recovers */
+static void cn_losses(const struct hr_canary_in *in, struct hr_canary_out *o, const struct cn_work *w)
+{
+	double sec[HR_LOSS_N] = { w->ck, w->in_sec, w->comm_loss, w->rest };
+	unsigned src[HR_LOSS_N] = { w->s_ck, w->s_in, w->s_c | w->s_ov, w->s_rest };
+	int known[HR_LOSS_N] = { in->ckpt_interval_sec.src != 0, in->input_wait_frac.src != 0,
+				 w->have_comm, w->have_base };
+	double t1 = w->t1;
+	int i;
+	for (i = 0; i < HR_LOSS_N; i++) {
+		struct hr_loss *l = &o->loss[i];
+		l->kind = (enum hr_loss_kind)i;
+		l->known = known[i];
+		l->fixable = i != HR_LOSS_REST;
+		if (!known[i])
+			continue;
+		l->sec = fig(sec[i], src[i]);
+		l->frac = fig(sec[i] / t1, src[i] | in->step_sec.src);
+		l->fixed_step_sec = fig(t1 - sec[i], src[i] | in->step_sec.src);
+		l->gain_frac = fig(t1 / (t1 - sec[i]) - 1, src[i] | in->step_sec.src);
+		l->significant = l->frac.v >= in->significant_frac.v;
 	}
+	order_losses(o, 0);
+}
 
-	/* the target: per-GPU work constant, every loss but the all-reduce held */
-	{
-		unsigned s2 = o->train_step_sec.src | s_ck | in->target_gpus.src;
-		double dc = have_comm ? c2 - c1 : 0, fixed_tr;
-		if (have_comm)
-			s2 |= s_c | s_ov;
-		else
-			s2 |= HR_SRC_ASSUMED;
-		t2tr = t1tr + (1 - ov) * dc;
-		t2 = t2tr / (1 - f);
-		if (o->trend_used) {
-			t2 = t1 * pow(n2 / n1, g);
-			t2tr = t2 * (1 - f);
-			s2 = in->step_sec.src | in->baseline_step_sec.src | HR_SRC_ASSUMED;
-		}
-		o->step_target_sec = fig(t2, s2);
-		o->efficiency_target = fig(ideal / t2, s2 | s_ideal);
-		o->hw_ratio_target = fig(n2 / n1, in->target_gpus.src | in->gpus_now.src);
-		o->throughput_ratio_target = fig((n2 / t2) / (n1 / t1), s2 | in->gpus_now.src);
-		fixed_tr = t2tr;
-		if (o->loss[HR_LOSS_INPUT].significant)
-			fixed_tr -= in_sec;
-		if (o->loss[HR_LOSS_COMM].significant)
-			fixed_tr -= (1 - ov) * (c2 - (have_base ? c0 : 0));
-		o->step_target_fixed_sec = fig(o->loss[HR_LOSS_CKPT].significant ? fixed_tr : step_at(fixed_tr, f, 0, 0),
-					       s2 | s_in);
-		o->efficiency_target_fixed = fig(ideal / o->step_target_fixed_sec.v, s2 | s_in | s_ideal);
-		if (o->trend_used) {
-			/* the trend mixes the losses being fixed: not predicted */
-			o->step_target_fixed_sec = fig(NAN, 0);
-			o->efficiency_target_fixed = fig(NAN, 0);
-		}
-		/* the largest allocation predicted at or above min_efficiency */
-		for (i = (int)n2; i > (int)n1; i--) {
-			double ci = have_comm ? comm_sec(in, level_for(in, o, i, &s2), S, i) : c1;
-			double si = o->trend_used ? t1 * pow(i / n1, g) : step_at(t1tr, f, ov, ci - c1);
-			if (ideal / si >= in->min_efficiency.v) {
-				o->largest_ok_gpus = i;
-				break;
-			}
+/* the target: per-GPU work constant, every loss but the all-reduce held */
+static void cn_target(const struct hr_canary_in *in, struct hr_canary_out *o, struct cn_work *w)
+{
+	double n1 = w->n1, t1 = w->t1, n2 = w->n2, ov = w->ov, f = w->f;
+	unsigned s2 = o->train_step_sec.src | w->s_ck | in->target_gpus.src;
+	double dc = w->have_comm ? w->c2 - w->c1 : 0, fixed_tr;
+	int i;
+
+	if (w->have_comm)
+		s2 |= w->s_c | w->s_ov;
+	else
+		s2 |= HR_SRC_ASSUMED;
+	w->t2tr = w->t1tr + (1 - ov) * dc;
+	w->t2 = w->t2tr / (1 - f);
+	if (o->trend_used) {
+		w->t2 = t1 * pow(n2 / n1, w->g);
+		w->t2tr = w->t2 * (1 - f);
+		s2 = in->step_sec.src | in->baseline_step_sec.src | HR_SRC_ASSUMED;
+	}
+	o->step_target_sec = fig(w->t2, s2);
+	o->efficiency_target = fig(w->ideal / w->t2, s2 | w->s_ideal);
+	o->hw_ratio_target = fig(n2 / n1, in->target_gpus.src | in->gpus_now.src);
+	o->throughput_ratio_target = fig((n2 / w->t2) / (n1 / t1), s2 | in->gpus_now.src);
+	fixed_tr = w->t2tr;
+	if (o->loss[HR_LOSS_INPUT].significant)
+		fixed_tr -= w->in_sec;
+	if (o->loss[HR_LOSS_COMM].significant)
+		fixed_tr -= (1 - ov) * (w->c2 - (w->have_base ? w->c0 : 0));
+	o->step_target_fixed_sec = fig(o->loss[HR_LOSS_CKPT].significant ? fixed_tr : step_at(fixed_tr, f, 0, 0),
+				       s2 | w->s_in);
+	o->efficiency_target_fixed = fig(w->ideal / o->step_target_fixed_sec.v, s2 | w->s_in | w->s_ideal);
+	if (o->trend_used) {
+		/* the trend mixes the losses being fixed: not predicted */
+		o->step_target_fixed_sec = fig(NAN, 0);
+		o->efficiency_target_fixed = fig(NAN, 0);
+	}
+	/* the largest allocation predicted at or above min_efficiency */
+	for (i = (int)n2; i > (int)n1; i--) {
+		double ci = w->have_comm ? comm_sec(in, level_for(in, o, i, &s2), w->S, i) : w->c1;
+		double si = o->trend_used ? t1 * pow(i / n1, w->g) : step_at(w->t1tr, f, ov, ci - w->c1);
+		if (w->ideal / si >= in->min_efficiency.v) {
+			o->largest_ok_gpus = i;
+			break;
 		}
 	}
+}
 
-	/* MFU: PaLM appendix B, 6 N tokens/s / (GPUs x peak) */
+/* MFU: PaLM appendix B, 6 N tokens/s / (GPUs x peak), checked against the
+ * MFU given today and at the baseline */
+static void cn_mfu(const struct hr_canary_in *in, struct hr_canary_out *o, const struct cn_work *w)
+{
+	double t1 = w->t1, t1tr = w->t1tr;
 	if (in->params.src && in->tokens_per_step.src && in->peak_tflops.src) {
-		double m = 6.0 * in->params.v * in->tokens_per_step.v / (t1 * n1 * in->peak_tflops.v * 1e12);
+		double m = 6.0 * in->params.v * in->tokens_per_step.v / (t1 * w->n1 * in->peak_tflops.v * 1e12);
 		o->mfu_computed = fig(m, in->params.src | in->tokens_per_step.src | in->peak_tflops.src | in->step_sec.src);
 		if (m > 1) {
 			note(o, "contradiction: 6 x params x tokens per step / (step time x GPUs x peak) = %.1f%% MFU, above 100%%; check the parameter and token counts and the peak (dense, right dtype)",
@@ -590,7 +614,7 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 	if (in->mfu_baseline.src && o->mfu_now.src) {
 		double want = in->baseline_step_sec.v / t1, got = o->mfu_now.v / in->mfu_baseline.v;
 		double want_tr = in->baseline_step_sec.v / t1tr;
-		if (fabs(got / want - 1) > 0.05 && ck > 0 && fabs(got / want_tr - 1) <= 0.05)
+		if (fabs(got / want - 1) > 0.05 && w->ck > 0 && fabs(got / want_tr - 1) <= 0.05)
 			note(o, "MFU went from %.1f%% to %.1f%% (x%.3f): that matches the step without the checkpoint stall (%.2f s / %.2f s = x%.3f), not the wall-clock step (x%.3f): MFU was likely measured over training steps only, while the figures here include the stall",
 			     100 * in->mfu_baseline.v, 100 * o->mfu_now.v, got, in->baseline_step_sec.v, t1tr,
 			     want_tr, want);
@@ -601,54 +625,92 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 		}
 	}
 	if (o->mfu_now.src)
-		o->mfu_target = fig(o->mfu_now.v * t1 / t2, o->mfu_now.src | o->step_target_sec.src);
+		o->mfu_target = fig(o->mfu_now.v * t1 / w->t2, o->mfu_now.src | o->step_target_sec.src);
+}
 
-	/* cost: GPU-hours per unit of work is proportional to the step time */
-	{
-		double per; /* GPU-hours per unit, per second of step */
-		unsigned su = 0;
-		if (in->tokens_per_step.src) {
-			o->unit_is_tokens = 1;
-			per = n1 / 3600.0 / in->tokens_per_step.v * 1e6;
-			su = in->tokens_per_step.src | in->gpus_now.src;
-		} else {
-			per = 1000 / 3600.0;
-		}
-		if (have_base)
-			o->gpu_hours_per_unit_base = fig(per * in->baseline_step_sec.v, su | in->baseline_step_sec.src);
-		o->gpu_hours_per_unit_now = fig(per * t1, su | in->step_sec.src);
-		o->gpu_hours_per_unit_target = fig(per * t2, su | o->step_target_sec.src);
-		o->cost_ratio_target = fig(t2 / t1, o->step_target_sec.src | in->step_sec.src);
-		if (in->price_per_gpu_hour.src) {
-			o->cost_per_unit_now = fig(o->gpu_hours_per_unit_now.v * in->price_per_gpu_hour.v,
-						   o->gpu_hours_per_unit_now.src | in->price_per_gpu_hour.src);
-			o->cost_per_unit_target = fig(o->gpu_hours_per_unit_target.v * in->price_per_gpu_hour.v,
-						      o->gpu_hours_per_unit_target.src | in->price_per_gpu_hour.src);
-		}
+/* cost: GPU-hours per unit of work is proportional to the step time */
+static void cn_cost(const struct hr_canary_in *in, struct hr_canary_out *o, const struct cn_work *w)
+{
+	double per; /* GPU-hours per unit, per second of step */
+	unsigned su = 0;
+	if (in->tokens_per_step.src) {
+		o->unit_is_tokens = 1;
+		per = w->n1 / 3600.0 / in->tokens_per_step.v * 1e6;
+		su = in->tokens_per_step.src | in->gpus_now.src;
+	} else {
+		per = 1000 / 3600.0;
 	}
+	if (w->have_base)
+		o->gpu_hours_per_unit_base = fig(per * in->baseline_step_sec.v, su | in->baseline_step_sec.src);
+	o->gpu_hours_per_unit_now = fig(per * w->t1, su | in->step_sec.src);
+	o->gpu_hours_per_unit_target = fig(per * w->t2, su | o->step_target_sec.src);
+	o->cost_ratio_target = fig(w->t2 / w->t1, o->step_target_sec.src | in->step_sec.src);
+	if (in->price_per_gpu_hour.src) {
+		o->cost_per_unit_now = fig(o->gpu_hours_per_unit_now.v * in->price_per_gpu_hour.v,
+					   o->gpu_hours_per_unit_now.src | in->price_per_gpu_hour.src);
+		o->cost_per_unit_target = fig(o->gpu_hours_per_unit_target.v * in->price_per_gpu_hour.v,
+					      o->gpu_hours_per_unit_target.src | in->price_per_gpu_hour.src);
+	}
+}
 
-	/* the verdict */
-	{
-		int fix = 0;
-		for (i = 0; i < HR_LOSS_N; i++)
-			fix |= o->loss[i].fixable && o->loss[i].significant;
-		if (in->wrong_rows > 0)
-			o->verdict = HR_VERDICT_FIX_FIRST;
-		else if (o->contradiction) {
-			o->verdict = HR_VERDICT_MEASURE_FIRST;
-			snprintf(o->measure, sizeof(o->measure),
-				 "re-measure the inputs the notes name as contradicting each other, on the same steps (wall-clock per step, checkpoints included)");
-		} else if (fix)
-			o->verdict = HR_VERDICT_FIX_FIRST;
-		else if (o->insufficient) {
-			o->verdict = HR_VERDICT_MEASURE_FIRST;
-			snprintf(o->measure, sizeof(o->measure),
-				 "measure a baseline run at fewer GPUs (--baseline-gpus, --baseline-step-time) or the all-reduce model (allreduce_bw results of this allocation with --params)");
-		} else if (o->efficiency_target.v >= in->min_efficiency.v)
-			o->verdict = HR_VERDICT_BOOK;
-		else
-			o->verdict = HR_VERDICT_DONT_BOOK;
-	}
+/* the verdict of the model with a step time */
+static void cn_verdict(const struct hr_canary_in *in, struct hr_canary_out *o)
+{
+	int i, fix = 0;
+	for (i = 0; i < HR_LOSS_N; i++)
+		fix |= o->loss[i].fixable && o->loss[i].significant;
+	if (in->wrong_rows > 0)
+		o->verdict = HR_VERDICT_FIX_FIRST;
+	else if (o->contradiction) {
+		o->verdict = HR_VERDICT_MEASURE_FIRST;
+		snprintf(o->measure, sizeof(o->measure),
+			 "re-measure the inputs the notes name as contradicting each other, on the same steps (wall-clock per step, checkpoints included)");
+	} else if (fix)
+		o->verdict = HR_VERDICT_FIX_FIRST;
+	else if (o->insufficient) {
+		o->verdict = HR_VERDICT_MEASURE_FIRST;
+		snprintf(o->measure, sizeof(o->measure),
+			 "measure a baseline run at fewer GPUs (--baseline-gpus, --baseline-step-time) or the all-reduce model (allreduce_bw results of this allocation with --params)");
+	} else if (o->efficiency_target.v >= in->min_efficiency.v)
+		o->verdict = HR_VERDICT_BOOK;
+	else
+		o->verdict = HR_VERDICT_DONT_BOOK;
+}
+
+int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
+{
+	struct cn_work w;
+	int rc;
+
+	memset(o, 0, sizeof(*o));
+	o->level_now = o->level_base = o->level_target = -1;
+	rc = check_inputs(in);
+	if (rc)
+		return rc;
+	o->wrong_results = in->wrong_rows > 0;
+	if (in->wrong_rows > 0)
+		note(o, "allreduce_bw found wrong results in %ld rows (left out of the fit): the allocation corrupts data; drain and test it (see the health report) before trusting or booking anything",
+		     in->wrong_rows);
+	if (!in->step_sec.src)
+		return compute_comm_only(in, o);
+
+	memset(&w, 0, sizeof(w));
+	w.n1 = in->gpus_now.v;
+	w.t1 = in->step_sec.v;
+	w.n2 = in->target_gpus.v;
+	w.have_base = in->baseline_gpus.src != 0;
+	cn_stalls(in, o, &w);
+	cn_comm(in, o, &w);
+	if (w.have_base)
+		cn_ideal_from_baseline(in, o, &w);
+	else
+		cn_ideal_from_losses(in, o, &w);
+	cn_trend(in, o, &w);
+	cn_losses(in, o, &w);
+	cn_target(in, o, &w);
+	cn_mfu(in, o, &w);
+	cn_cost(in, o, &w);
+	cn_verdict(in, o);
 	return 0;
 }
 
@@ -874,19 +936,12 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 		fprintf(f, "  then re-run the canary at %g GPUs (scripts/canary --target-gpus %g)\n", n1, n2);
 }
 
-void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+/* today: the step, its checkpoint stall and input wait, the all-reduce model and MFU */
+static void print_today(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
 {
-	char v[256], a[96], b[96], c[SRCBUF];
-	double n1 = in->gpus_now.v, n2 = in->target_gpus.v, t1 = in->step_sec.v;
-	int i;
+	char v[256], a[96], b[96];
+	double n1 = in->gpus_now.v, t1 = in->step_sec.v;
 
-	if (o->comm_only) {
-		print_comm_only(f, in, o);
-		return;
-	}
-
-	fprintf(f, "canary: %g -> %g GPUs, weak scaling (work per GPU and step held constant)\n", n1, n2);
-	fprintf(f, "sources: given = your inputs, measured = result files, fitted = all-reduce model, assumed = default or model assumption\n\n");
 
 	fprintf(f, "today\n");
 	if (in->baseline_gpus.src) {
@@ -946,6 +1001,15 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 		snprintf(v, sizeof(v), "%.1f%%", 100 * o->mfu_now.v);
 		row(f, "MFU today", v, o->mfu_now.src);
 	}
+}
+
+/* where today's step goes, largest loss first */
+static void print_losses(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+{
+	char v[256], a[96], c[SRCBUF];
+	double t1 = in->step_sec.v;
+	int i;
+
 
 	fprintf(f, "\nwhere today's step goes, largest loss first (ideal %.2f s, today %.2f s)\n",
 		o->ideal_step_sec.v, t1);
@@ -968,6 +1032,14 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 		fprintf(f, "  %d. %-38s %s [%s]\n", i + 1, loss_name(l->kind), v,
 			hr_src_label(l->sec.src, c, sizeof(c)));
 	}
+}
+
+/* the prediction at the target */
+static void print_target(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+{
+	char v[256], a[96];
+	double n1 = in->gpus_now.v, n2 = in->target_gpus.v;
+
 
 	fprintf(f, "\nat %g GPUs (predicted)\n", n2);
 	snprintf(v, sizeof(v), "%.2f s", o->step_target_sec.v);
@@ -999,6 +1071,14 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 		snprintf(v, sizeof(v), "none above %g GPUs", n1);
 	snprintf(a, sizeof(a), "largest allocation at >= %.0f%% efficiency", 100 * in->min_efficiency.v);
 	row(f, a, v, o->step_target_sec.src | in->min_efficiency.src);
+}
+
+/* GPU-hours per unit of work at the baseline, today and at the target */
+static void print_cost(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+{
+	char v[256], a[96];
+	double n1 = in->gpus_now.v, n2 = in->target_gpus.v, t1 = in->step_sec.v;
+
 
 	fprintf(f, "\ncost\n");
 	{
@@ -1027,6 +1107,14 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 		fprintf(f, "  %g -> %g GPUs: %.3gx the hardware for x%.2f the throughput; each unit of work costs x%.2f the GPU-hours\n",
 			n1, n2, o->hw_ratio_target.v, o->throughput_ratio_target.v, o->cost_ratio_target.v);
 	}
+}
+
+/* the notes, the verdict, its reasons and what to do */
+static void print_verdict(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+{
+	double n1 = in->gpus_now.v, n2 = in->target_gpus.v;
+	int i;
+
 
 	if (o->nnotes) {
 		fprintf(f, "\nnotes\n");
@@ -1068,6 +1156,21 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 			fprintf(f, "  %s\n", o->largest_ok_gpus ? "book at most the largest allocation predicted at or above the threshold (above)" :
 				"stay at today's allocation: nothing measured here would make the target efficient");
 	}
+}
+
+void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
+{
+	if (o->comm_only) {
+		print_comm_only(f, in, o);
+		return;
+	}
+	fprintf(f, "canary: %g -> %g GPUs, weak scaling (work per GPU and step held constant)\n", in->gpus_now.v, in->target_gpus.v);
+	fprintf(f, "sources: given = your inputs, measured = result files, fitted = all-reduce model, assumed = default or model assumption\n\n");
+	print_today(f, in, o);
+	print_losses(f, in, o);
+	print_target(f, in, o);
+	print_cost(f, in, o);
+	print_verdict(f, in, o);
 }
 
 /* ------------------------------------------------------------------ JSON */

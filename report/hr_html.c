@@ -3,6 +3,7 @@
  */
 #include "report/hr_render.h"
 #include "report/hr_plot.h"
+#include "report/hr_rows.h"
 #include "base/ch_common.h"
 
 #include <math.h>
@@ -37,15 +38,6 @@ static const char script[] =
 static void esc(struct hr_buf *b, const char *s)
 {
 	hr_buf_html(b, s ? s : "");
-}
-
-static void num(struct hr_buf *b, double v, const char *suffix)
-{
-	char t[32];
-	if (isnan(v))
-		hr_buf_puts(b, "n/a");
-	else
-		hr_buf_printf(b, "%s%s", hr_fmt_num(v, t, sizeof(t)), suffix);
 }
 
 static const char *fmt_sec(double s, char *buf, size_t n)
@@ -137,12 +129,6 @@ static void roofline_plots(struct plotter *pl, const json_t *nodes)
 		hr_buf_puts(pl->b, "<p class=\"note\">No roofline results among the inputs.</p>\n");
 }
 
-static int group_flagged(const json_t *g)
-{
-	const char *l = hr_jstr(json_object_get(g, "comparison"), "level");
-	return (l && strcmp(l, "info")) || hr_jnum(g, "wrong_total") > 0 || hr_jstr(g, "failure");
-}
-
 static void busbw_plots(struct plotter *pl, const json_t *groups)
 {
 	size_t n = json_array_size(groups), i, j, skipped = 0, failed = 0;
@@ -170,7 +156,7 @@ static void busbw_plots(struct plotter *pl, const json_t *groups)
 					       !s1 || !s2 || strcmp(s1, s2)))
 					continue;
 				json_array_append(set, (json_t *)h);
-				if (group_flagged(h))
+				if (hr_rows_group_flagged(h))
 					flagged = 1;
 			}
 			if (flagged != (pass == 0)) {
@@ -300,32 +286,27 @@ static void distribution_plots(struct plotter *pl, const json_t *p)
 
 /* ------------------------------------------------------------ tables */
 
-static void reasons_cell(struct hr_buf *b, const json_t *n, int actions)
+/* the suffixes of the number columns of the device and group tables */
+static const char *const device_units[] = { "%", "%", "%", "", "%" };
+static const char *const group_units[] = { "", "%", "", "" };
+
+/* a reason or a finding: its level, text and suggested action */
+static void reason_html(struct hr_buf *b, const struct hr_reason_row *r)
 {
-	const json_t *r;
-	size_t j;
-	json_array_foreach(json_object_get(n, "reasons"), j, r) {
-		const char *l = hr_jstr(r, "level");
-		hr_buf_printf(b, "<div><span class=\"%s\">%s</span> ", l, l);
-		esc(b, hr_jstr(r, "text"));
-		if (actions && hr_jstr(r, "action")) {
-			hr_buf_puts(b, "<div class=\"act\">action: ");
-			esc(b, hr_jstr(r, "action"));
-			hr_buf_puts(b, "</div>");
-		}
+	hr_buf_printf(b, "<span class=\"%s\">%s</span> ", r->level, r->level);
+	esc(b, r->text);
+	if (r->action) {
+		hr_buf_puts(b, "<div class=\"act\">action: ");
+		esc(b, r->action);
 		hr_buf_puts(b, "</div>");
 	}
 }
 
-int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots)
+static void html_head(const json_t *p, struct hr_buf *b)
 {
-	const json_t *sum = json_object_get(p, "summary"), *nodes = json_object_get(p, "nodes");
-	const json_t *in = json_object_get(p, "inputs"), *c = json_object_get(p, "run_cost");
-	const json_t *n, *r, *x, *d, *m;
-	struct plotter pl = { b, 0, max_plots > 0 ? max_plots : 1 };
-	size_t i, j, k;
-	int dev_all;
-	char t1[48];
+	const json_t *sum = json_object_get(p, "summary"), *in = json_object_get(p, "inputs"), *r;
+	const json_t *x = json_object_get(sum, "drain_candidates");
+	size_t j;
 
 	hr_buf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		      "<meta name=\"viewport\" content=\"width=device-width\">"
@@ -341,7 +322,6 @@ int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 		      hr_jint(sum, "pass", 0), hr_jint(sum, "not_judged", 0), hr_jint(sum, "checks_judged", 0),
 		      hr_jint(sum, "checks_not_judged", 0), hr_jint(sum, "devices", 0), hr_jint(sum, "groups", 0),
 		      hr_jint(in, "files", 0), hr_jint(in, "files_read", 0));
-	x = json_object_get(sum, "drain_candidates");
 	if (json_array_size(x)) {
 		hr_buf_puts(b, "<p><b class=\"FAIL\">Drain candidates:</b> ");
 		json_array_foreach(x, j, r) {
@@ -351,8 +331,11 @@ int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 		}
 		hr_buf_puts(b, "</p>\n");
 	}
+}
 
-	/* run cost */
+static void html_cost(const json_t *c, struct hr_buf *b)
+{
+	char t1[48];
 	hr_buf_puts(b, "<h2 id=\"cost\">What this measurement run cost</h2>\n<table>");
 	hr_buf_printf(b, "<tr><th>wall time (first start to last end)</th><td>%s</td></tr>",
 		      fmt_sec(hr_jnum(c, "wall_span_sec"), t1, sizeof(t1)));
@@ -360,92 +343,233 @@ int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 		      fmt_sec(hr_jnum(c, "run_sec_total"), t1, sizeof(t1)), hr_jint(c, "runs_counted", 0),
 		      hr_jint(c, "runs_without_time", 0));
 	hr_buf_puts(b, "<tr><th>IT energy</th><td>");
-	num(b, hr_jnum(c, "it_energy_j") / 3.6e6 * 1000, " Wh");
+	hr_rows_num(b, hr_jnum(c, "it_energy_j") / 3.6e6 * 1000, " Wh");
 	hr_buf_printf(b, " (%s", hr_jstr(c, "energy_source"));
 	if (hr_jstr(c, "energy_source") && strcmp(hr_jstr(c, "energy_source"), "measured")) {
 		hr_buf_puts(b, ": ");
 		esc(b, hr_jstr(c, "estimate_basis"));
 	}
 	hr_buf_puts(b, ")</td></tr><tr><th>facility energy</th><td>");
-	num(b, hr_jnum(c, "facility_energy_kwh") * 1000, " Wh");
+	hr_rows_num(b, hr_jnum(c, "facility_energy_kwh") * 1000, " Wh");
 	hr_buf_printf(b, " at PUE %.2f (", hr_jnum(c, "pue"));
 	esc(b, hr_jstr(json_object_get(c, "sources"), "pue"));
 	hr_buf_puts(b, ")</td></tr><tr><th>cost</th><td>");
-	num(b, hr_jnum(c, "cost"), " ");
+	hr_rows_num(b, hr_jnum(c, "cost"), " ");
 	esc(b, hr_jstr(c, "currency"));
 	hr_buf_printf(b, " at %.4g per kWh (", hr_jnum(c, "price_per_kwh"));
 	esc(b, hr_jstr(json_object_get(c, "sources"), "price_per_kwh"));
 	hr_buf_puts(b, ")</td></tr><tr><th>CO2e</th><td>");
-	num(b, hr_jnum(c, "co2e_kg") * 1000, " g");
+	hr_rows_num(b, hr_jnum(c, "co2e_kg") * 1000, " g");
 	hr_buf_printf(b, " at %.0f g/kWh (", hr_jnum(c, "carbon_g_per_kwh"));
 	esc(b, hr_jstr(json_object_get(c, "sources"), "carbon_g_per_kwh"));
 	hr_buf_puts(b, ")</td></tr></table>\n");
+}
 
-	/* nodes */
+static void html_nodes(const struct hr_rows *rows, struct hr_buf *b)
+{
+	size_t i, j;
+	int q;
 	hr_buf_puts(b, "<h2 id=\"nodes\">Nodes, worst first</h2>\n<table><tr><th>verdict</th><th>node</th><th>reasons and suggested actions</th><th>configuration</th></tr>\n");
-	json_array_foreach(nodes, i, n) {
-		const json_t *cfg = json_object_get(n, "config");
-		const char *v = hr_jstr(n, "verdict");
-		hr_buf_printf(b, "<tr><td class=\"%s\">%s</td><td>", v, v);
-		esc(b, hr_jstr(n, "name"));
+	for (i = 0; i < rows->nnodes; i++) {
+		const struct hr_node_row *n = &rows->nodes[i];
+		hr_buf_printf(b, "<tr><td class=\"%s\">%s</td><td>", n->verdict, n->verdict);
+		esc(b, n->name);
 		hr_buf_puts(b, "</td><td>");
-		reasons_cell(b, n, 1);
-		hr_buf_puts(b, "</td><td>");
-		{
-			const char *keys[] = { "gpu_model", "driver", "cuda", "nccl", "mpi", "clocks", "vbios", "nic_fw",
-				"power_limit", "cpu_model", NULL };
-			int q;
-			for (q = 0; keys[q]; q++)
-				if (hr_jstr(cfg, keys[q])) {
-					hr_buf_printf(b, "%s: ", keys[q]);
-					esc(b, hr_jstr(cfg, keys[q]));
-					hr_buf_puts(b, "<br>");
-				}
-			if (json_is_false(json_object_get(n, "like_for_like")))
-				hr_buf_puts(b, "<b class=\"warn\">not like for like</b>");
+		for (j = 0; j < n->nreasons; j++) {
+			hr_buf_puts(b, "<div>");
+			reason_html(b, &n->reasons[j]);
+			hr_buf_puts(b, "</div>");
 		}
+		hr_buf_puts(b, "</td><td>");
+		for (q = 0; q < HR_ROWS_CONFIG_KEYS; q++)
+			if (n->config[q]) {
+				hr_buf_printf(b, "%s: ", hr_rows_config_keys[q]);
+				esc(b, n->config[q]);
+				hr_buf_puts(b, "<br>");
+			}
+		if (n->not_like_for_like)
+			hr_buf_puts(b, "<b class=\"warn\">not like for like</b>");
 		hr_buf_puts(b, "</td></tr>\n");
 	}
 	hr_buf_puts(b, "</table>\n");
+}
 
-	x = json_object_get(p, "findings");
-	if (json_array_size(x)) {
+static void html_findings_drift(const struct hr_rows *rows, struct hr_buf *b)
+{
+	size_t j;
+	if (rows->nfindings) {
 		hr_buf_puts(b, "<h2 id=\"findings\">Fleet findings (not tied to a node)</h2>\n<ul>");
-		json_array_foreach(x, j, r) {
-			hr_buf_printf(b, "<li><span class=\"%s\">%s</span> ", hr_jstr(r, "level"), hr_jstr(r, "level"));
-			esc(b, hr_jstr(r, "text"));
-			if (hr_jstr(r, "action")) {
-				hr_buf_puts(b, "<div class=\"act\">action: ");
-				esc(b, hr_jstr(r, "action"));
-				hr_buf_puts(b, "</div>");
-			}
+		for (j = 0; j < rows->nfindings; j++) {
+			hr_buf_puts(b, "<li>");
+			reason_html(b, &rows->findings[j]);
 			hr_buf_puts(b, "</li>");
 		}
 		hr_buf_puts(b, "</ul>\n");
 	}
-	x = json_object_get(p, "drift");
 	hr_buf_puts(b, "<h2 id=\"drift\">Configuration drift</h2>\n");
-	if (!json_array_size(x))
+	if (!rows->ndrift) {
 		hr_buf_puts(b, "<p>Every node that reported them has the fleet's GPU model, driver, CUDA, NCCL, MPI and clocks.</p>\n");
-	else {
-		hr_buf_puts(b, "<p>Results across these nodes are not like for like.</p><table><tr><th>key</th><th>fleet majority</th><th>differing nodes</th></tr>\n");
-		json_array_foreach(x, j, r) {
-			hr_buf_printf(b, "<tr><td>%s</td><td>", hr_jstr(r, "key"));
-			esc(b, hr_jstr(r, "majority") ? hr_jstr(r, "majority") : "(no majority)");
-			hr_buf_puts(b, "</td><td>");
-			json_array_foreach(json_object_get(r, "nodes"), k, d) {
-				hr_buf_puts(b, k ? "<br>" : "");
-				esc(b, hr_jstr(d, "node"));
-				hr_buf_puts(b, ": <code>");
-				esc(b, hr_jstr(d, "value"));
-				hr_buf_puts(b, "</code>");
-			}
-			hr_buf_puts(b, "</td></tr>\n");
-		}
-		hr_buf_puts(b, "</table>\n");
+		return;
 	}
+	hr_buf_puts(b, "<p>Results across these nodes are not like for like.</p><table><tr><th>key</th><th>fleet majority</th><th>differing nodes</th></tr>\n");
+	for (j = 0; j < rows->ndrift; j++) {
+		const struct hr_drift_row *r = &rows->drift[j];
+		hr_buf_printf(b, "<tr><td>%s</td><td>", r->key);
+		esc(b, r->majority ? r->majority : "(no majority)");
+		hr_buf_puts(b, "</td><td>");
+		hr_rows_drift_values(b, r, "<br>", ": <code>", "</code>", hr_buf_html);
+		hr_buf_puts(b, "</td></tr>\n");
+	}
+	hr_buf_puts(b, "</table>\n");
+}
 
-	/* plots */
+static void html_devices(const struct hr_rows *rows, struct hr_buf *b)
+{
+	int dev_all = rows->metrics <= HTML_MAX_ROWS;
+	size_t i;
+	hr_buf_puts(b, "<h2 id=\"devices\">Devices</h2>\n");
+	if (!dev_all)
+		hr_buf_printf(b, "<p class=\"note\">More than %d device metrics: only the flagged ones are listed (all are in profile.json).</p>\n", HTML_MAX_ROWS);
+	hr_buf_puts(b, "<table><tr><th>node</th><th>device</th><th>model</th><th>metric</th><th>measured</th><th>% of datasheet</th><th>% of expected</th><th>% of fleet median</th><th>robust z</th><th>% of node median</th><th>level</th></tr>\n");
+	for (i = 0; i < rows->ndevices; i++) {
+		const struct hr_device_row *d = &rows->devices[i];
+		if (d->is_status || (!dev_all && !d->flagged))
+			continue;
+		hr_buf_puts(b, "<tr><td>");
+		esc(b, d->node);
+		hr_buf_puts(b, "</td><td>");
+		esc(b, d->device);
+		hr_buf_puts(b, "</td><td>");
+		esc(b, d->sku ? d->sku : d->name);
+		hr_buf_printf(b, "</td><td>%s</td><td>", d->metric);
+		hr_rows_num(b, d->value, " ");
+		esc(b, d->unit);
+		hr_buf_puts(b, "</td><td>");
+		{
+			const double v[] = { d->pct_of_datasheet, d->pct_of_expected, d->pct_of_fleet_median, d->z,
+					     d->pct_of_node_median };
+			hr_rows_nums(b, "</td><td>", 5, v, device_units);
+		}
+		hr_buf_printf(b, "</td><td class=\"%s\">%s</td></tr>\n", d->level, d->level);
+	}
+	hr_buf_puts(b, "</table>\n");
+}
+
+static void html_groups(const struct hr_rows *rows, struct hr_buf *b)
+{
+	size_t j;
+	hr_buf_puts(b, "<h2 id=\"groups\">All-reduce groups</h2>\n<p>busbw at the largest size, out-of-place. Average = mean of every busbw cell, as nccl-tests' \"Avg bus bandwidth\"; the log's own value beside it.</p>\n"
+		    "<table><tr><th>group</th><th>kind</th><th>nodes</th><th>collective</th><th>algo</th><th>ranks</th><th>largest size</th><th>busbw GB/s</th><th>% of like median</th><th>avg busbw</th><th>log's avg</th><th>level</th><th>source</th></tr>\n");
+	for (j = 0; j < rows->ngroups; j++) {
+		const struct hr_group_row *d = &rows->groups[j];
+		char sz[32];
+		hr_buf_puts(b, "<tr><td>");
+		esc(b, d->name);
+		hr_buf_printf(b, "</td><td>%s</td><td>", d->kind);
+		hr_rows_names(b, d->nodes, hr_buf_html);
+		hr_buf_puts(b, "</td><td>");
+		esc(b, d->collective);
+		hr_buf_puts(b, "</td><td>");
+		esc(b, d->algo);
+		hr_buf_printf(b, "</td><td>%lld</td><td>%s</td><td>", d->nranks,
+			      hr_fmt_bytes(d->large_msg_bytes, sz, sizeof(sz)));
+		{
+			const double v[] = { d->large_msg_busbw_gbps, d->pct_of_fleet_median, d->avg_busbw_gbps,
+					     d->reported_avg_busbw_gbps };
+			hr_rows_nums(b, "</td><td>", 4, v, group_units);
+		}
+		hr_buf_printf(b, "</td><td class=\"%s\">%s</td><td>", d->level ? d->level : "", d->level_text);
+		esc(b, d->source);
+		if (d->failure) {
+			hr_buf_puts(b, "<div class=\"act\">");
+			esc(b, d->failure);
+			hr_buf_puts(b, "</div>");
+		}
+		hr_buf_puts(b, "</td></tr>\n");
+	}
+	hr_buf_puts(b, "</table>\n");
+}
+
+static void html_inputs(const json_t *in, const struct hr_rows *rows, struct hr_buf *b)
+{
+	size_t j;
+	hr_buf_printf(b, "<h2 id=\"inputs\">Inputs</h2>\n<p>%lld files, %lld read, %lld ignored (not inputs: health_report's own outputs, allreduce_bw's stdout, other files); %lld skipped, %lld truncated, %lld notes. The report was produced without the skipped parts.</p>\n",
+		      hr_jint(in, "files", 0), hr_jint(in, "files_read", 0), hr_jint(in, "files_ignored", 0),
+		      hr_jint(in, "skipped", 0), hr_jint(in, "truncated", 0), hr_jint(in, "notes", 0));
+	if (!rows->nissues)
+		return;
+	hr_buf_puts(b, "<ul>");
+	for (j = 0; j < rows->nissues; j++) {
+		const struct hr_issue_row *r = &rows->issues[j];
+		hr_buf_puts(b, "<li><code>");
+		hr_rows_where(b, r, hr_buf_html);
+		hr_buf_printf(b, "</code> <span class=\"%s\">%s</span>: ",
+			      !strcmp(r->kind, "skipped") ? "warn" : "", r->kind);
+		esc(b, r->message);
+		hr_buf_puts(b, "</li>");
+	}
+	hr_buf_puts(b, "</ul>\n");
+}
+
+static void html_expectations(const json_t *x, struct hr_buf *b)
+{
+	const json_t *th = json_object_get(x, "thresholds"), *d;
+	size_t j;
+	hr_buf_printf(b, "<h2 id=\"expectations\">How to read it: expectations and thresholds</h2>\n"
+		      "<p>Two kinds of expectation are applied and both are shown. <b>Absolute</b>: per GPU model, datasheet peak x %.2f (memory) and x %.2f (compute)",
+		      hr_jnum(x, "memory_fraction"), hr_jnum(x, "compute_fraction"));
+	if (hr_jstr(x, "file")) {
+		hr_buf_puts(b, ", overridden by <code>");
+		esc(b, hr_jstr(x, "file"));
+		hr_buf_puts(b, "</code>");
+	}
+	hr_buf_printf(b, "; WARN below %.2f and FAIL below %.2f of it (nccl-tests' 0.9x gate; DCGM diag's 0.75x). "
+		      "<b>Fleet-relative</b>: robust z = 0.6745 (x - median) / MAD among like devices or groups (same model, size, algorithm, rank count); "
+		      "an outlier (z &lt;= -%.1f, Iglewicz and Hoaglin) is WARN when %.0f%% and FAIL when %.0f%% below the median; at least %lld like values are needed. "
+		      "Intra-node busbw at or below %.0f GB/s on an NVLink (SXM) node is PCIe-class: FAIL.</p>\n",
+		      hr_jnum(th, "warn_ratio"), hr_jnum(th, "fail_ratio"), hr_jnum(th, "z_outlier"),
+		      hr_jnum(th, "warn_pct_below"), hr_jnum(th, "fail_pct_below"),
+		      hr_jint(th, "min_fleet", 3), hr_jnum(th, "pcie_class_gbps"));
+	hr_buf_puts(b, "<table><tr><th>model</th><th>memory GB/s</th><th>compute GFLOP/s</th><th>intra-node busbw</th><th>source</th></tr>\n");
+	json_array_foreach(json_object_get(x, "skus"), j, d) {
+		const char *key;
+		json_t *v;
+		hr_buf_puts(b, "<tr><td>");
+		esc(b, hr_jstr(d, "sku"));
+		hr_buf_puts(b, "</td><td>");
+		hr_rows_num(b, hr_jnum(d, "memory_gbps"), "");
+		hr_buf_puts(b, "</td><td>");
+		json_object_foreach((json_t *)json_object_get(d, "compute_gflops"), key, v) {
+			hr_buf_printf(b, "%s ", key);
+			hr_rows_num(b, json_number_value(v), "<br>");
+		}
+		hr_buf_puts(b, "</td><td>");
+		if (!isnan(hr_jnum(d, "intra_node_busbw_gbps"))) {
+			hr_rows_num(b, hr_jnum(d, "intra_node_busbw_gbps"), "");
+			hr_buf_printf(b, " (%lld GPUs)", hr_jint(d, "intra_node_nranks", 0));
+		}
+		hr_buf_puts(b, "</td><td>");
+		esc(b, hr_jstr(d, "source"));
+		hr_buf_puts(b, "</td></tr>\n");
+	}
+	hr_buf_puts(b, "</table>\n");
+}
+
+int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots)
+{
+	const json_t *nodes = json_object_get(p, "nodes");
+	struct plotter pl = { b, 0, max_plots > 0 ? max_plots : 1 };
+	struct hr_rows rows;
+
+	if (hr_rows_build(p, &rows)) {
+		hr_rows_free(&rows);
+		return CH_ERR_RUNTIME;
+	}
+	html_head(p, b);
+	html_cost(json_object_get(p, "run_cost"), b);
+	html_nodes(&rows, b);
+	html_findings_drift(&rows, b);
+
 	hr_buf_puts(b, "<h2 id=\"roofline\">Roofline per device</h2>\n");
 	roofline_plots(&pl, nodes);
 	hr_buf_puts(b, "<h2 id=\"busbw\">busbw against message size, per group and algorithm</h2>\n");
@@ -455,157 +579,12 @@ int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 	hr_buf_puts(b, "<h2 id=\"fleet\">Fleet distribution of each headline metric</h2>\n");
 	distribution_plots(&pl, p);
 
-	/* device table */
-	{
-		size_t rows = 0;
-		json_array_foreach(nodes, i, n)
-			json_array_foreach(json_object_get(n, "devices"), j, d)
-				rows += json_array_size(json_object_get(d, "metrics"));
-		dev_all = rows <= HTML_MAX_ROWS;
-	}
-	hr_buf_puts(b, "<h2 id=\"devices\">Devices</h2>\n");
-	if (!dev_all)
-		hr_buf_printf(b, "<p class=\"note\">More than %d device metrics: only the flagged ones are listed (all are in profile.json).</p>\n", HTML_MAX_ROWS);
-	hr_buf_puts(b, "<table><tr><th>node</th><th>device</th><th>model</th><th>metric</th><th>measured</th><th>% of datasheet</th><th>% of expected</th><th>% of fleet median</th><th>robust z</th><th>% of node median</th><th>level</th></tr>\n");
-	json_array_foreach(nodes, i, n)
-		json_array_foreach(json_object_get(n, "devices"), j, d) {
-			json_array_foreach(json_object_get(d, "metrics"), k, m) {
-				if (!dev_all && !strcmp(hr_jstr(m, "level"), "info"))
-					continue;
-				hr_buf_puts(b, "<tr><td>");
-				esc(b, hr_jstr(n, "name"));
-				hr_buf_puts(b, "</td><td>");
-				esc(b, hr_jstr(d, "device"));
-				hr_buf_puts(b, "</td><td>");
-				esc(b, hr_jstr(d, "sku") ? hr_jstr(d, "sku") : hr_jstr(d, "name"));
-				hr_buf_printf(b, "</td><td>%s</td><td>", hr_jstr(m, "metric"));
-				num(b, hr_jnum(m, "value"), " ");
-				esc(b, hr_jstr(m, "unit"));
-				hr_buf_puts(b, "</td><td>");
-				num(b, hr_jnum(m, "pct_of_datasheet"), "%");
-				hr_buf_puts(b, "</td><td>");
-				num(b, hr_jnum(m, "pct_of_expected"), "%");
-				hr_buf_puts(b, "</td><td>");
-				num(b, hr_jnum(m, "pct_of_fleet_median"), "%");
-				hr_buf_puts(b, "</td><td>");
-				num(b, hr_jnum(m, "z"), "");
-				hr_buf_puts(b, "</td><td>");
-				num(b, hr_jnum(m, "pct_of_node_median"), "%");
-				hr_buf_printf(b, "</td><td class=\"%s\">%s</td></tr>\n", hr_jstr(m, "level"), hr_jstr(m, "level"));
-			}
-		}
-	hr_buf_puts(b, "</table>\n");
-
-	/* groups table */
-	hr_buf_puts(b, "<h2 id=\"groups\">All-reduce groups</h2>\n<p>busbw at the largest size, out-of-place. Average = mean of every busbw cell, as nccl-tests' \"Avg bus bandwidth\"; the log's own value beside it.</p>\n"
-		    "<table><tr><th>group</th><th>kind</th><th>nodes</th><th>collective</th><th>algo</th><th>ranks</th><th>largest size</th><th>busbw GB/s</th><th>% of like median</th><th>avg busbw</th><th>log's avg</th><th>level</th><th>source</th></tr>\n");
-	json_array_foreach(json_object_get(p, "groups"), j, d) {
-		const json_t *cmp = json_object_get(d, "comparison");
-		char sz[32];
-		hr_buf_puts(b, "<tr><td>");
-		esc(b, hr_jstr(d, "name"));
-		hr_buf_printf(b, "</td><td>%s</td><td>", hr_jstr(d, "kind"));
-		json_array_foreach(json_object_get(d, "nodes"), k, m) {
-			if (k == 4) {
-				hr_buf_printf(b, " +%zu", json_array_size(json_object_get(d, "nodes")) - 4);
-				break;
-			}
-			hr_buf_puts(b, k ? ", " : "");
-			esc(b, json_string_value(m));
-		}
-		hr_buf_puts(b, "</td><td>");
-		esc(b, hr_jstr(d, "collective"));
-		hr_buf_puts(b, "</td><td>");
-		esc(b, hr_jstr(d, "algo"));
-		hr_buf_printf(b, "</td><td>%lld</td><td>%s</td><td>", hr_jint(d, "nranks", 0),
-			      hr_fmt_bytes(hr_jnum(d, "large_msg_bytes"), sz, sizeof(sz)));
-		num(b, hr_jnum(d, "large_msg_busbw_gbps"), "");
-		hr_buf_puts(b, "</td><td>");
-		num(b, hr_jnum(cmp, "pct_of_fleet_median"), "%");
-		hr_buf_puts(b, "</td><td>");
-		num(b, hr_jnum(d, "avg_busbw_gbps"), "");
-		hr_buf_puts(b, "</td><td>");
-		num(b, hr_jnum(d, "reported_avg_busbw_gbps"), "");
-		hr_buf_printf(b, "</td><td class=\"%s\">%s</td><td>",
-			      json_is_object(cmp) && hr_jstr(cmp, "level") ? hr_jstr(cmp, "level") : "",
-			      hr_group_level_text(d));
-		esc(b, hr_jstr(d, "source"));
-		if (hr_jstr(d, "failure")) {
-			hr_buf_puts(b, "<div class=\"act\">");
-			esc(b, hr_jstr(d, "failure"));
-			hr_buf_puts(b, "</div>");
-		}
-		hr_buf_puts(b, "</td></tr>\n");
-	}
-	hr_buf_puts(b, "</table>\n");
-
-	/* inputs */
-	x = json_object_get(in, "issues");
-	hr_buf_printf(b, "<h2 id=\"inputs\">Inputs</h2>\n<p>%lld files, %lld read, %lld ignored (not inputs: health_report's own outputs, allreduce_bw's stdout, other files); %lld skipped, %lld truncated, %lld notes. The report was produced without the skipped parts.</p>\n",
-		      hr_jint(in, "files", 0), hr_jint(in, "files_read", 0), hr_jint(in, "files_ignored", 0),
-		      hr_jint(in, "skipped", 0), hr_jint(in, "truncated", 0), hr_jint(in, "notes", 0));
-	if (json_array_size(x)) {
-		hr_buf_puts(b, "<ul>");
-		json_array_foreach(x, j, r) {
-			long long l = hr_jint(r, "line", 0), col = hr_jint(r, "column", 0);
-			hr_buf_puts(b, "<li><code>");
-			esc(b, hr_jstr(r, "path"));
-			if (l > 0)
-				hr_buf_printf(b, ":%lld", l);
-			if (col > 0)
-				hr_buf_printf(b, ":%lld", col);
-			hr_buf_printf(b, "</code> <span class=\"%s\">%s</span>: ",
-				      !strcmp(hr_jstr(r, "kind"), "skipped") ? "warn" : "", hr_jstr(r, "kind"));
-			esc(b, hr_jstr(r, "message"));
-			hr_buf_puts(b, "</li>");
-		}
-		hr_buf_puts(b, "</ul>\n");
-	}
-
-	/* expectations */
-	x = json_object_get(p, "expectations");
-	hr_buf_printf(b, "<h2 id=\"expectations\">How to read it: expectations and thresholds</h2>\n"
-		      "<p>Two kinds of expectation are applied and both are shown. <b>Absolute</b>: per GPU model, datasheet peak x %.2f (memory) and x %.2f (compute)",
-		      hr_jnum(x, "memory_fraction"), hr_jnum(x, "compute_fraction"));
-	if (hr_jstr(x, "file")) {
-		hr_buf_puts(b, ", overridden by <code>");
-		esc(b, hr_jstr(x, "file"));
-		hr_buf_puts(b, "</code>");
-	}
-	{
-		const json_t *th = json_object_get(x, "thresholds");
-		hr_buf_printf(b, "; WARN below %.2f and FAIL below %.2f of it (nccl-tests' 0.9x gate; DCGM diag's 0.75x). "
-			      "<b>Fleet-relative</b>: robust z = 0.6745 (x - median) / MAD among like devices or groups (same model, size, algorithm, rank count); "
-			      "an outlier (z &lt;= -%.1f, Iglewicz and Hoaglin) is WARN when %.0f%% and FAIL when %.0f%% below the median; at least %lld like values are needed. "
-			      "Intra-node busbw at or below %.0f GB/s on an NVLink (SXM) node is PCIe-class: FAIL.</p>\n",
-			      hr_jnum(th, "warn_ratio"), hr_jnum(th, "fail_ratio"), hr_jnum(th, "z_outlier"),
-			      hr_jnum(th, "warn_pct_below"), hr_jnum(th, "fail_pct_below"),
-			      hr_jint(th, "min_fleet", 3), hr_jnum(th, "pcie_class_gbps"));
-	}
-	hr_buf_puts(b, "<table><tr><th>model</th><th>memory GB/s</th><th>compute GFLOP/s</th><th>intra-node busbw</th><th>source</th></tr>\n");
-	json_array_foreach(json_object_get(x, "skus"), j, d) {
-		const char *key;
-		json_t *v;
-		hr_buf_puts(b, "<tr><td>");
-		esc(b, hr_jstr(d, "sku"));
-		hr_buf_puts(b, "</td><td>");
-		num(b, hr_jnum(d, "memory_gbps"), "");
-		hr_buf_puts(b, "</td><td>");
-		json_object_foreach((json_t *)json_object_get(d, "compute_gflops"), key, v) {
-			hr_buf_printf(b, "%s ", key);
-			num(b, json_number_value(v), "<br>");
-		}
-		hr_buf_puts(b, "</td><td>");
-		if (!isnan(hr_jnum(d, "intra_node_busbw_gbps"))) {
-			num(b, hr_jnum(d, "intra_node_busbw_gbps"), "");
-			hr_buf_printf(b, " (%lld GPUs)", hr_jint(d, "intra_node_nranks", 0));
-		}
-		hr_buf_puts(b, "</td><td>");
-		esc(b, hr_jstr(d, "source"));
-		hr_buf_puts(b, "</td></tr>\n");
-	}
-	hr_buf_puts(b, "</table>\n");
+	html_devices(&rows, b);
+	html_groups(&rows, b);
+	html_inputs(json_object_get(p, "inputs"), &rows, b);
+	html_expectations(json_object_get(p, "expectations"), b);
 	hr_buf_printf(b, "<script>%s</script>\n</body></html>\n", script);
+	hr_rows_free(&rows);
 	if (nplots)
 		*nplots = pl.drawn;
 	return b->oom ? CH_ERR_RUNTIME : 0;

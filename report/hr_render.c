@@ -4,6 +4,7 @@
 #include "report/hr_render.h"
 #include "report/hr_checkpoint.h"
 #include "report/hr_inventory.h"
+#include "report/hr_rows.h"
 #include "base/ch_common.h"
 
 #include <math.h>
@@ -261,46 +262,20 @@ int hr_render_terminal(const json_t *p, FILE *out, int color)
 
 /* ------------------------------------------------------------ Markdown */
 
-static void md_num(struct hr_buf *b, double v, const char *suffix)
-{
-	char num[32];
-	if (isnan(v))
-		hr_buf_puts(b, "n/a");
-	else
-		hr_buf_printf(b, "%s%s", hr_fmt_num(v, num, sizeof(num)), suffix);
-}
-
 /* A ticket stays readable: past this many rows a table lists only what is
  * flagged (everything is in profile.json and report.html). */
 #define MD_MAX_ROWS 60
 
-static int metric_flagged(const json_t *m)
-{
-	const char *l = hr_jstr(m, "level");
-	return l && strcmp(l, "info");
-}
+/* the suffixes of the number columns of the device and group tables */
+static const char *const pct3_z[] = { "%", "%", "%", "" };
+static const char *const group_units[] = { "", "%", "", "" };
 
-static int group_flagged_md(const json_t *g)
+static void md_head(const json_t *p, struct hr_buf *b)
 {
-	const json_t *cmp = json_object_get(g, "comparison");
-	return (cmp && metric_flagged(cmp)) || hr_jnum(g, "wrong_total") > 0 || hr_jstr(g, "failure");
-}
-
-static int cfg_flagged(const json_t *c)
-{
-	const char *v = hr_jstr(c, "verdict");
-	return v && strcmp(v, "pass");
-}
-
-int hr_render_markdown(const json_t *p, struct hr_buf *b)
-{
-	size_t rows_total = 0, rows_flagged = 0;
-	int all;
-	const json_t *sum = json_object_get(p, "summary"), *nodes = json_object_get(p, "nodes");
-	const json_t *in = json_object_get(p, "inputs"), *c = json_object_get(p, "run_cost");
-	const json_t *n, *r, *x, *d, *m;
-	size_t i, j, k;
+	const json_t *sum = json_object_get(p, "summary"), *c = json_object_get(p, "run_cost"), *r;
+	const json_t *x = json_object_get(sum, "drain_candidates");
 	char line[1024];
+	size_t j;
 
 	hr_buf_printf(b, "# Cluster health report\n\n");
 	hr_buf_printf(b, "Generated %s by health_report %s (git %s). **%s**: %lld nodes, %lld FAIL, %lld WARN, %lld PASS, %lld not judged; checks: %lld judged, %lld not judged; %lld devices, %lld all-reduce groups.\n\n",
@@ -309,7 +284,6 @@ int hr_render_markdown(const json_t *p, struct hr_buf *b)
 		      hr_jint(sum, "warn", 0), hr_jint(sum, "pass", 0), hr_jint(sum, "not_judged", 0),
 		      hr_jint(sum, "checks_judged", 0), hr_jint(sum, "checks_not_judged", 0), hr_jint(sum, "devices", 0),
 		      hr_jint(sum, "groups", 0));
-	x = json_object_get(sum, "drain_candidates");
 	if (json_array_size(x)) {
 		hr_buf_puts(b, "**Drain candidates:** ");
 		json_array_foreach(x, j, r)
@@ -320,203 +294,200 @@ int hr_render_markdown(const json_t *p, struct hr_buf *b)
 	hr_buf_printf(b, "%c%s.\n\n", 'R', line + 1);
 	if (hr_jstr(c, "energy_source") && strcmp(hr_jstr(c, "energy_source"), "measured"))
 		hr_buf_printf(b, "Energy estimate: %s.\n\n", hr_jstr(c, "estimate_basis"));
+}
 
+static void md_nodes(const struct hr_rows *rows, struct hr_buf *b)
+{
+	size_t i, j;
 	hr_buf_puts(b, "## Nodes\n\n| verdict | node | reasons | suggested action |\n|---|---|---|---|\n");
-	json_array_foreach(nodes, i, n) {
+	for (i = 0; i < rows->nnodes; i++) {
+		const struct hr_node_row *n = &rows->nodes[i];
 		int any = 0;
-		hr_buf_printf(b, "| %s | ", hr_jstr(n, "verdict"));
-		hr_buf_md(b, hr_jstr(n, "name"));
+		hr_buf_printf(b, "| %s | ", n->verdict);
+		hr_buf_md(b, n->name);
 		hr_buf_puts(b, " | ");
-		json_array_foreach(json_object_get(n, "reasons"), j, r) {
-			if (!strcmp(hr_jstr(r, "level"), "info"))
+		for (j = 0; j < n->nreasons; j++) {
+			if (!n->reasons[j].flagged)
 				continue;
-			hr_buf_printf(b, "%s**%s** ", any ? "<br>" : "", hr_jstr(r, "level"));
-			hr_buf_md(b, hr_jstr(r, "text"));
+			hr_buf_printf(b, "%s**%s** ", any ? "<br>" : "", n->reasons[j].level);
+			hr_buf_md(b, n->reasons[j].text);
 			any = 1;
 		}
 		hr_buf_puts(b, " | ");
 		any = 0;
-		json_array_foreach(json_object_get(n, "reasons"), j, r) {
-			if (!strcmp(hr_jstr(r, "level"), "info") || !hr_jstr(r, "action"))
+		for (j = 0; j < n->nreasons; j++) {
+			if (!n->reasons[j].flagged || !n->reasons[j].action)
 				continue;
 			hr_buf_puts(b, any ? "<br>" : "");
-			hr_buf_md(b, hr_jstr(r, "action"));
+			hr_buf_md(b, n->reasons[j].action);
 			any = 1;
 		}
 		hr_buf_puts(b, " |\n");
 	}
-	x = json_object_get(p, "findings");
-	if (json_array_size(x)) {
+}
+
+static void md_findings_drift(const struct hr_rows *rows, struct hr_buf *b)
+{
+	size_t j;
+	if (rows->nfindings)
 		hr_buf_puts(b, "\n## Fleet findings (not tied to a node)\n\n");
-		json_array_foreach(x, j, r) {
-			hr_buf_printf(b, "- **%s** ", hr_jstr(r, "level"));
-			hr_buf_md(b, hr_jstr(r, "text"));
-			if (hr_jstr(r, "action")) {
-				hr_buf_puts(b, " Action: ");
-				hr_buf_md(b, hr_jstr(r, "action"));
-			}
-			hr_buf_puts(b, "\n");
+	for (j = 0; j < rows->nfindings; j++) {
+		const struct hr_reason_row *r = &rows->findings[j];
+		hr_buf_printf(b, "- **%s** ", r->level);
+		hr_buf_md(b, r->text);
+		if (r->action) {
+			hr_buf_puts(b, " Action: ");
+			hr_buf_md(b, r->action);
 		}
+		hr_buf_puts(b, "\n");
 	}
-	x = json_object_get(p, "drift");
-	if (json_array_size(x)) {
+	if (rows->ndrift)
 		hr_buf_puts(b, "\n## Configuration drift\n\nResults across these nodes are not like for like.\n\n| key | fleet majority | differing nodes |\n|---|---|---|\n");
-		json_array_foreach(x, j, r) {
-			hr_buf_printf(b, "| %s | ", hr_jstr(r, "key"));
-			hr_buf_md(b, hr_jstr(r, "majority") ? hr_jstr(r, "majority") : "(no majority)");
-			hr_buf_puts(b, " | ");
-			json_array_foreach(json_object_get(r, "nodes"), k, d) {
-				hr_buf_printf(b, "%s", k ? ", " : "");
-				hr_buf_md(b, hr_jstr(d, "node"));
-				hr_buf_puts(b, " `");
-				hr_buf_md(b, hr_jstr(d, "value"));
-				hr_buf_puts(b, "`");
-			}
-			hr_buf_puts(b, " |\n");
-		}
+	for (j = 0; j < rows->ndrift; j++) {
+		const struct hr_drift_row *r = &rows->drift[j];
+		hr_buf_printf(b, "| %s | ", r->key);
+		hr_buf_md(b, r->majority ? r->majority : "(no majority)");
+		hr_buf_puts(b, " | ");
+		hr_rows_drift_values(b, r, ", ", " `", "`", hr_buf_md);
+		hr_buf_puts(b, " |\n");
 	}
-	json_array_foreach(nodes, i, n)
-		json_array_foreach(json_object_get(n, "devices"), j, d)
-			json_array_foreach(json_object_get(d, "metrics"), k, m) {
-				rows_total++;
-				rows_flagged += metric_flagged(m);
-			}
-	all = rows_total <= MD_MAX_ROWS;
+}
+
+static void md_devices(const struct hr_rows *rows, struct hr_buf *b)
+{
+	int all = rows->metrics <= MD_MAX_ROWS;
+	size_t i;
 	hr_buf_puts(b, "\n## Devices (roofline)\n\n");
 	if (!all)
 		hr_buf_printf(b, "The %zu flagged of %zu device metrics (all of them are in profile.json and report.html).\n\n",
-			      rows_flagged, rows_total);
+			      rows->metrics_flagged, rows->metrics);
 	hr_buf_puts(b, "| node | device | model | metric | measured | % of datasheet | % of expected | % of fleet median | robust z | level |\n|---|---|---|---|---|---|---|---|---|---|\n");
-	json_array_foreach(nodes, i, n) {
-		json_array_foreach(json_object_get(n, "devices"), j, d) {
-			json_array_foreach(json_object_get(d, "metrics"), k, m) {
-				if (!all && !metric_flagged(m))
-					continue;
-				hr_buf_puts(b, "| ");
-				hr_buf_md(b, hr_jstr(n, "name"));
-				hr_buf_printf(b, " | %s | ", hr_jstr(d, "device"));
-				hr_buf_md(b, hr_jstr(d, "sku") ? hr_jstr(d, "sku") : hr_jstr(d, "name") ? hr_jstr(d, "name") : "?");
-				hr_buf_printf(b, " | %s | ", hr_jstr(m, "metric"));
-				md_num(b, hr_jnum(m, "value"), "");
-				hr_buf_printf(b, " %s | ", hr_jstr(m, "unit"));
-				md_num(b, hr_jnum(m, "pct_of_datasheet"), "%");
-				hr_buf_puts(b, " | ");
-				md_num(b, hr_jnum(m, "pct_of_expected"), "%");
-				hr_buf_puts(b, " | ");
-				md_num(b, hr_jnum(m, "pct_of_fleet_median"), "%");
-				hr_buf_puts(b, " | ");
-				md_num(b, hr_jnum(m, "z"), "");
-				hr_buf_printf(b, " | %s |\n", hr_jstr(m, "level"));
-			}
-			if (!json_array_size(json_object_get(d, "metrics")) &&
-			    (all || strcmp(hr_jstr(d, "status") ? hr_jstr(d, "status") : "", "unavailable"))) {
-				hr_buf_puts(b, "| ");
-				hr_buf_md(b, hr_jstr(n, "name"));
-				hr_buf_printf(b, " | %s | ", hr_jstr(d, "device"));
-				hr_buf_md(b, hr_jstr(d, "name") ? hr_jstr(d, "name") : "?");
-				hr_buf_printf(b, " | status %s | ", hr_jstr(d, "status"));
-				hr_buf_md(b, hr_jstr(d, "reason") ? hr_jstr(d, "reason") : "");
-				hr_buf_puts(b, " | | | | | |\n");
-			}
-		}
-	}
-	rows_total = json_array_size(json_object_get(p, "groups"));
-	rows_flagged = 0;
-	json_array_foreach(json_object_get(p, "groups"), j, d)
-		rows_flagged += group_flagged_md(d);
-	all = rows_total <= MD_MAX_ROWS;
-	hr_buf_puts(b, "\n## All-reduce groups\n\nbusbw at the largest message size, out-of-place; average = mean of every busbw cell (nccl-tests' \"Avg bus bandwidth\").");
-	if (!all)
-		hr_buf_printf(b, " The %zu flagged or failed of %zu groups.", rows_flagged, rows_total);
-	hr_buf_puts(b, "\n\n| group | kind | nodes | collective | algo | ranks | largest size | busbw (GB/s) | % of like median | avg busbw | log's avg | level | source |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-	json_array_foreach(json_object_get(p, "groups"), j, d) {
-		const json_t *cmp = json_object_get(d, "comparison");
-		char sz[32];
-		if (!all && !group_flagged_md(d))
-			continue;
-		hr_buf_puts(b, "| ");
-		hr_buf_md(b, hr_jstr(d, "name"));
-		hr_buf_printf(b, " | %s | ", hr_jstr(d, "kind"));
-		json_array_foreach(json_object_get(d, "nodes"), k, m) {
-			if (k == 4) {
-				hr_buf_printf(b, " +%zu", json_array_size(json_object_get(d, "nodes")) - 4);
-				break;
-			}
-			hr_buf_puts(b, k ? ", " : "");
-			hr_buf_md(b, json_string_value(m));
-		}
-		hr_buf_printf(b, " | %s | %s | %lld | %s | ", hr_jstr(d, "collective"), hr_jstr(d, "algo"),
-			      hr_jint(d, "nranks", 0), hr_fmt_bytes(hr_jnum(d, "large_msg_bytes"), sz, sizeof(sz)));
-		md_num(b, hr_jnum(d, "large_msg_busbw_gbps"), "");
-		hr_buf_puts(b, " | ");
-		md_num(b, hr_jnum(cmp, "pct_of_fleet_median"), "%");
-		hr_buf_puts(b, " | ");
-		md_num(b, hr_jnum(d, "avg_busbw_gbps"), "");
-		hr_buf_puts(b, " | ");
-		md_num(b, hr_jnum(d, "reported_avg_busbw_gbps"), "");
-		hr_buf_printf(b, " | %s | ", hr_group_level_text(d));
-		hr_buf_md(b, hr_jstr(d, "source"));
-		hr_buf_puts(b, " |\n");
-	}
-	rows_total = rows_flagged = 0;
-	json_array_foreach(nodes, i, n)
-		json_array_foreach(json_object_get(json_object_get(n, "loader"), "configs"), j, d) {
-			rows_total++;
-			rows_flagged += cfg_flagged(d);
-		}
-	all = rows_total <= MD_MAX_ROWS;
-	hr_buf_puts(b, "\n## Loader (feeder lateness per placement)\n\n");
-	if (!all)
-		hr_buf_printf(b, "The %zu configurations of %zu that did not pass.\n\n", rows_flagged, rows_total);
-	hr_buf_puts(b, "| node | config | placement | workers | lateness p50 / p99 (us) | input wait | accel. util. | verdict |\n|---|---|---|---|---|---|---|---|\n");
-	json_array_foreach(nodes, i, n) {
-		const json_t *l = json_object_get(n, "loader");
-		if (!json_is_object(l))
-			continue;
-		json_array_foreach(json_object_get(l, "configs"), j, d) {
-			if (!all && !cfg_flagged(d))
+	for (i = 0; i < rows->ndevices; i++) {
+		const struct hr_device_row *d = &rows->devices[i];
+		if (d->is_status) {
+			if (!all && !strcmp(d->status ? d->status : "", "unavailable"))
 				continue;
 			hr_buf_puts(b, "| ");
-			hr_buf_md(b, hr_jstr(n, "name"));
-			hr_buf_puts(b, " | ");
-			hr_buf_md(b, hr_jstr(d, "name"));
-			hr_buf_printf(b, " | %s | %lld | ", hr_jstr(d, "placement"), hr_jint(d, "workers", 0));
-			md_num(b, hr_jnum(d, "lateness_p50_us"), " / ");
-			md_num(b, hr_jnum(d, "lateness_p99_us"), "");
-			hr_buf_puts(b, " | ");
-			md_num(b, 100 * hr_jnum(d, "input_wait_frac"), "%");
-			hr_buf_puts(b, " | ");
-			md_num(b, 100 * hr_jnum(d, "accel_util"), "%");
-			hr_buf_printf(b, " | %s |\n", hr_jstr(d, "verdict") ? hr_jstr(d, "verdict") : "-");
+			hr_buf_md(b, d->node);
+			hr_buf_printf(b, " | %s | ", d->device);
+			hr_buf_md(b, d->name ? d->name : "?");
+			hr_buf_printf(b, " | status %s | ", d->status);
+			hr_buf_md(b, d->reason ? d->reason : "");
+			hr_buf_puts(b, " | | | | | |\n");
+			continue;
 		}
+		if (!all && !d->flagged)
+			continue;
+		hr_buf_puts(b, "| ");
+		hr_buf_md(b, d->node);
+		hr_buf_printf(b, " | %s | ", d->device);
+		hr_buf_md(b, d->sku ? d->sku : d->name ? d->name : "?");
+		hr_buf_printf(b, " | %s | ", d->metric);
+		hr_rows_num(b, d->value, "");
+		hr_buf_printf(b, " %s | ", d->unit);
+		{
+			const double v[] = { d->pct_of_datasheet, d->pct_of_expected, d->pct_of_fleet_median, d->z };
+			hr_rows_nums(b, " | ", 4, v, pct3_z);
+		}
+		hr_buf_printf(b, " | %s |\n", d->level);
 	}
-	x = json_object_get(in, "issues");
+}
+
+static void md_groups(const struct hr_rows *rows, struct hr_buf *b)
+{
+	int all = rows->ngroups <= MD_MAX_ROWS;
+	size_t j;
+	hr_buf_puts(b, "\n## All-reduce groups\n\nbusbw at the largest message size, out-of-place; average = mean of every busbw cell (nccl-tests' \"Avg bus bandwidth\").");
+	if (!all)
+		hr_buf_printf(b, " The %zu flagged or failed of %zu groups.", rows->groups_flagged, rows->ngroups);
+	hr_buf_puts(b, "\n\n| group | kind | nodes | collective | algo | ranks | largest size | busbw (GB/s) | % of like median | avg busbw | log's avg | level | source |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	for (j = 0; j < rows->ngroups; j++) {
+		const struct hr_group_row *d = &rows->groups[j];
+		char sz[32];
+		if (!all && !d->flagged)
+			continue;
+		hr_buf_puts(b, "| ");
+		hr_buf_md(b, d->name);
+		hr_buf_printf(b, " | %s | ", d->kind);
+		hr_rows_names(b, d->nodes, hr_buf_md);
+		hr_buf_printf(b, " | %s | %s | %lld | %s | ", d->collective, d->algo,
+			      d->nranks, hr_fmt_bytes(d->large_msg_bytes, sz, sizeof(sz)));
+		{
+			const double v[] = { d->large_msg_busbw_gbps, d->pct_of_fleet_median, d->avg_busbw_gbps,
+					     d->reported_avg_busbw_gbps };
+			hr_rows_nums(b, " | ", 4, v, group_units);
+		}
+		hr_buf_printf(b, " | %s | ", d->level_text);
+		hr_buf_md(b, d->source);
+		hr_buf_puts(b, " |\n");
+	}
+}
+
+static void md_loader(const struct hr_rows *rows, struct hr_buf *b)
+{
+	int all = rows->nloader <= MD_MAX_ROWS;
+	size_t j;
+	hr_buf_puts(b, "\n## Loader (feeder lateness per placement)\n\n");
+	if (!all)
+		hr_buf_printf(b, "The %zu configurations of %zu that did not pass.\n\n", rows->loader_flagged, rows->nloader);
+	hr_buf_puts(b, "| node | config | placement | workers | lateness p50 / p99 (us) | input wait | accel. util. | verdict |\n|---|---|---|---|---|---|---|---|\n");
+	for (j = 0; j < rows->nloader; j++) {
+		const struct hr_loader_row *d = &rows->loader[j];
+		if (!all && !d->flagged)
+			continue;
+		hr_buf_puts(b, "| ");
+		hr_buf_md(b, d->node);
+		hr_buf_puts(b, " | ");
+		hr_buf_md(b, d->config);
+		hr_buf_printf(b, " | %s | %lld | ", d->placement, d->workers);
+		hr_rows_num(b, d->lateness_p50_us, " / ");
+		hr_rows_num(b, d->lateness_p99_us, "");
+		hr_buf_puts(b, " | ");
+		hr_rows_num(b, 100 * d->input_wait_frac, "%");
+		hr_buf_puts(b, " | ");
+		hr_rows_num(b, 100 * d->accel_util, "%");
+		hr_buf_printf(b, " | %s |\n", d->verdict ? d->verdict : "-");
+	}
+}
+
+static void md_inputs(const json_t *p, const struct hr_rows *rows, struct hr_buf *b)
+{
+	const json_t *in = json_object_get(p, "inputs"), *x = json_object_get(p, "expectations");
+	const json_t *th = json_object_get(x, "thresholds");
+	size_t j;
 	hr_buf_printf(b, "\n## Inputs\n\n%lld files, %lld read, %lld ignored (not inputs: health_report's own outputs, allreduce_bw's stdout, other files); %lld skipped, %lld truncated, %lld notes.\n\n",
 		      hr_jint(in, "files", 0), hr_jint(in, "files_read", 0), hr_jint(in, "files_ignored", 0),
 		      hr_jint(in, "skipped", 0), hr_jint(in, "truncated", 0), hr_jint(in, "notes", 0));
-	json_array_foreach(x, j, r) {
-		long long l = hr_jint(r, "line", 0), col = hr_jint(r, "column", 0);
+	for (j = 0; j < rows->nissues; j++) {
 		hr_buf_puts(b, "- `");
-		hr_buf_md(b, hr_jstr(r, "path"));
-		if (l > 0)
-			hr_buf_printf(b, ":%lld", l);
-		if (col > 0)
-			hr_buf_printf(b, ":%lld", col);
-		hr_buf_printf(b, "` %s: ", hr_jstr(r, "kind"));
-		hr_buf_md(b, hr_jstr(r, "message"));
+		hr_rows_where(b, &rows->issues[j], hr_buf_md);
+		hr_buf_printf(b, "` %s: ", rows->issues[j].kind);
+		hr_buf_md(b, rows->issues[j].message);
 		hr_buf_puts(b, "\n");
 	}
-	x = json_object_get(p, "expectations");
 	hr_buf_printf(b, "\n## Expectations\n\nAbsolute: datasheet x %.2f (memory) and x %.2f (compute)%s%s%s. WARN below %.2f and FAIL below %.2f of an expectation. Fleet-relative: robust z = 0.6745 (x - median) / MAD, an outlier at z <= -%.1f is WARN when %.0f%% and FAIL when %.0f%% below the median of at least %lld like values.\n\n",
 		      hr_jnum(x, "memory_fraction"), hr_jnum(x, "compute_fraction"),
 		      hr_jstr(x, "file") ? " (overridden by `" : "", hr_jstr(x, "file") ? hr_jstr(x, "file") : "",
 		      hr_jstr(x, "file") ? "`)" : "",
-		      hr_jnum(json_object_get(x, "thresholds"), "warn_ratio"),
-		      hr_jnum(json_object_get(x, "thresholds"), "fail_ratio"),
-		      hr_jnum(json_object_get(x, "thresholds"), "z_outlier"),
-		      hr_jnum(json_object_get(x, "thresholds"), "warn_pct_below"),
-		      hr_jnum(json_object_get(x, "thresholds"), "fail_pct_below"),
-		      hr_jint(json_object_get(x, "thresholds"), "min_fleet", 3));
+		      hr_jnum(th, "warn_ratio"), hr_jnum(th, "fail_ratio"), hr_jnum(th, "z_outlier"),
+		      hr_jnum(th, "warn_pct_below"), hr_jnum(th, "fail_pct_below"), hr_jint(th, "min_fleet", 3));
+}
+
+int hr_render_markdown(const json_t *p, struct hr_buf *b)
+{
+	struct hr_rows rows;
+	if (hr_rows_build(p, &rows)) {
+		hr_rows_free(&rows);
+		return CH_ERR_RUNTIME;
+	}
+	md_head(p, b);
+	md_nodes(&rows, b);
+	md_findings_drift(&rows, b);
+	md_devices(&rows, b);
+	md_groups(&rows, b);
+	md_loader(&rows, b);
+	md_inputs(p, &rows, b);
+	hr_rows_free(&rows);
 	return b->oom ? CH_ERR_RUNTIME : 0;
 }
 

@@ -205,14 +205,22 @@ assert r["staged"]["load"]["kind"] == "cpu" and r["staged"]["load"]["cpu_slowdow
 assert d["status"] == "error" and "timeout" in d["reason"], d["status"]
 assert r["timeout"]["timeout_sec"] == 2
 '
-	# a signal: SIGTERM to mpirun while the fsync is slow
+	# a signal: SIGTERM to the ranks while the fsync is slow
 	CH_SLOWIO_PATH="$T/slowfs-sig/" CH_SLOWIO_FSYNC_MS=20000 LD_PRELOAD="$SLOWIO" timeout 120 $MPIRUN -np 2 \
 		-x LD_PRELOAD -x CH_SLOWIO_PATH -x CH_SLOWIO_FSYNC_MS -x ASAN_OPTIONS "$BIN" --dir "$T/slowfs-sig/ckpt" \
 		--stage-dir "$T/sigstage" --size 1M --json "$T/sig.json" >"$T/sig.out" 2>&1 &
 	pid=$!
-	for i in $(seq 1 100); do [ -e "$T/sig.json" ] && break; sleep 0.1; done
+	# signal once both ranks are inside the synchronous write (their files
+	# exist; each fsync then takes 20 s), not while they are still starting
+	for i in $(seq 1 600); do
+		[ -e "$T/slowfs-sig/ckpt/checkpoint_io.sync.r00000.f000" ] &&
+			[ -e "$T/slowfs-sig/ckpt/checkpoint_io.sync.r00001.f000" ] && break
+		sleep 0.1
+	done
 	sleep 0.5
-	kill -TERM $pid
+	# SIGTERM to every rank, as Slurm's scancel and a job's time limit do
+	# (Open MPI's mpirun, signalled itself, may kill its ranks at once)
+	pkill -TERM -f "^$BIN --dir $T/slowfs-sig/ckpt"
 	wait $pid
 	rc=$?
 	[ $rc != 0 ] && grep -q "interrupted by signal 15" "$T/sig.out" && echo "ok signal: run stopped, exit $rc" ||

@@ -15,7 +15,9 @@ have_gpu=0
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then have_gpu=1; fi
 
 # 1. the CUDA backend is compiled into the default build when the toolkit exists
-if [ -x /usr/local/cuda/bin/nvcc ] || [ -n "${CUDA_HOME:-}" -a -x "${CUDA_HOME:-/nonexistent}/bin/nvcc" ]; then
+if [ "${WITH_CUDA:-auto}" = no ]; then
+	echo "skip roofline cuda backend compiled in the default build: this build was made with WITH_CUDA=no"
+elif [ -x /usr/local/cuda/bin/nvcc ] || [ -n "${CUDA_HOME:-}" -a -x "${CUDA_HOME:-/nonexistent}/bin/nvcc" ]; then
 	if nm "$B/libclusterhealth.a" 2>/dev/null | grep -q ' T ch_cu_ladder' &&
 	   nm "$B/libclusterhealth.a" 2>/dev/null | grep -q ' R ch_backend_cuda\| D ch_backend_cuda'; then
 		echo "ok roofline cuda backend compiled in the default build"

@@ -1,0 +1,306 @@
+/*
+ * hr_rows.c - the report's tables as typed rows (hr_rows.h).
+ */
+#include "report/hr_rows.h"
+#include "report/hr_render.h"
+#include "base/ch_common.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const hr_rows_config_keys[HR_ROWS_CONFIG_KEYS] = {
+	"gpu_model", "driver", "cuda", "nccl", "mpi", "clocks", "vbios", "nic_fw", "power_limit", "cpu_model",
+};
+
+static int level_flagged(const char *l)
+{
+	return l && strcmp(l, "info");
+}
+
+/* calloc of n rows, at least one, so that NULL means out of memory */
+static void *rows_alloc(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size);
+}
+
+static struct hr_reason_row reason_row(const json_t *r)
+{
+	struct hr_reason_row x;
+	x.level = hr_jstr(r, "level");
+	x.text = hr_jstr(r, "text");
+	x.action = hr_jstr(r, "action");
+	x.flagged = level_flagged(x.level);
+	return x;
+}
+
+static int build_nodes(const json_t *nodes, struct hr_rows *r)
+{
+	const json_t *n, *x;
+	size_t i, j;
+	r->nodes = rows_alloc(json_array_size(nodes), sizeof(*r->nodes));
+	if (!r->nodes)
+		return CH_ERR_RUNTIME;
+	json_array_foreach(nodes, i, n) {
+		struct hr_node_row *row = &r->nodes[r->nnodes++];
+		const json_t *cfg = json_object_get(n, "config"), *rs = json_object_get(n, "reasons");
+		int q;
+		row->verdict = hr_jstr(n, "verdict");
+		row->name = hr_jstr(n, "name");
+		for (q = 0; q < HR_ROWS_CONFIG_KEYS; q++)
+			row->config[q] = hr_jstr(cfg, hr_rows_config_keys[q]);
+		row->not_like_for_like = json_is_false(json_object_get(n, "like_for_like"));
+		row->reasons = rows_alloc(json_array_size(rs), sizeof(*row->reasons));
+		if (!row->reasons)
+			return CH_ERR_RUNTIME;
+		json_array_foreach(rs, j, x)
+			row->reasons[row->nreasons++] = reason_row(x);
+	}
+	return 0;
+}
+
+static int build_findings_drift(const json_t *p, struct hr_rows *r)
+{
+	const json_t *fs = json_object_get(p, "findings"), *dr = json_object_get(p, "drift"), *x, *v;
+	size_t i, k;
+	r->findings = rows_alloc(json_array_size(fs), sizeof(*r->findings));
+	r->drift = rows_alloc(json_array_size(dr), sizeof(*r->drift));
+	if (!r->findings || !r->drift)
+		return CH_ERR_RUNTIME;
+	json_array_foreach(fs, i, x)
+		r->findings[r->nfindings++] = reason_row(x);
+	json_array_foreach(dr, i, x) {
+		struct hr_drift_row *row = &r->drift[r->ndrift++];
+		const json_t *vs = json_object_get(x, "nodes");
+		row->key = hr_jstr(x, "key");
+		row->majority = hr_jstr(x, "majority");
+		row->values = rows_alloc(json_array_size(vs), sizeof(*row->values));
+		if (!row->values)
+			return CH_ERR_RUNTIME;
+		json_array_foreach(vs, k, v) {
+			row->values[row->nvalues].node = hr_jstr(v, "node");
+			row->values[row->nvalues++].value = hr_jstr(v, "value");
+		}
+	}
+	return 0;
+}
+
+static void device_row(struct hr_device_row *row, const json_t *n, const json_t *d)
+{
+	row->node = hr_jstr(n, "name");
+	row->device = hr_jstr(d, "device");
+	row->sku = hr_jstr(d, "sku");
+	row->name = hr_jstr(d, "name");
+	row->status = hr_jstr(d, "status");
+	row->reason = hr_jstr(d, "reason");
+	row->value = row->pct_of_datasheet = row->pct_of_expected = NAN;
+	row->pct_of_fleet_median = row->z = row->pct_of_node_median = NAN;
+}
+
+static int build_devices(const json_t *nodes, struct hr_rows *r)
+{
+	const json_t *n, *d, *m;
+	size_t i, j, k, rows = 0;
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(n, "devices"), j, d)
+			rows += json_array_size(json_object_get(d, "metrics")) ? json_array_size(json_object_get(d, "metrics")) : 1;
+	r->devices = rows_alloc(rows, sizeof(*r->devices));
+	if (!r->devices)
+		return CH_ERR_RUNTIME;
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(n, "devices"), j, d) {
+			const json_t *ms = json_object_get(d, "metrics");
+			if (!json_array_size(ms)) {
+				struct hr_device_row *row = &r->devices[r->ndevices++];
+				device_row(row, n, d);
+				row->is_status = 1;
+				continue;
+			}
+			json_array_foreach(ms, k, m) {
+				struct hr_device_row *row = &r->devices[r->ndevices++];
+				device_row(row, n, d);
+				row->metric = hr_jstr(m, "metric");
+				row->unit = hr_jstr(m, "unit");
+				row->level = hr_jstr(m, "level");
+				row->value = hr_jnum(m, "value");
+				row->pct_of_datasheet = hr_jnum(m, "pct_of_datasheet");
+				row->pct_of_expected = hr_jnum(m, "pct_of_expected");
+				row->pct_of_fleet_median = hr_jnum(m, "pct_of_fleet_median");
+				row->z = hr_jnum(m, "z");
+				row->pct_of_node_median = hr_jnum(m, "pct_of_node_median");
+				row->flagged = level_flagged(row->level);
+				r->metrics++;
+				r->metrics_flagged += row->flagged;
+			}
+		}
+	return 0;
+}
+
+int hr_rows_group_flagged(const json_t *g)
+{
+	return level_flagged(hr_jstr(json_object_get(g, "comparison"), "level")) ||
+	       hr_jnum(g, "wrong_total") > 0 || hr_jstr(g, "failure");
+}
+
+static int build_groups(const json_t *groups, struct hr_rows *r)
+{
+	const json_t *g;
+	size_t i;
+	r->groups = rows_alloc(json_array_size(groups), sizeof(*r->groups));
+	if (!r->groups)
+		return CH_ERR_RUNTIME;
+	json_array_foreach(groups, i, g) {
+		struct hr_group_row *row = &r->groups[r->ngroups++];
+		const json_t *cmp = json_object_get(g, "comparison");
+		row->name = hr_jstr(g, "name");
+		row->kind = hr_jstr(g, "kind");
+		row->collective = hr_jstr(g, "collective");
+		row->algo = hr_jstr(g, "algo");
+		row->source = hr_jstr(g, "source");
+		row->failure = hr_jstr(g, "failure");
+		row->level = json_is_object(cmp) ? hr_jstr(cmp, "level") : NULL;
+		row->level_text = hr_group_level_text(g);
+		row->nodes = json_object_get(g, "nodes");
+		row->nranks = hr_jint(g, "nranks", 0);
+		row->large_msg_bytes = hr_jnum(g, "large_msg_bytes");
+		row->large_msg_busbw_gbps = hr_jnum(g, "large_msg_busbw_gbps");
+		row->pct_of_fleet_median = hr_jnum(cmp, "pct_of_fleet_median");
+		row->avg_busbw_gbps = hr_jnum(g, "avg_busbw_gbps");
+		row->reported_avg_busbw_gbps = hr_jnum(g, "reported_avg_busbw_gbps");
+		row->flagged = hr_rows_group_flagged(g);
+		r->groups_flagged += row->flagged;
+	}
+	return 0;
+}
+
+static int build_loader(const json_t *nodes, struct hr_rows *r)
+{
+	const json_t *n, *c;
+	size_t i, j, rows = 0;
+	json_array_foreach(nodes, i, n)
+		rows += json_array_size(json_object_get(json_object_get(n, "loader"), "configs"));
+	r->loader = rows_alloc(rows, sizeof(*r->loader));
+	if (!r->loader)
+		return CH_ERR_RUNTIME;
+	json_array_foreach(nodes, i, n) {
+		const json_t *l = json_object_get(n, "loader");
+		if (!json_is_object(l))
+			continue;
+		json_array_foreach(json_object_get(l, "configs"), j, c) {
+			struct hr_loader_row *row = &r->loader[r->nloader++];
+			row->node = hr_jstr(n, "name");
+			row->config = hr_jstr(c, "name");
+			row->placement = hr_jstr(c, "placement");
+			row->verdict = hr_jstr(c, "verdict");
+			row->workers = hr_jint(c, "workers", 0);
+			row->lateness_p50_us = hr_jnum(c, "lateness_p50_us");
+			row->lateness_p99_us = hr_jnum(c, "lateness_p99_us");
+			row->input_wait_frac = hr_jnum(c, "input_wait_frac");
+			row->accel_util = hr_jnum(c, "accel_util");
+			row->flagged = row->verdict && strcmp(row->verdict, "pass");
+			r->loader_flagged += row->flagged;
+		}
+	}
+	return 0;
+}
+
+static int build_issues(const json_t *issues, struct hr_rows *r)
+{
+	const json_t *x;
+	size_t i;
+	r->issues = rows_alloc(json_array_size(issues), sizeof(*r->issues));
+	if (!r->issues)
+		return CH_ERR_RUNTIME;
+	json_array_foreach(issues, i, x) {
+		struct hr_issue_row *row = &r->issues[r->nissues++];
+		row->path = hr_jstr(x, "path");
+		row->kind = hr_jstr(x, "kind");
+		row->message = hr_jstr(x, "message");
+		row->line = hr_jint(x, "line", 0);
+		row->column = hr_jint(x, "column", 0);
+	}
+	return 0;
+}
+
+int hr_rows_build(const json_t *p, struct hr_rows *r)
+{
+	const json_t *nodes = json_object_get(p, "nodes");
+	memset(r, 0, sizeof(*r));
+	if (build_nodes(nodes, r) || build_findings_drift(p, r) || build_devices(nodes, r) ||
+	    build_groups(json_object_get(p, "groups"), r) || build_loader(nodes, r) ||
+	    build_issues(json_object_get(json_object_get(p, "inputs"), "issues"), r))
+		return CH_ERR_RUNTIME;
+	return 0;
+}
+
+void hr_rows_free(struct hr_rows *r)
+{
+	size_t i;
+	for (i = 0; r->nodes && i < r->nnodes; i++)
+		free(r->nodes[i].reasons);
+	for (i = 0; r->drift && i < r->ndrift; i++)
+		free(r->drift[i].values);
+	free(r->nodes);
+	free(r->findings);
+	free(r->drift);
+	free(r->devices);
+	free(r->groups);
+	free(r->loader);
+	free(r->issues);
+	memset(r, 0, sizeof(*r));
+}
+
+void hr_rows_num(struct hr_buf *b, double v, const char *suffix)
+{
+	char t[32];
+	if (isnan(v))
+		hr_buf_puts(b, "n/a");
+	else
+		hr_buf_printf(b, "%s%s", hr_fmt_num(v, t, sizeof(t)), suffix);
+}
+
+void hr_rows_nums(struct hr_buf *b, const char *sep, size_t n, const double *v,
+		  const char *const *suffix)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		hr_buf_puts(b, i ? sep : "");
+		hr_rows_num(b, v[i], suffix[i]);
+	}
+}
+
+void hr_rows_drift_values(struct hr_buf *b, const struct hr_drift_row *r, const char *sep,
+			  const char *open, const char *close, hr_esc_fn esc)
+{
+	size_t k;
+	for (k = 0; k < r->nvalues; k++) {
+		hr_buf_puts(b, k ? sep : "");
+		esc(b, r->values[k].node);
+		hr_buf_puts(b, open);
+		esc(b, r->values[k].value);
+		hr_buf_puts(b, close);
+	}
+}
+
+void hr_rows_names(struct hr_buf *b, const json_t *names, hr_esc_fn esc)
+{
+	const json_t *x;
+	size_t k;
+	json_array_foreach(names, k, x) {
+		if (k == 4) {
+			hr_buf_printf(b, " +%zu", json_array_size(names) - 4);
+			break;
+		}
+		hr_buf_puts(b, k ? ", " : "");
+		esc(b, json_string_value(x));
+	}
+}
+
+void hr_rows_where(struct hr_buf *b, const struct hr_issue_row *r, hr_esc_fn esc)
+{
+	esc(b, r->path);
+	if (r->line > 0)
+		hr_buf_printf(b, ":%lld", r->line);
+	if (r->column > 0)
+		hr_buf_printf(b, ":%lld", r->column);
+}
