@@ -75,8 +75,7 @@ struct ctx {
 	int *node_of, nnodes;
 	char (*node_names)[64];
 	struct ch_ar_plan plan;
-	uint64_t *sizes;
-	int nsizes;
+	uint64_t reduced;              /* maxBytes after the memory cap, 0: not reduced */
 	void *sendbuf, *recvbuf, *expbuf;
 	const char *labels[CH_AR_MAX_ALGOS];
 	struct ch_ar_rank_row *rows; /* ranks borrowed from the plan, own_us owned */
@@ -750,9 +749,8 @@ static void step(struct ctx *c, int p, int gi, MPI_Comm gc, struct ch_comm *bc, 
 		 struct sweep *sw, double *allrec, int live)
 {
 	const struct ch_ar_phase *ph = &c->plan.phases[p];
-	size_t es = ch_dtype_size(c->o->dtype);
-	size_t count = (size_t)(c->sizes[s] / es);
-	uint64_t bytes = (uint64_t)count * es;
+	size_t count = c->plan.sizes[s].count;
+	uint64_t bytes = c->plan.sizes[s].bytes;
 	const char *gname = gi >= 0 ? ph->groups[gi].name : "-";
 	struct rec rec;
 	int g;
@@ -828,7 +826,7 @@ static int run_phases(struct ctx *c)
 			if (c->rank == 0)
 				for (g = 0; g < ph->ngroups; g++)
 					begin_sweep(c, &sw[g], &ph->groups[g], a, live);
-			for (s = 0; s < c->nsizes; s++)
+			for (s = 0; s < c->plan.nsizes; s++)
 				step(c, p, gi, gc, gi >= 0 ? comms[a] : NULL, a, s, sw, allrec, live);
 			if (c->rank == 0)
 				for (g = 0; g < ph->ngroups; g++)
@@ -943,7 +941,7 @@ static void print_scaling(struct ctx *c)
 
 /* ------------------------------------------------------------------- main */
 
-static void results_skeleton(struct ctx *c, uint64_t reduced)
+static void results_skeleton(struct ctx *c)
 {
 	const struct ch_ar_opts *o = c->o;
 	json_t *r = c->results, *algos = json_array(), *sizes = json_array(), *groups = json_array();
@@ -953,9 +951,8 @@ static void results_skeleton(struct ctx *c, uint64_t reduced)
 	for (i = 0; i < o->nalgos; i++)
 		json_array_append_new(algos, json_pack("{s:s, s:s, s:s}", "requested", o->algos[i],
 						       "label", c->labels[i], "detail", ch_comm_algo_detail(c->be, o->algos[i])));
-	for (i = 0; i < c->nsizes; i++)
-		json_array_append_new(sizes, json_integer((json_int_t)(c->sizes[i] / ch_dtype_size(o->dtype) *
-								       ch_dtype_size(o->dtype))));
+	for (i = 0; i < c->plan.nsizes; i++)
+		json_array_append_new(sizes, json_integer((json_int_t)c->plan.sizes[i].bytes));
 	for (i = 0; ch_ar_groups_names[i]; i++)
 		if (o->groups & (1u << i))
 			json_array_append_new(groups, json_string(ch_ar_groups_names[i]));
@@ -979,7 +976,7 @@ static void results_skeleton(struct ctx *c, uint64_t reduced)
 	json_object_set_new(r, "check", json_boolean(o->check));
 	json_object_set_new(r, "sizes_bytes", sizes);
 	json_object_set_new(r, "max_bytes_requested", json_integer((json_int_t)o->max_bytes));
-	json_object_set_new(r, "max_bytes_reduced", reduced ? json_integer((json_int_t)reduced) : json_null());
+	json_object_set_new(r, "max_bytes_reduced", c->reduced ? json_integer((json_int_t)c->reduced) : json_null());
 	json_object_set_new(r, "algos", algos);
 	json_object_set_new(r, "groups", groups);
 	json_object_set_new(r, "scaling", json_boolean(o->scaling));
@@ -1015,20 +1012,221 @@ static void cleanup(struct ctx *c)
 		free((void *)c->rows[i].own_us);
 	free(c->rows);
 	free(c->gbw);
-	free(c->sizes);
 	free(c->node_of);
 	free(c->node_names);
 	ch_ar_plan_release(&c->plan);
+}
+
+/* The stages of a run below return 0 to go on, or 1 with *status set (the
+ * run's exit status, already agreed and reported through finish()). */
+
+/* --inject-delay against the world, the backend, --algo, -d and -o. */
+static int setup_backend(struct ctx *c, char *ver, size_t nver, int *status)
+{
+	const struct ch_ar_opts *o = c->o;
+	char reason[1024] = "";
+	int rc, i, j;
+
+	/* values that need the world to check (same answer on every rank) */
+	if (o->delay_rank >= c->size) {
+		if (c->rank == 0)
+			ch_usage_error("--inject-delay rank '%d' is not a rank of this run (ranks 0 to %d)",
+				       o->delay_rank, c->size - 1);
+		*status = finish(c, CH_ERR_USAGE, "--inject-delay rank '%d' is not a rank of this run", o->delay_rank);
+		return 1;
+	}
+	rc = choose_backend(c, reason, sizeof(reason));
+	if (rc) {
+		if (c->rank == 0) {
+			ch_error("backend %s unavailable: %s", ch_comm_backend_names[o->backend], reason);
+			json_object_set_new(c->results, "backend", json_string(ch_comm_backend_names[o->backend]));
+			json_object_set_new(c->results, "available", json_false());
+		}
+		*status = finish(c, rc, "backend %s unavailable: %s", ch_comm_backend_names[o->backend], reason);
+		c->be = NULL;
+		return 1;
+	}
+	rc = 0;
+	if (c->rank == 0) {
+		rc = ch_ar_check_algos(o, c->be->algos, c->be->name);
+		if (!rc && !c->be->supports(o->dtype, o->op))
+			rc = ch_usage_error("the %s backend cannot reduce '%s' with '%s'", c->be->name,
+					    ch_dtype_comm_name(o->dtype), ch_comm_redop_names[o->op]);
+	}
+	for (i = 0; !rc && i < o->nalgos; i++) {
+		c->labels[i] = ch_comm_algo_label(c->be, o->algos[i]);
+		for (j = 0; c->labels[i] && j < i; j++)
+			if (!strcmp(c->labels[i], c->labels[j]) && c->rank == 0)
+				rc = ch_usage_error("'%s' and '%s' are the same algorithm (%s) for the %s backend",
+						    o->algos[j], o->algos[i], c->labels[i], c->be->name);
+	}
+	rc = ch_ar_world_agree(c->w, rc);
+	if (rc) {
+		*status = finish(c, rc, "bad --algo, -d or -o for the %s backend", c->be->name);
+		return 1;
+	}
+	if (c->be->version && c->be != &ch_comm_mpi && c->rank == 0) {
+		c->be->version(ver, nver);
+		ch_result_set_software(c->res, c->be->name, ver);
+	}
+	return 0;
+}
+
+/* The nccl-tests style header and what the timing means. */
+static void print_header(struct ctx *c, const char *ver)
+{
+	const struct ch_ar_opts *o = c->o;
+
+	out(c, 1, "# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d agg iters: 1 validation: %d graph: 0\n",
+	    (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes,
+	    (unsigned long long)(o->step_factor > 1 ? (uint64_t)o->step_factor : o->step_bytes),
+	    o->step_factor > 1 ? "factor" : "bytes", o->warmup, o->iters, o->check);
+	out(c, 0, "#\n# allreduce_bw (clusterhealth %s, git %s): backend %s (%s, %s), %s %s, %d rank%s on %d node%s%s\n",
+	    CH_VERSION, ch_git_rev(), c->be->name, ver, c->be->memory, ch_dtype_comm_name(o->dtype),
+	    ch_comm_redop_names[o->op], c->size, c->size == 1 ? "" : "s", c->nnodes, c->nnodes == 1 ? "" : "s",
+	    o->node_size ? " (--node-size)" : "");
+	out(c, 0, "# time: the timed loop's time / iterations averaged over the group's ranks, as nccl-tests;\n"
+	    "# algbw = size / time, busbw = algbw x 2(n-1)/n (nccl-tests doc/PERFORMANCE.md); GB/s = 1e9 B/s\n");
+	if (o->common.min_time_sec >= 0)
+		out(c, 0, "# iterations: adaptive, at least %g s of timed calls per size and placement (at least %d)\n",
+		    o->common.min_time_sec, o->iters_given ? o->iters : CH_AR_ADAPTIVE_MIN_ITERS);
+	else if (!o->iters_given)
+		out(c, 0, "# iterations: %d per size and placement, fewer (at least %d) where %d would take more than %g s\n",
+		    CH_AR_DEFAULT_ITERS, CH_AR_ADAPTIVE_MIN_ITERS, CH_AR_DEFAULT_ITERS, CH_AR_DEFAULT_BUDGET_SEC);
+}
+
+/* The message sizes (what 3 buffers per rank allow) and the plan, which
+ * then carries each size's {count, bytes}; the backend's preparation. */
+static int plan_sweep(struct ctx *c, const struct ch_comm_device *dev, int *status)
+{
+	const struct ch_ar_opts *o = c->o;
+	const char *algo_names[CH_AR_MAX_ALGOS];
+	uint64_t maxb, cap, es = ch_dtype_size(o->dtype), *req;
+	int rc, i, nreq;
+
+	maxb = usable_max_bytes(c, dev->free_bytes);
+	cap = o->max_bytes;
+	if (cap > maxb) {
+		cap = c->reduced = maxb;
+		out(c, 1, "#\n# Reducing maxBytes to %llu due to memory limitation\n", (unsigned long long)maxb);
+	}
+	req = malloc((CH_AR_MAX_SIZES + 1) * sizeof(uint64_t));
+	if (!req) {
+		*status = finish(c, ch_ar_world_agree(c->w, CH_ERR_RUNTIME), "out of memory");
+		return 1;
+	}
+	nreq = ch_ar_size_list(o->min_bytes, cap, o->step_bytes, o->step_factor, req, CH_AR_MAX_SIZES);
+	if (nreq > CH_AR_MAX_SIZES)
+		nreq = CH_AR_MAX_SIZES;
+	if (nreq == 0) {
+		if (c->rank == 0)
+			ch_error("not enough memory for -b '%llu': at most %llu bytes per buffer on the smallest rank",
+				 (unsigned long long)o->min_bytes, (unsigned long long)maxb);
+		*status = finish(c, CH_ERR_RUNTIME, "not enough memory for -b %llu", (unsigned long long)o->min_bytes);
+		free(req);
+		return 1;
+	}
+	if (c->be->max_count && req[nreq - 1] / es > c->be->max_count) {
+		if (c->rank == 0)
+			ch_usage_error("-e '%llu' is %llu %s elements: the %s backend takes at most %llu per call",
+				       (unsigned long long)o->max_bytes, (unsigned long long)(req[nreq - 1] / es),
+				       ch_dtype_comm_name(o->dtype), c->be->name, (unsigned long long)c->be->max_count);
+		*status = finish(c, CH_ERR_USAGE, "-e is above the %s backend's largest count", c->be->name);
+		free(req);
+		return 1;
+	}
+	rc = ch_ar_plan_build(c->node_of, c->size, o->groups, o->scaling, &c->plan);
+	if (!rc)
+		rc = ch_ar_plan_set_sizes(&c->plan, req, nreq, (size_t)es);
+	free(req);
+	if (rc) {
+		*status = finish(c, rc, "cannot plan the groups");
+		return 1;
+	}
+	if (c->plan.nphases == 0) {
+		if (c->rank == 0)
+			ch_usage_error("nothing to measure with --groups and %d rank%s on %d node%s: %s", c->size,
+				       c->size == 1 ? "" : "s", c->nnodes, c->nnodes == 1 ? "" : "s",
+				       c->plan.nnotes ? c->plan.notes[0] : "no group");
+		*status = finish(c, CH_ERR_USAGE, "nothing to measure: %s", c->plan.nnotes ? c->plan.notes[0] : "no group");
+		return 1;
+	}
+	for (i = 0; i < c->plan.nnotes; i++)
+		out(c, 0, "# note: %s\n", c->plan.notes[i]);
+	for (i = 0; i < o->nalgos; i++)
+		algo_names[i] = o->algos[i];
+	if (c->be->prepare && c->be->prepare(algo_names, o->nalgos)) {
+		*status = finish(c, ch_ar_world_agree(c->w, CH_ERR_RUNTIME), "backend preparation failed");
+		return 1;
+	}
+	return 0;
+}
+
+/* The result skeleton, the watchdog, the buffers (send, receive, expected;
+ * allocated once for the sweep) and a first checkpoint. */
+static int start_sweep(struct ctx *c, int *status)
+{
+	const struct ch_ar_opts *o = c->o;
+	uint64_t bufb = c->plan.sizes[c->plan.nsizes - 1].bytes;
+	int rc;
+
+	if (c->rank == 0)
+		results_skeleton(c);
+	rc = ch_ar_wd_start(c->w, o->timeout_sec, c->be->self_timeout ? o->timeout_sec + 10.0 : 0.0, &c->plan, c->res, o->common.json_path);
+	rc = ch_ar_world_agree(c->w, rc);
+	if (rc) {
+		*status = finish(c, rc, "cannot start the watchdog");
+		return 1;
+	}
+	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "allocating the buffers");
+	rc = c->be->alloc(c->cx, (size_t)bufb, &c->sendbuf);
+	if (!rc)
+		rc = c->be->alloc(c->cx, (size_t)bufb, &c->recvbuf);
+	if (!rc && o->check)
+		rc = c->be->alloc(c->cx, (size_t)bufb, &c->expbuf);
+	ch_ar_wd_enter(c->w, CH_AR_ACT_IDLE, "agreeing");
+	rc = ch_ar_world_agree(c->w, rc);
+	if (rc) {
+		*status = finish(c, rc, "cannot allocate 3 buffers of %llu bytes", (unsigned long long)bufb);
+		return 1;
+	}
+	if (checkpoint(c)) {
+		*status = finish(c, CH_ERR_RUNTIME, "cannot write the result file");
+		return 1;
+	}
+	return 0;
+}
+
+/* Rank 0: the analyses and the verdict (#wrong, then --min-busbw), agreed. */
+static int verdict(struct ctx *c)
+{
+	char reason[1024] = "";
+	int status = 0;
+
+	if (c->rank == 0) {
+		fflush(stdout);
+		analyse(c);
+		print_scaling(c);
+		if (c->wrong_total) {
+			status = CH_ERR_CHECK;
+			snprintf(reason, sizeof(reason), "%llu wrong elements (see #wrong)",
+				 (unsigned long long)c->wrong_total);
+		} else if (c->fail_busbw) {
+			status = CH_ERR_CHECK;
+			snprintf(reason, sizeof(reason), "%s", c->fail_reason);
+		}
+		fflush(stdout);
+	}
+	MPI_Bcast(&status, 1, MPI_INT, 0, ctrl_comm(c));
+	return finish(c, status, status ? "%s" : NULL, reason);
 }
 
 int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char **argv)
 {
 	struct ctx cx, *c = &cx;
 	struct ch_comm_device dev;
-	char reason[1024] = "", ver[256] = "";
-	const char *algo_names[CH_AR_MAX_ALGOS];
-	uint64_t maxb, reduced = 0, cap, es = ch_dtype_size(o->dtype), bufb;
-	int rc = 0, i, j, status;
+	char ver[256] = "";
+	int rc = 0, status;
 
 	memset(c, 0, sizeof(*c));
 	memset(&dev, 0, sizeof(dev));
@@ -1051,50 +1249,8 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 		ch_comm_mpi.version(ver, sizeof(ver));
 		ch_result_set_software(c->res, "mpi", ver);
 	}
-
-	/* values that need the world to check (same answer on every rank) */
-	if (o->delay_rank >= c->size) {
-		if (c->rank == 0)
-			ch_usage_error("--inject-delay rank '%d' is not a rank of this run (ranks 0 to %d)",
-				       o->delay_rank, c->size - 1);
-		status = finish(c, CH_ERR_USAGE, "--inject-delay rank '%d' is not a rank of this run", o->delay_rank);
+	if (setup_backend(c, ver, sizeof(ver), &status))
 		goto out;
-	}
-
-	rc = choose_backend(c, reason, sizeof(reason));
-	if (rc) {
-		if (c->rank == 0) {
-			ch_error("backend %s unavailable: %s", ch_comm_backend_names[o->backend], reason);
-			json_object_set_new(c->results, "backend", json_string(ch_comm_backend_names[o->backend]));
-			json_object_set_new(c->results, "available", json_false());
-		}
-		status = finish(c, rc, "backend %s unavailable: %s", ch_comm_backend_names[o->backend], reason);
-		c->be = NULL;
-		goto out;
-	}
-	rc = 0;
-	if (c->rank == 0) {
-		rc = ch_ar_check_algos(o, c->be->algos, c->be->name);
-		if (!rc && !c->be->supports(o->dtype, o->op))
-			rc = ch_usage_error("the %s backend cannot reduce '%s' with '%s'", c->be->name,
-					    ch_dtype_comm_name(o->dtype), ch_comm_redop_names[o->op]);
-	}
-	for (i = 0; !rc && i < o->nalgos; i++) {
-		c->labels[i] = ch_comm_algo_label(c->be, o->algos[i]);
-		for (j = 0; c->labels[i] && j < i; j++)
-			if (!strcmp(c->labels[i], c->labels[j]) && c->rank == 0)
-				rc = ch_usage_error("'%s' and '%s' are the same algorithm (%s) for the %s backend",
-						    o->algos[j], o->algos[i], c->labels[i], c->be->name);
-	}
-	rc = ch_ar_world_agree(w, rc);
-	if (rc) {
-		status = finish(c, rc, "bad --algo, -d or -o for the %s backend", c->be->name);
-		goto out;
-	}
-	if (c->be->version && c->be != &ch_comm_mpi && c->rank == 0) {
-		c->be->version(ver, sizeof(ver));
-		ch_result_set_software(c->res, c->be->name, ver);
-	}
 
 	/* nodes, device, rank table */
 	if (map_nodes(c)) {
@@ -1102,22 +1258,7 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 		goto out;
 	}
 	ch_ar_world_agree(w, 0);
-	out(c, 1, "# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d agg iters: 1 validation: %d graph: 0\n",
-	    (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes,
-	    (unsigned long long)(o->step_factor > 1 ? (uint64_t)o->step_factor : o->step_bytes),
-	    o->step_factor > 1 ? "factor" : "bytes", o->warmup, o->iters, o->check);
-	out(c, 0, "#\n# allreduce_bw (clusterhealth %s, git %s): backend %s (%s, %s), %s %s, %d rank%s on %d node%s%s\n",
-	    CH_VERSION, ch_git_rev(), c->be->name, ver, c->be->memory, ch_dtype_comm_name(o->dtype),
-	    ch_comm_redop_names[o->op], c->size, c->size == 1 ? "" : "s", c->nnodes, c->nnodes == 1 ? "" : "s",
-	    o->node_size ? " (--node-size)" : "");
-	out(c, 0, "# time: the timed loop's time / iterations averaged over the group's ranks, as nccl-tests;\n"
-	    "# algbw = size / time, busbw = algbw x 2(n-1)/n (nccl-tests doc/PERFORMANCE.md); GB/s = 1e9 B/s\n");
-	if (o->common.min_time_sec >= 0)
-		out(c, 0, "# iterations: adaptive, at least %g s of timed calls per size and placement (at least %d)\n",
-		    o->common.min_time_sec, o->iters_given ? o->iters : CH_AR_ADAPTIVE_MIN_ITERS);
-	else if (!o->iters_given)
-		out(c, 0, "# iterations: %d per size and placement, fewer (at least %d) where %d would take more than %g s\n",
-		    CH_AR_DEFAULT_ITERS, CH_AR_ADAPTIVE_MIN_ITERS, CH_AR_DEFAULT_ITERS, CH_AR_DEFAULT_BUDGET_SEC);
+	print_header(c, ver);
 	rc = setup_device(c, &dev);
 	if (rc) {
 		status = finish(c, rc, "device setup failed (see the messages of each rank)");
@@ -1125,111 +1266,10 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 	}
 	rank_table(c, &dev);
 
-	/* sizes: what 3 buffers per rank allow */
-	maxb = usable_max_bytes(c, dev.free_bytes);
-	cap = o->max_bytes;
-	if (cap > maxb) {
-		cap = reduced = maxb;
-		out(c, 1, "#\n# Reducing maxBytes to %llu due to memory limitation\n", (unsigned long long)maxb);
-	}
-	c->sizes = malloc((CH_AR_MAX_SIZES + 1) * sizeof(uint64_t));
-	if (!c->sizes) {
-		status = finish(c, ch_ar_world_agree(w, CH_ERR_RUNTIME), "out of memory");
+	if (plan_sweep(c, &dev, &status) || start_sweep(c, &status))
 		goto out;
-	}
-	c->nsizes = ch_ar_size_list(o->min_bytes, cap, o->step_bytes, o->step_factor, c->sizes, CH_AR_MAX_SIZES);
-	if (c->nsizes > CH_AR_MAX_SIZES)
-		c->nsizes = CH_AR_MAX_SIZES;
-	if (c->nsizes == 0) {
-		if (c->rank == 0)
-			ch_error("not enough memory for -b '%llu': at most %llu bytes per buffer on the smallest rank",
-				 (unsigned long long)o->min_bytes, (unsigned long long)maxb);
-		status = finish(c, CH_ERR_RUNTIME, "not enough memory for -b %llu", (unsigned long long)o->min_bytes);
-		goto out;
-	}
-
-	if (c->be->max_count && c->sizes[c->nsizes - 1] / es > c->be->max_count) {
-		if (c->rank == 0)
-			ch_usage_error("-e '%llu' is %llu %s elements: the %s backend takes at most %llu per call",
-				       (unsigned long long)o->max_bytes, (unsigned long long)(c->sizes[c->nsizes - 1] / es),
-				       ch_dtype_comm_name(o->dtype), c->be->name, (unsigned long long)c->be->max_count);
-		status = finish(c, CH_ERR_USAGE, "-e is above the %s backend's largest count", c->be->name);
-		goto out;
-	}
-
-	/* plan */
-	rc = ch_ar_plan_build(c->node_of, c->size, o->groups, o->scaling, &c->plan);
-	if (rc) {
-		status = finish(c, rc, "cannot plan the groups");
-		goto out;
-	}
-	if (c->plan.nphases == 0) {
-		if (c->rank == 0)
-			ch_usage_error("nothing to measure with --groups and %d rank%s on %d node%s: %s", c->size,
-				       c->size == 1 ? "" : "s", c->nnodes, c->nnodes == 1 ? "" : "s",
-				       c->plan.nnotes ? c->plan.notes[0] : "no group");
-		status = finish(c, CH_ERR_USAGE, "nothing to measure: %s", c->plan.nnotes ? c->plan.notes[0] : "no group");
-		goto out;
-	}
-	for (i = 0; i < c->plan.nnotes; i++)
-		out(c, 0, "# note: %s\n", c->plan.notes[i]);
-	for (i = 0; i < o->nalgos; i++)
-		algo_names[i] = o->algos[i];
-	if (c->be->prepare && c->be->prepare(algo_names, o->nalgos)) {
-		status = finish(c, ch_ar_world_agree(w, CH_ERR_RUNTIME), "backend preparation failed");
-		goto out;
-	}
-	if (c->rank == 0)
-		results_skeleton(c, reduced);
-	rc = ch_ar_wd_start(w, o->timeout_sec, c->be->self_timeout ? o->timeout_sec + 10.0 : 0.0, &c->plan, c->res, o->common.json_path);
-	rc = ch_ar_world_agree(w, rc);
-	if (rc) {
-		status = finish(c, rc, "cannot start the watchdog");
-		goto out;
-	}
-
-	/* buffers: send, receive, expected; allocated once for the sweep */
-	bufb = c->sizes[c->nsizes - 1] / es * es;
-	ch_ar_wd_enter(w, CH_AR_ACT_LOCAL, "allocating the buffers");
-	rc = c->be->alloc(c->cx, (size_t)bufb, &c->sendbuf);
-	if (!rc)
-		rc = c->be->alloc(c->cx, (size_t)bufb, &c->recvbuf);
-	if (!rc && o->check)
-		rc = c->be->alloc(c->cx, (size_t)bufb, &c->expbuf);
-	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "agreeing");
-	rc = ch_ar_world_agree(w, rc);
-	if (rc) {
-		status = finish(c, rc, "cannot allocate 3 buffers of %llu bytes", (unsigned long long)bufb);
-		goto out;
-	}
-	if (checkpoint(c)) {
-		status = finish(c, CH_ERR_RUNTIME, "cannot write the result file");
-		goto out;
-	}
-
 	rc = run_phases(c);
-	if (rc) {
-		status = rc;
-		goto out;
-	}
-
-	status = 0;
-	if (c->rank == 0) {
-		fflush(stdout);
-		analyse(c);
-		print_scaling(c);
-		if (c->wrong_total) {
-			status = CH_ERR_CHECK;
-			snprintf(reason, sizeof(reason), "%llu wrong elements (see #wrong)",
-				 (unsigned long long)c->wrong_total);
-		} else if (c->fail_busbw) {
-			status = CH_ERR_CHECK;
-			snprintf(reason, sizeof(reason), "%s", c->fail_reason);
-		}
-		fflush(stdout);
-	}
-	MPI_Bcast(&status, 1, MPI_INT, 0, ctrl_comm(c));
-	status = finish(c, status, status ? "%s" : NULL, reason);
+	status = rc ? rc : verdict(c);
 out:
 	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "finishing");
 	cleanup(c);
