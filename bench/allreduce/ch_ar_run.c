@@ -43,6 +43,29 @@ struct rec {
 };
 #define REC_N ((int)(sizeof(struct rec) / sizeof(double)))
 
+/* Where a step runs: the plan's phase, this rank's group in it (its
+ * communicator and backend communicator), the algorithm and the size. */
+struct at {
+	int phase, group, algo, size; /* indices into the plan, c->o->algos, the plan's sizes */
+	const char *gname;            /* the group's name, "-" when sitting out */
+	const struct ch_ar_size *sz;  /* the plan's {count, bytes} of this size */
+	MPI_Comm gc;                  /* the group's MPI communicator */
+	int gsize, grank;
+	struct ch_comm *bc;           /* the backend's communicator for the algorithm */
+	const struct ch_ar_pattern *pat;
+};
+
+/* Rank 0: one row of a sweep's table, derived from the gathered records. */
+struct row {
+	const struct rec *root;       /* the record of the group's first rank */
+	struct ch_ar_cell cell[2];    /* out-of-place, in-place */
+	double factor;                /* busbw factor 2(n-1)/n */
+	double *own_us;               /* per-rank own time, microseconds (malloc'd) */
+	double spread, excess;        /* rank spread and slowest excess, percent */
+	int slow;                     /* index in the group of the slowest rank */
+	const char *eff;              /* the algorithm run instead, or NULL */
+};
+
 /* Per-rank device, gathered to rank 0 for the rank table. */
 struct rank_dev {
 	int gpu_index;
@@ -437,23 +460,54 @@ static void mpi_or_abort(struct ctx *c, int rc, const char *what)
 		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "%s failed", what);
 }
 
+/* The check of one placement: new inputs, one call, the wrong elements of
+ * this rank's result in *wrong. @r is the timed run's parameters. */
+static void check_place(struct ctx *c, const struct at *at, int place, const struct ch_comm_run *r,
+			void *in, uint64_t *wrong)
+{
+	struct ch_comm_run chk = *r;
+	double cs[2];
+	/* new values for every check, so stale data from earlier calls fails;
+	 * derived from the step, so every rank of the group agrees (ranks
+	 * that sat a phase out ran fewer checks) */
+	uint64_t seed = ((((uint64_t)at->phase * CH_AR_MAX_ALGOS + (uint64_t)at->algo) * CH_AR_MAX_SIZES +
+			  (uint64_t)at->size) * 2 + (uint64_t)place + 1) * 7919ULL;
+	size_t count = at->sz->count;
+
+	set_where(c, at->phase, at->group, at->algo, at->size, place + 2, at->sz->bytes, at->gname);
+	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "preparing the check");
+	if (c->be->fill_input(c->cx, in, at->pat, count, at->grank, seed) ||
+	    (place == 0 && c->be->poison(c->cx, c->recvbuf, (size_t)at->sz->bytes)) ||
+	    c->be->fill_expected(c->cx, c->expbuf, at->pat, count, seed))
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot prepare the check buffers");
+	chk.warmup = 0;
+	chk.iters = 1;
+	chk.call_sec = cs;
+	chk.iter_sec = cs + 1;
+	run_or_abort(c, at->bc, &chk);
+	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "checking the results");
+	if (c->be->count_wrong(c->cx, c->recvbuf, c->expbuf, count, c->o->dtype, wrong))
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot check the results");
+}
+
 /* One placement (0 out-of-place, 1 in-place) of one size on this rank's
  * group: timed loop, check, timing exchange; fills this rank's record. */
-static void measure(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int gsize, int grank,
-		    const struct ch_ar_pattern *pat, size_t count, int place, int *iters_io,
-		    struct rec *rec, int phase, int gi, int a, int s, const char *gname)
+static void measure(struct ctx *c, const struct at *at, int place, int *iters_io, struct rec *rec)
 {
-	size_t es = ch_dtype_size(c->o->dtype);
-	uint64_t bytes = (uint64_t)count * es, wrong = 0, wsum = 0;
+	size_t count = at->sz->count;
+	uint64_t bytes = at->sz->bytes, wrong = 0, wsum = 0;
 	void *in = place == 0 ? c->sendbuf : c->recvbuf;
+	MPI_Comm gc = at->gc;
+	int gsize = at->gsize, grank = at->grank;
+	struct ch_comm *bc = at->bc;
 	struct ch_comm_run r;
 	struct ch_stats st;
 	double *call, *iter, *minc, *sumi, *own, own_sum = 0, call_sum = 0, loop = 0, loop_sum = 0;
 	int k, iters = *iters_io, calibrated = 0;
 
-	set_where(c, phase, gi, a, s, place, bytes, gname);
+	set_where(c, at->phase, at->group, at->algo, at->size, place, bytes, at->gname);
 	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "filling the inputs");
-	if (c->be->fill_input(c->cx, in, pat, count, grank, 0))
+	if (c->be->fill_input(c->cx, in, at->pat, count, grank, 0))
 		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot fill the input buffer");
 	memset(&r, 0, sizeof(r));
 	r.send = place == 0 ? c->sendbuf : NULL;
@@ -492,29 +546,8 @@ static void measure(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int gsize, i
 	r.call_sec = call;
 	r.iter_sec = iter;
 	run_or_abort(c, bc, &r);
-	if (c->o->check) {
-		struct ch_comm_run chk = r;
-		double cs[2];
-		/* new values for every check, so stale data from earlier calls fails;
-		 * derived from the step, so every rank of the group agrees (ranks
-		 * that sat a phase out ran fewer checks) */
-		uint64_t seed = ((((uint64_t)phase * CH_AR_MAX_ALGOS + (uint64_t)a) * CH_AR_MAX_SIZES +
-				  (uint64_t)s) * 2 + (uint64_t)place + 1) * 7919ULL;
-		set_where(c, phase, gi, a, s, place + 2, bytes, gname);
-		ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "preparing the check");
-		if (c->be->fill_input(c->cx, in, pat, count, grank, seed) ||
-		    (place == 0 && c->be->poison(c->cx, c->recvbuf, (size_t)bytes)) ||
-		    c->be->fill_expected(c->cx, c->expbuf, pat, count, seed))
-			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot prepare the check buffers");
-		chk.warmup = 0;
-		chk.iters = 1;
-		chk.call_sec = cs;
-		chk.iter_sec = cs + 1;
-		run_or_abort(c, bc, &chk);
-		ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "checking the results");
-		if (c->be->count_wrong(c->cx, c->recvbuf, c->expbuf, count, c->o->dtype, &wrong))
-			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot check the results");
-	}
+	if (c->o->check)
+		check_place(c, at, place, &r, in, &wrong);
 	ch_ar_wd_enter(c->w, CH_AR_ACT_MPI, "exchanging the timings");
 	mpi_or_abort(c, MPI_Allreduce(iter, sumi, iters, MPI_DOUBLE, MPI_SUM, gc), "MPI_Allreduce of the periods");
 	mpi_or_abort(c, MPI_Allreduce(call, minc, iters, MPI_DOUBLE, MPI_MIN, gc), "MPI_Allreduce of the call times");
@@ -595,87 +628,138 @@ static void begin_sweep(struct ctx *c, struct sweep *sw, const struct ch_ar_grou
 	}
 }
 
-static void add_row(struct ctx *c, struct sweep *sw, const double *allrec, int a,
-		    size_t count, uint64_t bytes, int live)
+/* The row of group @sw->g at one size: cells and per-rank spread from the
+ * gathered records (@allrec: REC_N doubles per world rank). */
+static void row_compute(struct ctx *c, const struct sweep *sw, const double *allrec, int a,
+			const struct ch_ar_size *sz, struct row *rw)
 {
 	const struct ch_ar_group *g = sw->g;
-	const struct rec *root = (const struct rec *)(allrec + (size_t)g->ranks[0] * REC_N);
-	double factor = ch_comm_busbw_factor(g->nranks), spread = 0, excess = 0;
-	double *own_us = xmalloc_or_abort(c, (size_t)g->nranks * sizeof(double));
-	json_t *row, *pr = json_array(), *pc = json_array(), *place[2];
-	struct ch_ar_cell cell[2];
-	const char *eff = ch_comm_algo_effective(c->be, c->o->algos[a], count, g->nranks);
-	int i, p, slow = 0;
+	int i, p;
 
+	memset(rw, 0, sizeof(*rw));
+	rw->root = (const struct rec *)(allrec + (size_t)g->ranks[0] * REC_N);
+	rw->factor = ch_comm_busbw_factor(g->nranks);
+	rw->own_us = xmalloc_or_abort(c, (size_t)g->nranks * sizeof(double));
+	rw->eff = ch_comm_algo_effective(c->be, c->o->algos[a], sz->count, g->nranks);
 	for (p = 0; p < 2; p++) {
-		double mean = root->loop[p];
-		cell[p].time_us = mean * 1e6;
-		cell[p].algbw_gbps = ch_comm_algbw_gbps(bytes, mean);
-		cell[p].busbw_gbps = cell[p].algbw_gbps * factor; /* 2(n-1)/n: nccl-tests doc/PERFORMANCE.md */
-		cell[p].wrong = root->wrong[p] < 0 ? -1 : (long long)root->wrong[p];
-		sw->busbw_sum += cell[p].busbw_gbps;
-		sw->busbw_n++;
-		if (cell[p].wrong > 0) {
-			sw->oob++;
-			c->wrong_total += (uint64_t)cell[p].wrong;
-		}
-		place[p] = json_pack("{s:f, s:o, s:f, s:f, s:o}", "loop_time_us", mean * 1e6,
-				     "time_us", stats_json_us(root->stats[p]),
-				     "algbw_gbps", cell[p].algbw_gbps, "busbw_gbps", cell[p].busbw_gbps,
-				     "wrong", cell[p].wrong < 0 ? json_null() : json_integer(cell[p].wrong));
+		double mean = rw->root->loop[p];
+		rw->cell[p].time_us = mean * 1e6;
+		rw->cell[p].algbw_gbps = ch_comm_algbw_gbps(sz->bytes, mean);
+		rw->cell[p].busbw_gbps = rw->cell[p].algbw_gbps * rw->factor; /* 2(n-1)/n: nccl-tests doc/PERFORMANCE.md */
+		rw->cell[p].wrong = rw->root->wrong[p] < 0 ? -1 : (long long)rw->root->wrong[p];
 	}
-	sw->large_busbw = cell[0].busbw_gbps;
-	sw->large_bytes = bytes;
 	for (i = 0; i < g->nranks; i++) {
 		const struct rec *rr = (const struct rec *)(allrec + (size_t)g->ranks[i] * REC_N);
-		own_us[i] = (rr->own[0] + rr->own[1]) / 2 * 1e6;
-		json_array_append_new(pr, json_real(own_us[i]));
+		rw->own_us[i] = (rr->own[0] + rr->own[1]) / 2 * 1e6;
+	}
+	ch_ar_rank_spread(rw->own_us, g->nranks, &rw->slow, &rw->spread, &rw->excess);
+}
+
+/* The row into the result document (the sweep's headline figures updated). */
+static void row_json(struct ctx *c, struct sweep *sw, const struct row *rw, const double *allrec,
+		     const struct ch_ar_size *sz)
+{
+	const struct ch_ar_group *g = sw->g;
+	json_t *row, *pr = json_array(), *pc = json_array(), *place[2];
+	int i, p;
+
+	for (p = 0; p < 2; p++)
+		place[p] = json_pack("{s:f, s:o, s:f, s:f, s:o}", "loop_time_us", rw->root->loop[p] * 1e6,
+				     "time_us", stats_json_us(rw->root->stats[p]),
+				     "algbw_gbps", rw->cell[p].algbw_gbps, "busbw_gbps", rw->cell[p].busbw_gbps,
+				     "wrong", rw->cell[p].wrong < 0 ? json_null() : json_integer(rw->cell[p].wrong));
+	for (i = 0; i < g->nranks; i++) {
+		const struct rec *rr = (const struct rec *)(allrec + (size_t)g->ranks[i] * REC_N);
+		json_array_append_new(pr, json_real(rw->own_us[i]));
 		json_array_append_new(pc, json_real((rr->call[0] + rr->call[1]) / 2 * 1e6));
 	}
-	ch_ar_rank_spread(own_us, g->nranks, &slow, &spread, &excess);
 	row = json_pack("{s:I, s:I, s:s, s:s, s:i, s:i, s:f, s:o, s:o, s:o, s:o, s:i, s:f, s:f}",
-			"bytes", (json_int_t)bytes, "count", (json_int_t)count,
+			"bytes", (json_int_t)sz->bytes, "count", (json_int_t)sz->count,
 			"dtype", ch_dtype_comm_name(c->o->dtype), "redop", ch_comm_redop_names[c->o->op], "root", -1,
-			"iterations", (int)root->iters, "busbw_factor", factor,
+			"iterations", (int)rw->root->iters, "busbw_factor", rw->factor,
 			"out_of_place", place[0], "in_place", place[1],
 			"per_rank_mean_us", pr, "per_rank_call_mean_us", pc,
-			"slowest_rank", g->ranks[slow], "rank_spread_pct", spread, "slowest_excess_pct", excess);
-	if (eff)
-		json_object_set_new(row, "algo_effective", json_string(eff));
+			"slowest_rank", g->ranks[rw->slow], "rank_spread_pct", rw->spread,
+			"slowest_excess_pct", rw->excess);
+	if (rw->eff)
+		json_object_set_new(row, "algo_effective", json_string(rw->eff));
 	ch_ar_wd_lock(c->w);
 	json_array_append_new(sw->rows, row);
 	json_object_set_new(sw->obj, "avg_busbw_gbps", json_real(sw->busbw_sum / (double)sw->busbw_n));
 	json_object_set_new(sw->obj, "large_msg_busbw_gbps", json_real(sw->large_busbw));
 	json_object_set_new(sw->obj, "oob_count", json_integer(sw->oob));
 	ch_ar_wd_unlock(c->w);
+}
 
-	ch_ar_table_row(live ? stdout : sw->buf, bytes, count, ch_dtype_comm_name(c->o->dtype),
-			ch_comm_redop_names[c->o->op], -1, &cell[0], &cell[1]);
+/* The row into the table (live or buffered) and the per-rank lines. */
+static void row_table(struct ctx *c, struct sweep *sw, const struct row *rw, const struct ch_ar_size *sz,
+		      int live)
+{
+	const struct ch_ar_group *g = sw->g;
+
+	ch_ar_table_row(live ? stdout : sw->buf, sz->bytes, sz->count, ch_dtype_comm_name(c->o->dtype),
+			ch_comm_redop_names[c->o->op], -1, &rw->cell[0], &rw->cell[1]);
 	if (live)
 		fflush(stdout);
 	if (g->nranks >= 2 && sw->rankbuf)
-		fprintf(sw->rankbuf, "# %12llu  %12d  %+16.1f%%  %19.1f%%\n", (unsigned long long)bytes,
-			g->ranks[slow], excess, spread);
-	if (eff && strlen(sw->eff) < sizeof(sw->eff) - 24)
+		fprintf(sw->rankbuf, "# %12llu  %12d  %+16.1f%%  %19.1f%%\n", (unsigned long long)sz->bytes,
+			g->ranks[rw->slow], rw->excess, rw->spread);
+	if (rw->eff && strlen(sw->eff) < sizeof(sw->eff) - 24)
 		snprintf(sw->eff + strlen(sw->eff), sizeof(sw->eff) - strlen(sw->eff), "%s%llu",
-			 sw->eff[0] ? ", " : "", (unsigned long long)bytes);
-	/* keep the per-rank times for the straggler analysis */
-	if (g->nranks >= 2) {
-		if (c->nrows == c->caprows) {
-			int cap = c->caprows ? 2 * c->caprows : 64;
-			struct ch_ar_rank_row *nr = realloc(c->rows, (size_t)cap * sizeof(*nr));
-			if (!nr)
-				ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
-			c->rows = nr;
-			c->caprows = cap;
+			 sw->eff[0] ? ", " : "", (unsigned long long)sz->bytes);
+}
+
+/* The row's figures into the sweep's and the run's totals; the per-rank
+ * times kept for the straggler analysis (c->rows takes rw->own_us). */
+static void row_account(struct ctx *c, struct sweep *sw, struct row *rw, const struct ch_ar_size *sz)
+{
+	int p;
+
+	for (p = 0; p < 2; p++) {
+		sw->busbw_sum += rw->cell[p].busbw_gbps;
+		sw->busbw_n++;
+		if (rw->cell[p].wrong > 0) {
+			sw->oob++;
+			c->wrong_total += (uint64_t)rw->cell[p].wrong;
 		}
-		c->rows[c->nrows].nranks = g->nranks;
-		c->rows[c->nrows].ranks = g->ranks;
-		c->rows[c->nrows].own_us = own_us;
-		c->nrows++;
-	} else {
-		free(own_us);
 	}
+	sw->large_busbw = rw->cell[0].busbw_gbps;
+	sw->large_bytes = sz->bytes;
+}
+
+static void keep_rank_row(struct ctx *c, const struct ch_ar_group *g, struct row *rw)
+{
+	if (g->nranks < 2) {
+		free(rw->own_us);
+		rw->own_us = NULL;
+		return;
+	}
+	if (c->nrows == c->caprows) {
+		int cap = c->caprows ? 2 * c->caprows : 64;
+		struct ch_ar_rank_row *nr = realloc(c->rows, (size_t)cap * sizeof(*nr));
+		if (!nr)
+			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
+		c->rows = nr;
+		c->caprows = cap;
+	}
+	c->rows[c->nrows].nranks = g->nranks;
+	c->rows[c->nrows].ranks = g->ranks;
+	c->rows[c->nrows].own_us = rw->own_us;
+	c->nrows++;
+	rw->own_us = NULL;
+}
+
+/* One size of a sweep: measure's records -> a row -> JSON and table. */
+static void add_row(struct ctx *c, struct sweep *sw, const double *allrec, int a,
+		    const struct ch_ar_size *sz, int live)
+{
+	struct row rw;
+
+	row_compute(c, sw, allrec, a, sz, &rw);
+	row_account(c, sw, &rw, sz);
+	row_json(c, sw, &rw, allrec, sz);
+	row_table(c, sw, &rw, sz, live);
+	keep_rank_row(c, sw->g, &rw);
 }
 
 static void end_sweep(struct ctx *c, struct sweep *sw, int a, int live)
@@ -749,7 +833,6 @@ static void step(struct ctx *c, int p, int gi, MPI_Comm gc, struct ch_comm *bc, 
 		 struct sweep *sw, double *allrec, int live)
 {
 	const struct ch_ar_phase *ph = &c->plan.phases[p];
-	size_t count = c->plan.sizes[s].count;
 	uint64_t bytes = c->plan.sizes[s].bytes;
 	const char *gname = gi >= 0 ? ph->groups[gi].name : "-";
 	struct rec rec;
@@ -763,13 +846,14 @@ static void step(struct ctx *c, int p, int gi, MPI_Comm gc, struct ch_comm *bc, 
 		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "the step barrier failed");
 	if (gi >= 0) {
 		struct ch_ar_pattern pat;
-		int gsize, grank, iters = c->o->iters;
-		MPI_Comm_size(gc, &gsize);
-		MPI_Comm_rank(gc, &grank);
-		if (ch_ar_pattern_init(&pat, c->o->dtype, c->o->op, gsize))
+		struct at at = { p, gi, a, s, gname, &c->plan.sizes[s], gc, 0, 0, bc, &pat };
+		int iters = c->o->iters;
+		MPI_Comm_size(gc, &at.gsize);
+		MPI_Comm_rank(gc, &at.grank);
+		if (ch_ar_pattern_init(&pat, c->o->dtype, c->o->op, at.gsize))
 			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "bad pattern parameters");
-		measure(c, bc, gc, gsize, grank, &pat, count, 0, &iters, &rec, p, gi, a, s, gname);
-		measure(c, bc, gc, gsize, grank, &pat, count, 1, &iters, &rec, p, gi, a, s, gname);
+		measure(c, &at, 0, &iters, &rec);
+		measure(c, &at, 1, &iters, &rec);
 		rec.iters = iters;
 	}
 	if (ch_ar_world_gather(c->w, (const double *)&rec, REC_N, allrec))
@@ -777,7 +861,7 @@ static void step(struct ctx *c, int p, int gi, MPI_Comm gc, struct ch_comm *bc, 
 	if (c->rank != 0)
 		return;
 	for (g = 0; g < ph->ngroups; g++)
-		add_row(c, &sw[g], allrec, a, count, bytes, live);
+		add_row(c, &sw[g], allrec, a, &c->plan.sizes[s], live);
 	if (checkpoint(c))
 		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot write the result file");
 }
