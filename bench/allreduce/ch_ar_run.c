@@ -454,6 +454,21 @@ static void *xmalloc_or_abort(struct ctx *c, size_t n)
 	return p;
 }
 
+/* @p with room for @n + 1 elements of @es bytes: doubled (from @first) when
+ * @n reached *@cap. */
+static void *grow_or_abort(struct ctx *c, void *p, int n, int *cap, int first, size_t es)
+{
+	if (n == *cap) {
+		int nc = *cap ? 2 * *cap : first;
+		void *np = realloc(p, (size_t)nc * es);
+		if (!np)
+			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
+		p = np;
+		*cap = nc;
+	}
+	return p;
+}
+
 static void mpi_or_abort(struct ctx *c, int rc, const char *what)
 {
 	if (rc != MPI_SUCCESS)
@@ -734,14 +749,7 @@ static void keep_rank_row(struct ctx *c, const struct ch_ar_group *g, struct row
 		rw->own_us = NULL;
 		return;
 	}
-	if (c->nrows == c->caprows) {
-		int cap = c->caprows ? 2 * c->caprows : 64;
-		struct ch_ar_rank_row *nr = realloc(c->rows, (size_t)cap * sizeof(*nr));
-		if (!nr)
-			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
-		c->rows = nr;
-		c->caprows = cap;
-	}
+	c->rows = grow_or_abort(c, c->rows, c->nrows, &c->caprows, 64, sizeof(*c->rows));
 	c->rows[c->nrows].nranks = g->nranks;
 	c->rows[c->nrows].ranks = g->ranks;
 	c->rows[c->nrows].own_us = rw->own_us;
@@ -794,14 +802,7 @@ static void end_sweep(struct ctx *c, struct sweep *sw, int a, int live)
 	sw->text = sw->ranktext = NULL;
 	/* headline of node and pair groups, for the group analysis */
 	if (g->kind == CH_AR_KIND_NODE || g->kind == CH_AR_KIND_PAIR) {
-		if (c->ngbw == c->capgbw) {
-			int cap = c->capgbw ? 2 * c->capgbw : 32;
-			struct ch_ar_group_bw *n = realloc(c->gbw, (size_t)cap * sizeof(*n));
-			if (!n)
-				ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
-			c->gbw = n;
-			c->capgbw = cap;
-		}
+		c->gbw = grow_or_abort(c, c->gbw, c->ngbw, &c->capgbw, 32, sizeof(*c->gbw));
 		c->gbw[c->ngbw].kind = g->kind;
 		c->gbw[c->ngbw].name = g->name;
 		c->gbw[c->ngbw].algo = c->labels[a];
