@@ -69,12 +69,64 @@ char *ch_format_size(uint64_t bytes, char *buf, size_t n)
 	return buf;
 }
 
+size_t ch_decimal_len(const char *s)
+{
+	size_t i = 0, d = 0, j;
+
+	if (!s)
+		return 0;
+	if (s[i] == '-')
+		i++;
+	while (isdigit((unsigned char)s[i])) { i++; d++; }
+	if (s[i] == '.')
+		for (i++; isdigit((unsigned char)s[i]); i++)
+			d++;
+	if (!d)
+		return 0;
+	if (s[i] == 'e' || s[i] == 'E') {
+		j = i + 1;
+		if (s[j] == '-' || s[j] == '+')
+			j++;
+		if (isdigit((unsigned char)s[j])) {
+			while (isdigit((unsigned char)s[j]))
+				j++;
+			i = j;
+		}
+	}
+	return i;
+}
+
+int ch_valid_utc(const char *s, int date_only)
+{
+	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	static const char *const pat = "dddd-dd-ddTdd:dd:ddZ";
+	size_t i, n = date_only ? 10 : 20;
+	int y, mo, d, h = 0, mi = 0, se = 0, leap;
+
+	if (!s || strlen(s) != n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (pat[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != pat[i])
+			return 0;
+	y = atoi(s);
+	mo = atoi(s + 5);
+	d = atoi(s + 8);
+	if (!date_only) {
+		h = atoi(s + 11);
+		mi = atoi(s + 14);
+		se = atoi(s + 17);
+	}
+	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	return mo >= 1 && mo <= 12 && d >= 1 && d <= mdays[mo - 1] + (mo == 2 && leap) &&
+	       h <= 23 && mi <= 59 && se <= 59;
+}
+
 int ch_parse_long(const char *opt, const char *s, long min, long max, long *out)
 {
 	char *end;
 	long v;
 
-	if (!s || !*s || isspace((unsigned char)*s))
+	if (!s || !*s || s[0] == '+' || isspace((unsigned char)*s))
 		goto bad;
 	errno = 0;
 	v = strtol(s, &end, 10);
@@ -95,7 +147,7 @@ int ch_parse_double(const char *opt, const char *s, double min, double max,
 	char *end;
 	double v;
 
-	if (!s || !*s || isspace((unsigned char)*s))
+	if (!s || !*s || ch_decimal_len(s) != strlen(s))
 		goto bad;
 	errno = 0;
 	v = strtod(s, &end);
@@ -145,11 +197,13 @@ int ch_lookup(const char *opt, const char *s, const char *const *names)
 
 int ch_parse_leading_double(const char *s, double *v, char **end)
 {
-	if (!s || !*s || isspace((unsigned char)*s))
+	size_t n = ch_decimal_len(s);
+
+	if (!n)
 		return -1;
 	errno = 0;
 	*v = strtod(s, end);
-	return errno || *end == s || !isfinite(*v) ? -1 : 0;
+	return errno || *end != s + n || !isfinite(*v) ? -1 : 0;
 }
 
 int ch_parse_duration(const char *opt, const char *s, double *out)

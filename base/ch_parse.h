@@ -41,6 +41,11 @@ int ch_parse_size(const char *opt, const char *s, uint64_t *out);
 char *ch_format_size(uint64_t bytes, char *buf, size_t n);
 
 /**
+ * Numbers are plain decimal everywhere (every binary and option): an
+ * optional '-', digits, for ch_parse_double() an optional fraction and
+ * exponent ("1.5e3"). A leading '+', hexadecimal ("0x10"), "inf", "nan"
+ * and surrounding blanks are rejected as invalid.
+ *
  * ch_parse_long - parse a decimal integer within [min, max].
  * @opt: [in] option name for messages.  @s: [in] text.  @out: [out] value.
  * Returns 0 or CH_ERR_USAGE (message printed).
@@ -56,11 +61,29 @@ int ch_parse_double(const char *opt, const char *s, double min, double max,
 		    double *out);
 
 /**
- * ch_parse_leading_double - the finite number at the start of @s (strtod),
- * for parsers that read a unit after it.
+ * ch_decimal_len - length of the plain decimal number at the start of @s:
+ * an optional '-', digits with an optional '.' and fraction, an optional
+ * exponent ("e-3"). Returns 0 when @s does not start with one (a '+', "0x",
+ * "inf" or "nan" included). Used by parsers that accept a unit after the
+ * number; does not print.
+ */
+size_t ch_decimal_len(const char *s);
+
+/**
+ * ch_valid_utc - is @s a real UTC date "YYYY-MM-DD" (@date_only) or time
+ * "YYYY-MM-DDTHH:MM:SSZ": digits in those places, month 1-12, a day that
+ * exists in that month (leap years: Gregorian rule), hour 0-23, minutes and
+ * seconds 0-59. Returns 1 or 0; does not print.
+ */
+int ch_valid_utc(const char *s, int date_only);
+
+/**
+ * ch_parse_leading_double - the plain decimal number at the start of @s
+ * (ch_decimal_len(), read with strtod), for parsers that read a unit after
+ * it.
  * @v: [out] the number.  @end: [out] the first character after it.
- * Returns 0, or -1 (nothing printed) when @s is NULL or empty, starts with
- * white space, or does not start with a finite number.
+ * Returns 0, or -1 (nothing printed) when @s is NULL or empty, or does not
+ * start with a plain decimal number (white space, '+', "0x", "inf", "nan").
  */
 int ch_parse_leading_double(const char *s, double *v, char **end);
 

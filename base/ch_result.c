@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,10 +117,13 @@ struct ch_result *ch_result_new(const char *tool, int argc, char **argv)
 	return r;
 }
 
+static void signals_forget(struct ch_result *r);
+
 void ch_result_free(struct ch_result *r)
 {
 	if (!r)
 		return;
+	signals_forget(r);
 	json_decref(r->doc);
 	free(r->path);
 	if (r->live_release)
@@ -157,10 +162,39 @@ void ch_result_set_software(struct ch_result *r, const char *key,
 	json_object_set_new(sw, key, version ? json_string(version) : json_null());
 }
 
+int ch_check_output_path(const char *opt, const char *path)
+{
+	struct stat st;
+	char *dup = strdup(path), *dir;
+	int rc = 0;
+
+	if (!dup)
+		return CH_ERR_RUNTIME;
+	dir = dirname(dup);
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		rc = ch_usage_error("directory '%s' of %s file '%s' does not exist", dir, opt, path);
+	} else {
+		/* a real probe: the atomic write's own temporary name, removed at once */
+		char tmp[4200];
+		int fd = -1;
+		if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) < (int)sizeof(tmp))
+			fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			rc = ch_usage_error("cannot create %s file '%s' in directory '%s': %s", opt, path, dir,
+					    strerror(errno));
+		} else {
+			close(fd);
+			unlink(tmp);
+		}
+	}
+	free(dup);
+	return rc;
+}
+
 int ch_result_set_path(struct ch_result *r, const char *path, int force)
 {
 	struct stat st;
-	char *dup, *dir;
+	int rc;
 
 	free(r->path);
 	r->path = NULL;
@@ -171,16 +205,8 @@ int ch_result_set_path(struct ch_result *r, const char *path, int force)
 		return ch_usage_error("empty file name for --json");
 	if (!force && stat(path, &st) == 0)
 		return ch_usage_error("result file '%s' already exists (use --force to replace it)", path);
-	dup = strdup(path);
-	if (!dup)
-		return CH_ERR_RUNTIME;
-	dir = dirname(dup);
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		int rc = ch_usage_error("directory '%s' of result file '%s' does not exist", dir, path);
-		free(dup);
+	if ((rc = ch_check_output_path("--json", path)))
 		return rc;
-	}
-	free(dup);
 	r->path = strdup(path);
 	r->force = force;
 	return r->path ? 0 : CH_ERR_RUNTIME;
@@ -249,37 +275,215 @@ int ch_write_file_atomic(const char *path, const void *data, size_t len)
 	return 0;
 }
 
+/* @doc as text ending in a newline, as text files do; NULL when out of memory */
+static char *dump_text(const json_t *doc, size_t flags, size_t *len)
+{
+	char *text = json_dumps(doc, flags), *t2;
+
+	if (!text)
+		return NULL;
+	*len = strlen(text);
+	t2 = realloc(text, *len + 2);
+	if (!t2) {
+		free(text);
+		return NULL;
+	}
+	t2[(*len)++] = '\n';
+	t2[*len] = '\0';
+	return t2;
+}
+
 int ch_json_write_atomic(const char *path, const json_t *doc, size_t flags)
 {
-	char *text = json_dumps(doc, flags);
 	size_t len;
+	char *text = dump_text(doc, flags, &len);
 	int rc;
 
 	if (!text) {
 		ch_error("cannot serialise JSON for '%s'", path);
 		return CH_ERR_RUNTIME;
 	}
-	len = strlen(text);
-	/* end with a newline, as text files do */
-	{
-		char *t2 = realloc(text, len + 2);
-		if (!t2) {
-			free(text);
-			return CH_ERR_RUNTIME;
-		}
-		text = t2;
-		text[len++] = '\n';
-		text[len] = '\0';
-	}
 	rc = ch_write_file_atomic(path, text, len);
 	free(text);
 	return rc;
 }
 
+/* ------------------------------------------------------------- signals
+ * SIGINT and SIGTERM: the handler only writes the signal number into a
+ * pipe (async-signal-safe); a thread reading the pipe finishes the result
+ * file from the last document written (every measurement finished by then),
+ * with status "error" and the reason, then exits with CH_EXIT_RUNTIME.
+ * Writes of the document and the signal's finish are serialised by sig.lock,
+ * so the temporary file of an atomic write is never left behind.
+ */
+static struct {
+	pthread_mutex_t lock;   /* held while a document is written */
+	struct ch_result *r;    /* the run a signal finishes, NULL: none */
+	char *last;             /* the last document written, as text */
+	pid_t owner;            /* the process that installed the handlers */
+	double t0;              /* when, for the reason */
+	int pipe[2];
+	int thread;             /* the signal thread runs */
+	int mine[2];            /* SIGINT, SIGTERM: our handler is installed */
+	volatile sig_atomic_t count;
+} sig = { .lock = PTHREAD_MUTEX_INITIALIZER, .pipe = { -1, -1 } };
+
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void on_signal(int signo)
+{
+	unsigned char b = (unsigned char)signo;
+	int saved = errno;
+
+	if (getpid() != sig.owner) {
+		/* a forked child (loader_contention's workers): the default action */
+		signal(signo, SIG_DFL);
+		raise(signo);
+		errno = saved;
+		return;
+	}
+	if (sig.count++)
+		_exit(128 + signo); /* a second signal: stop now */
+	if (write(sig.pipe[1], &b, 1) < 0)
+		_exit(128 + signo);
+	errno = saved;
+}
+
+static void finish_on_signal(int signo)
+{
+	struct timespec until;
+	const char *name = signo == SIGINT ? "SIGINT" : signo == SIGTERM ? "SIGTERM" : "a signal";
+	char reason[256], tmp[4200];
+	json_t *doc = NULL;
+	int locked;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10; /* a write in progress gets 10 s to end */
+	locked = pthread_mutex_timedlock(&sig.lock, &until) == 0;
+	snprintf(reason, sizeof(reason), "interrupted by %s (signal %d) after %.0f s; the measurements finished before it are kept",
+		 name, signo, mono_now() - sig.t0);
+	if (!locked) {
+		ch_error("%s; a write of the result file did not end within 10 s: not finishing it", reason);
+		_exit(CH_EXIT_RUNTIME);
+	}
+	if (sig.r && sig.r->path) {
+		char now[32];
+		doc = sig.last ? json_loads(sig.last, 0, NULL) : NULL;
+		if (doc) {
+			json_object_set_new(doc, "status", json_string(ch_status_name(CH_ERR_RUNTIME)));
+			json_object_set_new(doc, "exit_code", json_integer(CH_EXIT_RUNTIME));
+			json_object_set_new(doc, "reason", json_string(reason));
+			json_object_set_new(doc, "end_utc", json_string(ch_utc_now(now, sizeof(now))));
+			if (ch_json_write_atomic(sig.r->path, doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0)
+				ch_error("%s; result file '%s' finished with status error", reason, sig.r->path);
+			json_decref(doc);
+		} else {
+			ch_error("%s; result file '%s' not finished (out of memory)", reason, sig.r->path);
+		}
+		/* a write cut by the signal: its temporary file */
+		if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", sig.r->path, (long)getpid()) < (int)sizeof(tmp))
+			unlink(tmp);
+	} else if (!ch_quiet()) {
+		ch_error("%s", reason);
+	}
+	fflush(NULL);
+	_exit(CH_EXIT_RUNTIME);
+}
+
+static void *signal_thread(void *arg)
+{
+	unsigned char b = 0;
+	ssize_t n;
+
+	(void)arg;
+	do
+		n = read(sig.pipe[0], &b, 1);
+	while (n < 0 && errno == EINTR);
+	finish_on_signal(n == 1 ? b : SIGTERM);
+	return NULL;
+}
+
+static const int caught[2] = { SIGINT, SIGTERM };
+
+int ch_result_catch_signals(struct ch_result *r)
+{
+	struct sigaction sa;
+	pthread_t th;
+	sigset_t all, old;
+	int rc, i;
+
+	pthread_mutex_lock(&sig.lock);
+	sig.r = r;
+	sig.t0 = mono_now();
+	free(sig.last);
+	sig.last = r ? json_dumps(r->doc, 0) : NULL;
+	pthread_mutex_unlock(&sig.lock);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (!sig.thread) {
+		if (pipe2(sig.pipe, O_CLOEXEC) != 0) {
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			ch_error("cannot catch signals: pipe: %s", strerror(errno));
+			return CH_ERR_RUNTIME;
+		}
+		sig.owner = getpid();
+		/* the thread itself never takes the signals (created with all blocked) */
+		rc = pthread_create(&th, NULL, signal_thread, NULL);
+		if (rc) {
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			ch_error("cannot catch signals: %s", strerror(rc));
+			return CH_ERR_RUNTIME;
+		}
+		pthread_detach(th);
+		sig.thread = 1;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < 2; i++) {
+		struct sigaction cur;
+		/* a signal ignored at start (a background job's SIGINT) stays
+		 * ignored; one the caller blocks it takes with sigwait() itself */
+		if (sig.mine[i] || (sigaction(caught[i], NULL, &cur) == 0 && cur.sa_handler == SIG_IGN) ||
+		    sigismember(&old, caught[i]) == 1)
+			continue;
+		if (sigaction(caught[i], &sa, NULL) == 0)
+			sig.mine[i] = 1;
+	}
+	return 0;
+}
+
+/* the run is over: the signals get their default action again */
+static void signals_forget(struct ch_result *r)
+{
+	int i;
+
+	pthread_mutex_lock(&sig.lock);
+	if (sig.r == r) {
+		sig.r = NULL;
+		free(sig.last);
+		sig.last = NULL;
+		for (i = 0; i < 2; i++)
+			if (sig.mine[i]) {
+				signal(caught[i], SIG_DFL);
+				sig.mine[i] = 0;
+			}
+	}
+	pthread_mutex_unlock(&sig.lock);
+}
+
 static int write_doc(struct ch_result *r)
 {
-	char now[32];
+	char now[32], *text;
 	struct stat st;
+	size_t len;
 	int rc;
 
 	json_object_set_new(r->doc, "end_utc", json_string(ch_utc_now(now, sizeof(now))));
@@ -294,9 +498,23 @@ static int write_doc(struct ch_result *r)
 		ch_error("result file '%s' appeared during the run; not replacing it", r->path);
 		return CH_ERR_RUNTIME;
 	}
-	rc = ch_json_write_atomic(r->path, r->doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	if (rc == 0)
+	text = dump_text(r->doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER, &len);
+	if (!text) {
+		ch_error("cannot serialise JSON for '%s'", r->path);
+		return CH_ERR_RUNTIME;
+	}
+	pthread_mutex_lock(&sig.lock);
+	rc = ch_write_file_atomic(r->path, text, len);
+	if (rc == 0) {
 		r->written = 1;
+		if (sig.r == r) { /* what a signal finishes from now on */
+			free(sig.last);
+			sig.last = text;
+			text = NULL;
+		}
+	}
+	pthread_mutex_unlock(&sig.lock);
+	free(text);
 	return rc;
 }
 
@@ -310,8 +528,12 @@ int ch_result_checkpoint(struct ch_result *r)
 int ch_result_finish(struct ch_result *r, int status, const char *reason, ...)
 {
 	va_list ap;
+	int rc;
+
 	va_start(ap, reason);
 	set_status_v(r, status, reason, ap);
 	va_end(ap);
-	return write_doc(r);
+	rc = write_doc(r);
+	signals_forget(r); /* the file is final: a later signal leaves it as is */
+	return rc;
 }

@@ -6,7 +6,9 @@
  * The document is rewritten atomically (temporary file in the same
  * directory, fsync, rename) after each measurement with status "incomplete",
  * and a last time with the final status, so a crash or an abort never leaves
- * a truncated file and never loses a finished measurement.
+ * a truncated file and never loses a finished measurement. On SIGINT or
+ * SIGTERM the file is finished with status "error" and the reason
+ * (ch_result_catch_signals()).
  */
 #ifndef CH_RESULT_H
 #define CH_RESULT_H
@@ -86,9 +88,21 @@ void ch_result_set_software(struct ch_result *r, const char *key,
  * @path:  [in] file name (copied); NULL disables writing.
  * @force: [in] non-zero to allow replacing an existing file.
  * Returns 0, or CH_ERR_USAGE (message printed, naming the file) when the
- * file exists and @force is 0, or its directory does not exist.
+ * file exists and @force is 0, or its directory does not exist or is not
+ * writable (ch_check_output_path()).
  */
 int ch_result_set_path(struct ch_result *r, const char *path, int force);
+
+/**
+ * ch_check_output_path - can a file be created at @path: its directory
+ * exists and a file can be created in it (probed with the atomic write's
+ * temporary name "PATH.tmp.PID", removed at once). Checked before any
+ * measurement starts.
+ * @opt: [in] the option naming the file, for the message ("--json").
+ * Returns 0, CH_ERR_USAGE (message printed, naming the directory and the
+ * file), CH_ERR_RUNTIME when out of memory.
+ */
+int ch_check_output_path(const char *opt, const char *path);
 
 /**
  * ch_result_set_status - set "status" and "reason".
@@ -114,6 +128,28 @@ int ch_result_checkpoint(struct ch_result *r);
  */
 int ch_result_finish(struct ch_result *r, int status, const char *reason, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/**
+ * ch_result_catch_signals - finish @r's result file on SIGINT or SIGTERM
+ * (Ctrl-C, scancel, a job's time limit). The first such signal rewrites the
+ * file from the last document written (so every finished measurement is
+ * kept) with status "error", exit_code 4 and the reason ("interrupted by
+ * SIGTERM (signal 15) after 12 s; ..."), removes a temporary file of a
+ * write the signal cut, prints the reason and exits with CH_EXIT_RUNTIME
+ * (4). A second signal exits at once with 128 + the signal number. A
+ * signal ignored when the program started (SIGINT of a background job)
+ * stays ignored, and one the calling thread blocks is left to the caller
+ * (checkpoint_io takes SIGINT and SIGTERM with sigwait()). Forked
+ * children get the default action. The handler only writes into a pipe; a
+ * thread started here does the rest. ch_run_begin() calls it; once
+ * ch_result_finish() has written the final status, or after
+ * ch_result_free(), the signals get their default action again. Without a
+ * result file the reason is printed unless quiet (ch_set_quiet()).
+ * @r: [in] the run (borrowed); NULL: exit 4 on a signal, no file.
+ * Returns 0, or CH_ERR_RUNTIME (printed) when the pipe or thread cannot be
+ * created.
+ */
+int ch_result_catch_signals(struct ch_result *r);
 
 /**
  * ch_json_write_atomic - write any JSON document atomically.

@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 		if (ch_result_finish(res, rc, reason[0] ? "%s" : NULL, reason) != 0 && rc == CH_OK)
 			rc = CH_ERR_RUNTIME;
 		if (rc != CH_OK && mpi.rank == 0)
-			ch_error("%s", reason[0] ? reason : ch_status_name(rc));
+			ch_error("%s", reason[0] ? reason : "the run did not finish (no reason recorded)");
 		ch_result_free(res);
 	}
 	ch_rl_mpi_finalize(&mpi);

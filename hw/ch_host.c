@@ -183,3 +183,23 @@ json_t *ch_host_describe(hwloc_topology_t topo)
 	json_object_set_new(h, "gpus", jg);
 	return h;
 }
+
+uint64_t ch_host_mem_available_bytes(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	unsigned long long kb = 0;
+
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+				break;
+		fclose(f);
+	}
+	if (!kb) {
+		long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+		if (pages > 0 && psz > 0)
+			return (uint64_t)pages * (uint64_t)psz;
+	}
+	return (uint64_t)kb * 1024;
+}

@@ -65,6 +65,14 @@ uint64_t ch_topo_llc_bytes(hwloc_topology_t topo);
 json_t *ch_host_describe(hwloc_topology_t topo);
 
 /**
+ * ch_host_mem_available_bytes - memory the kernel estimates is available
+ * for new allocations without swapping, in bytes: MemAvailable of
+ * /proc/meminfo, else free pages x page size (sysconf); 0 when neither can
+ * be read.
+ */
+uint64_t ch_host_mem_available_bytes(void);
+
+/**
  * ch_cpuset_to_list - format a cpuset as a list string ("0-3,8").
  * @set: [in] bitmap.  @buf: [out] destination.  @n: [in] size of @buf.
  * Returns @buf (truncated when too small).

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "base/ch_common.h"
 #include "report/hr_report.h"
 #if __has_include("hr_canary.h")
 #include "report/hr_canary.h"
@@ -18,6 +19,8 @@
 
 int main(int argc, char **argv)
 {
+	/* messages of the subcommands read "health_report canary: ..." */
+	ch_set_prog("health_report");
 #ifdef HAVE_HR_CANARY
 	if (argc > 1 && !strcmp(argv[1], "canary"))
 		return hr_canary_main(argc - 1, argv + 1);

@@ -7,6 +7,7 @@
 #include "report/hr_canary.h"
 #include "report/hr_checkpoint.h"
 #include "report/hr_fit.h"
+#include "report/hr_util.h"
 #include "report/hr_walk.h"
 #include "base/ch_common.h"
 #include "base/ch_parse.h"
@@ -62,7 +63,7 @@ static const struct opt_def opt_defs[] = {
 };
 #define NDEFS ((int)(sizeof(opt_defs) / sizeof(opt_defs[0])))
 
-enum { O_INPUTS = 0x2000, O_JSON, O_FORCE, O_BASE = 0x2100 };
+enum { O_INPUTS = 0x2000, O_JSON, O_FORCE, O_STRICT, O_BASE = 0x2100 };
 
 struct given_model {
 	double alpha_us, bw_gbps;
@@ -105,8 +106,8 @@ static int set_opt(struct hr_canary_in *in, struct given_model *gm, const struct
 	case K_NUM: {
 		char *end;
 		errno = 0;
-		v = val && *val && !isspace((unsigned char)*val) ? strtod(val, &end) : NAN;
-		if (!isfinite(v) || errno || *end)
+		v = val && *val && ch_decimal_len(val) == strlen(val) ? strtod(val, &end) : NAN;
+		if (!isfinite(v) || errno)
 			return ch_usage_error("invalid number '%s' for %s", val ? val : "", label);
 		rc = 0;
 		break;
@@ -154,12 +155,19 @@ static int set_opt(struct hr_canary_in *in, struct given_model *gm, const struct
 /* the --inputs file: "key = value" lines, keys as the long options, '#' comments */
 static int load_inputs(const char *path, struct hr_canary_in *in, struct given_model *gm)
 {
-	FILE *fp = fopen(path, "r");
-	char line[512];
+	FILE *fp;
+	char line[512], *text = NULL, err[256];
+	size_t len = 0;
 	int lineno = 0, rc = 0, i;
 
-	if (!fp)
-		return ch_usage_error("cannot read --inputs file '%s': %s", path, strerror(errno));
+	/* a regular file only: a directory or a named pipe is an error, never a hang */
+	if (hr_read_file(path, 1u << 20, &text, &len, err, sizeof(err)))
+		return ch_usage_error("cannot read --inputs file '%s': %s", path, err);
+	fp = fmemopen(text, len ? len : 1, "r");
+	if (!fp) {
+		free(text);
+		return CH_ERR_RUNTIME;
+	}
 	while (!rc && fgets(line, sizeof(line), fp)) {
 		char *p = line, *eq, *key, *val, *e, label[600];
 		lineno++;
@@ -201,6 +209,7 @@ static int load_inputs(const char *path, struct hr_canary_in *in, struct given_m
 		rc = set_opt(in, gm, &opt_defs[i], label, val);
 	}
 	fclose(fp);
+	free(text);
 	return rc;
 }
 
@@ -227,6 +236,7 @@ struct scan {
 	int have_input_wait;
 	int n_allreduce, n_loader, n_other, n_unavailable, wrong_rows;
 	int used[HR_NLEVELS]; /* series used for the prediction, -1 none */
+	struct hr_issues *is; /* the walk's input problems */
 	int world_ranks;      /* largest world group: the allocation measured */
 	double max_bytes;     /* largest message measured */
 	struct hr_ckpt_canary ckpt; /* checkpoint_io results */
@@ -247,10 +257,11 @@ static struct series *series_get(struct scan *sc, const char *algo, int level)
 	return &sc->s[sc->ns++];
 }
 
-static int bad_key(const char *path, const char *where, const char *what, json_t *v)
+static int bad_key(struct hr_issues *is, const char *path, const char *where, const char *what, json_t *v)
 {
 	char *txt = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
-	ch_error("%s: %s: expected %s, got '%s'", path, where, what, txt ? txt : "nothing");
+	hr_issue_add(is, HR_ISSUE_SKIPPED, path, 0, 0, "%s: expected %s, got '%s'; file skipped", where, what,
+		     txt ? txt : "nothing");
 	free(txt);
 	return CH_ERR_USAGE;
 }
@@ -268,7 +279,7 @@ static int read_allreduce(struct scan *sc, const char *path, json_t *doc)
 		return 0;
 	}
 	if (!json_is_array(sweeps))
-		return bad_key(path, "results.sweeps", "an array", sweeps);
+		return bad_key(sc->is, path, "results.sweeps", "an array", sweeps);
 	sc->n_allreduce++;
 	/* GPUs (ranks) per node from the layout: the most ranks on one host */
 	if (json_is_array(layout)) {
@@ -294,13 +305,13 @@ static int read_allreduce(struct scan *sc, const char *path, json_t *doc)
 
 		snprintf(where, sizeof(where), "results.sweeps[%zu]", i);
 		if (!json_is_string(json_object_get(sw, "group_kind")))
-			return bad_key(path, where, "a string \"group_kind\"", json_object_get(sw, "group_kind"));
+			return bad_key(sc->is, path, where, "a string \"group_kind\"", json_object_get(sw, "group_kind"));
 		if (!algo)
-			return bad_key(path, where, "a string \"algo\"", json_object_get(sw, "algo"));
+			return bad_key(sc->is, path, where, "a string \"algo\"", json_object_get(sw, "algo"));
 		if (!json_is_integer(nr) || json_integer_value(nr) < 1)
-			return bad_key(path, where, "\"nranks\" a positive integer", nr);
+			return bad_key(sc->is, path, where, "\"nranks\" a positive integer", nr);
 		if (!json_is_array(rows))
-			return bad_key(path, where, "an array \"rows\"", rows);
+			return bad_key(sc->is, path, where, "an array \"rows\"", rows);
 		if (!strcmp(json_string_value(json_object_get(sw, "group_kind")), "world") &&
 		    json_integer_value(nr) > sc->world_ranks)
 			sc->world_ranks = (int)json_integer_value(nr);
@@ -309,7 +320,8 @@ static int read_allreduce(struct scan *sc, const char *path, json_t *doc)
 		level = json_is_array(nodes) && json_array_size(nodes) > 1 ? HR_INTER : HR_INTRA;
 		se = series_get(sc, algo, level);
 		if (!se) {
-			ch_error("%s: more than %d algorithm and fabric level combinations", path, MAX_SERIES);
+			hr_issue_add(sc->is, HR_ISSUE_SKIPPED, path, 0, 0,
+				     "more than %d algorithm and fabric level combinations; file skipped", MAX_SERIES);
 			return CH_ERR_USAGE;
 		}
 		for (j = 0; j < json_array_size(rows); j++) {
@@ -319,10 +331,10 @@ static int read_allreduce(struct scan *sc, const char *path, json_t *doc)
 			json_t *wrong = json_object_get(oop, "wrong");
 			snprintf(where, sizeof(where), "results.sweeps[%zu].rows[%zu]", i, j);
 			if (!json_is_number(b) || !(json_number_value(b) > 0))
-				return bad_key(path, where, "\"bytes\" a positive number", b);
+				return bad_key(sc->is, path, where, "\"bytes\" a positive number", b);
 			snprintf(where, sizeof(where), "results.sweeps[%zu].rows[%zu].out_of_place.time_us.median", i, j);
 			if (!json_is_number(t) || !(json_number_value(t) > 0))
-				return bad_key(path, where, "a positive time", t);
+				return bad_key(sc->is, path, where, "a positive time", t);
 			if (json_integer_value(wrong) > 0) {
 				sc->wrong_rows++;
 				continue;
@@ -362,7 +374,7 @@ static int read_loader(struct scan *sc, const char *path, json_t *doc)
 		return 0;
 	}
 	if (!json_is_array(configs))
-		return bad_key(path, "results.configs", "an array", configs);
+		return bad_key(sc->is, path, "results.configs", "an array", configs);
 	sc->n_loader++;
 	/* the placement the job runs with: as-is, else shared, else the worst */
 	for (p = 0; pref[p] && !pick; p++)
@@ -378,7 +390,7 @@ static int read_loader(struct scan *sc, const char *path, json_t *doc)
 		char where[80];
 		snprintf(where, sizeof(where), "results.configs[%zu].input_wait_frac", i);
 		if (!json_is_number(v) || json_number_value(v) < 0 || json_number_value(v) >= 1)
-			return bad_key(path, where, "a fraction in [0, 1)", v);
+			return bad_key(sc->is, path, where, "a fraction in [0, 1)", v);
 		if (!pick && json_number_value(v) > w) {
 			w = json_number_value(v);
 			worst = c;
@@ -402,9 +414,8 @@ static int read_loader(struct scan *sc, const char *path, json_t *doc)
 	return 0;
 }
 
-static int on_doc(const char *path, json_t *doc, void *ctx)
+static int read_doc(struct scan *sc, const char *path, json_t *doc)
 {
-	struct scan *sc = ctx;
 	const char *tool = hr_result_tool(doc);
 
 	if (!tool) {
@@ -419,6 +430,34 @@ static int on_doc(const char *path, json_t *doc, void *ctx)
 		return hr_ckpt_canary_read(&sc->ckpt, path, doc);
 	sc->n_other++;
 	return 0;
+}
+
+/* one file: all of it, or nothing (what it added is undone when it breaks the schema) */
+static int on_doc(const char *path, json_t *doc, struct hr_issues *is, void *ctx)
+{
+	struct scan *sc = ctx;
+	struct scan *before = malloc(sizeof(*before));
+	int rc, i;
+
+	if (!before)
+		return CH_ERR_RUNTIME;
+	*before = *sc;
+	sc->is = is;
+	rc = read_doc(sc, path, doc);
+	if (rc == CH_ERR_USAGE) {
+		for (i = 0; i < sc->ns; i++) {
+			if (i < before->ns) {
+				before->s[i].p = sc->s[i].p; /* keep the (possibly moved) buffer */
+				before->s[i].cap = sc->s[i].cap;
+			} else {
+				free(sc->s[i].p);
+			}
+		}
+		*sc = *before;
+		rc = HR_WALK_SKIP;
+	}
+	free(before);
+	return rc;
 }
 
 /* fit every series; pick per level the algorithm fastest at (bytes, n) */
@@ -574,6 +613,9 @@ static void usage(FILE *f)
 		"                               without '--', '#' comments; options override it\n"
 		"  --json FILE                  also write the canary report as JSON\n"
 		"  --force                      replace the --json FILE if it exists\n"
+		"  --strict                     a result file that cannot be read or breaks\n"
+		"                               the schema is an error (exit 2); without it,\n"
+		"                               it is skipped and listed under input problems\n"
 		"  -q, --quiet                  print only the verdict lines\n"
 		"  -h, --help                   show this help\n"
 		"\n"
@@ -589,13 +631,15 @@ static void usage(FILE *f)
 
 static int canary_main(int argc, char **argv)
 {
-	struct option longopts[NDEFS + 8];
+	struct option longopts[NDEFS + 9];
 	struct hr_canary_in in;
 	struct hr_canary_out out;
 	struct given_model gm = { .model = HR_FIT_RING };
 	struct scan *sc = NULL;
 	const char *inputs = NULL, *json_path = NULL;
-	int force = 0, quiet = 0, c, i, rc = 0;
+	int force = 0, quiet = 0, strict = 0, c, i, rc = 0;
+	struct hr_issues issues = { 0 };
+	size_t nok = 0, skipped = 0;
 
 	hr_canary_in_init(&in);
 	for (i = 0; i < NDEFS; i++) {
@@ -607,6 +651,7 @@ static int canary_main(int argc, char **argv)
 	longopts[i++] = (struct option){ "inputs", required_argument, NULL, O_INPUTS };
 	longopts[i++] = (struct option){ "json", required_argument, NULL, O_JSON };
 	longopts[i++] = (struct option){ "force", no_argument, NULL, O_FORCE };
+	longopts[i++] = (struct option){ "strict", no_argument, NULL, O_STRICT };
 	longopts[i++] = (struct option){ "quiet", no_argument, NULL, 'q' };
 	longopts[i++] = (struct option){ "help", no_argument, NULL, 'h' };
 	longopts[i++] = (struct option){ NULL, 0, NULL, 0 };
@@ -642,6 +687,8 @@ static int canary_main(int argc, char **argv)
 			json_path = optarg;
 		} else if (c == O_FORCE) {
 			force = 1;
+		} else if (c == O_STRICT) {
+			strict = 1;
 		} else if (c == 'q') {
 			quiet = 1;
 		}
@@ -660,12 +707,24 @@ static int canary_main(int argc, char **argv)
 	}
 	if (json_path && !force && access(json_path, F_OK) == 0)
 		return ch_exit_code(ch_usage_error("'%s' exists (use --force to replace it)", json_path));
+	if (json_path && (rc = ch_check_output_path("--json", json_path)))
+		return ch_exit_code(rc);
 
 	sc = calloc(1, sizeof(*sc));
 	if (!sc)
 		return CH_EXIT_RUNTIME;
-	if (optind < argc && (rc = hr_walk_json(argv + optind, argc - optind, on_doc, sc)))
+	if (optind < argc && (rc = hr_walk_json(argv + optind, argc - optind, &issues, on_doc, sc, &nok)))
 		goto out;
+	skipped = hr_issues_count(&issues, HR_ISSUE_SKIPPED);
+	hr_issues_print(quiet ? stderr : stdout, &issues);
+	if (strict && skipped) {
+		rc = ch_usage_error("%zu input problem%s skipped (--strict)", skipped, skipped == 1 ? "" : "s");
+		goto out;
+	}
+	if (!nok && skipped) {
+		rc = ch_usage_error("no usable result file among the inputs (see 'input problems')");
+		goto out;
+	}
 	if (sc->have_input_wait && !in.input_wait_frac.src) {
 		in.input_wait_frac = (struct hr_fig){ sc->input_wait, HR_SRC_MEASURED };
 		snprintf(in.input_wait_from, sizeof(in.input_wait_from), "%s", sc->input_wait_from);
@@ -690,8 +749,8 @@ static int canary_main(int argc, char **argv)
 		if (sc->ckpt.nfiles)
 			snprintf(ckpt_count, sizeof(ckpt_count), ", %d checkpoint_io", sc->ckpt.nfiles);
 		if (optind < argc)
-			printf("inputs: %d allreduce_bw, %d loader_contention%s result files read; %d unavailable, %d other JSON files skipped%s\n",
-			       sc->n_allreduce, sc->n_loader, ckpt_count, sc->n_unavailable, sc->n_other,
+			printf("inputs: %d allreduce_bw, %d loader_contention%s result files read; %d unavailable, %d other JSON files skipped, %zu unreadable or broken files skipped%s\n",
+			       sc->n_allreduce, sc->n_loader, ckpt_count, sc->n_unavailable, sc->n_other, skipped,
 			       sc->wrong_rows ? "; rows with wrong results left out of the fit" : "");
 		print_fits(stdout, sc, out.grad_bytes.src ? out.grad_bytes.v : sc->max_bytes,
 			   (int)in.target_gpus.v);
@@ -719,6 +778,7 @@ static int canary_main(int argc, char **argv)
 	}
 	rc = out.verdict == HR_VERDICT_BOOK ? CH_OK : CH_ERR_CHECK;
 out:
+	hr_issues_release(&issues);
 	for (i = 0; sc && i < sc->ns; i++)
 		free(sc->s[i].p);
 	free(sc);

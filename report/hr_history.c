@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -20,16 +21,25 @@
 #include <string.h>
 #include <unistd.h>
 
+#define HISTORY_SCHEMA "clusterhealth.history"
 #define HISTORY_SCHEMA_VERSION "1"
 
 struct hr_history {
 	sqlite3 *db;
 	char *path;
 	sqlite3_stmt *ins;
+	int lock_timeout_sec;
 };
 
 static int sql_err(struct hr_history *h, const char *what)
 {
+	int e = sqlite3_errcode(h->db);
+
+	if (e == SQLITE_BUSY || e == SQLITE_LOCKED) {
+		ch_error("history database '%s' is locked by another process (waited %d s; raise --lock-timeout to wait longer)",
+			 h->path, h->lock_timeout_sec);
+		return CH_ERR_RUNTIME;
+	}
 	ch_error("history '%s': %s: %s", h->path, what, sqlite3_errmsg(h->db));
 	return CH_ERR_RUNTIME;
 }
@@ -41,19 +51,69 @@ void hr_check_cfg_init(struct hr_check_cfg *c)
 	c->threshold_pct = 10;
 }
 
-int hr_history_open(const char *path, struct hr_history **out)
+/*
+ * What the database is, read only: 0 a clusterhealth history of this
+ * version, 1 an empty database (no table yet), CH_ERR_USAGE something else
+ * (message printed), CH_ERR_RUNTIME locked or an SQLite error (printed).
+ */
+static int check_marker(struct hr_history *h)
+{
+	sqlite3_stmt *st = NULL;
+	const char *v;
+	int rc, n;
+
+	if (sqlite3_prepare_v2(h->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) != SQLITE_OK ||
+	    (rc = sqlite3_step(st)) != SQLITE_ROW) {
+		int e = sqlite3_errcode(h->db);
+		sqlite3_finalize(st);
+		if (e == SQLITE_NOTADB || e == SQLITE_CORRUPT) {
+			ch_error("'%s' is not a usable history database: %s; nothing changed", h->path, sqlite3_errmsg(h->db));
+			return CH_ERR_USAGE;
+		}
+		return sql_err(h, "read");
+	}
+	n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (n == 0)
+		return 1;
+	st = NULL;
+	if (sqlite3_prepare_v2(h->db, "SELECT key, value FROM meta WHERE key IN ('schema', 'schema_version') ORDER BY key",
+			       -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW || !(v = (const char *)sqlite3_column_text(st, 1)) ||
+	    strcmp(v, HISTORY_SCHEMA)) {
+		int e = sqlite3_errcode(h->db);
+		sqlite3_finalize(st);
+		if (e == SQLITE_BUSY || e == SQLITE_LOCKED)
+			return sql_err(h, "read");
+		ch_error("'%s' is an SQLite database of another application (no '%s' marker in a meta table); refusing to write into it, nothing changed",
+			 h->path, HISTORY_SCHEMA);
+		return CH_ERR_USAGE;
+	}
+	if (sqlite3_step(st) != SQLITE_ROW || !(v = (const char *)sqlite3_column_text(st, 1)) ||
+	    strcmp(v, HISTORY_SCHEMA_VERSION)) {
+		ch_error("'%s' is a clusterhealth history of version '%s'; this build reads version %s; nothing changed",
+			 h->path, v ? v : "?", HISTORY_SCHEMA_VERSION);
+		sqlite3_finalize(st);
+		return CH_ERR_USAGE;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int hr_history_open(const char *path, int lock_timeout_sec, struct hr_history **out)
 {
 	static const char *const ddl =
+		"BEGIN IMMEDIATE;"
 		"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
 		"CREATE TABLE IF NOT EXISTS metrics("
 		" night TEXT NOT NULL, node TEXT NOT NULL, gpu TEXT NOT NULL,"
 		" metric TEXT NOT NULL, value REAL NOT NULL, source TEXT,"
 		" PRIMARY KEY(node, gpu, metric, night));"
 		"CREATE INDEX IF NOT EXISTS metrics_night ON metrics(night);"
-		"INSERT OR IGNORE INTO meta VALUES('schema', 'clusterhealth.history');"
-		"INSERT OR IGNORE INTO meta VALUES('schema_version', '" HISTORY_SCHEMA_VERSION "');";
+		"INSERT OR IGNORE INTO meta VALUES('schema', '" HISTORY_SCHEMA "');"
+		"INSERT OR IGNORE INTO meta VALUES('schema_version', '" HISTORY_SCHEMA_VERSION "');"
+		"COMMIT;";
 	struct hr_history *h = calloc(1, sizeof(*h));
-	sqlite3_stmt *st = NULL;
 	int rc;
 
 	*out = NULL;
@@ -61,28 +121,31 @@ int hr_history_open(const char *path, struct hr_history **out)
 		free(h);
 		return CH_ERR_RUNTIME;
 	}
+	h->lock_timeout_sec = lock_timeout_sec < 0 ? 0 : lock_timeout_sec;
 	if (sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
 		ch_error("cannot open history database '%s': %s", path, h->db ? sqlite3_errmsg(h->db) : "out of memory");
 		hr_history_close(h);
 		return CH_ERR_USAGE;
 	}
-	sqlite3_busy_timeout(h->db, 10000);
-	if (sqlite3_exec(h->db, ddl, NULL, NULL, NULL) != SQLITE_OK) {
-		rc = sqlite3_errcode(h->db);
-		ch_error("'%s' is not a usable history database: %s", path, sqlite3_errmsg(h->db));
-		hr_history_close(h);
-		return rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT ? CH_ERR_USAGE : CH_ERR_RUNTIME;
+	sqlite3_busy_timeout(h->db, h->lock_timeout_sec > INT_MAX / 1000 ? INT_MAX : h->lock_timeout_sec * 1000);
+	/* nothing is written before the database is known to be ours (or empty) */
+	rc = check_marker(h);
+	if (rc == 1) {
+		if (sqlite3_exec(h->db, ddl, NULL, NULL, NULL) != SQLITE_OK) {
+			rc = sql_err(h, "create the tables");
+			sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+		} else {
+			rc = check_marker(h);
+		}
 	}
-	/* an existing database of something else, or of a newer layout */
-	if (sqlite3_prepare_v2(h->db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_step(st) != SQLITE_ROW ||
-	    strcmp((const char *)sqlite3_column_text(st, 0), HISTORY_SCHEMA_VERSION)) {
-		ch_error("'%s' is not a clusterhealth history of version %s", path, HISTORY_SCHEMA_VERSION);
-		sqlite3_finalize(st);
+	if (rc) {
 		hr_history_close(h);
-		return CH_ERR_USAGE;
+		return rc < 0 ? rc : CH_ERR_RUNTIME;
 	}
-	sqlite3_finalize(st);
+	/* WAL: readers never block the nightly writer, nor it them */
+	if (sqlite3_exec(h->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL) != SQLITE_OK)
+		ch_warn("history '%s': cannot switch to WAL journal mode (%s); readers may delay writers",
+			path, sqlite3_errmsg(h->db));
 	if (sqlite3_prepare_v2(h->db, "INSERT OR REPLACE INTO metrics(night, node, gpu, metric, value, source) VALUES(?,?,?,?,?,?)",
 			       -1, &h->ins, NULL) != SQLITE_OK) {
 		rc = sql_err(h, "prepare");
@@ -126,9 +189,12 @@ int hr_history_record(struct hr_history *h, const char *night, const char *node,
 
 /* ------------------------------------------------- headline metrics */
 
-static int bad(const char *path, const char *where, const char *what)
+static int bad(struct hr_issues *is, const char *path, const char *where, const char *what)
 {
-	ch_error("%s: %s: expected %s", path, where, what);
+	if (is)
+		hr_issue_add(is, HR_ISSUE_SKIPPED, path, 0, 0, "%s: expected %s; file skipped", where, what);
+	else
+		ch_error("%s: %s: expected %s", path, where, what);
 	return CH_ERR_USAGE;
 }
 
@@ -141,14 +207,14 @@ static int bad(const char *path, const char *where, const char *what)
 			(*nrec)++;                                                    \
 	} while (0)
 
-static int rec_roofline(struct hr_history *h, const char *night, const char *path,
+static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *night, const char *path,
 			json_t *doc, const char *host, size_t *nrec)
 {
 	json_t *devs = json_object_get(json_object_get(doc, "results"), "devices"), *d;
 	size_t i;
 
 	if (!json_is_array(devs))
-		return bad(path, "results.devices", "an array");
+		return bad(is, path, "results.devices", "an array");
 	json_array_foreach(devs, i, d) {
 		const char *dev = json_string_value(json_object_get(d, "device"));
 		const char *st = json_string_value(json_object_get(d, "status"));
@@ -157,7 +223,7 @@ static int rec_roofline(struct hr_history *h, const char *night, const char *pat
 		char metric[128];
 
 		if (!dev)
-			return bad(path, "results.devices[].device", "a string");
+			return bad(is, path, "results.devices[].device", "a string");
 		if (!st || strcmp(st, "ok") || !json_is_object(roofs))
 			continue;
 		mem = json_object_get(roofs, "memory_gbps");
@@ -197,7 +263,7 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static int rec_allreduce(struct hr_history *h, const char *night, const char *path,
+static int rec_allreduce(struct hr_history *h, struct hr_issues *is, const char *night, const char *path,
 			 json_t *doc, const char *host, size_t *nrec)
 {
 	json_t *sweeps = json_object_get(json_object_get(doc, "results"), "sweeps"), *sw;
@@ -209,7 +275,7 @@ static int rec_allreduce(struct hr_history *h, const char *night, const char *pa
 
 	if (!json_is_array(sweeps)) {
 		json_decref(pairs);
-		return bad(path, "results.sweeps", "an array");
+		return bad(is, path, "results.sweeps", "an array");
 	}
 	json_array_foreach(sweeps, i, sw) {
 		const char *kind = json_string_value(json_object_get(sw, "group_kind"));
@@ -221,7 +287,7 @@ static int rec_allreduce(struct hr_history *h, const char *night, const char *pa
 
 		if (!kind || !algo) {
 			json_decref(pairs);
-			return bad(path, "results.sweeps[].group_kind/algo", "strings");
+			return bad(is, path, "results.sweeps[].group_kind/algo", "strings");
 		}
 		if (!isfinite(bw) || bw <= 0)
 			continue;
@@ -274,7 +340,7 @@ static int rec_allreduce(struct hr_history *h, const char *night, const char *pa
 	return rc;
 }
 
-static int rec_loader(struct hr_history *h, const char *night, const char *path,
+static int rec_loader(struct hr_history *h, struct hr_issues *is, const char *night, const char *path,
 		      json_t *doc, const char *host, size_t *nrec)
 {
 	json_t *configs = json_object_get(json_object_get(doc, "results"), "configs"), *c, *pick = NULL;
@@ -283,7 +349,7 @@ static int rec_loader(struct hr_history *h, const char *night, const char *path,
 	int p;
 
 	if (!json_is_array(configs))
-		return bad(path, "results.configs", "an array");
+		return bad(is, path, "results.configs", "an array");
 	for (p = 0; pref[p] && !pick; p++)
 		json_array_foreach(configs, i, c) {
 			const char *pl = json_string_value(json_object_get(c, "placement"));
@@ -314,7 +380,7 @@ static void rec_ckpt_host(void *ctx, const char *host, double gbps)
 }
 
 int hr_history_record_doc(struct hr_history *h, const char *night, const char *path,
-			  json_t *doc, size_t *nrec)
+			  json_t *doc, size_t *nrec, struct hr_issues *is)
 {
 	const char *tool = hr_result_tool(doc);
 	const char *status = json_string_value(json_object_get(doc, "status"));
@@ -323,13 +389,13 @@ int hr_history_record_doc(struct hr_history *h, const char *night, const char *p
 	if (!tool || (status && !strcmp(status, "unavailable")))
 		return 0;
 	if (!host)
-		return bad(path, "host.hostname", "a string");
+		return bad(is, path, "host.hostname", "a string");
 	if (!strcmp(tool, "roofline"))
-		return rec_roofline(h, night, path, doc, host, nrec);
+		return rec_roofline(h, is, night, path, doc, host, nrec);
 	if (!strcmp(tool, "allreduce_bw"))
-		return rec_allreduce(h, night, path, doc, host, nrec);
+		return rec_allreduce(h, is, night, path, doc, host, nrec);
 	if (!strcmp(tool, "loader_contention"))
-		return rec_loader(h, night, path, doc, host, nrec);
+		return rec_loader(h, is, night, path, doc, host, nrec);
 	if (!strcmp(tool, "checkpoint_io")) {
 		struct ckpt_rec c = { h, night, path, nrec, 0 };
 		int n = hr_ckpt_host_rates(doc, rec_ckpt_host, &c);
@@ -494,22 +560,36 @@ struct rec_ctx {
 	size_t nrec, nfiles;
 };
 
-static int on_doc(const char *path, json_t *doc, void *ctx)
+/* one file: all of its values, or none of them (a savepoint per file) */
+static int on_doc(const char *path, json_t *doc, struct hr_issues *is, void *ctx)
 {
 	struct rec_ctx *c = ctx;
 	size_t before = c->nrec;
-	int rc = hr_history_record_doc(c->h, c->night, path, doc, &c->nrec);
+	int rc;
+
+	if (sqlite3_exec(c->h->db, "SAVEPOINT file", NULL, NULL, NULL) != SQLITE_OK)
+		return sql_err(c->h, "savepoint");
+	rc = hr_history_record_doc(c->h, c->night, path, doc, &c->nrec, is);
+	if (rc == CH_ERR_USAGE) {
+		c->nrec = before;
+		if (sqlite3_exec(c->h->db, "ROLLBACK TO file; RELEASE file", NULL, NULL, NULL) != SQLITE_OK)
+			return sql_err(c->h, "rollback");
+		return HR_WALK_SKIP;
+	}
+	if (sqlite3_exec(c->h->db, "RELEASE file", NULL, NULL, NULL) != SQLITE_OK && !rc)
+		rc = sql_err(c->h, "release");
 	if (!rc && c->nrec > before)
 		c->nfiles++;
 	return rc;
 }
 
 /* the earliest start_utc among the inputs: the night of this run */
-static int find_night(const char *path, json_t *doc, void *ctx)
+static int find_night(const char *path, json_t *doc, struct hr_issues *is, void *ctx)
 {
 	char *night = ctx;
 	const char *s = json_string_value(json_object_get(doc, "start_utc"));
 	(void)path;
+	(void)is;
 	if (hr_result_tool(doc) && s && strlen(s) < 32 && (!night[0] || strcmp(s, night) < 0))
 		snprintf(night, 32, "%s", s);
 	return 0;
@@ -525,7 +605,7 @@ static int valid_night(const char *s)
 	for (i = 0; i < n; i++)
 		if (pat[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != pat[i])
 			return 0;
-	return 1;
+	return ch_valid_utc(s, n == 10);
 }
 
 static void usage(FILE *f)
@@ -547,20 +627,35 @@ static void usage(FILE *f)
 	      "  --window N         nights in the trailing baseline (default 14)\n"
 	      "  --min-nights N     fewest earlier nights for a baseline (default 3)\n"
 	      "  --threshold PCT    a drop of at least PCT % regresses (default 10)\n"
+	      "  --lock-timeout SEC wait up to SEC s while another process holds the database\n"
+	      "                     (default 600; the database is in WAL mode, so readers\n"
+	      "                     never block the writer); then exit 4 saying it is locked\n"
+	      "  --strict           a result file that cannot be read or breaks the schema\n"
+	      "                     fails the run (exit 2) and nothing is recorded; without\n"
+	      "                     it, such a file is skipped, listed under input problems,\n"
+	      "                     and the rest recorded\n"
 	      "  --json FILE        also write the regressions and drain candidates as JSON\n"
 	      "  --force            replace the --json FILE if it exists\n"
 	      "  -q, --quiet        print only regressions and drain candidates\n"
 	      "  -h, --help         show this help\n"
 	      "\n"
+	      "Only regular files are read (named pipes and devices are skipped and listed);\n"
+	      "directory cycles are walked once. A database that is not a clusterhealth\n"
+	      "history (no schema marker) is refused, exit 2, and left unchanged.\n"
+	      "\n"
 	      "Exit status: 0 no regression, 1 at least one regression (drain candidates\n"
-	      "listed), 2 usage or input error, 4 run-time error.\n"
+	      "listed), 2 usage or input error (no usable input; a skipped file with\n"
+	      "--strict; a foreign database), 4 run-time error (SQLite, I/O, the database\n"
+	      "still locked after --lock-timeout).\n"
 	      "\n"
 	      "Examples:\n"
 	      "  health_report history --db results/history.sqlite results/*/20250112T030000Z/\n"
 	      "  health_report history --db results/history.sqlite --threshold 5\n", f);
 }
 
-enum { O_DB = 0x2000, O_NIGHT, O_WINDOW, O_MIN, O_THRESH, O_JSON, O_FORCE };
+enum { O_DB = 0x2000, O_NIGHT, O_WINDOW, O_MIN, O_THRESH, O_JSON, O_FORCE, O_LOCK, O_STRICT };
+
+#define DEFAULT_LOCK_TIMEOUT_SEC 600
 
 static int history_main(int argc, char **argv)
 {
@@ -572,6 +667,8 @@ static int history_main(int argc, char **argv)
 		{ "threshold", required_argument, NULL, O_THRESH },
 		{ "json", required_argument, NULL, O_JSON },
 		{ "force", no_argument, NULL, O_FORCE },
+		{ "lock-timeout", required_argument, NULL, O_LOCK },
+		{ "strict", no_argument, NULL, O_STRICT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -582,9 +679,10 @@ static int history_main(int argc, char **argv)
 	size_t nreg = 0, i, j;
 	const char *db = NULL, *json_path = NULL;
 	char night[32] = "";
-	int force = 0, quiet = 0, c, rc = 0;
+	int force = 0, quiet = 0, strict = 0, lock_timeout = DEFAULT_LOCK_TIMEOUT_SEC, c, rc = 0;
 	long l;
 	json_t *drain = NULL;
+	struct hr_issues issues = { 0 };
 
 	hr_check_cfg_init(&cfg);
 	optind = 0;
@@ -598,7 +696,7 @@ static int history_main(int argc, char **argv)
 			break;
 		case O_NIGHT:
 			if (!valid_night(optarg))
-				return ch_exit_code(ch_usage_error("invalid time '%s' for --night (expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)", optarg));
+				return ch_exit_code(ch_usage_error("invalid time '%s' for --night (expected a real date YYYY-MM-DD or time YYYY-MM-DDTHH:MM:SSZ, UTC)", optarg));
 			snprintf(night, sizeof(night), "%s", optarg);
 			break;
 		case O_WINDOW:
@@ -623,6 +721,14 @@ static int history_main(int argc, char **argv)
 		case O_FORCE:
 			force = 1;
 			break;
+		case O_LOCK:
+			if (ch_parse_long("--lock-timeout", optarg, 0, 86400, &l))
+				return CH_EXIT_USAGE;
+			lock_timeout = (int)l;
+			break;
+		case O_STRICT:
+			strict = 1;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -640,29 +746,43 @@ static int history_main(int argc, char **argv)
 		return ch_exit_code(ch_usage_error("--min-nights '%d' is above --window '%d'", cfg.min_nights, cfg.window));
 	if (json_path && !force && access(json_path, F_OK) == 0)
 		return ch_exit_code(ch_usage_error("'%s' exists (use --force to replace it)", json_path));
+	if (json_path && (rc = ch_check_output_path("--json", json_path)))
+		return ch_exit_code(rc);
 
 	if (optind < argc && !night[0]) {
-		if ((rc = hr_walk_json(argv + optind, argc - optind, find_night, night)))
+		struct hr_issues scratch = { 0 };
+		rc = hr_walk_json(argv + optind, argc - optind, &scratch, find_night, night, NULL);
+		hr_issues_release(&scratch);
+		if (rc)
 			return ch_exit_code(rc);
 		if (!night[0])
 			return ch_exit_code(ch_usage_error("no result file with a start_utc among the inputs: give --night"));
 	}
-	if ((rc = hr_history_open(db, &h)))
+	if ((rc = hr_history_open(db, lock_timeout, &h)))
 		return ch_exit_code(rc);
 	if (optind < argc) {
 		struct rec_ctx rc_ = { .h = h, .night = night };
-		if (sqlite3_exec(h->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+		size_t nok = 0, skipped;
+		if (sqlite3_exec(h->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
 			rc = sql_err(h, "begin");
 			goto out;
 		}
-		rc = hr_walk_json(argv + optind, argc - optind, on_doc, &rc_);
+		rc = hr_walk_json(argv + optind, argc - optind, &issues, on_doc, &rc_, &nok);
+		skipped = hr_issues_count(&issues, HR_ISSUE_SKIPPED);
+		hr_issues_print(stdout, &issues);
+		if (!rc && strict && skipped)
+			rc = ch_usage_error("%zu input problem%s skipped (--strict): nothing recorded", skipped,
+					    skipped == 1 ? "" : "s");
+		else if (!rc && !nok && skipped)
+			rc = ch_usage_error("no usable result file among the inputs (see 'input problems'): nothing recorded");
 		if (sqlite3_exec(h->db, rc ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL) != SQLITE_OK && !rc)
 			rc = sql_err(h, "commit");
 		if (rc)
 			goto out;
 		if (!quiet)
-			printf("history: recorded %zu values from %zu result files for night %s into %s\n",
-			       rc_.nrec, rc_.nfiles, night, db);
+			printf("history: recorded %zu values from %zu result files for night %s into %s%s\n",
+			       rc_.nrec, rc_.nfiles, night, db,
+			       skipped ? " (the skipped files listed under input problems left out)" : "");
 	}
 	if (!night[0] && (rc = hr_history_latest(h, night, sizeof(night))))
 		goto out;
@@ -712,6 +832,7 @@ static int history_main(int argc, char **argv)
 	}
 	rc = nreg ? CH_ERR_CHECK : 0;
 out:
+	hr_issues_release(&issues);
 	json_decref(drain);
 	free(reg);
 	hr_history_close(h);

@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "report/hr_input.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -38,11 +40,21 @@ struct hr_history;
 /**
  * hr_history_open - open (creating it and its tables if needed) a history.
  * @path: [in] SQLite database file.
+ * @lock_timeout_sec: [in] how long to wait, in seconds, while another
+ *        process holds a lock on the database (SQLite busy timeout; 0: not
+ *        at all). The database is switched to WAL journal mode, so readers
+ *        and the writer do not wait for each other.
  * @out:  [out] the handle; close with hr_history_close().
- * Returns 0; CH_ERR_USAGE (message printed) when the file cannot be opened
- * or is not a clusterhealth history; CH_ERR_RUNTIME on an SQLite error.
+ * Nothing is written before the file is known to be a clusterhealth
+ * history (its meta table holds schema = "clusterhealth.history" and
+ * schema_version 1) or an empty database (the tables are then created).
+ * Returns 0; CH_ERR_USAGE (message printed, the file unchanged) when the
+ * file cannot be opened, is not an SQLite database, is another
+ * application's database or a history of another version; CH_ERR_RUNTIME
+ * on an SQLite error, or when the database is still locked after
+ * @lock_timeout_sec ("locked by another process").
  */
-int hr_history_open(const char *path, struct hr_history **out);
+int hr_history_open(const char *path, int lock_timeout_sec, struct hr_history **out);
 
 /** hr_history_close - close @h (NULL is accepted). */
 void hr_history_close(struct hr_history *h);
@@ -68,11 +80,14 @@ int hr_history_record(struct hr_history *h, const char *night, const char *node,
  *         nothing).
  * @path:  [in] its file name, for messages and the source column.
  * @nrec:  [out] incremented by the number of values stored; may be NULL.
- * Returns 0, CH_ERR_USAGE (printed, naming the file and key) for a result
- * that breaks the schema, CH_ERR_RUNTIME on an SQLite error.
+ * @issues: [in,out] where a schema break is recorded (HR_ISSUE_SKIPPED,
+ *         naming the key); NULL: printed as an error instead.
+ * Returns 0, CH_ERR_USAGE for a result that breaks the schema (values of
+ * the file stored before the break are not undone: the caller wraps the
+ * file in a savepoint), CH_ERR_RUNTIME on an SQLite error.
  */
 int hr_history_record_doc(struct hr_history *h, const char *night, const char *path,
-			  json_t *doc, size_t *nrec);
+			  json_t *doc, size_t *nrec, struct hr_issues *issues);
 
 /* A series that regressed. */
 struct hr_regression {
@@ -135,7 +150,8 @@ int hr_history_check(struct hr_history *h, const char *night,
  * @argc: [in] argument count; argv[0] is the subcommand name ("history").
  * @argv: [in] arguments: options (`health_report history --help`:
  *        --db FILE, --night TIME, --window N, --min-nights N,
- *        --threshold PCT, --json FILE) followed by result files or
+ *        --threshold PCT, --lock-timeout SEC, --strict, --json FILE)
+ *        followed by result files or
  *        directories to record; with none, only the check runs.
  * Options are parsed here with getopt_long (optind is reset); a bad value is
  * reported naming the option and the value.

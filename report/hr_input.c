@@ -74,6 +74,18 @@ char *hr_issue_format(const struct hr_issue *is, char *buf, size_t n)
 	return buf;
 }
 
+void hr_issues_print(FILE *f, const struct hr_issues *l)
+{
+	char buf[2048];
+	size_t i;
+
+	if (!l->n)
+		return;
+	fprintf(f, "input problems (%zu):\n", l->n);
+	for (i = 0; i < l->n; i++)
+		fprintf(f, "  %s\n", hr_issue_format(&l->v[i], buf, sizeof(buf)));
+}
+
 void hr_issues_release(struct hr_issues *l)
 {
 	size_t i;
@@ -89,6 +101,7 @@ void hr_issues_release(struct hr_issues *l)
 
 struct walk {
 	struct hr_file_list *out;
+	const char *const *exts;
 	struct hr_issues *issues;
 	dev_t ex_dev;
 	ino_t ex_ino;
@@ -121,9 +134,10 @@ static int list_add(struct hr_file_list *l, const char *path, int named)
 	return 0;
 }
 
-static int candidate_name(const char *name)
+static const char *const default_exts[] = { ".json", ".txt", ".log", ".out", NULL };
+
+static int candidate_name(const char *name, const char *const *ext)
 {
-	static const char *const ext[] = { ".json", ".txt", ".log", ".out", NULL };
 	size_t n = strlen(name), e;
 	int i;
 	if (name[0] == '.')
@@ -136,12 +150,19 @@ static int candidate_name(const char *name)
 	return 0;
 }
 
-/* Returns 1 when the directory was visited already (or is excluded). */
+/* What a path is when it is neither a regular file nor a directory. */
+static const char *file_kind(mode_t m)
+{
+	return S_ISFIFO(m) ? "a named pipe" : S_ISSOCK(m) ? "a socket" : S_ISCHR(m) ? "a character device" :
+	       S_ISBLK(m) ? "a block device" : "not a regular file";
+}
+
+/* Returns 1 when the directory was visited already, 2 when it is excluded. */
 static int mark_dir(struct walk *w, const struct stat *st)
 {
 	size_t i;
 	if (w->have_ex && st->st_dev == w->ex_dev && st->st_ino == w->ex_ino)
-		return 1;
+		return 2;
 	for (i = 0; i < w->nseen; i++)
 		if (w->seen[i].dev == st->st_dev && w->seen[i].ino == st->st_ino)
 			return 1;
@@ -198,8 +219,15 @@ static int walk_dir(struct walk *w, const char *dir, int depth)
 				rc = CH_ERR_RUNTIME;
 			else if (m == 0)
 				rc = walk_dir(w, path, depth + 1);
-		} else if (S_ISREG(st.st_mode) && candidate_name(name)) {
-			rc = list_add(w->out, path, 0);
+			else if (m == 1)
+				hr_issue_add(w->issues, HR_ISSUE_NOTE, path, 0, 0,
+					     "directory already visited (a symbolic-link cycle, or a second path to it); not read again");
+		} else if (candidate_name(name, w->exts)) {
+			if (S_ISREG(st.st_mode))
+				rc = list_add(w->out, path, 0);
+			else
+				hr_issue_add(w->issues, HR_ISSUE_SKIPPED, path, 0, 0,
+					     "%s, not a regular file; not read", file_kind(st.st_mode));
 		}
 	}
 	for (i = 0; i < n; i++)
@@ -211,6 +239,13 @@ static int walk_dir(struct walk *w, const char *dir, int depth)
 int hr_collect_inputs(char *const *args, int nargs, const char *exclude_dir,
 		      struct hr_file_list *out, struct hr_issues *issues)
 {
+	return hr_collect_files(args, nargs, exclude_dir, NULL, out, issues);
+}
+
+int hr_collect_files(char *const *args, int nargs, const char *exclude_dir,
+		     const char *const *exts, struct hr_file_list *out,
+		     struct hr_issues *issues)
+{
 	struct walk w;
 	struct stat st;
 	int i, rc = 0;
@@ -218,6 +253,7 @@ int hr_collect_inputs(char *const *args, int nargs, const char *exclude_dir,
 	memset(&w, 0, sizeof(w));
 	memset(out, 0, sizeof(*out));
 	w.out = out;
+	w.exts = exts ? exts : default_exts;
 	w.issues = issues;
 	if (exclude_dir && stat(exclude_dir, &st) == 0 && S_ISDIR(st.st_mode)) {
 		w.ex_dev = st.st_dev;
@@ -235,8 +271,14 @@ int hr_collect_inputs(char *const *args, int nargs, const char *exclude_dir,
 				rc = CH_ERR_RUNTIME;
 			else if (m == 0)
 				rc = walk_dir(&w, args[i], 0);
-		} else {
+			else if (m == 1)
+				hr_issue_add(issues, HR_ISSUE_NOTE, args[i], 0, 0,
+					     "directory already visited (named twice, or inside another input); not read again");
+		} else if (S_ISREG(st.st_mode)) {
 			rc = list_add(out, args[i], 1);
+		} else {
+			hr_issue_add(issues, HR_ISSUE_SKIPPED, args[i], 0, 0,
+				     "%s, not a regular file; not read", file_kind(st.st_mode));
 		}
 	}
 	free(w.seen);

@@ -7,6 +7,7 @@
 #define HR_INPUT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,6 +87,28 @@ struct hr_file_list {
  */
 int hr_collect_inputs(char *const *args, int nargs, const char *exclude_dir,
 		      struct hr_file_list *out, struct hr_issues *issues);
+
+/**
+ * hr_collect_files - hr_collect_inputs() with the file names to look for.
+ * @exts: [in] NULL-terminated list of name endings searched for in the
+ *        directories (case-insensitive, e.g. ".json"); NULL: .json, .txt,
+ *        .log, .out.
+ * Only regular files are listed: a named pipe, socket or device (named on
+ * the command line, or in a directory with a searched-for name) is recorded
+ * as skipped and never opened, so it cannot block the walk. A directory met
+ * again (a symbolic-link cycle, or named twice) is recorded as a note and
+ * not read again. Returns as hr_collect_inputs().
+ */
+int hr_collect_files(char *const *args, int nargs, const char *exclude_dir,
+		     const char *const *exts, struct hr_file_list *out,
+		     struct hr_issues *issues);
+
+/**
+ * hr_issues_print - print the issues as "input problems (N):" and one
+ * "  PATH:LINE:COL: KIND: MSG" line each (hr_issue_format()) to @f; nothing
+ * when @l is empty.
+ */
+void hr_issues_print(FILE *f, const struct hr_issues *l);
 
 /** hr_file_list_release - free the list and zero it. */
 void hr_file_list_release(struct hr_file_list *l);

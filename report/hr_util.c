@@ -1,12 +1,14 @@
 #include "report/hr_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int grow(struct hr_buf *b, size_t need)
 {
@@ -125,19 +127,32 @@ int hr_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
 	struct stat st;
 	char *data;
 	size_t cap = 65536, n = 0, r;
+	int fd;
 
 	*out = NULL;
-	f = fopen(path, "rb");
-	if (!f) {
+	/* O_NONBLOCK: opening a named pipe must not wait for a writer */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
 		snprintf(err, errn, "%s", strerror(errno));
 		return -1;
 	}
-	if (fstat(fileno(f), &st) == 0) {
-		if (S_ISDIR(st.st_mode)) {
-			snprintf(err, errn, "is a directory");
-			fclose(f);
-			return -1;
-		}
+	if (fstat(fd, &st) != 0) {
+		snprintf(err, errn, "%s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errn, "%s", S_ISDIR(st.st_mode) ? "is a directory" :
+			 S_ISFIFO(st.st_mode) ? "a named pipe, not a regular file" : "not a regular file");
+		close(fd);
+		return -1;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || !(f = fdopen(fd, "rb"))) {
+		snprintf(err, errn, "%s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	{
 		if (max_bytes && (uintmax_t)st.st_size > max_bytes) {
 			snprintf(err, errn, "file is larger than %zu bytes", max_bytes);
 			fclose(f);

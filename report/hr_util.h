@@ -60,7 +60,8 @@ int hr_buf_prom_label(struct hr_buf *b, const char *s);
 
 /**
  * hr_read_file - read a whole file into memory.
- * @path:     [in] file name.
+ * @path:     [in] file name: a regular file; a directory, named pipe, socket
+ *            or device is refused without blocking ("not a regular file").
  * @max_bytes:[in] refuse files larger than this (0: no limit).
  * @out:      [out] the contents, NUL-terminated; free() it.
  * @len:      [out] number of bytes read (the NUL not counted); may be NULL.

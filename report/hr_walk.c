@@ -4,83 +4,56 @@
 #include "report/hr_walk.h"
 #include "base/ch_common.h"
 #include "base/ch_result.h"
+#include "report/hr_util.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-static int visit_file(const char *path, hr_walk_fn fn, void *ctx)
+/* the largest result file read (the main report's limit, hr_load.c) */
+#define HR_WALK_MAX_BYTES (512u << 20)
+
+int hr_walk_json(char *const *paths, int n, struct hr_issues *issues,
+		 hr_walk_fn fn, void *ctx, size_t *nvisited)
 {
-	json_error_t err;
-	json_t *doc = json_load_file(path, 0, &err);
+	static const char *const exts[] = { ".json", NULL };
+	struct hr_file_list files;
+	size_t i;
 	int rc;
 
-	if (!doc) {
-		ch_error("%s:%d:%d: not valid JSON: %s", path, err.line,
-			 err.column, err.text);
-		return CH_ERR_USAGE;
-	}
-	rc = fn(path, doc, ctx);
-	json_decref(doc);
-	return rc;
-}
+	if (nvisited)
+		*nvisited = 0;
+	if ((rc = hr_collect_files(paths, n, NULL, exts, &files, issues)))
+		return rc;
+	for (i = 0; i < files.n && !rc; i++) {
+		const char *path = files.paths[i];
+		char *text = NULL, err[256];
+		size_t len = 0;
+		json_error_t jerr;
+		json_t *doc;
 
-static int ends_with(const char *s, const char *suf)
-{
-	size_t a = strlen(s), b = strlen(suf);
-	return a >= b && !strcmp(s + a - b, suf);
-}
-
-static int visit(const char *path, int top, hr_walk_fn fn, void *ctx)
-{
-	struct stat st;
-	struct dirent **ents = NULL;
-	int n, i, rc = 0;
-
-	if (stat(path, &st)) {
-		ch_error("cannot read '%s': %s", path, strerror(errno));
-		return CH_ERR_USAGE;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		if (top || ends_with(path, ".json"))
-			return visit_file(path, fn, ctx);
-		return 0;
-	}
-	n = scandir(path, &ents, NULL, alphasort);
-	if (n < 0) {
-		ch_error("cannot read directory '%s': %s", path, strerror(errno));
-		return CH_ERR_USAGE;
-	}
-	for (i = 0; i < n; i++) {
-		const char *name = ents[i]->d_name;
-		char *sub;
-		if (!rc && name[0] != '.' && !strstr(name, ".tmp.")) {
-			if (asprintf(&sub, "%s/%s", path, name) < 0) {
-				rc = CH_ERR_RUNTIME;
-			} else {
-				rc = visit(sub, 0, fn, ctx);
-				free(sub);
-			}
+		if (hr_read_file(path, HR_WALK_MAX_BYTES, &text, &len, err, sizeof(err))) {
+			hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 0, 0, "cannot read: %s; file skipped", err);
+			continue;
 		}
-		free(ents[i]);
+		doc = json_loadb(text, len, 0, &jerr);
+		free(text);
+		if (!doc) {
+			hr_issue_add(issues, HR_ISSUE_SKIPPED, path, jerr.line > 0 ? jerr.line : 0,
+				     jerr.column > 0 ? jerr.column : 0, "not valid JSON: %s; file skipped", jerr.text);
+			continue;
+		}
+		rc = fn(path, doc, issues, ctx);
+		json_decref(doc);
+		if (rc == 0 && nvisited)
+			(*nvisited)++;
+		if (rc > 0)
+			rc = 0;
 	}
-	free(ents);
+	hr_file_list_release(&files);
 	return rc;
-}
-
-int hr_walk_json(char *const *paths, int n, hr_walk_fn fn, void *ctx)
-{
-	int i, rc;
-
-	for (i = 0; i < n; i++) {
-		rc = visit(paths[i], 1, fn, ctx);
-		if (rc)
-			return rc;
-	}
-	return 0;
 }
 
 const char *hr_result_tool(json_t *doc)

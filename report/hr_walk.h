@@ -6,30 +6,48 @@
 #define HR_WALK_H
 
 #include <jansson.h>
+#include <stddef.h>
+
+#include "report/hr_input.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* A visitor's "this file breaks the schema: nothing of it used" (> 0). */
+#define HR_WALK_SKIP 1
+
 /*
  * Called once per document. @path: [in] the file; @doc: [in] the parsed
- * document, borrowed (freed after the call). Returns 0 to go on, or a
- * negative ch_status that stops the walk and is returned by hr_walk_json().
+ * document, borrowed (freed after the call); @issues: [in,out] the walk's
+ * input problems. Returns 0 to go on; HR_WALK_SKIP when the file breaks the
+ * schema (the visitor recorded why in @issues, as HR_ISSUE_SKIPPED, and
+ * kept nothing of it); or a negative ch_status that stops the walk and is
+ * returned by hr_walk_json().
  */
-typedef int (*hr_walk_fn)(const char *path, json_t *doc, void *ctx);
+typedef int (*hr_walk_fn)(const char *path, json_t *doc, struct hr_issues *issues, void *ctx);
 
 /**
- * hr_walk_json - parse and visit JSON documents.
- * @paths: [in] @n files or directories. A file is always parsed; a directory
+ * hr_walk_json - parse and visit JSON documents: the one input walker of
+ * the canary and history subcommands (the main report's rules, through
+ * hr_collect_files()).
+ * @paths: [in] @n files or directories. A file is always read; a directory
  *         is searched recursively, in name order, for files ending in
- *         ".json" (hidden entries and "*.tmp.*" files of an atomic write in
- *         progress are skipped).
+ *         ".json" (hidden entries are skipped; so are the "*.json.tmp.PID"
+ *         files of an atomic write in progress, which do not end in .json).
+ *         Only regular files are opened: a named pipe, socket or device is
+ *         recorded as skipped and never blocks; a directory cycle is
+ *         recorded as a note and walked once.
+ * @issues: [in,out] every input problem: a file that cannot be read, is
+ *         not valid JSON (line and column) or that the visitor skipped. One
+ *         bad file never stops the walk; the caller decides (--strict).
  * @fn, @ctx: [in] the visitor and its argument.
- * Returns 0; CH_ERR_USAGE (message printed, naming the file, line and
- * column) when a path does not exist or a file is not valid JSON; or the
- * first error returned by @fn.
+ * @nvisited: [out] documents the visitor accepted (returned 0); may be NULL.
+ * Returns 0; CH_ERR_USAGE (message printed) when a path does not exist;
+ * CH_ERR_RUNTIME when out of memory; or the first negative error of @fn.
  */
-int hr_walk_json(char *const *paths, int n, hr_walk_fn fn, void *ctx);
+int hr_walk_json(char *const *paths, int n, struct hr_issues *issues,
+		 hr_walk_fn fn, void *ctx, size_t *nvisited);
 
 /**
  * hr_result_tool - the "tool" of a clusterhealth result document.

@@ -60,7 +60,9 @@ void ch_common_help(FILE *f)
 	      "                     after every measurement\n"
 	      "  --force            replace FILE if it already exists\n"
 	      "  --min-time SEC     repeat each measurement until its samples add up to\n"
-	      "                     SEC seconds (adaptive repetition)\n"
+	      "                     SEC seconds, 0 to 3600 (adaptive repetition; roofline\n"
+	      "                     stops a point at 100000 timed calls even when they\n"
+	      "                     add up to less)\n"
 	      "  -q, --quiet        print only errors and the result table\n"
 	      "  -h, --help         show this help and exit\n"
 	      "  -V, --version      show the version and exit\n", f);
@@ -103,7 +105,7 @@ int ch_run_begin(const char *tool, int argc, char **argv,
 		json_object_set_new(json_object_get(ch_result_doc(r), "host"), "inventory",
 				    ch_inventory_collect(NULL, ch_sysfs_root()));
 	}
-	if ((rc = ch_result_energy_start(r)) != 0) {
+	if ((rc = ch_result_energy_start(r)) != 0 || (rc = ch_result_catch_signals(r)) != 0) {
 		ch_result_free(r);
 		return rc;
 	}

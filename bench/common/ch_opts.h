@@ -70,8 +70,10 @@ void ch_print_version(const char *tool);
  * Records the host section (hwloc topology of this machine, and its
  * hardware inventory under host.inventory: ch_inventory_collect() with
  * sysfs read under ch_sysfs_root(), $CH_SYSFS_ROOT for tests) and the hwloc
- * and jansson versions, checks that the result file may be written, and
- * starts the energy counters (envelope key "energy", ch_energy.h).
+ * and jansson versions, checks that the result file may be written,
+ * starts the energy counters (envelope key "energy", ch_energy.h), and
+ * finishes the file on SIGINT or SIGTERM (ch_result_catch_signals(): status
+ * "error", exit 4).
  * Returns 0, CH_ERR_USAGE (the result file exists without --force, or its
  * directory is missing) or CH_ERR_RUNTIME.
  */

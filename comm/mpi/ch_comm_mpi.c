@@ -32,6 +32,7 @@
 #include "comm/ch_comm.h"
 #include "base/ch_common.h"
 #include "base/ch_stats.h"
+#include "hw/ch_host.h"
 
 /* This rank's state (open()): the 16-bit float reductions and MPI_T. */
 struct ch_comm_ctx {
@@ -140,26 +141,6 @@ static int mpi_probe(char *why, size_t n)
 	return 0;
 }
 
-static uint64_t host_available_bytes(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[256];
-	unsigned long long kb = 0;
-
-	if (f) {
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-				break;
-		fclose(f);
-	}
-	if (!kb) {
-		long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-		if (pages > 0 && psz > 0)
-			return (uint64_t)pages * (uint64_t)psz;
-	}
-	return (uint64_t)kb * 1024;
-}
-
 static void mpi_close(struct ch_comm_ctx *x)
 {
 	int i;
@@ -190,7 +171,7 @@ static int mpi_open(int local_rank, int local_size, struct ch_comm_device *dev,
 	dev->gpu_index = -1;
 	snprintf(dev->name, sizeof(dev->name), "host memory");
 	/* this rank's share of the node's available memory */
-	dev->free_bytes = host_available_bytes() / (uint64_t)(local_size > 0 ? local_size : 1);
+	dev->free_bytes = ch_host_mem_available_bytes() / (uint64_t)(local_size > 0 ? local_size : 1);
 	if (!(x = calloc(1, sizeof(*x)))) {
 		snprintf(why, n, "out of memory");
 		return CH_ERR_RUNTIME;

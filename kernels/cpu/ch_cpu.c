@@ -164,23 +164,6 @@ static long long throttle_count(void)
 	return sum;
 }
 
-static uint64_t mem_available_bytes(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[256];
-	unsigned long long kb = 0;
-
-	if (f) {
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-				break;
-		fclose(f);
-	}
-	if (kb)
-		return (uint64_t)kb * 1024;
-	return (uint64_t)sysconf(_SC_AVPHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
 /* ------------------------------------------------------------ backend */
 
 static int cpu_probe(char *why, size_t n)
@@ -307,7 +290,7 @@ static int cpu_info(struct ch_dev *d, struct ch_dev_info *o)
 	snprintf(o->kind, sizeof(o->kind), "cpu");
 	snprintf(o->name, sizeof(o->name), "%s", model ? model : "unknown CPU");
 	o->mem_total_bytes = hwloc_get_root_obj(d->topo)->total_memory;
-	o->mem_free_bytes = mem_available_bytes();
+	o->mem_free_bytes = ch_host_mem_available_bytes();
 	o->cache_bytes = ch_topo_llc_bytes(d->topo);
 	o->units = d->ncores;
 	o->threads = d->ncores;
@@ -536,7 +519,7 @@ static int cpu_gemm_size(struct ch_dev *d, enum ch_dtype dt, double min_sec, uin
 		n = (uint64_t)ceil((double)n * f / 128.0) * 128;
 	}
 	/* three operands in at most a quarter of free memory, and n <= 32768 */
-	cap = (uint64_t)sqrt((double)mem_available_bytes() / 4.0 / 3.0 / (double)size) / 128 * 128;
+	cap = (uint64_t)sqrt((double)ch_host_mem_available_bytes() / 4.0 / 3.0 / (double)size) / 128 * 128;
 	if (cap < 128)
 		cap = 128;
 	if (n > cap)

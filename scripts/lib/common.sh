@@ -2,8 +2,18 @@
 # scripts/canary (sourced, from the repository root).
 #
 #   usage_error MSG       print "PROG: error: MSG" and the --help hint, exit 2
+#   sh_quote S            S as one POSIX shell word ('...', quotes escaped):
+#                         safe in sh -c, sbatch --wrap and ssh command lines
+#   valid_host H          is H a host name (letters, digits, '-', '_', dots
+#                         between labels; no '/', no leading '-' or '.')
+#   valid_uint V MIN MAX  is V a decimal whole number in [MIN, MAX]
+#   valid_num V MIN MAX   is V a plain decimal number (no sign, hex or
+#                         exponent) in [MIN, MAX]
+#   caller_path P         P, made absolute against the caller's directory
+#                         (CALLER_PWD: where the script was started, before
+#                         it changed to the repository root)
 #   need_arg "$@"         exit 2 unless option $1 has a value
-#   valid_stamp T         is T a stamp YYYYmmddTHHMMSSZ
+#   valid_stamp T         is T a stamp YYYYmmddTHHMMSSZ of a real date and time
 #   stamp_iso T           20250112T030000Z -> 2025-01-12T03:00:00Z
 #   count_gpus            NVIDIA GPUs visible here (nvidia-smi), 0 without
 #   has_opt BIN OPT       does $B/BIN's --help mention OPT
@@ -16,6 +26,9 @@
 #                         stage failed to run)
 
 PROG=$(basename "$0")
+# sourced right after the script's `cd` to the repository root: OLDPWD is
+# the directory the user ran it from
+CALLER_PWD=${OLDPWD:-$PWD}
 B=${B:-build}
 case "$B" in /*) ;; *) B=$PWD/$B ;; esac
 
@@ -29,8 +42,35 @@ need_arg() {
 	[ $# -ge 2 ] && [ -n "$2" ] || usage_error "option '$1' needs a value"
 }
 
+sh_quote() {
+	local q="'\\''"
+	printf "'%s'" "${1//\'/$q}"
+}
+
+valid_host() {
+	[ ${#1} -le 253 ] && [[ "$1" =~ ^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9][A-Za-z0-9_-]*)*$ ]]
+}
+
+valid_uint() {
+	[[ "$1" =~ ^[0-9]{1,9}$ ]] && [ $((10#$1)) -ge "$2" ] && [ $((10#$1)) -le "$3" ]
+}
+
+valid_num() {
+	[[ "$1" =~ ^[0-9]{1,9}(\.[0-9]{1,9})?$ ]] &&
+		awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v + 0 >= lo + 0 && v + 0 <= hi + 0) }'
+}
+
+caller_path() {
+	case "$1" in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$CALLER_PWD/$1" ;; esac
+}
+
 valid_stamp() {
-	[[ "$1" =~ ^[0-9]{8}T[0-9]{6}Z$ ]]
+	[[ "$1" =~ ^([0-9]{4})([0-9]{2})([0-9]{2})T([0-9]{2})([0-9]{2})([0-9]{2})Z$ ]] || return 1
+	local y=$((10#${BASH_REMATCH[1]})) mo=$((10#${BASH_REMATCH[2]})) d=$((10#${BASH_REMATCH[3]}))
+	local h=$((10#${BASH_REMATCH[4]})) mi=$((10#${BASH_REMATCH[5]})) s=$((10#${BASH_REMATCH[6]}))
+	local dim=(0 31 28 31 30 31 30 31 31 30 31 30 31)
+	((y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))) && dim[2]=29
+	((mo >= 1 && mo <= 12 && d >= 1 && d <= dim[mo] && h <= 23 && mi <= 59 && s <= 59))
 }
 
 stamp_iso() {

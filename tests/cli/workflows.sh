@@ -82,14 +82,14 @@ if report_ok; then
 		nok nightly_drain_runs_scontrol "exit $rc" "$TMP/drain.out"
 	fi
 	# --submit: one sweep job per node, then a dependent report job (stand-in sbatch and sinfo)
-	printf '#!/bin/bash\necho "$*" >>%q\necho $((1000 + $(wc -l <%q)))\n' "$TMP/sbatch.log" "$TMP/sbatch.log" >"$TMP/fakebin/sbatch"
+	printf '#!/bin/bash\necho "$* [env CH_STAMP=${CH_STAMP:-} CH_NO_REPORT=${CH_NO_REPORT:-}]" >>%q\necho $((1000 + $(wc -l <%q)))\n' "$TMP/sbatch.log" "$TMP/sbatch.log" >"$TMP/fakebin/sbatch"
 	printf '#!/bin/bash\nprintf "gpu01\\ngpu02\\ngpu01\\n"\n' >"$TMP/fakebin/sinfo"
 	chmod +x "$TMP/fakebin/sbatch" "$TMP/fakebin/sinfo"
 	PATH=$TMP/fakebin:$PATH scripts/nightly --submit --partition gpu --results "$TMP/sub" --stamp 20250118T030000Z >"$TMP/submit.out" 2>&1; rc=$?
 	if [ $rc = 0 ] && [ "$(wc -l <"$TMP/sbatch.log")" = 3 ] &&
-		grep -q -- '--nodelist=gpu01 -p gpu .*CH_STAMP=20250118T030000Z.*CH_NO_REPORT=1 scripts/slurm/sweep.sbatch' "$TMP/sbatch.log" &&
+		grep -q -- '--nodelist=gpu01 -p gpu --export=ALL scripts/slurm/sweep.sbatch \[env CH_STAMP=20250118T030000Z CH_NO_REPORT=1\]' "$TMP/sbatch.log" &&
 		grep -q -- '--nodelist=gpu02 ' "$TMP/sbatch.log" &&
-		grep -q -- '--dependency=afterany:1001:1002 .*scripts/nightly --no-sweep .*--stamp 20250118T030000Z' "$TMP/sbatch.log" &&
+		grep -q -- "--dependency=afterany:1001:1002 .*scripts/nightly --no-sweep .*'--stamp' '20250118T030000Z'" "$TMP/sbatch.log" &&
 		grep -q 'submitted 2 sweep job(s) (1001 1002) and the report job 1003' "$TMP/submit.out"; then
 		ok nightly_submit_slurm_jobs
 	else

@@ -101,7 +101,7 @@ Test(history, nightly_flow_flags_exactly_the_regressed_node)
 	close(fd);
 	unlink(db);
 	struct hr_history *h;
-	cr_assert_eq(hr_history_open(db, &h), 0);
+	cr_assert_eq(hr_history_open(db, 10, &h), 0);
 	const char *nodes[] = { "n1", "n2", "n3", "n4" };
 	const int nights = 17;
 	for (int night = 0; night < nights; night++) {
@@ -119,7 +119,7 @@ Test(history, nightly_flow_flags_exactly_the_regressed_node)
 			json_t *docs[3] = { roofline_doc(nodes[k], start, 3000 * j, 795000 * j, 3000 * j, bf1),
 					    allreduce_doc(nodes[k], start, 370 * j), loader_doc(nodes[k], start, 0.95 * j) };
 			for (int d = 0; d < 3; d++) {
-				cr_assert_eq(hr_history_record_doc(h, start, "synthetic.json", docs[d], &nrec), 0);
+				cr_assert_eq(hr_history_record_doc(h, start, "synthetic.json", docs[d], &nrec, NULL), 0);
 				json_decref(docs[d]);
 			}
 			cr_assert_eq(nrec, 6); /* 2 x (memory, bf16) + intra busbw + accel_util */
@@ -148,7 +148,7 @@ Test(history, nightly_flow_flags_exactly_the_regressed_node)
 	free(r);
 	/* recording the same night again replaces, it does not add a night */
 	json_t *again = roofline_doc("n3", "x", 3000, 795000, 3000, 795000);
-	cr_assert_eq(hr_history_record_doc(h, "2025-01-17T03:00:00Z", "fixed.json", again, NULL), 0);
+	cr_assert_eq(hr_history_record_doc(h, "2025-01-17T03:00:00Z", "fixed.json", again, NULL, NULL), 0);
 	json_decref(again);
 	cr_assert_eq(hr_history_check(h, NULL, &cfg, &r, &n), 0);
 	cr_assert_eq(n, 0);
@@ -165,7 +165,7 @@ Test(history, rejects_foreign_database)
 	cr_assert_eq(write(fd, "this is not sqlite, just text that is long enough to be a header....................................", 100), 100);
 	close(fd);
 	struct hr_history *h = NULL;
-	cr_assert_eq(hr_history_open(db, &h), CH_ERR_USAGE);
+	cr_assert_eq(hr_history_open(db, 10, &h), CH_ERR_USAGE);
 	cr_assert_null(h);
 	unlink(db);
 }
@@ -177,10 +177,10 @@ Test(history, bad_result_is_usage_error)
 	close(fd);
 	unlink(db);
 	struct hr_history *h;
-	cr_assert_eq(hr_history_open(db, &h), 0);
+	cr_assert_eq(hr_history_open(db, 10, &h), 0);
 	json_t *d = envelope("roofline", "n1", "2025-01-01T00:00:00Z");
 	json_object_set_new(d, "results", json_pack("{s:i}", "devices", 3));
-	cr_assert_eq(hr_history_record_doc(h, "2025-01-01", "bad.json", d, NULL), CH_ERR_USAGE);
+	cr_assert_eq(hr_history_record_doc(h, "2025-01-01", "bad.json", d, NULL, NULL), CH_ERR_USAGE);
 	json_decref(d);
 	hr_history_close(h);
 	unlink(db);

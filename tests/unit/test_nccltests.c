@@ -18,7 +18,7 @@ static char *slurp(const char *path)
 {
 	char *t = NULL, err[256];
 	if (hr_read_file(path, 0, &t, NULL, err, sizeof(err)))
-		cr_skip_test("cannot read '%s': %s", path, err);
+		cr_assert_fail("cannot read '%s': %s", path, err);
 	return t;
 }
 

@@ -105,3 +105,38 @@ Test(common, exit_codes)
 	cr_assert_str_eq(ch_status_name(CH_ERR_UNAVAILABLE), "unavailable");
 	cr_assert_str_eq(ch_status_name(CH_ERR_CHECK), "failed");
 }
+
+Test(parse, plain_decimal_only)
+{
+	long l;
+	double d;
+	cr_redirect_stderr();
+	cr_assert_eq(ch_parse_long("-n", "+5", 1, 100, &l), CH_ERR_USAGE);
+	cr_assert_eq(ch_parse_long("-n", "0x10", 1, 100, &l), CH_ERR_USAGE);
+	cr_assert_eq(ch_parse_double("--min-time", "+5", 0, 10, &d), CH_ERR_USAGE);
+	cr_assert_eq(ch_parse_double("--min-time", "0x1", 0, 10, &d), CH_ERR_USAGE);
+	cr_assert_eq(ch_parse_double("--min-time", "inf", 0, 10, &d), CH_ERR_USAGE);
+	cr_assert_eq(ch_parse_double("--min-time", " 1", 0, 10, &d), CH_ERR_USAGE);
+	cr_assert_eq(ch_parse_double("--min-time", "1.5e0", 0, 10, &d), 0);
+	cr_assert_float_eq(d, 1.5, 0);
+	cr_assert_eq(ch_decimal_len("12.5ms"), 4);
+	cr_assert_eq(ch_decimal_len("-3e-2%"), 5);
+	cr_assert_eq(ch_decimal_len("1e"), 1);
+	cr_assert_eq(ch_decimal_len("+1"), 0);
+	cr_assert_eq(ch_decimal_len(".5"), 2);
+	cr_assert_eq(ch_decimal_len("."), 0);
+}
+
+Test(parse, real_utc_dates)
+{
+	static const struct { const char *s; int date_only, want; } c[] = {
+		{ "2025-01-12", 1, 1 }, { "2024-02-29", 1, 1 }, { "2025-02-29", 1, 0 },
+		{ "1900-02-29", 1, 0 }, { "2000-02-29", 1, 1 }, { "2025-13-45", 1, 0 },
+		{ "2025-04-31", 1, 0 }, { "2025-1-12", 1, 0 }, { "2025-01-12", 0, 0 },
+		{ "2025-01-12T03:00:00Z", 0, 1 }, { "2025-01-12T24:00:00Z", 0, 0 },
+		{ "2025-01-12T03:60:00Z", 0, 0 },
+	};
+	size_t i;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		cr_expect_eq(ch_valid_utc(c[i].s, c[i].date_only), c[i].want, "%s", c[i].s);
+}

@@ -2,7 +2,7 @@
 """Write the constructed nccl-tests inputs and the broken inputs of
 health_report's parser tests (tests/data/report/nccl-tests, tests/data/report/bad).
 
-Constructed from the real log ../shared/data/nccl-tests-logs/14_gh200_2node_2gpu_cscs_newfmt.txt
+Constructed from the real log tests/data/nccl-tests-logs/14_gh200_2node_2gpu_cscs_newfmt.txt
 (GH200, 2 nodes, 1 MiB to 128 MiB), in the layouts nccl-tests prints:
   nccl-tests/multi_algo_allreduce.txt  two runs in one log, NCCL_ALGO=Ring then Tree
                                       (NCCL INFO lines), each with its own footer;
@@ -24,7 +24,7 @@ import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
-LOGS = os.path.join(ROOT, "..", "shared", "data", "nccl-tests-logs")
+LOGS = os.path.join(ROOT, "tests", "data", "nccl-tests-logs")
 
 # log 14: size, oop (time, algbw, busbw), ip (time, algbw, busbw)
 ROWS14 = [

@@ -1,0 +1,318 @@
+#!/bin/bash
+# reliability.sh - hostile input and fault paths: option values that reach a
+# shell (a stand-in sbatch runs --wrap through sh -c, as Slurm does), a bad
+# result file in a night, foreign and locked history databases, named pipes
+# and directory cycles among the inputs, SIGTERM in the middle of a run.
+# Prints "ok NAME" / "not ok NAME: why" / "skip NAME: why"; exits 0.
+cd "$(dirname "$0")/../.." || exit 1
+source scripts/test-env
+TMP=$(mktemp -d /tmp/ch_reliability_test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+HR=$B/health_report
+ROOT=$PWD
+
+ok() { echo "ok $1"; }
+nok() { echo "not ok $1: $2"; [ -n "${3:-}" ] && [ -f "$3" ] && sed 's/^/    /' "$3" | tail -20; }
+
+# ---- a stand-in sbatch: records its arguments, runs --wrap with sh -c
+mkdir -p "$TMP/bin"
+cat >"$TMP/bin/sbatch" <<'EOF'
+#!/bin/bash
+echo "sbatch $*" >>"$SBATCH_LOG"
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--wrap) sh -c "$2" >>"$SBATCH_LOG.wrap" 2>&1; echo "wrap exit $?" >>"$SBATCH_LOG.wrap"; shift 2 ;;
+	--wrap=*) sh -c "${1#--wrap=}" >>"$SBATCH_LOG.wrap" 2>&1; echo "wrap exit $?" >>"$SBATCH_LOG.wrap"; shift ;;
+	*) shift ;;
+	esac
+done
+echo $((RANDOM + 1000))
+EOF
+chmod +x "$TMP/bin/sbatch"
+export SBATCH_LOG=$TMP/sbatch.log
+
+# an option value with a shell command in it: refused before any sbatch
+PATH=$TMP/bin:$PATH scripts/nightly --submit --nodes n1 --results "$TMP/r1" \
+	--threshold "5; touch $TMP/pwned1" >"$TMP/inj1" 2>&1; rc=$?
+if [ $rc = 2 ] && [ ! -e "$TMP/pwned1" ] && [ ! -e "$SBATCH_LOG" ] &&
+	grep -q "invalid value '5; touch" "$TMP/inj1"; then
+	ok nightly_submit_rejects_shell_in_threshold
+else
+	nok nightly_submit_rejects_shell_in_threshold "exit $rc (want 2), pwned: $([ -e "$TMP/pwned1" ] && echo yes || echo no)" "$TMP/inj1"
+fi
+rm -f "$SBATCH_LOG" "$SBATCH_LOG.wrap"
+good=1
+for bad in "-oProxyCommand=touch $TMP/pwned2" "../../x" "n1;id" "n1,,n2"; do
+	PATH=$TMP/bin:$PATH scripts/nightly --submit --nodes "$bad" --results "$TMP/r1" >"$TMP/inj2" 2>&1; rc=$?
+	if [ $rc != 2 ] || [ -e "$TMP/pwned2" ] || [ -e "$SBATCH_LOG" ]; then
+		nok nightly_rejects_bad_node_names "--nodes '$bad': exit $rc (want 2)" "$TMP/inj2"
+		good=0
+		break
+	fi
+done
+[ $good = 1 ] && ok nightly_rejects_bad_node_names
+PATH=$TMP/bin:$PATH scripts/nightly --submit --nodes n1 --results "$TMP/r%j" >"$TMP/inj4" 2>&1; rc=$?
+[ $rc = 2 ] && [ ! -e "$SBATCH_LOG" ] && [ ! -e "$TMP/r%j" ] && grep -q "holds a '%'" "$TMP/inj4" &&
+	ok nightly_submit_rejects_percent_in_results || nok nightly_submit_rejects_percent_in_results "exit $rc (want 2)" "$TMP/inj4"
+rm -f "$SBATCH_LOG" "$SBATCH_LOG.wrap"
+# a legal but hostile path: quoted for sh, reaches the report job unchanged
+R="$TMP/r2 it's \$(touch $TMP/pwned3) \`touch $TMP/pwned4\`"
+PATH=$TMP/bin:$PATH scripts/nightly --submit --nodes n1,n2 --results "$R" --window 7 --stamp 20250101T030000Z \
+	>"$TMP/inj3" 2>&1; rc=$?
+if [ $rc = 0 ] && [ ! -e "$TMP/pwned3" ] && [ ! -e "$TMP/pwned4" ] && [ "$(grep -c '^sbatch' "$SBATCH_LOG")" = 3 ] &&
+	grep -qF "no results for night 20250101T030000Z under $R" "$SBATCH_LOG.wrap" &&
+	grep -q "^wrap exit 2" "$SBATCH_LOG.wrap"; then
+	ok nightly_submit_wrap_quoted_for_sh
+else
+	nok nightly_submit_wrap_quoted_for_sh "exit $rc (want 0), pwned: $(ls "$TMP" | grep -c pwned)" "$SBATCH_LOG.wrap"
+	sed 's/^/    /' "$TMP/inj3" "$SBATCH_LOG" 2>/dev/null | tail -8
+fi
+rm -f "$SBATCH_LOG" "$SBATCH_LOG.wrap"
+
+# a host name that is not one ('../../x') never forms a path outside the results
+mkdir -p "$TMP/hbin" "$TMP/h/a/b"
+printf '#!/bin/sh\necho ../../x\n' >"$TMP/hbin/hostname" && chmod +x "$TMP/hbin/hostname"
+PATH=$TMP/hbin:$PATH scripts/lib/on-host /bin/true "$TMP/h/a/b/roofline" >"$TMP/host1" 2>&1; r1=$?
+PATH=$TMP/hbin:$PATH scripts/sweep --results "$TMP/h/a/b" --quick >"$TMP/host2" 2>&1; r2=$?
+if [ $r1 = 4 ] && [ $r2 = 4 ] && [ -z "$(ls -A "$TMP/h/a/b")" ] && [ ! -e "$TMP/h/x" ] && [ ! -e "$TMP/x" ] &&
+	grep -q "is not a host name" "$TMP/host1" && grep -q "is not a host name" "$TMP/host2"; then
+	ok hostname_never_forms_outside_path
+else
+	nok hostname_never_forms_outside_path "on-host exit $r1, sweep exit $r2 (want 4, 4)" "$TMP/host2"
+fi
+
+# relative --results: relative to the caller's directory, not the checkout
+mkdir -p "$TMP/caller"
+(cd "$TMP/caller" && "$ROOT/scripts/nightly" --no-sweep --results rel --stamp 20250101T030000Z) >"$TMP/rel" 2>&1; rc=$?
+if [ $rc = 2 ] && [ -d "$TMP/caller/rel" ] && [ ! -e "$ROOT/rel" ] && grep -qF "under $TMP/caller/rel" "$TMP/rel"; then
+	ok nightly_relative_results_from_caller
+else
+	nok nightly_relative_results_from_caller "exit $rc (want 2)" "$TMP/rel"
+	rmdir "$ROOT/rel" 2>/dev/null
+fi
+
+# validation before measuring: an unwritable --db is reported before a sweep
+mkdir -p "$TMP/ro" && chmod 555 "$TMP/ro"
+if [ "$(id -u)" = 0 ]; then ro_db=/proc/clusterhealth/history.sqlite; else ro_db=$TMP/ro/history.sqlite; fi
+start=$(date +%s)
+scripts/nightly --results "$TMP/r3" --db "$ro_db" >"$TMP/db1" 2>&1; rc=$?
+if [ $rc = 2 ] && grep -q "history database" "$TMP/db1" && [ ! -d "$TMP/r3/$(hostname -s 2>/dev/null || hostname)" ]; then
+	ok nightly_unwritable_db_before_sweep
+else
+	nok nightly_unwritable_db_before_sweep "exit $rc (want 2), $(( $(date +%s) - start )) s" "$TMP/db1"
+fi
+chmod 755 "$TMP/ro"
+# ---------------------------------------------------------------- the inputs
+q() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$@"; }
+F=$TMP/fleet
+python3 tests/data/nightly/make-fleet.py "$F" 1 >/dev/null
+N=20250101T030000Z
+G=$TMP/clean   # the same night, every file good
+cp -r "$F" "$G"
+# one truncated result file in the night: skipped and listed, the rest recorded
+head -c 300 "$F/n2/$N/roofline.json" >"$TMP/cut" && mv "$TMP/cut" "$F/n2/$N/roofline.json"
+"$HR" history --db "$TMP/h1.sqlite" "$F"/*/$N >"$TMP/bad1" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "n2/$N/roofline.json:.*skipped: not valid JSON" "$TMP/bad1" &&
+	[ "$(q "$TMP/h1.sqlite" "select count(distinct node) from metrics where metric like 'roofline.%'")" = 3 ] &&
+	[ "$(q "$TMP/h1.sqlite" "select count(*) from metrics where node = 'n2'")" -gt 0 ]; then
+	ok history_bad_file_skipped_rest_recorded
+else
+	nok history_bad_file_skipped_rest_recorded "exit $rc (want 0)" "$TMP/bad1"
+fi
+"$HR" history --strict --db "$TMP/h2.sqlite" "$F"/*/$N >"$TMP/bad2" 2>&1; rc=$?
+if [ $rc = 2 ] && grep -q "(--strict): nothing recorded" "$TMP/bad2" &&
+	[ "$(q "$TMP/h2.sqlite" "select count(*) from metrics")" = 0 ]; then
+	ok history_strict_all_or_nothing
+else
+	nok history_strict_all_or_nothing "exit $rc (want 2)" "$TMP/bad2"
+fi
+scripts/nightly --no-sweep --results "$F" --stamp $N >"$TMP/bad3" 2>&1; rc=$?
+if [ $rc -le 1 ] && grep -q "history: recorded" "$TMP/bad3" && grep -q "roofline.json.*not valid JSON" "$TMP/bad3" &&
+	[ "$(q "$F/history.sqlite" "select count(distinct node) from metrics")" -ge 4 ]; then
+	ok nightly_bad_file_night_recorded
+else
+	nok nightly_bad_file_night_recorded "exit $rc (want 0 or 1)" "$TMP/bad3"
+fi
+# the canary: the same answer with a broken file beside the good ones
+cp -r tests/data/canary "$TMP/canary" && head -c 500 tests/data/canary/allreduce_bw.json >"$TMP/canary/zz_cut.json"
+"$HR" canary --target-gpus 16 "$TMP/canary" >"$TMP/bad4" 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "zz_cut.json:.*skipped: not valid JSON" "$TMP/bad4" &&
+	grep -q "GPUs (ranks) *8 *\[measured\]" "$TMP/bad4"; then
+	ok canary_bad_file_skipped
+else
+	nok canary_bad_file_skipped "exit $rc (want 1)" "$TMP/bad4"
+fi
+"$HR" canary --strict --target-gpus 16 "$TMP/canary" >"$TMP/bad5" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "(--strict)" "$TMP/bad5" && ok canary_strict || nok canary_strict "exit $rc (want 2)" "$TMP/bad5"
+"$HR" canary --inputs "$TMP/canary" --target-gpus 16 >"$TMP/bad6" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "cannot read --inputs file '$TMP/canary': is a directory" "$TMP/bad6" &&
+	ok canary_inputs_directory_is_error || nok canary_inputs_directory_is_error "exit $rc (want 2)" "$TMP/bad6"
+
+# ---------------------------------------------------------------- the database
+# another application's database: refused, not one byte changed
+python3 - "$TMP/foreign.sqlite" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executescript("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES('owner', 'grafana');"
+                "CREATE TABLE dashboards(id INTEGER, name TEXT);")
+c.commit()
+PY
+sum0=$(sha256sum <"$TMP/foreign.sqlite")
+"$HR" history --db "$TMP/foreign.sqlite" "$G"/*/$N >"$TMP/db2" 2>&1; rc=$?
+if [ $rc = 2 ] && [ "$(sha256sum <"$TMP/foreign.sqlite")" = "$sum0" ] &&
+	grep -q "database of another application" "$TMP/db2" &&
+	[ "$(q "$TMP/foreign.sqlite" "select group_concat(name) from sqlite_master")" = "meta,sqlite_autoindex_meta_1,dashboards" ]; then
+	ok history_foreign_db_unchanged
+else
+	nok history_foreign_db_unchanged "exit $rc (want 2), unchanged: $([ "$(sha256sum <"$TMP/foreign.sqlite")" = "$sum0" ] && echo yes || echo no)" "$TMP/db2"
+fi
+# a reader holding the database: the night is recorded at once (WAL)
+H=$TMP/locked.sqlite
+"$HR" history --db "$H" >/dev/null 2>&1
+hold() { # MODE SECONDS: hold the database, print "held" once it is held
+	python3 - "$H" "$1" "$2" <<'PY' &
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+if sys.argv[2] == "read":
+    c.execute("BEGIN"); c.execute("SELECT count(*) FROM metrics").fetchall()
+else:
+    c.execute("BEGIN IMMEDIATE")
+print("held", flush=True)
+time.sleep(float(sys.argv[3]))
+c.execute("COMMIT")
+PY
+}
+hold read 15 >"$TMP/hold1"; hp=$!
+for _ in $(seq 50); do grep -q held "$TMP/hold1" && break; sleep 0.1; done
+t0=$(date +%s)
+"$HR" history --db "$H" "$G"/*/$N >"$TMP/lock1" 2>&1; rc=$?
+t1=$(date +%s)
+kill $hp 2>/dev/null; wait $hp 2>/dev/null
+if [ $rc = 0 ] && [ $((t1 - t0)) -lt 10 ] && [ "$(q "$H" "pragma journal_mode")" = wal ]; then
+	ok history_reader_does_not_block_writer
+else
+	nok history_reader_does_not_block_writer "exit $rc (want 0) after $((t1 - t0)) s" "$TMP/lock1"
+fi
+# a writer holding it for 3 s: waited for, then recorded
+hold write 3 >"$TMP/hold2"; hp=$!
+for _ in $(seq 50); do grep -q held "$TMP/hold2" && break; sleep 0.1; done
+"$HR" history --db "$H" --lock-timeout 60 --night 2025-01-02T03:00:00Z "$G"/*/$N >"$TMP/lock2" 2>&1; rc=$?
+wait $hp 2>/dev/null
+[ $rc = 0 ] && [ "$(q "$H" "select count(distinct night) from metrics")" = 2 ] &&
+	ok history_waits_for_writer || nok history_waits_for_writer "exit $rc (want 0)" "$TMP/lock2"
+# held longer than --lock-timeout: exit 4 saying who holds it
+hold write 8 >"$TMP/hold3"; hp=$!
+for _ in $(seq 50); do grep -q held "$TMP/hold3" && break; sleep 0.1; done
+"$HR" history --db "$H" --lock-timeout 1 --night 2025-01-03T03:00:00Z "$G"/*/$N >"$TMP/lock3" 2>&1; rc=$?
+kill $hp 2>/dev/null; wait $hp 2>/dev/null
+[ $rc = 4 ] && grep -q "is locked by another process (waited 1 s" "$TMP/lock3" &&
+	ok history_locked_message || nok history_locked_message "exit $rc (want 4)" "$TMP/lock3"
+
+# ---------------------------------------------------------------- named pipes and cycles
+P=$TMP/pipes
+mkdir -p "$P/night/sub"
+cp "$G"/n1/$N/*.json "$P/night/"
+mkfifo "$P/night/fifo.json" "$P/lone.json"
+ln -s .. "$P/night/sub/loop"
+timeout 30 "$HR" --out "$TMP/rep" "$P/night" "$P/lone.json" >"$TMP/p1" 2>&1; r1=$?
+timeout 30 "$HR" history --db "$TMP/p.sqlite" "$P/night" "$P/lone.json" >"$TMP/p2" 2>&1; r2=$?
+timeout 30 "$HR" canary --target-gpus 16 --gpus-now 8 "$P/night" "$P/lone.json" >"$TMP/p3" 2>&1; r3=$?
+timeout 30 "$HR" canary --inputs "$P/lone.json" --target-gpus 16 >"$TMP/p4" 2>&1; r4=$?
+good=1
+for i in 1 2 3; do
+	eval "r=\$r$i"
+	if [ "$r" = 124 ] || ! grep -q "fifo.json.*named pipe" "$TMP/p$i" || ! grep -q "lone.json.*named pipe" "$TMP/p$i"; then
+		nok fifo_and_cycle_never_hang "run $i: exit $r" "$TMP/p$i"; good=0
+	fi
+done
+grep -q "loop.*already visited" "$TMP/p2" || { nok fifo_and_cycle_never_hang "history: the cycle is not listed" "$TMP/p2"; good=0; }
+[ "$r4" = 2 ] && grep -q "named pipe" "$TMP/p4" || { nok fifo_and_cycle_never_hang "--inputs FIFO: exit $r4" "$TMP/p4"; good=0; }
+[ $good = 1 ] && ok fifo_and_cycle_never_hang
+
+# ---------------------------------------------------------------- validation before measuring
+# a directory no file can be created in (root writes anywhere but sysfs)
+if [ "$(id -u)" = 0 ]; then RO=/sys; else RO=$TMP/ro2; mkdir -p "$RO"; chmod 555 "$RO"; fi
+good=1
+for cmd in "$B/roofline --json $RO/ch-rl.json" "$B/loader_contention --workers 1 --duration 5 --json $RO/ch-lc.json"; do
+	t0=$(date +%s)
+	$cmd >"$TMP/v1" 2>&1; rc=$?
+	if [ $rc != 2 ] || [ $(($(date +%s) - t0)) -gt 3 ] || ! grep -q "cannot create --json file" "$TMP/v1"; then
+		nok json_dir_unwritable_before_measuring "$cmd: exit $rc (want 2) after $(($(date +%s) - t0)) s" "$TMP/v1"; good=0
+	fi
+done
+[ $good = 1 ] && ok json_dir_unwritable_before_measuring
+# impossible dates, '+' and hexadecimal numbers: rejected, naming the program the user ran
+good=1
+while IFS='|' read -r want re cmd; do
+	$cmd >"$TMP/v2" 2>&1; rc=$?
+	if [ $rc != "$want" ] || ! grep -qE -- "$re" "$TMP/v2" || grep -qE "clusterhealth (canary|history)|error: error" "$TMP/v2"; then
+		nok values_rejected_consistently "$cmd: exit $rc (want $want)" "$TMP/v2"; good=0
+	fi
+done <<EOF
+2|^health_report history: error: invalid time '2025-13-45' for --night|$HR history --db $TMP/v.sqlite --night 2025-13-45
+2|invalid time '2025-02-29T03:00:00Z'|$HR history --db $TMP/v.sqlite --night 2025-02-29T03:00:00Z
+2|invalid time '20251345T030000Z' for --stamp|scripts/nightly --no-sweep --results $TMP/v --stamp 20251345T030000Z
+2|^roofline: error: invalid number '0x10' for --min-time|$B/roofline --min-time 0x10
+2|invalid number '\+5' for --min-time|$B/roofline --min-time +5
+2|invalid number '\+1' for --duration|$B/loader_contention --duration +1
+2|invalid integer '\+3' for --iters|$B/roofline --iters +3
+2|^health_report canary: error: invalid duration '0x1' for --step-time|$HR canary --step-time 0x1 --target-gpus 8
+2|invalid number '0x5' for --threshold|$HR history --db $TMP/v.sqlite --threshold 0x5
+2|invalid value '\+5' for --threshold|scripts/nightly --threshold +5
+2|invalid fraction '0x1' for --mfu-now|$HR canary --mfu-now 0x1 --target-gpus 8
+EOF
+[ $good = 1 ] && [ ! -e "$TMP/v.sqlite" ] && ok values_rejected_consistently
+"$B/roofline" --help >"$TMP/v3" 2>&1
+grep -q "stops a point at 100000 timed calls" "$TMP/v3" && ok roofline_min_time_cap_stated || nok roofline_min_time_cap_stated "not in --help" "$TMP/v3"
+
+# ---------------------------------------------------------------- signals
+# sigrun NAME SIGNAL FILE CHECK CMD...: once FILE holds a first measurement
+# (python CHECK on its document d is true),
+# send SIGNAL; the run must end within 15 s with exit 4, FILE valid with
+# status error, the reason and the measurements (CHECK still true), and no
+# temporary file beside it. Started with SIGINT at its default action (a
+# background job of a script inherits it ignored).
+sigrun() {
+	local name=$1 sg=$2 f=$3 check=$4 pid rc i why
+	shift 4
+	python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' \
+		"$@" >"$TMP/$name.out" 2>&1 &
+	pid=$!
+	for i in $(seq 600); do
+		python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not eval(sys.argv[2]))' "$f" "$check" 2>/dev/null && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.3
+	done
+	kill -"$sg" $pid 2>/dev/null
+	for i in $(seq 150); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+	kill -0 $pid 2>/dev/null && { kill -KILL $pid; why="still running 15 s after SIG$sg"; }
+	wait $pid; rc=$?
+	[ -z "${why:-}" ] && why=$(python3 - "$f" "SIG$sg" "$check" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("not valid JSON: %s" % e); sys.exit()
+errs = []
+if d.get("status") != "error": errs.append("status %r" % d.get("status"))
+if d.get("exit_code") != 4: errs.append("exit_code %r" % d.get("exit_code"))
+if sys.argv[2] not in (d.get("reason") or ""): errs.append("reason %r" % d.get("reason"))
+if not eval(sys.argv[3]): errs.append("measurements missing: %s" % sys.argv[3])
+print("; ".join(errs))
+PY
+)
+	left=$(ls "$(dirname "$f")" | grep -c '\.tmp\.')
+	if [ $rc = 4 ] && [ -z "$why" ] && [ "$left" = 0 ] && grep -q "interrupted by SIG$sg" "$TMP/$name.out"; then
+		ok "$name"
+	else
+		nok "$name" "exit $rc (want 4); ${why:-} ; $left temporary file(s) left" "$TMP/$name.out"
+	fi
+}
+mkdir -p "$TMP/sig"
+sigrun roofline_sigterm_finishes_file TERM "$TMP/sig/rl.json" \
+	'any("memory_gbps" in (x.get("roofs") or {}) for x in d["results"]["devices"])' \
+	"$B/roofline" --json "$TMP/sig/rl.json"
+sigrun loader_sigint_finishes_file INT "$TMP/sig/lc.json" 'len(d["results"]["configs"]) >= 1' \
+	"$B/loader_contention" --workers 1 --duration 2 --json "$TMP/sig/lc.json"
+
+exit 0
