@@ -262,10 +262,35 @@ out:
 	return rc;
 }
 
+int ch_ar_plan_set_sizes(struct ch_ar_plan *p, const uint64_t *bytes, int n, size_t esize)
+{
+	struct ch_ar_size *sz;
+	int i;
+
+	if (!p || n < 0 || esize == 0 || (n > 0 && !bytes))
+		return CH_ERR_USAGE;
+	free(p->sizes);
+	p->sizes = NULL;
+	p->nsizes = 0;
+	sz = calloc(n > 0 ? (size_t)n : 1, sizeof(*sz));
+	if (!sz)
+		return CH_ERR_RUNTIME;
+	for (i = 0; i < n; i++) {
+		sz[i].count = (size_t)(bytes[i] / esize);
+		sz[i].bytes = (uint64_t)sz[i].count * esize;
+	}
+	p->sizes = sz;
+	p->nsizes = n;
+	return 0;
+}
+
 void ch_ar_plan_release(struct ch_ar_plan *p)
 {
 	int i, g;
 
+	free(p->sizes);
+	p->sizes = NULL;
+	p->nsizes = 0;
 	if (!p->phases)
 		return;
 	for (i = 0; i < p->nphases; i++) {

@@ -19,6 +19,9 @@
 #ifndef CH_AR_PLAN_H
 #define CH_AR_PLAN_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -56,6 +59,14 @@ struct ch_ar_phase {
 	"a world of one: the all-reduce is a local copy, every algorithm the same call, " \
 	"nothing reduced; this checks setup, copy and check, not a collective"
 
+/* One message size of the sweep: the element count of a call and the bytes it
+ * reduces (count x element size, the requested size rounded down to whole
+ * elements), computed once by ch_ar_plan_set_sizes(). */
+struct ch_ar_size {
+	size_t count;     /* elements per call */
+	uint64_t bytes;   /* count x element size, bytes */
+};
+
 #define CH_AR_PLAN_MAX_NOTES 4
 struct ch_ar_plan {
 	int nranks;
@@ -64,6 +75,8 @@ struct ch_ar_plan {
 	struct ch_ar_phase *phases;
 	int nnotes;
 	char notes[CH_AR_PLAN_MAX_NOTES][160]; /* what was skipped and why */
+	int nsizes;
+	struct ch_ar_size *sizes;  /* ascending (owned by the plan), NULL before ch_ar_plan_set_sizes() */
 };
 
 /**
@@ -83,7 +96,20 @@ struct ch_ar_plan {
 int ch_ar_plan_build(const int *node_of, int nranks, unsigned groups, int scaling,
 		     struct ch_ar_plan *out);
 
-/** ch_ar_plan_release - free what ch_ar_plan_build() allocated (twice is fine). */
+/**
+ * ch_ar_plan_set_sizes - the plan's message sizes, {count, bytes} each.
+ * @p:      [in,out] a built plan; sizes already set are replaced.
+ * @bytes:  [in] @n requested sizes in bytes (ch_ar_size_list()), ascending.
+ * @n:      [in] number of sizes, >= 0.
+ * @esize:  [in] element size in bytes, >= 1.
+ * count = bytes / esize (integer division), bytes = count x esize.
+ * Returns 0, CH_ERR_USAGE for bad arguments (n < 0, esize 0, NULL @bytes
+ * with n > 0), or CH_ERR_RUNTIME when out of memory (the plan's sizes are
+ * then left empty).
+ */
+int ch_ar_plan_set_sizes(struct ch_ar_plan *p, const uint64_t *bytes, int n, size_t esize);
+
+/** ch_ar_plan_release - free what ch_ar_plan_build() and ch_ar_plan_set_sizes() allocated (twice is fine). */
 void ch_ar_plan_release(struct ch_ar_plan *p);
 
 /**

@@ -43,6 +43,29 @@ struct rec {
 };
 #define REC_N ((int)(sizeof(struct rec) / sizeof(double)))
 
+/* Where a step runs: the plan's phase, this rank's group in it (its
+ * communicator and backend communicator), the algorithm and the size. */
+struct at {
+	int phase, group, algo, size; /* indices into the plan, c->o->algos, the plan's sizes */
+	const char *gname;            /* the group's name, "-" when sitting out */
+	const struct ch_ar_size *sz;  /* the plan's {count, bytes} of this size */
+	MPI_Comm gc;                  /* the group's MPI communicator */
+	int gsize, grank;
+	struct ch_comm *bc;           /* the backend's communicator for the algorithm */
+	const struct ch_ar_pattern *pat;
+};
+
+/* Rank 0: one row of a sweep's table, derived from the gathered records. */
+struct row {
+	const struct rec *root;       /* the record of the group's first rank */
+	struct ch_ar_cell cell[2];    /* out-of-place, in-place */
+	double factor;                /* busbw factor 2(n-1)/n */
+	double *own_us;               /* per-rank own time, microseconds (malloc'd) */
+	double spread, excess;        /* rank spread and slowest excess, percent */
+	int slow;                     /* index in the group of the slowest rank */
+	const char *eff;              /* the algorithm run instead, or NULL */
+};
+
 /* Per-rank device, gathered to rank 0 for the rank table. */
 struct rank_dev {
 	int gpu_index;
@@ -75,8 +98,7 @@ struct ctx {
 	int *node_of, nnodes;
 	char (*node_names)[64];
 	struct ch_ar_plan plan;
-	uint64_t *sizes;
-	int nsizes;
+	uint64_t reduced;              /* maxBytes after the memory cap, 0: not reduced */
 	void *sendbuf, *recvbuf, *expbuf;
 	const char *labels[CH_AR_MAX_ALGOS];
 	struct ch_ar_rank_row *rows; /* ranks borrowed from the plan, own_us owned */
@@ -432,29 +454,75 @@ static void *xmalloc_or_abort(struct ctx *c, size_t n)
 	return p;
 }
 
+/* @p with room for @n + 1 elements of @es bytes: doubled (from @first) when
+ * @n reached *@cap. */
+static void *grow_or_abort(struct ctx *c, void *p, int n, int *cap, int first, size_t es)
+{
+	if (n == *cap) {
+		int nc = *cap ? 2 * *cap : first;
+		void *np = realloc(p, (size_t)nc * es);
+		if (!np)
+			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
+		p = np;
+		*cap = nc;
+	}
+	return p;
+}
+
 static void mpi_or_abort(struct ctx *c, int rc, const char *what)
 {
 	if (rc != MPI_SUCCESS)
 		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "%s failed", what);
 }
 
+/* The check of one placement: new inputs, one call, the wrong elements of
+ * this rank's result in *wrong. @r is the timed run's parameters. */
+static void check_place(struct ctx *c, const struct at *at, int place, const struct ch_comm_run *r,
+			void *in, uint64_t *wrong)
+{
+	struct ch_comm_run chk = *r;
+	double cs[2];
+	/* new values for every check, so stale data from earlier calls fails;
+	 * derived from the step, so every rank of the group agrees (ranks
+	 * that sat a phase out ran fewer checks) */
+	uint64_t seed = ((((uint64_t)at->phase * CH_AR_MAX_ALGOS + (uint64_t)at->algo) * CH_AR_MAX_SIZES +
+			  (uint64_t)at->size) * 2 + (uint64_t)place + 1) * 7919ULL;
+	size_t count = at->sz->count;
+
+	set_where(c, at->phase, at->group, at->algo, at->size, place + 2, at->sz->bytes, at->gname);
+	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "preparing the check");
+	if (c->be->fill_input(c->cx, in, at->pat, count, at->grank, seed) ||
+	    (place == 0 && c->be->poison(c->cx, c->recvbuf, (size_t)at->sz->bytes)) ||
+	    c->be->fill_expected(c->cx, c->expbuf, at->pat, count, seed))
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot prepare the check buffers");
+	chk.warmup = 0;
+	chk.iters = 1;
+	chk.call_sec = cs;
+	chk.iter_sec = cs + 1;
+	run_or_abort(c, at->bc, &chk);
+	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "checking the results");
+	if (c->be->count_wrong(c->cx, c->recvbuf, c->expbuf, count, c->o->dtype, wrong))
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot check the results");
+}
+
 /* One placement (0 out-of-place, 1 in-place) of one size on this rank's
  * group: timed loop, check, timing exchange; fills this rank's record. */
-static void measure(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int gsize, int grank,
-		    const struct ch_ar_pattern *pat, size_t count, int place, int *iters_io,
-		    struct rec *rec, int phase, int gi, int a, int s, const char *gname)
+static void measure(struct ctx *c, const struct at *at, int place, int *iters_io, struct rec *rec)
 {
-	size_t es = ch_dtype_size(c->o->dtype);
-	uint64_t bytes = (uint64_t)count * es, wrong = 0, wsum = 0;
+	size_t count = at->sz->count;
+	uint64_t bytes = at->sz->bytes, wrong = 0, wsum = 0;
 	void *in = place == 0 ? c->sendbuf : c->recvbuf;
+	MPI_Comm gc = at->gc;
+	int gsize = at->gsize, grank = at->grank;
+	struct ch_comm *bc = at->bc;
 	struct ch_comm_run r;
 	struct ch_stats st;
 	double *call, *iter, *minc, *sumi, *own, own_sum = 0, call_sum = 0, loop = 0, loop_sum = 0;
 	int k, iters = *iters_io, calibrated = 0;
 
-	set_where(c, phase, gi, a, s, place, bytes, gname);
+	set_where(c, at->phase, at->group, at->algo, at->size, place, bytes, at->gname);
 	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "filling the inputs");
-	if (c->be->fill_input(c->cx, in, pat, count, grank, 0))
+	if (c->be->fill_input(c->cx, in, at->pat, count, grank, 0))
 		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot fill the input buffer");
 	memset(&r, 0, sizeof(r));
 	r.send = place == 0 ? c->sendbuf : NULL;
@@ -493,29 +561,8 @@ static void measure(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int gsize, i
 	r.call_sec = call;
 	r.iter_sec = iter;
 	run_or_abort(c, bc, &r);
-	if (c->o->check) {
-		struct ch_comm_run chk = r;
-		double cs[2];
-		/* new values for every check, so stale data from earlier calls fails;
-		 * derived from the step, so every rank of the group agrees (ranks
-		 * that sat a phase out ran fewer checks) */
-		uint64_t seed = ((((uint64_t)phase * CH_AR_MAX_ALGOS + (uint64_t)a) * CH_AR_MAX_SIZES +
-				  (uint64_t)s) * 2 + (uint64_t)place + 1) * 7919ULL;
-		set_where(c, phase, gi, a, s, place + 2, bytes, gname);
-		ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "preparing the check");
-		if (c->be->fill_input(c->cx, in, pat, count, grank, seed) ||
-		    (place == 0 && c->be->poison(c->cx, c->recvbuf, (size_t)bytes)) ||
-		    c->be->fill_expected(c->cx, c->expbuf, pat, count, seed))
-			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot prepare the check buffers");
-		chk.warmup = 0;
-		chk.iters = 1;
-		chk.call_sec = cs;
-		chk.iter_sec = cs + 1;
-		run_or_abort(c, bc, &chk);
-		ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "checking the results");
-		if (c->be->count_wrong(c->cx, c->recvbuf, c->expbuf, count, c->o->dtype, &wrong))
-			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot check the results");
-	}
+	if (c->o->check)
+		check_place(c, at, place, &r, in, &wrong);
 	ch_ar_wd_enter(c->w, CH_AR_ACT_MPI, "exchanging the timings");
 	mpi_or_abort(c, MPI_Allreduce(iter, sumi, iters, MPI_DOUBLE, MPI_SUM, gc), "MPI_Allreduce of the periods");
 	mpi_or_abort(c, MPI_Allreduce(call, minc, iters, MPI_DOUBLE, MPI_MIN, gc), "MPI_Allreduce of the call times");
@@ -596,87 +643,131 @@ static void begin_sweep(struct ctx *c, struct sweep *sw, const struct ch_ar_grou
 	}
 }
 
-static void add_row(struct ctx *c, struct sweep *sw, const double *allrec, int a,
-		    size_t count, uint64_t bytes, int live)
+/* The row of group @sw->g at one size: cells and per-rank spread from the
+ * gathered records (@allrec: REC_N doubles per world rank). */
+static void row_compute(struct ctx *c, const struct sweep *sw, const double *allrec, int a,
+			const struct ch_ar_size *sz, struct row *rw)
 {
 	const struct ch_ar_group *g = sw->g;
-	const struct rec *root = (const struct rec *)(allrec + (size_t)g->ranks[0] * REC_N);
-	double factor = ch_comm_busbw_factor(g->nranks), spread = 0, excess = 0;
-	double *own_us = xmalloc_or_abort(c, (size_t)g->nranks * sizeof(double));
-	json_t *row, *pr = json_array(), *pc = json_array(), *place[2];
-	struct ch_ar_cell cell[2];
-	const char *eff = ch_comm_algo_effective(c->be, c->o->algos[a], count, g->nranks);
-	int i, p, slow = 0;
+	int i, p;
 
+	memset(rw, 0, sizeof(*rw));
+	rw->root = (const struct rec *)(allrec + (size_t)g->ranks[0] * REC_N);
+	rw->factor = ch_comm_busbw_factor(g->nranks);
+	rw->own_us = xmalloc_or_abort(c, (size_t)g->nranks * sizeof(double));
+	rw->eff = ch_comm_algo_effective(c->be, c->o->algos[a], sz->count, g->nranks);
 	for (p = 0; p < 2; p++) {
-		double mean = root->loop[p];
-		cell[p].time_us = mean * 1e6;
-		cell[p].algbw_gbps = ch_comm_algbw_gbps(bytes, mean);
-		cell[p].busbw_gbps = cell[p].algbw_gbps * factor; /* 2(n-1)/n: nccl-tests doc/PERFORMANCE.md */
-		cell[p].wrong = root->wrong[p] < 0 ? -1 : (long long)root->wrong[p];
-		sw->busbw_sum += cell[p].busbw_gbps;
-		sw->busbw_n++;
-		if (cell[p].wrong > 0) {
-			sw->oob++;
-			c->wrong_total += (uint64_t)cell[p].wrong;
-		}
-		place[p] = json_pack("{s:f, s:o, s:f, s:f, s:o}", "loop_time_us", mean * 1e6,
-				     "time_us", stats_json_us(root->stats[p]),
-				     "algbw_gbps", cell[p].algbw_gbps, "busbw_gbps", cell[p].busbw_gbps,
-				     "wrong", cell[p].wrong < 0 ? json_null() : json_integer(cell[p].wrong));
+		double mean = rw->root->loop[p];
+		rw->cell[p].time_us = mean * 1e6;
+		rw->cell[p].algbw_gbps = ch_comm_algbw_gbps(sz->bytes, mean);
+		rw->cell[p].busbw_gbps = rw->cell[p].algbw_gbps * rw->factor; /* 2(n-1)/n: nccl-tests doc/PERFORMANCE.md */
+		rw->cell[p].wrong = rw->root->wrong[p] < 0 ? -1 : (long long)rw->root->wrong[p];
 	}
-	sw->large_busbw = cell[0].busbw_gbps;
-	sw->large_bytes = bytes;
 	for (i = 0; i < g->nranks; i++) {
 		const struct rec *rr = (const struct rec *)(allrec + (size_t)g->ranks[i] * REC_N);
-		own_us[i] = (rr->own[0] + rr->own[1]) / 2 * 1e6;
-		json_array_append_new(pr, json_real(own_us[i]));
+		rw->own_us[i] = (rr->own[0] + rr->own[1]) / 2 * 1e6;
+	}
+	ch_ar_rank_spread(rw->own_us, g->nranks, &rw->slow, &rw->spread, &rw->excess);
+}
+
+/* The row into the result document (the sweep's headline figures updated). */
+static void row_json(struct ctx *c, struct sweep *sw, const struct row *rw, const double *allrec,
+		     const struct ch_ar_size *sz)
+{
+	const struct ch_ar_group *g = sw->g;
+	json_t *row, *pr = json_array(), *pc = json_array(), *place[2];
+	int i, p;
+
+	for (p = 0; p < 2; p++)
+		place[p] = json_pack("{s:f, s:o, s:f, s:f, s:o}", "loop_time_us", rw->root->loop[p] * 1e6,
+				     "time_us", stats_json_us(rw->root->stats[p]),
+				     "algbw_gbps", rw->cell[p].algbw_gbps, "busbw_gbps", rw->cell[p].busbw_gbps,
+				     "wrong", rw->cell[p].wrong < 0 ? json_null() : json_integer(rw->cell[p].wrong));
+	for (i = 0; i < g->nranks; i++) {
+		const struct rec *rr = (const struct rec *)(allrec + (size_t)g->ranks[i] * REC_N);
+		json_array_append_new(pr, json_real(rw->own_us[i]));
 		json_array_append_new(pc, json_real((rr->call[0] + rr->call[1]) / 2 * 1e6));
 	}
-	ch_ar_rank_spread(own_us, g->nranks, &slow, &spread, &excess);
 	row = json_pack("{s:I, s:I, s:s, s:s, s:i, s:i, s:f, s:o, s:o, s:o, s:o, s:i, s:f, s:f}",
-			"bytes", (json_int_t)bytes, "count", (json_int_t)count,
+			"bytes", (json_int_t)sz->bytes, "count", (json_int_t)sz->count,
 			"dtype", ch_dtype_comm_name(c->o->dtype), "redop", ch_comm_redop_names[c->o->op], "root", -1,
-			"iterations", (int)root->iters, "busbw_factor", factor,
+			"iterations", (int)rw->root->iters, "busbw_factor", rw->factor,
 			"out_of_place", place[0], "in_place", place[1],
 			"per_rank_mean_us", pr, "per_rank_call_mean_us", pc,
-			"slowest_rank", g->ranks[slow], "rank_spread_pct", spread, "slowest_excess_pct", excess);
-	if (eff)
-		json_object_set_new(row, "algo_effective", json_string(eff));
+			"slowest_rank", g->ranks[rw->slow], "rank_spread_pct", rw->spread,
+			"slowest_excess_pct", rw->excess);
+	if (rw->eff)
+		json_object_set_new(row, "algo_effective", json_string(rw->eff));
 	ch_ar_wd_lock(c->w);
 	json_array_append_new(sw->rows, row);
 	json_object_set_new(sw->obj, "avg_busbw_gbps", json_real(sw->busbw_sum / (double)sw->busbw_n));
 	json_object_set_new(sw->obj, "large_msg_busbw_gbps", json_real(sw->large_busbw));
 	json_object_set_new(sw->obj, "oob_count", json_integer(sw->oob));
 	ch_ar_wd_unlock(c->w);
+}
 
-	ch_ar_table_row(live ? stdout : sw->buf, bytes, count, ch_dtype_comm_name(c->o->dtype),
-			ch_comm_redop_names[c->o->op], -1, &cell[0], &cell[1]);
+/* The row into the table (live or buffered) and the per-rank lines. */
+static void row_table(struct ctx *c, struct sweep *sw, const struct row *rw, const struct ch_ar_size *sz,
+		      int live)
+{
+	const struct ch_ar_group *g = sw->g;
+
+	ch_ar_table_row(live ? stdout : sw->buf, sz->bytes, sz->count, ch_dtype_comm_name(c->o->dtype),
+			ch_comm_redop_names[c->o->op], -1, &rw->cell[0], &rw->cell[1]);
 	if (live)
 		fflush(stdout);
 	if (g->nranks >= 2 && sw->rankbuf)
-		fprintf(sw->rankbuf, "# %12llu  %12d  %+16.1f%%  %19.1f%%\n", (unsigned long long)bytes,
-			g->ranks[slow], excess, spread);
-	if (eff && strlen(sw->eff) < sizeof(sw->eff) - 24)
+		fprintf(sw->rankbuf, "# %12llu  %12d  %+16.1f%%  %19.1f%%\n", (unsigned long long)sz->bytes,
+			g->ranks[rw->slow], rw->excess, rw->spread);
+	if (rw->eff && strlen(sw->eff) < sizeof(sw->eff) - 24)
 		snprintf(sw->eff + strlen(sw->eff), sizeof(sw->eff) - strlen(sw->eff), "%s%llu",
-			 sw->eff[0] ? ", " : "", (unsigned long long)bytes);
-	/* keep the per-rank times for the straggler analysis */
-	if (g->nranks >= 2) {
-		if (c->nrows == c->caprows) {
-			int cap = c->caprows ? 2 * c->caprows : 64;
-			struct ch_ar_rank_row *nr = realloc(c->rows, (size_t)cap * sizeof(*nr));
-			if (!nr)
-				ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
-			c->rows = nr;
-			c->caprows = cap;
+			 sw->eff[0] ? ", " : "", (unsigned long long)sz->bytes);
+}
+
+/* The row's figures into the sweep's and the run's totals; the per-rank
+ * times kept for the straggler analysis (c->rows takes rw->own_us). */
+static void row_account(struct ctx *c, struct sweep *sw, struct row *rw, const struct ch_ar_size *sz)
+{
+	int p;
+
+	for (p = 0; p < 2; p++) {
+		sw->busbw_sum += rw->cell[p].busbw_gbps;
+		sw->busbw_n++;
+		if (rw->cell[p].wrong > 0) {
+			sw->oob++;
+			c->wrong_total += (uint64_t)rw->cell[p].wrong;
 		}
-		c->rows[c->nrows].nranks = g->nranks;
-		c->rows[c->nrows].ranks = g->ranks;
-		c->rows[c->nrows].own_us = own_us;
-		c->nrows++;
-	} else {
-		free(own_us);
 	}
+	sw->large_busbw = rw->cell[0].busbw_gbps;
+	sw->large_bytes = sz->bytes;
+}
+
+static void keep_rank_row(struct ctx *c, const struct ch_ar_group *g, struct row *rw)
+{
+	if (g->nranks < 2) {
+		free(rw->own_us);
+		rw->own_us = NULL;
+		return;
+	}
+	c->rows = grow_or_abort(c, c->rows, c->nrows, &c->caprows, 64, sizeof(*c->rows));
+	c->rows[c->nrows].nranks = g->nranks;
+	c->rows[c->nrows].ranks = g->ranks;
+	c->rows[c->nrows].own_us = rw->own_us;
+	c->nrows++;
+	rw->own_us = NULL;
+}
+
+/* One size of a sweep: measure's records -> a row -> JSON and table. */
+static void add_row(struct ctx *c, struct sweep *sw, const double *allrec, int a,
+		    const struct ch_ar_size *sz, int live)
+{
+	struct row rw;
+
+	row_compute(c, sw, allrec, a, sz, &rw);
+	row_account(c, sw, &rw, sz);
+	row_json(c, sw, &rw, allrec, sz);
+	row_table(c, sw, &rw, sz, live);
+	keep_rank_row(c, sw->g, &rw);
 }
 
 static void end_sweep(struct ctx *c, struct sweep *sw, int a, int live)
@@ -711,14 +802,7 @@ static void end_sweep(struct ctx *c, struct sweep *sw, int a, int live)
 	sw->text = sw->ranktext = NULL;
 	/* headline of node and pair groups, for the group analysis */
 	if (g->kind == CH_AR_KIND_NODE || g->kind == CH_AR_KIND_PAIR) {
-		if (c->ngbw == c->capgbw) {
-			int cap = c->capgbw ? 2 * c->capgbw : 32;
-			struct ch_ar_group_bw *n = realloc(c->gbw, (size_t)cap * sizeof(*n));
-			if (!n)
-				ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
-			c->gbw = n;
-			c->capgbw = cap;
-		}
+		c->gbw = grow_or_abort(c, c->gbw, c->ngbw, &c->capgbw, 32, sizeof(*c->gbw));
 		c->gbw[c->ngbw].kind = g->kind;
 		c->gbw[c->ngbw].name = g->name;
 		c->gbw[c->ngbw].algo = c->labels[a];
@@ -750,9 +834,7 @@ static void step(struct ctx *c, int p, int gi, MPI_Comm gc, struct ch_comm *bc, 
 		 struct sweep *sw, double *allrec, int live)
 {
 	const struct ch_ar_phase *ph = &c->plan.phases[p];
-	size_t es = ch_dtype_size(c->o->dtype);
-	size_t count = (size_t)(c->sizes[s] / es);
-	uint64_t bytes = (uint64_t)count * es;
+	uint64_t bytes = c->plan.sizes[s].bytes;
 	const char *gname = gi >= 0 ? ph->groups[gi].name : "-";
 	struct rec rec;
 	int g;
@@ -765,13 +847,14 @@ static void step(struct ctx *c, int p, int gi, MPI_Comm gc, struct ch_comm *bc, 
 		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "the step barrier failed");
 	if (gi >= 0) {
 		struct ch_ar_pattern pat;
-		int gsize, grank, iters = c->o->iters;
-		MPI_Comm_size(gc, &gsize);
-		MPI_Comm_rank(gc, &grank);
-		if (ch_ar_pattern_init(&pat, c->o->dtype, c->o->op, gsize))
+		struct at at = { p, gi, a, s, gname, &c->plan.sizes[s], gc, 0, 0, bc, &pat };
+		int iters = c->o->iters;
+		MPI_Comm_size(gc, &at.gsize);
+		MPI_Comm_rank(gc, &at.grank);
+		if (ch_ar_pattern_init(&pat, c->o->dtype, c->o->op, at.gsize))
 			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "bad pattern parameters");
-		measure(c, bc, gc, gsize, grank, &pat, count, 0, &iters, &rec, p, gi, a, s, gname);
-		measure(c, bc, gc, gsize, grank, &pat, count, 1, &iters, &rec, p, gi, a, s, gname);
+		measure(c, &at, 0, &iters, &rec);
+		measure(c, &at, 1, &iters, &rec);
 		rec.iters = iters;
 	}
 	if (ch_ar_world_gather(c->w, (const double *)&rec, REC_N, allrec))
@@ -779,7 +862,7 @@ static void step(struct ctx *c, int p, int gi, MPI_Comm gc, struct ch_comm *bc, 
 	if (c->rank != 0)
 		return;
 	for (g = 0; g < ph->ngroups; g++)
-		add_row(c, &sw[g], allrec, a, count, bytes, live);
+		add_row(c, &sw[g], allrec, a, &c->plan.sizes[s], live);
 	if (checkpoint(c))
 		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot write the result file");
 }
@@ -828,7 +911,7 @@ static int run_phases(struct ctx *c)
 			if (c->rank == 0)
 				for (g = 0; g < ph->ngroups; g++)
 					begin_sweep(c, &sw[g], &ph->groups[g], a, live);
-			for (s = 0; s < c->nsizes; s++)
+			for (s = 0; s < c->plan.nsizes; s++)
 				step(c, p, gi, gc, gi >= 0 ? comms[a] : NULL, a, s, sw, allrec, live);
 			if (c->rank == 0)
 				for (g = 0; g < ph->ngroups; g++)
@@ -943,7 +1026,7 @@ static void print_scaling(struct ctx *c)
 
 /* ------------------------------------------------------------------- main */
 
-static void results_skeleton(struct ctx *c, uint64_t reduced)
+static void results_skeleton(struct ctx *c)
 {
 	const struct ch_ar_opts *o = c->o;
 	json_t *r = c->results, *algos = json_array(), *sizes = json_array(), *groups = json_array();
@@ -953,9 +1036,8 @@ static void results_skeleton(struct ctx *c, uint64_t reduced)
 	for (i = 0; i < o->nalgos; i++)
 		json_array_append_new(algos, json_pack("{s:s, s:s, s:s}", "requested", o->algos[i],
 						       "label", c->labels[i], "detail", ch_comm_algo_detail(c->be, o->algos[i])));
-	for (i = 0; i < c->nsizes; i++)
-		json_array_append_new(sizes, json_integer((json_int_t)(c->sizes[i] / ch_dtype_size(o->dtype) *
-								       ch_dtype_size(o->dtype))));
+	for (i = 0; i < c->plan.nsizes; i++)
+		json_array_append_new(sizes, json_integer((json_int_t)c->plan.sizes[i].bytes));
 	for (i = 0; ch_ar_groups_names[i]; i++)
 		if (o->groups & (1u << i))
 			json_array_append_new(groups, json_string(ch_ar_groups_names[i]));
@@ -979,7 +1061,7 @@ static void results_skeleton(struct ctx *c, uint64_t reduced)
 	json_object_set_new(r, "check", json_boolean(o->check));
 	json_object_set_new(r, "sizes_bytes", sizes);
 	json_object_set_new(r, "max_bytes_requested", json_integer((json_int_t)o->max_bytes));
-	json_object_set_new(r, "max_bytes_reduced", reduced ? json_integer((json_int_t)reduced) : json_null());
+	json_object_set_new(r, "max_bytes_reduced", c->reduced ? json_integer((json_int_t)c->reduced) : json_null());
 	json_object_set_new(r, "algos", algos);
 	json_object_set_new(r, "groups", groups);
 	json_object_set_new(r, "scaling", json_boolean(o->scaling));
@@ -1015,20 +1097,221 @@ static void cleanup(struct ctx *c)
 		free((void *)c->rows[i].own_us);
 	free(c->rows);
 	free(c->gbw);
-	free(c->sizes);
 	free(c->node_of);
 	free(c->node_names);
 	ch_ar_plan_release(&c->plan);
+}
+
+/* The stages of a run below return 0 to go on, or 1 with *status set (the
+ * run's exit status, already agreed and reported through finish()). */
+
+/* --inject-delay against the world, the backend, --algo, -d and -o. */
+static int setup_backend(struct ctx *c, char *ver, size_t nver, int *status)
+{
+	const struct ch_ar_opts *o = c->o;
+	char reason[1024] = "";
+	int rc, i, j;
+
+	/* values that need the world to check (same answer on every rank) */
+	if (o->delay_rank >= c->size) {
+		if (c->rank == 0)
+			ch_usage_error("--inject-delay rank '%d' is not a rank of this run (ranks 0 to %d)",
+				       o->delay_rank, c->size - 1);
+		*status = finish(c, CH_ERR_USAGE, "--inject-delay rank '%d' is not a rank of this run", o->delay_rank);
+		return 1;
+	}
+	rc = choose_backend(c, reason, sizeof(reason));
+	if (rc) {
+		if (c->rank == 0) {
+			ch_error("backend %s unavailable: %s", ch_comm_backend_names[o->backend], reason);
+			json_object_set_new(c->results, "backend", json_string(ch_comm_backend_names[o->backend]));
+			json_object_set_new(c->results, "available", json_false());
+		}
+		*status = finish(c, rc, "backend %s unavailable: %s", ch_comm_backend_names[o->backend], reason);
+		c->be = NULL;
+		return 1;
+	}
+	rc = 0;
+	if (c->rank == 0) {
+		rc = ch_ar_check_algos(o, c->be->algos, c->be->name);
+		if (!rc && !c->be->supports(o->dtype, o->op))
+			rc = ch_usage_error("the %s backend cannot reduce '%s' with '%s'", c->be->name,
+					    ch_dtype_comm_name(o->dtype), ch_comm_redop_names[o->op]);
+	}
+	for (i = 0; !rc && i < o->nalgos; i++) {
+		c->labels[i] = ch_comm_algo_label(c->be, o->algos[i]);
+		for (j = 0; c->labels[i] && j < i; j++)
+			if (!strcmp(c->labels[i], c->labels[j]) && c->rank == 0)
+				rc = ch_usage_error("'%s' and '%s' are the same algorithm (%s) for the %s backend",
+						    o->algos[j], o->algos[i], c->labels[i], c->be->name);
+	}
+	rc = ch_ar_world_agree(c->w, rc);
+	if (rc) {
+		*status = finish(c, rc, "bad --algo, -d or -o for the %s backend", c->be->name);
+		return 1;
+	}
+	if (c->be->version && c->be != &ch_comm_mpi && c->rank == 0) {
+		c->be->version(ver, nver);
+		ch_result_set_software(c->res, c->be->name, ver);
+	}
+	return 0;
+}
+
+/* The nccl-tests style header and what the timing means. */
+static void print_header(struct ctx *c, const char *ver)
+{
+	const struct ch_ar_opts *o = c->o;
+
+	out(c, 1, "# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d agg iters: 1 validation: %d graph: 0\n",
+	    (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes,
+	    (unsigned long long)(o->step_factor > 1 ? (uint64_t)o->step_factor : o->step_bytes),
+	    o->step_factor > 1 ? "factor" : "bytes", o->warmup, o->iters, o->check);
+	out(c, 0, "#\n# allreduce_bw (clusterhealth %s, git %s): backend %s (%s, %s), %s %s, %d rank%s on %d node%s%s\n",
+	    CH_VERSION, ch_git_rev(), c->be->name, ver, c->be->memory, ch_dtype_comm_name(o->dtype),
+	    ch_comm_redop_names[o->op], c->size, c->size == 1 ? "" : "s", c->nnodes, c->nnodes == 1 ? "" : "s",
+	    o->node_size ? " (--node-size)" : "");
+	out(c, 0, "# time: the timed loop's time / iterations averaged over the group's ranks, as nccl-tests;\n"
+	    "# algbw = size / time, busbw = algbw x 2(n-1)/n (nccl-tests doc/PERFORMANCE.md); GB/s = 1e9 B/s\n");
+	if (o->common.min_time_sec >= 0)
+		out(c, 0, "# iterations: adaptive, at least %g s of timed calls per size and placement (at least %d)\n",
+		    o->common.min_time_sec, o->iters_given ? o->iters : CH_AR_ADAPTIVE_MIN_ITERS);
+	else if (!o->iters_given)
+		out(c, 0, "# iterations: %d per size and placement, fewer (at least %d) where %d would take more than %g s\n",
+		    CH_AR_DEFAULT_ITERS, CH_AR_ADAPTIVE_MIN_ITERS, CH_AR_DEFAULT_ITERS, CH_AR_DEFAULT_BUDGET_SEC);
+}
+
+/* The message sizes (what 3 buffers per rank allow) and the plan, which
+ * then carries each size's {count, bytes}; the backend's preparation. */
+static int plan_sweep(struct ctx *c, const struct ch_comm_device *dev, int *status)
+{
+	const struct ch_ar_opts *o = c->o;
+	const char *algo_names[CH_AR_MAX_ALGOS];
+	uint64_t maxb, cap, es = ch_dtype_size(o->dtype), *req;
+	int rc, i, nreq;
+
+	maxb = usable_max_bytes(c, dev->free_bytes);
+	cap = o->max_bytes;
+	if (cap > maxb) {
+		cap = c->reduced = maxb;
+		out(c, 1, "#\n# Reducing maxBytes to %llu due to memory limitation\n", (unsigned long long)maxb);
+	}
+	req = malloc((CH_AR_MAX_SIZES + 1) * sizeof(uint64_t));
+	if (!req) {
+		*status = finish(c, ch_ar_world_agree(c->w, CH_ERR_RUNTIME), "out of memory");
+		return 1;
+	}
+	nreq = ch_ar_size_list(o->min_bytes, cap, o->step_bytes, o->step_factor, req, CH_AR_MAX_SIZES);
+	if (nreq > CH_AR_MAX_SIZES)
+		nreq = CH_AR_MAX_SIZES;
+	if (nreq == 0) {
+		if (c->rank == 0)
+			ch_error("not enough memory for -b '%llu': at most %llu bytes per buffer on the smallest rank",
+				 (unsigned long long)o->min_bytes, (unsigned long long)maxb);
+		*status = finish(c, CH_ERR_RUNTIME, "not enough memory for -b %llu", (unsigned long long)o->min_bytes);
+		free(req);
+		return 1;
+	}
+	if (c->be->max_count && req[nreq - 1] / es > c->be->max_count) {
+		if (c->rank == 0)
+			ch_usage_error("-e '%llu' is %llu %s elements: the %s backend takes at most %llu per call",
+				       (unsigned long long)o->max_bytes, (unsigned long long)(req[nreq - 1] / es),
+				       ch_dtype_comm_name(o->dtype), c->be->name, (unsigned long long)c->be->max_count);
+		*status = finish(c, CH_ERR_USAGE, "-e is above the %s backend's largest count", c->be->name);
+		free(req);
+		return 1;
+	}
+	rc = ch_ar_plan_build(c->node_of, c->size, o->groups, o->scaling, &c->plan);
+	if (!rc)
+		rc = ch_ar_plan_set_sizes(&c->plan, req, nreq, (size_t)es);
+	free(req);
+	if (rc) {
+		*status = finish(c, rc, "cannot plan the groups");
+		return 1;
+	}
+	if (c->plan.nphases == 0) {
+		if (c->rank == 0)
+			ch_usage_error("nothing to measure with --groups and %d rank%s on %d node%s: %s", c->size,
+				       c->size == 1 ? "" : "s", c->nnodes, c->nnodes == 1 ? "" : "s",
+				       c->plan.nnotes ? c->plan.notes[0] : "no group");
+		*status = finish(c, CH_ERR_USAGE, "nothing to measure: %s", c->plan.nnotes ? c->plan.notes[0] : "no group");
+		return 1;
+	}
+	for (i = 0; i < c->plan.nnotes; i++)
+		out(c, 0, "# note: %s\n", c->plan.notes[i]);
+	for (i = 0; i < o->nalgos; i++)
+		algo_names[i] = o->algos[i];
+	if (c->be->prepare && c->be->prepare(algo_names, o->nalgos)) {
+		*status = finish(c, ch_ar_world_agree(c->w, CH_ERR_RUNTIME), "backend preparation failed");
+		return 1;
+	}
+	return 0;
+}
+
+/* The result skeleton, the watchdog, the buffers (send, receive, expected;
+ * allocated once for the sweep) and a first checkpoint. */
+static int start_sweep(struct ctx *c, int *status)
+{
+	const struct ch_ar_opts *o = c->o;
+	uint64_t bufb = c->plan.sizes[c->plan.nsizes - 1].bytes;
+	int rc;
+
+	if (c->rank == 0)
+		results_skeleton(c);
+	rc = ch_ar_wd_start(c->w, o->timeout_sec, c->be->self_timeout ? o->timeout_sec + 10.0 : 0.0, &c->plan, c->res, o->common.json_path);
+	rc = ch_ar_world_agree(c->w, rc);
+	if (rc) {
+		*status = finish(c, rc, "cannot start the watchdog");
+		return 1;
+	}
+	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "allocating the buffers");
+	rc = c->be->alloc(c->cx, (size_t)bufb, &c->sendbuf);
+	if (!rc)
+		rc = c->be->alloc(c->cx, (size_t)bufb, &c->recvbuf);
+	if (!rc && o->check)
+		rc = c->be->alloc(c->cx, (size_t)bufb, &c->expbuf);
+	ch_ar_wd_enter(c->w, CH_AR_ACT_IDLE, "agreeing");
+	rc = ch_ar_world_agree(c->w, rc);
+	if (rc) {
+		*status = finish(c, rc, "cannot allocate 3 buffers of %llu bytes", (unsigned long long)bufb);
+		return 1;
+	}
+	if (checkpoint(c)) {
+		*status = finish(c, CH_ERR_RUNTIME, "cannot write the result file");
+		return 1;
+	}
+	return 0;
+}
+
+/* Rank 0: the analyses and the verdict (#wrong, then --min-busbw), agreed. */
+static int verdict(struct ctx *c)
+{
+	char reason[1024] = "";
+	int status = 0;
+
+	if (c->rank == 0) {
+		fflush(stdout);
+		analyse(c);
+		print_scaling(c);
+		if (c->wrong_total) {
+			status = CH_ERR_CHECK;
+			snprintf(reason, sizeof(reason), "%llu wrong elements (see #wrong)",
+				 (unsigned long long)c->wrong_total);
+		} else if (c->fail_busbw) {
+			status = CH_ERR_CHECK;
+			snprintf(reason, sizeof(reason), "%s", c->fail_reason);
+		}
+		fflush(stdout);
+	}
+	MPI_Bcast(&status, 1, MPI_INT, 0, ctrl_comm(c));
+	return finish(c, status, status ? "%s" : NULL, reason);
 }
 
 int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char **argv)
 {
 	struct ctx cx, *c = &cx;
 	struct ch_comm_device dev;
-	char reason[1024] = "", ver[256] = "";
-	const char *algo_names[CH_AR_MAX_ALGOS];
-	uint64_t maxb, reduced = 0, cap, es = ch_dtype_size(o->dtype), bufb;
-	int rc = 0, i, j, status;
+	char ver[256] = "";
+	int rc = 0, status;
 
 	memset(c, 0, sizeof(*c));
 	memset(&dev, 0, sizeof(dev));
@@ -1051,50 +1334,8 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 		ch_comm_mpi.version(ver, sizeof(ver));
 		ch_result_set_software(c->res, "mpi", ver);
 	}
-
-	/* values that need the world to check (same answer on every rank) */
-	if (o->delay_rank >= c->size) {
-		if (c->rank == 0)
-			ch_usage_error("--inject-delay rank '%d' is not a rank of this run (ranks 0 to %d)",
-				       o->delay_rank, c->size - 1);
-		status = finish(c, CH_ERR_USAGE, "--inject-delay rank '%d' is not a rank of this run", o->delay_rank);
+	if (setup_backend(c, ver, sizeof(ver), &status))
 		goto out;
-	}
-
-	rc = choose_backend(c, reason, sizeof(reason));
-	if (rc) {
-		if (c->rank == 0) {
-			ch_error("backend %s unavailable: %s", ch_comm_backend_names[o->backend], reason);
-			json_object_set_new(c->results, "backend", json_string(ch_comm_backend_names[o->backend]));
-			json_object_set_new(c->results, "available", json_false());
-		}
-		status = finish(c, rc, "backend %s unavailable: %s", ch_comm_backend_names[o->backend], reason);
-		c->be = NULL;
-		goto out;
-	}
-	rc = 0;
-	if (c->rank == 0) {
-		rc = ch_ar_check_algos(o, c->be->algos, c->be->name);
-		if (!rc && !c->be->supports(o->dtype, o->op))
-			rc = ch_usage_error("the %s backend cannot reduce '%s' with '%s'", c->be->name,
-					    ch_dtype_comm_name(o->dtype), ch_comm_redop_names[o->op]);
-	}
-	for (i = 0; !rc && i < o->nalgos; i++) {
-		c->labels[i] = ch_comm_algo_label(c->be, o->algos[i]);
-		for (j = 0; c->labels[i] && j < i; j++)
-			if (!strcmp(c->labels[i], c->labels[j]) && c->rank == 0)
-				rc = ch_usage_error("'%s' and '%s' are the same algorithm (%s) for the %s backend",
-						    o->algos[j], o->algos[i], c->labels[i], c->be->name);
-	}
-	rc = ch_ar_world_agree(w, rc);
-	if (rc) {
-		status = finish(c, rc, "bad --algo, -d or -o for the %s backend", c->be->name);
-		goto out;
-	}
-	if (c->be->version && c->be != &ch_comm_mpi && c->rank == 0) {
-		c->be->version(ver, sizeof(ver));
-		ch_result_set_software(c->res, c->be->name, ver);
-	}
 
 	/* nodes, device, rank table */
 	if (map_nodes(c)) {
@@ -1102,22 +1343,7 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 		goto out;
 	}
 	ch_ar_world_agree(w, 0);
-	out(c, 1, "# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d agg iters: 1 validation: %d graph: 0\n",
-	    (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes,
-	    (unsigned long long)(o->step_factor > 1 ? (uint64_t)o->step_factor : o->step_bytes),
-	    o->step_factor > 1 ? "factor" : "bytes", o->warmup, o->iters, o->check);
-	out(c, 0, "#\n# allreduce_bw (clusterhealth %s, git %s): backend %s (%s, %s), %s %s, %d rank%s on %d node%s%s\n",
-	    CH_VERSION, ch_git_rev(), c->be->name, ver, c->be->memory, ch_dtype_comm_name(o->dtype),
-	    ch_comm_redop_names[o->op], c->size, c->size == 1 ? "" : "s", c->nnodes, c->nnodes == 1 ? "" : "s",
-	    o->node_size ? " (--node-size)" : "");
-	out(c, 0, "# time: the timed loop's time / iterations averaged over the group's ranks, as nccl-tests;\n"
-	    "# algbw = size / time, busbw = algbw x 2(n-1)/n (nccl-tests doc/PERFORMANCE.md); GB/s = 1e9 B/s\n");
-	if (o->common.min_time_sec >= 0)
-		out(c, 0, "# iterations: adaptive, at least %g s of timed calls per size and placement (at least %d)\n",
-		    o->common.min_time_sec, o->iters_given ? o->iters : CH_AR_ADAPTIVE_MIN_ITERS);
-	else if (!o->iters_given)
-		out(c, 0, "# iterations: %d per size and placement, fewer (at least %d) where %d would take more than %g s\n",
-		    CH_AR_DEFAULT_ITERS, CH_AR_ADAPTIVE_MIN_ITERS, CH_AR_DEFAULT_ITERS, CH_AR_DEFAULT_BUDGET_SEC);
+	print_header(c, ver);
 	rc = setup_device(c, &dev);
 	if (rc) {
 		status = finish(c, rc, "device setup failed (see the messages of each rank)");
@@ -1125,111 +1351,10 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 	}
 	rank_table(c, &dev);
 
-	/* sizes: what 3 buffers per rank allow */
-	maxb = usable_max_bytes(c, dev.free_bytes);
-	cap = o->max_bytes;
-	if (cap > maxb) {
-		cap = reduced = maxb;
-		out(c, 1, "#\n# Reducing maxBytes to %llu due to memory limitation\n", (unsigned long long)maxb);
-	}
-	c->sizes = malloc((CH_AR_MAX_SIZES + 1) * sizeof(uint64_t));
-	if (!c->sizes) {
-		status = finish(c, ch_ar_world_agree(w, CH_ERR_RUNTIME), "out of memory");
+	if (plan_sweep(c, &dev, &status) || start_sweep(c, &status))
 		goto out;
-	}
-	c->nsizes = ch_ar_size_list(o->min_bytes, cap, o->step_bytes, o->step_factor, c->sizes, CH_AR_MAX_SIZES);
-	if (c->nsizes > CH_AR_MAX_SIZES)
-		c->nsizes = CH_AR_MAX_SIZES;
-	if (c->nsizes == 0) {
-		if (c->rank == 0)
-			ch_error("not enough memory for -b '%llu': at most %llu bytes per buffer on the smallest rank",
-				 (unsigned long long)o->min_bytes, (unsigned long long)maxb);
-		status = finish(c, CH_ERR_RUNTIME, "not enough memory for -b %llu", (unsigned long long)o->min_bytes);
-		goto out;
-	}
-
-	if (c->be->max_count && c->sizes[c->nsizes - 1] / es > c->be->max_count) {
-		if (c->rank == 0)
-			ch_usage_error("-e '%llu' is %llu %s elements: the %s backend takes at most %llu per call",
-				       (unsigned long long)o->max_bytes, (unsigned long long)(c->sizes[c->nsizes - 1] / es),
-				       ch_dtype_comm_name(o->dtype), c->be->name, (unsigned long long)c->be->max_count);
-		status = finish(c, CH_ERR_USAGE, "-e is above the %s backend's largest count", c->be->name);
-		goto out;
-	}
-
-	/* plan */
-	rc = ch_ar_plan_build(c->node_of, c->size, o->groups, o->scaling, &c->plan);
-	if (rc) {
-		status = finish(c, rc, "cannot plan the groups");
-		goto out;
-	}
-	if (c->plan.nphases == 0) {
-		if (c->rank == 0)
-			ch_usage_error("nothing to measure with --groups and %d rank%s on %d node%s: %s", c->size,
-				       c->size == 1 ? "" : "s", c->nnodes, c->nnodes == 1 ? "" : "s",
-				       c->plan.nnotes ? c->plan.notes[0] : "no group");
-		status = finish(c, CH_ERR_USAGE, "nothing to measure: %s", c->plan.nnotes ? c->plan.notes[0] : "no group");
-		goto out;
-	}
-	for (i = 0; i < c->plan.nnotes; i++)
-		out(c, 0, "# note: %s\n", c->plan.notes[i]);
-	for (i = 0; i < o->nalgos; i++)
-		algo_names[i] = o->algos[i];
-	if (c->be->prepare && c->be->prepare(algo_names, o->nalgos)) {
-		status = finish(c, ch_ar_world_agree(w, CH_ERR_RUNTIME), "backend preparation failed");
-		goto out;
-	}
-	if (c->rank == 0)
-		results_skeleton(c, reduced);
-	rc = ch_ar_wd_start(w, o->timeout_sec, c->be->self_timeout ? o->timeout_sec + 10.0 : 0.0, &c->plan, c->res, o->common.json_path);
-	rc = ch_ar_world_agree(w, rc);
-	if (rc) {
-		status = finish(c, rc, "cannot start the watchdog");
-		goto out;
-	}
-
-	/* buffers: send, receive, expected; allocated once for the sweep */
-	bufb = c->sizes[c->nsizes - 1] / es * es;
-	ch_ar_wd_enter(w, CH_AR_ACT_LOCAL, "allocating the buffers");
-	rc = c->be->alloc(c->cx, (size_t)bufb, &c->sendbuf);
-	if (!rc)
-		rc = c->be->alloc(c->cx, (size_t)bufb, &c->recvbuf);
-	if (!rc && o->check)
-		rc = c->be->alloc(c->cx, (size_t)bufb, &c->expbuf);
-	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "agreeing");
-	rc = ch_ar_world_agree(w, rc);
-	if (rc) {
-		status = finish(c, rc, "cannot allocate 3 buffers of %llu bytes", (unsigned long long)bufb);
-		goto out;
-	}
-	if (checkpoint(c)) {
-		status = finish(c, CH_ERR_RUNTIME, "cannot write the result file");
-		goto out;
-	}
-
 	rc = run_phases(c);
-	if (rc) {
-		status = rc;
-		goto out;
-	}
-
-	status = 0;
-	if (c->rank == 0) {
-		fflush(stdout);
-		analyse(c);
-		print_scaling(c);
-		if (c->wrong_total) {
-			status = CH_ERR_CHECK;
-			snprintf(reason, sizeof(reason), "%llu wrong elements (see #wrong)",
-				 (unsigned long long)c->wrong_total);
-		} else if (c->fail_busbw) {
-			status = CH_ERR_CHECK;
-			snprintf(reason, sizeof(reason), "%s", c->fail_reason);
-		}
-		fflush(stdout);
-	}
-	MPI_Bcast(&status, 1, MPI_INT, 0, ctrl_comm(c));
-	status = finish(c, status, status ? "%s" : NULL, reason);
+	status = rc ? rc : verdict(c);
 out:
 	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "finishing");
 	cleanup(c);

@@ -166,3 +166,26 @@ Test(allreduce_plan, bad_node_numbering)
 	cr_assert_eq(ch_ar_plan_build(neg, 2, CH_AR_GROUPS_WORLD, 0, &p), CH_ERR_USAGE);
 	cr_assert_eq(ch_ar_plan_build(neg, 0, CH_AR_GROUPS_WORLD, 0, &p), CH_ERR_USAGE);
 }
+
+Test(allreduce_plan, sizes_carry_count_and_whole_element_bytes)
+{
+	int node_of[2] = { 0, 0 };
+	uint64_t req[3] = { 8, 1026, 4096 };
+	struct ch_ar_plan p;
+	cr_assert_eq(ch_ar_plan_build(node_of, 2, CH_AR_GROUPS_WORLD, 0, &p), 0);
+	cr_assert_eq(ch_ar_plan_set_sizes(&p, req, 3, 4), 0);
+	cr_assert_eq(p.nsizes, 3);
+	cr_assert_eq(p.sizes[0].count, 2);
+	cr_assert_eq(p.sizes[0].bytes, 8);
+	cr_assert_eq(p.sizes[1].count, 256); /* 1026 / 4: whole elements only */
+	cr_assert_eq(p.sizes[1].bytes, 1024);
+	cr_assert_eq(p.sizes[2].count, 1024);
+	cr_assert_eq(p.sizes[2].bytes, 4096);
+	cr_assert_eq(ch_ar_plan_set_sizes(&p, req, 1, 0), CH_ERR_USAGE);
+	cr_assert_eq(ch_ar_plan_set_sizes(&p, NULL, 1, 4), CH_ERR_USAGE);
+	cr_assert_eq(ch_ar_plan_set_sizes(&p, req, -1, 4), CH_ERR_USAGE);
+	ch_ar_plan_release(&p);
+	cr_assert_null(p.sizes);
+	cr_assert_eq(p.nsizes, 0);
+	ch_ar_plan_release(&p);
+}
