@@ -27,6 +27,17 @@ double ch_percentile_sorted(const double *s, size_t n, double p)
 	return s[lo] + frac * (s[lo + 1] - s[lo]);
 }
 
+/* a sorted copy of x[0..n) (n > 0), to free; NULL when out of memory */
+static double *sorted_copy(const double *x, size_t n)
+{
+	double *s = malloc(n * sizeof(*s));
+	if (s) {
+		memcpy(s, x, n * sizeof(*s));
+		qsort(s, n, sizeof(*s), cmp_double);
+	}
+	return s;
+}
+
 int ch_stats_compute(const double *x, size_t n, struct ch_stats *out)
 {
 	double *s, sum = 0, ss = 0;
@@ -34,11 +45,8 @@ int ch_stats_compute(const double *x, size_t n, struct ch_stats *out)
 
 	if (n == 0)
 		return CH_ERR_USAGE;
-	s = malloc(n * sizeof(*s));
-	if (!s)
+	if (!(s = sorted_copy(x, n)))
 		return CH_ERR_RUNTIME;
-	memcpy(s, x, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
 	for (i = 0; i < n; i++)
 		sum += s[i];
 	out->n = n;
@@ -62,11 +70,8 @@ int ch_median_mad(const double *x, size_t n, double *median, double *mad)
 
 	if (n == 0)
 		return CH_ERR_USAGE;
-	s = malloc(n * sizeof(*s));
-	if (!s)
+	if (!(s = sorted_copy(x, n)))
 		return CH_ERR_RUNTIME;
-	memcpy(s, x, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
 	*median = ch_percentile_sorted(s, n, 50.0);
 	for (i = 0; i < n; i++)
 		s[i] = fabs(x[i] - *median);
