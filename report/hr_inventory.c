@@ -143,8 +143,15 @@ int hr_inventory_load(struct hr_fleet *f, int node, const json_t *host,
 	size_t n = 0, i;
 	char buf[32];
 
-	if (node < 0 || !json_is_object(inv))
+	if (node < 0 || !inv || json_is_null(inv))
 		return 0;
+	if (!json_is_object(inv) ||
+	    (json_object_get(inv, "gpus") && !json_is_array(json_object_get(inv, "gpus"))) ||
+	    (json_object_get(inv, "nics") && !json_is_array(json_object_get(inv, "nics")))) {
+		hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
+			     "host.inventory is not an object with arrays 'gpus' and 'nics': its checks are not judged");
+		return 0;
+	}
 	nd = &f->nodes[node];
 	if (nd->inventory && start < nd->inventory_time)
 		return 0; /* keep the newer one */
