@@ -1365,7 +1365,7 @@ static const char *inst_not_judged(const struct an *a, const struct inst *p, cha
 {
 	buf[0] = '\0';
 	if (!inst_judged(a, p))
-		snprintf(buf, n, "not judged: %s, only %d like value%s in the inputs (a fleet comparison needs %d) and no history of its own (3 earlier sweeps)",
+		snprintf(buf, n, "not judged: %s, only %d like value%s in the inputs (a fleet comparison needs %d) and too little history of its own (the history rule needs 3 earlier sweeps)",
 			 p->why[0] ? p->why : "no expectation", p->fleet_n, p->fleet_n == 1 ? "" : "s",
 			 a->th->min_fleet);
 	return buf;
