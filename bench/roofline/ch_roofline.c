@@ -1489,7 +1489,7 @@ int ch_rl_mark_shared_gpus(json_t *devices)
 	return n;
 }
 
-int ch_rl_run_backend(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, const struct ch_backend *be,
+int ch_rl_run_backend(const struct ch_rl_opts *o, const struct ch_world *mpi, const struct ch_backend *be,
 		      struct ch_result *res, json_t *devices, char *reason, size_t rn)
 {
 	char why[512] = "";
@@ -1587,7 +1587,7 @@ int ch_rl_run_backend(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, c
 	return status;
 }
 
-int ch_rl_run(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, struct ch_result *res,
+int ch_rl_run(const struct ch_rl_opts *o, const struct ch_world *mpi, struct ch_result *res,
 	      char *reason, size_t n)
 {
 	json_t *results = ch_result_results(res), *local = json_array(), *all, *flagged, *median, *d;
@@ -1614,7 +1614,7 @@ int ch_rl_run(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, struct ch
 	}
 	if (backends & CH_RL_BACKEND_CPU) {
 		/* under mpirun, the CPU is measured once per node, after the GPUs */
-		ch_rl_mpi_barrier(mpi);
+		ch_world_barrier(mpi);
 		if (!mpi->active || mpi->local_rank == 0) {
 			rc = ch_rl_run_backend(o, mpi, &ch_backend_cpu, res, local, r2, sizeof(r2));
 			if (worse(status, rc) != status)
@@ -1622,8 +1622,8 @@ int ch_rl_run(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, struct ch
 			status = worse(status, rc);
 		}
 	}
-	all = ch_rl_mpi_gather(mpi, local);
-	status = ch_rl_mpi_worst(mpi, status);
+	all = ch_world_gather_json(mpi, local);
+	status = ch_world_worst(mpi, status);
 	if (mpi->active && status != CH_OK && !reason[0])
 		snprintf(reason, n, "another rank reported '%s'", ch_status_name(status));
 	if (!all) /* not rank 0 */
