@@ -226,6 +226,73 @@ static int parse_devices(const char *arg, struct ch_rl_opts *o)
 	return 0;
 }
 
+/* One option of roofline (ch_opts_getopt()'s handler): 1 handled, 0 not one
+ * of its own, or a negative status (message printed). */
+static int rl_opt(int c, const char *arg, void *ctx)
+{
+	struct ch_rl_opts *o = ctx;
+	int rc;
+	long v;
+
+	switch (c) {
+	case OPT_BACKEND:
+		if ((rc = parse_backend(arg, &o->backends)) != 0)
+			return rc;
+		break;
+	case OPT_DEVICES:
+		if ((rc = parse_devices(arg, o)) != 0)
+			return rc;
+		break;
+	case OPT_KERNELS:
+		if ((rc = parse_kernels(arg, &o->kernels)) != 0)
+			return rc;
+		break;
+	case OPT_DTYPE:
+		if ((rc = parse_dtypes(arg, &o->dtypes)) != 0)
+			return rc;
+		break;
+	case OPT_SIZE:
+		if (ch_parse_size("--size", arg, &o->size_bytes))
+			return CH_ERR_USAGE;
+		if (o->size_bytes < MIB)
+			return ch_usage_error("--size '%s' is too small: each array needs at least 1M", arg);
+		if (o->size_bytes > (1ull << 40))
+			return ch_usage_error("--size '%s' is too large: at most 1T per array", arg);
+		break;
+	case OPT_GEMM_SIZE:
+		if (ch_parse_long("--gemm-size", arg, 16, 65536, &v))
+			return CH_ERR_USAGE;
+		o->gemm_n = (uint64_t)v;
+		break;
+	case OPT_ITERS:
+		if (ch_parse_long("--iters", arg, 2, MAX_SAMPLES, &v))
+			return CH_ERR_USAGE;
+		o->iters = (int)v;
+		break;
+	case OPT_WARMUP:
+		if (ch_parse_long("--warmup", arg, 0, 1000, &v))
+			return CH_ERR_USAGE;
+		o->warmup = (int)v;
+		break;
+	case OPT_LIST:
+		o->list = 1;
+		break;
+	case OPT_STORES:
+		if (!strcmp(arg, "auto"))
+			o->stores = CH_STORES_AUTO;
+		else if (!strcmp(arg, "streaming"))
+			o->stores = CH_STORES_STREAMING;
+		else if (!strcmp(arg, "write-allocate"))
+			o->stores = CH_STORES_WRITE_ALLOCATE;
+		else
+			return ch_usage_error("unknown value '%s' for --stores (expected: auto, streaming, write-allocate)", arg);
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
 int ch_rl_parse(int argc, char **argv, struct ch_rl_opts *o)
 {
 	static const struct option longopts[] = {
@@ -242,74 +309,11 @@ int ch_rl_parse(int argc, char **argv, struct ch_rl_opts *o)
 		CH_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
-	int c, rc;
-	long v;
+	int rc;
 
 	ch_rl_opts_init(o);
-	optind = 1;
-	opterr = 1;
-	while ((c = getopt_long(argc, argv, CH_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_BACKEND:
-			if ((rc = parse_backend(optarg, &o->backends)) != 0)
-				return rc;
-			break;
-		case OPT_DEVICES:
-			if ((rc = parse_devices(optarg, o)) != 0)
-				return rc;
-			break;
-		case OPT_KERNELS:
-			if ((rc = parse_kernels(optarg, &o->kernels)) != 0)
-				return rc;
-			break;
-		case OPT_DTYPE:
-			if ((rc = parse_dtypes(optarg, &o->dtypes)) != 0)
-				return rc;
-			break;
-		case OPT_SIZE:
-			if (ch_parse_size("--size", optarg, &o->size_bytes))
-				return CH_ERR_USAGE;
-			if (o->size_bytes < MIB)
-				return ch_usage_error("--size '%s' is too small: each array needs at least 1M", optarg);
-			if (o->size_bytes > (1ull << 40))
-				return ch_usage_error("--size '%s' is too large: at most 1T per array", optarg);
-			break;
-		case OPT_GEMM_SIZE:
-			if (ch_parse_long("--gemm-size", optarg, 16, 65536, &v))
-				return CH_ERR_USAGE;
-			o->gemm_n = (uint64_t)v;
-			break;
-		case OPT_ITERS:
-			if (ch_parse_long("--iters", optarg, 2, MAX_SAMPLES, &v))
-				return CH_ERR_USAGE;
-			o->iters = (int)v;
-			break;
-		case OPT_WARMUP:
-			if (ch_parse_long("--warmup", optarg, 0, 1000, &v))
-				return CH_ERR_USAGE;
-			o->warmup = (int)v;
-			break;
-		case OPT_LIST:
-			o->list = 1;
-			break;
-		case OPT_STORES:
-			if (!strcmp(optarg, "auto"))
-				o->stores = CH_STORES_AUTO;
-			else if (!strcmp(optarg, "streaming"))
-				o->stores = CH_STORES_STREAMING;
-			else if (!strcmp(optarg, "write-allocate"))
-				o->stores = CH_STORES_WRITE_ALLOCATE;
-			else
-				return ch_usage_error("unknown value '%s' for --stores (expected: auto, streaming, write-allocate)", optarg);
-			break;
-		default:
-			rc = ch_common_opt(c, optarg, &o->common);
-			if (rc < 0)
-				return rc;
-			if (rc == 0)
-				return ch_usage_error("unhandled option");
-		}
-	}
+	if ((rc = ch_opts_getopt(argc, argv, CH_COMMON_SHORTOPTS, longopts, rl_opt, o, &o->common)) != 0)
+		return rc;
 	if (optind < argc)
 		return ch_usage_error("unexpected argument '%s'", argv[optind]);
 	return 0;
