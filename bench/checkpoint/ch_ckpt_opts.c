@@ -118,6 +118,37 @@ void ch_ckpt_usage(FILE *f)
 	      "      --params 7e9 --interval 30m --stage-dir /local/nvme/stage --json ckpt.json\n", f);
 }
 
+static int ckpt_opt(int c, const char *arg, void *ctx);
+
+int ch_ckpt_opts_parse(int argc, char **argv, struct ch_ckpt_opts *o)
+{
+	int rc;
+
+	ch_ckpt_opts_init(o);
+	if ((rc = ch_opts_getopt(argc, argv, CH_COMMON_SHORTOPTS, longopts, ckpt_opt, o, &o->common)) != 0)
+		return rc;
+	if (o->common.help || o->common.version)
+		return 0;
+	if (optind < argc)
+		return ch_usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->common.min_time_sec >= 0)
+		return ch_usage_error("--min-time is not used by checkpoint_io (each checkpoint is written once per strategy)");
+	if (!o->dir)
+		return ch_usage_error("--dir is required (the directory the checkpoint is written to)");
+	if (o->have_size == o->have_params)
+		return ch_usage_error("give one of --size and --params");
+	if (o->have_bpp && !o->have_params)
+		return ch_usage_error("--bytes-per-param goes with --params");
+	if (o->have_params) {
+		double b = nearbyint(o->params * o->bytes_per_param);
+		if (!(b >= 1) || b > 1.8e19)
+			return ch_usage_error("--params %g x --bytes-per-param %g is not a size from 1 byte to 16 EiB",
+					      o->params, o->bytes_per_param);
+		o->size_bytes = (uint64_t)b;
+	}
+	return 0;
+}
+
 /* One option of checkpoint_io (ch_opts_getopt()'s handler): 1 handled, 0 not one
  * of its own, or a negative status (message printed). */
 static int ckpt_opt(int c, const char *arg, void *ctx)
@@ -197,35 +228,6 @@ static int ckpt_opt(int c, const char *arg, void *ctx)
 		return 0;
 	}
 	return 1;
-}
-
-int ch_ckpt_opts_parse(int argc, char **argv, struct ch_ckpt_opts *o)
-{
-	int rc;
-
-	ch_ckpt_opts_init(o);
-	if ((rc = ch_opts_getopt(argc, argv, CH_COMMON_SHORTOPTS, longopts, ckpt_opt, o, &o->common)) != 0)
-		return rc;
-	if (o->common.help || o->common.version)
-		return 0;
-	if (optind < argc)
-		return ch_usage_error("unexpected argument '%s'", argv[optind]);
-	if (o->common.min_time_sec >= 0)
-		return ch_usage_error("--min-time is not used by checkpoint_io (each checkpoint is written once per strategy)");
-	if (!o->dir)
-		return ch_usage_error("--dir is required (the directory the checkpoint is written to)");
-	if (o->have_size == o->have_params)
-		return ch_usage_error("give one of --size and --params");
-	if (o->have_bpp && !o->have_params)
-		return ch_usage_error("--bytes-per-param goes with --params");
-	if (o->have_params) {
-		double b = nearbyint(o->params * o->bytes_per_param);
-		if (!(b >= 1) || b > 1.8e19)
-			return ch_usage_error("--params %g x --bytes-per-param %g is not a size from 1 byte to 16 EiB",
-					      o->params, o->bytes_per_param);
-		o->size_bytes = (uint64_t)b;
-	}
-	return 0;
 }
 
 /* ---- layout */
