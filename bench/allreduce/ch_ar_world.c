@@ -1,5 +1,6 @@
 /*
- * ch_ar_world.c - MPI world, agreement and watchdog of allreduce_bw
+ * ch_ar_world.c - allreduce_bw's setup of the shared MPI world
+ * (bench/common/ch_world.h), its polled control exchanges and the watchdog
  * (see ch_ar_world.h). This is the launcher layer that both backends run
  * under, so it uses MPI directly.
  */
