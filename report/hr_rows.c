@@ -173,20 +173,36 @@ static int build_groups(const json_t *groups, struct hr_rows *r)
 	return 0;
 }
 
+/* A node's loader configurations and checkpoint entries (arrays, or NULL). */
+static const json_t *loader_configs(const json_t *n)
+{
+	return json_object_get(json_object_get(n, "loader"), "configs");
+}
+
+static const json_t *ckpt_entries(const json_t *n)
+{
+	return json_object_get(n, "checkpoint");
+}
+
+/* Room for one row of @size bytes per element of every node's list(). */
+static void *per_node_rows(const json_t *nodes, const json_t *(*list)(const json_t *), size_t size)
+{
+	const json_t *n;
+	size_t i, rows = 0;
+	json_array_foreach(nodes, i, n)
+		rows += json_array_size(list(n));
+	return rows_alloc(rows, size);
+}
+
 static int build_loader(const json_t *nodes, struct hr_rows *r)
 {
 	const json_t *n, *c;
-	size_t i, j, rows = 0;
-	json_array_foreach(nodes, i, n)
-		rows += json_array_size(json_object_get(json_object_get(n, "loader"), "configs"));
-	r->loader = rows_alloc(rows, sizeof(*r->loader));
+	size_t i, j;
+	r->loader = per_node_rows(nodes, loader_configs, sizeof(*r->loader));
 	if (!r->loader)
 		return CH_ERR_RUNTIME;
 	json_array_foreach(nodes, i, n) {
-		const json_t *l = json_object_get(n, "loader");
-		if (!json_is_object(l))
-			continue;
-		json_array_foreach(json_object_get(l, "configs"), j, c) {
+		json_array_foreach(loader_configs(n), j, c) {
 			struct hr_loader_row *row = &r->loader[r->nloader++];
 			row->node = hr_jstr(n, "name");
 			row->config = hr_jstr(c, "name");
@@ -207,14 +223,12 @@ static int build_loader(const json_t *nodes, struct hr_rows *r)
 static int build_ckpt(const json_t *nodes, struct hr_rows *r)
 {
 	const json_t *n, *c;
-	size_t i, j, rows = 0;
-	json_array_foreach(nodes, i, n)
-		rows += json_array_size(json_object_get(n, "checkpoint"));
-	r->ckpt = rows_alloc(rows, sizeof(*r->ckpt));
+	size_t i, j;
+	r->ckpt = per_node_rows(nodes, ckpt_entries, sizeof(*r->ckpt));
 	if (!r->ckpt)
 		return CH_ERR_RUNTIME;
 	json_array_foreach(nodes, i, n)
-		json_array_foreach(json_object_get(n, "checkpoint"), j, c) {
+		json_array_foreach(ckpt_entries(n), j, c) {
 			struct hr_ckpt_row *row = &r->ckpt[r->nckpt++];
 			row->node = hr_jstr(n, "name");
 			row->mount = hr_jstr(c, "mount");
