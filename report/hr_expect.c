@@ -41,8 +41,11 @@ static void fill_from_datasheet(struct hr_sku_expect *x, const struct ch_datashe
 {
 	int d;
 	x->memory_gbps = ds->memory_gbps * mf;
-	for (d = 0; d < CH_NDTYPES; d++)
+	for (d = 0; d < CH_NDTYPES; d++) {
+		double cc = ch_datasheet_cuda_core_gflops(ds, (enum ch_dtype)d);
 		x->compute_gflops[d] = ds->gflops[d] > 0 ? ds->gflops[d] * cf : NAN;
+		x->cuda_core_gflops[d] = cc > 0 ? cc * cf : NAN;
+	}
 }
 
 /* Built-in figures of one datasheet SKU and their source text. */
@@ -77,7 +80,7 @@ static void blank(struct hr_sku_expect *x)
 	x->memory_gbps = x->intra_busbw_gbps = x->inter_busbw_gbps = NAN;
 	x->intra_nvls_busbw_gbps = x->cluster_nic_gbps_per_gpu = NAN;
 	for (d = 0; d < CH_NDTYPES; d++)
-		x->compute_gflops[d] = NAN;
+		x->compute_gflops[d] = x->cuda_core_gflops[d] = NAN;
 }
 
 int hr_expect_init(struct hr_expect *e)
@@ -384,15 +387,19 @@ json_t *hr_expect_profile(const struct hr_expect *e)
 	json_object_set_new(o, "thresholds", th);
 	for (i = 0; i < e->nskus; i++) {
 		const struct hr_sku_expect *x = &e->skus[i];
-		json_t *s = json_object(), *cg = json_object();
+		json_t *s = json_object(), *cg = json_object(), *cc = json_object();
 		json_object_set_new(s, "sku", json_string(x->sku));
 		if (x->match[0])
 			json_object_set_new(s, "match", json_string(x->match));
 		json_object_set_new(s, "memory_gbps", num_or_null(x->memory_gbps));
-		for (d = 0; d < CH_NDTYPES; d++)
+		for (d = 0; d < CH_NDTYPES; d++) {
 			if (!isnan(x->compute_gflops[d]))
 				json_object_set_new(cg, ch_dtype_name(d), json_real(x->compute_gflops[d]));
+			if (!isnan(x->cuda_core_gflops[d]))
+				json_object_set_new(cc, ch_dtype_name(d), json_real(x->cuda_core_gflops[d]));
+		}
 		json_object_set_new(s, "compute_gflops", cg);
+		json_object_set_new(s, "cuda_core_gflops", cc);
 		json_object_set_new(s, "intra_node_busbw_gbps", num_or_null(x->intra_busbw_gbps));
 		json_object_set_new(s, "intra_node_nranks", json_integer(x->intra_nranks));
 		json_object_set_new(s, "intra_node_nvls_busbw_gbps", num_or_null(x->intra_nvls_busbw_gbps));
