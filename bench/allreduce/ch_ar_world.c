@@ -157,29 +157,6 @@ int ch_ar_world_agree(struct ch_ar_world *w, int status)
 	return ch_world_agree(&w->base, status);
 }
 
-int ch_ar_world_quiet_call(struct ch_ar_world *w, int (*fn)(int argc, char **argv, void *out), int argc,
-			   char **argv, void *out)
-{
-	return ch_world_quiet_call(&w->base, fn, argc, argv, out);
-}
-
-static int ar_parse(int argc, char **argv, void *out)
-{
-	return ch_ar_opts_parse(argc, argv, out);
-}
-
-int ch_ar_world_parse(struct ch_ar_world *w, int argc, char **argv, struct ch_ar_opts *o)
-{
-	int rc = ch_ar_world_quiet_call(w, ar_parse, argc, argv, o);
-
-	if (w->base.rank == 0 && rc == 0 && o->common.help)
-		ch_ar_usage(stdout);
-	else if (w->base.rank == 0 && rc == 0 && o->common.version)
-		ch_print_version("allreduce_bw");
-	fflush(stdout);
-	return ch_ar_world_agree(w, rc);
-}
-
 int ch_ar_world_finalize(struct ch_ar_world *w, int status)
 {
 	if (!w)

@@ -34,7 +34,6 @@
 
 #include <stdint.h>
 
-#include "bench/allreduce/ch_ar_opts.h"
 #include "bench/allreduce/ch_ar_plan.h"
 #include "base/ch_result.h"
 #include "bench/common/ch_world.h"
@@ -56,17 +55,6 @@ struct ch_ar_world;
  * Returns 0 or CH_ERR_RUNTIME (message printed; *@out is NULL then).
  */
 int ch_ar_world_init(int *argc, char ***argv, struct ch_ar_world **out);
-
-/**
- * ch_ar_world_parse - parse the options on every rank (messages from world
- * rank 0 only; -h and -V print there) and agree on the outcome.
- * Returns 0, or CH_ERR_USAGE on every rank when the command line is bad.
- */
-int ch_ar_world_parse(struct ch_ar_world *w, int argc, char **argv, struct ch_ar_opts *o);
-
-/** ch_ar_world_quiet_call - ch_world_quiet_call() on @w's layout (local). */
-int ch_ar_world_quiet_call(struct ch_ar_world *w, int (*fn)(int argc, char **argv, void *out), int argc,
-			   char **argv, void *out);
 
 /**
  * ch_ar_world_agree - agree on a status: the most severe (most negative)

@@ -241,8 +241,10 @@ json_t *ch_world_ranks_json(const struct ch_world *w)
 	return o;
 }
 
-int ch_world_quiet_call(const struct ch_world *w, int (*fn)(int argc, char **argv, void *out), int argc,
-			char **argv, void *out)
+/* Run @fn(@argc, @argv, @out) with stdout and stderr sent to /dev/null on
+ * every rank but world rank 0, so that a step every rank runs speaks once. */
+static int quiet_call(const struct ch_world *w, int (*fn)(int argc, char **argv, void *out), int argc,
+		      char **argv, void *out)
 {
 	int rc, out_fd = -1, err_fd = -1, null_fd = -1;
 
@@ -274,4 +276,17 @@ int ch_world_quiet_call(const struct ch_world *w, int (*fn)(int argc, char **arg
 			close(null_fd);
 	}
 	return rc;
+}
+
+int ch_world_parse(const struct ch_world *w, const struct ch_world_cli *cli, int argc, char **argv, void *out,
+		   const struct ch_common_opts *common)
+{
+	int rc = quiet_call(w, cli->parse, argc, argv, out);
+
+	if (w->rank == 0 && rc == 0 && common->help)
+		cli->usage(stdout);
+	else if (w->rank == 0 && rc == 0 && common->version)
+		ch_print_version(cli->tool);
+	fflush(stdout);
+	return ch_world_agree(w, rc);
 }
