@@ -226,6 +226,9 @@ static int parse_devices(const char *arg, struct ch_rl_opts *o)
 	return 0;
 }
 
+/* --stores values, indexed by enum ch_stores (kernels/ch_kernels.h) */
+static const char *const stores_names[] = { "auto", "streaming", "write-allocate", NULL };
+
 /* One option of roofline (ch_opts_getopt()'s handler): 1 handled, 0 not one
  * of its own, or a negative status (message printed). */
 static int rl_opt(int c, const char *arg, void *ctx)
@@ -278,14 +281,9 @@ static int rl_opt(int c, const char *arg, void *ctx)
 		o->list = 1;
 		break;
 	case OPT_STORES:
-		if (!strcmp(arg, "auto"))
-			o->stores = CH_STORES_AUTO;
-		else if (!strcmp(arg, "streaming"))
-			o->stores = CH_STORES_STREAMING;
-		else if (!strcmp(arg, "write-allocate"))
-			o->stores = CH_STORES_WRITE_ALLOCATE;
-		else
-			return ch_usage_error("unknown value '%s' for --stores (expected: auto, streaming, write-allocate)", arg);
+		if ((rc = ch_lookup("--stores", arg, stores_names)) < 0)
+			return rc;
+		o->stores = rc;
 		break;
 	default:
 		return 0;
