@@ -6,7 +6,9 @@
  *
  * MPI is always initialised (a world of one without a launcher), with
  * MPI_THREAD_FUNNELED: only the main thread calls MPI; nodes are those of
- * the shared-memory split; host names are kept to 63 bytes. Each rank tells its monitoring thread what it is doing
+ * the shared-memory split; host names are kept to 63 bytes.
+ *
+ * Each rank tells its monitoring thread what it is doing
  * (ch_ar_wd_enter(), ch_ar_wd_mark(), and in a timed loop a plain store of
  * the iteration number through ch_ar_wd_progress()); an activity with a
  * deadline (inside an all-reduce, an injected delay, local work, a control
