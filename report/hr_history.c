@@ -5,6 +5,7 @@
  */
 #include "report/hr_history.h"
 #include "report/hr_checkpoint.h"
+#include "report/hr_result.h"
 #include "report/hr_walk.h"
 #include "base/ch_common.h"
 #include "base/ch_parse.h"
@@ -208,47 +209,39 @@ static int bad(struct hr_issues *is, const char *path, const char *where, const 
 	} while (0)
 
 static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *night, const char *path,
-			json_t *doc, const char *host, size_t *nrec)
+			const struct hr_result *r, size_t *nrec)
 {
-	json_t *devs = json_object_get(json_object_get(doc, "results"), "devices"), *d;
-	size_t i;
+	size_t i, k;
 
-	if (!json_is_array(devs))
+	if (!r->devices_list.is_array)
 		return bad(is, path, "results.devices", "an array");
-	json_array_foreach(devs, i, d) {
-		const char *dev = json_string_value(json_object_get(d, "device"));
-		const char *st = json_string_value(json_object_get(d, "status"));
-		json_t *roofs = json_object_get(d, "roofs"), *mem, *cg, *v;
-		const char *k;
+	for (i = 0; i < r->devices_list.n; i++) {
+		const struct hr_result_device *d = &r->devices[i];
+		const char *dev = d->device.str, *st = d->status.str;
 		char metric[128];
 
 		if (!dev)
 			return bad(is, path, "results.devices[].device", "a string");
-		if (!st || strcmp(st, "ok") || !json_is_object(roofs))
+		if (!st || strcmp(st, "ok") || !d->has_roofs)
 			continue;
-		mem = json_object_get(roofs, "memory_gbps");
-		if (json_is_number(mem) && json_number_value(mem) > 0)
-			REC(host, dev, "roofline.memory_gbps", json_number_value(mem));
-		cg = json_object_get(roofs, "compute_gflops");
-		json_object_foreach(cg, k, v) {
-			if (!json_is_number(v) || !(json_number_value(v) > 0))
+		if (d->memory_gbps.num > 0)
+			REC(r->hostname, dev, "roofline.memory_gbps", d->memory_gbps.num);
+		for (k = 0; k < d->ncompute; k++) {
+			if (!(d->compute[k].gflops.num > 0))
 				continue;
-			snprintf(metric, sizeof(metric), "roofline.compute_gflops.%s", k);
-			REC(host, dev, metric, json_number_value(v));
+			snprintf(metric, sizeof(metric), "roofline.compute_gflops.%s", d->compute[k].dtype);
+			REC(r->hostname, dev, metric, d->compute[k].gflops.num);
 		}
 	}
 	return 0;
 }
 
-static double sweep_large_busbw(json_t *sw)
+/* large-message busbw of a sweep: the producer's, else the last row's out-of-place busbw */
+static double sweep_large_busbw(const struct hr_result_sweep *sw)
 {
-	json_t *v = json_object_get(sw, "large_msg_busbw_gbps"), *rows;
-
-	if (json_is_number(v))
-		return json_number_value(v);
-	rows = json_object_get(sw, "rows");
-	v = json_object_get(json_object_get(json_array_get(rows, json_array_size(rows) - 1), "out_of_place"), "busbw_gbps");
-	return json_is_number(v) ? json_number_value(v) : NAN;
+	if (!isnan(sw->large_busbw.num))
+		return sw->large_busbw.num;
+	return sw->rows_list.n ? sw->rows[sw->rows_list.n - 1].oop_busbw.num : NAN;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -263,105 +256,99 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static int rec_allreduce(struct hr_history *h, struct hr_issues *is, const char *night, const char *path,
-			 json_t *doc, const char *host, size_t *nrec)
+/* one value of the pairs' median: @pairs maps "node\talgo" to the busbw of each pair */
+static int pair_add(json_t *pairs, const char *node, const char *algo, double bw)
 {
-	json_t *sweeps = json_object_get(json_object_get(doc, "results"), "sweeps"), *sw;
-	json_t *pairs = json_object(); /* "node\talgo" -> array of busbw */
+	char k[256];
+	json_t *arr;
+
+	snprintf(k, sizeof(k), "%s\t%s", node, algo);
+	arr = json_object_get(pairs, k);
+	if (!arr) {
+		arr = json_array();
+		if (json_object_set_new(pairs, k, arr))
+			return CH_ERR_RUNTIME;
+	}
+	return json_array_append_new(arr, json_real(bw)) ? CH_ERR_RUNTIME : 0;
+}
+
+/* the per-node medians over the inter-node pairs */
+static int rec_pairs(struct hr_history *h, const char *night, const char *path, json_t *pairs, size_t *nrec)
+{
 	const char *key;
 	json_t *arr;
-	size_t i;
-	int rc = 0;
 
-	if (!json_is_array(sweeps)) {
-		json_decref(pairs);
-		return bad(is, path, "results.sweeps", "an array");
-	}
-	json_array_foreach(sweeps, i, sw) {
-		const char *kind = json_string_value(json_object_get(sw, "group_kind"));
-		const char *algo = json_string_value(json_object_get(sw, "algo"));
-		json_t *nodes = json_object_get(sw, "nodes");
-		size_t nn = json_array_size(nodes), j;
-		double bw = sweep_large_busbw(sw);
-		char metric[128];
-
-		if (!kind || !algo) {
-			json_decref(pairs);
-			return bad(is, path, "results.sweeps[].group_kind/algo", "strings");
-		}
-		if (!isfinite(bw) || bw <= 0)
-			continue;
-		if (!strcmp(kind, "node") || (!strcmp(kind, "world") && nn <= 1)) {
-			const char *node = nn ? json_string_value(json_array_get(nodes, 0)) : host;
-			snprintf(metric, sizeof(metric), "allreduce.intra.%s.busbw_gbps", algo);
-			if ((rc = hr_history_record(h, night, node ? node : host, "-", metric, bw, path)))
-				break;
-			if (nrec)
-				(*nrec)++;
-		} else if (!strcmp(kind, "world")) {
-			snprintf(metric, sizeof(metric), "allreduce.world.%s.busbw_gbps", algo);
-			if ((rc = hr_history_record(h, night, HR_HISTORY_FLEET, "-", metric, bw, path)))
-				break;
-			if (nrec)
-				(*nrec)++;
-		} else if (!strcmp(kind, "pair") && nn > 1) {
-			for (j = 0; j < nn; j++) {
-				char k[256];
-				const char *node = json_string_value(json_array_get(nodes, j));
-				if (!node)
-					continue;
-				snprintf(k, sizeof(k), "%s\t%s", node, algo);
-				arr = json_object_get(pairs, k);
-				if (!arr) {
-					arr = json_array();
-					json_object_set_new(pairs, k, arr);
-				}
-				json_array_append_new(arr, json_real(bw));
-			}
-		}
-	}
 	json_object_foreach(pairs, key, arr) {
 		double v[4096];
 		size_t n = 0, j;
 		char node[256], metric[128];
 		const char *tab = strchr(key, '\t');
-		if (rc)
-			break;
 		for (j = 0; j < json_array_size(arr) && n < 4096; j++)
 			v[n++] = json_real_value(json_array_get(arr, j));
 		snprintf(node, sizeof(node), "%.*s", (int)(tab - key), key);
 		snprintf(metric, sizeof(metric), "allreduce.pair.%s.busbw_gbps", tab + 1);
-		if ((rc = hr_history_record(h, night, node, "-", metric, median(v, n), path)))
-			break;
-		if (nrec)
-			(*nrec)++;
+		REC(node, "-", metric, median(v, n));
 	}
+	return 0;
+}
+
+static int rec_allreduce(struct hr_history *h, struct hr_issues *is, const char *night, const char *path,
+			 const struct hr_result *r, size_t *nrec)
+{
+	json_t *pairs; /* "node\talgo" -> array of busbw */
+	size_t i, j;
+	int rc = 0;
+
+	if (!r->sweeps_list.is_array)
+		return bad(is, path, "results.sweeps", "an array");
+	if (!(pairs = json_object()))
+		return CH_ERR_RUNTIME;
+	for (i = 0; i < r->sweeps_list.n && !rc; i++) {
+		const struct hr_result_sweep *sw = &r->sweeps[i];
+		const char *kind = sw->group_kind.str, *algo = sw->algo.str;
+		size_t nn = sw->nodes_list.n;
+		double bw = sweep_large_busbw(sw);
+		char metric[128];
+
+		if (!kind || !algo) {
+			rc = bad(is, path, "results.sweeps[].group_kind/algo", "strings");
+			break;
+		}
+		if (!isfinite(bw) || bw <= 0)
+			continue;
+		if (!strcmp(kind, "node") || (!strcmp(kind, "world") && nn <= 1)) {
+			const char *node = nn && sw->nodes[0].str ? sw->nodes[0].str : r->hostname;
+			snprintf(metric, sizeof(metric), "allreduce.intra.%s.busbw_gbps", algo);
+			if (!(rc = hr_history_record(h, night, node, "-", metric, bw, path)) && nrec)
+				(*nrec)++;
+		} else if (!strcmp(kind, "world")) {
+			snprintf(metric, sizeof(metric), "allreduce.world.%s.busbw_gbps", algo);
+			if (!(rc = hr_history_record(h, night, HR_HISTORY_FLEET, "-", metric, bw, path)) && nrec)
+				(*nrec)++;
+		} else if (!strcmp(kind, "pair") && nn > 1) {
+			for (j = 0; j < nn && !rc; j++)
+				if (sw->nodes[j].str)
+					rc = pair_add(pairs, sw->nodes[j].str, algo, bw);
+		}
+	}
+	if (!rc)
+		rc = rec_pairs(h, night, path, pairs, nrec);
 	json_decref(pairs);
 	return rc;
 }
 
 static int rec_loader(struct hr_history *h, struct hr_issues *is, const char *night, const char *path,
-		      json_t *doc, const char *host, size_t *nrec)
+		      const struct hr_result *r, size_t *nrec)
 {
-	json_t *configs = json_object_get(json_object_get(doc, "results"), "configs"), *c, *pick = NULL;
-	static const char *const pref[] = { "as-is", "shared", NULL };
-	size_t i;
 	int p;
 
-	if (!json_is_array(configs))
+	if (!r->configs_list.is_array)
 		return bad(is, path, "results.configs", "an array");
-	for (p = 0; pref[p] && !pick; p++)
-		json_array_foreach(configs, i, c) {
-			const char *pl = json_string_value(json_object_get(c, "placement"));
-			if (pl && !strcmp(pl, pref[p])) {
-				pick = c;
-				break;
-			}
-		}
-	if (!pick)
-		pick = json_array_get(configs, 0);
-	if (pick && json_is_number(json_object_get(pick, "accel_util")))
-		REC(host, "-", "loader.accel_util", json_number_value(json_object_get(pick, "accel_util")));
+	p = hr_result_pick_config(r);
+	if (p < 0 && r->configs_list.n)
+		p = 0;
+	if (p >= 0 && !isnan(r->configs[p].accel_util.num))
+		REC(r->hostname, "-", "loader.accel_util", r->configs[p].accel_util.num);
 	return 0;
 }
 
@@ -379,29 +366,37 @@ static void rec_ckpt_host(void *ctx, const char *host, double gbps)
 		(*c->nrec)++;
 }
 
-int hr_history_record_doc(struct hr_history *h, const char *night, const char *path,
-			  json_t *doc, size_t *nrec, struct hr_issues *is)
+static int record_result(struct hr_history *h, const char *night, const char *path,
+			 const struct hr_result *r, size_t *nrec, struct hr_issues *is)
 {
-	const char *tool = hr_result_tool(doc);
-	const char *status = json_string_value(json_object_get(doc, "status"));
-	const char *host = json_string_value(json_object_get(json_object_get(doc, "host"), "hostname"));
-
-	if (!tool || (status && !strcmp(status, "unavailable")))
+	if (!r->tool || (r->status && !strcmp(r->status, "unavailable")))
 		return 0;
-	if (!host)
+	if (!r->hostname)
 		return bad(is, path, "host.hostname", "a string");
-	if (!strcmp(tool, "roofline"))
-		return rec_roofline(h, is, night, path, doc, host, nrec);
-	if (!strcmp(tool, "allreduce_bw"))
-		return rec_allreduce(h, is, night, path, doc, host, nrec);
-	if (!strcmp(tool, "loader_contention"))
-		return rec_loader(h, is, night, path, doc, host, nrec);
-	if (!strcmp(tool, "checkpoint_io")) {
+	if (!strcmp(r->tool, "roofline"))
+		return rec_roofline(h, is, night, path, r, nrec);
+	if (!strcmp(r->tool, "allreduce_bw"))
+		return rec_allreduce(h, is, night, path, r, nrec);
+	if (!strcmp(r->tool, "loader_contention"))
+		return rec_loader(h, is, night, path, r, nrec);
+	if (!strcmp(r->tool, "checkpoint_io")) {
 		struct ckpt_rec c = { h, night, path, nrec, 0 };
-		int n = hr_ckpt_host_rates(doc, rec_ckpt_host, &c);
+		int n = hr_ckpt_host_rates(r->doc, rec_ckpt_host, &c);
 		return n < 0 ? n : c.rc;
 	}
 	return 0;
+}
+
+int hr_history_record_doc(struct hr_history *h, const char *night, const char *path,
+			  json_t *doc, size_t *nrec, struct hr_issues *is)
+{
+	struct hr_result r;
+	int rc = hr_result_read(doc, &r);
+
+	if (!rc)
+		rc = record_result(h, night, path, &r, nrec, is);
+	hr_result_release(&r);
+	return rc;
 }
 
 /* ------------------------------------------------------ the check */
@@ -587,12 +582,15 @@ static int on_doc(const char *path, json_t *doc, struct hr_issues *is, void *ctx
 static int find_night(const char *path, json_t *doc, struct hr_issues *is, void *ctx)
 {
 	char *night = ctx;
-	const char *s = json_string_value(json_object_get(doc, "start_utc"));
+	struct hr_result r;
+	int rc = hr_result_read(doc, &r);
+	const char *s = r.start_utc;
 	(void)path;
 	(void)is;
-	if (hr_result_tool(doc) && s && strlen(s) < 32 && (!night[0] || strcmp(s, night) < 0))
+	if (!rc && r.tool && s && strlen(s) < 32 && (!night[0] || strcmp(s, night) < 0))
 		snprintf(night, 32, "%s", s);
-	return 0;
+	hr_result_release(&r);
+	return rc;
 }
 
 static int valid_night(const char *s)
