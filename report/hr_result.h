@@ -28,6 +28,8 @@ struct hr_rv {
 	double num;           /* the number, NAN when not a number */
 	int is_int;           /* 1: an integer (i holds it; num too, converted) */
 	json_int_t i;         /* the integer, 0 when not an integer */
+	int is_null;          /* 1: JSON null */
+	int is_true;          /* 1: JSON true */
 };
 
 /* An array of the document: is_array 0 when the value is something else
@@ -38,32 +40,79 @@ struct hr_rlist {
 	size_t n;
 };
 
+/* A string, or the string elements of an array (others left out). */
+struct hr_rstrs {
+	int is_string;               /* the value was one string (v[0]) */
+	const char **v;
+	size_t n;
+};
+
+/* One NVML sample of roofline's telemetry (ch_nvml_sample_json). */
+struct hr_result_sample {
+	int throttled;               /* "throttled" is true */
+	struct hr_rstrs reasons;     /* "clock_event_reasons" */
+};
+
+/* A "telemetry" object: a sample itself, and its "before" and "after". */
+struct hr_result_telemetry {
+	int present;                 /* "telemetry" is an object */
+	struct hr_result_sample self, before, after;
+};
+
 /* results.sweeps[].rows[] (allreduce_bw). */
 struct hr_result_row {
 	struct hr_rv bytes;         /* "bytes" */
 	struct hr_rv oop_time_us;   /* "out_of_place"."time_us"."median", us */
 	struct hr_rv oop_busbw;     /* "out_of_place"."busbw_gbps", GB/s */
 	struct hr_rv oop_wrong;     /* "out_of_place"."wrong", elements */
+	struct hr_rv ip_busbw;      /* "in_place"."busbw_gbps", GB/s */
+	struct hr_rv ip_wrong;      /* "in_place"."wrong", elements */
 };
 
 /* results.sweeps[] (allreduce_bw). */
 struct hr_result_sweep {
 	struct hr_rv group_kind;    /* "node", "pair", "world", "scaling" */
+	struct hr_rv group_name;    /* "node0", "pair0-1", "world" */
 	struct hr_rv algo;
 	struct hr_rv nranks;
 	struct hr_rv large_busbw;   /* "large_msg_busbw_gbps", GB/s */
+	struct hr_rv avg_busbw;     /* "avg_busbw_gbps", GB/s */
 	struct hr_rlist nodes_list; /* "nodes": the hosts of the group */
 	struct hr_rv *nodes;        /* its nodes_list.n entries (str NULL: not a string) */
+	struct hr_rlist ranks_list; /* "ranks": the ranks of the group */
+	struct hr_rv *ranks;        /* its ranks_list.n entries */
 	struct hr_rlist rows_list;  /* "rows" */
 	struct hr_result_row *rows; /* its rows_list.n entries */
+};
+
+/* ranks.layout[] (allreduce_bw). */
+struct hr_result_rank {
+	struct hr_rv rank, host, node_name, gpu_index, gpu_name;
+};
+
+/* results.stragglers[] (allreduce_bw). */
+struct hr_result_straggler {
+	struct hr_rv node, host, rank;
+	struct hr_rv slowest_fraction, excess_pct;
 };
 
 /* results.configs[] (loader_contention). */
 struct hr_result_config {
 	struct hr_rv placement;      /* "as-is", "shared", ... */
 	struct hr_rv name;
+	struct hr_rv workers, hog_util;
+	int has_lateness;            /* "lateness_us" is an object */
+	struct hr_rv lateness_p50_us, lateness_p99_us, lateness_max_us;
 	struct hr_rv input_wait_frac; /* share of the step waiting on input, 0..1 */
 	struct hr_rv accel_util;     /* accelerator utilisation, 0..1 */
+	struct hr_rv verdict;        /* "pass", "warn", "fail" */
+	struct hr_rstrs reasons;
+};
+
+/* results.recommendation (loader_contention). */
+struct hr_result_recommendation {
+	int present;                 /* an object */
+	struct hr_rv placement, workers, config, verdict, numactl, hwloc_bind, slurm;
 };
 
 /* results.devices[].roofs.compute_gflops, one entry in document order. */
@@ -72,29 +121,74 @@ struct hr_result_roof {
 	struct hr_rv gflops;         /* GFLOP/s */
 };
 
+/* results.devices[].points[] (roofline). */
+struct hr_result_point {
+	struct hr_rv valid;
+	struct hr_rv ai;             /* "ai_flop_per_byte" */
+	struct hr_rv gflops, gbps;
+	struct hr_rv kernel, family, dtype;
+	int throttled;
+	struct hr_result_telemetry telemetry;
+};
+
 /* results.devices[] (roofline). */
 struct hr_result_device {
 	struct hr_rv device;         /* "gpu0", "cpu" */
 	struct hr_rv status;         /* "ok", "failed", "unavailable" */
+	struct hr_rv host;           /* set under mpirun (devices of several hosts) */
+	struct hr_rv kind, name, pci_bus_id, reason, sku;
+	int throttled;
 	int has_roofs;               /* "roofs" is an object */
 	struct hr_rv memory_gbps;    /* "roofs"."memory_gbps", GB/s */
-	struct hr_result_roof *compute; /* "roofs"."compute_gflops" (an object) */
+	int has_compute;             /* "roofs"."compute_gflops" is an object */
+	struct hr_result_roof *compute; /* its entries */
 	size_t ncompute;
+	struct hr_rv clocks;         /* "clocks" */
+	struct hr_rv clock_mhz;      /* "config"."clock_mhz", MHz */
+	struct hr_rstrs throttle_reasons;
+	struct hr_result_telemetry telemetry;
+	struct hr_rlist points_list; /* "points" */
+	struct hr_result_point *points;
 };
 
 struct hr_result {
-	/* the envelope */
-	const char *tool;            /* NULL: not a result document (hr_result_tool()) */
+	/* the envelope, read from any document */
+	const char *schema;          /* "schema", NULL when not a string */
+	struct hr_rv schema_version;
+	const char *tool_name;       /* "tool", NULL when not a string */
+	const char *tool;            /* NULL: not a result document of this
+					version (hr_result_tool()); the rest is
+					read only when set */
 	const char *status;          /* "status", NULL when not a string */
+	const char *reason;          /* "reason" */
 	const char *hostname;        /* "host"."hostname", NULL when not a string */
-	const char *start_utc;       /* "start_utc", NULL when not a string */
+	const char *start_utc, *end_utc; /* "start_utc", "end_utc" */
 	const json_t *doc;           /* the document (for hr_checkpoint.h's readers) */
+	const json_t *host;          /* "host" when an object (for hr_inventory.h), else NULL */
+	struct hr_rv host_packages;  /* "host"."packages": CPU packages */
+	const char *host_cpu_model;  /* "host"."cpu_model" */
+	size_t host_ngpus;           /* entries of "host"."gpus", 0 when not an array */
+	const json_t *results;       /* "results" when an object, else NULL */
+	int has_energy;              /* "energy" is an object */
+	struct hr_rv energy_cpu_j, energy_gpu_j, energy_wall_sec, energy_source;
+	int has_software;            /* "software" is an object */
+	const char *sw_cuda_driver, *sw_nvml_driver, *sw_cuda_runtime, *sw_nccl, *sw_mpi;
 	/* allreduce_bw */
+	struct hr_rv backend;        /* "results"."backend" */
+	struct hr_rv wrong_total;    /* "results"."wrong_total" */
 	struct hr_rlist sweeps_list; /* "results"."sweeps" */
 	struct hr_result_sweep *sweeps;
-	int ranks_per_host_max;      /* most "ranks"."layout" entries naming one
-					"host" (GPUs per node), 0 when none */
+	struct hr_rlist layout_list; /* "ranks"."layout" */
+	struct hr_result_rank *layout;
+	int ranks_per_host_max;      /* most layout entries naming one "host"
+					(GPUs per node), 0 when none */
+	struct hr_rlist stragglers_list; /* "results"."stragglers" */
+	struct hr_result_straggler *stragglers;
 	/* loader_contention */
+	struct hr_rv mode;           /* "results"."mode" ("plan": nothing measured) */
+	struct hr_rv verdict;        /* "results"."verdict" */
+	int mask_collapsed;          /* "results"."mask_collapsed" is true */
+	struct hr_result_recommendation rec;
 	struct hr_rlist configs_list; /* "results"."configs" */
 	struct hr_result_config *configs;
 	/* roofline */
@@ -113,11 +207,13 @@ const char *hr_result_tool(const json_t *doc);
 /**
  * hr_result_read - read a result document into a record.
  * @doc: [in] any JSON document, borrowed: it must outlive @r.
- * @r:   [out] the record; r->tool is NULL (and nothing else read) when
- *       @doc is not a result document; otherwise the envelope and the part
- *       of the record of r->tool (allreduce_bw: sweeps and the layout;
- *       loader_contention: configs; roofline: devices; other tools: the
- *       envelope only). Release with hr_result_release(), also after an
+ * @r:   [out] the record: schema, schema_version and tool_name of any
+ *       document; when it is a result document of this version (r->tool
+ *       set), the rest of the envelope and the part of r->tool
+ *       (allreduce_bw: sweeps, layout, stragglers; loader_contention:
+ *       configs and recommendation; roofline: devices and their points;
+ *       checkpoint_io and other tools: the envelope only, their results
+ *       are read by hr_checkpoint.h from r->doc). Release with hr_result_release(), also after an
  *       error.
  * Returns 0, or CH_ERR_RUNTIME when out of memory.
  */
