@@ -565,6 +565,71 @@ static json_t *fits_json(const struct scan *sc, double bytes, int target)
 	return a;
 }
 
+/* What the results measured, into the canary's inputs where not given; the all-reduce fits. */
+static void apply_scan(struct scan *sc, struct hr_canary_in *in)
+{
+	double gb;
+
+	if (sc->have_input_wait && !in->input_wait_frac.src) {
+		in->input_wait_frac = (struct hr_fig){ sc->input_wait, HR_SRC_MEASURED };
+		snprintf(in->input_wait_from, sizeof(in->input_wait_from), "%s", sc->input_wait_from);
+	}
+	hr_ckpt_canary_apply(&sc->ckpt, in);
+	in->wrong_rows = sc->wrong_rows;
+	if (sc->gpus_per_node > 0 && !in->gpus_per_node.src)
+		in->gpus_per_node = (struct hr_fig){ sc->gpus_per_node, HR_SRC_MEASURED };
+	if (sc->world_ranks > 0 && !in->gpus_now.src)
+		in->gpus_now = (struct hr_fig){ sc->world_ranks, HR_SRC_MEASURED };
+	if (sc->max_bytes > 0)
+		in->probe_bytes = (struct hr_fig){ sc->max_bytes, HR_SRC_MEASURED };
+	gb = in->params.src ? in->params.v * (in->grad_bytes_per_param.src ? in->grad_bytes_per_param.v : 2) : 0;
+	fit_all(sc, in, gb, in->gpus_now.src ? in->gpus_now.v : 2);
+}
+
+/* The full text output; @any_inputs: result files or directories were given. */
+static void print_all(const struct scan *sc, const struct hr_canary_in *in, const struct hr_canary_out *out,
+		      int any_inputs, size_t skipped)
+{
+	char ckpt_count[48] = "";
+
+	if (sc->ckpt.nfiles)
+		snprintf(ckpt_count, sizeof(ckpt_count), ", %d checkpoint_io", sc->ckpt.nfiles);
+	if (any_inputs)
+		printf("inputs: %d allreduce_bw, %d loader_contention%s result files read; %d unavailable, %d other JSON files skipped, %zu unreadable or broken files skipped%s\n",
+		       sc->n_allreduce, sc->n_loader, ckpt_count, sc->n_unavailable, sc->n_other, skipped,
+		       sc->wrong_rows ? "; rows with wrong results left out of the fit" : "");
+	print_fits(stdout, sc, out->grad_bytes.src ? out->grad_bytes.v : sc->max_bytes, (int)in->target_gpus.v);
+	hr_ckpt_canary_print(stdout, &sc->ckpt, in);
+	hr_canary_print(stdout, in, out);
+}
+
+/* --quiet: the verdict line only. */
+static void print_verdict(const struct hr_canary_out *out)
+{
+	char fx[160];
+
+	hr_canary_fixes_text(out, fx, sizeof(fx));
+	printf("verdict: %s%s%s\n", hr_canary_verdict_name(out->verdict),
+	       out->verdict == HR_VERDICT_FIX_FIRST ? ": fix " : "", out->verdict == HR_VERDICT_FIX_FIRST ? fx : "");
+}
+
+/* The --json file: the canary report, the fits and the checkpoint. */
+static int write_json(const char *path, const struct scan *sc, const struct hr_canary_in *in,
+		      const struct hr_canary_out *out)
+{
+	json_t *doc = hr_canary_json(in, out);
+	int rc;
+
+	if (!doc)
+		return CH_ERR_RUNTIME;
+	json_object_set_new(doc, "fits", fits_json(sc, out->grad_bytes.src ? out->grad_bytes.v : sc->max_bytes,
+						    (int)in->target_gpus.v));
+	json_object_set_new(doc, "checkpoint_io", hr_ckpt_canary_json(&sc->ckpt, in));
+	rc = ch_json_write_atomic(path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(doc);
+	return rc;
+}
+
 /* ------------------------------------------------------------------ main */
 
 static void usage(FILE *f)
@@ -712,57 +777,16 @@ static int canary_main(int argc, char **argv)
 		rc = ch_usage_error("no usable result file among the inputs (see 'input problems')");
 		goto out;
 	}
-	if (sc->have_input_wait && !in.input_wait_frac.src) {
-		in.input_wait_frac = (struct hr_fig){ sc->input_wait, HR_SRC_MEASURED };
-		snprintf(in.input_wait_from, sizeof(in.input_wait_from), "%s", sc->input_wait_from);
-	}
-	hr_ckpt_canary_apply(&sc->ckpt, &in);
-	in.wrong_rows = sc->wrong_rows;
-	if (sc->gpus_per_node > 0 && !in.gpus_per_node.src)
-		in.gpus_per_node = (struct hr_fig){ sc->gpus_per_node, HR_SRC_MEASURED };
-	if (sc->world_ranks > 0 && !in.gpus_now.src)
-		in.gpus_now = (struct hr_fig){ sc->world_ranks, HR_SRC_MEASURED };
-	if (sc->max_bytes > 0)
-		in.probe_bytes = (struct hr_fig){ sc->max_bytes, HR_SRC_MEASURED };
-	{
-		double gb = in.params.src ? in.params.v * (in.grad_bytes_per_param.src ? in.grad_bytes_per_param.v : 2) : 0;
-		fit_all(sc, &in, gb, in.gpus_now.src ? in.gpus_now.v : 2);
-	}
+	apply_scan(sc, &in);
 	rc = hr_canary_compute(&in, &out);
 	if (rc)
 		goto out;
-	if (!quiet) {
-		char ckpt_count[48] = "";
-		if (sc->ckpt.nfiles)
-			snprintf(ckpt_count, sizeof(ckpt_count), ", %d checkpoint_io", sc->ckpt.nfiles);
-		if (optind < argc)
-			printf("inputs: %d allreduce_bw, %d loader_contention%s result files read; %d unavailable, %d other JSON files skipped, %zu unreadable or broken files skipped%s\n",
-			       sc->n_allreduce, sc->n_loader, ckpt_count, sc->n_unavailable, sc->n_other, skipped,
-			       sc->wrong_rows ? "; rows with wrong results left out of the fit" : "");
-		print_fits(stdout, sc, out.grad_bytes.src ? out.grad_bytes.v : sc->max_bytes,
-			   (int)in.target_gpus.v);
-		hr_ckpt_canary_print(stdout, &sc->ckpt, &in);
-		hr_canary_print(stdout, &in, &out);
-	} else {
-		char fx[160];
-		hr_canary_fixes_text(&out, fx, sizeof(fx));
-		printf("verdict: %s%s%s\n", hr_canary_verdict_name(out.verdict),
-		       out.verdict == HR_VERDICT_FIX_FIRST ? ": fix " : "", out.verdict == HR_VERDICT_FIX_FIRST ? fx : "");
-	}
-	if (json_path) {
-		json_t *doc = hr_canary_json(&in, &out);
-		if (!doc) {
-			rc = CH_ERR_RUNTIME;
-			goto out;
-		}
-		json_object_set_new(doc, "fits", fits_json(sc, out.grad_bytes.src ? out.grad_bytes.v : sc->max_bytes,
-							    (int)in.target_gpus.v));
-		json_object_set_new(doc, "checkpoint_io", hr_ckpt_canary_json(&sc->ckpt, &in));
-		rc = ch_json_write_atomic(json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
-		json_decref(doc);
-		if (rc)
-			goto out;
-	}
+	if (!quiet)
+		print_all(sc, &in, &out, optind < argc, skipped);
+	else
+		print_verdict(&out);
+	if (json_path && (rc = write_json(json_path, sc, &in, &out)))
+		goto out;
 	rc = out.verdict == HR_VERDICT_BOOK ? CH_OK : CH_ERR_CHECK;
 out:
 	hr_issues_release(&issues);

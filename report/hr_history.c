@@ -655,7 +655,16 @@ enum { O_DB = 0x2000, O_NIGHT, O_WINDOW, O_MIN, O_THRESH, O_JSON, O_FORCE, O_LOC
 
 #define DEFAULT_LOCK_TIMEOUT_SEC 600
 
-static int history_main(int argc, char **argv)
+/* What the command line asked for. */
+struct hist_opts {
+	struct hr_check_cfg cfg;
+	const char *db, *json_path;
+	char night[32];
+	int force, quiet, strict, lock_timeout;
+};
+
+/* Options into @o; returns -1 to go on, else the exit code. */
+static int parse_opts(int argc, char **argv, struct hist_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "db", required_argument, NULL, O_DB },
@@ -671,18 +680,12 @@ static int history_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct hr_check_cfg cfg;
-	struct hr_history *h = NULL;
-	struct hr_regression *reg = NULL;
-	size_t nreg = 0, i, j;
-	const char *db = NULL, *json_path = NULL;
-	char night[32] = "";
-	int force = 0, quiet = 0, strict = 0, lock_timeout = DEFAULT_LOCK_TIMEOUT_SEC, c, rc = 0;
+	int c, rc;
 	long l;
-	json_t *drain = NULL;
-	struct hr_issues issues = { 0 };
 
-	hr_check_cfg_init(&cfg);
+	memset(o, 0, sizeof(*o));
+	o->lock_timeout = DEFAULT_LOCK_TIMEOUT_SEC;
+	hr_check_cfg_init(&o->cfg);
 	optind = 0;
 	opterr = 1;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
@@ -690,45 +693,45 @@ static int history_main(int argc, char **argv)
 		case O_DB:
 			if (!*optarg)
 				return ch_exit_code(ch_usage_error("empty file name for --db"));
-			db = optarg;
+			o->db = optarg;
 			break;
 		case O_NIGHT:
 			if (!valid_night(optarg))
 				return ch_exit_code(ch_usage_error("invalid time '%s' for --night (expected a real date YYYY-MM-DD or time YYYY-MM-DDTHH:MM:SSZ, UTC)", optarg));
-			snprintf(night, sizeof(night), "%s", optarg);
+			snprintf(o->night, sizeof(o->night), "%s", optarg);
 			break;
 		case O_WINDOW:
 			if (ch_parse_long("--window", optarg, 1, 1000, &l))
 				return CH_EXIT_USAGE;
-			cfg.window = (int)l;
+			o->cfg.window = (int)l;
 			break;
 		case O_MIN:
 			if (ch_parse_long("--min-nights", optarg, 1, 1000, &l))
 				return CH_EXIT_USAGE;
-			cfg.min_nights = (int)l;
+			o->cfg.min_nights = (int)l;
 			break;
 		case O_THRESH:
-			if (ch_parse_double("--threshold", optarg, 0.01, 100, &cfg.threshold_pct))
+			if (ch_parse_double("--threshold", optarg, 0.01, 100, &o->cfg.threshold_pct))
 				return CH_EXIT_USAGE;
 			break;
 		case O_JSON:
 			if (!*optarg)
 				return ch_exit_code(ch_usage_error("empty file name for --json"));
-			json_path = optarg;
+			o->json_path = optarg;
 			break;
 		case O_FORCE:
-			force = 1;
+			o->force = 1;
 			break;
 		case O_LOCK:
 			if (ch_parse_long("--lock-timeout", optarg, 0, 86400, &l))
 				return CH_EXIT_USAGE;
-			lock_timeout = (int)l;
+			o->lock_timeout = (int)l;
 			break;
 		case O_STRICT:
-			strict = 1;
+			o->strict = 1;
 			break;
 		case 'q':
-			quiet = 1;
+			o->quiet = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -738,58 +741,52 @@ static int history_main(int argc, char **argv)
 			return CH_EXIT_USAGE;
 		}
 	}
-	if (!db)
+	if (!o->db)
 		return ch_exit_code(ch_usage_error("missing --db FILE (the history database)"));
-	if (cfg.min_nights > cfg.window)
-		return ch_exit_code(ch_usage_error("--min-nights '%d' is above --window '%d'", cfg.min_nights, cfg.window));
-	if (json_path && !force && access(json_path, F_OK) == 0)
-		return ch_exit_code(ch_usage_error("'%s' exists (use --force to replace it)", json_path));
-	if (json_path && (rc = ch_check_output_path("--json", json_path)))
+	if (o->cfg.min_nights > o->cfg.window)
+		return ch_exit_code(ch_usage_error("--min-nights '%d' is above --window '%d'", o->cfg.min_nights, o->cfg.window));
+	if (o->json_path && !o->force && access(o->json_path, F_OK) == 0)
+		return ch_exit_code(ch_usage_error("'%s' exists (use --force to replace it)", o->json_path));
+	if (o->json_path && (rc = ch_check_output_path("--json", o->json_path)))
 		return ch_exit_code(rc);
+	return -1;
+}
 
-	if (optind < argc && !night[0]) {
-		struct hr_issues scratch = { 0 };
-		rc = hr_walk_json(argv + optind, argc - optind, &scratch, find_night, night, NULL);
-		hr_issues_release(&scratch);
-		if (rc)
-			return ch_exit_code(rc);
-		if (!night[0])
-			return ch_exit_code(ch_usage_error("no result file with a start_utc among the inputs: give --night"));
-	}
-	if ((rc = hr_history_open(db, lock_timeout, &h)))
-		return ch_exit_code(rc);
-	if (optind < argc) {
-		struct rec_ctx rc_ = { .h = h, .night = night };
-		size_t nok = 0, skipped;
-		if (sqlite3_exec(h->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-			rc = sql_err(h, "begin");
-			goto out;
-		}
-		rc = hr_walk_json(argv + optind, argc - optind, &issues, on_doc, &rc_, &nok);
-		skipped = hr_issues_count(&issues, HR_ISSUE_SKIPPED);
-		hr_issues_print(stdout, &issues);
-		if (!rc && strict && skipped)
-			rc = ch_usage_error("%zu input problem%s skipped (--strict): nothing recorded", skipped,
-					    skipped == 1 ? "" : "s");
-		else if (!rc && !nok && skipped)
-			rc = ch_usage_error("no usable result file among the inputs (see 'input problems'): nothing recorded");
-		if (sqlite3_exec(h->db, rc ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL) != SQLITE_OK && !rc)
-			rc = sql_err(h, "commit");
-		if (rc)
-			goto out;
-		if (!quiet)
-			printf("history: recorded %zu values from %zu result files for night %s into %s%s\n",
-			       rc_.nrec, rc_.nfiles, night, db,
-			       skipped ? " (the skipped files listed under input problems left out)" : "");
-	}
-	if (!night[0] && (rc = hr_history_latest(h, night, sizeof(night))))
-		goto out;
-	if ((rc = hr_history_check(h, night[0] ? night : NULL, &cfg, &reg, &nreg)))
-		goto out;
-	if (!quiet)
-		printf("history: checked night %s against each series' median of up to %d earlier nights (at least %d), threshold %g%%: %zu regressed\n",
-		       night[0] ? night : "(none: the history is empty)", cfg.window, cfg.min_nights, cfg.threshold_pct, nreg);
-	drain = json_array();
+/* Record the inputs' values for o->night in one transaction; the input problems into @issues. */
+static int record_inputs(struct hr_history *h, const struct hist_opts *o, char *const *paths, int n,
+			 struct hr_issues *issues)
+{
+	struct rec_ctx rc_ = { .h = h, .night = o->night };
+	size_t nok = 0, skipped;
+	int rc;
+
+	if (sqlite3_exec(h->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return sql_err(h, "begin");
+	rc = hr_walk_json(paths, n, issues, on_doc, &rc_, &nok);
+	skipped = hr_issues_count(issues, HR_ISSUE_SKIPPED);
+	hr_issues_print(stdout, issues);
+	if (!rc && o->strict && skipped)
+		rc = ch_usage_error("%zu input problem%s skipped (--strict): nothing recorded", skipped,
+				    skipped == 1 ? "" : "s");
+	else if (!rc && !nok && skipped)
+		rc = ch_usage_error("no usable result file among the inputs (see 'input problems'): nothing recorded");
+	if (sqlite3_exec(h->db, rc ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL) != SQLITE_OK && !rc)
+		rc = sql_err(h, "commit");
+	if (!rc && !o->quiet)
+		printf("history: recorded %zu values from %zu result files for night %s into %s%s\n",
+		       rc_.nrec, rc_.nfiles, o->night, o->db,
+		       skipped ? " (the skipped files listed under input problems left out)" : "");
+	return rc;
+}
+
+/* Print the regressions and drain candidates, and write them to o->json_path. */
+static int report_regressions(const struct hist_opts *o, const char *night, const struct hr_regression *reg,
+			      size_t nreg)
+{
+	json_t *drain = json_array();
+	size_t i, j;
+	int rc = 0;
+
 	for (i = 0; i < nreg; i++) {
 		int dup = 0;
 		printf("REGRESSED %s %s %s: regressed %.1f%% since %.10s (now %.4g, baseline %.4g = median of %d nights before %.10s)\n",
@@ -808,7 +805,7 @@ static int history_main(int argc, char **argv)
 			printf(" %s", json_string_value(json_array_get(drain, j)));
 		printf("\n");
 	}
-	if (json_path) {
+	if (o->json_path) {
 		json_t *doc = json_object(), *arr = json_array();
 		for (i = 0; i < nreg; i++)
 			json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:i}",
@@ -818,20 +815,55 @@ static int history_main(int argc, char **argv)
 		json_object_set_new(doc, "schema", json_string("clusterhealth.history-check"));
 		json_object_set_new(doc, "schema_version", json_integer(1));
 		json_object_set_new(doc, "night", night[0] ? json_string(night) : json_null());
-		json_object_set_new(doc, "window", json_integer(cfg.window));
-		json_object_set_new(doc, "min_nights", json_integer(cfg.min_nights));
-		json_object_set_new(doc, "threshold_pct", json_real(cfg.threshold_pct));
+		json_object_set_new(doc, "window", json_integer(o->cfg.window));
+		json_object_set_new(doc, "min_nights", json_integer(o->cfg.min_nights));
+		json_object_set_new(doc, "threshold_pct", json_real(o->cfg.threshold_pct));
 		json_object_set_new(doc, "regressions", arr);
 		json_object_set_new(doc, "drain_candidates", json_incref(drain));
-		rc = ch_json_write_atomic(json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
+		rc = ch_json_write_atomic(o->json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 		json_decref(doc);
-		if (rc)
-			goto out;
 	}
+	json_decref(drain);
+	return rc;
+}
+
+static int history_main(int argc, char **argv)
+{
+	struct hist_opts o;
+	struct hr_history *h = NULL;
+	struct hr_regression *reg = NULL;
+	size_t nreg = 0;
+	int rc;
+	struct hr_issues issues = { 0 };
+
+	if ((rc = parse_opts(argc, argv, &o)) >= 0)
+		return rc;
+	if (optind < argc && !o.night[0]) {
+		struct hr_issues scratch = { 0 };
+		rc = hr_walk_json(argv + optind, argc - optind, &scratch, find_night, o.night, NULL);
+		hr_issues_release(&scratch);
+		if (rc)
+			return ch_exit_code(rc);
+		if (!o.night[0])
+			return ch_exit_code(ch_usage_error("no result file with a start_utc among the inputs: give --night"));
+	}
+	if ((rc = hr_history_open(o.db, o.lock_timeout, &h)))
+		return ch_exit_code(rc);
+	if (optind < argc && (rc = record_inputs(h, &o, argv + optind, argc - optind, &issues)))
+		goto out;
+	if (!o.night[0] && (rc = hr_history_latest(h, o.night, sizeof(o.night))))
+		goto out;
+	if ((rc = hr_history_check(h, o.night[0] ? o.night : NULL, &o.cfg, &reg, &nreg)))
+		goto out;
+	if (!o.quiet)
+		printf("history: checked night %s against each series' median of up to %d earlier nights (at least %d), threshold %g%%: %zu regressed\n",
+		       o.night[0] ? o.night : "(none: the history is empty)", o.cfg.window, o.cfg.min_nights,
+		       o.cfg.threshold_pct, nreg);
+	if ((rc = report_regressions(&o, o.night, reg, nreg)))
+		goto out;
 	rc = nreg ? CH_ERR_CHECK : 0;
 out:
 	hr_issues_release(&issues);
-	json_decref(drain);
 	free(reg);
 	hr_history_close(h);
 	return ch_exit_code(rc);

@@ -11,6 +11,7 @@
 #include "base/ch_result.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <pthread.h>
 #include <math.h>
 #include <stdio.h>
@@ -137,6 +138,12 @@ static double num_field(struct ctx *c, const struct hr_rv *v, const char *key,
 		return NAN;
 	}
 	return x;
+}
+
+/* A count or index from a number of the record: 0 when it is not a number. */
+static int int_of(double x)
+{
+	return isnan(x) ? 0 : (int)x;
 }
 
 static char *dup_or_null(const char *s)
@@ -413,7 +420,7 @@ static int read_layout(struct ctx *c, const struct hr_result *r, struct hr_run *
 		const struct hr_result_rank *e = &r->layout[i];
 		/* the node name sweeps use: the host, or "nodeK" with --node-size */
 		const char *h = e->node_name.str ? e->node_name.str : e->host.str;
-		int rk = (int)e->rank.num, n2;
+		int rk = int_of(e->rank.num), n2;
 		if (!h || !(rk >= 0 && (size_t)rk < nl)) {
 			hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
 				     "ranks.layout[%zu]: needs 'rank' (0..%zu) and 'host'; skipped", i, nl - 1);
@@ -545,7 +552,7 @@ static int load_sweep(struct ctx *c, const struct hr_result *r, size_t i, const 
 	g->backend = strdup(r->backend.str ? r->backend.str : "?");
 	g->source = strdup(c->path);
 	g->gpu_name = dup_or_null(lo->gpu_name);
-	g->nranks = (int)sw->nranks.num;
+	g->nranks = int_of(sw->nranks.num);
 	g->reported_avg_gbps = NAN;
 	g->complete = run->status && !strcmp(run->status, "ok");
 	if (!g->name || !g->algo || !g->collective || !g->backend || !g->source)
@@ -570,7 +577,7 @@ static int load_stragglers(struct ctx *c, const struct hr_result *r, const struc
 		const struct hr_result_straggler *e = &r->stragglers[i];
 		struct hr_straggler *s;
 		const char *h = e->node.str ? e->node.str : e->host.str;
-		int n2, rk = (int)e->rank.num;
+		int n2, rk = int_of(e->rank.num);
 		if (!h && lo->rank_node && rk >= 0 && (size_t)rk < lo->nl && lo->rank_node[rk])
 			h = c->f->nodes[lo->rank_node[rk] - 1].name;
 		if (!h) {
@@ -640,7 +647,7 @@ static int loader_cfg(struct ctx *c, const struct hr_result_config *v, size_t i,
 	}
 	k->name = strdup(v->name.str ? v->name.str : v->placement.str);
 	k->placement = strdup(v->placement.str);
-	k->workers = (int)v->workers.num;
+	k->workers = isnan(v->workers.num) ? INT_MIN : (int)v->workers.num; /* INT_MIN: not given */
 	k->hog_util = v->hog_util.num;
 	k->lateness_p50_us = v->lateness_p50_us.num;
 	k->lateness_p99_us = v->lateness_p99_us.num;
