@@ -7,6 +7,7 @@
 #include "base/ch_result.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,95 @@ static struct hr_rv key(const json_t *o, const char *k)
 {
 	return rv(json_object_get(o, k));
 }
+
+/* A key of an object and the struct hr_rv of a record it is read into. */
+struct field {
+	const char *key;
+	size_t off;
+};
+
+/* The keys of @table from @o into the record @rec. */
+#define READ_FIELDS(o, table, rec) read_fields(o, table, sizeof(table) / sizeof(table[0]), rec)
+
+static void read_fields(const json_t *o, const struct field *f, size_t n, void *rec)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		*(struct hr_rv *)((char *)rec + f[i].off) = key(o, f[i].key);
+}
+
+static const struct field sweep_fields[] = {
+	{ "group_kind", offsetof(struct hr_result_sweep, group_kind) },
+	{ "group_name", offsetof(struct hr_result_sweep, group_name) },
+	{ "algo", offsetof(struct hr_result_sweep, algo) },
+	{ "nranks", offsetof(struct hr_result_sweep, nranks) },
+	{ "large_msg_busbw_gbps", offsetof(struct hr_result_sweep, large_busbw) },
+	{ "avg_busbw_gbps", offsetof(struct hr_result_sweep, avg_busbw) },
+};
+
+static const struct field rank_fields[] = {
+	{ "rank", offsetof(struct hr_result_rank, rank) },
+	{ "host", offsetof(struct hr_result_rank, host) },
+	{ "node_name", offsetof(struct hr_result_rank, node_name) },
+	{ "gpu_index", offsetof(struct hr_result_rank, gpu_index) },
+	{ "gpu_name", offsetof(struct hr_result_rank, gpu_name) },
+};
+
+static const struct field straggler_fields[] = {
+	{ "node", offsetof(struct hr_result_straggler, node) },
+	{ "host", offsetof(struct hr_result_straggler, host) },
+	{ "rank", offsetof(struct hr_result_straggler, rank) },
+	{ "slowest_fraction", offsetof(struct hr_result_straggler, slowest_fraction) },
+	{ "excess_pct", offsetof(struct hr_result_straggler, excess_pct) },
+};
+
+static const struct field config_fields[] = {
+	{ "placement", offsetof(struct hr_result_config, placement) },
+	{ "name", offsetof(struct hr_result_config, name) },
+	{ "workers", offsetof(struct hr_result_config, workers) },
+	{ "hog_util", offsetof(struct hr_result_config, hog_util) },
+	{ "input_wait_frac", offsetof(struct hr_result_config, input_wait_frac) },
+	{ "accel_util", offsetof(struct hr_result_config, accel_util) },
+	{ "verdict", offsetof(struct hr_result_config, verdict) },
+};
+
+static const struct field rec_fields[] = {
+	{ "placement", offsetof(struct hr_result_recommendation, placement) },
+	{ "workers", offsetof(struct hr_result_recommendation, workers) },
+	{ "config", offsetof(struct hr_result_recommendation, config) },
+	{ "verdict", offsetof(struct hr_result_recommendation, verdict) },
+	{ "numactl", offsetof(struct hr_result_recommendation, numactl) },
+	{ "hwloc_bind", offsetof(struct hr_result_recommendation, hwloc_bind) },
+	{ "slurm", offsetof(struct hr_result_recommendation, slurm) },
+};
+
+static const struct field point_fields[] = {
+	{ "valid", offsetof(struct hr_result_point, valid) },
+	{ "ai_flop_per_byte", offsetof(struct hr_result_point, ai) },
+	{ "gflops", offsetof(struct hr_result_point, gflops) },
+	{ "gbps", offsetof(struct hr_result_point, gbps) },
+	{ "kernel", offsetof(struct hr_result_point, kernel) },
+	{ "family", offsetof(struct hr_result_point, family) },
+	{ "dtype", offsetof(struct hr_result_point, dtype) },
+};
+
+static const struct field device_fields[] = {
+	{ "device", offsetof(struct hr_result_device, device) },
+	{ "status", offsetof(struct hr_result_device, status) },
+	{ "host", offsetof(struct hr_result_device, host) },
+	{ "kind", offsetof(struct hr_result_device, kind) },
+	{ "name", offsetof(struct hr_result_device, name) },
+	{ "pci_bus_id", offsetof(struct hr_result_device, pci_bus_id) },
+	{ "reason", offsetof(struct hr_result_device, reason) },
+	{ "sku", offsetof(struct hr_result_device, sku) },
+};
+
+static const struct field lateness_fields[] = {
+	{ "p50", offsetof(struct hr_result_config, lateness_p50_us) },
+	{ "p99", offsetof(struct hr_result_config, lateness_p99_us) },
+	{ "max", offsetof(struct hr_result_config, lateness_max_us) },
+};
 
 static int strs(const json_t *v, struct hr_rstrs *out)
 {
@@ -88,43 +178,53 @@ static int list(const json_t *o, const char *key, struct hr_rlist *l, void **out
 	return 0;
 }
 
+/* @key of @o as a list, each element read by @fn into its slot of *@out */
+static int read_list(const json_t *o, const char *k, struct hr_rlist *l, void **out, size_t size,
+		     int (*fn)(const json_t *e, void *slot))
+{
+	size_t i;
+	int rc = list(o, k, l, out, size);
+
+	for (i = 0; !rc && i < l->n; i++)
+		rc = fn(json_array_get(l->json, i), (char *)*out + i * size);
+	return rc;
+}
+
 char *hr_rv_text(const struct hr_rv *v)
 {
 	return v->json ? json_dumps(v->json, JSON_ENCODE_ANY | JSON_COMPACT) : strdup("nothing");
 }
 
-static int read_sweep(const json_t *sw, struct hr_result_sweep *s)
+static int read_value(const json_t *e, void *slot)
 {
-	size_t j;
+	*(struct hr_rv *)slot = rv(e);
+	return 0;
+}
+
+static int read_row(const json_t *row, void *slot)
+{
+	const json_t *oop = json_object_get(row, "out_of_place"), *ip = json_object_get(row, "in_place");
+	struct hr_result_row *r = slot;
+
+	r->bytes = key(row, "bytes");
+	r->oop_time_us = key(json_object_get(oop, "time_us"), "median");
+	r->oop_busbw = key(oop, "busbw_gbps");
+	r->oop_wrong = key(oop, "wrong");
+	r->ip_busbw = key(ip, "busbw_gbps");
+	r->ip_wrong = key(ip, "wrong");
+	return 0;
+}
+
+static int read_sweep(const json_t *sw, void *slot)
+{
+	struct hr_result_sweep *s = slot;
 	int rc;
 
-	s->group_kind = key(sw, "group_kind");
-	s->group_name = key(sw, "group_name");
-	s->algo = key(sw, "algo");
-	s->nranks = key(sw, "nranks");
-	s->large_busbw = key(sw, "large_msg_busbw_gbps");
-	s->avg_busbw = key(sw, "avg_busbw_gbps");
-	if ((rc = list(sw, "nodes", &s->nodes_list, (void **)&s->nodes, sizeof(*s->nodes))))
+	READ_FIELDS(sw, sweep_fields, s);
+	if ((rc = read_list(sw, "nodes", &s->nodes_list, (void **)&s->nodes, sizeof(*s->nodes), read_value)) ||
+	    (rc = read_list(sw, "ranks", &s->ranks_list, (void **)&s->ranks, sizeof(*s->ranks), read_value)))
 		return rc;
-	for (j = 0; j < s->nodes_list.n; j++)
-		s->nodes[j] = rv(json_array_get(s->nodes_list.json, j));
-	if ((rc = list(sw, "ranks", &s->ranks_list, (void **)&s->ranks, sizeof(*s->ranks))))
-		return rc;
-	for (j = 0; j < s->ranks_list.n; j++)
-		s->ranks[j] = rv(json_array_get(s->ranks_list.json, j));
-	if ((rc = list(sw, "rows", &s->rows_list, (void **)&s->rows, sizeof(*s->rows))))
-		return rc;
-	for (j = 0; j < s->rows_list.n; j++) {
-		const json_t *row = json_array_get(s->rows_list.json, j);
-		const json_t *oop = json_object_get(row, "out_of_place"), *ip = json_object_get(row, "in_place");
-		s->rows[j].bytes = key(row, "bytes");
-		s->rows[j].oop_time_us = key(json_object_get(oop, "time_us"), "median");
-		s->rows[j].oop_busbw = key(oop, "busbw_gbps");
-		s->rows[j].oop_wrong = key(oop, "wrong");
-		s->rows[j].ip_busbw = key(ip, "busbw_gbps");
-		s->rows[j].ip_wrong = key(ip, "wrong");
-	}
-	return 0;
+	return read_list(sw, "rows", &s->rows_list, (void **)&s->rows, sizeof(*s->rows), read_row);
 }
 
 /* ranks.layout: its entries, and the most ranks on one host */
@@ -145,11 +245,7 @@ static int read_layout(const json_t *doc, struct hr_result *r)
 	for (i = 0; i < r->layout_list.n; i++) {
 		const json_t *e = json_array_get(r->layout_list.json, i);
 		struct hr_result_rank *rk = &r->layout[i];
-		rk->rank = key(e, "rank");
-		rk->host = key(e, "host");
-		rk->node_name = key(e, "node_name");
-		rk->gpu_index = key(e, "gpu_index");
-		rk->gpu_name = key(e, "gpu_name");
+		READ_FIELDS(e, rank_fields, rk);
 		if (rk->host.str)
 			json_object_set_new(counts, rk->host.str,
 					    json_integer(json_integer_value(json_object_get(counts, rk->host.str)) + 1));
@@ -161,115 +257,80 @@ static int read_layout(const json_t *doc, struct hr_result *r)
 	return 0;
 }
 
+static int read_straggler(const json_t *e, void *slot)
+{
+	struct hr_result_straggler *s = slot;
+
+	READ_FIELDS(e, straggler_fields, s);
+	return 0;
+}
+
 static int read_allreduce(const json_t *doc, struct hr_result *r)
 {
-	size_t i;
 	int rc;
 
 	if ((rc = read_layout(doc, r)))
 		return rc;
 	r->backend = key(r->results, "backend");
 	r->wrong_total = key(r->results, "wrong_total");
-	if ((rc = list(r->results, "stragglers", &r->stragglers_list, (void **)&r->stragglers,
-		       sizeof(*r->stragglers))))
+	if ((rc = read_list(r->results, "stragglers", &r->stragglers_list, (void **)&r->stragglers,
+			    sizeof(*r->stragglers), read_straggler)))
 		return rc;
-	for (i = 0; i < r->stragglers_list.n; i++) {
-		const json_t *e = json_array_get(r->stragglers_list.json, i);
-		struct hr_result_straggler *s = &r->stragglers[i];
-		s->node = key(e, "node");
-		s->host = key(e, "host");
-		s->rank = key(e, "rank");
-		s->slowest_fraction = key(e, "slowest_fraction");
-		s->excess_pct = key(e, "excess_pct");
-	}
-	if ((rc = list(json_object_get(doc, "results"), "sweeps", &r->sweeps_list, (void **)&r->sweeps,
-		       sizeof(*r->sweeps))))
-		return rc;
-	for (i = 0; i < r->sweeps_list.n; i++)
-		if ((rc = read_sweep(json_array_get(r->sweeps_list.json, i), &r->sweeps[i])))
-			return rc;
-	return 0;
+	return read_list(r->results, "sweeps", &r->sweeps_list, (void **)&r->sweeps, sizeof(*r->sweeps),
+			 read_sweep);
 }
 
-static int read_loader(const json_t *doc, struct hr_result *r)
+static int read_config(const json_t *c, void *slot)
+{
+	const json_t *lat = json_object_get(c, "lateness_us");
+	struct hr_result_config *k = slot;
+
+	READ_FIELDS(c, config_fields, k);
+	k->has_lateness = json_is_object(lat);
+	READ_FIELDS(lat, lateness_fields, k);
+	return strs(json_object_get(c, "reasons"), &k->reasons);
+}
+
+static int read_loader(struct hr_result *r)
 {
 	const json_t *rec = json_object_get(r->results, "recommendation");
-	size_t i;
-	int rc;
 
 	r->mode = key(r->results, "mode");
 	r->verdict = key(r->results, "verdict");
 	r->mask_collapsed = json_is_true(json_object_get(r->results, "mask_collapsed"));
 	r->rec.present = json_is_object(rec);
-	r->rec.placement = key(rec, "placement");
-	r->rec.workers = key(rec, "workers");
-	r->rec.config = key(rec, "config");
-	r->rec.verdict = key(rec, "verdict");
-	r->rec.numactl = key(rec, "numactl");
-	r->rec.hwloc_bind = key(rec, "hwloc_bind");
-	r->rec.slurm = key(rec, "slurm");
-	if ((rc = list(json_object_get(doc, "results"), "configs", &r->configs_list, (void **)&r->configs,
-		       sizeof(*r->configs))))
-		return rc;
-	for (i = 0; i < r->configs_list.n; i++) {
-		const json_t *c = json_array_get(r->configs_list.json, i), *lat = json_object_get(c, "lateness_us");
-		struct hr_result_config *k = &r->configs[i];
-		k->placement = key(c, "placement");
-		k->name = key(c, "name");
-		k->workers = key(c, "workers");
-		k->hog_util = key(c, "hog_util");
-		k->has_lateness = json_is_object(lat);
-		k->lateness_p50_us = key(lat, "p50");
-		k->lateness_p99_us = key(lat, "p99");
-		k->lateness_max_us = key(lat, "max");
-		k->input_wait_frac = key(c, "input_wait_frac");
-		k->accel_util = key(c, "accel_util");
-		k->verdict = key(c, "verdict");
-		if ((rc = strs(json_object_get(c, "reasons"), &k->reasons)))
-			return rc;
-	}
-	return 0;
+	READ_FIELDS(rec, rec_fields, &r->rec);
+	return read_list(r->results, "configs", &r->configs_list, (void **)&r->configs, sizeof(*r->configs),
+			 read_config);
 }
 
-static int read_point(const json_t *p, struct hr_result_point *pt)
+
+static int read_point(const json_t *p, void *slot)
 {
-	pt->valid = key(p, "valid");
-	pt->ai = key(p, "ai_flop_per_byte");
-	pt->gflops = key(p, "gflops");
-	pt->gbps = key(p, "gbps");
-	pt->kernel = key(p, "kernel");
-	pt->family = key(p, "family");
-	pt->dtype = key(p, "dtype");
+	struct hr_result_point *pt = slot;
+
+	READ_FIELDS(p, point_fields, pt);
 	pt->throttled = json_is_true(json_object_get(p, "throttled"));
 	return telemetry(json_object_get(p, "telemetry"), &pt->telemetry);
 }
 
-static int read_device(const json_t *d, struct hr_result_device *dv)
+static int read_device(const json_t *d, void *slot)
 {
+	struct hr_result_device *dv = slot;
 	const json_t *roofs = json_object_get(d, "roofs"), *cg, *v;
 	const char *k;
-	size_t n = 0, i;
+	size_t n = 0;
 	int rc;
 
-	dv->device = key(d, "device");
-	dv->status = key(d, "status");
-	dv->host = key(d, "host");
-	dv->kind = key(d, "kind");
-	dv->name = key(d, "name");
-	dv->pci_bus_id = key(d, "pci_bus_id");
-	dv->reason = key(d, "reason");
-	dv->sku = key(d, "sku");
+	READ_FIELDS(d, device_fields, dv);
 	dv->throttled = json_is_true(json_object_get(d, "throttled"));
 	dv->clocks = key(d, "clocks");
 	dv->clock_mhz = key(json_object_get(d, "config"), "clock_mhz");
 	if ((rc = strs(json_object_get(d, "throttle_reasons"), &dv->throttle_reasons)) ||
 	    (rc = telemetry(json_object_get(d, "telemetry"), &dv->telemetry)))
 		return rc;
-	if ((rc = list(d, "points", &dv->points_list, (void **)&dv->points, sizeof(*dv->points))))
+	if ((rc = read_list(d, "points", &dv->points_list, (void **)&dv->points, sizeof(*dv->points), read_point)))
 		return rc;
-	for (i = 0; i < dv->points_list.n; i++)
-		if ((rc = read_point(json_array_get(dv->points_list.json, i), &dv->points[i])))
-			return rc;
 	dv->has_roofs = json_is_object(roofs);
 	dv->memory_gbps = key(roofs, "memory_gbps");
 	cg = json_object_get(roofs, "compute_gflops");
@@ -287,18 +348,10 @@ static int read_device(const json_t *d, struct hr_result_device *dv)
 	return 0;
 }
 
-static int read_roofline(const json_t *doc, struct hr_result *r)
+static int read_roofline(struct hr_result *r)
 {
-	size_t i;
-	int rc;
-
-	if ((rc = list(json_object_get(doc, "results"), "devices", &r->devices_list, (void **)&r->devices,
-		       sizeof(*r->devices))))
-		return rc;
-	for (i = 0; i < r->devices_list.n; i++)
-		if ((rc = read_device(json_array_get(r->devices_list.json, i), &r->devices[i])))
-			return rc;
-	return 0;
+	return read_list(r->results, "devices", &r->devices_list, (void **)&r->devices, sizeof(*r->devices),
+			 read_device);
 }
 
 static void read_envelope(const json_t *doc, struct hr_result *r)
@@ -343,9 +396,9 @@ int hr_result_read(const json_t *doc, struct hr_result *r)
 	if (!strcmp(r->tool, "allreduce_bw"))
 		return read_allreduce(doc, r);
 	if (!strcmp(r->tool, "loader_contention"))
-		return read_loader(doc, r);
+		return read_loader(r);
 	if (!strcmp(r->tool, "roofline"))
-		return read_roofline(doc, r);
+		return read_roofline(r);
 	return 0;
 }
 
