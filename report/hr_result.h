@@ -1,8 +1,10 @@
 /*
  * hr_result.h - the result reader: one clusterhealth result document
- * (docs/results-schema.md) read into a typed record, the fields that the
- * canary and the history use, so that no other part of report/ looks up a
- * key of a result document.
+ * (docs/results-schema.md) read into a typed record, every field that the
+ * report (hr_load.c, into the fleet of hr_model.h), the canary and the
+ * history use, so that no other part of report/ looks up a key of a result
+ * document (checkpoint_io's results aside: hr_checkpoint.h reads them from
+ * the record's document; a host's inventory: hr_inventory.h).
  *
  * The record is a view: every string and every struct hr_rv is borrowed
  * from the document and valid while the document lives; the arrays of the
