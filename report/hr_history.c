@@ -381,7 +381,7 @@ static int record_result(struct hr_history *h, const char *night, const char *pa
 		return rec_loader(h, is, night, path, r, nrec);
 	if (!strcmp(r->tool, "checkpoint_io")) {
 		struct ckpt_rec c = { h, night, path, nrec, 0 };
-		int n = hr_ckpt_host_rates(r->doc, rec_ckpt_host, &c);
+		int n = hr_ckpt_host_rates(r, rec_ckpt_host, &c);
 		return n < 0 ? n : c.rc;
 	}
 	return 0;

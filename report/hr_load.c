@@ -829,7 +829,7 @@ static int load_result(struct ctx *c, const struct hr_result *r)
 	} else if (!strcmp(tool, "allreduce_bw")) {
 		rc = load_allreduce(c, r, node, run);
 	} else if (!strcmp(tool, "checkpoint_io")) {
-		rc = hr_ckpt_load(c->f, c->path, r->doc, r->results);
+		rc = hr_ckpt_load(c->f, c->path, r);
 	} else {
 		rc = load_loader(c, r, node);
 	}

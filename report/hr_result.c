@@ -62,6 +62,26 @@ static const struct field sweep_fields[] = {
 	{ "avg_busbw_gbps", offsetof(struct hr_result_sweep, avg_busbw) },
 };
 
+static const struct field mount_fields[] = {
+	{ "fstype", offsetof(struct hr_result_mount, fstype) },
+	{ "source", offsetof(struct hr_result_mount, source) },
+	{ "point", offsetof(struct hr_result_mount, point) },
+};
+
+static const struct field ckpt_rank_fields[] = {
+	{ "rank", offsetof(struct hr_result_ckpt_rank, rank) },
+	{ "write_gbps", offsetof(struct hr_result_ckpt_rank, write_gbps) },
+	{ "block_sec", offsetof(struct hr_result_ckpt_rank, block_sec) },
+	{ "bytes", offsetof(struct hr_result_ckpt_rank, bytes) },
+};
+
+static const struct field ckpt_point_fields[] = {
+	{ "writers", offsetof(struct hr_result_ckpt_point, writers) },
+	{ "bytes", offsetof(struct hr_result_ckpt_point, bytes) },
+	{ "block_sec", offsetof(struct hr_result_ckpt_point, block_sec) },
+	{ "agg_write_gbps", offsetof(struct hr_result_ckpt_point, agg_write_gbps) },
+};
+
 static const struct field rank_fields[] = {
 	{ "rank", offsetof(struct hr_result_rank, rank) },
 	{ "host", offsetof(struct hr_result_rank, host) },
@@ -246,6 +266,8 @@ static int read_layout(const json_t *doc, struct hr_result *r)
 		const json_t *e = json_array_get(r->layout_list.json, i);
 		struct hr_result_rank *rk = &r->layout[i];
 		READ_FIELDS(e, rank_fields, rk);
+		READ_FIELDS(json_object_get(e, "dir_mount"), mount_fields, &rk->dir_mount);
+		rk->dir_mount.network_fs = json_is_true(json_object_get(json_object_get(e, "dir_mount"), "network_fs"));
 		if (rk->host.str)
 			json_object_set_new(counts, rk->host.str,
 					    json_integer(json_integer_value(json_object_get(counts, rk->host.str)) + 1));
@@ -354,6 +376,59 @@ static int read_roofline(struct hr_result *r)
 			 read_device);
 }
 
+static int read_ckpt_rank(const json_t *e, void *slot)
+{
+	READ_FIELDS(e, ckpt_rank_fields, slot);
+	return 0;
+}
+
+static int read_ckpt_point(const json_t *e, void *slot)
+{
+	READ_FIELDS(e, ckpt_point_fields, slot);
+	return 0;
+}
+
+/* the "rank" of every entry of results.verify.*.bad, in order */
+static int read_bad_ranks(struct hr_result *r)
+{
+	const json_t *vv, *b;
+	const char *vk;
+	size_t n = 0, j;
+
+	json_object_foreach((json_t *)json_object_get(r->results, "verify"), vk, vv)
+		n += json_array_size(json_object_get(vv, "bad"));
+	if (!n)
+		return 0;
+	if (!(r->bad_ranks = calloc(n, sizeof(*r->bad_ranks))))
+		return CH_ERR_RUNTIME;
+	json_object_foreach((json_t *)json_object_get(r->results, "verify"), vk, vv)
+		json_array_foreach(json_object_get(vv, "bad"), j, b)
+			r->bad_ranks[r->nbad++] = key(b, "rank");
+	return 0;
+}
+
+static int read_checkpoint(const json_t *doc, struct hr_result *r)
+{
+	const json_t *sync = json_object_get(r->results, "sync"), *cfg = json_object_get(r->results, "config");
+	const json_t *stg = json_object_get(r->results, "staged");
+	int rc;
+
+	if ((rc = read_layout(doc, r)) || (rc = read_bad_ranks(r)))
+		return rc;
+	r->has_sync = json_is_object(sync);
+	READ_FIELDS(sync, ckpt_point_fields, &r->sync);
+	r->size_bytes = key(cfg, "size_bytes");
+	r->interval_sec = key(cfg, "interval_sec");
+	r->has_staged = json_is_object(stg);
+	r->staged_block_sec = key(stg, "block_sec");
+	r->staged_copy_sec = key(stg, "copy_sec");
+	if ((rc = read_list(sync, "per_rank", &r->per_rank_list, (void **)&r->per_rank, sizeof(*r->per_rank),
+			    read_ckpt_rank)))
+		return rc;
+	return read_list(json_object_get(r->results, "scaling"), "points", &r->scaling_list, (void **)&r->scaling,
+			 sizeof(*r->scaling), read_ckpt_point);
+}
+
 static void read_envelope(const json_t *doc, struct hr_result *r)
 {
 	const json_t *host = json_object_get(doc, "host"), *en = json_object_get(doc, "energy");
@@ -399,6 +474,8 @@ int hr_result_read(const json_t *doc, struct hr_result *r)
 		return read_loader(r);
 	if (!strcmp(r->tool, "roofline"))
 		return read_roofline(r);
+	if (!strcmp(r->tool, "checkpoint_io"))
+		return read_checkpoint(doc, r);
 	return 0;
 }
 
@@ -429,6 +506,9 @@ void hr_result_release(struct hr_result *r)
 	}
 	for (i = 0; r->configs && i < r->configs_list.n; i++)
 		free(r->configs[i].reasons.v);
+	free(r->per_rank);
+	free(r->bad_ranks);
+	free(r->scaling);
 	free(r->sweeps);
 	free(r->layout);
 	free(r->stragglers);
@@ -448,4 +528,13 @@ int hr_result_pick_config(const struct hr_result *r)
 			if (r->configs[i].placement.str && !strcmp(r->configs[i].placement.str, pref[p]))
 				return (int)i;
 	return -1;
+}
+
+long long hr_rv_int(const struct hr_rv *v, long long dflt)
+{
+	if (v->is_int)
+		return (long long)v->i;
+	if (!isnan(v->num))
+		return (long long)v->num;
+	return dflt;
 }

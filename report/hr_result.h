@@ -3,8 +3,7 @@
  * (docs/results-schema.md) read into a typed record, every field that the
  * report (hr_load.c, into the fleet of hr_model.h), the canary and the
  * history use, so that no other part of report/ looks up a key of a result
- * document (checkpoint_io's results aside: hr_checkpoint.h reads them from
- * the record's document; a host's inventory: hr_inventory.h).
+ * document (a host's inventory aside: hr_inventory.h reads r->host).
  *
  * The record is a view: every string and every struct hr_rv is borrowed
  * from the document and valid while the document lives; the arrays of the
@@ -87,9 +86,32 @@ struct hr_result_sweep {
 	struct hr_result_row *rows; /* its rows_list.n entries */
 };
 
-/* ranks.layout[] (allreduce_bw). */
+/* A file system as checkpoint_io names it (ranks.layout[].dir_mount). */
+struct hr_result_mount {
+	struct hr_rv fstype, source, point;
+	int network_fs;              /* "network_fs" is true */
+};
+
+/* ranks.layout[] (allreduce_bw, checkpoint_io). */
 struct hr_result_rank {
 	struct hr_rv rank, host, node_name, gpu_index, gpu_name;
+	struct hr_result_mount dir_mount; /* checkpoint_io: where the rank writes */
+};
+
+/* results.sync.per_rank[] (checkpoint_io). */
+struct hr_result_ckpt_rank {
+	struct hr_rv rank;
+	struct hr_rv write_gbps;     /* GB/s */
+	struct hr_rv block_sec;      /* s */
+	struct hr_rv bytes;
+};
+
+/* results.sync, or results.scaling.points[] (checkpoint_io). */
+struct hr_result_ckpt_point {
+	struct hr_rv writers;
+	struct hr_rv bytes;
+	struct hr_rv block_sec;      /* s */
+	struct hr_rv agg_write_gbps; /* GB/s */
 };
 
 /* results.stragglers[] (allreduce_bw). */
@@ -165,7 +187,7 @@ struct hr_result {
 	const char *reason;          /* "reason" */
 	const char *hostname;        /* "host"."hostname", NULL when not a string */
 	const char *start_utc, *end_utc; /* "start_utc", "end_utc" */
-	const json_t *doc;           /* the document (for hr_checkpoint.h's readers) */
+	const json_t *doc;           /* the document */
 	const json_t *host;          /* "host" when an object (for hr_inventory.h), else NULL */
 	struct hr_rv host_packages;  /* "host"."packages": CPU packages */
 	const char *host_cpu_model;  /* "host"."cpu_model" */
@@ -196,6 +218,18 @@ struct hr_result {
 	/* roofline */
 	struct hr_rlist devices_list; /* "results"."devices" */
 	struct hr_result_device *devices;
+	/* checkpoint_io (and the layout above) */
+	int has_sync;                /* "results"."sync" is an object */
+	struct hr_result_ckpt_point sync;
+	struct hr_rlist per_rank_list; /* "results"."sync"."per_rank" */
+	struct hr_result_ckpt_rank *per_rank;
+	struct hr_rv *bad_ranks;     /* "rank" of every "results"."verify".*."bad"[] entry, in order */
+	size_t nbad;
+	struct hr_rv size_bytes, interval_sec; /* "results"."config": checkpoint bytes, s */
+	int has_staged;              /* "results"."staged" is an object */
+	struct hr_rv staged_block_sec, staged_copy_sec; /* s */
+	struct hr_rlist scaling_list; /* "results"."scaling"."points" */
+	struct hr_result_ckpt_point *scaling;
 };
 
 /**
@@ -214,8 +248,8 @@ const char *hr_result_tool(const json_t *doc);
  *       set), the rest of the envelope and the part of r->tool
  *       (allreduce_bw: sweeps, layout, stragglers; loader_contention:
  *       configs and recommendation; roofline: devices and their points;
- *       checkpoint_io and other tools: the envelope only, their results
- *       are read by hr_checkpoint.h from r->doc). Release with hr_result_release(), also after an
+ *       checkpoint_io: layout, sync, verify, config, staged, scaling;
+ *       other tools: the envelope only). Release with hr_result_release(), also after an
  *       error.
  * Returns 0, or CH_ERR_RUNTIME when out of memory.
  */
@@ -231,6 +265,12 @@ void hr_result_release(struct hr_result *r);
  * absent; NULL when out of memory.
  */
 char *hr_rv_text(const struct hr_rv *v);
+
+/**
+ * hr_rv_int - a value as an integer: an integer as is, a real number
+ * truncated, anything else @dflt.
+ */
+long long hr_rv_int(const struct hr_rv *v, long long dflt);
 
 /**
  * hr_result_pick_config - the configuration of a loader_contention record

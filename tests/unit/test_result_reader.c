@@ -127,3 +127,38 @@ Test(result_reader, roofline_devices)
 	hr_result_release(&r);
 	json_decref(d);
 }
+
+Test(result_reader, checkpoint)
+{
+	json_t *d = doc_of("{" ENVELOPE("checkpoint_io") ", \"ranks\": {\"layout\": ["
+			   "{\"rank\": 0, \"host\": \"a\", \"dir_mount\": {\"fstype\": \"nfs4\", \"point\": \"/c\", \"network_fs\": true}},"
+			   "{\"rank\": 1, \"host\": \"b\", \"dir_mount\": 5}]},"
+			   "\"results\": {\"config\": {\"size_bytes\": 1e9, \"interval_sec\": 1800},"
+			   " \"sync\": {\"writers\": 2, \"block_sec\": 1.5, \"per_rank\": [{\"rank\": 1.0, \"write_gbps\": 2.5}]},"
+			   " \"verify\": {\"sync\": {\"bad\": [{\"rank\": 0}, {}]}, \"staged\": {\"bad\": [{\"rank\": 1}]}},"
+			   " \"scaling\": {\"points\": [{\"writers\": 4, \"agg_write_gbps\": 9}]}}}");
+	struct hr_result r;
+
+	cr_assert_eq(hr_result_read(d, &r), 0);
+	cr_assert_eq(r.layout_list.n, 2);
+	cr_assert_str_eq(r.layout[0].dir_mount.fstype.str, "nfs4");
+	cr_assert_null(r.layout[0].dir_mount.source.str);
+	cr_assert(r.layout[0].dir_mount.network_fs);
+	cr_assert_null(r.layout[1].dir_mount.fstype.json);
+	cr_assert(r.has_sync);
+	cr_assert_eq(hr_rv_int(&r.sync.writers, 0), 2);
+	cr_assert_float_eq(r.sync.block_sec.num, 1.5, 0);
+	cr_assert_eq(r.per_rank_list.n, 1);
+	cr_assert_eq(hr_rv_int(&r.per_rank[0].rank, -1), 1, "a real rank truncated");
+	cr_assert_eq(hr_rv_int(&r.per_rank[0].bytes, -1), -1, "absent: the default");
+	cr_assert_eq(r.nbad, 3, "every verify kind, in order");
+	cr_assert_eq(hr_rv_int(&r.bad_ranks[0], -1), 0);
+	cr_assert_eq(hr_rv_int(&r.bad_ranks[1], -1), -1);
+	cr_assert_eq(hr_rv_int(&r.bad_ranks[2], -1), 1);
+	cr_assert_float_eq(r.size_bytes.num, 1e9, 0);
+	cr_assert_not(r.has_staged);
+	cr_assert_eq(r.scaling_list.n, 1);
+	cr_assert_float_eq(r.scaling[0].agg_write_gbps.num, 9, 0);
+	hr_result_release(&r);
+	json_decref(d);
+}
