@@ -412,7 +412,7 @@ static int read_doc(struct scan *sc, const char *path, json_t *doc)
 	else if (!strcmp(r.tool, "loader_contention"))
 		rc = read_loader(sc, path, &r);
 	else if (!strcmp(r.tool, "checkpoint_io"))
-		rc = hr_ckpt_canary_read(&sc->ckpt, path, &r);
+		rc = hr_ckpt_canary_read(&sc->ckpt, path, &r, sc->is);
 	else
 		sc->n_other++;
 	hr_result_release(&r);

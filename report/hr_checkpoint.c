@@ -324,9 +324,10 @@ int hr_ckpt_host_rates(const struct hr_result *r, void (*fn)(void *ctx, const ch
 
 /* ------------------------------------------------------------ the canary */
 
-static int bad(const char *path, const char *key)
+static int bad(struct hr_issues *is, const char *path, const char *key)
 {
-	ch_error("%s: %s: missing or not a positive number (checkpoint_io result)", path, key);
+	hr_issue_add(is, HR_ISSUE_SKIPPED, path, 0, 0,
+		     "%s: missing or not a positive number (checkpoint_io result); file skipped", key);
 	return CH_ERR_USAGE;
 }
 
@@ -339,7 +340,8 @@ static double best_agg(const struct hr_ckpt_canary *k)
 	return m;
 }
 
-int hr_ckpt_canary_read(struct hr_ckpt_canary *k, const char *path, const struct hr_result *r)
+int hr_ckpt_canary_read(struct hr_ckpt_canary *k, const char *path, const struct hr_result *r,
+			struct hr_issues *is)
 {
 	static const struct hr_result_mount none;
 	const char *status = r->status;
@@ -356,11 +358,11 @@ int hr_ckpt_canary_read(struct hr_ckpt_canary *k, const char *path, const struct
 	c.size_bytes = r->size_bytes.num;
 	c.writers = (int)hr_rv_int(&r->sync.writers, 0);
 	if (!(c.block_sec > 0))
-		return bad(path, "results.sync.block_sec");
+		return bad(is, path, "results.sync.block_sec");
 	if (!(c.size_bytes > 0))
-		return bad(path, "results.config.size_bytes");
+		return bad(is, path, "results.config.size_bytes");
 	if (c.writers < 1)
-		return bad(path, "results.sync.writers");
+		return bad(is, path, "results.sync.writers");
 	c.interval_sec = r->interval_sec.num;
 	if (!(c.interval_sec > 0))
 		c.interval_sec = 0;

@@ -124,11 +124,13 @@ struct hr_ckpt_canary {
 /**
  * hr_ckpt_canary_read - take a checkpoint_io result (@r, read by
  * hr_result_read() from file @path).
+ * @is: [in,out] a malformed result is listed here (skipped, naming the key).
  * Returns 0 (also for a result that is not usable: status unavailable or
- * usage, or without a synchronous block), or CH_ERR_USAGE (message printed
- * naming the file and key) for a malformed one.
+ * usage, or without a synchronous block), or CH_ERR_USAGE for a malformed
+ * one (listed in @is; the caller skips the file).
  */
-int hr_ckpt_canary_read(struct hr_ckpt_canary *k, const char *path, const struct hr_result *r);
+int hr_ckpt_canary_read(struct hr_ckpt_canary *k, const char *path, const struct hr_result *r,
+			struct hr_issues *is);
 
 /**
  * hr_ckpt_canary_apply - the canary's checkpoint inputs from @k unless
