@@ -17,6 +17,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -331,7 +332,7 @@ static int read_allreduce(struct scan *sc, const char *path, const struct hr_res
 			return bad_key(sc->is, path, where, "a string \"group_kind\"", &sw->group_kind);
 		if (!sw->algo.str)
 			return bad_key(sc->is, path, where, "a string \"algo\"", &sw->algo);
-		if (!sw->nranks.is_int || sw->nranks.i < 1)
+		if (!sw->nranks.is_int || sw->nranks.i < 1 || sw->nranks.i > INT_MAX)
 			return bad_key(sc->is, path, where, "\"nranks\" a positive integer", &sw->nranks);
 		if (!sw->rows_list.is_array) {
 			struct hr_rv v = { .json = sw->rows_list.json };

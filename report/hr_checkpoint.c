@@ -10,6 +10,7 @@
 #include "base/ch_common.h"
 #include "base/ch_stats.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,6 +325,12 @@ int hr_ckpt_host_rates(const struct hr_result *r, void (*fn)(void *ctx, const ch
 
 /* ------------------------------------------------------------ the canary */
 
+/* A count of writers: an integer from 1 to INT_MAX, else 0. */
+static int writers_of(const struct hr_rv *v)
+{
+	return v->num >= 1 && v->num <= INT_MAX && v->num == floor(v->num) ? (int)v->num : 0;
+}
+
 static int bad(struct hr_issues *is, const char *path, const char *key)
 {
 	hr_issue_add(is, HR_ISSUE_SKIPPED, path, 0, 0,
@@ -356,7 +363,7 @@ int hr_ckpt_canary_read(struct hr_ckpt_canary *k, const char *path, const struct
 	memset(&c, 0, sizeof(c));
 	c.block_sec = r->sync.block_sec.num;
 	c.size_bytes = r->size_bytes.num;
-	c.writers = (int)hr_rv_int(&r->sync.writers, 0);
+	c.writers = writers_of(&r->sync.writers);
 	if (!(c.block_sec > 0))
 		return bad(is, path, "results.sync.block_sec");
 	if (!(c.size_bytes > 0))
@@ -375,7 +382,7 @@ int hr_ckpt_canary_read(struct hr_ckpt_canary *k, const char *path, const struct
 	mount_key(r->layout_list.n ? rank_mount(r, 0) : &none, c.mount, sizeof(c.mount), &c.network_fs);
 	for (i = 0; i < r->scaling_list.n; i++) {
 		const struct hr_result_ckpt_point *p = &r->scaling[i];
-		struct hr_ckpt_point q = { (int)hr_rv_int(&p->writers, 0), p->bytes.num, p->block_sec.num,
+		struct hr_ckpt_point q = { writers_of(&p->writers), p->bytes.num, p->block_sec.num,
 					   p->agg_write_gbps.num };
 		if (q.writers < 1 || !(q.agg_gbps > 0) || c.npts == HR_CKPT_MAX_POINTS)
 			continue;

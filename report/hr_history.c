@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -208,6 +209,16 @@ static int bad(struct hr_issues *is, const char *path, const char *where, const 
 			(*nrec)++;                                                    \
 	} while (0)
 
+/* 0 when @v is absent, null or a number from @lo to @hi (@what says so);
+ * else bad(): the file is skipped */
+static int check_value(struct hr_issues *is, const char *path, const char *where, const struct hr_rv *v,
+		       double lo, double hi, const char *what)
+{
+	if (!v->json || v->is_null || (v->num >= lo && v->num <= hi))
+		return 0;
+	return bad(is, path, where, what);
+}
+
 static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *night, const char *path,
 			const struct hr_result *r, size_t *nrec)
 {
@@ -224,9 +235,15 @@ static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *
 			return bad(is, path, "results.devices[].device", "a string");
 		if (!st || strcmp(st, "ok") || !d->has_roofs)
 			continue;
+		if (check_value(is, path, "results.devices[].roofs.memory_gbps", &d->memory_gbps, 0, DBL_MAX,
+				"a number >= 0"))
+			return CH_ERR_USAGE;
 		if (d->memory_gbps.num > 0)
 			REC(r->hostname, dev, "roofline.memory_gbps", d->memory_gbps.num);
 		for (k = 0; k < d->ncompute; k++) {
+			if (check_value(is, path, "results.devices[].roofs.compute_gflops", &d->compute[k].gflops, 0,
+					DBL_MAX, "a number >= 0"))
+				return CH_ERR_USAGE;
 			if (!(d->compute[k].gflops.num > 0))
 				continue;
 			snprintf(metric, sizeof(metric), "roofline.compute_gflops.%s", d->compute[k].dtype);
@@ -256,38 +273,35 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* one value of the pairs' median: @pairs maps "node\talgo" to the busbw of each pair */
+/* one value of the pairs' median: @pairs maps node to algo to the busbw of each pair */
 static int pair_add(json_t *pairs, const char *node, const char *algo, double bw)
 {
-	char k[256];
-	json_t *arr;
+	json_t *algos = json_object_get(pairs, node), *arr;
 
-	snprintf(k, sizeof(k), "%s\t%s", node, algo);
-	arr = json_object_get(pairs, k);
-	if (!arr) {
-		arr = json_array();
-		if (json_object_set_new(pairs, k, arr))
-			return CH_ERR_RUNTIME;
-	}
+	if (!algos && (!(algos = json_object()) || json_object_set_new(pairs, node, algos)))
+		return CH_ERR_RUNTIME;
+	arr = json_object_get(algos, algo);
+	if (!arr && (!(arr = json_array()) || json_object_set_new(algos, algo, arr)))
+		return CH_ERR_RUNTIME;
 	return json_array_append_new(arr, json_real(bw)) ? CH_ERR_RUNTIME : 0;
 }
 
 /* the per-node medians over the inter-node pairs */
 static int rec_pairs(struct hr_history *h, const char *night, const char *path, json_t *pairs, size_t *nrec)
 {
-	const char *key;
-	json_t *arr;
+	const char *node, *algo;
+	json_t *algos, *arr;
 
-	json_object_foreach(pairs, key, arr) {
-		double v[4096];
-		size_t n = 0, j;
-		char node[256], metric[128];
-		const char *tab = strchr(key, '\t');
-		for (j = 0; j < json_array_size(arr) && n < 4096; j++)
-			v[n++] = json_real_value(json_array_get(arr, j));
-		snprintf(node, sizeof(node), "%.*s", (int)(tab - key), key);
-		snprintf(metric, sizeof(metric), "allreduce.pair.%s.busbw_gbps", tab + 1);
-		REC(node, "-", metric, median(v, n));
+	json_object_foreach(pairs, node, algos) {
+		json_object_foreach(algos, algo, arr) {
+			double v[4096];
+			size_t n = 0, j;
+			char metric[128];
+			for (j = 0; j < json_array_size(arr) && n < 4096; j++)
+				v[n++] = json_real_value(json_array_get(arr, j));
+			snprintf(metric, sizeof(metric), "allreduce.pair.%s.busbw_gbps", algo);
+			REC(node, "-", metric, median(v, n));
+		}
 	}
 	return 0;
 }
@@ -295,7 +309,7 @@ static int rec_pairs(struct hr_history *h, const char *night, const char *path, 
 static int rec_allreduce(struct hr_history *h, struct hr_issues *is, const char *night, const char *path,
 			 const struct hr_result *r, size_t *nrec)
 {
-	json_t *pairs; /* "node\talgo" -> array of busbw */
+	json_t *pairs; /* node -> algo -> array of busbw */
 	size_t i, j;
 	int rc = 0;
 
@@ -347,6 +361,9 @@ static int rec_loader(struct hr_history *h, struct hr_issues *is, const char *ni
 	p = hr_result_pick_config(r);
 	if (p < 0 && r->configs_list.n)
 		p = 0;
+	if (p >= 0 && check_value(is, path, "results.configs[].accel_util", &r->configs[p].accel_util, 0, 1,
+			     "a number from 0 to 1"))
+		return CH_ERR_USAGE;
 	if (p >= 0 && !isnan(r->configs[p].accel_util.num))
 		REC(r->hostname, "-", "loader.accel_util", r->configs[p].accel_util.num);
 	return 0;

@@ -140,10 +140,29 @@ static double num_field(struct ctx *c, const struct hr_rv *v, const char *key,
 	return x;
 }
 
-/* A count or index from a number of the record: 0 when it is not a number. */
+/* @v (key @key of @where): a count, an integer from @lo to INT_MAX; @dflt
+ * when absent or null, and when it is not such a count (then with an issue
+ * naming the value). */
+static int count_field(struct ctx *c, const struct hr_rv *v, const char *key, const char *where,
+		       int lo, int dflt)
+{
+	char *t;
+	if (!v->json || v->is_null)
+		return dflt;
+	if (isfinite(v->num) && v->num == floor(v->num) && v->num >= lo && v->num <= INT_MAX)
+		return (int)v->num;
+	t = hr_rv_text(v);
+	hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
+		     "%s: '%s' is %.64s (must be an integer >= %d); not used", where, key, t ? t : "?", lo);
+	free(t);
+	return dflt;
+}
+
+/* A count or index from a number of the record: -1 when it is not an
+ * integer from 0 to INT_MAX (absent, another type, fractional, too large). */
 static int int_of(double x)
 {
-	return isnan(x) ? 0 : (int)x;
+	return x >= 0 && x <= INT_MAX && x == floor(x) ? (int)x : -1;
 }
 
 static char *dup_or_null(const char *s)
@@ -552,7 +571,7 @@ static int load_sweep(struct ctx *c, const struct hr_result *r, size_t i, const 
 	g->backend = strdup(r->backend.str ? r->backend.str : "?");
 	g->source = strdup(c->path);
 	g->gpu_name = dup_or_null(lo->gpu_name);
-	g->nranks = int_of(sw->nranks.num);
+	g->nranks = count_field(c, &sw->nranks, "nranks", where, 1, 0);
 	g->reported_avg_gbps = NAN;
 	g->complete = run->status && !strcmp(run->status, "ok");
 	if (!g->name || !g->algo || !g->collective || !g->backend || !g->source)
@@ -641,19 +660,17 @@ static int loader_cfg(struct ctx *c, const struct hr_result_config *v, size_t i,
 		skip(c, "%s: needs '%s' and a 'lateness_us' object; skipped", where, "placement");
 		return 1;
 	}
-	if (isnan(v->lateness_p99_us.num)) {
-		skip(c, "%s: missing '%s'; skipped", where, "lateness_us.p99");
+	if (isnan(num_field(c, &v->lateness_p99_us, "lateness_us.p99", where, 1)))
 		return 1;
-	}
 	k->name = strdup(v->name.str ? v->name.str : v->placement.str);
 	k->placement = strdup(v->placement.str);
-	k->workers = isnan(v->workers.num) ? INT_MIN : (int)v->workers.num; /* INT_MIN: not given */
-	k->hog_util = v->hog_util.num;
-	k->lateness_p50_us = v->lateness_p50_us.num;
+	k->workers = count_field(c, &v->workers, "workers", where, 0, INT_MIN); /* INT_MIN: not given */
+	k->hog_util = num_field(c, &v->hog_util, "hog_util", where, 0);
+	k->lateness_p50_us = num_field(c, &v->lateness_p50_us, "lateness_us.p50", where, 0);
 	k->lateness_p99_us = v->lateness_p99_us.num;
-	k->lateness_max_us = v->lateness_max_us.num;
-	k->input_wait_frac = v->input_wait_frac.num;
-	k->accel_util = v->accel_util.num;
+	k->lateness_max_us = num_field(c, &v->lateness_max_us, "lateness_us.max", where, 0);
+	k->input_wait_frac = num_field(c, &v->input_wait_frac, "input_wait_frac", where, 0);
+	k->accel_util = num_field(c, &v->accel_util, "accel_util", where, 0);
 	k->verdict = dup_or_null(v->verdict.str);
 	k->reasons = join_strings(&v->reasons);
 	return 0;
@@ -683,7 +700,7 @@ static int load_loader(struct ctx *c, const struct hr_result *r, int node)
 	l->source = strdup(c->path);
 	if (rec->present) {
 		l->rec_placement = dup_or_null(rec->placement.str);
-		l->rec_workers = !isnan(rec->workers.num) ? (int)rec->workers.num : -1;
+		l->rec_workers = count_field(c, &rec->workers, "workers", "results.recommendation", 0, -1);
 		l->rec_config = dup_or_null(rec->config.str);
 		l->rec_verdict = dup_or_null(rec->verdict.str);
 		l->rec_numactl = dup_or_null(rec->numactl.str);
@@ -717,7 +734,14 @@ static int check_envelope(struct ctx *c, const struct hr_result *r)
 	const char *tool = r->tool_name;
 
 	if (!r->schema_version.is_int) {
-		skip(c, "%s: missing '%s'; file skipped", "envelope", "schema_version");
+		char *t = r->schema_version.json ? hr_rv_text(&r->schema_version) : NULL;
+		if (t)
+			hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
+				     "envelope: 'schema_version' is %.64s (must be the integer %d); file skipped", t,
+				     CH_RESULT_SCHEMA_VERSION);
+		else
+			skip(c, "%s: missing '%s'; file skipped", "envelope", "schema_version");
+		free(t);
 		return -1;
 	}
 	if (r->schema_version.i != CH_RESULT_SCHEMA_VERSION) {
@@ -770,14 +794,14 @@ static struct hr_run *run_new(struct ctx *c, const struct hr_result *r, int node
 		run->wall_sec = difftime(t1, *t0);
 	}
 	if (r->has_energy) {
-		run->cpu_j = r->energy_cpu_j.num;
-		run->gpu_j = r->energy_gpu_j.num;
+		run->cpu_j = num_field(c, &r->energy_cpu_j, "cpu_j", "energy", 0);
+		run->gpu_j = num_field(c, &r->energy_gpu_j, "gpu_j", "energy", 0);
 		run->energy_source = dup_or_null(r->energy_source.str);
 		run->energy_measured = !isnan(run->cpu_j) || !isnan(run->gpu_j);
 		if (isnan(run->wall_sec) && r->energy_wall_sec.num >= 0)
 			run->wall_sec = r->energy_wall_sec.num;
 	}
-	run->cpu_packages = !isnan(r->host_packages.num) ? (int)r->host_packages.num : 1;
+	run->cpu_packages = count_field(c, &r->host_packages, "packages", "host", 1, 1);
 	return run;
 }
 

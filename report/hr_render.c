@@ -444,7 +444,8 @@ static void md_loader(const struct hr_rows *rows, struct hr_buf *b)
 			hr_buf_puts(b, "n/a | ");
 		else
 			hr_buf_printf(b, "%lld | ", d->workers);
-		hr_rows_num(b, d->lateness_p50_us, " / ");
+		hr_rows_num(b, d->lateness_p50_us, "");
+		hr_buf_puts(b, " / ");
 		hr_rows_num(b, d->lateness_p99_us, "");
 		hr_buf_puts(b, " | ");
 		hr_rows_num(b, 100 * d->input_wait_frac, "%");

@@ -534,7 +534,7 @@ long long hr_rv_int(const struct hr_rv *v, long long dflt)
 {
 	if (v->is_int)
 		return (long long)v->i;
-	if (!isnan(v->num))
+	if (v->num >= -9.2e18 && v->num <= 9.2e18)
 		return (long long)v->num;
 	return dflt;
 }

@@ -268,7 +268,8 @@ char *hr_rv_text(const struct hr_rv *v);
 
 /**
  * hr_rv_int - a value as an integer: an integer as is, a real number
- * truncated, anything else @dflt.
+ * truncated (@dflt when beyond +-9.2e18, the range of long long), anything
+ * else @dflt.
  */
 long long hr_rv_int(const struct hr_rv *v, long long dflt);
 

@@ -249,7 +249,11 @@ char *hr_fmt_bytes(double bytes, char *buf, size_t n)
 	static const char suffix[] = { 'K', 'M', 'G', 'T' };
 	uint64_t b;
 	int i = -1;
-	if (!(bytes >= 0) || bytes > 1.8e19) {
+	if (!isfinite(bytes)) {
+		snprintf(buf, n, "n/a");
+		return buf;
+	}
+	if (bytes < 0 || bytes > 1.8e19) {
 		snprintf(buf, n, "%g", bytes);
 		return buf;
 	}

@@ -90,7 +90,8 @@ char *hr_fmt_num(double v, char *buf, size_t n);
 
 /**
  * hr_fmt_bytes - nccl-tests style size: exact value with the largest
- * 1024-power suffix that divides it ("8", "64K", "1M", "8G").
+ * 1024-power suffix that divides it ("8", "64K", "1M", "8G"); NAN (no
+ * size measured) and infinities format as "n/a".
  * @buf: [out] at least 24 bytes. Returns @buf.
  */
 char *hr_fmt_bytes(double bytes, char *buf, size_t n);
