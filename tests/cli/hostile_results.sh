@@ -1,0 +1,142 @@
+#!/bin/bash
+# hostile_results.sh - result files with hostile values (each made here from a
+# file under tests/data by one edit) read by the report, the canary and the
+# history: every wrong value is listed under input problems and not used,
+# nothing crashes, and no 'nan' or -2147483648 is printed as a value.
+cd "$(dirname "$0")/../.." || exit 1
+source scripts/test-env
+HR=$B/health_report
+TMP=$(mktemp -d /tmp/ch_hostile_test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+if [ ! -x "$HR" ]; then
+	echo "skip hostile_results: $HR is not built"
+	exit 0
+fi
+
+# mutate NAME SOURCE PYTHON-STATEMENT: $TMP/NAME/<basename of SOURCE>, the
+# document as d edited by the statement
+mutate() {
+	mkdir -p "$TMP/$1"
+	python3 - "$2" "$TMP/$1/$(basename "$2")" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def sweep(kind):
+    return next(s for s in d["results"]["sweeps"] if s["group_kind"] == kind)
+def config(placement):
+    return next(c for c in d["results"]["configs"] if c["placement"] == placement)
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+# run NAME WANT_EXIT CMD...: $out is stdout, stderr and report.md (when written to $TMP/NAME.out)
+run() {
+	local name=$1 want=$2
+	shift 2
+	out=$("$@" 2>&1); rc=$?
+	[ -f "$TMP/$name.out/report.md" ] && out+=$'\n'$(cat "$TMP/$name.out/report.md")
+	if [ "$rc" != "$want" ]; then
+		echo "not ok $name: exit $rc (want $want): $*"
+		echo "$out" | head -20 | sed 's/^/    /'
+		return 1
+	fi
+	return 0
+}
+# has NAME FIXED-STRING...: every string occurs in $out; lacks NAME FIXED-STRING...: none does
+has() {
+	local name=$1 s
+	shift
+	for s in "$@"; do
+		if ! grep -qF -- "$s" <<<"$out"; then
+			echo "not ok $name: missing '$s' in:"
+			echo "$out" | head -60 | sed 's/^/    /'
+			return 1
+		fi
+	done
+	return 0
+}
+lacks() {
+	local name=$1 s
+	shift
+	for s in "$@"; do
+		if grep -qF -- "$s" <<<"$out"; then
+			echo "not ok $name: '$s' printed:"
+			grep -F -- "$s" <<<"$out" | head -5 | sed 's/^/    /'
+			return 1
+		fi
+	done
+	echo "ok $name"
+}
+FH=tests/data/report/fleet-healthy
+
+# history: a pair group whose node name is longer than 255 bytes (crashed)
+mutate pair_long_node $FH/allreduce_bw.json 'sweep("pair")["nodes"][0] = "n" * 300'
+run history_pair_long_node 0 "$HR" history --db "$TMP/h1.sqlite" --night 2026-11-01 "$TMP/pair_long_node" &&
+has history_pair_long_node "recorded 14 values from 1 result files" && lacks history_pair_long_node "AddressSanitizer"
+
+# report: a group with no size measured (a log that crashed after its header)
+run report_unmeasured_size 0 "$HR" --out "$TMP/report_unmeasured_size.out" \
+	tests/data/nccl-tests-logs/12_rtx5090_1node_2gpu_crash_after_header.txt &&
+has report_unmeasured_size "| node | node01 | unknown | default | 2 | n/a | n/a |" &&
+lacks report_unmeasured_size "| nan |"
+
+# report: counts that are not counts are listed, not cast to an int
+mutate workers $FH/node01/loader_contention.json 'd["results"]["configs"][0]["workers"] = 1e308'
+run report_workers_not_a_count 0 "$HR" --out "$TMP/report_workers_not_a_count.out" "$TMP/workers" &&
+has report_workers_not_a_count "skipped: results.configs[0]: 'workers' is 1e308 (must be an integer >= 0); not used" &&
+lacks report_workers_not_a_count "-2147483648"
+mutate rec_workers $FH/node01/loader_contention.json 'd["results"]["recommendation"]["workers"] = 2.5'
+run report_recommended_workers_fraction 0 "$HR" --out "$TMP/report_recommended_workers_fraction.out" "$TMP/rec_workers" &&
+has report_recommended_workers_fraction "skipped: results.recommendation: 'workers' is 2.5 (must be an integer >= 0); not used" &&
+lacks report_recommended_workers_fraction "2.5 workers"
+mutate packages tests/data/report/real-vm/roofline.json 'd["host"]["packages"] = 1e308'
+run report_packages_not_a_count 0 "$HR" --out "$TMP/report_packages_not_a_count.out" "$TMP/packages" &&
+has report_packages_not_a_count "skipped: host: 'packages' is 1e308 (must be an integer >= 1); not used" \
+	"energy 1.25 Wh (estimate)" && lacks report_packages_not_a_count "energy -"
+mutate nranks $FH/allreduce_bw.json 'sweep("world")["nranks"] = 4294967298'
+run report_nranks_too_large 0 "$HR" --out "$TMP/report_nranks_too_large.out" "$TMP/nranks" &&
+has report_nranks_too_large "'nranks' is 4294967298 (must be an integer >= 1); not used" &&
+lacks report_nranks_too_large "-2147483648"
+
+# report: a negative energy reading is listed and the energy estimated (was a negative cost)
+mutate energy $FH/node01/roofline.json 'd["energy"]["cpu_j"] = -5e6'
+run report_negative_energy 0 "$HR" --out "$TMP/report_negative_energy.out" "$TMP/energy" &&
+has report_negative_energy "skipped: energy: 'cpu_j' is '-5e+06' (must be a finite number >= 0); skipped" &&
+lacks report_negative_energy "energy -" "-0.167 USD"
+
+# report: a loader lateness that is not a number is listed; its cell keeps the ' / '
+mutate p50 $FH/node01/loader_contention.json 'd["results"]["configs"][0]["lateness_us"]["p50"] = "x"'
+run report_lateness_not_a_number 0 "$HR" --out "$TMP/report_lateness_not_a_number.out" "$TMP/p50" &&
+has report_lateness_not_a_number "skipped: results.configs[0]: 'lateness_us.p50' is not a number; skipped" \
+	"| node01 | baseline | baseline | 0 | n/a / 121 |" && lacks report_lateness_not_a_number "n/a121"
+
+# report: a schema_version of another type is named as such (was "missing")
+mutate schema_version $FH/node01/roofline.json 'd["schema_version"] = "1"'
+run report_schema_version_string 2 "$HR" --out "$TMP/report_schema_version_string.out" "$TMP/schema_version" &&
+has report_schema_version_string "skipped: envelope: 'schema_version' is \"1\" (must be the integer 1); file skipped" &&
+lacks report_schema_version_string "missing 'schema_version'"
+
+# canary: nranks beyond an int (was cast to 2 and fitted)
+mutate canary_nranks tests/data/canary/allreduce_bw.json 'd["results"]["sweeps"][0]["nranks"] = 4294967298'
+run canary_nranks_too_large 2 "$HR" canary --gpus-now 64 --target-gpus 128 "$TMP/canary_nranks" &&
+has canary_nranks_too_large "expected \"nranks\" a positive integer, got '4294967298'; file skipped" &&
+lacks canary_nranks_too_large "[fitted]"
+
+# canary: a checkpoint's writers that is not a count (2.5 was read as 2, 2^32+2 as 2)
+for w in 2.5 4294967298; do
+	mutate "writers_$w" tests/data/checkpoint/fleet/c1.json "d['results']['sync']['writers'] = $w"
+	run "canary_ckpt_writers_$w" 2 "$HR" canary --gpus-now 64 --target-gpus 128 --checkpoint-interval 30m "$TMP/writers_$w" &&
+	has "canary_ckpt_writers_$w" "results.sync.writers: missing or not a positive number (checkpoint_io result); file skipped" &&
+	lacks "canary_ckpt_writers_$w" "2 writers"
+done
+
+# history: a value of another type or out of range skips the file (was silently not recorded, or recorded)
+mutate mem_str $FH/node01/roofline.json 'd["results"]["devices"][0]["roofs"]["memory_gbps"] = "x"'
+run history_value_not_a_number 2 "$HR" history --db "$TMP/h2.sqlite" --night 2026-11-01 "$TMP/mem_str" &&
+has history_value_not_a_number "skipped: results.devices[].roofs.memory_gbps: expected a number >= 0; file skipped" &&
+lacks history_value_not_a_number "recorded 58 values"
+mutate accel $FH/node01/loader_contention.json 'config("as-is")["accel_util"] = -7'
+run history_accel_util_out_of_range 2 "$HR" history --db "$TMP/h3.sqlite" --night 2026-11-01 "$TMP/accel" &&
+has history_accel_util_out_of_range "skipped: results.configs[].accel_util: expected a number from 0 to 1; file skipped" &&
+lacks history_accel_util_out_of_range "recorded 1 values"
+exit 0
