@@ -402,13 +402,18 @@ static int read_loader(struct scan *sc, const char *path, const struct hr_result
 static int read_doc(struct scan *sc, const char *path, json_t *doc)
 {
 	struct hr_result r;
+	char where[128];
 	int rc = hr_result_read(doc, &r);
 
 	if (rc)
 		return rc;
 	if (!r.tool)
 		sc->n_other++;
-	else if (!strcmp(r.tool, "allreduce_bw"))
+	else if (hr_result_control_char(doc, where, sizeof(where))) {
+		hr_issue_add(sc->is, HR_ISSUE_SKIPPED, path, 0, 0,
+			     "%s: a string holds a control character; file skipped", where);
+		rc = CH_ERR_USAGE;
+	} else if (!strcmp(r.tool, "allreduce_bw"))
 		rc = read_allreduce(sc, path, &r);
 	else if (!strcmp(r.tool, "loader_contention"))
 		rc = read_loader(sc, path, &r);

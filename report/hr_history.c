@@ -386,8 +386,12 @@ static void rec_ckpt_host(void *ctx, const char *host, double gbps)
 static int record_result(struct hr_history *h, const char *night, const char *path,
 			 const struct hr_result *r, size_t *nrec, struct hr_issues *is)
 {
+	char where[128];
+
 	if (!r->tool || (r->status && !strcmp(r->status, "unavailable")))
 		return 0;
+	if (hr_result_control_char(r->doc, where, sizeof(where)))
+		return bad(is, path, where, "a string without control characters");
 	if (!r->hostname)
 		return bad(is, path, "host.hostname", "a string");
 	if (!strcmp(r->tool, "roofline"))

@@ -880,6 +880,13 @@ int hr_fleet_load_json(struct hr_fleet *f, const char *path, const json_t *doc, 
 	}
 	schema = r.schema;
 	if (schema && !strcmp(schema, CH_RESULT_SCHEMA)) {
+		char where[128];
+		if (hr_result_control_char(doc, where, sizeof(where))) {
+			hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
+				     "%s: a string holds a control character; file skipped", where);
+			hr_result_release(&r);
+			return 0;
+		}
 		rc = load_result(&c, &r);
 		hr_result_release(&r);
 		return rc;

@@ -530,6 +530,55 @@ int hr_result_pick_config(const struct hr_result *r)
 	return -1;
 }
 
+/* 1 when @s holds a control character other than tab and newline */
+static int has_control(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (((unsigned char)s[i] < 0x20 && s[i] != '\t' && s[i] != '\n') || s[i] == 0x7f)
+			return 1;
+	return 0;
+}
+
+static int find_control(const json_t *v, char *where, size_t n, size_t len)
+{
+	const char *k;
+	const json_t *e;
+	size_t i;
+
+	if (json_is_string(v))
+		return has_control(json_string_value(v), json_string_length(v));
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, k, e) {
+			int kc = has_control(k, strlen(k));
+			if (!kc && len < n)
+				snprintf(where + len, n - len, "%s%s", len ? "." : "", k);
+			if (kc || find_control(e, where, n, len < n ? strlen(where) : len))
+				return 1;
+			if (len < n)
+				where[len] = '\0';
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, e) {
+			if (len < n)
+				snprintf(where + len, n - len, "[%zu]", i);
+			if (find_control(e, where, n, len < n ? strlen(where) : len))
+				return 1;
+			if (len < n)
+				where[len] = '\0';
+		}
+	}
+	return 0;
+}
+
+int hr_result_control_char(const json_t *doc, char *where, size_t n)
+{
+	if (n)
+		where[0] = '\0';
+	return find_control(doc, where, n, 0);
+}
+
 long long hr_rv_int(const struct hr_rv *v, long long dflt)
 {
 	if (v->is_int)

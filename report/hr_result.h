@@ -274,6 +274,19 @@ char *hr_rv_text(const struct hr_rv *v);
 long long hr_rv_int(const struct hr_rv *v, long long dflt);
 
 /**
+ * hr_result_control_char - whether a string of @doc (a value or a key)
+ * holds a control character (U+0001..U+001F but tab and newline, U+007F),
+ * which printed would drive the terminal: such a file is skipped by every
+ * reader of results.
+ * @doc:   [in] any JSON document.
+ * @where: [out] @n bytes: the path of the first such string ("host.hostname",
+ *         "results.sweeps[3].algo"; a key's object when the key holds it),
+ *         truncated to @n.
+ * Returns 1 when there is one, else 0.
+ */
+int hr_result_control_char(const json_t *doc, char *where, size_t n);
+
+/**
  * hr_result_pick_config - the configuration of a loader_contention record
  * that the job runs with: the first with placement "as-is", else the first
  * "shared".

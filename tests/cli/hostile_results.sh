@@ -139,4 +139,17 @@ mutate accel $FH/node01/loader_contention.json 'config("as-is")["accel_util"] = 
 run history_accel_util_out_of_range 2 "$HR" history --db "$TMP/h3.sqlite" --night 2026-11-01 "$TMP/accel" &&
 has history_accel_util_out_of_range "skipped: results.configs[].accel_util: expected a number from 0 to 1; file skipped" &&
 lacks history_accel_util_out_of_range "recorded 1 values"
+
+# control characters (an escape sequence) in a string: the file is skipped by each reader, never printed
+mutate esc $FH/node01/roofline.json 'd["host"]["hostname"] = "node\u001b[2J01"'
+run report_control_character 2 "$HR" --out "$TMP/report_control_character.out" "$TMP/esc" &&
+has report_control_character "skipped: host.hostname: a string holds a control character; file skipped" &&
+lacks report_control_character $'\e[2J'
+mutate esc_canary tests/data/canary/allreduce_bw.json 'd["results"]["sweeps"][0]["algo"] = "ring\u001b[2J"'
+run canary_control_character 2 "$HR" canary --gpus-now 64 --target-gpus 128 "$TMP/esc_canary" &&
+has canary_control_character "skipped: results.sweeps[0].algo: a string holds a control character; file skipped" &&
+lacks canary_control_character $'\e[2J'
+run history_control_character 2 "$HR" history --db "$TMP/h4.sqlite" --night 2026-11-01 "$TMP/esc" &&
+has history_control_character "skipped: host.hostname: expected a string without control characters; file skipped" &&
+lacks history_control_character $'\e[2J'
 exit 0
