@@ -792,6 +792,11 @@ static struct hr_run *run_new(struct ctx *c, const struct hr_result *r, int node
 		run->start = *t0;
 		run->end = t1;
 		run->wall_sec = difftime(t1, *t0);
+	} else if (r->start_utc && r->end_utc) {
+		hr_issue_add(&c->f->issues, HR_ISSUE_NOTE, c->path, 0, 0,
+			     "envelope: 'start_utc' '%.40s' and 'end_utc' '%.40s' are not two times "
+			     "YYYY-MM-DDTHH:MM:SSZ, the end not before the start; its wall time is not known",
+			     r->start_utc, r->end_utc);
 	}
 	if (r->has_energy) {
 		run->cpu_j = num_field(c, &r->energy_cpu_j, "cpu_j", "energy", 0);

@@ -152,4 +152,10 @@ lacks canary_control_character $'\e[2J'
 run history_control_character 2 "$HR" history --db "$TMP/h4.sqlite" --night 2026-11-01 "$TMP/esc" &&
 has history_control_character "skipped: host.hostname: expected a string without control characters; file skipped" &&
 lacks history_control_character $'\e[2J'
+
+# report: an end before the start is noted (the wall time was dropped silently)
+mutate times $FH/node01/roofline.json 'd["start_utc"] = "2025-06-01T03:00:00Z"'
+run report_end_before_start 0 "$HR" --out "$TMP/report_end_before_start.out" "$TMP/times" &&
+has report_end_before_start "note: envelope: 'start_utc' '2025-06-01T03:00:00Z' and 'end_utc' '2025-06-01T02:01:00Z' are not two times" &&
+lacks report_end_before_start "nan"
 exit 0
