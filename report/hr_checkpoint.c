@@ -31,13 +31,47 @@ static void mount_key(const json_t *m, char *b, size_t n, int *network_fs)
 int hr_ckpt_load(struct hr_fleet *f, const char *path, const json_t *doc, const json_t *res)
 {
 	const json_t *layout = json_object_get(json_object_get(doc, "ranks"), "layout");
-	const json_t *per = json_object_get(json_object_get(res, "sync"), "per_rank"), *p, *bad, *b;
+	const json_t *sync = json_object_get(res, "sync"), *per = json_object_get(sync, "per_rank"), *p, *bad, *b;
+	const json_t *vsync = json_object_get(json_object_get(res, "verify"), "sync");
 	size_t i, j, nr = json_array_size(layout);
-	int *node_of, rc = 0;
+	int *node_of, rc = 0, ok = hr_jstr(doc, "status") && !strcmp(hr_jstr(doc, "status"), "ok"), read_back;
+	char *rank_ok;
 
-	if (!json_is_array(per) || !nr)
+	/* a run that ended early may lack any part; a finished one may not */
+	if (!json_is_array(per) || !json_array_size(per) || !nr) {
+		if (ok)
+			hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0, "%s: missing or empty; checkpoint writes skipped",
+				     !nr ? "ranks.layout" : !json_is_object(sync) ? "results.sync" : "results.sync.per_rank");
 		return 0;
+	}
+	read_back = json_is_object(vsync) && json_is_integer(json_object_get(vsync, "files_checked")) &&
+		    hr_jint(vsync, "files_checked", 0) >= 1 && json_is_integer(json_object_get(vsync, "files_bad")) &&
+		    hr_jint(vsync, "files_bad", -1) >= 0 && json_is_array(json_object_get(vsync, "bad"));
+	if (!read_back && ok)
+		hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
+			     "results.verify.sync: missing or not {files_checked >= 1, files_bad >= 0, bad: []}; the read-back is not judged");
+	rank_ok = calloc(json_array_size(per), 1);
+	if (!rank_ok)
+		return CH_ERR_RUNTIME;
+	json_array_foreach(per, j, p) {
+		const json_t *r = json_object_get(p, "rank");
+		double bs = hr_jnum(p, "block_sec"), bw = hr_jnum(p, "write_gbps"), by = hr_jnum(p, "bytes");
+		const char *what = !json_is_integer(r) || json_integer_value(r) < 0 || (size_t)json_integer_value(r) >= nr
+					   ? "'rank' is not a rank of ranks.layout"
+				   : !(bs > 0) || isinf(bs) ? "'block_sec' is not a positive finite number"
+				   : !(bw >= 0) || isinf(bw) ? "'write_gbps' is not a finite number >= 0"
+				   : !(by >= 0) || isinf(by) ? "'bytes' is not a finite number >= 0"
+							      : NULL;
+		if (what)
+			hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0, "results.sync.per_rank[%zu]: %s; skipped", j, what);
+		else
+			rank_ok[j] = 1;
+	}
 	node_of = calloc(nr, sizeof(*node_of));
+	if (!node_of) {
+		free(rank_ok);
+		return CH_ERR_RUNTIME;
+	}
 	if (!node_of)
 		return CH_ERR_RUNTIME;
 	for (i = 0; i < nr; i++) {
@@ -71,19 +105,20 @@ int hr_ckpt_load(struct hr_fleet *f, const char *path, const json_t *doc, const 
 		e.node = node_of[i];
 		snprintf(e.mount, sizeof(e.mount), "%s", key);
 		mount_key(json_object_get(li, "dir_mount"), key, sizeof(key), &e.network_fs);
+		e.read_back = read_back;
 		json_array_foreach(per, j, p) {
 			long long r = hr_jint(p, "rank", -1);
 			char k2[400];
-			if (r < 0 || (size_t)r >= nr || node_of[r] != e.node)
+			if (!rank_ok[j] || node_of[r] != e.node)
 				continue;
 			mount_key(json_object_get(json_array_get(layout, (size_t)r), "dir_mount"), k2, sizeof(k2), NULL);
 			if (strcmp(k2, e.mount))
 				continue;
-			if (n < sizeof(bw) / sizeof(bw[0]) && hr_jnum(p, "write_gbps") >= 0)
+			if (n < sizeof(bw) / sizeof(bw[0]))
 				bw[n++] = hr_jnum(p, "write_gbps");
 			if (hr_jnum(p, "block_sec") > e.block_sec)
 				e.block_sec = hr_jnum(p, "block_sec");
-			bytes += hr_jnum(p, "bytes") >= 0 ? hr_jnum(p, "bytes") : 0;
+			bytes += hr_jnum(p, "bytes");
 			e.nranks++;
 		}
 		if (!e.nranks)
@@ -116,6 +151,7 @@ int hr_ckpt_load(struct hr_fleet *f, const char *path, const json_t *doc, const 
 		f->ckpts[f->nckpts++] = e;
 	}
 	free(node_of);
+	free(rank_ok);
 	return rc;
 }
 
@@ -220,14 +256,14 @@ json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node)
 					 np, np == 1 ? "" : "s", HR_CKPT_SLOW_RATIO);
 			else
 				snprintf(against, sizeof(against), "not judged: no peer wrote to this mount");
-			json_array_append_new(a, json_pack("{s:s, s:b, s:i, s:o, s:o, s:o, s:i, s:o, s:o, s:i, s:s, s:s, s:s}",
+			json_array_append_new(a, json_pack("{s:s, s:b, s:i, s:o, s:o, s:o, s:i, s:o, s:o, s:i, s:b, s:s, s:s, s:s}",
 			"mount", e->mount, "network_fs", e->network_fs, "ranks", e->nranks,
 			"block_sec", isnan(e->block_sec) ? json_null() : json_real(e->block_sec),
 			"rank_write_gbps", isnan(e->rank_gbps) ? json_null() : json_real(e->rank_gbps),
 			"node_write_gbps", isnan(e->node_gbps) ? json_null() : json_real(e->node_gbps),
 			"peers", np, "peers_median_rank_write_gbps", isnan(med) ? json_null() : json_real(med),
 			"peers_over_node", np >= 1 && e->rank_gbps > 0 && !isnan(med) ? json_real(med / e->rank_gbps) : json_null(),
-			"bad_files", e->bad_files, "level", level == LVL_FAIL ? "fail" : level == LVL_WARN ? "warn" : "info",
+			"bad_files", e->bad_files, "read_back_judged", e->read_back, "level", level == LVL_FAIL ? "fail" : level == LVL_WARN ? "warn" : "info",
 			"source", e->path, "judged_against", against));
 		}
 	}
@@ -244,7 +280,10 @@ void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *n
 		double med;
 		if (e->node != node || !is_latest(f, i))
 			continue;
-		(*judged)++; /* the read-back: crc32 and length against what was written */
+		if (e->read_back) /* the read-back: crc32 and length against what was written */
+			(*judged)++;
+		else
+			(*not_judged)++;
 		med = peers_median(f, node, e->mount, &np);
 		if (np >= 1 && !isnan(med) && e->rank_gbps > 0)
 			(*judged)++;
@@ -279,7 +318,9 @@ void hr_ckpt_render_terminal(const json_t *profile, FILE *out)
 				snprintf(peers, sizeof(peers), "%.4g", hr_jnum(c, "peers_median_rank_write_gbps"));
 			fprintf(out, "  %-16s %-40.40s %5lld %10.3f %12.4g %12s  %s%s\n", hr_jstr(n, "name"), hr_jstr(c, "mount"),
 				hr_jint(c, "ranks", 0), hr_jnum(c, "block_sec"), hr_jnum(c, "rank_write_gbps"), peers, vs,
-				hr_jint(c, "bad_files", 0) ? " FAIL: files did not read back" : "");
+				hr_jint(c, "bad_files", 0) ? " FAIL: files did not read back"
+				: json_is_true(json_object_get(c, "read_back_judged")) ? "; read-back intact (crc32 and length)"
+										       : "; read-back not judged (no valid verify.sync in the result)");
 		}
 }
 

@@ -103,6 +103,16 @@ static void unlink_own(struct ctx *c, const char *kind)
 		unlink(name_of(c, p, sizeof(p), kind, c->rank, f));
 }
 
+/* the signal's clean-up: this rank's files (not the kept checkpoint) */
+static void remove_own(struct ctx *c)
+{
+	if (!c->o->keep) {
+		unlink_own(c, "sync");
+		unlink_own(c, "copy");
+	}
+	unlink_own(c, "stage");
+}
+
 static void *signal_thread(void *arg)
 {
 	struct ctx *c = arg;
@@ -111,15 +121,29 @@ static void *signal_thread(void *arg)
 
 	if (sigwait(&s, &sig) != 0)
 		return NULL;
-	if (!c->o->keep) {
-		unlink_own(c, "sync");
-		unlink_own(c, "copy");
+	remove_own(c);
+	/* the directories this run created go too, once the node's other ranks
+	 * (signalled as well) have removed their files: local rank 0 made them */
+	if (c->local_rank == 0) {
+		int i, left = 1;
+		for (i = 0; i < 10 && left; i++) {
+			if (i) {
+				usleep(100000);
+				remove_own(c); /* the main thread may have made one meanwhile */
+			}
+			left = 0;
+			if (c->stage_created && rmdir(c->stage) != 0 && errno != ENOENT)
+				left = 1;
+			if (c->dir_created && !c->o->keep && rmdir(c->dir) != 0 && errno != ENOENT)
+				left = 1;
+		}
 	}
-	unlink_own(c, "stage");
 	/* mpirun and srun signal every rank: the first MPI_Abort kills them all,
 	 * so the other ranks give world rank 0 the time to finish the result */
-	if (c->rank != 0)
+	if (c->rank != 0) {
 		sleep(3);
+		remove_own(c);
+	}
 	ch_ar_world_abort(c->w, CH_ERR_RUNTIME,
 			  "interrupted by signal %d (%s) during the %s; the result file holds what was measured before",
 			  sig, strsignal(sig), c->phase ? c->phase : "setup");
@@ -441,8 +465,12 @@ static void *copy_thread(void *arg)
 			rec[R_FILE] = f;
 			rec[R_ONDST] = on_dst;
 			rec[R_COPY_BYTES] += (double)done;
-			ch_error("rank %d: %s of '%s' failed while copying it to '%s': %s", c->rank, ch_ckpt_op_name(e.op),
-				 on_dst ? dst : src, dst, strerror(e.err));
+			if (on_dst)
+				ch_error("rank %d: %s of '%s' failed while copying '%s' to it: %s", c->rank,
+					 ch_ckpt_op_name(e.op), dst, src, strerror(e.err));
+			else
+				ch_error("rank %d: %s of '%s' failed while copying it to '%s': %s", c->rank,
+					 ch_ckpt_op_name(e.op), src, dst, strerror(e.err));
 			break;
 		}
 		rec[R_COPY_BYTES] += (double)done;
@@ -667,9 +695,29 @@ static int prepare_dirs(struct ctx *c)
 		if (rc && c->rank != 0)
 			ch_error("(the message above is from rank %d, host '%s')", c->rank, ch_ar_world_info(c->w, c->rank)->host);
 	}
+	if (rc == 0 && c->local_rank == 0) {
+		/* every rank holds its shard in host memory (a tmpfs stage again):
+		 * more than the node has is refused, not left to the OOM killer */
+		struct ch_ckpt_mount sm;
+		long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+		uint64_t phys = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+		int in_mem = ch_ckpt_mount_of(c->stage, &sm) == 0 && (!strcmp(sm.fstype, "tmpfs") || !strcmp(sm.fstype, "ramfs"));
+		uint64_t need = ch_ckpt_host_bytes(node_share, in_mem);
+		if (phys && need > phys) {
+			ch_usage_error("the ranks on host '%s' would hold %llu bytes in host memory (their shards%s), more than its %llu bytes: use more nodes or a smaller checkpoint",
+				       ch_ar_world_info(c->w, c->rank)->host, (unsigned long long)need,
+				       in_mem ? ", and again in the memory-backed --stage-dir" : "", (unsigned long long)phys);
+			rc = CH_ERR_USAGE;
+		}
+	}
 	rc = ch_ar_world_agree(c->w, rc);
-	if (rc == 0)
-		rc = ch_ar_world_agree(c->w, access(c->dir, W_OK) == 0 && access(c->stage, W_OK) == 0 ? 0 : CH_ERR_USAGE);
+	if (rc == 0) {
+		const char *bad = access(c->dir, W_OK | X_OK) != 0 ? c->dir : access(c->stage, W_OK | X_OK) != 0 ? c->stage : NULL;
+		if (bad)
+			ch_error("rank %d (host '%s'): cannot write into %s '%s': %s", c->rank,
+				 ch_ar_world_info(c->w, c->rank)->host, bad == c->dir ? "--dir" : "--stage-dir", bad, strerror(errno));
+		rc = ch_ar_world_agree(c->w, bad ? CH_ERR_USAGE : 0);
+	}
 	return rc;
 }
 
@@ -984,12 +1032,13 @@ int ch_ckpt_run(struct ch_ar_world *w, const struct ch_ckpt_opts *o, int argc, c
 		print_report(c, m);
 		ch_ar_wd_lock(w);
 		if (c->status)
-			ch_result_finish(c->res, c->status, "a checkpoint file did not read back as written: %s", c->reason);
+			rc = ch_result_finish(c->res, c->status, "a checkpoint file did not read back as written: %s", c->reason);
 		else
-			ch_result_finish(c->res, 0, NULL);
+			rc = ch_result_finish(c->res, 0, NULL);
 		ch_ar_wd_unlock(w);
 	}
-	rc = ch_ar_world_agree(w, c->status);
+	/* a result file that could not be written is a run-time error */
+	rc = ch_ar_world_agree(w, rc ? rc : c->status);
 out_clean:
 	cleanup(c);
 out:
