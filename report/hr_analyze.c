@@ -1147,7 +1147,11 @@ static void loader_reasons(struct an *a)
 				shared = c;
 		}
 		if (l->rec_placement)
-			snprintf(action, sizeof(action), "move workers off the feeder cores: the %s placement with %d worker%s per GPU%s%s%s",
+			/* shared and as-is leave the workers on the feeder cores: bind, not move */
+			snprintf(action, sizeof(action), "%s: the %s placement with %d worker%s per GPU%s%s%s",
+				 !strcmp(l->rec_placement, "shared") || !strcmp(l->rec_placement, "as-is")
+					 ? "bind the job as loader_contention recommends"
+					 : "move workers off the feeder cores",
 				 l->rec_placement, l->rec_workers, l->rec_workers == 1 ? "" : "s",
 				 l->rec_numactl ? " (" : "", l->rec_numactl ? l->rec_numactl : "",
 				 l->rec_numactl ? ")" : "");

@@ -285,7 +285,7 @@ if mkdir -p "$T/ro" && mount -t tmpfs -o ro,size=1m tmpfs "$T/ro" 2>/dev/null; t
 	# shards that need more host memory than the node has: a tmpfs twice
 	# the memory's size has room (tmpfs allocates only what is written),
 	# the buffers and the staged copy on it would not fit: refused, exit 2
-	mem=$(awk '/^MemTotal:/ {print $2 * 1024}' /proc/meminfo)
+	mem=$(( $(awk '/^MemTotal:/ {print $2}' /proc/meminfo) * 1024 ))
 	if mkdir -p "$T/big" && mount -t tmpfs -o size=$((mem * 2)) tmpfs "$T/big" 2>/dev/null; then
 		MNT="$T/big"
 		run bigmem 2 --dir "$T/big/ckpt" --stage-dir "$T/big/stage" --size $((mem / 4 * 3))
