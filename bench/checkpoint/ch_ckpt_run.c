@@ -984,10 +984,14 @@ int ch_ckpt_run(struct ch_ar_world *w, const struct ch_ckpt_opts *o, int argc, c
 		sig_started = 1;
 	}
 	(void)sig_started;
+	ch_clear_last_error();
 	rc = setup(c);
 	if (rc) {
-		if (c->rank == 0)
-			ch_result_finish(c->res, rc, "set-up failed (see the message printed)");
+		/* the reason in the file too: rank 0's own message, when it had one */
+		if (c->rank == 0 && ch_last_error()[0])
+			ch_result_finish(c->res, rc, "set-up failed: %s", ch_last_error());
+		else if (c->rank == 0)
+			ch_result_finish(c->res, rc, "set-up failed (see the message printed by the other ranks)");
 		goto out_clean;
 	}
 	if ((rc = rank_table(c, m)))
