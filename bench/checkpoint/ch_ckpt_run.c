@@ -813,7 +813,10 @@ static void print_report(struct ctx *c, const struct mounts *m)
 		if (!json_is_true(json_object_get(stall, "copy_keeps_up")))
 			printf("# warning: the background copy does not finish before the next checkpoint: staging cannot keep up at this interval\n");
 	} else {
-		printf("# stall fraction: not judged (no --interval)\n");
+		/* the reason stall_json() recorded: no --interval, or a block not
+		 * shorter than it */
+		const char *why = stall ? json_string_value(json_object_get(stall, "judged")) : NULL;
+		printf("# stall fraction: %s\n", why ? why : "not judged: no --interval");
 	}
 	(void)b;
 	if (v) {
@@ -860,8 +863,10 @@ static int stall_json(struct ctx *c)
 		return 0;
 	}
 	if (ch_ckpt_stall_compute(sb, tb, cp, c->o->interval_sec, &s)) {
-		save(c, "stall", json_pack("{s:f, s:n, s:s}", "interval_sec", c->o->interval_sec, "sync_frac", "judged",
-					   "not judged: a checkpoint blocks longer than --interval"));
+		char why[200];
+		snprintf(why, sizeof(why), "not judged: a checkpoint blocks %.3g s (synchronous; staged %.3g s), not less than --interval %.3g s",
+			 sb, tb, c->o->interval_sec);
+		save(c, "stall", json_pack("{s:f, s:n, s:s}", "interval_sec", c->o->interval_sec, "sync_frac", "judged", why));
 		return 0;
 	}
 	save(c, "stall", json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:b, s:s, s:s}", "interval_sec", c->o->interval_sec,
