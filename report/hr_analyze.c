@@ -446,6 +446,26 @@ static json_t *analyze_drift(struct an *a)
 
 /* ------------------------------------------------------------ devices */
 
+/* Whether the compute roof of dtype @dt was set by an FMA ladder rung (CUDA
+ * cores) rather than a GEMM (tensor cores where the GPU has them): roofline
+ * sets the roof to the fastest valid ladder or gemm point of the dtype, the
+ * first of equal ones (docs/results-schema.md, roofs.compute_kernel). */
+static int roof_is_ladder(const struct hr_device *d, int dt)
+{
+	double best = -1;
+	int ladder = 0;
+	size_t i;
+	for (i = 0; i < d->npoints; i++) {
+		const struct hr_point *p = &d->points[i];
+		int l = !strcmp(p->family, "ladder");
+		if ((l || !strcmp(p->family, "gemm")) && !strcmp(p->dtype, ch_dtype_name(dt)) && p->gflops > best) {
+			best = p->gflops;
+			ladder = l;
+		}
+	}
+	return ladder;
+}
+
 static void device_instances(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
@@ -460,13 +480,17 @@ static void device_instances(struct an *a)
 		x = hr_expect_for(a->e, d->sku, d->name);
 		for (m = 0; m <= CH_NDTYPES; m++) {
 			double v = m == 0 ? d->memory_gbps : d->compute_gflops[m - 1];
+			int ladder = m > 0 && roof_is_ladder(d, m - 1);
+			const char *ceiling = ladder ? " (FMA ladder, CUDA cores)" : "";
 			struct inst *p;
 			char mk[48];
 			if (isnan(v))
 				continue;
-			snprintf(key, sizeof(key), "device|%s|%s|%s", d->kind,
-				 d->sku ? d->sku : d->name ? d->name : "?", metric_key(m, mk, sizeof(mk)));
-			snprintf(label, sizeof(label), "%s %s (%s)", metric_label(m, mk, sizeof(mk)),
+			/* a ladder roof is compared with ladder roofs only */
+			snprintf(key, sizeof(key), "device|%s|%s|%s%s", d->kind,
+				 d->sku ? d->sku : d->name ? d->name : "?", metric_key(m, mk, sizeof(mk)),
+				 ladder ? "|ladder" : "");
+			snprintf(label, sizeof(label), "%s%s %s (%s)", metric_label(m, mk, sizeof(mk)), ceiling,
 				 d->kind, d->sku ? d->sku : d->name ? d->name : "?");
 			p = new_inst(a, &a->di, &a->ndi, &a->capdi);
 			if (!p)
@@ -477,20 +501,26 @@ static void device_instances(struct an *a)
 			p->metric = m;
 			p->value = v;
 			p->like = !a->drift[d->node];
-			if (d->ds)
-				p->datasheet = m == 0 ? d->ds->memory_gbps :
-					       d->ds->gflops[m - 1] > 0 ? d->ds->gflops[m - 1] : NAN;
+			if (d->ds) {
+				double ds = m == 0 ? d->ds->memory_gbps : ladder ?
+					    ch_datasheet_cuda_core_gflops(d->ds, (enum ch_dtype)(m - 1)) : d->ds->gflops[m - 1];
+				p->datasheet = ds > 0 ? ds : NAN;
+			}
 			if (x)
-				p->expected = m == 0 ? x->memory_gbps : x->compute_gflops[m - 1];
+				p->expected = m == 0 ? x->memory_gbps : ladder ? x->cuda_core_gflops[m - 1]
+					      : x->compute_gflops[m - 1];
 			if (!isnan(p->expected) && p->expected > 0) {
 				p->level_abs = hr_absolute_level(a->th, v / p->expected);
-				p->basis = keep(a, INST_BASIS_MAX, "per-SKU expectation for %s: %s",
-					 x->sku, x->source);
-				p->tag = keep(a, INST_TAG_MAX, "%s %s", x->sku, x->match[0] ? "given" : "datasheet x fraction");
+				p->basis = keep(a, INST_BASIS_MAX, "per-SKU expectation for %s%s: %s", x->sku,
+					 ladder ? " of the CUDA cores (datasheet FP64/FP32 row, not Tensor Core)" : "",
+					 x->source);
+				p->tag = keep(a, INST_TAG_MAX, "%s %s%s", x->sku, x->match[0] ? "given" : "datasheet x fraction",
+					 ladder ? ", CUDA cores" : "");
 			} else
-				p->why = keep(a, INST_WHY_MAX, "no %s figure for %s",
+				p->why = keep(a, INST_WHY_MAX, "no %s figure for %s%s",
 					 x ? "expected" : "datasheet",
-					 d->sku ? d->sku : d->name ? d->name : d->device);
+					 d->sku ? d->sku : d->name ? d->name : d->device,
+					 ladder ? " (the roof was set by the FMA ladder on the CUDA cores)" : "");
 		}
 	}
 	compare(a, a->di, a->ndi);

@@ -41,8 +41,11 @@ static void fill_from_datasheet(struct hr_sku_expect *x, const struct ch_datashe
 {
 	int d;
 	x->memory_gbps = ds->memory_gbps * mf;
-	for (d = 0; d < CH_NDTYPES; d++)
+	for (d = 0; d < CH_NDTYPES; d++) {
+		double cc = ch_datasheet_cuda_core_gflops(ds, (enum ch_dtype)d);
 		x->compute_gflops[d] = ds->gflops[d] > 0 ? ds->gflops[d] * cf : NAN;
+		x->cuda_core_gflops[d] = cc > 0 ? cc * cf : NAN;
+	}
 }
 
 /* Built-in figures of one datasheet SKU and their source text. */
@@ -77,7 +80,7 @@ static void blank(struct hr_sku_expect *x)
 	x->memory_gbps = x->intra_busbw_gbps = x->inter_busbw_gbps = NAN;
 	x->intra_nvls_busbw_gbps = x->cluster_nic_gbps_per_gpu = NAN;
 	for (d = 0; d < CH_NDTYPES; d++)
-		x->compute_gflops[d] = NAN;
+		x->compute_gflops[d] = x->cuda_core_gflops[d] = NAN;
 }
 
 int hr_expect_init(struct hr_expect *e)
@@ -144,23 +147,176 @@ static int check_keys(const char *path, const char *where, const json_t *o,
 	return 0;
 }
 
+/* The file's "schema" and "schema_version", when given. */
+static int load_schema(const char *path, const json_t *doc)
+{
+	const json_t *v = json_object_get(doc, "schema");
+	if (v && (!json_is_string(v) || strcmp(json_string_value(v), "clusterhealth.expectations")))
+		return ch_usage_error("expectations file '%s': schema must be 'clusterhealth.expectations'", path);
+	v = json_object_get(doc, "schema_version");
+	if (v && (!json_is_integer(v) || json_integer_value(v) != 1))
+		return ch_usage_error("expectations file '%s': schema_version must be 1", path);
+	return 0;
+}
+
+/* "attainable_fraction": {memory, compute}, each in (0, 1]. */
+static int load_fractions(struct hr_expect *e, const char *path, const json_t *o)
+{
+	static const char *const frac_keys[] = { "memory", "compute", NULL };
+	const json_t *v;
+	int rc;
+	if (!o)
+		return 0;
+	if (!json_is_object(o))
+		return ch_usage_error("expectations file '%s': 'attainable_fraction' must be an object", path);
+	if ((rc = check_keys(path, "attainable_fraction", o, frac_keys)))
+		return rc;
+	if ((v = json_object_get(o, "memory")) &&
+	    (rc = positive(path, "attainable_fraction.memory", v, &e->memory_fraction)))
+		return rc;
+	if ((v = json_object_get(o, "compute")) &&
+	    (rc = positive(path, "attainable_fraction.compute", v, &e->compute_fraction)))
+		return rc;
+	if (e->memory_fraction > 1 || e->compute_fraction > 1)
+		return ch_usage_error("expectations file '%s': attainable fractions must be at most 1", path);
+	return 0;
+}
+
+/* "thresholds": each a positive number; fail <= warn <= 1. */
+static int load_thresholds(struct hr_expect *e, const char *path, const json_t *o)
+{
+	static const char *const th_keys[] = { "warn_ratio", "fail_ratio", "z_outlier",
+		"warn_pct_below", "fail_pct_below", "mad_floor_frac", "min_fleet",
+		"pcie_class_gbps", NULL };
+	const char *k;
+	json_t *v;
+	int rc;
+	if (!o)
+		return 0;
+	if (!json_is_object(o))
+		return ch_usage_error("expectations file '%s': 'thresholds' must be an object", path);
+	if ((rc = check_keys(path, "thresholds", o, th_keys)))
+		return rc;
+	json_object_foreach((json_t *)o, k, v) {
+		char w[64];
+		double x;
+		snprintf(w, sizeof(w), "thresholds.%s", k);
+		if ((rc = positive(path, w, v, &x)))
+			return rc;
+		if (!strcmp(k, "warn_ratio")) e->th.warn_ratio = x;
+		else if (!strcmp(k, "fail_ratio")) e->th.fail_ratio = x;
+		else if (!strcmp(k, "z_outlier")) e->th.z_outlier = x;
+		else if (!strcmp(k, "warn_pct_below")) e->th.warn_pct_below = x;
+		else if (!strcmp(k, "fail_pct_below")) e->th.fail_pct_below = x;
+		else if (!strcmp(k, "mad_floor_frac")) e->th.mad_floor_frac = x;
+		else if (!strcmp(k, "min_fleet")) e->th.min_fleet = x < 2 ? 2 : (int)x;
+		else if (!strcmp(k, "pcie_class_gbps")) e->th.pcie_class_gbps = x;
+	}
+	if (e->th.fail_ratio > e->th.warn_ratio || e->th.warn_ratio > 1)
+		return ch_usage_error("expectations file '%s': need fail_ratio <= warn_ratio <= 1", path);
+	if (e->th.fail_pct_below < e->th.warn_pct_below)
+		return ch_usage_error("expectations file '%s': need warn_pct_below <= fail_pct_below", path);
+	return 0;
+}
+
+/* A {dtype: positive GFLOP/s} object of SKU @k at @key into @out. */
+static int load_dtype_map(const char *path, const char *k, const char *key, const json_t *cg,
+			  double out[CH_NDTYPES])
+{
+	const char *dt;
+	json_t *dv;
+	char w[128];
+	int rc;
+	if (!cg)
+		return 0;
+	if (!json_is_object(cg))
+		return ch_usage_error("expectations file '%s': 'skus.%s.%s' must be an object", path, k, key);
+	json_object_foreach((json_t *)cg, dt, dv) {
+		int di = ch_dtype_parse(dt);
+		snprintf(w, sizeof(w), "skus.%s.%s.%s", k, key, dt);
+		if (di < 0)
+			return ch_usage_error("expectations file '%s': unknown dtype '%s' (expected fp64, fp32, tf32, bf16, fp16, fp8)", path, w);
+		if ((rc = positive(path, w, dv, &out[di])))
+			return rc;
+	}
+	return 0;
+}
+
+/* The positive number at @key of SKU @k's object @v into @out, when given. */
+static int load_sku_num(const char *path, const char *k, const json_t *v, const char *key, double *out)
+{
+	char w[128];
+	if (!json_object_get(v, key))
+		return 0;
+	snprintf(w, sizeof(w), "skus.%s.%s", k, key);
+	return positive(path, w, json_object_get(v, key), out);
+}
+
+/* One entry of "skus": a datasheet SKU's figures replaced, or a new SKU
+ * (which needs a "match" string). */
+static int load_sku(struct hr_expect *e, const char *path, const char *k, const json_t *v)
+{
+	static const char *const sku_keys[] = { "memory_gbps", "compute_gflops", "cuda_core_gflops",
+		"intra_node_busbw_gbps", "intra_node_nranks", "inter_node_busbw_gbps", "match",
+		"source", NULL };
+	struct hr_sku_expect *x = NULL;
+	const json_t *m;
+	double nr = 0;
+	char w[128];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < e->nskus; i++)
+		if (!strcmp(e->skus[i].sku, k))
+			x = &e->skus[i];
+	snprintf(w, sizeof(w), "skus.%s", k);
+	if (!json_is_object(v))
+		return ch_usage_error("expectations file '%s': '%s' must be an object", path, w);
+	if ((rc = check_keys(path, w, v, sku_keys)))
+		return rc;
+	m = json_object_get(v, "match");
+	if (!x) {
+		struct hr_sku_expect *nv;
+		if (!json_is_string(m) || !*json_string_value(m))
+			return ch_usage_error("expectations file '%s': SKU '%s' is not in the datasheet table; give it a \"match\" string (part of the device name)", path, k);
+		nv = realloc(e->skus, (e->nskus + 1) * sizeof(*nv));
+		if (!nv)
+			return CH_ERR_RUNTIME;
+		e->skus = nv;
+		x = &e->skus[e->nskus++];
+		blank(x);
+		snprintf(x->sku, sizeof(x->sku), "%s", k);
+	}
+	if (json_is_string(m))
+		snprintf(x->match, sizeof(x->match), "%s", json_string_value(m));
+	snprintf(x->source, sizeof(x->source), "%s (from '%s')",
+		 json_is_string(json_object_get(v, "source")) ?
+		 json_string_value(json_object_get(v, "source")) : "given", path);
+	if ((rc = load_sku_num(path, k, v, "memory_gbps", &x->memory_gbps)) ||
+	    (rc = load_sku_num(path, k, v, "intra_node_busbw_gbps", &x->intra_busbw_gbps)) ||
+	    (rc = load_sku_num(path, k, v, "intra_node_nranks", &nr)) ||
+	    (rc = load_sku_num(path, k, v, "inter_node_busbw_gbps", &x->inter_busbw_gbps)) ||
+	    (rc = load_dtype_map(path, k, "compute_gflops", json_object_get(v, "compute_gflops"), x->compute_gflops)) ||
+	    (rc = load_dtype_map(path, k, "cuda_core_gflops", json_object_get(v, "cuda_core_gflops"), x->cuda_core_gflops)))
+		return rc;
+	if (json_object_get(v, "intra_node_busbw_gbps")) {
+		x->intra_nvls_busbw_gbps = x->intra_busbw_gbps;
+		snprintf(x->intra_source, sizeof(x->intra_source), "%s", x->source);
+	}
+	if (nr > 0)
+		x->intra_nranks = (int)nr;
+	return 0;
+}
+
 int hr_expect_load_file(struct hr_expect *e, const char *path)
 {
 	static const char *const top_keys[] = { "schema", "schema_version", "attainable_fraction",
 		"thresholds", "skus", "comment", NULL };
-	static const char *const frac_keys[] = { "memory", "compute", NULL };
-	static const char *const th_keys[] = { "warn_ratio", "fail_ratio", "z_outlier",
-		"warn_pct_below", "fail_pct_below", "mad_floor_frac", "min_fleet",
-		"pcie_class_gbps", NULL };
-	static const char *const sku_keys[] = { "memory_gbps", "compute_gflops",
-		"intra_node_busbw_gbps", "intra_node_nranks", "inter_node_busbw_gbps", "match",
-		"source", NULL };
 	json_error_t je;
 	json_t *doc = json_load_file(path, 0, &je), *o, *v;
 	const char *k;
 	int rc = 0;
 	size_t i;
-	unsigned char *given = NULL;
 
 	if (!doc)
 		return ch_usage_error("expectations file '%s': %s%s (line %d, column %d)", path,
@@ -169,73 +325,10 @@ int hr_expect_load_file(struct hr_expect *e, const char *path)
 		rc = ch_usage_error("expectations file '%s': not a JSON object", path);
 		goto out;
 	}
-	if ((rc = check_keys(path, "", doc, top_keys)))
+	if ((rc = check_keys(path, "", doc, top_keys)) || (rc = load_schema(path, doc)) ||
+	    (rc = load_fractions(e, path, json_object_get(doc, "attainable_fraction"))) ||
+	    (rc = load_thresholds(e, path, json_object_get(doc, "thresholds"))))
 		goto out;
-	v = json_object_get(doc, "schema");
-	if (v && (!json_is_string(v) || strcmp(json_string_value(v), "clusterhealth.expectations"))) {
-		rc = ch_usage_error("expectations file '%s': schema must be 'clusterhealth.expectations'", path);
-		goto out;
-	}
-	v = json_object_get(doc, "schema_version");
-	if (v && (!json_is_integer(v) || json_integer_value(v) != 1)) {
-		rc = ch_usage_error("expectations file '%s': schema_version must be 1", path);
-		goto out;
-	}
-	o = json_object_get(doc, "attainable_fraction");
-	if (o) {
-		if (!json_is_object(o) || (rc = check_keys(path, "attainable_fraction", o, frac_keys))) {
-			if (!rc)
-				rc = ch_usage_error("expectations file '%s': 'attainable_fraction' must be an object", path);
-			goto out;
-		}
-		if ((v = json_object_get(o, "memory")) &&
-		    (rc = positive(path, "attainable_fraction.memory", v, &e->memory_fraction)))
-			goto out;
-		if ((v = json_object_get(o, "compute")) &&
-		    (rc = positive(path, "attainable_fraction.compute", v, &e->compute_fraction)))
-			goto out;
-		if (e->memory_fraction > 1 || e->compute_fraction > 1) {
-			rc = ch_usage_error("expectations file '%s': attainable fractions must be at most 1", path);
-			goto out;
-		}
-	}
-	o = json_object_get(doc, "thresholds");
-	if (o) {
-		double x;
-		if (!json_is_object(o)) {
-			rc = ch_usage_error("expectations file '%s': 'thresholds' must be an object", path);
-			goto out;
-		}
-		if ((rc = check_keys(path, "thresholds", o, th_keys)))
-			goto out;
-		json_object_foreach(o, k, v) {
-			char w[64];
-			snprintf(w, sizeof(w), "thresholds.%s", k);
-			if ((rc = positive(path, w, v, &x)))
-				goto out;
-			if (!strcmp(k, "warn_ratio")) e->th.warn_ratio = x;
-			else if (!strcmp(k, "fail_ratio")) e->th.fail_ratio = x;
-			else if (!strcmp(k, "z_outlier")) e->th.z_outlier = x;
-			else if (!strcmp(k, "warn_pct_below")) e->th.warn_pct_below = x;
-			else if (!strcmp(k, "fail_pct_below")) e->th.fail_pct_below = x;
-			else if (!strcmp(k, "mad_floor_frac")) e->th.mad_floor_frac = x;
-			else if (!strcmp(k, "min_fleet")) e->th.min_fleet = x < 2 ? 2 : (int)x;
-			else if (!strcmp(k, "pcie_class_gbps")) e->th.pcie_class_gbps = x;
-		}
-		if (e->th.fail_ratio > e->th.warn_ratio || e->th.warn_ratio > 1) {
-			rc = ch_usage_error("expectations file '%s': need fail_ratio <= warn_ratio <= 1", path);
-			goto out;
-		}
-		if (e->th.fail_pct_below < e->th.warn_pct_below) {
-			rc = ch_usage_error("expectations file '%s': need warn_pct_below <= fail_pct_below", path);
-			goto out;
-		}
-	}
-	given = calloc(e->nskus + json_object_size(json_object_get(doc, "skus")) + 1, 1);
-	if (!given) {
-		rc = CH_ERR_RUNTIME;
-		goto out;
-	}
 	/* re-apply the fractions to the built-ins */
 	for (i = 0; i < e->nskus; i++) {
 		const struct ch_datasheet *ds = ds_by_sku(e->skus[i].sku);
@@ -247,91 +340,13 @@ int hr_expect_load_file(struct hr_expect *e, const char *path)
 		rc = ch_usage_error("expectations file '%s': 'skus' must be an object", path);
 		goto out;
 	}
-	json_object_foreach(o, k, v) {
-		struct hr_sku_expect *x = NULL;
-		const json_t *cg, *m;
-		char w[128];
-		for (i = 0; i < e->nskus; i++)
-			if (!strcmp(e->skus[i].sku, k))
-				x = &e->skus[i];
-		snprintf(w, sizeof(w), "skus.%s", k);
-		if (!json_is_object(v)) {
-			rc = ch_usage_error("expectations file '%s': '%s' must be an object", path, w);
+	json_object_foreach(o, k, v)
+		if ((rc = load_sku(e, path, k, v)))
 			goto out;
-		}
-		if ((rc = check_keys(path, w, v, sku_keys)))
-			goto out;
-		m = json_object_get(v, "match");
-		if (!x) {
-			struct hr_sku_expect *nv;
-			if (!json_is_string(m) || !*json_string_value(m)) {
-				rc = ch_usage_error("expectations file '%s': SKU '%s' is not in the datasheet table; give it a \"match\" string (part of the device name)", path, k);
-				goto out;
-			}
-			nv = realloc(e->skus, (e->nskus + 1) * sizeof(*nv));
-			if (!nv) {
-				rc = CH_ERR_RUNTIME;
-				goto out;
-			}
-			e->skus = nv;
-			x = &e->skus[e->nskus++];
-			blank(x);
-			snprintf(x->sku, sizeof(x->sku), "%s", k);
-		}
-		if (json_is_string(m))
-			snprintf(x->match, sizeof(x->match), "%s", json_string_value(m));
-		snprintf(x->source, sizeof(x->source), "%s (from '%s')",
-			 json_is_string(json_object_get(v, "source")) ?
-			 json_string_value(json_object_get(v, "source")) : "given", path);
-		if (json_object_get(v, "memory_gbps")) {
-			snprintf(w, sizeof(w), "skus.%s.memory_gbps", k);
-			if ((rc = positive(path, w, json_object_get(v, "memory_gbps"), &x->memory_gbps)))
-				goto out;
-		}
-		if (json_object_get(v, "intra_node_busbw_gbps")) {
-			snprintf(w, sizeof(w), "skus.%s.intra_node_busbw_gbps", k);
-			if ((rc = positive(path, w, json_object_get(v, "intra_node_busbw_gbps"), &x->intra_busbw_gbps)))
-				goto out;
-			x->intra_nvls_busbw_gbps = x->intra_busbw_gbps;
-			snprintf(x->intra_source, sizeof(x->intra_source), "%s", x->source);
-		}
-		if (json_object_get(v, "intra_node_nranks")) {
-			double nr;
-			snprintf(w, sizeof(w), "skus.%s.intra_node_nranks", k);
-			if ((rc = positive(path, w, json_object_get(v, "intra_node_nranks"), &nr)))
-				goto out;
-			x->intra_nranks = (int)nr;
-		}
-		if (json_object_get(v, "inter_node_busbw_gbps")) {
-			snprintf(w, sizeof(w), "skus.%s.inter_node_busbw_gbps", k);
-			if ((rc = positive(path, w, json_object_get(v, "inter_node_busbw_gbps"), &x->inter_busbw_gbps)))
-				goto out;
-		}
-		cg = json_object_get(v, "compute_gflops");
-		if (cg) {
-			const char *dt;
-			json_t *dv;
-			if (!json_is_object(cg)) {
-				rc = ch_usage_error("expectations file '%s': 'skus.%s.compute_gflops' must be an object", path, k);
-				goto out;
-			}
-			json_object_foreach((json_t *)cg, dt, dv) {
-				int di = ch_dtype_parse(dt);
-				snprintf(w, sizeof(w), "skus.%s.compute_gflops.%s", k, dt);
-				if (di < 0) {
-					rc = ch_usage_error("expectations file '%s': unknown dtype '%s' (expected fp64, fp32, tf32, bf16, fp16, fp8)", path, w);
-					goto out;
-				}
-				if ((rc = positive(path, w, dv, &x->compute_gflops[di])))
-					goto out;
-			}
-		}
-	}
 	e->file = strdup(path);
 	if (!e->file)
 		rc = CH_ERR_RUNTIME;
 out:
-	free(given);
 	json_decref(doc);
 	return rc;
 }
@@ -384,15 +399,19 @@ json_t *hr_expect_profile(const struct hr_expect *e)
 	json_object_set_new(o, "thresholds", th);
 	for (i = 0; i < e->nskus; i++) {
 		const struct hr_sku_expect *x = &e->skus[i];
-		json_t *s = json_object(), *cg = json_object();
+		json_t *s = json_object(), *cg = json_object(), *cc = json_object();
 		json_object_set_new(s, "sku", json_string(x->sku));
 		if (x->match[0])
 			json_object_set_new(s, "match", json_string(x->match));
 		json_object_set_new(s, "memory_gbps", num_or_null(x->memory_gbps));
-		for (d = 0; d < CH_NDTYPES; d++)
+		for (d = 0; d < CH_NDTYPES; d++) {
 			if (!isnan(x->compute_gflops[d]))
 				json_object_set_new(cg, ch_dtype_name(d), json_real(x->compute_gflops[d]));
+			if (!isnan(x->cuda_core_gflops[d]))
+				json_object_set_new(cc, ch_dtype_name(d), json_real(x->cuda_core_gflops[d]));
+		}
 		json_object_set_new(s, "compute_gflops", cg);
+		json_object_set_new(s, "cuda_core_gflops", cc);
 		json_object_set_new(s, "intra_node_busbw_gbps", num_or_null(x->intra_busbw_gbps));
 		json_object_set_new(s, "intra_node_nranks", json_integer(x->intra_nranks));
 		json_object_set_new(s, "intra_node_nvls_busbw_gbps", num_or_null(x->intra_nvls_busbw_gbps));

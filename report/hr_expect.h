@@ -36,7 +36,13 @@ struct hr_sku_expect {
 	char match[64];               /* substring of the device name for SKUs
 					 not in the datasheet table, "" none */
 	double memory_gbps;           /* expected memory roof, GB/s */
-	double compute_gflops[CH_NDTYPES]; /* expected compute roofs */
+	double compute_gflops[CH_NDTYPES]; /* expected compute roofs (dense GEMM:
+					 tensor cores where the GPU has them) */
+	double cuda_core_gflops[CH_NDTYPES]; /* expected compute roofs set by the
+					 FMA ladder, which runs on the CUDA
+					 cores: datasheet CUDA-core row x the
+					 compute fraction (fp64, fp32; NAN
+					 other dtypes and user-named SKUs) */
 	double intra_busbw_gbps;      /* expected intra-node all-reduce busbw ... */
 	double intra_nvls_busbw_gbps; /* ... when the run asked for NVLS (NAN: as above) */
 	int intra_nranks;             /* ... of this many ranks (0: any) */

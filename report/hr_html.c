@@ -528,6 +528,23 @@ static void html_groups(const struct hr_rows *rows, struct hr_buf *b)
 	hr_buf_puts(b, "</table>\n");
 }
 
+static void html_checkpoint(const struct hr_rows *rows, struct hr_buf *b)
+{
+	size_t j;
+	if (!rows->nckpt)
+		return;
+	hr_buf_puts(b, "<h2 id=\"checkpoint\">Checkpoint writes (checkpoint_io, synchronous)</h2>\n<p>Per node and mount, its latest result: median over the node's ranks, against the median of the other nodes on the same mount.</p>\n<table><tr>");
+	for (j = 0; j < HR_ROWS_CKPT_COLS; j++)
+		hr_buf_printf(b, "<th>%s</th>", hr_rows_ckpt_cols[j]);
+	hr_buf_puts(b, "</tr>\n");
+	for (j = 0; j < rows->nckpt; j++) {
+		hr_buf_printf(b, "<tr class=\"%s\"><td>", rows->ckpt[j].flagged ? rows->ckpt[j].level : "");
+		hr_rows_ckpt_cells(b, &rows->ckpt[j], "</td><td>", hr_buf_html);
+		hr_buf_puts(b, "</td></tr>\n");
+	}
+	hr_buf_puts(b, "</table>\n");
+}
+
 static void html_inputs(const json_t *in, const struct hr_rows *rows, struct hr_buf *b)
 {
 	size_t j;
@@ -619,6 +636,7 @@ int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 
 	html_devices(&rows, b);
 	html_groups(&rows, b);
+	html_checkpoint(&rows, b);
 	html_inputs(json_object_get(p, "inputs"), &rows, b);
 	html_expectations(json_object_get(p, "expectations"), b);
 	hr_buf_printf(b, "<script>%s</script>\n</body></html>\n", script);

@@ -134,6 +134,111 @@ static void set_node_cfg(struct hr_node *nd, int key, char *val)
 	nd->cfg[key] = val;
 }
 
+/* The fields of an inventory record that the rules read, and their type:
+ * 'n' a number >= 0, 'b' a boolean, 's' a string, 'a' an array
+ * (docs/results-schema.md, "host.inventory"). null stands for "could not
+ * be read" and is not a problem. */
+struct field {
+	const char *path;
+	char type;
+};
+static const struct field gpu_fields[] = {
+	{ "name", 's' }, { "pci_bus_id", 's' },
+	{ "pcie.gen_current", 'n' }, { "pcie.gen_max", 'n' }, { "pcie.width_current", 'n' }, { "pcie.width_max", 'n' },
+	{ "nvlink.links", 'n' }, { "nvlink.up", 'n' }, { "nvlink.states", 'a' },
+	{ "ecc.volatile.uncorrected", 'n' }, { "ecc.aggregate.uncorrected", 'n' },
+	{ "remap.pending", 'b' }, { "remap.failure", 'b' }, { "retired_pages.pending", 'b' },
+	{ "power.limit_enforced_w", 'n' }, { "power.limit_default_w", 'n' },
+	{ "clocks.sm_app_mhz", 'n' }, { "clocks.sm_default_app_mhz", 'n' },
+	{ "clock_event_reasons", 'a' }, { NULL, 0 }
+};
+static const struct field nic_fields[] = {
+	{ "device", 's' }, { "port", 'n' }, { "kind", 's' }, { "state", 's' }, { "rate_gbps", 'n' },
+	{ "link_layer", 's' }, { "near_gpus", 'a' }, { NULL, 0 }
+};
+static const struct field cpu_fields[] = {
+	{ "governor", 's' }, { "turbo", 'b' }, { "turbo_source", 's' }, { NULL, 0 }
+};
+
+/* What is wrong with @v as a value of type @t, or NULL when it is fine. */
+static const char *type_problem(const json_t *v, char t)
+{
+	switch (t) {
+	case 'n':
+		if (!json_is_number(v))
+			return "not a number";
+		return json_number_value(v) < 0 ? "negative" : NULL;
+	case 'b':
+		return json_is_boolean(v) ? NULL : "not true or false";
+	case 's':
+		return json_is_string(v) ? NULL : "not a string";
+	default:
+		return json_is_array(v) ? NULL : "not an array";
+	}
+}
+
+/* List, as skipped input, each field of record @rec (at @where) whose value
+ * is of the wrong type, and make it null (not read): the checks that read
+ * it are then not judged. Returns 1 when @rec itself is neither an object
+ * nor null (the caller makes it null), else 0. */
+static int check_fields(struct hr_fleet *f, const char *path, const char *where,
+			json_t *rec, const struct field *fl)
+{
+	if (!json_is_object(rec)) {
+		if (!rec || json_is_null(rec))
+			return 0;
+		hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
+			     "host.inventory.%s: not an object; its checks are not judged", where);
+		return 1;
+	}
+	for (; fl->path; fl++) {
+		json_t *o = rec, *up = NULL;
+		const char *p = fl->path, *why = NULL;
+		char key[64];
+		while (o && *p) {
+			size_t n = strcspn(p, ".");
+			snprintf(key, sizeof(key), "%.*s", (int)n, p);
+			up = o;
+			o = json_object_get(o, key);
+			p += n + (p[n] == '.');
+			if (*p && o && !json_is_null(o) && !json_is_object(o)) {
+				why = "not an object";
+				break;
+			}
+		}
+		if (!why && o && !json_is_null(o))
+			why = type_problem(o, fl->type);
+		if (!why)
+			continue;
+		hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
+			     "host.inventory.%s.%.*s: %s; the checks that read it are not judged", where,
+			     (int)(p - fl->path - (*p != '\0')), fl->path, why);
+		json_object_set_new(up, key, json_null()); /* later fields below it: null */
+	}
+	return 0;
+}
+
+/* check_fields() over every record of the inventory @inv (a copy: it is
+ * edited). */
+static void check_inventory(struct hr_fleet *f, const char *path, json_t *inv)
+{
+	json_t *gpus = json_object_get(inv, "gpus"), *nics = json_object_get(inv, "nics");
+	size_t i;
+	char where[48];
+	for (i = 0; i < json_array_size(gpus); i++) {
+		snprintf(where, sizeof(where), "gpus[%zu]", i);
+		if (check_fields(f, path, where, json_array_get(gpus, i), gpu_fields))
+			json_array_set_new(gpus, i, json_null());
+	}
+	for (i = 0; i < json_array_size(nics); i++) {
+		snprintf(where, sizeof(where), "nics[%zu]", i);
+		if (check_fields(f, path, where, json_array_get(nics, i), nic_fields))
+			json_array_set_new(nics, i, json_null());
+	}
+	if (check_fields(f, path, "cpu", json_object_get(inv, "cpu"), cpu_fields))
+		json_object_set_new(inv, "cpu", json_null());
+}
+
 int hr_inventory_load(struct hr_fleet *f, int node, const json_t *host,
 		      const char *path, time_t start)
 {
@@ -161,6 +266,7 @@ int hr_inventory_load(struct hr_fleet *f, int node, const json_t *host,
 	nd->inventory_time = start;
 	if (!nd->inventory || !nd->inventory_source)
 		return CH_ERR_RUNTIME;
+	check_inventory(f, path, nd->inventory);
 	set_node_cfg(nd, HR_CFG_VBIOS, distinct(json_object_get(inv, "gpus"), "vbios_version", NULL));
 	set_node_cfg(nd, HR_CFG_NIC_FW, distinct(json_object_get(inv, "nics"), "fw_version", "rdma"));
 	json_array_foreach(json_object_get(inv, "gpus"), i, g)

@@ -450,6 +450,25 @@ static void md_loader(const struct hr_rows *rows, struct hr_buf *b)
 	}
 }
 
+static void md_checkpoint(const struct hr_rows *rows, struct hr_buf *b)
+{
+	size_t j;
+	if (!rows->nckpt)
+		return;
+	hr_buf_puts(b, "\n## Checkpoint writes (checkpoint_io, synchronous)\n\nPer node and mount, its latest result: median over the node's ranks, against the median of the other nodes on the same mount.\n\n|");
+	for (j = 0; j < HR_ROWS_CKPT_COLS; j++)
+		hr_buf_printf(b, " %s |", hr_rows_ckpt_cols[j]);
+	hr_buf_puts(b, "\n|");
+	for (j = 0; j < HR_ROWS_CKPT_COLS; j++)
+		hr_buf_puts(b, "---|");
+	hr_buf_puts(b, "\n");
+	for (j = 0; j < rows->nckpt; j++) {
+		hr_buf_puts(b, "| ");
+		hr_rows_ckpt_cells(b, &rows->ckpt[j], " | ", hr_buf_md);
+		hr_buf_puts(b, " |\n");
+	}
+}
+
 static void md_inputs(const json_t *p, const struct hr_rows *rows, struct hr_buf *b)
 {
 	const json_t *in = json_object_get(p, "inputs"), *x = json_object_get(p, "expectations");
@@ -486,6 +505,7 @@ int hr_render_markdown(const json_t *p, struct hr_buf *b)
 	md_devices(&rows, b);
 	md_groups(&rows, b);
 	md_loader(&rows, b);
+	md_checkpoint(&rows, b);
 	md_inputs(p, &rows, b);
 	hr_rows_free(&rows);
 	return b->oom ? CH_ERR_RUNTIME : 0;
@@ -535,6 +555,9 @@ int hr_render_prom(const json_t *p, struct hr_buf *b)
 	static const struct fam f_bw = { "clusterhealth_busbw_gbps", "All-reduce busbw at the largest message size (out-of-place), per node and group, GB/s.", "gauge" };
 	static const struct fam f_wait = { "clusterhealth_loader_input_wait_ratio", "Input-wait fraction of the step per loader configuration (loader_contention).", "gauge" };
 	static const struct fam f_late = { "clusterhealth_loader_lateness_p99_seconds", "Feeder lateness against its deadline, 99th percentile, per loader configuration.", "gauge" };
+	static const struct fam f_ck_bw = { "clusterhealth_checkpoint_rank_write_gbps", "Synchronous checkpoint write bandwidth per rank, median over the node's ranks, per mount (checkpoint_io), GB/s.", "gauge" };
+	static const struct fam f_ck_block = { "clusterhealth_checkpoint_block_seconds", "Time one synchronous checkpoint blocks the step, per node and mount (checkpoint_io).", "gauge" };
+	static const struct fam f_ck_bad = { "clusterhealth_checkpoint_bad_files", "Checkpoint files that did not read back as written, per node and mount (checkpoint_io).", "gauge" };
 	static const struct fam f_issues = { "clusterhealth_report_input_problems", "Input problems of the report by kind (skipped, truncated, note).", "gauge" };
 	static const struct fam f_energy = { "clusterhealth_run_energy_joules", "IT energy of the measurement run (measured, or estimated from rated power).", "gauge" };
 	static const struct fam f_wall = { "clusterhealth_run_wall_seconds", "Wall time of the measurement run, first start to last end.", "gauge" };
@@ -612,6 +635,21 @@ int hr_render_prom(const json_t *p, struct hr_buf *b)
 		json_array_foreach(json_object_get(json_object_get(n, "loader"), "configs"), j, d)
 			prom_sample(b, f_late.name, hr_jnum(d, "lateness_p99_us") * 1e-6, "node", hr_jstr(n, "name"),
 				    "config", hr_jstr(d, "name"), "placement", hr_jstr(d, "placement"), NULL);
+	prom_head(b, &f_ck_bw);
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(n, "checkpoint"), j, d)
+			prom_sample(b, f_ck_bw.name, hr_jnum(d, "rank_write_gbps"), "node", hr_jstr(n, "name"),
+				    "mount", hr_jstr(d, "mount"), NULL);
+	prom_head(b, &f_ck_block);
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(n, "checkpoint"), j, d)
+			prom_sample(b, f_ck_block.name, hr_jnum(d, "block_sec"), "node", hr_jstr(n, "name"),
+				    "mount", hr_jstr(d, "mount"), NULL);
+	prom_head(b, &f_ck_bad);
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(n, "checkpoint"), j, d)
+			prom_sample(b, f_ck_bad.name, (double)hr_jint(d, "bad_files", 0), "node", hr_jstr(n, "name"),
+				    "mount", hr_jstr(d, "mount"), NULL);
 	hr_inventory_prom(p, b);
 	prom_head(b, &f_issues);
 	prom_sample(b, f_issues.name, (double)hr_jint(in, "skipped", 0), "kind", "skipped", NULL);

@@ -173,20 +173,36 @@ static int build_groups(const json_t *groups, struct hr_rows *r)
 	return 0;
 }
 
+/* A node's loader configurations and checkpoint entries (arrays, or NULL). */
+static const json_t *loader_configs(const json_t *n)
+{
+	return json_object_get(json_object_get(n, "loader"), "configs");
+}
+
+static const json_t *ckpt_entries(const json_t *n)
+{
+	return json_object_get(n, "checkpoint");
+}
+
+/* Room for one row of @size bytes per element of every node's list(). */
+static void *per_node_rows(const json_t *nodes, const json_t *(*list)(const json_t *), size_t size)
+{
+	const json_t *n;
+	size_t i, rows = 0;
+	json_array_foreach(nodes, i, n)
+		rows += json_array_size(list(n));
+	return rows_alloc(rows, size);
+}
+
 static int build_loader(const json_t *nodes, struct hr_rows *r)
 {
 	const json_t *n, *c;
-	size_t i, j, rows = 0;
-	json_array_foreach(nodes, i, n)
-		rows += json_array_size(json_object_get(json_object_get(n, "loader"), "configs"));
-	r->loader = rows_alloc(rows, sizeof(*r->loader));
+	size_t i, j;
+	r->loader = per_node_rows(nodes, loader_configs, sizeof(*r->loader));
 	if (!r->loader)
 		return CH_ERR_RUNTIME;
 	json_array_foreach(nodes, i, n) {
-		const json_t *l = json_object_get(n, "loader");
-		if (!json_is_object(l))
-			continue;
-		json_array_foreach(json_object_get(l, "configs"), j, c) {
+		json_array_foreach(loader_configs(n), j, c) {
 			struct hr_loader_row *row = &r->loader[r->nloader++];
 			row->node = hr_jstr(n, "name");
 			row->config = hr_jstr(c, "name");
@@ -201,6 +217,36 @@ static int build_loader(const json_t *nodes, struct hr_rows *r)
 			r->loader_flagged += row->flagged;
 		}
 	}
+	return 0;
+}
+
+static int build_ckpt(const json_t *nodes, struct hr_rows *r)
+{
+	const json_t *n, *c;
+	size_t i, j;
+	r->ckpt = per_node_rows(nodes, ckpt_entries, sizeof(*r->ckpt));
+	if (!r->ckpt)
+		return CH_ERR_RUNTIME;
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(ckpt_entries(n), j, c) {
+			struct hr_ckpt_row *row = &r->ckpt[r->nckpt++];
+			row->node = hr_jstr(n, "name");
+			row->mount = hr_jstr(c, "mount");
+			row->level = hr_jstr(c, "level");
+			row->judged_against = hr_jstr(c, "judged_against");
+			row->source = hr_jstr(c, "source");
+			row->ranks = hr_jint(c, "ranks", 0);
+			row->peers = hr_jint(c, "peers", 0);
+			row->bad_files = hr_jint(c, "bad_files", 0);
+			row->read_back_judged = json_is_true(json_object_get(c, "read_back_judged"));
+			row->block_sec = hr_jnum(c, "block_sec");
+			row->rank_write_gbps = hr_jnum(c, "rank_write_gbps");
+			row->node_write_gbps = hr_jnum(c, "node_write_gbps");
+			row->peers_median_rank_write_gbps = hr_jnum(c, "peers_median_rank_write_gbps");
+			row->peers_over_node = hr_jnum(c, "peers_over_node");
+			row->flagged = row->level && strcmp(row->level, "info");
+			r->ckpt_flagged += row->flagged;
+		}
 	return 0;
 }
 
@@ -227,7 +273,7 @@ int hr_rows_build(const json_t *p, struct hr_rows *r)
 	const json_t *nodes = json_object_get(p, "nodes");
 	memset(r, 0, sizeof(*r));
 	if (build_nodes(nodes, r) || build_findings_drift(p, r) || build_devices(nodes, r) ||
-	    build_groups(json_object_get(p, "groups"), r) || build_loader(nodes, r) ||
+	    build_groups(json_object_get(p, "groups"), r) || build_loader(nodes, r) || build_ckpt(nodes, r) ||
 	    build_issues(json_object_get(json_object_get(p, "inputs"), "issues"), r))
 		return CH_ERR_RUNTIME;
 	return 0;
@@ -246,6 +292,7 @@ void hr_rows_free(struct hr_rows *r)
 	free(r->devices);
 	free(r->groups);
 	free(r->loader);
+	free(r->ckpt);
 	free(r->issues);
 	memset(r, 0, sizeof(*r));
 }
@@ -303,4 +350,33 @@ void hr_rows_where(struct hr_buf *b, const struct hr_issue_row *r, hr_esc_fn esc
 		hr_buf_printf(b, ":%lld", r->line);
 	if (r->column > 0)
 		hr_buf_printf(b, ":%lld", r->column);
+}
+
+const char *const hr_rows_ckpt_cols[HR_ROWS_CKPT_COLS] = {
+	"node", "mount", "ranks", "blocked (s)", "GB/s per rank", "node GB/s",
+	"peers' median GB/s per rank", "vs peers", "level", "judged against (source)",
+};
+
+void hr_rows_ckpt_cells(struct hr_buf *b, const struct hr_ckpt_row *r, const char *sep, hr_esc_fn esc)
+{
+	static const char *const none[] = { "", "", "", "" };
+	const double v[] = { r->block_sec, r->rank_write_gbps, r->node_write_gbps, r->peers_median_rank_write_gbps };
+	esc(b, r->node);
+	hr_buf_puts(b, sep);
+	esc(b, r->mount);
+	hr_buf_printf(b, "%s%lld%s", sep, r->ranks, sep);
+	hr_rows_nums(b, sep, 4, v, none);
+	hr_buf_printf(b, " (%lld)%s", r->peers, sep);
+	if (isnan(r->peers_over_node) || !(r->peers_over_node > 0))
+		hr_buf_puts(b, "not judged (no peers)");
+	else
+		hr_buf_printf(b, "%.2fx the peers'", 1.0 / r->peers_over_node);
+	hr_buf_printf(b, "%s%s%s", sep, r->bad_files ? "FAIL: files did not read back" :
+		      r->level && !strcmp(r->level, "warn") ? "WARN"
+		      : !r->read_back_judged ? "not judged (read-back: no valid verify.sync)"
+		      : isnan(r->peers_over_node) ? "not judged" : "PASS", sep);
+	esc(b, r->judged_against);
+	hr_buf_puts(b, " (");
+	esc(b, r->source);
+	hr_buf_puts(b, ")");
 }

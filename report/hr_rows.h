@@ -2,7 +2,7 @@
  * hr_rows.h - the report's tables as typed rows, built once from the
  * profile (docs/profile-schema.md): node verdicts and their reasons, fleet
  * findings, configuration drift, device metrics, all-reduce groups, loader
- * configurations and input problems. report.md (hr_render_markdown) and
+ * configurations, checkpoint writes and input problems. report.md (hr_render_markdown) and
  * report.html (hr_render_html) format the same rows; what a table leaves
  * out (past its row limit, only the flagged rows) is the renderer's choice,
  * the flags and counts it needs are here.
@@ -94,6 +94,20 @@ struct hr_loader_row {
 	int flagged;              /* verdict given and not "pass" */
 };
 
+/* A node's synchronous checkpoint writes to one mount (checkpoint_io,
+ * the profile's nodes[].checkpoint). */
+struct hr_ckpt_row {
+	const char *node, *mount, *level, *judged_against, *source;
+	long long ranks, peers, bad_files;
+	int read_back_judged;                /* the result had a valid verify.sync */
+	double block_sec;                    /* blocking time of one checkpoint, s */
+	double rank_write_gbps;              /* median over the node's ranks, GB/s */
+	double node_write_gbps;              /* the node's ranks together, GB/s */
+	double peers_median_rank_write_gbps; /* the other nodes on the mount, GB/s */
+	double peers_over_node;              /* peers' median / this node's */
+	int flagged;                         /* level given and not "info" */
+};
+
 /* An input problem or note. */
 struct hr_issue_row {
 	const char *path, *kind, *message;
@@ -110,6 +124,8 @@ struct hr_rows {
 	size_t groups_flagged;
 	struct hr_loader_row *loader;    size_t nloader;
 	size_t loader_flagged;
+	struct hr_ckpt_row *ckpt;        size_t nckpt;
+	size_t ckpt_flagged;
 	struct hr_issue_row *issues;     size_t nissues;
 };
 
@@ -166,6 +182,21 @@ void hr_rows_names(struct hr_buf *b, const json_t *names, hr_esc_fn esc);
  * then ":line" and ":column" when known.
  */
 void hr_rows_where(struct hr_buf *b, const struct hr_issue_row *r, hr_esc_fn esc);
+
+/* The header of the checkpoint table: HR_ROWS_CKPT_COLS column names. */
+#define HR_ROWS_CKPT_COLS 10
+extern const char *const hr_rows_ckpt_cols[HR_ROWS_CKPT_COLS];
+
+/**
+ * hr_rows_ckpt_cells - the HR_ROWS_CKPT_COLS cells of a checkpoint row
+ * (hr_rows_ckpt_cols), strings escaped by @esc, separated by @sep (nothing
+ * before the first or after the last): node, mount, ranks, blocking time
+ * (s), GB/s per rank, node GB/s, the peers' median GB/s per rank and their
+ * count, this node against them ("0.25x the peers'", or "not judged (no
+ * peers)"), the level (PASS, WARN, FAIL: files did not read back), what it
+ * was judged against, and the result file.
+ */
+void hr_rows_ckpt_cells(struct hr_buf *b, const struct hr_ckpt_row *r, const char *sep, hr_esc_fn esc);
 
 #ifdef __cplusplus
 }

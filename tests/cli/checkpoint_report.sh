@@ -107,6 +107,16 @@ assert c["peers"] == 3 and c["peers_median_rank_write_gbps"] == 1.0 and c["level
 EOF2
 )
 [ -z "$why" ] && echo "ok report profile: WARN at 4x, PASS at 2x, FAIL on a bad file" || echo "not ok report profile: $(echo "$why" | tail -2 | tr '\n' ' ')"
+# the same figures in report.md, report.html and health.prom
+grep -qxF "| c3 | nfs4 nas:/export on /mnt/ckpt | 2 | 2.00 | 0.25 | 0.5 | 1.00 (3) | 0.25x the peers' | WARN | the median of its 3 peers on the same mount (fleet); flagged at 3x slower (assumed) ($DATA/fleet/c3.json) |" "$T/report/report.md" &&
+grep -q "| c4 | nfs4 nas:/export on /mnt/ckpt | 2 | .* | FAIL: files did not read back |" "$T/report/report.md" &&
+grep -q '<h2 id="checkpoint">Checkpoint writes' "$T/report/report.html" &&
+grep -q "<tr class=\"warn\"><td>c3</td><td>nfs4 nas:/export on /mnt/ckpt</td><td>2</td><td>2.00</td><td>0.25</td>" "$T/report/report.html" &&
+grep -qxF 'clusterhealth_checkpoint_rank_write_gbps{node="c3",mount="nfs4 nas:/export on /mnt/ckpt"} 0.25' "$T/report/health.prom" &&
+grep -qxF 'clusterhealth_checkpoint_block_seconds{node="c3",mount="nfs4 nas:/export on /mnt/ckpt"} 2' "$T/report/health.prom" &&
+grep -qxF 'clusterhealth_checkpoint_bad_files{node="c4",mount="nfs4 nas:/export on /mnt/ckpt"} 1' "$T/report/health.prom" &&
+	echo "ok report: checkpoint table in report.md and report.html, gauges in health.prom" ||
+	echo "not ok report: checkpoint table in report.md and report.html, gauges in health.prom"
 # ---- garbled checkpoint_io results: listed under input problems, never a
 # PASS on what the file does not hold
 python3 - "$DATA/fleet/c1.json" "$T/garbled" <<'EOF2'
@@ -124,6 +134,8 @@ for f in noverify verifystr; do
 	[ $rc = 0 ] && has "report: $f: the read-back is not judged, and listed" \
 		"0 PASS, 1 not judged" "$T/garbled/$f.json: skipped: results.verify.sync: missing or not {files_checked >= 1, files_bad >= 0, bad: []}; the read-back is not judged" \
 		"read-back not judged (no valid verify.sync in the result)" || echo "not ok report: $f: exit $rc"
+	grep -q "| not judged (read-back: no valid verify.sync) |" "$T/g-$f/report.md" &&
+		echo "ok report.md: $f: the read-back is not judged, not PASS" || echo "not ok report.md: $f: $(grep -m1 '^| c1 ' "$T/g-$f/report.md")"
 done
 out=$("$HR" --out "$T/g-perrank" "$T/garbled/perrank.json" 2>&1)
 has "report: per_rank not an array is listed" "$T/garbled/perrank.json: skipped: results.sync.per_rank: missing or empty; checkpoint writes skipped"

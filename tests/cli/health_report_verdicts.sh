@@ -191,4 +191,57 @@ if grep -q "intra-node busbw 0.0679 GB/s (all_reduce ring, 2 ranks, node0) is 50
 else
 	echo "not ok health_report_own_history"; grep -i "history" "$TMP/hist.txt" | head -5 | sed 's/^/    /'
 fi
+# a compute roof set by the FMA ladder (no GEMM of that dtype) runs on the
+# CUDA cores: judged against the datasheet's CUDA-core row (H100 SXM fp64:
+# 34 TFLOP/s, the "FP64" row, not the 67 of "FP64 Tensor Core") x 0.80, and
+# compared only with other ladder roofs
+python3 - $D/fleet-healthy "$TMP/ladder" <<'PY'
+import json, os, shutil, sys
+src, dst = sys.argv[1], sys.argv[2]
+shutil.copytree(src, dst)
+for node in sorted(os.listdir(dst)):
+    f = os.path.join(dst, node, "roofline.json")
+    if not os.path.exists(f):
+        continue
+    d = json.load(open(f))
+    for dv in d["results"]["devices"]:
+        if dv.get("kind") != "gpu" and not dv["device"].startswith("gpu"):
+            continue
+        v = 18000.0 if (node, dv["device"]) == ("node02", "gpu3") else 30000.0
+        pts = [p for p in dv["points"] if not (p["dtype"] == "fp64" and p["family"] == "gemm")]
+        for p in pts:
+            if p["dtype"] == "fp64" and p["kernel"] == "ladder_k256":
+                p["gflops"] = v
+        dv["points"] = pts
+        dv["roofs"]["compute_gflops"]["fp64"] = v
+        dv["roofs"].setdefault("compute_kernel", {})["fp64"] = "ladder_k256"
+    json.dump(d, open(f, "w"))
+PY
+"$HR" --out "$TMP/ladderout" "$TMP/ladder" >"$TMP/ladder.txt" 2>&1
+msg=$(python3 - "$TMP/ladderout/profile.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+errs = []
+seen = 0
+for n in p["nodes"]:
+    for dv in n["devices"]:
+        if not dv["device"].startswith("gpu"):
+            continue
+        for m in dv["metrics"]:
+            if m["metric"] != "compute_gflops.fp64":
+                continue
+            seen += 1
+            bad = (n["name"], dv["device"]) == ("node02", "gpu3")
+            want = ("fail" if bad else "info", 34000.0, 27200.0)
+            got = (m["level"], m["datasheet"], m["expected"])
+            if got != want or "CUDA cores" not in m["expectation_basis"] or m["fleet_n"] != 48:
+                errs.append("%s %s: %s basis %r fleet_n %s" % (n["name"], dv["device"], got,
+                            m["expectation_basis"][:60], m["fleet_n"]))
+if seen != 48:
+    errs.append("%d fp64 GPU roofs, want 48" % seen)
+print("; ".join(errs[:4]) or "OK")
+PY
+)
+[ "$msg" = OK ] && echo "ok health_report_ladder_roof_cuda_core_figure" ||
+	echo "not ok health_report_ladder_roof_cuda_core_figure: $msg"
 exit 0

@@ -437,6 +437,7 @@ Test(report, absolute_expectations_apply_where_the_fleet_agrees)
 	int fd = mkstemp(path);
 	const char *text = "{\"schema\": \"clusterhealth.expectations\", \"schema_version\": 1,"
 			   " \"skus\": {\"H100 SXM\": {\"compute_gflops\": {\"bf16\": 900000},"
+			   " \"cuda_core_gflops\": {\"fp32\": 50000},"
 			   " \"source\": \"site acceptance test\"}}}";
 	json_t *p;
 	const json_t *r;
@@ -449,6 +450,11 @@ Test(report, absolute_expectations_apply_where_the_fleet_agrees)
 	unlink(path);
 	cr_expect_float_eq(hr_expect_for(&ex, "H100 SXM", NULL)->compute_gflops[CH_BF16], 900000, 0);
 	cr_expect_float_eq(hr_expect_for(&ex, "H100 SXM", NULL)->compute_gflops[CH_FP16], 989500 * 0.8, 1e-6);
+	/* FMA-ladder roofs: the datasheet's CUDA-core rows (FP64 34 TFLOP/s, not
+	 * FP64 Tensor Core) x 0.80, unless given */
+	cr_expect_float_eq(hr_expect_for(&ex, "H100 SXM", NULL)->cuda_core_gflops[CH_FP64], 34000 * 0.8, 1e-6);
+	cr_expect_float_eq(hr_expect_for(&ex, "H100 SXM", NULL)->cuda_core_gflops[CH_FP32], 50000, 0);
+	cr_expect(isnan(hr_expect_for(&ex, "H100 SXM", NULL)->cuda_core_gflops[CH_BF16]));
 	load_dir(&f, DATA "fleet-healthy", NULL);
 	p = analyze(&f, &ex);
 	r = flagged(p, "node01", &n);
@@ -468,6 +474,8 @@ Test(report, bad_expectations_file_is_a_usage_error)
 		"{\"skus\": {\"MI300X\": {\"memory_gbps\": 4000}}}",
 		"{\"thresholds\": {\"warn_ratio\": 0.5, \"fail_ratio\": 0.7}}",
 		"{\"skus\": {\"H100 SXM\": {\"compute_gflops\": {\"fp4\": 1}}}}",
+		"{\"skus\": {\"H100 SXM\": {\"cuda_core_gflops\": {\"fp64\": 0}}}}",
+		"{\"skus\": {\"H100 SXM\": {\"cuda_core_gflops\": 5}}}",
 		"[1, 2",
 	};
 	size_t i;
