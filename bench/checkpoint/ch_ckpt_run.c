@@ -772,8 +772,11 @@ static void print_report(struct ctx *c, const struct mounts *m)
 	       (unsigned long long)c->total, (long)c->nfiles, c->nfiles == 1 ? "" : "s", (unsigned long long)c->o->block_bytes);
 	printf("# --dir '%s' on %s (%s, %s)%s\n", c->dir, m[0].dir.point, m[0].dir.fstype, m[0].dir.source,
 	       is_network_fs(m[0].dir.fstype) ? ": a network file system" : ": a node-local file system, not a shared mount");
-	printf("# --stage-dir '%s' on %s (%s)%s\n", c->stage, m[0].stage.point, m[0].stage.fstype,
-	       c->stage_default ? " (default: a new directory, removed after)" : "");
+	printf("# --stage-dir '%s' on %s (%s)%s%s\n", c->stage, m[0].stage.point, m[0].stage.fstype,
+	       c->stage_default ? " (default: a new directory, removed after)" : "",
+	       !strcmp(m[0].stage.point, m[0].dir.point) && !strcmp(m[0].stage.source, m[0].dir.source)
+		       ? ": the same file system as --dir, so the staged figures say nothing about a node-local stage"
+		       : "");
 	printf("# host buffer: %s%s%s%s\n", c->buf.kind, c->buf.pinned ? "" : " (", c->buf.pinned ? "" : c->buf.why,
 	       c->buf.pinned ? "" : ")");
 	printf("#\n#  %-12s %7s %14s %12s %10s %10s %10s  %s\n", "strategy", "writers", "bytes", "block_s(max)",
