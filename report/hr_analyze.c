@@ -11,6 +11,7 @@
 #include "base/ch_result.h"
 #include "base/ch_stats.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1135,11 +1136,15 @@ static int verdict_level(const char *v)
 
 static void cfg_text(const struct hr_loader_cfg *c, char *buf, size_t n)
 {
-	char p99[32], wait[32];
-	snprintf(buf, n, "feeder lateness p99 %s us, input wait %s%% of the step, accelerator utilisation %.1f%% (%s, %d worker%s per GPU)",
+	char p99[32], wait[32], wk[48];
+	if (c->workers == INT_MIN)
+		snprintf(wk, sizeof(wk), "workers per GPU not recorded");
+	else
+		snprintf(wk, sizeof(wk), "%d worker%s per GPU", c->workers, c->workers == 1 ? "" : "s");
+	snprintf(buf, n, "feeder lateness p99 %s us, input wait %s%% of the step, accelerator utilisation %.1f%% (%s, %s)",
 		 hr_fmt_num(c->lateness_p99_us, p99, sizeof(p99)),
 		 hr_fmt_num(100 * c->input_wait_frac, wait, sizeof(wait)), 100 * c->accel_util,
-		 c->name, c->workers, c->workers == 1 ? "" : "s");
+		 c->name, wk);
 }
 
 /*
@@ -1574,7 +1579,7 @@ static json_t *loader_json(const struct hr_loader *l)
 		json_t *x = json_object();
 		json_object_set_new(x, "name", json_string(c->name));
 		json_object_set_new(x, "placement", json_string(c->placement));
-		json_object_set_new(x, "workers", json_integer(c->workers));
+		json_object_set_new(x, "workers", c->workers == INT_MIN ? json_null() : json_integer(c->workers));
 		json_object_set_new(x, "lateness_p50_us", jnum(c->lateness_p50_us));
 		json_object_set_new(x, "lateness_p99_us", jnum(c->lateness_p99_us));
 		json_object_set_new(x, "lateness_max_us", jnum(c->lateness_max_us));

@@ -7,6 +7,7 @@
 #include "report/hr_canary.h"
 #include "report/hr_checkpoint.h"
 #include "report/hr_fit.h"
+#include "report/hr_result.h"
 #include "report/hr_util.h"
 #include "report/hr_walk.h"
 #include "base/ch_common.h"
@@ -257,179 +258,165 @@ static struct series *series_get(struct scan *sc, const char *algo, int level)
 	return &sc->s[sc->ns++];
 }
 
-static int bad_key(struct hr_issues *is, const char *path, const char *where, const char *what, json_t *v)
+static int bad_key(struct hr_issues *is, const char *path, const char *where, const char *what,
+		   const struct hr_rv *v)
 {
-	char *txt = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+	char *txt = hr_rv_text(v);
 	hr_issue_add(is, HR_ISSUE_SKIPPED, path, 0, 0, "%s: expected %s, got '%s'; file skipped", where, what,
 		     txt ? txt : "nothing");
 	free(txt);
 	return CH_ERR_USAGE;
 }
 
-static int read_allreduce(struct scan *sc, const char *path, json_t *doc)
+/* the rows of one sweep into its series: fit points, and rows with wrong results counted */
+static int read_rows(struct scan *sc, const char *path, size_t i, const struct hr_result_sweep *sw,
+		     struct series *se)
 {
-	json_t *res = json_object_get(doc, "results"), *sweeps = json_object_get(res, "sweeps");
-	json_t *layout = json_object_get(json_object_get(doc, "ranks"), "layout");
-	const char *status = json_string_value(json_object_get(doc, "status"));
-	size_t i, j;
+	char where[160];
+	size_t j;
+
+	for (j = 0; j < sw->rows_list.n; j++) {
+		const struct hr_result_row *row = &sw->rows[j];
+		snprintf(where, sizeof(where), "results.sweeps[%zu].rows[%zu]", i, j);
+		if (!(row->bytes.num > 0))
+			return bad_key(sc->is, path, where, "\"bytes\" a positive number", &row->bytes);
+		snprintf(where, sizeof(where), "results.sweeps[%zu].rows[%zu].out_of_place.time_us.median", i, j);
+		if (!(row->oop_time_us.num > 0))
+			return bad_key(sc->is, path, where, "a positive time", &row->oop_time_us);
+		if (row->oop_wrong.i > 0) {
+			sc->wrong_rows++;
+			continue;
+		}
+		if (se->n == se->cap) {
+			size_t cap = se->cap ? 2 * se->cap : 64;
+			struct hr_fit_point *np = realloc(se->p, cap * sizeof(*np));
+			if (!np)
+				return CH_ERR_RUNTIME;
+			se->p = np;
+			se->cap = cap;
+		}
+		if (row->bytes.num > sc->max_bytes)
+			sc->max_bytes = row->bytes.num;
+		se->p[se->n].bytes = row->bytes.num;
+		se->p[se->n].nranks = (int)sw->nranks.i;
+		se->p[se->n].time_us = row->oop_time_us.num;
+		se->n++;
+	}
+	return 0;
+}
+
+static int read_allreduce(struct scan *sc, const char *path, const struct hr_result *r)
+{
+	size_t i;
 	char where[160];
 
-	if (status && !strcmp(status, "unavailable")) {
+	if (r->status && !strcmp(r->status, "unavailable")) {
 		sc->n_unavailable++;
 		return 0;
 	}
-	if (!json_is_array(sweeps))
-		return bad_key(sc->is, path, "results.sweeps", "an array", sweeps);
-	sc->n_allreduce++;
-	/* GPUs (ranks) per node from the layout: the most ranks on one host */
-	if (json_is_array(layout)) {
-		json_t *counts = json_object(), *r;
-		const char *k;
-		json_t *c;
-		json_array_foreach(layout, i, r) {
-			const char *h = json_string_value(json_object_get(r, "host"));
-			if (h)
-				json_object_set_new(counts, h, json_integer(json_integer_value(json_object_get(counts, h)) + 1));
-		}
-		json_object_foreach(counts, k, c)
-			if (json_integer_value(c) > sc->gpus_per_node)
-				sc->gpus_per_node = (int)json_integer_value(c);
-		json_decref(counts);
+	if (!r->sweeps_list.is_array) {
+		struct hr_rv v = { .json = r->sweeps_list.json };
+		return bad_key(sc->is, path, "results.sweeps", "an array", &v);
 	}
-	for (i = 0; i < json_array_size(sweeps); i++) {
-		json_t *sw = json_array_get(sweeps, i), *rows = json_object_get(sw, "rows");
-		json_t *nodes = json_object_get(sw, "nodes"), *nr = json_object_get(sw, "nranks");
-		const char *algo = json_string_value(json_object_get(sw, "algo"));
+	sc->n_allreduce++;
+	if (r->ranks_per_host_max > sc->gpus_per_node)
+		sc->gpus_per_node = r->ranks_per_host_max;
+	for (i = 0; i < r->sweeps_list.n; i++) {
+		const struct hr_result_sweep *sw = &r->sweeps[i];
 		struct series *se;
-		int level;
+		int rc;
 
 		snprintf(where, sizeof(where), "results.sweeps[%zu]", i);
-		if (!json_is_string(json_object_get(sw, "group_kind")))
-			return bad_key(sc->is, path, where, "a string \"group_kind\"", json_object_get(sw, "group_kind"));
-		if (!algo)
-			return bad_key(sc->is, path, where, "a string \"algo\"", json_object_get(sw, "algo"));
-		if (!json_is_integer(nr) || json_integer_value(nr) < 1)
-			return bad_key(sc->is, path, where, "\"nranks\" a positive integer", nr);
-		if (!json_is_array(rows))
-			return bad_key(sc->is, path, where, "an array \"rows\"", rows);
-		if (!strcmp(json_string_value(json_object_get(sw, "group_kind")), "world") &&
-		    json_integer_value(nr) > sc->world_ranks)
-			sc->world_ranks = (int)json_integer_value(nr);
-		if (json_integer_value(nr) < 2)
+		if (!sw->group_kind.str)
+			return bad_key(sc->is, path, where, "a string \"group_kind\"", &sw->group_kind);
+		if (!sw->algo.str)
+			return bad_key(sc->is, path, where, "a string \"algo\"", &sw->algo);
+		if (!sw->nranks.is_int || sw->nranks.i < 1)
+			return bad_key(sc->is, path, where, "\"nranks\" a positive integer", &sw->nranks);
+		if (!sw->rows_list.is_array) {
+			struct hr_rv v = { .json = sw->rows_list.json };
+			return bad_key(sc->is, path, where, "an array \"rows\"", &v);
+		}
+		if (!strcmp(sw->group_kind.str, "world") && sw->nranks.i > sc->world_ranks)
+			sc->world_ranks = (int)sw->nranks.i;
+		if (sw->nranks.i < 2)
 			continue; /* one rank: nothing to communicate */
-		level = json_is_array(nodes) && json_array_size(nodes) > 1 ? HR_INTER : HR_INTRA;
-		se = series_get(sc, algo, level);
+		se = series_get(sc, sw->algo.str, sw->nodes_list.n > 1 ? HR_INTER : HR_INTRA);
 		if (!se) {
 			hr_issue_add(sc->is, HR_ISSUE_SKIPPED, path, 0, 0,
 				     "more than %d algorithm and fabric level combinations; file skipped", MAX_SERIES);
 			return CH_ERR_USAGE;
 		}
-		for (j = 0; j < json_array_size(rows); j++) {
-			json_t *row = json_array_get(rows, j), *oop = json_object_get(row, "out_of_place");
-			json_t *b = json_object_get(row, "bytes");
-			json_t *t = json_object_get(json_object_get(oop, "time_us"), "median");
-			json_t *wrong = json_object_get(oop, "wrong");
-			snprintf(where, sizeof(where), "results.sweeps[%zu].rows[%zu]", i, j);
-			if (!json_is_number(b) || !(json_number_value(b) > 0))
-				return bad_key(sc->is, path, where, "\"bytes\" a positive number", b);
-			snprintf(where, sizeof(where), "results.sweeps[%zu].rows[%zu].out_of_place.time_us.median", i, j);
-			if (!json_is_number(t) || !(json_number_value(t) > 0))
-				return bad_key(sc->is, path, where, "a positive time", t);
-			if (json_integer_value(wrong) > 0) {
-				sc->wrong_rows++;
-				continue;
-			}
-			if (se->n == se->cap) {
-				size_t cap = se->cap ? 2 * se->cap : 64;
-				struct hr_fit_point *np = realloc(se->p, cap * sizeof(*np));
-				if (!np)
-					return CH_ERR_RUNTIME;
-				se->p = np;
-				se->cap = cap;
-			}
-			if (json_number_value(b) > sc->max_bytes)
-				sc->max_bytes = json_number_value(b);
-			se->p[se->n].bytes = json_number_value(b);
-			se->p[se->n].nranks = (int)json_integer_value(nr);
-			se->p[se->n].time_us = json_number_value(t);
-			se->n++;
-		}
+		if ((rc = read_rows(sc, path, i, sw, se)))
+			return rc;
 	}
 	return 0;
 }
 
-static int read_loader(struct scan *sc, const char *path, json_t *doc)
+static int read_loader(struct scan *sc, const char *path, const struct hr_result *r)
 {
-	json_t *configs = json_object_get(json_object_get(doc, "results"), "configs"), *c;
-	json_t *pick = NULL, *worst = NULL;
-	const char *status = json_string_value(json_object_get(doc, "status"));
-	const char *host = json_string_value(json_object_get(json_object_get(doc, "host"), "hostname"));
-	static const char *const pref[] = { "as-is", "shared", NULL };
+	const struct hr_result_config *pick = NULL;
 	double w = -1;
 	size_t i;
 	int p;
 
-	if (status && !strcmp(status, "unavailable")) {
+	if (r->status && !strcmp(r->status, "unavailable")) {
 		sc->n_unavailable++;
 		return 0;
 	}
-	if (!json_is_array(configs))
-		return bad_key(sc->is, path, "results.configs", "an array", configs);
+	if (!r->configs_list.is_array) {
+		struct hr_rv v = { .json = r->configs_list.json };
+		return bad_key(sc->is, path, "results.configs", "an array", &v);
+	}
 	sc->n_loader++;
 	/* the placement the job runs with: as-is, else shared, else the worst */
-	for (p = 0; pref[p] && !pick; p++)
-		json_array_foreach(configs, i, c) {
-			const char *pl = json_string_value(json_object_get(c, "placement"));
-			if (pl && !strcmp(pl, pref[p])) {
-				pick = c;
-				break;
-			}
-		}
-	json_array_foreach(configs, i, c) {
-		json_t *v = json_object_get(c, "input_wait_frac");
+	p = hr_result_pick_config(r);
+	if (p >= 0)
+		pick = &r->configs[p];
+	for (i = 0; i < r->configs_list.n; i++) {
+		const struct hr_rv *v = &r->configs[i].input_wait_frac;
 		char where[80];
 		snprintf(where, sizeof(where), "results.configs[%zu].input_wait_frac", i);
-		if (!json_is_number(v) || json_number_value(v) < 0 || json_number_value(v) >= 1)
+		if (isnan(v->num) || v->num < 0 || v->num >= 1)
 			return bad_key(sc->is, path, where, "a fraction in [0, 1)", v);
-		if (!pick && json_number_value(v) > w) {
-			w = json_number_value(v);
-			worst = c;
+		if (p < 0 && v->num > w) {
+			w = v->num;
+			pick = &r->configs[i];
 		}
 	}
 	if (!pick)
-		pick = worst;
-	else
-		w = json_number_value(json_object_get(pick, "input_wait_frac"));
-	if (!pick)
 		return 0;
+	w = pick->input_wait_frac.num;
 	/* the step waits for the slowest node: keep the worst */
 	if (!sc->have_input_wait || w > sc->input_wait) {
 		sc->input_wait = w;
 		sc->have_input_wait = 1;
 		snprintf(sc->input_wait_from, sizeof(sc->input_wait_from),
-			 "(loader_contention on %s, placement %s, config %s)", host ? host : "?",
-			 json_string_value(json_object_get(pick, "placement")) ?: "?",
-			 json_string_value(json_object_get(pick, "name")) ?: "?");
+			 "(loader_contention on %s, placement %s, config %s)", r->hostname ? r->hostname : "?",
+			 pick->placement.str ?: "?", pick->name.str ?: "?");
 	}
 	return 0;
 }
 
 static int read_doc(struct scan *sc, const char *path, json_t *doc)
 {
-	const char *tool = hr_result_tool(doc);
+	struct hr_result r;
+	int rc = hr_result_read(doc, &r);
 
-	if (!tool) {
+	if (rc)
+		return rc;
+	if (!r.tool)
 		sc->n_other++;
-		return 0;
-	}
-	if (!strcmp(tool, "allreduce_bw"))
-		return read_allreduce(sc, path, doc);
-	if (!strcmp(tool, "loader_contention"))
-		return read_loader(sc, path, doc);
-	if (!strcmp(tool, "checkpoint_io"))
-		return hr_ckpt_canary_read(&sc->ckpt, path, doc);
-	sc->n_other++;
-	return 0;
+	else if (!strcmp(r.tool, "allreduce_bw"))
+		rc = read_allreduce(sc, path, &r);
+	else if (!strcmp(r.tool, "loader_contention"))
+		rc = read_loader(sc, path, &r);
+	else if (!strcmp(r.tool, "checkpoint_io"))
+		rc = hr_ckpt_canary_read(&sc->ckpt, path, &r, sc->is);
+	else
+		sc->n_other++;
+	hr_result_release(&r);
+	return rc;
 }
 
 /* one file: all of it, or nothing (what it added is undone when it breaks the schema) */
@@ -576,6 +563,71 @@ static json_t *fits_json(const struct scan *sc, double bytes, int target)
 								  "busbw_gbps", hr_fit_busbw_gbps(bytes, target, hr_fit_predict_us(ft, bytes, target))));
 		}
 	return a;
+}
+
+/* What the results measured, into the canary's inputs where not given; the all-reduce fits. */
+static void apply_scan(struct scan *sc, struct hr_canary_in *in)
+{
+	double gb;
+
+	if (sc->have_input_wait && !in->input_wait_frac.src) {
+		in->input_wait_frac = (struct hr_fig){ sc->input_wait, HR_SRC_MEASURED };
+		snprintf(in->input_wait_from, sizeof(in->input_wait_from), "%s", sc->input_wait_from);
+	}
+	hr_ckpt_canary_apply(&sc->ckpt, in);
+	in->wrong_rows = sc->wrong_rows;
+	if (sc->gpus_per_node > 0 && !in->gpus_per_node.src)
+		in->gpus_per_node = (struct hr_fig){ sc->gpus_per_node, HR_SRC_MEASURED };
+	if (sc->world_ranks > 0 && !in->gpus_now.src)
+		in->gpus_now = (struct hr_fig){ sc->world_ranks, HR_SRC_MEASURED };
+	if (sc->max_bytes > 0)
+		in->probe_bytes = (struct hr_fig){ sc->max_bytes, HR_SRC_MEASURED };
+	gb = in->params.src ? in->params.v * (in->grad_bytes_per_param.src ? in->grad_bytes_per_param.v : 2) : 0;
+	fit_all(sc, in, gb, in->gpus_now.src ? in->gpus_now.v : 2);
+}
+
+/* The full text output; @any_inputs: result files or directories were given. */
+static void print_all(const struct scan *sc, const struct hr_canary_in *in, const struct hr_canary_out *out,
+		      int any_inputs, size_t skipped)
+{
+	char ckpt_count[48] = "";
+
+	if (sc->ckpt.nfiles)
+		snprintf(ckpt_count, sizeof(ckpt_count), ", %d checkpoint_io", sc->ckpt.nfiles);
+	if (any_inputs)
+		printf("inputs: %d allreduce_bw, %d loader_contention%s result files read; %d unavailable, %d other JSON files skipped, %zu unreadable or broken files skipped%s\n",
+		       sc->n_allreduce, sc->n_loader, ckpt_count, sc->n_unavailable, sc->n_other, skipped,
+		       sc->wrong_rows ? "; rows with wrong results left out of the fit" : "");
+	print_fits(stdout, sc, out->grad_bytes.src ? out->grad_bytes.v : sc->max_bytes, (int)in->target_gpus.v);
+	hr_ckpt_canary_print(stdout, &sc->ckpt, in);
+	hr_canary_print(stdout, in, out);
+}
+
+/* --quiet: the verdict line only. */
+static void print_verdict(const struct hr_canary_out *out)
+{
+	char fx[160];
+
+	hr_canary_fixes_text(out, fx, sizeof(fx));
+	printf("verdict: %s%s%s\n", hr_canary_verdict_name(out->verdict),
+	       out->verdict == HR_VERDICT_FIX_FIRST ? ": fix " : "", out->verdict == HR_VERDICT_FIX_FIRST ? fx : "");
+}
+
+/* The --json file: the canary report, the fits and the checkpoint. */
+static int write_json(const char *path, const struct scan *sc, const struct hr_canary_in *in,
+		      const struct hr_canary_out *out)
+{
+	json_t *doc = hr_canary_json(in, out);
+	int rc;
+
+	if (!doc)
+		return CH_ERR_RUNTIME;
+	json_object_set_new(doc, "fits", fits_json(sc, out->grad_bytes.src ? out->grad_bytes.v : sc->max_bytes,
+						    (int)in->target_gpus.v));
+	json_object_set_new(doc, "checkpoint_io", hr_ckpt_canary_json(&sc->ckpt, in));
+	rc = ch_json_write_atomic(path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(doc);
+	return rc;
 }
 
 /* ------------------------------------------------------------------ main */
@@ -725,57 +777,16 @@ static int canary_main(int argc, char **argv)
 		rc = ch_usage_error("no usable result file among the inputs (see 'input problems')");
 		goto out;
 	}
-	if (sc->have_input_wait && !in.input_wait_frac.src) {
-		in.input_wait_frac = (struct hr_fig){ sc->input_wait, HR_SRC_MEASURED };
-		snprintf(in.input_wait_from, sizeof(in.input_wait_from), "%s", sc->input_wait_from);
-	}
-	hr_ckpt_canary_apply(&sc->ckpt, &in);
-	in.wrong_rows = sc->wrong_rows;
-	if (sc->gpus_per_node > 0 && !in.gpus_per_node.src)
-		in.gpus_per_node = (struct hr_fig){ sc->gpus_per_node, HR_SRC_MEASURED };
-	if (sc->world_ranks > 0 && !in.gpus_now.src)
-		in.gpus_now = (struct hr_fig){ sc->world_ranks, HR_SRC_MEASURED };
-	if (sc->max_bytes > 0)
-		in.probe_bytes = (struct hr_fig){ sc->max_bytes, HR_SRC_MEASURED };
-	{
-		double gb = in.params.src ? in.params.v * (in.grad_bytes_per_param.src ? in.grad_bytes_per_param.v : 2) : 0;
-		fit_all(sc, &in, gb, in.gpus_now.src ? in.gpus_now.v : 2);
-	}
+	apply_scan(sc, &in);
 	rc = hr_canary_compute(&in, &out);
 	if (rc)
 		goto out;
-	if (!quiet) {
-		char ckpt_count[48] = "";
-		if (sc->ckpt.nfiles)
-			snprintf(ckpt_count, sizeof(ckpt_count), ", %d checkpoint_io", sc->ckpt.nfiles);
-		if (optind < argc)
-			printf("inputs: %d allreduce_bw, %d loader_contention%s result files read; %d unavailable, %d other JSON files skipped, %zu unreadable or broken files skipped%s\n",
-			       sc->n_allreduce, sc->n_loader, ckpt_count, sc->n_unavailable, sc->n_other, skipped,
-			       sc->wrong_rows ? "; rows with wrong results left out of the fit" : "");
-		print_fits(stdout, sc, out.grad_bytes.src ? out.grad_bytes.v : sc->max_bytes,
-			   (int)in.target_gpus.v);
-		hr_ckpt_canary_print(stdout, &sc->ckpt, &in);
-		hr_canary_print(stdout, &in, &out);
-	} else {
-		char fx[160];
-		hr_canary_fixes_text(&out, fx, sizeof(fx));
-		printf("verdict: %s%s%s\n", hr_canary_verdict_name(out.verdict),
-		       out.verdict == HR_VERDICT_FIX_FIRST ? ": fix " : "", out.verdict == HR_VERDICT_FIX_FIRST ? fx : "");
-	}
-	if (json_path) {
-		json_t *doc = hr_canary_json(&in, &out);
-		if (!doc) {
-			rc = CH_ERR_RUNTIME;
-			goto out;
-		}
-		json_object_set_new(doc, "fits", fits_json(sc, out.grad_bytes.src ? out.grad_bytes.v : sc->max_bytes,
-							    (int)in.target_gpus.v));
-		json_object_set_new(doc, "checkpoint_io", hr_ckpt_canary_json(&sc->ckpt, &in));
-		rc = ch_json_write_atomic(json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
-		json_decref(doc);
-		if (rc)
-			goto out;
-	}
+	if (!quiet)
+		print_all(sc, &in, &out, optind < argc, skipped);
+	else
+		print_verdict(&out);
+	if (json_path && (rc = write_json(json_path, sc, &in, &out)))
+		goto out;
 	rc = out.verdict == HR_VERDICT_BOOK ? CH_OK : CH_ERR_CHECK;
 out:
 	hr_issues_release(&issues);

@@ -4,6 +4,7 @@
  */
 #include "report/hr_checkpoint.h"
 #include "report/hr_canary.h"
+#include "report/hr_result.h"
 #include "report/hr_util.h"
 #include "base/ch_ckpt_stall.h"
 #include "base/ch_common.h"
@@ -18,45 +19,99 @@
 #define LVL_WARN 1
 #define LVL_FAIL 2
 
-static void mount_key(const json_t *m, char *b, size_t n, int *network_fs)
+static void mount_key(const struct hr_result_mount *m, char *b, size_t n, int *network_fs)
 {
-	snprintf(b, n, "%s %s on %s", hr_jstr(m, "fstype") ? hr_jstr(m, "fstype") : "?",
-		 hr_jstr(m, "source") ? hr_jstr(m, "source") : "?", hr_jstr(m, "point") ? hr_jstr(m, "point") : "?");
+	snprintf(b, n, "%s %s on %s", m->fstype.str ? m->fstype.str : "?", m->source.str ? m->source.str : "?",
+		 m->point.str ? m->point.str : "?");
 	if (network_fs)
-		*network_fs = json_is_true(json_object_get(m, "network_fs"));
+		*network_fs = m->network_fs;
+}
+
+/* the mount of rank @i of the layout */
+static const struct hr_result_mount *rank_mount(const struct hr_result *r, size_t i)
+{
+	return &r->layout[i].dir_mount;
 }
 
 /* ------------------------------------------------------------ the report */
 
-int hr_ckpt_load(struct hr_fleet *f, const char *path, const json_t *doc, const json_t *res)
+/* One entry of the node of rank @i on its mount: its ranks' bandwidth, block
+ * and bad files, from the per-rank records @rank_ok marks as valid. */
+static int ckpt_entry(const struct hr_result *r, const int *node_of, const char *rank_ok, size_t i, struct hr_ckpt *e)
 {
-	const json_t *layout = json_object_get(json_object_get(doc, "ranks"), "layout");
-	const json_t *sync = json_object_get(res, "sync"), *per = json_object_get(sync, "per_rank"), *p, *bad, *b;
-	const json_t *vsync = json_object_get(json_object_get(res, "verify"), "sync");
-	size_t i, j, nr = json_array_size(layout);
-	int *node_of, rc = 0, ok = hr_jstr(doc, "status") && !strcmp(hr_jstr(doc, "status"), "ok"), read_back;
+	size_t j, nr = r->layout_list.n, n = 0;
+	double bw[4096], bytes = 0;
+	struct ch_stats st;
+
+	memset(e, 0, sizeof(*e));
+	e->node = node_of[i];
+	mount_key(rank_mount(r, i), e->mount, sizeof(e->mount), &e->network_fs);
+	for (j = 0; j < r->per_rank_list.n; j++) {
+		const struct hr_result_ckpt_rank *p = &r->per_rank[j];
+		long long rk = hr_rv_int(&p->rank, -1);
+		char k2[400];
+		if (!rank_ok[j] || node_of[rk] != e->node)
+			continue;
+		mount_key(rank_mount(r, (size_t)rk), k2, sizeof(k2), NULL);
+		if (strcmp(k2, e->mount))
+			continue;
+		if (n < sizeof(bw) / sizeof(bw[0]))
+			bw[n++] = p->write_gbps.num;
+		if (p->block_sec.num > e->block_sec)
+			e->block_sec = p->block_sec.num;
+		bytes += p->bytes.num;
+		e->nranks++;
+	}
+	if (!e->nranks)
+		return 0;
+	e->rank_gbps = n && ch_stats_compute(bw, n, &st) == 0 ? st.median : NAN;
+	e->node_gbps = e->block_sec > 0 ? bytes / e->block_sec / 1e9 : NAN;
+	for (j = 0; j < r->nbad; j++) {
+		long long rk = hr_rv_int(&r->bad_ranks[j], -1);
+		if (rk >= 0 && (size_t)rk < nr && node_of[rk] == e->node)
+			e->bad_files++;
+	}
+	return 1;
+}
+
+/* 1 when results.verify.sync says how many files were read back */
+static int read_back_recorded(const struct hr_result *r)
+{
+	const json_t *v = json_object_get(json_object_get(r->results, "verify"), "sync");
+	return json_is_object(v) && json_is_integer(json_object_get(v, "files_checked")) &&
+	       json_integer_value(json_object_get(v, "files_checked")) >= 1 &&
+	       json_is_integer(json_object_get(v, "files_bad")) && json_integer_value(json_object_get(v, "files_bad")) >= 0 &&
+	       json_is_array(json_object_get(v, "bad"));
+}
+
+int hr_ckpt_load(struct hr_fleet *f, const char *path, const struct hr_result *r)
+{
+	size_t i, j, k, nr = r->layout_list.n, np = r->per_rank_list.n;
+	int *node_of, rc = 0, ok = r->status && !strcmp(r->status, "ok"), read_back;
 	char *rank_ok;
 
 	/* a run that ended early may lack any part; a finished one may not */
-	if (!json_is_array(per) || !json_array_size(per) || !nr) {
+	if (!r->per_rank_list.is_array || !np || !nr) {
 		if (ok)
 			hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0, "%s: missing or empty; checkpoint writes skipped",
-				     !nr ? "ranks.layout" : !json_is_object(sync) ? "results.sync" : "results.sync.per_rank");
+				     !nr ? "ranks.layout" : !r->has_sync ? "results.sync" : "results.sync.per_rank");
 		return 0;
 	}
-	read_back = json_is_object(vsync) && json_is_integer(json_object_get(vsync, "files_checked")) &&
-		    hr_jint(vsync, "files_checked", 0) >= 1 && json_is_integer(json_object_get(vsync, "files_bad")) &&
-		    hr_jint(vsync, "files_bad", -1) >= 0 && json_is_array(json_object_get(vsync, "bad"));
+	read_back = read_back_recorded(r);
 	if (!read_back && ok)
 		hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
 			     "results.verify.sync: missing or not {files_checked >= 1, files_bad >= 0, bad: []}; the read-back is not judged");
-	rank_ok = calloc(json_array_size(per), 1);
-	if (!rank_ok)
+	rank_ok = calloc(np, 1);
+	node_of = calloc(nr, sizeof(*node_of));
+	if (!rank_ok || !node_of) {
+		free(rank_ok);
+		free(node_of);
 		return CH_ERR_RUNTIME;
-	json_array_foreach(per, j, p) {
-		const json_t *r = json_object_get(p, "rank");
-		double bs = hr_jnum(p, "block_sec"), bw = hr_jnum(p, "write_gbps"), by = hr_jnum(p, "bytes");
-		const char *what = !json_is_integer(r) || json_integer_value(r) < 0 || (size_t)json_integer_value(r) >= nr
+	}
+	for (j = 0; j < np; j++) {
+		const struct hr_result_ckpt_rank *p = &r->per_rank[j];
+		double bs = p->block_sec.num, bw = p->write_gbps.num, by = p->bytes.num;
+		const char *what = !p->rank.is_int || p->rank.i < 0 || (size_t)p->rank.i >= nr
 					   ? "'rank' is not a rank of ranks.layout"
 				   : !(bs > 0) || isinf(bs) ? "'block_sec' is not a positive finite number"
 				   : !(bw >= 0) || isinf(bw) ? "'write_gbps' is not a finite number >= 0"
@@ -67,79 +122,31 @@ int hr_ckpt_load(struct hr_fleet *f, const char *path, const json_t *doc, const 
 		else
 			rank_ok[j] = 1;
 	}
-	node_of = calloc(nr, sizeof(*node_of));
-	if (!node_of) {
-		free(rank_ok);
-		return CH_ERR_RUNTIME;
-	}
-	if (!node_of)
-		return CH_ERR_RUNTIME;
 	for (i = 0; i < nr; i++) {
-		const char *h = hr_jstr(json_array_get(layout, i), "host");
+		const char *h = r->layout[i].host.str;
 		node_of[i] = h ? hr_fleet_node(f, h) : -1;
 		if (h && node_of[i] < 0)
 			rc = CH_ERR_RUNTIME;
 	}
 	/* one entry per node (and mount) of this result */
 	for (i = 0; rc == 0 && i < nr; i++) {
-		const json_t *li = json_array_get(layout, i);
 		struct hr_ckpt e, *v;
-		double bw[4096], bytes = 0;
-		size_t n = 0, k;
 		int dup = 0;
 		char key[400];
 
 		if (node_of[i] < 0)
 			continue;
-		mount_key(json_object_get(li, "dir_mount"), key, sizeof(key), NULL);
+		mount_key(rank_mount(r, i), key, sizeof(key), NULL);
 		for (k = 0; k < i; k++)
 			if (node_of[k] == node_of[i]) {
 				char k2[400];
-				mount_key(json_object_get(json_array_get(layout, k), "dir_mount"), k2, sizeof(k2), NULL);
+				mount_key(rank_mount(r, k), k2, sizeof(k2), NULL);
 				if (!strcmp(k2, key))
 					dup = 1;
 			}
-		if (dup)
+		if (dup || !ckpt_entry(r, node_of, rank_ok, i, &e))
 			continue;
-		memset(&e, 0, sizeof(e));
-		e.node = node_of[i];
-		snprintf(e.mount, sizeof(e.mount), "%s", key);
-		mount_key(json_object_get(li, "dir_mount"), key, sizeof(key), &e.network_fs);
 		e.read_back = read_back;
-		json_array_foreach(per, j, p) {
-			long long r = hr_jint(p, "rank", -1);
-			char k2[400];
-			if (!rank_ok[j] || node_of[r] != e.node)
-				continue;
-			mount_key(json_object_get(json_array_get(layout, (size_t)r), "dir_mount"), k2, sizeof(k2), NULL);
-			if (strcmp(k2, e.mount))
-				continue;
-			if (n < sizeof(bw) / sizeof(bw[0]))
-				bw[n++] = hr_jnum(p, "write_gbps");
-			if (hr_jnum(p, "block_sec") > e.block_sec)
-				e.block_sec = hr_jnum(p, "block_sec");
-			bytes += hr_jnum(p, "bytes");
-			e.nranks++;
-		}
-		if (!e.nranks)
-			continue;
-		{
-			struct ch_stats st;
-			e.rank_gbps = n && ch_stats_compute(bw, n, &st) == 0 ? st.median : NAN;
-		}
-		e.node_gbps = e.block_sec > 0 ? bytes / e.block_sec / 1e9 : NAN;
-		{
-			const char *vk;
-			const json_t *vv;
-			json_object_foreach((json_t *)json_object_get(res, "verify"), vk, vv) {
-				bad = json_object_get(vv, "bad");
-				json_array_foreach(bad, j, b) {
-					long long r = hr_jint(b, "rank", -1);
-					if (r >= 0 && (size_t)r < nr && node_of[r] == e.node)
-						e.bad_files++;
-				}
-			}
-		}
 		e.path = strdup(path);
 		v = realloc(f->ckpts, (f->nckpts + 1) * sizeof(*f->ckpts));
 		if (!e.path || !v) {
@@ -324,35 +331,33 @@ void hr_ckpt_render_terminal(const json_t *profile, FILE *out)
 		}
 }
 
-int hr_ckpt_host_rates(const json_t *doc, void (*fn)(void *ctx, const char *host, double gbps), void *ctx)
+int hr_ckpt_host_rates(const struct hr_result *r, void (*fn)(void *ctx, const char *host, double gbps), void *ctx)
 {
-	const json_t *layout = json_object_get(json_object_get(doc, "ranks"), "layout");
-	const json_t *per = json_object_get(json_object_get(json_object_get(doc, "results"), "sync"), "per_rank");
-	const json_t *li, *p;
-	size_t i, j, k, nr = json_array_size(layout);
+	size_t i, j, k, nr = r->layout_list.n;
 	double *bw;
 	int nh = 0;
 
-	if (!json_is_array(per) || !nr)
+	if (!r->per_rank_list.is_array || !nr)
 		return 0;
 	bw = calloc(nr, sizeof(*bw));
 	if (!bw)
 		return CH_ERR_RUNTIME;
-	json_array_foreach(layout, i, li) {
-		const char *h = hr_jstr(li, "host");
+	for (i = 0; i < nr; i++) {
+		const char *h = r->layout[i].host.str;
 		struct ch_stats st;
 		size_t n = 0;
 		int seen = 0;
 		for (k = 0; h && k < i; k++)
-			if (hr_jstr(json_array_get(layout, k), "host") && !strcmp(hr_jstr(json_array_get(layout, k), "host"), h))
+			if (r->layout[k].host.str && !strcmp(r->layout[k].host.str, h))
 				seen = 1;
 		if (!h || seen)
 			continue;
-		json_array_foreach(per, j, p) {
-			long long r = hr_jint(p, "rank", -1);
-			const char *rh = r >= 0 && (size_t)r < nr ? hr_jstr(json_array_get(layout, (size_t)r), "host") : NULL;
-			if (rh && !strcmp(rh, h) && hr_jnum(p, "write_gbps") > 0 && n < nr)
-				bw[n++] = hr_jnum(p, "write_gbps");
+		for (j = 0; j < r->per_rank_list.n; j++) {
+			const struct hr_result_ckpt_rank *p = &r->per_rank[j];
+			long long rk = hr_rv_int(&p->rank, -1);
+			const char *rh = rk >= 0 && (size_t)rk < nr ? r->layout[rk].host.str : NULL;
+			if (rh && !strcmp(rh, h) && p->write_gbps.num > 0 && n < nr)
+				bw[n++] = p->write_gbps.num;
 		}
 		if (n && ch_stats_compute(bw, n, &st) == 0) {
 			fn(ctx, h, st.median);
@@ -365,9 +370,10 @@ int hr_ckpt_host_rates(const json_t *doc, void (*fn)(void *ctx, const char *host
 
 /* ------------------------------------------------------------ the canary */
 
-static int bad(const char *path, const char *key)
+static int bad(struct hr_issues *is, const char *path, const char *key)
 {
-	ch_error("%s: %s: missing or not a positive number (checkpoint_io result)", path, key);
+	hr_issue_add(is, HR_ISSUE_SKIPPED, path, 0, 0,
+		     "%s: missing or not a positive number (checkpoint_io result); file skipped", key);
 	return CH_ERR_USAGE;
 }
 
@@ -380,43 +386,43 @@ static double best_agg(const struct hr_ckpt_canary *k)
 	return m;
 }
 
-int hr_ckpt_canary_read(struct hr_ckpt_canary *k, const char *path, json_t *doc)
+int hr_ckpt_canary_read(struct hr_ckpt_canary *k, const char *path, const struct hr_result *r,
+			struct hr_issues *is)
 {
-	const json_t *res = json_object_get(doc, "results"), *sync = json_object_get(res, "sync");
-	const json_t *stg = json_object_get(res, "staged"), *cfg = json_object_get(res, "config"), *p;
-	const char *status = hr_jstr(doc, "status");
+	static const struct hr_result_mount none;
+	const char *status = r->status;
 	struct hr_ckpt_canary c;
 	size_t i;
 
 	k->nfiles++;
 	if (status && (!strcmp(status, "unavailable") || !strcmp(status, "usage")))
 		return 0;
-	if (!json_is_object(sync))
+	if (!r->has_sync)
 		return 0; /* stopped before the synchronous checkpoint was measured */
 	memset(&c, 0, sizeof(c));
-	c.block_sec = hr_jnum(sync, "block_sec");
-	c.size_bytes = hr_jnum(cfg, "size_bytes");
-	c.writers = (int)hr_jint(sync, "writers", 0);
+	c.block_sec = r->sync.block_sec.num;
+	c.size_bytes = r->size_bytes.num;
+	c.writers = (int)hr_rv_int(&r->sync.writers, 0);
 	if (!(c.block_sec > 0))
-		return bad(path, "results.sync.block_sec");
+		return bad(is, path, "results.sync.block_sec");
 	if (!(c.size_bytes > 0))
-		return bad(path, "results.config.size_bytes");
+		return bad(is, path, "results.config.size_bytes");
 	if (c.writers < 1)
-		return bad(path, "results.sync.writers");
-	c.interval_sec = hr_jnum(cfg, "interval_sec");
+		return bad(is, path, "results.sync.writers");
+	c.interval_sec = r->interval_sec.num;
 	if (!(c.interval_sec > 0))
 		c.interval_sec = 0;
-	c.staged_block_sec = json_is_object(stg) ? hr_jnum(stg, "block_sec") : -1;
-	c.copy_sec = json_is_object(stg) ? hr_jnum(stg, "copy_sec") : -1;
+	c.staged_block_sec = r->has_staged ? r->staged_block_sec.num : -1;
+	c.copy_sec = r->has_staged ? r->staged_copy_sec.num : -1;
 	if (isnan(c.staged_block_sec))
 		c.staged_block_sec = -1;
 	if (isnan(c.copy_sec))
 		c.copy_sec = -1;
-	mount_key(json_object_get(json_array_get(json_object_get(json_object_get(doc, "ranks"), "layout"), 0), "dir_mount"),
-		  c.mount, sizeof(c.mount), &c.network_fs);
-	json_array_foreach(json_object_get(json_object_get(res, "scaling"), "points"), i, p) {
-		struct hr_ckpt_point q = { (int)hr_jint(p, "writers", 0), hr_jnum(p, "bytes"), hr_jnum(p, "block_sec"),
-					   hr_jnum(p, "agg_write_gbps") };
+	mount_key(r->layout_list.n ? rank_mount(r, 0) : &none, c.mount, sizeof(c.mount), &c.network_fs);
+	for (i = 0; i < r->scaling_list.n; i++) {
+		const struct hr_result_ckpt_point *p = &r->scaling[i];
+		struct hr_ckpt_point q = { (int)hr_rv_int(&p->writers, 0), p->bytes.num, p->block_sec.num,
+					   p->agg_write_gbps.num };
 		if (q.writers < 1 || !(q.agg_gbps > 0) || c.npts == HR_CKPT_MAX_POINTS)
 			continue;
 		if (c.npts && q.writers <= c.pts[c.npts - 1].writers)
@@ -424,8 +430,8 @@ int hr_ckpt_canary_read(struct hr_ckpt_canary *k, const char *path, json_t *doc)
 		c.pts[c.npts++] = q;
 	}
 	if (!c.npts) /* no scaling: the synchronous point alone */
-		c.pts[c.npts++] = (struct hr_ckpt_point){ c.writers, hr_jnum(sync, "bytes"), c.block_sec,
-							  hr_jnum(sync, "agg_write_gbps") };
+		c.pts[c.npts++] = (struct hr_ckpt_point){ c.writers, r->sync.bytes.num, c.block_sec,
+							  r->sync.agg_write_gbps.num };
 	snprintf(c.path, sizeof(c.path), "%s", path);
 	c.have = 1;
 	c.nfiles = k->nfiles;

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "report/hr_model.h"
+#include "report/hr_result.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,7 +48,7 @@ struct hr_ckpt {
 /**
  * hr_ckpt_load - read a checkpoint_io result into @f (one struct hr_ckpt
  * per node it ran on). @path: [in] its file name (copied).
- * @doc: [in] the document; @res: [in] its "results" object.
+ * @r: [in] the result read by hr_result_read() (borrowed).
  * A result without a synchronous measurement or rank layout adds nothing
  * (its run is still listed); in a result of status "ok" that, a per-rank
  * record that is not a rank with a positive finite block_sec and finite
@@ -55,7 +56,7 @@ struct hr_ckpt {
  * verify.sync (the read-back is then not judged) are input problems in
  * @f->issues. Returns 0, or CH_ERR_RUNTIME when out of memory.
  */
-int hr_ckpt_load(struct hr_fleet *f, const char *path, const json_t *doc, const json_t *res);
+int hr_ckpt_load(struct hr_fleet *f, const char *path, const struct hr_result *r);
 
 /** hr_ckpt_release - free what hr_ckpt_load() added to @f. */
 void hr_ckpt_release(struct hr_fleet *f);
@@ -91,12 +92,13 @@ void hr_ckpt_render_terminal(const json_t *profile, FILE *out);
 
 /**
  * hr_ckpt_host_rates - for the nightly history: per host of a checkpoint_io
- * result @doc, the median over its ranks of the synchronous per-rank write
+ * result @r (read by hr_result_read()), the median over its ranks of the
+ * synchronous per-rank write
  * bandwidth (GB/s); @fn(@ctx, host, gbps) is called once per host.
  * Returns the number of hosts (0 for a result without a synchronous
  * measurement), or CH_ERR_RUNTIME when out of memory.
  */
-int hr_ckpt_host_rates(const json_t *doc, void (*fn)(void *ctx, const char *host, double gbps), void *ctx);
+int hr_ckpt_host_rates(const struct hr_result *r, void (*fn)(void *ctx, const char *host, double gbps), void *ctx);
 
 /* ---- the canary */
 
@@ -125,12 +127,15 @@ struct hr_ckpt_canary {
 };
 
 /**
- * hr_ckpt_canary_read - take a checkpoint_io result (@doc, file @path).
+ * hr_ckpt_canary_read - take a checkpoint_io result (@r, read by
+ * hr_result_read() from file @path).
+ * @is: [in,out] a malformed result is listed here (skipped, naming the key).
  * Returns 0 (also for a result that is not usable: status unavailable or
- * usage, or without a synchronous block), or CH_ERR_USAGE (message printed
- * naming the file and key) for a malformed one.
+ * usage, or without a synchronous block), or CH_ERR_USAGE for a malformed
+ * one (listed in @is; the caller skips the file).
  */
-int hr_ckpt_canary_read(struct hr_ckpt_canary *k, const char *path, json_t *doc);
+int hr_ckpt_canary_read(struct hr_ckpt_canary *k, const char *path, const struct hr_result *r,
+			struct hr_issues *is);
 
 /**
  * hr_ckpt_canary_apply - the canary's checkpoint inputs from @k unless

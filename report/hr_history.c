@@ -5,6 +5,7 @@
  */
 #include "report/hr_history.h"
 #include "report/hr_checkpoint.h"
+#include "report/hr_result.h"
 #include "report/hr_walk.h"
 #include "base/ch_common.h"
 #include "base/ch_parse.h"
@@ -208,47 +209,39 @@ static int bad(struct hr_issues *is, const char *path, const char *where, const 
 	} while (0)
 
 static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *night, const char *path,
-			json_t *doc, const char *host, size_t *nrec)
+			const struct hr_result *r, size_t *nrec)
 {
-	json_t *devs = json_object_get(json_object_get(doc, "results"), "devices"), *d;
-	size_t i;
+	size_t i, k;
 
-	if (!json_is_array(devs))
+	if (!r->devices_list.is_array)
 		return bad(is, path, "results.devices", "an array");
-	json_array_foreach(devs, i, d) {
-		const char *dev = json_string_value(json_object_get(d, "device"));
-		const char *st = json_string_value(json_object_get(d, "status"));
-		json_t *roofs = json_object_get(d, "roofs"), *mem, *cg, *v;
-		const char *k;
+	for (i = 0; i < r->devices_list.n; i++) {
+		const struct hr_result_device *d = &r->devices[i];
+		const char *dev = d->device.str, *st = d->status.str;
 		char metric[128];
 
 		if (!dev)
 			return bad(is, path, "results.devices[].device", "a string");
-		if (!st || strcmp(st, "ok") || !json_is_object(roofs))
+		if (!st || strcmp(st, "ok") || !d->has_roofs)
 			continue;
-		mem = json_object_get(roofs, "memory_gbps");
-		if (json_is_number(mem) && json_number_value(mem) > 0)
-			REC(host, dev, "roofline.memory_gbps", json_number_value(mem));
-		cg = json_object_get(roofs, "compute_gflops");
-		json_object_foreach(cg, k, v) {
-			if (!json_is_number(v) || !(json_number_value(v) > 0))
+		if (d->memory_gbps.num > 0)
+			REC(r->hostname, dev, "roofline.memory_gbps", d->memory_gbps.num);
+		for (k = 0; k < d->ncompute; k++) {
+			if (!(d->compute[k].gflops.num > 0))
 				continue;
-			snprintf(metric, sizeof(metric), "roofline.compute_gflops.%s", k);
-			REC(host, dev, metric, json_number_value(v));
+			snprintf(metric, sizeof(metric), "roofline.compute_gflops.%s", d->compute[k].dtype);
+			REC(r->hostname, dev, metric, d->compute[k].gflops.num);
 		}
 	}
 	return 0;
 }
 
-static double sweep_large_busbw(json_t *sw)
+/* large-message busbw of a sweep: the producer's, else the last row's out-of-place busbw */
+static double sweep_large_busbw(const struct hr_result_sweep *sw)
 {
-	json_t *v = json_object_get(sw, "large_msg_busbw_gbps"), *rows;
-
-	if (json_is_number(v))
-		return json_number_value(v);
-	rows = json_object_get(sw, "rows");
-	v = json_object_get(json_object_get(json_array_get(rows, json_array_size(rows) - 1), "out_of_place"), "busbw_gbps");
-	return json_is_number(v) ? json_number_value(v) : NAN;
+	if (!isnan(sw->large_busbw.num))
+		return sw->large_busbw.num;
+	return sw->rows_list.n ? sw->rows[sw->rows_list.n - 1].oop_busbw.num : NAN;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -263,105 +256,99 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static int rec_allreduce(struct hr_history *h, struct hr_issues *is, const char *night, const char *path,
-			 json_t *doc, const char *host, size_t *nrec)
+/* one value of the pairs' median: @pairs maps "node\talgo" to the busbw of each pair */
+static int pair_add(json_t *pairs, const char *node, const char *algo, double bw)
 {
-	json_t *sweeps = json_object_get(json_object_get(doc, "results"), "sweeps"), *sw;
-	json_t *pairs = json_object(); /* "node\talgo" -> array of busbw */
+	char k[256];
+	json_t *arr;
+
+	snprintf(k, sizeof(k), "%s\t%s", node, algo);
+	arr = json_object_get(pairs, k);
+	if (!arr) {
+		arr = json_array();
+		if (json_object_set_new(pairs, k, arr))
+			return CH_ERR_RUNTIME;
+	}
+	return json_array_append_new(arr, json_real(bw)) ? CH_ERR_RUNTIME : 0;
+}
+
+/* the per-node medians over the inter-node pairs */
+static int rec_pairs(struct hr_history *h, const char *night, const char *path, json_t *pairs, size_t *nrec)
+{
 	const char *key;
 	json_t *arr;
-	size_t i;
-	int rc = 0;
 
-	if (!json_is_array(sweeps)) {
-		json_decref(pairs);
-		return bad(is, path, "results.sweeps", "an array");
-	}
-	json_array_foreach(sweeps, i, sw) {
-		const char *kind = json_string_value(json_object_get(sw, "group_kind"));
-		const char *algo = json_string_value(json_object_get(sw, "algo"));
-		json_t *nodes = json_object_get(sw, "nodes");
-		size_t nn = json_array_size(nodes), j;
-		double bw = sweep_large_busbw(sw);
-		char metric[128];
-
-		if (!kind || !algo) {
-			json_decref(pairs);
-			return bad(is, path, "results.sweeps[].group_kind/algo", "strings");
-		}
-		if (!isfinite(bw) || bw <= 0)
-			continue;
-		if (!strcmp(kind, "node") || (!strcmp(kind, "world") && nn <= 1)) {
-			const char *node = nn ? json_string_value(json_array_get(nodes, 0)) : host;
-			snprintf(metric, sizeof(metric), "allreduce.intra.%s.busbw_gbps", algo);
-			if ((rc = hr_history_record(h, night, node ? node : host, "-", metric, bw, path)))
-				break;
-			if (nrec)
-				(*nrec)++;
-		} else if (!strcmp(kind, "world")) {
-			snprintf(metric, sizeof(metric), "allreduce.world.%s.busbw_gbps", algo);
-			if ((rc = hr_history_record(h, night, HR_HISTORY_FLEET, "-", metric, bw, path)))
-				break;
-			if (nrec)
-				(*nrec)++;
-		} else if (!strcmp(kind, "pair") && nn > 1) {
-			for (j = 0; j < nn; j++) {
-				char k[256];
-				const char *node = json_string_value(json_array_get(nodes, j));
-				if (!node)
-					continue;
-				snprintf(k, sizeof(k), "%s\t%s", node, algo);
-				arr = json_object_get(pairs, k);
-				if (!arr) {
-					arr = json_array();
-					json_object_set_new(pairs, k, arr);
-				}
-				json_array_append_new(arr, json_real(bw));
-			}
-		}
-	}
 	json_object_foreach(pairs, key, arr) {
 		double v[4096];
 		size_t n = 0, j;
 		char node[256], metric[128];
 		const char *tab = strchr(key, '\t');
-		if (rc)
-			break;
 		for (j = 0; j < json_array_size(arr) && n < 4096; j++)
 			v[n++] = json_real_value(json_array_get(arr, j));
 		snprintf(node, sizeof(node), "%.*s", (int)(tab - key), key);
 		snprintf(metric, sizeof(metric), "allreduce.pair.%s.busbw_gbps", tab + 1);
-		if ((rc = hr_history_record(h, night, node, "-", metric, median(v, n), path)))
-			break;
-		if (nrec)
-			(*nrec)++;
+		REC(node, "-", metric, median(v, n));
 	}
+	return 0;
+}
+
+static int rec_allreduce(struct hr_history *h, struct hr_issues *is, const char *night, const char *path,
+			 const struct hr_result *r, size_t *nrec)
+{
+	json_t *pairs; /* "node\talgo" -> array of busbw */
+	size_t i, j;
+	int rc = 0;
+
+	if (!r->sweeps_list.is_array)
+		return bad(is, path, "results.sweeps", "an array");
+	if (!(pairs = json_object()))
+		return CH_ERR_RUNTIME;
+	for (i = 0; i < r->sweeps_list.n && !rc; i++) {
+		const struct hr_result_sweep *sw = &r->sweeps[i];
+		const char *kind = sw->group_kind.str, *algo = sw->algo.str;
+		size_t nn = sw->nodes_list.n;
+		double bw = sweep_large_busbw(sw);
+		char metric[128];
+
+		if (!kind || !algo) {
+			rc = bad(is, path, "results.sweeps[].group_kind/algo", "strings");
+			break;
+		}
+		if (!isfinite(bw) || bw <= 0)
+			continue;
+		if (!strcmp(kind, "node") || (!strcmp(kind, "world") && nn <= 1)) {
+			const char *node = nn && sw->nodes[0].str ? sw->nodes[0].str : r->hostname;
+			snprintf(metric, sizeof(metric), "allreduce.intra.%s.busbw_gbps", algo);
+			if (!(rc = hr_history_record(h, night, node, "-", metric, bw, path)) && nrec)
+				(*nrec)++;
+		} else if (!strcmp(kind, "world")) {
+			snprintf(metric, sizeof(metric), "allreduce.world.%s.busbw_gbps", algo);
+			if (!(rc = hr_history_record(h, night, HR_HISTORY_FLEET, "-", metric, bw, path)) && nrec)
+				(*nrec)++;
+		} else if (!strcmp(kind, "pair") && nn > 1) {
+			for (j = 0; j < nn && !rc; j++)
+				if (sw->nodes[j].str)
+					rc = pair_add(pairs, sw->nodes[j].str, algo, bw);
+		}
+	}
+	if (!rc)
+		rc = rec_pairs(h, night, path, pairs, nrec);
 	json_decref(pairs);
 	return rc;
 }
 
 static int rec_loader(struct hr_history *h, struct hr_issues *is, const char *night, const char *path,
-		      json_t *doc, const char *host, size_t *nrec)
+		      const struct hr_result *r, size_t *nrec)
 {
-	json_t *configs = json_object_get(json_object_get(doc, "results"), "configs"), *c, *pick = NULL;
-	static const char *const pref[] = { "as-is", "shared", NULL };
-	size_t i;
 	int p;
 
-	if (!json_is_array(configs))
+	if (!r->configs_list.is_array)
 		return bad(is, path, "results.configs", "an array");
-	for (p = 0; pref[p] && !pick; p++)
-		json_array_foreach(configs, i, c) {
-			const char *pl = json_string_value(json_object_get(c, "placement"));
-			if (pl && !strcmp(pl, pref[p])) {
-				pick = c;
-				break;
-			}
-		}
-	if (!pick)
-		pick = json_array_get(configs, 0);
-	if (pick && json_is_number(json_object_get(pick, "accel_util")))
-		REC(host, "-", "loader.accel_util", json_number_value(json_object_get(pick, "accel_util")));
+	p = hr_result_pick_config(r);
+	if (p < 0 && r->configs_list.n)
+		p = 0;
+	if (p >= 0 && !isnan(r->configs[p].accel_util.num))
+		REC(r->hostname, "-", "loader.accel_util", r->configs[p].accel_util.num);
 	return 0;
 }
 
@@ -379,29 +366,37 @@ static void rec_ckpt_host(void *ctx, const char *host, double gbps)
 		(*c->nrec)++;
 }
 
-int hr_history_record_doc(struct hr_history *h, const char *night, const char *path,
-			  json_t *doc, size_t *nrec, struct hr_issues *is)
+static int record_result(struct hr_history *h, const char *night, const char *path,
+			 const struct hr_result *r, size_t *nrec, struct hr_issues *is)
 {
-	const char *tool = hr_result_tool(doc);
-	const char *status = json_string_value(json_object_get(doc, "status"));
-	const char *host = json_string_value(json_object_get(json_object_get(doc, "host"), "hostname"));
-
-	if (!tool || (status && !strcmp(status, "unavailable")))
+	if (!r->tool || (r->status && !strcmp(r->status, "unavailable")))
 		return 0;
-	if (!host)
+	if (!r->hostname)
 		return bad(is, path, "host.hostname", "a string");
-	if (!strcmp(tool, "roofline"))
-		return rec_roofline(h, is, night, path, doc, host, nrec);
-	if (!strcmp(tool, "allreduce_bw"))
-		return rec_allreduce(h, is, night, path, doc, host, nrec);
-	if (!strcmp(tool, "loader_contention"))
-		return rec_loader(h, is, night, path, doc, host, nrec);
-	if (!strcmp(tool, "checkpoint_io")) {
+	if (!strcmp(r->tool, "roofline"))
+		return rec_roofline(h, is, night, path, r, nrec);
+	if (!strcmp(r->tool, "allreduce_bw"))
+		return rec_allreduce(h, is, night, path, r, nrec);
+	if (!strcmp(r->tool, "loader_contention"))
+		return rec_loader(h, is, night, path, r, nrec);
+	if (!strcmp(r->tool, "checkpoint_io")) {
 		struct ckpt_rec c = { h, night, path, nrec, 0 };
-		int n = hr_ckpt_host_rates(doc, rec_ckpt_host, &c);
+		int n = hr_ckpt_host_rates(r, rec_ckpt_host, &c);
 		return n < 0 ? n : c.rc;
 	}
 	return 0;
+}
+
+int hr_history_record_doc(struct hr_history *h, const char *night, const char *path,
+			  json_t *doc, size_t *nrec, struct hr_issues *is)
+{
+	struct hr_result r;
+	int rc = hr_result_read(doc, &r);
+
+	if (!rc)
+		rc = record_result(h, night, path, &r, nrec, is);
+	hr_result_release(&r);
+	return rc;
 }
 
 /* ------------------------------------------------------ the check */
@@ -587,12 +582,15 @@ static int on_doc(const char *path, json_t *doc, struct hr_issues *is, void *ctx
 static int find_night(const char *path, json_t *doc, struct hr_issues *is, void *ctx)
 {
 	char *night = ctx;
-	const char *s = json_string_value(json_object_get(doc, "start_utc"));
+	struct hr_result r;
+	int rc = hr_result_read(doc, &r);
+	const char *s = r.start_utc;
 	(void)path;
 	(void)is;
-	if (hr_result_tool(doc) && s && strlen(s) < 32 && (!night[0] || strcmp(s, night) < 0))
+	if (!rc && r.tool && s && strlen(s) < 32 && (!night[0] || strcmp(s, night) < 0))
 		snprintf(night, 32, "%s", s);
-	return 0;
+	hr_result_release(&r);
+	return rc;
 }
 
 static int valid_night(const char *s)
@@ -657,7 +655,16 @@ enum { O_DB = 0x2000, O_NIGHT, O_WINDOW, O_MIN, O_THRESH, O_JSON, O_FORCE, O_LOC
 
 #define DEFAULT_LOCK_TIMEOUT_SEC 600
 
-static int history_main(int argc, char **argv)
+/* What the command line asked for. */
+struct hist_opts {
+	struct hr_check_cfg cfg;
+	const char *db, *json_path;
+	char night[32];
+	int force, quiet, strict, lock_timeout;
+};
+
+/* Options into @o; returns -1 to go on, else the exit code. */
+static int parse_opts(int argc, char **argv, struct hist_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "db", required_argument, NULL, O_DB },
@@ -673,18 +680,12 @@ static int history_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct hr_check_cfg cfg;
-	struct hr_history *h = NULL;
-	struct hr_regression *reg = NULL;
-	size_t nreg = 0, i, j;
-	const char *db = NULL, *json_path = NULL;
-	char night[32] = "";
-	int force = 0, quiet = 0, strict = 0, lock_timeout = DEFAULT_LOCK_TIMEOUT_SEC, c, rc = 0;
+	int c, rc;
 	long l;
-	json_t *drain = NULL;
-	struct hr_issues issues = { 0 };
 
-	hr_check_cfg_init(&cfg);
+	memset(o, 0, sizeof(*o));
+	o->lock_timeout = DEFAULT_LOCK_TIMEOUT_SEC;
+	hr_check_cfg_init(&o->cfg);
 	optind = 0;
 	opterr = 1;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
@@ -692,45 +693,45 @@ static int history_main(int argc, char **argv)
 		case O_DB:
 			if (!*optarg)
 				return ch_exit_code(ch_usage_error("empty file name for --db"));
-			db = optarg;
+			o->db = optarg;
 			break;
 		case O_NIGHT:
 			if (!valid_night(optarg))
 				return ch_exit_code(ch_usage_error("invalid time '%s' for --night (expected a real date YYYY-MM-DD or time YYYY-MM-DDTHH:MM:SSZ, UTC)", optarg));
-			snprintf(night, sizeof(night), "%s", optarg);
+			snprintf(o->night, sizeof(o->night), "%s", optarg);
 			break;
 		case O_WINDOW:
 			if (ch_parse_long("--window", optarg, 1, 1000, &l))
 				return CH_EXIT_USAGE;
-			cfg.window = (int)l;
+			o->cfg.window = (int)l;
 			break;
 		case O_MIN:
 			if (ch_parse_long("--min-nights", optarg, 1, 1000, &l))
 				return CH_EXIT_USAGE;
-			cfg.min_nights = (int)l;
+			o->cfg.min_nights = (int)l;
 			break;
 		case O_THRESH:
-			if (ch_parse_double("--threshold", optarg, 0.01, 100, &cfg.threshold_pct))
+			if (ch_parse_double("--threshold", optarg, 0.01, 100, &o->cfg.threshold_pct))
 				return CH_EXIT_USAGE;
 			break;
 		case O_JSON:
 			if (!*optarg)
 				return ch_exit_code(ch_usage_error("empty file name for --json"));
-			json_path = optarg;
+			o->json_path = optarg;
 			break;
 		case O_FORCE:
-			force = 1;
+			o->force = 1;
 			break;
 		case O_LOCK:
 			if (ch_parse_long("--lock-timeout", optarg, 0, 86400, &l))
 				return CH_EXIT_USAGE;
-			lock_timeout = (int)l;
+			o->lock_timeout = (int)l;
 			break;
 		case O_STRICT:
-			strict = 1;
+			o->strict = 1;
 			break;
 		case 'q':
-			quiet = 1;
+			o->quiet = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -740,58 +741,52 @@ static int history_main(int argc, char **argv)
 			return CH_EXIT_USAGE;
 		}
 	}
-	if (!db)
+	if (!o->db)
 		return ch_exit_code(ch_usage_error("missing --db FILE (the history database)"));
-	if (cfg.min_nights > cfg.window)
-		return ch_exit_code(ch_usage_error("--min-nights '%d' is above --window '%d'", cfg.min_nights, cfg.window));
-	if (json_path && !force && access(json_path, F_OK) == 0)
-		return ch_exit_code(ch_usage_error("'%s' exists (use --force to replace it)", json_path));
-	if (json_path && (rc = ch_check_output_path("--json", json_path)))
+	if (o->cfg.min_nights > o->cfg.window)
+		return ch_exit_code(ch_usage_error("--min-nights '%d' is above --window '%d'", o->cfg.min_nights, o->cfg.window));
+	if (o->json_path && !o->force && access(o->json_path, F_OK) == 0)
+		return ch_exit_code(ch_usage_error("'%s' exists (use --force to replace it)", o->json_path));
+	if (o->json_path && (rc = ch_check_output_path("--json", o->json_path)))
 		return ch_exit_code(rc);
+	return -1;
+}
 
-	if (optind < argc && !night[0]) {
-		struct hr_issues scratch = { 0 };
-		rc = hr_walk_json(argv + optind, argc - optind, &scratch, find_night, night, NULL);
-		hr_issues_release(&scratch);
-		if (rc)
-			return ch_exit_code(rc);
-		if (!night[0])
-			return ch_exit_code(ch_usage_error("no result file with a start_utc among the inputs: give --night"));
-	}
-	if ((rc = hr_history_open(db, lock_timeout, &h)))
-		return ch_exit_code(rc);
-	if (optind < argc) {
-		struct rec_ctx rc_ = { .h = h, .night = night };
-		size_t nok = 0, skipped;
-		if (sqlite3_exec(h->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-			rc = sql_err(h, "begin");
-			goto out;
-		}
-		rc = hr_walk_json(argv + optind, argc - optind, &issues, on_doc, &rc_, &nok);
-		skipped = hr_issues_count(&issues, HR_ISSUE_SKIPPED);
-		hr_issues_print(stdout, &issues);
-		if (!rc && strict && skipped)
-			rc = ch_usage_error("%zu input problem%s skipped (--strict): nothing recorded", skipped,
-					    skipped == 1 ? "" : "s");
-		else if (!rc && !nok && skipped)
-			rc = ch_usage_error("no usable result file among the inputs (see 'input problems'): nothing recorded");
-		if (sqlite3_exec(h->db, rc ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL) != SQLITE_OK && !rc)
-			rc = sql_err(h, "commit");
-		if (rc)
-			goto out;
-		if (!quiet)
-			printf("history: recorded %zu values from %zu result files for night %s into %s%s\n",
-			       rc_.nrec, rc_.nfiles, night, db,
-			       skipped ? " (the skipped files listed under input problems left out)" : "");
-	}
-	if (!night[0] && (rc = hr_history_latest(h, night, sizeof(night))))
-		goto out;
-	if ((rc = hr_history_check(h, night[0] ? night : NULL, &cfg, &reg, &nreg)))
-		goto out;
-	if (!quiet)
-		printf("history: checked night %s against each series' median of up to %d earlier nights (at least %d), threshold %g%%: %zu regressed\n",
-		       night[0] ? night : "(none: the history is empty)", cfg.window, cfg.min_nights, cfg.threshold_pct, nreg);
-	drain = json_array();
+/* Record the inputs' values for o->night in one transaction; the input problems into @issues. */
+static int record_inputs(struct hr_history *h, const struct hist_opts *o, char *const *paths, int n,
+			 struct hr_issues *issues)
+{
+	struct rec_ctx rc_ = { .h = h, .night = o->night };
+	size_t nok = 0, skipped;
+	int rc;
+
+	if (sqlite3_exec(h->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return sql_err(h, "begin");
+	rc = hr_walk_json(paths, n, issues, on_doc, &rc_, &nok);
+	skipped = hr_issues_count(issues, HR_ISSUE_SKIPPED);
+	hr_issues_print(stdout, issues);
+	if (!rc && o->strict && skipped)
+		rc = ch_usage_error("%zu input problem%s skipped (--strict): nothing recorded", skipped,
+				    skipped == 1 ? "" : "s");
+	else if (!rc && !nok && skipped)
+		rc = ch_usage_error("no usable result file among the inputs (see 'input problems'): nothing recorded");
+	if (sqlite3_exec(h->db, rc ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL) != SQLITE_OK && !rc)
+		rc = sql_err(h, "commit");
+	if (!rc && !o->quiet)
+		printf("history: recorded %zu values from %zu result files for night %s into %s%s\n",
+		       rc_.nrec, rc_.nfiles, o->night, o->db,
+		       skipped ? " (the skipped files listed under input problems left out)" : "");
+	return rc;
+}
+
+/* Print the regressions and drain candidates, and write them to o->json_path. */
+static int report_regressions(const struct hist_opts *o, const char *night, const struct hr_regression *reg,
+			      size_t nreg)
+{
+	json_t *drain = json_array();
+	size_t i, j;
+	int rc = 0;
+
 	for (i = 0; i < nreg; i++) {
 		int dup = 0;
 		printf("REGRESSED %s %s %s: regressed %.1f%% since %.10s (now %.4g, baseline %.4g = median of %d nights before %.10s)\n",
@@ -810,7 +805,7 @@ static int history_main(int argc, char **argv)
 			printf(" %s", json_string_value(json_array_get(drain, j)));
 		printf("\n");
 	}
-	if (json_path) {
+	if (o->json_path) {
 		json_t *doc = json_object(), *arr = json_array();
 		for (i = 0; i < nreg; i++)
 			json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:i}",
@@ -820,20 +815,55 @@ static int history_main(int argc, char **argv)
 		json_object_set_new(doc, "schema", json_string("clusterhealth.history-check"));
 		json_object_set_new(doc, "schema_version", json_integer(1));
 		json_object_set_new(doc, "night", night[0] ? json_string(night) : json_null());
-		json_object_set_new(doc, "window", json_integer(cfg.window));
-		json_object_set_new(doc, "min_nights", json_integer(cfg.min_nights));
-		json_object_set_new(doc, "threshold_pct", json_real(cfg.threshold_pct));
+		json_object_set_new(doc, "window", json_integer(o->cfg.window));
+		json_object_set_new(doc, "min_nights", json_integer(o->cfg.min_nights));
+		json_object_set_new(doc, "threshold_pct", json_real(o->cfg.threshold_pct));
 		json_object_set_new(doc, "regressions", arr);
 		json_object_set_new(doc, "drain_candidates", json_incref(drain));
-		rc = ch_json_write_atomic(json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
+		rc = ch_json_write_atomic(o->json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 		json_decref(doc);
-		if (rc)
-			goto out;
 	}
+	json_decref(drain);
+	return rc;
+}
+
+static int history_main(int argc, char **argv)
+{
+	struct hist_opts o;
+	struct hr_history *h = NULL;
+	struct hr_regression *reg = NULL;
+	size_t nreg = 0;
+	int rc;
+	struct hr_issues issues = { 0 };
+
+	if ((rc = parse_opts(argc, argv, &o)) >= 0)
+		return rc;
+	if (optind < argc && !o.night[0]) {
+		struct hr_issues scratch = { 0 };
+		rc = hr_walk_json(argv + optind, argc - optind, &scratch, find_night, o.night, NULL);
+		hr_issues_release(&scratch);
+		if (rc)
+			return ch_exit_code(rc);
+		if (!o.night[0])
+			return ch_exit_code(ch_usage_error("no result file with a start_utc among the inputs: give --night"));
+	}
+	if ((rc = hr_history_open(o.db, o.lock_timeout, &h)))
+		return ch_exit_code(rc);
+	if (optind < argc && (rc = record_inputs(h, &o, argv + optind, argc - optind, &issues)))
+		goto out;
+	if (!o.night[0] && (rc = hr_history_latest(h, o.night, sizeof(o.night))))
+		goto out;
+	if ((rc = hr_history_check(h, o.night[0] ? o.night : NULL, &o.cfg, &reg, &nreg)))
+		goto out;
+	if (!o.quiet)
+		printf("history: checked night %s against each series' median of up to %d earlier nights (at least %d), threshold %g%%: %zu regressed\n",
+		       o.night[0] ? o.night : "(none: the history is empty)", o.cfg.window, o.cfg.min_nights,
+		       o.cfg.threshold_pct, nreg);
+	if ((rc = report_regressions(&o, o.night, reg, nreg)))
+		goto out;
 	rc = nreg ? CH_ERR_CHECK : 0;
 out:
 	hr_issues_release(&issues);
-	json_decref(drain);
 	free(reg);
 	hr_history_close(h);
 	return ch_exit_code(rc);

@@ -4,12 +4,14 @@
 #include "report/hr_model.h"
 #include "report/hr_checkpoint.h"
 #include "report/hr_inventory.h"
+#include "report/hr_result.h"
 #include "report/hr_cost.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
 #include "base/ch_result.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <pthread.h>
 #include <math.h>
 #include <stdio.h>
@@ -101,7 +103,7 @@ static void set_cfg(struct hr_fleet *f, int node, int key, const char *val)
 	f->nodes[node].cfg[key] = v;
 }
 
-/* ---------------------------------------------------------- JSON access */
+/* ---------------------------------------------------------- the record */
 
 struct ctx {
 	struct hr_fleet *f;
@@ -109,44 +111,27 @@ struct ctx {
 	int oom;
 };
 
-static const char *jstr(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-static double jnum(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static int jbool(const json_t *o, const char *key)
-{
-	return json_is_true(json_object_get(o, key));
-}
-
 static void skip(struct ctx *c, const char *fmt, const char *where, const char *key)
 {
 	hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0, fmt, where, key);
 }
 
-/* A non-negative finite number, or NAN (and an issue) when @required. */
-static double num_field(struct ctx *c, const json_t *o, const char *key,
+/* @v (key @key of @where): a non-negative finite number, or NAN (and an
+ * issue when it is not one, or is absent and @required). */
+static double num_field(struct ctx *c, const struct hr_rv *v, const char *key,
 			const char *where, int required)
 {
-	const json_t *v = json_object_get(o, key);
 	double x;
-	if (!v || json_is_null(v)) {
+	if (!v->json || v->is_null) {
 		if (required)
 			skip(c, "%s: missing '%s'; skipped", where, key);
 		return NAN;
 	}
-	if (!json_is_number(v)) {
+	if (isnan(v->num)) {
 		skip(c, "%s: '%s' is not a number; skipped", where, key);
 		return NAN;
 	}
-	x = json_number_value(v);
+	x = v->num;
 	if (!isfinite(x) || x < 0) {
 		hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
 			     "%s: '%s' is '%g' (must be a finite number >= 0); skipped", where, key, x);
@@ -155,25 +140,28 @@ static double num_field(struct ctx *c, const json_t *o, const char *key,
 	return x;
 }
 
+/* A count or index from a number of the record: 0 when it is not a number. */
+static int int_of(double x)
+{
+	return isnan(x) ? 0 : (int)x;
+}
+
 static char *dup_or_null(const char *s)
 {
 	return s ? strdup(s) : NULL;
 }
 
-/* Join an array of strings, or copy a string, into "a; b". NULL when empty. */
-static char *join_strings(const json_t *v)
+/* Join strings, or copy one string, into "a; b". NULL when empty. */
+static char *join_strings(const struct hr_rstrs *v)
 {
 	struct hr_buf b = { 0 };
 	size_t i;
-	json_t *e;
-	if (json_is_string(v))
-		return strlen(json_string_value(v)) ? strdup(json_string_value(v)) : NULL;
-	json_array_foreach(v, i, e) {
-		if (!json_is_string(e))
-			continue;
+	if (v->is_string)
+		return strlen(v->v[0]) ? strdup(v->v[0]) : NULL;
+	for (i = 0; i < v->n; i++) {
 		if (b.len)
 			hr_buf_puts(&b, "; ");
-		hr_buf_puts(&b, json_string_value(e));
+		hr_buf_puts(&b, v->v[i]);
 	}
 	return b.s;
 }
@@ -183,32 +171,29 @@ static char *join_strings(const json_t *v)
 /* Throttle reasons from roofline's telemetry: {"before": sample, "after":
  * sample} where a sample (ch_nvml_sample_json) has "clock_event_reasons"
  * and "throttled"; reasons are kept only from samples that were throttled. */
-static void add_reasons(const json_t *sample, struct hr_buf *rb)
+static void add_reasons(const struct hr_result_sample *s, struct hr_buf *rb)
 {
-	const json_t *r = json_object_get(sample, "clock_event_reasons"), *e;
 	size_t i;
-	if (!json_is_true(json_object_get(sample, "throttled")))
+	if (!s->throttled)
 		return;
-	json_array_foreach(r, i, e) {
-		const char *name = json_string_value(e);
-		if (!name || (rb->s && strstr(rb->s, name)))
+	for (i = 0; i < s->reasons.n; i++) {
+		const char *name = s->reasons.v[i];
+		if (rb->s && strstr(rb->s, name))
 			continue;
 		hr_buf_printf(rb, "%s%s", rb->len ? ", " : "", name);
 	}
-	if (json_is_string(r) && !(rb->s && strstr(rb->s, json_string_value(r))))
-		hr_buf_printf(rb, "%s%s", rb->len ? ", " : "", json_string_value(r));
 }
 
-static void telemetry_info(const json_t *tel, char **reasons)
+static void telemetry_info(const struct hr_result_telemetry *tel, char **reasons)
 {
 	struct hr_buf rb = { 0 };
-	if (!json_is_object(tel))
+	if (!tel->present)
 		return;
 	if (*reasons)
 		hr_buf_puts(&rb, *reasons);
-	add_reasons(tel, &rb);
-	add_reasons(json_object_get(tel, "before"), &rb);
-	add_reasons(json_object_get(tel, "after"), &rb);
+	add_reasons(&tel->self, &rb);
+	add_reasons(&tel->before, &rb);
+	add_reasons(&tel->after, &rb);
 	if (rb.s && (!*reasons || strcmp(rb.s, *reasons))) {
 		free(*reasons);
 		*reasons = rb.s;
@@ -217,147 +202,173 @@ static void telemetry_info(const json_t *tel, char **reasons)
 	}
 }
 
-static int load_roofline(struct ctx *c, const json_t *res, int node)
+/* The device's GPU model into its node's configuration ("mixed: a, b" when
+ * the node has two). */
+static void device_gpu_model(struct ctx *c, int dnode, const char *name)
 {
-	const json_t *devs = json_object_get(res, "devices");
-	json_t *d;
+	const char *cur = c->f->nodes[dnode].cfg[HR_CFG_GPU_MODEL];
+	if (!cur || !strcmp(cur, name) || strstr(cur, "mixed"))
+		set_cfg(c->f, dnode, HR_CFG_GPU_MODEL, cur && strstr(cur, "mixed") ? cur : name);
+	else {
+		char mixed[300];
+		snprintf(mixed, sizeof(mixed), "mixed: %s, %s", cur, name);
+		set_cfg(c->f, dnode, HR_CFG_GPU_MODEL, mixed);
+	}
+}
+
+/* The measured roofs of a device. */
+static void device_roofs(struct ctx *c, const struct hr_result_device *d, struct hr_device *dv,
+			 const char *where)
+{
+	char w2[96];
+	size_t k;
+
+	if (!d->has_roofs) {
+		if (!strcmp(dv->status, "ok"))
+			skip(c, "%s: missing '%s' object; its roofs are not used", where, "roofs");
+		return;
+	}
+	snprintf(w2, sizeof(w2), "%s.roofs", where);
+	dv->memory_gbps = num_field(c, &d->memory_gbps, "memory_gbps", w2,
+				    !strcmp(dv->status, "ok") && !d->ncompute);
+	if (!d->has_compute)
+		return;
+	snprintf(w2, sizeof(w2), "%s.roofs.compute_gflops", where);
+	for (k = 0; k < d->ncompute; k++) {
+		const char *dt = d->compute[k].dtype;
+		int di = ch_dtype_parse(dt);
+		if (di < 0) {
+			hr_issue_add(&c->f->issues, HR_ISSUE_NOTE, c->path, 0, 0,
+				     "%s: unknown dtype '%s'; ignored", w2, dt);
+			continue;
+		}
+		if (d->compute[k].gflops.is_null)
+			continue;
+		dv->compute_gflops[di] = num_field(c, &d->compute[k].gflops, dt, w2, 1);
+	}
+}
+
+/* Clocks, throttle reasons and the valid points of a device. */
+static int device_points(struct ctx *c, const struct hr_result_device *d, struct hr_device *dv, int dnode)
+{
+	size_t k;
+
+	/* clocks (the device's maximum SM clock, roofline's config.clock_mhz)
+	 * and throttle reasons (device level, then every point's telemetry) */
+	if (d->clocks.str)
+		dv->clocks = strdup(d->clocks.str);
+	else if (d->clock_mhz.num > 0) {
+		char ck[64];
+		snprintf(ck, sizeof(ck), "%.0f MHz", d->clock_mhz.num);
+		dv->clocks = strdup(ck);
+	}
+	dv->throttle_reasons = join_strings(&d->throttle_reasons);
+	telemetry_info(&d->telemetry, &dv->throttle_reasons);
+	if (d->points_list.is_array && d->points_list.n) {
+		dv->points = calloc(d->points_list.n, sizeof(*dv->points));
+		if (!dv->points)
+			return CH_ERR_RUNTIME;
+	}
+	for (k = 0; k < d->points_list.n; k++) {
+		const struct hr_result_point *p = &d->points[k];
+		struct hr_point *pt = &dv->points[dv->npoints];
+		if (p->valid.json && !p->valid.is_true)
+			continue;
+		pt->ai = p->ai.num;
+		pt->gflops = p->gflops.num;
+		pt->gbps = p->gbps.num;
+		if (!(pt->ai > 0) || !isfinite(pt->gflops))
+			continue;
+		snprintf(pt->kernel, sizeof(pt->kernel), "%s", p->kernel.str ? p->kernel.str : "?");
+		snprintf(pt->family, sizeof(pt->family), "%s", p->family.str ? p->family.str : "");
+		snprintf(pt->dtype, sizeof(pt->dtype), "%s", p->dtype.str ? p->dtype.str : "");
+		pt->throttled = p->throttled;
+		if (pt->throttled)
+			dv->throttled = 1;
+		telemetry_info(&p->telemetry, &dv->throttle_reasons);
+		dv->npoints++;
+	}
+	if (dv->clocks && !strcmp(dv->kind, "gpu"))
+		set_cfg(c->f, dnode, HR_CFG_CLOCKS, dv->clocks);
+	return 0;
+}
+
+/* A new device of the fleet from @d (device and status checked), or NULL when out of memory. */
+static struct hr_device *device_new(struct ctx *c, const struct hr_result_device *d, int dnode)
+{
+	const char *id = d->device.str, *name = d->name.str, *sku = d->sku.str;
+	struct hr_device *dv;
+	size_t k;
+
+	GROW(c->f->devices, c->f->ndevices, dv);
+	if (!dv)
+		return NULL;
+	dv->node = dnode;
+	dv->device = strdup(id);
+	dv->kind = strdup(d->kind.str ? d->kind.str : (strncmp(id, "gpu", 3) ? "cpu" : "gpu"));
+	dv->name = dup_or_null(name);
+	dv->pci_bus_id = dup_or_null(d->pci_bus_id.str);
+	dv->status = strdup(d->status.str);
+	dv->reason = dup_or_null(d->reason.str);
+	dv->source = strdup(c->path);
+	dv->memory_gbps = NAN;
+	for (k = 0; k < CH_NDTYPES; k++)
+		dv->compute_gflops[k] = NAN;
+	if (!dv->device || !dv->kind || !dv->status || !dv->source)
+		return NULL;
+	if (!strcmp(dv->kind, "gpu")) {
+		int n2, j;
+		const struct ch_datasheet *t = ch_datasheet_table(&n2);
+		for (j = 0; sku && j < n2; j++)
+			if (!strcmp(t[j].sku, sku))
+				dv->ds = &t[j];
+		if (!dv->ds && name)
+			dv->ds = ch_datasheet_lookup(name);
+		if (dv->ds)
+			dv->sku = strdup(dv->ds->sku);
+		if (name && strcmp(dv->status, "unavailable"))
+			device_gpu_model(c, dnode, name);
+	}
+	dv->throttled = d->throttled;
+	return dv;
+}
+
+static int load_roofline(struct ctx *c, const struct hr_result *r, int node)
+{
 	size_t i;
 
-	if (!json_is_array(devs)) {
+	if (!r->devices_list.is_array) {
 		skip(c, "%s: missing '%s' array; no devices read", "results", "devices");
 		return 0;
 	}
-	json_array_foreach(devs, i, d) {
+	for (i = 0; i < r->devices_list.n; i++) {
+		const struct hr_result_device *d = &r->devices[i];
 		struct hr_device *dv;
-		const json_t *roofs, *cg, *pts, *p;
 		char where[64];
-		const char *id, *name, *sku, *st;
-		size_t k;
 		int dnode;
 
 		snprintf(where, sizeof(where), "results.devices[%zu]", i);
-		if (!json_is_object(d) || !(id = jstr(d, "device"))) {
+		if (!d->device.str) {
 			skip(c, "%s: not an object with a '%s' string; skipped", where, "device");
 			continue;
 		}
-		st = jstr(d, "status");
-		if (!st) {
+		if (!d->status.str) {
 			skip(c, "%s: missing '%s'; skipped", where, "status");
 			continue;
 		}
 		dnode = node;
-		if (jstr(d, "host")) { /* under mpirun, devices of several hosts */
-			dnode = hr_fleet_node(c->f, jstr(d, "host"));
+		if (d->host.str) { /* under mpirun, devices of several hosts */
+			dnode = hr_fleet_node(c->f, d->host.str);
 			if (dnode < 0)
 				return CH_ERR_RUNTIME;
 		}
-		GROW(c->f->devices, c->f->ndevices, dv);
-		if (!dv)
+		if (!(dv = device_new(c, d, dnode)))
 			return CH_ERR_RUNTIME;
-		dv->node = dnode;
-		dv->device = strdup(id);
-		dv->kind = strdup(jstr(d, "kind") ? jstr(d, "kind") : (strncmp(id, "gpu", 3) ? "cpu" : "gpu"));
-		name = jstr(d, "name");
-		dv->name = dup_or_null(name);
-		dv->pci_bus_id = dup_or_null(jstr(d, "pci_bus_id"));
-		dv->status = strdup(st);
-		dv->reason = dup_or_null(jstr(d, "reason"));
-		dv->source = strdup(c->path);
-		dv->memory_gbps = NAN;
-		for (k = 0; k < CH_NDTYPES; k++)
-			dv->compute_gflops[k] = NAN;
-		if (!dv->device || !dv->kind || !dv->status || !dv->source)
-			return CH_ERR_RUNTIME;
-		sku = jstr(d, "sku");
-		if (!strcmp(dv->kind, "gpu")) {
-			int n2, j;
-			const struct ch_datasheet *t = ch_datasheet_table(&n2);
-			for (j = 0; sku && j < n2; j++)
-				if (!strcmp(t[j].sku, sku))
-					dv->ds = &t[j];
-			if (!dv->ds && name)
-				dv->ds = ch_datasheet_lookup(name);
-			if (dv->ds)
-				dv->sku = strdup(dv->ds->sku);
-			if (name && strcmp(st, "unavailable")) {
-				const char *cur = c->f->nodes[dnode].cfg[HR_CFG_GPU_MODEL];
-				if (!cur || !strcmp(cur, name) || strstr(cur, "mixed"))
-					set_cfg(c->f, dnode, HR_CFG_GPU_MODEL, cur && strstr(cur, "mixed") ? cur : name);
-				else {
-					char mixed[300];
-					snprintf(mixed, sizeof(mixed), "mixed: %s, %s", cur, name);
-					set_cfg(c->f, dnode, HR_CFG_GPU_MODEL, mixed);
-				}
-			}
-		}
-		dv->throttled = jbool(d, "throttled");
-		if (!strcmp(st, "unavailable"))
+		if (!strcmp(dv->status, "unavailable"))
 			continue;
-		roofs = json_object_get(d, "roofs");
-		if (!json_is_object(roofs)) {
-			if (!strcmp(st, "ok"))
-				skip(c, "%s: missing '%s' object; its roofs are not used", where, "roofs");
-		} else {
-			char w2[96];
-			snprintf(w2, sizeof(w2), "%s.roofs", where);
-			dv->memory_gbps = num_field(c, roofs, "memory_gbps", w2,
-						    !strcmp(st, "ok") && !json_object_size(json_object_get(roofs, "compute_gflops")));
-			cg = json_object_get(roofs, "compute_gflops");
-			if (json_is_object(cg)) {
-				const char *dt;
-				json_t *v;
-				snprintf(w2, sizeof(w2), "%s.roofs.compute_gflops", where);
-				json_object_foreach((json_t *)cg, dt, v) {
-					int di = ch_dtype_parse(dt);
-					if (di < 0) {
-						hr_issue_add(&c->f->issues, HR_ISSUE_NOTE, c->path, 0, 0,
-							     "%s: unknown dtype '%s'; ignored", w2, dt);
-						continue;
-					}
-					if (json_is_null(v))
-						continue;
-					dv->compute_gflops[di] = num_field(c, cg, dt, w2, 1);
-				}
-			}
-		}
-		/* clocks (the device's maximum SM clock, roofline's config.clock_mhz)
-		 * and throttle reasons (device level, then every point's telemetry) */
-		if (json_is_string(json_object_get(d, "clocks")))
-			dv->clocks = strdup(jstr(d, "clocks"));
-		else if (jnum(json_object_get(d, "config"), "clock_mhz") > 0) {
-			char ck[64];
-			snprintf(ck, sizeof(ck), "%.0f MHz", jnum(json_object_get(d, "config"), "clock_mhz"));
-			dv->clocks = strdup(ck);
-		}
-		dv->throttle_reasons = join_strings(json_object_get(d, "throttle_reasons"));
-		telemetry_info(json_object_get(d, "telemetry"), &dv->throttle_reasons);
-		pts = json_object_get(d, "points");
-		if (json_is_array(pts) && json_array_size(pts)) {
-			dv->points = calloc(json_array_size(pts), sizeof(*dv->points));
-			if (!dv->points)
-				return CH_ERR_RUNTIME;
-		}
-		json_array_foreach(pts, k, p) {
-			struct hr_point *pt = &dv->points[dv->npoints];
-			const json_t *vv = json_object_get(p, "valid");
-			if (!json_is_object(p) || (vv && !json_is_true(vv)))
-				continue;
-			pt->ai = jnum(p, "ai_flop_per_byte");
-			pt->gflops = jnum(p, "gflops");
-			pt->gbps = jnum(p, "gbps");
-			if (!(pt->ai > 0) || !isfinite(pt->gflops))
-				continue;
-			snprintf(pt->kernel, sizeof(pt->kernel), "%s", jstr(p, "kernel") ? jstr(p, "kernel") : "?");
-			snprintf(pt->family, sizeof(pt->family), "%s", jstr(p, "family") ? jstr(p, "family") : "");
-			snprintf(pt->dtype, sizeof(pt->dtype), "%s", jstr(p, "dtype") ? jstr(p, "dtype") : "");
-			pt->throttled = jbool(p, "throttled");
-			if (pt->throttled)
-				dv->throttled = 1;
-			telemetry_info(json_object_get(p, "telemetry"), &dv->throttle_reasons);
-			dv->npoints++;
-		}
-		if (dv->clocks && !strcmp(dv->kind, "gpu"))
-			set_cfg(c->f, dnode, HR_CFG_CLOCKS, dv->clocks);
+		device_roofs(c, d, dv, where);
+		if (device_points(c, d, dv, dnode))
+			return CH_ERR_RUNTIME;
 	}
 	return 0;
 }
@@ -388,45 +399,43 @@ static int kind_from_name(const char *k)
 	return HR_G_UNKNOWN;
 }
 
-static int load_allreduce(struct ctx *c, const json_t *doc, const json_t *res, int node,
-			  struct hr_run *run)
-{
-	const json_t *layout = json_object_get(json_object_get(doc, "ranks"), "layout");
-	const json_t *sweeps = json_object_get(res, "sweeps");
-	const char *backend = jstr(res, "backend");
-	const char *gpu_name = NULL;
-	json_t *v;
-	size_t i, nl = json_array_size(layout);
-	int *rank_node = NULL;
-	int hosts = 0;
+/* What allreduce_bw's rank layout says. */
+struct layout {
+	int *rank_node;       /* rank -> 1 + node index, 0 unknown; nl entries */
+	size_t nl;
+	int hosts;            /* distinct hosts */
+	const char *gpu_name; /* GPU name of the last rank that has one */
+};
 
-	if (nl) {
-		rank_node = calloc(nl, sizeof(*rank_node));
-		if (!rank_node)
-			return CH_ERR_RUNTIME;
-	}
-	json_array_foreach(layout, i, v) {
+/* The rank layout: node per rank, GPUs used and their rated power, distinct hosts. */
+static int read_layout(struct ctx *c, const struct hr_result *r, struct hr_run *run, struct layout *lo)
+{
+	size_t i, j, nl = r->layout_list.n;
+
+	memset(lo, 0, sizeof(*lo));
+	lo->nl = nl;
+	if (nl && !(lo->rank_node = calloc(nl, sizeof(*lo->rank_node))))
+		return CH_ERR_RUNTIME;
+	for (i = 0; i < nl; i++) {
+		const struct hr_result_rank *e = &r->layout[i];
 		/* the node name sweeps use: the host, or "nodeK" with --node-size */
-		const char *h = jstr(v, "node_name") ? jstr(v, "node_name") : jstr(v, "host");
-		int r = (int)jnum(v, "rank"), n2;
-		if (!h || !(r >= 0 && (size_t)r < nl)) {
+		const char *h = e->node_name.str ? e->node_name.str : e->host.str;
+		int rk = int_of(e->rank.num), n2;
+		if (!h || !(rk >= 0 && (size_t)rk < nl)) {
 			hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
 				     "ranks.layout[%zu]: needs 'rank' (0..%zu) and 'host'; skipped", i, nl - 1);
 			continue;
 		}
-		n2 = hr_fleet_node(c->f, h);
-		if (n2 < 0) {
-			free(rank_node);
+		if ((n2 = hr_fleet_node(c->f, h)) < 0)
 			return CH_ERR_RUNTIME;
-		}
-		rank_node[r] = n2 + 1; /* 0: unknown */
-		if (json_is_integer(json_object_get(v, "gpu_index")) || json_is_number(json_object_get(v, "gpu_index"))) {
-			const char *gn = jstr(v, "gpu_name");
+		lo->rank_node[rk] = n2 + 1;
+		if (!isnan(e->gpu_index.num)) {
+			const char *gn = e->gpu_name.str;
 			const struct ch_datasheet *ds = gn ? ch_datasheet_lookup(gn) : NULL;
 			run->gpus_used++;
 			run->gpu_rated_w += hr_gpu_rated_w(ds, NULL);
 			if (gn) {
-				gpu_name = gn;
+				lo->gpu_name = gn;
 				if (!c->f->nodes[n2].cfg[HR_CFG_GPU_MODEL])
 					set_cfg(c->f, n2, HR_CFG_GPU_MODEL, gn);
 			}
@@ -435,143 +444,142 @@ static int load_allreduce(struct ctx *c, const json_t *doc, const json_t *res, i
 	/* distinct hosts of the layout (not node names: --node-size splits one
 	 * host into several "nodes", and the CPU packages are the host's) */
 	for (i = 0; i < nl; i++) {
-		size_t j;
 		int dup = 0;
-		const char *hi = jstr(json_array_get(layout, i), "host");
+		const char *hi = r->layout[i].host.str;
 		if (!hi)
 			continue;
 		for (j = 0; j < i; j++)
-			if (hr_streq(jstr(json_array_get(layout, j), "host"), hi))
+			if (hr_streq(r->layout[j].host.str, hi))
 				dup = 1;
 		if (!dup)
-			hosts++;
+			lo->hosts++;
 	}
-	if (hosts > 0)
-		run->nnodes = hosts;
-	if (!json_is_array(sweeps))
-		skip(c, "%s: missing '%s' array; no sweeps read", "results", "sweeps");
-	json_array_foreach(sweeps, i, v) {
-		struct hr_group *g;
-		const json_t *rows = json_object_get(v, "rows"), *nodes = json_object_get(v, "nodes"), *r;
-		char where[64];
-		size_t k;
+	return 0;
+}
 
-		snprintf(where, sizeof(where), "results.sweeps[%zu]", i);
-		if (!json_is_object(v) || !json_is_array(rows)) {
-			skip(c, "%s: not an object with a '%s' array; skipped", where, "rows");
+/* The hosts of a sweep: its "nodes", else through its ranks and the layout. */
+static int sweep_nodes(struct ctx *c, const struct hr_result_sweep *sw, const struct layout *lo,
+		       struct hr_group *g)
+{
+	size_t k;
+
+	if (sw->nodes_list.is_array && sw->nodes_list.n) {
+		for (k = 0; k < sw->nodes_list.n; k++) {
+			int n2;
+			if (!sw->nodes[k].str)
+				continue;
+			n2 = hr_fleet_node(c->f, sw->nodes[k].str);
+			if (n2 < 0 || group_add_node(g, n2))
+				return CH_ERR_RUNTIME;
+		}
+		return 0;
+	}
+	for (k = 0; k < sw->ranks_list.n; k++) {
+		json_int_t rr = sw->ranks[k].i;
+		if (lo->rank_node && rr >= 0 && (size_t)rr < lo->nl && lo->rank_node[rr] &&
+		    group_add_node(g, lo->rank_node[rr] - 1))
+			return CH_ERR_RUNTIME;
+	}
+	return 0;
+}
+
+/* The rows of a sweep, its large-message and average busbw. */
+static int sweep_rows(struct ctx *c, const struct hr_result_sweep *sw, struct hr_group *g, const char *where)
+{
+	size_t k;
+
+	if (sw->rows_list.n && !(g->rows = calloc(sw->rows_list.n, sizeof(*g->rows))))
+		return CH_ERR_RUNTIME;
+	for (k = 0; k < sw->rows_list.n; k++) {
+		const struct hr_result_row *s = &sw->rows[k];
+		struct hr_row *row = &g->rows[g->nrows];
+		char w2[96];
+		snprintf(w2, sizeof(w2), "%s.rows[%zu]", where, k);
+		row->bytes = num_field(c, &s->bytes, "bytes", w2, 1);
+		row->busbw_oop_gbps = s->oop_busbw.num;
+		row->busbw_ip_gbps = s->ip_busbw.num;
+		if (isnan(row->bytes) || (isnan(row->busbw_oop_gbps) && isnan(row->busbw_ip_gbps))) {
+			if (!isnan(row->bytes))
+				skip(c, "%s: no numeric '%s' in out_of_place or in_place; skipped", w2, "busbw_gbps");
 			continue;
 		}
-		GROW(c->f->groups, c->f->ngroups, g);
-		if (!g) {
-			free(rank_node);
-			return CH_ERR_RUNTIME;
-		}
-		g->kind = kind_from_name(jstr(v, "group_kind"));
-		g->name = strdup(jstr(v, "group_name") ? jstr(v, "group_name") : "world");
-		g->algo = strdup(jstr(v, "algo") ? jstr(v, "algo") : "default");
-		g->collective = strdup("all_reduce");
-		g->backend = strdup(backend ? backend : "?");
-		g->source = strdup(c->path);
-		g->gpu_name = dup_or_null(gpu_name);
-		g->nranks = (int)jnum(v, "nranks");
-		g->reported_avg_gbps = NAN;
-		g->complete = run->status && !strcmp(run->status, "ok");
-		if (!g->name || !g->algo || !g->collective || !g->backend || !g->source) {
-			free(rank_node);
-			return CH_ERR_RUNTIME;
-		}
-		/* hosts: the sweep's "nodes", else through its ranks */
-		if (json_is_array(nodes) && json_array_size(nodes)) {
-			json_t *h;
-			json_array_foreach(nodes, k, h) {
-				int n2;
-				if (!json_is_string(h))
-					continue;
-				n2 = hr_fleet_node(c->f, json_string_value(h));
-				if (n2 < 0 || group_add_node(g, n2)) {
-					free(rank_node);
-					return CH_ERR_RUNTIME;
-				}
-			}
-		} else {
-			json_t *rk;
-			json_array_foreach(json_object_get(v, "ranks"), k, rk) {
-				json_int_t rr = json_integer_value(rk);
-				if (rank_node && rr >= 0 && (size_t)rr < nl && rank_node[rr] &&
-				    group_add_node(g, rank_node[rr] - 1)) {
-					free(rank_node);
-					return CH_ERR_RUNTIME;
-				}
-			}
-		}
-		if (g->nranks <= 0)
-			g->nranks = (int)json_array_size(json_object_get(v, "ranks"));
-		if (json_array_size(rows)) {
-			g->rows = calloc(json_array_size(rows), sizeof(*g->rows));
-			if (!g->rows) {
-				free(rank_node);
-				return CH_ERR_RUNTIME;
-			}
-		}
-		json_array_foreach(rows, k, r) {
-			struct hr_row *row = &g->rows[g->nrows];
-			const json_t *oop = json_object_get(r, "out_of_place");
-			const json_t *ip = json_object_get(r, "in_place");
-			char w2[96];
-			snprintf(w2, sizeof(w2), "%s.rows[%zu]", where, k);
-			row->bytes = num_field(c, r, "bytes", w2, 1);
-			row->busbw_oop_gbps = json_is_object(oop) ? jnum(oop, "busbw_gbps") : NAN;
-			row->busbw_ip_gbps = json_is_object(ip) ? jnum(ip, "busbw_gbps") : NAN;
-			if (isnan(row->bytes) || (isnan(row->busbw_oop_gbps) && isnan(row->busbw_ip_gbps))) {
-				if (!isnan(row->bytes))
-					skip(c, "%s: no numeric '%s' in out_of_place or in_place; skipped", w2, "busbw_gbps");
-				continue;
-			}
-			row->wrong = (json_is_object(oop) && jnum(oop, "wrong") > 0 ? jnum(oop, "wrong") : 0) +
-				     (json_is_object(ip) && jnum(ip, "wrong") > 0 ? jnum(ip, "wrong") : 0);
-			g->wrong_total += row->wrong;
-			g->nrows++;
-		}
-		g->large_busbw_gbps = jnum(v, "large_msg_busbw_gbps");
-		g->avg_busbw_gbps = jnum(v, "avg_busbw_gbps");
-		g->large_bytes = NAN;
-		for (k = 0; k < g->nrows; k++)
-			if (isnan(g->large_bytes) || g->rows[k].bytes > g->large_bytes) {
-				g->large_bytes = g->rows[k].bytes;
-				if (isnan(jnum(v, "large_msg_busbw_gbps")))
-					g->large_busbw_gbps = !isnan(g->rows[k].busbw_oop_gbps) ?
-						g->rows[k].busbw_oop_gbps : g->rows[k].busbw_ip_gbps;
-			}
-		if (isnan(g->avg_busbw_gbps) && g->nrows) {
-			double s = 0;
-			int n = 0;
-			for (k = 0; k < g->nrows; k++) {
-				if (!isnan(g->rows[k].busbw_oop_gbps)) { s += g->rows[k].busbw_oop_gbps; n++; }
-				if (!isnan(g->rows[k].busbw_ip_gbps)) { s += g->rows[k].busbw_ip_gbps; n++; }
-			}
-			g->avg_busbw_gbps = n ? s / n : NAN;
-		}
-		if (g->nnodes == 0 && node >= 0 && (g->kind == HR_G_NODE || hosts <= 1))
-			group_add_node(g, node);
+		row->wrong = (s->oop_wrong.num > 0 ? s->oop_wrong.num : 0) + (s->ip_wrong.num > 0 ? s->ip_wrong.num : 0);
+		g->wrong_total += row->wrong;
+		g->nrows++;
 	}
-	if (jnum(res, "wrong_total") > 0 && c->f->ngroups) {
-		/* wrong elements not attributed to a row: keep them on record */
-		double rows_wrong = 0;
-		size_t k;
-		for (k = 0; k < c->f->ngroups; k++)
-			if (!strcmp(c->f->groups[k].source, c->path))
-				rows_wrong += c->f->groups[k].wrong_total;
-		if (rows_wrong == 0)
-			hr_issue_add(&c->f->issues, HR_ISSUE_NOTE, c->path, 0, 0,
-				     "results.wrong_total is %.0f but no row has wrong elements",
-				     jnum(res, "wrong_total"));
+	g->large_busbw_gbps = sw->large_busbw.num;
+	g->avg_busbw_gbps = sw->avg_busbw.num;
+	g->large_bytes = NAN;
+	for (k = 0; k < g->nrows; k++)
+		if (isnan(g->large_bytes) || g->rows[k].bytes > g->large_bytes) {
+			g->large_bytes = g->rows[k].bytes;
+			if (isnan(sw->large_busbw.num))
+				g->large_busbw_gbps = !isnan(g->rows[k].busbw_oop_gbps) ?
+					g->rows[k].busbw_oop_gbps : g->rows[k].busbw_ip_gbps;
+		}
+	if (isnan(g->avg_busbw_gbps) && g->nrows) {
+		double s = 0;
+		int n = 0;
+		for (k = 0; k < g->nrows; k++) {
+			if (!isnan(g->rows[k].busbw_oop_gbps)) { s += g->rows[k].busbw_oop_gbps; n++; }
+			if (!isnan(g->rows[k].busbw_ip_gbps)) { s += g->rows[k].busbw_ip_gbps; n++; }
+		}
+		g->avg_busbw_gbps = n ? s / n : NAN;
 	}
-	json_array_foreach(json_object_get(res, "stragglers"), i, v) {
+	return 0;
+}
+
+/* One sweep into a group of the fleet. */
+static int load_sweep(struct ctx *c, const struct hr_result *r, size_t i, const struct layout *lo,
+		      int node, const struct hr_run *run)
+{
+	const struct hr_result_sweep *sw = &r->sweeps[i];
+	struct hr_group *g;
+	char where[64];
+
+	snprintf(where, sizeof(where), "results.sweeps[%zu]", i);
+	if (!sw->rows_list.is_array) {
+		skip(c, "%s: not an object with a '%s' array; skipped", where, "rows");
+		return 0;
+	}
+	GROW(c->f->groups, c->f->ngroups, g);
+	if (!g)
+		return CH_ERR_RUNTIME;
+	g->kind = kind_from_name(sw->group_kind.str);
+	g->name = strdup(sw->group_name.str ? sw->group_name.str : "world");
+	g->algo = strdup(sw->algo.str ? sw->algo.str : "default");
+	g->collective = strdup("all_reduce");
+	g->backend = strdup(r->backend.str ? r->backend.str : "?");
+	g->source = strdup(c->path);
+	g->gpu_name = dup_or_null(lo->gpu_name);
+	g->nranks = int_of(sw->nranks.num);
+	g->reported_avg_gbps = NAN;
+	g->complete = run->status && !strcmp(run->status, "ok");
+	if (!g->name || !g->algo || !g->collective || !g->backend || !g->source)
+		return CH_ERR_RUNTIME;
+	if (sweep_nodes(c, sw, lo, g))
+		return CH_ERR_RUNTIME;
+	if (g->nranks <= 0)
+		g->nranks = (int)sw->ranks_list.n;
+	if (sweep_rows(c, sw, g, where))
+		return CH_ERR_RUNTIME;
+	if (g->nnodes == 0 && node >= 0 && (g->kind == HR_G_NODE || lo->hosts <= 1))
+		group_add_node(g, node);
+	return 0;
+}
+
+/* The stragglers allreduce_bw named. */
+static int load_stragglers(struct ctx *c, const struct hr_result *r, const struct layout *lo)
+{
+	size_t i;
+
+	for (i = 0; i < r->stragglers_list.n; i++) {
+		const struct hr_result_straggler *e = &r->stragglers[i];
 		struct hr_straggler *s;
-		const char *h = jstr(v, "node") ? jstr(v, "node") : jstr(v, "host");
-		int n2, r = (int)jnum(v, "rank");
-		if (!h && rank_node && r >= 0 && (size_t)r < nl && rank_node[r])
-			h = c->f->nodes[rank_node[r] - 1].name;
+		const char *h = e->node.str ? e->node.str : e->host.str;
+		int n2, rk = int_of(e->rank.num);
+		if (!h && lo->rank_node && rk >= 0 && (size_t)rk < lo->nl && lo->rank_node[rk])
+			h = c->f->nodes[lo->rank_node[rk] - 1].name;
 		if (!h) {
 			hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
 				     "results.stragglers[%zu]: no 'host' and no rank in the layout; skipped", i);
@@ -579,34 +587,90 @@ static int load_allreduce(struct ctx *c, const json_t *doc, const json_t *res, i
 		}
 		n2 = hr_fleet_node(c->f, h);
 		GROW(c->f->stragglers, c->f->nstragglers, s);
-		if (n2 < 0 || !s) {
-			free(rank_node);
+		if (n2 < 0 || !s)
 			return CH_ERR_RUNTIME;
-		}
 		s->node = n2;
-		s->rank = r;
-		s->slowest_fraction = jnum(v, "slowest_fraction");
-		s->excess_pct = jnum(v, "excess_pct");
+		s->rank = rk;
+		s->slowest_fraction = e->slowest_fraction.num;
+		s->excess_pct = e->excess_pct.num;
 		s->source = strdup(c->path);
 	}
-	free(rank_node);
 	return 0;
+}
+
+static int load_allreduce(struct ctx *c, const struct hr_result *r, int node, struct hr_run *run)
+{
+	struct layout lo;
+	size_t i;
+	int rc;
+
+	if ((rc = read_layout(c, r, run, &lo)))
+		goto out;
+	if (lo.hosts > 0)
+		run->nnodes = lo.hosts;
+	if (!r->sweeps_list.is_array)
+		skip(c, "%s: missing '%s' array; no sweeps read", "results", "sweeps");
+	for (i = 0; i < r->sweeps_list.n; i++)
+		if ((rc = load_sweep(c, r, i, &lo, node, run)))
+			goto out;
+	if (r->wrong_total.num > 0 && c->f->ngroups) {
+		/* wrong elements not attributed to a row: keep them on record */
+		double rows_wrong = 0;
+		for (i = 0; i < c->f->ngroups; i++)
+			if (!strcmp(c->f->groups[i].source, c->path))
+				rows_wrong += c->f->groups[i].wrong_total;
+		if (rows_wrong == 0)
+			hr_issue_add(&c->f->issues, HR_ISSUE_NOTE, c->path, 0, 0,
+				     "results.wrong_total is %.0f but no row has wrong elements", r->wrong_total.num);
+	}
+	rc = load_stragglers(c, r, &lo);
+out:
+	free(lo.rank_node);
+	return rc;
 }
 
 /* ---------------------------------------------------------- loader */
 
-static int load_loader(struct ctx *c, const json_t *res, int node)
+/* One configuration; 1 when it lacks what the report needs (recorded as skipped). */
+static int loader_cfg(struct ctx *c, const struct hr_result_config *v, size_t i, struct hr_loader_cfg *k)
 {
-	const json_t *cfgs = json_object_get(res, "configs"), *rec, *v;
+	char where[64];
+
+	snprintf(where, sizeof(where), "results.configs[%zu]", i);
+	if (!v->placement.str || !v->has_lateness) {
+		skip(c, "%s: needs '%s' and a 'lateness_us' object; skipped", where, "placement");
+		return 1;
+	}
+	if (isnan(v->lateness_p99_us.num)) {
+		skip(c, "%s: missing '%s'; skipped", where, "lateness_us.p99");
+		return 1;
+	}
+	k->name = strdup(v->name.str ? v->name.str : v->placement.str);
+	k->placement = strdup(v->placement.str);
+	k->workers = isnan(v->workers.num) ? INT_MIN : (int)v->workers.num; /* INT_MIN: not given */
+	k->hog_util = v->hog_util.num;
+	k->lateness_p50_us = v->lateness_p50_us.num;
+	k->lateness_p99_us = v->lateness_p99_us.num;
+	k->lateness_max_us = v->lateness_max_us.num;
+	k->input_wait_frac = v->input_wait_frac.num;
+	k->accel_util = v->accel_util.num;
+	k->verdict = dup_or_null(v->verdict.str);
+	k->reasons = join_strings(&v->reasons);
+	return 0;
+}
+
+static int load_loader(struct ctx *c, const struct hr_result *r, int node)
+{
+	const struct hr_result_recommendation *rec = &r->rec;
 	struct hr_loader *l;
 	size_t i;
 
-	if (jstr(res, "mode") && !strcmp(jstr(res, "mode"), "plan")) {
+	if (r->mode.str && !strcmp(r->mode.str, "plan")) {
 		hr_issue_add(&c->f->issues, HR_ISSUE_NOTE, c->path, 0, 0,
 			     "loader_contention plan (--topology): nothing measured; not used");
 		return 0;
 	}
-	if (!json_is_array(cfgs)) {
+	if (!r->configs_list.is_array) {
 		skip(c, "%s: missing '%s' array; loader results not used", "results", "configs");
 		return 0;
 	}
@@ -614,55 +678,23 @@ static int load_loader(struct ctx *c, const json_t *res, int node)
 	if (!l)
 		return CH_ERR_RUNTIME;
 	l->node = node;
-	l->verdict = dup_or_null(jstr(res, "verdict"));
-	l->mask_collapsed = jbool(res, "mask_collapsed");
+	l->verdict = dup_or_null(r->verdict.str);
+	l->mask_collapsed = r->mask_collapsed;
 	l->source = strdup(c->path);
-	rec = json_object_get(res, "recommendation");
-	if (json_is_object(rec)) {
-		l->rec_placement = dup_or_null(jstr(rec, "placement"));
-		l->rec_workers = json_is_number(json_object_get(rec, "workers")) ? (int)jnum(rec, "workers") : -1;
-		l->rec_config = dup_or_null(jstr(rec, "config"));
-		l->rec_verdict = dup_or_null(jstr(rec, "verdict"));
-		l->rec_numactl = dup_or_null(jstr(rec, "numactl"));
-		l->rec_hwloc_bind = dup_or_null(jstr(rec, "hwloc_bind"));
-		l->rec_slurm = dup_or_null(jstr(rec, "slurm"));
+	if (rec->present) {
+		l->rec_placement = dup_or_null(rec->placement.str);
+		l->rec_workers = !isnan(rec->workers.num) ? (int)rec->workers.num : -1;
+		l->rec_config = dup_or_null(rec->config.str);
+		l->rec_verdict = dup_or_null(rec->verdict.str);
+		l->rec_numactl = dup_or_null(rec->numactl.str);
+		l->rec_hwloc_bind = dup_or_null(rec->hwloc_bind.str);
+		l->rec_slurm = dup_or_null(rec->slurm.str);
 	}
-	if (json_array_size(cfgs)) {
-		l->cfgs = calloc(json_array_size(cfgs), sizeof(*l->cfgs));
-		if (!l->cfgs)
-			return CH_ERR_RUNTIME;
-	}
-	json_array_foreach(cfgs, i, v) {
-		struct hr_loader_cfg *k = &l->cfgs[l->ncfgs];
-		const json_t *lat = json_object_get(v, "lateness_us");
-		char where[64];
-		snprintf(where, sizeof(where), "results.configs[%zu]", i);
-		if (!json_is_object(v) || !jstr(v, "placement") || !json_is_object(lat)) {
-			skip(c, "%s: needs '%s' and a 'lateness_us' object; skipped", where, "placement");
-			continue;
-		}
-		k->name = strdup(jstr(v, "name") ? jstr(v, "name") : jstr(v, "placement"));
-		k->placement = strdup(jstr(v, "placement"));
-		k->workers = (int)jnum(v, "workers");
-		k->hog_util = jnum(v, "hog_util");
-		k->lateness_p50_us = jnum(lat, "p50");
-		k->lateness_p99_us = jnum(lat, "p99");
-		k->lateness_max_us = jnum(lat, "max");
-		k->input_wait_frac = jnum(v, "input_wait_frac");
-		k->accel_util = jnum(v, "accel_util");
-		k->verdict = dup_or_null(jstr(v, "verdict"));
-		k->reasons = join_strings(json_object_get(v, "reasons"));
-		if (isnan(k->lateness_p99_us)) {
-			skip(c, "%s: missing '%s'; skipped", where, "lateness_us.p99");
-			free(k->name);
-			free(k->placement);
-			free(k->verdict);
-			free(k->reasons);
-			memset(k, 0, sizeof(*k));
-			continue;
-		}
-		l->ncfgs++;
-	}
+	if (r->configs_list.n && !(l->cfgs = calloc(r->configs_list.n, sizeof(*l->cfgs))))
+		return CH_ERR_RUNTIME;
+	for (i = 0; i < r->configs_list.n; i++)
+		if (!loader_cfg(c, &r->configs[i], i, &l->cfgs[l->ncfgs]))
+			l->ncfgs++;
 	if (!l->verdict) {
 		/* the worst config verdict stands in for a missing overall one */
 		static const char *const order[] = { "fail", "warn", "pass" };
@@ -679,97 +711,115 @@ static int load_loader(struct ctx *c, const json_t *res, int node)
 
 /* ---------------------------------------------------------- envelope */
 
-static int load_result(struct ctx *c, const json_t *doc)
+/* The envelope checks of a result file; 0 when it may be loaded (else recorded as skipped). */
+static int check_envelope(struct ctx *c, const struct hr_result *r)
 {
-	const json_t *host = json_object_get(doc, "host"), *sw, *res, *en, *gpus;
-	const char *tool = jstr(doc, "tool"), *hn, *st;
-	json_int_t ver;
-	struct hr_run *run;
-	int node, rc = 0;
-	time_t t0 = 0, t1 = 0;
+	const char *tool = r->tool_name;
 
-	if (!json_is_integer(json_object_get(doc, "schema_version"))) {
+	if (!r->schema_version.is_int) {
 		skip(c, "%s: missing '%s'; file skipped", "envelope", "schema_version");
-		return 0;
+		return -1;
 	}
-	ver = json_integer_value(json_object_get(doc, "schema_version"));
-	if (ver != CH_RESULT_SCHEMA_VERSION) {
+	if (r->schema_version.i != CH_RESULT_SCHEMA_VERSION) {
 		hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
 			     "schema_version '%lld' is not supported (this health_report reads %d); file skipped",
-			     (long long)ver, CH_RESULT_SCHEMA_VERSION);
-		return 0;
+			     (long long)r->schema_version.i, CH_RESULT_SCHEMA_VERSION);
+		return -1;
 	}
 	if (!tool || (strcmp(tool, "roofline") && strcmp(tool, "allreduce_bw") &&
 		      strcmp(tool, "loader_contention") && strcmp(tool, "checkpoint_io"))) {
 		hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
 			     "unknown tool '%s' (expected roofline, allreduce_bw, loader_contention or checkpoint_io); file skipped",
 			     tool ? tool : "(none)");
-		return 0;
+		return -1;
 	}
-	if (!json_is_object(host) || !(hn = jstr(host, "hostname"))) {
+	if (!r->host || !r->hostname) {
 		skip(c, "%s: missing '%s'; file skipped", "envelope", "host.hostname");
-		return 0;
+		return -1;
 	}
-	res = json_object_get(doc, "results");
-	if (!json_is_object(res)) {
+	if (!r->results) {
 		skip(c, "%s: missing '%s' object; file skipped", "envelope", "results");
-		return 0;
+		return -1;
 	}
-	st = jstr(doc, "status");
-	node = hr_fleet_node(c->f, hn);
-	if (node < 0)
-		return CH_ERR_RUNTIME;
+	return 0;
+}
+
+/* The run of a result file: times, energy, CPU packages; @t0: [out] its
+ * start time when "start_utc" parses (else left). NULL when out of memory. */
+static struct hr_run *run_new(struct ctx *c, const struct hr_result *r, int node, time_t *t0)
+{
+	struct hr_run *run;
+	time_t t1 = 0;
+
 	GROW(c->f->runs, c->f->nruns, run);
 	if (!run)
-		return CH_ERR_RUNTIME;
+		return NULL;
 	run->path = strdup(c->path);
-	run->tool = strdup(tool);
-	run->status = strdup(st ? st : "unknown");
-	run->reason = dup_or_null(jstr(doc, "reason"));
+	run->tool = strdup(r->tool);
+	run->status = strdup(r->status ? r->status : "unknown");
+	run->reason = dup_or_null(r->reason);
 	run->node = node;
 	run->nnodes = 1;
 	run->wall_sec = NAN;
 	run->cpu_j = run->gpu_j = NAN;
 	if (!run->path || !run->tool || !run->status)
-		return CH_ERR_RUNTIME;
-	if (hr_parse_utc(jstr(doc, "start_utc"), &t0) == 0 &&
-	    hr_parse_utc(jstr(doc, "end_utc"), &t1) == 0 && t1 >= t0) {
-		run->start = t0;
+		return NULL;
+	if (hr_parse_utc(r->start_utc, t0) == 0 && hr_parse_utc(r->end_utc, &t1) == 0 && t1 >= *t0) {
+		run->start = *t0;
 		run->end = t1;
-		run->wall_sec = difftime(t1, t0);
+		run->wall_sec = difftime(t1, *t0);
 	}
-	en = json_object_get(doc, "energy");
-	if (json_is_object(en)) {
-		run->cpu_j = jnum(en, "cpu_j");
-		run->gpu_j = jnum(en, "gpu_j");
-		run->energy_source = dup_or_null(jstr(en, "source"));
+	if (r->has_energy) {
+		run->cpu_j = r->energy_cpu_j.num;
+		run->gpu_j = r->energy_gpu_j.num;
+		run->energy_source = dup_or_null(r->energy_source.str);
 		run->energy_measured = !isnan(run->cpu_j) || !isnan(run->gpu_j);
-		if (isnan(run->wall_sec) && jnum(en, "wall_sec") >= 0)
-			run->wall_sec = jnum(en, "wall_sec");
+		if (isnan(run->wall_sec) && r->energy_wall_sec.num >= 0)
+			run->wall_sec = r->energy_wall_sec.num;
 	}
-	run->cpu_packages = json_is_number(json_object_get(host, "packages")) ?
-		(int)jnum(host, "packages") : 1;
-	if (json_is_string(json_object_get(host, "cpu_model")) && !c->f->nodes[node].cpu_model)
-		c->f->nodes[node].cpu_model = strdup(jstr(host, "cpu_model"));
-	gpus = json_object_get(host, "gpus");
-	if (json_is_array(gpus) && (int)json_array_size(gpus) > c->f->nodes[node].ngpus)
-		c->f->nodes[node].ngpus = (int)json_array_size(gpus);
-	sw = json_object_get(doc, "software");
-	if (json_is_object(sw)) {
-		set_cfg(c->f, node, HR_CFG_DRIVER, jstr(sw, "cuda_driver") ? jstr(sw, "cuda_driver") : jstr(sw, "nvml_driver"));
-		set_cfg(c->f, node, HR_CFG_CUDA, jstr(sw, "cuda_runtime"));
-		set_cfg(c->f, node, HR_CFG_NCCL, jstr(sw, "nccl"));
-		set_cfg(c->f, node, HR_CFG_MPI, jstr(sw, "mpi"));
+	run->cpu_packages = !isnan(r->host_packages.num) ? (int)r->host_packages.num : 1;
+	return run;
+}
+
+/* What the envelope says of the node: CPU, GPUs, software, inventory. */
+static int node_facts(struct ctx *c, const struct hr_result *r, int node, time_t t0)
+{
+	if (r->host_cpu_model && !c->f->nodes[node].cpu_model)
+		c->f->nodes[node].cpu_model = strdup(r->host_cpu_model);
+	if ((int)r->host_ngpus > c->f->nodes[node].ngpus)
+		c->f->nodes[node].ngpus = (int)r->host_ngpus;
+	if (r->has_software) {
+		set_cfg(c->f, node, HR_CFG_DRIVER, r->sw_cuda_driver ? r->sw_cuda_driver : r->sw_nvml_driver);
+		set_cfg(c->f, node, HR_CFG_CUDA, r->sw_cuda_runtime);
+		set_cfg(c->f, node, HR_CFG_NCCL, r->sw_nccl);
+		set_cfg(c->f, node, HR_CFG_MPI, r->sw_mpi);
 	}
-	if (hr_inventory_load(c->f, node, host, c->path, t0) != 0)
+	return hr_inventory_load(c->f, node, r->host, c->path, t0) != 0 ? CH_ERR_RUNTIME : 0;
+}
+
+static int load_result(struct ctx *c, const struct hr_result *r)
+{
+	const char *tool = r->tool_name, *st = r->status;
+	struct hr_run *run;
+	int node, rc = 0;
+	time_t t0 = 0;
+
+	if (check_envelope(c, r))
+		return 0;
+	node = hr_fleet_node(c->f, r->hostname);
+	if (node < 0)
+		return CH_ERR_RUNTIME;
+	if (!(run = run_new(c, r, node, &t0)))
+		return CH_ERR_RUNTIME;
+	if (node_facts(c, r, node, t0))
 		return CH_ERR_RUNTIME;
 	if (st && strcmp(st, "ok") && strcmp(st, "failed") && strcmp(st, "unavailable"))
 		hr_issue_add(&c->f->issues, HR_ISSUE_TRUNCATED, c->path, 0, 0,
 			     "%s run has status '%s'%s%s: its results are partial", tool, st,
-			     jstr(doc, "reason") ? ": " : "", jstr(doc, "reason") ? jstr(doc, "reason") : "");
+			     r->reason ? ": " : "", r->reason ? r->reason : "");
 	if (!strcmp(tool, "roofline")) {
 		size_t d0 = c->f->ndevices, i;
-		rc = load_roofline(c, res, node);
+		rc = load_roofline(c, r, node);
 		for (i = d0; i < c->f->ndevices; i++)
 			if (!strcmp(c->f->devices[i].kind, "gpu") &&
 			    strcmp(c->f->devices[i].status, "unavailable")) {
@@ -777,51 +827,40 @@ static int load_result(struct ctx *c, const json_t *doc)
 				run->gpu_rated_w += hr_gpu_rated_w(c->f->devices[i].ds, NULL);
 			}
 	} else if (!strcmp(tool, "allreduce_bw")) {
-		rc = load_allreduce(c, doc, res, node, run);
+		rc = load_allreduce(c, r, node, run);
 	} else if (!strcmp(tool, "checkpoint_io")) {
-		rc = hr_ckpt_load(c->f, c->path, doc, res);
+		rc = hr_ckpt_load(c->f, c->path, r);
 	} else {
-		rc = load_loader(c, res, node);
+		rc = load_loader(c, r, node);
 	}
 	run->cpu_packages *= run->nnodes > 0 ? run->nnodes : 1;
 	c->f->files_read++;
 	return rc;
 }
 
-/* nccl-tests -J: "start_time"/"end_time" are local times ("%Y-%m-%d
- * %H:%M:%S", zone unknown): their difference is the wall time. */
-static void nt_json_times(struct hr_run *run, const json_t *doc)
-{
-	struct tm a, b;
-	const char *s = jstr(doc, "start_time"), *e = jstr(doc, "end_time");
-	const char *pa, *pb;
-	time_t ta, tb;
-	if (!s || !e)
-		return;
-	memset(&a, 0, sizeof(a));
-	memset(&b, 0, sizeof(b));
-	pa = strptime(s, "%Y-%m-%d %H:%M:%S", &a);
-	pb = strptime(e, "%Y-%m-%d %H:%M:%S", &b);
-	if (!pa || !pb || *pa || *pb)
-		return;
-	ta = timegm(&a);
-	tb = timegm(&b);
-	if (tb >= ta)
-		run->wall_sec = difftime(tb, ta);
-}
-
 int hr_fleet_load_json(struct hr_fleet *f, const char *path, const json_t *doc, int named)
 {
 	struct ctx c = { f, path, 0 };
-	const char *schema = jstr(doc, "schema");
+	struct hr_result r;
+	const char *schema;
+	int rc;
 
 	if (!json_is_object(doc)) {
 		hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
 			     "JSON document is not an object; file skipped");
 		return 0;
 	}
-	if (schema && !strcmp(schema, CH_RESULT_SCHEMA))
-		return load_result(&c, doc);
+	if ((rc = hr_result_read(doc, &r))) {
+		hr_result_release(&r);
+		return rc;
+	}
+	schema = r.schema;
+	if (schema && !strcmp(schema, CH_RESULT_SCHEMA)) {
+		rc = load_result(&c, &r);
+		hr_result_release(&r);
+		return rc;
+	}
+	hr_result_release(&r);
 	if (schema && !strcmp(schema, "clusterhealth.profile")) {
 		f->files_ignored++;
 		return 0;
@@ -829,12 +868,12 @@ int hr_fleet_load_json(struct hr_fleet *f, const char *path, const json_t *doc, 
 	if (hr_nt_json_detect(doc)) {
 		struct hr_nt_log log;
 		size_t r0 = f->nruns;
-		int rc = hr_nt_parse_json(path, doc, &log, &f->issues);
+		rc = hr_nt_parse_json(path, doc, &log, &f->issues);
 		if (!rc)
 			rc = hr_fleet_load_nccltests(f, &log);
+		if (!rc && f->nruns == r0 + 1 && log.has_wall)
+			f->runs[r0].wall_sec = log.wall_sec;
 		hr_nt_log_release(&log);
-		if (!rc && f->nruns == r0 + 1)
-			nt_json_times(&f->runs[r0], doc);
 		return rc;
 	}
 	if (!named) {

@@ -220,7 +220,8 @@ int hr_fleet_load_files(struct hr_fleet *f, const char *const *paths, const unsi
 
 /**
  * hr_fleet_load_json - as hr_fleet_load_file() for a document already
- * parsed (@doc borrowed).
+ * parsed (@doc borrowed). A result document is read through the result
+ * reader (hr_result.h) and its record mapped into @f.
  */
 int hr_fleet_load_json(struct hr_fleet *f, const char *path, const json_t *doc, int named);
 

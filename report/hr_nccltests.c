@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_TOK 64
 
@@ -838,6 +839,31 @@ static int json_cell(const json_t *o, struct hr_nt_cell *c)
 	return 0;
 }
 
+/* nccl-tests -J: "start_time"/"end_time" are local times ("%Y-%m-%d
+ * %H:%M:%S", zone unknown): their difference is the wall time. */
+static void json_wall(struct hr_nt_log *log, const json_t *doc)
+{
+	struct tm a, b;
+	const char *s = json_string_value(json_object_get(doc, "start_time"));
+	const char *e = json_string_value(json_object_get(doc, "end_time"));
+	const char *pa, *pb;
+	time_t ta, tb;
+	if (!s || !e)
+		return;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	pa = strptime(s, "%Y-%m-%d %H:%M:%S", &a);
+	pb = strptime(e, "%Y-%m-%d %H:%M:%S", &b);
+	if (!pa || !pb || *pa || *pb)
+		return;
+	ta = timegm(&a);
+	tb = timegm(&b);
+	if (tb >= ta) {
+		log->has_wall = 1;
+		log->wall_sec = difftime(tb, ta);
+	}
+}
+
 int hr_nt_parse_json(const char *path, const json_t *doc, struct hr_nt_log *out,
 		     struct hr_issues *issues)
 {
@@ -857,6 +883,7 @@ int hr_nt_parse_json(const char *path, const json_t *doc, struct hr_nt_log *out,
 	}
 	out->runs = r;
 	out->nruns = 1;
+	json_wall(out, doc);
 	r->format = HR_NT_FMT_JSON;
 	r->cell_decimals = 6; /* written with "%lf" */
 	copy_str(r->algo, sizeof(r->algo), "default");

@@ -103,6 +103,8 @@ struct hr_nt_log {
 	int is_json;
 	struct hr_nt_run *runs;
 	size_t nruns;
+	int has_wall;       /* -J documents: wall_sec is known */
+	double wall_sec;    /* end_time - start_time, s (local times, zone unknown) */
 };
 
 /**
@@ -164,7 +166,9 @@ int hr_nt_json_detect(const json_t *doc);
  * hr_nt_parse_json - read a nccl-tests -J document (file version 2, as
  * written by nccl-tests' src/util.cu): config.devices, results[] with
  * out_of_place/in_place {time or cpu_time, alg_bw, bus_bw, nwrong},
- * out_of_bounds and average_bus_bandwidth.
+ * out_of_bounds and average_bus_bandwidth; start_time and end_time (local
+ * times "%Y-%m-%d %H:%M:%S") give out->wall_sec when both parse and do not
+ * go backwards.
  * @path: [in] file name. @doc: [in] parsed document (borrowed).
  * @out:  [out] one run. @issues: [in,out] records with a missing or
  *        non-numeric field are skipped and recorded (path, no line).

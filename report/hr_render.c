@@ -439,7 +439,11 @@ static void md_loader(const struct hr_rows *rows, struct hr_buf *b)
 		hr_buf_md(b, d->node);
 		hr_buf_puts(b, " | ");
 		hr_buf_md(b, d->config);
-		hr_buf_printf(b, " | %s | %lld | ", d->placement, d->workers);
+		hr_buf_printf(b, " | %s | ", d->placement);
+		if (d->workers < 0)
+			hr_buf_puts(b, "n/a | ");
+		else
+			hr_buf_printf(b, "%lld | ", d->workers);
 		hr_rows_num(b, d->lateness_p50_us, " / ");
 		hr_rows_num(b, d->lateness_p99_us, "");
 		hr_buf_puts(b, " | ");

@@ -208,7 +208,7 @@ static int build_loader(const json_t *nodes, struct hr_rows *r)
 			row->config = hr_jstr(c, "name");
 			row->placement = hr_jstr(c, "placement");
 			row->verdict = hr_jstr(c, "verdict");
-			row->workers = hr_jint(c, "workers", 0);
+			row->workers = hr_jint(c, "workers", -1); /* -1: not recorded */
 			row->lateness_p50_us = hr_jnum(c, "lateness_p50_us");
 			row->lateness_p99_us = hr_jnum(c, "lateness_p99_us");
 			row->input_wait_frac = hr_jnum(c, "input_wait_frac");

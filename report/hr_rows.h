@@ -89,7 +89,7 @@ struct hr_group_row {
 /* A loader_contention configuration of a node. */
 struct hr_loader_row {
 	const char *node, *config, *placement, *verdict;
-	long long workers;
+	long long workers;        /* -1: not recorded */
 	double lateness_p50_us, lateness_p99_us, input_wait_frac, accel_util;
 	int flagged;              /* verdict given and not "pass" */
 };

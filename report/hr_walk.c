@@ -3,7 +3,6 @@
  */
 #include "report/hr_walk.h"
 #include "base/ch_common.h"
-#include "base/ch_result.h"
 #include "report/hr_util.h"
 
 #include <errno.h>
@@ -54,17 +53,6 @@ int hr_walk_json(char *const *paths, int n, struct hr_issues *issues,
 	}
 	hr_file_list_release(&files);
 	return rc;
-}
-
-const char *hr_result_tool(json_t *doc)
-{
-	const char *schema = json_string_value(json_object_get(doc, "schema"));
-	json_t *ver = json_object_get(doc, "schema_version");
-
-	if (!json_is_object(doc) || !schema || strcmp(schema, CH_RESULT_SCHEMA) ||
-	    !json_is_integer(ver) || json_integer_value(ver) != CH_RESULT_SCHEMA_VERSION)
-		return NULL;
-	return json_string_value(json_object_get(doc, "tool"));
 }
 
 int hr_run_subcommand(int argc, char **argv, const char *name,

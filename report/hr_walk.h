@@ -50,14 +50,6 @@ int hr_walk_json(char *const *paths, int n, struct hr_issues *issues,
 		 hr_walk_fn fn, void *ctx, size_t *nvisited);
 
 /**
- * hr_result_tool - the "tool" of a clusterhealth result document.
- * @doc: [in] any JSON document.
- * Returns the tool name (borrowed from @doc), or NULL when @doc is not a
- * "clusterhealth.result" document of schema_version 1.
- */
-const char *hr_result_tool(json_t *doc);
-
-/**
  * hr_run_subcommand - run a health_report subcommand's main with messages
  * prefixed "PROG NAME" (e.g. "health_report canary: error: ...").
  * @argc, @argv: [in] the subcommand's arguments, argv[0] its name (not modified:

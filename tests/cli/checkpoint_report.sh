@@ -83,8 +83,18 @@ d = json.load(open(sys.argv[1])); d["results"]["sync"]["block_sec"] = -1
 json.dump(d, open(sys.argv[2], "w"))
 EOF2
 out=$("$HR" canary --gpus-now 64 --target-gpus 128 "$T/bad.json" 2>&1); rc=$?
-[ $rc = 2 ] && has "canary: malformed checkpoint_io result exits 2" "$T/bad.json: results.sync.block_sec: missing or not a positive number" ||
+[ $rc = 2 ] && has "canary: malformed checkpoint_io result alone exits 2, listed" \
+	"$T/bad.json: skipped: results.sync.block_sec: missing or not a positive number (checkpoint_io result); file skipped" \
+	"no usable result file among the inputs" ||
 	echo "not ok canary: malformed checkpoint_io result: exit $rc"
+# beside a good one it is skipped and listed, not fatal; --strict makes it so
+out=$("$HR" canary "${TB[@]}" "$DATA/textbook.json" "$T/bad.json" 2>&1); rc=$?
+[ $rc = 1 ] && has "canary: malformed checkpoint_io result beside a good one is skipped and listed" \
+	"input problems (1):" "$T/bad.json: skipped: results.sync.block_sec" "18.3% of wall-clock" ||
+	echo "not ok canary: malformed checkpoint_io result beside a good one: exit $rc"
+out=$("$HR" canary "${TB[@]}" --strict "$DATA/textbook.json" "$T/bad.json" 2>&1); rc=$?
+[ $rc = 2 ] && has "canary --strict: a malformed checkpoint_io result is fatal" "1 input problem skipped (--strict)" ||
+	echo "not ok canary --strict: malformed checkpoint_io result: exit $rc"
 
 # ---- the report: per node and mount against the peers
 out=$("$HR" --out "$T/report" "$DATA/fleet" 2>&1); rc=$?

@@ -1,0 +1,540 @@
+/*
+ * hr_result.c - the result reader: a result document into a typed record
+ * (hr_result.h).
+ */
+#include "report/hr_result.h"
+#include "base/ch_common.h"
+#include "base/ch_result.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *hr_result_tool(const json_t *doc)
+{
+	const char *schema = json_string_value(json_object_get(doc, "schema"));
+	const json_t *ver = json_object_get(doc, "schema_version");
+
+	if (!json_is_object(doc) || !schema || strcmp(schema, CH_RESULT_SCHEMA) ||
+	    !json_is_integer(ver) || json_integer_value(ver) != CH_RESULT_SCHEMA_VERSION)
+		return NULL;
+	return json_string_value(json_object_get(doc, "tool"));
+}
+
+static struct hr_rv rv(const json_t *v)
+{
+	struct hr_rv r = { v, json_string_value(v), json_is_number(v) ? json_number_value(v) : NAN,
+			   json_is_integer(v), json_is_integer(v) ? json_integer_value(v) : 0,
+			   json_is_null(v), json_is_true(v) };
+	return r;
+}
+
+/* @key of @o */
+static struct hr_rv key(const json_t *o, const char *k)
+{
+	return rv(json_object_get(o, k));
+}
+
+/* A key of an object and the struct hr_rv of a record it is read into. */
+struct field {
+	const char *key;
+	size_t off;
+};
+
+/* The keys of @table from @o into the record @rec. */
+#define READ_FIELDS(o, table, rec) read_fields(o, table, sizeof(table) / sizeof(table[0]), rec)
+
+static void read_fields(const json_t *o, const struct field *f, size_t n, void *rec)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		*(struct hr_rv *)((char *)rec + f[i].off) = key(o, f[i].key);
+}
+
+static const struct field sweep_fields[] = {
+	{ "group_kind", offsetof(struct hr_result_sweep, group_kind) },
+	{ "group_name", offsetof(struct hr_result_sweep, group_name) },
+	{ "algo", offsetof(struct hr_result_sweep, algo) },
+	{ "nranks", offsetof(struct hr_result_sweep, nranks) },
+	{ "large_msg_busbw_gbps", offsetof(struct hr_result_sweep, large_busbw) },
+	{ "avg_busbw_gbps", offsetof(struct hr_result_sweep, avg_busbw) },
+};
+
+static const struct field mount_fields[] = {
+	{ "fstype", offsetof(struct hr_result_mount, fstype) },
+	{ "source", offsetof(struct hr_result_mount, source) },
+	{ "point", offsetof(struct hr_result_mount, point) },
+};
+
+static const struct field ckpt_rank_fields[] = {
+	{ "rank", offsetof(struct hr_result_ckpt_rank, rank) },
+	{ "write_gbps", offsetof(struct hr_result_ckpt_rank, write_gbps) },
+	{ "block_sec", offsetof(struct hr_result_ckpt_rank, block_sec) },
+	{ "bytes", offsetof(struct hr_result_ckpt_rank, bytes) },
+};
+
+static const struct field ckpt_point_fields[] = {
+	{ "writers", offsetof(struct hr_result_ckpt_point, writers) },
+	{ "bytes", offsetof(struct hr_result_ckpt_point, bytes) },
+	{ "block_sec", offsetof(struct hr_result_ckpt_point, block_sec) },
+	{ "agg_write_gbps", offsetof(struct hr_result_ckpt_point, agg_write_gbps) },
+};
+
+static const struct field rank_fields[] = {
+	{ "rank", offsetof(struct hr_result_rank, rank) },
+	{ "host", offsetof(struct hr_result_rank, host) },
+	{ "node_name", offsetof(struct hr_result_rank, node_name) },
+	{ "gpu_index", offsetof(struct hr_result_rank, gpu_index) },
+	{ "gpu_name", offsetof(struct hr_result_rank, gpu_name) },
+};
+
+static const struct field straggler_fields[] = {
+	{ "node", offsetof(struct hr_result_straggler, node) },
+	{ "host", offsetof(struct hr_result_straggler, host) },
+	{ "rank", offsetof(struct hr_result_straggler, rank) },
+	{ "slowest_fraction", offsetof(struct hr_result_straggler, slowest_fraction) },
+	{ "excess_pct", offsetof(struct hr_result_straggler, excess_pct) },
+};
+
+static const struct field config_fields[] = {
+	{ "placement", offsetof(struct hr_result_config, placement) },
+	{ "name", offsetof(struct hr_result_config, name) },
+	{ "workers", offsetof(struct hr_result_config, workers) },
+	{ "hog_util", offsetof(struct hr_result_config, hog_util) },
+	{ "input_wait_frac", offsetof(struct hr_result_config, input_wait_frac) },
+	{ "accel_util", offsetof(struct hr_result_config, accel_util) },
+	{ "verdict", offsetof(struct hr_result_config, verdict) },
+};
+
+static const struct field rec_fields[] = {
+	{ "placement", offsetof(struct hr_result_recommendation, placement) },
+	{ "workers", offsetof(struct hr_result_recommendation, workers) },
+	{ "config", offsetof(struct hr_result_recommendation, config) },
+	{ "verdict", offsetof(struct hr_result_recommendation, verdict) },
+	{ "numactl", offsetof(struct hr_result_recommendation, numactl) },
+	{ "hwloc_bind", offsetof(struct hr_result_recommendation, hwloc_bind) },
+	{ "slurm", offsetof(struct hr_result_recommendation, slurm) },
+};
+
+static const struct field point_fields[] = {
+	{ "valid", offsetof(struct hr_result_point, valid) },
+	{ "ai_flop_per_byte", offsetof(struct hr_result_point, ai) },
+	{ "gflops", offsetof(struct hr_result_point, gflops) },
+	{ "gbps", offsetof(struct hr_result_point, gbps) },
+	{ "kernel", offsetof(struct hr_result_point, kernel) },
+	{ "family", offsetof(struct hr_result_point, family) },
+	{ "dtype", offsetof(struct hr_result_point, dtype) },
+};
+
+static const struct field device_fields[] = {
+	{ "device", offsetof(struct hr_result_device, device) },
+	{ "status", offsetof(struct hr_result_device, status) },
+	{ "host", offsetof(struct hr_result_device, host) },
+	{ "kind", offsetof(struct hr_result_device, kind) },
+	{ "name", offsetof(struct hr_result_device, name) },
+	{ "pci_bus_id", offsetof(struct hr_result_device, pci_bus_id) },
+	{ "reason", offsetof(struct hr_result_device, reason) },
+	{ "sku", offsetof(struct hr_result_device, sku) },
+};
+
+static const struct field lateness_fields[] = {
+	{ "p50", offsetof(struct hr_result_config, lateness_p50_us) },
+	{ "p99", offsetof(struct hr_result_config, lateness_p99_us) },
+	{ "max", offsetof(struct hr_result_config, lateness_max_us) },
+};
+
+static int strs(const json_t *v, struct hr_rstrs *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (json_is_string(v)) {
+		out->is_string = 1;
+		if (!(out->v = malloc(sizeof(*out->v))))
+			return CH_ERR_RUNTIME;
+		out->v[out->n++] = json_string_value(v);
+		return 0;
+	}
+	if (!json_array_size(v))
+		return 0;
+	if (!(out->v = calloc(json_array_size(v), sizeof(*out->v))))
+		return CH_ERR_RUNTIME;
+	for (i = 0; i < json_array_size(v); i++)
+		if (json_is_string(json_array_get(v, i)))
+			out->v[out->n++] = json_string_value(json_array_get(v, i));
+	return 0;
+}
+
+static int sample(const json_t *v, struct hr_result_sample *s)
+{
+	s->throttled = json_is_true(json_object_get(v, "throttled"));
+	return strs(json_object_get(v, "clock_event_reasons"), &s->reasons);
+}
+
+static int telemetry(const json_t *v, struct hr_result_telemetry *t)
+{
+	t->present = json_is_object(v);
+	if (!t->present)
+		return 0;
+	if (sample(v, &t->self) || sample(json_object_get(v, "before"), &t->before) ||
+	    sample(json_object_get(v, "after"), &t->after))
+		return CH_ERR_RUNTIME;
+	return 0;
+}
+
+/* @key of @o as a list; allocates @n zeroed elements of @size into *@out */
+static int list(const json_t *o, const char *key, struct hr_rlist *l, void **out, size_t size)
+{
+	const json_t *v = json_object_get(o, key);
+
+	l->json = v;
+	l->is_array = json_is_array(v);
+	l->n = json_array_size(v);
+	*out = NULL;
+	if (l->n && !(*out = calloc(l->n, size)))
+		return CH_ERR_RUNTIME;
+	return 0;
+}
+
+/* @key of @o as a list, each element read by @fn into its slot of *@out */
+static int read_list(const json_t *o, const char *k, struct hr_rlist *l, void **out, size_t size,
+		     int (*fn)(const json_t *e, void *slot))
+{
+	size_t i;
+	int rc = list(o, k, l, out, size);
+
+	for (i = 0; !rc && i < l->n; i++)
+		rc = fn(json_array_get(l->json, i), (char *)*out + i * size);
+	return rc;
+}
+
+char *hr_rv_text(const struct hr_rv *v)
+{
+	return v->json ? json_dumps(v->json, JSON_ENCODE_ANY | JSON_COMPACT) : strdup("nothing");
+}
+
+static int read_value(const json_t *e, void *slot)
+{
+	*(struct hr_rv *)slot = rv(e);
+	return 0;
+}
+
+static int read_row(const json_t *row, void *slot)
+{
+	const json_t *oop = json_object_get(row, "out_of_place"), *ip = json_object_get(row, "in_place");
+	struct hr_result_row *r = slot;
+
+	r->bytes = key(row, "bytes");
+	r->oop_time_us = key(json_object_get(oop, "time_us"), "median");
+	r->oop_busbw = key(oop, "busbw_gbps");
+	r->oop_wrong = key(oop, "wrong");
+	r->ip_busbw = key(ip, "busbw_gbps");
+	r->ip_wrong = key(ip, "wrong");
+	return 0;
+}
+
+static int read_sweep(const json_t *sw, void *slot)
+{
+	struct hr_result_sweep *s = slot;
+	int rc;
+
+	READ_FIELDS(sw, sweep_fields, s);
+	if ((rc = read_list(sw, "nodes", &s->nodes_list, (void **)&s->nodes, sizeof(*s->nodes), read_value)) ||
+	    (rc = read_list(sw, "ranks", &s->ranks_list, (void **)&s->ranks, sizeof(*s->ranks), read_value)))
+		return rc;
+	return read_list(sw, "rows", &s->rows_list, (void **)&s->rows, sizeof(*s->rows), read_row);
+}
+
+/* ranks.layout: its entries, and the most ranks on one host */
+static int read_layout(const json_t *doc, struct hr_result *r)
+{
+	json_t *counts, *c;
+	const char *k;
+	size_t i;
+	int rc;
+
+	if ((rc = list(json_object_get(doc, "ranks"), "layout", &r->layout_list, (void **)&r->layout,
+		       sizeof(*r->layout))))
+		return rc;
+	if (!r->layout_list.is_array)
+		return 0;
+	if (!(counts = json_object()))
+		return CH_ERR_RUNTIME;
+	for (i = 0; i < r->layout_list.n; i++) {
+		const json_t *e = json_array_get(r->layout_list.json, i);
+		struct hr_result_rank *rk = &r->layout[i];
+		READ_FIELDS(e, rank_fields, rk);
+		READ_FIELDS(json_object_get(e, "dir_mount"), mount_fields, &rk->dir_mount);
+		rk->dir_mount.network_fs = json_is_true(json_object_get(json_object_get(e, "dir_mount"), "network_fs"));
+		if (rk->host.str)
+			json_object_set_new(counts, rk->host.str,
+					    json_integer(json_integer_value(json_object_get(counts, rk->host.str)) + 1));
+	}
+	json_object_foreach(counts, k, c)
+		if (json_integer_value(c) > r->ranks_per_host_max)
+			r->ranks_per_host_max = (int)json_integer_value(c);
+	json_decref(counts);
+	return 0;
+}
+
+static int read_straggler(const json_t *e, void *slot)
+{
+	struct hr_result_straggler *s = slot;
+
+	READ_FIELDS(e, straggler_fields, s);
+	return 0;
+}
+
+static int read_allreduce(const json_t *doc, struct hr_result *r)
+{
+	int rc;
+
+	if ((rc = read_layout(doc, r)))
+		return rc;
+	r->backend = key(r->results, "backend");
+	r->wrong_total = key(r->results, "wrong_total");
+	if ((rc = read_list(r->results, "stragglers", &r->stragglers_list, (void **)&r->stragglers,
+			    sizeof(*r->stragglers), read_straggler)))
+		return rc;
+	return read_list(r->results, "sweeps", &r->sweeps_list, (void **)&r->sweeps, sizeof(*r->sweeps),
+			 read_sweep);
+}
+
+static int read_config(const json_t *c, void *slot)
+{
+	const json_t *lat = json_object_get(c, "lateness_us");
+	struct hr_result_config *k = slot;
+
+	READ_FIELDS(c, config_fields, k);
+	k->has_lateness = json_is_object(lat);
+	READ_FIELDS(lat, lateness_fields, k);
+	return strs(json_object_get(c, "reasons"), &k->reasons);
+}
+
+static int read_loader(struct hr_result *r)
+{
+	const json_t *rec = json_object_get(r->results, "recommendation");
+
+	r->mode = key(r->results, "mode");
+	r->verdict = key(r->results, "verdict");
+	r->mask_collapsed = json_is_true(json_object_get(r->results, "mask_collapsed"));
+	r->rec.present = json_is_object(rec);
+	READ_FIELDS(rec, rec_fields, &r->rec);
+	return read_list(r->results, "configs", &r->configs_list, (void **)&r->configs, sizeof(*r->configs),
+			 read_config);
+}
+
+
+static int read_point(const json_t *p, void *slot)
+{
+	struct hr_result_point *pt = slot;
+
+	READ_FIELDS(p, point_fields, pt);
+	pt->throttled = json_is_true(json_object_get(p, "throttled"));
+	return telemetry(json_object_get(p, "telemetry"), &pt->telemetry);
+}
+
+static int read_device(const json_t *d, void *slot)
+{
+	struct hr_result_device *dv = slot;
+	const json_t *roofs = json_object_get(d, "roofs"), *cg, *v;
+	const char *k;
+	size_t n = 0;
+	int rc;
+
+	READ_FIELDS(d, device_fields, dv);
+	dv->throttled = json_is_true(json_object_get(d, "throttled"));
+	dv->clocks = key(d, "clocks");
+	dv->clock_mhz = key(json_object_get(d, "config"), "clock_mhz");
+	if ((rc = strs(json_object_get(d, "throttle_reasons"), &dv->throttle_reasons)) ||
+	    (rc = telemetry(json_object_get(d, "telemetry"), &dv->telemetry)))
+		return rc;
+	if ((rc = read_list(d, "points", &dv->points_list, (void **)&dv->points, sizeof(*dv->points), read_point)))
+		return rc;
+	dv->has_roofs = json_is_object(roofs);
+	dv->memory_gbps = key(roofs, "memory_gbps");
+	cg = json_object_get(roofs, "compute_gflops");
+	dv->has_compute = json_is_object(cg);
+	if (!json_object_size(cg))
+		return 0;
+	dv->compute = calloc(json_object_size(cg), sizeof(*dv->compute));
+	if (!dv->compute)
+		return CH_ERR_RUNTIME;
+	json_object_foreach((json_t *)cg, k, v) {
+		dv->compute[n].dtype = k;
+		dv->compute[n++].gflops = rv(v);
+	}
+	dv->ncompute = n;
+	return 0;
+}
+
+static int read_roofline(struct hr_result *r)
+{
+	return read_list(r->results, "devices", &r->devices_list, (void **)&r->devices, sizeof(*r->devices),
+			 read_device);
+}
+
+static int read_ckpt_rank(const json_t *e, void *slot)
+{
+	READ_FIELDS(e, ckpt_rank_fields, slot);
+	return 0;
+}
+
+static int read_ckpt_point(const json_t *e, void *slot)
+{
+	READ_FIELDS(e, ckpt_point_fields, slot);
+	return 0;
+}
+
+/* the "rank" of every entry of results.verify.*.bad, in order */
+static int read_bad_ranks(struct hr_result *r)
+{
+	const json_t *vv, *b;
+	const char *vk;
+	size_t n = 0, j;
+
+	json_object_foreach((json_t *)json_object_get(r->results, "verify"), vk, vv)
+		n += json_array_size(json_object_get(vv, "bad"));
+	if (!n)
+		return 0;
+	if (!(r->bad_ranks = calloc(n, sizeof(*r->bad_ranks))))
+		return CH_ERR_RUNTIME;
+	json_object_foreach((json_t *)json_object_get(r->results, "verify"), vk, vv)
+		json_array_foreach(json_object_get(vv, "bad"), j, b)
+			r->bad_ranks[r->nbad++] = key(b, "rank");
+	return 0;
+}
+
+static int read_checkpoint(const json_t *doc, struct hr_result *r)
+{
+	const json_t *sync = json_object_get(r->results, "sync"), *cfg = json_object_get(r->results, "config");
+	const json_t *stg = json_object_get(r->results, "staged");
+	int rc;
+
+	if ((rc = read_layout(doc, r)) || (rc = read_bad_ranks(r)))
+		return rc;
+	r->has_sync = json_is_object(sync);
+	READ_FIELDS(sync, ckpt_point_fields, &r->sync);
+	r->size_bytes = key(cfg, "size_bytes");
+	r->interval_sec = key(cfg, "interval_sec");
+	r->has_staged = json_is_object(stg);
+	r->staged_block_sec = key(stg, "block_sec");
+	r->staged_copy_sec = key(stg, "copy_sec");
+	if ((rc = read_list(sync, "per_rank", &r->per_rank_list, (void **)&r->per_rank, sizeof(*r->per_rank),
+			    read_ckpt_rank)))
+		return rc;
+	return read_list(json_object_get(r->results, "scaling"), "points", &r->scaling_list, (void **)&r->scaling,
+			 sizeof(*r->scaling), read_ckpt_point);
+}
+
+static void read_envelope(const json_t *doc, struct hr_result *r)
+{
+	const json_t *host = json_object_get(doc, "host"), *en = json_object_get(doc, "energy");
+	const json_t *sw = json_object_get(doc, "software");
+
+	r->status = json_string_value(json_object_get(doc, "status"));
+	r->reason = json_string_value(json_object_get(doc, "reason"));
+	r->hostname = json_string_value(json_object_get(host, "hostname"));
+	r->start_utc = json_string_value(json_object_get(doc, "start_utc"));
+	r->end_utc = json_string_value(json_object_get(doc, "end_utc"));
+	r->host = json_is_object(host) ? host : NULL;
+	r->host_packages = key(host, "packages");
+	r->host_cpu_model = json_string_value(json_object_get(host, "cpu_model"));
+	r->host_ngpus = json_array_size(json_object_get(host, "gpus"));
+	r->results = json_is_object(json_object_get(doc, "results")) ? json_object_get(doc, "results") : NULL;
+	r->has_energy = json_is_object(en);
+	r->energy_cpu_j = key(en, "cpu_j");
+	r->energy_gpu_j = key(en, "gpu_j");
+	r->energy_wall_sec = key(en, "wall_sec");
+	r->energy_source = key(en, "source");
+	r->has_software = json_is_object(sw);
+	r->sw_cuda_driver = json_string_value(json_object_get(sw, "cuda_driver"));
+	r->sw_nvml_driver = json_string_value(json_object_get(sw, "nvml_driver"));
+	r->sw_cuda_runtime = json_string_value(json_object_get(sw, "cuda_runtime"));
+	r->sw_nccl = json_string_value(json_object_get(sw, "nccl"));
+	r->sw_mpi = json_string_value(json_object_get(sw, "mpi"));
+}
+
+int hr_result_read(const json_t *doc, struct hr_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->doc = doc;
+	r->schema = json_string_value(json_object_get(doc, "schema"));
+	r->schema_version = key(doc, "schema_version");
+	r->tool_name = json_string_value(json_object_get(doc, "tool"));
+	r->tool = hr_result_tool(doc);
+	if (!r->tool)
+		return 0;
+	read_envelope(doc, r);
+	if (!strcmp(r->tool, "allreduce_bw"))
+		return read_allreduce(doc, r);
+	if (!strcmp(r->tool, "loader_contention"))
+		return read_loader(r);
+	if (!strcmp(r->tool, "roofline"))
+		return read_roofline(r);
+	if (!strcmp(r->tool, "checkpoint_io"))
+		return read_checkpoint(doc, r);
+	return 0;
+}
+
+static void release_telemetry(struct hr_result_telemetry *t)
+{
+	free(t->self.reasons.v);
+	free(t->before.reasons.v);
+	free(t->after.reasons.v);
+}
+
+void hr_result_release(struct hr_result *r)
+{
+	size_t i, k;
+
+	for (i = 0; r->sweeps && i < r->sweeps_list.n; i++) {
+		free(r->sweeps[i].nodes);
+		free(r->sweeps[i].ranks);
+		free(r->sweeps[i].rows);
+	}
+	for (i = 0; r->devices && i < r->devices_list.n; i++) {
+		struct hr_result_device *d = &r->devices[i];
+		for (k = 0; d->points && k < d->points_list.n; k++)
+			release_telemetry(&d->points[k].telemetry);
+		release_telemetry(&d->telemetry);
+		free(d->throttle_reasons.v);
+		free(d->points);
+		free(d->compute);
+	}
+	for (i = 0; r->configs && i < r->configs_list.n; i++)
+		free(r->configs[i].reasons.v);
+	free(r->per_rank);
+	free(r->bad_ranks);
+	free(r->scaling);
+	free(r->sweeps);
+	free(r->layout);
+	free(r->stragglers);
+	free(r->configs);
+	free(r->devices);
+	memset(r, 0, sizeof(*r));
+}
+
+int hr_result_pick_config(const struct hr_result *r)
+{
+	static const char *const pref[] = { "as-is", "shared", NULL };
+	size_t i;
+	int p;
+
+	for (p = 0; pref[p]; p++)
+		for (i = 0; i < r->configs_list.n; i++)
+			if (r->configs[i].placement.str && !strcmp(r->configs[i].placement.str, pref[p]))
+				return (int)i;
+	return -1;
+}
+
+long long hr_rv_int(const struct hr_rv *v, long long dflt)
+{
+	if (v->is_int)
+		return (long long)v->i;
+	if (!isnan(v->num))
+		return (long long)v->num;
+	return dflt;
+}

@@ -1,0 +1,287 @@
+/*
+ * hr_result.h - the result reader: one clusterhealth result document
+ * (docs/results-schema.md) read into a typed record, every field that the
+ * report (hr_load.c, into the fleet of hr_model.h), the canary and the
+ * history use, so that no other part of report/ looks up a key of a result
+ * document (a host's inventory aside: hr_inventory.h reads r->host).
+ *
+ * The record is a view: every string and every struct hr_rv is borrowed
+ * from the document and valid while the document lives; the arrays of the
+ * record are owned by it (hr_result_release()). Reading never fails on the
+ * document's shape: a key that is absent or of another type is read as such
+ * (NULL string, NAN number, is_array 0), and each caller judges the record
+ * by its own rules, naming the offending value with hr_rv_text().
+ */
+#ifndef HR_RESULT_H
+#define HR_RESULT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One value of the document as read. */
+struct hr_rv {
+	const json_t *json;   /* the value, NULL when the key is absent */
+	const char *str;      /* the string, NULL when not a string */
+	double num;           /* the number, NAN when not a number */
+	int is_int;           /* 1: an integer (i holds it; num too, converted) */
+	json_int_t i;         /* the integer, 0 when not an integer */
+	int is_null;          /* 1: JSON null */
+	int is_true;          /* 1: JSON true */
+};
+
+/* An array of the document: is_array 0 when the value is something else
+ * (json says what, for a message), n its length. */
+struct hr_rlist {
+	const json_t *json;
+	int is_array;
+	size_t n;
+};
+
+/* A string, or the string elements of an array (others left out). */
+struct hr_rstrs {
+	int is_string;               /* the value was one string (v[0]) */
+	const char **v;
+	size_t n;
+};
+
+/* One NVML sample of roofline's telemetry (ch_nvml_sample_json). */
+struct hr_result_sample {
+	int throttled;               /* "throttled" is true */
+	struct hr_rstrs reasons;     /* "clock_event_reasons" */
+};
+
+/* A "telemetry" object: a sample itself, and its "before" and "after". */
+struct hr_result_telemetry {
+	int present;                 /* "telemetry" is an object */
+	struct hr_result_sample self, before, after;
+};
+
+/* results.sweeps[].rows[] (allreduce_bw). */
+struct hr_result_row {
+	struct hr_rv bytes;         /* "bytes" */
+	struct hr_rv oop_time_us;   /* "out_of_place"."time_us"."median", us */
+	struct hr_rv oop_busbw;     /* "out_of_place"."busbw_gbps", GB/s */
+	struct hr_rv oop_wrong;     /* "out_of_place"."wrong", elements */
+	struct hr_rv ip_busbw;      /* "in_place"."busbw_gbps", GB/s */
+	struct hr_rv ip_wrong;      /* "in_place"."wrong", elements */
+};
+
+/* results.sweeps[] (allreduce_bw). */
+struct hr_result_sweep {
+	struct hr_rv group_kind;    /* "node", "pair", "world", "scaling" */
+	struct hr_rv group_name;    /* "node0", "pair0-1", "world" */
+	struct hr_rv algo;
+	struct hr_rv nranks;
+	struct hr_rv large_busbw;   /* "large_msg_busbw_gbps", GB/s */
+	struct hr_rv avg_busbw;     /* "avg_busbw_gbps", GB/s */
+	struct hr_rlist nodes_list; /* "nodes": the hosts of the group */
+	struct hr_rv *nodes;        /* its nodes_list.n entries (str NULL: not a string) */
+	struct hr_rlist ranks_list; /* "ranks": the ranks of the group */
+	struct hr_rv *ranks;        /* its ranks_list.n entries */
+	struct hr_rlist rows_list;  /* "rows" */
+	struct hr_result_row *rows; /* its rows_list.n entries */
+};
+
+/* A file system as checkpoint_io names it (ranks.layout[].dir_mount). */
+struct hr_result_mount {
+	struct hr_rv fstype, source, point;
+	int network_fs;              /* "network_fs" is true */
+};
+
+/* ranks.layout[] (allreduce_bw, checkpoint_io). */
+struct hr_result_rank {
+	struct hr_rv rank, host, node_name, gpu_index, gpu_name;
+	struct hr_result_mount dir_mount; /* checkpoint_io: where the rank writes */
+};
+
+/* results.sync.per_rank[] (checkpoint_io). */
+struct hr_result_ckpt_rank {
+	struct hr_rv rank;
+	struct hr_rv write_gbps;     /* GB/s */
+	struct hr_rv block_sec;      /* s */
+	struct hr_rv bytes;
+};
+
+/* results.sync, or results.scaling.points[] (checkpoint_io). */
+struct hr_result_ckpt_point {
+	struct hr_rv writers;
+	struct hr_rv bytes;
+	struct hr_rv block_sec;      /* s */
+	struct hr_rv agg_write_gbps; /* GB/s */
+};
+
+/* results.stragglers[] (allreduce_bw). */
+struct hr_result_straggler {
+	struct hr_rv node, host, rank;
+	struct hr_rv slowest_fraction, excess_pct;
+};
+
+/* results.configs[] (loader_contention). */
+struct hr_result_config {
+	struct hr_rv placement;      /* "as-is", "shared", ... */
+	struct hr_rv name;
+	struct hr_rv workers, hog_util;
+	int has_lateness;            /* "lateness_us" is an object */
+	struct hr_rv lateness_p50_us, lateness_p99_us, lateness_max_us;
+	struct hr_rv input_wait_frac; /* share of the step waiting on input, 0..1 */
+	struct hr_rv accel_util;     /* accelerator utilisation, 0..1 */
+	struct hr_rv verdict;        /* "pass", "warn", "fail" */
+	struct hr_rstrs reasons;
+};
+
+/* results.recommendation (loader_contention). */
+struct hr_result_recommendation {
+	int present;                 /* an object */
+	struct hr_rv placement, workers, config, verdict, numactl, hwloc_bind, slurm;
+};
+
+/* results.devices[].roofs.compute_gflops, one entry in document order. */
+struct hr_result_roof {
+	const char *dtype;           /* the key, e.g. "bf16" (not checked) */
+	struct hr_rv gflops;         /* GFLOP/s */
+};
+
+/* results.devices[].points[] (roofline). */
+struct hr_result_point {
+	struct hr_rv valid;
+	struct hr_rv ai;             /* "ai_flop_per_byte" */
+	struct hr_rv gflops, gbps;
+	struct hr_rv kernel, family, dtype;
+	int throttled;
+	struct hr_result_telemetry telemetry;
+};
+
+/* results.devices[] (roofline). */
+struct hr_result_device {
+	struct hr_rv device;         /* "gpu0", "cpu" */
+	struct hr_rv status;         /* "ok", "failed", "unavailable" */
+	struct hr_rv host;           /* set under mpirun (devices of several hosts) */
+	struct hr_rv kind, name, pci_bus_id, reason, sku;
+	int throttled;
+	int has_roofs;               /* "roofs" is an object */
+	struct hr_rv memory_gbps;    /* "roofs"."memory_gbps", GB/s */
+	int has_compute;             /* "roofs"."compute_gflops" is an object */
+	struct hr_result_roof *compute; /* its entries */
+	size_t ncompute;
+	struct hr_rv clocks;         /* "clocks" */
+	struct hr_rv clock_mhz;      /* "config"."clock_mhz", MHz */
+	struct hr_rstrs throttle_reasons;
+	struct hr_result_telemetry telemetry;
+	struct hr_rlist points_list; /* "points" */
+	struct hr_result_point *points;
+};
+
+struct hr_result {
+	/* the envelope, read from any document */
+	const char *schema;          /* "schema", NULL when not a string */
+	struct hr_rv schema_version;
+	const char *tool_name;       /* "tool", NULL when not a string */
+	const char *tool;            /* NULL: not a result document of this
+					version (hr_result_tool()); the rest is
+					read only when set */
+	const char *status;          /* "status", NULL when not a string */
+	const char *reason;          /* "reason" */
+	const char *hostname;        /* "host"."hostname", NULL when not a string */
+	const char *start_utc, *end_utc; /* "start_utc", "end_utc" */
+	const json_t *doc;           /* the document */
+	const json_t *host;          /* "host" when an object (for hr_inventory.h), else NULL */
+	struct hr_rv host_packages;  /* "host"."packages": CPU packages */
+	const char *host_cpu_model;  /* "host"."cpu_model" */
+	size_t host_ngpus;           /* entries of "host"."gpus", 0 when not an array */
+	const json_t *results;       /* "results" when an object, else NULL */
+	int has_energy;              /* "energy" is an object */
+	struct hr_rv energy_cpu_j, energy_gpu_j, energy_wall_sec, energy_source;
+	int has_software;            /* "software" is an object */
+	const char *sw_cuda_driver, *sw_nvml_driver, *sw_cuda_runtime, *sw_nccl, *sw_mpi;
+	/* allreduce_bw */
+	struct hr_rv backend;        /* "results"."backend" */
+	struct hr_rv wrong_total;    /* "results"."wrong_total" */
+	struct hr_rlist sweeps_list; /* "results"."sweeps" */
+	struct hr_result_sweep *sweeps;
+	struct hr_rlist layout_list; /* "ranks"."layout" */
+	struct hr_result_rank *layout;
+	int ranks_per_host_max;      /* most layout entries naming one "host"
+					(GPUs per node), 0 when none */
+	struct hr_rlist stragglers_list; /* "results"."stragglers" */
+	struct hr_result_straggler *stragglers;
+	/* loader_contention */
+	struct hr_rv mode;           /* "results"."mode" ("plan": nothing measured) */
+	struct hr_rv verdict;        /* "results"."verdict" */
+	int mask_collapsed;          /* "results"."mask_collapsed" is true */
+	struct hr_result_recommendation rec;
+	struct hr_rlist configs_list; /* "results"."configs" */
+	struct hr_result_config *configs;
+	/* roofline */
+	struct hr_rlist devices_list; /* "results"."devices" */
+	struct hr_result_device *devices;
+	/* checkpoint_io (and the layout above) */
+	int has_sync;                /* "results"."sync" is an object */
+	struct hr_result_ckpt_point sync;
+	struct hr_rlist per_rank_list; /* "results"."sync"."per_rank" */
+	struct hr_result_ckpt_rank *per_rank;
+	struct hr_rv *bad_ranks;     /* "rank" of every "results"."verify".*."bad"[] entry, in order */
+	size_t nbad;
+	struct hr_rv size_bytes, interval_sec; /* "results"."config": checkpoint bytes, s */
+	int has_staged;              /* "results"."staged" is an object */
+	struct hr_rv staged_block_sec, staged_copy_sec; /* s */
+	struct hr_rlist scaling_list; /* "results"."scaling"."points" */
+	struct hr_result_ckpt_point *scaling;
+};
+
+/**
+ * hr_result_tool - the "tool" of a clusterhealth result document.
+ * @doc: [in] any JSON document (borrowed).
+ * Returns the tool name (borrowed from @doc), or NULL when @doc is not a
+ * "clusterhealth.result" document of schema_version 1.
+ */
+const char *hr_result_tool(const json_t *doc);
+
+/**
+ * hr_result_read - read a result document into a record.
+ * @doc: [in] any JSON document, borrowed: it must outlive @r.
+ * @r:   [out] the record: schema, schema_version and tool_name of any
+ *       document; when it is a result document of this version (r->tool
+ *       set), the rest of the envelope and the part of r->tool
+ *       (allreduce_bw: sweeps, layout, stragglers; loader_contention:
+ *       configs and recommendation; roofline: devices and their points;
+ *       checkpoint_io: layout, sync, verify, config, staged, scaling;
+ *       other tools: the envelope only). Release with hr_result_release(), also after an
+ *       error.
+ * Returns 0, or CH_ERR_RUNTIME when out of memory.
+ */
+int hr_result_read(const json_t *doc, struct hr_result *r);
+
+/** hr_result_release - free the arrays of @r and zero it. */
+void hr_result_release(struct hr_result *r);
+
+/**
+ * hr_rv_text - the value as compact JSON, for a message naming it.
+ * @v: [in] a value of a record.
+ * Returns a malloc'ed string (caller frees): "nothing" when the key is
+ * absent; NULL when out of memory.
+ */
+char *hr_rv_text(const struct hr_rv *v);
+
+/**
+ * hr_rv_int - a value as an integer: an integer as is, a real number
+ * truncated, anything else @dflt.
+ */
+long long hr_rv_int(const struct hr_rv *v, long long dflt);
+
+/**
+ * hr_result_pick_config - the configuration of a loader_contention record
+ * that the job runs with: the first with placement "as-is", else the first
+ * "shared".
+ * @r: [in] a record of a loader_contention result.
+ * Returns its index into r->configs, or -1 when there is none of the two.
+ */
+int hr_result_pick_config(const struct hr_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
