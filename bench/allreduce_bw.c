@@ -5,6 +5,7 @@
  *
  *   mpirun -np N allreduce_bw [OPTION]...
  */
+#include "bench/allreduce/ch_ar_opts.h"
 #include "bench/allreduce/ch_ar_run.h"
 #include "bench/allreduce/ch_ar_world.h"
 #include "base/ch_common.h"
@@ -24,6 +25,13 @@ const char *__asan_default_options(void)
 }
 #endif
 
+static int parse(int argc, char **argv, void *out)
+{
+	return ch_ar_opts_parse(argc, argv, out);
+}
+
+static const struct ch_world_cli cli = { .tool = "allreduce_bw", .parse = parse, .usage = ch_ar_usage };
+
 int main(int argc, char **argv)
 {
 	struct ch_ar_world *w;
@@ -34,7 +42,7 @@ int main(int argc, char **argv)
 	rc = ch_ar_world_init(&argc, &argv, &w);
 	if (rc)
 		return ch_exit_code(rc);
-	rc = ch_ar_world_parse(w, argc, argv, &o);
+	rc = ch_world_parse(ch_ar_world_base(w), &cli, argc, argv, &o, &o.common);
 	if (rc == 0 && !o.common.help && !o.common.version)
 		rc = ch_ar_run(w, &o, argc, argv);
 	return ch_ar_world_finalize(w, rc);

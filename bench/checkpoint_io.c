@@ -15,6 +15,8 @@ static int parse(int argc, char **argv, void *out)
 	return ch_ckpt_opts_parse(argc, argv, out);
 }
 
+static const struct ch_world_cli cli = { .tool = "checkpoint_io", .parse = parse, .usage = ch_ckpt_usage };
+
 int main(int argc, char **argv)
 {
 	struct ch_ar_world *w;
@@ -26,11 +28,7 @@ int main(int argc, char **argv)
 	rc = ch_ar_world_init(&argc, &argv, &w);
 	if (rc)
 		return ch_exit_code(rc);
-	rc = ch_ar_world_agree(w, ch_ar_world_quiet_call(w, parse, argc, argv, &o));
-	if (rc == 0 && ch_ar_world_rank(w) == 0 && o.common.help)
-		ch_ckpt_usage(stdout);
-	else if (rc == 0 && ch_ar_world_rank(w) == 0 && o.common.version)
-		ch_print_version("checkpoint_io");
+	rc = ch_world_parse(ch_ar_world_base(w), &cli, argc, argv, &o, &o.common);
 	if (rc == 0 && !o.common.help && !o.common.version)
 		rc = ch_ckpt_run(w, &o, argc, argv);
 	return ch_ar_world_finalize(w, rc);

@@ -12,6 +12,11 @@
 #include <getopt.h>
 #include <stdio.h>
 
+static int lc_opt(int c, const char *arg, void *o)
+{
+	return ch_lc_opt(c, arg, o);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = { CH_LC_LONGOPTS, CH_COMMON_LONGOPTS, { NULL, 0, NULL, 0 } };
@@ -19,21 +24,13 @@ int main(int argc, char **argv)
 	struct ch_lc_opts o;
 	struct ch_result *r = NULL;
 	char reason[1024] = "";
-	int c, rc;
+	int rc;
 
 	ch_set_prog("loader_contention");
 	ch_common_opts_init(&co);
 	ch_lc_opts_init(&o);
-	opterr = 1;
-	while ((c = getopt_long(argc, argv, CH_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		rc = ch_lc_opt(c, optarg, &o);
-		if (rc == 0)
-			rc = ch_common_opt(c, optarg, &co);
-		if (rc < 0)
-			return ch_exit_code(rc);
-		if (rc == 0)
-			return ch_exit_code(ch_usage_error("unhandled option"));
-	}
+	if ((rc = ch_opts_getopt(argc, argv, CH_COMMON_SHORTOPTS, longopts, lc_opt, &o, &co)) != 0)
+		return ch_exit_code(rc);
 	if (co.help) {
 		ch_lc_help(stdout);
 		return CH_EXIT_OK;

@@ -10,10 +10,15 @@
 
 #include <stdio.h>
 
+/* MPI only under a launcher (a plain ./roofline runs without it); hosts
+ * counted by name; the envelope keeps host names of up to 255 bytes */
+static const struct ch_world_how world_how = { .only_launched = 1, .funneled = 0, .hosts_by_name = 1,
+					       .host_len = CH_WORLD_HOST_MAX };
+
 int main(int argc, char **argv)
 {
 	struct ch_rl_opts o;
-	struct ch_rl_mpi mpi;
+	struct ch_world mpi;
 	struct ch_result *res = NULL;
 	char reason[512];
 	json_t *ranks;
@@ -34,7 +39,7 @@ int main(int argc, char **argv)
 		ch_rl_list(stdout);
 		return 0;
 	}
-	if ((rc = ch_rl_mpi_init(&argc, &argv, &mpi)) != 0)
+	if ((rc = ch_world_init(&argc, &argv, &world_how, &mpi)) != 0)
 		return ch_exit_code(rc);
 	if (mpi.rank != 0) { /* rank 0 writes the result and prints the tables */
 		o.common.json_path = NULL;
@@ -42,7 +47,7 @@ int main(int argc, char **argv)
 	}
 	rc = ch_run_begin("roofline", argc, argv, &o.common, &res);
 	if (rc == 0) {
-		ranks = ch_rl_mpi_ranks_json(&mpi);
+		ranks = ch_world_ranks_json(&mpi);
 		if (ranks)
 			ch_result_set(res, "ranks", ranks);
 		rc = ch_rl_run(&o, &mpi, res, reason, sizeof(reason));
@@ -52,6 +57,6 @@ int main(int argc, char **argv)
 			ch_error("%s", reason[0] ? reason : "the run did not finish (no reason recorded)");
 		ch_result_free(res);
 	}
-	ch_rl_mpi_finalize(&mpi);
+	ch_world_finalize(&mpi);
 	return ch_exit_code(rc);
 }

@@ -210,122 +210,125 @@ static void defaults(struct ch_ar_opts *o)
 	o->delay_rank = -1;
 }
 
+/* One option of allreduce_bw (ch_opts_getopt()'s handler): 1 handled, 0 not one
+ * of its own, or a negative status (message printed). */
+static int ar_opt(int c, const char *arg, void *ctx)
+{
+	struct ch_ar_opts *o = ctx;
+	int i, n, idx[16];
+	long v;
+
+	switch (c) {
+	case 'b':
+		if (ch_parse_size("-b", arg, &o->min_bytes))
+			return CH_ERR_USAGE;
+		break;
+	case 'e':
+		if (ch_parse_size("-e", arg, &o->max_bytes))
+			return CH_ERR_USAGE;
+		break;
+	case 'i':
+		if (ch_parse_size("-i", arg, &o->step_bytes))
+			return CH_ERR_USAGE;
+		if (o->step_bytes == 0)
+			return ch_usage_error("invalid value '%s' for -i (the step must be at least 1 byte)", arg);
+		break;
+	case 'f':
+		if (ch_parse_long("-f", arg, 1, 1L << 20, &o->step_factor))
+			return CH_ERR_USAGE;
+		break;
+	case 'n':
+		if (ch_parse_long("-n", arg, 1, 1000000, &v))
+			return CH_ERR_USAGE;
+		o->iters = (int)v;
+		o->iters_given = 1;
+		break;
+	case 'w':
+		if (ch_parse_long("-w", arg, 0, 100000, &v))
+			return CH_ERR_USAGE;
+		o->warmup = (int)v;
+		break;
+	case 'c':
+		if (ch_parse_long("-c", arg, 0, 1, &v))
+			return CH_ERR_USAGE;
+		o->check = (int)v;
+		break;
+	case 'd':
+		if ((o->dtype = ch_comm_dtype_parse("-d", arg)) < 0)
+			return CH_ERR_USAGE;
+		break;
+	case 'o':
+		if ((o->op = ch_lookup("-o", arg, ch_comm_redop_names)) < 0)
+			return CH_ERR_USAGE;
+		break;
+	case 'g':
+	case 't':
+		if (ch_parse_long(c == 'g' ? "-g" : "-t", arg, 1, 1 << 20, &v))
+			return CH_ERR_USAGE;
+		if (v != 1)
+			return ch_usage_error("unsupported value '%s' for -%c: allreduce_bw runs one %s per rank; launch one rank per GPU (mpirun -np N)",
+					      arg, c, c == 'g' ? "GPU" : "thread");
+		break;
+	case OPT_BACKEND:
+		if ((o->backend = ch_lookup("--backend", arg, ch_comm_backend_names)) < 0)
+			return CH_ERR_USAGE;
+		break;
+	case OPT_ALGO:
+		if ((n = parse_list("--algo", arg, NULL, idx, CH_AR_MAX_ALGOS)) < 0)
+			return CH_ERR_USAGE;
+		{
+			char buf[512], *items[CH_AR_MAX_ALGOS];
+			strcpy(buf, arg);
+			ch_split_list(buf, items, CH_AR_MAX_ALGOS);
+			for (i = 0; i < n; i++) {
+				if (strlen(items[i]) >= sizeof(o->algos[0]))
+					return ch_usage_error("unknown algorithm '%s' for --algo", items[i]);
+				strcpy(o->algos[i], items[i]);
+			}
+			o->nalgos = n;
+		}
+		break;
+	case OPT_GROUPS:
+		if ((n = parse_list("--groups", arg, ch_ar_groups_names, idx, 3)) < 0)
+			return CH_ERR_USAGE;
+		o->groups = 0;
+		for (i = 0; i < n; i++)
+			o->groups |= 1u << idx[i];
+		break;
+	case OPT_NODE_SIZE:
+		if (ch_parse_long("--node-size", arg, 1, 1 << 24, &v))
+			return CH_ERR_USAGE;
+		o->node_size = (int)v;
+		break;
+	case OPT_SCALING:
+		o->scaling = 1;
+		break;
+	case OPT_TIMEOUT:
+		if (ch_parse_double("--timeout", arg, 0.0, 86400.0, &o->timeout_sec))
+			return CH_ERR_USAGE;
+		break;
+	case OPT_MIN_BUSBW:
+		if (ch_parse_double("--min-busbw", arg, 0.0, 1.0e9, &o->min_busbw_gbps))
+			return CH_ERR_USAGE;
+		break;
+	case OPT_INJECT_DELAY:
+		if (parse_delay(arg, o))
+			return CH_ERR_USAGE;
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
 int ch_ar_opts_parse(int argc, char **argv, struct ch_ar_opts *o)
 {
-	int c, rc, i, n, idx[16];
-	long v;
+	int rc;
 	uint64_t es;
 
 	defaults(o);
-	optind = 1;
-	opterr = 1;
-	while ((c = getopt_long(argc, argv, "b:e:i:f:n:w:c:d:o:g:t:" CH_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			if (ch_parse_size("-b", optarg, &o->min_bytes))
-				return CH_ERR_USAGE;
-			break;
-		case 'e':
-			if (ch_parse_size("-e", optarg, &o->max_bytes))
-				return CH_ERR_USAGE;
-			break;
-		case 'i':
-			if (ch_parse_size("-i", optarg, &o->step_bytes))
-				return CH_ERR_USAGE;
-			if (o->step_bytes == 0)
-				return ch_usage_error("invalid value '%s' for -i (the step must be at least 1 byte)", optarg);
-			break;
-		case 'f':
-			if (ch_parse_long("-f", optarg, 1, 1L << 20, &o->step_factor))
-				return CH_ERR_USAGE;
-			break;
-		case 'n':
-			if (ch_parse_long("-n", optarg, 1, 1000000, &v))
-				return CH_ERR_USAGE;
-			o->iters = (int)v;
-			o->iters_given = 1;
-			break;
-		case 'w':
-			if (ch_parse_long("-w", optarg, 0, 100000, &v))
-				return CH_ERR_USAGE;
-			o->warmup = (int)v;
-			break;
-		case 'c':
-			if (ch_parse_long("-c", optarg, 0, 1, &v))
-				return CH_ERR_USAGE;
-			o->check = (int)v;
-			break;
-		case 'd':
-			if ((o->dtype = ch_comm_dtype_parse("-d", optarg)) < 0)
-				return CH_ERR_USAGE;
-			break;
-		case 'o':
-			if ((o->op = ch_lookup("-o", optarg, ch_comm_redop_names)) < 0)
-				return CH_ERR_USAGE;
-			break;
-		case 'g':
-		case 't':
-			if (ch_parse_long(c == 'g' ? "-g" : "-t", optarg, 1, 1 << 20, &v))
-				return CH_ERR_USAGE;
-			if (v != 1)
-				return ch_usage_error("unsupported value '%s' for -%c: allreduce_bw runs one %s per rank; launch one rank per GPU (mpirun -np N)",
-						      optarg, c, c == 'g' ? "GPU" : "thread");
-			break;
-		case OPT_BACKEND:
-			if ((o->backend = ch_lookup("--backend", optarg, ch_comm_backend_names)) < 0)
-				return CH_ERR_USAGE;
-			break;
-		case OPT_ALGO:
-			if ((n = parse_list("--algo", optarg, NULL, idx, CH_AR_MAX_ALGOS)) < 0)
-				return CH_ERR_USAGE;
-			{
-				char buf[512], *items[CH_AR_MAX_ALGOS];
-				strcpy(buf, optarg);
-				ch_split_list(buf, items, CH_AR_MAX_ALGOS);
-				for (i = 0; i < n; i++) {
-					if (strlen(items[i]) >= sizeof(o->algos[0]))
-						return ch_usage_error("unknown algorithm '%s' for --algo", items[i]);
-					strcpy(o->algos[i], items[i]);
-				}
-				o->nalgos = n;
-			}
-			break;
-		case OPT_GROUPS:
-			if ((n = parse_list("--groups", optarg, ch_ar_groups_names, idx, 3)) < 0)
-				return CH_ERR_USAGE;
-			o->groups = 0;
-			for (i = 0; i < n; i++)
-				o->groups |= 1u << idx[i];
-			break;
-		case OPT_NODE_SIZE:
-			if (ch_parse_long("--node-size", optarg, 1, 1 << 24, &v))
-				return CH_ERR_USAGE;
-			o->node_size = (int)v;
-			break;
-		case OPT_SCALING:
-			o->scaling = 1;
-			break;
-		case OPT_TIMEOUT:
-			if (ch_parse_double("--timeout", optarg, 0.0, 86400.0, &o->timeout_sec))
-				return CH_ERR_USAGE;
-			break;
-		case OPT_MIN_BUSBW:
-			if (ch_parse_double("--min-busbw", optarg, 0.0, 1.0e9, &o->min_busbw_gbps))
-				return CH_ERR_USAGE;
-			break;
-		case OPT_INJECT_DELAY:
-			if (parse_delay(optarg, o))
-				return CH_ERR_USAGE;
-			break;
-		default:
-			rc = ch_common_opt(c, optarg, &o->common);
-			if (rc < 0)
-				return rc;
-			if (rc == 0)
-				return ch_usage_error("option '%c' is not handled", c);
-			break;
-		}
-	}
+	if ((rc = ch_opts_getopt(argc, argv, "b:e:i:f:n:w:c:d:o:g:t:" CH_COMMON_SHORTOPTS, longopts, ar_opt, o, &o->common)) != 0)
+		return rc;
 	if (optind < argc)
 		return ch_usage_error("unexpected argument '%s'", argv[optind]);
 	if (o->common.help || o->common.version)

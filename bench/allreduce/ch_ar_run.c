@@ -257,7 +257,7 @@ static int choose_backend(struct ctx *c, char *reason, size_t n)
 
 static int setup_device(struct ctx *c, struct ch_comm_device *dev)
 {
-	const struct ch_ar_rankinfo *me = ch_ar_world_info(c->w, c->rank);
+	const struct ch_world_rank *me = ch_ar_world_info(c->w, c->rank);
 	MPI_Comm local = MPI_Comm_f2c(ch_ar_world_local(c->w));
 	char why[WHY_LEN] = "", *ids;
 	int rc, a, b;
@@ -307,7 +307,7 @@ static void rank_table(struct ctx *c, const struct ch_comm_device *dev)
 	}
 	out(c, 0, "#\n# Using devices\n");
 	for (r = 0; r < c->size; r++) {
-		const struct ch_ar_rankinfo *ri = ch_ar_world_info(c->w, r);
+		const struct ch_world_rank *ri = ch_ar_world_info(c->w, r);
 		char bus[16];
 		/* nccl-tests prints the bus id as [domain:bus:device] */
 		snprintf(bus, sizeof(bus), "%.12s", all[r].gpu_index >= 0 ? all[r].pci_bus_id : "host");
@@ -319,7 +319,7 @@ static void rank_table(struct ctx *c, const struct ch_comm_device *dev)
 	    "gpu", "pci_bus_id", "name");
 	layout = json_array();
 	for (r = 0; r < c->size; r++) {
-		const struct ch_ar_rankinfo *ri = ch_ar_world_info(c->w, r);
+		const struct ch_world_rank *ri = ch_ar_world_info(c->w, r);
 		char gpu[16];
 		snprintf(gpu, sizeof(gpu), "%d", all[r].gpu_index);
 		out(c, 0, "#  %5d  %-16s  %8ld  %5d  %5d  %3s  %-12s  %s\n", r, ri->host, ri->pid,
@@ -349,7 +349,7 @@ static int map_nodes(struct ctx *c)
 		return CH_ERR_RUNTIME;
 	c->nnodes = 0;
 	for (r = 0; r < c->size; r++) {
-		const struct ch_ar_rankinfo *ri = ch_ar_world_info(c->w, r);
+		const struct ch_world_rank *ri = ch_ar_world_info(c->w, r);
 		c->node_of[r] = c->o->node_size ? r / c->o->node_size : ri->host_node;
 		if (c->node_of[r] + 1 > c->nnodes)
 			c->nnodes = c->node_of[r] + 1;
@@ -359,8 +359,8 @@ static int map_nodes(struct ctx *c)
 		if (c->o->node_size)
 			snprintf(c->node_names[c->node_of[r]], sizeof(c->node_names[0]), "node%d", c->node_of[r]);
 		else
-			snprintf(c->node_names[c->node_of[r]], sizeof(c->node_names[0]), "%s",
-				 ch_ar_world_info(c->w, r)->host);
+			snprintf(c->node_names[c->node_of[r]], sizeof(c->node_names[0]), "%.*s",
+				 (int)sizeof(c->node_names[0]) - 1, ch_ar_world_info(c->w, r)->host);
 	}
 	return 0;
 }
@@ -957,7 +957,7 @@ static void analyse(struct ctx *c)
 	       CH_AR_STRAGGLER_MIN_FRACTION * 100, CH_AR_STRAGGLER_MIN_EXCESS_PCT);
 	printf(nst ? "\n" : " none\n");
 	for (i = 0; i < nst; i++) {
-		const struct ch_ar_rankinfo *ri = ch_ar_world_info(c->w, st[i].rank);
+		const struct ch_world_rank *ri = ch_ar_world_info(c->w, st[i].rank);
 		printf("#   rank %d (host '%s', local rank %d, node %s): slowest in %d of %d rows, median excess %+.1f%%\n",
 		       st[i].rank, ri->host, ri->local_rank, c->node_names[c->node_of[st[i].rank]],
 		       st[i].slowest_rows, st[i].rows, st[i].excess_pct);

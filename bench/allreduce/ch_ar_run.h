@@ -18,7 +18,7 @@ extern "C" {
 /**
  * ch_ar_run - the whole measurement, collective over the world.
  * @w: [in] the world (ch_ar_world_init()).
- * @o: [in] parsed options (ch_ar_world_parse()).
+ * @o: [in] parsed options (ch_world_parse() with ch_ar_opts_parse()).
  * @argc, @argv: [in] the command line, recorded in the result file.
  * Returns the agreed status on every rank: 0; CH_ERR_CHECK (wrong elements,
  * or busbw below --min-busbw); CH_ERR_USAGE (a value that needs the world or

@@ -1,5 +1,6 @@
 /*
- * ch_ar_world.c - MPI world, agreement and watchdog of allreduce_bw
+ * ch_ar_world.c - allreduce_bw's setup of the shared MPI world
+ * (bench/common/ch_world.h), its polled control exchanges and the watchdog
  * (see ch_ar_world.h). This is the launcher layer that both backends run
  * under, so it uses MPI directly.
  */
@@ -7,7 +8,6 @@
 
 #include <errno.h>
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "bench/allreduce/ch_ar_world.h"
+#include "bench/common/ch_world.h"
 #include "base/ch_common.h"
 #include "base/ch_stats.h"
 
@@ -57,10 +58,7 @@ struct wd_addr {
 };
 
 struct ch_ar_world {
-	int rank, size, provided;
-	MPI_Comm ctrl, local;
-	int nhosts;
-	struct ch_ar_rankinfo *info;
+	struct ch_world base;      /* launch and rank layout */
 
 	/* watchdog */
 	pthread_t thread;
@@ -106,23 +104,29 @@ static void sleep_sec(double s)
 		;
 }
 
-int ch_ar_world_rank(const struct ch_ar_world *w) { return w->rank; }
-int ch_ar_world_size(const struct ch_ar_world *w) { return w->size; }
-int ch_ar_world_nhosts(const struct ch_ar_world *w) { return w->nhosts; }
-int ch_ar_world_ctrl(const struct ch_ar_world *w) { return (int)MPI_Comm_c2f(w->ctrl); }
-int ch_ar_world_local(const struct ch_ar_world *w) { return (int)MPI_Comm_c2f(w->local); }
+const struct ch_world *ch_ar_world_base(const struct ch_ar_world *w) { return &w->base; }
+int ch_ar_world_rank(const struct ch_ar_world *w) { return w->base.rank; }
+int ch_ar_world_size(const struct ch_ar_world *w) { return w->base.size; }
+int ch_ar_world_nhosts(const struct ch_ar_world *w) { return w->base.nhosts; }
+int ch_ar_world_ctrl(const struct ch_ar_world *w) { return w->base.ctrl; }
+int ch_ar_world_local(const struct ch_ar_world *w) { return w->base.local; }
 
-const struct ch_ar_rankinfo *ch_ar_world_info(const struct ch_ar_world *w, int r)
+const struct ch_world_rank *ch_ar_world_info(const struct ch_ar_world *w, int r)
 {
-	return (r >= 0 && r < w->size) ? &w->info[r] : NULL;
+	return ch_world_info(&w->base, r);
 }
+
+/* Always MPI (a singleton without a launcher), MPI_THREAD_FUNNELED for the
+ * watchdog's thread (it never calls MPI; Open MPI runs FUNNELED as fast as
+ * MPI_THREAD_SINGLE: no locks per call), nodes from the shared-memory split,
+ * host names of up to 63 bytes. */
+static const struct ch_world_how world_how = { .only_launched = 0, .funneled = 1, .hosts_by_name = 0,
+					       .host_len = 64 };
 
 int ch_ar_world_init(int *argc, char ***argv, struct ch_ar_world **out)
 {
 	struct ch_ar_world *w = calloc(1, sizeof(*w));
-	struct ch_ar_rankinfo me;
-	MPI_Comm leaders = MPI_COMM_NULL;
-	int node = 0, maxnode = 0, required;
+	int rc;
 
 	*out = NULL;
 	if (!w) {
@@ -133,41 +137,12 @@ int ch_ar_world_init(int *argc, char ***argv, struct ch_ar_world **out)
 	 * algorithm variable is ignored. Dynamic rules with no rules file and no
 	 * forced algorithm fall back to the fixed rules, so "default" is unchanged. */
 	setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 0);
-	/* the watchdog's monitoring thread never calls MPI (MPI_THREAD_FUNNELED,
-	 * which Open MPI runs as fast as MPI_THREAD_SINGLE: no locks per call) */
-	required = MPI_THREAD_FUNNELED;
-	if (MPI_Init_thread(argc, argv, required, &w->provided) != MPI_SUCCESS) {
-		ch_error("MPI_Init_thread failed");
+	if ((rc = ch_world_init(argc, argv, &world_how, &w->base)) != 0) {
 		free(w);
-		return CH_ERR_RUNTIME;
+		return rc;
 	}
-	MPI_Comm_rank(MPI_COMM_WORLD, &w->rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &w->size);
 	pthread_mutex_init(&w->doc_mutex, NULL);
 	pthread_mutex_init(&w->where_mutex, NULL);
-	w->info = calloc((size_t)w->size, sizeof(*w->info));
-	if (!w->info || MPI_Comm_dup(MPI_COMM_WORLD, &w->ctrl) != MPI_SUCCESS ||
-	    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w->rank, MPI_INFO_NULL,
-				&w->local) != MPI_SUCCESS) {
-		ch_error("cannot set up the MPI communicators (rank %d)", w->rank);
-		MPI_Abort(MPI_COMM_WORLD, CH_EXIT_RUNTIME);
-	}
-	memset(&me, 0, sizeof(me));
-	MPI_Comm_rank(w->local, &me.local_rank);
-	MPI_Comm_size(w->local, &me.local_size);
-	/* node index: rank of the node's first rank among all first ranks */
-	MPI_Comm_split(MPI_COMM_WORLD, me.local_rank == 0 ? 0 : MPI_UNDEFINED, w->rank, &leaders);
-	if (leaders != MPI_COMM_NULL) {
-		MPI_Comm_rank(leaders, &node);
-		MPI_Comm_free(&leaders);
-	}
-	MPI_Bcast(&node, 1, MPI_INT, 0, w->local);
-	MPI_Allreduce(&node, &maxnode, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-	w->nhosts = maxnode + 1;
-	me.host_node = node;
-	me.pid = (long)getpid();
-	gethostname(me.host, sizeof(me.host) - 1);
-	MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, w->info, (int)sizeof(me), MPI_BYTE, MPI_COMM_WORLD);
 	w->act = CH_AR_ACT_IDLE;
 	w->main_thread = pthread_self();
 	w->sock = -1;
@@ -179,61 +154,7 @@ int ch_ar_world_init(int *argc, char ***argv, struct ch_ar_world **out)
 
 int ch_ar_world_agree(struct ch_ar_world *w, int status)
 {
-	int all = status;
-	MPI_Allreduce(&status, &all, 1, MPI_INT, MPI_MIN, w->ctrl);
-	return all;
-}
-
-int ch_ar_world_quiet_call(struct ch_ar_world *w, int (*fn)(int argc, char **argv, void *out), int argc,
-			   char **argv, void *out)
-{
-	int rc, out_fd = -1, err_fd = -1, null_fd = -1;
-
-	if (w->rank != 0) {
-		/* every rank runs the same step; only rank 0 speaks */
-		fflush(stdout);
-		fflush(stderr);
-		null_fd = open("/dev/null", O_WRONLY);
-		out_fd = dup(1);
-		err_fd = dup(2);
-		if (null_fd >= 0 && out_fd >= 0 && err_fd >= 0) {
-			dup2(null_fd, 1);
-			dup2(null_fd, 2);
-		}
-	}
-	rc = fn(argc, argv, out);
-	if (w->rank != 0) {
-		fflush(stdout);
-		fflush(stderr);
-		if (out_fd >= 0 && err_fd >= 0) {
-			dup2(out_fd, 1);
-			dup2(err_fd, 2);
-		}
-		if (out_fd >= 0)
-			close(out_fd);
-		if (err_fd >= 0)
-			close(err_fd);
-		if (null_fd >= 0)
-			close(null_fd);
-	}
-	return rc;
-}
-
-static int ar_parse(int argc, char **argv, void *out)
-{
-	return ch_ar_opts_parse(argc, argv, out);
-}
-
-int ch_ar_world_parse(struct ch_ar_world *w, int argc, char **argv, struct ch_ar_opts *o)
-{
-	int rc = ch_ar_world_quiet_call(w, ar_parse, argc, argv, o);
-
-	if (w->rank == 0 && rc == 0 && o->common.help)
-		ch_ar_usage(stdout);
-	else if (w->rank == 0 && rc == 0 && o->common.version)
-		ch_print_version("allreduce_bw");
-	fflush(stdout);
-	return ch_ar_world_agree(w, rc);
+	return ch_world_agree(&w->base, status);
 }
 
 int ch_ar_world_finalize(struct ch_ar_world *w, int status)
@@ -249,12 +170,9 @@ int ch_ar_world_finalize(struct ch_ar_world *w, int status)
 	free(w->addrs);
 	free(w->json_path);
 	fflush(stdout);
-	MPI_Comm_free(&w->ctrl);
-	MPI_Comm_free(&w->local);
-	MPI_Finalize();
+	ch_world_finalize(&w->base);
 	pthread_mutex_destroy(&w->doc_mutex);
 	pthread_mutex_destroy(&w->where_mutex);
-	free(w->info);
 	free(w);
 	return ch_exit_code(status);
 }
@@ -281,8 +199,8 @@ void ch_ar_world_abort(struct ch_ar_world *w, int status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	ch_error("rank %d (host '%s'): %s", w->rank, w->info[w->rank].host, msg);
-	if (w->rank == 0 && w->res) {
+	ch_error("rank %d (host '%s'): %s", w->base.rank, w->base.info[w->base.rank].host, msg);
+	if (w->base.rank == 0 && w->res) {
 		locked = lock_doc_for(w, 2.0);
 		ch_result_finish(w->res, status, "rank 0: %s", msg);
 		if (locked)
@@ -359,7 +277,7 @@ static void fill_report(struct ch_ar_world *w, struct wd_report *r)
 	const char *what = __atomic_load_n(&w->what, __ATOMIC_RELAXED);
 
 	memset(r, 0, sizeof(*r));
-	r->rank = w->rank;
+	r->rank = w->base.rank;
 	r->act = __atomic_load_n(&w->act, __ATOMIC_ACQUIRE);
 	r->iter = __atomic_load_n(&w->iter, __ATOMIC_RELAXED);
 	r->elapsed_us = (now_ns() - start) / 1000;
@@ -399,14 +317,14 @@ static void send_to(struct ch_ar_world *w, int to, int type, const struct wd_rep
 	struct wd_msg m;
 	struct sockaddr_in sa;
 	const struct wd_addr *a = &w->addrs[to];
-	int same = w->info[to].host_node == w->info[w->rank].host_node, i;
+	int same = w->base.info[to].host_node == w->base.info[w->base.rank].host_node, i;
 
 	if (a->port == 0)
 		return; /* that rank has no side channel */
 	memset(&m, 0, sizeof(m));
 	m.magic = WD_MAGIC;
 	m.type = type;
-	m.from = w->rank;
+	m.from = w->base.rank;
 	m.run_id = w->run_id;
 	if (rep)
 		m.rep = *rep;
@@ -430,7 +348,7 @@ static int recv_msg(struct ch_ar_world *w, struct wd_msg *m, double sec)
 		return 0;
 	n = recv(w->sock, m, sizeof(*m), MSG_DONTWAIT);
 	return n == (ssize_t)sizeof(*m) && m->magic == WD_MAGIC && m->run_id == w->run_id &&
-	       m->from >= 0 && m->from < w->size;
+	       m->from >= 0 && m->from < w->base.size;
 }
 
 /* Collect every rank's own IPv4 addresses (loopback first) and port. */
@@ -462,15 +380,15 @@ static int exchange_addrs(struct ch_ar_world *w)
 		}
 		freeifaddrs(ifs);
 	}
-	w->addrs = calloc((size_t)w->size, sizeof(*w->addrs));
+	w->addrs = calloc((size_t)w->base.size, sizeof(*w->addrs));
 	if (!w->addrs)
 		return CH_ERR_RUNTIME;
-	if (MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, w->addrs, (int)sizeof(me), MPI_BYTE, w->ctrl) != MPI_SUCCESS)
+	if (MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, w->addrs, (int)sizeof(me), MPI_BYTE, MPI_Comm_f2c(w->base.ctrl)) != MPI_SUCCESS)
 		return CH_ERR_RUNTIME;
 	/* a run id, so that a stray datagram of another run is ignored */
-	if (w->rank == 0)
+	if (w->base.rank == 0)
 		id = ((uint64_t)now_ns() << 16) ^ (uint64_t)getpid();
-	if (MPI_Bcast(&id, 1, MPI_UINT64_T, 0, w->ctrl) != MPI_SUCCESS)
+	if (MPI_Bcast(&id, 1, MPI_UINT64_T, 0, MPI_Comm_f2c(w->base.ctrl)) != MPI_SUCCESS)
 		return CH_ERR_RUNTIME;
 	w->run_id = id;
 	return 0;
@@ -495,15 +413,15 @@ static void finish_on_disk(struct ch_ar_world *w, const char *msg, json_t *jt)
 		json_decref(jt);
 		return;
 	}
-	if (w->info[0].host_node != w->info[w->rank].host_node) {
+	if (w->base.info[0].host_node != w->base.info[w->base.rank].host_node) {
 		ch_error("rank %d: the result file '%s' is on rank 0's host; left as rank 0 last wrote it",
-			 w->rank, w->json_path);
+			 w->base.rank, w->json_path);
 		json_decref(jt);
 		return;
 	}
 	doc = json_load_file(w->json_path, 0, &err);
 	if (!doc || !json_is_object(doc)) {
-		ch_error("rank %d: cannot read the result file '%s' to finish it: %s", w->rank, w->json_path, err.text);
+		ch_error("rank %d: cannot read the result file '%s' to finish it: %s", w->base.rank, w->json_path, err.text);
 		json_decref(doc);
 		json_decref(jt);
 		return;
@@ -530,18 +448,18 @@ static void __attribute__((noreturn)) coordinate(struct ch_ar_world *w, struct w
 	const struct wd_report *hung = NULL;
 	char msg[4096] = "", never[2048] = "", inside[1024] = "", iter_text[48];
 	const int *members = NULL;
-	int nmembers = w->size, i, nnever = 0, ninside = 0, nhave = 0;
+	int nmembers = w->base.size, i, nnever = 0, ninside = 0, nhave = 0;
 	json_t *jt, *jnever, *jin;
 	struct wd_msg m;
 	double t0;
 
-	for (i = 0; i < w->size; i++)
-		if (i != w->rank)
+	for (i = 0; i < w->base.size; i++)
+		if (i != w->base.rank)
 			send_to(w, i, MSG_REQUEST, NULL);
 	t0 = ch_now_sec();
-	for (i = 0; i < w->size; i++)
+	for (i = 0; i < w->base.size; i++)
 		nhave += have[i] != 0;
-	while (nhave < w->size && ch_now_sec() - t0 < WD_REPLY_SEC) {
+	while (nhave < w->base.size && ch_now_sec() - t0 < WD_REPLY_SEC) {
 		if (!recv_msg(w, &m, 0.02))
 			continue;
 		if ((m.type == MSG_REPORT || m.type == MSG_STATE) && !have[m.from]) {
@@ -552,14 +470,14 @@ static void __attribute__((noreturn)) coordinate(struct ch_ar_world *w, struct w
 		}
 	}
 	/* the hung step: a rank inside an all-reduce, else the first report */
-	for (i = 0; i < w->size && !hung; i++)
+	for (i = 0; i < w->base.size && !hung; i++)
 		if (have[i] && rep[i].act == CH_AR_ACT_COLL)
 			hung = &rep[i];
-	for (i = 0; i < w->size && !hung; i++)
+	for (i = 0; i < w->base.size && !hung; i++)
 		if (have[i] && rep[i].act != CH_AR_ACT_IDLE)
 			hung = &rep[i];
 	if (!hung)
-		hung = &rep[w->rank];
+		hung = &rep[w->base.rank];
 	if (w->plan && hung->phase >= 0 && hung->phase < w->plan->nphases &&
 	    hung->group >= 0 && hung->group < w->plan->phases[hung->phase].ngroups) {
 		members = w->plan->phases[hung->phase].groups[hung->group].ranks;
@@ -575,7 +493,7 @@ static void __attribute__((noreturn)) coordinate(struct ch_ar_world *w, struct w
 			continue;
 		}
 		append(never, sizeof(never), "%s%d (host '%s', pid %ld", nnever++ ? ", " : "", r,
-		       w->info[r].host, w->info[r].pid);
+		       w->base.info[r].host, w->base.info[r].pid);
 		if (have[r])
 			append(never, sizeof(never), ": in %s for %.1f s)", rep[r].what, (double)rep[r].elapsed_us * 1e-6);
 		else
@@ -588,7 +506,7 @@ static void __attribute__((noreturn)) coordinate(struct ch_ar_world *w, struct w
 		snprintf(iter_text, sizeof(iter_text), "iteration %lld", (long long)hung->iter);
 	if (!w->plan) /* no all-reduce plan (checkpoint_io): what the rank was doing names it */
 		snprintf(msg, sizeof(msg), "timeout: rank %lld (host '%s') spent more than %g s in %s; ",
-			 (long long)hung->rank, w->info[hung->rank].host, w->timeout_sec, hung->what);
+			 (long long)hung->rank, w->base.info[hung->rank].host, w->timeout_sec, hung->what);
 	else if (hung->act == CH_AR_ACT_COLL)
 		snprintf(msg, sizeof(msg), "timeout: the all-reduce of %lld bytes (%s, %s), algorithm %s, group %s, did not complete within %g s; ",
 			 (long long)hung->bytes, place_name((int)hung->place), iter_text,
@@ -606,8 +524,8 @@ static void __attribute__((noreturn)) coordinate(struct ch_ar_world *w, struct w
 		append(msg, sizeof(msg), "ranks that never arrived: %s; waiting inside it: %s", never, ninside ? inside : "none");
 	else
 		append(msg, sizeof(msg), "every rank of the group was inside it (ranks %s): a link or a device may be hung", inside);
-	if (w->rank != 0)
-		append(msg, sizeof(msg), " (reported by rank %d: rank 0 did not answer)", w->rank);
+	if (w->base.rank != 0)
+		append(msg, sizeof(msg), " (reported by rank %d: rank 0 did not answer)", w->base.rank);
 	ch_error("%s", msg);
 	jt = json_object();
 	json_object_set_new(jt, "timeout_sec", json_real(w->timeout_sec));
@@ -618,20 +536,20 @@ static void __attribute__((noreturn)) coordinate(struct ch_ar_world *w, struct w
 	json_object_set_new(jt, "iteration", json_integer(hung->iter));
 	json_object_set_new(jt, "never_arrived", jnever);
 	json_object_set_new(jt, "waiting", jin);
-	json_object_set_new(jt, "reported_by", json_integer(w->rank));
-	if (w->rank == 0 && w->res) {
+	json_object_set_new(jt, "reported_by", json_integer(w->base.rank));
+	if (w->base.rank == 0 && w->res) {
 		int locked = lock_doc_for(w, 2.0);
 		json_object_set_new(ch_result_results(w->res), "timeout", jt);
 		ch_result_finish(w->res, CH_ERR_RUNTIME, "%s", msg);
 		if (locked)
 			pthread_mutex_unlock(&w->doc_mutex);
-	} else if (w->rank == 0) {
+	} else if (w->base.rank == 0) {
 		json_decref(jt);
 	} else {
 		finish_on_disk(w, msg, jt);
 	}
-	for (i = 0; i < w->size; i++)
-		if (i != w->rank)
+	for (i = 0; i < w->base.size; i++)
+		if (i != w->base.rank)
 			send_to(w, i, MSG_DONE, NULL);
 	leave();
 }
@@ -641,9 +559,9 @@ static void __attribute__((noreturn)) coordinate(struct ch_ar_world *w, struct w
 static void __attribute__((noreturn)) alone(struct ch_ar_world *w, const struct wd_report *r)
 {
 	ch_error("rank %d (host '%s'): timeout: %s of %lld bytes (%s, iteration %lld), algorithm %s, group %s, took more than %g s, and rank 0 did not answer; exiting",
-		 w->rank, w->info[w->rank].host, r->what, (long long)r->bytes, place_name((int)r->place),
+		 w->base.rank, w->base.info[w->base.rank].host, r->what, (long long)r->bytes, place_name((int)r->place),
 		 (long long)r->iter, r->algo_label, r->group_name, w->timeout_sec);
-	if (w->rank == 0 && w->res) {
+	if (w->base.rank == 0 && w->res) {
 		int locked = lock_doc_for(w, 2.0);
 		ch_result_finish(w->res, CH_ERR_RUNTIME, "timeout in %s (%s, group %s)", r->what,
 				 r->algo_label, r->group_name);
@@ -691,7 +609,7 @@ static void handle_msg(struct ch_ar_world *w, const struct wd_msg *m, struct wd_
 		st->rep[m->from] = m->rep;
 		st->rep[m->from].rank = m->from;
 		st->have[m->from] = 1;
-		if (w->rank == 0) {
+		if (w->base.rank == 0) {
 			fill_report(w, &st->rep[0]);
 			st->have[0] = 1;
 			coordinate(w, st->rep, st->have, "a rank reported a timeout");
@@ -712,14 +630,14 @@ static void *watchdog(void *arg)
 	double t;
 
 	memset(&st, 0, sizeof(st));
-	st.coord = w->rank <= 1; /* rank 0 and its backup keep every report */
-	st.rep = st.coord ? calloc((size_t)w->size, sizeof(*st.rep)) : NULL;
-	st.have = st.coord ? calloc((size_t)w->size, 1) : NULL;
-	st.heard = w->rank == 0 ? calloc((size_t)w->size, sizeof(int)) : NULL;
+	st.coord = w->base.rank <= 1; /* rank 0 and its backup keep every report */
+	st.rep = st.coord ? calloc((size_t)w->base.size, sizeof(*st.rep)) : NULL;
+	st.have = st.coord ? calloc((size_t)w->base.size, 1) : NULL;
+	st.heard = w->base.rank == 0 ? calloc((size_t)w->base.size, sizeof(int)) : NULL;
 	st.fired = st.alarm = st.asked = st.ping = -1;
 	st.cause = "";
-	if (st.coord && (!st.rep || !st.have || (w->rank == 0 && !st.heard))) {
-		ch_error("rank %d: out of memory in the watchdog", w->rank);
+	if (st.coord && (!st.rep || !st.have || (w->base.rank == 0 && !st.heard))) {
+		ch_error("rank %d: out of memory in the watchdog", w->base.rank);
 		leave();
 	}
 	__atomic_store_n(&w->since_ns, now_ns(), __ATOMIC_RELAXED);
@@ -729,7 +647,7 @@ static void *watchdog(void *arg)
 		int act, it, got;
 		double el, limit = w->timeout_sec;
 
-		got = w->sock >= 0 && w->size > 1 ? recv_msg(w, &m, 0.02) : (sleep_sec(0.02), 0);
+		got = w->sock >= 0 && w->base.size > 1 ? recv_msg(w, &m, 0.02) : (sleep_sec(0.02), 0);
 		t = ch_now_sec();
 		if (got) {
 			/* look at everything queued first: after a stop (SIGSTOP, then
@@ -764,17 +682,17 @@ static void *watchdog(void *arg)
 		if (st.fired < 0 && ((act != CH_AR_ACT_IDLE && el > limit) || __atomic_load_n(&w->fire_now, __ATOMIC_ACQUIRE))) {
 			st.fired = t;
 			fill_report(w, &st.mine);
-			if ((w->rank == 0 && st.asked < 0) || w->size == 1 || w->sock < 0) {
+			if ((w->base.rank == 0 && st.asked < 0) || w->base.size == 1 || w->sock < 0) {
 				/* rank 0 coordinates, unless rank 1 already does */
-				if (w->size == 1 || w->sock < 0)
+				if (w->base.size == 1 || w->sock < 0)
 					alone(w, &st.mine);
 				fill_report(w, &st.rep[0]);
 				st.have[0] = 1;
 				coordinate(w, st.rep, st.have, "rank 0 timed out");
 			}
 			if (st.coord) {
-				st.rep[w->rank] = st.mine;
-				st.have[w->rank] = 1;
+				st.rep[w->base.rank] = st.mine;
+				st.have[w->base.rank] = 1;
 				if (st.alarm < 0 && st.asked < 0)
 					st.alarm = t;
 			}
@@ -783,35 +701,35 @@ static void *watchdog(void *arg)
 			/* datagrams may be lost: repeat until a coordinator acts */
 			fill_report(w, &st.mine);
 			send_to(w, 0, MSG_REPORT, &st.mine);
-			if (w->rank != 1 && w->size > 1)
+			if (w->base.rank != 1 && w->base.size > 1)
 				send_to(w, 1, MSG_REPORT, &st.mine);
 			st.last_resend = t;
 		}
 		/* liveness while waiting between steps: a stopped rank 0 (or rank)
 		 * has no deadline of its own */
-		if (w->size > 1 && w->sock >= 0 && act == CH_AR_ACT_IDLE && el > w->timeout_sec && st.fired < 0) {
+		if (w->base.size > 1 && w->sock >= 0 && act == CH_AR_ACT_IDLE && el > w->timeout_sec && st.fired < 0) {
 			if (st.ping < 0) {
 				st.ping = t;
 				if (st.heard)
-					memset(st.heard, 0, (size_t)w->size * sizeof(int));
-				if (w->rank == 0) {
+					memset(st.heard, 0, (size_t)w->base.size * sizeof(int));
+				if (w->base.rank == 0) {
 					int i;
-					for (i = 1; i < w->size; i++)
+					for (i = 1; i < w->base.size; i++)
 						send_to(w, i, MSG_PING, NULL);
 				} else {
 					send_to(w, 0, MSG_PING, NULL);
 				}
 			} else if (t - st.ping > WD_PING_ANSWER_SEC) {
 				int i, silent = -1;
-				if (w->rank == 0) {
-					for (i = 1; i < w->size && silent < 0; i++)
+				if (w->base.rank == 0) {
+					for (i = 1; i < w->base.size && silent < 0; i++)
 						if (!st.heard[i] && w->addrs[i].port != 0)
 							silent = i;
 				} else if (st.last_heard0 < st.ping) {
 					silent = 0;
 				}
 				st.ping = -1;
-				if (silent >= 0 && w->rank == 0 && st.asked < 0) {
+				if (silent >= 0 && w->base.rank == 0 && st.asked < 0) {
 					fill_report(w, &st.rep[0]);
 					st.have[0] = 1;
 					coordinate(w, st.rep, st.have, "a rank's watchdog did not answer a ping");
@@ -820,7 +738,7 @@ static void *watchdog(void *arg)
 					/* rank 0 is silent: report to the backup */
 					st.fired = t;
 					fill_report(w, &st.mine);
-					if (w->rank == 1) {
+					if (w->base.rank == 1) {
 						st.rep[1] = st.mine;
 						st.have[1] = 1;
 						st.cause = "rank 0's watchdog did not answer a ping";
@@ -832,7 +750,7 @@ static void *watchdog(void *arg)
 			st.ping = -1;
 		}
 		/* the backup takes over when rank 0 does not act */
-		if (w->rank == 1 && st.alarm >= 0 && st.asked < 0 && t - st.alarm > WD_TAKEOVER_SEC)
+		if (w->base.rank == 1 && st.alarm >= 0 && st.asked < 0 && t - st.alarm > WD_TAKEOVER_SEC)
 			coordinate(w, st.rep, st.have, *st.cause ? st.cause : "rank 0 did not answer");
 		/* nobody acted: leave by ourselves */
 		if (st.fired >= 0 && t - st.fired > WD_TAKEOVER_SEC + 2 * WD_REPLY_SEC + 2.0)
@@ -857,7 +775,7 @@ int ch_ar_wd_start(struct ch_ar_world *w, double timeout_sec, double coll_grace_
 		ch_error("cannot set up the watchdog's side channel");
 		return CH_ERR_RUNTIME;
 	}
-	if (w->rank == 1 && json_path && !(w->json_path = strdup(json_path)))
+	if (w->base.rank == 1 && json_path && !(w->json_path = strdup(json_path)))
 		return CH_ERR_RUNTIME;
 	if (pthread_create(&w->thread, NULL, watchdog, w) != 0) {
 		ch_error("cannot start the watchdog thread");
@@ -873,7 +791,7 @@ void ch_ar_wd_timeout(struct ch_ar_world *w, int iter)
 	__atomic_store_n(&w->act, CH_AR_ACT_COLL, __ATOMIC_RELEASE);
 	__atomic_store_n(&w->fire_now, 1, __ATOMIC_RELEASE);
 	if (!w->thread_started) {
-		ch_error("rank %d (host '%s'): the all-reduce did not complete in time", w->rank, w->info[w->rank].host);
+		ch_error("rank %d (host '%s'): the all-reduce did not complete in time", w->base.rank, w->base.info[w->base.rank].host);
 		MPI_Abort(MPI_COMM_WORLD, CH_EXIT_RUNTIME);
 	}
 	for (;;) /* the monitoring thread reports and exits */
@@ -902,7 +820,7 @@ static int poll_request(struct ch_ar_world *w, MPI_Request *req)
 int ch_ar_world_barrier(struct ch_ar_world *w)
 {
 	MPI_Request req;
-	if (MPI_Ibarrier(w->ctrl, &req) != MPI_SUCCESS)
+	if (MPI_Ibarrier(MPI_Comm_f2c(w->base.ctrl), &req) != MPI_SUCCESS)
 		return CH_ERR_RUNTIME;
 	return poll_request(w, &req);
 }
@@ -910,7 +828,7 @@ int ch_ar_world_barrier(struct ch_ar_world *w)
 int ch_ar_world_gather(struct ch_ar_world *w, const double *send, int n, double *recv)
 {
 	MPI_Request req;
-	if (MPI_Igather(send, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, 0, w->ctrl, &req) != MPI_SUCCESS)
+	if (MPI_Igather(send, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, 0, MPI_Comm_f2c(w->base.ctrl), &req) != MPI_SUCCESS)
 		return CH_ERR_RUNTIME;
 	return poll_request(w, &req);
 }

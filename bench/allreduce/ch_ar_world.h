@@ -1,10 +1,14 @@
 /*
- * ch_ar_world.h - allreduce_bw's MPI world: launch, rank layout, agreement
- * on errors, and the watchdog that turns a hang into an abort that names
- * the ranks that never arrived.
+ * ch_ar_world.h - allreduce_bw's MPI world (also checkpoint_io's): the
+ * shared launch and rank layout (bench/common/ch_world.h) set up for these
+ * tools, agreement on errors, and the watchdog that turns a hang into an
+ * abort that names the ranks that never arrived.
  *
- * MPI is initialised with MPI_THREAD_FUNNELED: only the main thread calls
- * MPI. Each rank tells its monitoring thread what it is doing
+ * MPI is always initialised (a world of one without a launcher), with
+ * MPI_THREAD_FUNNELED: only the main thread calls MPI; nodes are those of
+ * the shared-memory split; host names are kept to 63 bytes.
+ *
+ * Each rank tells its monitoring thread what it is doing
  * (ch_ar_wd_enter(), ch_ar_wd_mark(), and in a timed loop a plain store of
  * the iteration number through ch_ar_wd_progress()); an activity with a
  * deadline (inside an all-reduce, an injected delay, local work, a control
@@ -32,9 +36,9 @@
 
 #include <stdint.h>
 
-#include "bench/allreduce/ch_ar_opts.h"
 #include "bench/allreduce/ch_ar_plan.h"
 #include "base/ch_result.h"
+#include "bench/common/ch_world.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,44 +46,21 @@ extern "C" {
 
 struct ch_ar_world;
 
-/* One world rank, known on every rank after ch_ar_world_init(). */
-struct ch_ar_rankinfo {
-	int local_rank;  /* rank among the ranks sharing memory (MPI_COMM_TYPE_SHARED) */
-	int local_size;
-	int host_node;   /* node index from the shared-memory split, 0..nhosts-1 */
-	long pid;
-	char host[64];
-};
-
 /**
- * ch_ar_world_init - MPI_Init_thread (MPI_THREAD_FUNNELED) and the layout.
+ * ch_ar_world_init - MPI_Init_thread (MPI_THREAD_FUNNELED) and the layout
+ * (ch_world_init() with the choices above).
  * Sets OMPI_MCA_coll_tuned_use_dynamic_rules=1 first unless the user set it
  * (needed to choose Open MPI's all-reduce algorithm per communicator).
  * Works under mpirun/srun and without a launcher (a world of one).
+ * @argc, @argv: [in,out] as for MPI_Init.
  * @out: [out] the world; release with ch_ar_world_finalize().
- * Returns 0 or CH_ERR_RUNTIME (message printed).
+ * Returns 0 or CH_ERR_RUNTIME (message printed; *@out is NULL then).
  */
 int ch_ar_world_init(int *argc, char ***argv, struct ch_ar_world **out);
 
 /**
- * ch_ar_world_parse - parse the options on every rank (messages from world
- * rank 0 only; -h and -V print there) and agree on the outcome.
- * Returns 0, or CH_ERR_USAGE on every rank when the command line is bad.
- */
-int ch_ar_world_parse(struct ch_ar_world *w, int argc, char **argv, struct ch_ar_opts *o);
-
-/**
- * ch_ar_world_quiet_call - run @fn(@argc, @argv, @out) on this rank with its
- * stdout and stderr sent to /dev/null on every rank but world rank 0, so
- * that a step every rank runs (parsing the command line into @out) speaks
- * once. Local: no agreement. Returns what @fn returned.
- */
-int ch_ar_world_quiet_call(struct ch_ar_world *w, int (*fn)(int argc, char **argv, void *out), int argc,
-			   char **argv, void *out);
-
-/**
  * ch_ar_world_agree - agree on a status: the most severe (most negative)
- * of every rank's @status. Returns it on every rank.
+ * of every rank's @status (ch_world_agree()). Returns it on every rank.
  */
 int ch_ar_world_agree(struct ch_ar_world *w, int status);
 
@@ -102,10 +83,14 @@ int ch_ar_world_finalize(struct ch_ar_world *w, int status);
 void ch_ar_world_abort(struct ch_ar_world *w, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
 
+/* Local: the layout of @w (struct ch_world, ch_world.h), borrowed for @w's life. */
+/** ch_ar_world_base - the layout itself. */
+const struct ch_world *ch_ar_world_base(const struct ch_ar_world *w);
+/** ch_ar_world_rank, ch_ar_world_size - world rank and size. */
 int ch_ar_world_rank(const struct ch_ar_world *w);
 int ch_ar_world_size(const struct ch_ar_world *w);
-/** ch_ar_world_info - rank @r's layout (local: known on every rank). */
-const struct ch_ar_rankinfo *ch_ar_world_info(const struct ch_ar_world *w, int r);
+/** ch_ar_world_info - rank @r's layout (known on every rank); NULL when out of range. */
+const struct ch_world_rank *ch_ar_world_info(const struct ch_ar_world *w, int r);
 /** ch_ar_world_nhosts - nodes found by the shared-memory split. */
 int ch_ar_world_nhosts(const struct ch_ar_world *w);
 /** ch_ar_world_ctrl - Fortran handle of the control communicator (a dup of the world). */

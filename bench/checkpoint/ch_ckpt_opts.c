@@ -120,90 +120,15 @@ void ch_ckpt_usage(FILE *f)
 	      "      --params 7e9 --interval 30m --stage-dir /local/nvme/stage --json ckpt.json\n", f);
 }
 
+static int ckpt_opt(int c, const char *arg, void *ctx);
+
 int ch_ckpt_opts_parse(int argc, char **argv, struct ch_ckpt_opts *o)
 {
-	int c, rc, idx;
-	long l;
-	double d;
+	int rc;
 
 	ch_ckpt_opts_init(o);
-	optind = 0;
-	opterr = 1;
-	while ((c = getopt_long(argc, argv, CH_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_DIR:
-		case OPT_STAGE_DIR:
-			if (!*optarg)
-				return ch_usage_error("empty directory name for %s", c == OPT_DIR ? "--dir" : "--stage-dir");
-			if (strlen(optarg) > 3000)
-				return ch_usage_error("directory name for %s is longer than 3000 characters", c == OPT_DIR ? "--dir" : "--stage-dir");
-			if (c == OPT_DIR)
-				o->dir = optarg;
-			else
-				o->stage_dir = optarg;
-			break;
-		case OPT_SIZE:
-			if ((rc = ch_parse_size("--size", optarg, &o->size_bytes)))
-				return rc;
-			if (!o->size_bytes)
-				return ch_usage_error("invalid size '%s' for --size (expected more than 0 bytes)", optarg);
-			o->have_size = 1;
-			break;
-		case OPT_PARAMS:
-			if ((rc = ch_parse_double("--params", optarg, 1, 1e16, &o->params)))
-				return rc;
-			o->have_params = 1;
-			break;
-		case OPT_BPP:
-			if ((rc = ch_parse_double("--bytes-per-param", optarg, 0.125, 64, &o->bytes_per_param)))
-				return rc;
-			o->have_bpp = 1;
-			break;
-		case OPT_FILES:
-			if ((rc = ch_parse_long("--files-per-rank", optarg, 1, CH_CKPT_MAX_FILES_PER_RANK, &l)))
-				return rc;
-			o->files_per_rank = l;
-			break;
-		case OPT_BLOCK:
-			if ((rc = ch_parse_size("--block-size", optarg, &o->block_bytes)))
-				return rc;
-			if (o->block_bytes < 4096 || o->block_bytes > (1ull << 30))
-				return ch_usage_error("invalid size '%s' for --block-size (expected 4K to 1G)", optarg);
-			break;
-		case OPT_INTERVAL:
-			if ((rc = ch_parse_duration("--interval", optarg, &d)))
-				return rc;
-			if (!(d > 0) || d > 1e8)
-				return ch_usage_error("invalid duration '%s' for --interval (expected a positive time up to 1e8 s)", optarg);
-			o->interval_sec = d;
-			break;
-		case OPT_TIMEOUT:
-			if ((rc = ch_parse_double("--timeout", optarg, 0, 1e6, &o->timeout_sec)))
-				return rc;
-			break;
-		case OPT_NO_SCALING:
-			o->scaling = 0;
-			break;
-		case OPT_LOAD:
-			if ((idx = ch_lookup("--load", optarg, load_names)) < 0)
-				return idx;
-			o->load = idx;
-			break;
-		case OPT_KEEP:
-			o->keep = 1;
-			break;
-		case OPT_CORRUPT:
-			if ((rc = ch_parse_long("--test-corrupt-rank", optarg, 0, 1 << 24, &o->corrupt_rank)))
-				return rc;
-			break;
-		default:
-			rc = ch_common_opt(c, optarg, &o->common);
-			if (rc < 0)
-				return rc;
-			if (rc == 0)
-				return ch_usage_error("unhandled option");
-		}
-	}
+	if ((rc = ch_opts_getopt(argc, argv, CH_COMMON_SHORTOPTS, longopts, ckpt_opt, o, &o->common)) != 0)
+		return rc;
 	if (o->common.help || o->common.version)
 		return 0;
 	if (optind < argc)
@@ -224,6 +149,87 @@ int ch_ckpt_opts_parse(int argc, char **argv, struct ch_ckpt_opts *o)
 		o->size_bytes = (uint64_t)b;
 	}
 	return 0;
+}
+
+/* One option of checkpoint_io (ch_opts_getopt()'s handler): 1 handled, 0 not one
+ * of its own, or a negative status (message printed). */
+static int ckpt_opt(int c, const char *arg, void *ctx)
+{
+	struct ch_ckpt_opts *o = ctx;
+	int rc, idx;
+	long l;
+	double d;
+
+	switch (c) {
+	case OPT_DIR:
+	case OPT_STAGE_DIR:
+		if (!*arg)
+			return ch_usage_error("empty directory name for %s", c == OPT_DIR ? "--dir" : "--stage-dir");
+		if (strlen(arg) > 3000)
+			return ch_usage_error("directory name for %s is longer than 3000 characters", c == OPT_DIR ? "--dir" : "--stage-dir");
+		if (c == OPT_DIR)
+			o->dir = arg;
+		else
+			o->stage_dir = arg;
+		break;
+	case OPT_SIZE:
+		if ((rc = ch_parse_size("--size", arg, &o->size_bytes)))
+			return rc;
+		if (!o->size_bytes)
+			return ch_usage_error("invalid size '%s' for --size (expected more than 0 bytes)", arg);
+		o->have_size = 1;
+		break;
+	case OPT_PARAMS:
+		if ((rc = ch_parse_double("--params", arg, 1, 1e16, &o->params)))
+			return rc;
+		o->have_params = 1;
+		break;
+	case OPT_BPP:
+		if ((rc = ch_parse_double("--bytes-per-param", arg, 0.125, 64, &o->bytes_per_param)))
+			return rc;
+		o->have_bpp = 1;
+		break;
+	case OPT_FILES:
+		if ((rc = ch_parse_long("--files-per-rank", arg, 1, CH_CKPT_MAX_FILES_PER_RANK, &l)))
+			return rc;
+		o->files_per_rank = l;
+		break;
+	case OPT_BLOCK:
+		if ((rc = ch_parse_size("--block-size", arg, &o->block_bytes)))
+			return rc;
+		if (o->block_bytes < 4096 || o->block_bytes > (1ull << 30))
+			return ch_usage_error("invalid size '%s' for --block-size (expected 4K to 1G)", arg);
+		break;
+	case OPT_INTERVAL:
+		if ((rc = ch_parse_duration("--interval", arg, &d)))
+			return rc;
+		if (!(d > 0) || d > 1e8)
+			return ch_usage_error("invalid duration '%s' for --interval (expected a positive time up to 1e8 s)", arg);
+		o->interval_sec = d;
+		break;
+	case OPT_TIMEOUT:
+		if ((rc = ch_parse_double("--timeout", arg, 0, 1e6, &o->timeout_sec)))
+			return rc;
+		break;
+	case OPT_NO_SCALING:
+		o->scaling = 0;
+		break;
+	case OPT_LOAD:
+		if ((idx = ch_lookup("--load", arg, load_names)) < 0)
+			return idx;
+		o->load = idx;
+		break;
+	case OPT_KEEP:
+		o->keep = 1;
+		break;
+	case OPT_CORRUPT:
+		if ((rc = ch_parse_long("--test-corrupt-rank", arg, 0, 1 << 24, &o->corrupt_rank)))
+			return rc;
+		break;
+	default:
+		return 0;
+	}
+	return 1;
 }
 
 /* ---- layout */

@@ -163,7 +163,7 @@ static const double *rec_of(const struct ctx *c, int r) { return c->all + (size_
 static void describe(struct ctx *c, int r, const char *kind, char *buf, size_t n)
 {
 	const double *x = rec_of(c, r);
-	const struct ch_ar_rankinfo *ri = ch_ar_world_info(c->w, r);
+	const struct ch_world_rank *ri = ch_ar_world_info(c->w, r);
 	char p[PATH_MAX], src[PATH_MAX], dst[PATH_MAX];
 	int op = (int)x[R_OP], err = (int)x[R_ERR], file = (int)x[R_FILE];
 
@@ -329,7 +329,7 @@ static json_t *strategy_json(struct ctx *c, const char *name, int copy)
 
 	for (r = 0; t && ct && r < c->size; r++) {
 		const double *x = rec_of(c, r);
-		const struct ch_ar_rankinfo *ri = ch_ar_world_info(c->w, r);
+		const struct ch_world_rank *ri = ch_ar_world_info(c->w, r);
 		if (!x[R_WRITER])
 			continue;
 		t[n] = x[R_SEC];
@@ -649,7 +649,7 @@ static int rank_table(struct ctx *c, struct mounts *all)
 		return 0;
 	layout = json_array();
 	for (r = 0; r < c->size; r++) {
-		const struct ch_ar_rankinfo *ri = ch_ar_world_info(c->w, r);
+		const struct ch_world_rank *ri = ch_ar_world_info(c->w, r);
 		json_array_append_new(layout, json_pack("{s:i, s:s, s:I, s:i, s:i, s:I, s:o, s:o, s:s}", "rank", r, "host",
 							ri->host, "pid", (json_int_t)ri->pid, "local_rank", ri->local_rank,
 							"node", ri->host_node, "shard_bytes",
@@ -665,10 +665,10 @@ static int rank_table(struct ctx *c, struct mounts *all)
 /* the writer order of the scaling: one per node first */
 static int writer_order(struct ctx *c)
 {
-	const struct ch_ar_rankinfo *me = ch_ar_world_info(c->w, c->rank);
+	const struct ch_world_rank *me = ch_ar_world_info(c->w, c->rank);
 	int r, k = 0;
 	for (r = 0; r < c->size; r++) {
-		const struct ch_ar_rankinfo *ri = ch_ar_world_info(c->w, r);
+		const struct ch_world_rank *ri = ch_ar_world_info(c->w, r);
 		if (ri->local_rank < me->local_rank || (ri->local_rank == me->local_rank && ri->host_node < me->host_node))
 			k++;
 	}

@@ -5,9 +5,11 @@
  * stall model, the table and the result document (results section:
  * docs/results-schema.md, "checkpoint_io").
  *
- * The MPI world, the agreement on errors and the --timeout watchdog are
- * allreduce_bw's (ch_ar_world.h); a hung write, fsync or read names the
- * rank, its host and the path.
+ * The MPI world and rank layout are the drivers' shared one
+ * (bench/common/ch_world.h), set up as allreduce_bw sets it up; the
+ * agreement on errors and the --timeout watchdog are allreduce_bw's
+ * (ch_ar_world.h); a hung write, fsync or read names the rank, its host and
+ * the path.
  */
 #ifndef CH_CKPT_RUN_H
 #define CH_CKPT_RUN_H

@@ -53,6 +53,25 @@ int ch_common_opt(int c, const char *arg, struct ch_common_opts *o)
 	}
 }
 
+int ch_opts_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+		   int (*tool)(int c, const char *arg, void *ctx), void *ctx, struct ch_common_opts *common)
+{
+	int c, rc;
+
+	optind = 0; /* glibc: start again from argv[1], forgetting any earlier scan */
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		rc = tool(c, optarg, ctx);
+		if (rc == 0)
+			rc = ch_common_opt(c, optarg, common);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			return ch_usage_error("option '%c' is not handled", c);
+	}
+	return 0;
+}
+
 void ch_common_help(FILE *f)
 {
 	fputs("Common options:\n"

@@ -56,6 +56,29 @@ void ch_common_opts_init(struct ch_common_opts *o);
  */
 int ch_common_opt(int c, const char *arg, struct ch_common_opts *o);
 
+/**
+ * ch_opts_getopt - the getopt_long() loop of every benchmark: each option
+ * goes to the tool's handler first, then to ch_common_opt().
+ * @argc, @argv: [in] the command line (argv[0] the program; getopt_long may
+ *               permute argv so that the operands come last).
+ * @shortopts:   [in] the tool's short options followed by CH_COMMON_SHORTOPTS.
+ * @longopts:    [in] the tool's table, ending with CH_COMMON_LONGOPTS and a
+ *               zero entry.
+ * @tool:        [in] called with each option's value @c, its argument @arg
+ *               (optarg: a string of argv, NULL for none) and @ctx; returns
+ *               1 when it handled @c, 0 when @c is not the tool's, or a
+ *               negative ch_status (message printed) for a bad value.
+ * @ctx:         [in,out] passed to @tool (the tool's options).
+ * @common:      [in,out] the shared options, initialised by the caller.
+ * Each call scans from argv[1] again (optind = 0, glibc's full reset).
+ * Returns 0 with optind at the first operand (what operands mean, and when
+ * they are an error, is the caller's), or the first negative status: the
+ * tool's, ch_common_opt()'s (a bad value, an unknown option), or
+ * CH_ERR_USAGE for an option that neither handled.
+ */
+int ch_opts_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+		   int (*tool)(int c, const char *arg, void *ctx), void *ctx, struct ch_common_opts *common);
+
 /** ch_common_help - print the shared options' help lines to @f. */
 void ch_common_help(FILE *f);
 

@@ -226,6 +226,71 @@ static int parse_devices(const char *arg, struct ch_rl_opts *o)
 	return 0;
 }
 
+/* --stores values, indexed by enum ch_stores (kernels/ch_kernels.h) */
+static const char *const stores_names[] = { "auto", "streaming", "write-allocate", NULL };
+
+/* One option of roofline (ch_opts_getopt()'s handler): 1 handled, 0 not one
+ * of its own, or a negative status (message printed). */
+static int rl_opt(int c, const char *arg, void *ctx)
+{
+	struct ch_rl_opts *o = ctx;
+	int rc;
+	long v;
+
+	switch (c) {
+	case OPT_BACKEND:
+		if ((rc = parse_backend(arg, &o->backends)) != 0)
+			return rc;
+		break;
+	case OPT_DEVICES:
+		if ((rc = parse_devices(arg, o)) != 0)
+			return rc;
+		break;
+	case OPT_KERNELS:
+		if ((rc = parse_kernels(arg, &o->kernels)) != 0)
+			return rc;
+		break;
+	case OPT_DTYPE:
+		if ((rc = parse_dtypes(arg, &o->dtypes)) != 0)
+			return rc;
+		break;
+	case OPT_SIZE:
+		if (ch_parse_size("--size", arg, &o->size_bytes))
+			return CH_ERR_USAGE;
+		if (o->size_bytes < MIB)
+			return ch_usage_error("--size '%s' is too small: each array needs at least 1M", arg);
+		if (o->size_bytes > (1ull << 40))
+			return ch_usage_error("--size '%s' is too large: at most 1T per array", arg);
+		break;
+	case OPT_GEMM_SIZE:
+		if (ch_parse_long("--gemm-size", arg, 16, 65536, &v))
+			return CH_ERR_USAGE;
+		o->gemm_n = (uint64_t)v;
+		break;
+	case OPT_ITERS:
+		if (ch_parse_long("--iters", arg, 2, MAX_SAMPLES, &v))
+			return CH_ERR_USAGE;
+		o->iters = (int)v;
+		break;
+	case OPT_WARMUP:
+		if (ch_parse_long("--warmup", arg, 0, 1000, &v))
+			return CH_ERR_USAGE;
+		o->warmup = (int)v;
+		break;
+	case OPT_LIST:
+		o->list = 1;
+		break;
+	case OPT_STORES:
+		if ((rc = ch_lookup("--stores", arg, stores_names)) < 0)
+			return rc;
+		o->stores = rc;
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
 int ch_rl_parse(int argc, char **argv, struct ch_rl_opts *o)
 {
 	static const struct option longopts[] = {
@@ -242,74 +307,11 @@ int ch_rl_parse(int argc, char **argv, struct ch_rl_opts *o)
 		CH_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
-	int c, rc;
-	long v;
+	int rc;
 
 	ch_rl_opts_init(o);
-	optind = 1;
-	opterr = 1;
-	while ((c = getopt_long(argc, argv, CH_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_BACKEND:
-			if ((rc = parse_backend(optarg, &o->backends)) != 0)
-				return rc;
-			break;
-		case OPT_DEVICES:
-			if ((rc = parse_devices(optarg, o)) != 0)
-				return rc;
-			break;
-		case OPT_KERNELS:
-			if ((rc = parse_kernels(optarg, &o->kernels)) != 0)
-				return rc;
-			break;
-		case OPT_DTYPE:
-			if ((rc = parse_dtypes(optarg, &o->dtypes)) != 0)
-				return rc;
-			break;
-		case OPT_SIZE:
-			if (ch_parse_size("--size", optarg, &o->size_bytes))
-				return CH_ERR_USAGE;
-			if (o->size_bytes < MIB)
-				return ch_usage_error("--size '%s' is too small: each array needs at least 1M", optarg);
-			if (o->size_bytes > (1ull << 40))
-				return ch_usage_error("--size '%s' is too large: at most 1T per array", optarg);
-			break;
-		case OPT_GEMM_SIZE:
-			if (ch_parse_long("--gemm-size", optarg, 16, 65536, &v))
-				return CH_ERR_USAGE;
-			o->gemm_n = (uint64_t)v;
-			break;
-		case OPT_ITERS:
-			if (ch_parse_long("--iters", optarg, 2, MAX_SAMPLES, &v))
-				return CH_ERR_USAGE;
-			o->iters = (int)v;
-			break;
-		case OPT_WARMUP:
-			if (ch_parse_long("--warmup", optarg, 0, 1000, &v))
-				return CH_ERR_USAGE;
-			o->warmup = (int)v;
-			break;
-		case OPT_LIST:
-			o->list = 1;
-			break;
-		case OPT_STORES:
-			if (!strcmp(optarg, "auto"))
-				o->stores = CH_STORES_AUTO;
-			else if (!strcmp(optarg, "streaming"))
-				o->stores = CH_STORES_STREAMING;
-			else if (!strcmp(optarg, "write-allocate"))
-				o->stores = CH_STORES_WRITE_ALLOCATE;
-			else
-				return ch_usage_error("unknown value '%s' for --stores (expected: auto, streaming, write-allocate)", optarg);
-			break;
-		default:
-			rc = ch_common_opt(c, optarg, &o->common);
-			if (rc < 0)
-				return rc;
-			if (rc == 0)
-				return ch_usage_error("unhandled option");
-		}
-	}
+	if ((rc = ch_opts_getopt(argc, argv, CH_COMMON_SHORTOPTS, longopts, rl_opt, o, &o->common)) != 0)
+		return rc;
 	if (optind < argc)
 		return ch_usage_error("unexpected argument '%s'", argv[optind]);
 	return 0;
@@ -1489,7 +1491,7 @@ int ch_rl_mark_shared_gpus(json_t *devices)
 	return n;
 }
 
-int ch_rl_run_backend(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, const struct ch_backend *be,
+int ch_rl_run_backend(const struct ch_rl_opts *o, const struct ch_world *mpi, const struct ch_backend *be,
 		      struct ch_result *res, json_t *devices, char *reason, size_t rn)
 {
 	char why[512] = "";
@@ -1587,7 +1589,7 @@ int ch_rl_run_backend(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, c
 	return status;
 }
 
-int ch_rl_run(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, struct ch_result *res,
+int ch_rl_run(const struct ch_rl_opts *o, const struct ch_world *mpi, struct ch_result *res,
 	      char *reason, size_t n)
 {
 	json_t *results = ch_result_results(res), *local = json_array(), *all, *flagged, *median, *d;
@@ -1614,7 +1616,7 @@ int ch_rl_run(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, struct ch
 	}
 	if (backends & CH_RL_BACKEND_CPU) {
 		/* under mpirun, the CPU is measured once per node, after the GPUs */
-		ch_rl_mpi_barrier(mpi);
+		ch_world_barrier(mpi);
 		if (!mpi->active || mpi->local_rank == 0) {
 			rc = ch_rl_run_backend(o, mpi, &ch_backend_cpu, res, local, r2, sizeof(r2));
 			if (worse(status, rc) != status)
@@ -1622,8 +1624,8 @@ int ch_rl_run(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, struct ch
 			status = worse(status, rc);
 		}
 	}
-	all = ch_rl_mpi_gather(mpi, local);
-	status = ch_rl_mpi_worst(mpi, status);
+	all = ch_world_gather_json(mpi, local);
+	status = ch_world_worst(mpi, status);
 	if (mpi->active && status != CH_OK && !reason[0])
 		snprintf(reason, n, "another rank reported '%s'", ch_status_name(status));
 	if (!all) /* not rank 0 */

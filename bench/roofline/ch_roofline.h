@@ -16,7 +16,7 @@
 #include "kernels/ch_kernels.h"
 #include "bench/common/ch_opts.h"
 #include "base/ch_result.h"
-#include "bench/roofline/ch_roofline_mpi.h"
+#include "bench/common/ch_world.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,7 +67,7 @@ void ch_rl_list(FILE *f);
  * ch_rl_run - measure every requested device, print the tables, fill the
  * result's "results" object, checkpointing after every point.
  * @o:       [in] options.
- * @mpi:     [in] rank layout from ch_rl_mpi_init().
+ * @mpi:     [in] rank layout from ch_world_init().
  * @res:     [in,out] the run's result document (ch_run_begin()).
  * @reason:  [out] why the status is not ok ("" when ok).  @n: [in] its size.
  * Returns CH_OK, CH_ERR_CHECK (a point failed validation),
@@ -76,7 +76,7 @@ void ch_rl_list(FILE *f);
  * Under mpirun (one rank per GPU) every rank measures its GPU and rank 0
  * gathers the devices and writes the result.
  */
-int ch_rl_run(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, struct ch_result *res,
+int ch_rl_run(const struct ch_rl_opts *o, const struct ch_world *mpi, struct ch_result *res,
 	      char *reason, size_t n);
 
 /**
@@ -89,7 +89,7 @@ int ch_rl_run(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, struct ch
  * <message>", and the next points run; the device is then "error".
  * Returns the worst status of the backend's devices.
  */
-int ch_rl_run_backend(const struct ch_rl_opts *o, const struct ch_rl_mpi *mpi, const struct ch_backend *be,
+int ch_rl_run_backend(const struct ch_rl_opts *o, const struct ch_world *mpi, const struct ch_backend *be,
 		      struct ch_result *res, json_t *devices, char *reason, size_t n);
 
 /**

@@ -200,7 +200,7 @@ Test(roofline, json_follows_schema, .init = cr_redirect_stdout)
 			       "copy,triad,dot,fma1,fma1024,gelu,layernorm,gemm", "--gemm-size", "64", "--iters", "2",
 			       "--json", path };
 	struct ch_rl_opts o;
-	struct ch_rl_mpi mpi = { .size = 1, .local_size = 1, .nhosts = 1, .host = "test" };
+	struct ch_world mpi = { .size = 1, .local_size = 1, .nhosts = 1, .host = "test" };
 	struct ch_result *res;
 	json_error_t err;
 	json_t *doc, *r, *devs, *d, *roofs, *p, *ts;
@@ -408,7 +408,7 @@ static json_t *run_fake(const char *fail, int *rc, char *reason, size_t n)
 	const char *argv[] = { "roofline", "--size", "1M", "--kernels", "triad,fma1,gemm", "--dtype", "fp64,fp8",
 			       "--gemm-size", "64", "--iters", "3" };
 	struct ch_rl_opts o;
-	struct ch_rl_mpi mpi = { .size = 1, .local_size = 1, .nhosts = 1, .host = "test" };
+	struct ch_world mpi = { .size = 1, .local_size = 1, .nhosts = 1, .host = "test" };
 	struct ch_result *res;
 	json_t *devs = json_array();
 
