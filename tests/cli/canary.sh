@@ -94,6 +94,12 @@ expect canary_inputs_file 1 "$HR" canary --inputs $DATA/textbook.txt &&
 has canary_inputs_file "1.31 s, 31% over the ideal 1.00 s" "18.3% of wall-clock" \
 	"do not book 128 GPUs before fixing the checkpoint and the host CPU contention"
 
+# a broken result file beside a complete --inputs file: skipped and listed, the file used
+printf '{"schema": "clusterhealth.result", "tool": "allreduce_bw",' >"$TMP/broken.json"
+expect canary_inputs_file_beside_broken_result 1 "$HR" canary --inputs $DATA/textbook.txt "$TMP/broken.json" &&
+has canary_inputs_file_beside_broken_result "input problems (1):" "broken.json" \
+	"no usable result file among the inputs: the canary runs on the --inputs file" "18.3% of wall-clock"
+
 # the command line overrides the file
 expect canary_override 1 "$HR" canary --inputs $DATA/textbook.txt --checkpoint-block 3m &&
 has canary_override "3 min every 30 min = 10.0% of wall-clock"
