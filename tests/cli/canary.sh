@@ -131,6 +131,29 @@ assert [x["kind"] for x in d["fixes"]] == ["checkpoint", "input_wait"], d["fixes
 PY
 then echo "ok canary_fit_json"; else echo "not ok canary_fit_json: fitted alpha/B not within 1% or figures wrong"; fi
 
+# ---- a fit that misses its own points (times x2.5 and x0.4 in turn) cannot carry
+# a BOOK: the same inputs book on the clean results, measure first on the noisy
+mkdir -p "$TMP/clean" "$TMP/noisy" && cp $DATA/allreduce_bw.json "$TMP/clean/" &&
+python3 - $DATA/allreduce_bw.json "$TMP/noisy/allreduce_bw.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = 0
+for s in d["results"]["sweeps"]:
+    for r in s["rows"]:
+        k += 1
+        for side in ("out_of_place", "in_place"):
+            for st in ("min", "median", "mean", "p95", "max"):
+                r[side]["time_us"][st] *= 2.5 if k % 2 else 0.4
+json.dump(d, open(sys.argv[2], "w"))
+PY
+ROUGH=(--gpus-now 8 --step-time 1.0s --baseline-gpus 4 --baseline-step-time 0.95s --params 1e8 --target-gpus 16)
+expect canary_clean_fit_books 0 "$HR" canary "${ROUGH[@]}" "$TMP/clean" && has canary_clean_fit_books "verdict: BOOK"
+expect canary_rough_fit_measure_first 1 "$HR" canary "${ROUGH[@]}" --json "$TMP/rough.json" "$TMP/noisy" &&
+has canary_rough_fit_measure_first "verdict: MEASURE FIRST: the all-reduce fit is too rough to predict the target" \
+	"its fit misses its points by 59% (rms), more than the 20% a prediction can rest on" &&
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d['verdict']=='measure-first' and d['rough_fit'] is True))" "$TMP/rough.json" &&
+	echo "ok canary_rough_fit_json" || echo "not ok canary_rough_fit_json"
+
 # ---- measurements only: gpus now and input wait measured, no step time
 expect canary_measured_only 1 "$HR" canary --target-gpus 16 $DATA &&
 has canary_measured_only "GPUs (ranks)                             8                                  [measured]" \
