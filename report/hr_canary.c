@@ -1042,9 +1042,14 @@ static void print_losses(FILE *f, const struct hr_canary_in *in, const struct hr
 		if (!l->known) {
 			static const char *const why[] = { "no --checkpoint-interval/--checkpoint-block",
 							   "no loader_contention result or --input-wait",
-							   "no all-reduce model or no --params",
+							   NULL,
 							   "needs --baseline-gpus/--baseline-step-time" };
-			fprintf(f, "  %d. %-38s not known: %s\n", i + 1, loss_name(l->kind), why[l->kind]);
+			int model = in->comm[0].set || in->comm[1].set;
+			const char *w = why[l->kind] ? why[l->kind] : !in->params.src && !model ?
+					"no --params and no all-reduce model (no allreduce_bw results, no --alpha-us/--bw-gbps)" :
+					!in->params.src ? "no --params (the gradient's size)" :
+					"no all-reduce model (no allreduce_bw results, no --alpha-us/--bw-gbps)";
+			fprintf(f, "  %d. %-38s not known: %s\n", i + 1, loss_name(l->kind), w);
 			continue;
 		}
 		fmt_time(a, sizeof(a), l->sec.v);

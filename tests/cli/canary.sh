@@ -100,6 +100,12 @@ expect canary_inputs_file_beside_broken_result 1 "$HR" canary --inputs $DATA/tex
 has canary_inputs_file_beside_broken_result "input problems (1):" "broken.json" \
 	"no usable result file among the inputs: the canary runs on the --inputs file" "18.3% of wall-clock"
 
+# an unknown loss says which input is missing
+expect canary_comm_missing_params 1 "$HR" canary --inputs $DATA/textbook.txt $DATA &&
+has canary_comm_missing_params "exposed communication                  not known: no --params (the gradient's size)"
+expect canary_comm_missing_model 1 "$HR" canary --inputs $DATA/textbook.txt --params 7e9 &&
+has canary_comm_missing_model "exposed communication                  not known: no all-reduce model (no allreduce_bw results, no --alpha-us/--bw-gbps)"
+
 # the command line overrides the file
 expect canary_override 1 "$HR" canary --inputs $DATA/textbook.txt --checkpoint-block 3m &&
 has canary_override "3 min every 30 min = 10.0% of wall-clock"
