@@ -113,6 +113,32 @@ static void remove_own(struct ctx *c)
 	unlink_own(c, "stage");
 }
 
+/* this rank's files, then the directories this run created, once the
+ * node's other ranks (signalled or timed out as well) have removed theirs:
+ * local rank 0 made them; it tries for about a second */
+static void remove_run(struct ctx *c)
+{
+	int i, left = 1;
+	remove_own(c);
+	for (i = 0; c->local_rank == 0 && i < 10 && left; i++) {
+		if (i) {
+			usleep(100000);
+			remove_own(c); /* the main thread may have made one meanwhile */
+		}
+		left = 0;
+		if (c->stage_created && rmdir(c->stage) != 0 && errno != ENOENT)
+			left = 1;
+		if (c->dir_created && !c->o->keep && rmdir(c->dir) != 0 && errno != ENOENT)
+			left = 1;
+	}
+}
+
+/* the watchdog's and ch_ar_world_abort()'s clean-up (ch_ar_world_on_abort) */
+static void on_abort(void *arg)
+{
+	remove_run(arg);
+}
+
 static void *signal_thread(void *arg)
 {
 	struct ctx *c = arg;
@@ -121,23 +147,7 @@ static void *signal_thread(void *arg)
 
 	if (sigwait(&s, &sig) != 0)
 		return NULL;
-	remove_own(c);
-	/* the directories this run created go too, once the node's other ranks
-	 * (signalled as well) have removed their files: local rank 0 made them */
-	if (c->local_rank == 0) {
-		int i, left = 1;
-		for (i = 0; i < 10 && left; i++) {
-			if (i) {
-				usleep(100000);
-				remove_own(c); /* the main thread may have made one meanwhile */
-			}
-			left = 0;
-			if (c->stage_created && rmdir(c->stage) != 0 && errno != ENOENT)
-				left = 1;
-			if (c->dir_created && !c->o->keep && rmdir(c->dir) != 0 && errno != ENOENT)
-				left = 1;
-		}
-	}
+	remove_run(c);
 	/* mpirun and srun signal every rank: the first MPI_Abort kills them all,
 	 * so the other ranks give world rank 0 the time to finish the result */
 	if (c->rank != 0) {
@@ -987,6 +997,7 @@ int ch_ckpt_run(struct ch_ar_world *w, const struct ch_ckpt_opts *o, int argc, c
 		goto out;
 	if ((rc = ch_ar_world_agree(w, ch_ar_wd_start(w, o->timeout_sec, 0, NULL, c->res, o->common.json_path))))
 		goto out;
+	ch_ar_world_on_abort(w, on_abort, c); /* a timeout removes the files too */
 	if (pthread_create(&sigth, NULL, signal_thread, c) == 0) {
 		pthread_detach(sigth);
 		sig_started = 1;

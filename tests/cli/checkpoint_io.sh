@@ -205,6 +205,14 @@ assert r["staged"]["load"]["kind"] == "cpu" and r["staged"]["load"]["cpu_slowdow
 assert d["status"] == "error" and "timeout" in d["reason"], d["status"]
 assert r["timeout"]["timeout_sec"] == 2
 '
+	# the timeout removes what the run wrote and the directories it made
+	sleep 1
+	left=$(find "$T/slowfs-hung" "$T/hungstage" -name 'checkpoint_io.*' 2>/dev/null | head -3)
+	if [ -z "$left" ] && [ ! -e "$T/hungstage" ] && [ ! -e "$T/slowfs-hung/ckpt" ]; then
+		echo "ok hung fsync: the timeout removed the run's files and directories"
+	else
+		echo "not ok hung fsync: left behind after the timeout: ${left:-a directory} $(ls -d "$T/hungstage" "$T/slowfs-hung/ckpt" 2>/dev/null)"
+	fi
 	# a signal: SIGTERM to the ranks while the fsync is slow
 	CH_SLOWIO_PATH="$T/slowfs-sig/" CH_SLOWIO_FSYNC_MS=20000 LD_PRELOAD="$SLOWIO" timeout 120 $MPIRUN -np 2 \
 		-x LD_PRELOAD -x CH_SLOWIO_PATH -x CH_SLOWIO_FSYNC_MS -x ASAN_OPTIONS "$BIN" --dir "$T/slowfs-sig/ckpt" \
