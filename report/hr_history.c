@@ -648,6 +648,8 @@ static void usage(FILE *f)
 	      "Only regular files are read (named pipes and devices are skipped and listed);\n"
 	      "directory cycles are walked once. A database that is not a clusterhealth\n"
 	      "history (no schema marker) is refused, exit 2, and left unchanged.\n"
+	      "A series with fewer than --min-nights earlier nights is not judged: the\n"
+	      "summary line counts them, and ends in NOT JUDGED when no series was judged.\n"
 	      "\n"
 	      "Exit status: 0 no regression, 1 at least one regression (drain candidates\n"
 	      "listed), 2 usage or input error (no usable input; a skipped file with\n"
