@@ -79,6 +79,8 @@ struct inst {
 	double value, expected, datasheet;
 	double z, fleet_median, pct_fleet, node_median, pct_node;
 	int fleet_n, node_n, hist_n;   /* like values: fleet, node, own earlier runs */
+	double hist_base, hist_pct;    /* devices, level_hist WARN: the median of its
+					  earlier runs and the drop below it, % */
 	int level_abs, level_rel, level_node, level_hist, level;
 	int like;          /* like for like (no drifted node involved) */
 	int fabric;        /* groups: 1 intra-node, 2 inter-node; devices 0 */
@@ -527,6 +529,90 @@ static void device_instances(struct an *a)
 	compare(a, a->di, a->ndi);
 }
 
+struct hist_pt {
+	time_t t;
+	double v;
+};
+
+static int cmp_hist(const void *x, const void *y)
+{
+	const struct hist_pt *a = x, *b = y;
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
+static time_t run_time(const struct hr_fleet *f, const char *source);
+static int same_device(const struct hr_device *x, const struct hr_device *y)
+{
+	return x->node == y->node && !strcmp(x->device, y->device) &&
+	       (!x->pci_bus_id || !y->pci_bus_id || !strcmp(x->pci_bus_id, y->pci_bus_id));
+}
+
+/*
+ * A device's own history, where the inputs hold it: the latest run of a
+ * device (same node, device and bus id) against its earlier runs in the
+ * inputs, metric by metric (same class), by the rule of `health_report
+ * history` (hr_history_regressed(): at least 3 earlier runs, a drop of 10%
+ * or more below the median of up to 14): WARN.
+ */
+static void device_history(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	struct hr_check_cfg cfg;
+	time_t *dt = malloc((f->ndevices ? f->ndevices : 1) * sizeof(*dt));
+	double *v = malloc((a->ndi + 1) * sizeof(*v));
+	struct hist_pt *pts = malloc((a->ndi ? a->ndi : 1) * sizeof(*pts));
+	size_t i, j;
+	if (!dt || !v || !pts) {
+		free(dt);
+		free(v);
+		free(pts);
+		a->oom = 1;
+		return;
+	}
+	hr_check_cfg_init(&cfg);
+	for (i = 0; i < f->ndevices; i++)
+		dt[i] = run_time(f, f->devices[i].source);
+	for (i = 0; i < a->ndi; i++) {
+		struct inst *p = &a->di[i];
+		const struct hr_device *d = &f->devices[p->subject];
+		size_t n = 0, since;
+		int later = 0;
+		long e;
+		double base, pct;
+		if (!dt[p->subject])
+			continue;
+		for (e = a->node_dev[d->node]; e >= 0 && !later; e = a->dev_next[e]) {
+			if ((size_t)e == (size_t)p->subject || !dt[e] || !same_device(d, &f->devices[e]))
+				continue;
+			for (j = a->dev_first[e]; j < a->dev_first[e] + a->dev_n[e] && !later; j++) {
+				if (a->di[j].cls != p->cls)
+					continue;
+				if (dt[e] > dt[p->subject])
+					later = 1;
+				else if (dt[e] < dt[p->subject])
+					pts[n++] = (struct hist_pt){ dt[e], a->di[j].value };
+			}
+		}
+		if (later || n < (size_t)cfg.min_nights)
+			continue;
+		qsort(pts, n, sizeof(*pts), cmp_hist);
+		for (j = 0; j < n; j++)
+			v[j] = pts[j].v;
+		v[n] = p->value;
+		p->hist_n = (int)n;
+		if (!hr_history_regressed(v, n + 1, &cfg, &since, &base, &pct))
+			continue;
+		p->level_hist = HR_WARN;
+		p->hist_base = base;
+		p->hist_pct = pct;
+		if (p->level < HR_WARN)
+			p->level = HR_WARN;
+	}
+	free(dt);
+	free(v);
+	free(pts);
+}
+
 static void device_reasons(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
@@ -580,6 +666,12 @@ static void device_reasons(struct an *a)
 		if (!isnan(worst->pct_node) && worst->pct_node < 100 - a->th->warn_pct_below) {
 			size_t l = strlen(extra);
 			snprintf(extra + l, sizeof(extra) - l, "; %.0f%% below its node's median", 100 - worst->pct_node);
+		}
+		if (worst->level_hist >= HR_WARN) {
+			size_t l = strlen(extra);
+			snprintf(extra + l, sizeof(extra) - l, "%s%.0f%% below its own history in the inputs (median %s of %d earlier runs)",
+				 l ? "; " : "", worst->hist_pct,
+				 fmt_val(worst->hist_base, worst->metric > 0, ref, sizeof(ref)), worst->hist_n);
 		}
 		if (d->throttled)
 			snprintf(action, sizeof(action),
@@ -978,13 +1070,19 @@ static int group_has_node(const struct hr_group *g, int n)
 }
 
 /* Start time of the run a group came from (0 unknown: nccl-tests text logs). */
-static time_t group_time(const struct hr_fleet *f, const struct hr_group *g)
+/* the start of the run of result file @source, 0 unknown */
+static time_t run_time(const struct hr_fleet *f, const char *source)
 {
 	size_t i;
 	for (i = 0; i < f->nruns; i++)
-		if (!strcmp(f->runs[i].path, g->source))
+		if (!strcmp(f->runs[i].path, source))
 			return f->runs[i].start;
 	return 0;
+}
+
+static time_t group_time(const struct hr_fleet *f, const struct hr_group *g)
+{
+	return run_time(f, g->source);
 }
 
 static int same_nodes(const struct hr_group *a, const struct hr_group *b)
@@ -998,16 +1096,6 @@ static int same_nodes(const struct hr_group *a, const struct hr_group *b)
 	return 1;
 }
 
-struct hist_pt {
-	time_t t;
-	double v;
-};
-
-static int cmp_hist(const void *x, const void *y)
-{
-	const struct hist_pt *a = x, *b = y;
-	return a->t < b->t ? -1 : a->t > b->t;
-}
 
 /*
  * The node's own history, where the inputs hold it: the latest sweep of a
@@ -2045,6 +2133,8 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 			a.dev_n[a.di[i].subject]++;
 		}
 	}
+	if (!a.oom)
+		device_history(&a);
 	device_reasons(&a);
 	group_instances(&a);
 	for (i = 0; !a.oom && i < a.ngi; i++)

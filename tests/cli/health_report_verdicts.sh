@@ -244,4 +244,37 @@ PY
 )
 [ "$msg" = OK ] && echo "ok health_report_ladder_roof_cuda_core_figure" ||
 	echo "not ok health_report_ladder_roof_cuda_core_figure: $msg"
+# a device's own history in the inputs: four nights of the real VM roofline,
+# the last with the memory roof at 0.7x: the reason names its own history
+python3 - $D/real-vm/roofline.json "$TMP/devhist" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+def scale(o, f):
+    if isinstance(o, dict):
+        return {k: (v * f if k in ("memory_gbps", "gbps") and isinstance(v, (int, float)) else scale(v, f))
+                for k, v in o.items()}
+    if isinstance(o, list):
+        return [scale(v, f) for v in o]
+    return o
+for night, f in ((1, 1.0), (2, 1.0), (3, 1.0), (4, 0.7)):
+    x = scale(d, f)
+    x["start_utc"] = "2026-11-%02dT02:00:00Z" % (20 + night)
+    x["end_utc"] = "2026-11-%02dT02:05:00Z" % (20 + night)
+    os.makedirs("%s/night%d" % (sys.argv[2], night), exist_ok=True)
+    json.dump(x, open("%s/night%d/roofline.json" % (sys.argv[2], night), "w"))
+PY
+"$HR" --out "$TMP/devhistout" "$TMP/devhist" >"$TMP/devhist.txt" 2>&1
+if grep -q "cpu memory roof 17.0 GB/s: .*30% below its own history in the inputs (median 24.2 GB/s of 3 earlier runs)" "$TMP/devhist.txt" &&
+   python3 - "$TMP/devhistout/profile.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+ms = {(d["source"].split("/")[-2], m["metric"]): m for n in p["nodes"] for d in n["devices"] for m in d["metrics"]}
+assert ms[("night4", "memory_gbps")]["history_n"] == 3, ms[("night4", "memory_gbps")]
+assert all(ms[(k, "memory_gbps")]["history_n"] == 0 for k in ("night1", "night2", "night3"))
+PY
+then
+	echo "ok health_report_device_own_history"
+else
+	echo "not ok health_report_device_own_history"; grep -i "memory roof" "$TMP/devhist.txt" | head -3 | sed 's/^/    /'
+fi
 exit 0
