@@ -81,6 +81,9 @@ struct inst {
 	int fleet_n, node_n, hist_n;   /* like values: fleet, node, own earlier runs */
 	double hist_base, hist_pct;    /* devices, level_hist WARN: the median of its
 					  earlier runs and the drop below it, % */
+	const char *superseded_by; /* the result file of a later run of the same
+				      device or group in the inputs (its value is
+				      history, not judged), NULL when latest */
 	int level_abs, level_rel, level_node, level_hist, level;
 	int like;          /* like for like (no drifted node involved) */
 	int fabric;        /* groups: 1 intra-node, 2 inter-node; devices 0 */
@@ -258,7 +261,7 @@ static void compare(struct an *a, struct inst *v, size_t n)
 		size_t m = 0, s, e;
 		double med, mad;
 		for (i = 0; i < n; i++)
-			if (v[i].cls == (int)c)
+			if (v[i].cls == (int)c && !v[i].superseded_by)
 				idx[m++] = i;
 		if (!m)
 			continue;
@@ -314,6 +317,8 @@ static void compare(struct an *a, struct inst *v, size_t n)
 		p->level = p->level_abs > p->level_rel ? p->level_abs : p->level_rel;
 		if (p->level_node > p->level)
 			p->level = p->level_node;
+		if (p->superseded_by)
+			p->level = HR_INFO; /* history of a later run, not a verdict */
 	}
 	free(x);
 	free(idx);
@@ -469,6 +474,33 @@ static int roof_is_ladder(const struct hr_device *d, int dt)
 	return ladder;
 }
 
+static time_t run_time(const struct hr_fleet *f, const char *source);
+static int same_device(const struct hr_device *x, const struct hr_device *y);
+
+/* A device with a later run in the inputs (same node, device and bus id,
+ * a later start): its instances are history (superseded_by that file). */
+static void mark_superseded_devices(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	size_t i;
+	for (i = 0; i < a->ndi; i++) {
+		struct inst *p = &a->di[i];
+		const struct hr_device *d = &f->devices[p->subject];
+		time_t t = run_time(f, d->source), best = t;
+		long e;
+		for (e = a->node_dev[d->node]; t && e >= 0; e = a->dev_next[e]) {
+			time_t u;
+			if ((size_t)e == (size_t)p->subject || !same_device(d, &f->devices[e]))
+				continue;
+			u = run_time(f, f->devices[e].source);
+			if (u > best) {
+				best = u;
+				p->superseded_by = f->devices[e].source;
+			}
+		}
+	}
+}
+
 static void device_instances(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
@@ -526,6 +558,7 @@ static void device_instances(struct an *a)
 					 ladder ? " (the roof was set by the FMA ladder on the CUDA cores)" : "");
 		}
 	}
+	mark_superseded_devices(a);
 	compare(a, a->di, a->ndi);
 }
 
@@ -638,7 +671,8 @@ static void device_reasons(struct an *a)
 				worst = p;
 		}
 		if (!worst) {
-			if (d->throttled && strcmp(d->status, "failed"))
+			int earlier = a->dev_n[i] && a->di[a->dev_first[i]].superseded_by;
+			if (d->throttled && strcmp(d->status, "failed") && !earlier)
 				add_reason(a, d->node, HR_INFO, "throttled", d->device, d->source,
 					   "check power and cooling if it recurs",
 					   "%s was throttled during part of the measurement%s%s, yet met its expectations",
@@ -824,6 +858,35 @@ static double inter_expected(const struct an *a, const struct hr_group *g,
 	return NAN;
 }
 
+static time_t group_time(const struct hr_fleet *f, const struct hr_group *g);
+static int same_nodes(const struct hr_group *a, const struct hr_group *b);
+
+/* A group with a later sweep in the inputs (same nodes and class, a later
+ * start): its instance is history (superseded_by that file). */
+static void mark_superseded_groups(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	size_t i, j;
+	time_t *gt = malloc((a->ngi ? a->ngi : 1) * sizeof(*gt));
+	if (!gt) {
+		a->oom = 1;
+		return;
+	}
+	for (i = 0; i < a->ngi; i++)
+		gt[i] = group_time(f, &f->groups[a->gi[i].subject]);
+	for (i = 0; i < a->ngi; i++) {
+		struct inst *p = &a->gi[i];
+		time_t best = gt[i];
+		for (j = 0; best && j < a->ngi; j++)
+			if (j != i && a->gi[j].cls == p->cls && gt[j] > best &&
+			    same_nodes(&f->groups[p->subject], &f->groups[a->gi[j].subject])) {
+				best = gt[j];
+				p->superseded_by = f->groups[a->gi[j].subject].source;
+			}
+	}
+	free(gt);
+}
+
 static void group_instances(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
@@ -906,6 +969,7 @@ static void group_instances(struct an *a)
 		    p->value <= a->th->pcie_class_gbps)
 			p->level_abs = HR_FAIL;
 	}
+	mark_superseded_groups(a);
 	compare(a, a->gi, a->ngi);
 }
 
@@ -1391,8 +1455,8 @@ static void curve_reasons(struct an *a)
 		struct hr_buf dips = { 0 }, gaps = { 0 }, col = { 0 };
 		int ndip = 0, ngap = 0, h;
 		char s1[32], s2[32];
-		if (g->nrows < 3)
-			continue;
+		if (g->nrows < 3 || (group_inst(a, i) && group_inst(a, i)->superseded_by))
+			continue; /* an earlier sweep's shape is history too */
 		for (j = 1; j < g->nrows; j++)
 			if (!(g->rows[j].bytes > g->rows[j - 1].bytes))
 				break;
@@ -1482,6 +1546,8 @@ static void curve_reasons(struct an *a)
  * the fleet, or (devices) enough like devices on its node? */
 static int inst_judged(const struct an *a, const struct inst *p)
 {
+	if (p->superseded_by)
+		return 0;
 	return !isnan(p->expected) || p->fleet_n >= a->th->min_fleet ||
 	       (p->metric >= 0 && p->node_n >= a->th->min_fleet) || p->level_abs > HR_INFO ||
 	       p->hist_n >= 3;
@@ -1491,7 +1557,10 @@ static int inst_judged(const struct an *a, const struct inst *p)
 static const char *inst_not_judged(const struct an *a, const struct inst *p, char *buf, size_t n)
 {
 	buf[0] = '\0';
-	if (!inst_judged(a, p))
+	if (p->superseded_by)
+		snprintf(buf, n, "not judged: an earlier run; the latest in the inputs is %s (this value is its history)",
+			 p->superseded_by);
+	else if (!inst_judged(a, p))
 		snprintf(buf, n, "not judged: %s, only %d like value%s in the inputs (a fleet comparison needs %d) and too little history of its own (the history rule needs 3 earlier sweeps)",
 			 p->why[0] ? p->why : "no expectation", p->fleet_n, p->fleet_n == 1 ? "" : "s",
 			 a->th->min_fleet);
@@ -1549,6 +1618,7 @@ static json_t *inst_json(const struct an *a, const struct inst *p)
 	json_object_set_new(o, "like_for_like", json_boolean(p->like));
 	json_object_set_new(o, "level", json_string(hr_level_name(p->level)));
 	json_object_set_new(o, "history_n", json_integer(p->hist_n));
+	json_object_set_new(o, "superseded_by", p->superseded_by ? json_string(p->superseded_by) : json_null());
 	json_object_set_new(o, "judged", json_boolean(inst_judged(a, p)));
 	json_object_set_new(o, "expectation_basis", p->basis[0] ? json_string(p->basis) : json_null());
 	json_object_set_new(o, "judged_against", json_string(inst_against(a, p, nj, sizeof(nj))));
@@ -1724,7 +1794,7 @@ static json_t *distributions_json(const struct an *a)
 			const struct inst *p = &v[i];
 			json_t *x;
 			char subj[256];
-			if (p->cls != (int)c)
+			if (p->cls != (int)c || p->superseded_by)
 				continue;
 			if (dev)
 				snprintf(subj, sizeof(subj), "%s/%s", a->f->nodes[p->node].name,
@@ -1812,7 +1882,7 @@ static void node_checks(const struct an *a, int n, struct node_checks *c)
 		size_t j;
 		for (j = a->dev_first[d]; j < a->dev_first[d] + a->dev_n[d]; j++) {
 			const struct inst *p = &a->di[j];
-			if (p->node != n)
+			if (p->node != n || p->superseded_by) /* an earlier run: history */
 				continue;
 			if (inst_judged(a, p))
 				c->judged++;
@@ -1827,6 +1897,8 @@ static void node_checks(const struct an *a, int n, struct node_checks *c)
 		if (a->grp_inst[a->grp_of[e]] < 0)
 			continue;
 		p = &a->gi[a->grp_inst[a->grp_of[e]]];
+		if (p->superseded_by)
+			continue; /* an earlier sweep: history */
 		c->fab++;
 		if (inst_judged(a, p)) {
 			c->judged++;
