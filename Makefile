@@ -215,6 +215,10 @@ $(LIB): $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# the mains' objects are kept: make would otherwise delete them as
+# intermediate files and rebuild every binary on each run
+.SECONDARY: $(patsubst bench/%.c,$(B)/obj/bench/%.o,$(wildcard bench/*.c))
+
 $(B)/%: $(B)/obj/bench/%.o $(LIB)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) $< $(LIB) $(LDLIBS) -o $@

@@ -10,14 +10,11 @@ int ch_ckpt_stall_compute(double sync_block_sec, double staged_block_sec, double
 			  double interval_sec, struct ch_ckpt_stall *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!(interval_sec > 0))
-		return ch_usage_error("invalid checkpoint interval '%g' s (expected a positive time)", interval_sec);
-	if (!(sync_block_sec >= 0) || !(staged_block_sec >= 0) || !(copy_sec >= 0))
-		return ch_usage_error("invalid checkpoint times (sync %g s, staged %g s, copy %g s): expected 0 or more",
-				      sync_block_sec, staged_block_sec, copy_sec);
-	if (sync_block_sec >= interval_sec || staged_block_sec >= interval_sec)
-		return ch_usage_error("a checkpoint blocks for %g s, not shorter than its interval %g s",
-				      sync_block_sec > staged_block_sec ? sync_block_sec : staged_block_sec, interval_sec);
+	/* nothing printed: the callers say why the stall is not judged (after a
+	 * measurement, a usage message would read as if the run had failed) */
+	if (!(interval_sec > 0) || !(sync_block_sec >= 0) || !(staged_block_sec >= 0) || !(copy_sec >= 0) ||
+	    sync_block_sec >= interval_sec || staged_block_sec >= interval_sec)
+		return CH_ERR_USAGE;
 	out->sync_frac = sync_block_sec / interval_sec;
 	out->staged_frac = staged_block_sec / interval_sec;
 	out->recovered_frac = out->sync_frac - out->staged_frac;

@@ -28,8 +28,9 @@ struct ch_ckpt_stall {
  * @copy_sec: [in] background copy time (max over ranks), s.
  * @interval_sec: [in] wall-clock between checkpoints, s (> 0).
  * @out: [out] the figures above.
- * Returns 0, or CH_ERR_USAGE when @interval_sec is not positive, a time is
- * negative, or a blocking time is not shorter than the interval.
+ * Returns 0, or CH_ERR_USAGE (nothing printed: the caller says why) when
+ * @interval_sec is not positive, a time is negative, or a blocking time is
+ * not shorter than the interval.
  */
 int ch_ckpt_stall_compute(double sync_block_sec, double staged_block_sec, double copy_sec,
 			  double interval_sec, struct ch_ckpt_stall *out);

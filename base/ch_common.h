@@ -79,7 +79,8 @@ void ch_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ch_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /**
- * ch_last_error - the text of the calling thread's last ch_error() (without
+ * ch_last_error - the text of the calling thread's last ch_error() or
+ * ch_usage_error() (without
  * the "PROG: error: " prefix), "" when none since ch_clear_last_error().
  * Lets a caller record why a step failed (roofline's failed points).
  * Returns a thread-local buffer, valid until the thread's next ch_error().

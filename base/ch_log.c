@@ -81,6 +81,9 @@ int ch_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	va_start(ap, fmt);
 	vmsg(stderr, "error", fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "try '%s --help' for more information\n", prog);

@@ -165,9 +165,13 @@ void ch_result_set_software(struct ch_result *r, const char *key,
 int ch_check_output_path(const char *opt, const char *path)
 {
 	struct stat st;
-	char *dup = strdup(path), *dir;
+	char *dup, *dir;
 	int rc = 0;
 
+	/* rename() cannot replace a directory: refused now, not after the run */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return ch_usage_error("%s file '%s' is a directory (name a file in it)", opt, path);
+	dup = strdup(path);
 	if (!dup)
 		return CH_ERR_RUNTIME;
 	dir = dirname(dup);
@@ -203,10 +207,10 @@ int ch_result_set_path(struct ch_result *r, const char *path, int force)
 		return 0;
 	if (!*path)
 		return ch_usage_error("empty file name for --json");
-	if (!force && stat(path, &st) == 0)
-		return ch_usage_error("result file '%s' already exists (use --force to replace it)", path);
 	if ((rc = ch_check_output_path("--json", path)))
 		return rc;
+	if (!force && stat(path, &st) == 0)
+		return ch_usage_error("result file '%s' already exists (use --force to replace it)", path);
 	r->path = strdup(path);
 	r->force = force;
 	return r->path ? 0 : CH_ERR_RUNTIME;

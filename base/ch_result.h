@@ -94,8 +94,8 @@ void ch_result_set_software(struct ch_result *r, const char *key,
 int ch_result_set_path(struct ch_result *r, const char *path, int force);
 
 /**
- * ch_check_output_path - can a file be created at @path: its directory
- * exists and a file can be created in it (probed with the atomic write's
+ * ch_check_output_path - can a file be created at @path: it is not a
+ * directory, its directory exists and a file can be created in it (probed with the atomic write's
  * temporary name "PATH.tmp.PID", removed at once). Checked before any
  * measurement starts.
  * @opt: [in] the option naming the file, for the message ("--json").

@@ -79,6 +79,11 @@ struct inst {
 	double value, expected, datasheet;
 	double z, fleet_median, pct_fleet, node_median, pct_node;
 	int fleet_n, node_n, hist_n;   /* like values: fleet, node, own earlier runs */
+	double hist_base, hist_pct;    /* devices, level_hist WARN: the median of its
+					  earlier runs and the drop below it, % */
+	const char *superseded_by; /* the result file of a later run of the same
+				      device or group in the inputs (its value is
+				      history, not judged), NULL when latest */
 	int level_abs, level_rel, level_node, level_hist, level;
 	int like;          /* like for like (no drifted node involved) */
 	int fabric;        /* groups: 1 intra-node, 2 inter-node; devices 0 */
@@ -256,7 +261,7 @@ static void compare(struct an *a, struct inst *v, size_t n)
 		size_t m = 0, s, e;
 		double med, mad;
 		for (i = 0; i < n; i++)
-			if (v[i].cls == (int)c)
+			if (v[i].cls == (int)c && !v[i].superseded_by)
 				idx[m++] = i;
 		if (!m)
 			continue;
@@ -312,6 +317,8 @@ static void compare(struct an *a, struct inst *v, size_t n)
 		p->level = p->level_abs > p->level_rel ? p->level_abs : p->level_rel;
 		if (p->level_node > p->level)
 			p->level = p->level_node;
+		if (p->superseded_by)
+			p->level = HR_INFO; /* history of a later run, not a verdict */
 	}
 	free(x);
 	free(idx);
@@ -467,6 +474,33 @@ static int roof_is_ladder(const struct hr_device *d, int dt)
 	return ladder;
 }
 
+static time_t run_time(const struct hr_fleet *f, const char *source);
+static int same_device(const struct hr_device *x, const struct hr_device *y);
+
+/* A device with a later run in the inputs (same node, device and bus id,
+ * a later start): its instances are history (superseded_by that file). */
+static void mark_superseded_devices(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	size_t i;
+	for (i = 0; i < a->ndi; i++) {
+		struct inst *p = &a->di[i];
+		const struct hr_device *d = &f->devices[p->subject];
+		time_t t = run_time(f, d->source), best = t;
+		long e;
+		for (e = a->node_dev[d->node]; t && e >= 0; e = a->dev_next[e]) {
+			time_t u;
+			if ((size_t)e == (size_t)p->subject || !same_device(d, &f->devices[e]))
+				continue;
+			u = run_time(f, f->devices[e].source);
+			if (u > best) {
+				best = u;
+				p->superseded_by = f->devices[e].source;
+			}
+		}
+	}
+}
+
 static void device_instances(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
@@ -524,7 +558,92 @@ static void device_instances(struct an *a)
 					 ladder ? " (the roof was set by the FMA ladder on the CUDA cores)" : "");
 		}
 	}
+	mark_superseded_devices(a);
 	compare(a, a->di, a->ndi);
+}
+
+struct hist_pt {
+	time_t t;
+	double v;
+};
+
+static int cmp_hist(const void *x, const void *y)
+{
+	const struct hist_pt *a = x, *b = y;
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
+static time_t run_time(const struct hr_fleet *f, const char *source);
+static int same_device(const struct hr_device *x, const struct hr_device *y)
+{
+	return x->node == y->node && !strcmp(x->device, y->device) &&
+	       (!x->pci_bus_id || !y->pci_bus_id || !strcmp(x->pci_bus_id, y->pci_bus_id));
+}
+
+/*
+ * A device's own history, where the inputs hold it: the latest run of a
+ * device (same node, device and bus id) against its earlier runs in the
+ * inputs, metric by metric (same class), by the rule of `health_report
+ * history` (hr_history_regressed(): at least 3 earlier runs, a drop of 10%
+ * or more below the median of up to 14): WARN.
+ */
+static void device_history(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	struct hr_check_cfg cfg;
+	time_t *dt = malloc((f->ndevices ? f->ndevices : 1) * sizeof(*dt));
+	double *v = malloc((a->ndi + 1) * sizeof(*v));
+	struct hist_pt *pts = malloc((a->ndi ? a->ndi : 1) * sizeof(*pts));
+	size_t i, j;
+	if (!dt || !v || !pts) {
+		free(dt);
+		free(v);
+		free(pts);
+		a->oom = 1;
+		return;
+	}
+	hr_check_cfg_init(&cfg);
+	for (i = 0; i < f->ndevices; i++)
+		dt[i] = run_time(f, f->devices[i].source);
+	for (i = 0; i < a->ndi; i++) {
+		struct inst *p = &a->di[i];
+		const struct hr_device *d = &f->devices[p->subject];
+		size_t n = 0, since;
+		int later = 0;
+		long e;
+		double base, pct;
+		if (!dt[p->subject])
+			continue;
+		for (e = a->node_dev[d->node]; e >= 0 && !later; e = a->dev_next[e]) {
+			if ((size_t)e == (size_t)p->subject || !dt[e] || !same_device(d, &f->devices[e]))
+				continue;
+			for (j = a->dev_first[e]; j < a->dev_first[e] + a->dev_n[e] && !later; j++) {
+				if (a->di[j].cls != p->cls)
+					continue;
+				if (dt[e] > dt[p->subject])
+					later = 1;
+				else if (dt[e] < dt[p->subject])
+					pts[n++] = (struct hist_pt){ dt[e], a->di[j].value };
+			}
+		}
+		if (later || n < (size_t)cfg.min_nights)
+			continue;
+		qsort(pts, n, sizeof(*pts), cmp_hist);
+		for (j = 0; j < n; j++)
+			v[j] = pts[j].v;
+		v[n] = p->value;
+		p->hist_n = (int)n;
+		if (!hr_history_regressed(v, n + 1, &cfg, &since, &base, &pct))
+			continue;
+		p->level_hist = HR_WARN;
+		p->hist_base = base;
+		p->hist_pct = pct;
+		if (p->level < HR_WARN)
+			p->level = HR_WARN;
+	}
+	free(dt);
+	free(v);
+	free(pts);
 }
 
 static void device_reasons(struct an *a)
@@ -552,7 +671,8 @@ static void device_reasons(struct an *a)
 				worst = p;
 		}
 		if (!worst) {
-			if (d->throttled && strcmp(d->status, "failed"))
+			int earlier = a->dev_n[i] && a->di[a->dev_first[i]].superseded_by;
+			if (d->throttled && strcmp(d->status, "failed") && !earlier)
 				add_reason(a, d->node, HR_INFO, "throttled", d->device, d->source,
 					   "check power and cooling if it recurs",
 					   "%s was throttled during part of the measurement%s%s, yet met its expectations",
@@ -580,6 +700,12 @@ static void device_reasons(struct an *a)
 		if (!isnan(worst->pct_node) && worst->pct_node < 100 - a->th->warn_pct_below) {
 			size_t l = strlen(extra);
 			snprintf(extra + l, sizeof(extra) - l, "; %.0f%% below its node's median", 100 - worst->pct_node);
+		}
+		if (worst->level_hist >= HR_WARN) {
+			size_t l = strlen(extra);
+			snprintf(extra + l, sizeof(extra) - l, "%s%.0f%% below its own history in the inputs (median %s of %d earlier runs)",
+				 l ? "; " : "", worst->hist_pct,
+				 fmt_val(worst->hist_base, worst->metric > 0, ref, sizeof(ref)), worst->hist_n);
 		}
 		if (d->throttled)
 			snprintf(action, sizeof(action),
@@ -732,6 +858,35 @@ static double inter_expected(const struct an *a, const struct hr_group *g,
 	return NAN;
 }
 
+static time_t group_time(const struct hr_fleet *f, const struct hr_group *g);
+static int same_nodes(const struct hr_group *a, const struct hr_group *b);
+
+/* A group with a later sweep in the inputs (same nodes and class, a later
+ * start): its instance is history (superseded_by that file). */
+static void mark_superseded_groups(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	size_t i, j;
+	time_t *gt = malloc((a->ngi ? a->ngi : 1) * sizeof(*gt));
+	if (!gt) {
+		a->oom = 1;
+		return;
+	}
+	for (i = 0; i < a->ngi; i++)
+		gt[i] = group_time(f, &f->groups[a->gi[i].subject]);
+	for (i = 0; i < a->ngi; i++) {
+		struct inst *p = &a->gi[i];
+		time_t best = gt[i];
+		for (j = 0; best && j < a->ngi; j++)
+			if (j != i && a->gi[j].cls == p->cls && gt[j] > best &&
+			    same_nodes(&f->groups[p->subject], &f->groups[a->gi[j].subject])) {
+				best = gt[j];
+				p->superseded_by = f->groups[a->gi[j].subject].source;
+			}
+	}
+	free(gt);
+}
+
 static void group_instances(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
@@ -814,6 +969,7 @@ static void group_instances(struct an *a)
 		    p->value <= a->th->pcie_class_gbps)
 			p->level_abs = HR_FAIL;
 	}
+	mark_superseded_groups(a);
 	compare(a, a->gi, a->ngi);
 }
 
@@ -978,13 +1134,19 @@ static int group_has_node(const struct hr_group *g, int n)
 }
 
 /* Start time of the run a group came from (0 unknown: nccl-tests text logs). */
-static time_t group_time(const struct hr_fleet *f, const struct hr_group *g)
+/* the start of the run of result file @source, 0 unknown */
+static time_t run_time(const struct hr_fleet *f, const char *source)
 {
 	size_t i;
 	for (i = 0; i < f->nruns; i++)
-		if (!strcmp(f->runs[i].path, g->source))
+		if (!strcmp(f->runs[i].path, source))
 			return f->runs[i].start;
 	return 0;
+}
+
+static time_t group_time(const struct hr_fleet *f, const struct hr_group *g)
+{
+	return run_time(f, g->source);
 }
 
 static int same_nodes(const struct hr_group *a, const struct hr_group *b)
@@ -998,16 +1160,6 @@ static int same_nodes(const struct hr_group *a, const struct hr_group *b)
 	return 1;
 }
 
-struct hist_pt {
-	time_t t;
-	double v;
-};
-
-static int cmp_hist(const void *x, const void *y)
-{
-	const struct hist_pt *a = x, *b = y;
-	return a->t < b->t ? -1 : a->t > b->t;
-}
 
 /*
  * The node's own history, where the inputs hold it: the latest sweep of a
@@ -1182,7 +1334,11 @@ static void loader_reasons(struct an *a)
 				shared = c;
 		}
 		if (l->rec_placement)
-			snprintf(action, sizeof(action), "move workers off the feeder cores: the %s placement with %d worker%s per GPU%s%s%s",
+			/* shared and as-is leave the workers on the feeder cores: bind, not move */
+			snprintf(action, sizeof(action), "%s: the %s placement with %d worker%s per GPU%s%s%s",
+				 !strcmp(l->rec_placement, "shared") || !strcmp(l->rec_placement, "as-is")
+					 ? "bind the job as loader_contention recommends"
+					 : "move workers off the feeder cores",
 				 l->rec_placement, l->rec_workers, l->rec_workers == 1 ? "" : "s",
 				 l->rec_numactl ? " (" : "", l->rec_numactl ? l->rec_numactl : "",
 				 l->rec_numactl ? ")" : "");
@@ -1299,8 +1455,8 @@ static void curve_reasons(struct an *a)
 		struct hr_buf dips = { 0 }, gaps = { 0 }, col = { 0 };
 		int ndip = 0, ngap = 0, h;
 		char s1[32], s2[32];
-		if (g->nrows < 3)
-			continue;
+		if (g->nrows < 3 || (group_inst(a, i) && group_inst(a, i)->superseded_by))
+			continue; /* an earlier sweep's shape is history too */
 		for (j = 1; j < g->nrows; j++)
 			if (!(g->rows[j].bytes > g->rows[j - 1].bytes))
 				break;
@@ -1390,6 +1546,8 @@ static void curve_reasons(struct an *a)
  * the fleet, or (devices) enough like devices on its node? */
 static int inst_judged(const struct an *a, const struct inst *p)
 {
+	if (p->superseded_by)
+		return 0;
 	return !isnan(p->expected) || p->fleet_n >= a->th->min_fleet ||
 	       (p->metric >= 0 && p->node_n >= a->th->min_fleet) || p->level_abs > HR_INFO ||
 	       p->hist_n >= 3;
@@ -1399,7 +1557,10 @@ static int inst_judged(const struct an *a, const struct inst *p)
 static const char *inst_not_judged(const struct an *a, const struct inst *p, char *buf, size_t n)
 {
 	buf[0] = '\0';
-	if (!inst_judged(a, p))
+	if (p->superseded_by)
+		snprintf(buf, n, "not judged: an earlier run; the latest in the inputs is %s (this value is its history)",
+			 p->superseded_by);
+	else if (!inst_judged(a, p))
 		snprintf(buf, n, "not judged: %s, only %d like value%s in the inputs (a fleet comparison needs %d) and too little history of its own (the history rule needs 3 earlier sweeps)",
 			 p->why[0] ? p->why : "no expectation", p->fleet_n, p->fleet_n == 1 ? "" : "s",
 			 a->th->min_fleet);
@@ -1457,6 +1618,7 @@ static json_t *inst_json(const struct an *a, const struct inst *p)
 	json_object_set_new(o, "like_for_like", json_boolean(p->like));
 	json_object_set_new(o, "level", json_string(hr_level_name(p->level)));
 	json_object_set_new(o, "history_n", json_integer(p->hist_n));
+	json_object_set_new(o, "superseded_by", p->superseded_by ? json_string(p->superseded_by) : json_null());
 	json_object_set_new(o, "judged", json_boolean(inst_judged(a, p)));
 	json_object_set_new(o, "expectation_basis", p->basis[0] ? json_string(p->basis) : json_null());
 	json_object_set_new(o, "judged_against", json_string(inst_against(a, p, nj, sizeof(nj))));
@@ -1632,7 +1794,7 @@ static json_t *distributions_json(const struct an *a)
 			const struct inst *p = &v[i];
 			json_t *x;
 			char subj[256];
-			if (p->cls != (int)c)
+			if (p->cls != (int)c || p->superseded_by)
 				continue;
 			if (dev)
 				snprintf(subj, sizeof(subj), "%s/%s", a->f->nodes[p->node].name,
@@ -1720,7 +1882,7 @@ static void node_checks(const struct an *a, int n, struct node_checks *c)
 		size_t j;
 		for (j = a->dev_first[d]; j < a->dev_first[d] + a->dev_n[d]; j++) {
 			const struct inst *p = &a->di[j];
-			if (p->node != n)
+			if (p->node != n || p->superseded_by) /* an earlier run: history */
 				continue;
 			if (inst_judged(a, p))
 				c->judged++;
@@ -1735,6 +1897,8 @@ static void node_checks(const struct an *a, int n, struct node_checks *c)
 		if (a->grp_inst[a->grp_of[e]] < 0)
 			continue;
 		p = &a->gi[a->grp_inst[a->grp_of[e]]];
+		if (p->superseded_by)
+			continue; /* an earlier sweep: history */
 		c->fab++;
 		if (inst_judged(a, p)) {
 			c->judged++;
@@ -2041,6 +2205,8 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 			a.dev_n[a.di[i].subject]++;
 		}
 	}
+	if (!a.oom)
+		device_history(&a);
 	device_reasons(&a);
 	group_instances(&a);
 	for (i = 0; !a.oom && i < a.ngi; i++)

@@ -147,6 +147,25 @@ static void fit_quality_notes(const struct hr_canary_in *in, struct hr_canary_ou
 	}
 }
 
+/* A prediction at the target that rests on a fitted all-reduce model
+ * missing its own points by more than HR_CANARY_ROUGH_FIT_PCT (rms) books
+ * nothing: MEASURE FIRST (o->rough_fit, verdict and action set, returns 1). */
+static int rough_target_fit(const struct hr_canary_in *in, struct hr_canary_out *o)
+{
+	const struct hr_comm_model *m;
+	if (o->level_target < 0)
+		return 0;
+	m = &in->comm[o->level_target];
+	if (m->src != HR_SRC_FITTED || !(m->fit.rms_rel_pct > HR_CANARY_ROUGH_FIT_PCT))
+		return 0;
+	o->rough_fit = 1;
+	o->verdict = HR_VERDICT_MEASURE_FIRST;
+	snprintf(o->measure, sizeof(o->measure),
+		 "re-measure the all-reduce (allreduce_bw --scaling on quiet nodes, one rank per GPU): its fit misses its points by %.0f%% (rms), more than the %.0f%% a prediction can rest on",
+		 m->fit.rms_rel_pct, HR_CANARY_ROUGH_FIT_PCT);
+	return 1;
+}
+
 /* model all-reduce time of the gradient, seconds */
 static double comm_sec(const struct hr_canary_in *in, int level, double bytes, double n)
 {
@@ -339,6 +358,8 @@ static int compute_comm_only(const struct hr_canary_in *in, struct hr_canary_out
 		o->verdict = HR_VERDICT_MEASURE_FIRST;
 		snprintf(o->measure, sizeof(o->measure),
 			 "measure how the all-reduce scales (allreduce_bw results of this allocation, or --alpha-us/--bw-gbps) or the step time (--step-time with --baseline-gpus/--baseline-step-time)");
+	} else if (rough_target_fit(in, o)) {
+		/* verdict set */
 	} else if (o->busbw_ratio_target.v < in->min_efficiency.v)
 		o->verdict = HR_VERDICT_DONT_BOOK;
 	else
@@ -671,6 +692,8 @@ static void cn_verdict(const struct hr_canary_in *in, struct hr_canary_out *o)
 		o->verdict = HR_VERDICT_MEASURE_FIRST;
 		snprintf(o->measure, sizeof(o->measure),
 			 "measure a baseline run at fewer GPUs (--baseline-gpus, --baseline-step-time) or the all-reduce model (allreduce_bw results of this allocation with --params)");
+	} else if (rough_target_fit(in, o)) {
+		/* verdict set */
 	} else if (o->efficiency_target.v >= in->min_efficiency.v)
 		o->verdict = HR_VERDICT_BOOK;
 	else
@@ -820,6 +843,7 @@ static void print_verdict_head(FILE *f, const struct hr_canary_in *in, const str
 		o->verdict == HR_VERDICT_FIX_FIRST ? "FIX FIRST, then re-measure" :
 		o->verdict == HR_VERDICT_MEASURE_FIRST ?
 		(o->contradiction ? "MEASURE FIRST: the inputs contradict each other" :
+		 o->rough_fit ? "MEASURE FIRST: the all-reduce fit is too rough to predict the target" :
 		 "MEASURE FIRST: too little data to predict the target") : "DO NOT BOOK");
 	if (o->verdict == HR_VERDICT_FIX_FIRST) {
 		hr_canary_fixes_text(o, v, sizeof(v));
@@ -1018,9 +1042,14 @@ static void print_losses(FILE *f, const struct hr_canary_in *in, const struct hr
 		if (!l->known) {
 			static const char *const why[] = { "no --checkpoint-interval/--checkpoint-block",
 							   "no loader_contention result or --input-wait",
-							   "no all-reduce model or no --params",
+							   NULL,
 							   "needs --baseline-gpus/--baseline-step-time" };
-			fprintf(f, "  %d. %-38s not known: %s\n", i + 1, loss_name(l->kind), why[l->kind]);
+			int model = in->comm[0].set || in->comm[1].set;
+			const char *w = why[l->kind] ? why[l->kind] : !in->params.src && !model ?
+					"no --params and no all-reduce model (no allreduce_bw results, no --alpha-us/--bw-gbps)" :
+					!in->params.src ? "no --params (the gradient's size)" :
+					"no all-reduce model (no allreduce_bw results, no --alpha-us/--bw-gbps)";
+			fprintf(f, "  %d. %-38s not known: %s\n", i + 1, loss_name(l->kind), w);
 			continue;
 		}
 		fmt_time(a, sizeof(a), l->sec.v);
@@ -1279,6 +1308,7 @@ json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out
 	json_object_set_new(doc, "verdict", json_string(hr_canary_verdict_name(o->verdict)));
 	json_object_set_new(doc, "comm_only", json_boolean(o->comm_only));
 	json_object_set_new(doc, "contradiction", json_boolean(o->contradiction));
+	json_object_set_new(doc, "rough_fit", json_boolean(o->rough_fit));
 	json_object_set_new(doc, "insufficient", json_boolean(o->insufficient));
 	json_object_set_new(doc, "trend_used", json_boolean(o->trend_used));
 	json_object_set_new(doc, "measure", o->measure[0] ? json_string(o->measure) : json_null());

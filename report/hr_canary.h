@@ -175,6 +175,9 @@ struct hr_canary_out {
 	int order[HR_LOSS_N];               /* kinds, largest loss first */
 	int contradiction;                  /* inputs that contradict each other (notes) */
 	int insufficient;                   /* too little to predict the target */
+	int rough_fit;                      /* the fitted all-reduce model the target's
+					       prediction uses misses its own points by
+					       more than HR_CANARY_ROUGH_FIT_PCT (rms) */
 	int trend_used;                     /* no communication model: the target follows
 					       today's measured trend (baseline -> today) */
 	double trend_exponent;              /* step ~ GPUs^exponent of that trend */

@@ -674,6 +674,8 @@ static void usage(FILE *f)
 		"  --strict                     a result file that cannot be read or breaks\n"
 		"                               the schema is an error (exit 2); without it,\n"
 		"                               it is skipped and listed under input problems\n"
+		"                               (exit 2 when none is usable and no --inputs\n"
+		"                               file was given)\n"
 		"  -q, --quiet                  print only the verdict lines\n"
 		"  -h, --help                   show this help\n"
 		"\n"
@@ -779,10 +781,13 @@ static int canary_main(int argc, char **argv)
 		rc = ch_usage_error("%zu input problem%s skipped (--strict)", skipped, skipped == 1 ? "" : "s");
 		goto out;
 	}
-	if (!nok && skipped) {
+	if (!nok && skipped && !inputs) {
 		rc = ch_usage_error("no usable result file among the inputs (see 'input problems')");
 		goto out;
 	}
+	if (!nok && skipped && !quiet)
+		printf("no usable result file among the inputs: the canary runs on the --inputs file '%s' and the options\n",
+		       inputs);
 	apply_scan(sc, &in);
 	rc = hr_canary_compute(&in, &out);
 	if (rc)

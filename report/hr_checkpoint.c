@@ -36,8 +36,9 @@ static const struct hr_result_mount *rank_mount(const struct hr_result *r, size_
 
 /* ------------------------------------------------------------ the report */
 
-/* One entry of the node of rank @i on its mount: its ranks' bandwidth, block and bad files. */
-static int ckpt_entry(const struct hr_result *r, const int *node_of, size_t i, struct hr_ckpt *e)
+/* One entry of the node of rank @i on its mount: its ranks' bandwidth, block
+ * and bad files, from the per-rank records @rank_ok marks as valid. */
+static int ckpt_entry(const struct hr_result *r, const int *node_of, const char *rank_ok, size_t i, struct hr_ckpt *e)
 {
 	size_t j, nr = r->layout_list.n, n = 0;
 	double bw[4096], bytes = 0;
@@ -50,16 +51,16 @@ static int ckpt_entry(const struct hr_result *r, const int *node_of, size_t i, s
 		const struct hr_result_ckpt_rank *p = &r->per_rank[j];
 		long long rk = hr_rv_int(&p->rank, -1);
 		char k2[400];
-		if (rk < 0 || (size_t)rk >= nr || node_of[rk] != e->node)
+		if (!rank_ok[j] || node_of[rk] != e->node)
 			continue;
 		mount_key(rank_mount(r, (size_t)rk), k2, sizeof(k2), NULL);
 		if (strcmp(k2, e->mount))
 			continue;
-		if (n < sizeof(bw) / sizeof(bw[0]) && p->write_gbps.num >= 0)
+		if (n < sizeof(bw) / sizeof(bw[0]))
 			bw[n++] = p->write_gbps.num;
 		if (p->block_sec.num > e->block_sec)
 			e->block_sec = p->block_sec.num;
-		bytes += p->bytes.num >= 0 ? p->bytes.num : 0;
+		bytes += p->bytes.num;
 		e->nranks++;
 	}
 	if (!e->nranks)
@@ -74,16 +75,54 @@ static int ckpt_entry(const struct hr_result *r, const int *node_of, size_t i, s
 	return 1;
 }
 
+/* 1 when results.verify.sync says how many files were read back */
+static int read_back_recorded(const struct hr_result *r)
+{
+	const json_t *v = json_object_get(json_object_get(r->results, "verify"), "sync");
+	return json_is_object(v) && json_is_integer(json_object_get(v, "files_checked")) &&
+	       json_integer_value(json_object_get(v, "files_checked")) >= 1 &&
+	       json_is_integer(json_object_get(v, "files_bad")) && json_integer_value(json_object_get(v, "files_bad")) >= 0 &&
+	       json_is_array(json_object_get(v, "bad"));
+}
+
 int hr_ckpt_load(struct hr_fleet *f, const char *path, const struct hr_result *r)
 {
-	size_t i, k, nr = r->layout_list.n;
-	int *node_of, rc = 0;
+	size_t i, j, k, nr = r->layout_list.n, np = r->per_rank_list.n;
+	int *node_of, rc = 0, ok = r->status && !strcmp(r->status, "ok"), read_back;
+	char *rank_ok;
 
-	if (!r->per_rank_list.is_array || !nr)
+	/* a run that ended early may lack any part; a finished one may not */
+	if (!r->per_rank_list.is_array || !np || !nr) {
+		if (ok)
+			hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0, "%s: missing or empty; checkpoint writes skipped",
+				     !nr ? "ranks.layout" : !r->has_sync ? "results.sync" : "results.sync.per_rank");
 		return 0;
+	}
+	read_back = read_back_recorded(r);
+	if (!read_back && ok)
+		hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
+			     "results.verify.sync: missing or not {files_checked >= 1, files_bad >= 0, bad: []}; the read-back is not judged");
+	rank_ok = calloc(np, 1);
 	node_of = calloc(nr, sizeof(*node_of));
-	if (!node_of)
+	if (!rank_ok || !node_of) {
+		free(rank_ok);
+		free(node_of);
 		return CH_ERR_RUNTIME;
+	}
+	for (j = 0; j < np; j++) {
+		const struct hr_result_ckpt_rank *p = &r->per_rank[j];
+		double bs = p->block_sec.num, bw = p->write_gbps.num, by = p->bytes.num;
+		const char *what = !p->rank.is_int || p->rank.i < 0 || (size_t)p->rank.i >= nr
+					   ? "'rank' is not a rank of ranks.layout"
+				   : !(bs > 0) || isinf(bs) ? "'block_sec' is not a positive finite number"
+				   : !(bw >= 0) || isinf(bw) ? "'write_gbps' is not a finite number >= 0"
+				   : !(by >= 0) || isinf(by) ? "'bytes' is not a finite number >= 0"
+							      : NULL;
+		if (what)
+			hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0, "results.sync.per_rank[%zu]: %s; skipped", j, what);
+		else
+			rank_ok[j] = 1;
+	}
 	for (i = 0; i < nr; i++) {
 		const char *h = r->layout[i].host.str;
 		node_of[i] = h ? hr_fleet_node(f, h) : -1;
@@ -106,8 +145,9 @@ int hr_ckpt_load(struct hr_fleet *f, const char *path, const struct hr_result *r
 				if (!strcmp(k2, key))
 					dup = 1;
 			}
-		if (dup || !ckpt_entry(r, node_of, i, &e))
+		if (dup || !ckpt_entry(r, node_of, rank_ok, i, &e))
 			continue;
+		e.read_back = read_back;
 		e.path = strdup(path);
 		v = realloc(f->ckpts, (f->nckpts + 1) * sizeof(*f->ckpts));
 		if (!e.path || !v) {
@@ -119,6 +159,7 @@ int hr_ckpt_load(struct hr_fleet *f, const char *path, const struct hr_result *r
 		f->ckpts[f->nckpts++] = e;
 	}
 	free(node_of);
+	free(rank_ok);
 	return rc;
 }
 
@@ -223,14 +264,14 @@ json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node)
 					 np, np == 1 ? "" : "s", HR_CKPT_SLOW_RATIO);
 			else
 				snprintf(against, sizeof(against), "not judged: no peer wrote to this mount");
-			json_array_append_new(a, json_pack("{s:s, s:b, s:i, s:o, s:o, s:o, s:i, s:o, s:o, s:i, s:s, s:s, s:s}",
+			json_array_append_new(a, json_pack("{s:s, s:b, s:i, s:o, s:o, s:o, s:i, s:o, s:o, s:i, s:b, s:s, s:s, s:s}",
 			"mount", e->mount, "network_fs", e->network_fs, "ranks", e->nranks,
 			"block_sec", isnan(e->block_sec) ? json_null() : json_real(e->block_sec),
 			"rank_write_gbps", isnan(e->rank_gbps) ? json_null() : json_real(e->rank_gbps),
 			"node_write_gbps", isnan(e->node_gbps) ? json_null() : json_real(e->node_gbps),
 			"peers", np, "peers_median_rank_write_gbps", isnan(med) ? json_null() : json_real(med),
 			"peers_over_node", np >= 1 && e->rank_gbps > 0 && !isnan(med) ? json_real(med / e->rank_gbps) : json_null(),
-			"bad_files", e->bad_files, "level", level == LVL_FAIL ? "fail" : level == LVL_WARN ? "warn" : "info",
+			"bad_files", e->bad_files, "read_back_judged", e->read_back, "level", level == LVL_FAIL ? "fail" : level == LVL_WARN ? "warn" : "info",
 			"source", e->path, "judged_against", against));
 		}
 	}
@@ -247,7 +288,10 @@ void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *n
 		double med;
 		if (e->node != node || !is_latest(f, i))
 			continue;
-		(*judged)++; /* the read-back: crc32 and length against what was written */
+		if (e->read_back) /* the read-back: crc32 and length against what was written */
+			(*judged)++;
+		else
+			(*not_judged)++;
 		med = peers_median(f, node, e->mount, &np);
 		if (np >= 1 && !isnan(med) && e->rank_gbps > 0)
 			(*judged)++;
@@ -282,7 +326,9 @@ void hr_ckpt_render_terminal(const json_t *profile, FILE *out)
 				snprintf(peers, sizeof(peers), "%.4g", hr_jnum(c, "peers_median_rank_write_gbps"));
 			fprintf(out, "  %-16s %-40.40s %5lld %10.3f %12.4g %12s  %s%s\n", hr_jstr(n, "name"), hr_jstr(c, "mount"),
 				hr_jint(c, "ranks", 0), hr_jnum(c, "block_sec"), hr_jnum(c, "rank_write_gbps"), peers, vs,
-				hr_jint(c, "bad_files", 0) ? " FAIL: files did not read back" : "");
+				hr_jint(c, "bad_files", 0) ? " FAIL: files did not read back"
+				: json_is_true(json_object_get(c, "read_back_judged")) ? "; read-back intact (crc32 and length)"
+										       : "; read-back not judged (no valid verify.sync in the result)");
 		}
 }
 

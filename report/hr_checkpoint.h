@@ -42,6 +42,7 @@ struct hr_ckpt {
 	double rank_gbps;      /* median over the node's ranks of bytes / block, GB/s */
 	double node_gbps;      /* the node's bytes / block_sec, GB/s */
 	int bad_files;         /* files of the node's ranks that did not read back */
+	int read_back;         /* 1: the result's verify.sync says how many files read back */
 };
 
 /**
@@ -49,7 +50,11 @@ struct hr_ckpt {
  * per node it ran on). @path: [in] its file name (copied).
  * @r: [in] the result read by hr_result_read() (borrowed).
  * A result without a synchronous measurement or rank layout adds nothing
- * (its run is still listed). Returns 0, or CH_ERR_RUNTIME when out of memory.
+ * (its run is still listed); in a result of status "ok" that, a per-rank
+ * record that is not a rank with a positive finite block_sec and finite
+ * write_gbps and bytes >= 0 (skipped), and a missing or malformed
+ * verify.sync (the read-back is then not judged) are input problems in
+ * @f->issues. Returns 0, or CH_ERR_RUNTIME when out of memory.
  */
 int hr_ckpt_load(struct hr_fleet *f, const char *path, const struct hr_result *r);
 

@@ -476,8 +476,9 @@ int hr_history_latest(struct hr_history *h, char *buf, size_t n)
 
 int hr_history_check(struct hr_history *h, const char *night,
 		     const struct hr_check_cfg *cfg, struct hr_regression **out,
-		     size_t *n)
+		     size_t *n, struct hr_check_count *count)
 {
+	struct hr_check_count cnt = { 0, 0 };
 	sqlite3_stmt *series = NULL, *hist = NULL;
 	struct hr_regression *res = NULL;
 	size_t nres = 0, cap = 0;
@@ -533,6 +534,11 @@ int hr_history_check(struct hr_history *h, const char *night,
 			snprintf(nights[m], sizeof(nights[m]), "%s", (const char *)sqlite3_column_text(hist, 0));
 			v[m++] = sqlite3_column_double(hist, 1);
 		}
+		cnt.series++;
+		if (m < 1 || (int)(m - 1) < cfg->min_nights) {
+			cnt.not_judged++;
+			continue;
+		}
 		if (!hr_history_regressed(v, m, cfg, &since, &base, &pct))
 			continue;
 		if (nres == cap) {
@@ -557,6 +563,8 @@ int hr_history_check(struct hr_history *h, const char *night,
 	}
 	*out = res;
 	*n = nres;
+	if (count)
+		*count = cnt;
 	res = NULL;
 	rc = 0;
 out:
@@ -661,6 +669,8 @@ static void usage(FILE *f)
 	      "Only regular files are read (named pipes and devices are skipped and listed);\n"
 	      "directory cycles are walked once. A database that is not a clusterhealth\n"
 	      "history (no schema marker) is refused, exit 2, and left unchanged.\n"
+	      "A series with fewer than --min-nights earlier nights is not judged: the\n"
+	      "summary line counts them, and ends in NOT JUDGED when no series was judged.\n"
 	      "\n"
 	      "Exit status: 0 no regression, 1 at least one regression (drain candidates\n"
 	      "listed), 2 usage or input error (no usable input; a skipped file with\n"
@@ -802,7 +812,7 @@ static int record_inputs(struct hr_history *h, const struct hist_opts *o, char *
 
 /* Print the regressions and drain candidates, and write them to o->json_path. */
 static int report_regressions(const struct hist_opts *o, const char *night, const struct hr_regression *reg,
-			      size_t nreg)
+			      size_t nreg, const struct hr_check_count *cnt)
 {
 	json_t *drain = json_array();
 	size_t i, j;
@@ -839,6 +849,8 @@ static int report_regressions(const struct hist_opts *o, const char *night, cons
 		json_object_set_new(doc, "window", json_integer(o->cfg.window));
 		json_object_set_new(doc, "min_nights", json_integer(o->cfg.min_nights));
 		json_object_set_new(doc, "threshold_pct", json_real(o->cfg.threshold_pct));
+		json_object_set_new(doc, "series_checked", json_integer((json_int_t)cnt->series));
+		json_object_set_new(doc, "series_not_judged", json_integer((json_int_t)cnt->not_judged));
 		json_object_set_new(doc, "regressions", arr);
 		json_object_set_new(doc, "drain_candidates", json_incref(drain));
 		rc = ch_json_write_atomic(o->json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -853,6 +865,7 @@ static int history_main(int argc, char **argv)
 	struct hist_opts o;
 	struct hr_history *h = NULL;
 	struct hr_regression *reg = NULL;
+	struct hr_check_count cnt = { 0, 0 };
 	size_t nreg = 0;
 	int rc;
 	struct hr_issues issues = { 0 };
@@ -874,13 +887,14 @@ static int history_main(int argc, char **argv)
 		goto out;
 	if (!o.night[0] && (rc = hr_history_latest(h, o.night, sizeof(o.night))))
 		goto out;
-	if ((rc = hr_history_check(h, o.night[0] ? o.night : NULL, &o.cfg, &reg, &nreg)))
+	if ((rc = hr_history_check(h, o.night[0] ? o.night : NULL, &o.cfg, &reg, &nreg, &cnt)))
 		goto out;
 	if (!o.quiet)
-		printf("history: checked night %s against each series' median of up to %d earlier nights (at least %d), threshold %g%%: %zu regressed\n",
+		printf("history: checked night %s against each series' median of up to %d earlier nights (at least %d), threshold %g%%: %zu regressed; %zu of %zu series not judged (fewer than %d earlier nights)%s\n",
 		       o.night[0] ? o.night : "(none: the history is empty)", o.cfg.window, o.cfg.min_nights,
-		       o.cfg.threshold_pct, nreg);
-	if ((rc = report_regressions(&o, o.night, reg, nreg)))
+		       o.cfg.threshold_pct, nreg, cnt.not_judged, cnt.series, o.cfg.min_nights,
+		       cnt.not_judged == cnt.series ? ": NOT JUDGED" : "");
+	if ((rc = report_regressions(&o, o.night, reg, nreg, &cnt)))
 		goto out;
 	rc = nreg ? CH_ERR_CHECK : 0;
 out:

@@ -134,16 +134,23 @@ int hr_history_regressed(const double *v, size_t n, const struct hr_check_cfg *c
  */
 int hr_history_latest(struct hr_history *h, char *buf, size_t n);
 
+/* How many series a check looked at, and how many it could not judge. */
+struct hr_check_count {
+	size_t series;     /* series with a value on the night checked */
+	size_t not_judged; /* ... with fewer than min_nights earlier values */
+};
+
 /**
  * hr_history_check - check every series that has a value on @night.
  * @night: [in] the night to check; NULL for the latest in the database.
  * @out:   [out] malloc'ed array of regressions (caller frees), NULL when none.
  * @n:     [out] its length.
+ * @count: [out] series checked and not judged; may be NULL.
  * Returns 0, CH_ERR_RUNTIME on an SQLite error or out of memory.
  */
 int hr_history_check(struct hr_history *h, const char *night,
 		     const struct hr_check_cfg *cfg, struct hr_regression **out,
-		     size_t *n);
+		     size_t *n, struct hr_check_count *count);
 
 /**
  * hr_history_main - entry point of the `history` subcommand.
@@ -155,6 +162,9 @@ int hr_history_check(struct hr_history *h, const char *night,
  *        directories to record; with none, only the check runs.
  * Options are parsed here with getopt_long (optind is reset); a bad value is
  * reported naming the option and the value.
+ * Prints how many series were checked and how many were not judged (too
+ * few earlier nights); a night none of whose series could be judged says
+ * so (NOT JUDGED) and exits 0.
  * Returns the process exit code: 0 no regression, 1 at least one series
  * regressed (its nodes are listed as drain candidates), 2 usage or input
  * error, 4 run-time error (SQLite, I/O).

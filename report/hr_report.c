@@ -338,8 +338,13 @@ int hr_report_main(int argc, char **argv)
 	if (o.quiet) {
 		const json_t *s = json_object_get(profile, "summary"), *d;
 		size_t k;
-		printf("health_report: %s: %lld FAIL, %lld WARN, %lld PASS", hr_jstr(s, "verdict"),
+		long long nj = hr_jint(s, "not_judged", 0);
+		/* no node judged is not a PASS */
+		int none = nj > 0 && !hr_jint(s, "fail", 0) && !hr_jint(s, "warn", 0) && !hr_jint(s, "pass", 0);
+		printf("health_report: %s: %lld FAIL, %lld WARN, %lld PASS", none ? "NOT JUDGED" : hr_jstr(s, "verdict"),
 		       hr_jint(s, "fail", 0), hr_jint(s, "warn", 0), hr_jint(s, "pass", 0));
+		if (nj > 0)
+			printf(", %lld not judged", nj);
 		json_array_foreach(json_object_get(s, "drain_candidates"), k, d)
 			printf("%s%s", k ? " " : "; drain candidates: ", json_string_value(d));
 		printf("\n");

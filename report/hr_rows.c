@@ -238,6 +238,7 @@ static int build_ckpt(const json_t *nodes, struct hr_rows *r)
 			row->ranks = hr_jint(c, "ranks", 0);
 			row->peers = hr_jint(c, "peers", 0);
 			row->bad_files = hr_jint(c, "bad_files", 0);
+			row->read_back_judged = json_is_true(json_object_get(c, "read_back_judged"));
 			row->block_sec = hr_jnum(c, "block_sec");
 			row->rank_write_gbps = hr_jnum(c, "rank_write_gbps");
 			row->node_write_gbps = hr_jnum(c, "node_write_gbps");
@@ -371,7 +372,9 @@ void hr_rows_ckpt_cells(struct hr_buf *b, const struct hr_ckpt_row *r, const cha
 	else
 		hr_buf_printf(b, "%.2fx the peers'", 1.0 / r->peers_over_node);
 	hr_buf_printf(b, "%s%s%s", sep, r->bad_files ? "FAIL: files did not read back" :
-		      r->level && !strcmp(r->level, "warn") ? "WARN" : isnan(r->peers_over_node) ? "not judged" : "PASS", sep);
+		      r->level && !strcmp(r->level, "warn") ? "WARN"
+		      : !r->read_back_judged ? "not judged (read-back: no valid verify.sync)"
+		      : isnan(r->peers_over_node) ? "not judged" : "PASS", sep);
 	esc(b, r->judged_against);
 	hr_buf_puts(b, " (");
 	esc(b, r->source);

@@ -99,6 +99,7 @@ struct hr_loader_row {
 struct hr_ckpt_row {
 	const char *node, *mount, *level, *judged_against, *source;
 	long long ranks, peers, bad_files;
+	int read_back_judged;                /* the result had a valid verify.sync */
 	double block_sec;                    /* blocking time of one checkpoint, s */
 	double rank_write_gbps;              /* median over the node's ranks, GB/s */
 	double node_write_gbps;              /* the node's ranks together, GB/s */

@@ -80,6 +80,11 @@ struct ch_ar_world {
 	int64_t since_ns;          /* atomic: when the monitor first saw the current seq or iter */
 	int fire_now;              /* atomic: the main thread asks the monitor to fire */
 
+	/* ch_ar_world_on_abort(): run once before an abort's exit */
+	void (*on_abort)(void *ctx);
+	void *on_abort_ctx;
+	int aborting;              /* atomic: the hook has been claimed */
+
 	/* side channel (monitor thread only, after ch_ar_wd_start) */
 	int sock;
 	uint64_t run_id;
@@ -190,6 +195,20 @@ static int lock_doc_for(struct ch_ar_world *w, double sec)
 	return 1;
 }
 
+void ch_ar_world_on_abort(struct ch_ar_world *w, void (*fn)(void *ctx), void *ctx)
+{
+	w->on_abort_ctx = ctx;
+	__atomic_store_n(&w->on_abort, fn, __ATOMIC_RELEASE);
+}
+
+/* the on-abort hook, once per process whichever thread gets here first */
+static void run_on_abort(struct ch_ar_world *w)
+{
+	void (*fn)(void *) = __atomic_load_n(&w->on_abort, __ATOMIC_ACQUIRE);
+	if (fn && !__atomic_exchange_n(&w->aborting, 1, __ATOMIC_ACQ_REL))
+		fn(w->on_abort_ctx);
+}
+
 void ch_ar_world_abort(struct ch_ar_world *w, int status, const char *fmt, ...)
 {
 	char msg[1024];
@@ -206,6 +225,7 @@ void ch_ar_world_abort(struct ch_ar_world *w, int status, const char *fmt, ...)
 		if (locked)
 			pthread_mutex_unlock(&w->doc_mutex);
 	}
+	run_on_abort(w);
 	fflush(stdout);
 	fflush(stderr);
 	/* MPI is MPI_THREAD_FUNNELED: from another thread (a signal thread),
@@ -394,8 +414,9 @@ static int exchange_addrs(struct ch_ar_world *w)
 	return 0;
 }
 
-static void __attribute__((noreturn)) leave(void)
+static void __attribute__((noreturn)) leave(struct ch_ar_world *w)
 {
+	run_on_abort(w);
 	fflush(stdout);
 	fflush(stderr);
 	_exit(CH_EXIT_RUNTIME);
@@ -551,7 +572,7 @@ static void __attribute__((noreturn)) coordinate(struct ch_ar_world *w, struct w
 	for (i = 0; i < w->base.size; i++)
 		if (i != w->base.rank)
 			send_to(w, i, MSG_DONE, NULL);
-	leave();
+	leave(w);
 }
 
 /* A rank whose coordinators do not answer: say so and exit (the launcher
@@ -568,7 +589,7 @@ static void __attribute__((noreturn)) alone(struct ch_ar_world *w, const struct 
 		if (locked)
 			pthread_mutex_unlock(&w->doc_mutex);
 	}
-	leave();
+	leave(w);
 }
 
 /* The monitor's state between polls. */
@@ -638,7 +659,7 @@ static void *watchdog(void *arg)
 	st.cause = "";
 	if (st.coord && (!st.rep || !st.have || (w->base.rank == 0 && !st.heard))) {
 		ch_error("rank %d: out of memory in the watchdog", w->base.rank);
-		leave();
+		leave(w);
 	}
 	__atomic_store_n(&w->since_ns, now_ns(), __ATOMIC_RELAXED);
 	st.last_heard0 = ch_now_sec();
@@ -660,7 +681,7 @@ static void *watchdog(void *arg)
 				nq++;
 			for (i = 0; i < nq; i++)
 				if (q[i].type == MSG_DONE)
-					leave();
+					leave(w);
 			for (pass = 0; pass < 2; pass++)
 				for (i = 0; i < nq; i++)
 					if ((q[i].type == MSG_REQUEST) == (pass == 0))

@@ -72,6 +72,17 @@ int ch_ar_world_agree(struct ch_ar_world *w, int status);
 int ch_ar_world_finalize(struct ch_ar_world *w, int status);
 
 /**
+ * ch_ar_world_on_abort - a clean-up to run before this rank exits on an
+ * abort or a watchdog timeout (ch_ar_world_abort(), the watchdog's exit):
+ * e.g. removing the files the run wrote.
+ * @fn:  [in] called at most once, from whichever thread ends the process
+ *       (often not MPI's, while the main thread may still run): it must
+ *       not call MPI and must not block for long. NULL removes it.
+ * @ctx: [in] passed to @fn; must stay valid until the process exits.
+ */
+void ch_ar_world_on_abort(struct ch_ar_world *w, void (*fn)(void *ctx), void *ctx);
+
+/**
  * ch_ar_world_abort - local: print "error: MSG" (with rank and host),
  * finish the result file (world rank 0) with @status, and MPI_Abort every
  * rank with its exit code. For run-time errors in the middle of a sweep,

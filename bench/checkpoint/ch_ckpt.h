@@ -87,6 +87,15 @@ uint64_t ch_ckpt_shard_bytes(uint64_t total, int nranks, int rank);
 uint64_t ch_ckpt_file_offset(uint64_t shard, int nfiles, int file);
 
 /**
+ * ch_ckpt_host_bytes - the host memory the ranks of one node need: each
+ * rank holds its whole shard in its buffer (@node_share bytes, the sum of
+ * the shards of the node's ranks), and a staged checkpoint on a
+ * memory-backed file system (@stage_in_memory: tmpfs, ramfs) holds it again.
+ * Returns the bytes, saturating at UINT64_MAX.
+ */
+uint64_t ch_ckpt_host_bytes(uint64_t node_share, int stage_in_memory);
+
+/**
  * ch_ckpt_writer_points - the writer counts of the aggregate scaling:
  * 1, n/4, n/2 (rounded down), those at least 1 and below @n, without
  * repeats, ascending, then @n itself.

@@ -231,6 +231,8 @@ int ch_ckpt_dir_prepare(const char *opt, const char *dir, uint64_t need_bytes, i
 	}
 	if (!S_ISDIR(st.st_mode))
 		return ch_usage_error("%s '%s' is not a directory", opt, dir);
+	if (access(dir, W_OK | X_OK) != 0)
+		return ch_usage_error("cannot write into %s '%s': %s", opt, dir, strerror(errno));
 	d = opendir(dir);
 	if (!d)
 		return ch_usage_error("cannot read %s '%s': %s", opt, dir, strerror(errno));

@@ -87,7 +87,8 @@ int ch_ckpt_corrupt_byte(const char *path, uint64_t offset);
 /**
  * ch_ckpt_dir_prepare - make sure @dir can take a checkpoint of @need_bytes.
  * Creates @dir when missing (its parent must exist; mode 0755) and says so
- * in @created. Refuses a path that is not a directory, a directory holding
+ * in @created. Refuses a path that is not a directory, one we cannot write
+ * into (access(W_OK | X_OK): a read-only mount, no permission), a directory holding
  * any entry not written by checkpoint_io (ch_ckpt_is_own_name()), and one
  * whose file system has less than @need_bytes available to us (statvfs
  * f_bavail x f_frsize). Our own files, left by an interrupted run, are not

@@ -107,10 +107,12 @@ void ch_ckpt_usage(FILE *f)
 	      "                         file between its write and its read-back\n"
 	      "\n", f);
 	ch_common_help(f);
-	fputs("\n"
+	fputs("  (checkpoint_io refuses --min-time: each checkpoint is written once per strategy)\n"
+	      "\n"
 	      "Exit status: 0 every file read back intact, 1 a file did not read back (FAIL),\n"
-	      "2 bad option, DIR not empty or without room, 3 --load gpu without a GPU,\n"
-	      "4 run-time error (a write failed, the target filled up, a timeout, a signal).\n"
+	      "2 bad option, DIR not empty, not writable or without room, shards beyond the\n"
+	      "node's memory, 3 --load gpu without a GPU, 4 run-time error (a write failed,\n"
+	      "the target filled up, a timeout, a signal, the result file not written).\n"
 	      "\n"
 	      "Examples:\n"
 	      "  mpirun -np 4 checkpoint_io --dir /tmp/ckpt --size 1G --interval 30m\n"
@@ -251,6 +253,13 @@ uint64_t ch_ckpt_file_offset(uint64_t shard, int nfiles, int file)
 	r = shard % (uint64_t)nfiles;
 	f = (uint64_t)file;
 	return f * q + (f < r ? f : r);
+}
+
+uint64_t ch_ckpt_host_bytes(uint64_t node_share, int stage_in_memory)
+{
+	if (!stage_in_memory)
+		return node_share;
+	return node_share > UINT64_MAX - node_share ? UINT64_MAX : 2 * node_share;
 }
 
 int ch_ckpt_writer_points(int n, int *out)

@@ -103,6 +103,42 @@ static void unlink_own(struct ctx *c, const char *kind)
 		unlink(name_of(c, p, sizeof(p), kind, c->rank, f));
 }
 
+/* the signal's clean-up: this rank's files (not the kept checkpoint) */
+static void remove_own(struct ctx *c)
+{
+	if (!c->o->keep) {
+		unlink_own(c, "sync");
+		unlink_own(c, "copy");
+	}
+	unlink_own(c, "stage");
+}
+
+/* this rank's files, then the directories this run created, once the
+ * node's other ranks (signalled or timed out as well) have removed theirs:
+ * local rank 0 made them; it tries for about a second */
+static void remove_run(struct ctx *c)
+{
+	int i, left = 1;
+	remove_own(c);
+	for (i = 0; c->local_rank == 0 && i < 10 && left; i++) {
+		if (i) {
+			usleep(100000);
+			remove_own(c); /* the main thread may have made one meanwhile */
+		}
+		left = 0;
+		if (c->stage_created && rmdir(c->stage) != 0 && errno != ENOENT)
+			left = 1;
+		if (c->dir_created && !c->o->keep && rmdir(c->dir) != 0 && errno != ENOENT)
+			left = 1;
+	}
+}
+
+/* the watchdog's and ch_ar_world_abort()'s clean-up (ch_ar_world_on_abort) */
+static void on_abort(void *arg)
+{
+	remove_run(arg);
+}
+
 static void *signal_thread(void *arg)
 {
 	struct ctx *c = arg;
@@ -111,15 +147,13 @@ static void *signal_thread(void *arg)
 
 	if (sigwait(&s, &sig) != 0)
 		return NULL;
-	if (!c->o->keep) {
-		unlink_own(c, "sync");
-		unlink_own(c, "copy");
-	}
-	unlink_own(c, "stage");
+	remove_run(c);
 	/* mpirun and srun signal every rank: the first MPI_Abort kills them all,
 	 * so the other ranks give world rank 0 the time to finish the result */
-	if (c->rank != 0)
+	if (c->rank != 0) {
 		sleep(3);
+		remove_own(c);
+	}
 	ch_ar_world_abort(c->w, CH_ERR_RUNTIME,
 			  "interrupted by signal %d (%s) during the %s; the result file holds what was measured before",
 			  sig, strsignal(sig), c->phase ? c->phase : "setup");
@@ -441,8 +475,12 @@ static void *copy_thread(void *arg)
 			rec[R_FILE] = f;
 			rec[R_ONDST] = on_dst;
 			rec[R_COPY_BYTES] += (double)done;
-			ch_error("rank %d: %s of '%s' failed while copying it to '%s': %s", c->rank, ch_ckpt_op_name(e.op),
-				 on_dst ? dst : src, dst, strerror(e.err));
+			if (on_dst)
+				ch_error("rank %d: %s of '%s' failed while copying '%s' to it: %s", c->rank,
+					 ch_ckpt_op_name(e.op), dst, src, strerror(e.err));
+			else
+				ch_error("rank %d: %s of '%s' failed while copying it to '%s': %s", c->rank,
+					 ch_ckpt_op_name(e.op), src, dst, strerror(e.err));
 			break;
 		}
 		rec[R_COPY_BYTES] += (double)done;
@@ -667,9 +705,29 @@ static int prepare_dirs(struct ctx *c)
 		if (rc && c->rank != 0)
 			ch_error("(the message above is from rank %d, host '%s')", c->rank, ch_ar_world_info(c->w, c->rank)->host);
 	}
+	if (rc == 0 && c->local_rank == 0) {
+		/* every rank holds its shard in host memory (a tmpfs stage again):
+		 * more than the node has is refused, not left to the OOM killer */
+		struct ch_ckpt_mount sm;
+		long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+		uint64_t phys = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+		int in_mem = ch_ckpt_mount_of(c->stage, &sm) == 0 && (!strcmp(sm.fstype, "tmpfs") || !strcmp(sm.fstype, "ramfs"));
+		uint64_t need = ch_ckpt_host_bytes(node_share, in_mem);
+		if (phys && need > phys) {
+			ch_usage_error("the ranks on host '%s' would hold %llu bytes in host memory (their shards%s), more than its %llu bytes: use more nodes or a smaller checkpoint",
+				       ch_ar_world_info(c->w, c->rank)->host, (unsigned long long)need,
+				       in_mem ? ", and again in the memory-backed --stage-dir" : "", (unsigned long long)phys);
+			rc = CH_ERR_USAGE;
+		}
+	}
 	rc = ch_ar_world_agree(c->w, rc);
-	if (rc == 0)
-		rc = ch_ar_world_agree(c->w, access(c->dir, W_OK) == 0 && access(c->stage, W_OK) == 0 ? 0 : CH_ERR_USAGE);
+	if (rc == 0) {
+		const char *bad = access(c->dir, W_OK | X_OK) != 0 ? c->dir : access(c->stage, W_OK | X_OK) != 0 ? c->stage : NULL;
+		if (bad)
+			ch_error("rank %d (host '%s'): cannot write into %s '%s': %s", c->rank,
+				 ch_ar_world_info(c->w, c->rank)->host, bad == c->dir ? "--dir" : "--stage-dir", bad, strerror(errno));
+		rc = ch_ar_world_agree(c->w, bad ? CH_ERR_USAGE : 0);
+	}
 	return rc;
 }
 
@@ -724,8 +782,11 @@ static void print_report(struct ctx *c, const struct mounts *m)
 	       (unsigned long long)c->total, (long)c->nfiles, c->nfiles == 1 ? "" : "s", (unsigned long long)c->o->block_bytes);
 	printf("# --dir '%s' on %s (%s, %s)%s\n", c->dir, m[0].dir.point, m[0].dir.fstype, m[0].dir.source,
 	       is_network_fs(m[0].dir.fstype) ? ": a network file system" : ": a node-local file system, not a shared mount");
-	printf("# --stage-dir '%s' on %s (%s)%s\n", c->stage, m[0].stage.point, m[0].stage.fstype,
-	       c->stage_default ? " (default: a new directory, removed after)" : "");
+	printf("# --stage-dir '%s' on %s (%s)%s%s\n", c->stage, m[0].stage.point, m[0].stage.fstype,
+	       c->stage_default ? " (default: a new directory, removed after)" : "",
+	       !strcmp(m[0].stage.point, m[0].dir.point) && !strcmp(m[0].stage.source, m[0].dir.source)
+		       ? ": the same file system as --dir, so the staged figures say nothing about a node-local stage"
+		       : "");
 	printf("# host buffer: %s%s%s%s\n", c->buf.kind, c->buf.pinned ? "" : " (", c->buf.pinned ? "" : c->buf.why,
 	       c->buf.pinned ? "" : ")");
 	printf("#\n#  %-12s %7s %14s %12s %10s %10s %10s  %s\n", "strategy", "writers", "bytes", "block_s(max)",
@@ -765,7 +826,10 @@ static void print_report(struct ctx *c, const struct mounts *m)
 		if (!json_is_true(json_object_get(stall, "copy_keeps_up")))
 			printf("# warning: the background copy does not finish before the next checkpoint: staging cannot keep up at this interval\n");
 	} else {
-		printf("# stall fraction: not judged (no --interval)\n");
+		/* the reason stall_json() recorded: no --interval, or a block not
+		 * shorter than it */
+		const char *why = stall ? json_string_value(json_object_get(stall, "judged")) : NULL;
+		printf("# stall fraction: %s\n", why ? why : "not judged: no --interval");
 	}
 	(void)b;
 	if (v) {
@@ -812,8 +876,10 @@ static int stall_json(struct ctx *c)
 		return 0;
 	}
 	if (ch_ckpt_stall_compute(sb, tb, cp, c->o->interval_sec, &s)) {
-		save(c, "stall", json_pack("{s:f, s:n, s:s}", "interval_sec", c->o->interval_sec, "sync_frac", "judged",
-					   "not judged: a checkpoint blocks longer than --interval"));
+		char why[200];
+		snprintf(why, sizeof(why), "not judged: a checkpoint blocks %.3g s (synchronous; staged %.3g s), not less than --interval %.3g s",
+			 sb, tb, c->o->interval_sec);
+		save(c, "stall", json_pack("{s:f, s:n, s:s}", "interval_sec", c->o->interval_sec, "sync_frac", "judged", why));
 		return 0;
 	}
 	save(c, "stall", json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:b, s:s, s:s}", "interval_sec", c->o->interval_sec,
@@ -931,15 +997,20 @@ int ch_ckpt_run(struct ch_ar_world *w, const struct ch_ckpt_opts *o, int argc, c
 		goto out;
 	if ((rc = ch_ar_world_agree(w, ch_ar_wd_start(w, o->timeout_sec, 0, NULL, c->res, o->common.json_path))))
 		goto out;
+	ch_ar_world_on_abort(w, on_abort, c); /* a timeout removes the files too */
 	if (pthread_create(&sigth, NULL, signal_thread, c) == 0) {
 		pthread_detach(sigth);
 		sig_started = 1;
 	}
 	(void)sig_started;
+	ch_clear_last_error();
 	rc = setup(c);
 	if (rc) {
-		if (c->rank == 0)
-			ch_result_finish(c->res, rc, "set-up failed (see the message printed)");
+		/* the reason in the file too: rank 0's own message, when it had one */
+		if (c->rank == 0 && ch_last_error()[0])
+			ch_result_finish(c->res, rc, "set-up failed: %s", ch_last_error());
+		else if (c->rank == 0)
+			ch_result_finish(c->res, rc, "set-up failed (see the message printed by the other ranks)");
 		goto out_clean;
 	}
 	if ((rc = rank_table(c, m)))
@@ -984,12 +1055,13 @@ int ch_ckpt_run(struct ch_ar_world *w, const struct ch_ckpt_opts *o, int argc, c
 		print_report(c, m);
 		ch_ar_wd_lock(w);
 		if (c->status)
-			ch_result_finish(c->res, c->status, "a checkpoint file did not read back as written: %s", c->reason);
+			rc = ch_result_finish(c->res, c->status, "a checkpoint file did not read back as written: %s", c->reason);
 		else
-			ch_result_finish(c->res, 0, NULL);
+			rc = ch_result_finish(c->res, 0, NULL);
 		ch_ar_wd_unlock(w);
 	}
-	rc = ch_ar_world_agree(w, c->status);
+	/* a result file that could not be written is a run-time error */
+	rc = ch_ar_world_agree(w, rc ? rc : c->status);
 out_clean:
 	cleanup(c);
 out:

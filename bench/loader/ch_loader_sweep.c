@@ -778,6 +778,8 @@ static void print_verdict(const struct lc_sweep *sw)
 	m = &sw->mets[sw->best];
 	slurm = ch_lc_slurm_line(c->plan);
 	printf("\nverdict: %s", ch_lc_verdict_name(sw->overall));
+	if (!sw->collapsed && !sw->bad_total) /* what it judged: not the table's worst row */
+		printf(" (of the recommended configuration, %s)", c->name);
 	if (sw->collapsed)
 		printf(" (affinity mask collapsed to a single CPU)");
 	if (sw->bad_total)

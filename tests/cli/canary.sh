@@ -94,6 +94,18 @@ expect canary_inputs_file 1 "$HR" canary --inputs $DATA/textbook.txt &&
 has canary_inputs_file "1.31 s, 31% over the ideal 1.00 s" "18.3% of wall-clock" \
 	"do not book 128 GPUs before fixing the checkpoint and the host CPU contention"
 
+# a broken result file beside a complete --inputs file: skipped and listed, the file used
+printf '{"schema": "clusterhealth.result", "tool": "allreduce_bw",' >"$TMP/broken.json"
+expect canary_inputs_file_beside_broken_result 1 "$HR" canary --inputs $DATA/textbook.txt "$TMP/broken.json" &&
+has canary_inputs_file_beside_broken_result "input problems (1):" "broken.json" \
+	"no usable result file among the inputs: the canary runs on the --inputs file" "18.3% of wall-clock"
+
+# an unknown loss says which input is missing
+expect canary_comm_missing_params 1 "$HR" canary --inputs $DATA/textbook.txt $DATA &&
+has canary_comm_missing_params "exposed communication                  not known: no --params (the gradient's size)"
+expect canary_comm_missing_model 1 "$HR" canary --inputs $DATA/textbook.txt --params 7e9 &&
+has canary_comm_missing_model "exposed communication                  not known: no all-reduce model (no allreduce_bw results, no --alpha-us/--bw-gbps)"
+
 # the command line overrides the file
 expect canary_override 1 "$HR" canary --inputs $DATA/textbook.txt --checkpoint-block 3m &&
 has canary_override "3 min every 30 min = 10.0% of wall-clock"
@@ -124,6 +136,29 @@ assert d["verdict"] == "fix-first"
 assert [x["kind"] for x in d["fixes"]] == ["checkpoint", "input_wait"], d["fixes"]
 PY
 then echo "ok canary_fit_json"; else echo "not ok canary_fit_json: fitted alpha/B not within 1% or figures wrong"; fi
+
+# ---- a fit that misses its own points (times x2.5 and x0.4 in turn) cannot carry
+# a BOOK: the same inputs book on the clean results, measure first on the noisy
+mkdir -p "$TMP/clean" "$TMP/noisy" && cp $DATA/allreduce_bw.json "$TMP/clean/" &&
+python3 - $DATA/allreduce_bw.json "$TMP/noisy/allreduce_bw.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = 0
+for s in d["results"]["sweeps"]:
+    for r in s["rows"]:
+        k += 1
+        for side in ("out_of_place", "in_place"):
+            for st in ("min", "median", "mean", "p95", "max"):
+                r[side]["time_us"][st] *= 2.5 if k % 2 else 0.4
+json.dump(d, open(sys.argv[2], "w"))
+PY
+ROUGH=(--gpus-now 8 --step-time 1.0s --baseline-gpus 4 --baseline-step-time 0.95s --params 1e8 --target-gpus 16)
+expect canary_clean_fit_books 0 "$HR" canary "${ROUGH[@]}" "$TMP/clean" && has canary_clean_fit_books "verdict: BOOK"
+expect canary_rough_fit_measure_first 1 "$HR" canary "${ROUGH[@]}" --json "$TMP/rough.json" "$TMP/noisy" &&
+has canary_rough_fit_measure_first "verdict: MEASURE FIRST: the all-reduce fit is too rough to predict the target" \
+	"its fit misses its points by 59% (rms), more than the 20% a prediction can rest on" &&
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d['verdict']=='measure-first' and d['rough_fit'] is True))" "$TMP/rough.json" &&
+	echo "ok canary_rough_fit_json" || echo "not ok canary_rough_fit_json"
 
 # ---- measurements only: gpus now and input wait measured, no step time
 expect canary_measured_only 1 "$HR" canary --target-gpus 16 $DATA &&

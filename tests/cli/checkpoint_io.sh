@@ -205,6 +205,14 @@ assert r["staged"]["load"]["kind"] == "cpu" and r["staged"]["load"]["cpu_slowdow
 assert d["status"] == "error" and "timeout" in d["reason"], d["status"]
 assert r["timeout"]["timeout_sec"] == 2
 '
+	# the timeout removes what the run wrote and the directories it made
+	sleep 1
+	left=$(find "$T/slowfs-hung" "$T/hungstage" -name 'checkpoint_io.*' 2>/dev/null | head -3)
+	if [ -z "$left" ] && [ ! -e "$T/hungstage" ] && [ ! -e "$T/slowfs-hung/ckpt" ]; then
+		echo "ok hung fsync: the timeout removed the run's files and directories"
+	else
+		echo "not ok hung fsync: left behind after the timeout: ${left:-a directory} $(ls -d "$T/hungstage" "$T/slowfs-hung/ckpt" 2>/dev/null)"
+	fi
 	# a signal: SIGTERM to the ranks while the fsync is slow
 	CH_SLOWIO_PATH="$T/slowfs-sig/" CH_SLOWIO_FSYNC_MS=20000 LD_PRELOAD="$SLOWIO" timeout 120 $MPIRUN -np 2 \
 		-x LD_PRELOAD -x CH_SLOWIO_PATH -x CH_SLOWIO_FSYNC_MS -x ASAN_OPTIONS "$BIN" --dir "$T/slowfs-sig/ckpt" \
@@ -229,6 +237,9 @@ assert r["timeout"]["timeout_sec"] == 2
 assert d["status"] == "error" and "interrupted by signal 15" in d["reason"] and "synchronous checkpoint" in d["reason"], d.get("reason")
 assert r["config"]["size_bytes"] == 1 << 20
 '
+	# the directories the run created go with its files
+	[ ! -e "$T/slowfs-sig/ckpt" ] && [ ! -e "$T/sigstage" ] && echo "ok signal: the directories it created removed" ||
+		echo "not ok signal: left $(ls -d "$T/slowfs-sig/ckpt" "$T/sigstage" 2>/dev/null | tr '\n' ' ')"
 else
 	echo "not ok slow target: $SLOWIO not built (make test builds it)"
 fi
@@ -264,4 +275,38 @@ run tiny 4 --dir "$T/tiny" --size 7 --files-per-rank 2
 rc=$?
 [ $rc = 2 ] && grep -q "cannot give each of 4 ranks 2 files" "$T/tiny.out" && echo "ok size below one byte per file: exit 2" ||
 	echo "not ok size below one byte per file: exit $rc"
+# a read-only --dir (an existing, empty directory on a read-only mount,
+# which root too cannot write into): refused by name, exit 2
+if mkdir -p "$T/ro" && mount -t tmpfs -o ro,size=1m tmpfs "$T/ro" 2>/dev/null; then
+	MNT="$T/ro"
+	run ro 2 --dir "$T/ro" --size 1M
+	rc=$?
+	[ $rc = 2 ] && grep -q "cannot write into --dir '$T/ro': Read-only file system" "$T/ro.out" &&
+		echo "ok read-only --dir: refused by name, exit 2" || echo "not ok read-only --dir: exit $rc: $(grep -m1 error "$T/ro.out")"
+	run rostage 2 --dir "$T/rostage-dir" --stage-dir "$T/ro" --size 1M
+	rc=$?
+	[ $rc = 2 ] && grep -q "cannot write into --stage-dir '$T/ro'" "$T/rostage.out" &&
+		echo "ok read-only --stage-dir: refused by name, exit 2" ||
+		echo "not ok read-only --stage-dir: exit $rc: $(grep -m1 error "$T/rostage.out")"
+	umount "$T/ro"
+	MNT=""
+	# shards that need more host memory than the node has: a tmpfs twice
+	# the memory's size has room (tmpfs allocates only what is written),
+	# the buffers and the staged copy on it would not fit: refused, exit 2
+	mem=$(( $(awk '/^MemTotal:/ {print $2}' /proc/meminfo) * 1024 ))
+	if mkdir -p "$T/big" && mount -t tmpfs -o size=$((mem * 2)) tmpfs "$T/big" 2>/dev/null; then
+		MNT="$T/big"
+		run bigmem 2 --dir "$T/big/ckpt" --stage-dir "$T/big/stage" --size $((mem / 4 * 3))
+		rc=$?
+		[ $rc = 2 ] && grep -q "would hold [0-9]* bytes in host memory (their shards, and again in the memory-backed --stage-dir), more than its" "$T/bigmem.out" &&
+			[ -z "$(ls -A "$T/big")" ] && echo "ok shards beyond host memory: refused before writing, exit 2" ||
+			echo "not ok shards beyond host memory: exit $rc: $(grep -m1 error "$T/bigmem.out"), left $(ls -A "$T/big")"
+		umount "$T/big"
+		MNT=""
+	else
+		echo "skip shards beyond host memory: cannot mount a tmpfs"
+	fi
+else
+	echo "skip read-only --dir: cannot mount a tmpfs (needs root)"
+fi
 exit 0

@@ -127,6 +127,34 @@ grep -qxF 'clusterhealth_checkpoint_block_seconds{node="c3",mount="nfs4 nas:/exp
 grep -qxF 'clusterhealth_checkpoint_bad_files{node="c4",mount="nfs4 nas:/export on /mnt/ckpt"} 1' "$T/report/health.prom" &&
 	echo "ok report: checkpoint table in report.md and report.html, gauges in health.prom" ||
 	echo "not ok report: checkpoint table in report.md and report.html, gauges in health.prom"
+# ---- garbled checkpoint_io results: listed under input problems, never a
+# PASS on what the file does not hold
+python3 - "$DATA/fleet/c1.json" "$T/garbled" <<'EOF2'
+import copy, json, os, sys
+d = json.load(open(sys.argv[1])); out = sys.argv[2]; os.makedirs(out)
+def w(name, f):
+    e = copy.deepcopy(d); f(e["results"]); json.dump(e, open(os.path.join(out, name + ".json"), "w"))
+w("noverify", lambda r: r.pop("verify"))
+w("verifystr", lambda r: r.__setitem__("verify", "x"))
+w("perrank", lambda r: r["sync"].__setitem__("per_rank", None))
+w("badrank", lambda r: r["sync"]["per_rank"][0].__setitem__("block_sec", "fast"))
+EOF2
+for f in noverify verifystr; do
+	out=$("$HR" --out "$T/g-$f" "$T/garbled/$f.json" 2>&1); rc=$?
+	[ $rc = 0 ] && has "report: $f: the read-back is not judged, and listed" \
+		"0 PASS, 1 not judged" "$T/garbled/$f.json: skipped: results.verify.sync: missing or not {files_checked >= 1, files_bad >= 0, bad: []}; the read-back is not judged" \
+		"read-back not judged (no valid verify.sync in the result)" || echo "not ok report: $f: exit $rc"
+	grep -q "| not judged (read-back: no valid verify.sync) |" "$T/g-$f/report.md" &&
+		echo "ok report.md: $f: the read-back is not judged, not PASS" || echo "not ok report.md: $f: $(grep -m1 '^| c1 ' "$T/g-$f/report.md")"
+done
+out=$("$HR" --out "$T/g-perrank" "$T/garbled/perrank.json" 2>&1)
+has "report: per_rank not an array is listed" "$T/garbled/perrank.json: skipped: results.sync.per_rank: missing or empty; checkpoint writes skipped"
+out=$("$HR" --out "$T/g-badrank" "$T/garbled/badrank.json" 2>&1)
+has "report: a per-rank record with a bad block_sec is skipped and listed" \
+	"$T/garbled/badrank.json: skipped: results.sync.per_rank[0]: 'block_sec' is not a positive finite number; skipped"
+out=$("$HR" --out "$T/g-good" "$DATA/fleet/c1.json" 2>&1)
+has "report: an intact read-back says so" "read-back intact (crc32 and length)"
+
 # ---- the nightly history: the node's own trailing baseline
 for n in 01 02 03 04; do
 	"$HR" history --db "$T/h.sqlite" --night 2026-11-$n -q "$DATA/fleet/c1.json" >/dev/null 2>&1 ||

@@ -244,4 +244,76 @@ PY
 )
 [ "$msg" = OK ] && echo "ok health_report_ladder_roof_cuda_core_figure" ||
 	echo "not ok health_report_ladder_roof_cuda_core_figure: $msg"
+# a device's own history in the inputs: four nights of the real VM roofline,
+# the last with the memory roof at 0.7x: the reason names its own history
+python3 - $D/real-vm/roofline.json "$TMP/devhist" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+def scale(o, f):
+    if isinstance(o, dict):
+        return {k: (v * f if k in ("memory_gbps", "gbps") and isinstance(v, (int, float)) else scale(v, f))
+                for k, v in o.items()}
+    if isinstance(o, list):
+        return [scale(v, f) for v in o]
+    return o
+for night, f in ((1, 1.0), (2, 1.0), (3, 1.0), (4, 0.7)):
+    x = scale(d, f)
+    x["start_utc"] = "2026-11-%02dT02:00:00Z" % (20 + night)
+    x["end_utc"] = "2026-11-%02dT02:05:00Z" % (20 + night)
+    os.makedirs("%s/night%d" % (sys.argv[2], night), exist_ok=True)
+    json.dump(x, open("%s/night%d/roofline.json" % (sys.argv[2], night), "w"))
+PY
+"$HR" --out "$TMP/devhistout" "$TMP/devhist" >"$TMP/devhist.txt" 2>&1
+if grep -q "cpu memory roof 17.0 GB/s: .*30% below its own history in the inputs (median 24.2 GB/s of 3 earlier runs)" "$TMP/devhist.txt" &&
+   python3 - "$TMP/devhistout/profile.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+ms = {(d["source"].split("/")[-2], m["metric"]): m for n in p["nodes"] for d in n["devices"] for m in d["metrics"]}
+assert ms[("night4", "memory_gbps")]["history_n"] == 3, ms[("night4", "memory_gbps")]
+assert all(ms[(k, "memory_gbps")]["history_n"] == 0 for k in ("night1", "night2", "night3"))
+PY
+then
+	echo "ok health_report_device_own_history"
+else
+	echo "not ok health_report_device_own_history"; grep -i "memory roof" "$TMP/devhist.txt" | head -3 | sed 's/^/    /'
+fi
+# an earlier run is history, not a verdict: night 1 at half the memory
+# roof, nights 2-4 healthy: the node PASSes on its latest run; night 1's
+# value is marked superseded (not judged) and kept out of the fleet
+python3 - $D/real-vm/roofline.json "$TMP/fixed" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+def scale(o, f):
+    if isinstance(o, dict):
+        return {k: (v * f if k in ("memory_gbps", "gbps") and isinstance(v, (int, float)) else scale(v, f))
+                for k, v in o.items()}
+    if isinstance(o, list):
+        return [scale(v, f) for v in o]
+    return o
+for night, f in ((1, 0.5), (2, 1.0), (3, 1.0), (4, 1.0)):
+    x = scale(d, f)
+    x["start_utc"] = "2026-11-%02dT02:00:00Z" % (20 + night)
+    x["end_utc"] = "2026-11-%02dT02:05:00Z" % (20 + night)
+    os.makedirs("%s/night%d" % (sys.argv[2], night), exist_ok=True)
+    json.dump(x, open("%s/night%d/roofline.json" % (sys.argv[2], night), "w"))
+PY
+"$HR" --out "$TMP/fixedout" "$TMP/fixed" >"$TMP/fixed.txt" 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -q "^PASS  vm" "$TMP/fixed.txt" && python3 - "$TMP/fixedout/profile.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+n = p["nodes"][0]
+ms = {(d["source"].split("/")[-2], m["metric"]): m for d in n["devices"] for m in d["metrics"]}
+old, new = ms[("night1", "memory_gbps")], ms[("night4", "memory_gbps")]
+assert old["superseded_by"].endswith("night4/roofline.json") and old["judged"] is False, old
+assert "an earlier run" in old["not_judged_reason"] and old["level"] == "info", old
+assert new["superseded_by"] is None and new["judged"] is True and new["history_n"] == 3, new
+assert new["fleet_n"] == 1, new
+assert n["checks_judged"] + n["checks_not_judged"] == sum(1 for k in ms if k[0] == "night4"), n
+PY
+then
+	echo "ok health_report_earlier_run_is_history"
+else
+	echo "not ok health_report_earlier_run_is_history: exit $rc"; head -6 "$TMP/fixed.txt" | sed 's/^/    /'
+fi
 exit 0

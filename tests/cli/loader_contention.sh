@@ -60,7 +60,7 @@ else
 		lines="numactl --physcpubind="; slurm="srun --ntasks-per-node="
 	fi
 	if grep -q "^recommendation: .* placement, 1 worker(s) per GPU" <<<"$out" && grep -qF "$lines" <<<"$out" \
-		&& grep -qF "$slurm" <<<"$out" && grep -qE "^verdict: (pass|warn|fail)" <<<"$out"; then
+		&& grep -qF "$slurm" <<<"$out" && grep -qE "^verdict: (pass|warn|fail) \(of the recommended configuration, [a-z-]+-w[0-9]+\)" <<<"$out"; then
 		echo "ok lc_short_sweep_prints_verdict_and_lines"
 	else
 		echo "not ok lc_short_sweep_prints_verdict_and_lines"; echo "$out" | tail -12 | sed 's/^/    /'

@@ -40,6 +40,17 @@ if report_ok; then
 	echo "not a database, just text long enough to fill a header...................................." >"$TMP/notdb"
 	"$HR" history --db "$TMP/notdb" >"$TMP/h2" 2>&1; rc=$?
 	[ $rc = 2 ] && grep -q "is not a usable history database" "$TMP/h2" && ok history_foreign_db || nok history_foreign_db "exit $rc" "$TMP/h2"
+	# the first nights cannot be judged (fewer than 3 earlier ones): said so, not "0 regressed" alone
+	for n in 01 02 03 04; do
+		"$HR" history --db "$TMP/first.sqlite" --night "2026-11-$n" --json "$TMP/first$n.json" tests/data/report/real-vm >"$TMP/first$n" 2>&1
+	done
+	if grep -q ': 0 regressed; 14 of 14 series not judged (fewer than 3 earlier nights): NOT JUDGED$' "$TMP/first03" &&
+	   grep -q ': 0 regressed; 0 of 14 series not judged (fewer than 3 earlier nights)$' "$TMP/first04" &&
+	   python3 -c "import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(not (a['series_not_judged']==14 and a['series_checked']==14 and b['series_not_judged']==0))" "$TMP/first03.json" "$TMP/first04.json"; then
+		ok history_first_nights_not_judged
+	else
+		nok history_first_nights_not_judged "" "$TMP/first03"
+	fi
 else
 	echo "skip history_cli: $HR does not dispatch 'history' yet"
 fi

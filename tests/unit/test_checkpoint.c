@@ -127,6 +127,15 @@ Test(checkpoint, writer_points)
 	cr_assert(p[0] == 1 && p[1] == 3 && p[2] == 6);
 }
 
+Test(checkpoint, host_bytes)
+{
+	/* the buffers hold the node's shards; a tmpfs stage holds them again */
+	cr_assert_eq(ch_ckpt_host_bytes(3ull << 30, 0), 3ull << 30);
+	cr_assert_eq(ch_ckpt_host_bytes(3ull << 30, 1), 6ull << 30);
+	cr_assert_eq(ch_ckpt_host_bytes(UINT64_MAX / 2 + 1, 1), UINT64_MAX);
+	cr_assert_eq(ch_ckpt_host_bytes(0, 1), 0);
+}
+
 Test(checkpoint, names)
 {
 	char b[256];

@@ -129,7 +129,7 @@ Test(history, nightly_flow_flags_exactly_the_regressed_node)
 	hr_check_cfg_init(&cfg);
 	struct hr_regression *r;
 	size_t n;
-	cr_assert_eq(hr_history_check(h, NULL, &cfg, &r, &n), 0);
+	cr_assert_eq(hr_history_check(h, NULL, &cfg, &r, &n, NULL), 0);
 	cr_assert_eq(n, 1, "expected exactly one regression, got %zu", n);
 	cr_assert_str_eq(r[0].node, "n3");
 	cr_assert_str_eq(r[0].gpu, "gpu1");
@@ -141,7 +141,7 @@ Test(history, nightly_flow_flags_exactly_the_regressed_node)
 	cr_assert(fabs(r[0].pct - 20) < 2.5, "pct %g", r[0].pct);
 	free(r);
 	/* the night of n2's bad value flagged n2, and only it */
-	cr_assert_eq(hr_history_check(h, "2025-01-11T03:00:00Z", &cfg, &r, &n), 0);
+	cr_assert_eq(hr_history_check(h, "2025-01-11T03:00:00Z", &cfg, &r, &n, NULL), 0);
 	cr_assert_eq(n, 1);
 	cr_assert_str_eq(r[0].node, "n2");
 	cr_assert_str_eq(r[0].since, "2025-01-11T03:00:00Z");
@@ -150,7 +150,7 @@ Test(history, nightly_flow_flags_exactly_the_regressed_node)
 	json_t *again = roofline_doc("n3", "x", 3000, 795000, 3000, 795000);
 	cr_assert_eq(hr_history_record_doc(h, "2025-01-17T03:00:00Z", "fixed.json", again, NULL, NULL), 0);
 	json_decref(again);
-	cr_assert_eq(hr_history_check(h, NULL, &cfg, &r, &n), 0);
+	cr_assert_eq(hr_history_check(h, NULL, &cfg, &r, &n, NULL), 0);
 	cr_assert_eq(n, 0);
 	free(r);
 	hr_history_close(h);
