@@ -339,9 +339,7 @@ int hr_report_main(int argc, char **argv)
 		const json_t *s = json_object_get(profile, "summary"), *d;
 		size_t k;
 		long long nj = hr_jint(s, "not_judged", 0);
-		/* no node judged is not a PASS */
-		int none = nj > 0 && !hr_jint(s, "fail", 0) && !hr_jint(s, "warn", 0) && !hr_jint(s, "pass", 0);
-		printf("health_report: %s: %lld FAIL, %lld WARN, %lld PASS", none ? "NOT JUDGED" : hr_jstr(s, "verdict"),
+		printf("health_report: %s: %lld FAIL, %lld WARN, %lld PASS", hr_jstr(s, "verdict"),
 		       hr_jint(s, "fail", 0), hr_jint(s, "warn", 0), hr_jint(s, "pass", 0));
 		if (nj > 0)
 			printf(", %lld not judged", nj);
