@@ -474,6 +474,47 @@ static int roof_is_ladder(const struct hr_device *d, int dt)
 	return ladder;
 }
 
+struct hist_pt {
+	time_t t;
+	double v;
+};
+
+static int cmp_hist(const void *x, const void *y)
+{
+	const struct hist_pt *a = x, *b = y;
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
+/*
+ * The history rule on instance @p: its @n earlier values @pts (any order;
+ * sorted here) then p->value, through hr_history_regressed(). Sets
+ * p->hist_n; on a regression also level_hist (WARN), hist_base, hist_pct,
+ * raises p->level to WARN and sets *since (index into the sorted @pts, n
+ * when the run is this one alone). @v: room for n + 1 values.
+ * Returns 1 when it regressed, 0 when not or with fewer than min_nights.
+ */
+static int judge_history(struct inst *p, struct hist_pt *pts, size_t n, double *v,
+			 const struct hr_check_cfg *cfg, size_t *since)
+{
+	double base, pct;
+	size_t j;
+	if (n < (size_t)cfg->min_nights)
+		return 0;
+	qsort(pts, n, sizeof(*pts), cmp_hist);
+	for (j = 0; j < n; j++)
+		v[j] = pts[j].v;
+	v[n] = p->value;
+	p->hist_n = (int)n;
+	if (!hr_history_regressed(v, n + 1, cfg, since, &base, &pct))
+		return 0;
+	p->level_hist = HR_WARN;
+	p->hist_base = base;
+	p->hist_pct = pct;
+	if (p->level < HR_WARN)
+		p->level = HR_WARN;
+	return 1;
+}
+
 static time_t run_time(const struct hr_fleet *f, const char *source);
 static int same_device(const struct hr_device *x, const struct hr_device *y);
 
@@ -562,16 +603,6 @@ static void device_instances(struct an *a)
 	compare(a, a->di, a->ndi);
 }
 
-struct hist_pt {
-	time_t t;
-	double v;
-};
-
-static int cmp_hist(const void *x, const void *y)
-{
-	const struct hist_pt *a = x, *b = y;
-	return a->t < b->t ? -1 : a->t > b->t;
-}
 
 static time_t run_time(const struct hr_fleet *f, const char *source);
 static int same_device(const struct hr_device *x, const struct hr_device *y)
@@ -611,7 +642,6 @@ static void device_history(struct an *a)
 		size_t n = 0, since;
 		int later = 0;
 		long e;
-		double base, pct;
 		if (!dt[p->subject])
 			continue;
 		for (e = a->node_dev[d->node]; e >= 0 && !later; e = a->dev_next[e]) {
@@ -626,20 +656,8 @@ static void device_history(struct an *a)
 					pts[n++] = (struct hist_pt){ dt[e], a->di[j].value };
 			}
 		}
-		if (later || n < (size_t)cfg.min_nights)
+		if (later || !judge_history(p, pts, n, v, &cfg, &since))
 			continue;
-		qsort(pts, n, sizeof(*pts), cmp_hist);
-		for (j = 0; j < n; j++)
-			v[j] = pts[j].v;
-		v[n] = p->value;
-		p->hist_n = (int)n;
-		if (!hr_history_regressed(v, n + 1, &cfg, &since, &base, &pct))
-			continue;
-		p->level_hist = HR_WARN;
-		p->hist_base = base;
-		p->hist_pct = pct;
-		if (p->level < HR_WARN)
-			p->level = HR_WARN;
 	}
 	free(dt);
 	free(v);
@@ -1213,18 +1231,10 @@ static void history_reasons(struct an *a)
 			else if (u < t)
 				pts[n++] = (struct hist_pt){ u, q->value };
 		}
-		if (later || n < (size_t)cfg.min_nights)
+		if (later || !judge_history(p, pts, n, v, &cfg, &since))
 			continue;
-		qsort(pts, n, sizeof(*pts), cmp_hist);
-		for (j = 0; j < n; j++)
-			v[j] = pts[j].v;
-		v[n] = p->value;
-		p->hist_n = (int)n;
-		if (!hr_history_regressed(v, n + 1, &cfg, &since, &base, &pct))
-			continue;
-		p->level_hist = HR_WARN;
-		if (p->level < HR_WARN)
-			p->level = HR_WARN;
+		base = p->hist_base;
+		pct = p->hist_pct;
 		strftime(when, sizeof(when), "%Y-%m-%d", gmtime(&pts[since < n ? since : n - 1].t));
 		fmt_val(p->value, 0, val, sizeof(val));
 		fmt_val(base, 0, ref, sizeof(ref));
