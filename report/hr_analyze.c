@@ -518,6 +518,18 @@ static int judge_history(struct inst *p, struct hist_pt *pts, size_t n, double *
 static time_t run_time(const struct hr_fleet *f, const char *source);
 static int same_device(const struct hr_device *x, const struct hr_device *y);
 
+/* Whether the run started at @u from result file @r is later than the one
+ * started at @t from @s (seconds since the epoch; 0: no start time, never
+ * later): a later start, or the same start and the later file name, so
+ * that of two runs stamped alike exactly one is the latest. Two entries of
+ * one file are never later than each other. */
+static int later_run(time_t u, const char *r, time_t t, const char *s)
+{
+	if (!u || !t)
+		return 0;
+	return u > t || (u == t && r && s && strcmp(r, s) > 0);
+}
+
 /* A device with a later run in the inputs (same node, device and bus id,
  * a later start): its instances are history (superseded_by that file). */
 static void mark_superseded_devices(struct an *a)
@@ -528,14 +540,16 @@ static void mark_superseded_devices(struct an *a)
 		struct inst *p = &a->di[i];
 		const struct hr_device *d = &f->devices[p->subject];
 		time_t t = run_time(f, d->source), best = t;
+		const char *best_src = d->source;
 		long e;
 		for (e = a->node_dev[d->node]; t && e >= 0; e = a->dev_next[e]) {
 			time_t u;
 			if ((size_t)e == (size_t)p->subject || !same_device(d, &f->devices[e]))
 				continue;
 			u = run_time(f, f->devices[e].source);
-			if (u > best) {
+			if (later_run(u, f->devices[e].source, best, best_src)) {
 				best = u;
+				best_src = f->devices[e].source;
 				p->superseded_by = f->devices[e].source;
 			}
 		}
@@ -650,9 +664,9 @@ static void device_history(struct an *a)
 			for (j = a->dev_first[e]; j < a->dev_first[e] + a->dev_n[e] && !later; j++) {
 				if (a->di[j].cls != p->cls)
 					continue;
-				if (dt[e] > dt[p->subject])
+				if (later_run(dt[e], f->devices[e].source, dt[p->subject], d->source))
 					later = 1;
-				else if (dt[e] < dt[p->subject])
+				else if (later_run(dt[p->subject], d->source, dt[e], f->devices[e].source))
 					pts[n++] = (struct hist_pt){ dt[e], a->di[j].value };
 			}
 		}
@@ -895,10 +909,13 @@ static void mark_superseded_groups(struct an *a)
 	for (i = 0; i < a->ngi; i++) {
 		struct inst *p = &a->gi[i];
 		time_t best = gt[i];
+		const char *best_src = f->groups[p->subject].source;
 		for (j = 0; best && j < a->ngi; j++)
-			if (j != i && a->gi[j].cls == p->cls && gt[j] > best &&
+			if (j != i && a->gi[j].cls == p->cls &&
+			    later_run(gt[j], f->groups[a->gi[j].subject].source, best, best_src) &&
 			    same_nodes(&f->groups[p->subject], &f->groups[a->gi[j].subject])) {
 				best = gt[j];
+				best_src = f->groups[a->gi[j].subject].source;
 				p->superseded_by = f->groups[a->gi[j].subject].source;
 			}
 	}
@@ -1226,9 +1243,9 @@ static void history_reasons(struct an *a)
 			h = &f->groups[q->subject];
 			if (j == i || q->cls != p->cls || !(u = gt[j]) || !same_nodes(g, h))
 				continue;
-			if (u > t)
+			if (later_run(u, h->source, t, g->source))
 				later = 1;
-			else if (u < t)
+			else if (later_run(t, g->source, u, h->source))
 				pts[n++] = (struct hist_pt){ u, q->value };
 		}
 		if (later || !judge_history(p, pts, n, v, &cfg, &since))

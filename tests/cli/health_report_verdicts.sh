@@ -316,4 +316,30 @@ then
 else
 	echo "not ok health_report_earlier_run_is_history: exit $rc"; head -6 "$TMP/fixed.txt" | sed 's/^/    /'
 fi
+# two runs of a device stamped with the same start_utc: exactly one is the
+# latest (the later file name), the other its history; the device is not
+# compared with itself as a fleet of two
+python3 - $D/real-vm/roofline.json "$TMP/same" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+for name in ("a", "b"):
+    d["start_utc"], d["end_utc"] = "2026-11-21T02:00:00Z", "2026-11-21T02:05:00Z"
+    os.makedirs("%s/%s" % (sys.argv[2], name), exist_ok=True)
+    json.dump(d, open("%s/%s/roofline.json" % (sys.argv[2], name), "w"))
+PY
+"$HR" --out "$TMP/sameout" "$TMP/same" >"$TMP/same.txt" 2>&1
+rc=$?
+if [ $rc = 0 ] && python3 - "$TMP/sameout/profile.json" <<'PY'
+import json, sys
+n = json.load(open(sys.argv[1]))["nodes"][0]
+ms = [(d["source"].split("/")[-2], m) for d in n["devices"] for m in d["metrics"]]
+assert ms and all(m["superseded_by"].endswith("b/roofline.json") and m["judged"] is False for k, m in ms if k == "a"), ms
+assert all(m["superseded_by"] is None for k, m in ms if k == "b"), ms
+assert n["checks_judged"] + n["checks_not_judged"] == sum(1 for k, m in ms if k == "b"), n
+PY
+then
+	echo "ok health_report_same_start_one_latest"
+else
+	echo "not ok health_report_same_start_one_latest: exit $rc"; head -3 "$TMP/same.txt" | sed 's/^/    /'
+fi
 exit 0
