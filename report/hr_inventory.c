@@ -150,11 +150,11 @@ static const struct field gpu_fields[] = {
 	{ "remap.pending", 'b' }, { "remap.failure", 'b' }, { "retired_pages.pending", 'b' },
 	{ "power.limit_enforced_w", 'n' }, { "power.limit_default_w", 'n' },
 	{ "clocks.sm_app_mhz", 'n' }, { "clocks.sm_default_app_mhz", 'n' },
-	{ "clock_event_reasons", 'a' }, { NULL, 0 }
+	{ "clock_event_reasons", 'a' }, { "vbios_version", 's' }, { NULL, 0 }
 };
 static const struct field nic_fields[] = {
 	{ "device", 's' }, { "port", 'n' }, { "kind", 's' }, { "state", 's' }, { "rate_gbps", 'n' },
-	{ "link_layer", 's' }, { "near_gpus", 'a' }, { NULL, 0 }
+	{ "link_layer", 's' }, { "near_gpus", 'a' }, { "fw_version", 's' }, { NULL, 0 }
 };
 static const struct field cpu_fields[] = {
 	{ "governor", 's' }, { "turbo", 'b' }, { "turbo_source", 's' }, { NULL, 0 }
@@ -267,6 +267,8 @@ int hr_inventory_load(struct hr_fleet *f, int node, const json_t *host,
 	if (!nd->inventory || !nd->inventory_source)
 		return CH_ERR_RUNTIME;
 	check_inventory(f, path, nd->inventory);
+	/* from the checked copy: a field listed as wrong-typed is not read */
+	inv = nd->inventory;
 	set_node_cfg(nd, HR_CFG_VBIOS, distinct(json_object_get(inv, "gpus"), "vbios_version", NULL));
 	set_node_cfg(nd, HR_CFG_NIC_FW, distinct(json_object_get(inv, "nics"), "fw_version", "rdma"));
 	json_array_foreach(json_object_get(inv, "gpus"), i, g)
