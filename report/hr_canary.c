@@ -149,20 +149,32 @@ static void fit_quality_notes(const struct hr_canary_in *in, struct hr_canary_ou
 
 /* A prediction at the target that rests on a fitted all-reduce model
  * missing its own points by more than HR_CANARY_ROUGH_FIT_PCT (rms) books
- * nothing: MEASURE FIRST (o->rough_fit, verdict and action set, returns 1). */
+ * nothing: MEASURE FIRST (o->rough_fit, verdict and action set, returns 1).
+ * The prediction is a ratio of the model at the target to the model today
+ * (and at the baseline, when given), so each of those levels' fits counts;
+ * the roughest is named. */
 static int rough_target_fit(const struct hr_canary_in *in, struct hr_canary_out *o)
 {
-	const struct hr_comm_model *m;
+	const int lv[3] = { o->level_target, o->level_now, o->level_base };
+	const struct hr_comm_model *m, *worst = NULL;
+	int k;
 	if (o->level_target < 0)
 		return 0;
-	m = &in->comm[o->level_target];
-	if (m->src != HR_SRC_FITTED || !(m->fit.rms_rel_pct > HR_CANARY_ROUGH_FIT_PCT))
+	for (k = 0; k < 3; k++) {
+		if (lv[k] < 0 || lv[k] >= HR_NLEVELS)
+			continue;
+		m = &in->comm[lv[k]];
+		if (m->src == HR_SRC_FITTED && m->fit.rms_rel_pct > HR_CANARY_ROUGH_FIT_PCT &&
+		    (!worst || m->fit.rms_rel_pct > worst->fit.rms_rel_pct))
+			worst = m;
+	}
+	if (!worst)
 		return 0;
 	o->rough_fit = 1;
 	o->verdict = HR_VERDICT_MEASURE_FIRST;
 	snprintf(o->measure, sizeof(o->measure),
 		 "re-measure the all-reduce (allreduce_bw --scaling on quiet nodes, one rank per GPU): its fit misses its points by %.0f%% (rms), more than the %.0f%% a prediction can rest on",
-		 m->fit.rms_rel_pct, HR_CANARY_ROUGH_FIT_PCT);
+		 worst->fit.rms_rel_pct, HR_CANARY_ROUGH_FIT_PCT);
 	return 1;
 }
 

@@ -169,6 +169,34 @@ Test(canary, book_when_it_scales)
 	cr_assert(out.step_target_sec.src & HR_SRC_FITTED);
 }
 
+Test(canary, rough_fit_today_measure_first)
+{
+	/* today (8 GPUs, one node) rests on a rough intra-node fit, the target
+	 * (16, two nodes) on a good inter-node one: the ratio rests on both */
+	struct hr_canary_in in;
+	struct hr_canary_out out;
+	hr_canary_in_init(&in);
+	in.gpus_now = given(8);
+	in.target_gpus = given(16);
+	in.gpus_per_node = given(8);
+	in.params = given(1e8);
+	in.grad_bytes_per_param = given(4);
+	for (int l = 0; l < HR_NLEVELS; l++) {
+		in.comm[l].set = 1;
+		in.comm[l].src = HR_SRC_FITTED;
+		in.comm[l].fit.model = HR_FIT_RING;
+		in.comm[l].fit.alpha_us = 5;
+		in.comm[l].fit.bw_gbps = 100;
+		in.comm[l].fit.rms_rel_pct = l == HR_INTRA ? 45 : 2;
+	}
+	cr_assert_eq(hr_canary_compute(&in, &out), 0);
+	cr_assert_eq(out.level_now, HR_INTRA);
+	cr_assert_eq(out.level_target, HR_INTER);
+	cr_assert_eq(out.verdict, HR_VERDICT_MEASURE_FIRST);
+	cr_assert(out.rough_fit);
+	cr_assert(strstr(out.measure, "by 45% (rms)"), "%s", out.measure);
+}
+
 Test(canary, dont_book_when_nothing_to_fix)
 {
 	struct hr_canary_in in;
