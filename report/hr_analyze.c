@@ -557,7 +557,8 @@ static void device_instances(struct an *a)
 		for (m = 0; m <= CH_NDTYPES; m++) {
 			double v = m == 0 ? d->memory_gbps : d->compute_gflops[m - 1];
 			int ladder = m > 0 && roof_is_ladder(d, m - 1);
-			const char *ceiling = ladder ? " (FMA ladder, CUDA cores)" : "";
+			int gpu = d->kind && !strcmp(d->kind, "gpu");
+			const char *ceiling = !ladder ? "" : gpu ? " (FMA ladder, CUDA cores)" : " (FMA ladder)";
 			struct inst *p;
 			char mk[48];
 			if (isnan(v))
@@ -596,7 +597,8 @@ static void device_instances(struct an *a)
 				p->why = keep(a, INST_WHY_MAX, "no %s figure for %s%s",
 					 x ? "expected" : "datasheet",
 					 d->sku ? d->sku : d->name ? d->name : d->device,
-					 ladder ? " (the roof was set by the FMA ladder on the CUDA cores)" : "");
+					 !ladder ? "" : gpu ? " (the roof was set by the FMA ladder on the CUDA cores)"
+						 : " (the roof was set by the FMA ladder)");
 		}
 	}
 	mark_superseded_devices(a);

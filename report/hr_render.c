@@ -389,7 +389,7 @@ static void md_devices(const struct hr_rows *rows, struct hr_buf *b)
 			const double v[] = { d->pct_of_datasheet, d->pct_of_expected, d->pct_of_fleet_median, d->z };
 			hr_rows_nums(b, " | ", 4, v, pct3_z);
 		}
-		hr_buf_printf(b, " | %s |\n", d->level);
+		hr_buf_printf(b, " | %s |\n", d->level_text ? d->level_text : "");
 	}
 }
 

@@ -122,6 +122,10 @@ static int build_devices(const json_t *nodes, struct hr_rows *r)
 				row->metric = hr_jstr(m, "metric");
 				row->unit = hr_jstr(m, "unit");
 				row->level = hr_jstr(m, "level");
+				row->level_text = row->level;
+				if (json_is_false(json_object_get(m, "judged")) && row->level && !strcmp(row->level, "info"))
+					row->level_text = hr_jstr(m, "superseded_by") ? "not judged (earlier run)"
+										   : "not judged";
 				row->value = hr_jnum(m, "value");
 				row->pct_of_datasheet = hr_jnum(m, "pct_of_datasheet");
 				row->pct_of_expected = hr_jnum(m, "pct_of_expected");

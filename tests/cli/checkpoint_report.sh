@@ -169,6 +169,6 @@ json.dump(d, open(sys.argv[2], "w"))
 EOF2
 out=$("$HR" history --db "$T/h.sqlite" --night 2026-11-05 "$T/c1-slow.json" 2>&1); rc=$?
 [ $rc = 1 ] && has "history: checkpoint write bandwidth regression against the node's own nights" \
-	"REGRESSED c1 - checkpoint.write_gbps_per_rank: regressed 50.0% since 2026-11-05 (now 0.5, baseline 1 = median of 4 nights before 2026-11-05)" ||
+	"REGRESSED c1 - checkpoint.write_gbps_per_rank: regressed 50.0% since 2026-11-05 (now 0.5 GB/s, baseline 1 GB/s = median of 4 nights before 2026-11-05)" ||
 	echo "not ok history: checkpoint regression: exit $rc: $out"
 exit 0
