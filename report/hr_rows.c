@@ -370,7 +370,7 @@ void hr_rows_ckpt_cells(struct hr_buf *b, const struct hr_ckpt_row *r, const cha
 	esc(b, r->mount);
 	hr_buf_printf(b, "%s%lld%s", sep, r->ranks, sep);
 	hr_rows_nums(b, sep, 4, v, none);
-	hr_buf_printf(b, " (%lld)%s", r->peers, sep);
+	hr_buf_printf(b, " (%lld peer%s)%s", r->peers, r->peers == 1 ? "" : "s", sep);
 	if (isnan(r->peers_over_node) || !(r->peers_over_node > 0))
 		hr_buf_puts(b, "not judged (no peers)");
 	else

@@ -118,7 +118,7 @@ EOF2
 )
 [ -z "$why" ] && echo "ok report profile: WARN at 4x, PASS at 2x, FAIL on a bad file" || echo "not ok report profile: $(echo "$why" | tail -2 | tr '\n' ' ')"
 # the same figures in report.md, report.html and health.prom
-grep -qxF "| c3 | nfs4 nas:/export on /mnt/ckpt | 2 | 2.00 | 0.25 | 0.5 | 1.00 (3) | 0.25x the peers' | WARN | the median of its 3 peers on the same mount (fleet); flagged at 3x slower (assumed) ($DATA/fleet/c3.json) |" "$T/report/report.md" &&
+grep -qxF "| c3 | nfs4 nas:/export on /mnt/ckpt | 2 | 2.00 | 0.25 | 0.5 | 1.00 (3 peers) | 0.25x the peers' | WARN | the median of its 3 peers on the same mount (fleet); flagged at 3x slower (assumed) ($DATA/fleet/c3.json) |" "$T/report/report.md" &&
 grep -q "| c4 | nfs4 nas:/export on /mnt/ckpt | 2 | .* | FAIL: files did not read back |" "$T/report/report.md" &&
 grep -q '<h2 id="checkpoint">Checkpoint writes' "$T/report/report.html" &&
 grep -q "<tr class=\"warn\"><td>c3</td><td>nfs4 nas:/export on /mnt/ckpt</td><td>2</td><td>2.00</td><td>0.25</td>" "$T/report/report.html" &&
