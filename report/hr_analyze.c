@@ -1228,12 +1228,29 @@ static void history_reasons(struct an *a)
 
 /* ------------------------------------------------------------ others */
 
+/* Whether result file @source holds a group of @node that a later sweep in
+ * the inputs superseded (its other figures are history too). */
+static int source_superseded(const struct an *a, const char *source, int node)
+{
+	long e;
+	if (node < 0 || (size_t)node >= a->f->nnodes)
+		return 0;
+	for (e = a->node_grp[node]; e >= 0; e = a->grp_next[e]) {
+		const struct inst *p = group_inst(a, (size_t)a->grp_of[e]);
+		if (p && p->superseded_by && !strcmp(a->f->groups[a->grp_of[e]].source, source))
+			return 1;
+	}
+	return 0;
+}
+
 static void straggler_reasons(struct an *a)
 {
 	size_t i;
 	for (i = 0; i < a->f->nstragglers; i++) {
 		const struct hr_straggler *s = &a->f->stragglers[i];
 		char subj[32];
+		if (source_superseded(a, s->source, s->node))
+			continue; /* a straggler of an earlier sweep: history */
 		snprintf(subj, sizeof(subj), "rank %d", s->rank);
 		add_reason(a, s->node, HR_WARN, "straggler", subj, s->source,
 			   "check that rank's GPU clocks, power and PCIe link (nvidia-smi -q) and the NIC it uses",

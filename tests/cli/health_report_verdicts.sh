@@ -290,4 +290,24 @@ then
 else
 	echo "not ok health_report_earlier_run_is_history: exit $rc"; head -6 "$TMP/fixed.txt" | sed 's/^/    /'
 fi
+# a straggler of an earlier sweep is history too: night 1 names rank 1 of
+# node0 as a straggler, nights 2-4 none: no straggler reason; the same
+# straggler on night 4 is one
+nights $D/real-vm/allreduce_bw.json "$TMP/strag" none 1 1 1 1
+cp -r "$TMP/strag" "$TMP/strag4"
+python3 - "$TMP/strag/night1/allreduce_bw.json" "$TMP/strag4/night4/allreduce_bw.json" <<'PY'
+import json, sys
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    d["results"]["stragglers"] = [{"rank": 1, "host": "node0", "node": "node0", "rows": 12, "slowest_rows": 11,
+                                   "slowest_fraction": 11 / 12, "excess_pct": 35.0}]
+    json.dump(d, open(f, "w"))
+PY
+"$HR" --out "$TMP/stragout" "$TMP/strag" >"$TMP/strag.txt" 2>&1
+"$HR" --out "$TMP/strag4out" "$TMP/strag4" >"$TMP/strag4.txt" 2>&1
+if ! grep -q "is a straggler" "$TMP/strag.txt" && grep -q "rank 1 is a straggler" "$TMP/strag4.txt"; then
+	echo "ok health_report_earlier_straggler_is_history"
+else
+	echo "not ok health_report_earlier_straggler_is_history"; grep -h straggler "$TMP/strag.txt" "$TMP/strag4.txt" | head -3 | sed 's/^/    /'
+fi
 exit 0
