@@ -121,6 +121,7 @@ struct an {
 	long *node_dev, *dev_next; /* per node: its first device, per device: the next of its node; -1 none */
 	long *node_grp, *grp_next; /* per node: its first (group, member) entry; per entry: the next; -1 none */
 	long *grp_of;     /* per entry: the group */
+	time_t *dev_t, *grp_t; /* per device, per group: the start of its result file's run (0 unknown) */
 	json_t *texts;    /* the instances' basis, tag and why texts, each once (the keys) */
 	int oom;
 };
@@ -515,7 +516,6 @@ static int judge_history(struct inst *p, struct hist_pt *pts, size_t n, double *
 	return 1;
 }
 
-static time_t run_time(const struct hr_fleet *f, const char *source);
 static int same_device(const struct hr_device *x, const struct hr_device *y);
 
 /* A device with a later run in the inputs (same node, device and bus id,
@@ -527,18 +527,15 @@ static void mark_superseded_devices(struct an *a)
 	for (i = 0; i < a->ndi; i++) {
 		struct inst *p = &a->di[i];
 		const struct hr_device *d = &f->devices[p->subject];
-		time_t t = run_time(f, d->source), best = t;
+		time_t best = a->dev_t[p->subject];
 		long e;
-		for (e = a->node_dev[d->node]; t && e >= 0; e = a->dev_next[e]) {
-			time_t u;
-			if ((size_t)e == (size_t)p->subject || !same_device(d, &f->devices[e]))
-				continue;
-			u = run_time(f, f->devices[e].source);
-			if (u > best) {
-				best = u;
+		if (d->node < 0 || (size_t)d->node >= f->nnodes)
+			continue;
+		for (e = a->node_dev[d->node]; best && e >= 0; e = a->dev_next[e])
+			if ((size_t)e != (size_t)p->subject && a->dev_t[e] > best && same_device(d, &f->devices[e])) {
+				best = a->dev_t[e];
 				p->superseded_by = f->devices[e].source;
 			}
-		}
 	}
 }
 
@@ -606,7 +603,6 @@ static void device_instances(struct an *a)
 }
 
 
-static time_t run_time(const struct hr_fleet *f, const char *source);
 static int same_device(const struct hr_device *x, const struct hr_device *y)
 {
 	return x->node == y->node && !strcmp(x->device, y->device) &&
@@ -624,27 +620,24 @@ static void device_history(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
 	struct hr_check_cfg cfg;
-	time_t *dt = malloc((f->ndevices ? f->ndevices : 1) * sizeof(*dt));
+	const time_t *dt = a->dev_t;
 	double *v = malloc((a->ndi + 1) * sizeof(*v));
 	struct hist_pt *pts = malloc((a->ndi ? a->ndi : 1) * sizeof(*pts));
 	size_t i, j;
-	if (!dt || !v || !pts) {
-		free(dt);
+	if (!v || !pts) {
 		free(v);
 		free(pts);
 		a->oom = 1;
 		return;
 	}
 	hr_check_cfg_init(&cfg);
-	for (i = 0; i < f->ndevices; i++)
-		dt[i] = run_time(f, f->devices[i].source);
 	for (i = 0; i < a->ndi; i++) {
 		struct inst *p = &a->di[i];
 		const struct hr_device *d = &f->devices[p->subject];
 		size_t n = 0, since;
 		int later = 0;
 		long e;
-		if (!dt[p->subject])
+		if (!dt[p->subject] || d->node < 0 || (size_t)d->node >= f->nnodes)
 			continue;
 		for (e = a->node_dev[d->node]; e >= 0 && !later; e = a->dev_next[e]) {
 			if ((size_t)e == (size_t)p->subject || !dt[e] || !same_device(d, &f->devices[e]))
@@ -661,7 +654,6 @@ static void device_history(struct an *a)
 		if (later || !judge_history(p, pts, n, v, &cfg, &since))
 			continue;
 	}
-	free(dt);
 	free(v);
 	free(pts);
 }
@@ -878,33 +870,33 @@ static double inter_expected(const struct an *a, const struct hr_group *g,
 	return NAN;
 }
 
-static time_t group_time(const struct hr_fleet *f, const struct hr_group *g);
 static int same_nodes(const struct hr_group *a, const struct hr_group *b);
 
 /* A group with a later sweep in the inputs (same nodes and class, a later
- * start): its instance is history (superseded_by that file). */
+ * start): its instance is history (superseded_by that file). Needs
+ * a->grp_inst. */
 static void mark_superseded_groups(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
-	size_t i, j;
-	time_t *gt = malloc((a->ngi ? a->ngi : 1) * sizeof(*gt));
-	if (!gt) {
-		a->oom = 1;
-		return;
-	}
-	for (i = 0; i < a->ngi; i++)
-		gt[i] = group_time(f, &f->groups[a->gi[i].subject]);
+	size_t i;
 	for (i = 0; i < a->ngi; i++) {
 		struct inst *p = &a->gi[i];
-		time_t best = gt[i];
-		for (j = 0; best && j < a->ngi; j++)
-			if (j != i && a->gi[j].cls == p->cls && gt[j] > best &&
-			    same_nodes(&f->groups[p->subject], &f->groups[a->gi[j].subject])) {
-				best = gt[j];
-				p->superseded_by = f->groups[a->gi[j].subject].source;
-			}
+		const struct hr_group *g = &f->groups[p->subject];
+		time_t best = a->grp_t[p->subject];
+		long e;
+		if (!best || g->nnodes < 1 || g->nodes[0] < 0 || (size_t)g->nodes[0] >= f->nnodes)
+			continue;
+		/* the groups with the same nodes all hold g's first node */
+		for (e = a->node_grp[g->nodes[0]]; e >= 0; e = a->grp_next[e]) {
+			long j = a->grp_inst[a->grp_of[e]];
+			const struct hr_group *h = &f->groups[a->grp_of[e]];
+			if (j < 0 || (size_t)j == i || a->gi[j].cls != p->cls || a->grp_t[a->grp_of[e]] <= best ||
+			    !same_nodes(g, h))
+				continue;
+			best = a->grp_t[a->grp_of[e]];
+			p->superseded_by = h->source;
+		}
 	}
-	free(gt);
 }
 
 static void group_instances(struct an *a)
@@ -989,6 +981,8 @@ static void group_instances(struct an *a)
 		    p->value <= a->th->pcie_class_gbps)
 			p->level_abs = HR_FAIL;
 	}
+	for (i = 0; !a->oom && i < a->ngi; i++)
+		a->grp_inst[a->gi[i].subject] = (long)i;
 	mark_superseded_groups(a);
 	compare(a, a->gi, a->ngi);
 }
@@ -1153,21 +1147,6 @@ static int group_has_node(const struct hr_group *g, int n)
 	return 0;
 }
 
-/* Start time of the run a group came from (0 unknown: nccl-tests text logs). */
-/* the start of the run of result file @source, 0 unknown */
-static time_t run_time(const struct hr_fleet *f, const char *source)
-{
-	size_t i;
-	for (i = 0; i < f->nruns; i++)
-		if (!strcmp(f->runs[i].path, source))
-			return f->runs[i].start;
-	return 0;
-}
-
-static time_t group_time(const struct hr_fleet *f, const struct hr_group *g)
-{
-	return run_time(f, g->source);
-}
 
 static int same_nodes(const struct hr_group *a, const struct hr_group *b)
 {
@@ -1193,28 +1172,24 @@ static void history_reasons(struct an *a)
 	struct hr_check_cfg cfg;
 	struct hist_pt *pts = malloc((a->ngi ? a->ngi : 1) * sizeof(*pts));
 	double *v = malloc((a->ngi + 1) * sizeof(*v));
-	time_t *gt = malloc((a->ngi ? a->ngi : 1) * sizeof(*gt));
 	size_t i, j;
 	long e;
-	if (!pts || !v || !gt) {
+	if (!pts || !v) {
 		free(pts);
 		free(v);
-		free(gt);
 		a->oom = 1;
 		return;
 	}
 	hr_check_cfg_init(&cfg);
-	for (i = 0; i < a->ngi; i++)
-		gt[i] = group_time(f, &f->groups[a->gi[i].subject]);
 	for (i = 0; i < a->ngi; i++) {
 		struct inst *p = &a->gi[i];
 		const struct hr_group *g = &f->groups[p->subject];
-		time_t t = gt[i];
+		time_t t = a->grp_t[p->subject];
 		size_t n = 0, since;
 		int later = 0, k;
 		double base, pct;
 		char val[48], ref[48], when[32];
-		if (!t)
+		if (!t || g->nnodes < 1 || g->nodes[0] < 0 || (size_t)g->nodes[0] >= f->nnodes)
 			continue;
 		/* the groups with the same nodes all hold g's first node: its groups, in gi[] order */
 		for (e = a->node_grp[g->nodes[0]]; e >= 0 && !later; e = a->grp_next[e]) {
@@ -1226,7 +1201,7 @@ static void history_reasons(struct an *a)
 			j = (size_t)a->grp_inst[a->grp_of[e]];
 			q = &a->gi[j];
 			h = &f->groups[q->subject];
-			if (j == i || q->cls != p->cls || !(u = gt[j]) || !same_nodes(g, h))
+			if (j == i || q->cls != p->cls || !(u = a->grp_t[q->subject]) || !same_nodes(g, h))
 				continue;
 			if (u > t)
 				later = 1;
@@ -1251,10 +1226,24 @@ static void history_reasons(struct an *a)
 	}
 	free(pts);
 	free(v);
-	free(gt);
 }
 
 /* ------------------------------------------------------------ others */
+
+/* Whether result file @source holds a group of @node that a later sweep in
+ * the inputs superseded (its other figures are history too). */
+static int source_superseded(const struct an *a, const char *source, int node)
+{
+	long e;
+	if (node < 0 || (size_t)node >= a->f->nnodes)
+		return 0;
+	for (e = a->node_grp[node]; e >= 0; e = a->grp_next[e]) {
+		const struct inst *p = group_inst(a, (size_t)a->grp_of[e]);
+		if (p && p->superseded_by && !strcmp(a->f->groups[a->grp_of[e]].source, source))
+			return 1;
+	}
+	return 0;
+}
 
 static void straggler_reasons(struct an *a)
 {
@@ -1262,6 +1251,8 @@ static void straggler_reasons(struct an *a)
 	for (i = 0; i < a->f->nstragglers; i++) {
 		const struct hr_straggler *s = &a->f->stragglers[i];
 		char subj[32];
+		if (source_superseded(a, s->source, s->node))
+			continue; /* a straggler of an earlier sweep: history */
 		snprintf(subj, sizeof(subj), "rank %d", s->rank);
 		add_reason(a, s->node, HR_WARN, "straggler", subj, s->source,
 			   "check that rank's GPU clocks, power and PCIe link (nvidia-smi -q) and the NIC it uses",
@@ -2189,6 +2180,33 @@ static int node_index(struct an *a)
 	return 0;
 }
 
+/* a->dev_t and a->grp_t: each device's and group's run start, through one
+ * map of result file -> start (0 unknown: nccl-tests text logs). */
+static int run_times(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	json_t *m = json_object();
+	size_t i;
+	a->dev_t = calloc(f->ndevices ? f->ndevices : 1, sizeof(*a->dev_t));
+	a->grp_t = calloc(f->ngroups ? f->ngroups : 1, sizeof(*a->grp_t));
+	if (!m || !a->dev_t || !a->grp_t) {
+		json_decref(m);
+		return -1;
+	}
+	for (i = 0; i < f->nruns; i++)
+		if (f->runs[i].path && !json_object_get(m, f->runs[i].path) &&
+		    json_object_set_new(m, f->runs[i].path, json_integer((json_int_t)f->runs[i].start))) {
+			json_decref(m);
+			return -1;
+		}
+	for (i = 0; i < f->ndevices; i++)
+		a->dev_t[i] = (time_t)json_integer_value(json_object_get(m, f->devices[i].source));
+	for (i = 0; i < f->ngroups; i++)
+		a->grp_t[i] = (time_t)json_integer_value(json_object_get(m, f->groups[i].source));
+	json_decref(m);
+	return 0;
+}
+
 json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 {
 	struct an a;
@@ -2208,7 +2226,7 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 		goto out;
 	for (i = 0; i < f->ngroups; i++)
 		a.grp_inst[i] = -1;
-	if (node_index(&a))
+	if (node_index(&a) || run_times(&a))
 		goto out;
 	drift = analyze_drift(&a);
 	device_instances(&a);
@@ -2223,8 +2241,6 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 		device_history(&a);
 	device_reasons(&a);
 	group_instances(&a);
-	for (i = 0; !a.oom && i < a.ngi; i++)
-		a.grp_inst[a.gi[i].subject] = (long)i;
 	group_reasons(&a);
 	history_reasons(&a);
 	straggler_reasons(&a);
@@ -2259,6 +2275,8 @@ out:
 	free(a.node_grp);
 	free(a.grp_next);
 	free(a.grp_of);
+	free(a.dev_t);
+	free(a.grp_t);
 	json_decref(a.texts);
 	return p;
 }

@@ -535,7 +535,7 @@ int hr_history_check(struct hr_history *h, const char *night,
 			v[m++] = sqlite3_column_double(hist, 1);
 		}
 		cnt.series++;
-		if (m < 1 || (int)(m - 1) < cfg->min_nights) {
+		if (m - 1 < (size_t)cfg->min_nights) { /* m >= 1: tonight is in it */
 			cnt.not_judged++;
 			continue;
 		}
