@@ -82,7 +82,7 @@ const char *hr_group_level_text(const json_t *g)
 	if (!json_is_object(cmp))
 		return hr_jstr(g, "failure") ? "failed" : "not judged";
 	if (json_is_false(json_object_get(cmp, "judged")))
-		return "not judged";
+		return hr_jstr(cmp, "superseded_by") ? "not judged (earlier run)" : "not judged";
 	return hr_jstr(cmp, "level") ? hr_jstr(cmp, "level") : "not judged";
 }
 

@@ -378,7 +378,7 @@ void hr_rows_ckpt_cells(struct hr_buf *b, const struct hr_ckpt_row *r, const cha
 	hr_buf_printf(b, "%s%s%s", sep, r->bad_files ? "FAIL: files did not read back" :
 		      r->level && !strcmp(r->level, "warn") ? "WARN"
 		      : !r->read_back_judged ? "not judged (read-back: no valid verify.sync)"
-		      : isnan(r->peers_over_node) ? "not judged" : "PASS", sep);
+		      : isnan(r->peers_over_node) ? "read-back PASS; speed not judged" : "PASS", sep);
 	esc(b, r->judged_against);
 	hr_buf_puts(b, " (");
 	esc(b, r->source);

@@ -155,6 +155,11 @@ has "report: a per-rank record with a bad block_sec is skipped and listed" \
 out=$("$HR" --out "$T/g-good" "$DATA/fleet/c1.json" 2>&1)
 has "report: an intact read-back says so" "read-back intact (crc32 and length)"
 
+# one node alone on its mount: the read-back is judged, the speed is not
+"$HR" --out "$T/alone" "$DATA/fleet/c1.json" >/dev/null 2>&1
+grep -q "| not judged (no peers) | read-back PASS; speed not judged |" "$T/alone/report.md" &&
+	echo "ok report: a node alone on its mount: read-back PASS, speed not judged" ||
+	echo "not ok report: a node alone on its mount: $(grep '^| c1' "$T/alone/report.md")"
 # ---- the nightly history: the node's own trailing baseline
 for n in 01 02 03 04; do
 	"$HR" history --db "$T/h.sqlite" --night 2026-11-$n -q "$DATA/fleet/c1.json" >/dev/null 2>&1 ||

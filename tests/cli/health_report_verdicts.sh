@@ -197,6 +197,12 @@ if grep -q "intra-node busbw 0.0679 GB/s (all_reduce ring, 2 ranks, node0) is 50
 else
 	echo "not ok health_report_own_history"; grep -i "history" "$TMP/hist.txt" | head -5 | sed 's/^/    /'
 fi
+# report.md marks the superseded sweeps
+if grep -q "| not judged (earlier run) |" "$TMP/histout/report.md"; then
+	echo "ok health_report_md_group_earlier_run"
+else
+	echo "not ok health_report_md_group_earlier_run"
+fi
 # a compute roof set by the FMA ladder (no GEMM of that dtype) runs on the
 # CUDA cores: judged against the datasheet's CUDA-core row (H100 SXM fp64:
 # 34 TFLOP/s, the "FP64" row, not the 67 of "FP64 Tensor Core") x 0.80, and
