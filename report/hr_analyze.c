@@ -1449,6 +1449,24 @@ static void curve_add(struct an *a, const struct hr_group *g, const char *code, 
  * Sizes below HR_CURVE_MIN_BYTES and cells below HR_CURVE_MIN_GBPS are not
  * judged (latency-bound; printed with 2 decimals).
  */
+/* Whether the curve-shape rules can look at group @g: one increasing sweep
+ * of at least 3 sizes with a cell at or above HR_CURVE_MIN_BYTES and
+ * HR_CURVE_MIN_GBPS (out-of-place or in-place). */
+static int curve_judged(const struct hr_group *g)
+{
+	size_t j;
+	int cell = 0;
+	if (g->nrows < 3)
+		return 0;
+	for (j = 0; j < g->nrows; j++) {
+		if (j && !(g->rows[j].bytes > g->rows[j - 1].bytes))
+			return 0; /* not one increasing sweep (several roots or types) */
+		cell |= g->rows[j].bytes >= HR_CURVE_MIN_BYTES &&
+			(g->rows[j].busbw_oop_gbps >= HR_CURVE_MIN_GBPS || g->rows[j].busbw_ip_gbps >= HR_CURVE_MIN_GBPS);
+	}
+	return cell;
+}
+
 static void curve_reasons(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
@@ -1458,13 +1476,8 @@ static void curve_reasons(struct an *a)
 		struct hr_buf dips = { 0 }, gaps = { 0 }, col = { 0 };
 		int ndip = 0, ngap = 0, h;
 		char s1[32], s2[32];
-		if (g->nrows < 3 || (group_inst(a, i) && group_inst(a, i)->superseded_by))
+		if (!curve_judged(g) || (group_inst(a, i) && group_inst(a, i)->superseded_by))
 			continue; /* an earlier sweep's shape is history too */
-		for (j = 1; j < g->nrows; j++)
-			if (!(g->rows[j].bytes > g->rows[j - 1].bytes))
-				break;
-		if (j < g->nrows)
-			continue; /* not one increasing sweep (several roots or types) */
 		for (h = 0; h < 2; h++) {
 			const char *half = h ? "in-place" : "out-of-place";
 			double plateau = 0;
@@ -1910,6 +1923,12 @@ static void node_checks(const struct an *a, int n, struct node_checks *c)
 			c->not_judged++;
 		}
 		pick_worst(a, p->fabric == 1 ? &c->intra : &c->inter, p);
+	}
+	/* the curve shape of each of the node's latest sweeps the rules could look at */
+	for (e = a->node_grp[n]; e >= 0; e = a->grp_next[e]) {
+		const struct inst *p = group_inst(a, (size_t)a->grp_of[e]);
+		if ((!p || !p->superseded_by) && curve_judged(&a->f->groups[a->grp_of[e]]))
+			c->judged++;
 	}
 	if (node_loader(a->f, n))
 		c->judged++; /* by loader_contention's own thresholds */

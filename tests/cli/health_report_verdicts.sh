@@ -132,6 +132,36 @@ if grep -q "$n03 (all_reduce default, 32 ranks): busbw dip at 2M out-of-place 21
 else
 	echo "not ok health_report_curve_shape_sizes_named"
 fi
+# a node a curve-shape rule flags was judged: its checks count the curve
+# (the real VM sweep at 100x the busbw, one mid size at 0.3x: no expectation
+# and no like nodes judge it, the curve rules do)
+python3 - $D/real-vm/allreduce_bw.json "$TMP/curve.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in d["results"]["sweeps"]:
+    rows = s["rows"]
+    for r in rows:
+        for side in ("out_of_place", "in_place"):
+            for k in ("busbw_gbps", "algbw_gbps"):
+                r[side][k] *= 100
+    big = [i for i, r in enumerate(rows) if r["bytes"] >= 65536]
+    if len(big) >= 3:
+        for side in ("out_of_place", "in_place"):
+            rows[big[len(big) // 2]][side]["busbw_gbps"] *= 0.3
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$HR" --out "$TMP/curveout" "$TMP/curve.json" >/dev/null 2>&1
+if python3 - "$TMP/curveout/profile.json" <<'PY'
+import json, sys
+n = {x["name"]: x for x in json.load(open(sys.argv[1]))["nodes"]}["node0"]
+sys.exit(0 if n["verdict"] == "WARN" and n["checks_judged"] >= 1 and
+         any(r["code"].startswith("curve_") for r in n["reasons"]) else 1)
+PY
+then
+	echo "ok health_report_curve_shape_counts_as_judged"
+else
+	echo "not ok health_report_curve_shape_counts_as_judged"
+fi
 # healthy real curves are not flagged for their shape
 n01=$(awk '$2 ~ /^01_/ {print $1}' "$TMP/neutral.map")
 n06=$(awk '$2 ~ /^06_/ {print $1}' "$TMP/neutral.map")
