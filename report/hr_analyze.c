@@ -121,6 +121,7 @@ struct an {
 	long *node_dev, *dev_next; /* per node: its first device, per device: the next of its node; -1 none */
 	long *node_grp, *grp_next; /* per node: its first (group, member) entry; per entry: the next; -1 none */
 	long *grp_of;     /* per entry: the group */
+	time_t *dev_t, *grp_t; /* per device, per group: the start of its result file's run (0 unknown) */
 	json_t *texts;    /* the instances' basis, tag and why texts, each once (the keys) */
 	int oom;
 };
@@ -515,7 +516,6 @@ static int judge_history(struct inst *p, struct hist_pt *pts, size_t n, double *
 	return 1;
 }
 
-static time_t run_time(const struct hr_fleet *f, const char *source);
 static int same_device(const struct hr_device *x, const struct hr_device *y);
 
 /* Whether the run started at @u from result file @r is later than the one
@@ -539,20 +539,18 @@ static void mark_superseded_devices(struct an *a)
 	for (i = 0; i < a->ndi; i++) {
 		struct inst *p = &a->di[i];
 		const struct hr_device *d = &f->devices[p->subject];
-		time_t t = run_time(f, d->source), best = t;
+		time_t best = a->dev_t[p->subject];
 		const char *best_src = d->source;
 		long e;
-		for (e = a->node_dev[d->node]; t && e >= 0; e = a->dev_next[e]) {
-			time_t u;
-			if ((size_t)e == (size_t)p->subject || !same_device(d, &f->devices[e]))
-				continue;
-			u = run_time(f, f->devices[e].source);
-			if (later_run(u, f->devices[e].source, best, best_src)) {
-				best = u;
+		if (d->node < 0 || (size_t)d->node >= f->nnodes)
+			continue;
+		for (e = a->node_dev[d->node]; best && e >= 0; e = a->dev_next[e])
+			if ((size_t)e != (size_t)p->subject && later_run(a->dev_t[e], f->devices[e].source, best, best_src) &&
+			    same_device(d, &f->devices[e])) {
+				best = a->dev_t[e];
 				best_src = f->devices[e].source;
 				p->superseded_by = f->devices[e].source;
 			}
-		}
 	}
 }
 
@@ -571,7 +569,8 @@ static void device_instances(struct an *a)
 		for (m = 0; m <= CH_NDTYPES; m++) {
 			double v = m == 0 ? d->memory_gbps : d->compute_gflops[m - 1];
 			int ladder = m > 0 && roof_is_ladder(d, m - 1);
-			const char *ceiling = ladder ? " (FMA ladder, CUDA cores)" : "";
+			int gpu = d->kind && !strcmp(d->kind, "gpu");
+			const char *ceiling = !ladder ? "" : gpu ? " (FMA ladder, CUDA cores)" : " (FMA ladder)";
 			struct inst *p;
 			char mk[48];
 			if (isnan(v))
@@ -610,7 +609,8 @@ static void device_instances(struct an *a)
 				p->why = keep(a, INST_WHY_MAX, "no %s figure for %s%s",
 					 x ? "expected" : "datasheet",
 					 d->sku ? d->sku : d->name ? d->name : d->device,
-					 ladder ? " (the roof was set by the FMA ladder on the CUDA cores)" : "");
+					 !ladder ? "" : gpu ? " (the roof was set by the FMA ladder on the CUDA cores)"
+						 : " (the roof was set by the FMA ladder)");
 		}
 	}
 	mark_superseded_devices(a);
@@ -618,7 +618,6 @@ static void device_instances(struct an *a)
 }
 
 
-static time_t run_time(const struct hr_fleet *f, const char *source);
 static int same_device(const struct hr_device *x, const struct hr_device *y)
 {
 	return x->node == y->node && !strcmp(x->device, y->device) &&
@@ -636,27 +635,24 @@ static void device_history(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
 	struct hr_check_cfg cfg;
-	time_t *dt = malloc((f->ndevices ? f->ndevices : 1) * sizeof(*dt));
+	const time_t *dt = a->dev_t;
 	double *v = malloc((a->ndi + 1) * sizeof(*v));
 	struct hist_pt *pts = malloc((a->ndi ? a->ndi : 1) * sizeof(*pts));
 	size_t i, j;
-	if (!dt || !v || !pts) {
-		free(dt);
+	if (!v || !pts) {
 		free(v);
 		free(pts);
 		a->oom = 1;
 		return;
 	}
 	hr_check_cfg_init(&cfg);
-	for (i = 0; i < f->ndevices; i++)
-		dt[i] = run_time(f, f->devices[i].source);
 	for (i = 0; i < a->ndi; i++) {
 		struct inst *p = &a->di[i];
 		const struct hr_device *d = &f->devices[p->subject];
 		size_t n = 0, since;
 		int later = 0;
 		long e;
-		if (!dt[p->subject])
+		if (!dt[p->subject] || d->node < 0 || (size_t)d->node >= f->nnodes)
 			continue;
 		for (e = a->node_dev[d->node]; e >= 0 && !later; e = a->dev_next[e]) {
 			if ((size_t)e == (size_t)p->subject || !dt[e] || !same_device(d, &f->devices[e]))
@@ -673,7 +669,6 @@ static void device_history(struct an *a)
 		if (later || !judge_history(p, pts, n, v, &cfg, &since))
 			continue;
 	}
-	free(dt);
 	free(v);
 	free(pts);
 }
@@ -890,36 +885,35 @@ static double inter_expected(const struct an *a, const struct hr_group *g,
 	return NAN;
 }
 
-static time_t group_time(const struct hr_fleet *f, const struct hr_group *g);
 static int same_nodes(const struct hr_group *a, const struct hr_group *b);
 
 /* A group with a later sweep in the inputs (same nodes and class, a later
- * start): its instance is history (superseded_by that file). */
+ * start): its instance is history (superseded_by that file). Needs
+ * a->grp_inst. */
 static void mark_superseded_groups(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
-	size_t i, j;
-	time_t *gt = malloc((a->ngi ? a->ngi : 1) * sizeof(*gt));
-	if (!gt) {
-		a->oom = 1;
-		return;
-	}
-	for (i = 0; i < a->ngi; i++)
-		gt[i] = group_time(f, &f->groups[a->gi[i].subject]);
+	size_t i;
 	for (i = 0; i < a->ngi; i++) {
 		struct inst *p = &a->gi[i];
-		time_t best = gt[i];
-		const char *best_src = f->groups[p->subject].source;
-		for (j = 0; best && j < a->ngi; j++)
-			if (j != i && a->gi[j].cls == p->cls &&
-			    later_run(gt[j], f->groups[a->gi[j].subject].source, best, best_src) &&
-			    same_nodes(&f->groups[p->subject], &f->groups[a->gi[j].subject])) {
-				best = gt[j];
-				best_src = f->groups[a->gi[j].subject].source;
-				p->superseded_by = f->groups[a->gi[j].subject].source;
-			}
+		const struct hr_group *g = &f->groups[p->subject];
+		time_t best = a->grp_t[p->subject];
+		const char *best_src = g->source;
+		long e;
+		if (!best || g->nnodes < 1 || g->nodes[0] < 0 || (size_t)g->nodes[0] >= f->nnodes)
+			continue;
+		/* the groups with the same nodes all hold g's first node */
+		for (e = a->node_grp[g->nodes[0]]; e >= 0; e = a->grp_next[e]) {
+			long j = a->grp_inst[a->grp_of[e]];
+			const struct hr_group *h = &f->groups[a->grp_of[e]];
+			if (j < 0 || (size_t)j == i || a->gi[j].cls != p->cls ||
+			    !later_run(a->grp_t[a->grp_of[e]], h->source, best, best_src) || !same_nodes(g, h))
+				continue;
+			best = a->grp_t[a->grp_of[e]];
+			best_src = h->source;
+			p->superseded_by = h->source;
+		}
 	}
-	free(gt);
 }
 
 static void group_instances(struct an *a)
@@ -1004,6 +998,8 @@ static void group_instances(struct an *a)
 		    p->value <= a->th->pcie_class_gbps)
 			p->level_abs = HR_FAIL;
 	}
+	for (i = 0; !a->oom && i < a->ngi; i++)
+		a->grp_inst[a->gi[i].subject] = (long)i;
 	mark_superseded_groups(a);
 	compare(a, a->gi, a->ngi);
 }
@@ -1168,21 +1164,6 @@ static int group_has_node(const struct hr_group *g, int n)
 	return 0;
 }
 
-/* Start time of the run a group came from (0 unknown: nccl-tests text logs). */
-/* the start of the run of result file @source, 0 unknown */
-static time_t run_time(const struct hr_fleet *f, const char *source)
-{
-	size_t i;
-	for (i = 0; i < f->nruns; i++)
-		if (!strcmp(f->runs[i].path, source))
-			return f->runs[i].start;
-	return 0;
-}
-
-static time_t group_time(const struct hr_fleet *f, const struct hr_group *g)
-{
-	return run_time(f, g->source);
-}
 
 static int same_nodes(const struct hr_group *a, const struct hr_group *b)
 {
@@ -1208,28 +1189,24 @@ static void history_reasons(struct an *a)
 	struct hr_check_cfg cfg;
 	struct hist_pt *pts = malloc((a->ngi ? a->ngi : 1) * sizeof(*pts));
 	double *v = malloc((a->ngi + 1) * sizeof(*v));
-	time_t *gt = malloc((a->ngi ? a->ngi : 1) * sizeof(*gt));
 	size_t i, j;
 	long e;
-	if (!pts || !v || !gt) {
+	if (!pts || !v) {
 		free(pts);
 		free(v);
-		free(gt);
 		a->oom = 1;
 		return;
 	}
 	hr_check_cfg_init(&cfg);
-	for (i = 0; i < a->ngi; i++)
-		gt[i] = group_time(f, &f->groups[a->gi[i].subject]);
 	for (i = 0; i < a->ngi; i++) {
 		struct inst *p = &a->gi[i];
 		const struct hr_group *g = &f->groups[p->subject];
-		time_t t = gt[i];
+		time_t t = a->grp_t[p->subject];
 		size_t n = 0, since;
 		int later = 0, k;
 		double base, pct;
 		char val[48], ref[48], when[32];
-		if (!t)
+		if (!t || g->nnodes < 1 || g->nodes[0] < 0 || (size_t)g->nodes[0] >= f->nnodes)
 			continue;
 		/* the groups with the same nodes all hold g's first node: its groups, in gi[] order */
 		for (e = a->node_grp[g->nodes[0]]; e >= 0 && !later; e = a->grp_next[e]) {
@@ -1241,7 +1218,7 @@ static void history_reasons(struct an *a)
 			j = (size_t)a->grp_inst[a->grp_of[e]];
 			q = &a->gi[j];
 			h = &f->groups[q->subject];
-			if (j == i || q->cls != p->cls || !(u = gt[j]) || !same_nodes(g, h))
+			if (j == i || q->cls != p->cls || !(u = a->grp_t[q->subject]) || !same_nodes(g, h))
 				continue;
 			if (later_run(u, h->source, t, g->source))
 				later = 1;
@@ -1266,10 +1243,24 @@ static void history_reasons(struct an *a)
 	}
 	free(pts);
 	free(v);
-	free(gt);
 }
 
 /* ------------------------------------------------------------ others */
+
+/* Whether result file @source holds a group of @node that a later sweep in
+ * the inputs superseded (its other figures are history too). */
+static int source_superseded(const struct an *a, const char *source, int node)
+{
+	long e;
+	if (node < 0 || (size_t)node >= a->f->nnodes)
+		return 0;
+	for (e = a->node_grp[node]; e >= 0; e = a->grp_next[e]) {
+		const struct inst *p = group_inst(a, (size_t)a->grp_of[e]);
+		if (p && p->superseded_by && !strcmp(a->f->groups[a->grp_of[e]].source, source))
+			return 1;
+	}
+	return 0;
+}
 
 static void straggler_reasons(struct an *a)
 {
@@ -1277,6 +1268,8 @@ static void straggler_reasons(struct an *a)
 	for (i = 0; i < a->f->nstragglers; i++) {
 		const struct hr_straggler *s = &a->f->stragglers[i];
 		char subj[32];
+		if (source_superseded(a, s->source, s->node))
+			continue; /* a straggler of an earlier sweep: history */
 		snprintf(subj, sizeof(subj), "rank %d", s->rank);
 		add_reason(a, s->node, HR_WARN, "straggler", subj, s->source,
 			   "check that rank's GPU clocks, power and PCIe link (nvidia-smi -q) and the NIC it uses",
@@ -1473,6 +1466,24 @@ static void curve_add(struct an *a, const struct hr_group *g, const char *code, 
  * Sizes below HR_CURVE_MIN_BYTES and cells below HR_CURVE_MIN_GBPS are not
  * judged (latency-bound; printed with 2 decimals).
  */
+/* Whether the curve-shape rules can look at group @g: one increasing sweep
+ * of at least 3 sizes with a cell at or above HR_CURVE_MIN_BYTES and
+ * HR_CURVE_MIN_GBPS (out-of-place or in-place). */
+static int curve_judged(const struct hr_group *g)
+{
+	size_t j;
+	int cell = 0;
+	if (g->nrows < 3)
+		return 0;
+	for (j = 0; j < g->nrows; j++) {
+		if (j && !(g->rows[j].bytes > g->rows[j - 1].bytes))
+			return 0; /* not one increasing sweep (several roots or types) */
+		cell |= g->rows[j].bytes >= HR_CURVE_MIN_BYTES &&
+			(g->rows[j].busbw_oop_gbps >= HR_CURVE_MIN_GBPS || g->rows[j].busbw_ip_gbps >= HR_CURVE_MIN_GBPS);
+	}
+	return cell;
+}
+
 static void curve_reasons(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
@@ -1482,13 +1493,8 @@ static void curve_reasons(struct an *a)
 		struct hr_buf dips = { 0 }, gaps = { 0 }, col = { 0 };
 		int ndip = 0, ngap = 0, h;
 		char s1[32], s2[32];
-		if (g->nrows < 3 || (group_inst(a, i) && group_inst(a, i)->superseded_by))
+		if (!curve_judged(g) || (group_inst(a, i) && group_inst(a, i)->superseded_by))
 			continue; /* an earlier sweep's shape is history too */
-		for (j = 1; j < g->nrows; j++)
-			if (!(g->rows[j].bytes > g->rows[j - 1].bytes))
-				break;
-		if (j < g->nrows)
-			continue; /* not one increasing sweep (several roots or types) */
 		for (h = 0; h < 2; h++) {
 			const char *half = h ? "in-place" : "out-of-place";
 			double plateau = 0;
@@ -1935,6 +1941,12 @@ static void node_checks(const struct an *a, int n, struct node_checks *c)
 		}
 		pick_worst(a, p->fabric == 1 ? &c->intra : &c->inter, p);
 	}
+	/* the curve shape of each of the node's latest sweeps the rules could look at */
+	for (e = a->node_grp[n]; e >= 0; e = a->grp_next[e]) {
+		const struct inst *p = group_inst(a, (size_t)a->grp_of[e]);
+		if ((!p || !p->superseded_by) && curve_judged(&a->f->groups[a->grp_of[e]]))
+			c->judged++;
+	}
 	if (node_loader(a->f, n))
 		c->judged++; /* by loader_contention's own thresholds */
 	hr_ckpt_node_checks(a->f, n, &c->judged, &c->not_judged);
@@ -2204,6 +2216,33 @@ static int node_index(struct an *a)
 	return 0;
 }
 
+/* a->dev_t and a->grp_t: each device's and group's run start, through one
+ * map of result file -> start (0 unknown: nccl-tests text logs). */
+static int run_times(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	json_t *m = json_object();
+	size_t i;
+	a->dev_t = calloc(f->ndevices ? f->ndevices : 1, sizeof(*a->dev_t));
+	a->grp_t = calloc(f->ngroups ? f->ngroups : 1, sizeof(*a->grp_t));
+	if (!m || !a->dev_t || !a->grp_t) {
+		json_decref(m);
+		return -1;
+	}
+	for (i = 0; i < f->nruns; i++)
+		if (f->runs[i].path && !json_object_get(m, f->runs[i].path) &&
+		    json_object_set_new(m, f->runs[i].path, json_integer((json_int_t)f->runs[i].start))) {
+			json_decref(m);
+			return -1;
+		}
+	for (i = 0; i < f->ndevices; i++)
+		a->dev_t[i] = (time_t)json_integer_value(json_object_get(m, f->devices[i].source));
+	for (i = 0; i < f->ngroups; i++)
+		a->grp_t[i] = (time_t)json_integer_value(json_object_get(m, f->groups[i].source));
+	json_decref(m);
+	return 0;
+}
+
 json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 {
 	struct an a;
@@ -2223,7 +2262,7 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 		goto out;
 	for (i = 0; i < f->ngroups; i++)
 		a.grp_inst[i] = -1;
-	if (node_index(&a))
+	if (node_index(&a) || run_times(&a))
 		goto out;
 	drift = analyze_drift(&a);
 	device_instances(&a);
@@ -2238,8 +2277,6 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 		device_history(&a);
 	device_reasons(&a);
 	group_instances(&a);
-	for (i = 0; !a.oom && i < a.ngi; i++)
-		a.grp_inst[a.gi[i].subject] = (long)i;
 	group_reasons(&a);
 	history_reasons(&a);
 	straggler_reasons(&a);
@@ -2274,6 +2311,8 @@ out:
 	free(a.node_grp);
 	free(a.grp_next);
 	free(a.grp_of);
+	free(a.dev_t);
+	free(a.grp_t);
 	json_decref(a.texts);
 	return p;
 }

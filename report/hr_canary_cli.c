@@ -654,7 +654,8 @@ static void usage(FILE *f)
 		"the predicted "
 		"step time, scaling efficiency, MFU and cost at --target-gpus, and a verdict:\n"
 		"book, fix first and re-measure, do not book, or measure first (inputs that\n"
-		"contradict each other or are too few). Every figure is labelled given,\n"
+		"contradict each other, too few, or an all-reduce fit that misses its points\n"
+		"by more than 20%% rms). Every figure is labelled given,\n"
 		"measured, fitted or assumed. Method: docs/canary.md.\n"
 		"\n"
 		"What you know (durations take ms, s, m/min or h; fractions 0.12 or 12%%):\n");

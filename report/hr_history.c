@@ -535,7 +535,7 @@ int hr_history_check(struct hr_history *h, const char *night,
 			v[m++] = sqlite3_column_double(hist, 1);
 		}
 		cnt.series++;
-		if (m < 1 || (int)(m - 1) < cfg->min_nights) {
+		if (m - 1 < (size_t)cfg->min_nights) { /* m >= 1: tonight is in it */
 			cnt.not_judged++;
 			continue;
 		}
@@ -810,6 +810,19 @@ static int record_inputs(struct hr_history *h, const struct hist_opts *o, char *
 	return rc;
 }
 
+/* The unit of a history metric, from its name: " GB/s" (..._gbps...), " GFLOP/s"
+ * (..._gflops...), " (fraction)" (loader.accel_util), else "". */
+static const char *metric_unit(const char *metric)
+{
+	if (strstr(metric, "gbps"))
+		return " GB/s";
+	if (strstr(metric, "gflops"))
+		return " GFLOP/s";
+	if (strstr(metric, "accel_util"))
+		return " (fraction)";
+	return "";
+}
+
 /* Print the regressions and drain candidates, and write them to o->json_path. */
 static int report_regressions(const struct hist_opts *o, const char *night, const struct hr_regression *reg,
 			      size_t nreg, const struct hr_check_count *cnt)
@@ -820,9 +833,10 @@ static int report_regressions(const struct hist_opts *o, const char *night, cons
 
 	for (i = 0; i < nreg; i++) {
 		int dup = 0;
-		printf("REGRESSED %s %s %s: regressed %.1f%% since %.10s (now %.4g, baseline %.4g = median of %d nights before %.10s)\n",
-		       reg[i].node, reg[i].gpu, reg[i].metric, reg[i].pct, reg[i].since, reg[i].value,
-		       reg[i].baseline, reg[i].nbaseline, reg[i].since);
+		const char *unit = metric_unit(reg[i].metric);
+		printf("REGRESSED %s %s %s: regressed %.1f%% since %.10s (now %.4g%s, baseline %.4g%s = median of %d nights before %.10s)\n",
+		       reg[i].node, reg[i].gpu, reg[i].metric, reg[i].pct, reg[i].since, reg[i].value, unit,
+		       reg[i].baseline, unit, reg[i].nbaseline, reg[i].since);
 		if (!strcmp(reg[i].node, HR_HISTORY_FLEET))
 			continue;
 		for (j = 0; j < json_array_size(drain); j++)

@@ -488,7 +488,8 @@ static void html_devices(const struct hr_rows *rows, struct hr_buf *b)
 					     d->pct_of_node_median };
 			hr_rows_nums(b, "</td><td>", 5, v, device_units);
 		}
-		hr_buf_printf(b, "</td><td class=\"%s\">%s</td></tr>\n", d->level, d->level);
+		hr_buf_printf(b, "</td><td class=\"%s\">%s</td></tr>\n", d->level ? d->level : "",
+			      d->level_text ? d->level_text : "");
 	}
 	hr_buf_puts(b, "</table>\n");
 }

@@ -82,7 +82,7 @@ const char *hr_group_level_text(const json_t *g)
 	if (!json_is_object(cmp))
 		return hr_jstr(g, "failure") ? "failed" : "not judged";
 	if (json_is_false(json_object_get(cmp, "judged")))
-		return "not judged";
+		return hr_jstr(cmp, "superseded_by") ? "not judged (earlier run)" : "not judged";
 	return hr_jstr(cmp, "level") ? hr_jstr(cmp, "level") : "not judged";
 }
 
@@ -389,7 +389,7 @@ static void md_devices(const struct hr_rows *rows, struct hr_buf *b)
 			const double v[] = { d->pct_of_datasheet, d->pct_of_expected, d->pct_of_fleet_median, d->z };
 			hr_rows_nums(b, " | ", 4, v, pct3_z);
 		}
-		hr_buf_printf(b, " | %s |\n", d->level);
+		hr_buf_printf(b, " | %s |\n", d->level_text ? d->level_text : "");
 	}
 }
 

@@ -67,7 +67,8 @@ int hr_render_prom(const json_t *profile, struct hr_buf *b);
 /**
  * hr_group_level_text - the level column of a group in report.md and
  * report.html: its comparison's level ("info", "warn", "fail"), "not
- * judged" when no rule could judge it, "failed" when it has no comparison
+ * judged" when no rule could judge it ("not judged (earlier run)" for a
+ * sweep a later one in the inputs superseded), "failed" when it has no comparison
  * because the run failed. @g: [in] a profile group. Returns a static string.
  */
 const char *hr_group_level_text(const json_t *g);

@@ -122,6 +122,10 @@ static int build_devices(const json_t *nodes, struct hr_rows *r)
 				row->metric = hr_jstr(m, "metric");
 				row->unit = hr_jstr(m, "unit");
 				row->level = hr_jstr(m, "level");
+				row->level_text = row->level;
+				if (json_is_false(json_object_get(m, "judged")) && row->level && !strcmp(row->level, "info"))
+					row->level_text = hr_jstr(m, "superseded_by") ? "not judged (earlier run)"
+										   : "not judged";
 				row->value = hr_jnum(m, "value");
 				row->pct_of_datasheet = hr_jnum(m, "pct_of_datasheet");
 				row->pct_of_expected = hr_jnum(m, "pct_of_expected");
@@ -366,7 +370,7 @@ void hr_rows_ckpt_cells(struct hr_buf *b, const struct hr_ckpt_row *r, const cha
 	esc(b, r->mount);
 	hr_buf_printf(b, "%s%lld%s", sep, r->ranks, sep);
 	hr_rows_nums(b, sep, 4, v, none);
-	hr_buf_printf(b, " (%lld)%s", r->peers, sep);
+	hr_buf_printf(b, " (%lld peer%s)%s", r->peers, r->peers == 1 ? "" : "s", sep);
 	if (isnan(r->peers_over_node) || !(r->peers_over_node > 0))
 		hr_buf_puts(b, "not judged (no peers)");
 	else
@@ -374,7 +378,7 @@ void hr_rows_ckpt_cells(struct hr_buf *b, const struct hr_ckpt_row *r, const cha
 	hr_buf_printf(b, "%s%s%s", sep, r->bad_files ? "FAIL: files did not read back" :
 		      r->level && !strcmp(r->level, "warn") ? "WARN"
 		      : !r->read_back_judged ? "not judged (read-back: no valid verify.sync)"
-		      : isnan(r->peers_over_node) ? "not judged" : "PASS", sep);
+		      : isnan(r->peers_over_node) ? "read-back PASS; speed not judged" : "PASS", sep);
 	esc(b, r->judged_against);
 	hr_buf_puts(b, " (");
 	esc(b, r->source);

@@ -69,6 +69,8 @@ struct hr_device_row {
 	int is_status;
 	const char *status, *reason;
 	const char *metric, *unit, *level;
+	const char *level_text;   /* the level, or "not judged" / "not judged (earlier run)"
+				   * for a metric no rule judged (profile: judged false) */
 	double value, pct_of_datasheet, pct_of_expected, pct_of_fleet_median, z,
 		pct_of_node_median;
 	int flagged;              /* a metric whose level is given and not "info" */

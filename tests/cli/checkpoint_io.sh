@@ -206,7 +206,7 @@ assert d["status"] == "error" and "timeout" in d["reason"], d["status"]
 assert r["timeout"]["timeout_sec"] == 2
 '
 	# the timeout removes what the run wrote and the directories it made
-	sleep 1
+	# (each rank before it exits, so before mpirun returns)
 	left=$(find "$T/slowfs-hung" "$T/hungstage" -name 'checkpoint_io.*' 2>/dev/null | head -3)
 	if [ -z "$left" ] && [ ! -e "$T/hungstage" ] && [ ! -e "$T/slowfs-hung/ckpt" ]; then
 		echo "ok hung fsync: the timeout removed the run's files and directories"

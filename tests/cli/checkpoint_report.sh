@@ -118,7 +118,7 @@ EOF2
 )
 [ -z "$why" ] && echo "ok report profile: WARN at 4x, PASS at 2x, FAIL on a bad file" || echo "not ok report profile: $(echo "$why" | tail -2 | tr '\n' ' ')"
 # the same figures in report.md, report.html and health.prom
-grep -qxF "| c3 | nfs4 nas:/export on /mnt/ckpt | 2 | 2.00 | 0.25 | 0.5 | 1.00 (3) | 0.25x the peers' | WARN | the median of its 3 peers on the same mount (fleet); flagged at 3x slower (assumed) ($DATA/fleet/c3.json) |" "$T/report/report.md" &&
+grep -qxF "| c3 | nfs4 nas:/export on /mnt/ckpt | 2 | 2.00 | 0.25 | 0.5 | 1.00 (3 peers) | 0.25x the peers' | WARN | the median of its 3 peers on the same mount (fleet); flagged at 3x slower (assumed) ($DATA/fleet/c3.json) |" "$T/report/report.md" &&
 grep -q "| c4 | nfs4 nas:/export on /mnt/ckpt | 2 | .* | FAIL: files did not read back |" "$T/report/report.md" &&
 grep -q '<h2 id="checkpoint">Checkpoint writes' "$T/report/report.html" &&
 grep -q "<tr class=\"warn\"><td>c3</td><td>nfs4 nas:/export on /mnt/ckpt</td><td>2</td><td>2.00</td><td>0.25</td>" "$T/report/report.html" &&
@@ -155,6 +155,11 @@ has "report: a per-rank record with a bad block_sec is skipped and listed" \
 out=$("$HR" --out "$T/g-good" "$DATA/fleet/c1.json" 2>&1)
 has "report: an intact read-back says so" "read-back intact (crc32 and length)"
 
+# one node alone on its mount: the read-back is judged, the speed is not
+"$HR" --out "$T/alone" "$DATA/fleet/c1.json" >/dev/null 2>&1
+grep -q "| not judged (no peers) | read-back PASS; speed not judged |" "$T/alone/report.md" &&
+	echo "ok report: a node alone on its mount: read-back PASS, speed not judged" ||
+	echo "not ok report: a node alone on its mount: $(grep '^| c1' "$T/alone/report.md")"
 # ---- the nightly history: the node's own trailing baseline
 for n in 01 02 03 04; do
 	"$HR" history --db "$T/h.sqlite" --night 2026-11-$n -q "$DATA/fleet/c1.json" >/dev/null 2>&1 ||
@@ -169,6 +174,6 @@ json.dump(d, open(sys.argv[2], "w"))
 EOF2
 out=$("$HR" history --db "$T/h.sqlite" --night 2026-11-05 "$T/c1-slow.json" 2>&1); rc=$?
 [ $rc = 1 ] && has "history: checkpoint write bandwidth regression against the node's own nights" \
-	"REGRESSED c1 - checkpoint.write_gbps_per_rank: regressed 50.0% since 2026-11-05 (now 0.5, baseline 1 = median of 4 nights before 2026-11-05)" ||
+	"REGRESSED c1 - checkpoint.write_gbps_per_rank: regressed 50.0% since 2026-11-05 (now 0.5 GB/s, baseline 1 GB/s = median of 4 nights before 2026-11-05)" ||
 	echo "not ok history: checkpoint regression: exit $rc: $out"
 exit 0

@@ -132,6 +132,36 @@ if grep -q "$n03 (all_reduce default, 32 ranks): busbw dip at 2M out-of-place 21
 else
 	echo "not ok health_report_curve_shape_sizes_named"
 fi
+# a node a curve-shape rule flags was judged: its checks count the curve
+# (the real VM sweep at 100x the busbw, one mid size at 0.3x: no expectation
+# and no like nodes judge it, the curve rules do)
+python3 - $D/real-vm/allreduce_bw.json "$TMP/curve.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in d["results"]["sweeps"]:
+    rows = s["rows"]
+    for r in rows:
+        for side in ("out_of_place", "in_place"):
+            for k in ("busbw_gbps", "algbw_gbps"):
+                r[side][k] *= 100
+    big = [i for i, r in enumerate(rows) if r["bytes"] >= 65536]
+    if len(big) >= 3:
+        for side in ("out_of_place", "in_place"):
+            rows[big[len(big) // 2]][side]["busbw_gbps"] *= 0.3
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$HR" --out "$TMP/curveout" "$TMP/curve.json" >/dev/null 2>&1
+if python3 - "$TMP/curveout/profile.json" <<'PY'
+import json, sys
+n = {x["name"]: x for x in json.load(open(sys.argv[1]))["nodes"]}["node0"]
+sys.exit(0 if n["verdict"] == "WARN" and n["checks_judged"] >= 1 and
+         any(r["code"].startswith("curve_") for r in n["reasons"]) else 1)
+PY
+then
+	echo "ok health_report_curve_shape_counts_as_judged"
+else
+	echo "not ok health_report_curve_shape_counts_as_judged"
+fi
 # healthy real curves are not flagged for their shape
 n01=$(awk '$2 ~ /^01_/ {print $1}' "$TMP/neutral.map")
 n06=$(awk '$2 ~ /^06_/ {print $1}' "$TMP/neutral.map")
@@ -165,31 +195,43 @@ if grep -q "^NOT JUDGED  node0 .*no fabric check of this node could be judged" "
 else
 	echo "not ok health_report_not_judged_said"; head -8 "$TMP/one.txt" | sed 's/^/    /'
 fi
-# the node's own history in the inputs: four nights of the real VM sweep,
-# the last at half the busbw (host memory: no reference to judge it by)
-python3 - $D/real-vm/allreduce_bw.json "$TMP/hist" <<'PY'
+# nights SRC DST KEYS F1 F2 F3 F4: four nights of result file SRC under
+# DST/nightN/ (start 2026-11-21..24), the numbers at the comma-separated KEYS
+# times FN on night N
+nights() {
+	python3 - "$@" <<'PY'
 import json, os, sys
+src, dst, keys = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
 def scale(o, f):
     if isinstance(o, dict):
-        return {k: (v * f if k in ("busbw_gbps", "algbw_gbps", "large_msg_busbw_gbps", "avg_busbw_gbps")
-                    and isinstance(v, (int, float)) else scale(v, f)) for k, v in o.items()}
+        return {k: (v * f if k in keys and isinstance(v, (int, float)) else scale(v, f)) for k, v in o.items()}
     if isinstance(o, list):
         return [scale(v, f) for v in o]
     return o
-d = json.load(open(sys.argv[1]))
-for night, f in ((1, 1.0), (2, 1.0), (3, 1.0), (4, 0.5)):
+d = json.load(open(src))
+for night, f in enumerate(map(float, sys.argv[4:8]), 1):
     x = scale(d, f)
     x["start_utc"] = "2026-11-%02dT02:00:00Z" % (20 + night)
     x["end_utc"] = "2026-11-%02dT02:05:00Z" % (20 + night)
-    os.makedirs("%s/night%d" % (sys.argv[2], night), exist_ok=True)
-    json.dump(x, open("%s/night%d/allreduce_bw.json" % (sys.argv[2], night), "w"))
+    os.makedirs("%s/night%d" % (dst, night), exist_ok=True)
+    json.dump(x, open("%s/night%d/%s" % (dst, night, os.path.basename(src)), "w"))
 PY
+}
+# the node's own history in the inputs: four nights of the real VM sweep,
+# the last at half the busbw (host memory: no reference to judge it by)
+nights $D/real-vm/allreduce_bw.json "$TMP/hist" busbw_gbps,algbw_gbps,large_msg_busbw_gbps,avg_busbw_gbps 1 1 1 0.5
 "$HR" --out "$TMP/histout" "$TMP/hist" >"$TMP/hist.txt" 2>&1
 if grep -q "intra-node busbw 0.0679 GB/s (all_reduce ring, 2 ranks, node0) is 50% below its own history in the inputs: median 0.136 GB/s of 3 earlier sweeps (regressed in this run)" "$TMP/hist.txt" &&
    ! grep -q "night[123]/allreduce_bw.json.*below its own history" "$TMP/histout/profile.json"; then
 	echo "ok health_report_own_history"
 else
 	echo "not ok health_report_own_history"; grep -i "history" "$TMP/hist.txt" | head -5 | sed 's/^/    /'
+fi
+# report.md marks the superseded sweeps
+if grep -q "| not judged (earlier run) |" "$TMP/histout/report.md"; then
+	echo "ok health_report_md_group_earlier_run"
+else
+	echo "not ok health_report_md_group_earlier_run"
 fi
 # a compute roof set by the FMA ladder (no GEMM of that dtype) runs on the
 # CUDA cores: judged against the datasheet's CUDA-core row (H100 SXM fp64:
@@ -246,23 +288,7 @@ PY
 	echo "not ok health_report_ladder_roof_cuda_core_figure: $msg"
 # a device's own history in the inputs: four nights of the real VM roofline,
 # the last with the memory roof at 0.7x: the reason names its own history
-python3 - $D/real-vm/roofline.json "$TMP/devhist" <<'PY'
-import json, os, sys
-d = json.load(open(sys.argv[1]))
-def scale(o, f):
-    if isinstance(o, dict):
-        return {k: (v * f if k in ("memory_gbps", "gbps") and isinstance(v, (int, float)) else scale(v, f))
-                for k, v in o.items()}
-    if isinstance(o, list):
-        return [scale(v, f) for v in o]
-    return o
-for night, f in ((1, 1.0), (2, 1.0), (3, 1.0), (4, 0.7)):
-    x = scale(d, f)
-    x["start_utc"] = "2026-11-%02dT02:00:00Z" % (20 + night)
-    x["end_utc"] = "2026-11-%02dT02:05:00Z" % (20 + night)
-    os.makedirs("%s/night%d" % (sys.argv[2], night), exist_ok=True)
-    json.dump(x, open("%s/night%d/roofline.json" % (sys.argv[2], night), "w"))
-PY
+nights $D/real-vm/roofline.json "$TMP/devhist" memory_gbps,gbps 1 1 1 0.7
 "$HR" --out "$TMP/devhistout" "$TMP/devhist" >"$TMP/devhist.txt" 2>&1
 if grep -q "cpu memory roof 17.0 GB/s: .*30% below its own history in the inputs (median 24.2 GB/s of 3 earlier runs)" "$TMP/devhist.txt" &&
    python3 - "$TMP/devhistout/profile.json" <<'PY'
@@ -280,23 +306,7 @@ fi
 # an earlier run is history, not a verdict: night 1 at half the memory
 # roof, nights 2-4 healthy: the node PASSes on its latest run; night 1's
 # value is marked superseded (not judged) and kept out of the fleet
-python3 - $D/real-vm/roofline.json "$TMP/fixed" <<'PY'
-import json, os, sys
-d = json.load(open(sys.argv[1]))
-def scale(o, f):
-    if isinstance(o, dict):
-        return {k: (v * f if k in ("memory_gbps", "gbps") and isinstance(v, (int, float)) else scale(v, f))
-                for k, v in o.items()}
-    if isinstance(o, list):
-        return [scale(v, f) for v in o]
-    return o
-for night, f in ((1, 0.5), (2, 1.0), (3, 1.0), (4, 1.0)):
-    x = scale(d, f)
-    x["start_utc"] = "2026-11-%02dT02:00:00Z" % (20 + night)
-    x["end_utc"] = "2026-11-%02dT02:05:00Z" % (20 + night)
-    os.makedirs("%s/night%d" % (sys.argv[2], night), exist_ok=True)
-    json.dump(x, open("%s/night%d/roofline.json" % (sys.argv[2], night), "w"))
-PY
+nights $D/real-vm/roofline.json "$TMP/fixed" memory_gbps,gbps 0.5 1 1 1
 "$HR" --out "$TMP/fixedout" "$TMP/fixed" >"$TMP/fixed.txt" 2>&1
 rc=$?
 if [ $rc = 0 ] && grep -q "^PASS  vm" "$TMP/fixed.txt" && python3 - "$TMP/fixedout/profile.json" <<'PY'
@@ -315,6 +325,26 @@ then
 	echo "ok health_report_earlier_run_is_history"
 else
 	echo "not ok health_report_earlier_run_is_history: exit $rc"; head -6 "$TMP/fixed.txt" | sed 's/^/    /'
+fi
+# a straggler of an earlier sweep is history too: night 1 names rank 1 of
+# node0 as a straggler, nights 2-4 none: no straggler reason; the same
+# straggler on night 4 is one
+nights $D/real-vm/allreduce_bw.json "$TMP/strag" none 1 1 1 1
+cp -r "$TMP/strag" "$TMP/strag4"
+python3 - "$TMP/strag/night1/allreduce_bw.json" "$TMP/strag4/night4/allreduce_bw.json" <<'PY'
+import json, sys
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    d["results"]["stragglers"] = [{"rank": 1, "host": "node0", "node": "node0", "rows": 12, "slowest_rows": 11,
+                                   "slowest_fraction": 11 / 12, "excess_pct": 35.0}]
+    json.dump(d, open(f, "w"))
+PY
+"$HR" --out "$TMP/stragout" "$TMP/strag" >"$TMP/strag.txt" 2>&1
+"$HR" --out "$TMP/strag4out" "$TMP/strag4" >"$TMP/strag4.txt" 2>&1
+if ! grep -q "is a straggler" "$TMP/strag.txt" && grep -q "rank 1 is a straggler" "$TMP/strag4.txt"; then
+	echo "ok health_report_earlier_straggler_is_history"
+else
+	echo "not ok health_report_earlier_straggler_is_history"; grep -h straggler "$TMP/strag.txt" "$TMP/strag4.txt" | head -3 | sed 's/^/    /'
 fi
 # two runs of a device stamped with the same start_utc: exactly one is the
 # latest (the later file name), the other its history; the device is not
