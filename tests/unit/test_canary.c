@@ -141,6 +141,18 @@ Test(canary, textbook_with_model_predicts_target)
 	cr_assert_eq(out.verdict, HR_VERDICT_FIX_FIRST);
 }
 
+/* a fitted ring model (5 us, 100 GB/s) at both levels */
+static void fit_both_levels(struct hr_canary_in *in)
+{
+	for (int l = 0; l < HR_NLEVELS; l++) {
+		in->comm[l].set = 1;
+		in->comm[l].src = HR_SRC_FITTED;
+		in->comm[l].fit.model = HR_FIT_RING;
+		in->comm[l].fit.alpha_us = 5;
+		in->comm[l].fit.bw_gbps = 100;
+	}
+}
+
 Test(canary, book_when_it_scales)
 {
 	/* 8 -> 16 with a small, well-hidden all-reduce: book */
@@ -155,13 +167,7 @@ Test(canary, book_when_it_scales)
 	in.params = given(1e8);
 	in.grad_bytes_per_param = given(4);
 	in.input_wait_frac = given(0.01);
-	for (int l = 0; l < HR_NLEVELS; l++) {
-		in.comm[l].set = 1;
-		in.comm[l].src = HR_SRC_FITTED;
-		in.comm[l].fit.model = HR_FIT_RING;
-		in.comm[l].fit.alpha_us = 5;
-		in.comm[l].fit.bw_gbps = 100;
-	}
+	fit_both_levels(&in);
 	cr_assert_eq(hr_canary_compute(&in, &out), 0);
 	cr_assert_eq(out.verdict, HR_VERDICT_BOOK);
 	cr_assert_gt(out.efficiency_target.v, 0.9);
@@ -181,14 +187,9 @@ Test(canary, rough_fit_today_measure_first)
 	in.gpus_per_node = given(8);
 	in.params = given(1e8);
 	in.grad_bytes_per_param = given(4);
-	for (int l = 0; l < HR_NLEVELS; l++) {
-		in.comm[l].set = 1;
-		in.comm[l].src = HR_SRC_FITTED;
-		in.comm[l].fit.model = HR_FIT_RING;
-		in.comm[l].fit.alpha_us = 5;
-		in.comm[l].fit.bw_gbps = 100;
-		in.comm[l].fit.rms_rel_pct = l == HR_INTRA ? 45 : 2;
-	}
+	fit_both_levels(&in);
+	in.comm[HR_INTRA].fit.rms_rel_pct = 45;
+	in.comm[HR_INTER].fit.rms_rel_pct = 2;
 	cr_assert_eq(hr_canary_compute(&in, &out), 0);
 	cr_assert_eq(out.level_now, HR_INTRA);
 	cr_assert_eq(out.level_target, HR_INTER);
