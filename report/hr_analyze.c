@@ -488,7 +488,7 @@ static int cmp_hist(const void *x, const void *y)
 
 /*
  * The history rule on instance @p: its @n earlier values @pts (any order;
- * sorted here) then p->value, through hr_history_regressed(). Sets
+ * sorted here, values of the same start averaged into one) then p->value, through hr_history_regressed(). Sets
  * p->hist_n; on a regression also level_hist (WARN), hist_base, hist_pct,
  * raises p->level to WARN and sets *since (index into the sorted @pts, n
  * when the run is this one alone). @v: room for n + 1 values.
@@ -498,10 +498,20 @@ static int judge_history(struct inst *p, struct hist_pt *pts, size_t n, double *
 			 const struct hr_check_cfg *cfg, size_t *since)
 {
 	double base, pct;
-	size_t j;
+	size_t j, k, m = 0;
+	qsort(pts, n, sizeof(*pts), cmp_hist);
+	/* one value per earlier run: values of the same start (a world and a
+	 * pair group of one sweep over the same two nodes) are averaged */
+	for (j = 0; j < n; j = k) {
+		double sum = 0;
+		for (k = j; k < n && pts[k].t == pts[j].t; k++)
+			sum += pts[k].v;
+		pts[m].t = pts[j].t;
+		pts[m++].v = sum / (double)(k - j);
+	}
+	n = m;
 	if (n < (size_t)cfg->min_nights)
 		return 0;
-	qsort(pts, n, sizeof(*pts), cmp_hist);
 	for (j = 0; j < n; j++)
 		v[j] = pts[j].v;
 	v[n] = p->value;
@@ -1229,6 +1239,7 @@ static void history_reasons(struct an *a)
 			continue;
 		base = p->hist_base;
 		pct = p->hist_pct;
+		n = (size_t)p->hist_n; /* one per earlier run */
 		strftime(when, sizeof(when), "%Y-%m-%d", gmtime(&pts[since < n ? since : n - 1].t));
 		fmt_val(p->value, 0, val, sizeof(val));
 		fmt_val(base, 0, ref, sizeof(ref));

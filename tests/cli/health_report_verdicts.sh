@@ -227,6 +227,19 @@ if grep -q "intra-node busbw 0.0679 GB/s (all_reduce ring, 2 ranks, node0) is 50
 else
 	echo "not ok health_report_own_history"; grep -i "history" "$TMP/hist.txt" | head -5 | sed 's/^/    /'
 fi
+# one history value per earlier night, also where a world and a pair group
+# of one sweep cover the same two nodes
+if python3 - "$TMP/histout/profile.json" <<'PY'
+import json, sys
+gs = [g["comparison"] for g in json.load(open(sys.argv[1]))["groups"]
+      if g.get("comparison") and g["comparison"]["superseded_by"] is None]
+sys.exit(0 if gs and all(c["history_n"] == 3 for c in gs) else 1)
+PY
+then
+	echo "ok health_report_history_one_value_per_night"
+else
+	echo "not ok health_report_history_one_value_per_night"
+fi
 # report.md marks the superseded sweeps
 if grep -q "| not judged (earlier run) |" "$TMP/histout/report.md"; then
 	echo "ok health_report_md_group_earlier_run"
