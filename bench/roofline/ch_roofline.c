@@ -534,7 +534,7 @@ static const char *check_method(const struct ch_kernel *k)
 {
 	switch (k->family) {
 	case CH_FAM_GEMM:
-		return "64 sampled entries vs fp64 host dot products, tol k x eps(accumulation) x sum|a b|";
+		return "64 sampled entries (C NaN-filled first) vs exact values, tol: 0 when every partial sum is exact, else (k-1) u R (tensor cores) or 6 sqrt(k) u R (fp32, fp64), R = range of the prefix sums; + eps(out) |value|";
 	case CH_FAM_STREAM:
 		return k->id == CH_K_DOT ? "sum vs exact value, tol (n+2) eps64 sum|a b|"
 					 : "every element vs analytic value, tol 4 eps |value|";

@@ -358,7 +358,7 @@ int ch_cu_fill_ln_weights(float *gamma, float *beta, uint64_t cols, void *stream
 int ch_cu_fill_gemm(enum ch_dtype dt, void *p, uint64_t count, uint64_t seed, void *stream)
 {
 	cudaStream_t st = (cudaStream_t)stream;
-	int digits = ch_dtype_digits(dt);
+	int digits = ch_gemm_input_digits(dt);
 	switch (dt) {
 	case CH_FP64: fill_gemm_k<double><<<grid_for(count), kThreads, 0, st>>>((double *)p, count, seed, digits); break;
 	case CH_FP32:
