@@ -157,7 +157,10 @@ endif
 CC ?= gcc
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(CFLAGS) -Wall -Wextra -fopenmp -MMD -MP $(SAN_FLAGS) $(DEFS) $(CUDA_CFLAGS) $(PKG_CFLAGS)
-LDLIBS := $(PKG_LIBS) $(CUDA_LIBS) -lstdc++ -ldl -lpthread -lm $(SAN_LIBS)
+# --as-needed: a binary records only the libraries it calls (roofline never
+# calls NCCL or Open MPI's collectives, so it starts on a node without
+# libnccl.so.2), whatever the toolchain's default
+LDLIBS := -Wl,--as-needed $(PKG_LIBS) $(CUDA_LIBS) -lstdc++ -ldl -lpthread -lm $(SAN_LIBS)
 ALL_LDFLAGS := -fopenmp $(SAN_FLAGS) $(LDFLAGS)
 NVCC_GENCODE := $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) -gencode arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
 NVCCFLAGS := -O3 -std=c++17 $(NVCC_GENCODE) $(DEFS) -Xcompiler -Wall,-Wextra
