@@ -242,13 +242,14 @@ $(SLOWIO): tests/slowio.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -O2 -shared -fPIC -Wall -Wextra $< -ldl -o $@
 
-# a stand-in libnvidia-ml.so.1 for tests/cli/inventory.sh (tests/fake-nvml)
+# a stand-in libnvidia-ml.so.1 for tests/cli/inventory.sh and the energy-window
+# unit tests (tests/fake-nvml; its SONAME lets a test load it by path first)
 FAKE_NVML := $(B)/tests/fake-nvml/libnvidia-ml.so.1
 $(FAKE_NVML): tests/fake-nvml/fake_nvml.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC $< -o $@
+	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 $< -o $@ -lm -lpthread
 
-unit: $(UNIT_BIN)
+unit: $(UNIT_BIN) $(FAKE_NVML)
 test: all $(UNIT_BIN) $(SLOWIO) $(FAKE_NVML)
 	$(Q)SANITIZE=$(SANITIZE) WITH_CUDA=$(WITH_CUDA) scripts/run-tests
 

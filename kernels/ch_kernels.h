@@ -320,6 +320,7 @@ void ch_check_gemm(enum ch_dtype dt, uint64_t m, uint64_t n, uint64_t k,
 /* ------------------------------------------------------------ backends */
 
 struct ch_dev; /* one open device, private to its backend */
+struct ch_nvml_violations; /* hw/ch_nvml.h */
 
 /* What a backend tells about an open device. */
 struct ch_dev_info {
@@ -347,6 +348,9 @@ struct ch_point_spec {
 	struct ch_shape shape;
 	int plain_stores; /* CPU stream kernels: plain (write-allocate) stores for
 			   * these calls even on a device with streaming stores */
+	int fast_accum;   /* fp8 GEMM: 1 = fast accumulation
+			   * (CUBLASLT_MATMUL_DESC_FAST_ACCUM), 0 = the default,
+			   * split accumulator (partial sums promoted to fp32) */
 };
 
 /*
@@ -410,6 +414,27 @@ struct ch_backend {
 	/* throttled - 1 when the device's clocks are held down by power or
 	 * temperature now, 0 when not, CH_ERR_UNAVAILABLE when n/a. May be NULL. */
 	int (*throttled)(struct ch_dev *d);
+	/* queue - start @calls calls of the set-up point back to back, after
+	 * whatever was queued before, without waiting for them (CUDA: launched
+	 * on the device's stream between two events, no host synchronisation);
+	 * batch slot @slot (0 or 1) records when its first call started and its
+	 * last call ended. At most two batches are in flight. May be NULL (a
+	 * synchronous backend: the energy window then times call by call). */
+	int (*queue)(struct ch_dev *d, const struct ch_point_spec *p, int calls, int slot);
+	/* batch_done - has the batch in @slot finished? @wait: block until it
+	 * has. When it has, @t_start and @t_end get its first call's start and
+	 * last call's end on ch_now_sec()'s clock, and the slot is free again.
+	 * Returns 1 finished, 0 not yet (only without @wait), or a negative
+	 * status. Set together with queue(). */
+	int (*batch_done)(struct ch_dev *d, int slot, int wait, double *t_start, double *t_end);
+	/* throttle_ns - the device's cumulative clock-violation counters (ns,
+	 * per cause; hw/ch_nvml.h), to be differenced over an energy window.
+	 * May be NULL; returns CH_ERR_UNAVAILABLE when n/a. */
+	int (*throttle_ns)(struct ch_dev *d, struct ch_nvml_violations *v);
+	/* fp8_fast_accum - 1 when the fp8 GEMM also runs with fast
+	 * accumulation (ch_point_spec.fast_accum): roofline then measures both
+	 * modes, labelled. */
+	int fp8_fast_accum;
 };
 
 /* The backends (each defined by its own folder). */

@@ -15,9 +15,26 @@
  *        gpu_idle and hw_slowdown
  * nvmlDeviceGetRetiredPages and nvmlDeviceGetRetiredPagesPendingStatus are
  * deliberately absent (as in a driver without them).
+ *
+ * Energy and clock violations, for the energy-window tests
+ * (tests/unit/test_energy_window.c): a GPU draws FAKE_NVML_BUSY_W (default
+ * 500 W) while a call runs and FAKE_NVML_IDLE_W (default 0) otherwise; its
+ * total-energy counter (nvmlDeviceGetTotalEnergyConsumption, mJ, from
+ * 123456 J at nvmlInit) is refreshed every FAKE_NVML_REFRESH_MS (default
+ * 20 ms): a read returns the energy at the last refresh, as the driver's
+ * counter does. When calls run is told by the test through
+ * fake_nvml_busy(); fake_nvml_energy_between() and fake_nvml_busy_between()
+ * give the truth over any interval. nvmlDeviceGetViolationStatus: power
+ * violation time is 0 on gpu0 and a quarter of the busy time on gpu1;
+ * thermal 0 on both; other policies not supported. Times are
+ * CLOCK_MONOTONIC seconds (ch_now_sec()'s clock).
  */
+#include <math.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef int nvmlReturn_t;
 typedef struct fake_dev { int i; } *nvmlDevice_t;
@@ -35,7 +52,112 @@ static nvmlReturn_t text(char *buf, unsigned n, const char *s)
 	return OK;
 }
 
-nvmlReturn_t nvmlInit_v2(void) { return OK; }
+/* ---- the energy model */
+struct fake_batch { double t0, period, busy; int calls; };
+#define FAKE_MAX_BATCHES 65536
+static struct fake_batch batches[2][FAKE_MAX_BATCHES];
+static int nbatches[2];
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static double busy_w = 500, idle_w = 0, refresh_s = 0.020, origin = -1;
+static const double base_j = 123456.0, power_frac[2] = { 0, 0.25 };
+
+static double now_sec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double env_num(const char *name, double def)
+{
+	const char *v = getenv(name);
+	return v && *v ? atof(v) : def;
+}
+
+/* locked */
+static void model_init(void)
+{
+	if (origin >= 0)
+		return;
+	busy_w = env_num("FAKE_NVML_BUSY_W", 500);
+	idle_w = env_num("FAKE_NVML_IDLE_W", 0);
+	refresh_s = env_num("FAKE_NVML_REFRESH_MS", 20) * 1e-3;
+	origin = now_sec();
+}
+
+static double overlap(double a0, double a1, double b0, double b1)
+{
+	double lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+	return hi > lo ? hi - lo : 0;
+}
+
+/* seconds device @d ran calls within [a, b]; locked */
+static double busy_in(unsigned d, double a, double b)
+{
+	double s = 0;
+	int i, k;
+	for (i = 0; i < nbatches[d]; i++) {
+		const struct fake_batch *x = &batches[d][i];
+		double end = x->t0 + x->calls * x->period;
+		if (end <= a || x->t0 >= b)
+			continue;
+		if (x->t0 >= a && end <= b) {
+			s += x->calls * x->busy;
+			continue;
+		}
+		for (k = 0; k < x->calls; k++)
+			s += overlap(x->t0 + k * x->period, x->t0 + k * x->period + x->busy, a, b);
+	}
+	return s;
+}
+
+static double energy_in(unsigned d, double a, double b)
+{
+	double busy = busy_in(d, a, b);
+	return busy_w * busy + idle_w * ((b - a) - busy);
+}
+
+/* test hooks */
+int fake_nvml_busy(unsigned d, double t0, int calls, double period, double busy)
+{
+	int rc = -1;
+	pthread_mutex_lock(&mu);
+	model_init();
+	if (d < 2 && nbatches[d] < FAKE_MAX_BATCHES && calls > 0) {
+		batches[d][nbatches[d]++] = (struct fake_batch){ t0, period, busy, calls };
+		rc = 0;
+	}
+	pthread_mutex_unlock(&mu);
+	return rc;
+}
+
+double fake_nvml_energy_between(unsigned d, double a, double b)
+{
+	double e;
+	pthread_mutex_lock(&mu);
+	model_init();
+	e = d < 2 ? energy_in(d, a, b) : NAN;
+	pthread_mutex_unlock(&mu);
+	return e;
+}
+
+double fake_nvml_busy_between(unsigned d, double a, double b)
+{
+	double s;
+	pthread_mutex_lock(&mu);
+	model_init();
+	s = d < 2 ? busy_in(d, a, b) : NAN;
+	pthread_mutex_unlock(&mu);
+	return s;
+}
+
+nvmlReturn_t nvmlInit_v2(void)
+{
+	pthread_mutex_lock(&mu);
+	model_init();
+	pthread_mutex_unlock(&mu);
+	return OK;
+}
 nvmlReturn_t nvmlShutdown(void) { return OK; }
 const char *nvmlErrorString(nvmlReturn_t r) { return r == NOT_SUPPORTED ? "Not Supported" : r ? "Invalid Argument" : "Success"; }
 nvmlReturn_t nvmlSystemGetDriverVersion(char *b, unsigned n) { return text(b, n, "550.54.15"); }
@@ -107,5 +229,32 @@ nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, int *m) { (void)d; *m 
 nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long *r)
 {
 	*r = d->i ? 0x9ULL : 0x1ULL; /* gpu_idle (0x1), hw_slowdown (0x8) */
+	return OK;
+}
+
+nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj)
+{
+	double t, tick;
+	pthread_mutex_lock(&mu);
+	model_init();
+	t = now_sec();
+	tick = origin + floor((t - origin) / refresh_s) * refresh_s; /* the last refresh */
+	*mj = (unsigned long long)llround((base_j + energy_in((unsigned)d->i, origin, tick)) * 1000.0);
+	pthread_mutex_unlock(&mu);
+	return OK;
+}
+
+/* nvmlViolationTime_t: referenceTime (us), violationTime (ns) */
+nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t d, int policy, unsigned long long *v)
+{
+	double t;
+	if (policy != 0 && policy != 1)
+		return NOT_SUPPORTED;
+	pthread_mutex_lock(&mu);
+	model_init();
+	t = now_sec();
+	v[0] = (unsigned long long)(t * 1e6);
+	v[1] = policy == 0 ? (unsigned long long)llround(power_frac[d->i] * busy_in((unsigned)d->i, origin, t) * 1e9) : 0;
+	pthread_mutex_unlock(&mu);
 	return OK;
 }
