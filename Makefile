@@ -249,8 +249,14 @@ $(FAKE_NVML): tests/fake-nvml/fake_nvml.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 $< -o $@ -lm -lpthread
 
+# a CUDA runtime whose driver is too old (LD_PRELOAD), for tests/cli/cuda_preflight.sh
+FAKE_CUDART := $(B)/tests/libfakecudart.so
+$(FAKE_CUDART): tests/fake-cudart/fake_cudart.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC $< -o $@
+
 unit: $(UNIT_BIN) $(FAKE_NVML)
-test: all $(UNIT_BIN) $(SLOWIO) $(FAKE_NVML)
+test: all $(UNIT_BIN) $(SLOWIO) $(FAKE_NVML) $(FAKE_CUDART)
 	$(Q)SANITIZE=$(SANITIZE) WITH_CUDA=$(WITH_CUDA) scripts/run-tests
 
 sweep: all

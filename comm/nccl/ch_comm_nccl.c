@@ -183,12 +183,7 @@ static int nccl_probe(char *why, size_t n)
 	int count = 0;
 	cudaError_t e = cudaGetDeviceCount(&count);
 	if (e != cudaSuccess || count < 1) {
-		if (e != cudaSuccess)
-			snprintf(why, n, "no CUDA device (cudaGetDeviceCount: %s)", cudaGetErrorString(e));
-		else
-			snprintf(why, n, "no CUDA device (cudaGetDeviceCount found 0%s%s)",
-				 getenv("CUDA_VISIBLE_DEVICES") ? "; CUDA_VISIBLE_DEVICES=" : "",
-				 getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "");
+		ch_cuda_no_device(e, count, why, n);
 		cudaGetLastError();
 		return CH_ERR_UNAVAILABLE;
 	}
@@ -234,7 +229,7 @@ static int nccl_open(int local_rank, int local_size, struct ch_comm_device *dev,
 	dev->gpu_index = -1;
 	e = cudaGetDeviceCount(&visible);
 	if (e != cudaSuccess || visible < 1) {
-		snprintf(why, n, "no CUDA device (cudaGetDeviceCount: %s)", cudaGetErrorString(e));
+		ch_cuda_no_device(e, visible, why, n);
 		return CH_ERR_UNAVAILABLE;
 	}
 	if (!(x = calloc(1, sizeof(*x)))) {

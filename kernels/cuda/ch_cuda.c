@@ -74,13 +74,9 @@ static int cuda_probe(char *why, size_t n)
 {
 	int count = 0;
 	cudaError_t e = cudaGetDeviceCount(&count);
-	if (e != cudaSuccess) {
-		snprintf(why, n, "no CUDA device: %s", cudaGetErrorString(e));
+	if (e != cudaSuccess || count == 0) {
+		ch_cuda_no_device(e, count, why, n);
 		cudaGetLastError(); /* clear the sticky error */
-		return CH_ERR_UNAVAILABLE;
-	}
-	if (count == 0) {
-		snprintf(why, n, "no CUDA device");
 		return CH_ERR_UNAVAILABLE;
 	}
 	return 0;
