@@ -17,7 +17,9 @@
 #   CH_DEPS_DONE=1          skip scripts/install-deps
 #
 # Every goal first runs scripts/install-deps (installs missing Debian
-# packages when root), then re-runs make with CH_DEPS_DONE=1.
+# packages when root), then re-runs make with CH_DEPS_DONE=1: what the
+# build needs for every goal (--build), and for `make test` and `make unit`
+# also what the tests need (--test: Criterion, Chromium, git ...).
 
 .DEFAULT_GOAL := all
 SHELL := /bin/bash
@@ -26,7 +28,7 @@ ifeq ($(CH_DEPS_DONE),)
 ifeq ($(filter clean distclean,$(MAKECMDGOALS)),)
 .PHONY: _outer
 _outer:
-	@scripts/install-deps
+	@scripts/install-deps $(if $(filter test unit,$(MAKECMDGOALS)),--test,--build)
 	@$(MAKE) --no-print-directory CH_DEPS_DONE=1 $(MAKECMDGOALS)
 Makefile: ;
 %:: _outer ; @:
