@@ -47,7 +47,8 @@ scripts/install-deps --test --list | grep -qx chromium && ok "install-deps --tes
 # the Makefile asks for the build's packages, and the tests' only for test/unit
 for goal in all sweep bench test unit; do
 	want=--build; [ $goal = test ] || [ $goal = unit ] && want=--test
-	line=$(make -n "$goal" 2>/dev/null | grep -m1 'scripts/install-deps')
+	# (under `make test` MAKEFLAGS carries CH_DEPS_DONE=1: a fresh make here)
+	line=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -n CH_DEPS_DONE= "$goal" 2>/dev/null | grep -m1 'scripts/install-deps')
 	if [ "$line" = "scripts/install-deps $want" ]; then
 		ok "make $goal runs install-deps $want"
 	else
