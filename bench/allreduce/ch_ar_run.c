@@ -1323,7 +1323,7 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 
 	/* the result document: rank 0 checks that it may write the file */
 	if (c->rank == 0)
-		rc = ch_run_begin("allreduce_bw", argc, argv, &o->common, &c->res);
+		rc = ch_run_begin_world("allreduce_bw", argc, argv, &o->common, ch_ar_world_base(w), &c->res);
 	rc = ch_ar_world_agree(w, rc);
 	if (rc) {
 		ch_result_free(c->res);

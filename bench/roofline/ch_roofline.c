@@ -1575,6 +1575,9 @@ int ch_rl_run_backend(const struct ch_rl_opts *o, const struct ch_world *mpi, co
 			}
 		} else {
 			ch_result_set_software(res, "blas", r.info.blas);
+			/* the CPU's OpenMP threads: the most this process runs at once */
+			if (r.info.threads > 1)
+				ch_run_set_threads(res, r.info.threads);
 		}
 		rc = measure_device(&r, dreason, sizeof(dreason));
 		update_roofs(&r);
