@@ -169,7 +169,7 @@ endif
 # except the mains; folders named cuda/ need CUDA, folders named nccl/ NCCL.
 MAINS := $(wildcard bench/roofline.c bench/allreduce_bw.c bench/loader_contention.c bench/checkpoint_io.c report/health_report.c)
 BINS := $(patsubst %.c,$(B)/%,$(notdir $(MAINS)))
-SRC_DIRS := base hw bench/common bench/loader bench/loader/cuda bench/roofline bench/allreduce bench/checkpoint bench/checkpoint/cuda kernels kernels/cpu kernels/cuda comm comm/mpi comm/nccl report
+SRC_DIRS := base hw bench/common bench/loader bench/loader/cuda bench/roofline bench/allreduce bench/checkpoint bench/checkpoint/cuda kernels kernels/cpu kernels/cuda comm comm/mpi comm/nccl report report/read report/judge report/canary report/history report/render
 ALL_C := $(filter-out $(MAINS),$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 ALL_CU := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.cu))
 # (filter-out takes one % per pattern: drop_dir removes the files below a

@@ -1,6 +1,6 @@
 /*
  * ch_ckpt_stall.h - the checkpoint stall model, shared by checkpoint_io
- * (bench/checkpoint) and health_report's canary (report/hr_checkpoint.c):
+ * (bench/checkpoint) and health_report's canary (report/judge/hr_checkpoint.c):
  * the share of wall-clock a checkpoint blocks, and what staging it recovers,
  * in the canary's terms (docs/canary.md, "The step-time model").
  */

@@ -2,10 +2,10 @@
  * hr_report.c - options and orchestration of `health_report INPUT...`.
  */
 #include "report/hr_report.h"
-#include "report/hr_analyze.h"
-#include "report/hr_input.h"
-#include "report/hr_model.h"
-#include "report/hr_render.h"
+#include "report/judge/hr_analyze.h"
+#include "report/read/hr_input.h"
+#include "report/read/hr_model.h"
+#include "report/render/hr_render.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
 #include "base/ch_parse.h"

@@ -66,6 +66,46 @@ check_views() {
 	done
 }
 
+# Inside report/, stages (docs/architecture.md, "Inside report/"): a stage may
+# include itself, the stages before it and the top of report/ (hr_util.h);
+# the top (the command) may include every stage. STAGE_EXCEPT lists the
+# arrows that still point backwards, FILE:INCLUDE, each to be removed as the
+# module it names is split by stage; a new backward arrow is a finding.
+declare -A STAGE_ALLOWED=(
+	[read]="read top"
+	[judge]="read judge top"
+	[canary]="read judge canary top"
+	[history]="read judge history top"
+	[render]="read judge render top"
+)
+STAGE_EXCEPT="report/read/hr_load.c:report/judge/hr_checkpoint.h
+report/read/hr_load.c:report/judge/hr_inventory.h
+report/read/hr_load.c:report/judge/hr_cost.h
+report/judge/hr_analyze.c:report/history/hr_history.h
+report/judge/hr_checkpoint.c:report/canary/hr_canary.h"
+
+# check_stages ROOT: one line "FILE: WHY" per include across report's stages
+# that breaks the stage order.
+check_stages() {
+	local root=$1 f inc st to
+	(cd "$root" && find report -mindepth 2 \( -name '*.c' -o -name '*.h' \) -type f 2>/dev/null | sort) |
+	while read -r f; do
+		st=$(cut -d/ -f2 <<<"$f")
+		if [ -z "${STAGE_ALLOWED[$st]+x}" ]; then
+			echo "$f: report/$st/ is not a stage of docs/architecture.md"
+			continue
+		fi
+		sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\(report\/[^"]*\)".*/\1/p' "$root/$f" |
+		while read -r inc; do
+			to=$(cut -d/ -f2 <<<"$inc")
+			[[ $to == *.h ]] && to=top
+			[[ " ${STAGE_ALLOWED[$st]} " == *" $to "* ]] && continue
+			grep -qxF "$f:$inc" <<<"$STAGE_EXCEPT" && continue
+			echo "$f: includes \"$inc\": stage $st may not include $to (may: ${STAGE_ALLOWED[$st]})"
+		done
+	done
+}
+
 report() {
 	local name=$1 out=$2
 	if [ -z "$out" ]; then
@@ -80,6 +120,7 @@ n=$(git ls-files 'base/*' 'hw/*' 'kernels/*' 'comm/*' 'bench/*' 'report/*' 'test
 	grep -cE '\.(c|h|cu)$')
 report "arrows: includes of $n source files follow docs/architecture.md" "$(check_tree .)"
 report "arrows: the Makefile's include views allow no forbidden arrow" "$(check_views Makefile)"
+report "arrows: report/'s stages include only earlier stages" "$(check_stages .)"
 
 # ---- the check rejects what it must (a tree built here, never committed)
 TMP=$(mktemp -d /tmp/ch_arrows_test.XXXXXX)
@@ -105,6 +146,20 @@ if [ -z "$miss" ] && [ "$(wc -l <<<"$out")" = 8 ] && ! grep -q good.c <<<"$out";
 	echo "ok arrows: forbidden includes in a test tree are each reported, allowed ones not"
 else
 	echo "not ok arrows: the check missed forbidden includes in$miss or reported more:"
+	sed 's/^/    /' <<<"$out"
+fi
+mkdir -p "$TMP"/report/{read,render,judge,misc}
+: >"$TMP/report/render/r.h"; : >"$TMP/report/read/m.h"
+printf '#include "report/render/r.h"\n' >"$TMP/report/read/bad9.c"
+printf '#include "report/read/m.h"\n#include "report/hr_top.h"\n' >"$TMP/report/judge/good2.c"
+: >"$TMP/report/misc/bad10.c"
+out=$(check_stages "$TMP")
+if grep -qF 'report/read/bad9.c: includes "report/render/r.h"' <<<"$out" &&
+	grep -qF 'report/misc/bad10.c: report/misc/ is not a stage' <<<"$out" &&
+	[ "$(wc -l <<<"$out")" = 2 ]; then
+	echo "ok arrows: a backward include between report's stages is reported, a forward one not"
+else
+	echo "not ok arrows: the stage check gave:"
 	sed 's/^/    /' <<<"$out"
 fi
 sed 's/^PART_USES_kernels .*/PART_USES_kernels := base hw kernels comm/' Makefile >"$TMP/Makefile"

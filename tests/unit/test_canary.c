@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "base/ch_common.h"
-#include "report/hr_canary.h"
+#include "report/canary/hr_canary.h"
 
 static struct hr_fig given(double v)
 {

@@ -2,7 +2,7 @@
 #include <math.h>
 
 #include "base/ch_common.h"
-#include "report/hr_fit.h"
+#include "report/canary/hr_fit.h"
 
 /* synthetic points from the model itself: sizes 8 B .. 256 MiB, n = 2..16 */
 static size_t synth(enum hr_fit_model m, double alpha_us, double bw_gbps,

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "base/ch_common.h"
-#include "report/hr_history.h"
+#include "report/history/hr_history.h"
 
 Test(history, rule_flags_a_drop_and_dates_it)
 {

@@ -7,8 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "report/hr_model.h"
-#include "report/hr_nccltests.h"
+#include "report/read/hr_model.h"
+#include "report/read/hr_nccltests.h"
 #include "report/hr_util.h"
 
 #define LOGS "tests/data/nccl-tests-logs/"

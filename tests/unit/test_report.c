@@ -14,13 +14,13 @@
 #include <unistd.h>
 
 #include "base/ch_common.h"
-#include "report/hr_analyze.h"
-#include "report/hr_cost.h"
-#include "report/hr_expect.h"
-#include "report/hr_input.h"
-#include "report/hr_model.h"
-#include "report/hr_plot.h"
-#include "report/hr_render.h"
+#include "report/judge/hr_analyze.h"
+#include "report/judge/hr_cost.h"
+#include "report/judge/hr_expect.h"
+#include "report/read/hr_input.h"
+#include "report/read/hr_model.h"
+#include "report/render/hr_plot.h"
+#include "report/render/hr_render.h"
 #include "report/hr_util.h"
 
 #define DATA "tests/data/report/"

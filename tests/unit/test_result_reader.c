@@ -1,5 +1,5 @@
 /*
- * The result reader (report/hr_result.h): a result document into the typed
+ * The result reader (report/read/hr_result.h): a result document into the typed
  * record the canary and the history judge; values of the wrong type read as
  * such and quoted as found; the placement the job runs with.
  */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/hr_result.h"
+#include "report/read/hr_result.h"
 
 static json_t *doc_of(const char *text)
 {

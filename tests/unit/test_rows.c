@@ -1,5 +1,5 @@
 /*
- * test_rows.c - the report's row model (report/hr_rows.c): the rows, flags
+ * test_rows.c - the report's row model (report/render/hr_rows.c): the rows, flags
  * and counts built from a small hand-written profile, and the cell helpers
  * that report.md and report.html share.
  */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/ch_common.h"
-#include "report/hr_rows.h"
+#include "report/render/hr_rows.h"
 #include "report/hr_util.h"
 
 static const char profile_text[] =

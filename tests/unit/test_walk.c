@@ -1,6 +1,6 @@
 /*
  * The input walker of health_report's canary and history subcommands
- * (report/hr_walk.h, on hr_collect_files()): regular files only, a named
+ * (report/read/hr_walk.h, on hr_collect_files()): regular files only, a named
  * pipe listed and never opened, a symbolic-link cycle walked once, a file
  * that is not JSON or that the visitor rejects skipped and listed while the
  * rest is visited.
@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "base/ch_common.h"
-#include "report/hr_input.h"
+#include "report/read/hr_input.h"
 #include "report/hr_util.h"
-#include "report/hr_walk.h"
+#include "report/read/hr_walk.h"
 
 static char dir[64];
 

@@ -3,9 +3,9 @@
  * subcommand's options and inputs are in hr_canary_cli.c).
  * Formulas and their sources: docs/canary.md; interface: hr_canary.h.
  */
-#include "report/hr_canary.h"
-#include "report/hr_fit.h"
-#include "report/hr_walk.h"
+#include "report/canary/hr_canary.h"
+#include "report/canary/hr_fit.h"
+#include "report/read/hr_walk.h"
 #include "base/ch_common.h"
 #include "base/ch_parse.h"
 #include "base/ch_result.h"

@@ -1,4 +1,4 @@
-#include "report/hr_nccltests.h"
+#include "report/read/hr_nccltests.h"
 #include "base/ch_common.h"
 
 #include <ctype.h>

@@ -2,7 +2,7 @@
  * hr_result.c - the result reader: a result document into a typed record
  * (hr_result.h).
  */
-#include "report/hr_result.h"
+#include "report/read/hr_result.h"
 #include "base/ch_common.h"
 #include "base/ch_result.h"
 

@@ -3,8 +3,8 @@
  * keys, profile and Prometheus parts. Thresholds and sources are written
  * out in the reason texts and in docs/health_report.md.
  */
-#include "report/hr_inventory.h"
-#include "report/hr_analyze.h"
+#include "report/judge/hr_inventory.h"
+#include "report/judge/hr_analyze.h"
 #include "base/ch_common.h"
 
 #include <math.h>

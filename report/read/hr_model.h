@@ -15,8 +15,8 @@
 #include <time.h>
 
 #include "base/ch_datasheet.h"
-#include "report/hr_input.h"
-#include "report/hr_nccltests.h"
+#include "report/read/hr_input.h"
+#include "report/read/hr_nccltests.h"
 
 #ifdef __cplusplus
 extern "C" {

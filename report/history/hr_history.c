@@ -3,10 +3,10 @@
  * regression check against each series' own trailing baseline
  * (hr_history.h; method in docs/workflows.md).
  */
-#include "report/hr_history.h"
-#include "report/hr_checkpoint.h"
-#include "report/hr_result.h"
-#include "report/hr_walk.h"
+#include "report/history/hr_history.h"
+#include "report/judge/hr_checkpoint.h"
+#include "report/read/hr_result.h"
+#include "report/read/hr_walk.h"
 #include "base/ch_common.h"
 #include "base/ch_parse.h"
 #include "base/ch_result.h"

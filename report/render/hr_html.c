@@ -1,9 +1,9 @@
 /*
  * hr_html.c - the self-contained HTML report with inline PLplot SVG plots.
  */
-#include "report/hr_render.h"
-#include "report/hr_plot.h"
-#include "report/hr_rows.h"
+#include "report/render/hr_render.h"
+#include "report/render/hr_plot.h"
+#include "report/render/hr_rows.h"
 #include "base/ch_common.h"
 
 #include <math.h>

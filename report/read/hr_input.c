@@ -1,4 +1,4 @@
-#include "report/hr_input.h"
+#include "report/read/hr_input.h"
 #include "base/ch_common.h"
 
 #include <dirent.h>

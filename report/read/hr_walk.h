@@ -8,7 +8,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "report/hr_input.h"
+#include "report/read/hr_input.h"
 
 #ifdef __cplusplus
 extern "C" {

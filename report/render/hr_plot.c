@@ -1,7 +1,7 @@
 /*
  * hr_plot.c - PLplot SVG plots in memory.
  */
-#include "report/hr_plot.h"
+#include "report/render/hr_plot.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
 #include "base/ch_datasheet.h"

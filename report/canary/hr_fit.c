@@ -2,7 +2,7 @@
  * hr_fit.c - least-squares fit of the ring and log-latency all-reduce models
  * (see hr_fit.h), solved with LAPACK's dgels from OpenBLAS.
  */
-#include "report/hr_fit.h"
+#include "report/canary/hr_fit.h"
 #include "base/ch_common.h"
 
 #include <math.h>

@@ -15,7 +15,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "report/hr_input.h"
+#include "report/read/hr_input.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -14,7 +14,7 @@
 #include <jansson.h>
 #include <time.h>
 
-#include "report/hr_model.h"
+#include "report/read/hr_model.h"
 #include "report/hr_util.h"
 
 #ifdef __cplusplus

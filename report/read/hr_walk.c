@@ -1,7 +1,7 @@
 /*
  * hr_walk.c - visit the JSON documents under files and directories.
  */
-#include "report/hr_walk.h"
+#include "report/read/hr_walk.h"
 #include "base/ch_common.h"
 #include "report/hr_util.h"
 

@@ -1,11 +1,11 @@
 /*
  * hr_load.c - read result files and nccl-tests logs into the fleet model.
  */
-#include "report/hr_model.h"
-#include "report/hr_checkpoint.h"
-#include "report/hr_inventory.h"
-#include "report/hr_result.h"
-#include "report/hr_cost.h"
+#include "report/read/hr_model.h"
+#include "report/judge/hr_checkpoint.h"
+#include "report/judge/hr_inventory.h"
+#include "report/read/hr_result.h"
+#include "report/judge/hr_cost.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
 #include "base/ch_result.h"

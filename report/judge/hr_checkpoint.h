@@ -18,8 +18,8 @@
 #include <stdio.h>
 #include <jansson.h>
 
-#include "report/hr_model.h"
-#include "report/hr_result.h"
+#include "report/read/hr_model.h"
+#include "report/read/hr_result.h"
 
 #ifdef __cplusplus
 extern "C" {

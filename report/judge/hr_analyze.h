@@ -11,9 +11,9 @@
 
 #include <jansson.h>
 
-#include "report/hr_cost.h"
-#include "report/hr_expect.h"
-#include "report/hr_model.h"
+#include "report/judge/hr_cost.h"
+#include "report/judge/hr_expect.h"
+#include "report/read/hr_model.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -2,11 +2,11 @@
  * hr_analyze.c - verdicts: absolute expectations, fleet-relative robust
  * z-scores, drift, and the profile document.
  */
-#include "report/hr_analyze.h"
-#include "report/hr_checkpoint.h"
-#include "report/hr_history.h"
+#include "report/judge/hr_analyze.h"
+#include "report/judge/hr_checkpoint.h"
+#include "report/history/hr_history.h"
 #include "report/hr_util.h"
-#include "report/hr_inventory.h"
+#include "report/judge/hr_inventory.h"
 #include "base/ch_common.h"
 #include "base/ch_result.h"
 #include "base/ch_stats.h"

@@ -2,9 +2,9 @@
  * hr_checkpoint.c - checkpoint_io results in the report and the canary
  * (see hr_checkpoint.h).
  */
-#include "report/hr_checkpoint.h"
-#include "report/hr_canary.h"
-#include "report/hr_result.h"
+#include "report/judge/hr_checkpoint.h"
+#include "report/canary/hr_canary.h"
+#include "report/read/hr_result.h"
 #include "report/hr_util.h"
 #include "base/ch_ckpt_stall.h"
 #include "base/ch_common.h"

@@ -1,4 +1,4 @@
-#include "report/hr_expect.h"
+#include "report/judge/hr_expect.h"
 #include "base/ch_common.h"
 
 #include <math.h>

@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <jansson.h>
 
-#include "report/hr_fit.h"
+#include "report/canary/hr_fit.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,10 +1,10 @@
 /*
  * hr_render.c - terminal summary, Markdown and Prometheus outputs.
  */
-#include "report/hr_render.h"
-#include "report/hr_checkpoint.h"
-#include "report/hr_inventory.h"
-#include "report/hr_rows.h"
+#include "report/render/hr_render.h"
+#include "report/judge/hr_checkpoint.h"
+#include "report/judge/hr_inventory.h"
+#include "report/render/hr_rows.h"
 #include "base/ch_common.h"
 
 #include <math.h>

@@ -1,8 +1,8 @@
 /*
  * hr_rows.c - the report's tables as typed rows (hr_rows.h).
  */
-#include "report/hr_rows.h"
-#include "report/hr_render.h"
+#include "report/render/hr_rows.h"
+#include "report/render/hr_render.h"
 #include "base/ch_common.h"
 
 #include <math.h>

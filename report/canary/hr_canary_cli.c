@@ -4,12 +4,12 @@
  * all-reduce models (hr_fit.h), then the model of hr_canary.c.
  * Interface: hr_canary.h; method: docs/canary.md.
  */
-#include "report/hr_canary.h"
-#include "report/hr_checkpoint.h"
-#include "report/hr_fit.h"
-#include "report/hr_result.h"
+#include "report/canary/hr_canary.h"
+#include "report/judge/hr_checkpoint.h"
+#include "report/canary/hr_fit.h"
+#include "report/read/hr_result.h"
 #include "report/hr_util.h"
-#include "report/hr_walk.h"
+#include "report/read/hr_walk.h"
 #include "base/ch_common.h"
 #include "base/ch_parse.h"
 #include "base/ch_result.h"

@@ -1,5 +1,5 @@
-#include "report/hr_cost.h"
-#include "report/hr_model.h"
+#include "report/judge/hr_cost.h"
+#include "report/read/hr_model.h"
 
 #include <math.h>
 #include <stdio.h>

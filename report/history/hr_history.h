@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "report/hr_input.h"
+#include "report/read/hr_input.h"
 
 #ifdef __cplusplus
 extern "C" {
