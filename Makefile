@@ -244,6 +244,13 @@ $(SLOWIO): tests/slowio.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -O2 -shared -fPIC -Wall -Wextra $< -ldl -o $@
 
+# a fault in one all-reduce size for tests/cli/confirm.sh (LD_PRELOAD shim, PMPI)
+SLOWAR := $(B)/tests/libslowallreduce.so
+$(SLOWAR): tests/slowallreduce.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -O2 -shared -fPIC -Wall -Wextra $(shell pkg-config --cflags ompi-c) $< -o $@
+
 # a stand-in libnvidia-ml.so.1 for tests/cli/inventory.sh and the energy-window
 # unit tests (tests/fake-nvml; its SONAME lets a test load it by path first)
 FAKE_NVML := $(B)/tests/fake-nvml/libnvidia-ml.so.1
@@ -258,7 +265,7 @@ $(FAKE_CUDART): tests/fake-cudart/fake_cudart.c
 	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC $< -o $@
 
 unit: $(UNIT_BIN) $(FAKE_NVML)
-test: all $(UNIT_BIN) $(SLOWIO) $(FAKE_NVML) $(FAKE_CUDART)
+test: all $(UNIT_BIN) $(SLOWIO) $(SLOWAR) $(FAKE_NVML) $(FAKE_CUDART)
 	$(Q)SANITIZE=$(SANITIZE) WITH_CUDA=$(WITH_CUDA) scripts/run-tests
 
 sweep: all

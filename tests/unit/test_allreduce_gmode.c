@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/ch_common.h"
@@ -42,6 +43,7 @@ struct ch_comm {
 };
 
 static int corrupt;           /* 1: rank 1's element 0 comes out one too big */
+static size_t slow_count;     /* calls of this count take 2 ms longer (a dip) */
 static int fail_create;       /* 1: the next comm_create_group fails */
 static char created[64][16];  /* algorithms in creation order */
 static int ncreated, nlive;
@@ -143,6 +145,10 @@ static int host_run_group(struct ch_comm *const *c, int n, struct ch_comm_run *r
 		if (r[0].progress)
 			*r[0].progress = k;
 		reduce(c, n, r);
+		if (slow_count && r[0].count == slow_count) {
+			struct timespec ts = { 0, 2000000 };
+			nanosleep(&ts, NULL);
+		}
 		t1 = ch_now_sec();
 		if (k >= 0 && r[0].per_call)
 			for (i = 0; i < n; i++) {
@@ -228,7 +234,7 @@ Test(allreduce_gmode, one_process_four_devices_same_tables_and_result_file, .ini
 	size_t i;
 	int rc;
 
-	rc = run_sweep("-g 4 -b 8 -e 4K -f 8 --algo default,ring --groups world,node,pairs --node-size 2 -n 5 -w 1", &doc);
+	rc = run_sweep("-g 4 -b 8 -e 4K -f 8 --algo default,ring --groups world,node,pairs --node-size 2 -n 5 -w 1 --confirm 0", &doc);
 	cr_assert_eq(rc, 0);
 	cr_assert_str_eq(json_string_value(json_object_get(doc, "status")), "ok");
 	res = json_object_get(doc, "results");
@@ -279,7 +285,7 @@ Test(allreduce_gmode, wrong_results_of_one_device_are_counted, .init = cr_redire
 	int rc;
 
 	corrupt = 1;
-	rc = run_sweep("-g 4 -b 64 -e 64 -n 3", &doc);
+	rc = run_sweep("-g 4 -b 64 -e 64 -n 3 --confirm 0", &doc);
 	cr_assert_eq(rc, CH_ERR_CHECK);
 	cr_assert_str_eq(json_string_value(json_object_get(doc, "status")), "failed");
 	cr_assert_not_null(strstr(json_string_value(json_object_get(doc, "reason")), "wrong elements"));
@@ -312,5 +318,33 @@ Test(allreduce_gmode, more_gpus_than_the_process_sees_is_unavailable, .init = cr
 	cr_assert_eq(rc, CH_ERR_UNAVAILABLE);
 	cr_assert_str_eq(json_string_value(json_object_get(doc, "status")), "unavailable");
 	cr_assert_not_null(strstr(json_string_value(json_object_get(doc, "reason")), "-g 8: this process sees 4 GPUs"));
+	json_decref(doc);
+}
+
+/* The confirmation (--confirm 1, the default) in the single-process mode: a
+ * size that is slow in every pass is a dip, measured again, and the cell
+ * gets its "confirm" object, as under mpirun. */
+Test(allreduce_gmode, a_dip_is_measured_again, .init = cr_redirect_stdout, .timeout = 120)
+{
+	json_t *doc, *sw, *row, *cell;
+	size_t i;
+	int rc, found = 0;
+
+	slow_count = 512 / sizeof(float);
+	rc = run_sweep("-g 2 -b 8 -e 32K -f 8 -n 5 -w 1", &doc);
+	cr_assert_eq(rc, 0);
+	cr_assert_geq(json_integer_value(json_object_get(json_object_get(json_object_get(doc, "results"), "confirm"),
+							 "cells")), 1);
+	sw = sweep_of(doc, "world", "default");
+	json_array_foreach(json_object_get(sw, "rows"), i, row) {
+		cell = json_object_get(json_object_get(row, "out_of_place"), "confirm");
+		if (json_integer_value(json_object_get(row, "bytes")) == 512) {
+			cr_assert(json_is_object(cell), "the 512 B dip was not measured again");
+			cr_assert_str_eq(json_string_value(json_object_get(cell, "why")), "dip");
+			cr_assert_eq(json_integer_value(json_object_get(cell, "wrong")), 0);
+			found = 1;
+		}
+	}
+	cr_assert(found);
 	json_decref(doc);
 }
