@@ -239,11 +239,11 @@ $(SLOWIO): tests/slowio.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -O2 -shared -fPIC -Wall -Wextra $< -ldl -o $@
 
-# a stand-in libnvidia-ml.so.1 for tests/cli/inventory.sh (tests/fake-nvml)
+# a stand-in libnvidia-ml.so.1 for tests/cli/inventory.sh and powercap.sh (tests/fake-nvml)
 FAKE_NVML := $(B)/tests/fake-nvml/libnvidia-ml.so.1
-$(FAKE_NVML): tests/fake-nvml/fake_nvml.c
+$(FAKE_NVML): tests/fake-nvml/fake_nvml.c tests/fake-nvml/fake_nvml_power.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC $< -o $@
+	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC $^ -lm -o $@
 
 unit: $(UNIT_BIN)
 test: all $(UNIT_BIN) $(SLOWIO) $(FAKE_NVML)
