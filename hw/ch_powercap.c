@@ -467,8 +467,13 @@ int ch_powercap_begin(const char *state, const struct ch_powercap_gpu *g, const 
 			return CH_ERR_USAGE;
 		}
 		/* a dead run's entry that ch_powercap_recover() could not clear:
-		 * its original limit is the one to keep */
-		json_array_remove(gpus, (size_t)k);
+		 * its original limit is the one to put back, not today's */
+		say(why, n, "GPU %s is still recorded in '%s' by a run that died (pid %ld) with its original limit "
+		    "%.0f W: restore it first (roofline --power-restore)", g->uuid, state, pid,
+		    json_number_value(json_object_get(o, "original_limit_w")));
+		json_decref(doc);
+		unlock_state(fd);
+		return CH_ERR_RUNTIME;
 	}
 	pid_start((long)getpid(), start, sizeof(start));
 	caps = json_array();

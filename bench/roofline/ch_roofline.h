@@ -17,6 +17,7 @@
 #include "bench/common/ch_opts.h"
 #include "base/ch_result.h"
 #include "bench/common/ch_world.h"
+#include "bench/roofline/ch_roofline_power.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,6 +43,8 @@ struct ch_rl_opts {
 	int warmup;             /* --warmup: untimed calls before them (>= 0) */
 	int list;               /* --list: print the kernel table and exit */
 	int stores;             /* --stores: enum ch_stores (CPU stream kernels) */
+	struct ch_rl_power_opts power; /* --power-limits and its options (ch_roofline_power.h) */
+	const struct ch_backend *gpu;  /* the GPU backend; NULL: ch_backend_cuda (tests pass a stand-in) */
 };
 
 /** ch_rl_opts_init - defaults: auto backend, all devices, default kernels

@@ -96,6 +96,13 @@ static double env_num(const char *name, double dflt)
 	return *end ? dflt : v;
 }
 
+/* The file's state as last read or written, and when (monotonic): reads
+ * within CACHE_SEC reuse it, so a call costs no file read (another
+ * process's change is seen at most that late). */
+#define CACHE_SEC 0.005
+static struct gpu_state cache[NGPU];
+static double cache_at = -1;
+
 /* The state: from FAKE_NVML_STATE when set (a missing file is the initial
  * state), else the process's own. */
 static void load(struct gpu_state *s)
@@ -107,15 +114,21 @@ static void load(struct gpu_state *s)
 	memcpy(s, mem_state, sizeof(mem_state));
 	if (!path || !*path)
 		return;
-	f = fopen(path, "r");
-	if (!f)
+	if (cache_at >= 0 && now_mono() - cache_at < CACHE_SEC) {
+		memcpy(s, cache, sizeof(cache));
 		return;
-	for (i = 0; i < NGPU; i++)
-		if (fscanf(f, "%u %u %lf", &s[i].limit_mw, &s[i].prev_mw, &s[i].set_at) != 3) {
-			memcpy(s, mem_state, sizeof(mem_state));
-			break;
-		}
-	fclose(f);
+	}
+	f = fopen(path, "r");
+	if (f) {
+		for (i = 0; i < NGPU; i++)
+			if (fscanf(f, "%u %u %lf", &s[i].limit_mw, &s[i].prev_mw, &s[i].set_at) != 3) {
+				memcpy(s, mem_state, sizeof(mem_state));
+				break;
+			}
+		fclose(f);
+	}
+	memcpy(cache, s, sizeof(cache));
+	cache_at = now_mono();
 }
 
 static int save(const struct gpu_state *s)
@@ -137,8 +150,11 @@ static int save(const struct gpu_state *s)
 		fprintf(f, "%u %u %.6f\n", s[i].limit_mw, s[i].prev_mw, s[i].set_at);
 	if (fclose(f) != 0 || rename(tmp, path) != 0) {
 		unlink(tmp);
+		cache_at = -1;
 		return -1;
 	}
+	memcpy(cache, s, sizeof(cache));
+	cache_at = now_mono();
 	return 0;
 }
 
