@@ -423,9 +423,9 @@ static int plan_caps(struct sweep *s, double *w, const char **req, int *nw, char
 		double v = p->caps[i].pct ? p->caps[i].value / 100.0 * s->g.default_w : p->caps[i].value;
 		v = round(v * 1000.0) / 1000.0; /* NVML takes whole milliwatts */
 		if (v < s->g.min_w - 1e-9 || v > s->g.max_w + 1e-9) {
-			snprintf(why, n, "power cap '%s' (%.1f W) is outside the range %s accepts, %.0f-%.0f W "
+			snprintf(why, n, "power cap '%s' (%.1f W) is outside the range this GPU accepts, %.0f-%.0f W "
 				 "(nvmlDeviceGetPowerManagementLimitConstraints); default limit %.0f W; no limit changed",
-				 p->caps[i].text, v, s->ops->device, s->g.min_w, s->g.max_w, s->g.default_w);
+				 p->caps[i].text, v, s->g.min_w, s->g.max_w, s->g.default_w);
 			return CH_ERR_USAGE;
 		}
 		raw[k++] = v;
@@ -461,11 +461,10 @@ static void restore(struct sweep *s, const char *how, int *status, char *reason,
 		"readback_w", jnum(rb), "when", how, "ok", rc == 0, "why", rc ? why : NULL));
 	json_object_set_new(s->obj, "limit_now_w", jnum(rb));
 	if (rc != 0) {
-		snprintf(reason, n, "%s: the original power limit %.0f W was NOT put back: %s (the state file keeps it: "
-			 "the next roofline start, or roofline --power-restore, restores it)", s->ops->device, s->g.limit_w,
-			 why);
+		snprintf(reason, n, "the original power limit %.0f W was NOT put back: %s (the state file keeps it: "
+			 "the next roofline start, or roofline --power-restore, restores it)", s->g.limit_w, why);
 		*status = CH_ERR_RUNTIME;
-		ch_error("%s", reason);
+		ch_error("%s: %s", s->ops->device, reason);
 	}
 }
 
@@ -495,17 +494,17 @@ int ch_rl_power_sweep(const struct ch_rl_power_opts *p, const struct ch_rl_sweep
 	json_object_set_new(sweep, "state_file", json_string(state));
 	json_object_set_new(sweep, "tolerance_pct", json_real(p->tolerance_pct));
 	if (ch_nvml_init(why, sizeof(why)) != 0) {
-		snprintf(reason, n, "%s: power caps need NVML: %s", ops->device, why);
+		snprintf(reason, n, "power caps need NVML: %s", why);
 		return CH_ERR_UNAVAILABLE;
 	}
 	if (!ops->pci_bus_id || !ops->pci_bus_id[0] || ch_nvml_device_by_pci(ops->pci_bus_id, &dev) != 0) {
-		snprintf(reason, n, "%s: NVML does not see a GPU at PCI bus id '%s': no power limit to set", ops->device,
+		snprintf(reason, n, "NVML does not see a GPU at PCI bus id '%s': no power limit to set",
 			 ops->pci_bus_id ? ops->pci_bus_id : "");
 		ch_nvml_shutdown();
 		return CH_ERR_UNAVAILABLE;
 	}
 	if (ch_powercap_read(dev, &s.g, why, sizeof(why)) != 0) {
-		snprintf(reason, n, "%s: cannot read its power limits: %s", ops->device, why);
+		snprintf(reason, n, "cannot read its power limits: %s", why);
 		ch_nvml_shutdown();
 		return CH_ERR_UNAVAILABLE;
 	}
@@ -525,7 +524,7 @@ int ch_rl_power_sweep(const struct ch_rl_power_opts *p, const struct ch_rl_sweep
 	json_object_set_new(sweep, "recommendation", json_null());
 	if ((rc = plan_caps(&s, w, req, &nw, why, sizeof(why))) != 0 ||
 	    (rc = ch_powercap_probe(&s.g, why, sizeof(why))) != 0) {
-		snprintf(reason, n, "%s: %s%s", ops->device, why, rc == CH_ERR_UNAVAILABLE ? "; no limit changed" : "");
+		snprintf(reason, n, "%s%s", why, rc == CH_ERR_UNAVAILABLE ? "; no limit changed" : "");
 		ch_nvml_shutdown();
 		return rc;
 	}
@@ -533,8 +532,8 @@ int ch_rl_power_sweep(const struct ch_rl_power_opts *p, const struct ch_rl_sweep
 	 * file changes nothing */
 	ch_result_on_signal(ch_powercap_on_signal, NULL);
 	if ((rc = ch_powercap_begin(state, &s.g, w, nw, why, sizeof(why))) != 0) {
-		snprintf(reason, n, "%s: cannot record the original power limit in the state file '%s' (%s): "
-			 "refusing to change any limit", ops->device, state, why);
+		snprintf(reason, n, "cannot record the original power limit in the state file '%s' (%s): "
+			 "refusing to change any limit", state, why);
 		ch_nvml_shutdown();
 		return rc;
 	}
@@ -571,8 +570,7 @@ int ch_rl_power_sweep(const struct ch_rl_power_opts *p, const struct ch_rl_sweep
 			json_object_set_new(cap, "status", json_string("error"));
 			json_object_set_new(cap, "error", json_string(why));
 			status = rc ? rc : CH_ERR_RUNTIME;
-			snprintf(reason, n, "%s: %s; the sweep stopped there and the original limit was put back",
-				 ops->device, why);
+			snprintf(reason, n, "%s; the sweep stopped there and the original limit was put back", why);
 		} else {
 			json_object_set_new(cap, "status", json_string("ok"));
 			if (fabs(w[i] - s.g.default_w) <= SAME_W)
