@@ -88,6 +88,17 @@ grep -q "^# recommended cap: 630 W (90% of the default 700 W): gemm bf16 -2.9% (
 	grep -q "^# node power cap: 630 W for the 2 swept GPU(s)" "$T/sweep.out" &&
 	ok powercap_sweep_table || nok powercap_sweep_table "lines missing" "$T/sweep.out"
 
+# health_report reads the sweep roofline wrote: the fleet's cap is the node's
+# (it exits 1: the stand-in NVML's inventory has labelled faults)
+"$B/health_report" --out "$T/hr" "$T/sweep.json" >"$T/hr.out" 2>&1
+if [ -f "$T/hr/profile.json" ] && python3 - "$T/hr/profile.json" <<'EOF'
+import json, sys
+[m] = json.load(open(sys.argv[1]))["power_caps"]["models"]
+assert m["recommended_cap_w"] == 630 and m["gpus_swept"] == 2 and abs(m["worst_compute_loss_pct"] - 2.88) < 0.01, m
+assert [round(c["perf_pct"], 2) for c in m["curve"]] == [100.0, 97.12, 92.83, 88.03], m["curve"]
+EOF
+then ok powercap_sweep_read_by_health_report; else nok powercap_sweep_read_by_health_report "power_caps" "$T/hr.out"; fi
+
 # ---- the read-back: the enforced limit follows 150 ms after each set
 fresh readback
 FAKE_NVML_READBACK_MS=150 $R --power-limits 100%,80% --devices 0 --json "$T/rb.json" >"$T/rb.out" 2>&1; rc=$?
