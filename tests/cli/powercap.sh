@@ -99,6 +99,25 @@ assert [round(c["perf_pct"], 2) for c in m["curve"]] == [100.0, 97.12, 92.83, 88
 EOF
 then ok powercap_sweep_read_by_health_report; else nok powercap_sweep_read_by_health_report "power_caps" "$T/hr.out"; fi
 
+# the canary at a cap from the same sweep: the slowest GPU's slowdown on 70% of the step
+"$B/health_report" canary --inputs tests/data/canary/textbook.txt --power-cap 630 --compute-share 70% \
+	--run-steps 100000 --json "$T/canary.json" "$T/sweep.json" >"$T/canary.out" 2>&1
+if [ -f "$T/canary.json" ] && python3 - "$T/canary.json" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))["power_cap"]
+s = 1980 / 1923  # GFLOP/s at 700 W / at 630 W in the stand-in NVML's model
+assert p["judged"] and abs(p["slowdown"]["value"] - s) < 1e-9 and p["gpus_at_cap"]["value"] == 2, p
+t2, f = p["step_sec"]["value"], 5.5 / 30  # the textbook's checkpoint: 5.5 min every 30 min
+want = (t2 * (1 - f) + 0.7 * t2 * (s - 1)) / (1 - f)
+assert abs(p["step_cap_sec"]["value"] - want) < 1e-9, (p["step_cap_sec"], want)
+assert abs(p["energy_step_cap_j"]["value"] - 128 * 630 * want) / (128 * 630 * want) < 1e-3
+assert p["energy_saved_frac"]["value"] > 0 and p["kwh_run_cap"]["value"] < p["kwh_run"]["value"]
+assert p["pue"]["source"] == "assumed" and "measured" in p["slowdown"]["source"]
+EOF
+then ok powercap_canary_at_a_cap; else nok powercap_canary_at_a_cap "power_cap" "$T/canary.out"; fi
+grep -q "^at a power cap of 630 W" "$T/canary.out" && grep -q "step time at the target .* (+" "$T/canary.out" &&
+	ok powercap_canary_lines || nok powercap_canary_lines "lines" "$T/canary.out"
+
 # ---- the read-back: the enforced limit follows 150 ms after each set
 fresh readback
 FAKE_NVML_READBACK_MS=150 $R --power-limits 100%,80% --devices 0 --json "$T/rb.json" >"$T/rb.out" 2>&1; rc=$?

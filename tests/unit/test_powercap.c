@@ -390,3 +390,115 @@ Test(powercap, recover_without_nvml_keeps_entries, .init = cr_redirect_stderr)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
 }
+
+/* ------------------------------------------------------------ the canary at a cap */
+
+#include "report/canary/hr_canary_power.h"
+#include "report/judge/hr_cost.h"
+
+static void sweep_gpu(struct hr_power_canary *k, const char *name, double r700, double r560)
+{
+	struct hr_power_canary_gpu *g;
+	k->gpus = realloc(k->gpus, (size_t)(k->ngpus + 1) * sizeof(*k->gpus));
+	g = &k->gpus[k->ngpus++];
+	memset(g, 0, sizeof(*g));
+	snprintf(g->name, sizeof(g->name), "%s", name);
+	g->default_w = 700;
+	g->npts = 2;
+	g->cap_w[0] = 700, g->gflops[0] = r700, g->power_w[0] = 680;
+	g->cap_w[1] = 560, g->gflops[1] = r560, g->power_w[1] = 560;
+}
+
+static void canary_io(struct hr_canary_in *in, struct hr_canary_out *o)
+{
+	hr_canary_in_init(in);
+	memset(o, 0, sizeof(*o));
+	in->target_gpus = (struct hr_fig){ 128, HR_SRC_GIVEN };
+	in->power_cap_w = (struct hr_fig){ 560, HR_SRC_GIVEN };
+	o->step_target_sec = (struct hr_fig){ 2.0, HR_SRC_GIVEN };
+	o->ckpt_frac = (struct hr_fig){ 0.1, HR_SRC_GIVEN };
+	o->input_wait_sec = (struct hr_fig){ 0.1, HR_SRC_GIVEN };
+	o->comm_target_sec = (struct hr_fig){ 0.5, HR_SRC_FITTED };
+	o->overlap = (struct hr_fig){ 0.2, HR_SRC_ASSUMED };
+}
+
+/* The slowdown applies to the compute-bound share only, the slowest GPU's. */
+Test(powercap, canary_step_and_energy_at_the_cap)
+{
+	struct hr_power_canary k = { 0 };
+	struct hr_canary_in in;
+	struct hr_canary_out o;
+	struct hr_power_canary_out po;
+	double c, s, t;
+
+	sweep_gpu(&k, "n1 gpu0", 1000, 960);
+	sweep_gpu(&k, "n1 gpu1", 1000, 920); /* the slowest: x1000/920 */
+	canary_io(&in, &o);
+	/* given share: 60% of the 2 s step */
+	in.power_compute_share = (struct hr_fig){ 0.6, HR_SRC_GIVEN };
+	in.run_steps = (struct hr_fig){ 1e5, HR_SRC_GIVEN };
+	hr_power_canary_compute(&k, &in, &o, &po);
+	cr_assert(po.asked && po.judged, "%s", po.why);
+	s = 1000.0 / 920;
+	cr_assert_float_eq(po.slowdown.v, s, 1e-12);
+	cr_assert_str_eq(po.worst, "n1 gpu1");
+	cr_assert_float_eq(po.compute_sec.v, 1.2, 1e-12);
+	t = (2.0 * 0.9 + 1.2 * (s - 1)) / 0.9;
+	cr_assert_float_eq(po.step_cap_sec.v, t, 1e-12);
+	cr_assert_float_eq(po.energy_step_j.v, 128 * 680 * 2.0, 1e-6);
+	cr_assert_float_eq(po.energy_step_cap_j.v, 128 * 560 * t, 1e-6);
+	cr_assert_float_eq(po.kwh_run.v, 128 * 680 * 2.0 * 1e5 / 3.6e6 * HR_DEFAULT_PUE, 1e-6);
+	cr_assert_float_eq(po.cost_run_cap.v, 128 * 560 * t * 1e5 / 3.6e6 * HR_DEFAULT_PUE * HR_DEFAULT_PRICE_PER_KWH, 1e-6);
+	cr_assert_float_eq(po.co2e_kg_run.v, po.kwh_run.v * HR_DEFAULT_CARBON_G_PER_KWH / 1000, 1e-9);
+	cr_assert(po.pue.src == HR_SRC_ASSUMED && po.energy_step_cap_j.src & HR_SRC_ASSUMED);
+	/* modelled share: the step less the checkpoint stall, input wait and exposed all-reduce */
+	in.power_compute_share = (struct hr_fig){ 0, 0 };
+	hr_power_canary_compute(&k, &in, &o, &po);
+	cr_assert(po.judged, "%s", po.why);
+	c = 2.0 * 0.9 - 0.1 - 0.8 * 0.5;
+	cr_assert_float_eq(po.compute_sec.v, c, 1e-12);
+	cr_assert(po.compute_sec.src & HR_SRC_ASSUMED);
+	cr_assert_float_eq(po.step_cap_sec.v, (1.8 + c * (s - 1)) / 0.9, 1e-12);
+	cr_assert(strstr(po.compute_from, "upper bound"));
+	hr_power_canary_release(&k);
+}
+
+/* What cannot be computed is said, never a figure. */
+Test(powercap, canary_not_judged)
+{
+	struct hr_power_canary k = { 0 };
+	struct hr_canary_in in;
+	struct hr_canary_out o;
+	struct hr_power_canary_out po;
+
+	canary_io(&in, &o);
+	in.power_cap_w = (struct hr_fig){ 0, 0 };
+	hr_power_canary_compute(&k, &in, &o, &po);
+	cr_assert(!po.asked);
+	canary_io(&in, &o);
+	hr_power_canary_compute(&k, &in, &o, &po); /* no sweep */
+	cr_assert(po.asked && !po.judged && strstr(po.why, "no roofline --power-limits sweep"));
+	sweep_gpu(&k, "n1 gpu0", 1000, 960);
+	in.power_cap_w = (struct hr_fig){ 490, HR_SRC_GIVEN }; /* not swept */
+	hr_power_canary_compute(&k, &in, &o, &po);
+	cr_assert(!po.judged && strstr(po.why, "was not measured"), "%s", po.why);
+	cr_assert(!po.slowdown.src);
+	in.power_cap_w = (struct hr_fig){ 560, HR_SRC_GIVEN };
+	o.trend_used = 1; /* no all-reduce model and no --compute-share */
+	hr_power_canary_compute(&k, &in, &o, &po);
+	cr_assert(!po.judged && strstr(po.why, "--compute-share"), "%s", po.why);
+	cr_assert(po.slowdown.src == HR_SRC_MEASURED);
+	o.trend_used = 0;
+	o.comm_only = 1;
+	hr_power_canary_compute(&k, &in, &o, &po);
+	cr_assert(!po.judged && strstr(po.why, "--step-time"), "%s", po.why);
+	o.comm_only = 0;
+	in.power_compute_share = (struct hr_fig){ 0.95, HR_SRC_GIVEN }; /* more than the step less its stall */
+	hr_power_canary_compute(&k, &in, &o, &po);
+	cr_assert(!po.judged && strstr(po.why, "inputs are off"), "%s", po.why);
+	k.gpus[0].gflops[0] = NAN; /* never measured at the default limit */
+	in.power_compute_share = (struct hr_fig){ 0.5, HR_SRC_GIVEN };
+	hr_power_canary_compute(&k, &in, &o, &po);
+	cr_assert(!po.judged && !po.slowdown.src);
+	hr_power_canary_release(&k);
+}
