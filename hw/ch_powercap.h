@@ -105,8 +105,10 @@ int ch_powercap_probe(const struct ch_powercap_gpu *g, char *why, size_t n);
  * @caps_w: [in] @ncaps caps the run will set, W.
  * Returns 0; CH_ERR_RUNTIME with @why when the state file cannot be read
  * (not ours, corrupt) or written (its directory cannot be made, no space,
- * read-only): then no limit may be changed; CH_ERR_USAGE when @g is already
- * recorded by another live process (two runs capping one GPU).
+ * read-only), or still holds @g for a run that died (its original limit is
+ * the one to put back: ch_powercap_recover() first): then no limit may be
+ * changed; CH_ERR_USAGE when @g is already recorded by another live process
+ * (two runs capping one GPU) or by this one.
  */
 int ch_powercap_begin(const char *state, const struct ch_powercap_gpu *g, const double *caps_w, int ncaps,
 		      char *why, size_t n);

@@ -706,7 +706,7 @@ static int powercap_draw(const json_t *pc)
 		}
 	if (!any)
 		return CH_ERR_USAGE;
-	viewport("Power caps: compute-bound GFLOP/s (solid) and GFLOP/J (dashed), median over each model's GPUs",
+	viewport("Power caps: GFLOP/s (solid), GFLOP/J (dashed), median per GPU model",
 		 "power cap (% of the default limit)", "% of the figure at the default limit",
 		 xmin - 3, xmax + 3, ymin - 4, ymax + 6, "bcnst", "bcnstv");
 	json_array_foreach(models, i, m) {
@@ -731,7 +731,7 @@ static int powercap_draw(const json_t *pc)
 				y[k++] = v;
 			}
 			plcol0(col);
-			pllsty(pass ? 2 : 1);
+			pllsty(pass ? 3 : 1);
 			plwidth(2);
 			if (k > 1)
 				plline((PLINT)k, x, y);
@@ -741,7 +741,7 @@ static int powercap_draw(const json_t *pc)
 		}
 		if (!isnan(rec)) { /* the recommended cap */
 			plcol0(col);
-			pllsty(3);
+			pllsty(2);
 			line2(rec, ymin - 4, rec, ymax + 6);
 			pllsty(1);
 		}

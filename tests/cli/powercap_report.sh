@@ -70,6 +70,24 @@ grep -q "NVIDIA H100 80GB HBM3: recommended power cap 630 W (90% of the default 
 	python3 -c "import sys,re; h=open(sys.argv[1]).read(); s=h[h.index('data-plot=\"power_caps\"'):]; s=s[:s.index('</figure>')]; assert s.count('<path')+s.count('<polyline') > 5" "$T/even/report.html" &&
 	ok powercap_report_sections || nok powercap_report_sections "terminal, report.md or report.html lacks the power caps" "$T/even.out"
 
+# the plot in a real browser: laid out, with content
+CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -z "$CHROME" ]; then
+	echo "skip powercap_plot_renders_in_chromium: no chromium (scripts/install-deps installs it)"
+else
+	"$B/health_report" --max-plots 1 --out "$T/small" "$T/fleet/even" >/dev/null 2>&1
+	timeout 180 "$CHROME" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/chrome" \
+		--virtual-time-budget=20000 --dump-dom "file://$(readlink -f "$T/small/report.html")" >"$T/dom.html" 2>/dev/null
+	if python3 - "$T/dom.html" <<'EOF'
+import re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+i = dom.index('data-plot="power_caps"')
+svg = re.search(r"<svg\b[^>]*>", dom[i:]).group(0)
+assert 'data-rendered="yes"' in svg and int(re.search(r'data-drawn="(\d+)"', svg).group(1)) >= 10, svg[:200]
+EOF
+	then ok powercap_plot_renders_in_chromium; else nok powercap_plot_renders_in_chromium "not rendered"; fi
+fi
+
 # a sweep that was never measured (zeros, NaN, no default limit) gives no cap
 python3 - "$T/fleet/even" "$T/bad" <<'EOF'
 import json, os, shutil, sys
