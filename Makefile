@@ -239,6 +239,13 @@ $(SLOWIO): tests/slowio.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -O2 -shared -fPIC -Wall -Wextra $< -ldl -o $@
 
+# a fault in one all-reduce size for tests/cli/confirm.sh (LD_PRELOAD shim, PMPI)
+SLOWAR := $(B)/tests/libslowallreduce.so
+$(SLOWAR): tests/slowallreduce.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -O2 -shared -fPIC -Wall -Wextra $(shell pkg-config --cflags ompi-c) $< -o $@
+
 # a stand-in libnvidia-ml.so.1 for tests/cli/inventory.sh and powercap.sh (tests/fake-nvml)
 FAKE_NVML := $(B)/tests/fake-nvml/libnvidia-ml.so.1
 $(FAKE_NVML): tests/fake-nvml/fake_nvml.c tests/fake-nvml/fake_nvml_power.c
@@ -254,7 +261,7 @@ $(STANDIN): bench/roofline.c tests/standin/standin_gpu.c $(LIB) $(FLAGS_FILE)
 		$(ALL_LDFLAGS) bench/roofline.c tests/standin/standin_gpu.c $(LIB) $(LDLIBS) -o $@
 
 unit: $(UNIT_BIN)
-test: all $(UNIT_BIN) $(SLOWIO) $(FAKE_NVML) $(STANDIN)
+test: all $(UNIT_BIN) $(SLOWIO) $(SLOWAR) $(FAKE_NVML)
 	$(Q)SANITIZE=$(SANITIZE) WITH_CUDA=$(WITH_CUDA) scripts/run-tests
 
 sweep: all
