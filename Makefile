@@ -251,18 +251,27 @@ $(SLOWAR): tests/slowallreduce.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -O2 -shared -fPIC -Wall -Wextra $(shell pkg-config --cflags ompi-c) $< -o $@
 
-# a stand-in libnvidia-ml.so.1 for tests/cli/inventory.sh and the energy-window
-# unit tests (tests/fake-nvml; its SONAME lets a test load it by path first)
+# a stand-in libnvidia-ml.so.1 for tests/cli/inventory.sh, powercap.sh and the
+# energy-window unit tests (tests/fake-nvml; its SONAME lets a test load it by
+# path first)
 FAKE_NVML := $(B)/tests/fake-nvml/libnvidia-ml.so.1
-$(FAKE_NVML): tests/fake-nvml/fake_nvml.c
+$(FAKE_NVML): tests/fake-nvml/fake_nvml.c tests/fake-nvml/fake_nvml_power.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 $< -o $@ -lm -lpthread
+	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 $^ -o $@ -lm -lpthread
 
 # a CUDA runtime whose driver is too old (LD_PRELOAD), for tests/cli/cuda_preflight.sh
 FAKE_CUDART := $(B)/tests/libfakecudart.so
 $(FAKE_CUDART): tests/fake-cudart/fake_cudart.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC $< -o $@
+
+# roofline's main over a stand-in GPU backend for tests/cli/powercap.sh (tests/standin)
+STANDIN := $(B)/tests/roofline-standin
+$(STANDIN): bench/roofline.c tests/standin/standin_gpu.c $(LIB) $(FLAGS_FILE)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) -I$(B)/gen -I. -DCH_RL_GPU_BACKEND=ch_backend_standin \
+		$(ALL_LDFLAGS) bench/roofline.c tests/standin/standin_gpu.c $(LIB) $(LDLIBS) -o $@
 
 unit: $(UNIT_BIN) $(FAKE_NVML)
 test: all $(UNIT_BIN) $(SLOWIO) $(SLOWAR) $(FAKE_NVML) $(FAKE_CUDART)

@@ -3,7 +3,8 @@
  * a GPU: two GPUs with fixed, documented readings, so that the NVML
  * inventory (hw/ch_nvml.c, ch_nvml_gpu_inventory) is exercised end to end
  * through dlopen. Built by `make test` as $(B)/tests/fake-nvml/libnvidia-ml.so.1
- * and used only by tests/cli/inventory.sh through LD_LIBRARY_PATH.
+ * (with fake_nvml_power.c) and used by tests/cli/inventory.sh and
+ * tests/cli/powercap.sh through LD_LIBRARY_PATH.
  *
  * Signatures and constants follow the NVML API Reference Guide. Readings:
  *   gpu0 0000:1b:00.0: PCIe Gen5 x16 of Gen5 x16, 18 NVLink links up,
@@ -16,18 +17,22 @@
  * nvmlDeviceGetRetiredPages and nvmlDeviceGetRetiredPagesPendingStatus are
  * deliberately absent (as in a driver without them).
  *
- * Energy and clock violations, for the energy-window tests
- * (tests/unit/test_energy_window.c): a GPU draws FAKE_NVML_BUSY_W (default
- * 500 W) while a call runs and FAKE_NVML_IDLE_W (default 0) otherwise; its
- * total-energy counter (nvmlDeviceGetTotalEnergyConsumption, mJ, from
- * 123456 J at nvmlInit) is refreshed every FAKE_NVML_REFRESH_MS (default
- * 20 ms): a read returns the energy at the last refresh, as the driver's
- * counter does. When calls run is told by the test through
- * fake_nvml_busy(); fake_nvml_energy_between() and fake_nvml_busy_between()
- * give the truth over any interval. nvmlDeviceGetViolationStatus: power
- * violation time is 0 on gpu0 and a quarter of the busy time on gpu1;
- * thermal 0 on both; other policies not supported. Times are
- * CLOCK_MONOTONIC seconds (ch_now_sec()'s clock).
+ * Power limits, power, energy, clocks, temperature and clock event reasons
+ * are in fake_nvml_power.c (a model that responds to a settable limit; the
+ * readings above are its idle ones).
+ *
+ * The busy-interval model, for the energy-window tests
+ * (tests/unit/test_energy_window.c), takes over a GPU's energy counter and
+ * violation counters once a test has told it about a call with
+ * fake_nvml_busy(): the GPU draws FAKE_NVML_BUSY_W (default 500 W) while a
+ * call runs and FAKE_NVML_IDLE_W (default 0) otherwise; its total-energy
+ * counter (nvmlDeviceGetTotalEnergyConsumption, mJ, from 123456 J at
+ * nvmlInit) is refreshed every FAKE_NVML_REFRESH_MS (default 20 ms): a read
+ * returns the energy at the last refresh, as the driver's counter does.
+ * fake_nvml_energy_between() and fake_nvml_busy_between() give the truth
+ * over any interval. Its power violation time (nvmlDeviceGetViolationStatus)
+ * is 0 on gpu0 and a quarter of the busy time on gpu1, thermal 0 on both.
+ * Times are CLOCK_MONOTONIC seconds (ch_now_sec()'s clock).
  */
 #include <math.h>
 #include <pthread.h>
@@ -60,6 +65,7 @@ static int nbatches[2];
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static double busy_w = 500, idle_w = 0, refresh_s = 0.020, origin = -1;
 static const double base_j = 123456.0, power_frac[2] = { 0, 0.25 };
+static int busy_model_on[2];   /* a test told the model about GPU d's calls */
 
 static double now_sec(void)
 {
@@ -125,6 +131,7 @@ int fake_nvml_busy(unsigned d, double t0, int calls, double period, double busy)
 	model_init();
 	if (d < 2 && nbatches[d] < FAKE_MAX_BATCHES && calls > 0) {
 		batches[d][nbatches[d]++] = (struct fake_batch){ t0, period, busy, calls };
+		busy_model_on[d] = 1;
 		rc = 0;
 	}
 	pthread_mutex_unlock(&mu);
@@ -159,7 +166,11 @@ nvmlReturn_t nvmlInit_v2(void)
 	return OK;
 }
 nvmlReturn_t nvmlShutdown(void) { return OK; }
-const char *nvmlErrorString(nvmlReturn_t r) { return r == NOT_SUPPORTED ? "Not Supported" : r ? "Invalid Argument" : "Success"; }
+const char *nvmlErrorString(nvmlReturn_t r)
+{
+	return r == NOT_SUPPORTED ? "Not Supported" : r == 4 ? "Insufficient Permissions" : r == 999 ? "Unknown Error" :
+	       r ? "Invalid Argument" : "Success";
+}
 nvmlReturn_t nvmlSystemGetDriverVersion(char *b, unsigned n) { return text(b, n, "550.54.15"); }
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *c) { *c = 2; return OK; }
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d)
@@ -215,9 +226,6 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned *corr, unsigned 
 	*failure = 0;
 	return OK;
 }
-nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t d, unsigned *mw) { (void)d; *mw = 700000; return OK; }
-nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned *mw) { *mw = d->i ? 500000 : 700000; return OK; }
-nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned *v) { (void)d; *v = type == 1 ? 345 : 2619; return OK; }
 nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, int type, unsigned *v) { (void)d; *v = type == 1 ? 1980 : 2619; return OK; }
 nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t d, int type, unsigned *v)
 {
@@ -226,35 +234,34 @@ nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t d, int type, unsigned *
 }
 nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t d, int type, unsigned *v) { (void)d; *v = type == 1 ? 1980 : 2619; return OK; }
 nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, int *m) { (void)d; *m = 1; return OK; }
-nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long *r)
-{
-	*r = d->i ? 0x9ULL : 0x1ULL; /* gpu_idle (0x1), hw_slowdown (0x8) */
-	return OK;
-}
-
-nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj)
+/* The busy-interval model's answers (fake_nvml_power.c asks first): 1 with
+ * the value when a test drove GPU @d through fake_nvml_busy(), else 0. */
+int fake_busy_energy_mj(unsigned d, unsigned long long *mj)
 {
 	double t, tick;
+	int on;
 	pthread_mutex_lock(&mu);
-	model_init();
-	t = now_sec();
-	tick = origin + floor((t - origin) / refresh_s) * refresh_s; /* the last refresh */
-	*mj = (unsigned long long)llround((base_j + energy_in((unsigned)d->i, origin, tick)) * 1000.0);
+	on = d < 2 && busy_model_on[d];
+	if (on) {
+		t = now_sec();
+		tick = origin + floor((t - origin) / refresh_s) * refresh_s; /* the last refresh */
+		*mj = (unsigned long long)llround((base_j + energy_in(d, origin, tick)) * 1000.0);
+	}
 	pthread_mutex_unlock(&mu);
-	return OK;
+	return on;
 }
 
-/* nvmlViolationTime_t: referenceTime (us), violationTime (ns) */
-nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t d, int policy, unsigned long long *v)
+int fake_busy_violation_ns(unsigned d, int policy, unsigned long long *ref_us, unsigned long long *ns)
 {
 	double t;
-	if (policy != 0 && policy != 1)
-		return NOT_SUPPORTED;
+	int on;
 	pthread_mutex_lock(&mu);
-	model_init();
-	t = now_sec();
-	v[0] = (unsigned long long)(t * 1e6);
-	v[1] = policy == 0 ? (unsigned long long)llround(power_frac[d->i] * busy_in((unsigned)d->i, origin, t) * 1e9) : 0;
+	on = d < 2 && busy_model_on[d];
+	if (on) {
+		t = now_sec();
+		*ref_us = (unsigned long long)(t * 1e6);
+		*ns = policy == 0 ? (unsigned long long)llround(power_frac[d] * busy_in(d, origin, t) * 1e9) : 0;
+	}
 	pthread_mutex_unlock(&mu);
-	return OK;
+	return on;
 }
