@@ -166,6 +166,51 @@ if [ $rc = 2 ] && [ "$(sha256sum <"$TMP/foreign.sqlite")" = "$sum0" ] &&
 else
 	nok history_foreign_db_unchanged "exit $rc (want 2), unchanged: $([ "$(sha256sum <"$TMP/foreign.sqlite")" = "$sum0" ] && echo yes || echo no)" "$TMP/db2"
 fi
+# a meta table with the schema row and no schema_version row (was a use-after-free)
+python3 - "$TMP/nover.sqlite" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executescript("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                "INSERT INTO meta VALUES('schema', 'clusterhealth.history');")
+c.commit()
+PY
+sum0=$(sha256sum <"$TMP/nover.sqlite")
+"$HR" history --db "$TMP/nover.sqlite" "$G"/*/$N >"$TMP/db3" 2>&1; rc=$?
+[ $rc = 2 ] && [ "$(sha256sum <"$TMP/nover.sqlite")" = "$sum0" ] && grep -q "a clusterhealth history without a schema_version" "$TMP/db3" &&
+	! grep -qE "AddressSanitizer|of version" "$TMP/db3" &&
+	ok history_marker_without_version || nok history_marker_without_version "exit $rc (want 2)" "$TMP/db3"
+# another application's database known only by its header (application_id,
+# user_version; no table yet), and one in WAL mode with an un-checkpointed
+# log: refused, the file and its log unchanged
+python3 - "$TMP/appid.sqlite" "$TMP/wal.sqlite" <<'PY'
+import os, shutil, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("PRAGMA application_id = 1234"); c.execute("PRAGMA user_version = 7"); c.commit(); c.close()
+c = sqlite3.connect(sys.argv[2] + ".src")
+c.execute("PRAGMA journal_mode=WAL"); c.execute("CREATE TABLE t(x)"); c.execute("INSERT INTO t VALUES(1)"); c.commit()
+# copied while the writer still holds it: the table is only in the log
+shutil.copy(sys.argv[2] + ".src", sys.argv[2]); shutil.copy(sys.argv[2] + ".src-wal", sys.argv[2] + "-wal")
+PY
+s1=$(cat "$TMP/appid.sqlite" | sha256sum) s2=$(cat "$TMP/wal.sqlite" "$TMP/wal.sqlite-wal" | sha256sum)
+"$HR" history --db "$TMP/appid.sqlite" "$G"/*/$N >"$TMP/db4" 2>&1; r1=$?
+"$HR" history --db "$TMP/wal.sqlite" "$G"/*/$N >"$TMP/db5" 2>&1; r2=$?
+if [ $r1 = 2 ] && [ $r2 = 2 ] && [ "$(cat "$TMP/appid.sqlite" | sha256sum)" = "$s1" ] &&
+	[ -f "$TMP/wal.sqlite-wal" ] && [ "$(cat "$TMP/wal.sqlite" "$TMP/wal.sqlite-wal" | sha256sum)" = "$s2" ] &&
+	grep -q "another application (application_id 1234, user_version 7)" "$TMP/db4" &&
+	grep -q "another application" "$TMP/db5"; then
+	ok history_foreign_header_and_wal_unchanged
+else
+	nok history_foreign_header_and_wal_unchanged "exit $r1, $r2 (want 2, 2)" "$TMP/db5"
+	sed 's/^/    /' "$TMP/db4"
+fi
+# a device or a named pipe as --db: refused before SQLite opens it (a block
+# device got a database header), nothing recorded
+mkfifo "$TMP/db.fifo"
+timeout 20 "$HR" history --db /dev/null "$G"/*/$N >"$TMP/db6" 2>&1; r1=$?
+timeout 20 "$HR" history --db "$TMP/db.fifo" "$G"/*/$N >"$TMP/db7" 2>&1; r2=$?
+[ $r1 = 2 ] && [ $r2 = 2 ] && grep -q "'/dev/null' is a character device, not a regular file; nothing changed" "$TMP/db6" &&
+	grep -q "is a named pipe, not a regular file" "$TMP/db7" && [ -p "$TMP/db.fifo" ] &&
+	ok history_db_device_or_fifo_refused || nok history_db_device_or_fifo_refused "exit $r1, $r2 (want 2, 2)" "$TMP/db6"
 # a reader holding the database: the night is recorded at once (WAL)
 H=$TMP/locked.sqlite
 "$HR" history --db "$H" >/dev/null 2>&1
