@@ -273,6 +273,12 @@ done
 grep -q "loop.*already visited" "$TMP/p2" || { nok fifo_and_cycle_never_hang "history: the cycle is not listed" "$TMP/p2"; good=0; }
 [ "$r4" = 2 ] && grep -q "named pipe" "$TMP/p4" || { nok fifo_and_cycle_never_hang "--inputs FIFO: exit $r4" "$TMP/p4"; good=0; }
 [ $good = 1 ] && ok fifo_and_cycle_never_hang
+# --expect on a named pipe (blocked forever) or a device: refused at once
+timeout 30 "$HR" --expect "$P/lone.json" --out "$TMP/rep2" "$P/night" >"$TMP/p5" 2>&1; r5=$?
+timeout 30 "$HR" --expect /dev/zero --out "$TMP/rep2" "$P/night" >"$TMP/p6" 2>&1; r6=$?
+[ $r5 = 2 ] && [ $r6 = 2 ] && grep -q "cannot read expectations file '$P/lone.json': a named pipe, not a regular file" "$TMP/p5" &&
+	grep -q "cannot read expectations file '/dev/zero': not a regular file" "$TMP/p6" &&
+	ok expect_fifo_or_device_refused || nok expect_fifo_or_device_refused "exit $r5, $r6 (want 2, 2)" "$TMP/p5"
 
 # ---------------------------------------------------------------- validation before measuring
 # a directory no file can be created in (root writes anywhere but sysfs)
