@@ -256,8 +256,8 @@ int hr_report_main(int argc, char **argv)
 	struct hr_analyze_opts ao;
 	struct hr_buf md = { 0 }, html = { 0 }, prom = { 0 };
 	json_t *profile = NULL;
-	int rc, done, exit_code = CH_EXIT_OK, color, nplots = 0;
-	size_t skipped;
+	int rc, done, exit_code = CH_EXIT_OK, color, nplots = 0, in_rc;
+	char in_msg[256];
 
 	ch_set_prog("health_report");
 	memset(&o, 0, sizeof(o));
@@ -313,6 +313,12 @@ int hr_report_main(int argc, char **argv)
 		fleet.files_read = files_read;
 		fleet.files_ignored = files_ignored;
 	}
+	/* what the inputs gave, by the rule of every entry point: no usable
+	 * input, or a skipped one with --strict, is exit 2 (the outputs are
+	 * still written, and say so) */
+	in_rc = hr_inputs_verdict(files.n, fleet.files_read, &fleet.issues, o.strict, in_msg, sizeof(in_msg));
+	if (in_rc)
+		json_object_set_new(profile, "exit_code", json_integer(CH_EXIT_USAGE));
 	/* outputs, one at a time: profile.json streamed to its file (never
 	 * held as one string), then each text freed once written */
 	rc = write_profile(o.out, profile);
@@ -338,7 +344,10 @@ int hr_report_main(int argc, char **argv)
 		goto out;
 	color = o.color >= 0 ? o.color : (isatty(STDOUT_FILENO) && !getenv("NO_COLOR") &&
 					  !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb")));
-	if (o.quiet) {
+	if (o.quiet && in_rc) {
+		/* the one line never shows a verdict the exit status contradicts */
+		printf("health_report: INPUT ERROR: %s\n", in_msg);
+	} else if (o.quiet) {
 		const json_t *s = json_object_get(profile, "summary"), *d;
 		size_t k;
 		long long nj = hr_jint(s, "not_judged", 0);
@@ -347,7 +356,7 @@ int hr_report_main(int argc, char **argv)
 		if (nj > 0)
 			printf(", %lld not judged", nj);
 		json_array_foreach(json_object_get(s, "drain_candidates"), k, d)
-			printf("%s%s", k ? " " : "; drain candidates: ", json_string_value(d));
+			printf("%s%s", k ? " " : "; drain candidates: ", hr_term(json_string_value(d)));
 		printf("\n");
 	} else {
 		hr_render_terminal(profile, stdout, color);
@@ -357,19 +366,8 @@ int hr_report_main(int argc, char **argv)
 	fflush(stdout);
 
 	exit_code = (int)hr_jint(profile, "exit_code", CH_EXIT_OK);
-	skipped = hr_issues_count(&fleet.issues, HR_ISSUE_SKIPPED);
-	if (files.n == 0) {
-		ch_error("no input files found in the given paths (looked for *.json, *.txt, *.log, *.out)");
-		exit_code = CH_EXIT_USAGE;
-	} else if (fleet.files_read == 0 && fleet.files_ignored < files.n) {
-		ch_error("no usable input among %zu file%s (see 'input problems')", files.n,
-			 files.n == 1 ? "" : "s");
-		exit_code = CH_EXIT_USAGE;
-	} else if (o.strict && skipped) {
-		ch_error("%zu input problem%s skipped (--strict): see 'input problems'", skipped,
-			 skipped == 1 ? "" : "s");
-		exit_code = CH_EXIT_USAGE;
-	}
+	if (in_rc)
+		ch_error("%s", in_msg);
 	rc = 0;
 	goto out;
 nomem:

@@ -7,6 +7,7 @@
 #include "report/judge/hr_checkpoint.h"
 #include "report/read/hr_result.h"
 #include "report/read/hr_walk.h"
+#include "report/hr_util.h"
 #include "base/ch_common.h"
 #include "base/ch_parse.h"
 #include "base/ch_result.h"
@@ -667,7 +668,7 @@ struct rec_ctx {
 };
 
 /* one file: all of its values, or none of them (a savepoint per file) */
-static int on_doc(const char *path, json_t *doc, struct hr_issues *is, void *ctx)
+static int on_result(const char *path, const struct hr_result *r, struct hr_issues *is, void *ctx)
 {
 	struct rec_ctx *c = ctx;
 	size_t before = c->nrec;
@@ -675,7 +676,7 @@ static int on_doc(const char *path, json_t *doc, struct hr_issues *is, void *ctx
 
 	if (sqlite3_exec(c->h->db, "SAVEPOINT file", NULL, NULL, NULL) != SQLITE_OK)
 		return sql_err(c->h, "savepoint");
-	rc = hr_history_record_doc(c->h, c->night, path, doc, &c->nrec, is);
+	rc = record_result(c->h, c->night, path, r, &c->nrec, is);
 	if (rc == CH_ERR_USAGE) {
 		c->nrec = before;
 		if (sqlite3_exec(c->h->db, "ROLLBACK TO file; RELEASE file", NULL, NULL, NULL) != SQLITE_OK)
@@ -686,21 +687,6 @@ static int on_doc(const char *path, json_t *doc, struct hr_issues *is, void *ctx
 		rc = sql_err(c->h, "release");
 	if (!rc && c->nrec > before)
 		c->nfiles++;
-	return rc;
-}
-
-/* the earliest start_utc among the inputs: the night of this run */
-static int find_night(const char *path, json_t *doc, struct hr_issues *is, void *ctx)
-{
-	char *night = ctx;
-	struct hr_result r;
-	int rc = hr_result_read(doc, &r);
-	const char *s = r.start_utc;
-	(void)path;
-	(void)is;
-	if (!rc && r.tool && s && strlen(s) < 32 && (!night[0] || strcmp(s, night) < 0))
-		snprintf(night, 32, "%s", s);
-	hr_result_release(&r);
 	return rc;
 }
 
@@ -716,6 +702,19 @@ static int valid_night(const char *s)
 			return 0;
 	return ch_valid_utc(s, n == 10);
 }
+
+/* the earliest valid start_utc among the inputs: the night of this run */
+static int find_night(const char *path, const struct hr_result *r, struct hr_issues *is, void *ctx)
+{
+	char *night = ctx;
+	const char *s = r->start_utc;
+	(void)path;
+	(void)is;
+	if (s && valid_night(s) && (!night[0] || strcmp(s, night) < 0))
+		snprintf(night, 32, "%s", s);
+	return 0;
+}
+
 
 static void usage(FILE *f)
 {
@@ -870,19 +869,18 @@ static int record_inputs(struct hr_history *h, const struct hist_opts *o, char *
 			 struct hr_issues *issues)
 {
 	struct rec_ctx rc_ = { .h = h, .night = o->night };
-	size_t nok = 0, skipped;
+	struct hr_walk_count cnt;
+	size_t skipped;
+	char msg[256];
 	int rc;
 
 	if (sqlite3_exec(h->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return sql_err(h, "begin");
-	rc = hr_walk_json(paths, n, issues, on_doc, &rc_, &nok);
+	rc = hr_walk_results(paths, n, issues, on_result, &rc_, &cnt);
 	skipped = hr_issues_count(issues, HR_ISSUE_SKIPPED);
 	hr_issues_print(stdout, issues);
-	if (!rc && o->strict && skipped)
-		rc = ch_usage_error("%zu input problem%s skipped (--strict): nothing recorded", skipped,
-				    skipped == 1 ? "" : "s");
-	else if (!rc && !nok && skipped)
-		rc = ch_usage_error("no usable result file among the inputs (see 'input problems'): nothing recorded");
+	if (!rc && hr_inputs_verdict(cnt.files, cnt.used, issues, o->strict, msg, sizeof(msg)))
+		rc = ch_usage_error("%s: nothing recorded", msg);
 	if (sqlite3_exec(h->db, rc ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL) != SQLITE_OK && !rc)
 		rc = sql_err(h, "commit");
 	if (!rc && !o->quiet)
@@ -917,7 +915,7 @@ static int report_regressions(const struct hist_opts *o, const char *night, cons
 		int dup = 0;
 		const char *unit = metric_unit(reg[i].metric);
 		printf("REGRESSED %s %s %s: regressed %.1f%% since %.10s (now %.4g%s, baseline %.4g%s = median of %d nights before %.10s)\n",
-		       reg[i].node, reg[i].gpu, reg[i].metric, reg[i].pct, reg[i].since, reg[i].value, unit,
+		       hr_term(reg[i].node), hr_term(reg[i].gpu), hr_term(reg[i].metric), reg[i].pct, reg[i].since, reg[i].value, unit,
 		       reg[i].baseline, unit, reg[i].nbaseline, reg[i].since);
 		if (!strcmp(reg[i].node, HR_HISTORY_FLEET))
 			continue;
@@ -929,7 +927,7 @@ static int report_regressions(const struct hist_opts *o, const char *night, cons
 	if (json_array_size(drain)) {
 		printf("drain candidates:");
 		for (j = 0; j < json_array_size(drain); j++)
-			printf(" %s", json_string_value(json_array_get(drain, j)));
+			printf(" %s", hr_term(json_string_value(json_array_get(drain, j))));
 		printf("\n");
 	}
 	if (o->json_path) {
@@ -970,12 +968,18 @@ static int history_main(int argc, char **argv)
 		return rc;
 	if (optind < argc && !o.night[0]) {
 		struct hr_issues scratch = { 0 };
-		rc = hr_walk_json(argv + optind, argc - optind, &scratch, find_night, o.night, NULL);
+		struct hr_walk_count cnt;
+		char msg[256];
+		rc = hr_walk_results(argv + optind, argc - optind, &scratch, find_night, o.night, &cnt);
+		if (!rc && !o.night[0] && hr_inputs_verdict(cnt.files, cnt.used, &scratch, 0, msg, sizeof(msg))) {
+			hr_issues_print(stdout, &scratch);
+			rc = ch_usage_error("%s: nothing recorded", msg);
+		} else if (!rc && !o.night[0]) {
+			rc = ch_usage_error("no result file with a valid start_utc (YYYY-MM-DDTHH:MM:SSZ) among the inputs: give --night");
+		}
 		hr_issues_release(&scratch);
 		if (rc)
 			return ch_exit_code(rc);
-		if (!o.night[0])
-			return ch_exit_code(ch_usage_error("no result file with a start_utc among the inputs: give --night"));
 	}
 	if ((rc = hr_history_open(o.db, o.lock_timeout, &h)))
 		return ch_exit_code(rc);

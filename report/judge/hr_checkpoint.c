@@ -324,7 +324,7 @@ void hr_ckpt_render_terminal(const json_t *profile, FILE *out)
 				snprintf(peers, sizeof(peers), "-");
 			else
 				snprintf(peers, sizeof(peers), "%.4g", hr_jnum(c, "peers_median_rank_write_gbps"));
-			fprintf(out, "  %-16s %-40.40s %5lld %10.3f %12.4g %12s  %s%s\n", hr_jstr(n, "name"), hr_jstr(c, "mount"),
+			fprintf(out, "  %-16s %-40.40s %5lld %10.3f %12.4g %12s  %s%s\n", hr_term(hr_jstr(n, "name")), hr_term(hr_jstr(c, "mount")),
 				hr_jint(c, "ranks", 0), hr_jnum(c, "block_sec"), hr_jnum(c, "rank_write_gbps"), peers, vs,
 				hr_jint(c, "bad_files", 0) ? " FAIL: files did not read back"
 				: json_is_true(json_object_get(c, "read_back_judged")) ? "; read-back intact (crc32 and length)"
@@ -498,8 +498,8 @@ void hr_ckpt_canary_print(FILE *f, const struct hr_ckpt_canary *k, const struct 
 			k->nfiles, k->nfiles == 1 ? "" : "s");
 		return;
 	}
-	fprintf(f, "checkpoint (checkpoint_io %s: %d writer%s, %.4g GB to %s%s)\n", k->path, k->writers,
-		k->writers == 1 ? "" : "s", k->size_bytes / 1e9, k->mount,
+	fprintf(f, "checkpoint (checkpoint_io %s: %d writer%s, %.4g GB to %s%s)\n", hr_term(k->path), k->writers,
+		k->writers == 1 ? "" : "s", k->size_bytes / 1e9, hr_term(k->mount),
 		k->network_fs ? "" : "; a node-local file system, not a shared mount: re-run on the job's mount");
 	dur(a, sizeof(a), k->block_sec);
 	fprintf(f, "  %-40s %-40s [measured]\n", "synchronous block (max over ranks)", a);

@@ -728,46 +728,6 @@ static int load_loader(struct ctx *c, const struct hr_result *r, int node)
 
 /* ---------------------------------------------------------- envelope */
 
-/* The envelope checks of a result file; 0 when it may be loaded (else recorded as skipped). */
-static int check_envelope(struct ctx *c, const struct hr_result *r)
-{
-	const char *tool = r->tool_name;
-
-	if (!r->schema_version.is_int) {
-		char *t = r->schema_version.json ? hr_rv_text(&r->schema_version) : NULL;
-		if (t)
-			hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
-				     "envelope: 'schema_version' is %.64s (must be the integer %d); file skipped", t,
-				     CH_RESULT_SCHEMA_VERSION);
-		else
-			skip(c, "%s: missing '%s'; file skipped", "envelope", "schema_version");
-		free(t);
-		return -1;
-	}
-	if (r->schema_version.i != CH_RESULT_SCHEMA_VERSION) {
-		hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
-			     "schema_version '%lld' is not supported (this health_report reads %d); file skipped",
-			     (long long)r->schema_version.i, CH_RESULT_SCHEMA_VERSION);
-		return -1;
-	}
-	if (!tool || (strcmp(tool, "roofline") && strcmp(tool, "allreduce_bw") &&
-		      strcmp(tool, "loader_contention") && strcmp(tool, "checkpoint_io"))) {
-		hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
-			     "unknown tool '%s' (expected roofline, allreduce_bw, loader_contention or checkpoint_io); file skipped",
-			     tool ? tool : "(none)");
-		return -1;
-	}
-	if (!r->host || !r->hostname) {
-		skip(c, "%s: missing '%s'; file skipped", "envelope", "host.hostname");
-		return -1;
-	}
-	if (!r->results) {
-		skip(c, "%s: missing '%s' object; file skipped", "envelope", "results");
-		return -1;
-	}
-	return 0;
-}
-
 /* The run of a result file: times, energy, CPU packages; @t0: [out] its
  * start time when "start_utc" parses (else left). NULL when out of memory. */
 static struct hr_run *run_new(struct ctx *c, const struct hr_result *r, int node, time_t *t0)
@@ -833,8 +793,6 @@ static int load_result(struct ctx *c, const struct hr_result *r)
 	int node, rc = 0;
 	time_t t0 = 0;
 
-	if (check_envelope(c, r))
-		return 0;
 	node = hr_fleet_node(c->f, r->hostname);
 	if (node < 0)
 		return CH_ERR_RUNTIME;
@@ -885,14 +843,8 @@ int hr_fleet_load_json(struct hr_fleet *f, const char *path, const json_t *doc, 
 	}
 	schema = r.schema;
 	if (schema && !strcmp(schema, CH_RESULT_SCHEMA)) {
-		char where[128];
-		if (hr_result_control_char(doc, where, sizeof(where))) {
-			hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
-				     "%s: a string holds a control character; file skipped", where);
-			hr_result_release(&r);
-			return 0;
-		}
-		rc = load_result(&c, &r);
+		/* the one gate of every reader of result files */
+		rc = hr_result_accept(&r, path, named, &f->issues) == HR_RESULT_USE ? load_result(&c, &r) : 0;
 		hr_result_release(&r);
 		return rc;
 	}
