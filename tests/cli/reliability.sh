@@ -148,6 +148,77 @@ fi
 [ $rc = 2 ] && grep -q "cannot read --inputs file '$TMP/canary': is a directory" "$TMP/bad6" &&
 	ok canary_inputs_directory_is_error || nok canary_inputs_directory_is_error "exit $rc (want 2)" "$TMP/bad6"
 
+# "no usable input" and --strict mean the same in every entry point: inputs
+# that are all unrecognised (another schema, {}, a text file) are exit 2 for
+# the report (its verdict NOT JUDGED, -q no PASS), the history and the canary
+U=$TMP/unrecognised
+mkdir -p "$U"
+echo '{}' >"$U/a.json"
+echo '{"schema": "another.tool", "nodes": []}' >"$U/b.json"
+echo 'plain text' >"$U/c.txt"
+good=1
+for strict in "" --strict; do
+	"$HR" $strict --out "$TMP/u.out" "$U" >"$TMP/u1" 2>&1; r1=$?
+	"$HR" -q $strict --out "$TMP/u.out" "$U" >"$TMP/u2" 2>&1; r2=$?
+	"$HR" history $strict --db "$TMP/u.sqlite" "$U" >"$TMP/u3" 2>&1; r3=$?
+	"$HR" canary $strict --target-gpus 16 --gpus-now 8 "$U" >"$TMP/u4" 2>&1; r4=$?
+	if [ "$r1$r2$r3$r4" != 2222 ] || ! grep -q "no usable input among 3 files" "$TMP/u1" ||
+		grep -q PASS "$TMP/u2" || ! grep -q "^health_report: INPUT ERROR: no usable input" "$TMP/u2" ||
+		[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["verdict"])' "$TMP/u.out/profile.json")" != "NOT JUDGED" ] ||
+		! grep -q "no usable input among 2 files (see 'input problems'): nothing recorded" "$TMP/u3" ||
+		! grep -q "b.json: note: ignored: a JSON document that is not a clusterhealth result file (schema 'another.tool')" "$TMP/u3" ||
+		! grep -q "no usable input among 2 files" "$TMP/u4" || [ -e "$TMP/u.sqlite" ]; then
+		nok no_usable_input_same_everywhere "${strict:-default}: exits $r1 $r2 $r3 $r4 (want 2 2 2 2)" "$TMP/u2"
+		sed 's/^/    /' "$TMP/u1" "$TMP/u3" "$TMP/u4" | tail -12; good=0
+	fi
+done
+[ $good = 1 ] && ok no_usable_input_same_everywhere
+# a result file of another schema_version or tool, named or found: listed as
+# skipped by the history (was ignored: "recorded 0 values", exit 0 with --strict)
+V=$TMP/versions
+mkdir -p "$V"
+python3 - "$G/n1/$N/roofline.json" "$V" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["schema_version"] = 2; json.dump(d, open(sys.argv[2] + "/v2.json", "w"))
+d["schema_version"] = 1; d["tool"] = "other_tool"; json.dump(d, open(sys.argv[2] + "/tool.json", "w"))
+PY
+"$HR" history --db "$TMP/v1.sqlite" --night 2025-01-01 "$V" "$G"/*/$N >"$TMP/v1" 2>&1; r1=$?
+"$HR" history --strict --db "$TMP/v2.sqlite" --night 2025-01-01 "$V" "$G"/*/$N >"$TMP/v2" 2>&1; r2=$?
+if [ $r1 = 0 ] && [ $r2 = 2 ] && grep -q "v2.json: skipped: schema_version '2' is not supported" "$TMP/v1" &&
+	grep -q "tool.json: skipped: unknown tool 'other_tool'" "$TMP/v1" && grep -q "2 input problems skipped (--strict): nothing recorded" "$TMP/v2"; then
+	ok history_lists_other_version_and_tool
+else
+	nok history_lists_other_version_and_tool "exit $r1, $r2 (want 0, 2)" "$TMP/v1"
+fi
+# the night from start_utc only when it is a real time (1999-99-99T99:99:99Z became a night)
+W=$TMP/badtime
+mkdir -p "$W/one" "$W/two"
+python3 - "$G/n1/$N/roofline.json" "$W" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+good = d["start_utc"]
+d["start_utc"] = "1999-99-99T99:99:99Z"; json.dump(d, open(sys.argv[2] + "/one/rl.json", "w"))
+json.dump(d, open(sys.argv[2] + "/two/rl.json", "w"))
+d["start_utc"] = good; d["host"]["hostname"] = "n9"; json.dump(d, open(sys.argv[2] + "/two/rl-good.json", "w"))
+PY
+"$HR" history --db "$TMP/t1.sqlite" "$W/one" >"$TMP/t1" 2>&1; r1=$?
+"$HR" history --db "$TMP/t2.sqlite" "$W/two" >"$TMP/t2" 2>&1; r2=$?
+if [ $r1 = 2 ] && grep -q "no result file with a valid start_utc" "$TMP/t1" && [ ! -e "$TMP/t1.sqlite" ] && [ $r2 = 0 ] &&
+	[ "$(q "$TMP/t2.sqlite" "select group_concat(distinct night) from metrics")" = "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["start_utc"])' "$W/two/rl-good.json")" ]; then
+	ok history_night_only_from_a_valid_time
+else
+	nok history_night_only_from_a_valid_time "exit $r1, $r2 (want 2, 0)" "$TMP/t1"
+fi
+# --out inside an input tree: only the report's own outputs there are left out
+# (the node's results were dropped: 54 -> 45 devices)
+cp -r tests/data/report/fleet-healthy "$TMP/tree"
+"$HR" --out "$TMP/tree/node03" "$TMP/tree" >"$TMP/o1" 2>&1; r1=$?
+"$HR" --out "$TMP/tree/node03" "$TMP/tree" >"$TMP/o2" 2>&1; r2=$?
+[ $r1 = 0 ] && [ $r2 = 0 ] && grep -q "54 devices, 13 groups; 13 input files (13 read" "$TMP/o1" &&
+	grep -q "54 devices, 13 groups; 13 input files (13 read" "$TMP/o2" &&
+	ok report_out_inside_input_tree_drops_nothing || nok report_out_inside_input_tree_drops_nothing "exit $r1, $r2" "$TMP/o2"
+
 # ---------------------------------------------------------------- the database
 # another application's database: refused, not one byte changed
 python3 - "$TMP/foreign.sqlite" <<'PY'
