@@ -162,6 +162,13 @@ void ch_result_set_software(struct ch_result *r, const char *key,
 	json_object_set_new(sw, key, version ? json_string(version) : json_null());
 }
 
+const char *ch_file_kind(mode_t m)
+{
+	return S_ISREG(m) ? "a regular file" : S_ISDIR(m) ? "a directory" : S_ISLNK(m) ? "a symbolic link" :
+	       S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a named pipe" :
+	       S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
 int ch_check_output_path(const char *opt, const char *path)
 {
 	struct stat st;
@@ -182,10 +189,10 @@ int ch_check_output_path(const char *opt, const char *path)
 		char tmp[4200];
 		int fd = -1;
 		if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) < (int)sizeof(tmp))
-			fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd < 0) {
-			rc = ch_usage_error("cannot create %s file '%s' in directory '%s': %s", opt, path, dir,
-					    strerror(errno));
+			rc = ch_usage_error("cannot create %s file '%s' in directory '%s': %s%s", opt, path, dir,
+					    strerror(errno), errno == EEXIST ? " (a file of that name is in the way)" : "");
 		} else {
 			close(fd);
 			unlink(tmp);
@@ -195,9 +202,55 @@ int ch_check_output_path(const char *opt, const char *path)
 	return rc;
 }
 
-int ch_result_set_path(struct ch_result *r, const char *path, int force)
+/* 1 when @path (opened without following a link) is a JSON document whose
+ * "schema" names clusterhealth, or is empty: a file of ours */
+static int ours(const char *path)
 {
 	struct stat st;
+	json_error_t je;
+	json_t *doc;
+	const char *schema;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), yes;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return 1;
+	}
+	doc = json_loadfd(fd, 0, &je);
+	close(fd);
+	schema = json_string_value(json_object_get(doc, "schema"));
+	yes = schema && !strncmp(schema, "clusterhealth.", 14);
+	json_decref(doc);
+	return yes;
+}
+
+int ch_check_output_file(const char *opt, const char *path, int force)
+{
+	struct stat st;
+
+	if (!*path)
+		return ch_usage_error("empty file name for %s", opt);
+	if (lstat(path, &st) == 0) {
+		if (!force)
+			return ch_usage_error("%s file '%s' already exists (use --force to replace it)", opt, path);
+		if (!S_ISREG(st.st_mode))
+			return ch_usage_error("%s file '%s' is %s: --force replaces only a regular file that clusterhealth wrote",
+					      opt, path, ch_file_kind(st.st_mode));
+		if (!ours(path))
+			return ch_usage_error("%s file '%s' is not a clusterhealth file (no \"schema\" naming clusterhealth): --force replaces only a regular file that clusterhealth wrote",
+					      opt, path);
+	}
+	return ch_check_output_path(opt, path);
+}
+
+int ch_result_set_path(struct ch_result *r, const char *path, int force)
+{
 	int rc;
 
 	free(r->path);
@@ -205,12 +258,8 @@ int ch_result_set_path(struct ch_result *r, const char *path, int force)
 	r->written = 0;
 	if (!path)
 		return 0;
-	if (!*path)
-		return ch_usage_error("empty file name for --json");
-	if ((rc = ch_check_output_path("--json", path)))
+	if ((rc = ch_check_output_file("--json", path, force)))
 		return rc;
-	if (!force && stat(path, &st) == 0)
-		return ch_usage_error("result file '%s' already exists (use --force to replace it)", path);
 	r->path = strdup(path);
 	r->force = force;
 	return r->path ? 0 : CH_ERR_RUNTIME;
@@ -238,45 +287,115 @@ void ch_result_set_status(struct ch_result *r, int status, const char *reason, .
 	va_end(ap);
 }
 
-int ch_write_file_atomic(const char *path, const void *data, size_t len)
+int ch_atomic_begin(struct ch_atomic *a, const char *path)
 {
-	char tmp[4096];
-	const char *p = data;
-	int fd;
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp)) {
+	memset(a, 0, sizeof(*a));
+	a->fd = -1;
+	if (snprintf(a->path, sizeof(a->path), "%s", path) >= (int)sizeof(a->path) ||
+	    snprintf(a->tmp, sizeof(a->tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(a->tmp)) {
 		ch_error("file name '%s' is too long", path);
 		return CH_ERR_RUNTIME;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ch_error("cannot create '%s': %s", tmp, strerror(errno));
+	/* an unnamed file in the directory: a process killed while it writes
+	 * (SIGKILL) leaves nothing behind */
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	a->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (a->fd >= 0) {
+		a->unnamed = 1;
+		return 0;
+	}
+	/* a file system without O_TMPFILE: a new name, never an existing file
+	 * or a link planted under it */
+	a->fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (a->fd < 0) {
+		ch_error("cannot create '%s': %s%s", a->tmp, strerror(errno),
+			 errno == EEXIST || errno == ELOOP ? " (something of that name is in the way; not writing through it)" : "");
 		return CH_ERR_RUNTIME;
 	}
+	return 0;
+}
+
+void ch_atomic_abort(struct ch_atomic *a)
+{
+	if (a->fd >= 0)
+		close(a->fd);
+	if (a->fd >= 0 && !a->unnamed)
+		unlink(a->tmp);
+	a->fd = -1;
+}
+
+int ch_atomic_commit(struct ch_atomic *a)
+{
+	struct stat st;
+
+	if (fsync(a->fd) != 0) {
+		ch_error("cannot flush '%s': %s", a->unnamed ? a->path : a->tmp, strerror(errno));
+		ch_atomic_abort(a);
+		return CH_ERR_RUNTIME;
+	}
+	/* only a regular file is ever replaced: a device, a pipe, a directory
+	 * or a symbolic link in the way is refused, named */
+	if (lstat(a->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		ch_error("not replacing '%s': it is %s (only a regular file is replaced)", a->path,
+			 ch_file_kind(st.st_mode));
+		ch_atomic_abort(a);
+		return CH_ERR_RUNTIME;
+	}
+	if (a->unnamed) {
+		char proc[64];
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", a->fd);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, a->tmp, AT_SYMLINK_FOLLOW) != 0 &&
+		    (errno == EEXIST || linkat(a->fd, "", AT_FDCWD, a->tmp, AT_EMPTY_PATH) != 0)) {
+			ch_error("cannot create '%s': %s%s", a->tmp, strerror(errno),
+				 errno == EEXIST ? " (something of that name is in the way)" : "");
+			ch_atomic_abort(a);
+			return CH_ERR_RUNTIME;
+		}
+		a->unnamed = 0; /* from here on it has a name to remove */
+	}
+	if (close(a->fd) != 0) {
+		a->fd = -1;
+		ch_error("cannot flush '%s': %s", a->tmp, strerror(errno));
+		unlink(a->tmp);
+		return CH_ERR_RUNTIME;
+	}
+	a->fd = -1;
+	if (rename(a->tmp, a->path) != 0) {
+		ch_error("cannot rename '%s' to '%s': %s", a->tmp, a->path, strerror(errno));
+		unlink(a->tmp);
+		return CH_ERR_RUNTIME;
+	}
+	return 0;
+}
+
+int ch_write_file_atomic(const char *path, const void *data, size_t len)
+{
+	struct ch_atomic a;
+	const char *p = data;
+
+	if (ch_atomic_begin(&a, path))
+		return CH_ERR_RUNTIME;
 	while (len > 0) {
-		ssize_t w = write(fd, p, len);
+		ssize_t w = write(a.fd, p, len);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			ch_error("cannot write '%s': %s", tmp, strerror(errno));
-			close(fd);
-			unlink(tmp);
+			ch_error("cannot write '%s': %s", path, strerror(errno));
+			ch_atomic_abort(&a);
 			return CH_ERR_RUNTIME;
 		}
 		p += w;
 		len -= (size_t)w;
 	}
-	if (fsync(fd) != 0 || close(fd) != 0) {
-		ch_error("cannot flush '%s': %s", tmp, strerror(errno));
-		unlink(tmp);
-		return CH_ERR_RUNTIME;
-	}
-	if (rename(tmp, path) != 0) {
-		ch_error("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		return CH_ERR_RUNTIME;
-	}
-	return 0;
+	return ch_atomic_commit(&a);
 }
 
 /* @doc as text ending in a newline, as text files do; NULL when out of memory */

@@ -111,33 +111,37 @@ static int write_text(const char *dir, const char *name, const char *text, size_
 	return ch_write_file_atomic(path, text ? text : "", text ? len : 0);
 }
 
-/* profile.json, serialised straight into a temporary file (a large fleet's
- * profile is hundreds of MB of text), flushed, then renamed over DIR/
- * profile.json, as ch_write_file_atomic() does. Returns 0 or CH_ERR_RUNTIME
- * (printed). */
+/* profile.json, serialised straight into the atomic write's temporary (a
+ * large fleet's profile is hundreds of MB of text), then put in place as
+ * every file is (ch_atomic_commit()). Returns 0 or CH_ERR_RUNTIME (printed). */
 static int write_profile(const char *dir, const json_t *profile)
 {
-	char path[4200], tmp[4300];
+	char path[4200];
+	struct ch_atomic a;
 	FILE *f;
-	int ok;
+	int fd, ok;
 
 	snprintf(path, sizeof(path), "%s/profile.json", dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	f = fopen(tmp, "w");
+	if (ch_atomic_begin(&a, path))
+		return CH_ERR_RUNTIME;
+	fd = dup(a.fd);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
-		ch_error("cannot create '%s': %s", tmp, strerror(errno));
+		ch_error("cannot write '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		ch_atomic_abort(&a);
 		return CH_ERR_RUNTIME;
 	}
-	ok = json_dumpf(profile, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) == 0 &&
-	     fflush(f) == 0 && fsync(fileno(f)) == 0;
+	ok = json_dumpf(profile, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) == 0 && fflush(f) == 0;
 	if (fclose(f) != 0)
 		ok = 0;
-	if (!ok || rename(tmp, path) != 0) {
+	if (!ok) {
 		ch_error("cannot write '%s': %s", path, strerror(errno));
-		unlink(tmp);
+		ch_atomic_abort(&a);
 		return CH_ERR_RUNTIME;
 	}
-	return 0;
+	return ch_atomic_commit(&a);
 }
 
 struct opts {

@@ -752,9 +752,7 @@ static int canary_main(int argc, char **argv)
 			snprintf(in.comm[i].algo, sizeof(in.comm[i].algo), "given");
 		}
 	}
-	if (json_path && !force && access(json_path, F_OK) == 0)
-		return ch_exit_code(ch_usage_error("'%s' exists (use --force to replace it)", json_path));
-	if (json_path && (rc = ch_check_output_path("--json", json_path)))
+	if (json_path && (rc = ch_check_output_file("--json", json_path, force)))
 		return ch_exit_code(rc);
 
 	sc = calloc(1, sizeof(*sc));

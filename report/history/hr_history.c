@@ -857,9 +857,7 @@ static int parse_opts(int argc, char **argv, struct hist_opts *o)
 		return ch_exit_code(ch_usage_error("missing --db FILE (the history database)"));
 	if (o->cfg.min_nights > o->cfg.window)
 		return ch_exit_code(ch_usage_error("--min-nights '%d' is above --window '%d'", o->cfg.min_nights, o->cfg.window));
-	if (o->json_path && !o->force && access(o->json_path, F_OK) == 0)
-		return ch_exit_code(ch_usage_error("'%s' exists (use --force to replace it)", o->json_path));
-	if (o->json_path && (rc = ch_check_output_path("--json", o->json_path)))
+	if (o->json_path && (rc = ch_check_output_file("--json", o->json_path, o->force)))
 		return ch_exit_code(rc);
 	return -1;
 }

@@ -387,6 +387,66 @@ EOF
 "$B/roofline" --help >"$TMP/v3" 2>&1
 grep -q "stops a point at 100000 timed calls" "$TMP/v3" && ok roofline_min_time_cap_stated || nok roofline_min_time_cap_stated "not in --help" "$TMP/v3"
 
+# ---------------------------------------------------------------- files we write
+# a symbolic link planted under an atomic write's temporary name
+# ("FILE.tmp.PID": exec keeps the shell's PID) is never written through,
+# whether the file system has O_TMPFILE or not (a shim takes it away): the
+# report's outputs stop there (exit 4), a --json file is refused before
+# anything runs (exit 2)
+SLOWIO=$PWD/$B/tests/libslowio.so
+echo "not to be overwritten" >"$TMP/victim"
+good=1
+for notmp in 0 1; do
+	[ $notmp = 1 ] && [ ! -f "$SLOWIO" ] && { echo "skip planted_link_never_followed (no O_TMPFILE): $SLOWIO not built (make test builds it)"; break; }
+	O=$TMP/plant$notmp
+	mkdir -p "$O"
+	CH_SLOWIO_NO_TMPFILE=$notmp LD_PRELOAD=$([ $notmp = 1 ] && echo "$SLOWIO") sh -c '
+		for n in profile.json report.md report.html health.prom; do ln -s "$1" "$2/$n.tmp.$$"; done
+		exec "$3" --out "$2" "$4"' sh "$TMP/victim" "$O" "$HR" tests/data/report/fleet-healthy >"$TMP/pl1" 2>&1; r1=$?
+	CH_SLOWIO_NO_TMPFILE=$notmp LD_PRELOAD=$([ $notmp = 1 ] && echo "$SLOWIO") sh -c '
+		ln -s "$1" "$2/regressions.json.tmp.$$"
+		exec "$3" history --db "$2/h.sqlite" --json "$2/regressions.json" "$4"' sh "$TMP/victim" "$O" "$HR" "$G/n1/$N" >"$TMP/pl2" 2>&1; r2=$?
+	if [ $r1 != 4 ] || [ $r2 != 2 ] || [ "$(cat "$TMP/victim")" != "not to be overwritten" ] ||
+		! grep -q "profile.json.tmp.[0-9]*': File exists (something of that name is in the way" "$TMP/pl1" ||
+		! grep -q "cannot create --json file '$O/regressions.json' .*(a file of that name is in the way)" "$TMP/pl2" ||
+		[ -e "$O/regressions.json" ]; then
+		nok planted_link_never_followed "O_TMPFILE off: $notmp; exits $r1, $r2 (want 4, 2); victim: $(cat "$TMP/victim")" "$TMP/pl1"
+		sed 's/^/    /' "$TMP/pl2"; good=0
+	fi
+done
+[ $good = 1 ] && ok planted_link_never_followed
+# --force replaces only a regular file that clusterhealth wrote: a device, a
+# named pipe, a symbolic link, another program's file are refused, named
+mkfifo "$TMP/out.fifo"
+ln -s "$TMP/victim" "$TMP/out.link"
+good=1
+while IFS='|' read -r target want; do
+	for cmd in "$B/loader_contention --workers 1 --duration 5 --force --json" "$HR history --db $TMP/f.sqlite --force --json"; do
+		timeout 20 $cmd "$target" >"$TMP/f1" 2>&1; rc=$?
+		if [ $rc != 2 ] || ! grep -qF -- "--json file '$target' $want" "$TMP/f1"; then
+			nok force_only_over_our_regular_file "$cmd $target: exit $rc (want 2)" "$TMP/f1"; good=0
+		fi
+	done
+done <<EOF
+/dev/null|is a character device: --force replaces only a regular file that clusterhealth wrote
+$TMP/out.fifo|is a named pipe: --force replaces only a regular file that clusterhealth wrote
+$TMP/out.link|is a symbolic link: --force replaces only a regular file that clusterhealth wrote
+$TMP/victim|is not a clusterhealth file
+EOF
+[ -c /dev/null ] && [ -p "$TMP/out.fifo" ] && [ -L "$TMP/out.link" ] && [ "$(cat "$TMP/victim")" = "not to be overwritten" ] || good=0
+# and a file of ours is replaced
+"$HR" history --db "$TMP/f.sqlite" --json "$TMP/ours.json" "$G/n1/$N" >/dev/null 2>&1
+"$HR" history --db "$TMP/f.sqlite" --force --json "$TMP/ours.json" "$G/n1/$N" >"$TMP/f2" 2>&1 ||
+	{ nok force_only_over_our_regular_file "--force over its own file: exit $?" "$TMP/f2"; good=0; }
+[ $good = 1 ] && ok force_only_over_our_regular_file
+# an output of the report that is not a regular file is not replaced
+O=$TMP/outfifo
+mkdir -p "$O" && mkfifo "$O/report.md"
+timeout 60 "$HR" --out "$O" tests/data/report/fleet-healthy >"$TMP/f3" 2>&1; rc=$?
+[ $rc = 4 ] && [ -p "$O/report.md" ] && grep -q "not replacing '$O/report.md': it is a named pipe (only a regular file is replaced)" "$TMP/f3" &&
+	[ -z "$(ls "$O" | grep '\.tmp\.')" ] &&
+	ok report_output_not_a_regular_file_refused || nok report_output_not_a_regular_file_refused "exit $rc (want 4)" "$TMP/f3"
+
 # ---------------------------------------------------------------- signals
 # sigrun NAME SIGNAL FILE CHECK CMD...: once FILE holds a first measurement
 # (python CHECK on its document d is true),
