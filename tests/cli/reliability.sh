@@ -447,6 +447,53 @@ timeout 60 "$HR" --out "$O" tests/data/report/fleet-healthy >"$TMP/f3" 2>&1; rc=
 	[ -z "$(ls "$O" | grep '\.tmp\.')" ] &&
 	ok report_output_not_a_regular_file_refused || nok report_output_not_a_regular_file_refused "exit $rc (want 4)" "$TMP/f3"
 
+# ---------------------------------------------------------------- names that reach scontrol
+# A host name with a newline ("n3\ngpu-innocent") or a space, and a device
+# name that forges a REGRESSED line ("gpu1\nREGRESSED gpu-innocent"): the
+# drain list comes from the JSON of the report and the history, a name that
+# is not a host name is refused before scontrol, gpu-innocent (no results)
+# is never drained. A synthetic fleet: n3's gpu1 regresses from night 15.
+drain_fleet() { # DIR EDIT: 17 nights, 16 seeded into the history, night 17 through nightly --drain
+	python3 tests/data/nightly/make-fleet.py "$1" 17 >/dev/null
+	python3 - "$1" "$2" <<'PY'
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/*/*/*.json"):
+    d = json.load(open(f))
+    exec(sys.argv[2])
+    json.dump(d, open(f, "w"))
+PY
+	for n in $(seq -w 1 16); do
+		"$HR" history -q --db "$1/history.sqlite" --night "2025-01-${n}T03:00:00Z" "$1"/*/"202501${n}T030000Z" >/dev/null 2>&1
+	done
+	: >"$TMP/scontrol.log"
+	PATH=$TMP/sbin:$PATH scripts/nightly --no-sweep --results "$1" --stamp 20250117T030000Z --drain
+}
+mkdir -p "$TMP/sbin"
+printf '#!/bin/bash\nfor a in "$@"; do printf "[%%s] " "$a"; done >>%q; echo >>%q\n' "$TMP/scontrol.log" "$TMP/scontrol.log" >"$TMP/sbin/scontrol"
+chmod +x "$TMP/sbin/scontrol"
+drain_fleet "$TMP/dfa" '
+if d["host"]["hostname"] == "n3" and d["tool"] == "roofline":
+    d["results"]["devices"][1]["device"] = "gpu1\nREGRESSED gpu-innocent"' >"$TMP/dr1" 2>&1; r1=$?
+cp "$TMP/scontrol.log" "$TMP/scontrol1.log"
+drain_fleet "$TMP/dfb" '
+h = d["host"]["hostname"]
+d["host"]["hostname"] = {"n3": "n3\ngpu-innocent", "n2": "gpu-innocent n2"}.get(h, h)
+for s in d["results"].get("sweeps", []):
+    s["nodes"] = [{"n3": "n3\ngpu-innocent", "n2": "gpu-innocent n2"}.get(x, x) for x in s.get("nodes", [])]' >"$TMP/dr2" 2>&1; r2=$?
+if [ $r1 = 1 ] && [ "$(wc -l <"$TMP/scontrol1.log")" = 1 ] &&
+	grep -q '^\[update\] \[NodeName=n3\] \[State=DRAIN\] \[Reason=clusterhealth: FAIL in the fleet report of 20250117T030000Z; ' "$TMP/scontrol1.log" &&
+	grep -qF 'gpu1\nREGRESSED gpu-innocent roofline.compute_gflops.bf16 regressed 18.4% since 2025-01-15' "$TMP/scontrol1.log" &&
+	! grep -q '^REGRESSED gpu-innocent' "$TMP/dr1" && grep -qF 'REGRESSED n3 gpu1\nREGRESSED gpu-innocent roofline' "$TMP/dr1" &&
+	grep -q '^drain candidates (20250117T030000Z): n3$' "$TMP/dr1" &&
+	[ $r2 = 1 ] && [ ! -s "$TMP/scontrol.log" ] &&
+	grep -qF "node name 'n3\\ngpu-innocent' in the results is not a host name; not drained" "$TMP/dr2" &&
+	! grep -q '^gpu-innocent' "$TMP/dr2" && ! grep -q 'NodeName=gpu-innocent' "$TMP/dr2"; then
+	ok nightly_drains_only_host_names_from_json
+else
+	nok nightly_drains_only_host_names_from_json "exits $r1, $r2 (want 1, 1); scontrol: $(cat "$TMP/scontrol1.log" "$TMP/scontrol.log" | tr '\n' '|')" "$TMP/dr1"
+	sed 's/^/    /' "$TMP/dr2" | tail -12
+fi
+
 # ---------------------------------------------------------------- signals
 # sigrun NAME SIGNAL FILE CHECK CMD...: once FILE holds a first measurement
 # (python CHECK on its document d is true),
