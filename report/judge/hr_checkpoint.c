@@ -430,15 +430,18 @@ int hr_ckpt_canary_read(struct hr_ckpt_canary *k, const char *path, const struct
 		const struct hr_result_ckpt_point *p = &r->scaling[i];
 		struct hr_ckpt_point q = { writers_of(&p->writers), p->bytes.num, p->block_sec.num,
 					   p->agg_write_gbps.num };
-		if (q.writers < 1 || !(q.agg_gbps > 0) || c.npts == HR_CKPT_MAX_POINTS)
+		if (q.writers < 1 || !(q.agg_gbps > 0) || !isfinite(q.agg_gbps) || c.npts == HR_CKPT_MAX_POINTS)
 			continue;
 		if (c.npts && q.writers <= c.pts[c.npts - 1].writers)
 			continue; /* ascending only */
 		c.pts[c.npts++] = q;
 	}
-	if (!c.npts) /* no scaling: the synchronous point alone */
-		c.pts[c.npts++] = (struct hr_ckpt_point){ c.writers, r->sync.bytes.num, c.block_sec,
-							  r->sync.agg_write_gbps.num };
+	if (!c.npts) { /* no scaling: the synchronous point alone, its bandwidth a number > 0 */
+		double agg = r->sync.agg_write_gbps.num; /* NAN for null, a string, absent */
+		if (!(agg > 0) || !isfinite(agg))
+			return bad(is, path, "results.sync.agg_write_gbps");
+		c.pts[c.npts++] = (struct hr_ckpt_point){ c.writers, r->sync.bytes.num, c.block_sec, agg };
+	}
 	snprintf(c.path, sizeof(c.path), "%s", path);
 	c.have = 1;
 	c.nfiles = k->nfiles;

@@ -140,6 +140,19 @@ static double num_field(struct ctx *c, const struct hr_rv *v, const char *key,
 	return x;
 }
 
+/* @v (key @key of @where): a fraction from 0 to 1, or NAN (and an issue
+ * when it is another number or not a number; absent or null: no issue). */
+static double frac_field(struct ctx *c, const struct hr_rv *v, const char *key, const char *where)
+{
+	double x = num_field(c, v, key, where, 0);
+	if (x > 1) {
+		hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
+			     "%s: '%s' is '%g' (must be a fraction from 0 to 1); skipped", where, key, x);
+		return NAN;
+	}
+	return x;
+}
+
 /* @v (key @key of @where): a count, an integer from @lo to INT_MAX; @dflt
  * when absent or null, and when it is not such a count (then with an issue
  * naming the value). */
@@ -515,8 +528,9 @@ static int sweep_rows(struct ctx *c, const struct hr_result_sweep *sw, struct hr
 		char w2[96];
 		snprintf(w2, sizeof(w2), "%s.rows[%zu]", where, k);
 		row->bytes = num_field(c, &s->bytes, "bytes", w2, 1);
-		row->busbw_oop_gbps = s->oop_busbw.num;
-		row->busbw_ip_gbps = s->ip_busbw.num;
+		/* a busbw is a finite number >= 0 (-1e308 was read as measured) */
+		row->busbw_oop_gbps = isnan(s->oop_busbw.num) ? NAN : num_field(c, &s->oop_busbw, "out_of_place.busbw_gbps", w2, 0);
+		row->busbw_ip_gbps = isnan(s->ip_busbw.num) ? NAN : num_field(c, &s->ip_busbw, "in_place.busbw_gbps", w2, 0);
 		if (isnan(row->bytes) || (isnan(row->busbw_oop_gbps) && isnan(row->busbw_ip_gbps))) {
 			if (!isnan(row->bytes))
 				skip(c, "%s: no numeric '%s' in out_of_place or in_place; skipped", w2, "busbw_gbps");
@@ -526,13 +540,13 @@ static int sweep_rows(struct ctx *c, const struct hr_result_sweep *sw, struct hr
 		g->wrong_total += row->wrong;
 		g->nrows++;
 	}
-	g->large_busbw_gbps = sw->large_busbw.num;
-	g->avg_busbw_gbps = sw->avg_busbw.num;
+	g->large_busbw_gbps = isnan(sw->large_busbw.num) ? NAN : num_field(c, &sw->large_busbw, "large_msg_busbw_gbps", where, 0);
+	g->avg_busbw_gbps = isnan(sw->avg_busbw.num) ? NAN : num_field(c, &sw->avg_busbw, "avg_busbw_gbps", where, 0);
 	g->large_bytes = NAN;
 	for (k = 0; k < g->nrows; k++)
 		if (isnan(g->large_bytes) || g->rows[k].bytes > g->large_bytes) {
 			g->large_bytes = g->rows[k].bytes;
-			if (isnan(sw->large_busbw.num))
+			if (isnan(sw->large_busbw.num) || !(sw->large_busbw.num >= 0) || !isfinite(sw->large_busbw.num))
 				g->large_busbw_gbps = !isnan(g->rows[k].busbw_oop_gbps) ?
 					g->rows[k].busbw_oop_gbps : g->rows[k].busbw_ip_gbps;
 		}
@@ -669,8 +683,8 @@ static int loader_cfg(struct ctx *c, const struct hr_result_config *v, size_t i,
 	k->lateness_p50_us = num_field(c, &v->lateness_p50_us, "lateness_us.p50", where, 0);
 	k->lateness_p99_us = v->lateness_p99_us.num;
 	k->lateness_max_us = num_field(c, &v->lateness_max_us, "lateness_us.max", where, 0);
-	k->input_wait_frac = num_field(c, &v->input_wait_frac, "input_wait_frac", where, 0);
-	k->accel_util = num_field(c, &v->accel_util, "accel_util", where, 0);
+	k->input_wait_frac = frac_field(c, &v->input_wait_frac, "input_wait_frac", where);
+	k->accel_util = frac_field(c, &v->accel_util, "accel_util", where);
 	k->verdict = dup_or_null(v->verdict.str);
 	k->reasons = join_strings(&v->reasons);
 	return 0;
