@@ -80,6 +80,14 @@ struct ch_ar_world {
 	int64_t since_ns;          /* atomic: when the monitor first saw the current seq or iter */
 	int fire_now;              /* atomic: the main thread asks the monitor to fire */
 
+	/* the set-up guard: a local deadline from before MPI_Init until the
+	 * watchdog runs, and again around MPI_Finalize */
+	pthread_t guard;
+	int guard_started;
+	int guard_on;              /* atomic: 1 while the guard watches */
+	int guard_stop;            /* atomic */
+	double guard_sec;          /* the --timeout it keeps (0: none) */
+
 	/* ch_ar_world_on_abort(): run once before an abort's exit */
 	void (*on_abort)(void *ctx);
 	void *on_abort_ctx;
@@ -128,7 +136,110 @@ const struct ch_world_rank *ch_ar_world_info(const struct ch_ar_world *w, int r)
 static const struct ch_world_how world_how = { .only_launched = 0, .funneled = 1, .hosts_by_name = 0,
 					       .host_len = 64 };
 
-int ch_ar_world_init(int *argc, char ***argv, struct ch_ar_world **out)
+static void __attribute__((noreturn)) leave(struct ch_ar_world *w);
+static int lock_doc_for(struct ch_ar_world *w, double sec);
+
+static void stop_guard(struct ch_ar_world *w)
+{
+	if (!w->guard_started)
+		return;
+	__atomic_store_n(&w->guard_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(w->guard, NULL);
+	w->guard_started = 0;
+}
+
+/* --timeout from the command line before MPI_Init parses it (the real
+ * parse, later, reports a bad value): @dflt when absent or not a number */
+static double prescan_timeout(int argc, char **argv, double dflt)
+{
+	double v = dflt;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL;
+		char *end;
+		double x;
+		if (!strcmp(a, "--"))
+			break;
+		if (!strcmp(a, "--timeout") && i + 1 < argc)
+			val = argv[++i];
+		else if (!strncmp(a, "--timeout=", 10))
+			val = a + 10;
+		if (!val)
+			continue;
+		x = strtod(val, &end);
+		if (end != val && !*end && x >= 0 && x <= 86400)
+			v = x;
+	}
+	return v;
+}
+
+/* This process's world rank, from the launcher's environment before MPI
+ * knows it; -1 when none says. */
+static int launcher_rank(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID", NULL };
+	int i;
+	for (i = 0; vars[i]; i++)
+		if (getenv(vars[i]))
+			return atoi(getenv(vars[i]));
+	return -1;
+}
+
+/* The guard fires: this rank exits with code 4 after rank 0 finished its
+ * result file (when it has one). Never calls MPI. */
+static void __attribute__((noreturn)) guard_fire(struct ch_ar_world *w, const char *what, double el)
+{
+	int rank = w->base.active ? w->base.rank : launcher_rank();
+	char msg[512], host[256] = "?";
+
+	if (w->base.active && w->base.info && w->base.info[w->base.rank].host[0])
+		snprintf(host, sizeof(host), "%s", w->base.info[w->base.rank].host);
+	else
+		gethostname(host, sizeof(host) - 1);
+
+	snprintf(msg, sizeof(msg),
+		 "%s took more than --timeout %g s (%.0f s): a rank stopped or hung %s; every rank exits",
+		 what, w->guard_sec, el,
+		 __atomic_load_n(&w->thread_started, __ATOMIC_ACQUIRE) ? "while the run ended" :
+		 "before the watchdog started");
+	ch_error("rank %d (host '%s'): %s", rank, host, msg);
+	if (rank == 0 && w->res) {
+		int locked = lock_doc_for(w, 2.0);
+		if (w->res)
+			ch_result_finish(w->res, CH_ERR_RUNTIME, "rank 0: %s", msg);
+		if (locked)
+			pthread_mutex_unlock(&w->doc_mutex);
+	}
+	leave(w);
+}
+
+/* The set-up guard's thread: the clock restarts with every activity the
+ * main thread enters (ch_ar_wd_enter()); one that lasts longer than
+ * --timeout fires (guard_fire()). Paused while the watchdog runs. */
+static void *guard(void *arg)
+{
+	struct ch_ar_world *w = arg;
+	uint64_t last = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
+	int64_t since = now_ns();
+
+	while (!__atomic_load_n(&w->guard_stop, __ATOMIC_ACQUIRE)) {
+		uint64_t seq = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
+		double el;
+		sleep_sec(0.05);
+		if (seq != last || !__atomic_load_n(&w->guard_on, __ATOMIC_ACQUIRE)) {
+			last = seq;
+			since = now_ns();
+			continue;
+		}
+		el = (double)(now_ns() - since) * 1e-9;
+		if (el > w->guard_sec)
+			guard_fire(w, __atomic_load_n(&w->what, __ATOMIC_ACQUIRE), el);
+	}
+	return NULL;
+}
+
+int ch_ar_world_init(int *argc, char ***argv, double default_timeout_sec, struct ch_ar_world **out)
 {
 	struct ch_ar_world *w = calloc(1, sizeof(*w));
 	int rc;
@@ -138,23 +249,44 @@ int ch_ar_world_init(int *argc, char ***argv, struct ch_ar_world **out)
 		ch_error("out of memory");
 		return CH_ERR_RUNTIME;
 	}
-	/* Open MPI reads this at MPI_Init only; without it the per-communicator
-	 * algorithm variable is ignored. Dynamic rules with no rules file and no
-	 * forced algorithm fall back to the fixed rules, so "default" is unchanged. */
-	setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 0);
-	if ((rc = ch_world_init(argc, argv, &world_how, &w->base)) != 0) {
-		free(w);
-		return rc;
-	}
 	pthread_mutex_init(&w->doc_mutex, NULL);
 	pthread_mutex_init(&w->where_mutex, NULL);
 	w->act = CH_AR_ACT_IDLE;
 	w->main_thread = pthread_self();
 	w->sock = -1;
-	w->what = "starting";
+	w->what = "MPI_Init and the rank layout";
 	w->since_ns = now_ns();
+	/* a rank stopped or hung in MPI_Init or any step before the watchdog
+	 * runs holds the others in a collective: the guard bounds that too */
+	w->guard_sec = prescan_timeout(*argc, *argv, default_timeout_sec);
+	if (w->guard_sec > 0) {
+		__atomic_store_n(&w->guard_on, 1, __ATOMIC_RELEASE);
+		w->guard_started = pthread_create(&w->guard, NULL, guard, w) == 0;
+	}
+	/* Open MPI reads this at MPI_Init only; without it the per-communicator
+	 * algorithm variable is ignored. Dynamic rules with no rules file and no
+	 * forced algorithm fall back to the fixed rules, so "default" is unchanged. */
+	setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 0);
+	if ((rc = ch_world_init(argc, argv, &world_how, &w->base)) != 0) {
+		stop_guard(w);
+		pthread_mutex_destroy(&w->doc_mutex);
+		pthread_mutex_destroy(&w->where_mutex);
+		free(w);
+		return rc;
+	}
+	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "reading the options");
 	*out = w;
 	return 0;
+}
+
+void ch_ar_world_set_result(struct ch_ar_world *w, struct ch_result *res)
+{
+	if (lock_doc_for(w, 2.0)) {
+		w->res = res;
+		pthread_mutex_unlock(&w->doc_mutex);
+	} else {
+		w->res = res;
+	}
 }
 
 int ch_ar_world_agree(struct ch_ar_world *w, int status)
@@ -166,16 +298,21 @@ int ch_ar_world_finalize(struct ch_ar_world *w, int status)
 {
 	if (!w)
 		return ch_exit_code(status);
+	w->res = NULL; /* freed by now: nothing finishes it any more */
 	if (w->thread_started) {
 		__atomic_store_n(&w->stop, 1, __ATOMIC_SEQ_CST);
 		pthread_join(w->thread, NULL);
 	}
+	/* MPI_Finalize waits for every rank: a stopped one would hold the rest */
+	ch_ar_wd_enter(w, CH_AR_ACT_MPI, "MPI_Finalize");
+	__atomic_store_n(&w->guard_on, 1, __ATOMIC_RELEASE);
 	if (w->sock >= 0)
 		close(w->sock);
 	free(w->addrs);
 	free(w->json_path);
 	fflush(stdout);
 	ch_world_finalize(&w->base);
+	stop_guard(w);
 	pthread_mutex_destroy(&w->doc_mutex);
 	pthread_mutex_destroy(&w->where_mutex);
 	free(w);
@@ -786,23 +923,36 @@ static void *watchdog(void *arg)
 int ch_ar_wd_start(struct ch_ar_world *w, double timeout_sec, double coll_grace_sec,
 		   const struct ch_ar_plan *plan, struct ch_result *res, const char *json_path)
 {
+	const char *prev_what;
+	int prev_act;
+
 	w->timeout_sec = timeout_sec;
 	w->coll_grace_sec = coll_grace_sec;
 	w->plan = plan;
-	w->res = res;
-	if (timeout_sec <= 0 || w->thread_started)
+	ch_ar_world_set_result(w, res);
+	if (timeout_sec <= 0 || w->thread_started) {
+		if (timeout_sec <= 0)
+			__atomic_store_n(&w->guard_on, 0, __ATOMIC_RELEASE);
 		return 0;
+	}
+	prev_act = __atomic_load_n(&w->act, __ATOMIC_ACQUIRE);
+	prev_what = __atomic_load_n(&w->what, __ATOMIC_ACQUIRE);
+	ch_ar_wd_enter(w, CH_AR_ACT_MPI, "starting the watchdog"); /* the guard's step */
 	if (exchange_addrs(w)) {
 		ch_error("cannot set up the watchdog's side channel");
 		return CH_ERR_RUNTIME;
 	}
 	if (w->base.rank == 1 && json_path && !(w->json_path = strdup(json_path)))
 		return CH_ERR_RUNTIME;
+	ch_ar_wd_enter(w, prev_act, prev_what);
 	if (pthread_create(&w->thread, NULL, watchdog, w) != 0) {
 		ch_error("cannot start the watchdog thread");
 		return CH_ERR_RUNTIME;
 	}
-	w->thread_started = 1;
+	__atomic_store_n(&w->thread_started, 1, __ATOMIC_RELEASE);
+	/* the watchdog covers the run from here (its own deadlines, and the
+	 * pings that find a stopped rank) */
+	__atomic_store_n(&w->guard_on, 0, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -980,8 +980,10 @@ int ch_ckpt_run(struct ch_ar_world *w, const struct ch_ckpt_opts *o, int argc, c
 	c->local_rank = ch_ar_world_info(w, c->rank)->local_rank;
 	c->nfiles = (int)o->files_per_rank;
 	ch_set_quiet(o->common.quiet);
+	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "checking the result file");
 	if (c->rank == 0) {
 		rc = ch_run_begin("checkpoint_io", argc, argv, &o->common, &c->res);
+		ch_ar_world_set_result(w, c->res); /* a hang in set-up finishes it (the guard) */
 		if (rc == 0) {
 			c->jres = ch_result_results(c->res);
 			c->all = calloc((size_t)c->size * R_N, sizeof(double));
@@ -1074,9 +1076,7 @@ out:
 	json_decref(jverify);
 	if (c->res) {
 		/* the watchdog and the signal thread must not finish a freed result */
-		ch_ar_wd_lock(w);
-		ch_ar_wd_start(w, o->timeout_sec, 0, NULL, NULL, NULL);
-		ch_ar_wd_unlock(w);
+		ch_ar_world_set_result(w, NULL);
 		ch_result_free(c->res);
 		c->res = NULL;
 	}

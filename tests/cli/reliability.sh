@@ -494,6 +494,46 @@ else
 	sed 's/^/    /' "$TMP/dr2" | tail -12
 fi
 
+# ---------------------------------------------------------------- a rank stopped in set-up
+# before the watchdog runs (a shim stops one rank in MPI_Init, or before a
+# later set-up collective): every rank is out within --timeout + 5 s (was:
+# mpirun still running after 40 s), the result file, once made, finished
+# with status error and no temporary left
+STOPRANK=$PWD/$B/tests/libstoprank.so
+if [ ! -f "$STOPRANK" ]; then
+	echo "skip setup_hang_bounded: $STOPRANK not built (make test builds it)"
+else
+	good=1
+	while read -r bin rank when file args; do
+		rm -rf "$TMP/su" && mkdir -p "$TMP/su"
+		t0=$(date +%s)
+		CH_STOP_RANK=$rank CH_STOP_WHEN=$when LD_PRELOAD=$STOPRANK timeout 60 $MPIRUN -np 4 \
+			-x LD_PRELOAD -x CH_STOP_RANK -x CH_STOP_WHEN -x ASAN_OPTIONS "$B/$bin" $args --timeout 5 \
+			--json "$TMP/su/r.json" >"$TMP/su.out" 2>&1; rc=$?
+		dt=$(($(date +%s) - t0))
+		why=
+		[ $rc = 0 ] || [ $rc = 124 ] && why="mpirun exit $rc"
+		[ $dt -gt 12 ] && why="$why; took $dt s (want <= 10 + the launcher's teardown)"
+		grep -q "took more than --timeout 5 s.*before the watchdog started" "$TMP/su.out" || why="$why; no message"
+		if [ "$file" = finished ]; then
+			python3 - "$TMP/su/r.json" <<'PY' || why="$why; result file not finished"
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not (d["status"] == "error" and d["exit_code"] == 4 and "before the watchdog started" in d["reason"]))
+PY
+		fi
+		[ -n "$(ls "$TMP/su" | grep '\.tmp\.')" ] && why="$why; a temporary file left"
+		if [ -n "$why" ]; then
+			nok setup_hang_bounded "$bin, rank $rank stopped $when: $why" "$TMP/su.out"; good=0
+		fi
+	done <<EOF
+allreduce_bw 2 before none --backend mpi -b 1K -e 64K
+allreduce_bw 3 allreduce:4 finished --backend mpi -b 1K -e 64K
+checkpoint_io 1 allreduce:3 finished --dir $TMP/su/ckpt --size 4M
+EOF
+	[ $good = 1 ] && ok setup_hang_bounded
+fi
+
 # ---------------------------------------------------------------- signals
 # sigrun NAME SIGNAL FILE CHECK CMD...: once FILE holds a first measurement
 # (python CHECK on its document d is true),
