@@ -336,7 +336,7 @@ int ch_atomic_commit(struct ch_atomic *a)
 {
 	struct stat st;
 
-	if (fsync(a->fd) != 0) {
+	if (!a->nosync && fsync(a->fd) != 0) {
 		ch_error("cannot flush '%s': %s", a->unnamed ? a->path : a->tmp, strerror(errno));
 		ch_atomic_abort(a);
 		return CH_ERR_RUNTIME;
@@ -449,6 +449,8 @@ static struct {
 	int thread;             /* the signal thread runs */
 	int mine[2];            /* SIGINT, SIGTERM: our handler is installed */
 	volatile sig_atomic_t count;
+	int (*why)(void *ctx, const char *name, int signo, double elapsed_sec, char *buf, size_t n);
+	void *why_ctx;          /* ch_result_signal_reason() */
 } sig = { .lock = PTHREAD_MUTEX_INITIALIZER, .pipe = { -1, -1 } };
 
 static double mono_now(void)
@@ -477,37 +479,113 @@ static void on_signal(int signo)
 	errno = saved;
 }
 
+/* A write that must end fast (a signal; the launcher's SIGKILL may follow
+ * within a second): the text is in place before it is flushed. */
+static int write_fast(const char *path, const char *text, size_t len)
+{
+	struct ch_atomic a;
+	const char *p = text;
+	int fd;
+
+	if (ch_atomic_begin(&a, path))
+		return CH_ERR_RUNTIME;
+	while (len > 0) {
+		ssize_t w = write(a.fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			ch_error("cannot write '%s': %s", path, strerror(errno));
+			ch_atomic_abort(&a);
+			return CH_ERR_RUNTIME;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	fd = dup(a.fd);
+	a.nosync = 1;
+	if (ch_atomic_commit(&a)) {
+		if (fd >= 0)
+			close(fd);
+		return CH_ERR_RUNTIME;
+	}
+	if (fd >= 0) { /* now durable too */
+		fsync(fd);
+		close(fd);
+	}
+	return 0;
+}
+
+/* The finished text from @last, the document as last written (JSON_INDENT(2),
+ * JSON_PRESERVE_ORDER): its envelope lines end_utc .. exit_code replaced,
+ * without parsing it (a large document finishes in the time of a copy).
+ * NULL when those lines are not found (then it is parsed). */
+static char *finished_text(const char *last, const char *reason, size_t *len)
+{
+	const char *a = strstr(last, "\n  \"end_utc\": "), *b, *e;
+	char now[32], *r, *out;
+	json_t *js;
+	size_t n;
+
+	b = a ? strstr(a, "\n  \"exit_code\": ") : NULL;
+	e = b ? strchr(b + 1, '\n') : NULL;
+	if (!e || e[-1] != ',')
+		return NULL;
+	js = json_string(reason);
+	r = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
+	json_decref(js);
+	if (!r)
+		return NULL;
+	n = (size_t)(a - last) + strlen(r) + 200 + strlen(e);
+	out = malloc(n);
+	if (out)
+		*len = (size_t)snprintf(out, n, "%.*s\n  \"end_utc\": \"%s\",\n  \"status\": \"%s\",\n  \"reason\": %s,\n  \"exit_code\": %d,%s",
+					(int)(a - last), last, ch_utc_now(now, sizeof(now)), ch_status_name(CH_ERR_RUNTIME), r,
+					CH_EXIT_RUNTIME, e);
+	free(r);
+	return out;
+}
+
 static void finish_on_signal(int signo)
 {
 	struct timespec until;
 	const char *name = signo == SIGINT ? "SIGINT" : signo == SIGTERM ? "SIGTERM" : "a signal";
-	char reason[256], tmp[4200];
+	char reason[1024], tmp[4200];
 	json_t *doc = NULL;
 	int locked;
+	double el = mono_now() - sig.t0;
 
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 10; /* a write in progress gets 10 s to end */
 	locked = pthread_mutex_timedlock(&sig.lock, &until) == 0;
-	snprintf(reason, sizeof(reason), "interrupted by %s (signal %d) after %.0f s; the measurements finished before it are kept",
-		 name, signo, mono_now() - sig.t0);
+	if (!sig.why || !sig.why(sig.why_ctx, name, signo, el, reason, sizeof(reason)))
+		snprintf(reason, sizeof(reason), "interrupted by %s (signal %d) after %.0f s; the measurements finished before it are kept",
+			 name, signo, el);
 	if (!locked) {
 		ch_error("%s; a write of the result file did not end within 10 s: not finishing it", reason);
 		_exit(CH_EXIT_RUNTIME);
 	}
 	if (sig.r && sig.r->path) {
-		char now[32];
-		doc = sig.last ? json_loads(sig.last, 0, NULL) : NULL;
-		if (doc) {
+		size_t len = 0;
+		char *text = sig.last ? finished_text(sig.last, reason, &len) : NULL;
+		int rc = -1;
+		if (text) {
+			rc = write_fast(sig.r->path, text, len);
+			free(text);
+		} else if ((doc = sig.last ? json_loads(sig.last, 0, NULL) : NULL)) {
+			char now[32], *t;
 			json_object_set_new(doc, "status", json_string(ch_status_name(CH_ERR_RUNTIME)));
 			json_object_set_new(doc, "exit_code", json_integer(CH_EXIT_RUNTIME));
 			json_object_set_new(doc, "reason", json_string(reason));
 			json_object_set_new(doc, "end_utc", json_string(ch_utc_now(now, sizeof(now))));
-			if (ch_json_write_atomic(sig.r->path, doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0)
-				ch_error("%s; result file '%s' finished with status error", reason, sig.r->path);
+			t = dump_text(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER, &len);
+			rc = t ? write_fast(sig.r->path, t, len) : -1;
+			free(t);
 			json_decref(doc);
-		} else {
-			ch_error("%s; result file '%s' not finished (out of memory)", reason, sig.r->path);
 		}
+		if (rc == 0)
+			ch_error("%s; result file '%s' finished with status error", reason, sig.r->path);
+		else if (!sig.last || (!text && !doc))
+			ch_error("%s; result file '%s' not finished (out of memory)", reason, sig.r->path);
 		/* a write cut by the signal: its temporary file */
 		if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", sig.r->path, (long)getpid()) < (int)sizeof(tmp))
 			unlink(tmp);
@@ -516,6 +594,15 @@ static void finish_on_signal(int signo)
 	}
 	fflush(NULL);
 	_exit(CH_EXIT_RUNTIME);
+}
+
+void ch_result_signal_reason(int (*why)(void *ctx, const char *name, int signo, double elapsed_sec,
+					char *buf, size_t n), void *ctx)
+{
+	pthread_mutex_lock(&sig.lock);
+	sig.why = why;
+	sig.why_ctx = ctx;
+	pthread_mutex_unlock(&sig.lock);
 }
 
 static void *signal_thread(void *arg)

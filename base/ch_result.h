@@ -168,6 +168,19 @@ int ch_result_finish(struct ch_result *r, int status, const char *reason, ...)
  */
 int ch_result_catch_signals(struct ch_result *r);
 
+/**
+ * ch_result_signal_reason - what the result file says when a signal
+ * finishes it, where the tool knows better than "interrupted by SIGTERM":
+ * @why is called by the signal thread (never from a handler) with the
+ * signal's name and number and the seconds since ch_result_catch_signals();
+ * it writes the reason into @buf (@n bytes) and returns 1, or returns 0 for
+ * the default reason. It must not block. NULL removes it. allreduce_bw's
+ * world says so when rank 0 had been stopped or hung past --timeout
+ * before the launcher's SIGTERM reached it.
+ */
+void ch_result_signal_reason(int (*why)(void *ctx, const char *name, int signo, double elapsed_sec,
+					char *buf, size_t n), void *ctx);
+
 /*
  * Every file clusterhealth writes is written atomically, by one method: the
  * text goes to an unnamed file in the destination's directory (O_TMPFILE;
@@ -183,6 +196,7 @@ struct ch_atomic {
 	char tmp[4200];  /* "PATH.tmp.PID" */
 	int fd;
 	int unnamed;     /* fd is an O_TMPFILE file, not yet linked */
+	int nosync;      /* ch_atomic_commit() does not fsync: the caller does, after */
 };
 
 /**

@@ -79,6 +79,8 @@ struct ch_ar_world {
 	uint64_t seq;              /* atomic: bumped at every change of activity */
 	int64_t since_ns;          /* atomic: when the monitor first saw the current seq or iter */
 	int fire_now;              /* atomic: the main thread asks the monitor to fire */
+	int64_t poll_ns;           /* atomic: the monitor's last poll */
+	int64_t gap_ns, gap_at_ns; /* atomic: its last long gap between polls (stopped), and when it ended */
 
 	/* the set-up guard: a local deadline from before MPI_Init until the
 	 * watchdog runs, and again around MPI_Finalize */
@@ -299,6 +301,8 @@ int ch_ar_world_finalize(struct ch_ar_world *w, int status)
 	if (!w)
 		return ch_exit_code(status);
 	w->res = NULL; /* freed by now: nothing finishes it any more */
+	if (w->thread_started && w->base.rank == 0)
+		ch_result_signal_reason(NULL, NULL);
 	if (w->thread_started) {
 		__atomic_store_n(&w->stop, 1, __ATOMIC_SEQ_CST);
 		pthread_join(w->thread, NULL);
@@ -807,6 +811,15 @@ static void *watchdog(void *arg)
 
 		got = w->sock >= 0 && w->base.size > 1 ? recv_msg(w, &m, 0.02) : (sleep_sec(0.02), 0);
 		t = ch_now_sec();
+		{
+			/* a long gap between polls: this process was stopped (SIGSTOP) */
+			int64_t tn = now_ns(), prev = __atomic_load_n(&w->poll_ns, __ATOMIC_RELAXED);
+			if (prev && tn - prev > 1000000000) {
+				__atomic_store_n(&w->gap_ns, tn - prev, __ATOMIC_RELAXED);
+				__atomic_store_n(&w->gap_at_ns, tn, __ATOMIC_RELAXED);
+			}
+			__atomic_store_n(&w->poll_ns, tn, __ATOMIC_RELEASE);
+		}
 		if (got) {
 			/* look at everything queued first: after a stop (SIGSTOP, then
 			 * the launcher's SIGCONT) the other coordinator's REQUEST or
@@ -920,6 +933,38 @@ static void *watchdog(void *arg)
 	return NULL;
 }
 
+/* The result file's reason when a signal ends rank 0 after it had been
+ * stopped or hung past --timeout (ch_result_signal_reason()): with ranks 0
+ * and 1 both stopped no coordinator acts, the other ranks leave by
+ * themselves and the launcher's SIGTERM reaches rank 0 last; the file
+ * names the hang, not only the signal. */
+static int wd_signal_reason(void *ctx, const char *name, int signo, double run_sec, char *buf, size_t n)
+{
+	struct ch_ar_world *w = ctx;
+	int64_t tn = now_ns(), poll = __atomic_load_n(&w->poll_ns, __ATOMIC_ACQUIRE);
+	double el = (double)(tn - __atomic_load_n(&w->since_ns, __ATOMIC_RELAXED)) * 1e-9;
+	double limit = w->timeout_sec + (__atomic_load_n(&w->act, __ATOMIC_RELAXED) == CH_AR_ACT_COLL ? w->coll_grace_sec : 0);
+	double stopped = poll ? (double)(tn - poll) * 1e-9 : 0;
+
+	if (w->timeout_sec <= 0)
+		return 0;
+	/* stopped: the monitor has not polled since (the signal came with the
+	 * launcher's SIGCONT), or its last long gap ended just now */
+	if (tn - __atomic_load_n(&w->gap_at_ns, __ATOMIC_RELAXED) < 2000000000LL &&
+	    (double)__atomic_load_n(&w->gap_ns, __ATOMIC_RELAXED) * 1e-9 > stopped)
+		stopped = (double)__atomic_load_n(&w->gap_ns, __ATOMIC_RELAXED) * 1e-9;
+	if (stopped > w->timeout_sec) {
+		snprintf(buf, n, "timeout: rank 0 was stopped for %.0f s, more than --timeout %g s, in %s (no coordinator could act: rank 1 stopped too?); %s (signal %d) from the launcher ended it after %.0f s; the measurements finished before it are kept",
+			 stopped, w->timeout_sec, __atomic_load_n(&w->what, __ATOMIC_RELAXED), name, signo, run_sec);
+		return 1;
+	}
+	if (el <= limit)
+		return 0;
+	snprintf(buf, n, "timeout: rank 0 had been in %s for %.0f s, more than --timeout %g s (stopped or hung, and no coordinator could act: rank 1 too?); %s (signal %d) from the launcher ended it after %.0f s; the measurements finished before it are kept",
+		 __atomic_load_n(&w->what, __ATOMIC_RELAXED), el, w->timeout_sec, name, signo, run_sec);
+	return 1;
+}
+
 int ch_ar_wd_start(struct ch_ar_world *w, double timeout_sec, double coll_grace_sec,
 		   const struct ch_ar_plan *plan, struct ch_result *res, const char *json_path)
 {
@@ -950,6 +995,8 @@ int ch_ar_wd_start(struct ch_ar_world *w, double timeout_sec, double coll_grace_
 		return CH_ERR_RUNTIME;
 	}
 	__atomic_store_n(&w->thread_started, 1, __ATOMIC_RELEASE);
+	if (w->base.rank == 0)
+		ch_result_signal_reason(wd_signal_reason, w);
 	/* the watchdog covers the run from here (its own deadlines, and the
 	 * pings that find a stopped rank) */
 	__atomic_store_n(&w->guard_on, 0, __ATOMIC_RELEASE);

@@ -584,4 +584,58 @@ sigrun roofline_sigterm_finishes_file TERM "$TMP/sig/rl.json" \
 sigrun loader_sigint_finishes_file INT "$TMP/sig/lc.json" 'len(d["results"]["configs"]) >= 1' \
 	"$B/loader_contention" --workers 1 --duration 2 --json "$TMP/sig/lc.json"
 
+# SIGTERM to mpirun itself (what scancel and a job's time limit do): mpirun
+# forwards it and sends SIGKILL a second later; rank 0's finish must be in
+# place by then (its text spliced, not parsed; put in place before it is
+# flushed): status error, exit_code 4, the reason, no temporary file
+good=1
+for i in 1 2 3; do
+	rm -rf "$TMP/mt" && mkdir -p "$TMP/mt"
+	$MPIRUN -np 4 "$B/allreduce_bw" --backend mpi -b 1K -e 32M -f 2 --timeout 30 --json "$TMP/mt/r.json" >"$TMP/mt.out" 2>&1 &
+	p=$!
+	for k in $(seq 300); do [ -f "$TMP/mt/r.json" ] && break; sleep 0.1; done
+	sleep 0.3
+	kill -TERM $p
+	wait $p; rc=$?
+	why=$(python3 - "$TMP/mt/r.json" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("not valid JSON: %s" % e); sys.exit()
+if not (d["status"] == "error" and d["exit_code"] == 4 and "interrupted by SIGTERM" in (d["reason"] or "")):
+    print("status %r, exit_code %r, reason %r" % (d["status"], d["exit_code"], d["reason"]))
+PY
+)
+	left=$(ls -a "$TMP/mt" | grep -c '\.tmp\.')
+	if [ $rc = 0 ] || [ -n "$why" ] || [ "$left" != 0 ]; then
+		nok mpirun_sigterm_finishes_file "run $i: mpirun exit $rc; $why; $left temporary file(s)" "$TMP/mt.out"; good=0; break
+	fi
+done
+[ $good = 1 ] && ok mpirun_sigterm_finishes_file
+# ranks 0 and 1 both stopped: no coordinator, the others leave by themselves,
+# the launcher's SIGTERM reaches rank 0 last: the file names the hang (was
+# "interrupted by SIGTERM")
+rm -rf "$TMP/mt" && mkdir -p "$TMP/mt"
+$MPIRUN -np 4 "$B/allreduce_bw" --backend mpi -b 1K -e 32M -f 2 --iters 200 --timeout 3 --json "$TMP/mt/r.json" >"$TMP/mt.out" 2>&1 &
+p=$!
+for k in $(seq 300); do [ -f "$TMP/mt/r.json" ] && break; sleep 0.1; done
+stopped=()
+for q in $(pgrep -f -- "--json $TMP/mt/r.json"); do
+	r=$(tr '\0' '\n' </proc/$q/environ 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
+	if [ "$r" = 0 ] || [ "$r" = 1 ]; then stopped+=($q); fi
+done
+[ ${#stopped[@]} = 2 ] && kill -STOP "${stopped[@]}"
+t0=$(date +%s)
+wait $p; rc=$?
+dt=$(($(date +%s) - t0))
+reason=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["reason"])' "$TMP/mt/r.json" 2>&1)
+if [ ${#stopped[@]} = 2 ] && [ $rc != 0 ] && [ $dt -le 15 ] && [[ "$reason" == timeout:* ]] &&
+	[ -z "$(ls -a "$TMP/mt" | grep '\.tmp\.')" ]; then
+	ok ranks_0_and_1_stopped_reason_names_the_hang
+else
+	nok ranks_0_and_1_stopped_reason_names_the_hang "stopped ${#stopped[@]} ranks; mpirun exit $rc after $dt s; reason: $reason" "$TMP/mt.out"
+fi
+
+
 exit 0
