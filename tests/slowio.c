@@ -7,6 +7,8 @@
  *   CH_SLOWIO_FSYNC_MS=200             milliseconds before each fsync() (default 0)
  *   CH_SLOWIO_NO_TMPFILE=1             open(O_TMPFILE) fails with EOPNOTSUPP, as
  *                                      on a file system without it (NFS)
+ *   CH_SLOWIO_AVAIL_BYTES=N            statvfs() of a path containing
+ *                                      $CH_SLOWIO_PATH reports N bytes available
  *
  * Built by `make test` as $(B)/tests/libslowio.so; used by
  * tests/cli/checkpoint_io.sh (staged beats synchronous on a slow target; a
@@ -17,6 +19,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/statvfs.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,5 +111,20 @@ int open64(const char *path, int flags, ...)
 	va_start(ap, flags);
 	rc = open_as("open64", path, flags, ap);
 	va_end(ap);
+	return rc;
+}
+
+/* statvfs(): a small file system under $CH_SLOWIO_PATH when $CH_SLOWIO_AVAIL_BYTES is set */
+int statvfs(const char *path, struct statvfs *buf)
+{
+	static int (*real)(const char *, struct statvfs *);
+	const char *want = getenv("CH_SLOWIO_PATH"), *avail = getenv("CH_SLOWIO_AVAIL_BYTES");
+	int rc;
+
+	if (!real)
+		real = (int (*)(const char *, struct statvfs *))dlsym(RTLD_NEXT, "statvfs");
+	rc = real(path, buf);
+	if (rc == 0 && want && *want && avail && strstr(path, want) && buf->f_frsize)
+		buf->f_bavail = (fsblkcnt_t)(strtoull(avail, NULL, 10) / buf->f_frsize);
 	return rc;
 }

@@ -34,7 +34,7 @@
 #define WD_REPLY_SEC 1.0         /* a coordinator collects states this long */
 #define WD_RESEND_SEC 0.25
 
-enum { MSG_REPORT = 1, MSG_STATE, MSG_REQUEST, MSG_DONE, MSG_PING, MSG_PONG };
+enum { MSG_REPORT = 1, MSG_STATE, MSG_REQUEST, MSG_DONE, MSG_PING, MSG_PONG, MSG_ABORT };
 
 /* A rank's state, as bytes (homogeneous cluster). */
 struct wd_report {
@@ -350,6 +350,30 @@ static void run_on_abort(struct ch_ar_world *w)
 		fn(w->on_abort_ctx);
 }
 
+static void send_to(struct ch_ar_world *w, int to, int type, const struct wd_report *rep);
+
+void ch_ar_world_tell_rank0(struct ch_ar_world *w, int status, const char *fmt, ...)
+{
+	struct wd_report rep;
+	va_list ap;
+	int k;
+
+	/* rank 0 writes the result file: its monitor records why this rank
+	 * ends, sent a few times (datagrams may be lost) */
+	if (w->base.rank == 0 || !__atomic_load_n(&w->thread_started, __ATOMIC_ACQUIRE) || w->sock < 0)
+		return;
+	memset(&rep, 0, sizeof(rep));
+	rep.rank = w->base.rank;
+	rep.act = status;
+	va_start(ap, fmt);
+	vsnprintf(rep.what, sizeof(rep.what), fmt, ap);
+	va_end(ap);
+	for (k = 0; k < 3; k++) {
+		send_to(w, 0, MSG_ABORT, &rep);
+		sleep_sec(0.05);
+	}
+}
+
 void ch_ar_world_abort(struct ch_ar_world *w, int status, const char *fmt, ...)
 {
 	char msg[1024];
@@ -365,6 +389,8 @@ void ch_ar_world_abort(struct ch_ar_world *w, int status, const char *fmt, ...)
 		ch_result_finish(w->res, status, "rank 0: %s", msg);
 		if (locked)
 			pthread_mutex_unlock(&w->doc_mutex);
+	} else {
+		ch_ar_world_tell_rank0(w, status, "%s", msg);
 	}
 	run_on_abort(w);
 	fflush(stdout);
@@ -754,6 +780,22 @@ static void handle_msg(struct ch_ar_world *w, const struct wd_msg *m, struct wd_
 	switch (m->type) {
 	case MSG_PING:
 		send_to(w, m->from, MSG_PONG, NULL);
+		break;
+	case MSG_ABORT:
+		/* another rank ends (a signal, a run-time error): rank 0 records
+		 * why in the result file and every rank goes */
+		if (w->base.rank == 0) {
+			char why[sizeof(m->rep.what) + 1];
+			int locked = lock_doc_for(w, 2.0);
+			memcpy(why, m->rep.what, sizeof(m->rep.what));
+			why[sizeof(m->rep.what)] = '\0';
+			ch_error("rank %d (host '%s') ends the run: %s", m->from, w->base.info[m->from].host, why);
+			if (w->res)
+				ch_result_finish(w->res, m->rep.act < 0 ? (int)m->rep.act : CH_ERR_RUNTIME, "rank %d (host '%s'): %s",
+						 m->from, w->base.info[m->from].host, why);
+			(void)locked; /* held until the exit: the main thread writes nothing after it */
+			leave(w);
+		}
 		break;
 	case MSG_REQUEST:
 		/* a coordinator acts: answer with this rank's state */

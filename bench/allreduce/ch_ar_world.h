@@ -101,7 +101,8 @@ void ch_ar_world_on_abort(struct ch_ar_world *w, void (*fn)(void *ctx), void *ct
 
 /**
  * ch_ar_world_abort - local: print "error: MSG" (with rank and host),
- * finish the result file (world rank 0) with @status, and MPI_Abort every
+ * finish the result file (world rank 0; another rank tells rank 0 why,
+ * ch_ar_world_tell_rank0()) with @status, and MPI_Abort every
  * rank with its exit code. For run-time errors in the middle of a sweep,
  * where returning would leave the other ranks waiting. Called from another
  * thread than MPI's (a signal thread), it exits without MPI (MPI is
@@ -110,6 +111,17 @@ void ch_ar_world_on_abort(struct ch_ar_world *w, void (*fn)(void *ctx), void *ct
  */
 void ch_ar_world_abort(struct ch_ar_world *w, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
+
+/**
+ * ch_ar_world_tell_rank0 - local, any thread, no MPI: on a rank other than
+ * 0, tell world rank 0's watchdog (over its side channel) that this rank
+ * ends and why ("interrupted by SIGTERM during the read-back"): rank 0
+ * finishes the result file with status @status and "rank R (host H): MSG",
+ * and every rank exits with code 4. Nothing on rank 0, or before the
+ * watchdog runs. ch_ar_world_abort() calls it.
+ */
+void ch_ar_world_tell_rank0(struct ch_ar_world *w, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Local: the layout of @w (struct ch_world, ch_world.h), borrowed for @w's life. */
 /** ch_ar_world_base - the layout itself. */
