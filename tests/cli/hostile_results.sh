@@ -248,6 +248,26 @@ run history_c1_skipped 2 "$HR" history --db "$TMP/h5.sqlite" --night 2026-11-01 
 has history_c1_skipped "skipped: host.hostname: a string holds a control character (U+009B); file skipped" &&
 lacks history_c1_skipped $'\u009b'
 
+# canary: a checkpoint bandwidth of null, "NaN" or -0 (no scaling points) is
+# not a number to predict with (printed "nan GB/s [measured]", "inf% of wall-clock")
+for v in None '"NaN"' -0.0; do
+	n=agg_$(tr -dc 'a-zA-Z0-9' <<<"$v")
+	mutate "$n" tests/data/checkpoint/textbook.json "d['results']['sync']['agg_write_gbps'] = $v; d['results']['scaling']['points'] = []"
+	run "canary_ckpt_bandwidth_$n" 2 "$HR" canary --gpus-now 64 --target-gpus 128 --checkpoint-interval 30m "$TMP/$n" &&
+	has "canary_ckpt_bandwidth_$n" "results.sync.agg_write_gbps: missing or not a positive number (checkpoint_io result); file skipped" &&
+	lacks "canary_ckpt_bandwidth_$n" "nan GB/s" "inf%" "-0 GB/s"
+done
+
+# report: loader fractions of 1e308 (printed inf%) and a busbw of -1e308 are listed, not used
+mutate fracs $FH/node01/loader_contention.json 'd["results"]["configs"][0]["input_wait_frac"] = 1e308; d["results"]["configs"][0]["accel_util"] = 1e308'
+mutate negbw $FH/allreduce_bw.json 'sweep("world")["rows"][-1]["out_of_place"]["busbw_gbps"] = -1e308; sweep("world")["large_msg_busbw_gbps"] = -1e308'
+run report_numbers_out_of_range 0 "$HR" --out "$TMP/report_numbers_out_of_range.out" "$TMP/fracs" "$TMP/negbw" &&
+has report_numbers_out_of_range "results.configs[0]: 'input_wait_frac' is '1e+308' (must be a fraction from 0 to 1); skipped" \
+	"results.configs[0]: 'accel_util' is '1e+308' (must be a fraction from 0 to 1); skipped" \
+	"'out_of_place.busbw_gbps' is '-1e+308' (must be a finite number >= 0); skipped" \
+	"'large_msg_busbw_gbps' is '-1e+308' (must be a finite number >= 0); skipped" &&
+lacks report_numbers_out_of_range "inf%" "| -1e+308" "| -inf"
+
 # report: an end before the start is noted (the wall time was dropped silently)
 mutate times $FH/node01/roofline.json 'd["start_utc"] = "2025-06-01T03:00:00Z"'
 run report_end_before_start 0 "$HR" --out "$TMP/report_end_before_start.out" "$TMP/times" &&
