@@ -34,6 +34,10 @@ struct ch_result {
 	json_t *(*live_value)(void *ctx);
 	void (*live_release)(void *ctx);
 	void *live_ctx;
+	const char *fin_key;              /* ch_result_on_finish(), or NULL */
+	json_t *(*fin_value)(void *ctx, const json_t *now);
+	void (*fin_release)(void *ctx);
+	void *fin_ctx;
 };
 
 const char *ch_git_rev(void) { return CH_GIT_REV; }
@@ -128,6 +132,8 @@ void ch_result_free(struct ch_result *r)
 	free(r->path);
 	if (r->live_release)
 		r->live_release(r->live_ctx);
+	if (r->fin_release)
+		r->fin_release(r->fin_ctx);
 	free(r);
 }
 
@@ -146,6 +152,29 @@ void ch_result_set_live(struct ch_result *r, const char *key,
 	r->live_value = value;
 	r->live_release = release;
 	r->live_ctx = ctx;
+}
+
+void ch_result_on_finish(struct ch_result *r, const char *key,
+			 json_t *(*value)(void *ctx, const json_t *now), void (*release)(void *ctx),
+			 void *ctx)
+{
+	r->fin_key = key;
+	r->fin_value = value;
+	r->fin_release = release;
+	r->fin_ctx = ctx;
+}
+
+/* the key of ch_result_on_finish() into @doc (the document, or on a signal
+ * the copy being finished) */
+static void finish_key(struct ch_result *r, json_t *doc)
+{
+	json_t *v;
+
+	if (!r->fin_key || !r->fin_value)
+		return;
+	v = r->fin_value(r->fin_ctx, json_object_get(doc, r->fin_key));
+	if (v)
+		json_object_set_new(doc, r->fin_key, v);
 }
 
 int ch_result_set(struct ch_result *r, const char *key, json_t *value)
@@ -519,7 +548,9 @@ static int write_fast(const char *path, const char *text, size_t len)
  * JSON_PRESERVE_ORDER): its envelope lines end_utc .. exit_code replaced,
  * without parsing it (a large document finishes in the time of a copy).
  * NULL when those lines are not found (then it is parsed). */
-static char *finished_text(const char *last, const char *reason, size_t *len)
+static char *splice_finish_key(struct ch_result *r, char *text, size_t *len);
+
+static char *finished_text(struct ch_result *res, const char *last, const char *reason, size_t *len)
 {
 	const char *a = strstr(last, "\n  \"end_utc\": "), *b, *e;
 	char now[32], *r, *out;
@@ -542,6 +573,68 @@ static char *finished_text(const char *last, const char *reason, size_t *len)
 					(int)(a - last), last, ch_utc_now(now, sizeof(now)), ch_status_name(CH_ERR_RUNTIME), r,
 					CH_EXIT_RUNTIME, e);
 	free(r);
+	return out ? splice_finish_key(res, out, len) : NULL;
+}
+
+/* The key of ch_result_on_finish() in @text (as finished_text() makes it):
+ * only its value is parsed, completed and put back in its place. Returns
+ * the new text (@text freed), or NULL (@text freed: then the whole
+ * document is parsed). */
+static char *splice_finish_key(struct ch_result *r, char *text, size_t *len)
+{
+	char pat[96], *a, *v, *e, *dump = NULL, *out = NULL, *q;
+	json_t *now, *nv;
+	size_t nl = 0, n;
+	const char *p;
+
+	if (!r->fin_key || !r->fin_value)
+		return text;
+	snprintf(pat, sizeof(pat), "\n  \"%s\": ", r->fin_key);
+	a = strstr(text, pat);
+	if (!a)
+		return text; /* not in the document: as finish_key() with NULL */
+	v = a + strlen(pat);
+	/* the value ends where the next top-level line starts: a key at an
+	 * indent of exactly two, or the closing brace (strings hold no newline) */
+	e = strstr(v, "\n  \"");
+	if (!e)
+		e = strstr(v, "\n}");
+	if (!e) {
+		free(text);
+		return NULL;
+	}
+	now = json_loadb(v, (size_t)(e - v) - (e[-1] == ',' ? 1 : 0), JSON_DECODE_ANY, NULL);
+	nv = now ? r->fin_value(r->fin_ctx, now) : NULL;
+	json_decref(now);
+	if (!nv)
+		return text; /* left as it is */
+	dump = json_dumps(nv, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+	json_decref(nv);
+	if (!dump) {
+		free(text);
+		return NULL;
+	}
+	for (p = dump; *p; p++) /* nested one level deeper: two more spaces a line */
+		nl += *p == '\n';
+	n = (size_t)(v - text) + strlen(dump) + 2 * nl + 2 + strlen(e) + 1;
+	out = malloc(n);
+	if (out) {
+		memcpy(out, text, (size_t)(v - text));
+		q = out + (v - text);
+		for (p = dump; *p; p++) {
+			*q++ = *p;
+			if (*p == '\n') {
+				*q++ = ' ';
+				*q++ = ' ';
+			}
+		}
+		if (e[-1] == ',')
+			*q++ = ',';
+		strcpy(q, e);
+		*len = strlen(out);
+	}
+	free(dump);
+	free(text);
 	return out;
 }
 
@@ -566,7 +659,7 @@ static void finish_on_signal(int signo)
 	}
 	if (sig.r && sig.r->path) {
 		size_t len = 0;
-		char *text = sig.last ? finished_text(sig.last, reason, &len) : NULL;
+		char *text = sig.last ? finished_text(sig.r, sig.last, reason, &len) : NULL;
 		int rc = -1;
 		if (text) {
 			rc = write_fast(sig.r->path, text, len);
@@ -577,6 +670,7 @@ static void finish_on_signal(int signo)
 			json_object_set_new(doc, "exit_code", json_integer(CH_EXIT_RUNTIME));
 			json_object_set_new(doc, "reason", json_string(reason));
 			json_object_set_new(doc, "end_utc", json_string(ch_utc_now(now, sizeof(now))));
+			finish_key(sig.r, doc);
 			t = dump_text(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER, &len);
 			rc = t ? write_fast(sig.r->path, t, len) : -1;
 			free(t);
@@ -743,6 +837,7 @@ int ch_result_finish(struct ch_result *r, int status, const char *reason, ...)
 	va_start(ap, reason);
 	set_status_v(r, status, reason, ap);
 	va_end(ap);
+	finish_key(r, r->doc);
 	rc = write_doc(r);
 	signals_forget(r); /* the file is final: a later signal leaves it as is */
 	return rc;
