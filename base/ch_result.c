@@ -573,7 +573,8 @@ static char *finished_text(struct ch_result *res, const char *last, const char *
 					(int)(a - last), last, ch_utc_now(now, sizeof(now)), ch_status_name(CH_ERR_RUNTIME), r,
 					CH_EXIT_RUNTIME, e);
 	free(r);
-	return out ? splice_finish_key(res, out, len) : NULL;
+	(void)res;
+	return out;
 }
 
 /* The key of ch_result_on_finish() in @text (as finished_text() makes it):
@@ -662,7 +663,17 @@ static void finish_on_signal(int signo)
 		char *text = sig.last ? finished_text(sig.r, sig.last, reason, &len) : NULL;
 		int rc = -1;
 		if (text) {
+			/* the status first (the launcher's SIGKILL may follow within a
+			 * second), then the key completed at the finish (the host's
+			 * load after the run takes a moment to measure) */
 			rc = write_fast(sig.r->path, text, len);
+			if (rc == 0 && sig.r->fin_key) {
+				char *t2 = splice_finish_key(sig.r, text, &len);
+				text = NULL;
+				if (t2)
+					write_fast(sig.r->path, t2, len);
+				free(t2);
+			}
 			free(text);
 		} else if ((doc = sig.last ? json_loads(sig.last, 0, NULL) : NULL)) {
 			char now[32], *t;
