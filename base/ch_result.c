@@ -480,6 +480,8 @@ static struct {
 	volatile sig_atomic_t count;
 	int (*why)(void *ctx, const char *name, int signo, double elapsed_sec, char *buf, size_t n);
 	void *why_ctx;          /* ch_result_signal_reason() */
+	ch_signal_hook_fn hook; /* called first by the signal thread (ch_result_on_signal()) */
+	void *hook_ctx;
 } sig = { .lock = PTHREAD_MUTEX_INITIALIZER, .pipe = { -1, -1 } };
 
 static double mono_now(void)
@@ -643,17 +645,23 @@ static void finish_on_signal(int signo)
 {
 	struct timespec until;
 	const char *name = signo == SIGINT ? "SIGINT" : signo == SIGTERM ? "SIGTERM" : "a signal";
-	char reason[1024], tmp[4200];
+	char reason[1400], tmp[4200], note[1024] = "";
 	json_t *doc = NULL;
 	int locked;
 	double el = mono_now() - sig.t0;
 
+	if (sig.hook) /* e.g. roofline's power limits put back, before anything else */
+		sig.hook(sig.hook_ctx, note, sizeof(note));
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 10; /* a write in progress gets 10 s to end */
 	locked = pthread_mutex_timedlock(&sig.lock, &until) == 0;
-	if (!sig.why || !sig.why(sig.why_ctx, name, signo, el, reason, sizeof(reason)))
-		snprintf(reason, sizeof(reason), "interrupted by %s (signal %d) after %.0f s; the measurements finished before it are kept",
+	if (!sig.why || !sig.why(sig.why_ctx, name, signo, el, reason, sizeof(reason) - sizeof(note)))
+		snprintf(reason, sizeof(reason) - sizeof(note), "interrupted by %s (signal %d) after %.0f s; the measurements finished before it are kept",
 			 name, signo, el);
+	if (note[0]) {
+		size_t k = strlen(reason);
+		snprintf(reason + k, sizeof(reason) - k, "; %s", note);
+	}
 	if (!locked) {
 		ch_error("%s; a write of the result file did not end within 10 s: not finishing it", reason);
 		_exit(CH_EXIT_RUNTIME);
@@ -724,6 +732,14 @@ static void *signal_thread(void *arg)
 }
 
 static const int caught[2] = { SIGINT, SIGTERM };
+
+void ch_result_on_signal(ch_signal_hook_fn fn, void *ctx)
+{
+	pthread_mutex_lock(&sig.lock);
+	sig.hook = fn;
+	sig.hook_ctx = ctx;
+	pthread_mutex_unlock(&sig.lock);
+}
 
 int ch_result_catch_signals(struct ch_result *r)
 {
