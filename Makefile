@@ -268,7 +268,7 @@ $(STANDIN): bench/roofline.c tests/standin/standin_gpu.c $(LIB) $(FLAGS_FILE)
 		$(ALL_LDFLAGS) bench/roofline.c tests/standin/standin_gpu.c $(LIB) $(LDLIBS) -o $@
 
 unit: $(UNIT_BIN)
-test: all $(UNIT_BIN) $(SLOWIO) $(SLOWAR) $(STOPRANK) $(FAKE_NVML)
+test: all $(UNIT_BIN) $(SLOWIO) $(SLOWAR) $(STOPRANK) $(FAKE_NVML) $(STANDIN)
 	$(Q)SANITIZE=$(SANITIZE) WITH_CUDA=$(WITH_CUDA) scripts/run-tests
 
 sweep: all
