@@ -2141,10 +2141,13 @@ static int run(struct ch_ar_world *w, const struct ch_ar_opts *o, const struct c
 	c->quiet = o->common.quiet;
 
 	/* the result document: rank 0 checks that it may write the file */
+	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "checking the result file");
 	if (c->rank == 0)
 		rc = ch_run_begin_world("allreduce_bw", argc, argv, &o->common, ch_ar_world_base(w), &c->res);
+	ch_ar_world_set_result(w, c->res); /* a hang in set-up finishes it (the guard) */
 	rc = ch_ar_world_agree(w, rc);
 	if (rc) {
+		ch_ar_world_set_result(w, NULL);
 		ch_result_free(c->res);
 		return rc;
 	}
@@ -2153,10 +2156,12 @@ static int run(struct ch_ar_world *w, const struct ch_ar_opts *o, const struct c
 		ch_comm_mpi.version(ver, sizeof(ver));
 		ch_result_set_software(c->res, "mpi", ver);
 	}
+	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "setting up the backend");
 	if (setup_backend(c, ver, sizeof(ver), &status))
 		goto out;
 
 	/* nodes, device, rank table */
+	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "mapping the nodes");
 	if (map_nodes(c)) {
 		status = finish(c, ch_ar_world_agree(w, CH_ERR_RUNTIME), "out of memory");
 		goto out;
@@ -2170,6 +2175,7 @@ static int run(struct ch_ar_world *w, const struct ch_ar_opts *o, const struct c
 	}
 	rank_table(c, &dev);
 
+	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "planning the sweep");
 	if (plan_sweep(c, &dev, &status) || start_sweep(c, &status))
 		goto out;
 	rc = run_phases(c);
@@ -2185,6 +2191,7 @@ out:
 		c->be->close(c->cx);
 	}
 	free(c->gcx);
+	ch_ar_world_set_result(w, NULL);
 	ch_result_free(c->res);
 	return status;
 }

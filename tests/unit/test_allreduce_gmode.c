@@ -205,7 +205,7 @@ static int run_sweep(const char *args, json_t **doc)
 	argv[argc] = NULL;
 	make_backend();
 	unsetenv("OMPI_COMM_WORLD_SIZE");
-	cr_assert_eq(ch_ar_world_init(&argc, (char ***)&(char **){ argv }, &w), 0);
+	cr_assert_eq(ch_ar_world_init(&argc, (char ***)&(char **){ argv }, CH_AR_DEFAULT_TIMEOUT_SEC, &w), 0);
 	cr_assert_eq(ch_ar_opts_parse(argc, argv, &o), 0);
 	rc = ch_ar_run_backend(w, &o, &host_gpus, argc, argv);
 	ch_ar_world_finalize(w, rc);
