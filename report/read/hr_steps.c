@@ -107,6 +107,8 @@ struct parser {
 	struct rank_times *rt;
 	size_t nrt, caprt;
 	long ckpt_iter;  /* "saving checkpoint at iteration N": N, or -1 */
+	int ckpt_saved;  /* "successfully saved checkpoint": its duration may follow */
+	double eval_sec; /* the last "evaluate" timer (s), NAN */
 };
 
 static void rec_init(struct hr_step_rec *r, struct parser *p, int format, int kind)
@@ -557,6 +559,8 @@ static void mg_end_block(struct parser *p)
 
 	if (!p->block)
 		return;
+	if ((k = find_timer(p->t, p->nt, "evaluate")) >= 0)
+		p->eval_sec = p->t[k].hi / 1e3;
 	if ((k = find_timer(p->t, p->nt, "save-checkpoint")) >= 0) {
 		struct hr_step_rec r;
 		rec_init(&r, p, HR_SF_MEGATRON, HR_SK_CKPT);
@@ -564,6 +568,7 @@ static void mg_end_block(struct parser *p)
 		r.step = p->ckpt_iter;
 		r.t_end = p->last_t;
 		p->ckpt_iter = -1;
+		p->ckpt_saved = 0;
 		mg_emit_pending(p);
 		emit(p, &r);
 	} else if (p->have_pending && p->block == 3 && p->nrt) {
@@ -746,6 +751,16 @@ static int megatron_line(struct parser *p, const char *s, const char *full, size
 			return 1;
 		mg_end_block(p);
 	}
+	if (p->ckpt_saved && !strstr(s, "time across ranks (ms):")) {
+		/* saved, and no save-checkpoint timer: a checkpoint of unknown duration */
+		struct hr_step_rec r;
+		rec_init(&r, p, HR_SF_MEGATRON, HR_SK_CKPT);
+		r.step = p->ckpt_iter;
+		r.t_end = p->last_t;
+		p->ckpt_saved = 0;
+		p->ckpt_iter = -1;
+		emit(p, &r);
+	}
 	if (strstr(s, "(min, max) time across ranks (ms):")) {
 		p->block = 1;
 		return 1;
@@ -765,12 +780,19 @@ static int megatron_line(struct parser *p, const char *s, const char *full, size
 		p->ckpt_iter = it;
 		return 1;
 	}
+	if ((q = strstr(s, "successfully saved checkpoint from iteration")) && sscanf(q + 44, "%ld", &it) == 1) {
+		p->ckpt_iter = it;
+		p->ckpt_saved = 1;
+		return 1;
+	}
 	if ((q = strstr(s, "validation loss at iteration")) && sscanf(q + 28, "%ld", &it) == 1) {
 		struct hr_step_rec r;
 		mg_emit_pending(p);
 		rec_init(&r, p, HR_SF_MEGATRON, HR_SK_EVAL);
 		r.step = it;
 		r.t_end = p->last_t;
+		r.step_sec = p->eval_sec;
+		p->eval_sec = NAN;
 		emit(p, &r);
 		return 1;
 	}
@@ -1115,7 +1137,7 @@ static void one_line(struct parser *p, char *line, size_t len)
 	if (strstr(s, "completed step:") && maxtext_line(p, s, full, len, rank, local_rank, t))
 		return;
 	if (p->block || strstr(s, "iteration") || strstr(s, "across ranks") || strstr(s, "time (ms)") ||
-	    strstr(s, "checkpoint at iteration")) {
+	    strstr(s, "checkpoint at iteration") || strstr(s, "checkpoint from iteration") || p->ckpt_saved) {
 		if (megatron_line(p, s, full, len, rank, local_rank, t))
 			return;
 	}
@@ -1179,6 +1201,7 @@ int hr_steps_read(const char *path, hr_steps_fn fn, void *ctx, struct hr_issues 
 	p->tt_ckpt_t = NAN;
 	p->tt_last_step = -1;
 	p->ckpt_iter = -1;
+	p->eval_sec = NAN;
 
 	/* trainer_state.json and other whole JSON documents: "{" alone on the first line */
 	{
@@ -1286,6 +1309,13 @@ int hr_steps_read(const char *path, hr_steps_fn fn, void *ctx, struct hr_issues 
 	}
 	mg_end_block(p);
 	mg_emit_pending(p);
+	if (p->ckpt_saved) {
+		struct hr_step_rec r;
+		rec_init(&r, p, HR_SF_MEGATRON, HR_SK_CKPT);
+		r.step = p->ckpt_iter;
+		r.t_end = p->last_t;
+		emit(p, &r);
+	}
 done:
 	info->lines = p->line;
 	if (p->listed > MAX_LISTED)
