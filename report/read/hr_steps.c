@@ -1129,6 +1129,8 @@ static void one_line(struct parser *p, char *line, size_t len)
 	if (memchr(line, 0x1b, len))
 		len = strip_ansi(line, len);
 	s = strip_prefixes(line, &rank, &local_rank);
+	if (*s == '{' && json_line(p, s, full, len, rank, local_rank, NAN))
+		return;
 	if (!find_time(s, s + strlen(s) < s + 120 ? s + strlen(s) : s + 120, &t))
 		p->last_t = t;
 	/* format by format; the order puts the cheapest tests first */
