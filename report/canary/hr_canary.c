@@ -888,6 +888,16 @@ static void print_fixes(FILE *f, const struct hr_canary_out *o)
 	}
 }
 
+/* the straggler today's step logs named, and what it costs the step */
+static void print_straggler(FILE *f, const struct hr_canary_in *in)
+{
+	char c[SRCBUF];
+	if (!in->straggler[0])
+		return;
+	fprintf(f, "  straggler: %s costs %.3f s per step, every rank waiting for it [%s]: check its node (health report, dcgmi diag) or leave it out of the allocation\n",
+		in->straggler, in->straggler_sec.v, hr_src_label(in->straggler_sec.src, c, sizeof(c)));
+}
+
 static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
 {
 	char v[256], a[96], b[96], c[SRCBUF];
@@ -895,7 +905,7 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 	int i;
 
 	fprintf(f, "canary: %g -> %g GPUs; no step time given: checkpoint, input wait and all-reduce scaling only\n", n1, n2);
-	fprintf(f, "sources: given = your inputs, measured = result files, fitted = all-reduce model, assumed = default or model assumption\n\n");
+	fprintf(f, "sources: given = your inputs, measured = result files and step logs, fitted = all-reduce model, assumed = default or model assumption\n\n");
 	fprintf(f, "today\n");
 	snprintf(v, sizeof(v), "%g", n1);
 	row(f, "GPUs (ranks)", v, in->gpus_now.src);
@@ -968,6 +978,7 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 			100 * o->busbw_ratio_target.v, o->busbw_target_gbps.v, o->busbw_now_gbps.v);
 	fprintf(f, "    - no step time given: step time, efficiency, MFU and cost at %g GPUs not predicted\n", n2);
 	print_fixes(f, o);
+	print_straggler(f, in);
 	if (o->verdict == HR_VERDICT_FIX_FIRST)
 		fprintf(f, "  then re-run the canary at %g GPUs (scripts/canary --target-gpus %g)\n", n1, n2);
 }
@@ -1191,6 +1202,7 @@ static void print_verdict(FILE *f, const struct hr_canary_in *in, const struct h
 			fprintf(f, "  also investigate %.3f s per step (%.1f%%) that the model does not explain: %s\n",
 				o->loss[HR_LOSS_REST].sec.v, 100 * o->loss[HR_LOSS_REST].frac.v,
 				fix_advice(HR_LOSS_REST));
+		print_straggler(f, in);
 		if (o->verdict == HR_VERDICT_FIX_FIRST)
 			fprintf(f, "  then re-run the canary at %g GPUs (scripts/canary --target-gpus %g)\n", n1, n2);
 		else if (o->verdict == HR_VERDICT_DONT_BOOK)
@@ -1206,7 +1218,7 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 		return;
 	}
 	fprintf(f, "canary: %g -> %g GPUs, weak scaling (work per GPU and step held constant)\n", in->gpus_now.v, in->target_gpus.v);
-	fprintf(f, "sources: given = your inputs, measured = result files, fitted = all-reduce model, assumed = default or model assumption\n\n");
+	fprintf(f, "sources: given = your inputs, measured = result files and step logs, fitted = all-reduce model, assumed = default or model assumption\n\n");
 	print_today(f, in, o);
 	print_losses(f, in, o);
 	print_target(f, in, o);
@@ -1325,6 +1337,9 @@ json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out
 	json_object_set_new(doc, "trend_used", json_boolean(o->trend_used));
 	json_object_set_new(doc, "measure", o->measure[0] ? json_string(o->measure) : json_null());
 	json_object_set_new(doc, "wrong_rows", json_integer(in->wrong_rows));
+	json_object_set_new(doc, "straggler", in->straggler[0] ?
+			    json_pack("{s:s, s:o}", "rank", in->straggler, "cost_sec", jfig(in->straggler_sec, "s")) :
+			    json_null());
 	return doc;
 oom:
 	json_decref(doc);

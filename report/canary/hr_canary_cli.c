@@ -7,10 +7,14 @@
 #include "report/canary/hr_canary.h"
 #include "report/judge/hr_checkpoint.h"
 #include "report/canary/hr_fit.h"
+#include "report/canary/hr_steps_canary.h"
+#include "report/canary/hr_steps_run.h"
 #include "report/read/hr_result.h"
 #include "report/hr_util.h"
 #include "report/read/hr_walk.h"
 #include "base/ch_common.h"
+#include "base/ch_datasheet.h"
+#include "base/ch_dtype.h"
 #include "base/ch_parse.h"
 #include "base/ch_result.h"
 
@@ -65,7 +69,20 @@ static const struct opt_def opt_defs[] = {
 };
 #define NDEFS ((int)(sizeof(opt_defs) / sizeof(opt_defs[0])))
 
-enum { O_INPUTS = 0x2000, O_JSON, O_FORCE, O_STRICT, O_BASE = 0x2100 };
+enum { O_INPUTS = 0x2000, O_JSON, O_FORCE, O_STRICT, O_STEPS, O_BASE_STEPS, O_WARMUP, O_WINDOW, O_GPU, O_DTYPE,
+       O_BASE = 0x2100 };
+
+#define MAX_STEP_PATHS 64
+
+/* the step logs of today's run and of the baseline (--steps, --baseline-steps) */
+struct steps_in {
+	char *now[MAX_STEP_PATHS], *base[MAX_STEP_PATHS];
+	int nnow, nbase;
+	struct hr_steps_opts o;
+	struct hr_steps_run run_now, run_base;
+	int have_now, have_base;
+	const char *gpu, *dtype;
+};
 
 struct given_model {
 	double alpha_us, bw_gbps;
@@ -620,8 +637,9 @@ static void print_verdict(const struct hr_canary_out *out)
 }
 
 /* The --json file: the canary report, the fits and the checkpoint. */
+struct steps_in;
 static int write_json(const char *path, const struct scan *sc, const struct hr_canary_in *in,
-		      const struct hr_canary_out *out)
+		      const struct hr_canary_out *out, const struct steps_in *st)
 {
 	json_t *doc = hr_canary_json(in, out);
 	int rc;
@@ -631,6 +649,9 @@ static int write_json(const char *path, const struct scan *sc, const struct hr_c
 	json_object_set_new(doc, "fits", fits_json(sc, out->grad_bytes.src ? out->grad_bytes.v : sc->max_bytes,
 						    (int)in->target_gpus.v));
 	json_object_set_new(doc, "checkpoint_io", hr_ckpt_canary_json(&sc->ckpt, in));
+	json_object_set_new(doc, "step_logs", st->have_now || st->have_base ?
+			    hr_steps_canary_json(st->have_now ? &st->run_now : NULL, st->have_base ? &st->run_base : NULL) :
+			    json_null());
 	rc = ch_json_write_atomic(path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(doc);
 	return rc;
@@ -670,6 +691,12 @@ static void usage(FILE *f)
 		"\nOther options:\n"
 		"  --inputs FILE                'key = value' lines, keys as the options above\n"
 		"                               without '--', '#' comments; options override it\n"
+		"  --steps PATH                 today's step logs (a file or directory; repeatable):\n"
+		"                               GPUs, step time, checkpoint stalls, input wait,\n"
+		"                               tokens and stragglers measured (docs/canary.md)\n"
+		"  --baseline-steps PATH        the baseline run's step logs: its GPUs and step\n"
+		"  --warmup N, --window N       steps skipped, then judged, in each log (%d, %d)\n"
+		"  --gpu NAME [--dtype D]       the GPU, for its datasheet peak (MFU; bf16 default)\n"
 		"  --json FILE                  also write the canary report as JSON\n"
 		"  --force                      replace the --json FILE if it exists\n"
 		"  --strict                     a result file that cannot be read or breaks\n"
@@ -687,12 +714,15 @@ static void usage(FILE *f)
 		"  health_report canary --gpus-now 64 --step-time 1.6s --baseline-gpus 32 \\\n"
 		"      --baseline-step-time 1.0s --checkpoint-interval 30m --checkpoint-block 5.5m \\\n"
 		"      --target-gpus 128 --params 7e9 results/canary/\n"
-		"  health_report canary --inputs job.txt --target-gpus 128 --json canary.json results/\n");
+		"  health_report canary --inputs job.txt --target-gpus 128 --json canary.json results/\n"
+		"  health_report canary --steps logs/64gpu --baseline-steps logs/32gpu --target-gpus 128\n",
+		HR_STEPS_WARMUP, HR_STEPS_WINDOW);
 }
 
 static int canary_main(int argc, char **argv)
 {
-	struct option longopts[NDEFS + 9];
+	struct option longopts[NDEFS + 16];
+	struct steps_in st;
 	struct hr_canary_in in;
 	struct hr_canary_out out;
 	struct given_model gm = { .model = HR_FIT_RING };
@@ -703,6 +733,8 @@ static int canary_main(int argc, char **argv)
 	size_t nok = 0, skipped = 0;
 
 	hr_canary_in_init(&in);
+	memset(&st, 0, sizeof(st));
+	hr_steps_opts_init(&st.o);
 	for (i = 0; i < NDEFS; i++) {
 		longopts[i].name = opt_defs[i].name;
 		longopts[i].has_arg = required_argument;
@@ -713,6 +745,12 @@ static int canary_main(int argc, char **argv)
 	longopts[i++] = (struct option){ "json", required_argument, NULL, O_JSON };
 	longopts[i++] = (struct option){ "force", no_argument, NULL, O_FORCE };
 	longopts[i++] = (struct option){ "strict", no_argument, NULL, O_STRICT };
+	longopts[i++] = (struct option){ "steps", required_argument, NULL, O_STEPS };
+	longopts[i++] = (struct option){ "baseline-steps", required_argument, NULL, O_BASE_STEPS };
+	longopts[i++] = (struct option){ "warmup", required_argument, NULL, O_WARMUP };
+	longopts[i++] = (struct option){ "window", required_argument, NULL, O_WINDOW };
+	longopts[i++] = (struct option){ "gpu", required_argument, NULL, O_GPU };
+	longopts[i++] = (struct option){ "dtype", required_argument, NULL, O_DTYPE };
 	longopts[i++] = (struct option){ "quiet", no_argument, NULL, 'q' };
 	longopts[i++] = (struct option){ "help", no_argument, NULL, 'h' };
 	longopts[i++] = (struct option){ NULL, 0, NULL, 0 };
@@ -750,6 +788,22 @@ static int canary_main(int argc, char **argv)
 			force = 1;
 		} else if (c == O_STRICT) {
 			strict = 1;
+		} else if (c == O_STEPS || c == O_BASE_STEPS) {
+			int *k = c == O_STEPS ? &st.nnow : &st.nbase;
+			if (*k == MAX_STEP_PATHS)
+				return ch_exit_code(ch_usage_error("more than %d %s paths", MAX_STEP_PATHS,
+								   c == O_STEPS ? "--steps" : "--baseline-steps"));
+			(c == O_STEPS ? st.now : st.base)[(*k)++] = optarg;
+		} else if (c == O_WARMUP) {
+			if ((rc = ch_parse_long("--warmup", optarg, 0, 100000000, &st.o.warmup)))
+				return ch_exit_code(rc);
+		} else if (c == O_WINDOW) {
+			if ((rc = ch_parse_long("--window", optarg, 1, 100000000, &st.o.window)))
+				return ch_exit_code(rc);
+		} else if (c == O_GPU) {
+			st.gpu = optarg;
+		} else if (c == O_DTYPE) {
+			st.dtype = optarg;
 		} else if (c == 'q') {
 			quiet = 1;
 		}
@@ -771,9 +825,32 @@ static int canary_main(int argc, char **argv)
 	if (json_path && (rc = ch_check_output_path("--json", json_path)))
 		return ch_exit_code(rc);
 
+	if (st.gpu && !in.peak_tflops.src) {
+		const struct ch_datasheet *ds = ch_datasheet_lookup(st.gpu);
+		int dt = ch_dtype_parse(st.dtype ? st.dtype : "bf16");
+		if (!ds)
+			return ch_exit_code(ch_usage_error("GPU '%s' is not in the datasheet table (base/ch_datasheet.c): give --peak-tflops", st.gpu));
+		if (dt < 0 || !(ds->gflops[dt] > 0))
+			return ch_exit_code(ch_usage_error("no %s datasheet peak for %s: give --peak-tflops",
+							   st.dtype ? st.dtype : "bf16", ds->sku));
+		in.peak_tflops = (struct hr_fig){ ds->gflops[dt] / 1e3, HR_SRC_GIVEN };
+	}
+
 	sc = calloc(1, sizeof(*sc));
 	if (!sc)
 		return CH_EXIT_RUNTIME;
+	/* the step logs first: they are the job's own, ahead of the result files */
+	if (st.nnow) {
+		if ((rc = hr_steps_run_load(st.now, st.nnow, &st.o, &st.run_now, &issues)))
+			goto out;
+		st.have_now = 1;
+	}
+	if (st.nbase) {
+		if ((rc = hr_steps_run_load(st.base, st.nbase, &st.o, &st.run_base, &issues)))
+			goto out;
+		st.have_base = 1;
+	}
+	hr_steps_canary_apply(st.have_now ? &st.run_now : NULL, st.have_base ? &st.run_base : NULL, &in, 0, 0);
 	if (optind < argc && (rc = hr_walk_json(argv + optind, argc - optind, &issues, on_doc, sc, &nok)))
 		goto out;
 	skipped = hr_issues_count(&issues, HR_ISSUE_SKIPPED);
@@ -782,7 +859,7 @@ static int canary_main(int argc, char **argv)
 		rc = ch_usage_error("%zu input problem%s skipped (--strict)", skipped, skipped == 1 ? "" : "s");
 		goto out;
 	}
-	if (!nok && skipped && !inputs) {
+	if (!nok && skipped && !inputs && !st.have_now) {
 		rc = ch_usage_error("no usable result file among the inputs (see 'input problems')");
 		goto out;
 	}
@@ -793,15 +870,19 @@ static int canary_main(int argc, char **argv)
 	rc = hr_canary_compute(&in, &out);
 	if (rc)
 		goto out;
-	if (!quiet)
+	if (!quiet) {
+		hr_steps_canary_print(stdout, st.have_now ? &st.run_now : NULL, st.have_base ? &st.run_base : NULL);
 		print_all(sc, &in, &out, optind < argc, skipped);
+	}
 	else
 		print_verdict(&out);
-	if (json_path && (rc = write_json(json_path, sc, &in, &out)))
+	if (json_path && (rc = write_json(json_path, sc, &in, &out, &st)))
 		goto out;
 	rc = out.verdict == HR_VERDICT_BOOK ? CH_OK : CH_ERR_CHECK;
 out:
 	hr_issues_release(&issues);
+	hr_steps_run_release(&st.run_now);
+	hr_steps_run_release(&st.run_base);
 	for (i = 0; sc && i < sc->ns; i++)
 		free(sc->s[i].p);
 	free(sc);

@@ -145,18 +145,40 @@ static struct acc *acc_get(struct ctx *c, const char *key)
 	return a;
 }
 
-/* the event at @step (merged over ranks), or a new one */
-static struct hr_steps_event *event_at(struct ctx *c, long step, int kind, const struct hr_step_rec *r)
+/* the hash slot of an event: its step and kind */
+static uint64_t ev_hash(long step, int kind)
+{
+	return ((uint64_t)step * 4 + (uint64_t)kind) * 11400714819323198485ull;
+}
+
+static struct hr_steps_event *event_find(struct ctx *c, long step, int kind)
 {
 	size_t i;
-	struct hr_steps_event *e;
+	if (step < 0 || !c->evtabcap)
+		return NULL;
+	for (i = ev_hash(step, kind) & (c->evtabcap - 1); c->evtab[i] >= 0; i = (i + 1) & (c->evtabcap - 1))
+		if (c->ev[c->evtab[i]].step == step && c->ev[c->evtab[i]].kind == kind)
+			return &c->ev[c->evtab[i]];
+	return NULL;
+}
+
+static void event_index(struct ctx *c, size_t j)
+{
+	size_t i;
+	for (i = ev_hash(c->ev[j].step, c->ev[j].kind) & (c->evtabcap - 1); c->evtab[i] >= 0;
+	     i = (i + 1) & (c->evtabcap - 1))
+		;
+	c->evtab[i] = (int64_t)j;
+}
+
+/* the event of this kind after @step (merged over ranks), or a new one */
+static struct hr_steps_event *event_at(struct ctx *c, long step, int kind, const struct hr_step_rec *r)
+{
+	struct hr_steps_event *e = event_find(c, step, kind);
 	int rc;
 
-	if (step >= 0 && c->evtabcap)
-		for (i = ((uint64_t)step * 11400714819323198485ull) & (c->evtabcap - 1); c->evtab[i] >= 0;
-		     i = (i + 1) & (c->evtabcap - 1))
-			if (c->ev[c->evtab[i]].step == step)
-				return &c->ev[c->evtab[i]];
+	if (e)
+		return e;
 	if (c->nev >= MAX_EVENTS)
 		return NULL;
 	if (c->nev == c->capev) {
@@ -175,14 +197,9 @@ static struct hr_steps_event *event_at(struct ctx *c, long step, int kind, const
 		return NULL;
 	}
 	if (rc > 0)
-		for (size_t j = 0; j < c->nev; j++) {
-			if (c->ev[j].step < 0)
-				continue;
-			for (i = ((uint64_t)c->ev[j].step * 11400714819323198485ull) & (c->evtabcap - 1); c->evtab[i] >= 0;
-			     i = (i + 1) & (c->evtabcap - 1))
-				;
-			c->evtab[i] = (int64_t)j;
-		}
+		for (size_t j = 0; j < c->nev; j++)
+			if (c->ev[j].step >= 0)
+				event_index(c, j);
 	e = &c->ev[c->nev];
 	memset(e, 0, sizeof(*e));
 	e->kind = kind;
@@ -190,25 +207,26 @@ static struct hr_steps_event *event_at(struct ctx *c, long step, int kind, const
 	e->t_start = e->sec = NAN;
 	e->path = r->path;
 	e->line = r->line;
-	if (step >= 0) {
-		for (i = ((uint64_t)step * 11400714819323198485ull) & (c->evtabcap - 1); c->evtab[i] >= 0;
-		     i = (i + 1) & (c->evtabcap - 1))
-			;
-		c->evtab[i] = (int64_t)c->nev;
-	}
+	if (step >= 0)
+		event_index(c, c->nev);
 	c->nev++;
 	return e;
 }
 
-/* a stall seen by one rank, merged into the event of its step */
+/* a stall seen by one rank, merged into the event of its step; a gap after a
+ * step with a logged checkpoint or evaluation is that event's */
 static void add_event(struct ctx *c, long step, int kind, double t_start, double sec, const struct hr_step_rec *r,
 		      int count)
 {
-	struct hr_steps_event *e = event_at(c, step, kind, r);
+	struct hr_steps_event *e = NULL;
+	if (kind == HR_SE_STALL && !(e = event_find(c, step, HR_SE_CKPT)) && !(e = event_find(c, step, HR_SE_EVAL)))
+		e = NULL;
+	else if (kind == HR_SE_STALL)
+		count = 0;
+	if (!e)
+		e = event_at(c, step, kind, r);
 	if (!e)
 		return;
-	if (!e->nranks || kind < e->kind)
-		e->kind = kind; /* a line that names the stall beats a gap */
 	if (!isnan(sec) && (isnan(e->sec) || sec > e->sec))
 		e->sec = sec;
 	if (!isnan(t_start) && (isnan(e->t_start) || t_start < e->t_start))

@@ -73,7 +73,10 @@ static void print_head(FILE *f, const struct hr_steps_view *v)
 					      hr_steps_format_name(i));
 	fprintf(f, "steps: %zu rank%s%s in the logs; %s; %ld step records in %zu of %zu files (%ld lines)\n",
 		r->nranks, r->nranks == 1 ? "" : "s", nodes, fmts, r->records, r->nfiles_read, r->nfiles, r->lines);
-	if (r->window_all)
+	if (isnan(r->step_sec))
+		fprintf(f, "window: none: these logs hold no step times (%s)\n",
+			r->summary_step_sec > 0 ? "only a summary of the whole run" : "a step time, or timestamps on step lines, is needed");
+	else if (r->window_all)
 		fprintf(f, "window: steps %ld-%ld: the logs hold no step after a warm-up of %ld, so all of them are judged (--warmup)\n",
 			r->win_first, r->win_last, r->warmup);
 	else
@@ -98,7 +101,10 @@ static void print_step(FILE *f, const struct hr_steps_view *v)
 	fprintf(f, "the step\n");
 	fmt_sec(a, sizeof(a), r->step_sec);
 	fmt_sec(b, sizeof(b), r->step_p95);
-	snprintf(val, sizeof(val), "%s, p95 %s, spread %.1f%% (MAD / median)", a, b, 100 * r->spread_frac);
+	if (isnan(r->step_sec))
+		snprintf(val, sizeof(val), "not in these logs");
+	else
+		snprintf(val, sizeof(val), "%s, p95 %s, spread %.1f%% (MAD / median)", a, b, 100 * r->spread_frac);
 	row(f, "training step (median over ranks)", val, "measured");
 	if (r->summary_step_sec > 0) {
 		fmt_sec(a, sizeof(a), r->summary_step_sec);
@@ -112,9 +118,13 @@ static void print_step(FILE *f, const struct hr_steps_view *v)
 		const struct hr_steps_event *e = &r->events[i];
 		static const char *const kind[] = { "checkpoint", "evaluation", "gap (no line says why)" };
 		char e1[420];
+		char at[48] = "(no step number)";
 		fmt_sec(a, sizeof(a), e->sec);
-		fprintf(f, "  %-*s %s after step %ld: %s, %d rank%s (%s:%ld)\n", ROWLABEL, "", kind[e->kind], e->step, a,
-			e->nranks, e->nranks == 1 ? "" : "s", esc(e->path, e1, sizeof(e1)), e->line);
+		if (e->step >= 0)
+			snprintf(at, sizeof(at), "after step %ld", e->step);
+		fprintf(f, "  %-*s %s %s: %s, %d rank%s (%s:%ld)\n", ROWLABEL, "", kind[e->kind], at,
+			isnan(e->sec) ? "length not logged" : a, e->nranks, e->nranks == 1 ? "" : "s",
+			esc(e->path, e1, sizeof(e1)), e->line);
 	}
 	if (r->nevents > 8)
 		fprintf(f, "  %-*s ... %zu more\n", ROWLABEL, "", r->nevents - 8);
@@ -301,9 +311,18 @@ static void print_ranks(FILE *f, const struct hr_steps_view *v)
 		char z[16] = "-";
 		if (!isnan(rk->z))
 			snprintf(z, sizeof(z), "%.1f", rk->z);
-		fprintf(f, "%c %-32.32s %-12.12s %8.4f %8.4f %8.4f %10.4f %8.4f %7s %6zu\n", rk->straggler ? '!' : ' ',
-			esc(rk->id, e1, sizeof(e1)), rk->node[0] ? esc(rk->node, e2, sizeof(e2)) : "?", rk->step_med,
-			rk->step_p95, rk->compute_med, rk->phase_med[HR_PH_ALLREDUCE], rk->phase_med[HR_PH_INPUT], z, rk->nwin);
+		char c1[5][24];
+		const double vals[5] = { rk->step_med, rk->step_p95, rk->compute_med, rk->phase_med[HR_PH_ALLREDUCE],
+					 rk->phase_med[HR_PH_INPUT] };
+		int k;
+		for (k = 0; k < 5; k++)
+			if (isnan(vals[k]))
+				snprintf(c1[k], sizeof(c1[k]), "-");
+			else
+				snprintf(c1[k], sizeof(c1[k]), "%.4f", vals[k]);
+		fprintf(f, "%c %-32.32s %-12.12s %8s %8s %8s %10s %8s %7s %6zu\n", rk->straggler ? '!' : ' ',
+			esc(rk->id, e1, sizeof(e1)), rk->node[0] ? esc(rk->node, e2, sizeof(e2)) : "?", c1[0], c1[1], c1[2],
+			c1[3], c1[4], z, rk->nwin);
 	}
 	if (n < r->nranks)
 		fprintf(f, "  ... %zu more ranks (--max-ranks)\n", r->nranks - n);
