@@ -1280,7 +1280,10 @@ int hr_steps_read(const char *path, hr_steps_fn fn, void *ctx, struct hr_issues 
 		p->line++;
 		line[llen] = '\0';
 		if (p->line == 1 || (!first[0] && llen > 1)) {
-			firstlen = llen < 120 ? llen : 120;
+			size_t fl = llen;
+			while (fl && (line[fl - 1] == '\n' || line[fl - 1] == '\r'))
+				fl--;
+			firstlen = fl < 120 ? fl : 120;
 			memcpy(first, line, firstlen);
 			first[firstlen] = '\0';
 		}
@@ -1356,9 +1359,9 @@ done:
 		size_t u = 0;
 		for (i = 1; i < HR_SF_N && u < sizeof(what); i++)
 			if (info->records[i])
-				u += (size_t)snprintf(what + u, sizeof(what) - u, "%s%s (%ld records, lines %ld-%ld)",
+				u += (size_t)snprintf(what + u, sizeof(what) - u, "%s%s (%ld record%s, lines %ld-%ld)",
 						      u ? " and " : "", hr_steps_format_name(i), info->records[i],
-						      info->first_line[i], info->last_line[i]);
+						      info->records[i] == 1 ? "" : "s", info->first_line[i], info->last_line[i]);
 		hr_issue_add(issues, HR_ISSUE_NOTE, path, 0, 0,
 			     "mixes the step lines of two or more frameworks: %s; each is read, their ranks kept apart", what);
 	}
