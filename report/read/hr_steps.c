@@ -1350,8 +1350,8 @@ done:
 				hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 0, 0, "empty file; file skipped");
 			else
 				hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 1, 0,
-					     "no training-step line of a known format (torchtitan, Megatron-LM, MaxText, Hugging Face Trainer, plain '[rankN] step N | X s/step', clusterhealth JSON lines) in %ld lines; the first reads '%s'; file skipped",
-					     p->line, esc);
+					     "no training-step line of a known format (torchtitan, Megatron-LM, MaxText, Hugging Face Trainer, plain '[rankN] step N | X s/step', clusterhealth JSON lines) in %ld line%s; the first reads '%s'; file skipped",
+					     p->line, p->line == 1 ? "" : "s", esc);
 		}
 		rc = HR_STEPS_SKIP;
 	} else if (nfmt > 1) {

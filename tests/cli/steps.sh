@@ -1,0 +1,166 @@
+#!/bin/bash
+# steps.sh - command-line tests of `health_report steps` and of the canary
+# on step logs (docs/canary.md, "Step logs"): the textbook case from the
+# synthetic runs' logs alone (every figure measured, the straggler named),
+# every real sample of tests/data/steps read, MFU recomputed, the JSON
+# report, and bad inputs: listed and skipped, never fatal to the rest.
+cd "$(dirname "$0")/../.." || exit 1
+source scripts/test-env
+HR=$B/health_report
+DATA=tests/data/steps
+TMP=$(mktemp -d /tmp/ch_steps_test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+if [ ! -x "$HR" ]; then
+	echo "skip steps: $HR is not built"
+	exit 0
+fi
+if ! command -v python3 >/dev/null; then
+	echo "skip steps: python3 is needed to write the synthetic runs"
+	exit 0
+fi
+
+expect() {
+	local name=$1 want=$2
+	shift 2
+	out=$("$@" 2>&1); rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "not ok $name: exit $rc (want $want): $*"
+		echo "$out" | head -30 | sed 's/^/    /'
+		return 1
+	fi
+	return 0
+}
+has() {
+	local name=$1 s
+	shift
+	for s in "$@"; do
+		if ! grep -qF -- "$s" <<<"$out"; then
+			echo "not ok $name: missing '$s' in:"
+			echo "$out" | head -100 | sed 's/^/    /'
+			return 1
+		fi
+	done
+	echo "ok $name"
+}
+hasnt() {
+	local name=$1 s
+	shift
+	for s in "$@"; do
+		if grep -qF -- "$s" <<<"$out"; then
+			echo "not ok $name: unexpected '$s' in:"
+			echo "$out" | head -100 | sed 's/^/    /'
+			return 1
+		fi
+	done
+	echo "ok $name"
+}
+
+python3 $DATA/make-synthetic.py today "$TMP/today" &&
+	python3 $DATA/make-synthetic.py baseline "$TMP/base" || {
+	echo "not ok steps: the synthetic runs could not be written"
+	exit 0
+}
+
+# ---- the textbook case from the logs alone
+expect canary_steps_textbook 1 "$HR" canary --steps "$TMP/today" --baseline-steps "$TMP/base" --target-gpus 128 &&
+has canary_steps_textbook \
+	"step time at 32 GPUs (baseline)          1.00 s                             [measured]" \
+	"step time at 64 GPUs (today)             1.60 s                             [measured]" \
+	"throughput 32 -> 64 GPUs                 x1.25 for 2x the hardware          [measured]" \
+	"scaling efficiency at 64 GPUs            62.5% (vs 32 GPUs)                 [measured]" \
+	"synchronous checkpoint stall             5.5 min every 30 min = 18.3% of wall-clock [measured]" \
+	"step without the checkpoint stall        1.31 s, 31% over the ideal 1.00 s  [measured]" \
+	"input wait                               10.0% of the step = 0.131 s        [measured]" \
+	"verdict: FIX FIRST, then re-measure" \
+	"do not book 128 GPUs before fixing the checkpoint and the host CPU contention and re-measuring at 64 GPUs" \
+	"straggler: rank 37 on node05" \
+	"today: input wait                        10.0% of the training step, while the host CPUs are 92% busy [measured]" &&
+hasnt canary_steps_textbook_nothing_given "[given]"
+
+# the canary's JSON names the straggler and the step logs
+expect canary_steps_json 1 "$HR" canary --steps "$TMP/today" --baseline-steps "$TMP/base" --target-gpus 128 \
+	--json "$TMP/canary.json" && python3 - "$TMP/canary.json" <<'EOF' && echo "ok canary_steps_json" || echo "not ok canary_steps_json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "fix-first", d["verdict"]
+assert d["inputs"]["step_time_sec"]["source"] == "measured"
+assert abs(d["inputs"]["step_time_sec"]["value"] - 1.6) < 1e-6
+assert d["inputs"]["gpus_now"]["value"] == 64 and d["inputs"]["baseline_gpus"]["value"] == 32
+assert d["straggler"]["rank"].startswith("rank 37 on node05")
+assert d["step_logs"]["today"]["straggler"]["id"] == "rank 37"
+EOF
+
+# a figure given on the command line wins over the logs, and says so
+expect canary_steps_given_wins 1 "$HR" canary --steps "$TMP/today" --baseline-steps "$TMP/base" --target-gpus 128 \
+	--input-wait 3% &&
+has canary_steps_given_wins "input wait                               3.0% of the step"
+
+# ---- health_report steps on today's run
+expect steps_textbook 0 "$HR" steps --max-ranks 3 "$TMP/today" &&
+has steps_textbook \
+	"steps: 64 ranks on 8 nodes in the logs; clusterhealth JSON lines; 128000 step records in 8 of 8 files" \
+	"window: steps 11-60 (50 steps after a warm-up of 10" \
+	"checkpoint after step 600: 5.5 min, 64 ranks" \
+	"checkpoint stall                               5.5 min every 30 min = 18.3% of wall-clock [measured]" \
+	"wall-clock step (stalls included)              1.60 s [measured]" \
+	"10.0% of the training step (every rank alike)" \
+	"rank 37 on node05: compute 0.88 s, +24." \
+	"! rank 37                          node05" \
+	"... 61 more ranks (--max-ranks)"
+
+expect steps_scaling 0 "$HR" steps --max-ranks 1 --baseline "$TMP/base" "$TMP/today" &&
+has steps_scaling "x1.25 the throughput for 2x the GPUs: 62.5% efficiency; weak scaling: tokens per GPU and step held [measured]"
+
+expect steps_fail_on_straggler 1 "$HR" steps -q --fail-on-straggler "$TMP/today" &&
+has steps_fail_on_straggler "steps: 64 ranks, step 1.307 s, wall-clock step 1.6 s, 1 straggler"
+expect steps_no_straggler_in_baseline 0 "$HR" steps -q --fail-on-straggler "$TMP/base" &&
+has steps_no_straggler_in_baseline "no straggler"
+
+expect steps_json 0 "$HR" steps --json "$TMP/steps.json" "$TMP/today" &&
+python3 - "$TMP/steps.json" <<'EOF' && echo "ok steps_json" || echo "not ok steps_json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "clusterhealth.steps" and d["schema_version"] == 1
+f = d["figures"]
+assert abs(f["stall_frac"]["value"] - 5.5 / 30) < 1e-6, f["stall_frac"]
+assert f["stall_frac"]["source"] == "measured"
+assert d["ranks"][0]["rank"] == 37 and d["ranks"][0]["straggler"] is True
+assert sum(r["straggler"] for r in d["ranks"]) == 1
+assert [s["step"] for s in d["stalls"]] == [600, 1725]
+EOF
+expect steps_json_exists 2 "$HR" steps --json "$TMP/steps.json" "$TMP/today" &&
+has steps_json_exists "exists (use --force to replace it)"
+
+# ---- every real sample is read
+for f in $DATA/*.log $DATA/*.json; do
+	n=$(basename "$f")
+	expect "steps_sample_$n" 0 "$HR" steps "$f" && has "steps_sample_$n" "step records in 1 of 1 files"
+done
+
+# MFU recomputed against the log's own (plain form: 128.4k tok/s per GPU)
+expect steps_mfu 0 "$HR" steps --params 1e9 --gpu "H100 SXM" $DATA/plain_issue23.log &&
+has steps_mfu "MFU recomputed" "datasheet H100 SXM, bf16 dense" "the log's MFU / recomputed"
+expect steps_unknown_gpu 2 "$HR" steps --gpu "Voodoo2" $DATA/plain_issue23.log &&
+has steps_unknown_gpu "GPU 'Voodoo2' is not in the datasheet table"
+
+# ---- bad inputs: listed and skipped, the rest read
+mkdir -p "$TMP/mixed"
+cp $DATA/maxtext_issue8.log "$TMP/mixed/"
+printf '\177ELF\002\001\001\000garbage\n' >"$TMP/mixed/core.log"
+printf 'nothing to see\x1b[2J here\n' >"$TMP/mixed/notes.txt"
+expect steps_bad_among_good 0 "$HR" steps "$TMP/mixed" &&
+has steps_bad_among_good "core.log: skipped: binary data" "notes.txt:1: skipped: no training-step line of a known format" \
+	"'nothing to see\\x1b[2J here'" "step records in 1 of 3 files"
+expect steps_bad_strict 2 "$HR" steps --strict "$TMP/mixed" &&
+has steps_bad_strict "2 input problems skipped (--strict)"
+expect steps_only_bad 2 "$HR" steps "$TMP/mixed/core.log" "$TMP/mixed/notes.txt" &&
+has steps_only_bad "no training-step record in the step logs given"
+expect steps_missing_path 2 "$HR" steps "$TMP/nothing-here" &&
+has steps_missing_path "nothing-here"
+expect canary_steps_only_bad 2 "$HR" canary --steps "$TMP/mixed/core.log" --target-gpus 128 &&
+has canary_steps_only_bad "no training-step record in the step logs given"
+
+expect steps_help 0 "$HR" steps --help && has steps_help "Usage: health_report steps" "--baseline PATH"
+expect steps_no_args 2 "$HR" steps && has steps_no_args "no step log given"
+exit 0
