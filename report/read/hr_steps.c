@@ -561,7 +561,8 @@ static void mg_end_block(struct parser *p)
 		return;
 	if ((k = find_timer(p->t, p->nt, "evaluate")) >= 0)
 		p->eval_sec = p->t[k].hi / 1e3;
-	if ((k = find_timer(p->t, p->nt, "save-checkpoint")) >= 0) {
+	if ((k = find_timer(p->t, p->nt, "save-checkpoint")) >= 0 ||
+	    (k = find_timer(p->t, p->nt, "save-checkpoint-non-persistent")) >= 0) {
 		struct hr_step_rec r;
 		rec_init(&r, p, HR_SF_MEGATRON, HR_SK_CKPT);
 		r.ckpt_sec = p->t[k].hi / 1e3;
