@@ -244,8 +244,10 @@ static int steps_main(int argc, char **argv)
 			snprintf(a, sizeof(a), "stragglers not visible in these logs");
 		else if (run.nstragglers)
 			snprintf(a, sizeof(a), "%d straggler%s", run.nstragglers, run.nstragglers == 1 ? "" : "s");
-		printf("steps: %zu ranks, step %.4g s, wall-clock step %.4g s, %s\n", run.nranks, run.step_sec,
-		       run.wall_step_sec, a);
+		char w[48] = "n/a (stall interval not measured)";
+		if (!isnan(run.wall_step_sec))
+			snprintf(w, sizeof(w), "%.4g s", run.wall_step_sec);
+		printf("steps: %zu ranks, step %.4g s, wall-clock step %s, %s\n", run.nranks, run.step_sec, w, a);
 	} else {
 		hr_steps_print(stdout, &v);
 	}
