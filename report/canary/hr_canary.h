@@ -90,6 +90,9 @@ struct hr_canary_in {
 	long wrong_rows;                  /* all-reduce rows with wrong results in the
 					     measurements (measured): the allocation
 					     corrupts data, so it is never booked as is */
+	struct hr_fig target_efficiency;  /* the efficiency question: reach this (hr_canary_eff.h) */
+	struct hr_fig scaling_efficiency; /* today's efficiency vs the baseline, when the
+					     step times are not given */
 	char straggler[240];              /* the worst straggler rank of today's step
 					     logs and its node, "" none */
 	struct hr_fig straggler_sec;      /* what it costs every step (s) */

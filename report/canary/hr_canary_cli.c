@@ -5,6 +5,7 @@
  * Interface: hr_canary.h; method: docs/canary.md.
  */
 #include "report/canary/hr_canary.h"
+#include "report/canary/hr_canary_eff.h"
 #include "report/judge/hr_checkpoint.h"
 #include "report/canary/hr_fit.h"
 #include "report/canary/hr_steps_canary.h"
@@ -63,6 +64,8 @@ static const struct opt_def opt_defs[] = {
 	{ "price-per-gpu-hour", K_NUM, OFF(price_per_gpu_hour), 0, 1e9, 0, "price of one GPU-hour, for the cost lines" },
 	{ "min-efficiency", K_FRAC, OFF(min_efficiency), 0, 1, 1, "book only at or above this efficiency (default 80%)" },
 	{ "significant", K_FRAC, OFF(significant_frac), 0, 1, 1, "a loss this share of the step is worth fixing first (default 5%)" },
+	{ "target-efficiency", K_FRAC, OFF(target_efficiency), 0, 1, 1, "the efficiency question: can today's scale reach this? (without --target-gpus: the question only)" },
+	{ "scaling-efficiency", K_FRAC, OFF(scaling_efficiency), 0, 1, 1, "today's scaling efficiency vs --baseline-gpus, for the question (instead of step times)" },
 	{ "alpha-us", K_NUM, 0, 0, 1e9, 0, "all-reduce latency per step, us (instead of fitting)" },
 	{ "bw-gbps", K_NUM, 0, 0, 1e9, 1, "all-reduce bandwidth B, GB/s (instead of fitting)" },
 	{ "comm-model", K_MODEL, 0, 0, 0, 0, "model of --alpha-us/--bw-gbps: ring (default) or log" },
@@ -867,6 +870,29 @@ static int canary_main(int argc, char **argv)
 		printf("no usable result file among the inputs: the canary runs on the --inputs file '%s' and the options\n",
 		       inputs);
 	apply_scan(sc, &in);
+	if (in.target_efficiency.src && !in.target_gpus.src) {
+		/* the efficiency question alone */
+		struct hr_canary_eff eff;
+		if ((rc = hr_canary_eff_compute(&in, &eff)))
+			goto out;
+		if (!quiet)
+			hr_steps_canary_print(stdout, st.have_now ? &st.run_now : NULL, st.have_base ? &st.run_base : NULL);
+		hr_canary_eff_print(stdout, &eff);
+		if (json_path) {
+			json_t *doc = json_pack("{s:s, s:i, s:o}", "schema", "clusterhealth.canary", "schema_version", 1,
+						"efficiency_question", hr_canary_eff_json(&eff));
+			if (!doc) {
+				rc = CH_ERR_RUNTIME;
+				goto out;
+			}
+			rc = ch_json_write_atomic(json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
+			json_decref(doc);
+			if (rc)
+				goto out;
+		}
+		rc = eff.reached ? CH_OK : CH_ERR_CHECK;
+		goto out;
+	}
 	rc = hr_canary_compute(&in, &out);
 	if (rc)
 		goto out;
@@ -876,6 +902,11 @@ static int canary_main(int argc, char **argv)
 	}
 	else
 		print_verdict(&out);
+	if (in.target_efficiency.src) {
+		struct hr_canary_eff eff;
+		if (!hr_canary_eff_compute(&in, &eff))
+			hr_canary_eff_print(stdout, &eff);
+	}
 	if (json_path && (rc = write_json(json_path, sc, &in, &out, &st)))
 		goto out;
 	rc = out.verdict == HR_VERDICT_BOOK ? CH_OK : CH_ERR_CHECK;

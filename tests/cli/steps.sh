@@ -161,6 +161,24 @@ has steps_missing_path "nothing-here"
 expect canary_steps_only_bad 2 "$HR" canary --steps "$TMP/mixed/core.log" --target-gpus 128 &&
 has canary_steps_only_bad "no training-step record in the step logs given"
 
+# ---- the efficiency question at today's scale
+expect eff_question_given 1 "$HR" canary --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 90% --target-efficiency 95% &&
+has eff_question_given "the efficiency question: 8 -> 128 GPUs at 90.0%, can it reach 95.0%?" \
+	"today's step must shrink by              5.3% of today's step (1 - 0.900 / 0.950) [given]" \
+	"MEASURE FIRST whether the all-reduce can give it"
+expect eff_question_model 1 "$HR" canary --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 90% --target-efficiency 95% \
+	--params 7e9 --step-time 1.0s --alpha-us 10 --bw-gbps 40 &&
+has eff_question_model "5.3%: 1.000 s -> 0.947 s (0.053 s less per step) [given]" \
+	"hide 62% of the all-reduce's growth since 8 GPUs behind compute, or raise busbw at 128 GPUs x1.08" \
+	"answer: yes, if the exposed communication shrinks by that much"
+expect eff_question_reached 0 "$HR" canary --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 96% --target-efficiency 95% &&
+has eff_question_reached "answer: already there: 96.0% >= 95.0%"
+expect eff_question_from_logs 1 "$HR" canary -q --steps "$TMP/today" --baseline-steps "$TMP/base" --target-efficiency 75% &&
+has eff_question_from_logs "scaling efficiency at 64 GPUs            62.5% (vs 32 GPUs), asked 75.0% [given+measured]" \
+	"16.7%: 1.600 s -> 1.333 s (0.267 s less per step) [given+measured]"
+expect eff_question_needs_gpus 2 "$HR" canary --target-efficiency 95% &&
+has eff_question_needs_gpus "needs --gpus-now and --baseline-gpus"
+
 expect steps_help 0 "$HR" steps --help && has steps_help "Usage: health_report steps" "--baseline PATH"
 expect steps_no_args 2 "$HR" steps && has steps_no_args "no step log given"
 exit 0
