@@ -686,6 +686,26 @@ static void cn_cost(const struct hr_canary_in *in, struct hr_canary_out *o, cons
 	}
 }
 
+/* the fixable losses not known, counted, and named into @b (may be NULL) */
+static int unknown_fixable(const struct hr_canary_out *o, char *b, size_t n)
+{
+	static const char *const what[] = { "the checkpoint (--checkpoint-*, checkpoint_io or --steps)",
+					    "the input wait (loader_contention, --input-wait or --steps)",
+					    "the all-reduce (allreduce_bw results and --params)" };
+	size_t u = 0;
+	int i, k = 0;
+	if (b && n)
+		b[0] = '\0';
+	for (i = 0; i < HR_LOSS_REST; i++) {
+		if (o->loss[i].known)
+			continue;
+		if (b && u < n)
+			u += (size_t)snprintf(b + u, n - u, "%s%s", k ? " and " : "", what[i]);
+		k++;
+	}
+	return k;
+}
+
 /* the verdict of the model with a step time */
 static void cn_verdict(const struct hr_canary_in *in, struct hr_canary_out *o)
 {
@@ -708,7 +728,16 @@ static void cn_verdict(const struct hr_canary_in *in, struct hr_canary_out *o)
 		/* verdict set */
 	} else if (o->efficiency_target.v >= in->min_efficiency.v)
 		o->verdict = HR_VERDICT_BOOK;
-	else
+	else if (unknown_fixable(o, NULL, 0) >= 2) {
+		/* DO NOT BOOK says nothing here would help: not on losses never measured */
+		char what[300];
+		unknown_fixable(o, what, sizeof(what));
+		o->insufficient = 1;
+		o->verdict = HR_VERDICT_MEASURE_FIRST;
+		snprintf(o->measure, sizeof(o->measure),
+			 "measure %s: the target is predicted at %.1f%% efficiency, but what could be fixed was not measured",
+			 what, 100 * o->efficiency_target.v);
+	} else
 		o->verdict = HR_VERDICT_DONT_BOOK;
 }
 
