@@ -165,6 +165,7 @@ void hr_steps_canary_print(FILE *f, const struct hr_steps_run *now, const struct
 static json_t *run_json(const struct hr_steps_run *r)
 {
 	const struct hr_steps_rank *s;
+	char e1[400], e2[300];
 	if (!r)
 		return json_null();
 	s = worst_straggler(r);
@@ -176,7 +177,8 @@ static json_t *run_json(const struct hr_steps_run *r)
 			 "host_cpu_frac", r->host_cpu >= 0 ? json_real(r->host_cpu) : json_null(),
 			 "tokens_per_step", r->tokens_per_step > 0 ? json_real(r->tokens_per_step) : json_null(),
 			 "stragglers_visible", r->stragglers_visible,
-			 "straggler", s ? json_pack("{s:s, s:s?, s:f, s:f}", "id", s->id, "node", s->node[0] ? s->node : NULL,
+			 "straggler", s ? json_pack("{s:s, s:s?, s:f, s:f}", "id", esc(s->id, e1, sizeof(e1)),
+						    "node", s->node[0] ? esc(s->node, e2, sizeof(e2)) : NULL,
 						    "z", s->z, "cost_sec", r->straggler_cost_sec) : json_null());
 }
 

@@ -4,6 +4,7 @@
  */
 #include "report/render/hr_steps_render.h"
 #include "report/read/hr_steps.h"
+#include "report/hr_util.h"
 #include "base/ch_common.h"
 
 #include <math.h>
@@ -418,9 +419,10 @@ json_t *hr_steps_json(const struct hr_steps_view *v)
 		json_t *ph = json_object();
 		for (p = 0; ph && p < HR_PH_N; p++)
 			json_object_set_new(ph, hr_steps_phase_name(p), jnum_or_null(rk->phase_med[p]));
+		char e2[300];
 		json_array_append_new(ranks, json_pack("{s:s, s:i, s:i, s:s?, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}",
 			"id", esc(rk->id, e1, sizeof(e1)), "rank", rk->rank, "local_rank", rk->local_rank,
-			"node", rk->node[0] ? rk->node : NULL, "window_steps", (json_int_t)rk->nwin,
+			"node", rk->node[0] ? esc(rk->node, e2, sizeof(e2)) : NULL, "window_steps", (json_int_t)rk->nwin,
 			"step_sec", jnum_or_null(rk->step_med), "step_p95_sec", jnum_or_null(rk->step_p95),
 			"compute_sec", jnum_or_null(rk->compute_med), "input_wait_frac", jnum_or_null(rk->input_frac),
 			"tokens_per_step", jnum_or_null(rk->tokens_step), "z", jnum_or_null(rk->z),
@@ -446,4 +448,175 @@ oom:
 	json_decref(fmts);
 	json_decref(excl);
 	return NULL;
+}
+
+/* ------------------------------------------- the main report's section */
+
+static double fv(const json_t *figs, const char *k)
+{
+	const json_t *f = json_object_get(figs, k);
+	const json_t *v = json_object_get(f, "value");
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *jstr_or(const json_t *o, const char *k, const char *dflt)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_string(v) ? json_string_value(v) : dflt;
+}
+
+static double jnv(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* one sentence of the run's figures, for Markdown and HTML alike (plain
+ * text: the numbers and fixed words only, nothing from a log) */
+static void summary_text(const json_t *st, char *t, size_t n)
+{
+	const json_t *f = json_object_get(st, "figures"), *w = json_object_get(st, "window");
+	size_t u = 0;
+	double v;
+
+	u += (size_t)snprintf(t + u, n - u, "%lld ranks in the logs, window steps %lld-%lld",
+			      (long long)json_integer_value(json_object_get(f, "ranks")),
+			      (long long)json_integer_value(json_object_get(w, "first")),
+			      (long long)json_integer_value(json_object_get(w, "last")));
+	if (!isnan(v = fv(f, "step_sec")) && u < n)
+		u += (size_t)snprintf(t + u, n - u, "; training step %.4g s", v);
+	if (!isnan(v = fv(f, "wall_step_sec")) && u < n)
+		u += (size_t)snprintf(t + u, n - u, ", wall-clock step %.4g s", v);
+	if (!isnan(v = fv(f, "stall_frac")) && v > 0 && u < n)
+		u += (size_t)snprintf(t + u, n - u, "; checkpoint and other stalls %.1f%% of wall-clock", 100 * v);
+	if (!isnan(v = fv(f, "input_wait_frac")) && u < n)
+		u += (size_t)snprintf(t + u, n - u, "; input wait %.1f%% of the training step", 100 * v);
+	if (!isnan(v = fv(f, "host_cpu_frac")) && u < n)
+		u += (size_t)snprintf(t + u, n - u, " (host CPUs %.0f%% busy)", 100 * v);
+	if (!json_is_true(json_object_get(st, "stragglers_visible")) && u < n)
+		snprintf(t + u, n - u, "; stragglers cannot be seen (no per-rank phase times)");
+	else if (!isnan(v = fv(f, "straggler_cost_sec")) && u < n)
+		snprintf(t + u, n - u, "; the stragglers cost %.3f s a step", v);
+	else if (u < n)
+		snprintf(t + u, n - u, "; no straggler");
+}
+
+#define MD_ROWS 60
+
+int hr_steps_markdown(const json_t *st, struct hr_buf *b)
+{
+	const json_t *r;
+	char t[600];
+	size_t i, n;
+
+	if (!json_is_object(st))
+		return 0;
+	summary_text(st, t, sizeof(t));
+	hr_buf_printf(b, "\n## Step logs (measured)\n\n%s. Method: docs/canary.md, \"Step logs\".\n\n", t);
+	hr_buf_puts(b, "| rank | node | step (s) | p95 (s) | compute (s) | robust z | straggler |\n|---|---|---:|---:|---:|---:|---|\n");
+	n = json_array_size(json_object_get(st, "ranks"));
+	json_array_foreach(json_object_get(st, "ranks"), i, r) {
+		char c[3][32];
+		const double v[3] = { jnv(r, "step_sec"), jnv(r, "step_p95_sec"), jnv(r, "compute_sec") };
+		int k;
+		if (i == MD_ROWS)
+			break;
+		for (k = 0; k < 3; k++)
+			snprintf(c[k], sizeof(c[k]), isnan(v[k]) ? "-" : "%.4f", v[k]);
+		hr_buf_puts(b, "| ");
+		hr_buf_md(b, jstr_or(r, "id", "?"));
+		hr_buf_puts(b, " | ");
+		hr_buf_md(b, jstr_or(r, "node", "?"));
+		hr_buf_printf(b, " | %s | %s | %s | ", c[0], c[1], c[2]);
+		if (isnan(jnv(r, "z")))
+			hr_buf_puts(b, "-");
+		else
+			hr_buf_printf(b, "%.1f", jnv(r, "z"));
+		hr_buf_printf(b, " | %s |\n", json_is_true(json_object_get(r, "straggler")) ? "**yes**" : "");
+	}
+	if (n > MD_ROWS)
+		hr_buf_printf(b, "\n%zu more ranks in profile.json.\n", n - MD_ROWS);
+	return b->oom ? CH_ERR_RUNTIME : 0;
+}
+
+int hr_steps_html(const json_t *st, struct hr_buf *b)
+{
+	const json_t *r;
+	char t[600];
+	size_t i;
+
+	if (!json_is_object(st))
+		return 0;
+	summary_text(st, t, sizeof(t));
+	hr_buf_puts(b, "<h2 id=\"steps\">Step logs (measured)</h2>\n<p>");
+	hr_buf_html(b, t);
+	hr_buf_puts(b, ". Method: docs/canary.md, &quot;Step logs&quot;.</p>\n<table>\n"
+		       "<tr><th>rank</th><th>node</th><th>step (s)</th><th>p95 (s)</th><th>compute (s)</th><th>robust z</th><th>straggler</th></tr>\n");
+	json_array_foreach(json_object_get(st, "ranks"), i, r) {
+		const double v[4] = { jnv(r, "step_sec"), jnv(r, "step_p95_sec"), jnv(r, "compute_sec"), jnv(r, "z") };
+		int k;
+		hr_buf_puts(b, "<tr><td>");
+		hr_buf_html(b, jstr_or(r, "id", "?"));
+		hr_buf_puts(b, "</td><td>");
+		hr_buf_html(b, jstr_or(r, "node", "?"));
+		hr_buf_puts(b, "</td>");
+		for (k = 0; k < 4; k++)
+			if (isnan(v[k]))
+				hr_buf_puts(b, "<td>-</td>");
+			else
+				hr_buf_printf(b, k == 3 ? "<td>%.1f</td>" : "<td>%.4f</td>", v[k]);
+		hr_buf_printf(b, "<td>%s</td></tr>\n", json_is_true(json_object_get(r, "straggler")) ? "<b>yes</b>" : "");
+	}
+	hr_buf_puts(b, "</table>\n");
+	return b->oom ? CH_ERR_RUNTIME : 0;
+}
+
+static void prom_fig(struct hr_buf *b, const char *name, const char *help, double v)
+{
+	if (isnan(v))
+		return;
+	hr_buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n%s %.9g\n", name, help, name, name, v);
+}
+
+static void prom_rank(struct hr_buf *b, const char *name, const json_t *r, double v)
+{
+	hr_buf_printf(b, "%s{rank=\"", name);
+	hr_buf_prom_label(b, jstr_or(r, "id", "?"));
+	hr_buf_puts(b, "\",node=\"");
+	hr_buf_prom_label(b, jstr_or(r, "node", ""));
+	hr_buf_printf(b, "\"} %.9g\n", v);
+}
+
+int hr_steps_prom(const json_t *st, struct hr_buf *b)
+{
+	const json_t *f = json_object_get(st, "figures"), *r;
+	size_t i;
+
+	if (!json_is_object(st))
+		return 0;
+	prom_fig(b, "clusterhealth_steps_step_seconds", "Training step, median over ranks of the window medians (step logs).",
+		 fv(f, "step_sec"));
+	prom_fig(b, "clusterhealth_steps_wall_step_seconds", "Wall-clock step, checkpoint and other stalls included (step logs).",
+		 fv(f, "wall_step_sec"));
+	prom_fig(b, "clusterhealth_steps_stall_fraction", "Share of wall-clock the checkpoint and other stalls take (step logs).",
+		 fv(f, "stall_frac"));
+	prom_fig(b, "clusterhealth_steps_input_wait_fraction", "Input wait over the training step, the worst rank (step logs).",
+		 fv(f, "input_wait_frac"));
+	hr_buf_puts(b, "# HELP clusterhealth_steps_rank_step_seconds A rank's window median step time (step logs).\n"
+		       "# TYPE clusterhealth_steps_rank_step_seconds gauge\n");
+	json_array_foreach(json_object_get(st, "ranks"), i, r)
+		if (!isnan(jnv(r, "step_sec")))
+			prom_rank(b, "clusterhealth_steps_rank_step_seconds", r, jnv(r, "step_sec"));
+	if (json_is_true(json_object_get(st, "stragglers_visible"))) {
+		hr_buf_puts(b, "# HELP clusterhealth_steps_rank_compute_seconds A rank's own compute per step, window median (step logs).\n"
+			       "# TYPE clusterhealth_steps_rank_compute_seconds gauge\n");
+		json_array_foreach(json_object_get(st, "ranks"), i, r)
+			if (!isnan(jnv(r, "compute_sec")))
+				prom_rank(b, "clusterhealth_steps_rank_compute_seconds", r, jnv(r, "compute_sec"));
+		hr_buf_puts(b, "# HELP clusterhealth_steps_straggler 1 for a straggler rank (robust z >= 3.5 and >= 5% over the median).\n"
+			       "# TYPE clusterhealth_steps_straggler gauge\n");
+		json_array_foreach(json_object_get(st, "ranks"), i, r)
+			prom_rank(b, "clusterhealth_steps_straggler", r, json_is_true(json_object_get(r, "straggler")));
+	}
+	return b->oom ? CH_ERR_RUNTIME : 0;
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "report/read/hr_steps_model.h"
+#include "report/hr_util.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,6 +47,17 @@ void hr_steps_print(FILE *f, const struct hr_steps_view *v);
  * Returns a new reference, NULL when out of memory.
  */
 json_t *hr_steps_json(const struct hr_steps_view *v);
+
+/**
+ * hr_steps_markdown, hr_steps_html, hr_steps_prom - the "Step logs"
+ * section of report.md, report.html (without the plot: hr_plot_steps())
+ * and health.prom, from the profile's "steps" (the document of
+ * hr_steps_json()); nothing when @st is not an object. Every string of a
+ * log is escaped for its output. Returns 0, or CH_ERR_RUNTIME (out of memory).
+ */
+int hr_steps_markdown(const json_t *st, struct hr_buf *b);
+int hr_steps_html(const json_t *st, struct hr_buf *b);
+int hr_steps_prom(const json_t *st, struct hr_buf *b);
 
 #ifdef __cplusplus
 }

@@ -161,6 +161,33 @@ has steps_missing_path "nothing-here"
 expect canary_steps_only_bad 2 "$HR" canary --steps "$TMP/mixed/core.log" --target-gpus 128 &&
 has canary_steps_only_bad "no training-step record in the step logs given"
 
+# ---- the main report's "Step logs" section (report.md, report.html, health.prom, profile.json)
+expect report_steps_section 0 "$HR" -q --out "$TMP/rep" --steps "$TMP/today" tests/data/report/fleet-healthy &&
+out=$(cat "$TMP/rep/report.md" "$TMP/rep/health.prom"; grep -c 'data-plot="steps"' "$TMP/rep/report.html") &&
+has report_steps_section "## Step logs (measured)" "checkpoint and other stalls 18.3% of wall-clock" \
+	"| rank 37 | node05 | 1.3067 | 1.3067 | 0.8771 |" 'clusterhealth_steps_straggler{rank="rank 37",node="node05"} 1' \
+	"clusterhealth_steps_stall_fraction 0.18333" &&
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['steps']['ranks'][0]['straggler']" "$TMP/rep/profile.json" &&
+echo "ok report_steps_profile" || echo "not ok report_steps_profile"
+# a log's text is escaped in every output
+mkdir -p "$TMP/hostile"
+for r in 0 1 2 3; do
+	for s in $(seq 1 15); do
+		printf '{"rank":%d,"host":"n\\u001b[31m<b>|x\\\\\\"","step":%d,"start":%d,"end":%d.5,"phases":{"forward":0.1,"backward":0.2,"allreduce":0.2}}\n' $r $s $s $s
+	done
+done >"$TMP/hostile/h.jsonl"
+expect report_steps_escaped 0 "$HR" -q --out "$TMP/rep2" --steps "$TMP/hostile" tests/data/report/fleet-healthy &&
+if grep -q $'\x1b' "$TMP/rep2/report.md" "$TMP/rep2/report.html" "$TMP/rep2/health.prom"; then
+	echo "not ok report_steps_escaped: a raw escape character in the outputs"
+elif grep -qF '<b>|x' "$TMP/rep2/report.html"; then
+	echo "not ok report_steps_escaped: raw HTML from a log in report.html"
+else
+	out=$(cat "$TMP/rep2/report.md" "$TMP/rep2/report.html")
+	has report_steps_escaped 'n\x1b[31m&lt;b&gt;|x\&quot;' '| n\\x1b[31m'
+fi
+expect steps_terminal_escaped 0 "$HR" steps "$TMP/hostile" &&
+if grep -q $'\x1b' <<<"$out"; then echo "not ok steps_terminal_escaped: a raw escape character"; else echo "ok steps_terminal_escaped"; fi
+
 # ---- the efficiency question at today's scale
 expect eff_question_given 1 "$HR" canary --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 90% --target-efficiency 95% &&
 has eff_question_given "the efficiency question: 8 -> 128 GPUs at 90.0%, can it reach 95.0%?" \
