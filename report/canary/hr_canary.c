@@ -1012,6 +1012,23 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 		fprintf(f, "  then re-run the canary at %g GPUs (scripts/canary --target-gpus %g)\n", n1, n2);
 }
 
+/* the host CPU load beside the input wait: contention when they are busy */
+static void print_host_cpu(FILE *f, const struct hr_canary_in *in)
+{
+	char v[200];
+	if (!in->host_cpu_frac.src)
+		return;
+	if (!in->input_wait_frac.src || in->input_wait_frac.v <= 0)
+		snprintf(v, sizeof(v), "%.0f%%", 100 * in->host_cpu_frac.v);
+	else if (in->host_cpu_frac.v >= HR_CANARY_CPU_BUSY)
+		snprintf(v, sizeof(v), "%.0f%%: the input wait is host CPU contention (busy at %.0f%% or more)",
+			 100 * in->host_cpu_frac.v, 100 * HR_CANARY_CPU_BUSY);
+	else
+		snprintf(v, sizeof(v), "%.0f%%: the input wait is not for want of CPU (storage, decoding, too few workers?)",
+			 100 * in->host_cpu_frac.v);
+	row(f, "host CPUs busy", v, in->host_cpu_frac.src | (in->input_wait_frac.src ? HR_SRC_ASSUMED : 0));
+}
+
 /* today: the step, its checkpoint stall and input wait, the all-reduce model and MFU */
 static void print_today(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
 {
@@ -1055,6 +1072,7 @@ static void print_today(FILE *f, const struct hr_canary_in *in, const struct hr_
 		if (in->input_wait_from[0])
 			fprintf(f, "  %-40s %s\n", "", in->input_wait_from);
 	}
+	print_host_cpu(f, in);
 	if (o->grad_bytes.src) {
 		fmt_units(a, sizeof(a), o->grad_bytes.v, "B");
 		row(f, "gradient all-reduced per step", a, o->grad_bytes.src);
@@ -1295,6 +1313,7 @@ json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out
 	IN("checkpoint_interval_sec", ckpt_interval_sec, "s");
 	IN("checkpoint_block_sec", ckpt_block_sec, "s");
 	IN("input_wait_frac", input_wait_frac, "fraction");
+	IN("host_cpu_frac", host_cpu_frac, "fraction");
 	IN("overlap", overlap, "fraction");
 	IN("gpus_per_node", gpus_per_node, "gpus");
 	IN("price_per_gpu_hour", price_per_gpu_hour, "currency/GPU-hour");

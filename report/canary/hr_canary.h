@@ -90,6 +90,7 @@ struct hr_canary_in {
 	long wrong_rows;                  /* all-reduce rows with wrong results in the
 					     measurements (measured): the allocation
 					     corrupts data, so it is never booked as is */
+	struct hr_fig host_cpu_frac;      /* busy share of the host CPUs while training */
 	struct hr_fig target_efficiency;  /* the efficiency question: reach this (hr_canary_eff.h) */
 	struct hr_fig scaling_efficiency; /* today's efficiency vs the baseline, when the
 					     step times are not given */
@@ -138,6 +139,10 @@ enum hr_verdict {
 /* A fitted all-reduce model whose rms relative residual exceeds this (%) is
  * called rough in the notes. */
 #define HR_CANARY_ROUGH_FIT_PCT 20.0
+
+/* Host CPUs busy at least this share while the step waits on input: the
+ * wait is host CPU contention (assumed; docs/canary.md) */
+#define HR_CANARY_CPU_BUSY 0.85
 
 struct hr_canary_out {
 	int wrong_results;                  /* in->wrong_rows > 0: FIX FIRST, whatever else */

@@ -66,6 +66,8 @@ static const struct opt_def opt_defs[] = {
 	{ "significant", K_FRAC, OFF(significant_frac), 0, 1, 1, "a loss this share of the step is worth fixing first (default 5%)" },
 	{ "target-efficiency", K_FRAC, OFF(target_efficiency), 0, 1, 1, "the efficiency question: can today's scale reach this? (without --target-gpus: the question only)" },
 	{ "scaling-efficiency", K_FRAC, OFF(scaling_efficiency), 0, 1, 1, "today's scaling efficiency vs --baseline-gpus, for the question (instead of step times)" },
+	{ "host-cpu", K_FRAC, OFF(host_cpu_frac), 0, 1, 0, "busy share of the host CPUs while training (else from --steps)" },
+	{ "nic-gbps", K_NUM, 0, 0, 1e6, 1, "each GPU's NIC line rate, Gb/s: the inter-node all-reduce when none was measured" },
 	{ "alpha-us", K_NUM, 0, 0, 1e9, 0, "all-reduce latency per step, us (instead of fitting)" },
 	{ "bw-gbps", K_NUM, 0, 0, 1e9, 1, "all-reduce bandwidth B, GB/s (instead of fitting)" },
 	{ "comm-model", K_MODEL, 0, 0, 0, 0, "model of --alpha-us/--bw-gbps: ring (default) or log" },
@@ -88,8 +90,8 @@ struct steps_in {
 };
 
 struct given_model {
-	double alpha_us, bw_gbps;
-	int have_alpha, have_bw;
+	double alpha_us, bw_gbps, nic_gbps;
+	int have_alpha, have_bw, have_nic;
 	enum hr_fit_model model;
 };
 
@@ -161,7 +163,10 @@ static int set_opt(struct hr_canary_in *in, struct given_model *gm, const struct
 		return ch_usage_error("value '%s' for %s is out of range (expected %s%g to %g)", val, label,
 				      d->excl_min ? "more than " : "", d->min, d->max);
 	}
-	if (!strcmp(d->name, "alpha-us")) {
+	if (!strcmp(d->name, "nic-gbps")) {
+		gm->nic_gbps = v;
+		gm->have_nic = 1;
+	} else if (!strcmp(d->name, "alpha-us")) {
 		gm->alpha_us = v;
 		gm->have_alpha = 1;
 	} else if (!strcmp(d->name, "bw-gbps")) {
@@ -870,6 +875,18 @@ static int canary_main(int argc, char **argv)
 		printf("no usable result file among the inputs: the canary runs on the --inputs file '%s' and the options\n",
 		       inputs);
 	apply_scan(sc, &in);
+	if (gm.have_nic && !in.comm[HR_INTER].set) {
+		/* NCCL's all-reduce across nodes is bounded by the NICs per GPU
+		 * (REFERENCE: 46-48 GB/s busbw per 400 Gb/s NIC): one NIC per GPU
+		 * at line rate, latency left out */
+		in.comm[HR_INTER].set = 1;
+		in.comm[HR_INTER].fit.model = HR_FIT_RING;
+		in.comm[HR_INTER].fit.alpha_us = 0;
+		in.comm[HR_INTER].fit.bw_gbps = gm.nic_gbps / 8;
+		in.comm[HR_INTER].src = HR_SRC_GIVEN | HR_SRC_ASSUMED;
+		snprintf(in.comm[HR_INTER].algo, sizeof(in.comm[HR_INTER].algo),
+			 "--nic-gbps %g, one NIC per GPU, latency 0", gm.nic_gbps);
+	}
 	if (in.target_efficiency.src && !in.target_gpus.src) {
 		/* the efficiency question alone */
 		struct hr_canary_eff eff;

@@ -46,12 +46,10 @@ int hr_steps_canary_apply(const struct hr_steps_run *now, const struct hr_steps_
 		}
 		if (!in->input_wait_frac.src && now->input_frac >= 0 && now->input_frac < 1) {
 			in->input_wait_frac = meas(now->input_frac);
-			if (!isnan(now->host_cpu))
-				snprintf(in->input_wait_from, sizeof(in->input_wait_from),
-					 "(step logs, the worst rank; host CPUs %.0f%% busy)", 100 * now->host_cpu);
-			else
-				snprintf(in->input_wait_from, sizeof(in->input_wait_from), "(step logs, the worst rank)");
+			snprintf(in->input_wait_from, sizeof(in->input_wait_from), "(step logs, the worst rank)");
 		}
+		if (!in->host_cpu_frac.src && now->host_cpu >= 0 && now->host_cpu <= 1)
+			in->host_cpu_frac = meas(now->host_cpu);
 		if (!in->tokens_per_step.src && now->tokens_per_step > 0)
 			in->tokens_per_step = meas(now->tokens_per_step);
 		if (s && !in->straggler[0]) {

@@ -75,7 +75,8 @@ has canary_steps_textbook \
 	"verdict: FIX FIRST, then re-measure" \
 	"do not book 128 GPUs before fixing the checkpoint and the host CPU contention and re-measuring at 64 GPUs" \
 	"straggler: rank 37 on node05" \
-	"today: input wait                        10.0% of the training step, while the host CPUs are 92% busy [measured]" &&
+	"today: input wait                        10.0% of the training step, while the host CPUs are 92% busy [measured]" \
+	"host CPUs busy                           92%: the input wait is host CPU contention (busy at 85% or more) [measured+assumed]" &&
 hasnt canary_steps_textbook_nothing_given "[given]"
 
 # the canary's JSON names the straggler and the step logs
@@ -95,6 +96,12 @@ EOF
 expect canary_steps_given_wins 1 "$HR" canary --steps "$TMP/today" --baseline-steps "$TMP/base" --target-gpus 128 \
 	--input-wait 3% &&
 has canary_steps_given_wins "input wait                               3.0% of the step"
+
+# the NIC rate stands in for an unmeasured inter-node all-reduce, converted by the tool
+expect canary_nic_gbps 1 "$HR" canary --gpus-now 64 --step-time 1.6s --baseline-gpus 32 --baseline-step-time 1.0s \
+	--target-gpus 128 --params 7e9 --nic-gbps 200 --gpus-per-node 8 --input-wait 10% --host-cpu 40% &&
+has canary_nic_gbps "ring: alpha 0 us, B 25 GB/s (--nic-gbps 200, one NIC per GPU, latency 0) [given+assumed]" \
+	"host CPUs busy                           40%: the input wait is not for want of CPU"
 
 # ---- health_report steps on today's run
 expect steps_textbook 0 "$HR" steps --max-ranks 3 "$TMP/today" &&
