@@ -267,6 +267,7 @@ struct scan {
 	int world_ranks;      /* largest world group: the allocation measured */
 	double max_bytes;     /* largest message measured */
 	struct hr_ckpt_canary ckpt; /* checkpoint_io results */
+	char gpu_name[128];   /* the GPUs of the inputs (allreduce_bw's rank layout, roofline's devices) */
 };
 
 static struct series *series_get(struct scan *sc, const char *algo, int level)
@@ -345,6 +346,9 @@ static int read_allreduce(struct scan *sc, const char *path, const struct hr_res
 		return bad_key(sc->is, path, "results.sweeps", "an array", &v);
 	}
 	sc->n_allreduce++;
+	for (i = 0; !sc->gpu_name[0] && i < r->layout_list.n; i++)
+		if (r->layout[i].gpu_name.str && r->layout[i].gpu_name.str[0])
+			snprintf(sc->gpu_name, sizeof(sc->gpu_name), "%s", r->layout[i].gpu_name.str);
 	if (r->ranks_per_host_max > sc->gpus_per_node)
 		sc->gpus_per_node = r->ranks_per_host_max;
 	for (i = 0; i < r->sweeps_list.n; i++) {
@@ -444,8 +448,14 @@ static int read_doc(struct scan *sc, const char *path, json_t *doc)
 		rc = read_loader(sc, path, &r);
 	else if (!strcmp(r.tool, "checkpoint_io"))
 		rc = hr_ckpt_canary_read(&sc->ckpt, path, &r, sc->is);
-	else
+	else {
+		size_t i;
+		/* roofline: only the GPUs' name, for their datasheet peak */
+		for (i = 0; !strcmp(r.tool, "roofline") && !sc->gpu_name[0] && i < r.devices_list.n; i++)
+			if (r.devices[i].kind.str && !strcmp(r.devices[i].kind.str, "gpu") && r.devices[i].name.str)
+				snprintf(sc->gpu_name, sizeof(sc->gpu_name), "%s", r.devices[i].name.str);
 		sc->n_other++;
+	}
 	hr_result_release(&r);
 	return rc;
 }
@@ -606,6 +616,12 @@ static void apply_scan(struct scan *sc, struct hr_canary_in *in)
 		snprintf(in->input_wait_from, sizeof(in->input_wait_from), "%s", sc->input_wait_from);
 	}
 	hr_ckpt_canary_apply(&sc->ckpt, in);
+	if (!in->peak_tflops.src && sc->gpu_name[0]) {
+		/* the datasheet's dense bf16 peak of the GPUs measured (the dtype assumed) */
+		const struct ch_datasheet *ds = ch_datasheet_lookup(sc->gpu_name);
+		if (ds && ds->gflops[CH_BF16] > 0)
+			in->peak_tflops = (struct hr_fig){ ds->gflops[CH_BF16] / 1e3, HR_SRC_MEASURED | HR_SRC_ASSUMED };
+	}
 	in->wrong_rows = sc->wrong_rows;
 	if (sc->gpus_per_node > 0 && !in->gpus_per_node.src)
 		in->gpus_per_node = (struct hr_fig){ sc->gpus_per_node, HR_SRC_MEASURED };

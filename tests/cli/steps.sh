@@ -103,6 +103,12 @@ expect canary_nic_gbps 1 "$HR" canary --gpus-now 64 --step-time 1.6s --baseline-
 has canary_nic_gbps "ring: alpha 0 us, B 25 GB/s (--nic-gbps 200, one NIC per GPU, latency 0) [given+assumed]" \
 	"host CPUs busy                           40%: the input wait is not for want of CPU"
 
+# MFU from the logs' tokens, --params and the datasheet peak of the GPUs in the result files
+sed 's/"gpu_name": *"host memory"/"gpu_name": "NVIDIA H100 80GB HBM3"/' tests/data/canary/allreduce_bw.json >"$TMP/ar_h100.json"
+expect canary_steps_mfu 1 "$HR" canary --steps "$TMP/today" --baseline-steps "$TMP/base" --target-gpus 128 --params 1e9 \
+	"$TMP/ar_h100.json" &&
+has canary_steps_mfu "MFU today                                6.2%                               [given+measured+assumed]"
+
 # ---- health_report steps on today's run
 expect steps_textbook 0 "$HR" steps --max-ranks 3 "$TMP/today" &&
 has steps_textbook \
