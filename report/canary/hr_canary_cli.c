@@ -47,7 +47,7 @@ struct opt_def {
 static const struct opt_def opt_defs[] = {
 	{ "gpus-now", K_COUNT, OFF(gpus_now), 1, 1e9, 0, "GPUs the job runs on today (else allreduce_bw's world size)" },
 	{ "step-time", K_DUR, OFF(step_sec), 0, 1e9, 1, "today's wall-clock time per step, checkpoints included" },
-	{ "target-gpus", K_COUNT, OFF(target_gpus), 1, 1e9, 0, "GPUs to decide on; above --gpus-now (required)" },
+	{ "target-gpus", K_COUNT, OFF(target_gpus), 1, 1e9, 0, "GPUs to decide on; above --gpus-now (required but for --target-efficiency alone)" },
 	{ "baseline-gpus", K_COUNT, OFF(baseline_gpus), 1, 1e9, 0, "GPUs of an earlier, smaller run at the same work per GPU" },
 	{ "baseline-step-time", K_DUR, OFF(baseline_step_sec), 0, 1e9, 1, "its step time: the ideal under weak scaling" },
 	{ "params", K_NUM, OFF(params), 0, 1e16, 1, "model parameters (e.g. 7e9)" },
