@@ -109,6 +109,7 @@ struct inst {
 	int not_reproduced; /* roofline measured it again and it did not reproduce */
 	int assumed_cap;   /* inter-node: rests on an assumed reference only: at most WARN */
 	int pcie_class;    /* intra-node busbw PCIe-class on an NVLink node */
+	int abs_by_median; /* the absolute level is that of the median of its like values */
 	int confirmed_fail; /* a FAIL confirmed (re-measurement, the earlier run, or persisting history) */
 	int hist_persist;  /* history: 1 one night, 2 persisted (hr_history_regressed()) */
 	int fabric;        /* groups: 1 intra-node, 2 inter-node; devices 0 */
@@ -439,10 +440,19 @@ static void judge_inst(struct an *a, struct inst *p)
 		 * spread allowed at the normal cut-off for the node's comparisons */
 		double sa = k->n >= (size_t)a->th->min_fleet && k->median > 0 ? 1.4826 * k->mad / k->median : 0;
 		double c = hr_cutoff(a->th->false_alarm, m, (size_t)1 << 30, 0);
+		int lm = HR_INFO;
 		if (sa < floor)
 			sa = floor;
 		p->ratio_allow = p->value / p->expected * (1 + c * sa);
 		p->level_abs = hr_absolute_level(a->th, p->ratio_allow);
+		/* like values that all sit below the expectation: their median is
+		 * judged too, and every one of them with it */
+		if (k->n >= (size_t)a->th->min_fleet && k->median > 0)
+			lm = hr_absolute_level(a->th, k->median / p->expected);
+		if (lm > p->level_abs) {
+			p->level_abs = lm;
+			p->abs_by_median = 1;
+		}
 	}
 	if (p->pcie_class)
 		p->level_abs = HR_FAIL;
@@ -957,7 +967,9 @@ static void inst_margins(const struct an *a, const struct inst *p, const char *m
 			 l ? "; " : "", 100 * p->value / p->expected, fmt_val(p->expected, flops, ref, sizeof(ref)),
 			 p->metric >= 0 ? " for " : "", p->metric >= 0 ? model : "",
 			 p->tag[0] ? p->tag : "given", 100 * a->th->warn_ratio, 100 * a->th->fail_ratio,
-			 p->pcie_class ? "PCIe-class on an NVLink node" : "with the spread of healthy like values allowed");
+			 p->pcie_class ? "PCIe-class on an NVLink node" :
+			 p->abs_by_median ? "the median of its like values is below it too" :
+			 "with the spread of healthy like values allowed");
 	l = strlen(extra);
 	if ((p->level_node >= HR_WARN || p->not_confirmed) && !isnan(p->pct_node) && l < n)
 		snprintf(extra + l, n - l, "%s%.0f%% below the median %s of its node's %d other like GPUs (robust z %.1f: flagged at or beyond -%.1f and from %.0f%% below; FAIL from %.0f%%)%s",
@@ -2091,7 +2103,7 @@ static void curve_reasons(struct an *a)
 				if (l->noisy || m->noisy || r->noisy) {
 					const struct ccell *w = m->noisy ? m : l->noisy ? l : r;
 					if (!nnoisy++)
-						hr_buf_printf(&noisy, "a %s dip at %s on noisy cells (CV %.2f at %s)", half,
+						hr_buf_printf(&noisy, "a dip (%s) at %s on noisy cells (CV %.2f at %s)", half,
 							      hr_fmt_bytes(m->bytes, s1, sizeof(s1)), w->cv,
 							      hr_fmt_bytes(w->bytes, s2, sizeof(s2)));
 					continue;
