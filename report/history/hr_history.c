@@ -457,7 +457,14 @@ int hr_history_trend(const double *v, size_t n, const struct hr_check_cfg *cfg, 
 		sp = 1.4826 * mad;
 		if (sp < cfg->floor_frac * b)
 			sp = cfg->floor_frac * b;
-		c = hr_cutoff(cfg->alpha, cfg->comparisons, w, cfg->z_min);
+		/* one night alone must be improbable at alpha over the node's
+		 * series; a run of persist nights or more only each at the
+		 * persist-th root of that (the nights multiply) */
+		if (n - s >= (size_t)(cfg->persist > 1 ? cfg->persist : 1))
+			c = hr_cutoff(pow(cfg->alpha / (cfg->comparisons > 1 ? cfg->comparisons : 1),
+					  1.0 / (cfg->persist > 1 ? cfg->persist : 1)), 1, w, cfg->z_min);
+		else
+			c = hr_cutoff(cfg->alpha, cfg->comparisons, w, cfg->z_min);
 		for (k = s; k < n && ok; k++)
 			ok = (b - v[k]) / b * 100 >= cfg->threshold_pct && (b - v[k]) / sp >= c;
 		if (!ok)

@@ -147,7 +147,10 @@ struct hr_trend {
  * / max(1.4826 x MAD, floor_frac x baseline) over those nights, is at or
  * below -hr_cutoff(alpha, comparisons, nights, z_min) (hr_quality.h: the
  * series' own night-to-night spread, corrected for the series checked for
- * the node and for how few nights estimate it). The run starts at the
+ * the node and for how few nights estimate it); in a run of persist
+ * nights or more each night needs only the cut-off at the persist-th root
+ * of alpha / comparisons (two nights that each have probability p have
+ * p^2 together). The run starts at the
  * earliest night s such that every night of v[s..n-1] regressed against
  * the nights before s, so that a long regression does not hide by pulling
  * its own baseline down. Cost O(n x (window + n)).

@@ -1890,10 +1890,12 @@ static size_t curve_rows(const struct hr_group *g, size_t *first)
 	return n >= 3 ? n : 0;
 }
 
-static double spread_of(double cv, double bw)
+/* The relative spread of a busbw: its per-call CV, plus half a unit of the
+ * last printed digit where it was read from text (nccl-tests prints busbw
+ * with 2 decimals) */
+static double spread_of(double cv, double bw, int printed)
 {
-	/* busbw is printed (and read from text logs) with 2 decimals */
-	return (isnan(cv) ? 0 : cv) + (bw > 0 ? 0.005 / bw : 0);
+	return (isnan(cv) ? 0 : cv) + (!printed ? 0 : bw > 0 ? 0.005 / bw : 1e9);
 }
 
 /* The cells of half @h (0 out-of-place, 1 in-place) of rows [f0, f0+n). */
@@ -1901,6 +1903,7 @@ static void curve_cells(const struct hr_group *g, size_t f0, size_t n, int h, st
 {
 	double tmin = NAN;
 	size_t j;
+	int printed = g->backend && !strcmp(g->backend, "nccl-tests");
 	for (j = 0; j < n; j++) {
 		const struct hr_row *r = &g->rows[f0 + j];
 		const struct hr_cell *cl = h ? &r->ip : &r->oop;
@@ -1913,20 +1916,28 @@ static void curve_cells(const struct hr_group *g, size_t f0, size_t n, int h, st
 		if (cl->time_us > 0 && cl->median_us > 0)
 			bw *= cl->time_us / cl->median_us; /* at the median per-call period */
 		c[j].bw = bw;
-		c[j].e = spread_of(cl->cv, bw);
+		c[j].e = spread_of(cl->cv, bw, printed);
 		c[j].noisy = cl->cv > HR_Q_MAX_CV;
 		c[j].ok = !c[j].noisy && bw >= 0;
 		c[j].confirm = cl->confirm;
 		c[j].cbw = cl->confirm_busbw;
-		c[j].ce = spread_of(cl->confirm_cv, cl->confirm_busbw);
+		c[j].ce = spread_of(cl->confirm_cv, cl->confirm_busbw, 0);
 		if (t > 0 && (isnan(tmin) || t < tmin))
 			tmin = t;
 	}
-	for (j = 0; j < n; j++) {
-		const struct hr_row *r = &g->rows[f0 + j];
-		const struct hr_cell *cl = h ? &r->ip : &r->oop;
-		double t = cl->median_us > 0 ? cl->median_us : cl->time_us;
-		c[j].regime = t > 0 && tmin > 0 ? t >= HR_CURVE_LATENCY * tmin : c[j].bytes >= HR_CURVE_MIN_BYTES;
+	/* past the latency floor: the time of this size and of every larger
+	 * one at least HR_CURVE_LATENCY x the smallest (the trend of time with
+	 * size, so that one slow call at a small size is not taken for it) */
+	{
+		double run = NAN;
+		for (j = n; j-- > 0;) {
+			const struct hr_row *r = &g->rows[f0 + j];
+			const struct hr_cell *cl = h ? &r->ip : &r->oop;
+			double t = cl->median_us > 0 ? cl->median_us : cl->time_us;
+			if (t > 0 && (isnan(run) || t < run))
+				run = t;
+			c[j].regime = t > 0 && tmin > 0 ? run >= HR_CURVE_LATENCY * tmin : c[j].bytes >= HR_CURVE_MIN_BYTES;
+		}
 	}
 }
 
@@ -1973,8 +1984,8 @@ static void cfind_add(struct cfind *f, int confirm, int agrees, const char *fmt,
 	if (b == &f->txt && f->n > 4)
 		return;
 	hr_buf_printf(b, "%s%s%s", b->len ? "; " : "", buf,
-		      b == &f->txt ? (confirm != HR_CONFIRM_NONE ? " (confirmed by re-measurement)"
-								 : " (not confirmed: no re-measurement in the input)")
+		      b == &f->txt ? (confirm != HR_CONFIRM_NONE ? ", confirmed by re-measurement"
+								 : ", not confirmed (no re-measurement in the input)")
 				   : "");
 }
 
@@ -1988,15 +1999,15 @@ static void cfind_release(struct cfind *f)
 /* Report a rule's findings: WARN when any, info for those that did not
  * reproduce and for those on noisy cells. */
 static void cfind_report(struct an *a, const struct hr_group *g, const char *code, const char *action,
-			 const struct cfind *f, const char *what)
+			 const struct cfind *f, const char *what, const char *crit)
 {
 	char t[1600];
 	if (f->n) {
-		snprintf(t, sizeof(t), "%s at %s%s", what, f->txt.s, f->n > 4 ? "; and more" : "");
+		snprintf(t, sizeof(t), "%s %s%s (%s)", what, f->txt.s, f->n > 4 ? "; and more" : "", crit);
 		curve_add(a, g, HR_WARN, code, action, t);
 	}
 	if (f->not_repro.s) {
-		snprintf(t, sizeof(t), "%s at %s did not reproduce: the sweep's re-measurement at the end of the run did not show it",
+		snprintf(t, sizeof(t), "%s %s did not reproduce: the sweep's re-measurement at the end of the run did not show it",
 			 what, f->not_repro.s);
 		curve_add(a, g, HR_INFO, "did_not_reproduce", "nothing to do; re-run the sweep if it recurs", t);
 	}
@@ -2030,7 +2041,7 @@ static void curve_reasons(struct an *a)
 		struct hr_quality hq;
 		size_t f0, n = curve_rows(g, &f0);
 		int h, nnoisy = 0;
-		char s1[32], s2[32];
+		char s1[32], s2[32], sp[160];
 		if (!n || (group_inst(a, i) && group_inst(a, i)->superseded_by))
 			continue; /* an earlier sweep's shape is history too */
 		hr_quality_init(&hq);
@@ -2110,11 +2121,15 @@ static void curve_reasons(struct an *a)
 				}
 				if (!is_dip(m->bw, m->e, l, r))
 					continue;
+				if (isnan(m->cv))
+					snprintf(sp, sizeof(sp), "%s", "");
+				else
+					snprintf(sp, sizeof(sp), "; per-call CV %.2f, %.2f, %.2f", l->cv, m->cv, r->cv);
+				if (m->confirm != HR_CONFIRM_NONE)
+					snprintf(sp + strlen(sp), sizeof(sp) - strlen(sp), "; measured again %.2f GB/s", m->cbw);
 				cfind_add(&dip, m->confirm, m->confirm != HR_CONFIRM_NONE && is_dip(m->cbw, m->ce, l, r),
-					  "%s %s %.2f GB/s (neighbours %.2f and %.2f; spread %.0f%%, %.0f%%, %.0f%%%s)",
-					  hr_fmt_bytes(m->bytes, s1, sizeof(s1)), half, m->bw, l->bw, r->bw, 100 * l->e,
-					  100 * m->e, 100 * r->e,
-					  m->confirm != HR_CONFIRM_NONE ? "" : "");
+					  "%s %s %.2f GB/s (neighbours %.2f and %.2f%s)",
+					  hr_fmt_bytes(m->bytes, s1, sizeof(s1)), half, m->bw, l->bw, r->bw, sp);
 			}
 			for (j = 0; j < n && !col.n; j++) {
 				double b0 = x[j].bw, mx = b0;
@@ -2172,17 +2187,16 @@ static void curve_reasons(struct an *a)
 				  hr_fmt_bytes(o->bytes, s1, sizeof(s1)), o->bw, p->bw, 100 * lo->bw / hi->bw);
 		}
 		{
-			char what[200];
-			snprintf(what, sizeof(what), "busbw dip%s (a size below both neighbours beyond their measured spread and below %.0f%% of their geometric mean)",
-				 dip.n > 1 ? "s" : "", 100 * HR_CURVE_DIP);
-			cfind_report(a, g, "curve_dip", CURVE_ACTION, &dip, what);
-			snprintf(what, sizeof(what), "out-of-place and in-place busbw differ (one below %.0f%% of the other beyond their spread)",
-				 100 * HR_CURVE_GAP);
+			char crit[200];
+			snprintf(crit, sizeof(crit), "a size below both neighbours beyond their measured spread and below %.0f%% of their geometric mean, past the latency floor",
+				 100 * HR_CURVE_DIP);
+			cfind_report(a, g, "curve_dip", CURVE_ACTION, &dip, dip.n > 1 ? "busbw dips at" : "busbw dip at", crit);
+			snprintf(crit, sizeof(crit), "one below %.0f%% of the other beyond their spread", 100 * HR_CURVE_GAP);
 			cfind_report(a, g, "curve_gap", "out-of-place and in-place differ in buffer handling only: " CURVE_ACTION,
-				     &gap, what);
-			snprintf(what, sizeof(what), "mid-range collapse (a rise under %.0f%% over at least %.0fx in size, past the latency floor, from below %.0f%% of the plateau)",
+				     &gap, "out-of-place and in-place busbw differ at", crit);
+			snprintf(crit, sizeof(crit), "a rise under %.0f%% over at least %.0fx in size, past the latency floor, from below %.0f%% of the plateau",
 				 100 * (HR_CURVE_FLAT - 1), HR_CURVE_SPAN, 100 * HR_CURVE_MID);
-			cfind_report(a, g, "curve_collapse", CURVE_ACTION, &col, what);
+			cfind_report(a, g, "curve_collapse", CURVE_ACTION, &col, "mid-range collapse:", crit);
 		}
 		if (alt.s)
 			curve_add(a, g, HR_INFO, "curve_alternation",
