@@ -112,6 +112,7 @@ struct inst {
 	int abs_by_median; /* the absolute level is that of the median of its like values */
 	int confirmed_fail; /* a FAIL confirmed (re-measurement, the earlier run, or persisting history) */
 	int hist_persist;  /* history: 1 one night, 2 persisted (hr_history_regressed()) */
+	int hist_nbase;    /* the earlier runs its baseline is the median of */
 	int fabric;        /* groups: 1 intra-node, 2 inter-node; devices 0 */
 	/* kept once per distinct text (struct an's texts), never "" -> NULL */
 	const char *basis; /* what the expectation is and its source, "" none (at most 599 bytes) */
@@ -726,6 +727,7 @@ static int judge_history(const struct an *a, struct inst *p, struct hist_pt *pts
 	p->level_hist = r == HR_TREND_REGRESSED ? HR_FAIL : HR_WARN;
 	p->hist_base = t.baseline;
 	p->hist_pct = t.pct;
+	p->hist_nbase = (int)(t.since < (size_t)cfg.window ? t.since : (size_t)cfg.window);
 	if (r == HR_TREND_REGRESSED)
 		p->confirmed_fail = 1;
 	if (p->level < p->level_hist)
@@ -910,7 +912,7 @@ static void device_history(struct an *a)
 }
 
 /* A FAIL is confirmed, and its node a drain candidate, when roofline's
- * re-measurement agreed with a per-GPU finding, when the history rule saw
+ * re-measurement agreed with a per-GPU finding (the value held), when the history rule saw
  * it persist, or when the earlier run of the same device or group in the
  * inputs (a re-run, or last night's) FAILed by the same rules. */
 static void confirm_fails(struct an *a)
@@ -923,7 +925,9 @@ static void confirm_fails(struct an *a)
 		time_t tp = 0;
 		if (p->superseded_by || p->level != HR_FAIL || p->confirmed_fail)
 			continue;
-		if (dev && p->level_node == HR_FAIL && p->confirm == HR_CONFIRM_AGREED) {
+		if (dev && p->confirm == HR_CONFIRM_AGREED) {
+			/* roofline measured the value again and it held: whichever
+			 * rule FAILs it rests on a confirmed value */
 			p->confirmed_fail = 1;
 			continue;
 		}
@@ -981,10 +985,10 @@ static void inst_margins(const struct an *a, const struct inst *p, const char *m
 	if (p->level_hist >= HR_WARN && l < n)
 		snprintf(extra + l, n - l, "%s%s%.0f%% below its own history in the inputs (median %s of %d earlier runs; beyond their own spread)",
 			 l ? "; " : "", p->hist_persist == HR_TREND_REGRESSED ? "on consecutive runs " : "regressed once; re-run: ",
-			 p->hist_pct, fmt_val(p->hist_base, flops, ref, sizeof(ref)), p->hist_n);
+			 p->hist_pct, fmt_val(p->hist_base, flops, ref, sizeof(ref)), p->hist_nbase);
 	l = strlen(extra);
 	if (p->level == HR_FAIL && !p->confirmed_fail && l < n)
-		snprintf(extra + l, n - l, "; FAIL not yet confirmed (no re-measurement or earlier run agrees): re-run before draining");
+		snprintf(extra + l, n - l, "; FAIL not confirmed (no re-measurement, earlier run or persisting history agrees): re-run before draining");
 }
 
 static void device_reasons(struct an *a)
@@ -1560,14 +1564,14 @@ static void history_reasons(struct an *a)
 					   INTER_ACTION "; and what changed since (driver, NCCL, firmware, switch configuration)",
 					   "%s busbw %s (%s %s, %d ranks, %s) is %.0f%% below its own history in the inputs on %d runs in a row: median %s of %d earlier sweep%s (regressed since %s; beyond the runs' own spread)",
 					   p->fabric == 1 ? "intra-node" : "inter-node", val, g->collective, g->algo,
-					   g->nranks, g->name, pct, (int)(n + 1 - since), ref, p->hist_n, p->hist_n == 1 ? "" : "s",
-					   when);
+					   g->nranks, g->name, pct, (int)(n + 1 - since), ref, p->hist_nbase,
+					   p->hist_nbase == 1 ? "" : "s", when);
 			else
 				add_reason(a, g->nodes[k], HR_WARN, "fabric_regressed", g->name, g->source,
 					   "re-run the sweep: a regression on one run alone is not yet a trend",
 					   "%s busbw %s (%s %s, %d ranks, %s) regressed once; re-run: %.0f%% below its own history in the inputs, median %s of %d earlier sweep%s (beyond the runs' own spread; REGRESSED when it persists on the next run)",
 					   p->fabric == 1 ? "intra-node" : "inter-node", val, g->collective, g->algo,
-					   g->nranks, g->name, pct, ref, p->hist_n, p->hist_n == 1 ? "" : "s");
+					   g->nranks, g->name, pct, ref, p->hist_nbase, p->hist_nbase == 1 ? "" : "s");
 			if (p->hist_persist == HR_TREND_REGRESSED && a->nr && !a->oom)
 				a->r[a->nr - 1].drain = 1;
 		}
