@@ -32,7 +32,44 @@ struct hr_history {
 	char *path;
 	sqlite3_stmt *ins;
 	int lock_timeout_sec;
+	size_t noisy_files, noisy_values; /* left out: noisy measurements */
+	char noisy_why[240];
 };
+
+void hr_history_not_recorded(const struct hr_history *h, size_t *files, size_t *values, const char **why)
+{
+	*files = h->noisy_files;
+	*values = h->noisy_values;
+	*why = h->noisy_why;
+}
+
+/* a value (or a file, @file) left out as noisy, for hr_history_not_recorded() */
+static void noisy(struct hr_history *h, int file, const char *why)
+{
+	if (file)
+		h->noisy_files++;
+	else
+		h->noisy_values++;
+	if (!h->noisy_why[0])
+		snprintf(h->noisy_why, sizeof(h->noisy_why), "%s", why);
+}
+
+/* 1 when the point behind roof @compute (-1 memory) of @d was too noisy */
+static int roof_noisy(struct hr_history *h, const struct hr_result_device *d, int compute)
+{
+	const struct hr_result_point *p = hr_result_roof_point(d, compute);
+	struct hr_quality q;
+	char at[64];
+
+	hr_quality_init(&q);
+	snprintf(at, sizeof(at), "%s's %s roof", d->device.str ? d->device.str : "?",
+		 compute < 0 ? "memory" : d->compute[compute].dtype);
+	if (p && p->time_sec.present && p->time_sec.cv.num >= 0)
+		hr_quality_cv(&q, p->time_sec.cv.num, at);
+	if (q.noisy)
+		noisy(h, 0, q.why);
+	return q.noisy;
+}
 
 static int sql_err(struct hr_history *h, const char *what)
 {
@@ -244,13 +281,13 @@ static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *
 		if (check_value(is, path, "results.devices[].roofs.memory_gbps", &d->memory_gbps, 0, DBL_MAX,
 				"a number >= 0"))
 			return CH_ERR_USAGE;
-		if (d->memory_gbps.num > 0)
+		if (d->memory_gbps.num > 0 && !roof_noisy(h, d, -1))
 			REC(r->hostname, dev, "roofline.memory_gbps", d->memory_gbps.num);
 		for (k = 0; k < d->ncompute; k++) {
 			if (check_value(is, path, "results.devices[].roofs.compute_gflops", &d->compute[k].gflops, 0,
 					DBL_MAX, "a number >= 0"))
 				return CH_ERR_USAGE;
-			if (!(d->compute[k].gflops.num > 0))
+			if (!(d->compute[k].gflops.num > 0) || roof_noisy(h, d, (int)k))
 				continue;
 			snprintf(metric, sizeof(metric), "roofline.compute_gflops.%s", d->compute[k].dtype);
 			REC(r->hostname, dev, metric, d->compute[k].gflops.num);
@@ -336,6 +373,18 @@ static int rec_allreduce(struct hr_history *h, struct hr_issues *is, const char 
 		}
 		if (!isfinite(bw) || bw <= 0)
 			continue;
+		if (sw->rows_list.n) {
+			/* the headline cell: out-of-place at the largest size */
+			const struct hr_result_cell *cl = &sw->rows[sw->rows_list.n - 1].oop;
+			struct hr_quality q;
+			hr_quality_init(&q);
+			if (cl->time_us.present && cl->time_us.cv.num >= 0)
+				hr_quality_cv(&q, cl->time_us.cv.num, "the largest size");
+			if (q.noisy) {
+				noisy(h, 0, q.why);
+				continue;
+			}
+		}
 		if (!strcmp(kind, "node") || (!strcmp(kind, "world") && nn <= 1)) {
 			const char *node = nn && sw->nodes[0].str ? sw->nodes[0].str : r->hostname;
 			snprintf(metric, sizeof(metric), "allreduce.intra.%s.busbw_gbps", algo);
@@ -400,6 +449,22 @@ static int record_result(struct hr_history *h, const char *night, const char *pa
 		return bad(is, path, where, "a string without control characters");
 	if (!r->hostname)
 		return bad(is, path, "host.hostname", "a string");
+	{
+		/* a busy or oversubscribed host: nothing of the file is a trend */
+		struct hr_quality q;
+		size_t i;
+		int loader = !strcmp(r->tool, "loader_contention");
+		hr_quality_init(&q);
+		hr_quality_result_host(&q, r, loader);
+		for (i = 0; loader && i < r->configs_list.n; i++)
+			if (r->configs[i].placement.str && !strcmp(r->configs[i].placement.str, "baseline") &&
+			    r->configs[i].psi_avg10.num >= 0)
+				hr_quality_host_busy(&q, r->configs[i].psi_avg10.num);
+		if (q.noisy) {
+			noisy(h, 1, q.why);
+			return 0;
+		}
+	}
 	if (!strcmp(r->tool, "roofline"))
 		return rec_roofline(h, is, night, path, r, nrec);
 	if (!strcmp(r->tool, "allreduce_bw"))
@@ -874,10 +939,17 @@ static int record_inputs(struct hr_history *h, const struct hist_opts *o, char *
 		rc = ch_usage_error("no usable result file among the inputs (see 'input problems'): nothing recorded");
 	if (sqlite3_exec(h->db, rc ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL) != SQLITE_OK && !rc)
 		rc = sql_err(h, "commit");
-	if (!rc && !o->quiet)
+	if (!rc && !o->quiet) {
+		size_t nf, nv;
+		const char *why;
+		hr_history_not_recorded(h, &nf, &nv, &why);
 		printf("history: recorded %zu values from %zu result files for night %s into %s%s\n",
 		       rc_.nrec, rc_.nfiles, o->night, o->db,
 		       skipped ? " (the skipped files listed under input problems left out)" : "");
+		if (nf || nv)
+			printf("history: not recorded, noisy measurement (%s): %zu result file%s whole, %zu value%s; re-run on an idle node\n",
+			       why, nf, nf == 1 ? "" : "s", nv, nv == 1 ? "" : "s");
+	}
 	return rc;
 }
 

@@ -80,6 +80,8 @@ int hr_history_record(struct hr_history *h, const char *night, const char *node,
  *         nothing).
  * @path:  [in] its file name, for messages and the source column.
  * @nrec:  [out] incremented by the number of values stored; may be NULL.
+ * A value whose measurement was noisy (hr_quality.h) is not stored: a noisy
+ * night cannot establish, or break, a trend (hr_history_not_recorded()).
  * @issues: [in,out] where a schema break is recorded (HR_ISSUE_SKIPPED,
  *         naming the key); NULL: printed as an error instead.
  * Returns 0, CH_ERR_USAGE for a result that breaks the schema (values of
@@ -88,6 +90,16 @@ int hr_history_record(struct hr_history *h, const char *night, const char *node,
  */
 int hr_history_record_doc(struct hr_history *h, const char *night, const char *path,
 			  json_t *doc, size_t *nrec, struct hr_issues *issues);
+
+/**
+ * hr_history_not_recorded - what hr_history_record_doc() left out because
+ * its measurement was noisy (hr_quality.h: a busy or oversubscribed host,
+ * or a per-call CV above the bound), since the history was opened.
+ * @files: [out] result files left out whole (their host was busy);
+ * @values: [out] single values left out (their own CV); @why: [out] the
+ * first reason ("host CPU pressure 84%"), "" when none; borrowed from @h.
+ */
+void hr_history_not_recorded(const struct hr_history *h, size_t *files, size_t *values, const char **why);
 
 /* A series that regressed. */
 struct hr_regression {

@@ -43,6 +43,30 @@ void hr_quality_host(struct hr_quality *q, const struct hr_conditions *c)
 		add(q, "%soversubscribed: %.2g threads per CPU", c->per_core);
 }
 
+static double known(const struct hr_rv *v)
+{
+	return v->num >= 0 && isfinite(v->num) ? v->num : NAN;
+}
+
+void hr_quality_result_host(struct hr_quality *q, const struct hr_result *r, int before_only)
+{
+	const struct hr_result_conditions *k = &r->conditions;
+	struct hr_conditions c;
+
+	if (!k->present)
+		return;
+	memset(&c, 0, sizeof(c));
+	c.known = 1;
+	c.before.loadavg_1m = known(&k->before.loadavg_1m);
+	c.before.cpu_pressure_pct = known(&k->before.cpu_pressure_pct);
+	c.before.cpu_busy_pct = known(&k->before.cpu_busy_pct);
+	c.after.loadavg_1m = before_only ? NAN : known(&k->after.loadavg_1m);
+	c.after.cpu_pressure_pct = before_only ? NAN : known(&k->after.cpu_pressure_pct);
+	c.after.cpu_busy_pct = before_only ? NAN : known(&k->after.cpu_busy_pct);
+	c.per_core = before_only ? NAN : known(&k->per_core);
+	hr_quality_host(q, &c);
+}
+
 void hr_quality_cv(struct hr_quality *q, double cv, const char *at)
 {
 	size_t l;

@@ -42,6 +42,7 @@
 #include <stddef.h>
 
 #include "report/read/hr_model.h"
+#include "report/read/hr_result.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -79,6 +80,14 @@ void hr_quality_init(struct hr_quality *q);
  * with other work", "oversubscribed: 2.0 threads per CPU").
  */
 void hr_quality_host(struct hr_quality *q, const struct hr_conditions *c);
+
+/**
+ * hr_quality_result_host - hr_quality_host() on the "conditions" of a
+ * result record as read (hr_result.h; a value that is not a number >= 0 is
+ * not known). @before_only: judge the conditions before the run only
+ * (loader_contention, whose own load is its measurement).
+ */
+void hr_quality_result_host(struct hr_quality *q, const struct hr_result *r, int before_only);
 
 /**
  * hr_quality_cv - add the per-call CV of the measurement (@cv, NAN: not

@@ -312,41 +312,13 @@ static int device_points(struct ctx *c, const struct hr_result_device *d, struct
 	return 0;
 }
 
-/* The per-call CV of the point of @d named "KERNEL DTYPE" (@kd; NULL: the
- * best point of @dtype in @family, NULL any), NAN when not recorded. A cv
- * that is not a number >= 0 is listed and not used. */
-static double point_cv(struct ctx *c, const struct hr_result_device *d, const char *where, const char *kd,
-		       const char *family, const char *dtype, int flops)
+/* The per-call CV of the point that set roof @compute of @d (-1: memory;
+ * hr_result_roof_point()), NAN when not recorded. A cv that is not a
+ * number >= 0 is listed and not used. */
+static double point_cv(struct ctx *c, const struct hr_result_device *d, const char *where, int compute)
 {
-	const struct hr_result_point *best = NULL;
-	double bv = -1;
-	size_t k;
+	const struct hr_result_point *best = hr_result_roof_point(d, compute);
 
-	for (k = 0; k < d->points_list.n; k++) {
-		const struct hr_result_point *p = &d->points[k];
-		char name[96];
-		double v = flops ? p->gflops.num : p->gbps.num;
-		if (p->valid.json && !p->valid.is_true)
-			continue;
-		if (kd) {
-			snprintf(name, sizeof(name), "%s %s", p->kernel.str ? p->kernel.str : "",
-				 p->dtype.str ? p->dtype.str : "");
-			if (!strcmp(name, kd) || (p->kernel.str && !strcmp(p->kernel.str, kd) && dtype &&
-						  hr_streq(p->dtype.str, dtype))) {
-				best = p;
-				break;
-			}
-			continue;
-		}
-		if ((family && !hr_streq(p->family.str, family)) || (dtype && !hr_streq(p->dtype.str, dtype)))
-			continue;
-		if (v > bv) {
-			bv = v;
-			best = p;
-		}
-	}
-	if (!best && kd)
-		return point_cv(c, d, where, NULL, family, dtype, flops);
 	if (!best || !best->time_sec.present)
 		return NAN;
 	return num_field(c, &best->time_sec.cv, "time_sec.cv", where, 0);
@@ -359,12 +331,11 @@ static void device_quality(struct ctx *c, const struct hr_result *r, const struc
 {
 	size_t k;
 
-	dv->memory_cv = point_cv(c, d, where, d->memory_kernel.str, "stream", NULL, 0);
+	dv->memory_cv = point_cv(c, d, where, -1);
 	for (k = 0; k < d->ncompute; k++) {
 		int di = ch_dtype_parse(d->compute[k].dtype);
 		if (di >= 0 && !isnan(dv->compute_gflops[di]))
-			dv->compute_cv[di] = point_cv(c, d, where, d->compute[k].kernel.str, NULL,
-						      d->compute[k].dtype, 1);
+			dv->compute_cv[di] = point_cv(c, d, where, (int)k);
 	}
 	for (k = 0; k < r->flagged_list.n; k++) {
 		const struct hr_result_flag *fl = &r->flagged[k];

@@ -640,6 +640,44 @@ void hr_result_release(struct hr_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
+const struct hr_result_point *hr_result_roof_point(const struct hr_result_device *d, int compute)
+{
+	const struct hr_result_point *best = NULL;
+	const char *kd = compute < 0 ? d->memory_kernel.str : d->compute[compute].kernel.str;
+	const char *dtype = compute < 0 ? NULL : d->compute[compute].dtype;
+	double bv = -1;
+	size_t k;
+	int pass;
+
+	/* pass 0: the point the roof names; pass 1: the best of its kind */
+	for (pass = kd ? 0 : 1; pass < 2 && !best; pass++)
+		for (k = 0; k < d->points_list.n; k++) {
+			const struct hr_result_point *p = &d->points[k];
+			double v = compute < 0 ? p->gbps.num : p->gflops.num;
+			char name[96];
+			if (p->valid.json && !p->valid.is_true)
+				continue;
+			if (pass == 0) {
+				snprintf(name, sizeof(name), "%s %s", p->kernel.str ? p->kernel.str : "",
+					 p->dtype.str ? p->dtype.str : "");
+				if (!strcmp(name, kd) || (p->kernel.str && !strcmp(p->kernel.str, kd) && dtype &&
+							  p->dtype.str && !strcmp(p->dtype.str, dtype))) {
+					best = p;
+					break;
+				}
+				continue;
+			}
+			if (compute < 0 ? !(p->family.str && !strcmp(p->family.str, "stream"))
+					: !(p->dtype.str && !strcmp(p->dtype.str, dtype)))
+				continue;
+			if (v > bv) {
+				bv = v;
+				best = p;
+			}
+		}
+	return best;
+}
+
 int hr_result_pick_config(const struct hr_result *r)
 {
 	static const char *const pref[] = { "as-is", "shared", NULL };

@@ -375,6 +375,18 @@ long long hr_rv_int(const struct hr_rv *v, long long dflt);
 int hr_result_control_char(const json_t *doc, char *where, size_t n);
 
 /**
+ * hr_result_roof_point - the point of a roofline device that set a roof:
+ * the valid point named by the roof's kernel ("KERNEL DTYPE" of
+ * roofs.memory_kernel, or compute_kernel.DTYPE's kernel of that dtype),
+ * else the valid point with the highest figure (gbps of the "stream"
+ * family for the memory roof, gflops of the dtype for a compute roof).
+ * @d:       [in] a device of a roofline record.
+ * @compute: [in] -1 for the memory roof, else the index into d->compute.
+ * Returns the point (borrowed from @d), NULL when none.
+ */
+const struct hr_result_point *hr_result_roof_point(const struct hr_result_device *d, int compute);
+
+/**
  * hr_result_pick_config - the configuration of a loader_contention record
  * that the job runs with: the first with placement "as-is", else the first
  * "shared".
