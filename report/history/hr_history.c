@@ -90,7 +90,7 @@ void hr_check_cfg_init(struct hr_check_cfg *c)
 	c->min_nights = 3;
 	c->threshold_pct = 10;
 	c->persist = 2;
-	c->alpha = 1e-3;
+	c->alpha = 1e-4;
 	c->comparisons = 1;
 	c->floor_frac = 1e-3;
 	c->z_min = 3.5;

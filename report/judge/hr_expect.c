@@ -99,7 +99,7 @@ int hr_expect_init(struct hr_expect *e)
 	e->th.mad_floor_frac = 0.001;
 	e->th.min_fleet = 3;
 	e->th.pcie_class_gbps = 64;
-	e->th.false_alarm = 1e-3;
+	e->th.false_alarm = 1e-4;
 	e->skus = calloc((size_t)n, sizeof(*e->skus));
 	if (!e->skus)
 		return CH_ERR_RUNTIME;

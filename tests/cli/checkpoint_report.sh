@@ -188,11 +188,12 @@ for p in d["results"]["sync"]["per_rank"]:
     p["write_gbps"] *= 0.5
 json.dump(d, open(sys.argv[2], "w"))
 EOF2
-# one slow night: regressed once, WARN, exit 0; a second one: REGRESSED
+# one slow night after 4: too few nights to tell one night from their
+# spread (exit 0, nothing flagged); a second slow night: REGRESSED
 out=$("$HR" history --db "$T/h.sqlite" --night 2026-11-05 "$T/c1-slow.json" 2>&1); rc=$?
-[ $rc = 0 ] && has "history: one slow checkpoint night is regressed once" \
-	"WARN c1 - checkpoint.write_gbps_per_rank: regressed once; re-run: 50.0% below its baseline tonight (now 0.5 GB/s, baseline 1 GB/s = median of 4 nights" ||
-	echo "not ok history: checkpoint regressed once: exit $rc: $out"
+[ $rc = 0 ] && has "history: one slow checkpoint night after 4 is not yet a regression" \
+	": 0 regressed (2 nights or more); 0 regressed once (re-run); 0 of 1 series not judged" ||
+	echo "not ok history: one slow checkpoint night: exit $rc: $out"
 out=$("$HR" history --db "$T/h.sqlite" --night 2026-11-06 "$T/c1-slow.json" 2>&1); rc=$?
 [ $rc = 1 ] && has "history: checkpoint write bandwidth regression against the node's own nights" \
 	"REGRESSED c1 - checkpoint.write_gbps_per_rank: regressed 50.0% since 2026-11-05 (now 0.5 GB/s, baseline 1 GB/s = median of 4 nights before 2026-11-05" \

@@ -24,28 +24,29 @@ Test(history, rule_flags_a_drop_and_dates_it)
 	cr_assert_float_eq(base, 100, 0); /* median of the 14 nights before night 14 */
 	cr_assert_float_eq(pct, 21, 1e-12);
 	/* the spread of those nights: MAD 1, x 1.4826; 3 nights in a row, each
-	 * beyond the cut-off at the square root of 0.001 (2 nights to persist)
-	 * with 0.37 x 13 degrees of freedom */
+	 * beyond the cut-off at the square root of the budget, 0.0001 (2 nights
+	 * to persist), with 0.37 x 13 degrees of freedom */
 	cr_assert_eq(hr_history_trend(v, 17, &cfg, &t), HR_TREND_REGRESSED);
 	cr_assert_float_eq(t.spread_pct, 1.4826, 1e-9);
 	cr_assert_float_eq(t.z, -21 / 1.4826, 1e-9);
-	cr_assert_float_eq(t.cut, 3.5, 0); /* hr_t_upper(sqrt(1e-3), 0.37 x 13) is 2.6: the least cut-off, 3.5, holds */
-	cr_assert_lt(hr_t_upper(sqrt(1e-3), 0.37 * 13), 3.5);
+	cr_assert_float_eq(t.cut, 3.5, 0); /* hr_t_upper(0.01, 0.37 x 13) is 3.4: the least cut-off, 3.5, holds */
+	cr_assert_lt(hr_t_upper(sqrt(1e-4), 0.37 * 13), 3.5);
 	cr_assert_eq(t.nights, 3);
 	/* the first bad night alone: regressed once, not yet REGRESSED; alone
-	 * it must pass the cut-off at 0.001 itself */
+	 * it must pass the cut-off at 0.0001 itself */
 	cr_assert_eq(hr_history_trend(v, 15, &cfg, &t), HR_TREND_ONCE);
 	cr_assert_eq(t.since, 14);
 	cr_assert_eq(t.nights, 1);
-	cr_assert_float_eq(t.cut, hr_t_upper(1e-3, 0.37 * 13), 1e-9);
+	cr_assert_float_eq(t.cut, hr_t_upper(1e-4, 0.37 * 13), 1e-9);
 	/* a node with many series checked needs more: with 56 series (7
-	 * metrics x 8 GPUs) one night alone needs a robust z beyond -14.6, and
+	 * metrics x 8 GPUs) one night alone needs a robust z beyond -29, and
 	 * the first bad night's -13.5 is not; three nights in a row are */
 	cfg.comparisons = 56;
 	cr_assert_float_eq(hr_cutoff(1e-3, 56, 14, 3.5), 14.6409287752, 1e-6);
+	cr_assert_gt(hr_cutoff(1e-4, 56, 14, 3.5), 21 / 1.4826);
 	cr_assert_eq(hr_history_trend(v, 15, &cfg, &t), HR_TREND_NONE);
 	cr_assert_eq(hr_history_trend(v, 17, &cfg, &t), HR_TREND_REGRESSED);
-	cr_assert_float_eq(t.cut, hr_t_upper(sqrt(1e-3 / 56), 0.37 * 13), 1e-9);
+	cr_assert_float_eq(t.cut, hr_t_upper(sqrt(1e-4 / 56), 0.37 * 13), 1e-9);
 }
 
 Test(history, rule_long_regression_does_not_hide)
@@ -82,13 +83,13 @@ Test(history, rule_quiet_cases)
 	cfg.threshold_pct = 5;
 	cr_assert_eq(hr_history_regressed(noisy, 10, &cfg, &since, &base, &pct), 0);
 	/* a steady series with one bad night: regressed once */
-	double once[9] = { 100, 101, 99, 100, 102, 98, 100, 101, 70 };
+	double once[15] = { 100, 101, 99, 100, 102, 98, 100, 101, 99, 100, 100, 101, 99, 100, 70 };
 	cfg.threshold_pct = 10;
-	cr_assert_eq(hr_history_regressed(once, 9, &cfg, &since, &base, &pct), HR_TREND_ONCE);
-	cr_assert_eq(since, 8);
+	cr_assert_eq(hr_history_regressed(once, 15, &cfg, &since, &base, &pct), HR_TREND_ONCE);
+	cr_assert_eq(since, 14);
 	/* --persist 1: one night is enough */
 	cfg.persist = 1;
-	cr_assert_eq(hr_history_regressed(once, 9, &cfg, &since, &base, &pct), HR_TREND_REGRESSED);
+	cr_assert_eq(hr_history_regressed(once, 15, &cfg, &since, &base, &pct), HR_TREND_REGRESSED);
 }
 
 Test(history, t_quantiles_are_known_values)
