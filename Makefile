@@ -239,6 +239,13 @@ $(SLOWIO): tests/slowio.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -O2 -shared -fPIC -Wall -Wextra $< -ldl -o $@
 
+# a fault in one all-reduce size for tests/cli/confirm.sh (LD_PRELOAD shim, PMPI)
+SLOWAR := $(B)/tests/libslowallreduce.so
+$(SLOWAR): tests/slowallreduce.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -O2 -shared -fPIC -Wall -Wextra $(shell pkg-config --cflags ompi-c) $< -o $@
+
 # a stand-in libnvidia-ml.so.1 for tests/cli/inventory.sh (tests/fake-nvml)
 FAKE_NVML := $(B)/tests/fake-nvml/libnvidia-ml.so.1
 $(FAKE_NVML): tests/fake-nvml/fake_nvml.c
@@ -246,7 +253,7 @@ $(FAKE_NVML): tests/fake-nvml/fake_nvml.c
 	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC $< -o $@
 
 unit: $(UNIT_BIN)
-test: all $(UNIT_BIN) $(SLOWIO) $(FAKE_NVML)
+test: all $(UNIT_BIN) $(SLOWIO) $(SLOWAR) $(FAKE_NVML)
 	$(Q)SANITIZE=$(SANITIZE) WITH_CUDA=$(WITH_CUDA) scripts/run-tests
 
 sweep: all

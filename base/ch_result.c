@@ -34,6 +34,10 @@ struct ch_result {
 	json_t *(*live_value)(void *ctx);
 	void (*live_release)(void *ctx);
 	void *live_ctx;
+	const char *fin_key;              /* ch_result_on_finish(), or NULL */
+	json_t *(*fin_value)(void *ctx, const json_t *now);
+	void (*fin_release)(void *ctx);
+	void *fin_ctx;
 };
 
 const char *ch_git_rev(void) { return CH_GIT_REV; }
@@ -128,6 +132,8 @@ void ch_result_free(struct ch_result *r)
 	free(r->path);
 	if (r->live_release)
 		r->live_release(r->live_ctx);
+	if (r->fin_release)
+		r->fin_release(r->fin_ctx);
 	free(r);
 }
 
@@ -146,6 +152,29 @@ void ch_result_set_live(struct ch_result *r, const char *key,
 	r->live_value = value;
 	r->live_release = release;
 	r->live_ctx = ctx;
+}
+
+void ch_result_on_finish(struct ch_result *r, const char *key,
+			 json_t *(*value)(void *ctx, const json_t *now), void (*release)(void *ctx),
+			 void *ctx)
+{
+	r->fin_key = key;
+	r->fin_value = value;
+	r->fin_release = release;
+	r->fin_ctx = ctx;
+}
+
+/* the key of ch_result_on_finish() into @doc (the document, or on a signal
+ * the copy being finished) */
+static void finish_key(struct ch_result *r, json_t *doc)
+{
+	json_t *v;
+
+	if (!r->fin_key || !r->fin_value)
+		return;
+	v = r->fin_value(r->fin_ctx, json_object_get(doc, r->fin_key));
+	if (v)
+		json_object_set_new(doc, r->fin_key, v);
 }
 
 int ch_result_set(struct ch_result *r, const char *key, json_t *value)
@@ -383,6 +412,7 @@ static void finish_on_signal(int signo)
 			json_object_set_new(doc, "exit_code", json_integer(CH_EXIT_RUNTIME));
 			json_object_set_new(doc, "reason", json_string(reason));
 			json_object_set_new(doc, "end_utc", json_string(ch_utc_now(now, sizeof(now))));
+			finish_key(sig.r, doc);
 			if (ch_json_write_atomic(sig.r->path, doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0)
 				ch_error("%s; result file '%s' finished with status error", reason, sig.r->path);
 			json_decref(doc);
@@ -537,6 +567,7 @@ int ch_result_finish(struct ch_result *r, int status, const char *reason, ...)
 	va_start(ap, reason);
 	set_status_v(r, status, reason, ap);
 	va_end(ap);
+	finish_key(r, r->doc);
 	rc = write_doc(r);
 	signals_forget(r); /* the file is final: a later signal leaves it as is */
 	return rc;

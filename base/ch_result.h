@@ -68,6 +68,27 @@ void ch_result_set_live(struct ch_result *r, const char *key,
 			void *ctx);
 
 /**
+ * ch_result_on_finish - a top-level key completed when the run ends: by
+ * ch_result_finish(), and by the finish on SIGINT or SIGTERM
+ * (ch_result_catch_signals()), e.g. the host's load after the run
+ * ("conditions", set up by ch_run_begin() in bench/common/ch_opts.h).
+ * @key:     [in] the key; not copied, so a string constant.
+ * @value:   [in] called with @ctx and the key's value in the document being
+ *           finished (borrowed; NULL when absent); returns a new reference
+ *           stored under @key (NULL leaves the key as it is). On a signal it
+ *           runs in the signal thread while another thread may be changing
+ *           the document, so it must read nothing but @ctx and @now (which
+ *           is then a copy) and must not call ch_result_*() on @r.
+ * @release: [in] called once with @ctx by ch_result_free(); may be NULL.
+ * @ctx:     [in] owned by @r from now on; not changed after this call.
+ * One such key per document: a second call replaces the first without
+ * releasing it.
+ */
+void ch_result_on_finish(struct ch_result *r, const char *key,
+			 json_t *(*value)(void *ctx, const json_t *now), void (*release)(void *ctx),
+			 void *ctx);
+
+/**
  * ch_result_set - set a top-level key, stealing the reference to @value.
  * Used for "host", "ranks" and tool-specific top-level sections.
  * Returns 0, or CH_ERR_RUNTIME when @value is NULL or out of memory.
@@ -122,7 +143,8 @@ void ch_result_set_status(struct ch_result *r, int status, const char *reason,
 int ch_result_checkpoint(struct ch_result *r);
 
 /**
- * ch_result_finish - set the final status and reason, end_utc, and write.
+ * ch_result_finish - set the final status and reason, end_utc, the key of
+ * ch_result_on_finish(), and write.
  * @status: [in] as for ch_result_set_status(); @reason may be NULL.
  * Returns 0, or CH_ERR_RUNTIME on I/O error (message printed).
  */
@@ -139,7 +161,8 @@ int ch_result_finish(struct ch_result *r, int status, const char *reason, ...)
  * (4). A second signal exits at once with 128 + the signal number. A
  * signal ignored when the program started (SIGINT of a background job)
  * stays ignored, and one the calling thread blocks is left to the caller
- * (checkpoint_io takes SIGINT and SIGTERM with sigwait()). Forked
+ * (checkpoint_io takes SIGINT and SIGTERM with sigwait()). The key of
+ * ch_result_on_finish() is completed in the signal thread. Forked
  * children get the default action. The handler only writes into a pipe; a
  * thread started here does the rest. ch_run_begin() calls it; once
  * ch_result_finish() has written the final status, or after

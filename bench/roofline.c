@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 		o.common.json_path = NULL;
 		ch_set_quiet(1);
 	}
-	rc = ch_run_begin("roofline", argc, argv, &o.common, &res);
+	rc = ch_run_begin_world("roofline", argc, argv, &o.common, &mpi, &res);
 	if (rc == 0) {
 		ranks = ch_world_ranks_json(&mpi);
 		if (ranks)

@@ -3,6 +3,7 @@
 #include "base/ch_common.h"
 #include "base/ch_stats.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,4 +246,52 @@ int ch_ar_suspect_nodes(const struct ch_ar_group_bw *g, int n,
 		nsus++;
 	}
 	return nsus;
+}
+
+/* ------------------------------------------------------------ confirmation */
+
+static int usable(double v)
+{
+	return isfinite(v) && v > 0;
+}
+
+int ch_ar_confirm_cells(const double *bw, int n, unsigned char *why)
+{
+	int s, p, f, count = 0;
+
+	memset(why, 0, (size_t)(n > 0 ? n : 0) * 2);
+	for (s = 0; s < n; s++) {
+		for (p = 0; p < 2; p++)
+			for (f = 0; f < 2; f++) {
+				double v = bw[s * 4 + p * 2 + f], lo = NAN, hi = NAN;
+				int k;
+				if (!usable(v))
+					continue;
+				for (k = s - 1; k >= 0 && !usable(bw[k * 4 + p * 2 + f]); k--)
+					;
+				if (k >= 0)
+					lo = bw[k * 4 + p * 2 + f];
+				for (k = s + 1; k < n && !usable(bw[k * 4 + p * 2 + f]); k++)
+					;
+				if (k < n)
+					hi = bw[k * 4 + p * 2 + f];
+				if (isfinite(lo) && isfinite(hi)) {
+					if (v < lo && v < hi && v < CH_AR_CONFIRM_DIP * sqrt(lo * hi))
+						why[s * 2 + p] |= CH_AR_CONFIRM_WHY_DIP;
+				} else if (isfinite(lo) && !isfinite(hi)) {
+					/* the largest size: a drop at the end of the sweep */
+					if (v < CH_AR_CONFIRM_DIP * lo)
+						why[s * 2 + p] |= CH_AR_CONFIRM_WHY_DIP;
+				}
+			}
+		for (f = 0; f < 2; f++) {
+			double a = bw[s * 4 + f], b = bw[s * 4 + 2 + f];
+			if (usable(a) && usable(b) && (a < b ? a < CH_AR_CONFIRM_GAP * b : b < CH_AR_CONFIRM_GAP * a)) {
+				why[s * 2] |= CH_AR_CONFIRM_WHY_GAP;
+				why[s * 2 + 1] |= CH_AR_CONFIRM_WHY_GAP;
+			}
+		}
+		count += (why[s * 2] != 0) + (why[s * 2 + 1] != 0);
+	}
+	return count;
 }

@@ -18,6 +18,8 @@
 #ifndef CH_AR_ANALYSIS_H
 #define CH_AR_ANALYSIS_H
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -136,6 +138,45 @@ struct ch_ar_suspect {
 int ch_ar_suspect_nodes(const struct ch_ar_group_bw *g, int n,
 			const struct ch_ar_group_flag *flags, int nflags, int nnodes,
 			struct ch_ar_suspect *out, int max);
+
+/*
+ * Confirmation (--confirm 1, the default). At the end of each phase of the
+ * sweep, every cell (size x out-of-place / in-place, per group and
+ * algorithm) that looks like a dip or a gap is measured again and the
+ * second measurement recorded beside the first; the reporter decides what
+ * to make of it. The criterion is deliberately liberal (a cell measured
+ * again for nothing costs a step; a fault accused on one noisy measurement
+ * costs a node):
+ *   dip: the cell's algbw is below both neighbours' (the sizes before and
+ *        after it in the sweep, same placement) and below
+ *        CH_AR_CONFIRM_DIP x their geometric mean; the largest size, below
+ *        CH_AR_CONFIRM_DIP x its one neighbour;
+ *   gap: the lower of the out-of-place and in-place cells of a size is
+ *        below CH_AR_CONFIRM_GAP x the higher (more than 15% apart); both
+ *        cells are measured again.
+ * Each test runs on two figures of the cell, the algbw of the loop time
+ * (the table's) and that of the median iteration period (time_us.median);
+ * either one flags it. algbw has the shape of busbw (one factor per
+ * sweep) and is defined for a group of one rank too. Cells without a
+ * positive finite figure (size 0, not measured) are never flagged and are
+ * not neighbours.
+ */
+#define CH_AR_CONFIRM_DIP 0.90
+#define CH_AR_CONFIRM_GAP 0.85
+#define CH_AR_CONFIRM_WHY_DIP 1u
+#define CH_AR_CONFIRM_WHY_GAP 2u
+
+/**
+ * ch_ar_confirm_cells - the cells of one sweep to measure again.
+ * @bw:  [in] the algbw figures of @n sizes in ascending order, 4 per size:
+ *       bw[s * 4 + place * 2 + fig], place 0 out-of-place, 1 in-place; fig
+ *       0 from the loop time, 1 from the median period (any unit; NAN, 0 or
+ *       negative: not measured).
+ * @why: [out] 2 per size (why[s * 2 + place]): 0, or CH_AR_CONFIRM_WHY_DIP
+ *       and / or CH_AR_CONFIRM_WHY_GAP.
+ * Returns the number of cells flagged.
+ */
+int ch_ar_confirm_cells(const double *bw, int n, unsigned char *why);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_MIN_BUSBW,
 	OPT_INJECT_DELAY,
+	OPT_CONFIRM,
 };
 
 static const struct option longopts[] = {
@@ -39,6 +40,7 @@ static const struct option longopts[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "min-busbw", required_argument, NULL, OPT_MIN_BUSBW },
 	{ "inject-delay", required_argument, NULL, OPT_INJECT_DELAY },
+	{ "confirm", required_argument, NULL, OPT_CONFIRM },
 	CH_COMMON_LONGOPTS,
 	{ NULL, 0, NULL, 0 }
 };
@@ -98,6 +100,15 @@ void ch_ar_usage(FILE *f)
 	      "                           diagnostic: world rank RANK sleeps USEC microseconds\n"
 	      "                           before every all-reduce (of SIZE bytes or more), to\n"
 	      "                           check that straggler, group and timeout detection work\n"
+	      "  --confirm 0|1            at the end of each phase, measure again every cell\n"
+	      "                           that looks like a dip (algbw below both neighbours\n"
+	      "                           and 10% below their geometric mean, or the largest\n"
+	      "                           size 10% below the one before) or a gap (out-of-place\n"
+	      "                           and in-place more than 15% apart), on the loop time\n"
+	      "                           or the median period, and record the second\n"
+	      "                           measurement beside the first (\"confirm\"); costs one\n"
+	      "                           step per size re-measured, none on a smooth curve\n"
+	      "                           (default 1)\n"
 	      "\n", f);
 	ch_common_help(f);
 	fputs("\n"
@@ -208,6 +219,7 @@ static void defaults(struct ch_ar_opts *o)
 	o->timeout_sec = CH_AR_DEFAULT_TIMEOUT_SEC;
 	o->min_busbw_gbps = -1.0;
 	o->delay_rank = -1;
+	o->confirm = 1;
 }
 
 /* One option of allreduce_bw (ch_opts_getopt()'s handler): 1 handled, 0 not one
@@ -314,6 +326,11 @@ static int ar_opt(int c, const char *arg, void *ctx)
 	case OPT_INJECT_DELAY:
 		if (parse_delay(arg, o))
 			return CH_ERR_USAGE;
+		break;
+	case OPT_CONFIRM:
+		if (ch_parse_long("--confirm", arg, 0, 1, &v))
+			return CH_ERR_USAGE;
+		o->confirm = (int)v;
 		break;
 	default:
 		return 0;

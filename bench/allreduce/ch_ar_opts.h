@@ -2,7 +2,7 @@
  * ch_ar_opts.h - allreduce_bw's command line: nccl-tests' options (-b -e -f
  * -i -n -w -c -d -o, -g 1 and -t 1) with their meanings and size suffixes,
  * plus --backend, --algo, --groups, --node-size, --scaling, --timeout,
- * --min-busbw, --inject-delay and the common options (ch_opts.h).
+ * --min-busbw, --inject-delay, --confirm and the common options (ch_opts.h).
  */
 #ifndef CH_AR_OPTS_H
 #define CH_AR_OPTS_H
@@ -57,6 +57,7 @@ struct ch_ar_opts {
 	int delay_rank;          /* --inject-delay RANK, -1: none */
 	long delay_us;           /* --inject-delay USEC */
 	uint64_t delay_min_bytes;/* --inject-delay ...@SIZE: only from this size (0: all) */
+	int confirm;             /* --confirm 0|1: measure dips and gaps again (default 1) */
 };
 
 /**

@@ -108,6 +108,11 @@ struct ctx {
 	uint64_t wrong_total;
 	int fail_busbw;
 	char fail_reason[512];
+	/* the current phase, for the confirmation (--confirm 1) */
+	int *piters;                   /* every rank: its group's iterations per (algo, size) */
+	double *pfig;                  /* rank 0: algbw per (group, algo, size), 4 each (ch_ar_confirm_cells()) */
+	json_t **prow;                 /* rank 0: the row object per (group, algo, size), borrowed */
+	int confirmed;                 /* rank 0: cells measured again, whole run */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -506,8 +511,11 @@ static void check_place(struct ctx *c, const struct at *at, int place, const str
 }
 
 /* One placement (0 out-of-place, 1 in-place) of one size on this rank's
- * group: timed loop, check, timing exchange; fills this rank's record. */
-static void measure(struct ctx *c, const struct at *at, int place, int *iters_io, struct rec *rec)
+ * group: timed loop, check, timing exchange; fills this rank's record.
+ * @calibrate: 0 runs exactly *iters_io iterations (the confirmation: the
+ * count of the first measurement), else the options decide. */
+static void measure(struct ctx *c, const struct at *at, int place, int *iters_io, struct rec *rec,
+		    int calibrate)
 {
 	size_t count = at->sz->count;
 	uint64_t bytes = at->sz->bytes, wrong = 0, wsum = 0;
@@ -535,7 +543,7 @@ static void measure(struct ctx *c, const struct at *at, int place, int *iters_io
 	r.timeout_sec = c->o->timeout_sec;
 	r.mark = ch_ar_wd_mark;
 	r.mark_ctx = c->w;
-	if (place == 0 && (c->o->common.min_time_sec >= 0 || !c->o->iters_given)) {
+	if (calibrate && place == 0 && (c->o->common.min_time_sec >= 0 || !c->o->iters_given)) {
 		int ncal = c->o->warmup > 0 ? c->o->warmup : 1;
 		double *scratch = xmalloc_or_abort(c, 2 * (size_t)ncal * sizeof(double));
 		iters = *iters_io = decide_iters(c, bc, gc, grank, &r, scratch, ncal);
@@ -757,8 +765,26 @@ static void keep_rank_row(struct ctx *c, const struct ch_ar_group *g, struct row
 	rw->own_us = NULL;
 }
 
-/* One size of a sweep: measure's records -> a row -> JSON and table. */
-static void add_row(struct ctx *c, struct sweep *sw, const double *allrec, int a,
+/* Index of (group @g, algorithm @a, size @s) in the phase's pfig / prow. */
+static size_t cell_index(const struct ctx *c, int g, int a, int s)
+{
+	return ((size_t)g * (size_t)c->o->nalgos + (size_t)a) * (size_t)c->plan.nsizes + (size_t)s;
+}
+
+/* The row's algbw figures for the confirmation: loop time and median period */
+static void row_figures(const struct row *rw, const struct ch_ar_size *sz, double *fig)
+{
+	int p;
+	for (p = 0; p < 2; p++) {
+		double med = rw->root->stats[p][2];
+		fig[p * 2] = rw->cell[p].algbw_gbps;
+		fig[p * 2 + 1] = med > 0 ? ch_comm_algbw_gbps(sz->bytes, med) : NAN;
+	}
+}
+
+/* One size of a sweep: measure's records -> a row -> JSON and table; its
+ * figures and row object kept for the confirmation (@g, @s: indices). */
+static void add_row(struct ctx *c, struct sweep *sw, const double *allrec, int g, int a, int s,
 		    const struct ch_ar_size *sz, int live)
 {
 	struct row rw;
@@ -767,6 +793,10 @@ static void add_row(struct ctx *c, struct sweep *sw, const double *allrec, int a
 	row_account(c, sw, &rw, sz);
 	row_json(c, sw, &rw, allrec, sz);
 	row_table(c, sw, &rw, sz, live);
+	if (c->pfig) {
+		row_figures(&rw, sz, c->pfig + cell_index(c, g, a, s) * 4);
+		c->prow[cell_index(c, g, a, s)] = json_array_get(sw->rows, json_array_size(sw->rows) - 1);
+	}
 	keep_rank_row(c, sw->g, &rw);
 }
 
@@ -830,41 +860,181 @@ static void end_sweep(struct ctx *c, struct sweep *sw, int a, int live)
 
 /* ------------------------------------------------------------------ sweep */
 
-static void step(struct ctx *c, int p, int gi, MPI_Comm gc, struct ch_comm *bc, int a, int s,
-		 struct sweep *sw, double *allrec, int live)
+/* Every rank: one size of one algorithm, both placements, on this rank's
+ * group (none when @gi < 0), then the records gathered to world rank 0.
+ * @iters: the iteration count to run, or 0: the options decide (and the
+ * count run is kept in c->piters for the confirmation). */
+static void measure_step(struct ctx *c, int p, int gi, MPI_Comm gc, struct ch_comm *bc, int a, int s,
+			 int iters, double *allrec)
 {
 	const struct ch_ar_phase *ph = &c->plan.phases[p];
-	uint64_t bytes = c->plan.sizes[s].bytes;
 	const char *gname = gi >= 0 ? ph->groups[gi].name : "-";
 	struct rec rec;
-	int g;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.group = gi;
 	rec.wrong[0] = rec.wrong[1] = -1;
-	set_where(c, p, gi, a, s, 0, bytes, gname);
+	set_where(c, p, gi, a, s, 0, c->plan.sizes[s].bytes, gname);
 	if (ch_ar_world_barrier(c->w))
 		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "the step barrier failed");
 	if (gi >= 0) {
 		struct ch_ar_pattern pat;
 		struct at at = { p, gi, a, s, gname, &c->plan.sizes[s], gc, 0, 0, bc, &pat };
-		int iters = c->o->iters;
+		int n = iters > 0 ? iters : c->o->iters;
 		MPI_Comm_size(gc, &at.gsize);
 		MPI_Comm_rank(gc, &at.grank);
 		if (ch_ar_pattern_init(&pat, c->o->dtype, c->o->op, at.gsize))
 			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "bad pattern parameters");
-		measure(c, &at, 0, &iters, &rec);
-		measure(c, &at, 1, &iters, &rec);
-		rec.iters = iters;
+		measure(c, &at, 0, &n, &rec, iters <= 0);
+		measure(c, &at, 1, &n, &rec, iters <= 0);
+		rec.iters = n;
+		if (iters <= 0 && c->piters)
+			c->piters[a * c->plan.nsizes + s] = n;
 	}
 	if (ch_ar_world_gather(c->w, (const double *)&rec, REC_N, allrec))
 		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "gathering the records failed");
+}
+
+static void step(struct ctx *c, int p, int gi, MPI_Comm gc, struct ch_comm *bc, int a, int s,
+		 struct sweep *sw, double *allrec, int live)
+{
+	const struct ch_ar_phase *ph = &c->plan.phases[p];
+	int g;
+
+	measure_step(c, p, gi, gc, bc, a, s, 0, allrec);
 	if (c->rank != 0)
 		return;
 	for (g = 0; g < ph->ngroups; g++)
-		add_row(c, &sw[g], allrec, a, &c->plan.sizes[s], live);
+		add_row(c, &sw[g], allrec, g, a, s, &c->plan.sizes[s], live);
 	if (checkpoint(c))
 		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot write the result file");
+}
+
+/* ------------------------------------------------------------ confirmation */
+
+/* Rank 0: the "confirm" object of one placement (as the cell's own keys). */
+static json_t *confirm_json(const struct rec *root, int place, double factor, const struct ch_ar_size *sz,
+			    unsigned why)
+{
+	double algbw = ch_comm_algbw_gbps(sz->bytes, root->loop[place]);
+	json_t *o = json_pack("{s:s, s:f, s:o, s:f, s:f, s:o}", "why", why & CH_AR_CONFIRM_WHY_DIP ? "dip" : "gap",
+			      "loop_time_us", root->loop[place] * 1e6, "time_us", stats_json_us(root->stats[place]),
+			      "algbw_gbps", algbw, "busbw_gbps", algbw * factor,
+			      "wrong", root->wrong[place] < 0 ? json_null() : json_integer((json_int_t)root->wrong[place]));
+	if (o && (why & CH_AR_CONFIRM_WHY_DIP) && (why & CH_AR_CONFIRM_WHY_GAP))
+		json_object_set_new(o, "also_gap", json_true());
+	return o;
+}
+
+/* Rank 0: which (algorithm, size) steps of the phase to measure again:
+ * @why gets each cell's reason, @list the (a, s) pairs; returns their count. */
+static int confirm_plan(struct ctx *c, const struct ch_ar_phase *ph, unsigned char *why, int *list)
+{
+	int ns = c->plan.nsizes, g, a, s, n = 0;
+
+	for (g = 0; g < ph->ngroups; g++)
+		for (a = 0; a < c->o->nalgos; a++)
+			ch_ar_confirm_cells(c->pfig + cell_index(c, g, a, 0) * 4, ns, why + cell_index(c, g, a, 0) * 2);
+	for (a = 0; a < c->o->nalgos; a++)
+		for (s = 0; s < ns; s++)
+			for (g = 0; g < ph->ngroups; g++)
+				if (why[cell_index(c, g, a, s) * 2] || why[cell_index(c, g, a, s) * 2 + 1]) {
+					list[2 * n] = a;
+					list[2 * n + 1] = s;
+					n++;
+					break;
+				}
+	return n;
+}
+
+/* Rank 0: the second measurement of step (@a, @s) into the flagged cells. */
+static void confirm_record(struct ctx *c, const struct ch_ar_phase *ph, const unsigned char *why,
+			   const double *allrec, int a, int s)
+{
+	const struct ch_ar_size *sz = &c->plan.sizes[s];
+	int g, p;
+
+	for (g = 0; g < ph->ngroups; g++) {
+		const struct ch_ar_group *gr = &ph->groups[g];
+		const struct rec *root = (const struct rec *)(allrec + (size_t)gr->ranks[0] * REC_N);
+		double factor = ch_comm_busbw_factor(gr->nranks);
+		size_t ci = cell_index(c, g, a, s);
+		for (p = 0; p < 2; p++) {
+			unsigned w = why[ci * 2 + p];
+			json_t *cell, *cj;
+			if (!w)
+				continue;
+			cj = confirm_json(root, p, factor, sz, w);
+			ch_ar_wd_lock(c->w);
+			cell = json_object_get(c->prow[ci], p ? "in_place" : "out_of_place");
+			if (json_is_object(cell) && cj)
+				json_object_set_new(cell, "confirm", cj);
+			else
+				json_decref(cj);
+			ch_ar_wd_unlock(c->w);
+			if (root->wrong[p] > 0)
+				c->wrong_total += (uint64_t)root->wrong[p];
+			c->confirmed++;
+			out(c, 0, "#   %s %s %12llu B %-12s %-4s busbw %9.4g GB/s, again %9.4g GB/s; time %10.1f us, again %10.1f us%s\n",
+			    gr->name, c->labels[a], (unsigned long long)sz->bytes, p ? "in-place" : "out-of-place",
+			    w & CH_AR_CONFIRM_WHY_DIP ? "dip" : "gap", c->pfig[ci * 4 + p * 2] * factor,
+			    ch_comm_algbw_gbps(sz->bytes, root->loop[p]) * factor,
+			    c->pfig[ci * 4 + p * 2] > 0 ? (double)sz->bytes / c->pfig[ci * 4 + p * 2] / 1e3 : NAN,
+			    root->loop[p] * 1e6, root->wrong[p] > 0 ? "  WRONG RESULTS" : "");
+		}
+	}
+}
+
+/* Every rank: at the end of a phase, the cells that look like a dip or a
+ * gap measured again (ch_ar_confirm_cells()), with the first measurement's
+ * iteration count; rank 0 decides and broadcasts the steps, every group
+ * measures each listed step (as in the sweep, the groups of the phase run
+ * at once), and the flagged cells get the second measurement. */
+static void confirm_phase(struct ctx *c, int p, int gi, MPI_Comm gc, struct ch_comm **comms, double *allrec)
+{
+	const struct ch_ar_phase *ph = &c->plan.phases[p];
+	int ns = c->plan.nsizes, na = c->o->nalgos, n = 0, k;
+	unsigned char *why = NULL;
+	int *list = NULL;
+
+	if (c->rank == 0) {
+		why = calloc((size_t)ph->ngroups * (size_t)na * (size_t)ns * 2, 1);
+		list = xmalloc_or_abort(c, sizeof(int) * 2 * (size_t)na * (size_t)ns);
+		if (!why)
+			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
+		n = confirm_plan(c, ph, why, list);
+	}
+	set_where(c, p, gi, -1, -1, -1, 0, gi >= 0 ? ph->groups[gi].name : "-");
+	ch_ar_wd_enter(c->w, CH_AR_ACT_MPI, "agreeing on the cells to measure again");
+	mpi_or_abort(c, MPI_Bcast(&n, 1, MPI_INT, 0, ctrl_comm(c)), "MPI_Bcast of the confirmation plan");
+	if (n > 0) {
+		if (c->rank != 0)
+			list = xmalloc_or_abort(c, sizeof(int) * 2 * (size_t)n);
+		mpi_or_abort(c, MPI_Bcast(list, 2 * n, MPI_INT, 0, ctrl_comm(c)), "MPI_Bcast of the confirmation plan");
+		out(c, 0, "#\n# Confirmation (%s): %d size%s measured again, cells that look like a dip or a gap:\n",
+		    ph->ngroups == 1 ? ph->groups[0].name : "this phase's groups", n, n == 1 ? "" : "s");
+		for (k = 0; k < n; k++) {
+			int a = list[2 * k], s = list[2 * k + 1];
+			measure_step(c, p, gi, gc, gi >= 0 ? comms[a] : NULL, a, s,
+				     gi >= 0 ? c->piters[a * ns + s] : 1, allrec);
+			if (c->rank != 0)
+				continue;
+			confirm_record(c, ph, why, allrec, a, s);
+			if (checkpoint(c))
+				ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot write the result file");
+		}
+	} else {
+		out(c, 0, "#\n# Confirmation (%s): no cell looks like a dip or a gap; nothing measured again\n",
+		    ph->ngroups == 1 ? ph->groups[0].name : "this phase's groups");
+	}
+	if (c->rank == 0) {
+		ch_ar_wd_lock(c->w);
+		json_object_set_new(json_object_get(c->results, "confirm"), "cells", json_integer(c->confirmed));
+		ch_ar_wd_unlock(c->w);
+		fflush(stdout);
+	}
+	free(why);
+	free(list);
 }
 
 static int run_phases(struct ctx *c)
@@ -907,6 +1077,18 @@ static int run_phases(struct ctx *c)
 		}
 		if (c->rank == 0)
 			sw = xmalloc_or_abort(c, (size_t)ph->ngroups * sizeof(*sw));
+		if (c->o->confirm) {
+			size_t ncell = (size_t)ph->ngroups * (size_t)c->o->nalgos * (size_t)c->plan.nsizes, i;
+			c->piters = xmalloc_or_abort(c, (size_t)c->o->nalgos * (size_t)c->plan.nsizes * sizeof(int));
+			if (c->rank == 0) {
+				c->pfig = xmalloc_or_abort(c, ncell * 4 * sizeof(double));
+				c->prow = calloc(ncell ? ncell : 1, sizeof(json_t *));
+				if (!c->prow)
+					ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
+				for (i = 0; i < ncell * 4; i++)
+					c->pfig[i] = NAN;
+			}
+		}
 		for (a = 0; a < c->o->nalgos; a++) {
 			if (c->rank == 0)
 				for (g = 0; g < ph->ngroups; g++)
@@ -918,6 +1100,14 @@ static int run_phases(struct ctx *c)
 					end_sweep(c, &sw[g], a, live);
 		}
 		free(sw);
+		if (c->o->confirm)
+			confirm_phase(c, p, gi, gc, comms, allrec);
+		free(c->piters);
+		free(c->pfig);
+		free(c->prow);
+		c->piters = NULL;
+		c->pfig = NULL;
+		c->prow = NULL;
 		set_where(c, p, gi, -1, -1, -1, 0, gi >= 0 ? ph->groups[gi].name : "-");
 		ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "releasing the communicators");
 		for (a = 0; a < c->o->nalgos; a++)
@@ -1072,6 +1262,10 @@ static void results_skeleton(struct ctx *c)
 	json_object_set_new(r, "inject_delay", o->delay_rank >= 0 ?
 		json_pack("{s:i, s:I, s:I}", "rank", o->delay_rank, "usec", (json_int_t)o->delay_us,
 			  "from_bytes", (json_int_t)o->delay_min_bytes) : json_null());
+	json_object_set_new(r, "confirm", json_pack("{s:b, s:f, s:f, s:s, s:i}", "enabled", o->confirm,
+		"dip_ratio", CH_AR_CONFIRM_DIP, "gap_ratio", CH_AR_CONFIRM_GAP, "method",
+		"at the end of each phase, every cell measured again whose algbw (of the loop time or of the median period) is below both neighbours' and below dip_ratio x their geometric mean (the largest size: below dip_ratio x the size before), or whose out-of-place and in-place figures differ, the lower below gap_ratio x the higher; both placements of the size are measured, with the first measurement's iterations, and the flagged cells get \"confirm\"",
+		"cells", 0));
 	json_object_set_new(r, "thresholds", json_pack("{s:f, s:i, s:f, s:f}",
 		"straggler_min_fraction", CH_AR_STRAGGLER_MIN_FRACTION,
 		"straggler_min_rows", CH_AR_STRAGGLER_MIN_ROWS,
@@ -1323,7 +1517,7 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 
 	/* the result document: rank 0 checks that it may write the file */
 	if (c->rank == 0)
-		rc = ch_run_begin("allreduce_bw", argc, argv, &o->common, &c->res);
+		rc = ch_run_begin_world("allreduce_bw", argc, argv, &o->common, ch_ar_world_base(w), &c->res);
 	rc = ch_ar_world_agree(w, rc);
 	if (rc) {
 		ch_result_free(c->res);

@@ -450,6 +450,9 @@ static void finish_on_disk(struct ch_ar_world *w, const char *msg, json_t *jt)
 	res = json_object_get(doc, "results");
 	if (json_is_object(res))
 		json_object_set(res, "timeout", jt);
+	/* rank 0's host is this one: the host's load now */
+	if ((res = ch_run_conditions_end(json_object_get(doc, "conditions"), &w->base)))
+		json_object_set_new(doc, "conditions", res);
 	json_decref(jt);
 	json_object_set_new(doc, "status", json_string(ch_status_name(CH_ERR_RUNTIME)));
 	json_object_set_new(doc, "exit_code", json_integer(CH_EXIT_RUNTIME));

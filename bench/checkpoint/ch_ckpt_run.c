@@ -981,8 +981,10 @@ int ch_ckpt_run(struct ch_ar_world *w, const struct ch_ckpt_opts *o, int argc, c
 	c->nfiles = (int)o->files_per_rank;
 	ch_set_quiet(o->common.quiet);
 	if (c->rank == 0) {
-		rc = ch_run_begin("checkpoint_io", argc, argv, &o->common, &c->res);
+		rc = ch_run_begin_world("checkpoint_io", argc, argv, &o->common, ch_ar_world_base(w), &c->res);
 		if (rc == 0) {
+			/* the staged phase: the load on the main thread, the copy thread */
+			ch_run_set_threads(c->res, 2);
 			c->jres = ch_result_results(c->res);
 			c->all = calloc((size_t)c->size * R_N, sizeof(double));
 			m = calloc((size_t)c->size, sizeof(*m));

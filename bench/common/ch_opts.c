@@ -2,13 +2,18 @@
 #include "base/ch_common.h"
 #include "hw/ch_energy.h"
 #include "hw/ch_host.h"
+#include "bench/common/ch_world.h"
 #include "hw/ch_inventory.h"
+#include "hw/ch_procfs.h"
 #include "hw/ch_sysfs.h"
 #include "base/ch_parse.h"
 
 #include <hwloc.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 void ch_common_opts_init(struct ch_common_opts *o)
 {
@@ -92,8 +97,97 @@ void ch_print_version(const char *tool)
 	printf("%s (clusterhealth) %s (git %s)\n", tool, CH_VERSION, ch_git_rev());
 }
 
+/* What the conditions' "after" needs: the procfs root and the run's
+ * processes on this host, fixed when the run begins (read from the signal
+ * thread too, so never changed). */
+struct run_cond {
+	char root[4096];
+	int npids;
+	long pids[];
+};
+
+static json_t *conditions_after(void *ctx, const json_t *now)
+{
+	const struct run_cond *c = ctx;
+	struct ch_host_load after;
+
+	if (!json_is_object(now))
+		return NULL;
+	ch_host_load_sample(c->root, CH_HOST_LOAD_INTERVAL_SEC, c->pids, c->npids, &after);
+	return ch_conditions_set_after(now, &after, NULL);
+}
+
+/* The procfs root and the processes of @w on this process's host (this
+ * process alone without a world); NULL when out of memory. */
+static struct run_cond *run_cond_new(const struct ch_world *w)
+{
+	const struct ch_world_rank *me = w && w->active ? ch_world_info(w, w->rank) : NULL;
+	struct run_cond *c;
+	int i, n = 0;
+
+	c = calloc(1, sizeof(*c) + (size_t)(me ? w->size : 1) * sizeof(long));
+	if (!c)
+		return NULL;
+	snprintf(c->root, sizeof(c->root), "%s", ch_procfs_root());
+	if (me) {
+		for (i = 0; i < w->size; i++) {
+			const struct ch_world_rank *ri = ch_world_info(w, i);
+			if (ri && ri->host_node == me->host_node)
+				c->pids[n++] = ri->pid;
+		}
+	}
+	if (!n)
+		c->pids[n++] = (long)getpid();
+	c->npids = n;
+	return c;
+}
+
+json_t *ch_run_conditions_end(const json_t *cond, const struct ch_world *w)
+{
+	struct run_cond *c = json_is_object(cond) ? run_cond_new(w) : NULL;
+	json_t *out = c ? conditions_after(c, cond) : NULL;
+
+	free(c);
+	return out;
+}
+
+/* "conditions" with "before" sampled now; the hook that fills "after" */
+static int begin_conditions(struct ch_result *r, const struct ch_world *w)
+{
+	struct ch_host_load before;
+	struct run_cond *c = run_cond_new(w);
+	json_t *cond;
+
+	if (!c)
+		return CH_ERR_RUNTIME;
+	ch_host_load_sample(c->root, CH_HOST_LOAD_INTERVAL_SEC, c->pids, c->npids, &before);
+	cond = ch_conditions_json(&before, NULL, c->npids, 1);
+	if (!cond || ch_result_set(r, "conditions", cond)) {
+		free(c);
+		return CH_ERR_RUNTIME;
+	}
+	ch_result_on_finish(r, "conditions", conditions_after, free, c);
+	return 0;
+}
+
+int ch_run_set_threads(struct ch_result *r, int n)
+{
+	json_t *cond = json_object_get(ch_result_doc(r), "conditions");
+	json_t *p = json_object_get(cond, "procs_on_host");
+
+	if (!json_is_integer(p))
+		return CH_ERR_USAGE;
+	return ch_conditions_set_load(cond, (int)json_integer_value(p), n);
+}
+
 int ch_run_begin(const char *tool, int argc, char **argv,
 		 const struct ch_common_opts *o, struct ch_result **out)
+{
+	return ch_run_begin_world(tool, argc, argv, o, NULL, out);
+}
+
+int ch_run_begin_world(const char *tool, int argc, char **argv, const struct ch_common_opts *o,
+		       const struct ch_world *w, struct ch_result **out)
 {
 	struct ch_result *r = ch_result_new(tool, argc, argv);
 	hwloc_topology_t topo;
@@ -124,7 +218,8 @@ int ch_run_begin(const char *tool, int argc, char **argv,
 		json_object_set_new(json_object_get(ch_result_doc(r), "host"), "inventory",
 				    ch_inventory_collect(NULL, ch_sysfs_root()));
 	}
-	if ((rc = ch_result_energy_start(r)) != 0 || (rc = ch_result_catch_signals(r)) != 0) {
+	if ((rc = ch_result_energy_start(r)) != 0 || (rc = begin_conditions(r, w)) != 0 ||
+	    (rc = ch_result_catch_signals(r)) != 0) {
 		ch_result_free(r);
 		return rc;
 	}

@@ -35,6 +35,8 @@ enum {
 	{ "help", no_argument, NULL, 'h' },                        \
 	{ "version", no_argument, NULL, 'V' }
 
+struct ch_world;
+
 struct ch_common_opts {
 	const char *json_path; /* --json FILE, NULL when not given */
 	int force;             /* --force: replace an existing result file */
@@ -94,14 +96,54 @@ void ch_print_version(const char *tool);
  * hardware inventory under host.inventory: ch_inventory_collect() with
  * sysfs read under ch_sysfs_root(), $CH_SYSFS_ROOT for tests) and the hwloc
  * and jansson versions, checks that the result file may be written,
- * starts the energy counters (envelope key "energy", ch_energy.h), and
- * finishes the file on SIGINT or SIGTERM (ch_result_catch_signals(): status
- * "error", exit 4).
+ * starts the energy counters (envelope key "energy", ch_energy.h),
+ * records the measurement conditions (envelope key "conditions": the host's
+ * load now, and again when the run finishes; see ch_run_begin_world()) for
+ * a run of this one process, and finishes the file on SIGINT or SIGTERM
+ * (ch_result_catch_signals(): status "error", exit 4).
  * Returns 0, CH_ERR_USAGE (the result file exists without --force, or its
  * directory is missing) or CH_ERR_RUNTIME.
  */
 int ch_run_begin(const char *tool, int argc, char **argv,
 		 const struct ch_common_opts *o, struct ch_result **out);
+
+/**
+ * ch_run_begin_world - ch_run_begin() for a run of several processes: the
+ * ranks of @w (bench/common/ch_world.h) on this process's host count in
+ * conditions.procs_on_host, and their CPU time is taken out of the host's
+ * busy share (their own load is not the host's).
+ * @w: [in] the world (borrowed; its layout is read now); NULL or a world
+ *     that is not active: this process alone.
+ * The conditions (docs/results-schema.md, hw/ch_procfs.h): "before" is
+ * sampled here (load average, CPU pressure, busy share of the CPUs over
+ * CH_HOST_LOAD_INTERVAL_SEC = 0.2 s, under the procfs root $CH_PROCFS_ROOT
+ * for tests), "after" when the run finishes (ch_result_finish(), or in the
+ * signal thread on SIGINT / SIGTERM); threads_per_proc is 1 until
+ * ch_run_set_threads().
+ * Returns as ch_run_begin().
+ */
+int ch_run_begin_world(const char *tool, int argc, char **argv, const struct ch_common_opts *o,
+		       const struct ch_world *w, struct ch_result **out);
+
+/**
+ * ch_run_conditions_end - a copy of @cond (a result document's
+ * "conditions", as ch_run_begin_world() recorded it) with "after" read now
+ * on this host, the ranks of @w on it taken out of the busy share: for a
+ * process that finishes a file another one began (allreduce_bw's rank 1
+ * when rank 0 hung). Returns a new object, NULL when @cond is not an
+ * object or out of memory.
+ */
+json_t *ch_run_conditions_end(const json_t *cond, const struct ch_world *w);
+
+/**
+ * ch_run_set_threads - record how many compute threads each process of the
+ * run uses at most (OpenMP threads, loader_contention's feeders and
+ * workers): conditions.threads_per_proc, and per_core = procs_on_host x
+ * threads_per_proc / online_cpus. Call before the measurements.
+ * @n: [in] >= 1. Returns 0, or CH_ERR_USAGE when @n < 1 or @r has no
+ * conditions (a document not begun by ch_run_begin()).
+ */
+int ch_run_set_threads(struct ch_result *r, int n);
 
 #ifdef __cplusplus
 }

@@ -218,6 +218,38 @@ json_t *ch_world_gather_json(const struct ch_world *w, json_t *local)
 	return out;
 }
 
+json_t *ch_world_bcast_json(const struct ch_world *w, json_t *value)
+{
+	MPI_Comm ctrl;
+	char *text = NULL;
+	int len = 0;
+	json_t *out;
+
+	if (!w->active)
+		return json_incref(value);
+	ctrl = MPI_Comm_f2c(w->ctrl);
+	if (w->rank == 0) {
+		text = value ? json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+		len = text ? (int)strlen(text) + 1 : 0;
+	}
+	MPI_Bcast(&len, 1, MPI_INT, 0, ctrl);
+	if (w->rank != 0 && len > 0)
+		text = malloc((size_t)len);
+	if (len > 0 && !text) {
+		/* the others would wait for this rank's part of the exchange */
+		ch_error("rank %d: out of memory receiving %d bytes from rank 0", w->rank, len);
+		MPI_Abort(MPI_COMM_WORLD, CH_EXIT_RUNTIME);
+	}
+	if (len > 0)
+		MPI_Bcast(text, len, MPI_CHAR, 0, ctrl);
+	if (w->rank == 0)
+		out = text ? json_incref(value) : NULL;
+	else
+		out = len > 0 ? json_loads(text, JSON_DECODE_ANY, NULL) : NULL;
+	free(text);
+	return out;
+}
+
 json_t *ch_world_ranks_json(const struct ch_world *w)
 {
 	json_t *o, *layout;

@@ -120,6 +120,16 @@ void ch_world_barrier(const struct ch_world *w);
 json_t *ch_world_gather_json(const struct ch_world *w, json_t *local);
 
 /**
+ * ch_world_bcast_json - world rank 0's @value on every rank.
+ * @value: [in] rank 0: the value to send (borrowed); other ranks: ignored.
+ * Returns a new reference on every rank (rank 0: @value itself), NULL when
+ * @value cannot be serialised (on every rank). A rank that cannot allocate
+ * the text calls MPI_Abort with exit code 4 (the others would wait for it).
+ * When the world is not active, a new reference to @value.
+ */
+json_t *ch_world_bcast_json(const struct ch_world *w, json_t *value);
+
+/**
  * ch_world_ranks_json - local: the result envelope's "ranks" object,
  * {world_size, layout: [{rank, host, local_rank}]}, on rank 0 (new
  * reference); NULL on other ranks; JSON null when the world is not active.

@@ -302,38 +302,7 @@ int ch_lc_units_per_batch(double batch_sec, double unit_sec);
 
 /* ----------------------------------------------------------- /proc metrics */
 
-/* The aggregate "cpu" line of /proc/stat, in USER_HZ ticks (proc(5)). */
-struct ch_lc_cpu_times {
-	uint64_t user, nice, system, idle, iowait, irq, softirq, steal;
-};
-
-/**
- * ch_lc_parse_proc_stat - parse the first "cpu " line of /proc/stat text.
- * Returns 0, or CH_ERR_RUNTIME when there is no such line or it has fewer
- * than 4 fields (missing later fields read as 0, as on old kernels).
- */
-int ch_lc_parse_proc_stat(const char *text, struct ch_lc_cpu_times *out);
-
-/**
- * ch_lc_cpu_util - host CPU utilisation between two /proc/stat samples.
- * @a, @b: [in] earlier and later sample.
- * @util:  [out] 1 - (idle + iowait) / total, steal counted as busy (the
- *         guest did not get that time), in [0, 1].
- * @steal: [out] steal / total.
- * total is the sum of the eight fields (guest time is already inside user).
- * Both are 0 when no tick elapsed.
- */
-void ch_lc_cpu_util(const struct ch_lc_cpu_times *a, const struct ch_lc_cpu_times *b,
-		    double *util, double *steal);
-
-/**
- * ch_lc_parse_psi - parse /proc/pressure/cpu text (kernel PSI, 4.20+):
- * "some avg10=X avg60=Y avg300=Z total=T".
- * @avg10: [out] the "some" 10-second average, percent.
- * @total_us: [out] the "some" cumulative stall time, microseconds.
- * Returns 0, or CH_ERR_RUNTIME when the "some" line is missing or malformed.
- */
-int ch_lc_parse_psi(const char *text, double *avg10, uint64_t *total_us);
+/* /proc/stat, /proc/pressure/cpu and reading small files: hw/ch_procfs.h */
 
 /**
  * ch_lc_parse_schedstat - parse /proc/<pid>/task/<tid>/schedstat text:
@@ -344,11 +313,6 @@ int ch_lc_parse_psi(const char *text, double *avg10, uint64_t *total_us);
 int ch_lc_parse_schedstat(const char *text, uint64_t *run_ns, uint64_t *wait_ns,
 			  uint64_t *slices);
 
-/**
- * ch_lc_read_text - read a small text file (at most @n - 1 bytes) into
- * @buf, NUL-terminated. Returns the length, or -1 (errno set) on failure.
- */
-long ch_lc_read_text(const char *path, char *buf, size_t n);
 
 /* --------------------------------------------------- metrics and verdict */
 

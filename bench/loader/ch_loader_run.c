@@ -14,6 +14,7 @@
  * scheduled), blocked on the queue (input wait) or copying.
  */
 #include "bench/loader/ch_loader_run.h"
+#include "hw/ch_procfs.h"
 #include "base/ch_common.h"
 #include "base/ch_stats.h"
 
@@ -302,7 +303,7 @@ static int read_schedstat(double *wait_ns)
 {
 	char buf[256];
 	uint64_t run, wait, sl;
-	if (ch_lc_read_text("/proc/thread-self/schedstat", buf, sizeof(buf)) < 0 ||
+	if (ch_proc_read_text("/proc/thread-self/schedstat", buf, sizeof(buf)) < 0 ||
 	    ch_lc_parse_schedstat(buf, &run, &wait, &sl) != 0)
 		return -1;
 	*wait_ns = (double)wait;
@@ -425,7 +426,7 @@ out:
 
 struct lc_proc_snap {
 	int have_stat, have_psi;
-	struct ch_lc_cpu_times cpu;
+	struct ch_proc_cpu_times cpu;
 	double psi_avg10;
 	uint64_t psi_total_us;
 	double t;
@@ -435,10 +436,10 @@ static void proc_snap(struct lc_proc_snap *s)
 {
 	char buf[8192];
 	s->t = ch_now_sec();
-	s->have_stat = ch_lc_read_text("/proc/stat", buf, sizeof(buf)) > 0 &&
-		       ch_lc_parse_proc_stat(buf, &s->cpu) == 0;
-	s->have_psi = ch_lc_read_text("/proc/pressure/cpu", buf, sizeof(buf)) > 0 &&
-		      ch_lc_parse_psi(buf, &s->psi_avg10, &s->psi_total_us) == 0;
+	s->have_stat = ch_proc_read_text("/proc/stat", buf, sizeof(buf)) > 0 &&
+		       ch_proc_parse_stat(buf, &s->cpu, NULL) == 0;
+	s->have_psi = ch_proc_read_text("/proc/pressure/cpu", buf, sizeof(buf)) > 0 &&
+		      ch_proc_parse_psi(buf, &s->psi_avg10, &s->psi_total_us) == 0;
 }
 
 /* ---------------------------------------------------------- the config */
@@ -891,7 +892,7 @@ static void host_metrics(const struct lc_run *run, struct ch_lc_metrics *m)
 		m->worker_invol_ctx_switches = 0;
 	}
 	if (p0->have_stat && p1->have_stat)
-		ch_lc_cpu_util(&p0->cpu, &p1->cpu, &m->host_cpu_util, &m->steal_frac);
+		ch_proc_cpu_util(&p0->cpu, &p1->cpu, &m->host_cpu_util, &m->steal_frac);
 	if (p1->have_psi) {
 		m->psi_some_avg10 = p1->psi_avg10;
 		if (p0->have_psi && p1->t > p0->t)

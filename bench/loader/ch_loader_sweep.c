@@ -7,6 +7,7 @@
 #include "bench/loader/ch_loader.h"
 #include "bench/loader/ch_loader_copy.h"
 #include "bench/loader/ch_loader_run.h"
+#include "bench/common/ch_opts.h"
 #include "base/ch_common.h"
 #include "hw/ch_host.h"
 #include "base/ch_parse.h"
@@ -873,6 +874,12 @@ int ch_lc_sweep(const struct ch_lc_opts *o, struct ch_result *r, char *reason, s
 		return rc;
 	}
 	if ((rc = sweep_prepare(&sw, reason, rn)) == 0) {
+		int w, maxw = 0;
+		for (w = 0; w < o->nworkers; w++)
+			if (o->workers[w] > maxw)
+				maxw = o->workers[w];
+		/* at most: a feeder and the largest worker count per GPU at once */
+		ch_run_set_threads(r, sw.G * (1 + maxw));
 		emit_skeleton_json(&sw, res);
 		ch_result_checkpoint(r);
 		print_intro(&sw);

@@ -38,7 +38,8 @@ enum {
 	OPT_ITERS,
 	OPT_WARMUP,
 	OPT_LIST,
-	OPT_STORES
+	OPT_STORES,
+	OPT_CONFIRM
 };
 
 void ch_rl_opts_init(struct ch_rl_opts *o)
@@ -48,6 +49,7 @@ void ch_rl_opts_init(struct ch_rl_opts *o)
 	o->devices_all = 1;
 	o->iters = 4;
 	o->warmup = 1;
+	o->confirm = CH_RL_CONFIRM_ON;
 }
 
 void ch_rl_usage(FILE *f)
@@ -79,6 +81,12 @@ void ch_rl_usage(FILE *f)
 	      "  --stores MODE      CPU stream kernels' stores: streaming (non-temporal, no\n"
 	      "                     write-allocate; the default where the CPU has them),\n"
 	      "                     write-allocate (plain stores), auto (default)\n"
+	      "  --confirm MODE     1 (default): measure again, at the end, every point of a\n"
+	      "                     GPU more than 5% below the node median (the same point\n"
+	      "                     on the node's GPUs, or a flagged roof's points), and\n"
+	      "                     record the second measurement beside the first; all:\n"
+	      "                     every point of every device (a repeatability check,\n"
+	      "                     about twice the run time); 0: off\n"
 	      "  --list             print the kernel table and exit\n", f);
 	ch_common_help(f);
 	fputs("\n"
@@ -228,6 +236,7 @@ static int parse_devices(const char *arg, struct ch_rl_opts *o)
 
 /* --stores values, indexed by enum ch_stores (kernels/ch_kernels.h) */
 static const char *const stores_names[] = { "auto", "streaming", "write-allocate", NULL };
+static const char *const confirm_names[] = { "0", "1", "all", NULL };
 
 /* One option of roofline (ch_opts_getopt()'s handler): 1 handled, 0 not one
  * of its own, or a negative status (message printed). */
@@ -285,6 +294,11 @@ static int rl_opt(int c, const char *arg, void *ctx)
 			return rc;
 		o->stores = rc;
 		break;
+	case OPT_CONFIRM:
+		if ((rc = ch_lookup("--confirm", arg, confirm_names)) < 0)
+			return rc;
+		o->confirm = rc;
+		break;
 	default:
 		return 0;
 	}
@@ -304,6 +318,7 @@ int ch_rl_parse(int argc, char **argv, struct ch_rl_opts *o)
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "stores", required_argument, NULL, OPT_STORES },
+		{ "confirm", required_argument, NULL, OPT_CONFIRM },
 		CH_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -501,6 +516,7 @@ struct rl_dev {
 	double peak_est[CH_NDTYPES];
 	uint64_t array_bytes;
 	int invalid, errors;
+	const struct ch_shape *force_shape; /* the confirmation: the first measurement's shape */
 };
 
 static json_t *stats_json(const struct ch_stats *s)
@@ -573,6 +589,10 @@ static int point_shape(struct rl_dev *r, const struct ch_kernel *k, enum ch_dtyp
 
 	memset(s, 0, sizeof(*s));
 	s->cols = 1;
+	if (r->force_shape) {
+		*s = *r->force_shape;
+		return 0;
+	}
 	if (k->family == CH_FAM_GEMM) {
 		uint64_t g = r->o->gemm_n;
 		if (!g) {
@@ -1317,6 +1337,18 @@ static void print_point(json_t *p, json_t *cfg, int has_ds)
 			 note[0] ? ", " : "", jget(p, "gbps_plain_stores"), jget(p, "gbps_plain_stores_write_allocate"));
 	if (json_is_true(json_object_get(p, "throttled")))
 		snprintf(note + strlen(note), sizeof(note) - strlen(note), "%sTHROTTLED", note[0] ? ", " : "");
+	if (json_is_object(json_object_get(p, "confirm"))) {
+		json_t *cf = json_object_get(p, "confirm");
+		const char *fam = json_string_value(json_object_get(p, "family"));
+		int flops = jget(p, "flops") > 0 && !(fam && !strcmp(fam, "stream"));
+		if (json_is_true(json_object_get(cf, "valid")))
+			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%smeasured again (%s): %.2f %s",
+				 note[0] ? ", " : "", json_string_value(json_object_get(cf, "why")),
+				 jget(cf, flops ? "gflops" : "gbps"), flops ? "GFLOP/s" : "GB/s");
+		else
+			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%smeasured again: %s",
+				 note[0] ? ", " : "", json_string_value(json_object_get(cf, "error")));
+	}
 	printf("  %-9s %-5s %10s %10s %6s %9s %9s %10s %10s %7s%s%s  %s\n", kn, dt, a, b, c, e, f, g, h, k2,
 	       has_ds ? " " : "", has_ds ? l : "", note);
 }
@@ -1432,12 +1464,339 @@ static void print_node(json_t *node_median, json_t *flagged)
 	json_object_foreach(json_object_get(node_median, "compute_gflops"), key, v)
 		printf(", %s %.1f GFLOP/s", key, json_number_value(v));
 	printf("\n");
-	json_array_foreach(flagged, i, f)
-		printf("# FLAGGED: %s %s %.1f is %.1f%% below the node median %.1f\n",
+	json_array_foreach(flagged, i, f) {
+		json_t *cf = json_object_get(f, "confirmed");
+		printf("# FLAGGED: %s %s %.1f is %.1f%% below the node median %.1f",
 		       json_string_value(json_object_get(f, "device")), json_string_value(json_object_get(f, "metric")),
 		       jget(f, "value"), jget(f, "pct_below"), jget(f, "node_median"));
+		if (json_is_boolean(cf))
+			printf("; measured again %.1f, %.1f%% below: %s\n", jget(f, "confirm_value"),
+			       jget(f, "confirm_pct_below"), json_is_true(cf) ? "confirmed" : "did not reproduce");
+		else
+			printf("; not measured again\n");
+	}
 	if (!json_array_size(flagged))
 		printf("# no GPU more than %.0f%% below the node median\n", NODE_FLAG_PCT);
+}
+
+/* ------------------------------------------------------------ confirmation */
+
+static int worse(int a, int b);
+
+/* The point's headline rate: GFLOP/s when it has FLOPs, else GB/s. */
+static double point_rate(json_t *p)
+{
+	double fl = jget(p, "flops"), gf = jget(p, "gflops");
+	return fl > 0 && gf > 0 ? gf : jget(p, "gbps");
+}
+
+static int is_ok_gpu(json_t *d)
+{
+	const char *kind = json_string_value(json_object_get(d, "kind"));
+	const char *st = json_string_value(json_object_get(d, "status"));
+	return kind && !strcmp(kind, "gpu") && st && !strcmp(st, "ok");
+}
+
+static int same_str(json_t *a, json_t *b)
+{
+	return json_is_string(a) && json_is_string(b) && !strcmp(json_string_value(a), json_string_value(b));
+}
+
+/* Median rate of (kernel, dtype) over the node's GPUs with status ok; NAN
+ * when no such point */
+static double point_node_median(json_t *devices, json_t *pt)
+{
+	double vals[1024];
+	size_t i, j, n = 0;
+	json_t *d, *q;
+
+	json_array_foreach(devices, i, d) {
+		if (!is_ok_gpu(d))
+			continue;
+		json_array_foreach(json_object_get(d, "points"), j, q) {
+			double v = point_rate(q);
+			if (n < 1024 && json_is_true(json_object_get(q, "valid")) && v > 0 &&
+			    same_str(json_object_get(q, "kernel"), json_object_get(pt, "kernel")) &&
+			    same_str(json_object_get(q, "dtype"), json_object_get(pt, "dtype")))
+				vals[n++] = v;
+		}
+	}
+	if (!n)
+		return NAN;
+	qsort(vals, n, sizeof(vals[0]), cmp_dbl);
+	return ch_percentile_sorted(vals, n, 50.0);
+}
+
+/* Does flag @f name device @d? */
+static int flag_of(json_t *f, json_t *d)
+{
+	return same_str(json_object_get(f, "device"), json_object_get(d, "device")) &&
+	       (!json_object_get(f, "host") || same_str(json_object_get(f, "host"), json_object_get(d, "host")));
+}
+
+/* Is point @p behind roof @metric ("memory_gbps", "compute_gflops.bf16")? */
+static int point_of_metric(json_t *p, const char *metric)
+{
+	const char *fam = json_string_value(json_object_get(p, "family"));
+	const char *dt = json_string_value(json_object_get(p, "dtype"));
+
+	if (!fam || !dt || !metric)
+		return 0;
+	if (!strcmp(metric, "memory_gbps"))
+		return !strcmp(fam, "stream");
+	return !strncmp(metric, "compute_gflops.", 15) && !strcmp(metric + 15, dt) &&
+	       (!strcmp(fam, "ladder") || !strcmp(fam, "gemm"));
+}
+
+json_t *ch_rl_confirm_plan(json_t *devices, json_t *flagged, double threshold_pct, int mode)
+{
+	json_t *plan = json_array(), *d, *p, *f;
+	size_t i, j, k;
+
+	if (!plan)
+		return NULL;
+	json_array_foreach(devices, i, d) {
+		json_t *cfg = json_object_get(d, "config"), *rank = json_object_get(d, "rank");
+		const char *why = NULL;
+		if (mode != CH_RL_CONFIRM_ALL && !is_ok_gpu(d))
+			continue;
+		json_array_foreach(json_object_get(d, "points"), j, p) {
+			double v = point_rate(p), med;
+			if (!json_is_true(json_object_get(p, "valid")) || !json_is_object(json_object_get(p, "shape")))
+				continue;
+			why = NULL;
+			if (mode == CH_RL_CONFIRM_ALL) {
+				why = "requested";
+			} else {
+				med = point_node_median(devices, p);
+				if (v > 0 && med > 0 && 100.0 * (med - v) / med > threshold_pct)
+					why = "below_node_median";
+				json_array_foreach(flagged, k, f)
+					if (!why && flag_of(f, d) &&
+					    point_of_metric(p, json_string_value(json_object_get(f, "metric"))))
+						why = "below_node_median";
+			}
+			if (!why)
+				continue;
+			json_array_append_new(plan, json_pack("{s:I, s:I, s:I, s:O, s:O, s:O, s:O, s:O, s:O, s:s}",
+				"dev", (json_int_t)i, "point", (json_int_t)j,
+				"rank", json_is_integer(rank) ? json_integer_value(rank) : (json_int_t)-1,
+				"device", json_object_get(d, "device"), "backend", json_object_get(d, "backend"),
+				"kernel", json_object_get(p, "kernel"), "dtype", json_object_get(p, "dtype"),
+				"shape", json_object_get(p, "shape"),
+				"array_bytes", json_object_get(cfg, "array_bytes") ? json_object_get(cfg, "array_bytes") : json_null(),
+				"why", why));
+		}
+	}
+	return plan;
+}
+
+void ch_rl_confirm_verdicts(json_t *devices, json_t *flagged, double threshold_pct)
+{
+	json_t *f, *d, *p;
+	size_t i, j, k;
+
+	json_array_foreach(flagged, i, f) {
+		const char *metric = json_string_value(json_object_get(f, "metric"));
+		double med = jget(f, "node_median"), v = NAN;
+		json_object_set_new(f, "confirmed", json_null());
+		json_array_foreach(devices, j, d) {
+			json_t *pts, *roofs;
+			if (!flag_of(f, d))
+				continue;
+			/* the roof again, over the second measurements of its points */
+			pts = json_array();
+			json_array_foreach(json_object_get(d, "points"), k, p) {
+				json_t *c = json_object_get(p, "confirm");
+				if (!point_of_metric(p, metric) || !json_is_true(json_object_get(c, "valid")))
+					continue;
+				json_array_append_new(pts, json_pack("{s:O, s:O, s:O, s:b, s:O, s:O}", "kernel",
+					json_object_get(p, "kernel"), "family", json_object_get(p, "family"), "dtype",
+					json_object_get(p, "dtype"), "valid", 1, "gbps", json_object_get(c, "gbps"),
+					"gflops", json_object_get(c, "gflops")));
+			}
+			roofs = ch_rl_roofs(pts);
+			v = !strcmp(metric, "memory_gbps") ? jget(roofs, "memory_gbps")
+							 : jget(json_object_get(roofs, "compute_gflops"), metric + 15);
+			json_decref(roofs);
+			json_decref(pts);
+			break;
+		}
+		if (isfinite(v) && v > 0 && med > 0) {
+			double below = 100.0 * (med - v) / med;
+			json_object_set_new(f, "confirmed", json_boolean(below > threshold_pct));
+			json_object_set_new(f, "confirm_value", json_real(v));
+			json_object_set_new(f, "confirm_pct_below", json_real(below));
+		}
+	}
+}
+
+/* The "confirm" object of a point measured again. */
+static json_t *confirm_json(const struct rl_point *pt, const char *why)
+{
+	struct ch_rates med;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "why", json_string(why));
+	if (pt->rc != 0 || !pt->chk.ok) {
+		json_object_set_new(o, "time_sec", json_null());
+		json_object_set_new(o, "gbps", json_null());
+		json_object_set_new(o, "gflops", json_null());
+		json_object_set_new(o, "valid", json_false());
+		json_object_set_new(o, "error", json_string(pt->rc ? pt->error : "the output failed validation"));
+		return o;
+	}
+	ch_rates(&pt->cnt, pt->st.median, &med);
+	json_object_set_new(o, "time_sec", stats_json(&pt->st));
+	json_object_set_new(o, "gbps", jnum(med.gbps));
+	json_object_set_new(o, "gflops", jnum(med.gflops));
+	json_object_set_new(o, "valid", json_true());
+	return o;
+}
+
+/* The shape a plan entry recorded. */
+static void shape_of(json_t *js, struct ch_shape *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->cols = 1;
+	s->n = (uint64_t)json_integer_value(json_object_get(js, "elements"));
+	if (json_is_integer(json_object_get(js, "cols")))
+		s->cols = (uint64_t)json_integer_value(json_object_get(js, "cols"));
+	s->m = (uint64_t)json_integer_value(json_object_get(js, "m"));
+	s->nn = (uint64_t)json_integer_value(json_object_get(js, "n"));
+	s->kk = (uint64_t)json_integer_value(json_object_get(js, "k"));
+}
+
+static const struct ch_kernel *kernel_named(const char *name)
+{
+	int nk, i;
+	const struct ch_kernel *t = ch_kernel_table(&nk);
+	for (i = 0; name && i < nk; i++)
+		if (!strcmp(t[i].name, name))
+			return &t[i];
+	return NULL;
+}
+
+/* Measure again the plan entries [@from, @to) (one device, this rank's);
+ * append {dev, point, confirm} to @out. Returns the worst status. */
+static int confirm_device(const struct ch_rl_opts *o, const struct ch_backend *be, json_t *plan, size_t from,
+			  size_t to, json_t *out, char *reason, size_t rn)
+{
+	json_t *e0 = json_array_get(plan, from);
+	const char *dev = json_string_value(json_object_get(e0, "device"));
+	struct rl_dev r;
+	char why[512] = "";
+	int rc, status = CH_OK, idx = 0;
+	size_t i;
+
+	memset(&r, 0, sizeof(r));
+	r.o = o;
+	r.be = be;
+	if (dev && !strncmp(dev, "gpu", 3))
+		idx = atoi(dev + 3);
+	if (!strcmp(be->name, "cpu"))
+		ch_cpu_set_stores((enum ch_stores)o->stores);
+	r.array_bytes = (uint64_t)json_integer_value(json_object_get(e0, "array_bytes"));
+	rc = be->open(idx, &r.dev, why, sizeof(why));
+	if (rc == 0) {
+		be->info(r.dev, &r.info);
+		if ((rc = be->alloc_arrays(r.dev, r.array_bytes)) != 0)
+			snprintf(why, sizeof(why), "cannot allocate the arrays (3 x %llu bytes)", (unsigned long long)r.array_bytes);
+	}
+	for (i = from; i < to; i++) {
+		json_t *e = json_array_get(plan, i), *cj;
+		const struct ch_kernel *k = kernel_named(json_string_value(json_object_get(e, "kernel")));
+		int dt = ch_dtype_parse(json_string_value(json_object_get(e, "dtype")));
+		struct ch_shape shape;
+		struct rl_point pt;
+
+		memset(&pt, 0, sizeof(pt));
+		if (rc != 0 || !k || dt < 0) {
+			pt.rc = rc ? rc : CH_ERR_RUNTIME;
+			snprintf(pt.error, sizeof(pt.error), "%s", rc ? why : "unknown kernel or dtype in the plan");
+		} else {
+			shape_of(json_object_get(e, "shape"), &shape);
+			r.force_shape = &shape;
+			measure_point(&r, k, (enum ch_dtype)dt, &pt);
+			r.force_shape = NULL;
+			json_decref(pt.tel0);
+			json_decref(pt.tel1);
+		}
+		cj = confirm_json(&pt, json_string_value(json_object_get(e, "why")));
+		if (pt.rc != 0) {
+			status = worse(status, CH_ERR_RUNTIME);
+			snprintf(reason, rn, "%s: %s %s measured again: %s", dev ? dev : "?", k ? k->name : "?",
+				 dt >= 0 ? ch_dtype_name(dt) : "?", pt.error);
+		} else if (!pt.chk.ok) {
+			status = worse(status, CH_ERR_CHECK);
+			snprintf(reason, rn, "%s: %s %s failed validation when measured again", dev ? dev : "?", k->name,
+				 ch_dtype_name(dt));
+		}
+		json_array_append_new(out, json_pack("{s:O, s:O, s:o}", "dev", json_object_get(e, "dev"), "point",
+						     json_object_get(e, "point"), "confirm", cj));
+	}
+	if (r.dev)
+		be->close(r.dev);
+	return status;
+}
+
+int ch_rl_confirm(const struct ch_rl_opts *o, const struct ch_world *mpi, const struct ch_backend *const *backends,
+		  int nbackends, json_t *devices, json_t *flagged, double threshold_pct, char *reason, size_t rn)
+{
+	json_t *plan = NULL, *mine, *all, *e;
+	int status = CH_OK, rc, b;
+	size_t i, j;
+
+	if (o->confirm == CH_RL_CONFIRM_OFF) {
+		if (flagged)
+			ch_rl_confirm_verdicts(devices, flagged, threshold_pct);
+		return CH_OK;
+	}
+	if (devices)
+		plan = ch_rl_confirm_plan(devices, flagged, threshold_pct, o->confirm);
+	e = ch_world_bcast_json(mpi, plan);
+	json_decref(plan);
+	plan = e;
+	mine = json_array();
+	for (i = 0; plan && mine && i < json_array_size(plan); i = j) {
+		json_t *e0 = json_array_get(plan, i);
+		const char *bname = json_string_value(json_object_get(e0, "backend"));
+		const struct ch_backend *be = NULL;
+		/* the entries of one device are consecutive */
+		for (j = i + 1; j < json_array_size(plan); j++) {
+			e = json_array_get(plan, j);
+			if (json_integer_value(json_object_get(e, "dev")) != json_integer_value(json_object_get(e0, "dev")))
+				break;
+		}
+		if (mpi->active && json_integer_value(json_object_get(e0, "rank")) != mpi->rank)
+			continue;
+		for (b = 0; b < nbackends && bname; b++)
+			if (!strcmp(backends[b]->name, bname))
+				be = backends[b];
+		if (!be) {
+			snprintf(reason, rn, "no backend '%s' to measure %s again", bname ? bname : "?",
+				 json_string_value(json_object_get(e0, "device")));
+			status = worse(status, CH_ERR_RUNTIME);
+			continue;
+		}
+		rc = confirm_device(o, be, plan, i, j, mine, reason, rn);
+		status = worse(status, rc);
+	}
+	all = ch_world_gather_json(mpi, mine);
+	if (devices && all) {
+		json_array_foreach(all, i, e) {
+			json_t *d = json_array_get(devices, (size_t)json_integer_value(json_object_get(e, "dev")));
+			json_t *p = json_array_get(json_object_get(d, "points"), (size_t)json_integer_value(json_object_get(e, "point")));
+			if (json_is_object(p))
+				json_object_set(p, "confirm", json_object_get(e, "confirm"));
+		}
+	}
+	if (devices && flagged)
+		ch_rl_confirm_verdicts(devices, flagged, threshold_pct);
+	json_decref(all);
+	json_decref(mine);
+	json_decref(plan);
+	return status;
 }
 
 /* ------------------------------------------------------------ the run */
@@ -1575,6 +1934,9 @@ int ch_rl_run_backend(const struct ch_rl_opts *o, const struct ch_world *mpi, co
 			}
 		} else {
 			ch_result_set_software(res, "blas", r.info.blas);
+			/* the CPU's OpenMP threads: the most this process runs at once */
+			if (r.info.threads > 1)
+				ch_run_set_threads(res, r.info.threads);
 		}
 		rc = measure_device(&r, dreason, sizeof(dreason));
 		update_roofs(&r);
@@ -1625,23 +1987,36 @@ int ch_rl_run(const struct ch_rl_opts *o, const struct ch_world *mpi, struct ch_
 		}
 	}
 	all = ch_world_gather_json(mpi, local);
+	median = flagged = NULL;
+	if (all) { /* rank 0 */
+		json_object_set(results, "devices", all);
+		if (mpi->active && ch_rl_mark_shared_gpus(all) > 0) {
+			status = worse(status, CH_ERR_USAGE);
+			ch_error("two local ranks measured the same GPU (more local ranks than visible GPUs): their "
+				 "devices are reported as usage errors; launch at most one rank per GPU");
+			if (!reason[0] || status == CH_ERR_USAGE)
+				snprintf(reason, n, "two local ranks measured the same GPU");
+		}
+		median = ch_rl_node_summary(all, NODE_FLAG_PCT, &flagged);
+	}
+	/* confirm before accusing: what looks low is measured again (collective) */
+	{
+		static const struct ch_backend *const bes[] = { &ch_backend_cuda, &ch_backend_cpu };
+		rc = ch_rl_confirm(o, mpi, bes, 2, all, flagged, NODE_FLAG_PCT, r2, sizeof(r2));
+		if (worse(status, rc) != status)
+			snprintf(reason, n, "%s", r2);
+		status = worse(status, rc);
+	}
 	status = ch_world_worst(mpi, status);
 	if (mpi->active && status != CH_OK && !reason[0])
 		snprintf(reason, n, "another rank reported '%s'", ch_status_name(status));
 	if (!all) /* not rank 0 */
 		return status;
-	json_object_set(results, "devices", all);
-	if (mpi->active && ch_rl_mark_shared_gpus(all) > 0) {
-		status = worse(status, CH_ERR_USAGE);
-		ch_error("two local ranks measured the same GPU (more local ranks than visible GPUs): their "
-			 "devices are reported as usage errors; launch at most one rank per GPU");
-		if (!reason[0] || status == CH_ERR_USAGE)
-			snprintf(reason, n, "two local ranks measured the same GPU");
-	}
-	median = ch_rl_node_summary(all, NODE_FLAG_PCT, &flagged);
 	json_object_set_new(results, "node_median", median);
 	json_object_set_new(results, "flagged", flagged);
 	json_object_set_new(results, "flag_threshold_pct", json_real(NODE_FLAG_PCT));
+	json_object_set_new(results, "confirm", json_pack("{s:s, s:s}", "mode", confirm_names[o->confirm], "method",
+		"at the end of the run, every valid point of a GPU more than flag_threshold_pct below the median of the same kernel and dtype over the node's GPUs, and every point behind a flagged roof, measured again (same shape, same calls) and recorded in the point's \"confirm\"; flagged[].confirmed: the roof taken again over those second measurements is still more than flag_threshold_pct below node_median (null: not measured again). --confirm all: every valid point of every device, why \"requested\""));
 	if (mpi->active && mpi->nhosts > 1)
 		json_object_set_new(results, "note", json_string("ranks span several hosts: node_median is over all of them"));
 	json_array_foreach(all, i, d)

@@ -42,10 +42,19 @@ struct ch_rl_opts {
 	int warmup;             /* --warmup: untimed calls before them (>= 0) */
 	int list;               /* --list: print the kernel table and exit */
 	int stores;             /* --stores: enum ch_stores (CPU stream kernels) */
+	int confirm;            /* --confirm: CH_RL_CONFIRM_* (default CH_RL_CONFIRM_ON) */
 };
 
+/* --confirm: 0 off; 1 (default) measure again, at the end, every point of a
+ * GPU more than the flag threshold below the node median (the same point on
+ * the node's GPUs, or a flagged roof's points); all: every valid point of
+ * every device (a repeatability check; the run takes about twice as long). */
+#define CH_RL_CONFIRM_OFF 0
+#define CH_RL_CONFIRM_ON 1
+#define CH_RL_CONFIRM_ALL 2
+
 /** ch_rl_opts_init - defaults: auto backend, all devices, default kernels
- * and dtypes, iters 4, warmup 1. */
+ * and dtypes, iters 4, warmup 1, confirm on. */
 void ch_rl_opts_init(struct ch_rl_opts *o);
 
 /**
@@ -170,6 +179,57 @@ json_t *ch_rl_roofs(json_t *points);
  * "gpus": count}, or JSON null when there is no GPU device.
  */
 json_t *ch_rl_node_summary(json_t *devices, double threshold_pct, json_t **flagged);
+
+/**
+ * ch_rl_confirm_plan - the points to measure again (roofline --confirm).
+ * @devices: [in] the gathered device objects (with "rank" under mpirun).
+ * @flagged: [in] ch_rl_node_summary()'s flags (may be NULL).
+ * @threshold_pct: [in] the flag threshold (results.flag_threshold_pct).
+ * @mode:    [in] CH_RL_CONFIRM_ON or CH_RL_CONFIRM_ALL.
+ * A valid point of a GPU with status ok is planned, why
+ * "below_node_median", when its headline rate (GFLOP/s, or GB/s for a
+ * point without FLOPs) is more than @threshold_pct below the median of the
+ * same kernel and dtype over the node's GPUs with status ok, and so is every
+ * valid point behind a flagged roof of its device (memory_gbps: the stream
+ * points; compute_gflops.DTYPE: the ladder and gemm points of DTYPE), so
+ * that the roof can be taken again. With CH_RL_CONFIRM_ALL every valid
+ * point of every device is planned, why "requested".
+ * Returns a new array of {dev, point (indices into @devices and its
+ * points), rank (-1 without MPI), device, backend, kernel, dtype, shape,
+ * array_bytes, why}, NULL when out of memory.
+ */
+json_t *ch_rl_confirm_plan(json_t *devices, json_t *flagged, double threshold_pct, int mode);
+
+/**
+ * ch_rl_confirm_verdicts - "confirmed" of every flagged roof, from the
+ * points' "confirm" objects: the roof taken again over the second
+ * measurements of its points (ch_rl_roofs()) is still more than
+ * @threshold_pct below the node median (true), or not (false); null when
+ * none of its points was measured again validly. Sets "confirmed", and
+ * "confirm_value" and "confirm_pct_below" when it is not null.
+ * @devices: [in] device objects with the confirm objects in their points.
+ * @flagged: [in,out] the flags.
+ */
+void ch_rl_confirm_verdicts(json_t *devices, json_t *flagged, double threshold_pct);
+
+/**
+ * ch_rl_confirm - measure the planned points again at the end of the run;
+ * collective under mpirun: world rank 0 plans (ch_rl_confirm_plan()) and
+ * broadcasts the plan, each rank measures its own devices' points again
+ * (reopening the device, the arrays as large as before, every point of the
+ * shape it had) and rank 0 gathers the second measurements into each
+ * point's "confirm" object {why, time_sec, gbps, gflops, valid, error?}
+ * and the flags' verdicts (ch_rl_confirm_verdicts()).
+ * @backends: [in] @nbackends backends, found by the devices' "backend".
+ * @devices, @flagged: [in,out] rank 0: the gathered devices and their
+ *           flags; other ranks: NULL.
+ * Returns on every rank its own worst status: CH_ERR_CHECK when a second
+ * measurement failed validation, CH_ERR_RUNTIME when one could not be
+ * taken (reason in @reason), else CH_OK; CH_OK at once with
+ * o->confirm == CH_RL_CONFIRM_OFF (the flags' "confirmed" then null).
+ */
+int ch_rl_confirm(const struct ch_rl_opts *o, const struct ch_world *mpi, const struct ch_backend *const *backends,
+		  int nbackends, json_t *devices, json_t *flagged, double threshold_pct, char *reason, size_t rn);
 
 #ifdef __cplusplus
 }

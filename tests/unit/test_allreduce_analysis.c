@@ -1,5 +1,6 @@
 #include <criterion/criterion.h>
 #include <string.h>
+#include <math.h>
 
 #include "bench/allreduce/ch_ar_analysis.h"
 #include "bench/allreduce/ch_ar_plan.h"
@@ -147,4 +148,96 @@ Test(allreduce_analysis, algorithms_and_kinds_compared_separately)
 	/* tree is slower than ring everywhere: nothing flagged; one pair: no reference */
 	cr_assert_eq(ch_ar_flag_groups(g, 5, 25.0, f, 5), 0);
 	(void)p23;
+}
+
+/* bw[s * 4 + place * 2 + fig]: the same value in both placements and figures */
+static void fill(double *bw, const double *v, int n)
+{
+	int s, k;
+	for (s = 0; s < n; s++)
+		for (k = 0; k < 4; k++)
+			bw[s * 4 + k] = v[s];
+}
+
+Test(allreduce_analysis, confirm_dip_below_both_neighbours)
+{
+	/* the issue's cell: 2.06 GB/s between 3.46 and 2.20 (6% below the
+	 * lower one, 25% below their geometric mean 2.76) */
+	double v[] = { 1.0, 2.0, 3.46, 2.06, 2.20, 2.30 }, bw[6 * 4];
+	unsigned char why[12];
+
+	fill(bw, v, 6);
+	cr_assert_eq(ch_ar_confirm_cells(bw, 6, why), 2);
+	cr_assert_eq(why[3 * 2], CH_AR_CONFIRM_WHY_DIP);
+	cr_assert_eq(why[3 * 2 + 1], CH_AR_CONFIRM_WHY_DIP);
+	/* 5% below two equal neighbours is not a dip; 11% is */
+	{
+		double w[] = { 2.0, 1.90, 2.0 }, x[] = { 2.0, 1.78, 2.0 }, b[12];
+		unsigned char y[6];
+		fill(b, w, 3);
+		cr_assert_eq(ch_ar_confirm_cells(b, 3, y), 0);
+		fill(b, x, 3);
+		cr_assert_eq(ch_ar_confirm_cells(b, 3, y), 2);
+		cr_assert_eq(y[2], CH_AR_CONFIRM_WHY_DIP);
+	}
+}
+
+Test(allreduce_analysis, confirm_rising_curve_and_last_size)
+{
+	/* a healthy rising curve: nothing; the largest size 15% below the one
+	 * before: a drop at the end */
+	double v[] = { 0.01, 0.08, 0.6, 3.0, 9.0, 9.5 }, bw[6 * 4];
+	unsigned char why[12];
+
+	fill(bw, v, 6);
+	cr_assert_eq(ch_ar_confirm_cells(bw, 6, why), 0);
+	v[5] = 9.0 * 0.85;
+	fill(bw, v, 6);
+	cr_assert_eq(ch_ar_confirm_cells(bw, 6, why), 2);
+	cr_assert_eq(why[5 * 2], CH_AR_CONFIRM_WHY_DIP);
+	/* the smallest size below its one neighbour is the normal start of a curve */
+	cr_assert_eq(why[0], 0);
+}
+
+Test(allreduce_analysis, confirm_gap_between_placements)
+{
+	double v[] = { 4.0, 4.0, 4.0 }, bw[12];
+	unsigned char why[6];
+
+	fill(bw, v, 3);
+	bw[1 * 4 + 2] = bw[1 * 4 + 3] = 4.0 * 0.84; /* in-place 16% below out-of-place */
+	cr_assert_eq(ch_ar_confirm_cells(bw, 3, why), 2);
+	/* both cells of the size; the in-place one is a dip of its own too */
+	cr_assert_eq(why[2], CH_AR_CONFIRM_WHY_GAP);
+	cr_assert_eq(why[3], CH_AR_CONFIRM_WHY_GAP | CH_AR_CONFIRM_WHY_DIP);
+	bw[1 * 4 + 2] = bw[1 * 4 + 3] = 4.0 * 0.90; /* 10% apart: not a gap, not a dip (10% = the limit) */
+	cr_assert_eq(ch_ar_confirm_cells(bw, 3, why), 0);
+}
+
+Test(allreduce_analysis, confirm_on_either_figure)
+{
+	/* the loop time is smooth, the median period dips (one figure suffices) */
+	double v[] = { 4.0, 4.0, 4.0 }, bw[12];
+	unsigned char why[6];
+
+	fill(bw, v, 3);
+	bw[1 * 4 + 1] = 2.0; /* out-of-place, median period */
+	cr_assert_eq(ch_ar_confirm_cells(bw, 3, why), 2);
+	cr_assert_eq(why[2], CH_AR_CONFIRM_WHY_DIP | CH_AR_CONFIRM_WHY_GAP);
+	cr_assert_eq(why[3], CH_AR_CONFIRM_WHY_GAP);
+}
+
+Test(allreduce_analysis, confirm_skips_unmeasured_cells)
+{
+	/* a size of 0 bytes (busbw 0) and a NAN are neither flagged nor
+	 * neighbours: the dip at index 3 is judged against 4.0 and 4.0 */
+	double v[] = { 0.0, 4.0, NAN, 2.0, 4.0 }, bw[20];
+	unsigned char why[10];
+
+	fill(bw, v, 5);
+	cr_assert_eq(ch_ar_confirm_cells(bw, 5, why), 2);
+	cr_assert_eq(why[0], 0);
+	cr_assert_eq(why[4], 0);
+	cr_assert_eq(why[6], CH_AR_CONFIRM_WHY_DIP);
+	cr_assert_eq(ch_ar_confirm_cells(bw, 0, why), 0);
 }

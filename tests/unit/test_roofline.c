@@ -538,3 +538,190 @@ Test(roofline, two_ranks_on_one_gpu_are_marked)
 				  "ranks 0 and 3 measured the same GPU 0000:05:00.0 on 'n1'"));
 	json_decref(devs);
 }
+
+/* ------------------------------------------------------------------ confirm before accusing
+ * A stand-in node of four GPUs whose calls take 1 ms, gpu3's 1.25 ms while
+ * fake4_slow is 3: every point of gpu3 is 20% below the node median. The
+ * fault is real when gpu3 stays slow for the confirmation, transient when
+ * it is fast again (fake4_slow = -1 before ch_rl_confirm()). */
+
+static int fake4_slow = 3;
+static int fake4_count(void) { return 4; }
+static int fake4_run(struct ch_dev *d, const struct ch_point_spec *p, double *sec)
+{
+	(void)p;
+	*sec = d->index == fake4_slow ? 1.25e-3 : 1e-3;
+	return 0;
+}
+
+static const struct ch_backend fake4 = {
+	.name = "fake4",
+	.probe = fake_probe,
+	.count = fake4_count,
+	.open = fake_open,
+	.close = fake_close,
+	.info = fake_info,
+	.dtypes = fake_dtypes,
+	.alloc_arrays = fake_alloc,
+	.setup = fake_setup,
+	.run = fake4_run,
+	.check = fake_check,
+};
+
+/* measure the node (gpu3 slow), flag, then confirm with gpu3 as @slow_after */
+static json_t *run_confirmed(const char *mode, int slow_after, json_t **flagged, int *rc)
+{
+	const char *argv[] = { "roofline", "--size", "1M", "--kernels", "triad,copy,fma1,gemm", "--dtype", "fp64",
+			       "--gemm-size", "64", "--iters", "3", "--confirm", mode };
+	const struct ch_backend *bes[] = { &fake4 };
+	struct ch_rl_opts o;
+	struct ch_world mpi = { .size = 1, .local_size = 1, .nhosts = 1, .host = "test" };
+	struct ch_result *res;
+	json_t *devs = json_array(), *med;
+	char reason[512] = "";
+
+	cr_assert_eq(parse(&o, 13, argv), 0);
+	cr_assert_eq(ch_run_begin("roofline", 13, (char **)argv, &o.common, &res), 0);
+	fake4_slow = 3;
+	cr_assert_eq(ch_rl_run_backend(&o, &mpi, &fake4, res, devs, reason, sizeof(reason)), CH_OK);
+	ch_result_free(res);
+	cr_assert_eq(json_array_size(devs), 4);
+	med = ch_rl_node_summary(devs, 5.0, flagged);
+	json_decref(med);
+	fake4_slow = slow_after;
+	*rc = ch_rl_confirm(&o, &mpi, bes, 1, devs, *flagged, 5.0, reason, sizeof(reason));
+	fake4_slow = 3;
+	return devs;
+}
+
+static json_t *flag_named(json_t *flagged, const char *device, const char *metric)
+{
+	size_t i;
+	json_t *f;
+	json_array_foreach(flagged, i, f)
+		if (!strcmp(json_string_value(json_object_get(f, "device")), device) &&
+		    !strcmp(json_string_value(json_object_get(f, "metric")), metric))
+			return f;
+	return NULL;
+}
+
+Test(roofline, confirm_a_real_fault_is_confirmed, .init = cr_redirect_stderr)
+{
+	json_t *flagged, *devs, *f, *p, *c;
+	size_t i, j;
+	int rc;
+
+	devs = run_confirmed("1", 3, &flagged, &rc);
+	cr_assert_eq(rc, CH_OK);
+	cr_assert_eq(json_array_size(flagged), 2); /* gpu3: memory and fp64 compute roofs */
+	f = flag_named(flagged, "gpu3", "memory_gbps");
+	cr_assert_not_null(f);
+	cr_assert(json_is_true(json_object_get(f, "confirmed")));
+	cr_assert_float_eq(json_number_value(json_object_get(f, "confirm_pct_below")), 20.0, 1e-6);
+	cr_assert(json_is_true(json_object_get(flag_named(flagged, "gpu3", "compute_gflops.fp64"), "confirmed")));
+	/* every point of gpu3 measured again, 20% below; no other GPU's */
+	json_array_foreach(devs, i, p) {
+		json_t *pts = json_object_get(p, "points"), *q;
+		json_array_foreach(pts, j, q) {
+			c = json_object_get(q, "confirm");
+			if (i != 3) {
+				cr_assert_null(c, "gpu%zu %s measured again", i, json_string_value(json_object_get(q, "kernel")));
+				continue;
+			}
+			cr_assert_not_null(c);
+			cr_assert_str_eq(json_string_value(json_object_get(c, "why")), "below_node_median");
+			cr_assert(json_is_true(json_object_get(c, "valid")));
+			cr_assert_float_eq(json_number_value(json_object_get(json_object_get(c, "time_sec"), "median")), 1.25e-3, 1e-12);
+			cr_assert_float_eq(json_number_value(json_object_get(c, "gbps")), json_number_value(json_object_get(q, "gbps")), 1e-9);
+			cr_assert(json_is_number(json_object_get(c, "gflops")));
+		}
+	}
+	json_decref(flagged);
+	json_decref(devs);
+}
+
+Test(roofline, confirm_a_transient_fault_does_not_reproduce, .init = cr_redirect_stderr)
+{
+	json_t *flagged, *devs, *f, *c, *ref;
+	size_t i;
+	int rc;
+
+	devs = run_confirmed("1", -1, &flagged, &rc);
+	cr_assert_eq(rc, CH_OK);
+	cr_assert_eq(json_array_size(flagged), 2);
+	json_array_foreach(flagged, i, f) {
+		cr_assert(json_is_false(json_object_get(f, "confirmed")), "%s", json_string_value(json_object_get(f, "metric")));
+		cr_assert_float_eq(json_number_value(json_object_get(f, "confirm_pct_below")), 0.0, 1e-6);
+	}
+	/* the second measurement of gpu3's triad equals gpu0's first */
+	c = json_object_get(point_of(json_array_get(devs, 3), "triad", "fp64"), "confirm");
+	ref = point_of(json_array_get(devs, 0), "triad", "fp64");
+	cr_assert_float_eq(json_number_value(json_object_get(c, "gbps")), json_number_value(json_object_get(ref, "gbps")), 1e-9);
+	json_decref(flagged);
+	json_decref(devs);
+}
+
+Test(roofline, confirm_off_leaves_flags_unconfirmed, .init = cr_redirect_stderr)
+{
+	json_t *flagged, *devs, *f;
+	size_t i;
+	int rc;
+
+	devs = run_confirmed("0", 3, &flagged, &rc);
+	cr_assert_eq(rc, CH_OK);
+	cr_assert_eq(json_array_size(flagged), 2);
+	json_array_foreach(flagged, i, f) {
+		cr_assert(json_is_null(json_object_get(f, "confirmed")));
+		cr_assert_null(json_object_get(f, "confirm_value"));
+	}
+	cr_assert_null(json_object_get(point_of(json_array_get(devs, 3), "triad", "fp64"), "confirm"));
+	json_decref(flagged);
+	json_decref(devs);
+}
+
+Test(roofline, confirm_plan_points_and_roofs)
+{
+	/* two GPUs and a CPU: gpu1's triad 10% below the median of triad over
+	 * the GPUs (2 values: their mean), its copy fine; a flagged fp64
+	 * compute roof on gpu0 plans its ladder and gemm fp64 points */
+	json_t *devs = json_pack("[{s:s,s:s,s:s,s:s,s:{s:I},s:[{s:s,s:s,s:s,s:b,s:f,s:f,s:{s:I}},{s:s,s:s,s:s,s:b,s:f,s:f,s:{s:I}},{s:s,s:s,s:s,s:b,s:f,s:f,s:{s:I}}]},"
+				 "{s:s,s:s,s:s,s:s,s:{s:I},s:[{s:s,s:s,s:s,s:b,s:f,s:f,s:{s:I}},{s:s,s:s,s:s,s:b,s:f,s:f,s:{s:I}}]},"
+				 "{s:s,s:s,s:s,s:s,s:{s:I},s:[{s:s,s:s,s:s,s:b,s:f,s:f,s:{s:I}}]}]",
+		"device", "gpu0", "kind", "gpu", "status", "ok", "backend", "cuda", "config", "array_bytes", (json_int_t)1 << 30, "points",
+		"kernel", "triad", "family", "stream", "dtype", "fp64", "valid", 1, "gbps", 100.0, "flops", 1.0, "shape", "elements", (json_int_t)100,
+		"kernel", "copy", "family", "stream", "dtype", "fp64", "valid", 1, "gbps", 100.0, "flops", 0.0, "shape", "elements", (json_int_t)100,
+		"kernel", "fma1", "family", "ladder", "dtype", "fp64", "valid", 1, "gbps", 10.0, "flops", 1.0, "shape", "elements", (json_int_t)100,
+		"device", "gpu1", "kind", "gpu", "status", "ok", "backend", "cuda", "config", "array_bytes", (json_int_t)1 << 30, "points",
+		"kernel", "triad", "family", "stream", "dtype", "fp64", "valid", 1, "gbps", 80.0, "flops", 1.0, "shape", "elements", (json_int_t)100,
+		"kernel", "copy", "family", "stream", "dtype", "fp64", "valid", 1, "gbps", 99.0, "flops", 0.0, "shape", "elements", (json_int_t)100,
+		"device", "cpu", "kind", "cpu", "status", "ok", "backend", "cpu", "config", "array_bytes", (json_int_t)1 << 26, "points",
+		"kernel", "triad", "family", "stream", "dtype", "fp64", "valid", 1, "gbps", 10.0, "flops", 1.0, "shape", "elements", (json_int_t)100);
+	json_t *flagged = json_pack("[{s:s,s:s,s:f}]", "device", "gpu0", "metric", "compute_gflops.fp64", "node_median", 20.0);
+	json_t *plan, *e;
+
+	/* gflops are absent: the rate is gbps; gpu1 triad 80 vs median 90: 11% below */
+	plan = ch_rl_confirm_plan(devs, flagged, 5.0, CH_RL_CONFIRM_ON);
+	cr_assert_eq(json_array_size(plan), 2);
+	e = json_array_get(plan, 0);
+	cr_assert_str_eq(json_string_value(json_object_get(e, "device")), "gpu0");
+	cr_assert_str_eq(json_string_value(json_object_get(e, "kernel")), "fma1");
+	cr_assert_eq(json_integer_value(json_object_get(e, "point")), 2);
+	cr_assert_eq(json_integer_value(json_object_get(e, "rank")), -1);
+	cr_assert_eq(json_integer_value(json_object_get(e, "array_bytes")), (json_int_t)1 << 30);
+	e = json_array_get(plan, 1);
+	cr_assert_str_eq(json_string_value(json_object_get(e, "device")), "gpu1");
+	cr_assert_str_eq(json_string_value(json_object_get(e, "kernel")), "triad");
+	cr_assert_str_eq(json_string_value(json_object_get(e, "why")), "below_node_median");
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(e, "shape"), "elements")), 100);
+	json_decref(plan);
+	/* all: every valid point of every device, the CPU's too */
+	plan = ch_rl_confirm_plan(devs, flagged, 5.0, CH_RL_CONFIRM_ALL);
+	cr_assert_eq(json_array_size(plan), 6);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(plan, 5), "why")), "requested");
+	json_decref(plan);
+	/* the flag's verdict: nothing measured again yet: null */
+	ch_rl_confirm_verdicts(devs, flagged, 5.0);
+	cr_assert(json_is_null(json_object_get(json_array_get(flagged, 0), "confirmed")));
+	json_decref(flagged);
+	json_decref(devs);
+}
