@@ -154,6 +154,7 @@ struct an {
 	long *dev_run, *grp_run; /* per device, per group: its run in f->runs, -1 none */
 	int *curve;       /* per group: its curve shape 0 not looked at, 1 judged, 2 noisy */
 	int *loader;      /* per node: its loader 0 none, 1 judged, 2 not judged (host busy) */
+	int *loader_lv;   /* per node: the level its loader was judged at */
 	char (*loader_why)[260];
 	char (*curve_why)[240]; /* per group: why noisy */
 	int *m_node;      /* per node: the comparisons made for it */
@@ -1770,6 +1771,7 @@ static void loader_reasons(struct an *a)
 		else
 			snprintf(action, sizeof(action), "move workers off the feeder cores (loader_contention's isolated placement)");
 		level = rec ? loader_level(l, rec, w1, sizeof(w1)) : HR_INFO;
+		a->loader_lv[n] = level;
 		if (level >= HR_WARN) {
 			char act2[1024];
 			cfg_text(rec, t1, sizeof(t1));
@@ -2802,7 +2804,11 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 		json_object_set_new(hl, "compute", headline_json(a, nc.comp));
 		json_object_set_new(hl, "intra_node_busbw", headline_json(a, nc.intra));
 		json_object_set_new(hl, "inter_node_busbw", headline_json(a, nc.inter));
-		json_object_set_new(hl, "loader", l && l->verdict ? json_string(l->verdict) : json_null());
+		/* the loader as judged here (on its figures), not its own label */
+		json_object_set_new(hl, "loader", !l ? json_null() : a->loader[n] == 2 ? json_string("not judged (host busy)") :
+				    a->loader[n] == 1 && !l->mask_collapsed ? json_string(a->loader_lv[n] == HR_FAIL ? "fail" :
+								     a->loader_lv[n] == HR_WARN ? "warn" : "pass")
+						   : l->verdict ? json_string(l->verdict) : json_null());
 		json_object_set_new(x, "headline", hl);
 		json_object_set_new(x, "like_for_like", json_boolean(!a->drift[n]));
 		for (e = rfirst[n]; e >= 0; e = rnext[e])
@@ -2991,9 +2997,10 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 	a.grp_inst = malloc((f->ngroups ? f->ngroups : 1) * sizeof(*a.grp_inst));
 	a.curve = calloc(f->ngroups ? f->ngroups : 1, sizeof(*a.curve));
 	a.loader = calloc(f->nnodes ? f->nnodes : 1, sizeof(*a.loader));
+	a.loader_lv = calloc(f->nnodes ? f->nnodes : 1, sizeof(*a.loader_lv));
 	a.loader_why = calloc(f->nnodes ? f->nnodes : 1, sizeof(*a.loader_why));
 	a.curve_why = calloc(f->ngroups ? f->ngroups : 1, sizeof(*a.curve_why));
-	if (!a.curve || !a.curve_why || !a.loader || !a.loader_why || !a.drift || !a.slow_pairs || !a.dev_first || !a.dev_n || !a.grp_inst)
+	if (!a.curve || !a.curve_why || !a.loader || !a.loader_lv || !a.loader_why || !a.drift || !a.slow_pairs || !a.dev_first || !a.dev_n || !a.grp_inst)
 		goto out;
 	for (i = 0; i < f->ngroups; i++)
 		a.grp_inst[i] = -1;
@@ -3063,6 +3070,7 @@ out:
 	free(a.curve);
 	free(a.curve_why);
 	free(a.loader);
+	free(a.loader_lv);
 	free(a.loader_why);
 	json_decref(a.texts);
 	return p;
