@@ -8,6 +8,7 @@
 #include "report/hr_util.h"
 #include "report/judge/hr_inventory.h"
 #include "report/judge/hr_quality.h"
+#include "report/judge/hr_powercap.h"
 #include "base/ch_common.h"
 #include "base/ch_result.h"
 #include "base/ch_stats.h"
@@ -2894,6 +2895,7 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 	json_object_set_new(p, "groups", groups);
 	json_object_set_new(p, "findings", findings);
 	json_object_set_new(p, "distributions", distributions_json(a));
+	json_object_set_new(p, "power_caps", hr_powercap_profile(f));
 	free(rfirst);
 	free(rnext);
 	free(ord);
@@ -3035,6 +3037,7 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 	hr_ckpt_reasons(f, inventory_reason, &a);
 	run_reasons(&a);
 	hr_inventory_rules(f, inventory_reason, &a);
+	hr_powercap_rules(f, inventory_reason, &a);
 	curve_reasons(&a);
 	not_judged_reasons(&a);
 	if (a.oom) {
