@@ -4,7 +4,7 @@ Gaussian noise, for the false-alarm tests of health_report
 (tests/cli/health_report_false_alarms.sh, docs/health_report.md "False
 alarms").
 
-Usage: make-noise-fleet.py OUTDIR SIGMA SEED [NODES]
+Usage: make-noise-fleet.py OUTDIR SIGMA SEED [NODES [FAULT]]
 
 One fleet (one night) of NODES nodes (default 50) of 8 H100 SXM GPUs, every
 figure drawn as its healthy value x (1 + N(0, SIGMA)) with random.Random(SEED)
@@ -32,6 +32,10 @@ figure drawn as its healthy value x (1 + N(0, SIGMA)) with random.Random(SEED)
 and pairs/allreduce_bw.json: the node pairs in two rounds (every node in two
 pairs), busbw 357 GB/s at 1 GiB. Every node records 8 x 400 Gb/s NDR NICs
 (host.inventory) and idle measurement conditions (envelope "conditions").
+
+FAULT (for the recall figures of docs/health_report.md): a fraction, e.g.
+0.15: the bf16 roof of n001's gpu0 that much lower (after its noise), its
+GEMM point likewise.
 """
 import json
 import os
@@ -72,11 +76,13 @@ def envelope(tool, name, start, results, ranks=None, procs=1, threads=1):
             "args": [tool], "env": {}, "energy": None, "results": results}
 
 
-def roofline(rng, sigma, node):
+def roofline(rng, sigma, node, fault=0.0):
     devs = []
     for g in range(GPUS):
         mem = MEM * (1 + rng.gauss(0, sigma))
         comp = {d: v * (1 + rng.gauss(0, sigma)) for d, v in HEALTHY.items()}
+        if g == 0 and fault:
+            comp["bf16"] *= 1 - fault
         n = 1 << 28
         points = [{"kernel": "triad", "family": "stream", "dtype": "fp64", "ai_flop_per_byte": 2.0 / 24,
                    "time_sec": stats(24.0 * n / (mem * 1e9), 0.005), "gbps": mem, "gflops": mem * 2 / 24,
@@ -197,10 +203,11 @@ def write(path, doc):
 def main():
     out, sigma, seed = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
     nnodes = int(sys.argv[4]) if len(sys.argv) > 4 else 50
+    fault = float(sys.argv[5]) if len(sys.argv) > 5 else 0.0
     rng = random.Random(seed)
     nodes = ["n%03d" % i for i in range(1, nnodes + 1)]
     for n in nodes:
-        write(os.path.join(out, n, "roofline.json"), roofline(rng, sigma, n))
+        write(os.path.join(out, n, "roofline.json"), roofline(rng, sigma, n, fault if n == "n001" else 0.0))
         write(os.path.join(out, n, "allreduce_bw.json"),
               allreduce([sweep(rng, sigma, "world", "world", list(range(GPUS)), [n], 375.0)], [n],
                         "2026-12-01T03:00:00Z"))
