@@ -461,14 +461,19 @@ static void judge_inst(struct an *a, struct inst *p)
 		p->level_abs = HR_FAIL;
 	if (p->assumed_cap && p->level_abs > HR_WARN)
 		p->level_abs = HR_WARN; /* an assumed reference alone: at most WARN */
+	if (p->metric >= 0 && a->f->devices[p->subject].flag_confirm[p->metric] == HR_CONFIRM_DISAGREED &&
+	    (p->level_node >= HR_WARN || p->level_rel >= HR_WARN || p->level_abs >= HR_WARN)) {
+		/* roofline measured the value again and it was not low any more:
+		 * the first measurement does not stand, by any rule */
+		p->confirm = HR_CONFIRM_DISAGREED;
+		p->level_node = p->level_rel = p->level_abs = HR_INFO;
+		p->not_reproduced = 1;
+	}
 	if (p->metric >= 0 && p->level_node >= HR_WARN) {
 		/* a GPU below its node's other GPUs: named only when roofline's
 		 * re-measurement agrees (results.flagged[].confirmed) */
 		p->confirm = a->f->devices[p->subject].flag_confirm[p->metric];
-		if (p->confirm == HR_CONFIRM_DISAGREED) {
-			p->level_node = HR_INFO;
-			p->not_reproduced = 1;
-		} else if (p->confirm == HR_CONFIRM_NONE) {
+		if (p->confirm == HR_CONFIRM_NONE) {
 			p->not_confirmed = 1;
 			if (p->level_node > HR_WARN)
 				p->level_node = HR_WARN;
@@ -1024,7 +1029,7 @@ static void device_reasons(struct an *a)
 				continue;
 			add_reason(a, d->node, HR_INFO, "did_not_reproduce", d->device, d->source,
 				   "nothing to do; re-run roofline on the node if it recurs",
-				   "%s %s %s was %.0f%% below the median %s of its node's %d other like GPUs, but roofline's re-measurement did not reproduce it",
+				   "%s %s %s was %.0f%% below the median %s of its node's %d other like GPUs, but roofline's re-measurement did not reproduce it: not judged low",
 				   d->device, metric_label(p->metric, mk, sizeof(mk)), fmt_val(p->value, p->metric > 0, v1, sizeof(v1)),
 				   100 - p->pct_node, fmt_val(p->peer_median, p->metric > 0, v2, sizeof(v2)), p->peer_n);
 		}
