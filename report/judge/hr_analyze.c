@@ -40,9 +40,9 @@ double hr_robust_z(double x, double median, double mad, double floor_frac)
 	return 0.6745 * (x - median) / d;
 }
 
-int hr_relative_level(const struct hr_thresholds *th, double z, double pct_below)
+int hr_relative_level(const struct hr_thresholds *th, double z, double cut, double pct_below)
 {
-	if (isnan(z) || z > -th->z_outlier)
+	if (isnan(z) || isnan(cut) || z > -cut)
 		return HR_INFO;
 	if (pct_below >= th->fail_pct_below)
 		return HR_FAIL;
@@ -320,17 +320,10 @@ static double noise_floor(const struct an *a, const struct inst *p)
 	return p->noise > f ? p->noise : f;
 }
 
-/* A level from an effect (% below) that is significant: WARN at
- * warn_pct_below, FAIL at fail_pct_below. */
+/* A level from an effect (% below) that is significant (hr_relative_level()). */
 static int effect_level(const struct an *a, double z, double cut, double pct_below)
 {
-	if (isnan(z) || isnan(cut) || z > -cut)
-		return HR_INFO;
-	if (pct_below >= a->th->fail_pct_below)
-		return HR_FAIL;
-	if (pct_below >= a->th->warn_pct_below)
-		return HR_WARN;
-	return HR_INFO;
+	return hr_relative_level(a->th, z, cut, pct_below);
 }
 
 /* Per class: the median and MAD of the clean latest values; per device

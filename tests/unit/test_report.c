@@ -551,11 +551,14 @@ Test(report, robust_z_and_levels_known_answers)
 	cr_expect_float_eq(hr_robust_z(90, 100, 2, 0.001), 0.6745 * -10 / 2, 1e-12);
 	cr_expect_float_eq(hr_robust_z(95, 100, 0, 0.001), 0.6745 * -5 / 0.1, 1e-12); /* MAD floor */
 	cr_expect_float_eq(hr_robust_z(0, 0, 0, 0.001), 0, 0);
-	cr_expect_eq(hr_relative_level(&ex.th, -4, 4), HR_INFO);   /* outlier, but only 4% */
-	cr_expect_eq(hr_relative_level(&ex.th, -4, 6), HR_WARN);
-	cr_expect_eq(hr_relative_level(&ex.th, -4, 12), HR_FAIL);
-	cr_expect_eq(hr_relative_level(&ex.th, -3, 50), HR_INFO);  /* not an outlier */
-	cr_expect_eq(hr_relative_level(&ex.th, 8, -30), HR_INFO);  /* faster is fine */
+	cr_expect_eq(hr_relative_level(&ex.th, -4, 3.5, 4), HR_INFO);   /* improbable, but only 4% */
+	cr_expect_eq(hr_relative_level(&ex.th, -4, 3.5, 6), HR_WARN);
+	cr_expect_eq(hr_relative_level(&ex.th, -4, 3.5, 12), HR_FAIL);
+	cr_expect_eq(hr_relative_level(&ex.th, -4, 5.07, 12), HR_INFO); /* 12% below, within the cut-off of many comparisons */
+	cr_expect_eq(hr_relative_level(&ex.th, -3, 3.5, 50), HR_INFO);  /* not improbable */
+	cr_expect_eq(hr_relative_level(&ex.th, 8, 3.5, -30), HR_INFO);  /* faster is fine */
+	cr_expect_eq(hr_relative_level(&ex.th, NAN, 3.5, 50), HR_INFO);
+	cr_expect_eq(hr_relative_level(&ex.th, -9, NAN, 50), HR_INFO);
 	cr_expect_eq(hr_absolute_level(&ex.th, 0.74), HR_FAIL);
 	cr_expect_eq(hr_absolute_level(&ex.th, 0.80), HR_WARN);
 	cr_expect_eq(hr_absolute_level(&ex.th, 0.95), HR_INFO);
