@@ -442,9 +442,11 @@ static void judge_inst(struct an *a, struct inst *p)
 		p->ratio_allow = p->value / p->expected * (1 + c * sa);
 		p->level_abs = hr_absolute_level(a->th, p->ratio_allow);
 		/* like values that all sit below the expectation: their median is
-		 * judged too, and every one of them with it */
+		 * judged too, and every one of them with it; the median of n values
+		 * spread s is itself uncertain by about 1.2533 x s / sqrt(n) */
 		if (k->n >= (size_t)a->th->min_fleet && k->median > 0)
-			lm = hr_absolute_level(a->th, k->median / p->expected);
+			lm = hr_absolute_level(a->th, k->median / p->expected *
+							   (1 + c * 1.2533 * sa / sqrt((double)k->n)));
 		if (lm > p->level_abs) {
 			p->level_abs = lm;
 			p->abs_by_median = 1;
@@ -2641,7 +2643,13 @@ static void node_checks(const struct an *a, int n, struct node_checks *c)
 		if (!c->noisy++)
 			snprintf(c->noisy_why, sizeof(c->noisy_why), "loader: %s", a->loader_why[n]);
 	}
-	hr_ckpt_node_checks(a->f, n, &c->judged, &c->not_judged);
+	{
+		char why[300] = "";
+		int before = c->noisy;
+		hr_ckpt_node_checks(a->f, n, &c->judged, &c->not_judged, &c->noisy, why, sizeof(why));
+		if (!before && c->noisy)
+			snprintf(c->noisy_why, sizeof(c->noisy_why), "%s", why);
+	}
 }
 
 /* One headline figure of a node: value, what it was judged against. */

@@ -4,6 +4,7 @@
  */
 #include "report/judge/hr_checkpoint.h"
 #include "report/canary/hr_canary.h"
+#include "report/judge/hr_quality.h"
 #include "report/read/hr_result.h"
 #include "report/hr_util.h"
 #include "base/ch_ckpt_stall.h"
@@ -210,6 +211,21 @@ static int is_latest(const struct hr_fleet *f, size_t i)
 	return latest(f, f->ckpts[i].node, f->ckpts[i].mount) == &f->ckpts[i];
 }
 
+/* Whether the host of @e's run was busy (its speed is then not judged);
+ * @q: [out] why. */
+static int ckpt_noisy(const struct hr_fleet *f, const struct hr_ckpt *e, struct hr_quality *q)
+{
+	size_t i;
+
+	hr_quality_init(q);
+	for (i = 0; i < f->nruns; i++)
+		if (f->runs[i].path && !strcmp(f->runs[i].path, e->path)) {
+			hr_quality_host(q, &f->runs[i].cond);
+			break;
+		}
+	return q->noisy;
+}
+
 int hr_ckpt_grade(const struct hr_ckpt *e, double peers_gbps, double *stall, double *interval, int *assumed)
 {
 	double ratio;
@@ -247,6 +263,11 @@ void hr_ckpt_reasons(const struct hr_fleet *f, hr_ckpt_reason_fn fn, void *ctx)
 		med = peers_median(f, e->node, e->mount, &np);
 		if (np < 1 || isnan(med) || isnan(e->rank_gbps) || !(e->rank_gbps > 0))
 			continue;
+		{
+			struct hr_quality q;
+			if (ckpt_noisy(f, e, &q))
+				continue; /* a busy host: its speed is not judged (counted as noisy) */
+		}
 		ratio = med / e->rank_gbps;
 		level = hr_ckpt_grade(e, med, &stall, &interval, &assumed);
 		if (ratio < HR_CKPT_MIN_RATIO)
@@ -275,14 +296,18 @@ json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node)
 		int np, level = LVL_INFO, assumed = 0;
 		if (e->node != node || !is_latest(f, i))
 			continue;
+		struct hr_quality q;
+		int busy = ckpt_noisy(f, e, &q);
 		med = peers_median(f, node, e->mount, &np);
-		if (np >= 1)
+		if (np >= 1 && !busy)
 			level = hr_ckpt_grade(e, med, &stall, &interval, &assumed);
 		if (e->bad_files)
 			level = LVL_FAIL;
 		{
-			char against[300];
-			if (np >= 1 && !isnan(med) && e->rank_gbps > 0)
+			char against[400];
+			if (busy)
+				snprintf(against, sizeof(against), "speed not judged: noisy measurement (%s); re-run on an idle node", q.why);
+			else if (np >= 1 && !isnan(med) && e->rank_gbps > 0)
 				snprintf(against, sizeof(against), "the median of its %d peer%s on the same mount (fleet); graded by the stall it adds at a %.0f s interval (%s): WARN from %.0f%%, FAIL from %.0f%% of wall-clock, from %.0fx slower",
 					 np, np == 1 ? "" : "s", interval, assumed ? "assumed" : "the run's --interval",
 					 100 * HR_CKPT_WARN_STALL, 100 * HR_CKPT_FAIL_STALL, HR_CKPT_MIN_RATIO);
@@ -304,12 +329,14 @@ json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node)
 	return a;
 }
 
-void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *not_judged)
+void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *not_judged, int *noisy,
+			 char *why, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < f->nckpts; i++) {
 		const struct hr_ckpt *e = &f->ckpts[i];
+		struct hr_quality q;
 		int np;
 		double med;
 		if (e->node != node || !is_latest(f, i))
@@ -319,10 +346,17 @@ void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *n
 		else
 			(*not_judged)++;
 		med = peers_median(f, node, e->mount, &np);
-		if (np >= 1 && !isnan(med) && e->rank_gbps > 0)
-			(*judged)++;
-		else
+		if (ckpt_noisy(f, e, &q)) {
 			(*not_judged)++;
+			if (noisy && !(*noisy)++ && why)
+				snprintf(why, n, "checkpoint speed to %.80s: %s", e->mount, q.why);
+			else if (!noisy && why && !why[0])
+				snprintf(why, n, "checkpoint speed to %.80s: %s", e->mount, q.why);
+		} else if (np >= 1 && !isnan(med) && e->rank_gbps > 0) {
+			(*judged)++;
+		} else {
+			(*not_judged)++;
+		}
 	}
 }
 

@@ -101,11 +101,15 @@ json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node);
 
 /**
  * hr_ckpt_node_checks - count node @node's checkpoint checks: per mount the
- * read-back (always judged) and the comparison with its peers (judged only
- * when another node wrote to that mount). @judged, @not_judged: [in,out]
- * incremented.
+ * read-back (judged when the result has a valid verify.sync) and the
+ * comparison with its peers (judged only when another node wrote to that
+ * mount and the run's host was not busy: hr_quality.h).
+ * @judged, @not_judged: [in,out] incremented; @noisy: [in,out] incremented
+ * for a speed not judged because the host was busy (may be NULL); @why:
+ * [out] @n bytes, set to what made the first such one noisy (may be NULL).
  */
-void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *not_judged);
+void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *not_judged, int *noisy,
+			 char *why, size_t n);
 
 /**
  * hr_ckpt_render_terminal - the "checkpoint writes" table of a profile (its
