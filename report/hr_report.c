@@ -42,9 +42,13 @@ void hr_report_usage(FILE *f, int subcommands)
 "reasons and suggested actions.\n"
 "\n"
 "INPUT: files, or directories searched recursively for *.json, *.txt, *.log\n"
-"and *.out files. health_report's own outputs are ignored. Only the latest run\n"
-"of a device or group among the inputs is judged; its earlier runs are its\n"
-"history (superseded_by in profile.json), kept out of the fleet and verdicts.\n"
+"and *.out files. health_report's own outputs are ignored; --out may lie inside\n"
+"an input tree (only the report's outputs there are left out). Every string\n"
+"from an input is shown escaped: control characters and bidi overrides on the\n"
+"terminal, and in report.md, report.html and health.prom as each format needs.\n"
+"Only the latest run of a device or group among the inputs is judged; its\n"
+"earlier runs are its history (superseded_by in profile.json), kept out of the\n"
+"fleet and verdicts.\n"
 "\n"
 "Options:\n"
 "  --out DIR           write profile.json, report.md, report.html and\n"
@@ -65,12 +69,14 @@ void hr_report_usage(FILE *f, int subcommands)
 "                      NO_COLOR), always or never\n"
 "  -q, --quiet         print one line: the fleet verdict (NOT JUDGED when no\n"
 "                      node could be judged), the counts, the nodes not judged\n"
-"                      and the drain candidates\n"
+"                      and the drain candidates; INPUT ERROR and why when the\n"
+"                      inputs make it exit 2\n"
 "  -h, --help          this text;  -V, --version  the version\n"
 "\n"
 "Exit status: 0 no node FAILs; 1 at least one FAIL (the drain candidates\n"
 "among them are listed: nodes with a hard fault or a confirmed FAIL); 2 usage\n"
-"or input error (with --strict also any skipped input); 4 run-time error\n"
+"or input error (no usable input: no file contributed; with --strict also\n"
+"any skipped input); 4 run-time error\n"
 "(cannot write the outputs).\n"
 "\n"
 "A figure whose measurement was noisy (per-call CV, host CPU pressure,\n"
@@ -118,33 +124,37 @@ static int write_text(const char *dir, const char *name, const char *text, size_
 	return ch_write_file_atomic(path, text ? text : "", text ? len : 0);
 }
 
-/* profile.json, serialised straight into a temporary file (a large fleet's
- * profile is hundreds of MB of text), flushed, then renamed over DIR/
- * profile.json, as ch_write_file_atomic() does. Returns 0 or CH_ERR_RUNTIME
- * (printed). */
+/* profile.json, serialised straight into the atomic write's temporary (a
+ * large fleet's profile is hundreds of MB of text), then put in place as
+ * every file is (ch_atomic_commit()). Returns 0 or CH_ERR_RUNTIME (printed). */
 static int write_profile(const char *dir, const json_t *profile)
 {
-	char path[4200], tmp[4300];
+	char path[4200];
+	struct ch_atomic a;
 	FILE *f;
-	int ok;
+	int fd, ok;
 
 	snprintf(path, sizeof(path), "%s/profile.json", dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	f = fopen(tmp, "w");
+	if (ch_atomic_begin(&a, path))
+		return CH_ERR_RUNTIME;
+	fd = dup(a.fd);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
-		ch_error("cannot create '%s': %s", tmp, strerror(errno));
+		ch_error("cannot write '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		ch_atomic_abort(&a);
 		return CH_ERR_RUNTIME;
 	}
-	ok = json_dumpf(profile, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) == 0 &&
-	     fflush(f) == 0 && fsync(fileno(f)) == 0;
+	ok = json_dumpf(profile, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) == 0 && fflush(f) == 0;
 	if (fclose(f) != 0)
 		ok = 0;
-	if (!ok || rename(tmp, path) != 0) {
+	if (!ok) {
 		ch_error("cannot write '%s': %s", path, strerror(errno));
-		unlink(tmp);
+		ch_atomic_abort(&a);
 		return CH_ERR_RUNTIME;
 	}
-	return 0;
+	return ch_atomic_commit(&a);
 }
 
 struct opts {
@@ -263,8 +273,8 @@ int hr_report_main(int argc, char **argv)
 	struct hr_analyze_opts ao;
 	struct hr_buf md = { 0 }, html = { 0 }, prom = { 0 };
 	json_t *profile = NULL;
-	int rc, done, exit_code = CH_EXIT_OK, color, nplots = 0;
-	size_t skipped;
+	int rc, done, exit_code = CH_EXIT_OK, color, nplots = 0, in_rc;
+	char in_msg[256];
 
 	ch_set_prog("health_report");
 	memset(&o, 0, sizeof(o));
@@ -320,6 +330,12 @@ int hr_report_main(int argc, char **argv)
 		fleet.files_read = files_read;
 		fleet.files_ignored = files_ignored;
 	}
+	/* what the inputs gave, by the rule of every entry point: no usable
+	 * input, or a skipped one with --strict, is exit 2 (the outputs are
+	 * still written, and say so) */
+	in_rc = hr_inputs_verdict(files.n, fleet.files_read, &fleet.issues, o.strict, in_msg, sizeof(in_msg));
+	if (in_rc)
+		json_object_set_new(profile, "exit_code", json_integer(CH_EXIT_USAGE));
 	/* outputs, one at a time: profile.json streamed to its file (never
 	 * held as one string), then each text freed once written */
 	rc = write_profile(o.out, profile);
@@ -345,7 +361,10 @@ int hr_report_main(int argc, char **argv)
 		goto out;
 	color = o.color >= 0 ? o.color : (isatty(STDOUT_FILENO) && !getenv("NO_COLOR") &&
 					  !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb")));
-	if (o.quiet) {
+	if (o.quiet && in_rc) {
+		/* the one line never shows a verdict the exit status contradicts */
+		printf("health_report: INPUT ERROR: %s\n", in_msg);
+	} else if (o.quiet) {
 		const json_t *s = json_object_get(profile, "summary"), *d;
 		size_t k;
 		long long nj = hr_jint(s, "not_judged", 0);
@@ -354,7 +373,7 @@ int hr_report_main(int argc, char **argv)
 		if (nj > 0)
 			printf(", %lld not judged", nj);
 		json_array_foreach(json_object_get(s, "drain_candidates"), k, d)
-			printf("%s%s", k ? " " : "; drain candidates: ", json_string_value(d));
+			printf("%s%s", k ? " " : "; drain candidates: ", hr_term(json_string_value(d)));
 		printf("\n");
 	} else {
 		hr_render_terminal(profile, stdout, color);
@@ -364,19 +383,8 @@ int hr_report_main(int argc, char **argv)
 	fflush(stdout);
 
 	exit_code = (int)hr_jint(profile, "exit_code", CH_EXIT_OK);
-	skipped = hr_issues_count(&fleet.issues, HR_ISSUE_SKIPPED);
-	if (files.n == 0) {
-		ch_error("no input files found in the given paths (looked for *.json, *.txt, *.log, *.out)");
-		exit_code = CH_EXIT_USAGE;
-	} else if (fleet.files_read == 0 && fleet.files_ignored < files.n) {
-		ch_error("no usable input among %zu file%s (see 'input problems')", files.n,
-			 files.n == 1 ? "" : "s");
-		exit_code = CH_EXIT_USAGE;
-	} else if (o.strict && skipped) {
-		ch_error("%zu input problem%s skipped (--strict): see 'input problems'", skipped,
-			 skipped == 1 ? "" : "s");
-		exit_code = CH_EXIT_USAGE;
-	}
+	if (in_rc)
+		ch_error("%s", in_msg);
 	rc = 0;
 	goto out;
 nomem:

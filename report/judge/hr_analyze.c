@@ -2885,8 +2885,8 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 	json_object_set_new(summary, "checks_not_judged", json_integer(checks_not_judged));
 	json_object_set_new(summary, "checks_noisy", json_integer(checks_noisy));
 	json_object_set_new(summary, "findings", json_integer((json_int_t)json_array_size(findings)));
-	/* no node judged is not a PASS */
-	json_object_set_new(summary, "verdict", json_string(worst == HR_INFO && !counts[HR_INFO] && not_judged_nodes > 0 ?
+	/* no node judged (none at all, too) is not a PASS */
+	json_object_set_new(summary, "verdict", json_string(worst == HR_INFO && !counts[HR_INFO] ?
 							   "NOT JUDGED" : hr_verdict_name(worst)));
 	json_object_set_new(summary, "drain_candidates", drain);
 	json_object_set_new(summary, "devices", json_integer((json_int_t)f->ndevices));
