@@ -849,7 +849,7 @@ static void usage(FILE *f)
 	      "nights. A night regresses when it is at least the threshold below that\n"
 	      "median AND beyond the series' own night-to-night spread: its robust z\n"
 	      "against the baseline nights (1.4826 x MAD) at or below the cut-off for the\n"
-	      "series checked for its node (Bonferroni, at 0.001 false alarms per node and\n"
+	      "series checked for its node (Bonferroni, at 0.0001 false alarms per node and\n"
 	      "night; wider when few nights estimate the spread). A regression on --persist\n"
 	      "consecutive nights (default 2) is 'REGRESSED ... since DATE' and the node\n"
 	      "becomes a drain candidate; on the night checked alone it is 'WARN ...\n"

@@ -128,14 +128,14 @@ struct hr_check_cfg {
 	int min_nights;       /* fewest nights for a baseline (3) */
 	double threshold_pct; /* a drop of at least this much regresses (10) */
 	int persist;          /* consecutive nights for REGRESSED (2) */
-	double alpha;         /* false-alarm budget per node and night (0.001) */
+	double alpha;         /* false-alarm budget per node and night (0.0001) */
 	int comparisons;      /* series of the node checked that night (Bonferroni; >= 1) */
 	double floor_frac;    /* least spread, fraction of the baseline (0.001) */
 	double z_min;         /* least cut-off on the robust z (3.5) */
 };
 
 /** hr_check_cfg_init - the defaults: 14 nights, at least 3, 10%, 2 nights
- * to persist, 0.001 false alarms per node and night, 1 comparison. */
+ * to persist, 0.0001 false alarms per node and night, 1 comparison. */
 void hr_check_cfg_init(struct hr_check_cfg *c);
 
 /* What the regression rule found on one series. */
