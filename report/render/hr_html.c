@@ -370,11 +370,11 @@ static void html_head(const json_t *p, struct hr_buf *b)
 		      hr_jstr(sum, "verdict"), hr_jstr(sum, "verdict"));
 	hr_buf_printf(b, "<p class=\"meta\">Generated %s by health_report %s (git %s). %lld nodes: "
 		      "<span class=\"FAIL\">%lld FAIL</span>, <span class=\"WARN\">%lld WARN</span>, "
-		      "<span class=\"PASS\">%lld PASS</span>, %lld not judged (checks: %lld judged, %lld not judged); %lld devices; %lld all-reduce groups; %lld input files (%lld read).</p>\n",
+		      "<span class=\"PASS\">%lld PASS</span>, %lld not judged (checks: %lld judged, %lld not judged, %lld of them noisy); %lld devices; %lld all-reduce groups; %lld input files (%lld read).</p>\n",
 		      hr_jstr(p, "generated_utc"), hr_jstr(p, "version"), hr_jstr(p, "git_rev"),
 		      hr_jint(sum, "nodes", 0), hr_jint(sum, "fail", 0), hr_jint(sum, "warn", 0),
 		      hr_jint(sum, "pass", 0), hr_jint(sum, "not_judged", 0), hr_jint(sum, "checks_judged", 0),
-		      hr_jint(sum, "checks_not_judged", 0), hr_jint(sum, "devices", 0), hr_jint(sum, "groups", 0),
+		      hr_jint(sum, "checks_not_judged", 0), hr_jint(sum, "checks_noisy", 0), hr_jint(sum, "devices", 0), hr_jint(sum, "groups", 0),
 		      hr_jint(in, "files", 0), hr_jint(in, "files_read", 0));
 	if (json_array_size(x)) {
 		hr_buf_puts(b, "<p><b class=\"FAIL\">Drain candidates:</b> ");

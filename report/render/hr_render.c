@@ -146,11 +146,11 @@ int hr_render_terminal(const json_t *p, FILE *out, int color)
 	char line[1024];
 	const char *c0 = color ? BLD : "", *c1 = color ? RST : "", *dim = color ? DIM : "";
 
-	fprintf(out, "%shealth_report%s: %lld node%s: %lld FAIL, %lld WARN, %lld PASS, %lld not judged; checks: %lld judged, %lld not judged; %lld devices, %lld groups; %lld input files (%lld read, %lld ignored), %lld input problem%s skipped\n",
+	fprintf(out, "%shealth_report%s: %lld node%s: %lld FAIL, %lld WARN, %lld PASS, %lld not judged; checks: %lld judged, %lld not judged (%lld noisy); %lld devices, %lld groups; %lld input files (%lld read, %lld ignored), %lld input problem%s skipped\n",
 		c0, c1, hr_jint(sum, "nodes", 0), hr_jint(sum, "nodes", 0) == 1 ? "" : "s",
 		hr_jint(sum, "fail", 0), hr_jint(sum, "warn", 0), hr_jint(sum, "pass", 0),
 		hr_jint(sum, "not_judged", 0), hr_jint(sum, "checks_judged", 0),
-		hr_jint(sum, "checks_not_judged", 0), hr_jint(sum, "devices", 0), hr_jint(sum, "groups", 0), hr_jint(in, "files", 0),
+		hr_jint(sum, "checks_not_judged", 0), hr_jint(sum, "checks_noisy", 0), hr_jint(sum, "devices", 0), hr_jint(sum, "groups", 0), hr_jint(in, "files", 0),
 		hr_jint(in, "files_read", 0), hr_jint(in, "files_ignored", 0), hr_jint(in, "skipped", 0),
 		hr_jint(in, "skipped", 0) == 1 ? "" : "s");
 	cost_line(json_object_get(p, "run_cost"), line, sizeof(line));
@@ -281,11 +281,12 @@ static void md_head(const json_t *p, struct hr_buf *b)
 	size_t j;
 
 	hr_buf_printf(b, "# Cluster health report\n\n");
-	hr_buf_printf(b, "Generated %s by health_report %s (git %s). **%s**: %lld nodes, %lld FAIL, %lld WARN, %lld PASS, %lld not judged; checks: %lld judged, %lld not judged; %lld devices, %lld all-reduce groups.\n\n",
+	hr_buf_printf(b, "Generated %s by health_report %s (git %s). **%s**: %lld nodes, %lld FAIL, %lld WARN, %lld PASS, %lld not judged; checks: %lld judged, %lld not judged (%lld noisy); %lld devices, %lld all-reduce groups.\n\n",
 		      hr_jstr(p, "generated_utc"), hr_jstr(p, "version"), hr_jstr(p, "git_rev"),
 		      hr_jstr(sum, "verdict"), hr_jint(sum, "nodes", 0), hr_jint(sum, "fail", 0),
 		      hr_jint(sum, "warn", 0), hr_jint(sum, "pass", 0), hr_jint(sum, "not_judged", 0),
-		      hr_jint(sum, "checks_judged", 0), hr_jint(sum, "checks_not_judged", 0), hr_jint(sum, "devices", 0),
+		      hr_jint(sum, "checks_judged", 0), hr_jint(sum, "checks_not_judged", 0),
+		      hr_jint(sum, "checks_noisy", 0), hr_jint(sum, "devices", 0),
 		      hr_jint(sum, "groups", 0));
 	if (json_array_size(x)) {
 		hr_buf_puts(b, "**Drain candidates:** ");
@@ -600,7 +601,7 @@ static void prom_sample(struct hr_buf *b, const char *name, double v, ...)
 int hr_render_prom(const json_t *p, struct hr_buf *b)
 {
 	static const struct fam f_verdict = { "clusterhealth_node_verdict", "Node verdict of health_report: 0 PASS, 1 WARN, 2 FAIL, -1 NOT JUDGED (no check could be judged).", "gauge" };
-	static const struct fam f_drain = { "clusterhealth_drain_candidate", "1 when health_report lists the node as a drain candidate (verdict FAIL).", "gauge" };
+	static const struct fam f_drain = { "clusterhealth_drain_candidate", "1 when health_report lists the node as a drain candidate (a hard fault or a confirmed FAIL).", "gauge" };
 	static const struct fam f_reasons = { "clusterhealth_node_reasons", "Number of reasons of each level (info, warn, fail) behind the node verdict.", "gauge" };
 	static const struct fam f_mem = { "clusterhealth_device_memory_gbps", "Measured memory roof of a device (roofline), GB/s (1e9 bytes/s).", "gauge" };
 	static const struct fam f_comp = { "clusterhealth_device_compute_gflops", "Measured compute roof of a device per dtype (roofline), GFLOP/s.", "gauge" };
@@ -630,7 +631,7 @@ int hr_render_prom(const json_t *p, struct hr_buf *b)
 	}
 	prom_head(b, &f_drain);
 	json_array_foreach(nodes, i, n)
-		prom_sample(b, f_drain.name, hr_jstr(n, "verdict") && !strcmp(hr_jstr(n, "verdict"), "FAIL"),
+		prom_sample(b, f_drain.name, json_is_true(json_object_get(n, "drain_candidate")),
 			    "node", hr_jstr(n, "name"), NULL);
 	prom_head(b, &f_reasons);
 	json_array_foreach(nodes, i, n) {
