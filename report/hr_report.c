@@ -6,12 +6,15 @@
 #include "report/read/hr_input.h"
 #include "report/read/hr_model.h"
 #include "report/render/hr_render.h"
+#include "report/render/hr_steps_render.h"
+#include "report/canary/hr_steps_run.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
 #include "base/ch_parse.h"
 #include "base/ch_result.h"
 
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +26,10 @@
 
 enum {
 	OPT_OUT = 0x1200, OPT_STRICT, OPT_EXPECT, OPT_PUE, OPT_PRICE, OPT_CURRENCY,
-	OPT_CARBON, OPT_CPU_W, OPT_MAX_PLOTS, OPT_COLOR
+	OPT_CARBON, OPT_CPU_W, OPT_MAX_PLOTS, OPT_COLOR, OPT_STEPS
 };
+
+#define MAX_STEP_PATHS 64
 
 void hr_report_usage(FILE *f, int subcommands)
 {
@@ -63,6 +68,9 @@ void hr_report_usage(FILE *f, int subcommands)
 "  --carbon-g-kwh X    grid carbon intensity, gCO2e/kWh (default %.0f)\n"
 "  --cpu-watts W       assumed power per CPU package for energy estimates\n"
 "                      (default %.0f)\n"
+"  --steps PATH        a training job's step logs (file or directory, repeatable):\n"
+"                      a \"Step logs\" section per rank in the outputs\n"
+"                      (health_report steps; docs/canary.md)\n"
 "  --max-plots N       at most N plots of each kind in report.html, flagged\n"
 "                      subjects first (default %d)\n"
 "  --color WHEN        auto (default: only on a terminal, and not with\n"
@@ -93,7 +101,9 @@ void hr_report_usage(FILE *f, int subcommands)
 		subcommands ?
 "       health_report canary [options] INPUT...   the pre-scaling canary\n"
 "       health_report history [options] INPUT...  nightly history and regressions\n"
-"       (health_report canary --help, health_report history --help)\n" : "",
+"       health_report steps [options] LOG|DIR...   a training job's own step logs\n"
+"       (health_report canary --help, health_report history --help,\n"
+"        health_report steps --help)\n" : "",
 		HR_DEFAULT_PUE, HR_DEFAULT_PRICE_PER_KWH, HR_DEFAULT_CURRENCY,
 		HR_DEFAULT_CARBON_G_PER_KWH, HR_DEFAULT_CPU_W, DEFAULT_MAX_PLOTS);
 }
@@ -165,6 +175,8 @@ struct opts {
 	int color; /* -1 auto, 0 never, 1 always */
 	int quiet;
 	struct hr_cost_params cost;
+	char *steps[MAX_STEP_PATHS];
+	int nsteps;
 };
 
 static int parse_opts(int argc, char **argv, struct opts *o, int *done)
@@ -180,6 +192,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *done)
 		{ "cpu-watts", required_argument, NULL, OPT_CPU_W },
 		{ "max-plots", required_argument, NULL, OPT_MAX_PLOTS },
 		{ "color", required_argument, NULL, OPT_COLOR },
+		{ "steps", required_argument, NULL, OPT_STEPS },
 		{ "colour", required_argument, NULL, OPT_COLOR },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -244,6 +257,11 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *done)
 				return rc;
 			o->color = rc == 2 ? -1 : rc;
 			break;
+		case OPT_STEPS:
+			if (o->nsteps == MAX_STEP_PATHS)
+				return ch_usage_error("more than %d --steps paths", MAX_STEP_PATHS);
+			o->steps[o->nsteps++] = optarg;
+			break;
 		case 'q': o->quiet = 1; break;
 		case 'h':
 			hr_report_usage(stdout, 1);
@@ -272,6 +290,7 @@ int hr_report_main(int argc, char **argv)
 	struct hr_file_list files;
 	struct hr_analyze_opts ao;
 	struct hr_buf md = { 0 }, html = { 0 }, prom = { 0 };
+	struct hr_steps_run steps;
 	json_t *profile = NULL;
 	int rc, done, exit_code = CH_EXIT_OK, color, nplots = 0, in_rc;
 	char in_msg[256];
@@ -283,6 +302,7 @@ int hr_report_main(int argc, char **argv)
 	o.color = -1;
 	hr_cost_defaults(&o.cost);
 	memset(&fleet, 0, sizeof(fleet));
+	memset(&steps, 0, sizeof(steps));
 	if ((rc = parse_opts(argc, argv, &o, &done)))
 		return ch_exit_code(rc);
 	if (done)
@@ -307,6 +327,9 @@ int hr_report_main(int argc, char **argv)
 	rc = hr_fleet_load_files(&fleet, (const char *const *)files.paths, files.named, files.n);
 	if (rc)
 		goto out;
+	/* the job's step logs: their problems are the report's input problems */
+	if (o.nsteps && (rc = hr_steps_run_load(o.steps, o.nsteps, NULL, &steps, &fleet.issues)))
+		goto out;
 
 	memset(&ao, 0, sizeof(ao));
 	ao.expect = &ex;
@@ -318,6 +341,20 @@ int hr_report_main(int argc, char **argv)
 		ch_error("out of memory while building the profile");
 		rc = CH_ERR_RUNTIME;
 		goto out;
+	}
+	if (o.nsteps) {
+		struct hr_steps_view v;
+		json_t *st;
+		memset(&v, 0, sizeof(v));
+		v.run = &steps;
+		v.gpus = (double)steps.nranks;
+		v.params = NAN;
+		st = hr_steps_json(&v);
+		if (!st || json_object_set_new(profile, "steps", st)) {
+			ch_error("out of memory while building the profile");
+			rc = CH_ERR_RUNTIME;
+			goto out;
+		}
 	}
 	{
 		/* the outputs read the profile only: free the fleet model before
@@ -397,6 +434,7 @@ out:
 	hr_buf_release(&prom);
 	hr_file_list_release(&files);
 	hr_fleet_release(&fleet);
+	hr_steps_run_release(&steps);
 	hr_expect_release(&ex);
 	return rc ? ch_exit_code(rc) : exit_code;
 }

@@ -4,6 +4,7 @@
 #include "report/render/hr_render.h"
 #include "report/render/hr_render_power.h"
 #include "report/render/hr_plot.h"
+#include "report/render/hr_steps_render.h"
 #include "report/render/hr_rows.h"
 #include "base/ch_common.h"
 
@@ -69,6 +70,20 @@ static void figure(struct plotter *pl, const char *kind, const char *subject,
 	esc(pl->b, caption);
 	hr_buf_puts(pl->b, "</figcaption></figure>\n");
 	pl->drawn++;
+}
+
+/* the training job's step logs (health_report --steps): the plot, then the table */
+static void steps_section(struct plotter *pl, const json_t *st)
+{
+	struct hr_svg svg;
+	if (!json_is_object(st))
+		return;
+	hr_steps_html(st, pl->b);
+	if (hr_plot_steps(st, &svg) == 0) {
+		figure(pl, "steps", "ranks", &svg,
+		       "Each rank's window median step time (black) and its own compute (blue; a straggler red), worst first; the mean time split stacked. Source: the step logs (measured).");
+		hr_svg_release(&svg);
+	}
 }
 
 static int device_flagged(const json_t *d)
@@ -648,6 +663,7 @@ int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 	html_devices(&rows, b);
 	html_groups(&rows, b);
 	html_checkpoint(&rows, b);
+	steps_section(&pl, json_object_get(p, "steps"));
 	html_inputs(json_object_get(p, "inputs"), &rows, b);
 	html_expectations(json_object_get(p, "expectations"), b);
 	hr_buf_printf(b, "<script>%s</script>\n</body></html>\n", script);

@@ -2,6 +2,7 @@
  * hr_render.c - terminal summary, Markdown and Prometheus outputs.
  */
 #include "report/render/hr_render.h"
+#include "report/render/hr_steps_render.h"
 #include "report/render/hr_render_power.h"
 #include "report/judge/hr_checkpoint.h"
 #include "report/judge/hr_inventory.h"
@@ -558,6 +559,7 @@ int hr_render_markdown(const json_t *p, struct hr_buf *b)
 	md_groups(&rows, b);
 	md_loader(&rows, b);
 	md_checkpoint(&rows, b);
+	hr_steps_markdown(json_object_get(p, "steps"), b);
 	hr_render_power_md(p, b);
 	md_inputs(p, &rows, b);
 	hr_rows_free(&rows);
@@ -716,5 +718,6 @@ int hr_render_prom(const json_t *p, struct hr_buf *b)
 	prom_head(b, &f_time);
 	if (hr_parse_utc(hr_jstr(p, "generated_utc"), &t) == 0)
 		prom_sample(b, f_time.name, (double)t, NULL);
+	hr_steps_prom(json_object_get(p, "steps"), b);
 	return b->oom ? CH_ERR_RUNTIME : 0;
 }
