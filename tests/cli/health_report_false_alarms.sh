@@ -23,38 +23,47 @@ fi
 SEEDS=${1:-20}
 
 python3 - "$HR" "$TMP" "$SEEDS" >"$TMP/counts" <<'PY'
-import collections, importlib.util, json, os, shutil, subprocess, sys
+import collections, concurrent.futures, importlib.util, json, os, shutil, subprocess, sys
 hr, tmp, seeds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 spec = importlib.util.spec_from_file_location("nf", "tests/data/report/make-noise-fleet.py")
 nf = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(nf)
-for k, sigma in enumerate((0.02, 0.03, 0.05)):
-    c = collections.Counter()
-    codes = collections.Counter()
-    for seed in range(1, seeds + 1):
-        fleet, out = os.path.join(tmp, "fleet"), os.path.join(tmp, "out")
-        shutil.rmtree(fleet, ignore_errors=True)
-        sys.argv = ["make-noise-fleet.py", fleet, str(sigma), str(1000 * (k + 1) + seed)]
-        nf.main()
-        rc = subprocess.run([hr, "-q", "--max-plots", "1", "--out", out, fleet],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT).returncode
-        p = json.load(open(os.path.join(out, "profile.json")))
-        s = p["summary"]
-        c["node_nights"] += s["nodes"]
-        c["warn"] += s["warn"]
-        c["fail"] += s["fail"]
-        c["drain"] += len(s["drain_candidates"])
-        c["not_judged"] += s["not_judged"]
-        c["checks_noisy"] += s["checks_noisy"]
-        c["exit1"] += rc == 1
-        for n in p["nodes"]:
-            for code in {r["code"] for r in n["reasons"] if r["level"] != "info"}:
-                codes[code] += 1
-        codes["findings"] += len(p["findings"])
-    print("sigma %g: %d node-nights, %d flagged (%d WARN, %d FAIL), %d drain, %d not judged, %d noisy checks, exit 1 %d; codes %s"
-          % (100 * sigma, c["node_nights"], c["warn"] + c["fail"], c["warn"], c["fail"], c["drain"],
-             c["not_judged"], c["checks_noisy"], c["exit1"],
-             ",".join("%s=%d" % kv for kv in sorted(codes.items()) if kv[1]) or "none"))
+def report(fleet, out):
+    """health_report on one night's fleet (on another thread, while the next is written)"""
+    rc = subprocess.run([hr, "-q", "--max-plots", "1", "--out", out, fleet],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT).returncode
+    p = json.load(open(os.path.join(out, "profile.json")))
+    shutil.rmtree(fleet, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
+    return rc, p
+with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+    for k, sigma in enumerate((0.02, 0.03, 0.05)):
+        jobs = []
+        for seed in range(1, seeds + 1):
+            fleet, out = os.path.join(tmp, "f%d-%d" % (k, seed)), os.path.join(tmp, "o%d-%d" % (k, seed))
+            sys.argv = ["make-noise-fleet.py", fleet, str(sigma), str(1000 * (k + 1) + seed)]
+            nf.main()
+            jobs.append(pool.submit(report, fleet, out))
+        c = collections.Counter()
+        codes = collections.Counter()
+        for j in jobs:
+            rc, p = j.result()
+            s = p["summary"]
+            c["node_nights"] += s["nodes"]
+            c["warn"] += s["warn"]
+            c["fail"] += s["fail"]
+            c["drain"] += len(s["drain_candidates"])
+            c["not_judged"] += s["not_judged"]
+            c["checks_noisy"] += s["checks_noisy"]
+            c["exit1"] += rc == 1
+            for n in p["nodes"]:
+                for code in {r["code"] for r in n["reasons"] if r["level"] != "info"}:
+                    codes[code] += 1
+            codes["findings"] += len(p["findings"])
+        print("sigma %g: %d node-nights, %d flagged (%d WARN, %d FAIL), %d drain, %d not judged, %d noisy checks, exit 1 %d; codes %s"
+              % (100 * sigma, c["node_nights"], c["warn"] + c["fail"], c["warn"], c["fail"], c["drain"],
+                 c["not_judged"], c["checks_noisy"], c["exit1"],
+                 ",".join("%s=%d" % kv for kv in sorted(codes.items()) if kv[1]) or "none"))
 PY
 if [ "$SEEDS" != 20 ]; then
 	cat "$TMP/counts"
