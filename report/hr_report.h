@@ -15,7 +15,7 @@ extern "C" {
 /**
  * hr_report_main - run the report command.
  * @argc, @argv: [in] the command line (argv[0] the program name); options
- *               are described by hr_report_usage() and README.md.
+ *               are described by hr_report_usage() and docs/usage.md.
  * Returns the process exit code: 0 no FAIL; 1 at least one FAIL (drain
  * candidates listed); 2 usage or input error (bad option or value, an
  * input that does not exist, no usable input at all, a bad --expect

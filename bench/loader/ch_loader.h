@@ -416,7 +416,7 @@ struct ch_lc_opts {
 	const char *topology;   /* --topology FILE.xml: plan mode */
 };
 
-/** ch_lc_opts_init - the defaults (documented in --help and the README). */
+/** ch_lc_opts_init - the defaults (documented in --help and docs/usage.md). */
 void ch_lc_opts_init(struct ch_lc_opts *o);
 
 /**

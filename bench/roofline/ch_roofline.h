@@ -69,7 +69,7 @@ void ch_rl_opts_init(struct ch_rl_opts *o);
  */
 int ch_rl_parse(int argc, char **argv, struct ch_rl_opts *o);
 
-/** ch_rl_usage - the --help text (README's roofline section agrees with it). */
+/** ch_rl_usage - the --help text (docs/usage.md's roofline section agrees with it). */
 void ch_rl_usage(FILE *f);
 
 /** ch_rl_list - print the kernel table: name, family, FLOPs and words per
