@@ -210,9 +210,11 @@ int hr_fleet_load_file(struct hr_fleet *f, const char *path, int named);
 
 /**
  * hr_fleet_load_files - hr_fleet_load_file() for each of @n files in order,
- * with the same result; a second thread reads and parses up to 8 files
- * ahead of the one being loaded (one after another when no thread can be
- * started).
+ * with the same result; a pool of reading threads (one per CPU the process
+ * may run on, at most 8) reads each file, parses it and reads a result
+ * document into its typed record (hr_result.h) up to 4 files per thread
+ * ahead of the one being loaded, so that loading in order is all that is
+ * left to this thread (one after another when no thread can be started).
  * @paths: [in] @n file names; @named: [in] @n flags as hr_fleet_load_file's.
  * Returns 0, or CH_ERR_RUNTIME when out of memory (loading stops there).
  */

@@ -572,11 +572,33 @@ static int find_control(const json_t *v, char *where, size_t n, size_t len)
 	return 0;
 }
 
+/* find_control() without naming where: the common case, a clean document,
+ * costs no path built for each key */
+static int any_control(const json_t *v)
+{
+	const char *k;
+	const json_t *e;
+	size_t i;
+
+	if (json_is_string(v))
+		return has_control(json_string_value(v), json_string_length(v));
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, k, e)
+			if (has_control(k, strlen(k)) || any_control(e))
+				return 1;
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, e)
+			if (any_control(e))
+				return 1;
+	}
+	return 0;
+}
+
 int hr_result_control_char(const json_t *doc, char *where, size_t n)
 {
 	if (n)
 		where[0] = '\0';
-	return find_control(doc, where, n, 0);
+	return any_control(doc) && find_control(doc, where, n, 0);
 }
 
 long long hr_rv_int(const struct hr_rv *v, long long dflt)
