@@ -23,7 +23,7 @@
 
 enum {
 	OPT_OUT = 0x1200, OPT_STRICT, OPT_EXPECT, OPT_PUE, OPT_PRICE, OPT_CURRENCY,
-	OPT_CARBON, OPT_CPU_W, OPT_MAX_PLOTS, OPT_COLOR
+	OPT_CARBON, OPT_CPU_W, OPT_MAX_PLOTS, OPT_COLOR, OPT_DETAIL
 };
 
 void hr_report_usage(FILE *f, int subcommands)
@@ -61,6 +61,13 @@ void hr_report_usage(FILE *f, int subcommands)
 "                      (default %.0f)\n"
 "  --max-plots N       at most N plots of each kind in report.html, flagged\n"
 "                      subjects first (default %d)\n"
+"  --detail WHAT       flagged (default): a PASS node's entry in profile.json\n"
+"                      is bounded (verdict, headline figures and what each was\n"
+"                      judged against, its devices' values, its input files),\n"
+"                      a distribution of more than 1000 values keeps its\n"
+"                      outliers and 1000 ranks; WARN, FAIL and NOT JUDGED nodes\n"
+"                      keep their full detail. all: every node in full\n"
+"                      (memory and output grow with the fleet's inputs)\n"
 "  --color WHEN        auto (default: only on a terminal, and not with\n"
 "                      NO_COLOR), always or never\n"
 "  -q, --quiet         print one line: the fleet verdict (NOT JUDGED when no\n"
@@ -146,6 +153,7 @@ struct opts {
 	const char *expect;
 	int max_plots;
 	int color; /* -1 auto, 0 never, 1 always */
+	int detail_all;
 	int quiet;
 	struct hr_cost_params cost;
 };
@@ -164,12 +172,14 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *done)
 		{ "max-plots", required_argument, NULL, OPT_MAX_PLOTS },
 		{ "color", required_argument, NULL, OPT_COLOR },
 		{ "colour", required_argument, NULL, OPT_COLOR },
+		{ "detail", required_argument, NULL, OPT_DETAIL },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	static const char *const colors[] = { "never", "always", "auto", NULL };
+	static const char *const details[] = { "flagged", "all", NULL };
 	int c, rc;
 	long l;
 
@@ -226,6 +236,11 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *done)
 			if ((rc = ch_lookup("--color", optarg, colors)) < 0)
 				return rc;
 			o->color = rc == 2 ? -1 : rc;
+			break;
+		case OPT_DETAIL:
+			if ((rc = ch_lookup("--detail", optarg, details)) < 0)
+				return rc;
+			o->detail_all = rc == 1;
 			break;
 		case 'q': o->quiet = 1; break;
 		case 'h':
@@ -296,6 +311,7 @@ int hr_report_main(int argc, char **argv)
 	ao.cost = &o.cost;
 	ao.generated_utc = NULL;
 	ao.input_files = files.n;
+	ao.detail_all = o.detail_all;
 	profile = hr_analyze(&fleet, &ao);
 	if (!profile) {
 		ch_error("out of memory while building the profile");

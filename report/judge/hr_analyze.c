@@ -1814,7 +1814,70 @@ static int cmp_node(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-static json_t *distributions_json(const struct an *a)
+/* At most this many values of a distribution that are not outliers are
+ * kept in a bounded profile (evenly spaced ranks, the first and last
+ * included): as many as report.html's distribution plot draws. */
+#define HR_DIST_KEEP 1000
+
+struct kept {
+	size_t inst, rank; /* instance index; rank 1.. among the class's finite values */
+};
+
+static const struct inst *keep_base;
+
+static int cmp_inst_value(const void *x, const void *y)
+{
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	double a = keep_base[i].value, b = keep_base[j].value;
+	if (a != b)
+		return (a > b) - (a < b);
+	return (i > j) - (i < j);
+}
+
+static int cmp_kept(const void *x, const void *y)
+{
+	size_t i = ((const struct kept *)x)->inst, j = ((const struct kept *)y)->inst;
+	return (i > j) - (i < j);
+}
+
+/* The values of class @c that a bounded distribution keeps, in instance
+ * order, each with its rank among the finite values sorted (ties by
+ * instance): the outliers and every step-th rank, the last included, as
+ * the plot draws them (hr_plot.c). NULL when out of memory (then every
+ * value is kept). */
+static struct kept *dist_keep(const struct an *a, const struct inst *v, size_t n, int c, size_t *nkept)
+{
+	size_t *idx = malloc((n ? n : 1) * sizeof(*idx)), m = 0, i, step, k = 0;
+	struct kept *out;
+	(void)a;
+	if (!idx)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (v[i].cls == c && !v[i].superseded_by && isfinite(v[i].value))
+			idx[m++] = i;
+	keep_base = v;
+	qsort(idx, m, sizeof(*idx), cmp_inst_value);
+	out = malloc((m ? m : 1) * sizeof(*out));
+	if (!out) {
+		free(idx);
+		return NULL;
+	}
+	step = m > HR_DIST_KEEP ? (m + HR_DIST_KEEP - 1) / HR_DIST_KEEP : 1;
+	for (i = 0; i < m; i++)
+		if (v[idx[i]].level >= HR_WARN || i % step == 0 || i == m - 1) {
+			out[k].inst = idx[i];
+			out[k++].rank = i + 1;
+		}
+	qsort(out, k, sizeof(*out), cmp_kept);
+	free(idx);
+	*nkept = k;
+	return out;
+}
+
+/* With @bounded, a class of more than HR_DIST_KEEP values keeps its
+ * outliers (warn, fail) and HR_DIST_KEEP evenly spaced ranks of the others,
+ * each with its rank (1 = lowest) and "values_kept" saying so. */
+static json_t *distributions_json(const struct an *a, int bounded)
 {
 	json_t *arr = json_array();
 	size_t c, i;
@@ -1834,12 +1897,25 @@ static json_t *distributions_json(const struct an *a)
 		json_object_set_new(o, "n", json_integer((json_int_t)k->n));
 		json_object_set_new(o, "median", jnum(k->median));
 		json_object_set_new(o, "mad", jnum(k->mad));
+		struct kept *kept = NULL;
+		size_t nkept = 0, q = 0;
+		if (bounded && k->n > HR_DIST_KEEP)
+			kept = dist_keep(a, v, n, (int)c, &nkept);
+		if (kept)
+			json_object_set_new(o, "values_kept",
+					    json_string("outliers (warn, fail) and evenly spaced ranks of the others, each with its rank (--detail all keeps every value)"));
 		for (i = 0; i < n; i++) {
 			const struct inst *p = &v[i];
 			json_t *x;
 			char subj[256];
+			size_t rank = 0;
 			if (p->cls != (int)c || p->superseded_by)
 				continue;
+			if (kept) {
+				if (q >= nkept || kept[q].inst != i)
+					continue;
+				rank = kept[q++].rank;
+			}
 			if (dev)
 				snprintf(subj, sizeof(subj), "%s/%s", a->f->nodes[p->node].name,
 					 a->f->devices[p->subject].device);
@@ -1850,8 +1926,11 @@ static json_t *distributions_json(const struct an *a)
 			json_object_set_new(x, "value", jnum(p->value));
 			json_object_set_new(x, "z", jnum(p->z));
 			json_object_set_new(x, "level", json_string(hr_level_name(p->level)));
+			if (kept)
+				json_object_set_new(x, "rank", json_integer((json_int_t)rank));
 			json_array_append_new(vals, x);
 		}
+		free(kept);
 		json_object_set_new(o, "values", vals);
 		json_array_append_new(arr, o);
 	}
@@ -2006,6 +2085,84 @@ static void not_judged_reasons(struct an *a)
 	}
 }
 
+/* ------------------------------------------------------------ bounded detail */
+
+/* A device of a node whose detail is bounded (--detail flagged, a PASS
+ * node): what it is, the value of each metric by key, and its worst level
+ * (its file is among the node's "inputs"). */
+static json_t *device_bounded_json(const struct an *a, size_t i)
+{
+	const struct hr_device *d = &a->f->devices[i];
+	json_t *o = json_object(), *v = json_object();
+	size_t j;
+	int level = HR_INFO;
+	char mk[48];
+	json_object_set_new(o, "device", json_string(d->device));
+	json_object_set_new(o, "sku", jstr_or_null(d->sku));
+	json_object_set_new(o, "status", json_string(d->status));
+	for (j = a->dev_first[i]; j < a->dev_first[i] + a->dev_n[i]; j++)
+		if (a->di[j].subject == (int)i) {
+			json_object_set_new(v, metric_key(a->di[j].metric, mk, sizeof(mk)), jnum(a->di[j].value));
+			if (a->di[j].level > level)
+				level = a->di[j].level;
+		}
+	json_object_set_new(o, "values", v);
+	json_object_set_new(o, "level", json_string(hr_level_name(level)));
+	return o;
+}
+
+/* The loader of a bounded node: its verdict and recommendation, not each
+ * configuration. */
+static json_t *loader_bounded_json(const struct hr_loader *l)
+{
+	json_t *o = loader_json(l);
+	json_object_del(o, "configs");
+	return o;
+}
+
+/* Per node, the result files whose host section is the node (f->runs), as
+ * a list: first[node], next[run]; -1 ends. Returns 0, or -1 out of memory. */
+static int runs_by_node(const struct hr_fleet *f, long **first, long **next)
+{
+	size_t i;
+	*first = malloc((f->nnodes ? f->nnodes : 1) * sizeof(**first));
+	*next = malloc((f->nruns ? f->nruns : 1) * sizeof(**next));
+	if (!*first || !*next)
+		return -1;
+	for (i = 0; i < f->nnodes; i++)
+		(*first)[i] = -1;
+	for (i = f->nruns; i-- > 0;) {
+		int n = f->runs[i].node;
+		(*next)[i] = -1;
+		if (n < 0 || (size_t)n >= f->nnodes)
+			continue;
+		(*next)[i] = (*first)[n];
+		(*first)[n] = (long)i;
+	}
+	return 0;
+}
+
+/* A bounded node's inputs: the paths of its result files, each once. */
+static json_t *node_inputs_json(const struct hr_fleet *f, const long *first, const long *next, int n)
+{
+	json_t *arr = json_array();
+	long e;
+	for (e = first[n]; e >= 0; e = next[e]) {
+		const char *path = f->runs[e].path;
+		size_t k;
+		const json_t *x;
+		int seen = 0;
+		if (!path)
+			continue;
+		json_array_foreach(arr, k, x)
+			if (!strcmp(json_string_value(x), path))
+				seen = 1;
+		if (!seen)
+			json_array_append_new(arr, json_string(path));
+	}
+	return arr;
+}
+
 static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drift)
 {
 	const struct hr_fleet *f = a->f;
@@ -2015,7 +2172,7 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 	char now[32];
 	size_t i, j;
 	int counts[3] = { 0, 0, 0 }, worst = HR_INFO, k, not_judged_nodes = 0;
-	long e, *rfirst, *rnext;
+	long e, *rfirst, *rnext, *run_first = NULL, *run_next = NULL;
 	long checks_judged = 0, checks_not_judged = 0;
 
 	if (!p || !ord) {
@@ -2029,6 +2186,15 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 	rfirst = malloc((f->nnodes ? f->nnodes : 1) * sizeof(*rfirst));
 	rnext = malloc((a->nr ? a->nr : 1) * sizeof(*rnext));
 	if (!rfirst || !rnext) {
+		free(rfirst);
+		free(rnext);
+		free(ord);
+		json_decref(p);
+		return NULL;
+	}
+	if (!o->detail_all && runs_by_node(f, &run_first, &run_next)) {
+		free(run_first);
+		free(run_next);
 		free(rfirst);
 		free(rnext);
 		free(ord);
@@ -2061,6 +2227,8 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 	json_object_set_new(p, "git_rev", json_string(ch_git_rev()));
 	json_object_set_new(p, "generated_utc",
 			    json_string(o->generated_utc ? o->generated_utc : ch_utc_now(now, sizeof(now))));
+	if (!o->detail_all)
+		json_object_set_new(p, "detail", json_string("flagged"));
 
 	for (i = 0; i < f->nnodes; i++) {
 		int n = ord[i].node;
@@ -2070,7 +2238,10 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 		json_t *bw = json_array(), *st = json_array(), *hl = json_object();
 		struct node_checks nc;
 		const char *verdict = hr_verdict_name(ord[i].level);
+		int full;
 		node_checks(a, n, &nc);
+		/* a PASS node's detail is bounded unless --detail all */
+		full = o->detail_all || ord[i].level > HR_INFO || nc.judged == 0;
 		checks_judged += nc.judged;
 		checks_not_judged += nc.not_judged;
 		if (ord[i].level == HR_INFO && nc.judged == 0) {
@@ -2105,7 +2276,7 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 		json_object_set_new(cfg, "gpus", json_integer(nd->ngpus));
 		json_object_set_new(x, "config", cfg);
 		for (e = a->node_dev[n]; e >= 0; e = a->dev_next[e])
-			json_array_append_new(devs, device_json(a, (size_t)e));
+			json_array_append_new(devs, full ? device_json(a, (size_t)e) : device_bounded_json(a, (size_t)e));
 		json_object_set_new(x, "devices", devs);
 		for (e = a->node_grp[n]; e >= 0; e = a->grp_next[e]) {
 			const struct hr_group *g = &f->groups[a->grp_of[e]];
@@ -2140,9 +2311,13 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 				json_array_append_new(st, s);
 			}
 		json_object_set_new(x, "stragglers", st);
-		json_object_set_new(x, "loader", l ? loader_json(l) : json_null());
+		json_object_set_new(x, "loader", !l ? json_null() : full ? loader_json(l) : loader_bounded_json(l));
 		json_object_set_new(x, "checkpoint", hr_ckpt_node_json(f, n));
 		json_object_set_new(x, "inventory", hr_inventory_profile(f, n));
+		if (!full) {
+			json_object_set_new(x, "detail", json_string("bounded"));
+			json_object_set_new(x, "inputs", node_inputs_json(f, run_first, run_next, n));
+		}
 		json_array_append_new(nodes, x);
 	}
 	for (j = 0; j < a->nr; j++)
@@ -2177,7 +2352,9 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 	json_object_set_new(p, "nodes", nodes);
 	json_object_set_new(p, "groups", groups);
 	json_object_set_new(p, "findings", findings);
-	json_object_set_new(p, "distributions", distributions_json(a));
+	json_object_set_new(p, "distributions", distributions_json(a, !o->detail_all));
+	free(run_first);
+	free(run_next);
 	free(rfirst);
 	free(rnext);
 	free(ord);

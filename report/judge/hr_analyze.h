@@ -62,6 +62,10 @@ struct hr_analyze_opts {
 	const struct hr_cost_params *cost; /* required */
 	const char *generated_utc;        /* NULL: now */
 	size_t input_files;               /* files found among the inputs */
+	int detail_all;                   /* 0: a PASS node's entry and large
+					     distributions are bounded (the
+					     profile's "detail": "flagged"); 1:
+					     everything in full */
 };
 
 /**

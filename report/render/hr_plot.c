@@ -574,11 +574,14 @@ int hr_plot_lateness(const char *node, const json_t *loader, struct hr_svg *out)
 
 /* ------------------------------------------------------------ distribution */
 
-struct dv { double v; const char *subject, *level; };
+struct dv { double v; const char *subject, *level; size_t rank; };
 
 static int cmp_dv(const void *a, const void *b)
 {
 	double x = ((const struct dv *)a)->v, y = ((const struct dv *)b)->v;
+	size_t r = ((const struct dv *)a)->rank, q = ((const struct dv *)b)->rank;
+	if (r || q) /* a bounded profile's values: by their rank in the fleet */
+		return (r > q) - (r < q);
 	return (x > y) - (x < y);
 }
 
@@ -588,8 +591,9 @@ static int cmp_dv(const void *a, const void *b)
 static int distribution_draw(const json_t *dist, double warn_pct, double fail_pct)
 {
 	const json_t *vals = json_object_get(dist, "values"), *v;
-	size_t n = json_array_size(vals), i, m = 0;
+	size_t n = json_array_size(vals), i, m = 0, ranks = 0; /* ranks: the highest "rank" */
 	struct dv *d;
+	size_t kept;
 	double med = jnum(dist, "median"), ymin = INFINITY, ymax = -INFINITY;
 	char title[256], yl[64];
 
@@ -605,6 +609,11 @@ static int distribution_draw(const json_t *dist, double warn_pct, double fail_pc
 		d[m].v = x;
 		d[m].subject = jstr(v, "subject");
 		d[m].level = jstr(v, "level");
+		if (json_is_integer(json_object_get(v, "rank")) && json_integer_value(json_object_get(v, "rank")) > 0) {
+			d[m].rank = (size_t)json_integer_value(json_object_get(v, "rank"));
+			if (d[m].rank > ranks)
+				ranks = d[m].rank;
+		}
 		ymin = fmin(ymin, x);
 		ymax = fmax(ymax, x);
 		m++;
@@ -614,6 +623,11 @@ static int distribution_draw(const json_t *dist, double warn_pct, double fail_pc
 		return CH_ERR_USAGE;
 	}
 	qsort(d, m, sizeof(*d), cmp_dv);
+	/* a bounded profile keeps the values drawn below, each at its rank
+	 * among all the class's values (docs/profile-schema.md) */
+	kept = m;
+	if (ranks)
+		m = ranks;
 	if (med > 0) {
 		ymin = fmin(ymin, med * (1 - fail_pct / 100));
 		ymax = fmax(ymax, med);
@@ -644,10 +658,11 @@ static int distribution_draw(const json_t *dist, double warn_pct, double fail_pc
 	 * plot's resolution while the SVG stays small for a large fleet. */
 	{
 		size_t step = m > DIST_MAX_POINTS ? (m + DIST_MAX_POINTS - 1) / DIST_MAX_POINTS : 1;
-		for (i = 0; i < m; i++) {
-			double x = (double)i + 1, y = d[i].v;
+		for (i = 0; i < kept; i++) {
+			size_t at = d[i].rank ? d[i].rank - 1 : i; /* its sorted position */
+			double x = (double)at + 1, y = d[i].v;
 			int out = d[i].level && (!strcmp(d[i].level, "warn") || !strcmp(d[i].level, "fail"));
-			if (!out && i % step != 0 && i != m - 1)
+			if (!out && at % step != 0 && at != m - 1)
 				continue;
 			plcol0(!out ? C_BLUE : !strcmp(d[i].level, "fail") ? C_RED : C_ORANGE);
 			plpoin(1, &x, &y, out ? 5 : 4);

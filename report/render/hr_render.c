@@ -548,6 +548,12 @@ static void prom_sample(struct hr_buf *b, const char *name, double v, ...)
 	hr_buf_printf(b, "%s %.10g\n", first ? "" : "}", v);
 }
 
+/* a JSON number as a double, NAN for anything else */
+static double hr_jnum_v(const json_t *v)
+{
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 int hr_render_prom(const json_t *p, struct hr_buf *b)
 {
 	static const struct fam f_verdict = { "clusterhealth_node_verdict", "Node verdict of health_report: 0 PASS, 1 WARN, 2 FAIL, -1 NOT JUDGED (no check could be judged).", "gauge" };
@@ -596,19 +602,33 @@ int hr_render_prom(const json_t *p, struct hr_buf *b)
 	}
 	prom_head(b, &f_mem);
 	json_array_foreach(nodes, i, n)
-		json_array_foreach(json_object_get(n, "devices"), j, d)
+		json_array_foreach(json_object_get(n, "devices"), j, d) {
+			const char *key;
 			json_array_foreach(json_object_get(d, "metrics"), k, m)
 				if (!strcmp(hr_jstr(m, "metric"), "memory_gbps"))
 					prom_sample(b, f_mem.name, hr_jnum(m, "value"), "node", hr_jstr(n, "name"),
 						    "device", hr_jstr(d, "device"), "sku", hr_jstr(d, "sku") ? hr_jstr(d, "sku") : "", NULL);
+			/* a node of bounded detail: its devices' values */
+			json_object_foreach((json_t *)json_object_get(d, "values"), key, m)
+				if (!strcmp(key, "memory_gbps"))
+					prom_sample(b, f_mem.name, hr_jnum_v(m), "node", hr_jstr(n, "name"),
+						    "device", hr_jstr(d, "device"), "sku", hr_jstr(d, "sku") ? hr_jstr(d, "sku") : "", NULL);
+		}
 	prom_head(b, &f_comp);
 	json_array_foreach(nodes, i, n)
-		json_array_foreach(json_object_get(n, "devices"), j, d)
+		json_array_foreach(json_object_get(n, "devices"), j, d) {
+			const char *key;
 			json_array_foreach(json_object_get(d, "metrics"), k, m)
 				if (!strncmp(hr_jstr(m, "metric"), "compute_gflops.", 15))
 					prom_sample(b, f_comp.name, hr_jnum(m, "value"), "node", hr_jstr(n, "name"),
 						    "device", hr_jstr(d, "device"), "sku", hr_jstr(d, "sku") ? hr_jstr(d, "sku") : "",
 						    "dtype", hr_jstr(m, "metric") + 15, NULL);
+			json_object_foreach((json_t *)json_object_get(d, "values"), key, m)
+				if (!strncmp(key, "compute_gflops.", 15))
+					prom_sample(b, f_comp.name, hr_jnum_v(m), "node", hr_jstr(n, "name"),
+						    "device", hr_jstr(d, "device"), "sku", hr_jstr(d, "sku") ? hr_jstr(d, "sku") : "",
+						    "dtype", key + 15, NULL);
+		}
 	prom_head(b, &f_pexp);
 	json_array_foreach(nodes, i, n)
 		json_array_foreach(json_object_get(n, "devices"), j, d)

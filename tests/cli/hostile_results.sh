@@ -106,7 +106,7 @@ lacks report_negative_energy "energy -" "-0.167 USD"
 
 # report: a loader lateness that is not a number is listed; its cell keeps the ' / '
 mutate p50 $FH/node01/loader_contention.json 'd["results"]["configs"][0]["lateness_us"]["p50"] = "x"'
-run report_lateness_not_a_number 0 "$HR" --out "$TMP/report_lateness_not_a_number.out" "$TMP/p50" &&
+run report_lateness_not_a_number 0 "$HR" --detail all --out "$TMP/report_lateness_not_a_number.out" "$TMP/p50" &&
 has report_lateness_not_a_number "skipped: results.configs[0]: 'lateness_us.p50' is not a number; skipped" \
 	"| node01 | baseline | baseline | 0 | n/a / 121 |" && lacks report_lateness_not_a_number "n/a121"
 
