@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Past this many device metrics the table lists only the flagged ones. */
+/* Past this many device metrics (groups) the table lists only the flagged ones. */
 #define HTML_MAX_ROWS 3000
 
 static const char css[] =
@@ -21,7 +21,9 @@ static const char css[] =
 	"th{background:#f4f4f4}.FAIL,.fail{color:#b00;font-weight:bold}.WARN,.warn{color:#a60;font-weight:bold}.PASS{color:#070}"
 	".act{color:#555;font-size:.9em}.meta{color:#555}figure.plot{display:inline-block;margin:.5em;vertical-align:top}"
 	"figure.plot svg{width:720px;height:auto;max-width:100%;border:1px solid #eee}figcaption{font-size:.85em;color:#555;max-width:720px}"
-	"code{background:#f4f4f4;padding:0 .2em}.note{color:#555;font-style:italic}";
+	"code{background:#f4f4f4;padding:0 .2em}.note{color:#555;font-style:italic}"
+	"table.sortable th{cursor:pointer}table.sortable th:after{content:' \\2195';color:#aaa}"
+	"table.compact td{padding:.1em .4em;white-space:nowrap}input.filter{margin:.3em 0;padding:.2em;width:24em}";
 
 /* Marks each plot's <svg> once laid out with a non-empty box and content. */
 static const char script[] =
@@ -34,6 +36,20 @@ static const char script[] =
 	"if(good)ok++;}document.body.setAttribute('data-plots-total',String(figs.length));"
 	"document.body.setAttribute('data-plots-rendered',String(ok));}"
 	"if(document.readyState==='complete'){check();}else{window.addEventListener('load',check);}})();";
+
+/* Sorts a table.sortable by the clicked column (numbers by data-v, else by
+ * text; again: the other way) and filters its rows by the text typed in the
+ * input.filter naming it (data-table), counting the rows shown into the
+ * element named by data-count. */
+static const char table_script[] =
+	"function hrSort(th){var t=th.parentNode.parentNode.parentNode,b=t.tBodies[0],i=th.cellIndex,"
+	"d=th.getAttribute('data-dir')==='a'?-1:1,r=Array.prototype.slice.call(b.rows);th.setAttribute('data-dir',d>0?'a':'d');"
+	"function k(e){var c=e.cells[i],v=c.getAttribute('data-v');return v!==null?parseFloat(v):c.textContent;}"
+	"r.sort(function(x,y){var p=k(x),q=k(y);if(typeof p==='number'&&typeof q==='number')return d*((isNaN(p)?-Infinity:p)-(isNaN(q)?-Infinity:q));"
+	"return d*String(p).localeCompare(String(q));});for(var j=0;j<r.length;j++)b.appendChild(r[j]);}"
+	"function hrFilter(inp){var q=inp.value.toLowerCase(),b=document.getElementById(inp.getAttribute('data-table')).tBodies[0],n=0;"
+	"for(var i=0;i<b.rows.length;i++){var e=b.rows[i],s=e.textContent.toLowerCase().indexOf(q)>=0;e.style.display=s?'':'none';if(s)n++;}"
+	"var c=document.getElementById(inp.getAttribute('data-count'));if(c)c.textContent=String(n);}";
 
 static void esc(struct hr_buf *b, const char *s)
 {
@@ -55,6 +71,7 @@ struct plotter {
 	struct hr_buf *b;
 	int drawn;
 	int max;
+	int busbw_classes; /* overlay plots of like groups drawn */
 };
 
 static void figure(struct plotter *pl, const char *kind, const char *subject,
@@ -156,6 +173,8 @@ static int same_gkey(const struct gkey *a, const struct gkey *b)
 	return a->source && b->source && !strcmp(a->source, b->source) && hr_streq(a->name, b->name);
 }
 
+/* busbw of the groups that were not compared (no class: scaling
+ * sub-groups, failed or hostless runs), one plot per group and file */
 static void busbw_plots(struct plotter *pl, const json_t *groups)
 {
 	size_t n = json_array_size(groups), i, j, skipped = 0, failed = 0;
@@ -191,6 +210,10 @@ static void busbw_plots(struct plotter *pl, const json_t *groups)
 			int rc;
 			if (done[i])
 				continue;
+			if (hr_jstr(g, "class")) { /* drawn with its like groups */
+				done[i] = 1;
+				continue;
+			}
 			/* all algorithms of this group from the same file, in input order */
 			set = json_array();
 			for (j = run[i]; j < n && (j == run[i] || same_gkey(&key[run[i]], &key[j])); j++) {
@@ -243,8 +266,115 @@ static void busbw_plots(struct plotter *pl, const json_t *groups)
 			      skipped, pl->max);
 	if (failed)
 		hr_buf_printf(pl->b, "<p class=\"note\">%zu busbw plots could not be drawn (PLplot error).</p>\n", failed);
-	if (!count)
+	if (!count && !pl->busbw_classes)
 		hr_buf_puts(pl->b, "<p class=\"note\">No all-reduce sweeps with at least two sizes among the inputs.</p>\n");
+}
+
+/* A class of like groups (the groups' "class") and its members. */
+struct bclass {
+	const char *label;
+	json_t *groups;          /* array of the class's groups (borrowed references) */
+	unsigned char *flagged;  /* per member */
+	size_t nflagged;
+};
+
+static int cmp_bclass(const void *a, const void *b)
+{
+	const struct bclass *x = a, *y = b;
+	if ((x->nflagged > 0) != (y->nflagged > 0))
+		return x->nflagged > 0 ? -1 : 1;
+	return 0;
+}
+
+/* The like groups of each class overlaid on one axis with their median and
+ * band, the flagged ones highlighted: classes with a flagged group first. */
+static void busbw_fleet_plots(struct plotter *pl, const json_t *groups)
+{
+	json_t *index = json_object(); /* class label -> position in cls */
+	struct bclass *cls = NULL;
+	size_t ncls = 0, i, skipped = 0, failed = 0;
+	const json_t *g;
+
+	if (!index)
+		return;
+	json_array_foreach(groups, i, g) {
+		const char *label = hr_jstr(g, "class");
+		const json_t *at;
+		struct bclass *c;
+		size_t k;
+		if (!label)
+			continue;
+		if ((at = json_object_get(index, label))) {
+			k = (size_t)json_integer_value(at);
+		} else {
+			struct bclass *x = realloc(cls, (ncls + 1) * sizeof(*cls));
+			if (!x)
+				goto out;
+			cls = x;
+			k = ncls++;
+			memset(&cls[k], 0, sizeof(cls[k]));
+			cls[k].label = label;
+			cls[k].groups = json_array();
+			json_object_set_new(index, label, json_integer((json_int_t)k));
+		}
+		c = &cls[k];
+		json_array_append(c->groups, (json_t *)g);
+	}
+	for (i = 0; i < ncls; i++) {
+		size_t n = json_array_size(cls[i].groups), k;
+		cls[i].flagged = calloc(n ? n : 1, 1);
+		if (!cls[i].flagged)
+			goto out;
+		for (k = 0; k < n; k++)
+			if (hr_rows_group_flagged(json_array_get(cls[i].groups, k))) {
+				cls[i].flagged[k] = 1;
+				cls[i].nflagged++;
+			}
+	}
+	if (ncls)
+		qsort(cls, ncls, sizeof(*cls), cmp_bclass); /* stable enough: ties keep no order promise */
+	for (i = 0; i < ncls; i++) {
+		struct hr_svg svg;
+		char cap[1024];
+		size_t n = json_array_size(cls[i].groups);
+		int rc;
+		if (pl->busbw_classes >= pl->max) {
+			skipped++;
+			continue;
+		}
+		rc = hr_plot_busbw_fleet(cls[i].label, cls[i].groups, cls[i].flagged, &svg);
+		if (rc == CH_ERR_USAGE)
+			continue;
+		if (rc) {
+			failed++;
+			continue;
+		}
+		if (cls[i].nflagged)
+			snprintf(cap, sizeof(cap), "busbw against message size of %zu like group%s (%s): their median per size, %s%zu flagged group%s highlighted%s.",
+				 n, n == 1 ? "" : "s", cls[i].label,
+				 n >= 3 ? "the band from their 10th to 90th percentile, " : "",
+				 cls[i].nflagged, cls[i].nflagged == 1 ? "" : "s",
+				 cls[i].nflagged > 8 ? " (the first 8 labelled)" : " and labelled");
+		else
+			snprintf(cap, sizeof(cap), "busbw against message size of %zu like group%s (%s): their median per size%s; none flagged.",
+				 n, n == 1 ? "" : "s", cls[i].label,
+				 n >= 3 ? " and the band from their 10th to 90th percentile" : "");
+		figure(pl, "busbw", cls[i].label, &svg, cap);
+		hr_svg_release(&svg);
+		pl->busbw_classes++;
+	}
+	if (skipped)
+		hr_buf_printf(pl->b, "<p class=\"note\">%zu more classes of like groups not drawn (--max-plots %d; classes with a flagged group come first).</p>\n",
+			      skipped, pl->max);
+	if (failed)
+		hr_buf_printf(pl->b, "<p class=\"note\">%zu busbw plots could not be drawn (PLplot error).</p>\n", failed);
+out:
+	for (i = 0; i < ncls; i++) {
+		json_decref(cls[i].groups);
+		free(cls[i].flagged);
+	}
+	free(cls);
+	json_decref(index);
 }
 
 static void lateness_plots(struct plotter *pl, const json_t *nodes)
@@ -403,33 +533,150 @@ static void html_cost(const json_t *c, struct hr_buf *b)
 	hr_buf_puts(b, ")</td></tr></table>\n");
 }
 
-static void html_nodes(const struct hr_rows *rows, struct hr_buf *b)
+/* node name -> its configuration keys that differ from the fleet's
+ * majority ("key: value; ..."), from the drift rows. NULL out of memory. */
+static json_t *config_diffs(const struct hr_rows *rows)
 {
+	json_t *m = json_object();
 	size_t i, j;
+	struct hr_buf t = { 0 };
+	if (!m)
+		return NULL;
+	for (i = 0; i < rows->ndrift; i++) {
+		const struct hr_drift_row *r = &rows->drift[i];
+		for (j = 0; j < r->nvalues; j++) {
+			const char *had = hr_jstr(m, r->values[j].node);
+			if (!r->values[j].node)
+				continue;
+			t.len = 0;
+			hr_buf_printf(&t, "%s%s%s: %s", had ? had : "", had ? "; " : "", r->key,
+				      r->values[j].value ? r->values[j].value : "(none)");
+			if (!t.oom)
+				json_object_set_new(m, r->values[j].node, json_string(t.s));
+		}
+	}
+	hr_buf_release(&t);
+	return m;
+}
+
+/* The nodes a rule flagged (WARN, FAIL) or could not judge, in full: their
+ * reasons and actions, their configuration where it differs from the
+ * fleet's majority, and all of it folded. */
+static void html_flagged_nodes(const struct hr_rows *rows, const json_t *diffs, struct hr_buf *b)
+{
+	size_t i, j, n = 0;
 	int q;
-	hr_buf_puts(b, "<h2 id=\"nodes\">Nodes, worst first</h2>\n<table><tr><th>verdict</th><th>node</th><th>reasons and suggested actions</th><th>configuration</th></tr>\n");
+	for (i = 0; i < rows->nnodes; i++)
+		n += !hr_streq(rows->nodes[i].verdict, "PASS");
+	hr_buf_printf(b, "<h2 id=\"nodes\">Flagged nodes, worst first (%zu)</h2>\n", n);
+	if (!n) {
+		hr_buf_puts(b, "<p>No node was flagged: every node is PASS (the table below).</p>\n");
+		return;
+	}
+	hr_buf_puts(b, "<table><tr><th>verdict</th><th>node</th><th>reasons and suggested actions</th><th>configuration (where it differs from the fleet's majority)</th></tr>\n");
 	for (i = 0; i < rows->nnodes; i++) {
-		const struct hr_node_row *n = &rows->nodes[i];
-		hr_buf_printf(b, "<tr><td class=\"%s\">%s</td><td>", n->verdict, n->verdict);
-		esc(b, n->name);
+		const struct hr_node_row *nd = &rows->nodes[i];
+		const char *d;
+		if (hr_streq(nd->verdict, "PASS"))
+			continue;
+		hr_buf_printf(b, "<tr><td class=\"%s\">%s</td><td>", nd->verdict, nd->verdict);
+		esc(b, nd->name);
 		hr_buf_puts(b, "</td><td>");
-		for (j = 0; j < n->nreasons; j++) {
+		for (j = 0; j < nd->nreasons; j++) {
 			hr_buf_puts(b, "<div>");
-			reason_html(b, &n->reasons[j]);
+			reason_html(b, &nd->reasons[j]);
 			hr_buf_puts(b, "</div>");
 		}
 		hr_buf_puts(b, "</td><td>");
+		d = hr_jstr(diffs, nd->name);
+		if (d) {
+			esc(b, d);
+			hr_buf_puts(b, "<br>");
+		} else {
+			hr_buf_puts(b, "the fleet's<br>");
+		}
+		if (nd->not_like_for_like)
+			hr_buf_puts(b, "<b class=\"warn\">not like for like</b>");
+		hr_buf_puts(b, "<details><summary>all</summary>");
 		for (q = 0; q < HR_ROWS_CONFIG_KEYS; q++)
-			if (n->config[q]) {
+			if (nd->config[q]) {
 				hr_buf_printf(b, "%s: ", hr_rows_config_keys[q]);
-				esc(b, n->config[q]);
+				esc(b, nd->config[q]);
 				hr_buf_puts(b, "<br>");
 			}
-		if (n->not_like_for_like)
-			hr_buf_puts(b, "<b class=\"warn\">not like for like</b>");
-		hr_buf_puts(b, "</td></tr>\n");
+		hr_buf_puts(b, "</details></td></tr>\n");
 	}
 	hr_buf_puts(b, "</table>\n");
+}
+
+/* A headline figure of a node in the healthy table: the value, and its
+ * share of the expectation (else of the fleet median); data-v sorts. */
+static void headline_cell(struct hr_buf *b, const json_t *h)
+{
+	double v = hr_jnum(h, "value"), e = hr_jnum(h, "expected"), m = hr_jnum(h, "fleet_median");
+	char num[32];
+	if (!h || json_is_null(h) || isnan(v)) {
+		hr_buf_puts(b, "<td data-v=\"NaN\">n/a</td>");
+		return;
+	}
+	if (hr_streq(hr_jstr(h, "unit"), "GFLOP/s") && v >= 10000)
+		hr_buf_printf(b, "<td data-v=\"%.6g\">%s TFLOP/s", v, hr_fmt_num(v / 1000, num, sizeof(num)));
+	else
+		hr_buf_printf(b, "<td data-v=\"%.6g\">%s %s", v, hr_fmt_num(v, num, sizeof(num)),
+			      hr_jstr(h, "unit") ? hr_jstr(h, "unit") : "");
+	if (e > 0)
+		hr_buf_printf(b, " (%.0f%% exp.)", 100 * v / e);
+	else if (m > 0)
+		hr_buf_printf(b, " (%.0f%% med.)", 100 * v / m);
+	if (json_is_false(json_object_get(h, "judged")))
+		hr_buf_puts(b, " nj");
+	hr_buf_puts(b, "</td>");
+}
+
+/* Every PASS node as one row of a compact table, sortable by any column and
+ * filterable: its headline figures (the node's worst GPU memory and compute
+ * roofs, worst intra- and inter-node busbw) against their expectation,
+ * the loader verdict, the checks judged, and its configuration only where
+ * it differs from the fleet's majority. */
+static void html_healthy(const json_t *nodes, const json_t *diffs, struct hr_buf *b)
+{
+	const json_t *n;
+	size_t i, count = 0;
+	json_array_foreach(nodes, i, n)
+		count += hr_streq(hr_jstr(n, "verdict"), "PASS");
+	hr_buf_printf(b, "<h2 id=\"healthy\">PASS nodes (<span id=\"healthy-count\">%zu</span>)</h2>\n", count);
+	if (!count) {
+		hr_buf_puts(b, "<p>No node passed.</p>\n");
+		return;
+	}
+	hr_buf_puts(b, "<p>Each node's headline figures: its worst GPU's memory and compute roofs, its worst intra- and inter-node busbw, as % of the expectation (exp.) or of the fleet median (med.); nj: not judged. Configuration only where it differs from the fleet's majority (profile.json has each node's). Click a column to sort; type to filter.</p>\n"
+		    "<input class=\"filter\" type=\"search\" placeholder=\"filter nodes\" data-table=\"healthy-table\" data-count=\"healthy-count\" oninput=\"hrFilter(this)\">\n"
+		    "<table id=\"healthy-table\" class=\"sortable compact\"><thead><tr>"
+		    "<th onclick=\"hrSort(this)\">node</th><th onclick=\"hrSort(this)\">memory</th><th onclick=\"hrSort(this)\">compute</th>"
+		    "<th onclick=\"hrSort(this)\">intra-node busbw</th><th onclick=\"hrSort(this)\">inter-node busbw</th>"
+		    "<th onclick=\"hrSort(this)\">loader</th><th onclick=\"hrSort(this)\">checks judged</th>"
+		    "<th onclick=\"hrSort(this)\">configuration</th></tr></thead><tbody>\n");
+	json_array_foreach(nodes, i, n) {
+		const json_t *hl = json_object_get(n, "headline");
+		const char *d;
+		if (!hr_streq(hr_jstr(n, "verdict"), "PASS"))
+			continue;
+		hr_buf_puts(b, "<tr><td>");
+		esc(b, hr_jstr(n, "name"));
+		hr_buf_puts(b, "</td>");
+		headline_cell(b, json_object_get(hl, "memory"));
+		headline_cell(b, json_object_get(hl, "compute"));
+		headline_cell(b, json_object_get(hl, "intra_node_busbw"));
+		headline_cell(b, json_object_get(hl, "inter_node_busbw"));
+		hr_buf_puts(b, "<td>");
+		esc(b, hr_jstr(hl, "loader") ? hr_jstr(hl, "loader") : "-");
+		hr_buf_printf(b, "</td><td data-v=\"%lld\">%lld</td><td>", hr_jint(n, "checks_judged", 0),
+			      hr_jint(n, "checks_judged", 0));
+		if ((d = hr_jstr(diffs, hr_jstr(n, "name"))))
+			esc(b, d);
+		hr_buf_puts(b, "</td></tr>\n");
+	}
+	hr_buf_puts(b, "</tbody></table>\n");
 }
 
 static void html_findings_drift(const struct hr_rows *rows, struct hr_buf *b)
@@ -496,12 +743,19 @@ static void html_devices(const struct hr_rows *rows, struct hr_buf *b)
 
 static void html_groups(const struct hr_rows *rows, struct hr_buf *b)
 {
+	int all = rows->ngroups <= HTML_MAX_ROWS;
 	size_t j;
-	hr_buf_puts(b, "<h2 id=\"groups\">All-reduce groups</h2>\n<p>busbw at the largest size, out-of-place. Average = mean of every busbw cell, as nccl-tests' \"Avg bus bandwidth\"; the log's own value beside it.</p>\n"
+	hr_buf_puts(b, "<h2 id=\"groups\">All-reduce groups</h2>\n<p>busbw at the largest size, out-of-place. Average = mean of every busbw cell, as nccl-tests' \"Avg bus bandwidth\"; the log's own value beside it.</p>\n");
+	if (!all)
+		hr_buf_printf(b, "<p class=\"note\">More than %d groups: only the %zu flagged or failed are listed (all are in profile.json; the plots above compare them all).</p>\n",
+			      HTML_MAX_ROWS, rows->groups_flagged);
+	hr_buf_puts(b, ""
 		    "<table><tr><th>group</th><th>kind</th><th>nodes</th><th>collective</th><th>algo</th><th>ranks</th><th>largest size</th><th>busbw GB/s</th><th>% of like median</th><th>avg busbw</th><th>log's avg</th><th>level</th><th>source</th></tr>\n");
 	for (j = 0; j < rows->ngroups; j++) {
 		const struct hr_group_row *d = &rows->groups[j];
 		char sz[32];
+		if (!all && !d->flagged)
+			continue;
 		hr_buf_puts(b, "<tr><td>");
 		esc(b, d->name);
 		hr_buf_printf(b, "</td><td>%s</td><td>", d->kind);
@@ -614,21 +868,24 @@ static void html_expectations(const json_t *x, struct hr_buf *b)
 int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots)
 {
 	const json_t *nodes = json_object_get(p, "nodes");
-	struct plotter pl = { b, 0, max_plots > 0 ? max_plots : 1 };
+	struct plotter pl = { b, 0, max_plots > 0 ? max_plots : 1, 0 };
 	struct hr_rows rows;
+	json_t *diffs;
 
-	if (hr_rows_build(p, &rows)) {
+	if (hr_rows_build(p, &rows) || !(diffs = config_diffs(&rows))) {
 		hr_rows_free(&rows);
 		return CH_ERR_RUNTIME;
 	}
 	html_head(p, b);
 	html_cost(json_object_get(p, "run_cost"), b);
-	html_nodes(&rows, b);
+	html_flagged_nodes(&rows, diffs, b);
+	html_healthy(nodes, diffs, b);
 	html_findings_drift(&rows, b);
 
 	hr_buf_puts(b, "<h2 id=\"roofline\">Roofline per device</h2>\n");
 	roofline_plots(&pl, nodes);
-	hr_buf_puts(b, "<h2 id=\"busbw\">busbw against message size, per group and algorithm</h2>\n");
+	hr_buf_puts(b, "<h2 id=\"busbw\">busbw against message size: like groups overlaid</h2>\n");
+	busbw_fleet_plots(&pl, json_object_get(p, "groups"));
 	busbw_plots(&pl, json_object_get(p, "groups"));
 	hr_buf_puts(b, "<h2 id=\"loader\">Feeder lateness per placement</h2>\n");
 	lateness_plots(&pl, nodes);
@@ -640,7 +897,8 @@ int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 	html_checkpoint(&rows, b);
 	html_inputs(json_object_get(p, "inputs"), &rows, b);
 	html_expectations(json_object_get(p, "expectations"), b);
-	hr_buf_printf(b, "<script>%s</script>\n</body></html>\n", script);
+	hr_buf_printf(b, "<script>%s%s</script>\n</body></html>\n", table_script, script);
+	json_decref(diffs);
 	hr_rows_free(&rows);
 	if (nplots)
 		*nplots = pl.drawn;

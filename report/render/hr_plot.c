@@ -494,6 +494,237 @@ int hr_plot_busbw(const char *title, const json_t *groups, struct hr_svg *out)
 	return pl_close(out);
 }
 
+/* ------------------------------------------------------------ busbw, like groups overlaid */
+
+/* One message size of a class of like groups: the out-of-place busbw of
+ * each group that measured it. */
+struct fsize {
+	double bytes;
+	double *v;
+	size_t n, cap;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The @q quantile (0..1) of @n sorted values, linear between ranks. */
+static double quantile(const double *v, size_t n, double q)
+{
+	double h = q * (double)(n - 1);
+	size_t lo = (size_t)floor(h);
+	if (lo + 1 >= n)
+		return v[n - 1];
+	return v[lo] + (h - (double)lo) * (v[lo + 1] - v[lo]);
+}
+
+static struct fsize *fsize_at(struct fsize **s, size_t *n, size_t *cap, double bytes)
+{
+	size_t i;
+	for (i = 0; i < *n; i++)
+		if ((*s)[i].bytes == bytes)
+			return &(*s)[i];
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 32;
+		struct fsize *x = realloc(*s, c * sizeof(*x));
+		if (!x)
+			return NULL;
+		*s = x;
+		*cap = c;
+	}
+	memset(&(*s)[*n], 0, sizeof(**s));
+	(*s)[*n].bytes = bytes;
+	return &(*s)[(*n)++];
+}
+
+static int cmp_fsize(const void *a, const void *b)
+{
+	double x = ((const struct fsize *)a)->bytes, y = ((const struct fsize *)b)->bytes;
+	return (x > y) - (x < y);
+}
+
+/* A group's out-of-place curve: its rows with a size and a busbw, as log2
+ * size and GB/s. Returns the points (at most @cap). */
+static size_t group_curve(const json_t *g, double *x, double *y, size_t cap)
+{
+	const json_t *r;
+	size_t k, m = 0;
+	json_array_foreach(json_object_get(g, "rows"), k, r) {
+		double b = jnum(r, "bytes"), v = jnum(r, "busbw_oop_gbps");
+		if (!(b > 0) || isnan(v) || m >= cap)
+			continue;
+		x[m] = log2(b);
+		y[m] = v;
+		m++;
+	}
+	return m;
+}
+
+#define FLEET_MAX_CURVES 48   /* flagged curves drawn on one plot */
+#define FLEET_MAX_LABELS 8    /* of them labelled */
+#define FLEET_ALL_CURVES 8    /* a class this small draws every curve */
+
+static int busbw_fleet_draw(const char *title, const json_t *groups, const unsigned char *flagged)
+{
+	struct fsize *sz = NULL;
+	size_t nsz = 0, capsz = 0, i, k, ncurves = 0, ngroups = json_array_size(groups);
+	double xmin = INFINITY, xmax = -INFINITY, ymax = 0, *bx = NULL, *bm = NULL, *blo = NULL, *bhi = NULL;
+	double px[256], py[256];
+	const json_t *g;
+	int labels = 0, rc = 0, drawn = 0;
+	char lab[200];
+
+	json_array_foreach(groups, i, g) {
+		size_t m = group_curve(g, px, py, 256);
+		if (m >= 2)
+			ncurves++;
+		for (k = 0; k < m; k++) {
+			struct fsize *f = fsize_at(&sz, &nsz, &capsz, px[k]);
+			if (!f) {
+				rc = CH_ERR_RUNTIME;
+				goto out;
+			}
+			if (f->n == f->cap) {
+				size_t c = f->cap ? f->cap * 2 : 16;
+				double *v = realloc(f->v, c * sizeof(*v));
+				if (!v) {
+					rc = CH_ERR_RUNTIME;
+					goto out;
+				}
+				f->v = v;
+				f->cap = c;
+			}
+			f->v[f->n++] = py[k];
+			xmin = fmin(xmin, px[k]);
+			xmax = fmax(xmax, px[k]);
+			ymax = fmax(ymax, py[k]);
+		}
+	}
+	if (!ncurves || !isfinite(xmin)) {
+		rc = CH_ERR_USAGE;
+		goto out;
+	}
+	qsort(sz, nsz, sizeof(*sz), cmp_fsize);
+	bx = malloc(2 * nsz * sizeof(*bx));
+	bm = malloc(nsz * sizeof(*bm));
+	blo = malloc(2 * nsz * sizeof(*blo));
+	bhi = malloc(nsz * sizeof(*bhi));
+	if (!bx || !bm || !blo || !bhi) {
+		rc = CH_ERR_RUNTIME;
+		goto out;
+	}
+	for (i = 0; i < nsz; i++) {
+		qsort(sz[i].v, sz[i].n, sizeof(double), cmp_double);
+		bx[i] = sz[i].bytes;
+		bm[i] = quantile(sz[i].v, sz[i].n, 0.5);
+		blo[i] = quantile(sz[i].v, sz[i].n, 0.1);
+		bhi[i] = quantile(sz[i].v, sz[i].n, 0.9);
+	}
+	plslabelfunc(size_label, NULL);
+	viewport(title, "message size (bytes)", "busbw out-of-place (GB/s)", xmin - 0.5, xmax + 0.5, 0,
+		 ymax > 0 ? ymax * 1.15 : 1, "bcnsto", "bcnstv");
+	plslabelfunc(NULL, NULL);
+	/* the band: the 10th to 90th percentile of the like groups per size,
+	 * as one polygon (lower edge left to right, upper edge back) */
+	if (ngroups >= 3 && nsz >= 2) {
+		for (i = 0; i < nsz; i++) {
+			bx[nsz + i] = bx[nsz - 1 - i];
+			blo[nsz + i] = bhi[nsz - 1 - i];
+		}
+		plcol0(C_LIGHT);
+		plfill((PLINT)(2 * nsz), bx, blo);
+	}
+	/* a small class: every curve, thin */
+	if (ngroups <= FLEET_ALL_CURVES)
+		json_array_foreach(groups, i, g) {
+			size_t m = group_curve(g, px, py, 256);
+			if (m < 2 || flagged[i])
+				continue;
+			plcol0(C_GREY);
+			plwidth(1);
+			plline((PLINT)m, px, py);
+		}
+	/* the median */
+	plcol0(C_BLACK);
+	plwidth(2.5);
+	if (nsz >= 2)
+		plline((PLINT)nsz, bx, bm);
+	plpoin((PLINT)nsz, bx, bm, 4);
+	/* the flagged groups, highlighted and labelled at their last point */
+	json_array_foreach(groups, i, g) {
+		size_t m;
+		const char *lvl = jstr(json_object_get(g, "comparison"), "level");
+		int col = lvl && !strcmp(lvl, "warn") ? C_ORANGE : C_RED;
+		if (!flagged[i] || drawn >= FLEET_MAX_CURVES)
+			continue;
+		m = group_curve(g, px, py, 256);
+		if (m < 1)
+			continue;
+		plcol0(col);
+		plwidth(2);
+		if (m >= 2)
+			plline((PLINT)m, px, py);
+		plpoin((PLINT)m, px, py, 5);
+		drawn++;
+		if (labels < FLEET_MAX_LABELS) {
+			const json_t *nodes = json_object_get(g, "nodes");
+			snprintf(lab, sizeof(lab), "%s%s%s", jstr(g, "name") ? jstr(g, "name") : "?",
+				 json_array_size(nodes) ? " " : "",
+				 json_array_size(nodes) ? json_string_value(json_array_get(nodes, 0)) : "");
+			/* right-aligned at its last point, just under the curve */
+			label_at(px[m - 1] - 0.1, py[m - 1] - 0.045 * (ymax > 0 ? ymax : 1) * (1 + labels % 2), 1.0, lab);
+			labels++;
+		}
+	}
+	plwidth(1);
+	{
+		double x0 = xmin - 0.5, x1 = xmax + 0.5, y1 = ymax > 0 ? ymax * 1.15 : 1;
+		int li = 0;
+		snprintf(lab, sizeof(lab), "median of %zu like group%s", ngroups, ngroups == 1 ? "" : "s");
+		legend(x0, x1, 0, y1, li++, C_BLACK, lab);
+		if (ngroups >= 3 && nsz >= 2)
+			legend(x0, x1, 0, y1, li++, C_GREY, "band: 10th-90th percentile");
+		if (drawn) {
+			snprintf(lab, sizeof(lab), "flagged: %d group%s (red FAIL, orange WARN)", drawn, drawn == 1 ? "" : "s");
+			legend(x0, x1, 0, y1, li++, C_RED, lab);
+		}
+	}
+out:
+	for (i = 0; i < nsz; i++)
+		free(sz[i].v);
+	free(sz);
+	free(bx);
+	free(bm);
+	free(blo);
+	free(bhi);
+	return rc;
+}
+
+int hr_plot_busbw_fleet(const char *title, const json_t *groups, const unsigned char *flagged,
+			struct hr_svg *out)
+{
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if (setjmp(pl_jmp)) {
+		pl_active = 0;
+		return CH_ERR_RUNTIME;
+	}
+	if (pl_open())
+		return CH_ERR_RUNTIME;
+	pl_active = 1;
+	rc = busbw_fleet_draw(title, groups, flagged);
+	pl_active = 0;
+	if (rc) {
+		plend1();
+		free(pl_buf);
+		pl_buf = NULL;
+		return rc;
+	}
+	return pl_close(out);
+}
+
 /* ------------------------------------------------------------ lateness */
 
 static int lateness_draw(const char *node, const json_t *loader)

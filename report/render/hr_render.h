@@ -37,10 +37,14 @@ int hr_render_terminal(const json_t *profile, FILE *out, int color);
 int hr_render_markdown(const json_t *profile, struct hr_buf *b);
 
 /**
- * hr_render_html - the self-contained HTML report: everything of the
- * Markdown report plus the plots (roofline per device, busbw against size
- * per group and algorithm, feeder lateness per placement, fleet
- * distributions), inline SVG drawn by PLplot, no external resource.
+ * hr_render_html - the self-contained HTML report, laid out for a fleet:
+ * the summary, the flagged nodes in full, the PASS nodes as one compact
+ * sortable and filterable table (configuration only where it differs from
+ * the fleet's majority), the plots (roofline per device, busbw against size
+ * of like groups overlaid with their median and band, the flagged ones
+ * highlighted; feeder lateness per placement; fleet distributions), and
+ * the tables of the Markdown report; inline SVG drawn by PLplot, no
+ * external resource (docs/health_report.md, "report.html at fleet scale").
  * An inline script marks each plot's <svg> with data-rendered="yes" once
  * the browser has laid it out with a non-empty bounding box, and sets
  * data-plots-total and data-plots-rendered on <body> (the headless-browser
