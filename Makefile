@@ -246,11 +246,19 @@ $(SLOWAR): tests/slowallreduce.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -O2 -shared -fPIC -Wall -Wextra $(shell pkg-config --cflags ompi-c) $< -o $@
 
-# a stand-in libnvidia-ml.so.1 for tests/cli/inventory.sh (tests/fake-nvml)
+# a stand-in libnvidia-ml.so.1 for tests/cli/inventory.sh and powercap.sh (tests/fake-nvml)
 FAKE_NVML := $(B)/tests/fake-nvml/libnvidia-ml.so.1
-$(FAKE_NVML): tests/fake-nvml/fake_nvml.c
+$(FAKE_NVML): tests/fake-nvml/fake_nvml.c tests/fake-nvml/fake_nvml_power.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC $< -o $@
+	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC $^ -lm -o $@
+
+# roofline's main over a stand-in GPU backend for tests/cli/powercap.sh (tests/standin)
+STANDIN := $(B)/tests/roofline-standin
+$(STANDIN): bench/roofline.c tests/standin/standin_gpu.c $(LIB) $(FLAGS_FILE)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) -I$(B)/gen -I. -DCH_RL_GPU_BACKEND=ch_backend_standin \
+		$(ALL_LDFLAGS) bench/roofline.c tests/standin/standin_gpu.c $(LIB) $(LDLIBS) -o $@
 
 unit: $(UNIT_BIN)
 test: all $(UNIT_BIN) $(SLOWIO) $(SLOWAR) $(FAKE_NVML)

@@ -359,6 +359,8 @@ static struct {
 	int thread;             /* the signal thread runs */
 	int mine[2];            /* SIGINT, SIGTERM: our handler is installed */
 	volatile sig_atomic_t count;
+	ch_signal_hook_fn hook; /* called first by the signal thread (ch_result_on_signal()) */
+	void *hook_ctx;
 } sig = { .lock = PTHREAD_MUTEX_INITIALIZER, .pipe = { -1, -1 } };
 
 static double mono_now(void)
@@ -391,15 +393,17 @@ static void finish_on_signal(int signo)
 {
 	struct timespec until;
 	const char *name = signo == SIGINT ? "SIGINT" : signo == SIGTERM ? "SIGTERM" : "a signal";
-	char reason[256], tmp[4200];
+	char reason[1400], tmp[4200], note[1024] = "";
 	json_t *doc = NULL;
 	int locked;
 
+	if (sig.hook) /* e.g. roofline's power limits put back, before anything else */
+		sig.hook(sig.hook_ctx, note, sizeof(note));
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 10; /* a write in progress gets 10 s to end */
 	locked = pthread_mutex_timedlock(&sig.lock, &until) == 0;
-	snprintf(reason, sizeof(reason), "interrupted by %s (signal %d) after %.0f s; the measurements finished before it are kept",
-		 name, signo, mono_now() - sig.t0);
+	snprintf(reason, sizeof(reason), "interrupted by %s (signal %d) after %.0f s; the measurements finished before it are kept%s%s",
+		 name, signo, mono_now() - sig.t0, note[0] ? "; " : "", note);
 	if (!locked) {
 		ch_error("%s; a write of the result file did not end within 10 s: not finishing it", reason);
 		_exit(CH_EXIT_RUNTIME);
@@ -443,6 +447,14 @@ static void *signal_thread(void *arg)
 }
 
 static const int caught[2] = { SIGINT, SIGTERM };
+
+void ch_result_on_signal(ch_signal_hook_fn fn, void *ctx)
+{
+	pthread_mutex_lock(&sig.lock);
+	sig.hook = fn;
+	sig.hook_ctx = ctx;
+	pthread_mutex_unlock(&sig.lock);
+}
 
 int ch_result_catch_signals(struct ch_result *r)
 {

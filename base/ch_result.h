@@ -174,6 +174,20 @@ int ch_result_finish(struct ch_result *r, int status, const char *reason, ...)
  */
 int ch_result_catch_signals(struct ch_result *r);
 
+/* A function the signal thread calls before it finishes the result file. */
+typedef void (*ch_signal_hook_fn)(void *ctx, char *note, size_t n);
+
+/**
+ * ch_result_on_signal - have the thread that takes SIGINT or SIGTERM
+ * (ch_result_catch_signals()) call @fn(@ctx, note, n) first, before it
+ * finishes the result file and exits: roofline puts GPU power limits back
+ * there (hw/ch_powercap.h). @fn may write a one-line @note (n bytes,
+ * "" when nothing to say); it is appended to the run's reason. One hook per
+ * process; NULL removes it. @fn runs in that thread while the main thread
+ * may still be running: it must take its own locks.
+ */
+void ch_result_on_signal(ch_signal_hook_fn fn, void *ctx);
+
 /**
  * ch_json_write_atomic - write any JSON document atomically.
  * @path:  [in] destination. A temporary "PATH.tmp.PID" is written in the

@@ -667,3 +667,23 @@ json_t *ch_nvml_gpu_inventory(ch_nvml_dev_t dev, unsigned index)
 	return NULL;
 #endif
 }
+
+void *ch_nvml_symbol(const char *name)
+{
+#ifdef HAVE_NVML
+	return nv.refs > 0 && name ? dlsym(nv.lib, name) : NULL;
+#else
+	(void)name;
+	return NULL;
+#endif
+}
+
+const char *ch_nvml_error_string(int r)
+{
+#ifdef HAVE_NVML
+	if (nv.refs > 0)
+		return nvml_err((nvmlReturn_t)r);
+#endif
+	(void)r;
+	return "NVML not loaded";
+}

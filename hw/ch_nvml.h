@@ -172,6 +172,18 @@ int ch_nvml_energy_total_j(double *out);
  */
 json_t *ch_nvml_gpu_inventory(ch_nvml_dev_t dev, unsigned index);
 
+/**
+ * ch_nvml_symbol - a function of the loaded libnvidia-ml.so.1 by name, for
+ * modules that call NVML functions this file does not wrap (the power
+ * limits of hw/ch_powercap.h).
+ * Returns the address (cast it to the function's type as nvml.h declares
+ * it), or NULL when NVML is not initialised or the driver lacks @name.
+ */
+void *ch_nvml_symbol(const char *name);
+
+/** ch_nvml_error_string - nvmlErrorString() of an NVML return code @r. */
+const char *ch_nvml_error_string(int r);
+
 #ifdef __cplusplus
 }
 #endif

@@ -49,6 +49,7 @@ void ch_rl_opts_init(struct ch_rl_opts *o)
 	o->devices_all = 1;
 	o->iters = 4;
 	o->warmup = 1;
+	ch_rl_power_opts_init(&o->power);
 	o->confirm = CH_RL_CONFIRM_ON;
 }
 
@@ -88,6 +89,7 @@ void ch_rl_usage(FILE *f)
 	      "                     every point of every device (a repeatability check,\n"
 	      "                     about twice the run time); 0: off\n"
 	      "  --list             print the kernel table and exit\n", f);
+	ch_rl_power_usage(f);
 	ch_common_help(f);
 	fputs("\n"
 	      "Output: per device a table (kernel, dtype, AI in FLOP/byte, median time,\n"
@@ -300,7 +302,7 @@ static int rl_opt(int c, const char *arg, void *ctx)
 		o->confirm = rc;
 		break;
 	default:
-		return 0;
+		return ch_rl_power_opt(c, arg, &o->power);
 	}
 	return 1;
 }
@@ -318,6 +320,7 @@ int ch_rl_parse(int argc, char **argv, struct ch_rl_opts *o)
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "stores", required_argument, NULL, OPT_STORES },
+		CH_RL_POWER_LONGOPTS,
 		{ "confirm", required_argument, NULL, OPT_CONFIRM },
 		CH_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
@@ -329,6 +332,9 @@ int ch_rl_parse(int argc, char **argv, struct ch_rl_opts *o)
 		return rc;
 	if (optind < argc)
 		return ch_usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->power.ncaps && o->backends == CH_RL_BACKEND_CPU)
+		return ch_usage_error("--power-limits sets GPU power limits: it needs the cuda backend (--backend cuda "
+				      "or auto)");
 	return 0;
 }
 
@@ -1140,6 +1146,85 @@ static void run_points(struct rl_dev *r, int gemm)
 		}
 }
 
+/* ------------------------------------------------------------ the power-cap sweep
+ * (bench/roofline/ch_roofline_power.c) measures its points through these */
+
+static int sweep_shape(void *ctx, const struct ch_kernel *k, enum ch_dtype dt, struct ch_point_spec *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->k = k;
+	out->dt = dt;
+	return point_shape(ctx, k, dt, &out->shape);
+}
+
+static int sweep_measure(void *ctx, const struct ch_kernel *k, enum ch_dtype dt, json_t *points)
+{
+	struct rl_dev *r = ctx;
+	json_t *keep = r->points;
+	struct rl_point pt;
+	int rc;
+
+	r->points = points;
+	measure_point(r, k, dt, &pt);
+	rc = emit_point(r, &pt);
+	r->points = keep;
+	return rc;
+}
+
+static void sweep_checkpoint(void *ctx)
+{
+	ch_result_checkpoint(((struct rl_dev *)ctx)->res);
+}
+
+/* The sweep's points: the selected ones (GEMMs first), or by default gemm
+ * bf16 and triad fp64 (a compute-bound and a memory-bound point). */
+static void sweep_points(struct rl_dev *r, struct ch_rl_sweep_ops *ops)
+{
+	int nk, i, d, gemm;
+	const struct ch_kernel *t = ch_kernel_table(&nk);
+
+	for (gemm = 1; gemm >= 0; gemm--)
+		for (i = 0; i < nk; i++) {
+			unsigned want;
+			if ((t[i].family == CH_FAM_GEMM) != gemm)
+				continue;
+			if (!r->o->kernels && !r->o->dtypes)
+				want = !strcmp(t[i].name, "gemm") ? CH_DT_BIT(CH_BF16) :
+				       !strcmp(t[i].name, "triad") ? CH_DT_BIT(CH_FP64) : 0;
+			else
+				want = kernel_selected(r->o, i) ? requested_dtypes(r->o, &t[i]) : 0;
+			want &= r->be->dtypes(r->dev, &t[i]);
+			for (d = 0; d < CH_NDTYPES && ops->npoints < CH_RL_SWEEP_MAX_POINTS; d++)
+				if (want & CH_DT_BIT(d)) {
+					ops->k[ops->npoints] = &t[i];
+					ops->dt[ops->npoints++] = (enum ch_dtype)d;
+				}
+		}
+}
+
+/* The sweep of one open GPU: its "power_sweep" object, the points at the
+ * default limit as the device's points; returns the sweep's status. */
+static int power_sweep(struct rl_dev *r, char *reason, size_t rn)
+{
+	struct ch_rl_sweep_ops ops = { .ctx = r, .be = r->be, .dev = r->dev, .pci_bus_id = r->info.pci_bus_id,
+				       .shape = sweep_shape, .measure = sweep_measure, .checkpoint = sweep_checkpoint };
+	json_t *sweep = json_object();
+	int rc, ref;
+
+	ops.device = json_string_value(json_object_get(r->jdev, "device"));
+	sweep_points(r, &ops);
+	json_object_set_new(r->jdev, "power_sweep", sweep);
+	if (!ops.npoints) {
+		snprintf(reason, rn, "no selected kernel runs in the selected dtypes on %s", ops.device);
+		return CH_ERR_UNAVAILABLE;
+	}
+	rc = ch_rl_power_sweep(&r->o->power, &ops, sweep, &ref, reason, rn);
+	if (ref >= 0)
+		json_array_extend(r->points, json_object_get(json_array_get(json_object_get(sweep, "caps"), (size_t)ref),
+							     "points"));
+	return rc;
+}
+
 /* Measure one open device into its object jdev; returns its status. */
 static int measure_device(struct rl_dev *r, char *reason, size_t rn)
 {
@@ -1172,6 +1257,8 @@ static int measure_device(struct rl_dev *r, char *reason, size_t rn)
 		snprintf(reason, rn, "cannot allocate the arrays (3 x %llu bytes)", (unsigned long long)r->array_bytes);
 		return rc;
 	}
+	if (is_gpu && r->o->power.ncaps)
+		return power_sweep(r, reason, rn);
 	run_points(r, 0);
 	run_points(r, 1);
 	if (r->errors) {
@@ -1444,6 +1531,7 @@ static void print_table(json_t *d, const struct ch_rl_opts *o)
 		print_point(p, json_object_get(d, "config"), has_ds);
 	print_roofs(d);
 	print_telemetry(d);
+	ch_rl_power_print(d);
 	if (json_is_true(json_object_get(d, "throttled")))
 		printf("# WARNING: some points were measured while the clocks were held down by power or temperature\n");
 	if (st && strcmp(st, "ok"))
@@ -1954,7 +2042,8 @@ int ch_rl_run_backend(const struct ch_rl_opts *o, const struct ch_world *mpi, co
 int ch_rl_run(const struct ch_rl_opts *o, const struct ch_world *mpi, struct ch_result *res,
 	      char *reason, size_t n)
 {
-	json_t *results = ch_result_results(res), *local = json_array(), *all, *flagged, *median, *d;
+	json_t *results = ch_result_results(res), *local = json_array(), *all, *flagged, *median, *d, *pnode;
+	const struct ch_backend *gpu_be = o->gpu ? o->gpu : &ch_backend_cuda;
 	unsigned backends = o->backends;
 	int status = CH_OK, rc;
 	char r2[512] = "";
@@ -1964,14 +2053,16 @@ int ch_rl_run(const struct ch_rl_opts *o, const struct ch_world *mpi, struct ch_
 	json_object_set_new(results, "devices", local);
 	json_object_set_new(results, "node_median", json_null());
 	json_object_set_new(results, "flagged", json_array());
+	if (json_array_size(o->power.restored_at_start)) /* what an earlier run left capped (ch_rl_power_recover()) */
+		json_object_set(results, "power_restored_at_start", o->power.restored_at_start);
 	if (!backends) { /* auto: the GPUs when there are any, else the CPU */
 		char why[256];
-		backends = ch_backend_cuda.probe(why, sizeof(why)) == 0 && ch_backend_cuda.count() > 0
+		backends = o->power.ncaps || (gpu_be->probe(why, sizeof(why)) == 0 && gpu_be->count() > 0)
 			? CH_RL_BACKEND_CUDA : CH_RL_BACKEND_CPU;
 		json_object_set_new(results, "backend_auto", json_string(backends == CH_RL_BACKEND_CUDA ? "cuda" : "cpu"));
 	}
 	if (backends & CH_RL_BACKEND_CUDA) {
-		rc = ch_rl_run_backend(o, mpi, &ch_backend_cuda, res, local, r2, sizeof(r2));
+		rc = ch_rl_run_backend(o, mpi, gpu_be, res, local, r2, sizeof(r2));
 		if (worse(status, rc) != status)
 			snprintf(reason, n, "%s", r2);
 		status = worse(status, rc);
@@ -1999,10 +2090,14 @@ int ch_rl_run(const struct ch_rl_opts *o, const struct ch_world *mpi, struct ch_
 		}
 		median = ch_rl_node_summary(all, NODE_FLAG_PCT, &flagged);
 	}
-	/* confirm before accusing: what looks low is measured again (collective) */
+	/* confirm before accusing: what looks low is measured again (collective);
+	 * not a power sweep's points: they were measured at their caps */
 	{
-		static const struct ch_backend *const bes[] = { &ch_backend_cuda, &ch_backend_cpu };
-		rc = ch_rl_confirm(o, mpi, bes, 2, all, flagged, NODE_FLAG_PCT, r2, sizeof(r2));
+		const struct ch_backend *const bes[] = { gpu_be, &ch_backend_cpu };
+		struct ch_rl_opts oc = *o;
+		if (o->power.ncaps)
+			oc.confirm = CH_RL_CONFIRM_OFF;
+		rc = ch_rl_confirm(&oc, mpi, bes, 2, all, flagged, NODE_FLAG_PCT, r2, sizeof(r2));
 		if (worse(status, rc) != status)
 			snprintf(reason, n, "%s", r2);
 		status = worse(status, rc);
@@ -2015,13 +2110,20 @@ int ch_rl_run(const struct ch_rl_opts *o, const struct ch_world *mpi, struct ch_
 	json_object_set_new(results, "node_median", median);
 	json_object_set_new(results, "flagged", flagged);
 	json_object_set_new(results, "flag_threshold_pct", json_real(NODE_FLAG_PCT));
-	json_object_set_new(results, "confirm", json_pack("{s:s, s:s}", "mode", confirm_names[o->confirm], "method",
+	json_object_set_new(results, "confirm", json_pack("{s:s, s:s}", "mode", confirm_names[o->power.ncaps ?
+		CH_RL_CONFIRM_OFF : o->confirm], "method",
 		"at the end of the run, every valid point of a GPU more than flag_threshold_pct below the median of the same kernel and dtype over the node's GPUs, and every point behind a flagged roof, measured again (same shape, same calls) and recorded in the point's \"confirm\"; flagged[].confirmed: the roof taken again over those second measurements is still more than flag_threshold_pct below node_median (null: not measured again). --confirm all: every valid point of every device, why \"requested\""));
 	if (mpi->active && mpi->nhosts > 1)
 		json_object_set_new(results, "note", json_string("ranks span several hosts: node_median is over all of them"));
+	if (o->power.ncaps) {
+		pnode = ch_rl_power_node(all, o->power.tolerance_pct);
+		json_object_set_new(results, "power_recommendation", pnode);
+	}
 	json_array_foreach(all, i, d)
 		print_table(d, o);
 	print_node(median, flagged);
+	if (o->power.ncaps)
+		ch_rl_power_print_node(json_object_get(results, "power_recommendation"));
 	json_decref(all);
 	return status;
 }

@@ -17,6 +17,7 @@
 #include "bench/common/ch_opts.h"
 #include "base/ch_result.h"
 #include "bench/common/ch_world.h"
+#include "bench/roofline/ch_roofline_power.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +44,8 @@ struct ch_rl_opts {
 	int list;               /* --list: print the kernel table and exit */
 	int stores;             /* --stores: enum ch_stores (CPU stream kernels) */
 	int confirm;            /* --confirm: CH_RL_CONFIRM_* (default CH_RL_CONFIRM_ON) */
+	struct ch_rl_power_opts power; /* --power-limits and its options (ch_roofline_power.h) */
+	const struct ch_backend *gpu;  /* the GPU backend; NULL: ch_backend_cuda (tests pass a stand-in) */
 };
 
 /* --confirm: 0 off; 1 (default) measure again, at the end, every point of a

@@ -90,6 +90,12 @@ struct hr_canary_in {
 	long wrong_rows;                  /* all-reduce rows with wrong results in the
 					     measurements (measured): the allocation
 					     corrupts data, so it is never booked as is */
+	/* at a power cap (hr_canary_power.h); src 0 when not given */
+	struct hr_fig power_cap_w;        /* --power-cap: every GPU capped at this, W */
+	struct hr_fig power_compute_share; /* --compute-share: share of the step the GPUs
+					     compute (a training log's time split) */
+	struct hr_fig run_steps;          /* --run-steps: steps per run (kWh, cost, CO2e per run) */
+	struct hr_fig pue, price_per_kwh, carbon_g_per_kwh; /* else hr_cost.h's defaults */
 };
 
 /**

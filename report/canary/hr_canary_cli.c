@@ -4,6 +4,7 @@
  * all-reduce models (hr_fit.h), then the model of hr_canary.c.
  * Interface: hr_canary.h; method: docs/canary.md.
  */
+#include "report/canary/hr_canary_power.h"
 #include "report/canary/hr_canary.h"
 #include "report/judge/hr_checkpoint.h"
 #include "report/canary/hr_fit.h"
@@ -62,6 +63,12 @@ static const struct opt_def opt_defs[] = {
 	{ "alpha-us", K_NUM, 0, 0, 1e9, 0, "all-reduce latency per step, us (instead of fitting)" },
 	{ "bw-gbps", K_NUM, 0, 0, 1e9, 1, "all-reduce bandwidth B, GB/s (instead of fitting)" },
 	{ "comm-model", K_MODEL, 0, 0, 0, 0, "model of --alpha-us/--bw-gbps: ring (default) or log" },
+	{ "power-cap", K_NUM, OFF(power_cap_w), 0, 1e5, 1, "step time and energy per step with every GPU capped at W watts (needs a roofline --power-limits sweep among the inputs)" },
+	{ "compute-share", K_FRAC, OFF(power_compute_share), 0, 1, 1, "share of the step the GPUs compute, from a training log's time split (else modelled)" },
+	{ "run-steps", K_NUM, OFF(run_steps), 0, 1e15, 1, "steps per run, for kWh, cost and CO2e per run" },
+	{ "pue", K_NUM, OFF(pue), 1, 10, 0, "facility energy / IT energy (default 1.58, assumed)" },
+	{ "price-per-kwh", K_NUM, OFF(price_per_kwh), 0, 1e6, 0, "electricity price per kWh (default 0.0806 USD, assumed)" },
+	{ "carbon", K_NUM, OFF(carbon_g_per_kwh), 0, 1e5, 0, "grid carbon intensity, gCO2e per kWh (default 480, assumed)" },
 };
 #define NDEFS ((int)(sizeof(opt_defs) / sizeof(opt_defs[0])))
 
@@ -242,6 +249,8 @@ struct scan {
 	int world_ranks;      /* largest world group: the allocation measured */
 	double max_bytes;     /* largest message measured */
 	struct hr_ckpt_canary ckpt; /* checkpoint_io results */
+	struct hr_power_canary power; /* roofline power-cap sweeps */
+	struct hr_power_canary_out power_out;
 };
 
 static struct series *series_get(struct scan *sc, const char *algo, int level)
@@ -419,6 +428,8 @@ static int read_doc(struct scan *sc, const char *path, json_t *doc)
 		rc = read_loader(sc, path, &r);
 	else if (!strcmp(r.tool, "checkpoint_io"))
 		rc = hr_ckpt_canary_read(&sc->ckpt, path, &r, sc->is);
+	else if (!strcmp(r.tool, "roofline"))
+		rc = hr_power_canary_read(&sc->power, path, &r, sc->is);
 	else
 		sc->n_other++;
 	hr_result_release(&r);
@@ -596,10 +607,13 @@ static void apply_scan(struct scan *sc, struct hr_canary_in *in)
 static void print_all(const struct scan *sc, const struct hr_canary_in *in, const struct hr_canary_out *out,
 		      int any_inputs, size_t skipped)
 {
-	char ckpt_count[48] = "";
+	char ckpt_count[96] = "";
 
 	if (sc->ckpt.nfiles)
 		snprintf(ckpt_count, sizeof(ckpt_count), ", %d checkpoint_io", sc->ckpt.nfiles);
+	if (sc->power.nfiles)
+		snprintf(ckpt_count + strlen(ckpt_count), sizeof(ckpt_count) - strlen(ckpt_count), ", %d roofline power-cap",
+			 sc->power.nfiles);
 	if (any_inputs)
 		printf("inputs: %d allreduce_bw, %d loader_contention%s result files read; %d unavailable, %d other JSON files skipped, %zu unreadable or broken files skipped%s\n",
 		       sc->n_allreduce, sc->n_loader, ckpt_count, sc->n_unavailable, sc->n_other, skipped,
@@ -607,6 +621,7 @@ static void print_all(const struct scan *sc, const struct hr_canary_in *in, cons
 	print_fits(stdout, sc, out->grad_bytes.src ? out->grad_bytes.v : sc->max_bytes, (int)in->target_gpus.v);
 	hr_ckpt_canary_print(stdout, &sc->ckpt, in);
 	hr_canary_print(stdout, in, out);
+	hr_power_canary_print(stdout, &sc->power, &sc->power_out);
 }
 
 /* --quiet: the verdict line only. */
@@ -631,6 +646,7 @@ static int write_json(const char *path, const struct scan *sc, const struct hr_c
 	json_object_set_new(doc, "fits", fits_json(sc, out->grad_bytes.src ? out->grad_bytes.v : sc->max_bytes,
 						    (int)in->target_gpus.v));
 	json_object_set_new(doc, "checkpoint_io", hr_ckpt_canary_json(&sc->ckpt, in));
+	json_object_set_new(doc, "power_cap", hr_power_canary_json(&sc->power_out));
 	rc = ch_json_write_atomic(path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(doc);
 	return rc;
@@ -793,6 +809,7 @@ static int canary_main(int argc, char **argv)
 	rc = hr_canary_compute(&in, &out);
 	if (rc)
 		goto out;
+	hr_power_canary_compute(&sc->power, &in, &out, &sc->power_out);
 	if (!quiet)
 		print_all(sc, &in, &out, optind < argc, skipped);
 	else
@@ -804,6 +821,8 @@ out:
 	hr_issues_release(&issues);
 	for (i = 0; sc && i < sc->ns; i++)
 		free(sc->s[i].p);
+	if (sc)
+		hr_power_canary_release(&sc->power);
 	free(sc);
 	return ch_exit_code(rc);
 }

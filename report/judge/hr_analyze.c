@@ -7,6 +7,7 @@
 #include "report/history/hr_history.h"
 #include "report/hr_util.h"
 #include "report/judge/hr_inventory.h"
+#include "report/judge/hr_powercap.h"
 #include "base/ch_common.h"
 #include "base/ch_result.h"
 #include "base/ch_stats.h"
@@ -2353,6 +2354,7 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 	json_object_set_new(p, "groups", groups);
 	json_object_set_new(p, "findings", findings);
 	json_object_set_new(p, "distributions", distributions_json(a, !o->detail_all));
+	json_object_set_new(p, "power_caps", hr_powercap_profile(f));
 	free(run_first);
 	free(run_next);
 	free(rfirst);
@@ -2472,6 +2474,7 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 	hr_ckpt_reasons(f, inventory_reason, &a);
 	run_reasons(&a);
 	hr_inventory_rules(f, inventory_reason, &a);
+	hr_powercap_rules(f, inventory_reason, &a);
 	curve_reasons(&a);
 	not_judged_reasons(&a);
 	if (a.oom) {

@@ -354,6 +354,48 @@ static struct hr_device *device_new(struct ctx *c, const struct hr_result_device
 	return dv;
 }
 
+/* A device's power sweep (roofline --power-limits) into dv->power; a
+ * sweep without a positive default limit, and a cap without a positive
+ * cap_w, are listed and not used. */
+static int device_power(struct ctx *c, const struct hr_result_power *pw, struct hr_device *dv, const char *where)
+{
+	char w2[96];
+	size_t k;
+
+	if (!pw->present)
+		return 0;
+	snprintf(w2, sizeof(w2), "%s.power_sweep", where);
+	if (!(pw->default_limit_w.num > 0) || !isfinite(pw->default_limit_w.num)) {
+		skip(c, "%s: no positive '%s'; the sweep is not used", w2, "default_limit_w");
+		return 0;
+	}
+	if (!(dv->power = calloc(1, sizeof(*dv->power))))
+		return CH_ERR_RUNTIME;
+	dv->power->default_w = pw->default_limit_w.num;
+	dv->power->tolerance_pct = pw->tolerance_pct.num > 0 ? pw->tolerance_pct.num : NAN;
+	dv->power->rec_w = pw->rec_judged.is_true ? num_field(c, &pw->rec_cap_w, "cap_w", w2, 1) : NAN;
+	if (pw->rec_why.str && !(dv->power->rec_why = strdup(pw->rec_why.str)))
+		return CH_ERR_RUNTIME;
+	if (pw->curve_list.n && !(dv->power->pts = calloc(pw->curve_list.n, sizeof(*dv->power->pts))))
+		return CH_ERR_RUNTIME;
+	snprintf(w2, sizeof(w2), "%s.power_sweep.curve", where);
+	for (k = 0; k < pw->curve_list.n; k++) {
+		const struct hr_result_power_pt *q = &pw->curve[k];
+		struct hr_power_pt *pt = &dv->power->pts[dv->power->npts];
+		if (!(q->cap_w.num > 0) || !isfinite(q->cap_w.num)) {
+			skip(c, "%s: an entry without a positive '%s'; skipped", w2, "cap_w");
+			continue;
+		}
+		pt->cap_w = q->cap_w.num;
+		pt->gflops = num_field(c, &q->gflops, "gflops", w2, 0);
+		pt->gflop_per_j = num_field(c, &q->gflop_per_j, "gflop_per_j", w2, 0);
+		pt->power_w = num_field(c, &q->avg_power_w, "avg_power_w", w2, 0);
+		pt->gbps = num_field(c, &q->gbps, "gbps", w2, 0);
+		dv->power->npts++;
+	}
+	return 0;
+}
+
 static int load_roofline(struct ctx *c, const struct hr_result *r, int node)
 {
 	size_t i;
@@ -388,7 +430,7 @@ static int load_roofline(struct ctx *c, const struct hr_result *r, int node)
 		if (!strcmp(dv->status, "unavailable"))
 			continue;
 		device_roofs(c, d, dv, where);
-		if (device_points(c, d, dv, dnode))
+		if (device_points(c, d, dv, dnode) || device_power(c, &d->power, dv, where))
 			return CH_ERR_RUNTIME;
 	}
 	return 0;
@@ -1343,6 +1385,9 @@ void hr_fleet_release(struct hr_fleet *f)
 		free(d->device); free(d->kind); free(d->name); free(d->pci_bus_id);
 		free(d->sku); free(d->status); free(d->reason); free(d->throttle_reasons);
 		free(d->clocks); free(d->points); free(d->source);
+		if (d->power) {
+			free(d->power->pts); free(d->power->rec_why); free(d->power);
+		}
 	}
 	for (i = 0; i < f->ngroups; i++) {
 		struct hr_group *g = &f->groups[i];

@@ -57,6 +57,25 @@ struct hr_point {
 	int throttled;
 };
 
+/* One cap of a device's power sweep; NAN: not measured. */
+struct hr_power_pt {
+	double cap_w;              /* W */
+	double gflops;             /* the compute-bound point */
+	double gflop_per_j;        /* its GFLOP/J (rate / average power) */
+	double power_w;            /* its average power */
+	double gbps;               /* the memory-bound point */
+};
+
+/* A device's power-cap sweep (roofline --power-limits). */
+struct hr_power {
+	double default_w;          /* the default limit: the reference, W */
+	double tolerance_pct;      /* the sweep's tolerance, NAN: unknown */
+	double rec_w;              /* the cap roofline recommended, NAN: none */
+	char *rec_why;             /* why none, NULL */
+	struct hr_power_pt *pts;   /* the caps, as the file lists them (highest first) */
+	size_t npts;
+};
+
 /* A device measured by roofline. */
 struct hr_device {
 	int node;                   /* index into fleet.nodes */
@@ -75,6 +94,7 @@ struct hr_device {
 	char *clocks;               /* e.g. "sm 1980 MHz, mem 2619 MHz", NULL unknown */
 	struct hr_point *points;
 	size_t npoints;
+	struct hr_power *power;     /* its power-cap sweep, NULL none */
 	char *source;               /* result file */
 };
 

@@ -336,6 +336,49 @@ static int read_point(const json_t *p, void *slot)
 	return telemetry(json_object_get(p, "telemetry"), &pt->telemetry);
 }
 
+static const struct field power_pt_fields[] = {
+	{ "cap_w", offsetof(struct hr_result_power_pt, cap_w) },
+	{ "gflops", offsetof(struct hr_result_power_pt, gflops) },
+	{ "gflop_per_j", offsetof(struct hr_result_power_pt, gflop_per_j) },
+	{ "avg_power_w", offsetof(struct hr_result_power_pt, avg_power_w) },
+	{ "gbps", offsetof(struct hr_result_power_pt, gbps) },
+};
+
+static const struct field power_fields[] = {
+	{ "gpu_uuid", offsetof(struct hr_result_power, gpu_uuid) },
+	{ "default_limit_w", offsetof(struct hr_result_power, default_limit_w) },
+	{ "original_limit_w", offsetof(struct hr_result_power, original_limit_w) },
+	{ "tolerance_pct", offsetof(struct hr_result_power, tolerance_pct) },
+};
+
+static const struct field power_rec_fields[] = {
+	{ "judged", offsetof(struct hr_result_power, rec_judged) },
+	{ "cap_w", offsetof(struct hr_result_power, rec_cap_w) },
+	{ "compute_loss_pct", offsetof(struct hr_result_power, rec_loss_pct) },
+	{ "energy_per_flop_saved_pct", offsetof(struct hr_result_power, rec_saved_pct) },
+	{ "why", offsetof(struct hr_result_power, rec_why) },
+};
+
+static int read_power_pt(const json_t *e, void *slot)
+{
+	READ_FIELDS(e, power_pt_fields, slot);
+	return 0;
+}
+
+/* roofline --power-limits: the device's "power_sweep" */
+static int read_power(const json_t *sw, struct hr_result_power *pw)
+{
+	const json_t *rec = json_object_get(sw, "recommendation");
+
+	pw->present = json_is_object(sw);
+	if (!pw->present)
+		return 0;
+	READ_FIELDS(sw, power_fields, pw);
+	pw->has_rec = json_is_object(rec);
+	READ_FIELDS(rec, power_rec_fields, pw);
+	return read_list(sw, "curve", &pw->curve_list, (void **)&pw->curve, sizeof(*pw->curve), read_power_pt);
+}
+
 static int read_device(const json_t *d, void *slot)
 {
 	struct hr_result_device *dv = slot;
@@ -351,7 +394,8 @@ static int read_device(const json_t *d, void *slot)
 	if ((rc = strs(json_object_get(d, "throttle_reasons"), &dv->throttle_reasons)) ||
 	    (rc = telemetry(json_object_get(d, "telemetry"), &dv->telemetry)))
 		return rc;
-	if ((rc = read_list(d, "points", &dv->points_list, (void **)&dv->points, sizeof(*dv->points), read_point)))
+	if ((rc = read_list(d, "points", &dv->points_list, (void **)&dv->points, sizeof(*dv->points), read_point)) ||
+	    (rc = read_power(json_object_get(d, "power_sweep"), &dv->power)))
 		return rc;
 	dv->has_roofs = json_is_object(roofs);
 	dv->memory_gbps = key(roofs, "memory_gbps");
@@ -503,6 +547,7 @@ void hr_result_release(struct hr_result *r)
 		free(d->throttle_reasons.v);
 		free(d->points);
 		free(d->compute);
+		free(d->power.curve);
 	}
 	for (i = 0; r->configs && i < r->configs_list.n; i++)
 		free(r->configs[i].reasons.v);

@@ -155,6 +155,25 @@ struct hr_result_point {
 	struct hr_result_telemetry telemetry;
 };
 
+/* results.devices[].power_sweep.curve[] (roofline --power-limits). */
+struct hr_result_power_pt {
+	struct hr_rv cap_w;          /* W */
+	struct hr_rv gflops;         /* the compute-bound point, GFLOP/s */
+	struct hr_rv gflop_per_j;    /* GFLOP/J */
+	struct hr_rv avg_power_w;    /* W */
+	struct hr_rv gbps;           /* the memory-bound point, GB/s */
+};
+
+/* results.devices[].power_sweep (roofline --power-limits). */
+struct hr_result_power {
+	int present;                 /* "power_sweep" is an object */
+	struct hr_rv gpu_uuid, default_limit_w, original_limit_w, tolerance_pct;
+	struct hr_rlist curve_list;  /* "curve" */
+	struct hr_result_power_pt *curve;
+	int has_rec;                 /* "recommendation" is an object */
+	struct hr_rv rec_judged, rec_cap_w, rec_loss_pct, rec_saved_pct, rec_why;
+};
+
 /* results.devices[] (roofline). */
 struct hr_result_device {
 	struct hr_rv device;         /* "gpu0", "cpu" */
@@ -173,6 +192,7 @@ struct hr_result_device {
 	struct hr_result_telemetry telemetry;
 	struct hr_rlist points_list; /* "points" */
 	struct hr_result_point *points;
+	struct hr_result_power power; /* "power_sweep" */
 };
 
 struct hr_result {

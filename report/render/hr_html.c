@@ -2,6 +2,7 @@
  * hr_html.c - the self-contained HTML report with inline PLplot SVG plots.
  */
 #include "report/render/hr_render.h"
+#include "report/render/hr_render_power.h"
 #include "report/render/hr_plot.h"
 #include "report/render/hr_rows.h"
 #include "base/ch_common.h"
@@ -891,6 +892,7 @@ int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 	lateness_plots(&pl, nodes);
 	hr_buf_puts(b, "<h2 id=\"fleet\">Fleet distribution of each headline metric</h2>\n");
 	distribution_plots(&pl, p);
+	hr_render_power_html(p, b, &pl.drawn);
 
 	html_devices(&rows, b);
 	html_groups(&rows, b);

@@ -929,3 +929,98 @@ int hr_plot_distribution(const json_t *dist, double warn_pct_below,
 	}
 	return pl_close(out);
 }
+
+/* ------------------------------------------------------------ power caps */
+
+static int powercap_draw(const json_t *pc)
+{
+	static const int cols[] = { C_BLUE, C_RED, C_GREEN, C_ORANGE, C_PURPLE, C_BROWN };
+	const json_t *models = json_object_get(pc, "models"), *m, *c;
+	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+	size_t i, j;
+	int any = 0;
+
+	json_array_foreach(models, i, m)
+		json_array_foreach(json_object_get(m, "curve"), j, c) {
+			double x = jnum(c, "pct_of_default"), a = jnum(c, "perf_pct"), b = jnum(c, "gflop_per_j_pct");
+			if (isnan(x))
+				continue;
+			xmin = fmin(xmin, x);
+			xmax = fmax(xmax, x);
+			if (!isnan(a)) { ymin = fmin(ymin, a); ymax = fmax(ymax, a); any = 1; }
+			if (!isnan(b)) { ymin = fmin(ymin, b); ymax = fmax(ymax, b); any = 1; }
+		}
+	if (!any)
+		return CH_ERR_USAGE;
+	viewport("Power caps: GFLOP/s (solid), GFLOP/J (dashed), median per GPU model",
+		 "power cap (% of the default limit)", "% of the figure at the default limit",
+		 xmin - 3, xmax + 3, ymin - 4, ymax + 6, "bcnst", "bcnstv");
+	json_array_foreach(models, i, m) {
+		const json_t *curve = json_object_get(m, "curve");
+		size_t n = json_array_size(curve), k;
+		double *x = calloc(n + 1, sizeof(double)), *y = calloc(n + 1, sizeof(double));
+		double rec = jnum(m, "pct_of_default");
+		int col = cols[i % 6], pass;
+		char lab[160];
+		if (!x || !y) {
+			free(x);
+			free(y);
+			return CH_ERR_RUNTIME;
+		}
+		for (pass = 0; pass < 2; pass++) {
+			k = 0;
+			json_array_foreach(curve, j, c) {
+				double v = jnum(c, pass ? "gflop_per_j_pct" : "perf_pct");
+				if (isnan(v) || isnan(jnum(c, "pct_of_default")))
+					continue;
+				x[k] = jnum(c, "pct_of_default");
+				y[k++] = v;
+			}
+			plcol0(col);
+			pllsty(pass ? 3 : 1);
+			plwidth(2);
+			if (k > 1)
+				plline((PLINT)k, x, y);
+			plpoin((PLINT)k, x, y, pass ? 5 : 4);
+			plwidth(1);
+			pllsty(1);
+		}
+		if (!isnan(rec)) { /* the recommended cap */
+			plcol0(col);
+			pllsty(2);
+			line2(rec, ymin - 4, rec, ymax + 6);
+			pllsty(1);
+		}
+		if (!isnan(jnum(m, "recommended_cap_w")))
+			snprintf(lab, sizeof(lab), "%s: recommended %.0f W (%.0f%%, dotted)",
+				 jstr(m, "gpu_model") ? jstr(m, "gpu_model") : "?", jnum(m, "recommended_cap_w"), rec);
+		else
+			snprintf(lab, sizeof(lab), "%s: no recommendation", jstr(m, "gpu_model") ? jstr(m, "gpu_model") : "?");
+		legend(xmin - 3, xmax + 3, ymin - 4, ymax + 6, (int)i, col, lab);
+		free(x);
+		free(y);
+	}
+	return 0;
+}
+
+int hr_plot_powercap(const json_t *power_caps, struct hr_svg *out)
+{
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if (setjmp(pl_jmp)) {
+		pl_active = 0;
+		return CH_ERR_RUNTIME;
+	}
+	if (pl_open())
+		return CH_ERR_RUNTIME;
+	pl_active = 1;
+	rc = powercap_draw(power_caps);
+	pl_active = 0;
+	if (rc) {
+		plend1();
+		free(pl_buf);
+		pl_buf = NULL;
+		return rc;
+	}
+	return pl_close(out);
+}

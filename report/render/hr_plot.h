@@ -90,6 +90,16 @@ int hr_plot_lateness(const char *node, const json_t *loader, struct hr_svg *out)
 int hr_plot_distribution(const json_t *dist, double warn_pct_below,
 			 double fail_pct_below, struct hr_svg *out);
 
+/**
+ * hr_plot_powercap - the fleet's power-cap curves (the profile's
+ * "power_caps"): per GPU model, the median compute-bound GFLOP/s (solid)
+ * and GFLOP/J (dashed) against the cap, both in % of each GPU's own figure
+ * at the default limit, the cap in % of the default limit; the
+ * recommended cap a dotted vertical line.
+ * Returns 0; CH_ERR_USAGE when no model has a curve; CH_ERR_RUNTIME.
+ */
+int hr_plot_powercap(const json_t *power_caps, struct hr_svg *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,6 +2,7 @@
  * hr_render.c - terminal summary, Markdown and Prometheus outputs.
  */
 #include "report/render/hr_render.h"
+#include "report/render/hr_render_power.h"
 #include "report/judge/hr_checkpoint.h"
 #include "report/judge/hr_inventory.h"
 #include "report/render/hr_rows.h"
@@ -207,6 +208,7 @@ int hr_render_terminal(const json_t *p, FILE *out, int color)
 		}
 	}
 	hr_ckpt_render_terminal(p, out);
+	hr_render_power_terminal(p, out);
 	x = json_object_get(p, "findings");
 	if (json_array_size(x)) {
 		fprintf(out, "\n%sfleet findings%s (not tied to a node)\n", c0, c1);
@@ -511,6 +513,7 @@ int hr_render_markdown(const json_t *p, struct hr_buf *b)
 	md_groups(&rows, b);
 	md_loader(&rows, b);
 	md_checkpoint(&rows, b);
+	hr_render_power_md(p, b);
 	md_inputs(p, &rows, b);
 	hr_rows_free(&rows);
 	return b->oom ? CH_ERR_RUNTIME : 0;

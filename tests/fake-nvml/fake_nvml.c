@@ -3,7 +3,8 @@
  * a GPU: two GPUs with fixed, documented readings, so that the NVML
  * inventory (hw/ch_nvml.c, ch_nvml_gpu_inventory) is exercised end to end
  * through dlopen. Built by `make test` as $(B)/tests/fake-nvml/libnvidia-ml.so.1
- * and used only by tests/cli/inventory.sh through LD_LIBRARY_PATH.
+ * (with fake_nvml_power.c) and used by tests/cli/inventory.sh and
+ * tests/cli/powercap.sh through LD_LIBRARY_PATH.
  *
  * Signatures and constants follow the NVML API Reference Guide. Readings:
  *   gpu0 0000:1b:00.0: PCIe Gen5 x16 of Gen5 x16, 18 NVLink links up,
@@ -15,6 +16,10 @@
  *        gpu_idle and hw_slowdown
  * nvmlDeviceGetRetiredPages and nvmlDeviceGetRetiredPagesPendingStatus are
  * deliberately absent (as in a driver without them).
+ *
+ * Power limits, power, energy, clocks, temperature and clock event reasons
+ * are in fake_nvml_power.c (a model that responds to a settable limit; the
+ * readings above are its idle ones).
  */
 #include <stdio.h>
 #include <string.h>
@@ -37,7 +42,11 @@ static nvmlReturn_t text(char *buf, unsigned n, const char *s)
 
 nvmlReturn_t nvmlInit_v2(void) { return OK; }
 nvmlReturn_t nvmlShutdown(void) { return OK; }
-const char *nvmlErrorString(nvmlReturn_t r) { return r == NOT_SUPPORTED ? "Not Supported" : r ? "Invalid Argument" : "Success"; }
+const char *nvmlErrorString(nvmlReturn_t r)
+{
+	return r == NOT_SUPPORTED ? "Not Supported" : r == 4 ? "Insufficient Permissions" : r == 999 ? "Unknown Error" :
+	       r ? "Invalid Argument" : "Success";
+}
 nvmlReturn_t nvmlSystemGetDriverVersion(char *b, unsigned n) { return text(b, n, "550.54.15"); }
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *c) { *c = 2; return OK; }
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d)
@@ -93,9 +102,6 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned *corr, unsigned 
 	*failure = 0;
 	return OK;
 }
-nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t d, unsigned *mw) { (void)d; *mw = 700000; return OK; }
-nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned *mw) { *mw = d->i ? 500000 : 700000; return OK; }
-nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned *v) { (void)d; *v = type == 1 ? 345 : 2619; return OK; }
 nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, int type, unsigned *v) { (void)d; *v = type == 1 ? 1980 : 2619; return OK; }
 nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t d, int type, unsigned *v)
 {
@@ -104,8 +110,3 @@ nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t d, int type, unsigned *
 }
 nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t d, int type, unsigned *v) { (void)d; *v = type == 1 ? 1980 : 2619; return OK; }
 nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, int *m) { (void)d; *m = 1; return OK; }
-nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long *r)
-{
-	*r = d->i ? 0x9ULL : 0x1ULL; /* gpu_idle (0x1), hw_slowdown (0x8) */
-	return OK;
-}
