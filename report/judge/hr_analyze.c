@@ -2164,62 +2164,188 @@ static json_t *node_inputs_json(const struct hr_fleet *f, const long *first, con
 	return arr;
 }
 
-static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drift)
+/* What building the profile keeps across its nodes: each node's reasons
+ * in order, its result files, and the order of the nodes. */
+struct prof {
+	long *rfirst, *rnext;        /* per node its reasons: a list through rnext */
+	long *run_first, *run_next;  /* per node its result files (bounded detail only) */
+	struct node_order *ord;      /* the nodes, worst first */
+};
+
+static void prof_release(struct prof *q)
+{
+	free(q->rfirst);
+	free(q->rnext);
+	free(q->run_first);
+	free(q->run_next);
+	free(q->ord);
+}
+
+static int prof_init(struct an *a, const struct hr_analyze_opts *o, struct prof *q)
 {
 	const struct hr_fleet *f = a->f;
-	json_t *p = json_object(), *nodes = json_array(), *groups = json_array(), *findings = json_array();
-	json_t *summary = json_object(), *drain = json_array();
-	struct node_order *ord = calloc(f->nnodes ? f->nnodes : 1, sizeof(*ord));
-	char now[32];
 	size_t i, j;
-	int counts[3] = { 0, 0, 0 }, worst = HR_INFO, k, not_judged_nodes = 0;
-	long e, *rfirst, *rnext, *run_first = NULL, *run_next = NULL;
-	long checks_judged = 0, checks_not_judged = 0;
+	long e;
 
-	if (!p || !ord) {
-		free(ord);
-		json_decref(p);
-		return NULL;
-	}
+	memset(q, 0, sizeof(*q));
 	if (a->nr)
 		qsort(a->r, a->nr, sizeof(*a->r), cmp_reason);
-	/* per node, its reasons in order: a list through rnext from rfirst */
-	rfirst = malloc((f->nnodes ? f->nnodes : 1) * sizeof(*rfirst));
-	rnext = malloc((a->nr ? a->nr : 1) * sizeof(*rnext));
-	if (!rfirst || !rnext) {
-		free(rfirst);
-		free(rnext);
-		free(ord);
-		json_decref(p);
-		return NULL;
-	}
-	if (!o->detail_all && runs_by_node(f, &run_first, &run_next)) {
-		free(run_first);
-		free(run_next);
-		free(rfirst);
-		free(rnext);
-		free(ord);
-		json_decref(p);
-		return NULL;
-	}
+	q->ord = calloc(f->nnodes ? f->nnodes : 1, sizeof(*q->ord));
+	q->rfirst = malloc((f->nnodes ? f->nnodes : 1) * sizeof(*q->rfirst));
+	q->rnext = malloc((a->nr ? a->nr : 1) * sizeof(*q->rnext));
+	if (!q->ord || !q->rfirst || !q->rnext || (!o->detail_all && runs_by_node(f, &q->run_first, &q->run_next)))
+		return -1;
 	for (i = 0; i < f->nnodes; i++)
-		rfirst[i] = -1;
+		q->rfirst[i] = -1;
 	for (j = a->nr; j-- > 0;) {
 		int n = a->r[j].node;
-		rnext[j] = -1;
+		q->rnext[j] = -1;
 		if (n < 0 || (size_t)n >= f->nnodes)
 			continue;
-		rnext[j] = rfirst[n];
-		rfirst[n] = (long)j;
+		q->rnext[j] = q->rfirst[n];
+		q->rfirst[n] = (long)j;
 	}
 	for (i = 0; i < f->nnodes; i++) {
-		ord[i].node = (int)i;
-		ord[i].name = f->nodes[i].name;
-		for (e = rfirst[i]; e >= 0; e = rnext[e])
-			if (a->r[e].level > ord[i].level)
-				ord[i].level = a->r[e].level;
+		q->ord[i].node = (int)i;
+		q->ord[i].name = f->nodes[i].name;
+		for (e = q->rfirst[i]; e >= 0; e = q->rnext[e])
+			if (a->r[e].level > q->ord[i].level)
+				q->ord[i].level = a->r[e].level;
 	}
-	qsort(ord, f->nnodes, sizeof(*ord), cmp_node);
+	qsort(q->ord, f->nnodes, sizeof(*q->ord), cmp_node);
+	return 0;
+}
+
+/* The profile's entry of the node at @i of q->ord (its verdict @verdict,
+ * its checks @nc). */
+static json_t *node_json(struct an *a, const struct hr_analyze_opts *o, const struct prof *q, size_t i,
+			 const char *verdict, const struct node_checks *nc)
+{
+	const struct hr_fleet *f = a->f;
+	int n = q->ord[i].node;
+	const struct hr_node *nd = &f->nodes[n];
+	const struct hr_loader *l = node_loader(f, n);
+	json_t *x = json_object(), *rs = json_array(), *cfg = json_object(), *devs = json_array();
+	json_t *bw = json_array(), *st = json_array(), *hl = json_object();
+	size_t j;
+	long e;
+	int k;
+	/* a PASS node's detail is bounded unless --detail all */
+	int full = o->detail_all || q->ord[i].level > HR_INFO || nc->judged == 0;
+
+	json_object_set_new(x, "name", json_string(nd->name));
+	json_object_set_new(x, "verdict", json_string(verdict));
+	json_object_set_new(x, "checks_judged", json_integer(nc->judged));
+	json_object_set_new(x, "checks_not_judged", json_integer(nc->not_judged));
+	json_object_set_new(x, "fabric_checks", json_integer(nc->fab));
+	json_object_set_new(x, "fabric_checks_judged", json_integer(nc->fab_judged));
+	json_object_set_new(hl, "memory", headline_json(a, nc->mem));
+	json_object_set_new(hl, "compute", headline_json(a, nc->comp));
+	json_object_set_new(hl, "intra_node_busbw", headline_json(a, nc->intra));
+	json_object_set_new(hl, "inter_node_busbw", headline_json(a, nc->inter));
+	json_object_set_new(hl, "loader", l && l->verdict ? json_string(l->verdict) : json_null());
+	json_object_set_new(x, "headline", hl);
+	json_object_set_new(x, "like_for_like", json_boolean(!a->drift[n]));
+	for (e = q->rfirst[n]; e >= 0; e = q->rnext[e])
+		json_array_append_new(rs, reason_json(&a->r[e]));
+	json_object_set_new(x, "reasons", rs);
+	for (k = 0; k < HR_CFG_NKEYS; k++)
+		json_object_set_new(cfg, hr_cfg_key_name(k), jstr_or_null(nd->cfg[k]));
+	json_object_set_new(cfg, "cpu_model", jstr_or_null(nd->cpu_model));
+	json_object_set_new(cfg, "gpus", json_integer(nd->ngpus));
+	json_object_set_new(x, "config", cfg);
+	for (e = a->node_dev[n]; e >= 0; e = a->dev_next[e])
+		json_array_append_new(devs, full ? device_json(a, (size_t)e) : device_bounded_json(a, (size_t)e));
+	json_object_set_new(x, "devices", devs);
+	for (e = a->node_grp[n]; e >= 0; e = a->grp_next[e]) {
+		const struct hr_group *g = &f->groups[a->grp_of[e]];
+		const struct inst *p = group_inst(a, (size_t)a->grp_of[e]);
+		json_t *b = json_object();
+		char jb[700];
+		json_object_set_new(b, "group", json_string(g->name));
+		json_object_set_new(b, "kind", json_string(hr_group_kind_name(g->kind)));
+		json_object_set_new(b, "algo", json_string(g->algo));
+		json_object_set_new(b, "collective", json_string(g->collective));
+		json_object_set_new(b, "nranks", json_integer(g->nranks));
+		json_object_set_new(b, "large_msg_busbw_gbps", jnum(g->large_busbw_gbps));
+		json_object_set_new(b, "pct_of_fleet_median", jnum(p ? p->pct_fleet : NAN));
+		json_object_set_new(b, "z", jnum(p ? p->z : NAN));
+		json_object_set_new(b, "level", json_string(hr_level_name(p ? p->level : HR_INFO)));
+		json_object_set_new(b, "judged", json_boolean(p && inst_judged(a, p)));
+		json_object_set_new(b, "judged_against", p ? json_string(inst_against(a, p, jb, sizeof(jb))) :
+				    json_string("not judged: no large-message busbw (no rows, or a scaling sub-group)"));
+		json_array_append_new(bw, b);
+	}
+	json_object_set_new(x, "busbw", bw);
+	for (j = 0; j < f->nstragglers; j++)
+		if (f->stragglers[j].node == n) {
+			json_t *s = json_object();
+			json_object_set_new(s, "rank", json_integer(f->stragglers[j].rank));
+			json_object_set_new(s, "slowest_fraction", jnum(f->stragglers[j].slowest_fraction));
+			json_object_set_new(s, "excess_pct", jnum(f->stragglers[j].excess_pct));
+			json_object_set_new(s, "source", json_string(f->stragglers[j].source));
+			json_array_append_new(st, s);
+		}
+	json_object_set_new(x, "stragglers", st);
+	json_object_set_new(x, "loader", !l ? json_null() : full ? loader_json(l) : loader_bounded_json(l));
+	json_object_set_new(x, "checkpoint", hr_ckpt_node_json(f, n));
+	json_object_set_new(x, "inventory", hr_inventory_profile(f, n));
+	if (!full) {
+		json_object_set_new(x, "detail", json_string("bounded"));
+		json_object_set_new(x, "inputs", node_inputs_json(f, q->run_first, q->run_next, n));
+	}
+	return x;
+}
+
+/* The verdict of the node at @i of q->ord, and its checks. */
+static const char *node_verdict(struct an *a, const struct prof *q, size_t i, struct node_checks *nc)
+{
+	node_checks(a, q->ord[i].node, nc);
+	if (q->ord[i].level == HR_INFO && nc->judged == 0)
+		return "NOT JUDGED";
+	return hr_verdict_name(q->ord[i].level);
+}
+
+/* The profile, handed to @sink in three parts, one node at a time: no
+ * more than one node's entry is held at once. Returns 0, CH_ERR_RUNTIME
+ * out of memory, or the sink's error. */
+static int build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drift,
+			 const struct hr_profile_sink *sink)
+{
+	const struct hr_fleet *f = a->f;
+	json_t *p = json_object(), *findings = json_array(), *groups, *t;
+	json_t *summary = json_object(), *drain = json_array();
+	struct prof q;
+	char now[32];
+	size_t i, j;
+	int counts[3] = { 0, 0, 0 }, worst = HR_INFO, not_judged_nodes = 0, rc = 0;
+	long checks_judged = 0, checks_not_judged = 0;
+
+	if (!p || !findings || !summary || !drain || prof_init(a, o, &q)) {
+		rc = CH_ERR_RUNTIME;
+		goto out;
+	}
+	/* the summary first: every node's verdict and the fleet findings */
+	for (i = 0; i < f->nnodes; i++) {
+		struct node_checks nc;
+		const char *v = node_verdict(a, &q, i, &nc);
+		checks_judged += nc.judged;
+		checks_not_judged += nc.not_judged;
+		if (!strcmp(v, "NOT JUDGED"))
+			not_judged_nodes++;
+		else
+			counts[q.ord[i].level]++;
+		if (q.ord[i].level > worst)
+			worst = q.ord[i].level;
+		if (q.ord[i].level == HR_FAIL)
+			json_array_append_new(drain, json_string(f->nodes[q.ord[i].node].name));
+	}
+	for (j = 0; j < a->nr; j++)
+		if (a->r[j].node < 0) {
+			json_array_append_new(findings, reason_json(&a->r[j]));
+			if (a->r[j].level > worst)
+				worst = a->r[j].level;
+		}
 
 	json_object_set_new(p, "schema", json_string(HR_PROFILE_SCHEMA));
 	json_object_set_new(p, "schema_version", json_integer(HR_PROFILE_SCHEMA_VERSION));
@@ -2230,106 +2356,6 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 			    json_string(o->generated_utc ? o->generated_utc : ch_utc_now(now, sizeof(now))));
 	if (!o->detail_all)
 		json_object_set_new(p, "detail", json_string("flagged"));
-
-	for (i = 0; i < f->nnodes; i++) {
-		int n = ord[i].node;
-		const struct hr_node *nd = &f->nodes[n];
-		const struct hr_loader *l = node_loader(f, n);
-		json_t *x = json_object(), *rs = json_array(), *cfg = json_object(), *devs = json_array();
-		json_t *bw = json_array(), *st = json_array(), *hl = json_object();
-		struct node_checks nc;
-		const char *verdict = hr_verdict_name(ord[i].level);
-		int full;
-		node_checks(a, n, &nc);
-		/* a PASS node's detail is bounded unless --detail all */
-		full = o->detail_all || ord[i].level > HR_INFO || nc.judged == 0;
-		checks_judged += nc.judged;
-		checks_not_judged += nc.not_judged;
-		if (ord[i].level == HR_INFO && nc.judged == 0) {
-			verdict = "NOT JUDGED";
-			not_judged_nodes++;
-		} else {
-			counts[ord[i].level]++;
-		}
-		if (ord[i].level > worst)
-			worst = ord[i].level;
-		if (ord[i].level == HR_FAIL)
-			json_array_append_new(drain, json_string(nd->name));
-		json_object_set_new(x, "name", json_string(nd->name));
-		json_object_set_new(x, "verdict", json_string(verdict));
-		json_object_set_new(x, "checks_judged", json_integer(nc.judged));
-		json_object_set_new(x, "checks_not_judged", json_integer(nc.not_judged));
-		json_object_set_new(x, "fabric_checks", json_integer(nc.fab));
-		json_object_set_new(x, "fabric_checks_judged", json_integer(nc.fab_judged));
-		json_object_set_new(hl, "memory", headline_json(a, nc.mem));
-		json_object_set_new(hl, "compute", headline_json(a, nc.comp));
-		json_object_set_new(hl, "intra_node_busbw", headline_json(a, nc.intra));
-		json_object_set_new(hl, "inter_node_busbw", headline_json(a, nc.inter));
-		json_object_set_new(hl, "loader", l && l->verdict ? json_string(l->verdict) : json_null());
-		json_object_set_new(x, "headline", hl);
-		json_object_set_new(x, "like_for_like", json_boolean(!a->drift[n]));
-		for (e = rfirst[n]; e >= 0; e = rnext[e])
-			json_array_append_new(rs, reason_json(&a->r[e]));
-		json_object_set_new(x, "reasons", rs);
-		for (k = 0; k < HR_CFG_NKEYS; k++)
-			json_object_set_new(cfg, hr_cfg_key_name(k), jstr_or_null(nd->cfg[k]));
-		json_object_set_new(cfg, "cpu_model", jstr_or_null(nd->cpu_model));
-		json_object_set_new(cfg, "gpus", json_integer(nd->ngpus));
-		json_object_set_new(x, "config", cfg);
-		for (e = a->node_dev[n]; e >= 0; e = a->dev_next[e])
-			json_array_append_new(devs, full ? device_json(a, (size_t)e) : device_bounded_json(a, (size_t)e));
-		json_object_set_new(x, "devices", devs);
-		for (e = a->node_grp[n]; e >= 0; e = a->grp_next[e]) {
-			const struct hr_group *g = &f->groups[a->grp_of[e]];
-			const struct inst *q = group_inst(a, (size_t)a->grp_of[e]);
-			json_t *b;
-			b = json_object();
-			json_object_set_new(b, "group", json_string(g->name));
-			json_object_set_new(b, "kind", json_string(hr_group_kind_name(g->kind)));
-			json_object_set_new(b, "algo", json_string(g->algo));
-			json_object_set_new(b, "collective", json_string(g->collective));
-			json_object_set_new(b, "nranks", json_integer(g->nranks));
-			json_object_set_new(b, "large_msg_busbw_gbps", jnum(g->large_busbw_gbps));
-			json_object_set_new(b, "pct_of_fleet_median", jnum(q ? q->pct_fleet : NAN));
-			json_object_set_new(b, "z", jnum(q ? q->z : NAN));
-			json_object_set_new(b, "level", json_string(hr_level_name(q ? q->level : HR_INFO)));
-			json_object_set_new(b, "judged", json_boolean(q && inst_judged(a, q)));
-			{
-				char jb[700];
-				json_object_set_new(b, "judged_against", q ? json_string(inst_against(a, q, jb, sizeof(jb))) :
-						    json_string("not judged: no large-message busbw (no rows, or a scaling sub-group)"));
-			}
-			json_array_append_new(bw, b);
-		}
-		json_object_set_new(x, "busbw", bw);
-		for (j = 0; j < f->nstragglers; j++)
-			if (f->stragglers[j].node == n) {
-				json_t *s = json_object();
-				json_object_set_new(s, "rank", json_integer(f->stragglers[j].rank));
-				json_object_set_new(s, "slowest_fraction", jnum(f->stragglers[j].slowest_fraction));
-				json_object_set_new(s, "excess_pct", jnum(f->stragglers[j].excess_pct));
-				json_object_set_new(s, "source", json_string(f->stragglers[j].source));
-				json_array_append_new(st, s);
-			}
-		json_object_set_new(x, "stragglers", st);
-		json_object_set_new(x, "loader", !l ? json_null() : full ? loader_json(l) : loader_bounded_json(l));
-		json_object_set_new(x, "checkpoint", hr_ckpt_node_json(f, n));
-		json_object_set_new(x, "inventory", hr_inventory_profile(f, n));
-		if (!full) {
-			json_object_set_new(x, "detail", json_string("bounded"));
-			json_object_set_new(x, "inputs", node_inputs_json(f, run_first, run_next, n));
-		}
-		json_array_append_new(nodes, x);
-	}
-	for (j = 0; j < a->nr; j++)
-		if (a->r[j].node < 0) {
-			json_array_append_new(findings, reason_json(&a->r[j]));
-			if (a->r[j].level > worst)
-				worst = a->r[j].level;
-		}
-	for (i = 0; i < f->ngroups; i++)
-		json_array_append_new(groups, group_json(a, i));
-
 	json_object_set_new(summary, "nodes", json_integer((json_int_t)f->nnodes));
 	json_object_set_new(summary, "pass", json_integer(counts[HR_INFO]));
 	json_object_set_new(summary, "warn", json_integer(counts[HR_WARN]));
@@ -2342,25 +2368,77 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 	json_object_set_new(summary, "verdict", json_string(worst == HR_INFO && !counts[HR_INFO] && not_judged_nodes > 0 ?
 							   "NOT JUDGED" : hr_verdict_name(worst)));
 	json_object_set_new(summary, "drain_candidates", drain);
+	drain = NULL;
 	json_object_set_new(summary, "devices", json_integer((json_int_t)f->ndevices));
 	json_object_set_new(summary, "groups", json_integer((json_int_t)f->ngroups));
 	json_object_set_new(p, "exit_code", json_integer(worst == HR_FAIL ? CH_EXIT_CHECK : CH_EXIT_OK));
 	json_object_set_new(p, "summary", summary);
+	summary = NULL;
 	json_object_set_new(p, "run_cost", hr_cost_profile(f, o->cost));
 	json_object_set_new(p, "inputs", inputs_json(f, o->input_files));
 	json_object_set_new(p, "expectations", hr_expect_profile(o->expect));
 	json_object_set_new(p, "drift", drift);
-	json_object_set_new(p, "nodes", nodes);
+	drift = NULL;
+	if ((rc = sink->head(sink->ctx, p)))
+		goto out;
+	json_object_clear(p);
+
+	for (i = 0; i < f->nnodes && !rc; i++) {
+		struct node_checks nc;
+		const char *v = node_verdict(a, &q, i, &nc);
+		json_t *x = node_json(a, o, &q, i, v, &nc);
+		if (!x)
+			rc = CH_ERR_RUNTIME;
+		else
+			rc = sink->node(sink->ctx, x);
+		json_decref(x);
+	}
+	if (rc)
+		goto out;
+
+	groups = json_array();
+	for (i = 0; i < f->ngroups; i++)
+		json_array_append_new(groups, group_json(a, i));
 	json_object_set_new(p, "groups", groups);
 	json_object_set_new(p, "findings", findings);
+	findings = NULL;
 	json_object_set_new(p, "distributions", distributions_json(a, !o->detail_all));
 	json_object_set_new(p, "power_caps", hr_powercap_profile(f));
-	free(run_first);
-	free(run_next);
-	free(rfirst);
-	free(rnext);
-	free(ord);
-	return p;
+	t = p;
+	rc = sink->tail(sink->ctx, t);
+out:
+	prof_release(&q);
+	json_decref(p);
+	json_decref(findings);
+	json_decref(summary);
+	json_decref(drain);
+	json_decref(drift);
+	return rc;
+}
+
+/* hr_analyze()'s sink: the parts put together into one object. */
+static int collect_part(void *ctx, const json_t *part)
+{
+	json_t *p = ctx;
+	return json_object_update(p, (json_t *)part) ? CH_ERR_RUNTIME : 0;
+}
+
+static int collect_node(void *ctx, const json_t *node)
+{
+	json_t *p = ctx, *nodes = json_object_get(p, "nodes");
+	if (!nodes) {
+		nodes = json_array();
+		if (json_object_set_new(p, "nodes", nodes))
+			return CH_ERR_RUNTIME;
+	}
+	return json_array_append(nodes, (json_t *)node) ? CH_ERR_RUNTIME : 0;
+}
+
+static int collect_head(void *ctx, const json_t *head)
+{
+	json_t *p = ctx;
+	/* nodes after drift, as the stream has it */
+	return collect_part(ctx, head) || json_object_set_new(p, "nodes", json_array()) ? CH_ERR_RUNTIME : 0;
 }
 
 /* Per node, its devices and its groups as lists in index order (so that a
@@ -2433,11 +2511,12 @@ static int run_times(struct an *a)
 	return 0;
 }
 
-json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
+int hr_analyze_stream(const struct hr_fleet *f, const struct hr_analyze_opts *o, const struct hr_profile_sink *sink)
 {
 	struct an a;
-	json_t *drift, *p = NULL;
+	json_t *drift;
 	size_t i;
+	int rc = CH_ERR_RUNTIME;
 
 	memset(&a, 0, sizeof(a));
 	a.f = f;
@@ -2481,7 +2560,7 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 		json_decref(drift);
 		goto out;
 	}
-	p = build_profile(&a, o, drift);
+	rc = build_profile(&a, o, drift, sink);
 out:
 	for (i = 0; i < a.nr; i++) {
 		free(a.r[i].text);
@@ -2505,5 +2584,18 @@ out:
 	free(a.dev_t);
 	free(a.grp_t);
 	json_decref(a.texts);
+	return rc;
+}
+
+json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
+{
+	json_t *p = json_object();
+	struct hr_profile_sink sink = { p, collect_head, collect_node, collect_part };
+	if (!p)
+		return NULL;
+	if (hr_analyze_stream(f, o, &sink)) {
+		json_decref(p);
+		return NULL;
+	}
 	return p;
 }
