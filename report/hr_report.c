@@ -111,42 +111,6 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
-static int write_text(const char *dir, const char *name, const char *text, size_t len)
-{
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return ch_write_file_atomic(path, text ? text : "", text ? len : 0);
-}
-
-/* profile.json, serialised straight into a temporary file (a large fleet's
- * profile is hundreds of MB of text), flushed, then renamed over DIR/
- * profile.json, as ch_write_file_atomic() does. Returns 0 or CH_ERR_RUNTIME
- * (printed). */
-static int write_profile(const char *dir, const json_t *profile)
-{
-	char path[4200], tmp[4300];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "%s/profile.json", dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	f = fopen(tmp, "w");
-	if (!f) {
-		ch_error("cannot create '%s': %s", tmp, strerror(errno));
-		return CH_ERR_RUNTIME;
-	}
-	ok = json_dumpf(profile, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) == 0 &&
-	     fflush(f) == 0 && fsync(fileno(f)) == 0;
-	if (fclose(f) != 0)
-		ok = 0;
-	if (!ok || rename(tmp, path) != 0) {
-		ch_error("cannot write '%s': %s", path, strerror(errno));
-		unlink(tmp);
-		return CH_ERR_RUNTIME;
-	}
-	return 0;
-}
-
 struct opts {
 	const char *out;
 	int strict;
@@ -157,6 +121,175 @@ struct opts {
 	int quiet;
 	struct hr_cost_params cost;
 };
+
+/* An output file written atomically: into a temporary file beside it,
+ * flushed and synced, then renamed over it (as ch_write_file_atomic()). */
+struct outfile {
+	char path[4200], tmp[4300];
+	FILE *f;
+};
+
+static int out_open(struct outfile *o, const char *dir, const char *name)
+{
+	snprintf(o->path, sizeof(o->path), "%s/%s", dir, name);
+	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%ld", o->path, (long)getpid());
+	o->f = fopen(o->tmp, "w");
+	if (!o->f) {
+		ch_error("cannot create '%s': %s", o->tmp, strerror(errno));
+		return CH_ERR_RUNTIME;
+	}
+	return 0;
+}
+
+/* @ok: the text was written; then it is synced and renamed, else removed.
+ * Returns 0 or CH_ERR_RUNTIME (printed). */
+static int out_close(struct outfile *o, int ok)
+{
+	if (!o->f)
+		return 0;
+	ok = ok && !ferror(o->f) && fflush(o->f) == 0 && fsync(fileno(o->f)) == 0;
+	if (fclose(o->f) != 0)
+		ok = 0;
+	o->f = NULL;
+	if (!ok || rename(o->tmp, o->path) != 0) {
+		ch_error("cannot write '%s': %s", o->path, strerror(errno ? errno : EIO));
+		unlink(o->tmp);
+		return CH_ERR_RUNTIME;
+	}
+	return 0;
+}
+
+/* ---- profile.json, written as it is handed over (json_dumpf()'s text of
+ * the whole profile with JSON_INDENT(2), byte for byte) */
+
+#define PROFILE_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(10))
+
+/* @v as json_dumpf() writes it @depth levels deep: each line after the
+ * first indented by 2 x @depth more (JSON text has no raw newline inside a
+ * string). Returns 0, or -1 on a write error or out of memory. */
+static int dump_at(FILE *f, const json_t *v, int depth)
+{
+	char *t = json_dumps(v, PROFILE_FLAGS | JSON_ENCODE_ANY), *p, *nl;
+	int rc = 0;
+	if (!t)
+		return -1;
+	for (p = t; (nl = strchr(p, '\n')); p = nl + 1)
+		if (fwrite(p, 1, (size_t)(nl - p) + 1, f) != (size_t)(nl - p) + 1 ||
+		    fprintf(f, "%*s", 2 * depth, "") < 0)
+			rc = -1;
+	if (fputs(p, f) < 0)
+		rc = -1;
+	free(t);
+	return rc;
+}
+
+/* "key": value, at the top level of the profile */
+static int dump_member(FILE *f, const char *key, const json_t *v, int first)
+{
+	json_t *k = json_string(key);
+	int rc = !k || fputs(first ? "{\n  " : ",\n  ", f) < 0 || dump_at(f, k, 1) || fputs(": ", f) < 0 ||
+		 dump_at(f, v, 1);
+	json_decref(k);
+	return rc ? -1 : 0;
+}
+
+struct stream {
+	const struct opts *o;
+	struct outfile profile;
+	size_t nodes;
+	struct hr_render *r;
+	json_t *summary;    /* the head's summary and exit code, for -q and the exit status */
+	json_int_t exit_code;
+	json_t *tail;       /* kept until the fleet model is released */
+	int err;
+};
+
+static int s_head(void *ctx, const json_t *head)
+{
+	struct stream *s = ctx;
+	struct hr_render_opts ro;
+	const char *key;
+	json_t *v;
+	int first = 1;
+
+	if (out_open(&s->profile, s->o->out, "profile.json"))
+		return s->err = CH_ERR_RUNTIME;
+	json_object_foreach((json_t *)head, key, v) {
+		if (dump_member(s->profile.f, key, v, first))
+			return s->err = CH_ERR_RUNTIME;
+		first = 0;
+	}
+	if (fputs(",\n  \"nodes\": ", s->profile.f) < 0)
+		return s->err = CH_ERR_RUNTIME;
+	s->summary = json_deep_copy(json_object_get(head, "summary"));
+	s->exit_code = json_integer_value(json_object_get(head, "exit_code"));
+	memset(&ro, 0, sizeof(ro));
+	ro.md = ro.prom = ro.html = 1;
+	ro.terminal = !s->o->quiet;
+	ro.max_plots = s->o->max_plots;
+	ro.color = s->o->color;
+	s->r = hr_render_begin(head, &ro);
+	if (!s->summary || !s->r)
+		return s->err = CH_ERR_RUNTIME;
+	return 0;
+}
+
+static int s_node(void *ctx, const json_t *node)
+{
+	struct stream *s = ctx;
+	if (fputs(s->nodes++ ? ",\n    " : "[\n    ", s->profile.f) < 0 || dump_at(s->profile.f, node, 2))
+		return s->err = CH_ERR_RUNTIME;
+	if (hr_render_node(s->r, node))
+		return s->err = CH_ERR_RUNTIME;
+	return 0;
+}
+
+static int s_tail(void *ctx, const json_t *tail)
+{
+	struct stream *s = ctx;
+	const char *key;
+	json_t *v;
+	if (fputs(s->nodes ? "\n  ]" : "[]", s->profile.f) < 0)
+		return s->err = CH_ERR_RUNTIME;
+	json_object_foreach((json_t *)tail, key, v)
+		if (dump_member(s->profile.f, key, v, 0))
+			return s->err = CH_ERR_RUNTIME;
+	if (fputs("\n}", s->profile.f) < 0)
+		return s->err = CH_ERR_RUNTIME;
+	if (out_close(&s->profile, 1))
+		return s->err = CH_ERR_RUNTIME;
+	s->tail = json_incref((json_t *)tail);
+	return 0;
+}
+
+/* The other outputs, from what the nodes left and the profile's tail:
+ * report.md, health.prom, report.html, each atomically; the terminal
+ * summary into @term (a memory stream: printed once all are written). */
+static int render_outputs(struct stream *s, FILE *term, int *nplots)
+{
+	struct outfile md = { .f = NULL }, prom = { .f = NULL }, html = { .f = NULL };
+	struct hr_render_out out = { NULL, NULL, NULL, term };
+	int rc;
+	if ((rc = out_open(&md, s->o->out, "report.md")) || (rc = out_open(&prom, s->o->out, "health.prom")) ||
+	    (rc = out_open(&html, s->o->out, "report.html")))
+		goto fail;
+	out.md = md.f;
+	out.prom = prom.f;
+	out.html = html.f;
+	if ((rc = hr_render_end(s->r, s->tail, &out, nplots))) {
+		ch_error("out of memory while rendering the report");
+		goto fail;
+	}
+	if ((rc = out_close(&md, 1)) || (rc = out_close(&prom, 1)) || (rc = out_close(&html, 1)))
+		goto fail;
+	return 0;
+fail:
+	out_close(&md, 0);
+	out_close(&prom, 0);
+	out_close(&html, 0);
+	return rc ? rc : CH_ERR_RUNTIME;
+}
+
 
 static int parse_opts(int argc, char **argv, struct opts *o, int *done)
 {
@@ -269,13 +402,17 @@ int hr_report_main(int argc, char **argv)
 	struct hr_fleet fleet;
 	struct hr_file_list files;
 	struct hr_analyze_opts ao;
-	struct hr_buf md = { 0 }, html = { 0 }, prom = { 0 };
-	json_t *profile = NULL;
-	int rc, done, exit_code = CH_EXIT_OK, color, nplots = 0;
+	struct stream st;
+	struct hr_profile_sink sink = { &st, s_head, s_node, s_tail };
+	char *term_s = NULL;
+	size_t term_n = 0;
+	FILE *term = NULL;
+	int rc, done, exit_code = CH_EXIT_OK, nplots = 0;
 	size_t skipped;
 
 	ch_set_prog("health_report");
 	memset(&o, 0, sizeof(o));
+	memset(&st, 0, sizeof(st));
 	o.out = DEFAULT_OUT;
 	o.max_plots = DEFAULT_MAX_PLOTS;
 	o.color = -1;
@@ -285,6 +422,9 @@ int hr_report_main(int argc, char **argv)
 		return ch_exit_code(rc);
 	if (done)
 		return CH_EXIT_OK;
+	o.color = o.color >= 0 ? o.color : (isatty(STDOUT_FILENO) && !getenv("NO_COLOR") &&
+					    !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb")));
+	st.o = &o;
 	if (hr_expect_init(&ex))
 		return CH_EXIT_RUNTIME;
 	if (o.expect && (rc = hr_expect_load_file(&ex, o.expect))) {
@@ -312,15 +452,19 @@ int hr_report_main(int argc, char **argv)
 	ao.generated_utc = NULL;
 	ao.input_files = files.n;
 	ao.detail_all = o.detail_all;
-	profile = hr_analyze(&fleet, &ao);
-	if (!profile) {
-		ch_error("out of memory while building the profile");
+	/* the profile is written to profile.json and rendered node by node as
+	 * it is built (never held whole) */
+	rc = hr_analyze_stream(&fleet, &ao, &sink);
+	if (rc) {
+		if (!st.err)
+			ch_error("out of memory while building the profile");
+		out_close(&st.profile, 0);
 		rc = CH_ERR_RUNTIME;
 		goto out;
 	}
 	{
-		/* the outputs read the profile only: free the fleet model before
-		 * they are rendered, keeping its input problems and counts */
+		/* the rest of the outputs reads what the nodes left: free the
+		 * fleet model first, keeping its input problems and counts */
 		struct hr_issues issues = fleet.issues;
 		size_t files_read = fleet.files_read, files_ignored = fleet.files_ignored;
 		memset(&fleet.issues, 0, sizeof(fleet.issues));
@@ -329,33 +473,14 @@ int hr_report_main(int argc, char **argv)
 		fleet.files_read = files_read;
 		fleet.files_ignored = files_ignored;
 	}
-	/* outputs, one at a time: profile.json streamed to its file (never
-	 * held as one string), then each text freed once written */
-	rc = write_profile(o.out, profile);
-	if (!rc) {
-		if (hr_render_markdown(profile, &md))
-			goto nomem;
-		rc = write_text(o.out, "report.md", md.s, md.len);
-		hr_buf_release(&md);
-	}
-	if (!rc) {
-		if (hr_render_prom(profile, &prom))
-			goto nomem;
-		rc = write_text(o.out, "health.prom", prom.s, prom.len);
-		hr_buf_release(&prom);
-	}
-	if (!rc) {
-		if (hr_render_html(profile, o.max_plots, &html, &nplots))
-			goto nomem;
-		rc = write_text(o.out, "report.html", html.s, html.len);
-		hr_buf_release(&html);
-	}
-	if (rc)
+	if (!o.quiet && !(term = open_memstream(&term_s, &term_n))) {
+		rc = CH_ERR_RUNTIME;
 		goto out;
-	color = o.color >= 0 ? o.color : (isatty(STDOUT_FILENO) && !getenv("NO_COLOR") &&
-					  !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb")));
+	}
+	if ((rc = render_outputs(&st, term, &nplots)))
+		goto out;
 	if (o.quiet) {
-		const json_t *s = json_object_get(profile, "summary"), *d;
+		const json_t *s = st.summary, *d;
 		size_t k;
 		long long nj = hr_jint(s, "not_judged", 0);
 		printf("health_report: %s: %lld FAIL, %lld WARN, %lld PASS", hr_jstr(s, "verdict"),
@@ -366,13 +491,15 @@ int hr_report_main(int argc, char **argv)
 			printf("%s%s", k ? " " : "; drain candidates: ", json_string_value(d));
 		printf("\n");
 	} else {
-		hr_render_terminal(profile, stdout, color);
+		fclose(term);
+		term = NULL;
+		fwrite(term_s ? term_s : "", 1, term_n, stdout);
 		printf("\nreport: %s/report.html (%d plot%s), %s/report.md, %s/profile.json, %s/health.prom\n",
 		       o.out, nplots, nplots == 1 ? "" : "s", o.out, o.out, o.out);
 	}
 	fflush(stdout);
 
-	exit_code = (int)hr_jint(profile, "exit_code", CH_EXIT_OK);
+	exit_code = (int)st.exit_code;
 	skipped = hr_issues_count(&fleet.issues, HR_ISSUE_SKIPPED);
 	if (files.n == 0) {
 		ch_error("no input files found in the given paths (looked for *.json, *.txt, *.log, *.out)");
@@ -387,15 +514,13 @@ int hr_report_main(int argc, char **argv)
 		exit_code = CH_EXIT_USAGE;
 	}
 	rc = 0;
-	goto out;
-nomem:
-	ch_error("out of memory while rendering the report");
-	rc = CH_ERR_RUNTIME;
 out:
-	json_decref(profile);
-	hr_buf_release(&md);
-	hr_buf_release(&html);
-	hr_buf_release(&prom);
+	if (term)
+		fclose(term);
+	free(term_s);
+	hr_render_free(st.r);
+	json_decref(st.summary);
+	json_decref(st.tail);
 	hr_file_list_release(&files);
 	hr_fleet_release(&fleet);
 	hr_expect_release(&ex);

@@ -5,6 +5,7 @@
 #include "report/render/hr_render_power.h"
 #include "report/render/hr_plot.h"
 #include "report/render/hr_rows.h"
+#include "report/render/hr_render_int.h"
 #include "base/ch_common.h"
 
 #include <math.h>
@@ -534,28 +535,28 @@ static void html_cost(const json_t *c, struct hr_buf *b)
 	hr_buf_puts(b, ")</td></tr></table>\n");
 }
 
-/* node name -> its configuration keys that differ from the fleet's
- * majority ("key: value; ..."), from the drift rows. NULL out of memory. */
-static json_t *config_diffs(const struct hr_rows *rows)
+json_t *hr_html_config_diffs(const json_t *drift)
 {
 	json_t *m = json_object();
+	const json_t *r, *v;
 	size_t i, j;
 	struct hr_buf t = { 0 };
 	if (!m)
 		return NULL;
-	for (i = 0; i < rows->ndrift; i++) {
-		const struct hr_drift_row *r = &rows->drift[i];
-		for (j = 0; j < r->nvalues; j++) {
-			const char *had = hr_jstr(m, r->values[j].node);
-			if (!r->values[j].node)
+	/* node name -> its configuration keys that differ from the fleet's
+	 * majority ("key: value; ..."), from the profile's drift */
+	json_array_foreach(drift, i, r)
+		json_array_foreach(json_object_get(r, "nodes"), j, v) {
+			const char *node = hr_jstr(v, "node"), *had;
+			if (!node)
 				continue;
+			had = hr_jstr(m, node);
 			t.len = 0;
-			hr_buf_printf(&t, "%s%s%s: %s", had ? had : "", had ? "; " : "", r->key,
-				      r->values[j].value ? r->values[j].value : "(none)");
+			hr_buf_printf(&t, "%s%s%s: %s", had ? had : "", had ? "; " : "", hr_jstr(r, "key"),
+				      hr_jstr(v, "value") ? hr_jstr(v, "value") : "(none)");
 			if (!t.oom)
-				json_object_set_new(m, r->values[j].node, json_string(t.s));
+				json_object_set_new(m, node, json_string(t.s));
 		}
-	}
 	hr_buf_release(&t);
 	return m;
 }
@@ -634,19 +635,36 @@ static void headline_cell(struct hr_buf *b, const json_t *h)
 	hr_buf_puts(b, "</td>");
 }
 
-/* Every PASS node as one row of a compact table, sortable by any column and
- * filterable: its headline figures (the node's worst GPU memory and compute
- * roofs, worst intra- and inter-node busbw) against their expectation,
- * the loader verdict, the checks judged, and its configuration only where
- * it differs from the fleet's majority. */
-static void html_healthy(const json_t *nodes, const json_t *diffs, struct hr_buf *b)
+/* A PASS node as one row of the compact table (html_healthy): its
+ * headline figures against their expectation, the loader verdict, the
+ * checks judged, and its configuration only where it differs from the
+ * fleet's majority. */
+void hr_html_pass_row(struct hr_buf *b, const json_t *n, const json_t *diffs)
 {
-	const json_t *n;
-	size_t i, count = 0;
-	json_array_foreach(nodes, i, n)
-		count += hr_streq(hr_jstr(n, "verdict"), "PASS");
-	hr_buf_printf(b, "<h2 id=\"healthy\">PASS nodes (<span id=\"healthy-count\">%zu</span>)</h2>\n", count);
-	if (!count) {
+	const json_t *hl = json_object_get(n, "headline");
+	const char *d;
+	hr_buf_puts(b, "<tr><td>");
+	esc(b, hr_jstr(n, "name"));
+	hr_buf_puts(b, "</td>");
+	headline_cell(b, json_object_get(hl, "memory"));
+	headline_cell(b, json_object_get(hl, "compute"));
+	headline_cell(b, json_object_get(hl, "intra_node_busbw"));
+	headline_cell(b, json_object_get(hl, "inter_node_busbw"));
+	hr_buf_puts(b, "<td>");
+	esc(b, hr_jstr(hl, "loader") ? hr_jstr(hl, "loader") : "-");
+	hr_buf_printf(b, "</td><td data-v=\"%lld\">%lld</td><td>", hr_jint(n, "checks_judged", 0),
+		      hr_jint(n, "checks_judged", 0));
+	if ((d = hr_jstr(diffs, hr_jstr(n, "name"))))
+		esc(b, d);
+	hr_buf_puts(b, "</td></tr>\n");
+}
+
+/* Every PASS node as one row of a compact table, sortable by any column and
+ * filterable (its rows rendered node by node: hr_html_pass_row). */
+static void html_healthy(const struct hr_render_parts *parts, struct hr_buf *b)
+{
+	hr_buf_printf(b, "<h2 id=\"healthy\">PASS nodes (<span id=\"healthy-count\">%zu</span>)</h2>\n", parts->npass);
+	if (!parts->npass) {
 		hr_buf_puts(b, "<p>No node passed.</p>\n");
 		return;
 	}
@@ -657,26 +675,7 @@ static void html_healthy(const json_t *nodes, const json_t *diffs, struct hr_buf
 		    "<th onclick=\"hrSort(this)\">intra-node busbw</th><th onclick=\"hrSort(this)\">inter-node busbw</th>"
 		    "<th onclick=\"hrSort(this)\">loader</th><th onclick=\"hrSort(this)\">checks judged</th>"
 		    "<th onclick=\"hrSort(this)\">configuration</th></tr></thead><tbody>\n");
-	json_array_foreach(nodes, i, n) {
-		const json_t *hl = json_object_get(n, "headline");
-		const char *d;
-		if (!hr_streq(hr_jstr(n, "verdict"), "PASS"))
-			continue;
-		hr_buf_puts(b, "<tr><td>");
-		esc(b, hr_jstr(n, "name"));
-		hr_buf_puts(b, "</td>");
-		headline_cell(b, json_object_get(hl, "memory"));
-		headline_cell(b, json_object_get(hl, "compute"));
-		headline_cell(b, json_object_get(hl, "intra_node_busbw"));
-		headline_cell(b, json_object_get(hl, "inter_node_busbw"));
-		hr_buf_puts(b, "<td>");
-		esc(b, hr_jstr(hl, "loader") ? hr_jstr(hl, "loader") : "-");
-		hr_buf_printf(b, "</td><td data-v=\"%lld\">%lld</td><td>", hr_jint(n, "checks_judged", 0),
-			      hr_jint(n, "checks_judged", 0));
-		if ((d = hr_jstr(diffs, hr_jstr(n, "name"))))
-			esc(b, d);
-		hr_buf_puts(b, "</td></tr>\n");
-	}
+	hr_buf_append(b, parts->html_pass.s ? parts->html_pass.s : "", parts->html_pass.len);
 	hr_buf_puts(b, "</tbody></table>\n");
 }
 
@@ -784,20 +783,23 @@ static void html_groups(const struct hr_rows *rows, struct hr_buf *b)
 	hr_buf_puts(b, "</table>\n");
 }
 
-static void html_checkpoint(const struct hr_rows *rows, struct hr_buf *b)
+void hr_html_ckpt(struct hr_buf *b, const struct hr_ckpt_row *r)
+{
+	hr_buf_printf(b, "<tr class=\"%s\"><td>", r->flagged ? r->level : "");
+	hr_rows_ckpt_cells(b, r, "</td><td>", hr_buf_html);
+	hr_buf_puts(b, "</td></tr>\n");
+}
+
+static void html_checkpoint(const struct hr_render_parts *parts, struct hr_buf *b)
 {
 	size_t j;
-	if (!rows->nckpt)
+	if (!parts->nckpt)
 		return;
 	hr_buf_puts(b, "<h2 id=\"checkpoint\">Checkpoint writes (checkpoint_io, synchronous)</h2>\n<p>Per node and mount, its latest result: median over the node's ranks, against the median of the other nodes on the same mount.</p>\n<table><tr>");
 	for (j = 0; j < HR_ROWS_CKPT_COLS; j++)
 		hr_buf_printf(b, "<th>%s</th>", hr_rows_ckpt_cols[j]);
 	hr_buf_puts(b, "</tr>\n");
-	for (j = 0; j < rows->nckpt; j++) {
-		hr_buf_printf(b, "<tr class=\"%s\"><td>", rows->ckpt[j].flagged ? rows->ckpt[j].level : "");
-		hr_rows_ckpt_cells(b, &rows->ckpt[j], "</td><td>", hr_buf_html);
-		hr_buf_puts(b, "</td></tr>\n");
-	}
+	hr_buf_append(b, parts->html_ckpt.s ? parts->html_ckpt.s : "", parts->html_ckpt.len);
 	hr_buf_puts(b, "</table>\n");
 }
 
@@ -866,21 +868,21 @@ static void html_expectations(const json_t *x, struct hr_buf *b)
 	hr_buf_puts(b, "</table>\n");
 }
 
-int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots)
+int hr_html_render(const json_t *p, int max_plots, struct hr_buf *b, int *nplots,
+		   const struct hr_render_parts *parts, const json_t *diffs)
 {
 	const json_t *nodes = json_object_get(p, "nodes");
 	struct plotter pl = { b, 0, max_plots > 0 ? max_plots : 1, 0 };
 	struct hr_rows rows;
-	json_t *diffs;
 
-	if (hr_rows_build(p, &rows) || !(diffs = config_diffs(&rows))) {
+	if (hr_rows_build(p, &rows)) {
 		hr_rows_free(&rows);
 		return CH_ERR_RUNTIME;
 	}
 	html_head(p, b);
 	html_cost(json_object_get(p, "run_cost"), b);
 	html_flagged_nodes(&rows, diffs, b);
-	html_healthy(nodes, diffs, b);
+	html_healthy(parts, b);
 	html_findings_drift(&rows, b);
 
 	hr_buf_puts(b, "<h2 id=\"roofline\">Roofline per device</h2>\n");
@@ -896,11 +898,10 @@ int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 
 	html_devices(&rows, b);
 	html_groups(&rows, b);
-	html_checkpoint(&rows, b);
+	html_checkpoint(parts, b);
 	html_inputs(json_object_get(p, "inputs"), &rows, b);
 	html_expectations(json_object_get(p, "expectations"), b);
 	hr_buf_printf(b, "<script>%s%s</script>\n</body></html>\n", table_script, script);
-	json_decref(diffs);
 	hr_rows_free(&rows);
 	if (nplots)
 		*nplots = pl.drawn;
