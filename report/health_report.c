@@ -2,7 +2,7 @@
  * health_report - fold result files and nccl-tests logs into a
  * cluster-health profile (hr_report.h), or run a subcommand:
  * `health_report canary ...` (hr_canary.h), `health_report history ...`
- * (hr_history.h). See README.md and docs/health_report.md.
+ * (hr_history.h), `health_report rules` (hr_rules.h). See README.md and docs/health_report.md.
  */
 #include <string.h>
 
@@ -10,6 +10,7 @@
 #include "report/hr_report.h"
 #include "report/canary/hr_canary.h"
 #include "report/history/hr_history.h"
+#include "report/judge/hr_rules.h"
 
 int main(int argc, char **argv)
 {
@@ -19,5 +20,7 @@ int main(int argc, char **argv)
 		return hr_canary_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "history"))
 		return hr_history_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "rules"))
+		return hr_rules_main(argc - 1, argv + 1);
 	return hr_report_main(argc, argv);
 }

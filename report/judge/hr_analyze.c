@@ -3,6 +3,7 @@
  * z-scores, drift, and the profile document.
  */
 #include "report/judge/hr_analyze.h"
+#include "report/judge/hr_rules.h"
 #include "report/judge/hr_checkpoint.h"
 #include "report/history/hr_history.h"
 #include "report/hr_util.h"
@@ -124,6 +125,9 @@ struct an {
 	long *grp_of;     /* per entry: the group */
 	time_t *dev_t, *grp_t; /* per device, per group: the start of its result file's run (0 unknown) */
 	json_t *texts;    /* the instances' basis, tag and why texts, each once (the keys) */
+	json_t *drift_json; /* the profile's drift (HR_PASS_DRIFT) */
+	int pass;         /* the pass running (enum hr_rule_pass) */
+	const char *bad_code; /* a reason code without its row in the rule table, or of another pass */
 	int oom;
 };
 
@@ -154,7 +158,15 @@ static void add_reason(struct an *a, int node, int level, const char *code,
 	struct reason *r;
 	char text[1024];
 	va_list ap;
-	void *v = grow(a->r, &a->capr, a->nr, sizeof(*a->r), &a->oom);
+	const struct hr_rule *rule = hr_rule_find(code);
+	void *v;
+	if (!rule || rule->pass != (enum hr_rule_pass)a->pass) {
+		/* every reason is a row of the rule table, added by its pass */
+		if (!a->bad_code)
+			a->bad_code = code;
+		return;
+	}
+	v = grow(a->r, &a->capr, a->nr, sizeof(*a->r), &a->oom);
 	if (!v)
 		return;
 	a->r = v;
@@ -2511,6 +2523,81 @@ static int run_times(struct an *a)
 	return 0;
 }
 
+/* ------------------------------------------------------------ the rule table's passes */
+
+static void pass_drift(struct an *a)
+{
+	a->drift_json = analyze_drift(a);
+}
+
+static void pass_devices(struct an *a)
+{
+	size_t i;
+	device_instances(a);
+	if (!a->oom) {
+		/* device_instances() adds each device's instances together */
+		for (i = a->ndi; i-- > 0;) {
+			a->dev_first[a->di[i].subject] = i;
+			a->dev_n[a->di[i].subject]++;
+		}
+	}
+	if (!a->oom)
+		device_history(a);
+	device_reasons(a);
+}
+
+static void pass_groups(struct an *a)
+{
+	group_instances(a);
+	group_reasons(a);
+}
+
+static void pass_checkpoint(struct an *a)
+{
+	hr_ckpt_reasons(a->f, inventory_reason, a);
+}
+
+static void pass_inventory(struct an *a)
+{
+	hr_inventory_rules(a->f, inventory_reason, a);
+}
+
+static void pass_powercap(struct an *a)
+{
+	hr_powercap_rules(a->f, inventory_reason, a);
+}
+
+static void (*const passes[HR_NPASSES])(struct an *) = {
+	[HR_PASS_DRIFT] = pass_drift,
+	[HR_PASS_DEVICES] = pass_devices,
+	[HR_PASS_GROUPS] = pass_groups,
+	[HR_PASS_HISTORY] = history_reasons,
+	[HR_PASS_STRAGGLERS] = straggler_reasons,
+	[HR_PASS_LOADER] = loader_reasons,
+	[HR_PASS_CHECKPOINT] = pass_checkpoint,
+	[HR_PASS_RUNS] = run_reasons,
+	[HR_PASS_INVENTORY] = pass_inventory,
+	[HR_PASS_POWERCAP] = pass_powercap,
+	[HR_PASS_CURVES] = curve_reasons,
+	[HR_PASS_NOT_JUDGED] = not_judged_reasons,
+};
+
+/* The rule table (hr_rules.h), run: each row's pass once, in the order the
+ * table first names it. */
+static void run_rules(struct an *a)
+{
+	unsigned char done[HR_NPASSES] = { 0 };
+	size_t i;
+	for (i = 0; i < hr_nrules && !a->oom; i++) {
+		enum hr_rule_pass k = hr_rules[i].pass;
+		if ((unsigned)k >= HR_NPASSES || done[k])
+			continue;
+		done[k] = 1;
+		a->pass = (int)k;
+		passes[k](a);
+	}
+}
+
 int hr_analyze_stream(const struct hr_fleet *f, const struct hr_analyze_opts *o, const struct hr_profile_sink *sink)
 {
 	struct an a;
@@ -2533,29 +2620,15 @@ int hr_analyze_stream(const struct hr_fleet *f, const struct hr_analyze_opts *o,
 		a.grp_inst[i] = -1;
 	if (node_index(&a) || run_times(&a))
 		goto out;
-	drift = analyze_drift(&a);
-	device_instances(&a);
-	if (!a.oom) {
-		/* device_instances() adds each device's instances together */
-		for (i = a.ndi; i-- > 0;) {
-			a.dev_first[a.di[i].subject] = i;
-			a.dev_n[a.di[i].subject]++;
-		}
+	run_rules(&a);
+	drift = a.drift_json;
+	a.drift_json = NULL;
+	if (a.bad_code) {
+		ch_error("internal: reason code '%s' has no row of its pass in the rule table (report/judge/hr_rules.c)",
+			 a.bad_code);
+		json_decref(drift);
+		goto out;
 	}
-	if (!a.oom)
-		device_history(&a);
-	device_reasons(&a);
-	group_instances(&a);
-	group_reasons(&a);
-	history_reasons(&a);
-	straggler_reasons(&a);
-	loader_reasons(&a);
-	hr_ckpt_reasons(f, inventory_reason, &a);
-	run_reasons(&a);
-	hr_inventory_rules(f, inventory_reason, &a);
-	hr_powercap_rules(f, inventory_reason, &a);
-	curve_reasons(&a);
-	not_judged_reasons(&a);
 	if (a.oom) {
 		json_decref(drift);
 		goto out;
