@@ -11,11 +11,13 @@
 #include "report/canary/hr_canary.h"
 #include "report/history/hr_history.h"
 #include "report/judge/hr_rules.h"
+#include "report/read/hr_model.h"
 
 int main(int argc, char **argv)
 {
 	/* messages of the subcommands read "health_report canary: ..." */
 	ch_set_prog("health_report");
+	hr_json_alloc_init(); /* before any JSON value is made */
 	if (argc > 1 && !strcmp(argv[1], "canary"))
 		return hr_canary_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "history"))

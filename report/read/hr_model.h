@@ -254,6 +254,16 @@ int hr_fleet_load_json(struct hr_fleet *f, const char *path, const json_t *doc, 
  */
 int hr_fleet_load_nccltests(struct hr_fleet *f, const struct hr_nt_log *log);
 
+/**
+ * hr_json_alloc_init - install jansson's allocator of the readers (call
+ * before any JSON value is made: first thing in main()): a document that
+ * hr_fleet_load_files() or hr_fleet_load_file() parses is then allocated
+ * in an arena of its own and freed whole once loaded, its values never
+ * kept. Without it every value is one malloc and one free, the same
+ * results.
+ */
+void hr_json_alloc_init(void);
+
 /** hr_fleet_release - free everything and zero @f. */
 void hr_fleet_release(struct hr_fleet *f);
 
