@@ -239,6 +239,13 @@ $(SLOWIO): tests/slowio.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -O2 -shared -fPIC -Wall -Wextra $< -ldl -o $@
 
+# a rank that stops in MPI_Init, for tests/cli/reliability.sh (LD_PRELOAD shim)
+STOPRANK := $(B)/tests/libstoprank.so
+$(STOPRANK): tests/stoprank.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -O2 -shared -fPIC -Wall -Wextra $(shell pkg-config --cflags ompi-c) $< $(shell pkg-config --libs ompi-c) -o $@
+
 # a fault in one all-reduce size for tests/cli/confirm.sh (LD_PRELOAD shim, PMPI)
 SLOWAR := $(B)/tests/libslowallreduce.so
 $(SLOWAR): tests/slowallreduce.c
@@ -261,7 +268,7 @@ $(STANDIN): bench/roofline.c tests/standin/standin_gpu.c $(LIB) $(FLAGS_FILE)
 		$(ALL_LDFLAGS) bench/roofline.c tests/standin/standin_gpu.c $(LIB) $(LDLIBS) -o $@
 
 unit: $(UNIT_BIN)
-test: all $(UNIT_BIN) $(SLOWIO) $(SLOWAR) $(FAKE_NVML)
+test: all $(UNIT_BIN) $(SLOWIO) $(SLOWAR) $(STOPRANK) $(FAKE_NVML) $(STANDIN)
 	$(Q)SANITIZE=$(SANITIZE) WITH_CUDA=$(WITH_CUDA) scripts/run-tests
 
 sweep: all

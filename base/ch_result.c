@@ -191,6 +191,13 @@ void ch_result_set_software(struct ch_result *r, const char *key,
 	json_object_set_new(sw, key, version ? json_string(version) : json_null());
 }
 
+const char *ch_file_kind(mode_t m)
+{
+	return S_ISREG(m) ? "a regular file" : S_ISDIR(m) ? "a directory" : S_ISLNK(m) ? "a symbolic link" :
+	       S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a named pipe" :
+	       S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
 int ch_check_output_path(const char *opt, const char *path)
 {
 	struct stat st;
@@ -211,10 +218,10 @@ int ch_check_output_path(const char *opt, const char *path)
 		char tmp[4200];
 		int fd = -1;
 		if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) < (int)sizeof(tmp))
-			fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd < 0) {
-			rc = ch_usage_error("cannot create %s file '%s' in directory '%s': %s", opt, path, dir,
-					    strerror(errno));
+			rc = ch_usage_error("cannot create %s file '%s' in directory '%s': %s%s", opt, path, dir,
+					    strerror(errno), errno == EEXIST ? " (a file of that name is in the way)" : "");
 		} else {
 			close(fd);
 			unlink(tmp);
@@ -224,9 +231,55 @@ int ch_check_output_path(const char *opt, const char *path)
 	return rc;
 }
 
-int ch_result_set_path(struct ch_result *r, const char *path, int force)
+/* 1 when @path (opened without following a link) is a JSON document whose
+ * "schema" names clusterhealth, or is empty: a file of ours */
+static int ours(const char *path)
 {
 	struct stat st;
+	json_error_t je;
+	json_t *doc;
+	const char *schema;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), yes;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return 1;
+	}
+	doc = json_loadfd(fd, 0, &je);
+	close(fd);
+	schema = json_string_value(json_object_get(doc, "schema"));
+	yes = schema && !strncmp(schema, "clusterhealth.", 14);
+	json_decref(doc);
+	return yes;
+}
+
+int ch_check_output_file(const char *opt, const char *path, int force)
+{
+	struct stat st;
+
+	if (!*path)
+		return ch_usage_error("empty file name for %s", opt);
+	if (lstat(path, &st) == 0) {
+		if (!force)
+			return ch_usage_error("%s file '%s' already exists (use --force to replace it)", opt, path);
+		if (!S_ISREG(st.st_mode))
+			return ch_usage_error("%s file '%s' is %s: --force replaces only a regular file that clusterhealth wrote",
+					      opt, path, ch_file_kind(st.st_mode));
+		if (!ours(path))
+			return ch_usage_error("%s file '%s' is not a clusterhealth file (no \"schema\" naming clusterhealth): --force replaces only a regular file that clusterhealth wrote",
+					      opt, path);
+	}
+	return ch_check_output_path(opt, path);
+}
+
+int ch_result_set_path(struct ch_result *r, const char *path, int force)
+{
 	int rc;
 
 	free(r->path);
@@ -234,12 +287,8 @@ int ch_result_set_path(struct ch_result *r, const char *path, int force)
 	r->written = 0;
 	if (!path)
 		return 0;
-	if (!*path)
-		return ch_usage_error("empty file name for --json");
-	if ((rc = ch_check_output_path("--json", path)))
+	if ((rc = ch_check_output_file("--json", path, force)))
 		return rc;
-	if (!force && stat(path, &st) == 0)
-		return ch_usage_error("result file '%s' already exists (use --force to replace it)", path);
 	r->path = strdup(path);
 	r->force = force;
 	return r->path ? 0 : CH_ERR_RUNTIME;
@@ -267,45 +316,115 @@ void ch_result_set_status(struct ch_result *r, int status, const char *reason, .
 	va_end(ap);
 }
 
-int ch_write_file_atomic(const char *path, const void *data, size_t len)
+int ch_atomic_begin(struct ch_atomic *a, const char *path)
 {
-	char tmp[4096];
-	const char *p = data;
-	int fd;
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp)) {
+	memset(a, 0, sizeof(*a));
+	a->fd = -1;
+	if (snprintf(a->path, sizeof(a->path), "%s", path) >= (int)sizeof(a->path) ||
+	    snprintf(a->tmp, sizeof(a->tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(a->tmp)) {
 		ch_error("file name '%s' is too long", path);
 		return CH_ERR_RUNTIME;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ch_error("cannot create '%s': %s", tmp, strerror(errno));
+	/* an unnamed file in the directory: a process killed while it writes
+	 * (SIGKILL) leaves nothing behind */
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	a->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (a->fd >= 0) {
+		a->unnamed = 1;
+		return 0;
+	}
+	/* a file system without O_TMPFILE: a new name, never an existing file
+	 * or a link planted under it */
+	a->fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (a->fd < 0) {
+		ch_error("cannot create '%s': %s%s", a->tmp, strerror(errno),
+			 errno == EEXIST || errno == ELOOP ? " (something of that name is in the way; not writing through it)" : "");
 		return CH_ERR_RUNTIME;
 	}
+	return 0;
+}
+
+void ch_atomic_abort(struct ch_atomic *a)
+{
+	if (a->fd >= 0)
+		close(a->fd);
+	if (a->fd >= 0 && !a->unnamed)
+		unlink(a->tmp);
+	a->fd = -1;
+}
+
+int ch_atomic_commit(struct ch_atomic *a)
+{
+	struct stat st;
+
+	if (!a->nosync && fsync(a->fd) != 0) {
+		ch_error("cannot flush '%s': %s", a->unnamed ? a->path : a->tmp, strerror(errno));
+		ch_atomic_abort(a);
+		return CH_ERR_RUNTIME;
+	}
+	/* only a regular file is ever replaced: a device, a pipe, a directory
+	 * or a symbolic link in the way is refused, named */
+	if (lstat(a->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		ch_error("not replacing '%s': it is %s (only a regular file is replaced)", a->path,
+			 ch_file_kind(st.st_mode));
+		ch_atomic_abort(a);
+		return CH_ERR_RUNTIME;
+	}
+	if (a->unnamed) {
+		char proc[64];
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", a->fd);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, a->tmp, AT_SYMLINK_FOLLOW) != 0 &&
+		    (errno == EEXIST || linkat(a->fd, "", AT_FDCWD, a->tmp, AT_EMPTY_PATH) != 0)) {
+			ch_error("cannot create '%s': %s%s", a->tmp, strerror(errno),
+				 errno == EEXIST ? " (something of that name is in the way)" : "");
+			ch_atomic_abort(a);
+			return CH_ERR_RUNTIME;
+		}
+		a->unnamed = 0; /* from here on it has a name to remove */
+	}
+	if (close(a->fd) != 0) {
+		a->fd = -1;
+		ch_error("cannot flush '%s': %s", a->tmp, strerror(errno));
+		unlink(a->tmp);
+		return CH_ERR_RUNTIME;
+	}
+	a->fd = -1;
+	if (rename(a->tmp, a->path) != 0) {
+		ch_error("cannot rename '%s' to '%s': %s", a->tmp, a->path, strerror(errno));
+		unlink(a->tmp);
+		return CH_ERR_RUNTIME;
+	}
+	return 0;
+}
+
+int ch_write_file_atomic(const char *path, const void *data, size_t len)
+{
+	struct ch_atomic a;
+	const char *p = data;
+
+	if (ch_atomic_begin(&a, path))
+		return CH_ERR_RUNTIME;
 	while (len > 0) {
-		ssize_t w = write(fd, p, len);
+		ssize_t w = write(a.fd, p, len);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			ch_error("cannot write '%s': %s", tmp, strerror(errno));
-			close(fd);
-			unlink(tmp);
+			ch_error("cannot write '%s': %s", path, strerror(errno));
+			ch_atomic_abort(&a);
 			return CH_ERR_RUNTIME;
 		}
 		p += w;
 		len -= (size_t)w;
 	}
-	if (fsync(fd) != 0 || close(fd) != 0) {
-		ch_error("cannot flush '%s': %s", tmp, strerror(errno));
-		unlink(tmp);
-		return CH_ERR_RUNTIME;
-	}
-	if (rename(tmp, path) != 0) {
-		ch_error("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		return CH_ERR_RUNTIME;
-	}
-	return 0;
+	return ch_atomic_commit(&a);
 }
 
 /* @doc as text ending in a newline, as text files do; NULL when out of memory */
@@ -359,6 +478,8 @@ static struct {
 	int thread;             /* the signal thread runs */
 	int mine[2];            /* SIGINT, SIGTERM: our handler is installed */
 	volatile sig_atomic_t count;
+	int (*why)(void *ctx, const char *name, int signo, double elapsed_sec, char *buf, size_t n);
+	void *why_ctx;          /* ch_result_signal_reason() */
 	ch_signal_hook_fn hook; /* called first by the signal thread (ch_result_on_signal()) */
 	void *hook_ctx;
 } sig = { .lock = PTHREAD_MUTEX_INITIALIZER, .pipe = { -1, -1 } };
@@ -389,6 +510,137 @@ static void on_signal(int signo)
 	errno = saved;
 }
 
+/* A write that must end fast (a signal; the launcher's SIGKILL may follow
+ * within a second): the text is in place before it is flushed. */
+static int write_fast(const char *path, const char *text, size_t len)
+{
+	struct ch_atomic a;
+	const char *p = text;
+	int fd;
+
+	if (ch_atomic_begin(&a, path))
+		return CH_ERR_RUNTIME;
+	while (len > 0) {
+		ssize_t w = write(a.fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			ch_error("cannot write '%s': %s", path, strerror(errno));
+			ch_atomic_abort(&a);
+			return CH_ERR_RUNTIME;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	fd = dup(a.fd);
+	a.nosync = 1;
+	if (ch_atomic_commit(&a)) {
+		if (fd >= 0)
+			close(fd);
+		return CH_ERR_RUNTIME;
+	}
+	if (fd >= 0) { /* now durable too */
+		fsync(fd);
+		close(fd);
+	}
+	return 0;
+}
+
+/* The finished text from @last, the document as last written (JSON_INDENT(2),
+ * JSON_PRESERVE_ORDER): its envelope lines end_utc .. exit_code replaced,
+ * without parsing it (a large document finishes in the time of a copy).
+ * NULL when those lines are not found (then it is parsed). */
+static char *splice_finish_key(struct ch_result *r, char *text, size_t *len);
+
+static char *finished_text(struct ch_result *res, const char *last, const char *reason, size_t *len)
+{
+	const char *a = strstr(last, "\n  \"end_utc\": "), *b, *e;
+	char now[32], *r, *out;
+	json_t *js;
+	size_t n;
+
+	b = a ? strstr(a, "\n  \"exit_code\": ") : NULL;
+	e = b ? strchr(b + 1, '\n') : NULL;
+	if (!e || e[-1] != ',')
+		return NULL;
+	js = json_string(reason);
+	r = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
+	json_decref(js);
+	if (!r)
+		return NULL;
+	n = (size_t)(a - last) + strlen(r) + 200 + strlen(e);
+	out = malloc(n);
+	if (out)
+		*len = (size_t)snprintf(out, n, "%.*s\n  \"end_utc\": \"%s\",\n  \"status\": \"%s\",\n  \"reason\": %s,\n  \"exit_code\": %d,%s",
+					(int)(a - last), last, ch_utc_now(now, sizeof(now)), ch_status_name(CH_ERR_RUNTIME), r,
+					CH_EXIT_RUNTIME, e);
+	free(r);
+	(void)res;
+	return out;
+}
+
+/* The key of ch_result_on_finish() in @text (as finished_text() makes it):
+ * only its value is parsed, completed and put back in its place. Returns
+ * the new text (@text freed), or NULL (@text freed: then the whole
+ * document is parsed). */
+static char *splice_finish_key(struct ch_result *r, char *text, size_t *len)
+{
+	char pat[96], *a, *v, *e, *dump = NULL, *out = NULL, *q;
+	json_t *now, *nv;
+	size_t nl = 0, n;
+	const char *p;
+
+	if (!r->fin_key || !r->fin_value)
+		return text;
+	snprintf(pat, sizeof(pat), "\n  \"%s\": ", r->fin_key);
+	a = strstr(text, pat);
+	if (!a)
+		return text; /* not in the document: as finish_key() with NULL */
+	v = a + strlen(pat);
+	/* the value ends where the next top-level line starts: a key at an
+	 * indent of exactly two, or the closing brace (strings hold no newline) */
+	e = strstr(v, "\n  \"");
+	if (!e)
+		e = strstr(v, "\n}");
+	if (!e) {
+		free(text);
+		return NULL;
+	}
+	now = json_loadb(v, (size_t)(e - v) - (e[-1] == ',' ? 1 : 0), JSON_DECODE_ANY, NULL);
+	nv = now ? r->fin_value(r->fin_ctx, now) : NULL;
+	json_decref(now);
+	if (!nv)
+		return text; /* left as it is */
+	dump = json_dumps(nv, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+	json_decref(nv);
+	if (!dump) {
+		free(text);
+		return NULL;
+	}
+	for (p = dump; *p; p++) /* nested one level deeper: two more spaces a line */
+		nl += *p == '\n';
+	n = (size_t)(v - text) + strlen(dump) + 2 * nl + 2 + strlen(e) + 1;
+	out = malloc(n);
+	if (out) {
+		memcpy(out, text, (size_t)(v - text));
+		q = out + (v - text);
+		for (p = dump; *p; p++) {
+			*q++ = *p;
+			if (*p == '\n') {
+				*q++ = ' ';
+				*q++ = ' ';
+			}
+		}
+		if (e[-1] == ',')
+			*q++ = ',';
+		strcpy(q, e);
+		*len = strlen(out);
+	}
+	free(dump);
+	free(text);
+	return out;
+}
+
 static void finish_on_signal(int signo)
 {
 	struct timespec until;
@@ -396,33 +648,57 @@ static void finish_on_signal(int signo)
 	char reason[1400], tmp[4200], note[1024] = "";
 	json_t *doc = NULL;
 	int locked;
+	double el = mono_now() - sig.t0;
 
 	if (sig.hook) /* e.g. roofline's power limits put back, before anything else */
 		sig.hook(sig.hook_ctx, note, sizeof(note));
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 10; /* a write in progress gets 10 s to end */
 	locked = pthread_mutex_timedlock(&sig.lock, &until) == 0;
-	snprintf(reason, sizeof(reason), "interrupted by %s (signal %d) after %.0f s; the measurements finished before it are kept%s%s",
-		 name, signo, mono_now() - sig.t0, note[0] ? "; " : "", note);
+	if (!sig.why || !sig.why(sig.why_ctx, name, signo, el, reason, sizeof(reason) - sizeof(note)))
+		snprintf(reason, sizeof(reason) - sizeof(note), "interrupted by %s (signal %d) after %.0f s; the measurements finished before it are kept",
+			 name, signo, el);
+	if (note[0]) {
+		size_t k = strlen(reason);
+		snprintf(reason + k, sizeof(reason) - k, "; %s", note);
+	}
 	if (!locked) {
 		ch_error("%s; a write of the result file did not end within 10 s: not finishing it", reason);
 		_exit(CH_EXIT_RUNTIME);
 	}
 	if (sig.r && sig.r->path) {
-		char now[32];
-		doc = sig.last ? json_loads(sig.last, 0, NULL) : NULL;
-		if (doc) {
+		size_t len = 0;
+		char *text = sig.last ? finished_text(sig.r, sig.last, reason, &len) : NULL;
+		int rc = -1;
+		if (text) {
+			/* the status first (the launcher's SIGKILL may follow within a
+			 * second), then the key completed at the finish (the host's
+			 * load after the run takes a moment to measure) */
+			rc = write_fast(sig.r->path, text, len);
+			if (rc == 0 && sig.r->fin_key) {
+				char *t2 = splice_finish_key(sig.r, text, &len);
+				text = NULL;
+				if (t2)
+					write_fast(sig.r->path, t2, len);
+				free(t2);
+			}
+			free(text);
+		} else if ((doc = sig.last ? json_loads(sig.last, 0, NULL) : NULL)) {
+			char now[32], *t;
 			json_object_set_new(doc, "status", json_string(ch_status_name(CH_ERR_RUNTIME)));
 			json_object_set_new(doc, "exit_code", json_integer(CH_EXIT_RUNTIME));
 			json_object_set_new(doc, "reason", json_string(reason));
 			json_object_set_new(doc, "end_utc", json_string(ch_utc_now(now, sizeof(now))));
 			finish_key(sig.r, doc);
-			if (ch_json_write_atomic(sig.r->path, doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0)
-				ch_error("%s; result file '%s' finished with status error", reason, sig.r->path);
+			t = dump_text(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER, &len);
+			rc = t ? write_fast(sig.r->path, t, len) : -1;
+			free(t);
 			json_decref(doc);
-		} else {
-			ch_error("%s; result file '%s' not finished (out of memory)", reason, sig.r->path);
 		}
+		if (rc == 0)
+			ch_error("%s; result file '%s' finished with status error", reason, sig.r->path);
+		else if (!sig.last || (!text && !doc))
+			ch_error("%s; result file '%s' not finished (out of memory)", reason, sig.r->path);
 		/* a write cut by the signal: its temporary file */
 		if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", sig.r->path, (long)getpid()) < (int)sizeof(tmp))
 			unlink(tmp);
@@ -431,6 +707,15 @@ static void finish_on_signal(int signo)
 	}
 	fflush(NULL);
 	_exit(CH_EXIT_RUNTIME);
+}
+
+void ch_result_signal_reason(int (*why)(void *ctx, const char *name, int signo, double elapsed_sec,
+					char *buf, size_t n), void *ctx)
+{
+	pthread_mutex_lock(&sig.lock);
+	sig.why = why;
+	sig.why_ctx = ctx;
+	pthread_mutex_unlock(&sig.lock);
 }
 
 static void *signal_thread(void *arg)

@@ -14,6 +14,7 @@
 #define CH_RESULT_H
 
 #include <jansson.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -107,12 +108,28 @@ void ch_result_set_software(struct ch_result *r, const char *key,
 /**
  * ch_result_set_path - where the document is written.
  * @path:  [in] file name (copied); NULL disables writing.
- * @force: [in] non-zero to allow replacing an existing file.
+ * @force: [in] non-zero to allow replacing an existing file (a regular
+ *         file that clusterhealth wrote, ch_check_output_file()).
  * Returns 0, or CH_ERR_USAGE (message printed, naming the file) when the
- * file exists and @force is 0, or its directory does not exist or is not
- * writable (ch_check_output_path()).
+ * file exists and @force is 0 or it is not one of ours, or its directory
+ * does not exist or is not writable (ch_check_output_file()).
  */
 int ch_result_set_path(struct ch_result *r, const char *path, int force);
+
+/**
+ * ch_check_output_file - may @path be written: when it exists, only with
+ * @force, and only when it is a regular file that clusterhealth wrote (a
+ * JSON document whose "schema" names clusterhealth, or an empty file; a
+ * device, pipe, directory, symbolic link or another program's file is
+ * refused, named); then ch_check_output_path(). Checked before anything is
+ * measured.
+ * @opt: [in] the option naming the file ("--json"), for the messages.
+ * Returns 0, CH_ERR_USAGE (message printed), CH_ERR_RUNTIME out of memory.
+ */
+int ch_check_output_file(const char *opt, const char *path, int force);
+
+/** ch_file_kind - "a character device", "a named pipe", ... for @m (st_mode). */
+const char *ch_file_kind(mode_t m);
 
 /**
  * ch_check_output_path - can a file be created at @path: it is not a
@@ -189,9 +206,56 @@ typedef void (*ch_signal_hook_fn)(void *ctx, char *note, size_t n);
 void ch_result_on_signal(ch_signal_hook_fn fn, void *ctx);
 
 /**
+ * ch_result_signal_reason - what the result file says when a signal
+ * finishes it, where the tool knows better than "interrupted by SIGTERM":
+ * @why is called by the signal thread (never from a handler) with the
+ * signal's name and number and the seconds since ch_result_catch_signals();
+ * it writes the reason into @buf (@n bytes) and returns 1, or returns 0 for
+ * the default reason. It must not block. NULL removes it. allreduce_bw's
+ * world says so when rank 0 had been stopped or hung past --timeout
+ * before the launcher's SIGTERM reached it.
+ */
+void ch_result_signal_reason(int (*why)(void *ctx, const char *name, int signo, double elapsed_sec,
+					char *buf, size_t n), void *ctx);
+
+/*
+ * Every file clusterhealth writes is written atomically, by one method: the
+ * text goes to an unnamed file in the destination's directory (O_TMPFILE;
+ * where the file system has none, to a new "PATH.tmp.PID" made with O_EXCL
+ * | O_NOFOLLOW, so never through a link planted under that name), is
+ * flushed (fsync), given the name "PATH.tmp.PID" and renamed over PATH.
+ * A process killed while it writes leaves no temporary behind (with
+ * O_TMPFILE), and only a regular file is ever replaced: a device, named
+ * pipe, directory or symbolic link at PATH is refused, named.
+ */
+struct ch_atomic {
+	char path[4096];
+	char tmp[4200];  /* "PATH.tmp.PID" */
+	int fd;
+	int unnamed;     /* fd is an O_TMPFILE file, not yet linked */
+	int nosync;      /* ch_atomic_commit() does not fsync: the caller does, after */
+};
+
+/**
+ * ch_atomic_begin - start writing @path: @a->fd is open for writing.
+ * Returns 0, or CH_ERR_RUNTIME (printed: a name too long, the directory
+ * not writable, something in the way of the temporary name).
+ */
+int ch_atomic_begin(struct ch_atomic *a, const char *path);
+
+/**
+ * ch_atomic_commit - flush, close and rename the text written to @a->fd
+ * over the path (a regular file only). Returns 0, or CH_ERR_RUNTIME
+ * (printed; nothing left behind, the path unchanged).
+ */
+int ch_atomic_commit(struct ch_atomic *a);
+
+/** ch_atomic_abort - give up the write: close, remove the temporary. */
+void ch_atomic_abort(struct ch_atomic *a);
+
+/**
  * ch_json_write_atomic - write any JSON document atomically.
- * @path:  [in] destination. A temporary "PATH.tmp.PID" is written in the
- *         same directory, flushed with fsync, then renamed over @path.
+ * @path:  [in] destination, written as ch_atomic_begin() says.
  * @doc:   [in] document (not stolen).
  * @flags: [in] jansson dump flags (JSON_INDENT(2) | JSON_SORT_KEYS typical).
  * Returns 0, or CH_ERR_RUNTIME with errno-based message printed.

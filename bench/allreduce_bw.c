@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	ch_set_prog("allreduce_bw");
-	rc = ch_ar_world_init(&argc, &argv, &w);
+	rc = ch_ar_world_init(&argc, &argv, CH_AR_DEFAULT_TIMEOUT_SEC, &w);
 	if (rc)
 		return ch_exit_code(rc);
 	rc = ch_world_parse(ch_ar_world_base(w), &cli, argc, argv, &o, &o.common);

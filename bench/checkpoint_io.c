@@ -25,7 +25,7 @@ int main(int argc, char **argv)
 
 	ch_set_prog("checkpoint_io");
 	ch_ckpt_block_signals();
-	rc = ch_ar_world_init(&argc, &argv, &w);
+	rc = ch_ar_world_init(&argc, &argv, CH_CKPT_DEFAULT_TIMEOUT_SEC, &w);
 	if (rc)
 		return ch_exit_code(rc);
 	rc = ch_world_parse(ch_ar_world_base(w), &cli, argc, argv, &o, &o.common);

@@ -290,7 +290,7 @@ static int lock_state(const char *state, int create, char *why, size_t n)
 	snprintf(path, sizeof(path), "%s.lock", state);
 	if (create && make_dir_of(state, why, n) != 0)
 		return -1;
-	fd = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT : 0), 0644); /* never through a link */
 	if (fd < 0) {
 		if (!create && errno == ENOENT)
 			return -2;

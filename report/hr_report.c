@@ -42,9 +42,13 @@ void hr_report_usage(FILE *f, int subcommands)
 "reasons and suggested actions.\n"
 "\n"
 "INPUT: files, or directories searched recursively for *.json, *.txt, *.log\n"
-"and *.out files. health_report's own outputs are ignored. Only the latest run\n"
-"of a device or group among the inputs is judged; its earlier runs are its\n"
-"history (superseded_by in profile.json), kept out of the fleet and verdicts.\n"
+"and *.out files. health_report's own outputs are ignored; --out may lie inside\n"
+"an input tree (only the report's outputs there are left out). Every string\n"
+"from an input is shown escaped: control characters and bidi overrides on the\n"
+"terminal, and in report.md, report.html and health.prom as each format needs.\n"
+"Only the latest run of a device or group among the inputs is judged; its\n"
+"earlier runs are its history (superseded_by in profile.json), kept out of the\n"
+"fleet and verdicts.\n"
 "\n"
 "Options:\n"
 "  --out DIR           write profile.json, report.md, report.html and\n"
@@ -72,11 +76,13 @@ void hr_report_usage(FILE *f, int subcommands)
 "                      NO_COLOR), always or never\n"
 "  -q, --quiet         print one line: the fleet verdict (NOT JUDGED when no\n"
 "                      node could be judged), the counts, the nodes not judged\n"
-"                      and the drain candidates\n"
+"                      and the drain candidates; INPUT ERROR and why when the\n"
+"                      inputs make it exit 2\n"
 "  -h, --help          this text;  -V, --version  the version\n"
 "\n"
 "Exit status: 0 no node FAILs; 1 at least one FAIL (drain candidates are\n"
-"listed); 2 usage or input error (with --strict also any skipped input);\n"
+"listed); 2 usage or input error (no usable input: no file contributed; with\n"
+"--strict also any skipped input);\n"
 "4 run-time error (cannot write the outputs).\n"
 "\n"
 "Examples:\n"
@@ -123,41 +129,48 @@ struct opts {
 	struct hr_cost_params cost;
 };
 
-/* An output file written atomically: into a temporary file beside it,
- * flushed and synced, then renamed over it (as ch_write_file_atomic()). */
+/* An output file written atomically (ch_atomic_begin(): a temporary beside
+ * it, put in place by ch_atomic_commit()), through a stream. */
 struct outfile {
-	char path[4200], tmp[4300];
+	struct ch_atomic a;
+	char path[4200];
 	FILE *f;
 };
 
 static int out_open(struct outfile *o, const char *dir, const char *name)
 {
+	int fd;
 	snprintf(o->path, sizeof(o->path), "%s/%s", dir, name);
-	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%ld", o->path, (long)getpid());
-	o->f = fopen(o->tmp, "w");
+	if (ch_atomic_begin(&o->a, o->path))
+		return CH_ERR_RUNTIME;
+	fd = dup(o->a.fd);
+	o->f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!o->f) {
-		ch_error("cannot create '%s': %s", o->tmp, strerror(errno));
+		ch_error("cannot write '%s': %s", o->path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		ch_atomic_abort(&o->a);
 		return CH_ERR_RUNTIME;
 	}
 	return 0;
 }
 
-/* @ok: the text was written; then it is synced and renamed, else removed.
+/* @ok: the text was written; then it is put in place, else given up.
  * Returns 0 or CH_ERR_RUNTIME (printed). */
 static int out_close(struct outfile *o, int ok)
 {
 	if (!o->f)
 		return 0;
-	ok = ok && !ferror(o->f) && fflush(o->f) == 0 && fsync(fileno(o->f)) == 0;
+	ok = ok && !ferror(o->f) && fflush(o->f) == 0;
 	if (fclose(o->f) != 0)
 		ok = 0;
 	o->f = NULL;
-	if (!ok || rename(o->tmp, o->path) != 0) {
+	if (!ok) {
 		ch_error("cannot write '%s': %s", o->path, strerror(errno ? errno : EIO));
-		unlink(o->tmp);
+		ch_atomic_abort(&o->a);
 		return CH_ERR_RUNTIME;
 	}
-	return 0;
+	return ch_atomic_commit(&o->a);
 }
 
 /* ---- profile.json, written as it is handed over (json_dumpf()'s text of
@@ -202,22 +215,31 @@ struct stream {
 	json_t *summary;    /* the head's summary and exit code, for -q and the exit status */
 	json_int_t exit_code;
 	json_t *tail;       /* kept until the fleet model is released */
+	int in_rc;          /* the inputs are a usage error: the profile's exit_code is 2 */
 	int err;
 };
 
-static int s_head(void *ctx, const json_t *head)
+static int s_head(void *ctx, const json_t *given)
 {
 	struct stream *s = ctx;
 	struct hr_render_opts ro;
 	const char *key;
-	json_t *v;
-	int first = 1;
+	json_t *v, *head = json_deep_copy(given);
+	int first = 1, rc = 0;
 
-	if (out_open(&s->profile, s->o->out, "profile.json"))
+	if (!head)
 		return s->err = CH_ERR_RUNTIME;
-	json_object_foreach((json_t *)head, key, v) {
-		if (dump_member(s->profile.f, key, v, first))
+	if (s->in_rc)
+		json_object_set_new(head, "exit_code", json_integer(CH_EXIT_USAGE));
+	if (out_open(&s->profile, s->o->out, "profile.json")) {
+		json_decref(head);
+		return s->err = CH_ERR_RUNTIME;
+	}
+	json_object_foreach(head, key, v) {
+		if (dump_member(s->profile.f, key, v, first)) {
+			json_decref(head);
 			return s->err = CH_ERR_RUNTIME;
+		}
 		first = 0;
 	}
 	if (fputs(",\n  \"nodes\": ", s->profile.f) < 0)
@@ -231,8 +253,9 @@ static int s_head(void *ctx, const json_t *head)
 	ro.color = s->o->color;
 	s->r = hr_render_begin(head, &ro);
 	if (!s->summary || !s->r)
-		return s->err = CH_ERR_RUNTIME;
-	return 0;
+		rc = s->err = CH_ERR_RUNTIME;
+	json_decref(head);
+	return rc;
 }
 
 static int s_node(void *ctx, const json_t *node)
@@ -268,9 +291,12 @@ static int s_tail(void *ctx, const json_t *tail)
  * summary into @term (a memory stream: printed once all are written). */
 static int render_outputs(struct stream *s, FILE *term, int *nplots)
 {
-	struct outfile md = { .f = NULL }, prom = { .f = NULL }, html = { .f = NULL };
+	struct outfile md, prom, html;
 	struct hr_render_out out = { NULL, NULL, NULL, term };
 	int rc;
+	memset(&md, 0, sizeof(md));
+	memset(&prom, 0, sizeof(prom));
+	memset(&html, 0, sizeof(html));
 	if ((rc = out_open(&md, s->o->out, "report.md")) || (rc = out_open(&prom, s->o->out, "health.prom")) ||
 	    (rc = out_open(&html, s->o->out, "report.html")))
 		goto fail;
@@ -408,8 +434,8 @@ int hr_report_main(int argc, char **argv)
 	char *term_s = NULL;
 	size_t term_n = 0;
 	FILE *term = NULL;
-	int rc, done, exit_code = CH_EXIT_OK, nplots = 0;
-	size_t skipped;
+	int rc, done, exit_code = CH_EXIT_OK, nplots = 0, in_rc = 0;
+	char in_msg[256];
 
 	ch_set_prog("health_report");
 	memset(&o, 0, sizeof(o));
@@ -447,6 +473,11 @@ int hr_report_main(int argc, char **argv)
 	if (rc)
 		goto out;
 
+	/* what the inputs gave, by the rule of every entry point: no usable
+	 * input, or a skipped one with --strict, is exit 2 (the outputs are
+	 * still written, and say so: the profile's exit_code) */
+	in_rc = hr_inputs_verdict(files.n, fleet.files_read, &fleet.issues, o.strict, in_msg, sizeof(in_msg));
+	st.in_rc = in_rc;
 	memset(&ao, 0, sizeof(ao));
 	ao.expect = &ex;
 	ao.cost = &o.cost;
@@ -480,7 +511,10 @@ int hr_report_main(int argc, char **argv)
 	}
 	if ((rc = render_outputs(&st, term, &nplots)))
 		goto out;
-	if (o.quiet) {
+	if (o.quiet && in_rc) {
+		/* the one line never shows a verdict the exit status contradicts */
+		printf("health_report: INPUT ERROR: %s\n", in_msg);
+	} else if (o.quiet) {
 		const json_t *s = st.summary, *d;
 		size_t k;
 		long long nj = hr_jint(s, "not_judged", 0);
@@ -489,7 +523,7 @@ int hr_report_main(int argc, char **argv)
 		if (nj > 0)
 			printf(", %lld not judged", nj);
 		json_array_foreach(json_object_get(s, "drain_candidates"), k, d)
-			printf("%s%s", k ? " " : "; drain candidates: ", json_string_value(d));
+			printf("%s%s", k ? " " : "; drain candidates: ", hr_term(json_string_value(d)));
 		printf("\n");
 	} else {
 		fclose(term);
@@ -501,19 +535,8 @@ int hr_report_main(int argc, char **argv)
 	fflush(stdout);
 
 	exit_code = (int)st.exit_code;
-	skipped = hr_issues_count(&fleet.issues, HR_ISSUE_SKIPPED);
-	if (files.n == 0) {
-		ch_error("no input files found in the given paths (looked for *.json, *.txt, *.log, *.out)");
-		exit_code = CH_EXIT_USAGE;
-	} else if (fleet.files_read == 0 && fleet.files_ignored < files.n) {
-		ch_error("no usable input among %zu file%s (see 'input problems')", files.n,
-			 files.n == 1 ? "" : "s");
-		exit_code = CH_EXIT_USAGE;
-	} else if (o.strict && skipped) {
-		ch_error("%zu input problem%s skipped (--strict): see 'input problems'", skipped,
-			 skipped == 1 ? "" : "s");
-		exit_code = CH_EXIT_USAGE;
-	}
+	if (in_rc)
+		ch_error("%s", in_msg);
 	rc = 0;
 out:
 	if (term)

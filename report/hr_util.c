@@ -74,50 +74,181 @@ void hr_buf_release(struct hr_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-int hr_buf_html(struct hr_buf *b, const char *s)
+long hr_utf8_next(const char *s, size_t n, size_t *len)
 {
+	const unsigned char *u = (const unsigned char *)s;
+	long c;
+	size_t k, need;
+
+	*len = 1;
+	if (n == 0)
+		return -1;
+	if (u[0] < 0x80)
+		return u[0];
+	if (u[0] >= 0xc2 && u[0] <= 0xdf) {
+		need = 1;
+		c = u[0] & 0x1f;
+	} else if (u[0] >= 0xe0 && u[0] <= 0xef) {
+		need = 2;
+		c = u[0] & 0x0f;
+	} else if (u[0] >= 0xf0 && u[0] <= 0xf4) {
+		need = 3;
+		c = u[0] & 0x07;
+	} else {
+		return -1;
+	}
+	if (n < need + 1)
+		return -1;
+	for (k = 1; k <= need; k++) {
+		if ((u[k] & 0xc0) != 0x80)
+			return -1;
+		c = (c << 6) | (u[k] & 0x3f);
+	}
+	/* overlong forms, surrogates and code points past U+10FFFF are not UTF-8 */
+	if ((need == 2 && c < 0x800) || (need == 3 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff))
+		return -1;
+	*len = need + 1;
+	return c;
+}
+
+int hr_char_shown_escaped(long c)
+{
+	return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) ||      /* C0, DEL, C1 */
+	       c == 0x061c || c == 0x200e || c == 0x200f ||               /* bidi marks */
+	       (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || /* bidi overrides */
+	       c == 0x2028 || c == 0x2029;                                 /* line, paragraph separators */
+}
+
+int hr_buf_term(struct hr_buf *b, const char *s)
+{
+	size_t n = s ? strlen(s) : 0, i = 0, len;
 	int rc = 0;
-	for (; s && *s && !rc; s++) {
-		switch (*s) {
-		case '&': rc = hr_buf_puts(b, "&amp;"); break;
-		case '<': rc = hr_buf_puts(b, "&lt;"); break;
-		case '>': rc = hr_buf_puts(b, "&gt;"); break;
-		case '"': rc = hr_buf_puts(b, "&quot;"); break;
-		case '\'': rc = hr_buf_puts(b, "&#39;"); break;
-		default: rc = hr_buf_append(b, s, 1);
-		}
+
+	while (i < n && !rc) {
+		size_t j = i;
+		long c;
+		/* the longest run of characters shown as they are, in one append */
+		while (j < n && (c = hr_utf8_next(s + j, n - j, &len)) >= 0 && c != '\\' && !hr_char_shown_escaped(c))
+			j += len;
+		if (j > i)
+			rc = hr_buf_append(b, s + i, j - i);
+		if (j >= n || rc)
+			break;
+		c = hr_utf8_next(s + j, n - j, &len);
+		if (c == '\\')
+			rc = hr_buf_puts(b, "\\\\");
+		else if (c == '\n')
+			rc = hr_buf_puts(b, "\\n");
+		else if (c == '\t')
+			rc = hr_buf_puts(b, "\\t");
+		else if (c == '\r')
+			rc = hr_buf_puts(b, "\\r");
+		else if (c == 0x1b)
+			rc = hr_buf_puts(b, "\\e");
+		else if (c < 0 || c < 0x20 || c == 0x7f) /* an invalid byte, C0, DEL */
+			rc = hr_buf_printf(b, "\\x%02x", (unsigned char)s[j]);
+		else
+			rc = hr_buf_printf(b, "\\u%04lx", c);
+		i = j + len;
 	}
 	return rc;
+}
+
+const char *hr_term(const char *s)
+{
+	/* a ring of buffers: several may be arguments of one printf */
+	static __thread struct hr_buf ring[8];
+	static __thread unsigned next;
+	struct hr_buf *b;
+
+	if (!s)
+		return NULL;
+	b = &ring[next++ % 8];
+	b->len = 0;
+	b->oom = 0;
+	if (b->s)
+		b->s[0] = '\0';
+	if (hr_buf_term(b, s) || !b->s)
+		return "?";
+	return b->s;
+}
+
+/* @b's text from @from on, escaped for a format by @one (a character:
+ * its replacement, or NULL to keep it) in place of what it was */
+static int escape_tail(struct hr_buf *b, size_t from, const char *(*one)(char c))
+{
+	struct hr_buf t = { 0 };
+	size_t i;
+	int rc = 0;
+
+	if (b->oom)
+		return -1;
+	for (i = from; i < b->len && !rc; i++) {
+		const char *r = one(b->s[i]);
+		rc = r ? hr_buf_puts(&t, r) : hr_buf_append(&t, b->s + i, 1);
+	}
+	if (rc) {
+		hr_buf_release(&t);
+		b->oom = 1;
+		return -1;
+	}
+	b->len = from;
+	if (b->s)
+		b->s[from] = '\0';
+	rc = t.len ? hr_buf_append(b, t.s, t.len) : 0;
+	hr_buf_release(&t);
+	return rc;
+}
+
+static const char *html_one(char c)
+{
+	switch (c) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return "&quot;";
+	case '\'': return "&#39;";
+	default: return NULL;
+	}
+}
+
+static const char *md_one(char c)
+{
+	switch (c) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '\\': return "\\\\";
+	case '|': return "\\|";
+	case '`': return "\\`";
+	case '[': return "\\[";
+	case ']': return "\\]";
+	default: return NULL;
+	}
+}
+
+static const char *prom_one(char c)
+{
+	return c == '\\' ? "\\\\" : c == '"' ? "\\\"" : c == '\n' ? "\\n" : NULL;
+}
+
+int hr_buf_html(struct hr_buf *b, const char *s)
+{
+	size_t from = b->len;
+	return hr_buf_term(b, s) || escape_tail(b, from, html_one);
 }
 
 int hr_buf_md(struct hr_buf *b, const char *s)
 {
-	int rc = 0;
-	for (; s && *s && !rc; s++) {
-		if (*s == '|' || *s == '\\')
-			rc = hr_buf_append(b, "\\", 1) || hr_buf_append(b, s, 1);
-		else if (*s == '\n' || *s == '\r')
-			rc = hr_buf_append(b, " ", 1);
-		else
-			rc = hr_buf_append(b, s, 1);
-	}
-	return rc;
+	size_t from = b->len;
+	return hr_buf_term(b, s) || escape_tail(b, from, md_one);
 }
 
 int hr_buf_prom_label(struct hr_buf *b, const char *s)
 {
-	int rc = 0;
-	for (; s && *s && !rc; s++) {
-		if (*s == '\\')
-			rc = hr_buf_puts(b, "\\\\");
-		else if (*s == '"')
-			rc = hr_buf_puts(b, "\\\"");
-		else if (*s == '\n')
-			rc = hr_buf_puts(b, "\\n");
-		else
-			rc = hr_buf_append(b, s, 1);
-	}
-	return rc;
+	size_t from = b->len;
+	return hr_buf_term(b, s) || escape_tail(b, from, prom_one);
 }
 
 int hr_read_file(const char *path, size_t max_bytes, char **out, size_t *len,

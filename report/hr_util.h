@@ -40,21 +40,67 @@ int hr_buf_puts(struct hr_buf *b, const char *s);
 /** hr_buf_release - free the text and zero @b. */
 void hr_buf_release(struct hr_buf *b);
 
+/*
+ * Every string that comes from an input (a result file, an nccl-tests log,
+ * a file name) is data wherever it is written: one escaping function per
+ * output format. The terminal's, hr_buf_term(), is the first step of the
+ * others, so an unsafe character reads the same in every output.
+ */
+
 /**
- * hr_buf_html - append @s with the five HTML special characters escaped
- * (& < > " '). NULL appends nothing.
+ * hr_utf8_next - decode the UTF-8 character at @s (@n bytes left).
+ * @len: [out] bytes it takes (1 for an invalid byte).
+ * Returns the code point, or -1 for a byte that does not start a valid
+ * UTF-8 character (overlong forms and surrogates are invalid).
+ */
+long hr_utf8_next(const char *s, size_t n, size_t *len);
+
+/**
+ * hr_char_shown_escaped - 1 when code point @c is never written as it is:
+ * C0 controls (newline and tab too), DEL, C1 controls (U+0080..U+009F),
+ * bidirectional marks, embeddings, overrides and isolates (U+061C, U+200E,
+ * U+200F, U+202A..U+202E, U+2066..U+2069), line and paragraph separators
+ * (U+2028, U+2029). -1 (an invalid byte) counts as such.
+ */
+int hr_char_shown_escaped(long c);
+
+/**
+ * hr_buf_term - append @s for a terminal (and as the first step of every
+ * other format): '\' as "\\", newline, tab, carriage return and escape as
+ * "\n", "\t", "\r", "\e", other C0 controls, DEL and bytes that are not
+ * UTF-8 as "\xNN", the other characters of hr_char_shown_escaped() as
+ * "\uNNNN"; everything else as is. NULL appends nothing.
+ * Returns 0 or -1 (out of memory).
+ */
+int hr_buf_term(struct hr_buf *b, const char *s);
+
+/**
+ * hr_term - @s escaped as hr_buf_term() does, for a printf argument.
+ * Returns one of 8 per-thread buffers, used in turn (valid until the 8th
+ * call after this one), "?" when out of memory, NULL for NULL.
+ */
+const char *hr_term(const char *s);
+
+/**
+ * hr_buf_html - append @s for HTML text or a quoted attribute: escaped as
+ * hr_buf_term() does, then the five HTML special characters (& < > " ')
+ * as entities. NULL appends nothing.
  */
 int hr_buf_html(struct hr_buf *b, const char *s);
 
 /**
- * hr_buf_md - append @s for a Markdown table cell: '|' and '\' are
- * backslash-escaped, newlines become spaces. NULL appends nothing.
+ * hr_buf_md - append @s for Markdown text and table cells: escaped as
+ * hr_buf_term() does (no newline survives, so a row or a list item is never
+ * ended), then '&', '<' and '>' as entities (no raw HTML, no autolink) and
+ * '\', '|', '`', '[' and ']' backslash-escaped (no cell break, code span or
+ * link). NULL appends nothing.
  */
 int hr_buf_md(struct hr_buf *b, const char *s);
 
 /**
- * hr_buf_prom_label - append a Prometheus label value (text format):
- * backslash, double quote and newline escaped as \\, \" and \n.
+ * hr_buf_prom_label - append a Prometheus label value (text exposition
+ * format): escaped as hr_buf_term() does, then backslash, double quote and
+ * newline as \\, \" and \n.
  */
 int hr_buf_prom_label(struct hr_buf *b, const char *s);
 

@@ -5,13 +5,21 @@
  *   CH_SLOWIO_PATH=/tmp/t/slow         the part of the path that is slow
  *   CH_SLOWIO_WRITE_MS=5               milliseconds before each write() (default 0)
  *   CH_SLOWIO_FSYNC_MS=200             milliseconds before each fsync() (default 0)
+ *   CH_SLOWIO_NO_TMPFILE=1             open(O_TMPFILE) fails with EOPNOTSUPP, as
+ *                                      on a file system without it (NFS)
+ *   CH_SLOWIO_AVAIL_BYTES=N            statvfs() of a path containing
+ *                                      $CH_SLOWIO_PATH reports N bytes available
  *
  * Built by `make test` as $(B)/tests/libslowio.so; used by
  * tests/cli/checkpoint_io.sh (staged beats synchronous on a slow target; a
- * hung fsync is bounded by --timeout). Not part of any binary.
+ * hung fsync is bounded by --timeout) and tests/cli/reliability.sh (the
+ * atomic write's named temporary). Not part of any binary.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/statvfs.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,4 +77,54 @@ int fsync(int fd)
 	if (slow_fd(fd))
 		pause_ms("CH_SLOWIO_FSYNC_MS");
 	return real(fd);
+}
+
+/* open() and open64() (the same function in glibc on 64-bit, both names
+ * kept): O_TMPFILE refused when $CH_SLOWIO_NO_TMPFILE is set */
+static int open_as(const char *name, const char *path, int flags, va_list ap)
+{
+	int (*real)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, name);
+	mode_t mode = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) : 0;
+	const char *no = getenv("CH_SLOWIO_NO_TMPFILE");
+
+	if ((flags & O_TMPFILE) == O_TMPFILE && no && *no == '1') {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return real(path, flags, mode);
+}
+
+int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	int rc;
+	va_start(ap, flags);
+	rc = open_as("open", path, flags, ap);
+	va_end(ap);
+	return rc;
+}
+
+int open64(const char *path, int flags, ...)
+{
+	va_list ap;
+	int rc;
+	va_start(ap, flags);
+	rc = open_as("open64", path, flags, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* statvfs(): a small file system under $CH_SLOWIO_PATH when $CH_SLOWIO_AVAIL_BYTES is set */
+int statvfs(const char *path, struct statvfs *buf)
+{
+	static int (*real)(const char *, struct statvfs *);
+	const char *want = getenv("CH_SLOWIO_PATH"), *avail = getenv("CH_SLOWIO_AVAIL_BYTES");
+	int rc;
+
+	if (!real)
+		real = (int (*)(const char *, struct statvfs *))dlsym(RTLD_NEXT, "statvfs");
+	rc = real(path, buf);
+	if (rc == 0 && want && *want && avail && strstr(path, want) && buf->f_frsize)
+		buf->f_bavail = (fsblkcnt_t)(strtoull(avail, NULL, 10) / buf->f_frsize);
+	return rc;
 }

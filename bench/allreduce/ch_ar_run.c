@@ -1516,10 +1516,13 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 	c->quiet = o->common.quiet;
 
 	/* the result document: rank 0 checks that it may write the file */
+	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "checking the result file");
 	if (c->rank == 0)
 		rc = ch_run_begin_world("allreduce_bw", argc, argv, &o->common, ch_ar_world_base(w), &c->res);
+	ch_ar_world_set_result(w, c->res); /* a hang in set-up finishes it (the guard) */
 	rc = ch_ar_world_agree(w, rc);
 	if (rc) {
+		ch_ar_world_set_result(w, NULL);
 		ch_result_free(c->res);
 		return rc;
 	}
@@ -1528,10 +1531,12 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 		ch_comm_mpi.version(ver, sizeof(ver));
 		ch_result_set_software(c->res, "mpi", ver);
 	}
+	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "setting up the backend");
 	if (setup_backend(c, ver, sizeof(ver), &status))
 		goto out;
 
 	/* nodes, device, rank table */
+	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "mapping the nodes");
 	if (map_nodes(c)) {
 		status = finish(c, ch_ar_world_agree(w, CH_ERR_RUNTIME), "out of memory");
 		goto out;
@@ -1545,6 +1550,7 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 	}
 	rank_table(c, &dev);
 
+	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "planning the sweep");
 	if (plan_sweep(c, &dev, &status) || start_sweep(c, &status))
 		goto out;
 	rc = run_phases(c);
@@ -1554,6 +1560,7 @@ out:
 	cleanup(c);
 	if (c->be)
 		c->be->close(c->cx);
+	ch_ar_world_set_result(w, NULL);
 	ch_result_free(c->res);
 	return status;
 }

@@ -34,7 +34,7 @@
 #define WD_REPLY_SEC 1.0         /* a coordinator collects states this long */
 #define WD_RESEND_SEC 0.25
 
-enum { MSG_REPORT = 1, MSG_STATE, MSG_REQUEST, MSG_DONE, MSG_PING, MSG_PONG };
+enum { MSG_REPORT = 1, MSG_STATE, MSG_REQUEST, MSG_DONE, MSG_PING, MSG_PONG, MSG_ABORT };
 
 /* A rank's state, as bytes (homogeneous cluster). */
 struct wd_report {
@@ -79,6 +79,16 @@ struct ch_ar_world {
 	uint64_t seq;              /* atomic: bumped at every change of activity */
 	int64_t since_ns;          /* atomic: when the monitor first saw the current seq or iter */
 	int fire_now;              /* atomic: the main thread asks the monitor to fire */
+	int64_t poll_ns;           /* atomic: the monitor's last poll */
+	int64_t gap_ns, gap_at_ns; /* atomic: its last long gap between polls (stopped), and when it ended */
+
+	/* the set-up guard: a local deadline from before MPI_Init until the
+	 * watchdog runs, and again around MPI_Finalize */
+	pthread_t guard;
+	int guard_started;
+	int guard_on;              /* atomic: 1 while the guard watches */
+	int guard_stop;            /* atomic */
+	double guard_sec;          /* the --timeout it keeps (0: none) */
 
 	/* ch_ar_world_on_abort(): run once before an abort's exit */
 	void (*on_abort)(void *ctx);
@@ -128,7 +138,110 @@ const struct ch_world_rank *ch_ar_world_info(const struct ch_ar_world *w, int r)
 static const struct ch_world_how world_how = { .only_launched = 0, .funneled = 1, .hosts_by_name = 0,
 					       .host_len = 64 };
 
-int ch_ar_world_init(int *argc, char ***argv, struct ch_ar_world **out)
+static void __attribute__((noreturn)) leave(struct ch_ar_world *w);
+static int lock_doc_for(struct ch_ar_world *w, double sec);
+
+static void stop_guard(struct ch_ar_world *w)
+{
+	if (!w->guard_started)
+		return;
+	__atomic_store_n(&w->guard_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(w->guard, NULL);
+	w->guard_started = 0;
+}
+
+/* --timeout from the command line before MPI_Init parses it (the real
+ * parse, later, reports a bad value): @dflt when absent or not a number */
+static double prescan_timeout(int argc, char **argv, double dflt)
+{
+	double v = dflt;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL;
+		char *end;
+		double x;
+		if (!strcmp(a, "--"))
+			break;
+		if (!strcmp(a, "--timeout") && i + 1 < argc)
+			val = argv[++i];
+		else if (!strncmp(a, "--timeout=", 10))
+			val = a + 10;
+		if (!val)
+			continue;
+		x = strtod(val, &end);
+		if (end != val && !*end && x >= 0 && x <= 86400)
+			v = x;
+	}
+	return v;
+}
+
+/* This process's world rank, from the launcher's environment before MPI
+ * knows it; -1 when none says. */
+static int launcher_rank(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID", NULL };
+	int i;
+	for (i = 0; vars[i]; i++)
+		if (getenv(vars[i]))
+			return atoi(getenv(vars[i]));
+	return -1;
+}
+
+/* The guard fires: this rank exits with code 4 after rank 0 finished its
+ * result file (when it has one). Never calls MPI. */
+static void __attribute__((noreturn)) guard_fire(struct ch_ar_world *w, const char *what, double el)
+{
+	int rank = w->base.active ? w->base.rank : launcher_rank();
+	char msg[512], host[256] = "?";
+
+	if (w->base.active && w->base.info && w->base.info[w->base.rank].host[0])
+		snprintf(host, sizeof(host), "%s", w->base.info[w->base.rank].host);
+	else
+		gethostname(host, sizeof(host) - 1);
+
+	snprintf(msg, sizeof(msg),
+		 "%s took more than --timeout %g s (%.0f s): a rank stopped or hung %s; every rank exits",
+		 what, w->guard_sec, el,
+		 __atomic_load_n(&w->thread_started, __ATOMIC_ACQUIRE) ? "while the run ended" :
+		 "before the watchdog started");
+	ch_error("rank %d (host '%s'): %s", rank, host, msg);
+	if (rank == 0 && w->res) {
+		int locked = lock_doc_for(w, 2.0);
+		if (w->res)
+			ch_result_finish(w->res, CH_ERR_RUNTIME, "rank 0: %s", msg);
+		if (locked)
+			pthread_mutex_unlock(&w->doc_mutex);
+	}
+	leave(w);
+}
+
+/* The set-up guard's thread: the clock restarts with every activity the
+ * main thread enters (ch_ar_wd_enter()); one that lasts longer than
+ * --timeout fires (guard_fire()). Paused while the watchdog runs. */
+static void *guard(void *arg)
+{
+	struct ch_ar_world *w = arg;
+	uint64_t last = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
+	int64_t since = now_ns();
+
+	while (!__atomic_load_n(&w->guard_stop, __ATOMIC_ACQUIRE)) {
+		uint64_t seq = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
+		double el;
+		sleep_sec(0.05);
+		if (seq != last || !__atomic_load_n(&w->guard_on, __ATOMIC_ACQUIRE)) {
+			last = seq;
+			since = now_ns();
+			continue;
+		}
+		el = (double)(now_ns() - since) * 1e-9;
+		if (el > w->guard_sec)
+			guard_fire(w, __atomic_load_n(&w->what, __ATOMIC_ACQUIRE), el);
+	}
+	return NULL;
+}
+
+int ch_ar_world_init(int *argc, char ***argv, double default_timeout_sec, struct ch_ar_world **out)
 {
 	struct ch_ar_world *w = calloc(1, sizeof(*w));
 	int rc;
@@ -138,23 +251,44 @@ int ch_ar_world_init(int *argc, char ***argv, struct ch_ar_world **out)
 		ch_error("out of memory");
 		return CH_ERR_RUNTIME;
 	}
-	/* Open MPI reads this at MPI_Init only; without it the per-communicator
-	 * algorithm variable is ignored. Dynamic rules with no rules file and no
-	 * forced algorithm fall back to the fixed rules, so "default" is unchanged. */
-	setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 0);
-	if ((rc = ch_world_init(argc, argv, &world_how, &w->base)) != 0) {
-		free(w);
-		return rc;
-	}
 	pthread_mutex_init(&w->doc_mutex, NULL);
 	pthread_mutex_init(&w->where_mutex, NULL);
 	w->act = CH_AR_ACT_IDLE;
 	w->main_thread = pthread_self();
 	w->sock = -1;
-	w->what = "starting";
+	w->what = "MPI_Init and the rank layout";
 	w->since_ns = now_ns();
+	/* a rank stopped or hung in MPI_Init or any step before the watchdog
+	 * runs holds the others in a collective: the guard bounds that too */
+	w->guard_sec = prescan_timeout(*argc, *argv, default_timeout_sec);
+	if (w->guard_sec > 0) {
+		__atomic_store_n(&w->guard_on, 1, __ATOMIC_RELEASE);
+		w->guard_started = pthread_create(&w->guard, NULL, guard, w) == 0;
+	}
+	/* Open MPI reads this at MPI_Init only; without it the per-communicator
+	 * algorithm variable is ignored. Dynamic rules with no rules file and no
+	 * forced algorithm fall back to the fixed rules, so "default" is unchanged. */
+	setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 0);
+	if ((rc = ch_world_init(argc, argv, &world_how, &w->base)) != 0) {
+		stop_guard(w);
+		pthread_mutex_destroy(&w->doc_mutex);
+		pthread_mutex_destroy(&w->where_mutex);
+		free(w);
+		return rc;
+	}
+	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "reading the options");
 	*out = w;
 	return 0;
+}
+
+void ch_ar_world_set_result(struct ch_ar_world *w, struct ch_result *res)
+{
+	if (lock_doc_for(w, 2.0)) {
+		w->res = res;
+		pthread_mutex_unlock(&w->doc_mutex);
+	} else {
+		w->res = res;
+	}
 }
 
 int ch_ar_world_agree(struct ch_ar_world *w, int status)
@@ -166,16 +300,23 @@ int ch_ar_world_finalize(struct ch_ar_world *w, int status)
 {
 	if (!w)
 		return ch_exit_code(status);
+	w->res = NULL; /* freed by now: nothing finishes it any more */
+	if (w->thread_started && w->base.rank == 0)
+		ch_result_signal_reason(NULL, NULL);
 	if (w->thread_started) {
 		__atomic_store_n(&w->stop, 1, __ATOMIC_SEQ_CST);
 		pthread_join(w->thread, NULL);
 	}
+	/* MPI_Finalize waits for every rank: a stopped one would hold the rest */
+	ch_ar_wd_enter(w, CH_AR_ACT_MPI, "MPI_Finalize");
+	__atomic_store_n(&w->guard_on, 1, __ATOMIC_RELEASE);
 	if (w->sock >= 0)
 		close(w->sock);
 	free(w->addrs);
 	free(w->json_path);
 	fflush(stdout);
 	ch_world_finalize(&w->base);
+	stop_guard(w);
 	pthread_mutex_destroy(&w->doc_mutex);
 	pthread_mutex_destroy(&w->where_mutex);
 	free(w);
@@ -209,6 +350,30 @@ static void run_on_abort(struct ch_ar_world *w)
 		fn(w->on_abort_ctx);
 }
 
+static void send_to(struct ch_ar_world *w, int to, int type, const struct wd_report *rep);
+
+void ch_ar_world_tell_rank0(struct ch_ar_world *w, int status, const char *fmt, ...)
+{
+	struct wd_report rep;
+	va_list ap;
+	int k;
+
+	/* rank 0 writes the result file: its monitor records why this rank
+	 * ends, sent a few times (datagrams may be lost) */
+	if (w->base.rank == 0 || !__atomic_load_n(&w->thread_started, __ATOMIC_ACQUIRE) || w->sock < 0)
+		return;
+	memset(&rep, 0, sizeof(rep));
+	rep.rank = w->base.rank;
+	rep.act = status;
+	va_start(ap, fmt);
+	vsnprintf(rep.what, sizeof(rep.what), fmt, ap);
+	va_end(ap);
+	for (k = 0; k < 3; k++) {
+		send_to(w, 0, MSG_ABORT, &rep);
+		sleep_sec(0.05);
+	}
+}
+
 void ch_ar_world_abort(struct ch_ar_world *w, int status, const char *fmt, ...)
 {
 	char msg[1024];
@@ -224,6 +389,8 @@ void ch_ar_world_abort(struct ch_ar_world *w, int status, const char *fmt, ...)
 		ch_result_finish(w->res, status, "rank 0: %s", msg);
 		if (locked)
 			pthread_mutex_unlock(&w->doc_mutex);
+	} else {
+		ch_ar_world_tell_rank0(w, status, "%s", msg);
 	}
 	run_on_abort(w);
 	fflush(stdout);
@@ -617,6 +784,22 @@ static void handle_msg(struct ch_ar_world *w, const struct wd_msg *m, struct wd_
 	case MSG_PING:
 		send_to(w, m->from, MSG_PONG, NULL);
 		break;
+	case MSG_ABORT:
+		/* another rank ends (a signal, a run-time error): rank 0 records
+		 * why in the result file and every rank goes */
+		if (w->base.rank == 0) {
+			char why[sizeof(m->rep.what) + 1];
+			int locked = lock_doc_for(w, 2.0);
+			memcpy(why, m->rep.what, sizeof(m->rep.what));
+			why[sizeof(m->rep.what)] = '\0';
+			ch_error("rank %d (host '%s') ends the run: %s", m->from, w->base.info[m->from].host, why);
+			if (w->res)
+				ch_result_finish(w->res, m->rep.act < 0 ? (int)m->rep.act : CH_ERR_RUNTIME, "rank %d (host '%s'): %s",
+						 m->from, w->base.info[m->from].host, why);
+			(void)locked; /* held until the exit: the main thread writes nothing after it */
+			leave(w);
+		}
+		break;
 	case MSG_REQUEST:
 		/* a coordinator acts: answer with this rank's state */
 		fill_report(w, &st->mine);
@@ -673,6 +856,15 @@ static void *watchdog(void *arg)
 
 		got = w->sock >= 0 && w->base.size > 1 ? recv_msg(w, &m, 0.02) : (sleep_sec(0.02), 0);
 		t = ch_now_sec();
+		{
+			/* a long gap between polls: this process was stopped (SIGSTOP) */
+			int64_t tn = now_ns(), prev = __atomic_load_n(&w->poll_ns, __ATOMIC_RELAXED);
+			if (prev && tn - prev > 1000000000) {
+				__atomic_store_n(&w->gap_ns, tn - prev, __ATOMIC_RELAXED);
+				__atomic_store_n(&w->gap_at_ns, tn, __ATOMIC_RELAXED);
+			}
+			__atomic_store_n(&w->poll_ns, tn, __ATOMIC_RELEASE);
+		}
 		if (got) {
 			/* look at everything queued first: after a stop (SIGSTOP, then
 			 * the launcher's SIGCONT) the other coordinator's REQUEST or
@@ -786,26 +978,73 @@ static void *watchdog(void *arg)
 	return NULL;
 }
 
+/* The result file's reason when a signal ends rank 0 after it had been
+ * stopped or hung past --timeout (ch_result_signal_reason()): with ranks 0
+ * and 1 both stopped no coordinator acts, the other ranks leave by
+ * themselves and the launcher's SIGTERM reaches rank 0 last; the file
+ * names the hang, not only the signal. */
+static int wd_signal_reason(void *ctx, const char *name, int signo, double run_sec, char *buf, size_t n)
+{
+	struct ch_ar_world *w = ctx;
+	int64_t tn = now_ns(), poll = __atomic_load_n(&w->poll_ns, __ATOMIC_ACQUIRE);
+	double el = (double)(tn - __atomic_load_n(&w->since_ns, __ATOMIC_RELAXED)) * 1e-9;
+	double limit = w->timeout_sec + (__atomic_load_n(&w->act, __ATOMIC_RELAXED) == CH_AR_ACT_COLL ? w->coll_grace_sec : 0);
+	double stopped = poll ? (double)(tn - poll) * 1e-9 : 0;
+
+	if (w->timeout_sec <= 0)
+		return 0;
+	/* stopped: the monitor has not polled since (the signal came with the
+	 * launcher's SIGCONT), or its last long gap ended just now */
+	if (tn - __atomic_load_n(&w->gap_at_ns, __ATOMIC_RELAXED) < 2000000000LL &&
+	    (double)__atomic_load_n(&w->gap_ns, __ATOMIC_RELAXED) * 1e-9 > stopped)
+		stopped = (double)__atomic_load_n(&w->gap_ns, __ATOMIC_RELAXED) * 1e-9;
+	if (stopped > w->timeout_sec) {
+		snprintf(buf, n, "timeout: rank 0 was stopped for %.0f s, more than --timeout %g s, in %s (no coordinator could act: rank 1 stopped too?); %s (signal %d) from the launcher ended it after %.0f s; the measurements finished before it are kept",
+			 stopped, w->timeout_sec, __atomic_load_n(&w->what, __ATOMIC_RELAXED), name, signo, run_sec);
+		return 1;
+	}
+	if (el <= limit)
+		return 0;
+	snprintf(buf, n, "timeout: rank 0 had been in %s for %.0f s, more than --timeout %g s (stopped or hung, and no coordinator could act: rank 1 too?); %s (signal %d) from the launcher ended it after %.0f s; the measurements finished before it are kept",
+		 __atomic_load_n(&w->what, __ATOMIC_RELAXED), el, w->timeout_sec, name, signo, run_sec);
+	return 1;
+}
+
 int ch_ar_wd_start(struct ch_ar_world *w, double timeout_sec, double coll_grace_sec,
 		   const struct ch_ar_plan *plan, struct ch_result *res, const char *json_path)
 {
+	const char *prev_what;
+	int prev_act;
+
 	w->timeout_sec = timeout_sec;
 	w->coll_grace_sec = coll_grace_sec;
 	w->plan = plan;
-	w->res = res;
-	if (timeout_sec <= 0 || w->thread_started)
+	ch_ar_world_set_result(w, res);
+	if (timeout_sec <= 0 || w->thread_started) {
+		if (timeout_sec <= 0)
+			__atomic_store_n(&w->guard_on, 0, __ATOMIC_RELEASE);
 		return 0;
+	}
+	prev_act = __atomic_load_n(&w->act, __ATOMIC_ACQUIRE);
+	prev_what = __atomic_load_n(&w->what, __ATOMIC_ACQUIRE);
+	ch_ar_wd_enter(w, CH_AR_ACT_MPI, "starting the watchdog"); /* the guard's step */
 	if (exchange_addrs(w)) {
 		ch_error("cannot set up the watchdog's side channel");
 		return CH_ERR_RUNTIME;
 	}
 	if (w->base.rank == 1 && json_path && !(w->json_path = strdup(json_path)))
 		return CH_ERR_RUNTIME;
+	ch_ar_wd_enter(w, prev_act, prev_what);
 	if (pthread_create(&w->thread, NULL, watchdog, w) != 0) {
 		ch_error("cannot start the watchdog thread");
 		return CH_ERR_RUNTIME;
 	}
-	w->thread_started = 1;
+	__atomic_store_n(&w->thread_started, 1, __ATOMIC_RELEASE);
+	if (w->base.rank == 0)
+		ch_result_signal_reason(wd_signal_reason, w);
+	/* the watchdog covers the run from here (its own deadlines, and the
+	 * pings that find a stopped rank) */
+	__atomic_store_n(&w->guard_on, 0, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -52,11 +52,28 @@ struct ch_ar_world;
  * Sets OMPI_MCA_coll_tuned_use_dynamic_rules=1 first unless the user set it
  * (needed to choose Open MPI's all-reduce algorithm per communicator).
  * Works under mpirun/srun and without a launcher (a world of one).
+ * Starts the set-up guard first: a local thread (no MPI, no network) that
+ * keeps --timeout (read from @argv, else @default_timeout_sec; 0: none)
+ * for every step before the watchdog runs (MPI_Init, the layout, the
+ * options, the result file, the backend, the device, the plan: each
+ * activity entered with ch_ar_wd_enter()), and again for MPI_Finalize in
+ * ch_ar_world_finalize(). A step that takes longer (a rank stopped or hung
+ * holds the others in a collective) ends this rank: it says so, rank 0
+ * finishes its result file (ch_ar_world_set_result()) with status "error",
+ * the on-abort hook runs, and it exits with code 4; the launcher ends what
+ * is left. So every rank is out within --timeout + 5 s also in set-up.
  * @argc, @argv: [in,out] as for MPI_Init.
  * @out: [out] the world; release with ch_ar_world_finalize().
  * Returns 0 or CH_ERR_RUNTIME (message printed; *@out is NULL then).
  */
-int ch_ar_world_init(int *argc, char ***argv, struct ch_ar_world **out);
+int ch_ar_world_init(int *argc, char ***argv, double default_timeout_sec, struct ch_ar_world **out);
+
+/**
+ * ch_ar_world_set_result - local: world rank 0's result document (borrowed;
+ * NULL elsewhere, and before it is freed), which the set-up guard and the
+ * watchdog finish on a hang.
+ */
+void ch_ar_world_set_result(struct ch_ar_world *w, struct ch_result *res);
 
 /**
  * ch_ar_world_agree - agree on a status: the most severe (most negative)
@@ -84,7 +101,8 @@ void ch_ar_world_on_abort(struct ch_ar_world *w, void (*fn)(void *ctx), void *ct
 
 /**
  * ch_ar_world_abort - local: print "error: MSG" (with rank and host),
- * finish the result file (world rank 0) with @status, and MPI_Abort every
+ * finish the result file (world rank 0; another rank tells rank 0 why,
+ * ch_ar_world_tell_rank0()) with @status, and MPI_Abort every
  * rank with its exit code. For run-time errors in the middle of a sweep,
  * where returning would leave the other ranks waiting. Called from another
  * thread than MPI's (a signal thread), it exits without MPI (MPI is
@@ -93,6 +111,17 @@ void ch_ar_world_on_abort(struct ch_ar_world *w, void (*fn)(void *ctx), void *ct
  */
 void ch_ar_world_abort(struct ch_ar_world *w, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
+
+/**
+ * ch_ar_world_tell_rank0 - local, any thread, no MPI: on a rank other than
+ * 0, tell world rank 0's watchdog (over its side channel) that this rank
+ * ends and why ("interrupted by SIGTERM during the read-back"): rank 0
+ * finishes the result file with status @status and "rank R (host H): MSG",
+ * and every rank exits with code 4. Nothing on rank 0, or before the
+ * watchdog runs. ch_ar_world_abort() calls it.
+ */
+void ch_ar_world_tell_rank0(struct ch_ar_world *w, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Local: the layout of @w (struct ch_world, ch_world.h), borrowed for @w's life. */
 /** ch_ar_world_base - the layout itself. */

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,8 +208,8 @@ int ch_ckpt_corrupt_byte(const char *path, uint64_t offset)
 	return 0;
 }
 
-int ch_ckpt_dir_prepare(const char *opt, const char *dir, uint64_t need_bytes, int *created,
-			uint64_t *avail)
+int ch_ckpt_dir_prepare(const char *opt, const char *dir, uint64_t need_bytes, const char *why_need,
+			int *created, uint64_t *avail)
 {
 	struct stat st;
 	struct statvfs vfs;
@@ -237,7 +238,8 @@ int ch_ckpt_dir_prepare(const char *opt, const char *dir, uint64_t need_bytes, i
 	if (!d)
 		return ch_usage_error("cannot read %s '%s': %s", opt, dir, strerror(errno));
 	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || ch_ckpt_is_own_name(de->d_name))
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || ch_ckpt_is_own_name(de->d_name) ||
+		    !strcmp(de->d_name, CH_CKPT_LOCK_NAME))
 			continue;
 		ch_usage_error("%s '%s' is not empty: it holds '%s' (checkpoint_io writes only into an empty directory or one holding its own files; name a new directory)",
 			       opt, dir, de->d_name);
@@ -251,10 +253,83 @@ int ch_ckpt_dir_prepare(const char *opt, const char *dir, uint64_t need_bytes, i
 	if (*avail < need_bytes) {
 		snprintf(need, sizeof(need), "%llu", (unsigned long long)need_bytes);
 		snprintf(have, sizeof(have), "%llu", (unsigned long long)*avail);
-		return ch_usage_error("%s '%s' lacks space for the checkpoint: %s bytes needed, %s available",
-				      opt, dir, need, have);
+		return ch_usage_error("%s '%s' lacks space for the checkpoint: %s bytes needed, %s available%s",
+				      opt, dir, need, have, why_need ? why_need : "");
 	}
 	return 0;
+}
+
+/* the run a lock file names: "HOST PID" of its world rank 0; 0 when read */
+static int read_lock(const char *path, char *host, size_t nhost, long *pid)
+{
+	char buf[512], fmt[32];
+	ssize_t n;
+	int fd, i;
+
+	/* its maker writes it right after creating it: a moment to do so */
+	for (i = 0; i < 20; i++) {
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0 && buf[n - 1] == '\n') {
+			buf[n] = '\0';
+			snprintf(fmt, sizeof(fmt), "%%%zus %%ld", nhost - 1);
+			return sscanf(buf, fmt, host, pid) == 2 ? 0 : -1;
+		}
+		usleep(100000);
+	}
+	return -1;
+}
+
+int ch_ckpt_lock(const char *opt, const char *dir, const char *run_host, long run_pid, int *made)
+{
+	char path[PATH_MAX], host[256], me[256] = "", line[320];
+	long pid;
+	int fd, tries;
+
+	*made = 0;
+	if (snprintf(path, sizeof(path), "%s/%s", dir, CH_CKPT_LOCK_NAME) >= (int)sizeof(path))
+		return ch_usage_error("%s '%s': path too long", opt, dir);
+	gethostname(me, sizeof(me) - 1);
+	for (tries = 0; tries < 3; tries++) {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			int len = snprintf(line, sizeof(line), "%s %ld\n", run_host, run_pid);
+			int ok = write(fd, line, (size_t)len) == len;
+			close(fd);
+			if (!ok) {
+				unlink(path);
+				return ch_usage_error("cannot write the lock file '%s': %s", path, strerror(errno));
+			}
+			*made = 1;
+			return 0;
+		}
+		if (errno != EEXIST)
+			return ch_usage_error("cannot create the lock file '%s' in %s '%s': %s", path, opt, dir, strerror(errno));
+		if (read_lock(path, host, sizeof(host), &pid) != 0)
+			return ch_usage_error("%s '%s' holds a lock file '%s' that is not checkpoint_io's (or is empty): remove it if no run uses the directory",
+					      opt, dir, path);
+		if (!strcmp(host, run_host) && pid == run_pid)
+			return 0; /* this run's: another node of it made it (a shared --dir) */
+		if (!strcmp(host, me) && kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+			/* left by a run that is gone: this host can tell */
+			ch_warn("%s '%s': removing the lock file of a run that is gone (host '%s', pid %ld)", opt, dir, host, pid);
+			unlink(path);
+			continue;
+		}
+		return ch_usage_error("%s '%s' is in use by another checkpoint_io run (its rank 0: host '%s', pid %ld; lock file '%s'): two runs into one directory delete each other's files; wait for it, name another directory, or remove the lock file if that run is gone",
+				      opt, dir, host, pid, path);
+	}
+	return ch_usage_error("cannot take the lock file '%s' of %s '%s'", path, opt, dir);
+}
+
+void ch_ckpt_unlock(const char *dir)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof(path), "%s/%s", dir, CH_CKPT_LOCK_NAME) < (int)sizeof(path))
+		unlink(path);
 }
 
 int ch_ckpt_dir_clean(const char *dir)

@@ -91,16 +91,41 @@ int ch_ckpt_corrupt_byte(const char *path, uint64_t offset);
  * into (access(W_OK | X_OK): a read-only mount, no permission), a directory holding
  * any entry not written by checkpoint_io (ch_ckpt_is_own_name()), and one
  * whose file system has less than @need_bytes available to us (statvfs
- * f_bavail x f_frsize). Our own files, left by an interrupted run, are not
- * removed here: see ch_ckpt_dir_clean().
+ * f_bavail x f_frsize). Our own files, left by an interrupted run, and a
+ * run's lock file are not removed here: see ch_ckpt_lock() and
+ * ch_ckpt_dir_clean().
  * @opt:     [in] the option named in messages ("--dir").
+ * @why_need: [in] appended to the message on too little space (how
+ *           @need_bytes was reckoned), or NULL.
  * @created: [out] 1 when this call created @dir.
  * @avail:   [out] bytes available on its file system.
  * Returns 0, CH_ERR_USAGE (message printed naming the option, the path and
  * the first foreign entry or the space missing) or CH_ERR_RUNTIME.
  */
-int ch_ckpt_dir_prepare(const char *opt, const char *dir, uint64_t need_bytes, int *created,
-			uint64_t *avail);
+int ch_ckpt_dir_prepare(const char *opt, const char *dir, uint64_t need_bytes, const char *why_need,
+			int *created, uint64_t *avail);
+
+/* The lock file a run holds in --dir and --stage-dir (ch_ckpt_lock()). */
+#define CH_CKPT_LOCK_NAME "checkpoint_io.lock"
+
+/**
+ * ch_ckpt_lock - hold @dir for this run before anything in it is removed:
+ * two runs into one directory would delete each other's files. Creates
+ * @dir/checkpoint_io.lock (O_EXCL | O_NOFOLLOW) holding the run's identity,
+ * "HOST PID" of its world rank 0. A lock file of this run (another node's
+ * rank made it: a shared --dir) is fine; one of a run that is gone, on
+ * this host (its pid no longer exists), is replaced with a warning; any
+ * other is refused, naming the run that holds it.
+ * @opt:      [in] the option named in messages ("--dir").
+ * @run_host, @run_pid: [in] world rank 0's host and pid.
+ * @made:     [out] 1 when this call created the file (remove it with
+ *            ch_ckpt_unlock() at the end).
+ * Returns 0 or CH_ERR_USAGE (message printed).
+ */
+int ch_ckpt_lock(const char *opt, const char *dir, const char *run_host, long run_pid, int *made);
+
+/** ch_ckpt_unlock - remove @dir's lock file (one this run made). */
+void ch_ckpt_unlock(const char *dir);
 
 /**
  * ch_ckpt_dir_clean - remove checkpoint_io's own files from @dir (others

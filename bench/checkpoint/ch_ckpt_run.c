@@ -45,6 +45,8 @@ struct ctx {
 	uint64_t total, shard;
 	char dir[PATH_MAX], stage[PATH_MAX];
 	int stage_default, dir_created, stage_created;
+	int dir_locked, stage_locked; /* this rank made the lock file (ch_ckpt_lock()) */
+	int owns_dirs;         /* atomic: every node took the locks: the files named ours are */
 	struct ch_ckpt_buf buf;
 	unsigned char *scratch;
 	size_t scratch_bytes;
@@ -99,6 +101,10 @@ static void unlink_own(struct ctx *c, const char *kind)
 {
 	char p[PATH_MAX];
 	int f;
+	/* files of these names are this run's only once it holds the
+	 * directories (another run's may be there until then) */
+	if (!__atomic_load_n(&c->owns_dirs, __ATOMIC_ACQUIRE))
+		return;
 	for (f = 0; f < c->nfiles; f++)
 		unlink(name_of(c, p, sizeof(p), kind, c->rank, f));
 }
@@ -113,6 +119,16 @@ static void remove_own(struct ctx *c)
 	unlink_own(c, "stage");
 }
 
+/* the lock files this rank made (local rank 0) */
+static void unlock_dirs(struct ctx *c)
+{
+	if (c->stage_locked)
+		ch_ckpt_unlock(c->stage);
+	if (c->dir_locked)
+		ch_ckpt_unlock(c->dir);
+	c->stage_locked = c->dir_locked = 0;
+}
+
 /* this rank's files, then the directories this run created, once the
  * node's other ranks (signalled or timed out as well) have removed theirs:
  * local rank 0 made them; it tries for about a second */
@@ -120,6 +136,8 @@ static void remove_run(struct ctx *c)
 {
 	int i, left = 1;
 	remove_own(c);
+	if (c->local_rank == 0)
+		unlock_dirs(c);
 	for (i = 0; c->local_rank == 0 && i < 10 && left; i++) {
 		if (i) {
 			usleep(100000);
@@ -147,6 +165,10 @@ static void *signal_thread(void *arg)
 
 	if (sigwait(&s, &sig) != 0)
 		return NULL;
+	/* a signal to this rank alone: rank 0 records it in the result file
+	 * (the others then fail to read this rank's files: that is not the cause) */
+	ch_ar_world_tell_rank0(c->w, CH_ERR_RUNTIME, "interrupted by signal %d (%s) during the %s",
+			       sig, strsignal(sig), c->phase ? c->phase : "setup");
 	remove_run(c);
 	/* mpirun and srun signal every rank: the first MPI_Abort kills them all,
 	 * so the other ranks give world rank 0 the time to finish the result */
@@ -696,10 +718,20 @@ static int prepare_dirs(struct ctx *c)
 			node_share += ch_ckpt_shard_bytes(c->total, c->size, r);
 	c->phase = "set-up";
 	if (c->local_rank == 0) {
-		rc = ch_ckpt_dir_prepare("--dir", c->dir, c->total, &c->dir_created, &avail);
+		const struct ch_world_rank *r0 = ch_ar_world_info(c->w, 0);
+		/* the synchronous checkpoint stays on --dir while the staged one is
+		 * copied there (and while a scaling point writes): twice its size */
+		rc = ch_ckpt_dir_prepare("--dir", c->dir, 2 * c->total,
+					 " (twice the checkpoint: the synchronous one stays while the staged copy is written)",
+					 &c->dir_created, &avail);
 		if (rc == 0)
-			rc = ch_ckpt_dir_prepare("--stage-dir", c->stage, node_share, &created, &avail);
+			rc = ch_ckpt_lock("--dir", c->dir, r0->host, r0->pid, &c->dir_locked);
+		if (rc == 0)
+			rc = ch_ckpt_dir_prepare("--stage-dir", c->stage, node_share, NULL, &created, &avail);
 		c->stage_created = created;
+		if (rc == 0)
+			rc = ch_ckpt_lock("--stage-dir", c->stage, r0->host, r0->pid, &c->stage_locked);
+		/* files of an interrupted run are removed only under this run's lock */
 		if (rc == 0 && (ch_ckpt_dir_clean(c->dir) < 0 || ch_ckpt_dir_clean(c->stage) < 0))
 			rc = CH_ERR_RUNTIME;
 		if (rc && c->rank != 0)
@@ -740,6 +772,7 @@ static void cleanup(struct ctx *c)
 	}
 	ch_ar_world_barrier(c->w);
 	if (c->local_rank == 0) {
+		unlock_dirs(c);
 		if (c->stage_created)
 			rmdir(c->stage);
 		if (c->dir_created && !c->o->keep)
@@ -920,6 +953,7 @@ static int setup(struct ctx *c)
 	}
 	if ((rc = prepare_dirs(c)))
 		return rc;
+	__atomic_store_n(&c->owns_dirs, 1, __ATOMIC_RELEASE);
 	/* the GPU, the buffer, the checksums */
 	c->gpu = ch_ckpt_gpu_find(c->gpu_why, sizeof(c->gpu_why));
 	if (c->o->load == CH_CKPT_LOAD_GPU && !c->gpu) {
@@ -980,8 +1014,10 @@ int ch_ckpt_run(struct ch_ar_world *w, const struct ch_ckpt_opts *o, int argc, c
 	c->local_rank = ch_ar_world_info(w, c->rank)->local_rank;
 	c->nfiles = (int)o->files_per_rank;
 	ch_set_quiet(o->common.quiet);
+	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "checking the result file");
 	if (c->rank == 0) {
 		rc = ch_run_begin_world("checkpoint_io", argc, argv, &o->common, ch_ar_world_base(w), &c->res);
+		ch_ar_world_set_result(w, c->res); /* a hang in set-up finishes it (the guard) */
 		if (rc == 0) {
 			/* the staged phase: the load on the main thread, the copy thread */
 			ch_run_set_threads(c->res, 2);
@@ -1076,9 +1112,7 @@ out:
 	json_decref(jverify);
 	if (c->res) {
 		/* the watchdog and the signal thread must not finish a freed result */
-		ch_ar_wd_lock(w);
-		ch_ar_wd_start(w, o->timeout_sec, 0, NULL, NULL, NULL);
-		ch_ar_wd_unlock(w);
+		ch_ar_world_set_result(w, NULL);
 		ch_result_free(c->res);
 		c->res = NULL;
 	}

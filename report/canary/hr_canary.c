@@ -6,6 +6,7 @@
 #include "report/canary/hr_canary.h"
 #include "report/canary/hr_fit.h"
 #include "report/read/hr_walk.h"
+#include "report/hr_util.h"
 #include "base/ch_common.h"
 #include "base/ch_parse.h"
 #include "base/ch_result.h"
@@ -909,7 +910,7 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 		snprintf(v, sizeof(v), "%.1f%% of the training step", 100 * in->input_wait_frac.v);
 		row(f, "input wait", v, in->input_wait_frac.src);
 		if (in->input_wait_from[0])
-			fprintf(f, "  %-40s %s\n", "", in->input_wait_from);
+			fprintf(f, "  %-40s %s\n", "", hr_term(in->input_wait_from));
 	}
 	if (o->grad_bytes.src) {
 		fmt_units(a, sizeof(a), o->grad_bytes.v, "B");
@@ -946,7 +947,7 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 	if (o->nnotes) {
 		fprintf(f, "\nnotes\n");
 		for (i = 0; i < o->nnotes; i++)
-			fprintf(f, "  - %s\n", o->notes[i]);
+			fprintf(f, "  - %s\n", hr_term(o->notes[i]));
 	}
 	print_verdict_head(f, in, o);
 	if (o->verdict == HR_VERDICT_BOOK)
@@ -1013,7 +1014,7 @@ static void print_today(FILE *f, const struct hr_canary_in *in, const struct hr_
 		snprintf(v, sizeof(v), "%.1f%% of the step = %.3f s", 100 * in->input_wait_frac.v, o->input_wait_sec.v);
 		row(f, "input wait", v, o->input_wait_sec.src);
 		if (in->input_wait_from[0])
-			fprintf(f, "  %-40s %s\n", "", in->input_wait_from);
+			fprintf(f, "  %-40s %s\n", "", hr_term(in->input_wait_from));
 	}
 	if (o->grad_bytes.src) {
 		fmt_units(a, sizeof(a), o->grad_bytes.v, "B");
@@ -1160,7 +1161,7 @@ static void print_verdict(FILE *f, const struct hr_canary_in *in, const struct h
 	if (o->nnotes) {
 		fprintf(f, "\nnotes\n");
 		for (i = 0; i < o->nnotes; i++)
-			fprintf(f, "  - %s\n", o->notes[i]);
+			fprintf(f, "  - %s\n", hr_term(o->notes[i]));
 	}
 
 	print_verdict_head(f, in, o);

@@ -408,36 +408,22 @@ static int read_loader(struct scan *sc, const char *path, const struct hr_result
 	return 0;
 }
 
-static int read_doc(struct scan *sc, const char *path, json_t *doc)
+static int read_doc(struct scan *sc, const char *path, const struct hr_result *r)
 {
-	struct hr_result r;
-	char where[128];
-	int rc = hr_result_read(doc, &r);
-
-	if (rc)
-		return rc;
-	if (!r.tool)
-		sc->n_other++;
-	else if (hr_result_control_char(doc, where, sizeof(where))) {
-		hr_issue_add(sc->is, HR_ISSUE_SKIPPED, path, 0, 0,
-			     "%s: a string holds a control character; file skipped", where);
-		rc = CH_ERR_USAGE;
-	} else if (!strcmp(r.tool, "allreduce_bw"))
-		rc = read_allreduce(sc, path, &r);
-	else if (!strcmp(r.tool, "loader_contention"))
-		rc = read_loader(sc, path, &r);
-	else if (!strcmp(r.tool, "checkpoint_io"))
-		rc = hr_ckpt_canary_read(&sc->ckpt, path, &r, sc->is);
-	else if (!strcmp(r.tool, "roofline"))
-		rc = hr_power_canary_read(&sc->power, path, &r, sc->is);
-	else
-		sc->n_other++;
-	hr_result_release(&r);
-	return rc;
+	if (!strcmp(r->tool, "allreduce_bw"))
+		return read_allreduce(sc, path, r);
+	if (!strcmp(r->tool, "loader_contention"))
+		return read_loader(sc, path, r);
+	if (!strcmp(r->tool, "checkpoint_io"))
+		return hr_ckpt_canary_read(&sc->ckpt, path, r, sc->is);
+	if (!strcmp(r->tool, "roofline"))
+		return hr_power_canary_read(&sc->power, path, r, sc->is);
+	sc->n_other++;
+	return 0;
 }
 
 /* one file: all of it, or nothing (what it added is undone when it breaks the schema) */
-static int on_doc(const char *path, json_t *doc, struct hr_issues *is, void *ctx)
+static int on_result(const char *path, const struct hr_result *r, struct hr_issues *is, void *ctx)
 {
 	struct scan *sc = ctx;
 	struct scan *before = malloc(sizeof(*before));
@@ -447,7 +433,7 @@ static int on_doc(const char *path, json_t *doc, struct hr_issues *is, void *ctx
 		return CH_ERR_RUNTIME;
 	*before = *sc;
 	sc->is = is;
-	rc = read_doc(sc, path, doc);
+	rc = read_doc(sc, path, r);
 	if (rc == CH_ERR_USAGE) {
 		for (i = 0; i < sc->ns; i++) {
 			if (i < before->ns) {
@@ -536,7 +522,7 @@ static void print_fits(FILE *f, const struct scan *sc, double bytes, int target)
 			double t;
 			snprintf(mark, sizeof(mark), "%c%c", used ? '>' : ' ', se->chosen == m ? '*' : ' ');
 			if (se->fit_rc[m]) {
-				fprintf(f, "%s%-6s %-20s %-6s no fit: %s (%zu points)\n", mark, lv[se->level], se->algo,
+				fprintf(f, "%s%-6s %-20s %-6s no fit: %s (%zu points)\n", mark, lv[se->level], hr_term(se->algo),
 					hr_fit_model_name((enum hr_fit_model)m),
 					se->n < 3 ? "fewer than 3 points or one message size" :
 					se->fit_rc[m] == CH_ERR_CHECK ? "no positive bandwidth term (messages too small)" :
@@ -545,7 +531,7 @@ static void print_fits(FILE *f, const struct scan *sc, double bytes, int target)
 			}
 			t = hr_fit_predict_us(ft, bytes, target);
 			fprintf(f, "%s%-6s %-20s %-6s %10.3g %10.4g %8.4f %9.2f %9.2f %6zu %3d-%-3d %11.4g %9.4g%s [fitted]\n", mark,
-				lv[se->level], se->algo, hr_fit_model_name(ft->model), ft->alpha_us, ft->bw_gbps, ft->r2,
+				lv[se->level], hr_term(se->algo), hr_fit_model_name(ft->model), ft->alpha_us, ft->bw_gbps, ft->r2,
 				ft->rms_rel_pct, ft->max_rel_pct, ft->npoints, ft->min_nranks, ft->max_nranks,
 				t, hr_fit_busbw_gbps(bytes, target, t), ft->alpha_clamped ? " alpha<0 clamped" : "");
 		}
@@ -687,7 +673,8 @@ static void usage(FILE *f)
 		"  --inputs FILE                'key = value' lines, keys as the options above\n"
 		"                               without '--', '#' comments; options override it\n"
 		"  --json FILE                  also write the canary report as JSON\n"
-		"  --force                      replace the --json FILE if it exists\n"
+		"  --force                      replace the --json FILE if it exists (only a\n"
+		"                               regular file clusterhealth wrote)\n"
 		"  --strict                     a result file that cannot be read or breaks\n"
 		"                               the schema is an error (exit 2); without it,\n"
 		"                               it is skipped and listed under input problems\n"
@@ -716,7 +703,7 @@ static int canary_main(int argc, char **argv)
 	const char *inputs = NULL, *json_path = NULL;
 	int force = 0, quiet = 0, strict = 0, c, i, rc = 0;
 	struct hr_issues issues = { 0 };
-	size_t nok = 0, skipped = 0;
+	size_t skipped = 0;
 
 	hr_canary_in_init(&in);
 	for (i = 0; i < NDEFS; i++) {
@@ -782,29 +769,30 @@ static int canary_main(int argc, char **argv)
 			snprintf(in.comm[i].algo, sizeof(in.comm[i].algo), "given");
 		}
 	}
-	if (json_path && !force && access(json_path, F_OK) == 0)
-		return ch_exit_code(ch_usage_error("'%s' exists (use --force to replace it)", json_path));
-	if (json_path && (rc = ch_check_output_path("--json", json_path)))
+	if (json_path && (rc = ch_check_output_file("--json", json_path, force)))
 		return ch_exit_code(rc);
 
 	sc = calloc(1, sizeof(*sc));
 	if (!sc)
 		return CH_EXIT_RUNTIME;
-	if (optind < argc && (rc = hr_walk_json(argv + optind, argc - optind, &issues, on_doc, sc, &nok)))
-		goto out;
-	skipped = hr_issues_count(&issues, HR_ISSUE_SKIPPED);
-	hr_issues_print(quiet ? stderr : stdout, &issues);
-	if (strict && skipped) {
-		rc = ch_usage_error("%zu input problem%s skipped (--strict)", skipped, skipped == 1 ? "" : "s");
-		goto out;
+	if (optind < argc) {
+		struct hr_walk_count cnt;
+		char msg[256];
+		if ((rc = hr_walk_results(argv + optind, argc - optind, &issues, on_result, sc, &cnt)))
+			goto out;
+		skipped = hr_issues_count(&issues, HR_ISSUE_SKIPPED);
+		hr_issues_print(quiet ? stderr : stdout, &issues);
+		/* the rule of every entry point; the canary alone may go on without
+		 * a usable result file, on an --inputs file */
+		if (hr_inputs_verdict(cnt.files, cnt.used, &issues, strict, msg, sizeof(msg)) &&
+		    (strict || !inputs)) {
+			rc = ch_usage_error("%s", msg);
+			goto out;
+		}
+		if (!cnt.used && !quiet)
+			printf("no usable result file among the inputs: the canary runs on the --inputs file '%s' and the options\n",
+			       inputs);
 	}
-	if (!nok && skipped && !inputs) {
-		rc = ch_usage_error("no usable result file among the inputs (see 'input problems')");
-		goto out;
-	}
-	if (!nok && skipped && !quiet)
-		printf("no usable result file among the inputs: the canary runs on the --inputs file '%s' and the options\n",
-		       inputs);
 	apply_scan(sc, &in);
 	rc = hr_canary_compute(&in, &out);
 	if (rc)

@@ -3,6 +3,7 @@
  */
 #include "report/canary/hr_canary_power.h"
 #include "report/judge/hr_cost.h"
+#include "report/hr_util.h"
 #include "base/ch_common.h"
 
 #include <math.h>
@@ -240,7 +241,7 @@ void hr_power_canary_print(FILE *f, const struct hr_power_canary *k, const struc
 	fprintf(f, "\nat a power cap of %.0f W (every GPU of the job capped alike; roofline --power-limits sweeps of %d "
 		"GPUs in %d files)\n", po->cap_w.v, k->ngpus, k->nfiles);
 	if (po->slowdown.src) {
-		snprintf(v, sizeof(v), "x%.3f (%s; %.0f%% of the default limit)", po->slowdown.v, po->worst,
+		snprintf(v, sizeof(v), "x%.3f (%s; %.0f%% of the default limit)", po->slowdown.v, hr_term(po->worst),
 			 po->pct_of_default.v);
 		row(f, "compute-bound slowdown, slowest GPU", v, po->slowdown.src);
 	}
@@ -249,12 +250,12 @@ void hr_power_canary_print(FILE *f, const struct hr_power_canary *k, const struc
 		row(f, "compute-bound power, median", v, po->power_cap_w.src);
 	}
 	if (!po->judged) {
-		fprintf(f, "  not judged: %s\n", po->why);
+		fprintf(f, "  not judged: %s\n", hr_term(po->why));
 		return;
 	}
 	snprintf(v, sizeof(v), "%.3g s of %.3g s", po->compute_sec.v, po->step_sec.v);
 	row(f, "compute-bound share of the step", v, po->compute_sec.src);
-	fprintf(f, "  %-40s %s\n", "", po->compute_from);
+	fprintf(f, "  %-40s %s\n", "", hr_term(po->compute_from));
 	snprintf(v, sizeof(v), "%.3g s -> %.3g s (%+.1f%%)", po->step_sec.v, po->step_cap_sec.v,
 		 100 * po->step_increase_frac.v);
 	row(f, "step time at the target", v, po->step_cap_sec.src);

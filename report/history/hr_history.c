@@ -7,6 +7,7 @@
 #include "report/judge/hr_checkpoint.h"
 #include "report/read/hr_result.h"
 #include "report/read/hr_walk.h"
+#include "report/hr_util.h"
 #include "base/ch_common.h"
 #include "base/ch_parse.h"
 #include "base/ch_result.h"
@@ -21,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define HISTORY_SCHEMA "clusterhealth.history"
@@ -53,18 +56,26 @@ void hr_check_cfg_init(struct hr_check_cfg *c)
 	c->threshold_pct = 10;
 }
 
+/* The application id (SQLite header offset 68) of a history: "CHHY". Older
+ * histories have 0 and are known by their meta table. */
+#define HISTORY_APP_ID 0x43484859
+
 /*
  * What the database is, read only: 0 a clusterhealth history of this
- * version, 1 an empty database (no table yet), CH_ERR_USAGE something else
- * (message printed), CH_ERR_RUNTIME locked or an SQLite error (printed).
+ * version, 1 an empty database (no table, no application id of another
+ * application, no user_version), CH_ERR_USAGE something else (message
+ * printed), CH_ERR_RUNTIME locked or an SQLite error (printed).
  */
 static int check_marker(struct hr_history *h)
 {
 	sqlite3_stmt *st = NULL;
-	const char *v;
-	int rc, n;
+	char schema[64] = "", version[64] = "";
+	long long app_id = 0, user_version = 0;
+	int rc, n, have_schema = 0, have_version = 0;
 
-	if (sqlite3_prepare_v2(h->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) != SQLITE_OK ||
+	if (sqlite3_prepare_v2(h->db, "SELECT (SELECT count(*) FROM sqlite_master), "
+				      "(SELECT application_id FROM pragma_application_id), "
+				      "(SELECT user_version FROM pragma_user_version)", -1, &st, NULL) != SQLITE_OK ||
 	    (rc = sqlite3_step(st)) != SQLITE_ROW) {
 		int e = sqlite3_errcode(h->db);
 		sqlite3_finalize(st);
@@ -75,14 +86,19 @@ static int check_marker(struct hr_history *h)
 		return sql_err(h, "read");
 	}
 	n = sqlite3_column_int(st, 0);
+	app_id = sqlite3_column_int64(st, 1);
+	user_version = sqlite3_column_int64(st, 2);
 	sqlite3_finalize(st);
+	if ((app_id != 0 && app_id != HISTORY_APP_ID) || user_version != 0) {
+		ch_error("'%s' is an SQLite database of another application (application_id %lld, user_version %lld); refusing to write into it, nothing changed",
+			 h->path, app_id, user_version);
+		return CH_ERR_USAGE;
+	}
 	if (n == 0)
 		return 1;
 	st = NULL;
-	if (sqlite3_prepare_v2(h->db, "SELECT key, value FROM meta WHERE key IN ('schema', 'schema_version') ORDER BY key",
-			       -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_step(st) != SQLITE_ROW || !(v = (const char *)sqlite3_column_text(st, 1)) ||
-	    strcmp(v, HISTORY_SCHEMA)) {
+	if (sqlite3_prepare_v2(h->db, "SELECT key, value FROM meta WHERE key IN ('schema', 'schema_version')",
+			       -1, &st, NULL) != SQLITE_OK) {
 		int e = sqlite3_errcode(h->db);
 		sqlite3_finalize(st);
 		if (e == SQLITE_BUSY || e == SQLITE_LOCKED)
@@ -91,14 +107,72 @@ static int check_marker(struct hr_history *h)
 			 h->path, HISTORY_SCHEMA);
 		return CH_ERR_USAGE;
 	}
-	if (sqlite3_step(st) != SQLITE_ROW || !(v = (const char *)sqlite3_column_text(st, 1)) ||
-	    strcmp(v, HISTORY_SCHEMA_VERSION)) {
-		ch_error("'%s' is a clusterhealth history of version '%s'; this build reads version %s; nothing changed",
-			 h->path, v ? v : "?", HISTORY_SCHEMA_VERSION);
-		sqlite3_finalize(st);
-		return CH_ERR_USAGE;
+	/* the values are copied: a column's text lives only until the next step */
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+		const char *v = (const char *)sqlite3_column_text(st, 1);
+		if (k && !strcmp(k, "schema")) {
+			have_schema = 1;
+			snprintf(schema, sizeof(schema), "%s", v ? v : "");
+		} else if (k && !strcmp(k, "schema_version")) {
+			have_version = 1;
+			snprintf(version, sizeof(version), "%s", v ? v : "");
+		}
 	}
 	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		int e = sqlite3_errcode(h->db);
+		if (e == SQLITE_BUSY || e == SQLITE_LOCKED)
+			return sql_err(h, "read");
+	}
+	if (!have_schema || strcmp(schema, HISTORY_SCHEMA)) {
+		ch_error("'%s' is an SQLite database of another application (no '%s' marker in a meta table); refusing to write into it, nothing changed",
+			 h->path, HISTORY_SCHEMA);
+		return CH_ERR_USAGE;
+	}
+	if (!have_version || strcmp(version, HISTORY_SCHEMA_VERSION)) {
+		ch_error("'%s' is a clusterhealth history %s; this build reads version %s; nothing changed",
+			 h->path, have_version ? "of another version" : "without a schema_version", HISTORY_SCHEMA_VERSION);
+		if (have_version)
+			ch_error("'%s': its schema_version is '%.40s'", h->path, version);
+		return CH_ERR_USAGE;
+	}
+	return 0;
+}
+
+/* What a path that is not a regular file is, for the message. */
+static const char *file_kind(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" :
+	       S_ISFIFO(m) ? "a named pipe" : S_ISSOCK(m) ? "a socket" : S_ISLNK(m) ? "a symbolic link" :
+	       "not a regular file";
+}
+
+/*
+ * Before SQLite opens @path: an existing path must be a regular file (a
+ * device, pipe or directory is refused, never written); a missing one is
+ * created here, empty, with O_EXCL | O_NOFOLLOW (never through a planted
+ * link). Returns 0 or CH_ERR_USAGE (printed).
+ */
+static int check_db_file(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return ch_usage_error("history database '%s' is %s, not a regular file; nothing changed", path,
+					      file_kind(st.st_mode));
+		return 0;
+	}
+	if (errno != ENOENT)
+		return ch_usage_error("cannot open history database '%s': %s", path, strerror(errno));
+	if (lstat(path, &st) == 0) /* a dangling symbolic link */
+		return ch_usage_error("history database '%s' is a symbolic link to a missing file; nothing created", path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return ch_usage_error("cannot create history database '%s': %s", path, strerror(errno));
+	close(fd);
 	return 0;
 }
 
@@ -114,6 +188,7 @@ int hr_history_open(const char *path, int lock_timeout_sec, struct hr_history **
 		"CREATE INDEX IF NOT EXISTS metrics_night ON metrics(night);"
 		"INSERT OR IGNORE INTO meta VALUES('schema', '" HISTORY_SCHEMA "');"
 		"INSERT OR IGNORE INTO meta VALUES('schema_version', '" HISTORY_SCHEMA_VERSION "');"
+		"PRAGMA application_id = 1128810585;" /* HISTORY_APP_ID */
 		"COMMIT;";
 	struct hr_history *h = calloc(1, sizeof(*h));
 	int rc;
@@ -124,11 +199,18 @@ int hr_history_open(const char *path, int lock_timeout_sec, struct hr_history **
 		return CH_ERR_RUNTIME;
 	}
 	h->lock_timeout_sec = lock_timeout_sec < 0 ? 0 : lock_timeout_sec;
-	if (sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+	if ((rc = check_db_file(path))) {
+		hr_history_close(h);
+		return rc;
+	}
+	if (sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
 		ch_error("cannot open history database '%s': %s", path, h->db ? sqlite3_errmsg(h->db) : "out of memory");
 		hr_history_close(h);
 		return CH_ERR_USAGE;
 	}
+	/* until the database is known to be ours, closing it must not
+	 * checkpoint another application's write-ahead log into its file */
+	sqlite3_db_config(h->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	sqlite3_busy_timeout(h->db, h->lock_timeout_sec > INT_MAX / 1000 ? INT_MAX : h->lock_timeout_sec * 1000);
 	/* nothing is written before the database is known to be ours (or empty) */
 	rc = check_marker(h);
@@ -144,6 +226,7 @@ int hr_history_open(const char *path, int lock_timeout_sec, struct hr_history **
 		hr_history_close(h);
 		return rc < 0 ? rc : CH_ERR_RUNTIME;
 	}
+	sqlite3_db_config(h->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
 	/* WAL: readers never block the nightly writer, nor it them */
 	if (sqlite3_exec(h->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL) != SQLITE_OK)
 		ch_warn("history '%s': cannot switch to WAL journal mode (%s); readers may delay writers",
@@ -585,7 +668,7 @@ struct rec_ctx {
 };
 
 /* one file: all of its values, or none of them (a savepoint per file) */
-static int on_doc(const char *path, json_t *doc, struct hr_issues *is, void *ctx)
+static int on_result(const char *path, const struct hr_result *r, struct hr_issues *is, void *ctx)
 {
 	struct rec_ctx *c = ctx;
 	size_t before = c->nrec;
@@ -593,7 +676,7 @@ static int on_doc(const char *path, json_t *doc, struct hr_issues *is, void *ctx
 
 	if (sqlite3_exec(c->h->db, "SAVEPOINT file", NULL, NULL, NULL) != SQLITE_OK)
 		return sql_err(c->h, "savepoint");
-	rc = hr_history_record_doc(c->h, c->night, path, doc, &c->nrec, is);
+	rc = record_result(c->h, c->night, path, r, &c->nrec, is);
 	if (rc == CH_ERR_USAGE) {
 		c->nrec = before;
 		if (sqlite3_exec(c->h->db, "ROLLBACK TO file; RELEASE file", NULL, NULL, NULL) != SQLITE_OK)
@@ -604,21 +687,6 @@ static int on_doc(const char *path, json_t *doc, struct hr_issues *is, void *ctx
 		rc = sql_err(c->h, "release");
 	if (!rc && c->nrec > before)
 		c->nfiles++;
-	return rc;
-}
-
-/* the earliest start_utc among the inputs: the night of this run */
-static int find_night(const char *path, json_t *doc, struct hr_issues *is, void *ctx)
-{
-	char *night = ctx;
-	struct hr_result r;
-	int rc = hr_result_read(doc, &r);
-	const char *s = r.start_utc;
-	(void)path;
-	(void)is;
-	if (!rc && r.tool && s && strlen(s) < 32 && (!night[0] || strcmp(s, night) < 0))
-		snprintf(night, 32, "%s", s);
-	hr_result_release(&r);
 	return rc;
 }
 
@@ -634,6 +702,19 @@ static int valid_night(const char *s)
 			return 0;
 	return ch_valid_utc(s, n == 10);
 }
+
+/* the earliest valid start_utc among the inputs: the night of this run */
+static int find_night(const char *path, const struct hr_result *r, struct hr_issues *is, void *ctx)
+{
+	char *night = ctx;
+	const char *s = r->start_utc;
+	(void)path;
+	(void)is;
+	if (s && valid_night(s) && (!night[0] || strcmp(s, night) < 0))
+		snprintf(night, 32, "%s", s);
+	return 0;
+}
+
 
 static void usage(FILE *f)
 {
@@ -662,7 +743,8 @@ static void usage(FILE *f)
 	      "                     it, such a file is skipped, listed under input problems,\n"
 	      "                     and the rest recorded\n"
 	      "  --json FILE        also write the regressions and drain candidates as JSON\n"
-	      "  --force            replace the --json FILE if it exists\n"
+	      "  --force            replace the --json FILE if it exists (only a regular\n"
+	      "                     file clusterhealth wrote)\n"
 	      "  -q, --quiet        print only regressions and drain candidates\n"
 	      "  -h, --help         show this help\n"
 	      "\n"
@@ -776,9 +858,7 @@ static int parse_opts(int argc, char **argv, struct hist_opts *o)
 		return ch_exit_code(ch_usage_error("missing --db FILE (the history database)"));
 	if (o->cfg.min_nights > o->cfg.window)
 		return ch_exit_code(ch_usage_error("--min-nights '%d' is above --window '%d'", o->cfg.min_nights, o->cfg.window));
-	if (o->json_path && !o->force && access(o->json_path, F_OK) == 0)
-		return ch_exit_code(ch_usage_error("'%s' exists (use --force to replace it)", o->json_path));
-	if (o->json_path && (rc = ch_check_output_path("--json", o->json_path)))
+	if (o->json_path && (rc = ch_check_output_file("--json", o->json_path, o->force)))
 		return ch_exit_code(rc);
 	return -1;
 }
@@ -788,19 +868,18 @@ static int record_inputs(struct hr_history *h, const struct hist_opts *o, char *
 			 struct hr_issues *issues)
 {
 	struct rec_ctx rc_ = { .h = h, .night = o->night };
-	size_t nok = 0, skipped;
+	struct hr_walk_count cnt;
+	size_t skipped;
+	char msg[256];
 	int rc;
 
 	if (sqlite3_exec(h->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return sql_err(h, "begin");
-	rc = hr_walk_json(paths, n, issues, on_doc, &rc_, &nok);
+	rc = hr_walk_results(paths, n, issues, on_result, &rc_, &cnt);
 	skipped = hr_issues_count(issues, HR_ISSUE_SKIPPED);
 	hr_issues_print(stdout, issues);
-	if (!rc && o->strict && skipped)
-		rc = ch_usage_error("%zu input problem%s skipped (--strict): nothing recorded", skipped,
-				    skipped == 1 ? "" : "s");
-	else if (!rc && !nok && skipped)
-		rc = ch_usage_error("no usable result file among the inputs (see 'input problems'): nothing recorded");
+	if (!rc && hr_inputs_verdict(cnt.files, cnt.used, issues, o->strict, msg, sizeof(msg)))
+		rc = ch_usage_error("%s: nothing recorded", msg);
 	if (sqlite3_exec(h->db, rc ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL) != SQLITE_OK && !rc)
 		rc = sql_err(h, "commit");
 	if (!rc && !o->quiet)
@@ -835,7 +914,7 @@ static int report_regressions(const struct hist_opts *o, const char *night, cons
 		int dup = 0;
 		const char *unit = metric_unit(reg[i].metric);
 		printf("REGRESSED %s %s %s: regressed %.1f%% since %.10s (now %.4g%s, baseline %.4g%s = median of %d nights before %.10s)\n",
-		       reg[i].node, reg[i].gpu, reg[i].metric, reg[i].pct, reg[i].since, reg[i].value, unit,
+		       hr_term(reg[i].node), hr_term(reg[i].gpu), hr_term(reg[i].metric), reg[i].pct, reg[i].since, reg[i].value, unit,
 		       reg[i].baseline, unit, reg[i].nbaseline, reg[i].since);
 		if (!strcmp(reg[i].node, HR_HISTORY_FLEET))
 			continue;
@@ -847,7 +926,7 @@ static int report_regressions(const struct hist_opts *o, const char *night, cons
 	if (json_array_size(drain)) {
 		printf("drain candidates:");
 		for (j = 0; j < json_array_size(drain); j++)
-			printf(" %s", json_string_value(json_array_get(drain, j)));
+			printf(" %s", hr_term(json_string_value(json_array_get(drain, j))));
 		printf("\n");
 	}
 	if (o->json_path) {
@@ -888,12 +967,18 @@ static int history_main(int argc, char **argv)
 		return rc;
 	if (optind < argc && !o.night[0]) {
 		struct hr_issues scratch = { 0 };
-		rc = hr_walk_json(argv + optind, argc - optind, &scratch, find_night, o.night, NULL);
+		struct hr_walk_count cnt;
+		char msg[256];
+		rc = hr_walk_results(argv + optind, argc - optind, &scratch, find_night, o.night, &cnt);
+		if (!rc && !o.night[0] && hr_inputs_verdict(cnt.files, cnt.used, &scratch, 0, msg, sizeof(msg))) {
+			hr_issues_print(stdout, &scratch);
+			rc = ch_usage_error("%s: nothing recorded", msg);
+		} else if (!rc && !o.night[0]) {
+			rc = ch_usage_error("no result file with a valid start_utc (YYYY-MM-DDTHH:MM:SSZ) among the inputs: give --night");
+		}
 		hr_issues_release(&scratch);
 		if (rc)
 			return ch_exit_code(rc);
-		if (!o.night[0])
-			return ch_exit_code(ch_usage_error("no result file with a start_utc among the inputs: give --night"));
 	}
 	if ((rc = hr_history_open(o.db, o.lock_timeout, &h)))
 		return ch_exit_code(rc);

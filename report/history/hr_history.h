@@ -47,10 +47,15 @@ struct hr_history;
  * @out:  [out] the handle; close with hr_history_close().
  * Nothing is written before the file is known to be a clusterhealth
  * history (its meta table holds schema = "clusterhealth.history" and
- * schema_version 1) or an empty database (the tables are then created).
+ * schema_version 1) or an empty database (no table, application_id 0 or
+ * ours, user_version 0: the tables are then created, application_id set to
+ * "CHHY"). A path that exists must be a regular file (a device, named pipe
+ * or directory is refused before SQLite opens it); a missing one is created
+ * empty with O_EXCL | O_NOFOLLOW. Until the marker is checked, closing the
+ * database does not checkpoint a write-ahead log found beside it.
  * Returns 0; CH_ERR_USAGE (message printed, the file unchanged) when the
- * file cannot be opened, is not an SQLite database, is another
- * application's database or a history of another version; CH_ERR_RUNTIME
+ * file cannot be opened, is not a regular file, is not an SQLite database,
+ * is another application's database or a history of another version; CH_ERR_RUNTIME
  * on an SQLite error, or when the database is still locked after
  * @lock_timeout_sec ("locked by another process").
  */

@@ -2376,8 +2376,8 @@ static int build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *
 	json_object_set_new(summary, "checks_judged", json_integer(checks_judged));
 	json_object_set_new(summary, "checks_not_judged", json_integer(checks_not_judged));
 	json_object_set_new(summary, "findings", json_integer((json_int_t)json_array_size(findings)));
-	/* no node judged is not a PASS */
-	json_object_set_new(summary, "verdict", json_string(worst == HR_INFO && !counts[HR_INFO] && not_judged_nodes > 0 ?
+	/* no node judged (none at all, too) is not a PASS */
+	json_object_set_new(summary, "verdict", json_string(worst == HR_INFO && !counts[HR_INFO] ?
 							   "NOT JUDGED" : hr_verdict_name(worst)));
 	json_object_set_new(summary, "drain_candidates", drain);
 	drain = NULL;

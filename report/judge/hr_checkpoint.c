@@ -334,7 +334,7 @@ void hr_ckpt_render_terminal_node(const json_t *n, FILE *out, int *had_header)
 				snprintf(peers, sizeof(peers), "-");
 			else
 				snprintf(peers, sizeof(peers), "%.4g", hr_jnum(c, "peers_median_rank_write_gbps"));
-			fprintf(out, "  %-16s %-40.40s %5lld %10.3f %12.4g %12s  %s%s\n", hr_jstr(n, "name"), hr_jstr(c, "mount"),
+			fprintf(out, "  %-16s %-40.40s %5lld %10.3f %12.4g %12s  %s%s\n", hr_term(hr_jstr(n, "name")), hr_term(hr_jstr(c, "mount")),
 				hr_jint(c, "ranks", 0), hr_jnum(c, "block_sec"), hr_jnum(c, "rank_write_gbps"), peers, vs,
 				hr_jint(c, "bad_files", 0) ? " FAIL: files did not read back"
 				: json_is_true(json_object_get(c, "read_back_judged")) ? "; read-back intact (crc32 and length)"
@@ -442,15 +442,18 @@ int hr_ckpt_canary_read(struct hr_ckpt_canary *k, const char *path, const struct
 		const struct hr_result_ckpt_point *p = &r->scaling[i];
 		struct hr_ckpt_point q = { writers_of(&p->writers), p->bytes.num, p->block_sec.num,
 					   p->agg_write_gbps.num };
-		if (q.writers < 1 || !(q.agg_gbps > 0) || c.npts == HR_CKPT_MAX_POINTS)
+		if (q.writers < 1 || !(q.agg_gbps > 0) || !isfinite(q.agg_gbps) || c.npts == HR_CKPT_MAX_POINTS)
 			continue;
 		if (c.npts && q.writers <= c.pts[c.npts - 1].writers)
 			continue; /* ascending only */
 		c.pts[c.npts++] = q;
 	}
-	if (!c.npts) /* no scaling: the synchronous point alone */
-		c.pts[c.npts++] = (struct hr_ckpt_point){ c.writers, r->sync.bytes.num, c.block_sec,
-							  r->sync.agg_write_gbps.num };
+	if (!c.npts) { /* no scaling: the synchronous point alone, its bandwidth a number > 0 */
+		double agg = r->sync.agg_write_gbps.num; /* NAN for null, a string, absent */
+		if (!(agg > 0) || !isfinite(agg))
+			return bad(is, path, "results.sync.agg_write_gbps");
+		c.pts[c.npts++] = (struct hr_ckpt_point){ c.writers, r->sync.bytes.num, c.block_sec, agg };
+	}
 	snprintf(c.path, sizeof(c.path), "%s", path);
 	c.have = 1;
 	c.nfiles = k->nfiles;
@@ -510,8 +513,8 @@ void hr_ckpt_canary_print(FILE *f, const struct hr_ckpt_canary *k, const struct 
 			k->nfiles, k->nfiles == 1 ? "" : "s");
 		return;
 	}
-	fprintf(f, "checkpoint (checkpoint_io %s: %d writer%s, %.4g GB to %s%s)\n", k->path, k->writers,
-		k->writers == 1 ? "" : "s", k->size_bytes / 1e9, k->mount,
+	fprintf(f, "checkpoint (checkpoint_io %s: %d writer%s, %.4g GB to %s%s)\n", hr_term(k->path), k->writers,
+		k->writers == 1 ? "" : "s", k->size_bytes / 1e9, hr_term(k->mount),
 		k->network_fs ? "" : "; a node-local file system, not a shared mount: re-run on the job's mount");
 	dur(a, sizeof(a), k->block_sec);
 	fprintf(f, "  %-40s %-40s [measured]\n", "synchronous block (max over ranks)", a);

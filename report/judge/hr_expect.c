@@ -1,4 +1,5 @@
 #include "report/judge/hr_expect.h"
+#include "report/hr_util.h"
 #include "base/ch_common.h"
 
 #include <math.h>
@@ -313,11 +314,17 @@ int hr_expect_load_file(struct hr_expect *e, const char *path)
 	static const char *const top_keys[] = { "schema", "schema_version", "attainable_fraction",
 		"thresholds", "skus", "comment", NULL };
 	json_error_t je;
-	json_t *doc = json_load_file(path, 0, &je), *o, *v;
+	json_t *doc, *o, *v;
 	const char *k;
+	char *text = NULL, err[256];
+	size_t len = 0, i;
 	int rc = 0;
-	size_t i;
 
+	/* only a regular file is opened: a named pipe or device never blocks */
+	if (hr_read_file(path, 16u << 20, &text, &len, err, sizeof(err)))
+		return ch_usage_error("cannot read expectations file '%s': %s", path, err);
+	doc = json_loadb(text, len, 0, &je);
+	free(text);
 	if (!doc)
 		return ch_usage_error("expectations file '%s': %s%s (line %d, column %d)", path,
 				      je.text, "", je.line, je.column);

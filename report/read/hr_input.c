@@ -1,5 +1,6 @@
 #include "report/read/hr_input.h"
 #include "base/ch_common.h"
+#include "report/hr_util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -83,7 +84,7 @@ void hr_issues_print(FILE *f, const struct hr_issues *l)
 		return;
 	fprintf(f, "input problems (%zu):\n", l->n);
 	for (i = 0; i < l->n; i++)
-		fprintf(f, "  %s\n", hr_issue_format(&l->v[i], buf, sizeof(buf)));
+		fprintf(f, "  %s\n", hr_term(hr_issue_format(&l->v[i], buf, sizeof(buf))));
 }
 
 void hr_issues_release(struct hr_issues *l)
@@ -157,12 +158,11 @@ static const char *file_kind(mode_t m)
 	       S_ISBLK(m) ? "a block device" : "not a regular file";
 }
 
-/* Returns 1 when the directory was visited already, 2 when it is excluded. */
+/* Returns 1 when the directory was visited already, 2 when it is the
+ * report's output directory (visited, without the report's own outputs). */
 static int mark_dir(struct walk *w, const struct stat *st)
 {
 	size_t i;
-	if (w->have_ex && st->st_dev == w->ex_dev && st->st_ino == w->ex_ino)
-		return 2;
 	for (i = 0; i < w->nseen; i++)
 		if (w->seen[i].dev == st->st_dev && w->seen[i].ino == st->st_ino)
 			return 1;
@@ -177,10 +177,17 @@ static int mark_dir(struct walk *w, const struct stat *st)
 	w->seen[w->nseen].dev = st->st_dev;
 	w->seen[w->nseen].ino = st->st_ino;
 	w->nseen++;
-	return 0;
+	return w->have_ex && st->st_dev == w->ex_dev && st->st_ino == w->ex_ino ? 2 : 0;
 }
 
-static int walk_dir(struct walk *w, const char *dir, int depth)
+/* the report's own outputs, left out of its output directory's files */
+static int own_output(const char *name)
+{
+	return !strcmp(name, "profile.json") || !strcmp(name, "report.md") ||
+	       !strcmp(name, "report.html") || !strcmp(name, "health.prom");
+}
+
+static int walk_dir(struct walk *w, const char *dir, int depth, int out_dir)
 {
 	struct dirent **ents = NULL;
 	int n, i, rc = 0;
@@ -200,7 +207,7 @@ static int walk_dir(struct walk *w, const char *dir, int depth)
 		const char *name = ents[i]->d_name;
 		char path[4096];
 		struct stat st;
-		if (rc || name[0] == '.')
+		if (rc || name[0] == '.' || (out_dir && own_output(name)))
 			continue;
 		if (snprintf(path, sizeof(path), "%s%s%s", dir,
 			     dir[strlen(dir) - 1] == '/' ? "" : "/", name) >= (int)sizeof(path)) {
@@ -217,8 +224,8 @@ static int walk_dir(struct walk *w, const char *dir, int depth)
 			int m = mark_dir(w, &st);
 			if (m < 0)
 				rc = CH_ERR_RUNTIME;
-			else if (m == 0)
-				rc = walk_dir(w, path, depth + 1);
+			else if (m == 0 || m == 2)
+				rc = walk_dir(w, path, depth + 1, m == 2);
 			else if (m == 1)
 				hr_issue_add(w->issues, HR_ISSUE_NOTE, path, 0, 0,
 					     "directory already visited (a symbolic-link cycle, or a second path to it); not read again");
@@ -269,8 +276,8 @@ int hr_collect_files(char *const *args, int nargs, const char *exclude_dir,
 			int m = mark_dir(&w, &st);
 			if (m < 0)
 				rc = CH_ERR_RUNTIME;
-			else if (m == 0)
-				rc = walk_dir(&w, args[i], 0);
+			else if (m == 0 || m == 2)
+				rc = walk_dir(&w, args[i], 0, m == 2);
 			else if (m == 1)
 				hr_issue_add(issues, HR_ISSUE_NOTE, args[i], 0, 0,
 					     "directory already visited (named twice, or inside another input); not read again");
@@ -295,4 +302,20 @@ void hr_file_list_release(struct hr_file_list *l)
 	free(l->paths);
 	free(l->named);
 	memset(l, 0, sizeof(*l));
+}
+
+int hr_inputs_verdict(size_t nfiles, size_t nused, const struct hr_issues *is, int strict, char *msg, size_t n)
+{
+	size_t skipped = hr_issues_count(is, HR_ISSUE_SKIPPED);
+
+	msg[0] = '\0';
+	if (nfiles == 0)
+		snprintf(msg, n, "no input files found in the given paths%s",
+			 skipped ? " (see 'input problems')" : "");
+	else if (nused == 0)
+		snprintf(msg, n, "no usable input among %zu file%s (see 'input problems')", nfiles,
+			 nfiles == 1 ? "" : "s");
+	else if (strict && skipped)
+		snprintf(msg, n, "%zu input problem%s skipped (--strict)", skipped, skipped == 1 ? "" : "s");
+	return msg[0] ? CH_ERR_USAGE : 0;
 }

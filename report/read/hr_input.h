@@ -74,8 +74,11 @@ struct hr_file_list {
  * hr_collect_inputs - expand the command line's inputs into files.
  * @args:        [in] files or directories.
  * @nargs:       [in] number of @args.
- * @exclude_dir: [in] a directory never to descend into (the report's own
- *               output directory), or NULL. Compared by device and inode.
+ * @exclude_dir: [in] the report's own output directory, or NULL (compared
+ *               by device and inode): its profile.json, report.md,
+ *               report.html and health.prom are left out; every other file
+ *               in it and below it is an input like any other (an --out
+ *               inside an input tree drops nothing).
  * @out:         [out] the files: every file named in @args, and below each
  *               directory (recursively, in name order, symbolic links
  *               followed, each directory once) every file whose name ends
@@ -109,6 +112,20 @@ int hr_collect_files(char *const *args, int nargs, const char *exclude_dir,
  * when @l is empty.
  */
 void hr_issues_print(FILE *f, const struct hr_issues *l);
+
+/**
+ * hr_inputs_verdict - the one rule of every entry point (health_report,
+ * its canary and its history) on what the inputs gave: no input file found,
+ * no usable input (no file contributed: each was skipped or is not an
+ * input), and with --strict any skipped input problem, is a usage error
+ * (exit 2). Notes (a file that is not an input, a directory visited twice)
+ * never are.
+ * @nfiles: [in] input files found; @nused: [in] files that contributed.
+ * @is:     [in] the input problems; @strict: [in] --strict was given.
+ * @msg:    [out] @n bytes: the error, without a program prefix; "" when none.
+ * Returns 0, or CH_ERR_USAGE with @msg set (not printed).
+ */
+int hr_inputs_verdict(size_t nfiles, size_t nused, const struct hr_issues *is, int strict, char *msg, size_t n);
 
 /** hr_file_list_release - free the list and zero it. */
 void hr_file_list_release(struct hr_file_list *l);

@@ -143,6 +143,19 @@ static double num_field(struct ctx *c, const struct hr_rv *v, const char *key,
 	return x;
 }
 
+/* @v (key @key of @where): a fraction from 0 to 1, or NAN (and an issue
+ * when it is another number or not a number; absent or null: no issue). */
+static double frac_field(struct ctx *c, const struct hr_rv *v, const char *key, const char *where)
+{
+	double x = num_field(c, v, key, where, 0);
+	if (x > 1) {
+		hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
+			     "%s: '%s' is '%g' (must be a fraction from 0 to 1); skipped", where, key, x);
+		return NAN;
+	}
+	return x;
+}
+
 /* @v (key @key of @where): a count, an integer from @lo to INT_MAX; @dflt
  * when absent or null, and when it is not such a count (then with an issue
  * naming the value). */
@@ -560,8 +573,9 @@ static int sweep_rows(struct ctx *c, const struct hr_result_sweep *sw, struct hr
 		char w2[96];
 		snprintf(w2, sizeof(w2), "%s.rows[%zu]", where, k);
 		row->bytes = num_field(c, &s->bytes, "bytes", w2, 1);
-		row->busbw_oop_gbps = s->oop_busbw.num;
-		row->busbw_ip_gbps = s->ip_busbw.num;
+		/* a busbw is a finite number >= 0 (-1e308 was read as measured) */
+		row->busbw_oop_gbps = isnan(s->oop_busbw.num) ? NAN : num_field(c, &s->oop_busbw, "out_of_place.busbw_gbps", w2, 0);
+		row->busbw_ip_gbps = isnan(s->ip_busbw.num) ? NAN : num_field(c, &s->ip_busbw, "in_place.busbw_gbps", w2, 0);
 		if (isnan(row->bytes) || (isnan(row->busbw_oop_gbps) && isnan(row->busbw_ip_gbps))) {
 			if (!isnan(row->bytes))
 				skip(c, "%s: no numeric '%s' in out_of_place or in_place; skipped", w2, "busbw_gbps");
@@ -571,13 +585,13 @@ static int sweep_rows(struct ctx *c, const struct hr_result_sweep *sw, struct hr
 		g->wrong_total += row->wrong;
 		g->nrows++;
 	}
-	g->large_busbw_gbps = sw->large_busbw.num;
-	g->avg_busbw_gbps = sw->avg_busbw.num;
+	g->large_busbw_gbps = isnan(sw->large_busbw.num) ? NAN : num_field(c, &sw->large_busbw, "large_msg_busbw_gbps", where, 0);
+	g->avg_busbw_gbps = isnan(sw->avg_busbw.num) ? NAN : num_field(c, &sw->avg_busbw, "avg_busbw_gbps", where, 0);
 	g->large_bytes = NAN;
 	for (k = 0; k < g->nrows; k++)
 		if (isnan(g->large_bytes) || g->rows[k].bytes > g->large_bytes) {
 			g->large_bytes = g->rows[k].bytes;
-			if (isnan(sw->large_busbw.num))
+			if (isnan(sw->large_busbw.num) || !(sw->large_busbw.num >= 0) || !isfinite(sw->large_busbw.num))
 				g->large_busbw_gbps = !isnan(g->rows[k].busbw_oop_gbps) ?
 					g->rows[k].busbw_oop_gbps : g->rows[k].busbw_ip_gbps;
 		}
@@ -714,8 +728,8 @@ static int loader_cfg(struct ctx *c, const struct hr_result_config *v, size_t i,
 	k->lateness_p50_us = num_field(c, &v->lateness_p50_us, "lateness_us.p50", where, 0);
 	k->lateness_p99_us = v->lateness_p99_us.num;
 	k->lateness_max_us = num_field(c, &v->lateness_max_us, "lateness_us.max", where, 0);
-	k->input_wait_frac = num_field(c, &v->input_wait_frac, "input_wait_frac", where, 0);
-	k->accel_util = num_field(c, &v->accel_util, "accel_util", where, 0);
+	k->input_wait_frac = frac_field(c, &v->input_wait_frac, "input_wait_frac", where);
+	k->accel_util = frac_field(c, &v->accel_util, "accel_util", where);
 	k->verdict = dup_or_null(v->verdict.str);
 	k->reasons = join_strings(&v->reasons);
 	return 0;
@@ -772,46 +786,6 @@ static int load_loader(struct ctx *c, const struct hr_result *r, int node)
 }
 
 /* ---------------------------------------------------------- envelope */
-
-/* The envelope checks of a result file; 0 when it may be loaded (else recorded as skipped). */
-static int check_envelope(struct ctx *c, const struct hr_result *r)
-{
-	const char *tool = r->tool_name;
-
-	if (!r->schema_version.is_int) {
-		char *t = r->schema_version.json ? hr_rv_text(&r->schema_version) : NULL;
-		if (t)
-			hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
-				     "envelope: 'schema_version' is %.64s (must be the integer %d); file skipped", t,
-				     CH_RESULT_SCHEMA_VERSION);
-		else
-			skip(c, "%s: missing '%s'; file skipped", "envelope", "schema_version");
-		free(t);
-		return -1;
-	}
-	if (r->schema_version.i != CH_RESULT_SCHEMA_VERSION) {
-		hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
-			     "schema_version '%lld' is not supported (this health_report reads %d); file skipped",
-			     (long long)r->schema_version.i, CH_RESULT_SCHEMA_VERSION);
-		return -1;
-	}
-	if (!tool || (strcmp(tool, "roofline") && strcmp(tool, "allreduce_bw") &&
-		      strcmp(tool, "loader_contention") && strcmp(tool, "checkpoint_io"))) {
-		hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
-			     "unknown tool '%s' (expected roofline, allreduce_bw, loader_contention or checkpoint_io); file skipped",
-			     tool ? tool : "(none)");
-		return -1;
-	}
-	if (!r->host || !r->hostname) {
-		skip(c, "%s: missing '%s'; file skipped", "envelope", "host.hostname");
-		return -1;
-	}
-	if (!r->results) {
-		skip(c, "%s: missing '%s' object; file skipped", "envelope", "results");
-		return -1;
-	}
-	return 0;
-}
 
 /* The run of a result file: times, energy, CPU packages; @t0: [out] its
  * start time when "start_utc" parses (else left). NULL when out of memory. */
@@ -878,8 +852,6 @@ static int load_result(struct ctx *c, const struct hr_result *r)
 	int node, rc = 0;
 	time_t t0 = 0;
 
-	if (check_envelope(c, r))
-		return 0;
 	node = hr_fleet_node(c->f, r->hostname);
 	if (node < 0)
 		return CH_ERR_RUNTIME;
@@ -913,12 +885,11 @@ static int load_result(struct ctx *c, const struct hr_result *r)
 }
 
 /* A JSON object's record, read by the result reader (on a reading thread,
- * see struct parsed), and whether a string of it holds a control character. */
+ * see struct parsed), with whether a string of it holds a control
+ * character (hr_result_check_control()). */
 struct pre {
 	int rc;               /* hr_result_read()'s */
 	struct hr_result rec;
-	int ctrl;             /* a result document with a control character */
-	char where[128];      /* where (hr_result_control_char()) */
 };
 
 static void pre_read(const json_t *doc, struct pre *x)
@@ -926,7 +897,7 @@ static void pre_read(const json_t *doc, struct pre *x)
 	memset(x, 0, sizeof(*x));
 	x->rc = hr_result_read(doc, &x->rec);
 	if (!x->rc && x->rec.schema && !strcmp(x->rec.schema, CH_RESULT_SCHEMA))
-		x->ctrl = hr_result_control_char(doc, x->where, sizeof(x->where));
+		hr_result_check_control(&x->rec);
 }
 
 /* hr_fleet_load_json() for a document whose record is @x (released here). */
@@ -944,13 +915,8 @@ static int load_json_read(struct hr_fleet *f, const char *path, const json_t *do
 	}
 	schema = r->schema;
 	if (schema && !strcmp(schema, CH_RESULT_SCHEMA)) {
-		if (x->ctrl) {
-			hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
-				     "%s: a string holds a control character; file skipped", x->where);
-			hr_result_release(r);
-			return 0;
-		}
-		rc = load_result(&c, r);
+		/* the one gate of every reader of result files */
+		rc = hr_result_accept(r, path, named, &f->issues) == HR_RESULT_USE ? load_result(&c, r) : 0;
 		hr_result_release(r);
 		return rc;
 	}

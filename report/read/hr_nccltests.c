@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,111 @@ static struct hr_nt_run *cur_run(struct parser *p, int line)
 static int run_started_table(const struct hr_nt_run *r)
 {
 	return r->header_line || r->nrows || r->has_avg || r->has_oob;
+}
+
+/* ---- rows reduced as they are read: one per size, type, redop and root */
+
+static uint64_t row_hash(const struct hr_nt_row *w)
+{
+	uint64_t h = 1469598103934665603ULL;
+	const unsigned char *b = (const unsigned char *)&w->bytes;
+	size_t i;
+	for (i = 0; i < sizeof(w->bytes); i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	for (i = 0; w->type[i]; i++)
+		h = (h ^ (unsigned char)w->type[i]) * 1099511628211ULL;
+	for (i = 0; w->redop[i]; i++)
+		h = (h ^ (unsigned char)w->redop[i]) * 1099511628211ULL;
+	return (h ^ (uint64_t)(w->root + 1)) * 1099511628211ULL;
+}
+
+static int same_key(const struct hr_nt_row *a, const struct hr_nt_row *b)
+{
+	return a->bytes == b->bytes && a->root == b->root && !strcmp(a->type, b->type) && !strcmp(a->redop, b->redop);
+}
+
+/* (re)build the index at @cap slots (a power of two, at most half full) */
+static int index_rows(struct hr_nt_run *r, size_t cap)
+{
+	size_t *ix = malloc(cap * sizeof(*ix)), i;
+	if (!ix)
+		return -1;
+	for (i = 0; i < cap; i++)
+		ix[i] = SIZE_MAX;
+	for (i = 0; i < r->nrows; i++) {
+		size_t k = row_hash(&r->rows[i]) & (cap - 1);
+		while (ix[k] != SIZE_MAX)
+			k = (k + 1) & (cap - 1);
+		ix[k] = i;
+	}
+	free(r->row_index);
+	r->row_index = ix;
+	r->row_index_cap = cap;
+	return 0;
+}
+
+static void merge_cell(struct hr_nt_cell *d, const struct hr_nt_cell *s, int n, int error_col)
+{
+	if (!s->present)
+		return;
+	if (!d->present) {
+		*d = *s;
+		return;
+	}
+	/* running means over the n prints of the size */
+	d->time_us += (s->time_us - d->time_us) / n;
+	d->algbw_gbps += (s->algbw_gbps - d->algbw_gbps) / n;
+	d->busbw_gbps += (s->busbw_gbps - d->busbw_gbps) / n;
+	if (d->wrong < 0 || s->wrong < 0)
+		d->wrong = d->wrong < 0 ? s->wrong : d->wrong;
+	else
+		d->wrong = error_col ? fmax(d->wrong, s->wrong) : d->wrong + s->wrong;
+}
+
+/* Add a row to @r, or merge it into the row of its size that the run has
+ * (a soak's cycles print every size again: 10^6 rows of a few dozen sizes
+ * took 42x the log's size in memory). Returns 0 or -1 (out of memory). */
+static int add_row(struct hr_nt_run *r, const struct hr_nt_row *row)
+{
+	size_t k = 0, cap;
+
+	/* the sizes of one pass only grow (a size printed twice in a row, as
+	 * several small sizes that print as 0, is kept); a smaller size starts
+	 * the next cycle, whose sizes are merged from then on */
+	if (!r->cycling && r->nrows && row->bytes < r->rows[r->nrows - 1].bytes) {
+		for (cap = 64; cap < 2 * (r->nrows + 1); cap *= 2)
+			;
+		if (index_rows(r, cap))
+			return -1;
+		r->cycling = 1;
+	}
+	if (r->cycling && 2 * (r->nrows + 1) > r->row_index_cap && index_rows(r, 2 * r->row_index_cap))
+		return -1;
+	for (k = r->cycling ? row_hash(row) & (r->row_index_cap - 1) : 0; r->cycling && r->row_index[k] != SIZE_MAX;
+	     k = (k + 1) & (r->row_index_cap - 1)) {
+		struct hr_nt_row *d = &r->rows[r->row_index[k]];
+		if (same_key(d, row)) {
+			d->reps++;
+			merge_cell(&d->oop, &row->oop, d->reps, r->format == HR_NT_FMT_ERROR);
+			merge_cell(&d->ip, &row->ip, d->reps, r->format == HR_NT_FMT_ERROR);
+			r->rows_merged++;
+			return 0;
+		}
+	}
+	if (r->nrows == r->rows_cap) {
+		size_t cap = r->rows_cap ? 2 * r->rows_cap : 32;
+		struct hr_nt_row *v = realloc(r->rows, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		r->rows = v;
+		r->rows_cap = cap;
+	}
+	r->rows[r->nrows] = *row;
+	r->rows[r->nrows].reps = 1;
+	if (r->cycling)
+		r->row_index[k] = r->nrows;
+	r->nrows++;
+	return 0;
 }
 
 static void add_error(struct parser *p, int line, const char *text)
@@ -367,13 +473,8 @@ static int parse_row(struct parser *p, char **tok, int ntok, int line, int last_
 			     "results row without time columns; skipped");
 		return 0;
 	}
-	{
-		struct hr_nt_row *v = realloc(r->rows, (r->nrows + 1) * sizeof(*v));
-		if (!v)
-			return CH_ERR_RUNTIME;
-		r->rows = v;
-		r->rows[r->nrows++] = row;
-	}
+	if (add_row(r, &row))
+		return CH_ERR_RUNTIME;
 	r->last_line = line;
 	return 0;
 }
@@ -528,6 +629,10 @@ static void finish_runs(struct parser *p)
 				     r->nrows, r->nrows == 1 ? "" : "s",
 				     r->n_errors ? " ('" : "", r->n_errors ? r->first_error : "",
 				     r->n_errors ? "')" : "");
+		if (r->rows_merged)
+			hr_issue_add(p->issues, HR_ISSUE_NOTE, p->path, r->header_line, 0,
+				     "%zu rows print a size again (nccl-tests -N cycles): %zu sizes kept, each the mean of its prints (time, algbw, busbw; #wrong added)",
+				     r->rows_merged, r->nrows);
 		if (r->nrows && r->has_avg) {
 			double c = hr_nt_avg_busbw(r);
 			if (fabs(c - r->avg_reported_gbps) > hr_nt_avg_tolerance(r))
@@ -939,13 +1044,8 @@ int hr_nt_parse_json(const char *path, const json_t *doc, struct hr_nt_log *out,
 			}
 		}
 	}
-	if (json_array_size(res)) {
-		r->rows = calloc(json_array_size(res), sizeof(*r->rows));
-		if (!r->rows)
-			return CH_ERR_RUNTIME;
-	}
 	json_array_foreach(res, i, v) {
-		struct hr_nt_row *row = &r->rows[r->nrows];
+		struct hr_nt_row rowv, *row = &rowv;
 		const json_t *t;
 		double root = -1;
 		memset(row, 0, sizeof(*row));
@@ -971,8 +1071,13 @@ int hr_nt_parse_json(const char *path, const json_t *doc, struct hr_nt_log *out,
 				     i, row->bytes);
 			continue;
 		}
-		r->nrows++;
+		if (add_row(r, row))
+			return CH_ERR_RUNTIME;
 	}
+	if (r->rows_merged)
+		hr_issue_add(issues, HR_ISSUE_NOTE, path, 0, 0,
+			     "%zu results print a size again: %zu sizes kept, each the mean of its prints (time, algbw, busbw; #wrong added)",
+			     r->rows_merged, r->nrows);
 	v = json_object_get(doc, "out_of_bounds");
 	if (json_is_object(v) && json_is_integer(json_object_get(v, "count"))) {
 		r->has_oob = 1;
@@ -1015,13 +1120,14 @@ double hr_nt_avg_busbw(const struct hr_nt_run *run)
 	size_t i, n = 0;
 	for (i = 0; i < run->nrows; i++) {
 		const struct hr_nt_row *r = &run->rows[i];
+		size_t w = r->reps > 1 ? (size_t)r->reps : 1; /* a merged row weighs its prints */
 		if (r->oop.present && !isnan(r->oop.busbw_gbps)) {
-			sum += r->oop.busbw_gbps;
-			n++;
+			sum += r->oop.busbw_gbps * (double)w;
+			n += w;
 		}
 		if (r->ip.present && !isnan(r->ip.busbw_gbps)) {
-			sum += r->ip.busbw_gbps;
-			n++;
+			sum += r->ip.busbw_gbps * (double)w;
+			n += w;
 		}
 	}
 	return n ? sum / (double)n : NAN;
@@ -1075,6 +1181,7 @@ void hr_nt_log_release(struct hr_nt_log *l)
 	size_t i;
 	for (i = 0; i < l->nruns; i++) {
 		free(l->runs[i].rows);
+		free(l->runs[i].row_index);
 		free(l->runs[i].ranks);
 	}
 	free(l->runs);

@@ -47,7 +47,13 @@ struct hr_nt_row {
 	char redop[16];      /* "sum", "none"; "" in the old format */
 	int root;            /* -1 when none */
 	struct hr_nt_cell oop, ip;
-	int line;            /* line of the row in the file (0 for JSON) */
+	int line;            /* line of the row in the file (0 for JSON); of its
+				first print when merged */
+	int reps;            /* rows of the log merged into this one: 1, more when
+				the run prints the size again (nccl-tests -N
+				cycles): time, algbw and busbw are then the means
+				over them, #wrong their sum (the error column: the
+				largest) */
 };
 
 /* One device line of the "# Using devices" block. */
@@ -81,8 +87,17 @@ struct hr_nt_run {
 	int max_bytes_reduced;       /* "Reducing maxBytes ... due to memory limitation" */
 	struct hr_nt_rank *ranks;    /* device lines */
 	int nranks_listed;
-	struct hr_nt_row *rows;
+	struct hr_nt_row *rows;      /* in order of print; once the sizes start
+					again (nccl-tests -N cycles) a print of a
+					size, type, redop and root seen before is
+					merged into its row (hr_nt_row.reps) */
 	size_t nrows;
+	size_t rows_cap;             /* allocated rows */
+	size_t *row_index;           /* the reader's index of rows by size (private) */
+	size_t row_index_cap;
+	size_t rows_merged;          /* rows of the log merged into an earlier one */
+	int cycling;                 /* a size smaller than the last: the run
+					prints its sizes again (reader's state) */
 	int header_line;             /* line of the column header, 0 none */
 	int cell_decimals;           /* most decimals printed in a busbw cell */
 	int has_oob;                 /* "# Out of bounds values" seen */

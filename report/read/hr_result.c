@@ -3,6 +3,7 @@
  * (hr_result.h).
  */
 #include "report/read/hr_result.h"
+#include "report/hr_util.h"
 #include "base/ch_common.h"
 #include "base/ch_result.h"
 
@@ -575,32 +576,40 @@ int hr_result_pick_config(const struct hr_result *r)
 	return -1;
 }
 
-/* 1 when @s holds a control character other than tab and newline */
-static int has_control(const char *s, size_t n)
+/* The first character of @s that no reader accepts in a result file: a
+ * control character (C0 but tab and newline, DEL, C1) or a bidirectional
+ * mark or override (hr_char_shown_escaped()); 0 when there is none. */
+static long bad_char(const char *s, size_t n)
 {
-	size_t i;
+	size_t i = 0, len;
 
-	for (i = 0; i < n; i++)
-		if (((unsigned char)s[i] < 0x20 && s[i] != '\t' && s[i] != '\n') || s[i] == 0x7f)
-			return 1;
+	while (i < n) {
+		long c = hr_utf8_next(s + i, n - i, &len);
+		if (c != '\t' && c != '\n' && c != 0x2028 && c != 0x2029 && hr_char_shown_escaped(c))
+			return c < 0 ? (unsigned char)s[i] : c;
+		i += len;
+	}
 	return 0;
 }
 
-static int find_control(const json_t *v, char *where, size_t n, size_t len)
+static long find_control(const json_t *v, char *where, size_t n, size_t len)
 {
 	const char *k;
 	const json_t *e;
 	size_t i;
+	long c;
 
 	if (json_is_string(v))
-		return has_control(json_string_value(v), json_string_length(v));
+		return bad_char(json_string_value(v), json_string_length(v));
 	if (json_is_object(v)) {
 		json_object_foreach((json_t *)v, k, e) {
-			int kc = has_control(k, strlen(k));
+			long kc = bad_char(k, strlen(k));
 			if (!kc && len < n)
 				snprintf(where + len, n - len, "%s%s", len ? "." : "", k);
-			if (kc || find_control(e, where, n, len < n ? strlen(where) : len))
-				return 1;
+			if (kc)
+				return kc;
+			if ((c = find_control(e, where, n, len < n ? strlen(where) : len)))
+				return c;
 			if (len < n)
 				where[len] = '\0';
 		}
@@ -608,13 +617,26 @@ static int find_control(const json_t *v, char *where, size_t n, size_t len)
 		json_array_foreach(v, i, e) {
 			if (len < n)
 				snprintf(where + len, n - len, "[%zu]", i);
-			if (find_control(e, where, n, len < n ? strlen(where) : len))
-				return 1;
+			if ((c = find_control(e, where, n, len < n ? strlen(where) : len)))
+				return c;
 			if (len < n)
 				where[len] = '\0';
 		}
 	}
 	return 0;
+}
+
+/* 1 when @s (@n bytes) is printable ASCII, tab and newline: no character
+ * bad_char() looks for (it decodes UTF-8 for each character otherwise) */
+static int plain_ascii(const char *s, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if ((c < 0x20 && c != '\t' && c != '\n') || c >= 0x7f)
+			return 0;
+	}
+	return 1;
 }
 
 /* find_control() without naming where: the common case, a clean document,
@@ -626,10 +648,11 @@ static int any_control(const json_t *v)
 	size_t i;
 
 	if (json_is_string(v))
-		return has_control(json_string_value(v), json_string_length(v));
+		return !plain_ascii(json_string_value(v), json_string_length(v)) &&
+		       bad_char(json_string_value(v), json_string_length(v)) != 0;
 	if (json_is_object(v)) {
 		json_object_foreach((json_t *)v, k, e)
-			if (has_control(k, strlen(k)) || any_control(e))
+			if ((!plain_ascii(k, strlen(k)) && bad_char(k, strlen(k))) || any_control(e))
 				return 1;
 	} else if (json_is_array(v)) {
 		json_array_foreach(v, i, e)
@@ -639,11 +662,17 @@ static int any_control(const json_t *v)
 	return 0;
 }
 
-int hr_result_control_char(const json_t *doc, char *where, size_t n)
+void hr_result_check_control(struct hr_result *r)
+{
+	r->control = r->doc ? hr_result_control_char(r->doc, r->control_where, sizeof(r->control_where)) : 0;
+	r->control_checked = r->doc != NULL;
+}
+
+long hr_result_control_char(const json_t *doc, char *where, size_t n)
 {
 	if (n)
 		where[0] = '\0';
-	return any_control(doc) && find_control(doc, where, n, 0);
+	return any_control(doc) ? find_control(doc, where, n, 0) : 0;
 }
 
 long long hr_rv_int(const struct hr_rv *v, long long dflt)
@@ -653,4 +682,71 @@ long long hr_rv_int(const struct hr_rv *v, long long dflt)
 	if (v->num >= -9.2e18 && v->num <= 9.2e18)
 		return (long long)v->num;
 	return dflt;
+}
+
+int hr_result_accept(const struct hr_result *r, const char *path, int named, struct hr_issues *is)
+{
+	const char *schema = r->schema, *tool = r->tool_name;
+	char where[128];
+	long c;
+
+	if (!schema || strcmp(schema, CH_RESULT_SCHEMA)) {
+		if (schema && !strcmp(schema, "clusterhealth.profile"))
+			return HR_RESULT_IGNORED; /* health_report's own output */
+		if (named) {
+			hr_issue_add(is, HR_ISSUE_SKIPPED, path, 0, 0,
+				     "not a clusterhealth result file (schema '%.60s'); file skipped",
+				     schema ? schema : "none");
+			return HR_RESULT_SKIPPED;
+		}
+		hr_issue_add(is, HR_ISSUE_NOTE, path, 0, 0,
+			     "ignored: a JSON document that is not a clusterhealth result file (schema '%.60s')",
+			     schema ? schema : "none");
+		return HR_RESULT_IGNORED;
+	}
+	if (!r->schema_version.is_int) {
+		char *t = r->schema_version.json ? hr_rv_text(&r->schema_version) : NULL;
+		if (t)
+			hr_issue_add(is, HR_ISSUE_SKIPPED, path, 0, 0,
+				     "envelope: 'schema_version' is %.64s (must be the integer %d); file skipped", t,
+				     CH_RESULT_SCHEMA_VERSION);
+		else
+			hr_issue_add(is, HR_ISSUE_SKIPPED, path, 0, 0, "envelope: missing 'schema_version'; file skipped");
+		free(t);
+		return HR_RESULT_SKIPPED;
+	}
+	if (r->schema_version.i != CH_RESULT_SCHEMA_VERSION) {
+		hr_issue_add(is, HR_ISSUE_SKIPPED, path, 0, 0,
+			     "schema_version '%lld' is not supported (this health_report reads %d); file skipped",
+			     (long long)r->schema_version.i, CH_RESULT_SCHEMA_VERSION);
+		return HR_RESULT_SKIPPED;
+	}
+	if (!tool || (strcmp(tool, "roofline") && strcmp(tool, "allreduce_bw") &&
+		      strcmp(tool, "loader_contention") && strcmp(tool, "checkpoint_io"))) {
+		hr_issue_add(is, HR_ISSUE_SKIPPED, path, 0, 0,
+			     "unknown tool '%.60s' (expected roofline, allreduce_bw, loader_contention or checkpoint_io); file skipped",
+			     tool ? tool : "(none)");
+		return HR_RESULT_SKIPPED;
+	}
+	if (r->control_checked) {
+		c = r->control;
+		snprintf(where, sizeof(where), "%s", r->control_where);
+	} else {
+		c = hr_result_control_char(r->doc, where, sizeof(where));
+	}
+	if (c) {
+		hr_issue_add(is, HR_ISSUE_SKIPPED, path, 0, 0,
+			     "%s: a string holds a control character (U+%04lX)%s; file skipped", where, c,
+			     c >= 0x0600 ? ", a bidirectional mark or override" : "");
+		return HR_RESULT_SKIPPED;
+	}
+	if (!r->host || !r->hostname) {
+		hr_issue_add(is, HR_ISSUE_SKIPPED, path, 0, 0, "envelope: missing 'host.hostname'; file skipped");
+		return HR_RESULT_SKIPPED;
+	}
+	if (!r->results) {
+		hr_issue_add(is, HR_ISSUE_SKIPPED, path, 0, 0, "envelope: missing 'results' object; file skipped");
+		return HR_RESULT_SKIPPED;
+	}
+	return HR_RESULT_USE;
 }

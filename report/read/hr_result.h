@@ -18,6 +18,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "report/read/hr_input.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -208,6 +210,11 @@ struct hr_result {
 	const char *hostname;        /* "host"."hostname", NULL when not a string */
 	const char *start_utc, *end_utc; /* "start_utc", "end_utc" */
 	const json_t *doc;           /* the document */
+	/* hr_result_check_control()'s answer, when it ran (on a reading
+	 * thread): hr_result_accept() then takes it instead of looking again */
+	int control_checked;
+	long control;
+	char control_where[128];
 	const json_t *host;          /* "host" when an object (for hr_inventory.h), else NULL */
 	struct hr_rv host_packages;  /* "host"."packages": CPU packages */
 	const char *host_cpu_model;  /* "host"."cpu_model" */
@@ -295,16 +302,50 @@ long long hr_rv_int(const struct hr_rv *v, long long dflt);
 
 /**
  * hr_result_control_char - whether a string of @doc (a value or a key)
- * holds a control character (U+0001..U+001F but tab and newline, U+007F),
- * which printed would drive the terminal: such a file is skipped by every
- * reader of results.
+ * holds a character that printed would drive the terminal or reorder the
+ * text around it: a control character (U+0001..U+001F but tab and newline,
+ * U+007F, U+0080..U+009F) or a bidirectional mark, embedding, override or
+ * isolate (hr_char_shown_escaped() in report/hr_util.h). Such a file is
+ * skipped by every reader of results (hr_result_accept()).
  * @doc:   [in] any JSON document.
  * @where: [out] @n bytes: the path of the first such string ("host.hostname",
  *         "results.sweeps[3].algo"; a key's object when the key holds it),
  *         truncated to @n.
- * Returns 1 when there is one, else 0.
+ * Returns the first such code point (> 0), or 0 when there is none.
  */
-int hr_result_control_char(const json_t *doc, char *where, size_t n);
+long hr_result_control_char(const json_t *doc, char *where, size_t n);
+
+/**
+ * hr_result_check_control - hr_result_control_char() of @r's document,
+ * kept in @r (control_checked, control, control_where) for
+ * hr_result_accept(): the look over every string, done where the document
+ * was read (health_report's reading threads).
+ */
+void hr_result_check_control(struct hr_result *r);
+
+/* What a reader does with a document (hr_result_accept()). */
+enum hr_result_use {
+	HR_RESULT_USE = 0,     /* a result file of this version: read it */
+	HR_RESULT_IGNORED = 1, /* not an input (health_report's own output, or a
+				  foreign JSON document found in a directory) */
+	HR_RESULT_SKIPPED = 2  /* an input that cannot be used: listed as skipped */
+};
+
+/**
+ * hr_result_accept - the one gate of every reader of result files
+ * (health_report, its canary and its history): is @r, read from @path,
+ * a result file that can be used?
+ * @named: [in] 1 when @path was named on the command line, 0 when it was
+ *         found in a directory.
+ * @is:    [in,out] why not: a result file of another schema_version, an
+ *         unknown tool, a string with a control character
+ *         (hr_result_control_char()), no host.hostname or no results object
+ *         is listed as skipped; a JSON document of another schema is skipped
+ *         when named, a note ("ignored") when found in a directory; a
+ *         health_report profile is ignored without a word.
+ * Returns enum hr_result_use.
+ */
+int hr_result_accept(const struct hr_result *r, const char *path, int named, struct hr_issues *is);
 
 /**
  * hr_result_pick_config - the configuration of a loader_contention record

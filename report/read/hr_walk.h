@@ -49,6 +49,37 @@ typedef int (*hr_walk_fn)(const char *path, json_t *doc, struct hr_issues *issue
 int hr_walk_json(char *const *paths, int n, struct hr_issues *issues,
 		 hr_walk_fn fn, void *ctx, size_t *nvisited);
 
+/* What a walk found (hr_walk_results()). */
+struct hr_walk_count {
+	size_t files;   /* files read or tried */
+	size_t used;    /* documents the visitor accepted (returned 0) */
+	size_t ignored; /* documents that are not inputs (hr_result_accept()) */
+};
+
+struct hr_result;
+
+/*
+ * Called once per result file that hr_result_accept() lets through.
+ * @r: [in] its record (borrowed, released after the call). Returns as
+ * hr_walk_fn.
+ */
+typedef int (*hr_walk_result_fn)(const char *path, const struct hr_result *r,
+				 struct hr_issues *issues, void *ctx);
+
+/**
+ * hr_walk_results - hr_walk_json() for the readers of result files (the
+ * canary and the history): each document is read into a record
+ * (hr_result_read()) and passes the one gate of every reader,
+ * hr_result_accept() (another schema_version or tool, a control character,
+ * no host or results: skipped and listed; a foreign document found in a
+ * directory: a note), before @fn sees it.
+ * @count: [out] files, documents used and ignored; may be NULL. With
+ *         hr_inputs_verdict() it decides "no usable input" and --strict.
+ * Returns as hr_walk_json().
+ */
+int hr_walk_results(char *const *paths, int n, struct hr_issues *issues,
+		    hr_walk_result_fn fn, void *ctx, struct hr_walk_count *count);
+
 /**
  * hr_run_subcommand - run a health_report subcommand's main with messages
  * prefixed "PROG NAME" (e.g. "health_report canary: error: ...").

@@ -514,7 +514,8 @@ static void html_cost(const json_t *c, struct hr_buf *b)
 		      hr_jint(c, "runs_without_time", 0));
 	hr_buf_puts(b, "<tr><th>IT energy</th><td>");
 	hr_rows_num(b, hr_jnum(c, "it_energy_j") / 3.6e6 * 1000, " Wh");
-	hr_buf_printf(b, " (%s", hr_jstr(c, "energy_source"));
+	hr_buf_puts(b, " (");
+	esc(b, hr_jstr(c, "energy_source"));
 	if (hr_jstr(c, "energy_source") && strcmp(hr_jstr(c, "energy_source"), "measured")) {
 		hr_buf_puts(b, ": ");
 		esc(b, hr_jstr(c, "estimate_basis"));
@@ -699,7 +700,9 @@ static void html_findings_drift(const struct hr_rows *rows, struct hr_buf *b)
 	hr_buf_puts(b, "<p>Results across these nodes are not like for like.</p><table><tr><th>key</th><th>fleet majority</th><th>differing nodes</th></tr>\n");
 	for (j = 0; j < rows->ndrift; j++) {
 		const struct hr_drift_row *r = &rows->drift[j];
-		hr_buf_printf(b, "<tr><td>%s</td><td>", r->key);
+		hr_buf_puts(b, "<tr><td>");
+		esc(b, r->key);
+		hr_buf_puts(b, "</td><td>");
 		esc(b, r->majority ? r->majority : "(no majority)");
 		hr_buf_puts(b, "</td><td>");
 		hr_rows_drift_values(b, r, "<br>", ": <code>", "</code>", hr_buf_html);
@@ -726,7 +729,9 @@ static void html_devices(const struct hr_rows *rows, struct hr_buf *b)
 		esc(b, d->device);
 		hr_buf_puts(b, "</td><td>");
 		esc(b, d->sku ? d->sku : d->name);
-		hr_buf_printf(b, "</td><td>%s</td><td>", d->metric);
+		hr_buf_puts(b, "</td><td>");
+		esc(b, d->metric);
+		hr_buf_puts(b, "</td><td>");
 		hr_rows_num(b, d->value, " ");
 		esc(b, d->unit);
 		hr_buf_puts(b, "</td><td>");
@@ -758,7 +763,9 @@ static void html_groups(const struct hr_rows *rows, struct hr_buf *b)
 			continue;
 		hr_buf_puts(b, "<tr><td>");
 		esc(b, d->name);
-		hr_buf_printf(b, "</td><td>%s</td><td>", d->kind);
+		hr_buf_puts(b, "</td><td>");
+		esc(b, d->kind);
+		hr_buf_puts(b, "</td><td>");
 		hr_rows_names(b, d->nodes, hr_buf_html);
 		hr_buf_puts(b, "</td><td>");
 		esc(b, d->collective);
@@ -853,7 +860,8 @@ static void html_expectations(const json_t *x, struct hr_buf *b)
 		hr_rows_num(b, hr_jnum(d, "memory_gbps"), "");
 		hr_buf_puts(b, "</td><td>");
 		json_object_foreach((json_t *)json_object_get(d, "compute_gflops"), key, v) {
-			hr_buf_printf(b, "%s ", key);
+			esc(b, key);
+			hr_buf_puts(b, " ");
 			hr_rows_num(b, json_number_value(v), "<br>");
 		}
 		hr_buf_puts(b, "</td><td>");

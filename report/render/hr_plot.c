@@ -147,11 +147,14 @@ static int pl_close(struct hr_svg *out)
 	return 0;
 }
 
-/* PLplot text: '#' starts an escape sequence; double it. */
+/* PLplot text: a string from an input shown as on the terminal
+ * (hr_term(): no control character reaches the SVG; PLplot writes every
+ * character as a numeric entity), and '#', which starts a PLplot escape
+ * sequence, doubled. */
 static void pl_text(char *dst, size_t n, const char *src)
 {
 	size_t j = 0;
-	for (; src && *src && j + 2 < n; src++) {
+	for (src = hr_term(src); src && *src && j + 2 < n; src++) {
 		if (*src == '#')
 			dst[j++] = '#';
 		dst[j++] = *src;

@@ -123,16 +123,16 @@ static void headline_line(FILE *out, const json_t *hl, const char *dim, const ch
 		else
 			snprintf(what, sizeof(what), "%s", names[k]);
 		fprintf(out, "%s", any++ ? " | " : "");
-		headline_fig(out, what, h, k == 1);
+		headline_fig(out, hr_term(what), h, k == 1);
 		ja = hr_jstr(h, "judged_against");
 		if (ja && !strncmp(ja, "not judged", 10))
 			fprintf(out, " NOT JUDGED");
 		else
-			fprintf(out, " (%s%s%s)", hr_jstr(h, "subject") ? hr_jstr(h, "subject") : "",
-				ja && *ja ? "; " : "", ja ? ja : "");
+			fprintf(out, " (%s%s%s)", hr_jstr(h, "subject") ? hr_term(hr_jstr(h, "subject")) : "",
+				ja && *ja ? "; " : "", ja ? hr_term(ja) : "");
 	}
 	if (hr_jstr(hl, "loader"))
-		fprintf(out, "%sloader %s", any++ ? " | " : "", hr_jstr(hl, "loader"));
+		fprintf(out, "%sloader %s", any++ ? " | " : "", hr_term(hr_jstr(hl, "loader")));
 	else
 		fprintf(out, "%sloader not measured", any++ ? " | " : "");
 	fprintf(out, "%s\n", c1);
@@ -163,9 +163,9 @@ void hr_term_node(FILE *out, const json_t *n, int color, size_t *shown_pass, siz
 		json_array_foreach(rs, j, r)
 			if (hr_streq(hr_jstr(r, "code"), "fabric_not_judged") && !first)
 				first = r;
-	fprintf(out, "%s%-4s%s  %-16s %s", color ? verdict_color(v) : "", v ? v : "?", c1,
-		hr_jstr(n, "name") ? hr_jstr(n, "name") : "?",
-		first ? hr_jstr(first, "text") : (json_is_false(json_object_get(n, "like_for_like")) ? "(configuration differs from the fleet)" : ""));
+	fprintf(out, "%s%-4s%s  %-16s %s", color ? verdict_color(v) : "", v ? hr_term(v) : "?", c1,
+		hr_jstr(n, "name") ? hr_term(hr_jstr(n, "name")) : "?",
+		first ? hr_term(hr_jstr(first, "text")) : (json_is_false(json_object_get(n, "like_for_like")) ? "(configuration differs from the fleet)" : ""));
 	if (nr > 1)
 		fprintf(out, " %s(+%zu more)%s", dim, nr - 1, c1);
 	fputc('\n', out);
@@ -188,7 +188,7 @@ int hr_term_render(const json_t *p, FILE *out, int color, const struct hr_render
 		hr_jint(in, "files_read", 0), hr_jint(in, "files_ignored", 0), hr_jint(in, "skipped", 0),
 		hr_jint(in, "skipped", 0) == 1 ? "" : "s");
 	cost_line(json_object_get(p, "run_cost"), line, sizeof(line));
-	fprintf(out, "%s%s%s\n\n", dim, line, c1);
+	fprintf(out, "%s%s%s\n\n", dim, hr_term(line), c1);
 
 	/* the node lines, rendered node by node (hr_term_node) */
 	fwrite(parts->term_lines.s ? parts->term_lines.s : "", 1, parts->term_lines.len, out);
@@ -204,13 +204,13 @@ int hr_term_render(const json_t *p, FILE *out, int color, const struct hr_render
 			if (!l || !strcmp(l, "info"))
 				continue;
 			if (!header) {
-				fprintf(out, "\n%s%s%s %s%s%s\n", c0, hr_jstr(n, "name"), c1,
-					color ? verdict_color(v) : "", v, c1);
+				fprintf(out, "\n%s%s%s %s%s%s\n", c0, hr_term(hr_jstr(n, "name")), c1,
+					color ? verdict_color(v) : "", hr_term(v), c1);
 				header = 1;
 			}
-			fprintf(out, "  %s%-4s%s %s\n", color ? verdict_color(l) : "", l, c1, hr_jstr(r, "text"));
+			fprintf(out, "  %s%-4s%s %s\n", color ? verdict_color(l) : "", hr_term(l), c1, hr_term(hr_jstr(r, "text")));
 			if (hr_jstr(r, "action"))
-				fprintf(out, "       %saction:%s %s\n", dim, c1, hr_jstr(r, "action"));
+				fprintf(out, "       %saction:%s %s\n", dim, c1, hr_term(hr_jstr(r, "action")));
 		}
 	}
 	fwrite(parts->term_ckpt.s ? parts->term_ckpt.s : "", 1, parts->term_ckpt.len, out);
@@ -220,9 +220,9 @@ int hr_term_render(const json_t *p, FILE *out, int color, const struct hr_render
 		fprintf(out, "\n%sfleet findings%s (not tied to a node)\n", c0, c1);
 		json_array_foreach(x, j, r) {
 			const char *l = hr_jstr(r, "level");
-			fprintf(out, "  %s%-4s%s %s\n", color ? verdict_color(l) : "", l, c1, hr_jstr(r, "text"));
+			fprintf(out, "  %s%-4s%s %s\n", color ? verdict_color(l) : "", hr_term(l), c1, hr_term(hr_jstr(r, "text")));
 			if (hr_jstr(r, "action"))
-				fprintf(out, "       %saction:%s %s\n", dim, c1, hr_jstr(r, "action"));
+				fprintf(out, "       %saction:%s %s\n", dim, c1, hr_term(hr_jstr(r, "action")));
 		}
 	}
 	x = json_object_get(p, "drift");
@@ -231,10 +231,10 @@ int hr_term_render(const json_t *p, FILE *out, int color, const struct hr_render
 		json_array_foreach(x, j, r) {
 			const json_t *d;
 			size_t k;
-			fprintf(out, "  %s: fleet '%s'", hr_jstr(r, "key"),
-				hr_jstr(r, "majority") ? hr_jstr(r, "majority") : "(no majority)");
+			fprintf(out, "  %s: fleet '%s'", hr_term(hr_jstr(r, "key")),
+				hr_jstr(r, "majority") ? hr_term(hr_jstr(r, "majority")) : "(no majority)");
 			json_array_foreach(json_object_get(r, "nodes"), k, d)
-				fprintf(out, "%s %s '%s'", k ? "," : ";", hr_jstr(d, "node"), hr_jstr(d, "value"));
+				fprintf(out, "%s %s '%s'", k ? "," : ";", hr_term(hr_jstr(d, "node")), hr_term(hr_jstr(d, "value")));
 			fputc('\n', out);
 		}
 	}
@@ -242,7 +242,7 @@ int hr_term_render(const json_t *p, FILE *out, int color, const struct hr_render
 	if (json_array_size(x)) {
 		fprintf(out, "\n%sdrain candidates%s:", color ? RED : "", c1);
 		json_array_foreach(x, j, r)
-			fprintf(out, " %s", json_string_value(r));
+			fprintf(out, " %s", hr_term(json_string_value(r)));
 		fputc('\n', out);
 	}
 	x = json_object_get(in, "issues");
@@ -256,12 +256,12 @@ int hr_term_render(const json_t *p, FILE *out, int color, const struct hr_render
 				fprintf(out, "  ... %zu more in profile.json (inputs.issues)\n", json_array_size(x) - 20);
 				break;
 			}
-			fprintf(out, "  %s", hr_jstr(r, "path"));
+			fprintf(out, "  %s", hr_term(hr_jstr(r, "path")));
 			if (l > 0)
 				fprintf(out, ":%lld", l);
 			if (c > 0)
 				fprintf(out, ":%lld", c);
-			fprintf(out, ": %s: %s\n", hr_jstr(r, "kind"), hr_jstr(r, "message"));
+			fprintf(out, ": %s: %s\n", hr_term(hr_jstr(r, "kind")), hr_term(hr_jstr(r, "message")));
 		}
 	}
 	fflush(out);
@@ -294,27 +294,38 @@ static void md_head(const json_t *p, struct hr_buf *b)
 		      hr_jint(sum, "groups", 0));
 	if (json_array_size(x)) {
 		hr_buf_puts(b, "**Drain candidates:** ");
-		json_array_foreach(x, j, r)
-			hr_buf_printf(b, "%s`%s`", j ? ", " : "", json_string_value(r));
+		json_array_foreach(x, j, r) {
+			hr_buf_puts(b, j ? ", " : "");
+			hr_buf_md(b, json_string_value(r));
+		}
 		hr_buf_puts(b, "\n\n");
 	}
 	cost_line(c, line, sizeof(line));
-	hr_buf_printf(b, "%c%s.\n\n", 'R', line + 1);
-	if (hr_jstr(c, "energy_source") && strcmp(hr_jstr(c, "energy_source"), "measured"))
-		hr_buf_printf(b, "Energy estimate: %s.\n\n", hr_jstr(c, "estimate_basis"));
+	hr_buf_puts(b, "R");
+	hr_buf_md(b, line + 1);
+	hr_buf_puts(b, ".\n\n");
+	if (hr_jstr(c, "energy_source") && strcmp(hr_jstr(c, "energy_source"), "measured")) {
+		hr_buf_puts(b, "Energy estimate: ");
+		hr_buf_md(b, hr_jstr(c, "estimate_basis"));
+		hr_buf_puts(b, ".\n\n");
+	}
 }
 
 void hr_md_node(struct hr_buf *b, const struct hr_node_row *n)
 {
 	size_t j;
 	int any = 0;
-	hr_buf_printf(b, "| %s | ", n->verdict);
+	hr_buf_puts(b, "| ");
+	hr_buf_md(b, n->verdict);
+	hr_buf_puts(b, " | ");
 	hr_buf_md(b, n->name);
 	hr_buf_puts(b, " | ");
 	for (j = 0; j < n->nreasons; j++) {
 		if (!n->reasons[j].flagged)
 			continue;
-		hr_buf_printf(b, "%s**%s** ", any ? "<br>" : "", n->reasons[j].level);
+		hr_buf_printf(b, "%s**", any ? "<br>" : "");
+		hr_buf_md(b, n->reasons[j].level);
+		hr_buf_puts(b, "** ");
 		hr_buf_md(b, n->reasons[j].text);
 		any = 1;
 	}
@@ -337,7 +348,9 @@ static void md_findings_drift(const struct hr_rows *rows, struct hr_buf *b)
 		hr_buf_puts(b, "\n## Fleet findings (not tied to a node)\n\n");
 	for (j = 0; j < rows->nfindings; j++) {
 		const struct hr_reason_row *r = &rows->findings[j];
-		hr_buf_printf(b, "- **%s** ", r->level);
+		hr_buf_puts(b, "- **");
+		hr_buf_md(b, r->level);
+		hr_buf_puts(b, "** ");
 		hr_buf_md(b, r->text);
 		if (r->action) {
 			hr_buf_puts(b, " Action: ");
@@ -349,10 +362,12 @@ static void md_findings_drift(const struct hr_rows *rows, struct hr_buf *b)
 		hr_buf_puts(b, "\n## Configuration drift\n\nResults across these nodes are not like for like.\n\n| key | fleet majority | differing nodes |\n|---|---|---|\n");
 	for (j = 0; j < rows->ndrift; j++) {
 		const struct hr_drift_row *r = &rows->drift[j];
-		hr_buf_printf(b, "| %s | ", r->key);
+		hr_buf_puts(b, "| ");
+		hr_buf_md(b, r->key);
+		hr_buf_puts(b, " | ");
 		hr_buf_md(b, r->majority ? r->majority : "(no majority)");
 		hr_buf_puts(b, " | ");
-		hr_rows_drift_values(b, r, ", ", " `", "`", hr_buf_md);
+		hr_rows_drift_values(b, r, ", ", " '", "'", hr_buf_md);
 		hr_buf_puts(b, " |\n");
 	}
 }
@@ -373,9 +388,13 @@ static void md_devices(const struct hr_rows *rows, struct hr_buf *b)
 				continue;
 			hr_buf_puts(b, "| ");
 			hr_buf_md(b, d->node);
-			hr_buf_printf(b, " | %s | ", d->device);
+			hr_buf_puts(b, " | ");
+			hr_buf_md(b, d->device);
+			hr_buf_puts(b, " | ");
 			hr_buf_md(b, d->name ? d->name : "?");
-			hr_buf_printf(b, " | status %s | ", d->status);
+			hr_buf_puts(b, " | status ");
+			hr_buf_md(b, d->status);
+			hr_buf_puts(b, " | ");
 			hr_buf_md(b, d->reason ? d->reason : "");
 			hr_buf_puts(b, " | | | | | |\n");
 			continue;
@@ -384,16 +403,24 @@ static void md_devices(const struct hr_rows *rows, struct hr_buf *b)
 			continue;
 		hr_buf_puts(b, "| ");
 		hr_buf_md(b, d->node);
-		hr_buf_printf(b, " | %s | ", d->device);
+		hr_buf_puts(b, " | ");
+		hr_buf_md(b, d->device);
+		hr_buf_puts(b, " | ");
 		hr_buf_md(b, d->sku ? d->sku : d->name ? d->name : "?");
-		hr_buf_printf(b, " | %s | ", d->metric);
+		hr_buf_puts(b, " | ");
+		hr_buf_md(b, d->metric);
+		hr_buf_puts(b, " | ");
 		hr_rows_num(b, d->value, "");
-		hr_buf_printf(b, " %s | ", d->unit);
+		hr_buf_puts(b, " ");
+		hr_buf_md(b, d->unit);
+		hr_buf_puts(b, " | ");
 		{
 			const double v[] = { d->pct_of_datasheet, d->pct_of_expected, d->pct_of_fleet_median, d->z };
 			hr_rows_nums(b, " | ", 4, v, pct3_z);
 		}
-		hr_buf_printf(b, " | %s |\n", d->level_text ? d->level_text : "");
+		hr_buf_puts(b, " | ");
+		hr_buf_md(b, d->level_text ? d->level_text : "");
+		hr_buf_puts(b, " |\n");
 	}
 }
 
@@ -412,16 +439,23 @@ static void md_groups(const struct hr_rows *rows, struct hr_buf *b)
 			continue;
 		hr_buf_puts(b, "| ");
 		hr_buf_md(b, d->name);
-		hr_buf_printf(b, " | %s | ", d->kind);
+		hr_buf_puts(b, " | ");
+		hr_buf_md(b, d->kind);
+		hr_buf_puts(b, " | ");
 		hr_rows_names(b, d->nodes, hr_buf_md);
-		hr_buf_printf(b, " | %s | %s | %lld | %s | ", d->collective, d->algo,
-			      d->nranks, hr_fmt_bytes(d->large_msg_bytes, sz, sizeof(sz)));
+		hr_buf_puts(b, " | ");
+		hr_buf_md(b, d->collective);
+		hr_buf_puts(b, " | ");
+		hr_buf_md(b, d->algo);
+		hr_buf_printf(b, " | %lld | %s | ", d->nranks, hr_fmt_bytes(d->large_msg_bytes, sz, sizeof(sz)));
 		{
 			const double v[] = { d->large_msg_busbw_gbps, d->pct_of_fleet_median, d->avg_busbw_gbps,
 					     d->reported_avg_busbw_gbps };
 			hr_rows_nums(b, " | ", 4, v, group_units);
 		}
-		hr_buf_printf(b, " | %s | ", d->level_text);
+		hr_buf_puts(b, " | ");
+		hr_buf_md(b, d->level_text);
+		hr_buf_puts(b, " | ");
 		hr_buf_md(b, d->source);
 		hr_buf_puts(b, " |\n");
 	}
@@ -443,7 +477,9 @@ static void md_loader(const struct hr_rows *rows, struct hr_buf *b)
 		hr_buf_md(b, d->node);
 		hr_buf_puts(b, " | ");
 		hr_buf_md(b, d->config);
-		hr_buf_printf(b, " | %s | ", d->placement);
+		hr_buf_puts(b, " | ");
+		hr_buf_md(b, d->placement);
+		hr_buf_puts(b, " | ");
 		if (d->workers < 0)
 			hr_buf_puts(b, "n/a | ");
 		else
@@ -455,7 +491,9 @@ static void md_loader(const struct hr_rows *rows, struct hr_buf *b)
 		hr_rows_num(b, 100 * d->input_wait_frac, "%");
 		hr_buf_puts(b, " | ");
 		hr_rows_num(b, 100 * d->accel_util, "%");
-		hr_buf_printf(b, " | %s |\n", d->verdict ? d->verdict : "-");
+		hr_buf_puts(b, " | ");
+		hr_buf_md(b, d->verdict ? d->verdict : "-");
+		hr_buf_puts(b, " |\n");
 	}
 }
 
@@ -490,16 +528,22 @@ static void md_inputs(const json_t *p, const struct hr_rows *rows, struct hr_buf
 		      hr_jint(in, "files", 0), hr_jint(in, "files_read", 0), hr_jint(in, "files_ignored", 0),
 		      hr_jint(in, "skipped", 0), hr_jint(in, "truncated", 0), hr_jint(in, "notes", 0));
 	for (j = 0; j < rows->nissues; j++) {
-		hr_buf_puts(b, "- `");
+		hr_buf_puts(b, "- ");
 		hr_rows_where(b, &rows->issues[j], hr_buf_md);
-		hr_buf_printf(b, "` %s: ", rows->issues[j].kind);
+		hr_buf_puts(b, ": ");
+		hr_buf_md(b, rows->issues[j].kind);
+		hr_buf_puts(b, ": ");
 		hr_buf_md(b, rows->issues[j].message);
 		hr_buf_puts(b, "\n");
 	}
-	hr_buf_printf(b, "\n## Expectations\n\nAbsolute: datasheet x %.2f (memory) and x %.2f (compute)%s%s%s. WARN below %.2f and FAIL below %.2f of an expectation. Fleet-relative: robust z = 0.6745 (x - median) / MAD, an outlier at z <= -%.1f is WARN when %.0f%% and FAIL when %.0f%% below the median of at least %lld like values.\n\n",
-		      hr_jnum(x, "memory_fraction"), hr_jnum(x, "compute_fraction"),
-		      hr_jstr(x, "file") ? " (overridden by `" : "", hr_jstr(x, "file") ? hr_jstr(x, "file") : "",
-		      hr_jstr(x, "file") ? "`)" : "",
+	hr_buf_printf(b, "\n## Expectations\n\nAbsolute: datasheet x %.2f (memory) and x %.2f (compute)", hr_jnum(x, "memory_fraction"),
+		      hr_jnum(x, "compute_fraction"));
+	if (hr_jstr(x, "file")) {
+		hr_buf_puts(b, " (overridden by ");
+		hr_buf_md(b, hr_jstr(x, "file"));
+		hr_buf_puts(b, ")");
+	}
+	hr_buf_printf(b, ". WARN below %.2f and FAIL below %.2f of an expectation. Fleet-relative: robust z = 0.6745 (x - median) / MAD, an outlier at z <= -%.1f is WARN when %.0f%% and FAIL when %.0f%% below the median of at least %lld like values.\n\n",
 		      hr_jnum(th, "warn_ratio"), hr_jnum(th, "fail_ratio"), hr_jnum(th, "z_outlier"),
 		      hr_jnum(th, "warn_pct_below"), hr_jnum(th, "fail_pct_below"), hr_jint(th, "min_fleet", 3));
 }

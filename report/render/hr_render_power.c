@@ -53,7 +53,7 @@ void hr_render_power_terminal(const json_t *p, FILE *out)
 	fprintf(out, "\npower caps (roofline --power-limits; the highest of the GPUs' recommended caps)\n");
 	json_array_foreach(json_object_get(json_object_get(p, "power_caps"), "models"), i, m) {
 		summary(m, line, sizeof(line));
-		fprintf(out, "  %s\n", line);
+		fprintf(out, "  %s\n", hr_term(line));
 	}
 }
 

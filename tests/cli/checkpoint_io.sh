@@ -127,10 +127,21 @@ assert d[\"ranks\"][\"layout\"][0][\"dir_mount\"][\"fstype\"] == \"tmpfs\", d[\"
 	done
 	umount "$MNT"
 	# a full target: 8 MiB holds the 6 MiB synchronous checkpoint, not the
-	# scaling point or the staged copy written next to it
+	# scaling point or the staged copy written next to it. The check before
+	# measuring asks for twice the checkpoint (12 MiB): refused, exit 2 (it
+	# asked for once, passed, measured, then hit ENOSPC)
 	if mount -t tmpfs -o size=8m tmpfs "$MNT" 2>/dev/null; then
+		run twice 2 --dir "$MNT/ckpt" --stage-dir "$T/twice-stage" --size 6M --json "$T/twice.json"
+		rc=$?
+		[ $rc = 2 ] && grep -q "lacks space for the checkpoint: 12582912 bytes needed, [0-9]* available (twice the checkpoint: the synchronous one stays while the staged copy is written)" "$T/twice.out" &&
+			[ -z "$(ls -A "$MNT")" ] && echo "ok room for one checkpoint, not two: refused before measuring, exit 2" ||
+			echo "not ok room for one checkpoint, not two: exit $rc (want 2): $(grep -m1 error "$T/twice.out")"
+		# a target that fills up during the run (another writer; here a
+		# shim reports 100 MiB free): exit 4 and a valid partial result
 		for np in 1 2; do
-			run "full-$np" $np --dir "$MNT/ckpt" --stage-dir "$T/full-stage-$np" --size 6M --json "$T/full-$np.json"
+			CH_SLOWIO_PATH="$MNT/" CH_SLOWIO_AVAIL_BYTES=104857600 LD_PRELOAD="$SLOWIO" timeout 120 $MPIRUN -np $np \
+				-x LD_PRELOAD -x CH_SLOWIO_PATH -x CH_SLOWIO_AVAIL_BYTES -x ASAN_OPTIONS "$BIN" --dir "$MNT/ckpt" \
+				--stage-dir "$T/full-stage-$np" --size 6M --json "$T/full-$np.json" >"$T/full-$np.out" 2>&1
 			rc=$?
 			if [ $rc != 4 ]; then
 				echo "not ok full target, $np ranks: exit $rc (want 4): $(grep -m1 error "$T/full-$np.out")"
@@ -152,7 +163,7 @@ assert r["error"]["failures"][0]["error"] == "No space left on device"
 		# lacking room for one checkpoint: refused before writing
 		run nospace 2 --dir "$MNT/ckpt2" --size 9M
 		rc=$?
-		[ $rc = 2 ] && grep -q "lacks space for the checkpoint: 9437184 bytes needed" "$T/nospace.out" &&
+		[ $rc = 2 ] && grep -q "lacks space for the checkpoint: 18874368 bytes needed" "$T/nospace.out" &&
 			echo "ok no room: refused, exit 2" || echo "not ok no room: exit $rc: $(grep -m1 error "$T/nospace.out")"
 		umount "$MNT"
 	else
@@ -240,6 +251,50 @@ assert r["config"]["size_bytes"] == 1 << 20
 	# the directories the run created go with its files
 	[ ! -e "$T/slowfs-sig/ckpt" ] && [ ! -e "$T/sigstage" ] && echo "ok signal: the directories it created removed" ||
 		echo "not ok signal: left $(ls -d "$T/slowfs-sig/ckpt" "$T/sigstage" 2>/dev/null | tr '\n' ' ')"
+	# two runs into one --dir at once: the second is refused by the first's
+	# lock file (it deleted the first's files as "left by an interrupted
+	# run"), the first finishes untouched
+	mkdir -p "$T/slowfs-two"
+	CH_SLOWIO_PATH="$T/slowfs-two/" CH_SLOWIO_FSYNC_MS=1500 LD_PRELOAD="$SLOWIO" timeout 120 $MPIRUN -np 2 \
+		-x LD_PRELOAD -x CH_SLOWIO_PATH -x CH_SLOWIO_FSYNC_MS -x ASAN_OPTIONS "$BIN" --dir "$T/slowfs-two/ckpt" \
+		--stage-dir "$T/twostage-a" --size 1M --no-scaling --json "$T/two-a.json" >"$T/two-a.out" 2>&1 &
+	pid=$!
+	for i in $(seq 1 600); do
+		[ -e "$T/slowfs-two/ckpt/checkpoint_io.lock" ] && [ -e "$T/slowfs-two/ckpt/checkpoint_io.sync.r00000.f000" ] && break
+		sleep 0.1
+	done
+	run two-b 2 --dir "$T/slowfs-two/ckpt" --stage-dir "$T/twostage-b" --size 1M --no-scaling --json "$T/two-b.json"
+	rb=$?
+	wait $pid
+	ra=$?
+	[ $rb = 2 ] && grep -q "is in use by another checkpoint_io run (its rank 0: host '[^']*', pid [0-9]*; lock file '$T/slowfs-two/ckpt/checkpoint_io.lock')" "$T/two-b.out" &&
+		[ $ra = 0 ] && [ ! -e "$T/slowfs-two/ckpt" ] &&
+		echo "ok two runs into one --dir: the second refused (exit 2), the first intact" ||
+		echo "not ok two runs into one --dir: exits $ra, $rb (want 0, 2): $(grep -m1 error "$T/two-b.out" "$T/two-a.out")"
+	jcheck "two runs into one --dir: the first run's result ok" "$T/two-a.json" "" '
+assert d["status"] == "ok" and r["verify"]["sync"]["files_bad"] == 0 and r["verify"]["staged"]["files_bad"] == 0, d["reason"]
+'
+	# SIGTERM to one rank that is not rank 0: the result names the signal
+	# and the rank (it was recorded as another rank's read-back I/O error)
+	mkdir -p "$T/slowfs-one"
+	CH_SLOWIO_PATH="$T/slowfs-one/" CH_SLOWIO_FSYNC_MS=3000 LD_PRELOAD="$SLOWIO" timeout 120 $MPIRUN -np 3 \
+		-x LD_PRELOAD -x CH_SLOWIO_PATH -x CH_SLOWIO_FSYNC_MS -x ASAN_OPTIONS "$BIN" --dir "$T/slowfs-one/ckpt" \
+		--stage-dir "$T/onestage" --size 1M --no-scaling --json "$T/one.json" >"$T/one.out" 2>&1 &
+	pid=$!
+	for i in $(seq 1 600); do
+		[ -e "$T/slowfs-one/ckpt/checkpoint_io.sync.r00002.f000" ] && break
+		sleep 0.1
+	done
+	for q in $(pgrep -f -- "--json $T/one.json"); do
+		[ "$(tr '\0' '\n' </proc/$q/environ 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')" = 2 ] && kill -TERM $q
+	done
+	wait $pid
+	rc=$?
+	[ $rc = 4 ] && echo "ok signal to one rank: exit 4" || echo "not ok signal to one rank: exit $rc (want 4): $(grep -m1 error "$T/one.out")"
+	jcheck "signal to one rank: the result names the rank and the signal" "$T/one.json" "" '
+assert d["status"] == "error" and d["exit_code"] == 4, d["status"]
+assert d["reason"].startswith("rank 2 (host ") and "interrupted by signal 15" in d["reason"] and "synchronous checkpoint" in d["reason"], d["reason"]
+'
 else
 	echo "not ok slow target: $SLOWIO not built (make test builds it)"
 fi

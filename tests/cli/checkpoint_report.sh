@@ -85,7 +85,7 @@ EOF2
 out=$("$HR" canary --gpus-now 64 --target-gpus 128 "$T/bad.json" 2>&1); rc=$?
 [ $rc = 2 ] && has "canary: malformed checkpoint_io result alone exits 2, listed" \
 	"$T/bad.json: skipped: results.sync.block_sec: missing or not a positive number (checkpoint_io result); file skipped" \
-	"no usable result file among the inputs" ||
+	"no usable input among 1 file (see 'input problems')" ||
 	echo "not ok canary: malformed checkpoint_io result: exit $rc"
 # beside a good one it is skipped and listed, not fatal; --strict makes it so
 out=$("$HR" canary "${TB[@]}" "$DATA/textbook.json" "$T/bad.json" 2>&1); rc=$?

@@ -143,15 +143,131 @@ lacks history_accel_util_out_of_range "recorded 1 values"
 # control characters (an escape sequence) in a string: the file is skipped by each reader, never printed
 mutate esc $FH/node01/roofline.json 'd["host"]["hostname"] = "node\u001b[2J01"'
 run report_control_character 2 "$HR" --out "$TMP/report_control_character.out" "$TMP/esc" &&
-has report_control_character "skipped: host.hostname: a string holds a control character; file skipped" &&
+has report_control_character "skipped: host.hostname: a string holds a control character (U+001B); file skipped" &&
 lacks report_control_character $'\e[2J'
 mutate esc_canary tests/data/canary/allreduce_bw.json 'd["results"]["sweeps"][0]["algo"] = "ring\u001b[2J"'
 run canary_control_character 2 "$HR" canary --gpus-now 64 --target-gpus 128 "$TMP/esc_canary" &&
-has canary_control_character "skipped: results.sweeps[0].algo: a string holds a control character; file skipped" &&
+has canary_control_character "skipped: results.sweeps[0].algo: a string holds a control character (U+001B); file skipped" &&
 lacks canary_control_character $'\e[2J'
 run history_control_character 2 "$HR" history --db "$TMP/h4.sqlite" --night 2026-11-01 "$TMP/esc" &&
-has history_control_character "skipped: host.hostname: expected a string without control characters; file skipped" &&
+has history_control_character "skipped: host.hostname: a string holds a control character (U+001B); file skipped" &&
 lacks history_control_character $'\e[2J'
+
+# every string from an input is data wherever it goes: a newline, a backtick,
+# an escape sequence, raw HTML and a link in a host name, a device name, a
+# loader placement and an algorithm of result files, an escape sequence in
+# the host name of an nccl-tests text log and in an input file name
+X=$TMP/escape/in
+mkdir -p "$X" && cp -r $FH/* "$X/"
+python3 - "$X" <<'PY'
+import json, sys
+x = sys.argv[1]
+def edit(rel, fn):
+    d = json.load(open(x + "/" + rel)); fn(d); json.dump(d, open(x + "/" + rel, "w"))
+def rl(d):
+    d["host"]["hostname"] = "node01\ngpu-innocent"
+    d["results"]["devices"][0]["name"] = "<img src=x onerror=alert(1)>`x`|y"
+def lc(d):
+    d["results"]["configs"][0]["placement"] = "as-is\n# forged heading <b>x</b>"
+def ar(d):
+    d["results"]["sweeps"][0]["algo"] = "ring`|<i>[l](javascript:x)"
+edit("node01/roofline.json", rl)
+edit("node02/loader_contention.json", lc)
+edit("allreduce_bw.json", ar)
+PY
+sed 's/ on     node01 device / on node\x1b[2Jx01 device /' tests/data/nccl-tests-logs/01_h100_2node_16gpu_gcp_a3mega_allreduce.txt >"$X/nt.txt"
+cp "$X/nt.txt" "$X/log"$'\e'"[2Jname.txt"
+O=$TMP/escape/out
+# --detail all: every input string is in the outputs (a PASS node's loader configurations too)
+out=$("$HR" --detail all --color always --out "$O" "$X" 2>&1); rc=$?
+good=1
+if [ $rc != 0 ]; then echo "not ok outputs_escape_input_strings: exit $rc (want 0)"; good=0; fi
+for f in "$O/report.md" "$O/report.html" "$O/health.prom"; do
+	if grep -q $'\e' "$f"; then echo "not ok outputs_escape_input_strings: an escape byte in $f"; good=0; fi
+done
+# the terminal: its own colours only, every input string escaped, no forged line
+term=$(sed 's/\x1b\[[0-9;]*m//g' <<<"$out")
+if grep -q $'\e' <<<"$term" || grep -q '^gpu-innocent' <<<"$term" ||
+	! grep -qF 'node01\ngpu-innocent' <<<"$term" || ! grep -qF 'node\e[2Jx01' <<<"$term" ||
+	! grep -qF 'log\e[2Jname.txt' <<<"$term"; then
+	echo "not ok outputs_escape_input_strings: terminal:"; sed 's/^/    /' <<<"$term" | cat -v | head -30; good=0
+fi
+md=$(cat "$O/report.md")
+for want in '&lt;img src=x onerror=alert(1)&gt;\`x\`\|y' 'as-is\\n# forged heading &lt;b&gt;x&lt;/b&gt;' \
+	'ring\`\|&lt;i&gt;\[l\](javascript:x)' 'node01\\ngpu-innocent' 'node\\e\[2Jx01'; do
+	grep -qF -- "$want" <<<"$md" || { echo "not ok outputs_escape_input_strings: report.md lacks '$want'"; good=0; }
+done
+if grep -qE '^# forged|<img|<i>|<b>x|^gpu-innocent' <<<"$md"; then
+	echo "not ok outputs_escape_input_strings: report.md holds markup of an input:"; grep -nE '^# forged|<img|<i>|<b>x|^gpu-innocent' <<<"$md" | head -5; good=0
+fi
+# every table row of report.md has its header's number of cells
+python3 - "$O/report.md" <<'PY' || good=0
+import re, sys
+cols = None
+for n, line in enumerate(open(sys.argv[1]), 1):
+    if not line.startswith("|"):
+        cols = None; continue
+    cells = len(re.findall(r"(?<!\\)\|", line.rstrip("\n"))) - 1
+    if cols is None: cols = cells
+    elif cells != cols:
+        print("not ok outputs_escape_input_strings: report.md line %d has %d cells, its table %d: %s" % (n, cells, cols, line.strip())); sys.exit(1)
+PY
+html=$(cat "$O/report.html")
+if grep -qE '<img src=x|<i>\[l\]|<b>x</b>' <<<"$html" || ! grep -qF '&lt;img src=x onerror=alert(1)&gt;' <<<"$html"; then
+	echo "not ok outputs_escape_input_strings: report.html holds markup of an input"; good=0
+fi
+# health.prom: every sample parses per the text exposition format
+python3 - "$O/health.prom" <<'PY' || good=0
+import re, sys
+label = r'[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*"'
+sample = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{' + label + r'(,' + label + r')*\})? [-+0-9.eE]+(Inf|NaN)?$')
+text = open(sys.argv[1]).read()
+for n, line in enumerate(text.split("\n")[:-1], 1):
+    if not line.startswith("#") and not sample.match(line):
+        print("not ok outputs_escape_input_strings: health.prom line %d: %r" % (n, line)); sys.exit(1)
+for want in ('node="node01\\\\ngpu-innocent"', 'node="node\\\\e[2Jx01"'):
+    if want not in text:
+        print("not ok outputs_escape_input_strings: health.prom lacks %s" % want); sys.exit(1)
+PY
+[ $good = 1 ] && echo "ok outputs_escape_input_strings"
+
+# -q: the drain candidates escaped too
+out=$("$HR" -q --out "$O" "$X" 2>&1)
+grep -q $'\e' <<<"$out" && echo "not ok quiet_escapes_names: an escape byte printed" || echo "ok quiet_escapes_names"
+
+# C1 controls (CSI U+009B, NEL U+0085) and a bidi override (U+202E) in a
+# result file: skipped by every reader, like the C0 controls
+mutate c1 $FH/node01/roofline.json 'd["host"]["hostname"] = "node\u009b2J01"'
+mutate nel $FH/node01/roofline.json 'd["host"]["hostname"] = "node\u0085gpu-innocent"'
+mutate bidi $FH/node01/roofline.json 'd["results"]["devices"][0]["name"] = "gpu\u202e0"'
+run report_c1_and_bidi_skipped 2 "$HR" --out "$TMP/report_c1_and_bidi_skipped.out" "$TMP/c1" "$TMP/nel" "$TMP/bidi" &&
+has report_c1_and_bidi_skipped "c1/roofline.json: skipped: host.hostname: a string holds a control character (U+009B); file skipped" \
+	"nel/roofline.json: skipped: host.hostname: a string holds a control character (U+0085); file skipped" \
+	"bidi/roofline.json: skipped: results.devices[0].name: a string holds a control character (U+202E), a bidirectional mark or override; file skipped" &&
+lacks report_c1_and_bidi_skipped $'\u009b' $'\u0085' $'\u202e'
+run history_c1_skipped 2 "$HR" history --db "$TMP/h5.sqlite" --night 2026-11-01 "$TMP/c1" &&
+has history_c1_skipped "skipped: host.hostname: a string holds a control character (U+009B); file skipped" &&
+lacks history_c1_skipped $'\u009b'
+
+# canary: a checkpoint bandwidth of null, "NaN" or -0 (no scaling points) is
+# not a number to predict with (printed "nan GB/s [measured]", "inf% of wall-clock")
+for v in None '"NaN"' -0.0; do
+	n=agg_$(tr -dc 'a-zA-Z0-9' <<<"$v")
+	mutate "$n" tests/data/checkpoint/textbook.json "d['results']['sync']['agg_write_gbps'] = $v; d['results']['scaling']['points'] = []"
+	run "canary_ckpt_bandwidth_$n" 2 "$HR" canary --gpus-now 64 --target-gpus 128 --checkpoint-interval 30m "$TMP/$n" &&
+	has "canary_ckpt_bandwidth_$n" "results.sync.agg_write_gbps: missing or not a positive number (checkpoint_io result); file skipped" &&
+	lacks "canary_ckpt_bandwidth_$n" "nan GB/s" "inf%" "-0 GB/s"
+done
+
+# report: loader fractions of 1e308 (printed inf%) and a busbw of -1e308 are listed, not used
+mutate fracs $FH/node01/loader_contention.json 'd["results"]["configs"][0]["input_wait_frac"] = 1e308; d["results"]["configs"][0]["accel_util"] = 1e308'
+mutate negbw $FH/allreduce_bw.json 'sweep("world")["rows"][-1]["out_of_place"]["busbw_gbps"] = -1e308; sweep("world")["large_msg_busbw_gbps"] = -1e308'
+run report_numbers_out_of_range 0 "$HR" --out "$TMP/report_numbers_out_of_range.out" "$TMP/fracs" "$TMP/negbw" &&
+has report_numbers_out_of_range "results.configs[0]: 'input_wait_frac' is '1e+308' (must be a fraction from 0 to 1); skipped" \
+	"results.configs[0]: 'accel_util' is '1e+308' (must be a fraction from 0 to 1); skipped" \
+	"'out_of_place.busbw_gbps' is '-1e+308' (must be a finite number >= 0); skipped" \
+	"'large_msg_busbw_gbps' is '-1e+308' (must be a finite number >= 0); skipped" &&
+lacks report_numbers_out_of_range "inf%" "| -1e+308" "| -inf"
 
 # report: an end before the start is noted (the wall time was dropped silently)
 mutate times $FH/node01/roofline.json 'd["start_utc"] = "2025-06-01T03:00:00Z"'

@@ -1,5 +1,6 @@
 /* checkpoint_io: options, layout, names, stall model, file operations. */
 #include <criterion/criterion.h>
+#include <sys/wait.h>
 #include <criterion/redirect.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -260,29 +261,76 @@ Test(checkpoint, dir_prepare, .init = mkscratch, .fini = rmscratch)
 
 	cr_redirect_stderr();
 	snprintf(d, sizeof(d), "%s/new", tmpl);
-	cr_assert_eq(ch_ckpt_dir_prepare("--dir", d, 1, &created, &avail), 0);
+	cr_assert_eq(ch_ckpt_dir_prepare("--dir", d, 1, NULL, &created, &avail), 0);
 	cr_assert_eq(created, 1);
 	cr_assert_gt(avail, 0);
 	/* our own leftovers are fine, and ch_ckpt_dir_clean removes them */
 	snprintf(f, sizeof(f), "%s/checkpoint_io.copy.r00001.f000", d);
 	fd = open(f, O_CREAT | O_WRONLY, 0644);
 	close(fd);
-	cr_assert_eq(ch_ckpt_dir_prepare("--dir", d, 1, &created, &avail), 0);
+	cr_assert_eq(ch_ckpt_dir_prepare("--dir", d, 1, NULL, &created, &avail), 0);
 	cr_assert_eq(created, 0);
 	cr_assert_eq(ch_ckpt_dir_clean(d), 1);
 	/* a foreign file is refused */
 	snprintf(f, sizeof(f), "%s/model.pt", d);
 	fd = open(f, O_CREAT | O_WRONLY, 0644);
 	close(fd);
-	cr_assert_eq(ch_ckpt_dir_prepare("--dir", d, 1, &created, &avail), CH_ERR_USAGE);
+	cr_assert_eq(ch_ckpt_dir_prepare("--dir", d, 1, NULL, &created, &avail), CH_ERR_USAGE);
 	cr_assert_eq(ch_ckpt_dir_clean(d), 0);
 	/* no room: more than the file system has */
 	unlink(f);
-	cr_assert_eq(ch_ckpt_dir_prepare("--dir", d, UINT64_MAX, &created, &avail), CH_ERR_USAGE);
+	cr_assert_eq(ch_ckpt_dir_prepare("--dir", d, UINT64_MAX, NULL, &created, &avail), CH_ERR_USAGE);
 	/* a file is not a directory; a missing parent is not created */
-	cr_assert_eq(ch_ckpt_dir_prepare("--dir", "/proc/self/status", 1, &created, &avail), CH_ERR_USAGE);
+	cr_assert_eq(ch_ckpt_dir_prepare("--dir", "/proc/self/status", 1, NULL, &created, &avail), CH_ERR_USAGE);
 	snprintf(d, sizeof(d), "%s/no/such", tmpl);
-	cr_assert_eq(ch_ckpt_dir_prepare("--dir", d, 1, &created, &avail), CH_ERR_USAGE);
+	cr_assert_eq(ch_ckpt_dir_prepare("--dir", d, 1, NULL, &created, &avail), CH_ERR_USAGE);
+}
+
+/* one run per directory: the lock file (two runs deleted each other's files) */
+Test(checkpoint, lock_one_run_per_dir, .init = mkscratch, .fini = rmscratch)
+{
+	char f[160], me[256] = "", line[300];
+	int made, fd;
+	pid_t child;
+
+	cr_redirect_stderr();
+	gethostname(me, sizeof(me) - 1);
+	cr_assert_eq(ch_ckpt_lock("--dir", tmpl, "hostA", 100, &made), 0);
+	cr_assert_eq(made, 1);
+	/* the same run (another node's rank, a shared --dir): fine, not made */
+	cr_assert_eq(ch_ckpt_lock("--dir", tmpl, "hostA", 100, &made), 0);
+	cr_assert_eq(made, 0);
+	/* another run, whose rank 0 is elsewhere: refused */
+	cr_assert_eq(ch_ckpt_lock("--dir", tmpl, "hostB", 200, &made), CH_ERR_USAGE);
+	/* the lock file is not foreign to the emptiness check, and is kept by the clean */
+	{
+		uint64_t avail;
+		int created;
+		cr_assert_eq(ch_ckpt_dir_prepare("--dir", tmpl, 1, NULL, &created, &avail), 0);
+		cr_assert_eq(ch_ckpt_dir_clean(tmpl), 0);
+	}
+	ch_ckpt_unlock(tmpl);
+	/* a run of this host that is gone (a child that exited): replaced */
+	child = fork();
+	if (child == 0)
+		_exit(0);
+	waitpid(child, NULL, 0);
+	snprintf(f, sizeof(f), "%s/%s", tmpl, CH_CKPT_LOCK_NAME);
+	fd = open(f, O_CREAT | O_WRONLY | O_EXCL, 0644);
+	cr_assert(fd >= 0);
+	snprintf(line, sizeof(line), "%s %ld\n", me, (long)child);
+	cr_assert_eq(write(fd, line, strlen(line)), (ssize_t)strlen(line));
+	close(fd);
+	cr_assert_eq(ch_ckpt_lock("--dir", tmpl, "hostC", 300, &made), 0);
+	cr_assert_eq(made, 1);
+	/* a live run of this host (this process): refused */
+	ch_ckpt_unlock(tmpl);
+	fd = open(f, O_CREAT | O_WRONLY | O_EXCL, 0644);
+	snprintf(line, sizeof(line), "%s %ld\n", me, (long)getpid());
+	cr_assert_eq(write(fd, line, strlen(line)), (ssize_t)strlen(line));
+	close(fd);
+	cr_assert_eq(ch_ckpt_lock("--dir", tmpl, "hostC", 300, &made), CH_ERR_USAGE);
+	ch_ckpt_unlock(tmpl);
 }
 
 Test(checkpoint, mount_of)

@@ -404,3 +404,58 @@ Test(nccltests, collective_from_bus_factor_and_columns)
 			     i == 3 || i == 7 || i == 9 || i == 10, "case %zu: %s", i, from);
 	}
 }
+
+/* A soak (all_reduce_perf -N: every size printed again each cycle) is
+ * reduced as it is read: one row per size, the mean of its prints, #wrong
+ * added, the average over every printed cell unchanged (a 10^6-row log took
+ * 42x its size in memory). Within one pass a size printed twice stays two
+ * rows (see 08_..., whose three smallest sizes all print as 0). */
+Test(nccltests, soak_cycles_reduced_to_one_row_per_size)
+{
+	static const char text[] =
+		"# nThread 1 nGpus 2 minBytes 1024 maxBytes 4096 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+		"#\n"
+		"#  Rank  0 Group  0 Pid   100 on     node01 device  0 [0000:04:00] NVIDIA H100 80GB HBM3\n"
+		"#  Rank  1 Group  0 Pid   101 on     node01 device  1 [0000:05:00] NVIDIA H100 80GB HBM3\n"
+		"#\n"
+		"#                                                              out-of-place                       in-place          \n"
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       \n"
+		"        1024           256     float     sum      -1    10.00    0.10    0.10      0    10.00    0.10    0.10      0\n"
+		"        2048           512     float     sum      -1    20.00    0.10    0.10      0    20.00    0.10    0.10      0\n"
+		"        4096          1024     float     sum      -1    40.00    0.10    1.00      0    40.00    0.10    1.00      0\n"
+		"        1024           256     float     sum      -1    12.00    0.08    0.20      0    10.00    0.10    0.10      0\n"
+		"        2048           512     float     sum      -1    20.00    0.10    0.10      1    20.00    0.10    0.10      0\n"
+		"        4096          1024     float     sum      -1    40.00    0.10    2.00      0    40.00    0.10    1.00      0\n"
+		"        1024           256     float     sum      -1    14.00    0.06    0.30      0    10.00    0.10    0.10      0\n"
+		"        2048           512     float     sum      -1    20.00    0.10    0.10      2    20.00    0.10    0.10      0\n"
+		"        4096          1024     float     sum      -1    40.00    0.10    3.00      0    40.00    0.10    1.00      0\n"
+		"# Out of bounds values : 3 FAILED\n"
+		"# Avg bus bandwidth    : 0.583333\n"
+		"#\n";
+	struct hr_nt_log l;
+	struct hr_issues is = { 0 };
+	const struct hr_nt_run *r;
+	double bytes;
+
+	cr_assert_eq(hr_nt_parse_text("soak.txt", text, &l, &is), 0);
+	cr_assert_eq(l.nruns, 1);
+	r = &l.runs[0];
+	cr_assert_eq(r->nrows, 3, "one row per size, not %zu", r->nrows);
+	cr_expect_eq(r->rows_merged, 6);
+	cr_expect_eq(r->rows[0].reps, 3);
+	cr_expect_float_eq(r->rows[0].oop.busbw_gbps, 0.2, 1e-12);
+	cr_expect_float_eq(r->rows[0].oop.time_us, 12.0, 1e-12);
+	cr_expect_float_eq(r->rows[0].oop.algbw_gbps, 0.08, 1e-12);
+	cr_expect_float_eq(r->rows[1].oop.wrong, 3.0, 0);
+	cr_expect_eq(r->rows[0].line, 9, "the first print's line");
+	cr_expect_float_eq(hr_nt_large_busbw(r, &bytes), 2.0, 1e-12);
+	cr_expect_float_eq(bytes, 4096, 0);
+	cr_expect_float_eq(hr_nt_wrong_total(r), 3.0, 0);
+	/* the mean over all 18 printed cells, as the log's Avg line says */
+	cr_expect_float_eq(hr_nt_avg_busbw(r), 10.5 / 18, 1e-12);
+	cr_expect(!has_issue(&is, HR_ISSUE_NOTE, -1, "rows are missing or were edited"));
+	cr_expect(has_issue(&is, HR_ISSUE_NOTE, 7, "6 rows print a size again (nccl-tests -N cycles): 3 sizes kept, each the mean of its prints"));
+	hr_nt_log_release(&l);
+	hr_issues_release(&is);
+}

@@ -86,13 +86,59 @@ Test(result, refuses_to_overwrite_without_force)
 
 	snprintf(path, sizeof(path), "%s/exists.json", dir);
 	f = fopen(path, "w");
-	fputs("{}", f);
+	fputs("{\"schema\": \"clusterhealth.result\"}", f);
 	fclose(f);
 	cr_redirect_stderr();
 	cr_assert_eq(ch_result_set_path(r, path, 0), CH_ERR_USAGE);
 	cr_assert_eq(ch_result_set_path(r, path, 1), 0);
 	cr_assert_eq(ch_result_finish(r, CH_OK, NULL), 0);
 	ch_result_free(r);
+}
+
+/* --force replaces only a regular file that clusterhealth wrote (or an
+ * empty one): another program's file, a link, a device are refused */
+Test(result, force_only_over_a_file_of_ours)
+{
+	char path[128], link[128], empty[128];
+	struct ch_result *r = ch_result_new("x", 0, NULL);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/foreign.json", dir);
+	f = fopen(path, "w");
+	fputs("{\"schema\": \"grafana.dashboard\"}", f);
+	fclose(f);
+	snprintf(link, sizeof(link), "%s/link.json", dir);
+	cr_assert_eq(symlink(path, link), 0);
+	snprintf(empty, sizeof(empty), "%s/empty.json", dir);
+	fclose(fopen(empty, "w"));
+	cr_redirect_stderr();
+	cr_expect_eq(ch_result_set_path(r, path, 1), CH_ERR_USAGE);
+	cr_expect_eq(ch_result_set_path(r, link, 1), CH_ERR_USAGE);
+	cr_expect_eq(ch_result_set_path(r, "/dev/null", 1), CH_ERR_USAGE);
+	cr_expect_eq(ch_result_set_path(r, empty, 1), 0);
+	ch_result_free(r);
+}
+
+/* the atomic writer replaces only a regular file and leaves nothing behind */
+Test(result, atomic_write_only_over_a_regular_file)
+{
+	char path[128], fifo[128], cmd[300];
+	FILE *p;
+	char buf[64] = "";
+
+	snprintf(path, sizeof(path), "%s/a.txt", dir);
+	cr_assert_eq(ch_write_file_atomic(path, "one\n", 4), 0);
+	cr_assert_eq(ch_write_file_atomic(path, "two\n", 4), 0);
+	p = fopen(path, "r");
+	cr_assert(fgets(buf, sizeof(buf), p));
+	fclose(p);
+	cr_expect_str_eq(buf, "two\n");
+	snprintf(fifo, sizeof(fifo), "%s/f.txt", dir);
+	cr_assert_eq(mkfifo(fifo, 0644), 0);
+	cr_redirect_stderr();
+	cr_expect_eq(ch_write_file_atomic(fifo, "x", 1), CH_ERR_RUNTIME);
+	snprintf(cmd, sizeof(cmd), "test -p '%s' && test -z \"$(ls '%s' | grep tmp)\"", fifo, dir);
+	cr_expect_eq(system(cmd), 0, "the pipe stays, no temporary is left");
 }
 
 Test(result, missing_directory_is_usage_error)

@@ -1,0 +1,112 @@
+/*
+ * test_escape.c - one escaping function per output format (report/hr_util.h):
+ * a string from an input (a result file, an nccl-tests log, a file name) is
+ * data in the terminal, report.md, report.html and health.prom. Each hostile
+ * input of the adversarial rounds (a newline that forges a line, a backtick
+ * that closes a code span, an escape sequence, raw HTML, C1 controls, a
+ * bidirectional override, a byte that is not UTF-8) against its exact
+ * escaped form; and the result reader's gate that skips such a file.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "report/hr_util.h"
+#include "report/read/hr_result.h"
+
+typedef int (*esc_fn)(struct hr_buf *b, const char *s);
+
+static void expect_esc(esc_fn f, const char *in, const char *want)
+{
+	struct hr_buf b = { 0 };
+	hr_buf_puts(&b, "<<"); /* what was in the buffer before stays as it was */
+	cr_assert_eq(f(&b, in), 0);
+	cr_expect_str_eq(b.s + 2, want, "escaping '%s'", in);
+	cr_expect_eq(strncmp(b.s, "<<", 2), 0);
+	hr_buf_release(&b);
+}
+
+Test(escape, terminal_shows_controls_escaped)
+{
+	expect_esc(hr_buf_term, "node04\ngpu-innocent", "node04\\ngpu-innocent");
+	expect_esc(hr_buf_term, "gpu0\nREGRESSED gpu-innocent", "gpu0\\nREGRESSED gpu-innocent");
+	expect_esc(hr_buf_term, "node\x1b[2J01", "node\\e[2J01");
+	expect_esc(hr_buf_term, "a\tb\rc\x7f" "d\x01", "a\\tb\\rc\\x7fd\\x01");
+	expect_esc(hr_buf_term, "back\\slash", "back\\\\slash");
+	/* C1 controls (CSI U+009B, NEL U+0085), a bidi override, a line separator */
+	expect_esc(hr_buf_term, "x\xc2\x9b" "2Jy\xc2\x85z", "x\\u009b2Jy\\u0085z");
+	expect_esc(hr_buf_term, "evil\xe2\x80\xae" "txt.exe", "evil\\u202etxt.exe");
+	expect_esc(hr_buf_term, "a\xe2\x80\xa8" "b", "a\\u2028b");
+	/* bytes that are not UTF-8 (a raw 8-bit CSI, a cut sequence, an overlong '/') */
+	expect_esc(hr_buf_term, "a\x9b" "b\xe2\x80", "a\\x9bb\\xe2\\x80");
+	expect_esc(hr_buf_term, "\xc0\xaf", "\\xc0\\xaf");
+	/* what is safe stays as it is */
+	expect_esc(hr_buf_term, "NVIDIA H100 80GB HBM3 (SXM5) é 日本 `x` <b>", "NVIDIA H100 80GB HBM3 (SXM5) é 日本 `x` <b>");
+	expect_esc(hr_buf_term, "", "");
+	cr_expect_null(hr_term(NULL));
+	cr_expect_str_eq(hr_term("a\nb"), "a\\nb");
+}
+
+Test(escape, term_ring_keeps_several_arguments)
+{
+	const char *a = hr_term("one\n"), *b = hr_term("two\x1b"), *c = hr_term("three");
+	cr_expect_str_eq(a, "one\\n");
+	cr_expect_str_eq(b, "two\\e");
+	cr_expect_str_eq(c, "three");
+}
+
+Test(escape, markdown_is_cell_safe_without_raw_html)
+{
+	/* a backtick closed the drain list's code span */
+	expect_esc(hr_buf_md, "`node04` all nodes healthy", "\\`node04\\` all nodes healthy");
+	/* a newline ended the row and started Markdown of the file's choosing */
+	expect_esc(hr_buf_md, "gpu0\n# forged heading", "gpu0\\\\n# forged heading");
+	expect_esc(hr_buf_md, "a|b\\c", "a\\|b\\\\\\\\c");
+	expect_esc(hr_buf_md, "<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;");
+	expect_esc(hr_buf_md, "[click](javascript:alert(1))", "\\[click\\](javascript:alert(1))");
+	expect_esc(hr_buf_md, "<javascript:alert(1)> &amp;", "&lt;javascript:alert(1)&gt; &amp;amp;");
+	expect_esc(hr_buf_md, "ring\x1b[31m", "ring\\\\e\\[31m");
+	expect_esc(hr_buf_md, "H100 80GB (SXM5) node_01", "H100 80GB (SXM5) node_01");
+}
+
+Test(escape, html_is_entity_escaped)
+{
+	expect_esc(hr_buf_html, "<img src=x onerror=\"alert('1')\">&",
+		   "&lt;img src=x onerror=&quot;alert(&#39;1&#39;)&quot;&gt;&amp;");
+	expect_esc(hr_buf_html, "gpu\x1b[2J\n<script>", "gpu\\e[2J\\n&lt;script&gt;");
+	expect_esc(hr_buf_html, "x\xe2\x80\xaey", "x\\u202ey");
+}
+
+Test(escape, prometheus_label_per_exposition_format)
+{
+	/* the terminal form, then \\, \" and \n as the text format wants */
+	expect_esc(hr_buf_prom_label, "a\"b\\c", "a\\\"b\\\\\\\\c");
+	expect_esc(hr_buf_prom_label, "n\x1b[2J\nx", "n\\\\e[2J\\\\nx");
+	expect_esc(hr_buf_prom_label, "node01", "node01");
+}
+
+Test(escape, reader_gate_skips_c1_and_bidi)
+{
+	static const struct {
+		const char *json;
+		long cp;
+		const char *where;
+	} cases[] = {
+		{ "{\"host\": {\"hostname\": \"n\\u009b2J\"}}", 0x9b, "host.hostname" },
+		{ "{\"host\": {\"hostname\": \"n\\u0085x\"}}", 0x85, "host.hostname" },
+		{ "{\"results\": {\"devices\": [{\"name\": \"gpu\\u202e0\"}]}}", 0x202e, "results.devices[0].name" },
+		{ "{\"a\": \"\\u001b[2J\"}", 0x1b, "a" },
+		{ "{\"reason\": \"line one\\nline two\\tend\"}", 0, "" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_error_t je;
+		json_t *d = json_loads(cases[i].json, 0, &je);
+		char where[64];
+		cr_assert(d, "%s", je.text);
+		cr_expect_eq(hr_result_control_char(d, where, sizeof(where)), cases[i].cp, "%s", cases[i].json);
+		cr_expect_str_eq(where, cases[i].where);
+		json_decref(d);
+	}
+}
