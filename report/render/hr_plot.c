@@ -87,6 +87,82 @@ static int pl_open(void)
 	return 0;
 }
 
+/* Drop @pat (an attribute SVG has as its default) everywhere in @s[0..*n). */
+static void drop_all(char *s, size_t *n, const char *pat)
+{
+	size_t l = strlen(pat), i = 0, o = 0;
+	while (i < *n) {
+		if (i + l <= *n && !memcmp(s + i, pat, l)) {
+			i += l;
+			continue;
+		}
+		s[o++] = s[i++];
+	}
+	*n = o;
+	s[o] = '\0';
+}
+
+/*
+ * PLplot's SVG draws a dashed line, a symbol's strokes or a grid as many
+ * <polyline> elements in a row with the same attributes: consecutive ones
+ * with the same attributes become one <path> of as many sub-paths
+ * ("Mx,y x,y Mx,y ..."), which strokes the same (a dashed roof was 100
+ * elements of 130 bytes). The attributes SVG has as defaults are dropped.
+ */
+static void merge_polylines(struct hr_svg *svg)
+{
+	static const char open[] = "<polyline ", pts[] = " points=\"";
+	char *s = svg->svg, *out;
+	size_t n = svg->len, i = 0, o = 0;
+
+	drop_all(s, &n, " stroke-opacity=\"1.000000\"");
+	drop_all(s, &n, " fill-opacity=\"1.000000\"");
+	svg->len = n;
+	out = malloc(n + 1);
+	if (!out)
+		return;
+	while (i < n) {
+		const char *a, *p, *e;
+		size_t alen;
+		if (strncmp(s + i, open, sizeof(open) - 1) != 0) {
+			out[o++] = s[i++];
+			continue;
+		}
+		/* <polyline ATTRS points="P"/>: ATTRS from a to p */
+		a = s + i + sizeof(open) - 1;
+		p = strstr(a, pts);
+		e = p ? strstr(p + sizeof(pts) - 1, "\"/>") : NULL;
+		if (!p || !e || memchr(a, '>', (size_t)(p - a))) {
+			out[o++] = s[i++];
+			continue;
+		}
+		alen = (size_t)(p - a);
+		o += (size_t)sprintf(out + o, "<path %.*s d=\"", (int)alen, a);
+		for (;;) {
+			const char *q = p + sizeof(pts) - 1;
+			out[o++] = 'M';
+			memcpy(out + o, q, (size_t)(e - q));
+			o += (size_t)(e - q);
+			i = (size_t)(e + 3 - s);
+			/* the next element: a polyline with the same attributes? */
+			if (strncmp(s + i, open, sizeof(open) - 1) != 0 ||
+			    strncmp(s + i + sizeof(open) - 1, a, alen) != 0 ||
+			    strncmp(s + i + sizeof(open) - 1 + alen, pts, sizeof(pts) - 1) != 0)
+				break;
+			p = s + i + sizeof(open) - 1 + alen;
+			e = strstr(p + sizeof(pts) - 1, "\"/>");
+			if (!e)
+				break;
+		}
+		memcpy(out + o, "\"/>", 3);
+		o += 3;
+	}
+	out[o] = '\0';
+	free(svg->svg);
+	svg->svg = out;
+	svg->len = o;
+}
+
 /* Close the stream (PLplot closes the FILE) and keep "<svg ...>". */
 static int pl_close(struct hr_svg *out)
 {
@@ -144,6 +220,7 @@ static int pl_close(struct hr_svg *out)
 	out->svg[out->len] = '\0';
 	free(pl_buf);
 	pl_buf = NULL;
+	merge_polylines(out);
 	return 0;
 }
 
@@ -821,6 +898,8 @@ static int cmp_dv(const void *a, const void *b)
 
 /* Most in-range points one distribution plot draws (see distribution_draw). */
 #define DIST_MAX_POINTS 1000
+/* Past this many values the points are one line, not a symbol each. */
+#define DIST_SYMBOLS 200
 
 static int distribution_draw(const json_t *dist, double warn_pct, double fail_pct)
 {
@@ -889,20 +968,37 @@ static int distribution_draw(const json_t *dist, double warn_pct, double fail_pc
 	/* Every outlier is drawn and labelled. Of the others, at most
 	 * DIST_MAX_POINTS evenly spaced ranks of the sorted values are drawn
 	 * (the first and last included): the quantile curve stays exact to the
-	 * plot's resolution while the SVG stays small for a large fleet. */
+	 * plot's resolution while the SVG stays small for a large fleet; past
+	 * DIST_SYMBOLS values the curve is one line through them, not a
+	 * symbol each. */
 	{
-		size_t step = m > DIST_MAX_POINTS ? (m + DIST_MAX_POINTS - 1) / DIST_MAX_POINTS : 1;
+		size_t step = m > DIST_MAX_POINTS ? (m + DIST_MAX_POINTS - 1) / DIST_MAX_POINTS : 1, nc = 0;
+		double *cx = malloc(kept * sizeof(*cx)), *cy = malloc(kept * sizeof(*cy));
 		for (i = 0; i < kept; i++) {
 			size_t at = d[i].rank ? d[i].rank - 1 : i; /* its sorted position */
 			double x = (double)at + 1, y = d[i].v;
 			int out = d[i].level && (!strcmp(d[i].level, "warn") || !strcmp(d[i].level, "fail"));
 			if (!out && at % step != 0 && at != m - 1)
 				continue;
+			if (cx && cy) {
+				cx[nc] = x;
+				cy[nc++] = y;
+			}
+			if (!out && m > DIST_SYMBOLS && cx && cy)
+				continue;
 			plcol0(!out ? C_BLUE : !strcmp(d[i].level, "fail") ? C_RED : C_ORANGE);
 			plpoin(1, &x, &y, out ? 5 : 4);
 			if (out && d[i].subject)
 				label_at(x + 0.3, y, 0.0, d[i].subject);
 		}
+		if (m > DIST_SYMBOLS && cx && cy && nc >= 2) {
+			plcol0(C_BLUE);
+			plwidth(1.5);
+			plline((PLINT)nc, cx, cy);
+			plwidth(1);
+		}
+		free(cx);
+		free(cy);
 	}
 	free(d);
 	return 0;
