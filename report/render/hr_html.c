@@ -39,19 +39,35 @@ static const char script[] =
 	"document.body.setAttribute('data-plots-rendered',String(ok));}"
 	"if(document.readyState==='complete'){check();}else{window.addEventListener('load',check);}})();";
 
-/* Sorts a table.sortable by the clicked column (numbers by data-v, else by
- * text; again: the other way) and filters its rows by the text typed in the
- * input.filter naming it (data-table), counting the rows shown into the
- * element named by data-count. */
+/* The PASS table: its rows are JSON data (<script type="application/json"
+ * id="ID-data">, each cell a string or [sort value, text]); the script
+ * shows 200 at a time (hrMore: 200 more), sorts them by the clicked column
+ * (numbers by value, else text; again: the other way) and filters them by
+ * the text typed in the input.filter naming the table (data-table),
+ * counting the rows left into the element named by data-count. */
 static const char table_script[] =
-	"function hrSort(th){var t=th.parentNode.parentNode.parentNode,b=t.tBodies[0],i=th.cellIndex,"
-	"d=th.getAttribute('data-dir')==='a'?-1:1,r=Array.prototype.slice.call(b.rows);th.setAttribute('data-dir',d>0?'a':'d');"
-	"function k(e){var c=e.cells[i],v=c.getAttribute('data-v');return v!==null?parseFloat(v):c.textContent;}"
-	"r.sort(function(x,y){var p=k(x),q=k(y);if(typeof p==='number'&&typeof q==='number')return d*((isNaN(p)?-Infinity:p)-(isNaN(q)?-Infinity:q));"
-	"return d*String(p).localeCompare(String(q));});for(var j=0;j<r.length;j++)b.appendChild(r[j]);}"
-	"function hrFilter(inp){var q=inp.value.toLowerCase(),b=document.getElementById(inp.getAttribute('data-table')).tBodies[0],n=0;"
-	"for(var i=0;i<b.rows.length;i++){var e=b.rows[i],s=e.textContent.toLowerCase().indexOf(q)>=0;e.style.display=s?'':'none';if(s)n++;}"
-	"var c=document.getElementById(inp.getAttribute('data-count'));if(c)c.textContent=String(n);}";
+	"var hrT={};"
+	"function hrTab(id){var t=hrT[id];if(!t){var d=document.getElementById(id+'-data');"
+	"t=hrT[id]={rows:d?JSON.parse(d.textContent):[],view:null,shown:200,col:-1,dir:1};t.view=t.rows.slice();}return t;}"
+	"function hrKey(c){return Array.isArray(c)?(c[0]===null?-Infinity:c[0]):String(c);}"
+	"function hrText(c){return Array.isArray(c)?c[1]:String(c);}"
+	"function hrDraw(id){var t=hrTab(id),b=document.getElementById(id).tBodies[0],m=document.getElementById(id+'-more'),"
+	"n=Math.min(t.shown,t.view.length),f=document.createDocumentFragment();for(var i=0;i<n;i++){var r=t.view[i],"
+	"tr=document.createElement('tr');for(var j=0;j<r.length;j++){var td=document.createElement('td');"
+	"if(Array.isArray(r[j]))td.setAttribute('data-v',r[j][0]===null?'NaN':String(r[j][0]));td.textContent=hrText(r[j]);"
+	"tr.appendChild(td);}f.appendChild(tr);}b.textContent='';b.appendChild(f);"
+	"if(m)m.style.display=t.view.length>n?'':'none';}"
+	"function hrSort(th){var id=th.parentNode.parentNode.parentNode.id,t=hrTab(id),i=th.cellIndex;"
+	"t.dir=t.col===i?-t.dir:1;t.col=i;t.view.sort(function(x,y){var p=hrKey(x[i]),q=hrKey(y[i]);"
+	"if(typeof p==='number'&&typeof q==='number')return t.dir*(p-q);return t.dir*String(p).localeCompare(String(q));});"
+	"hrDraw(id);}"
+	"function hrFilter(inp){var id=inp.getAttribute('data-table'),t=hrTab(id),q=inp.value.toLowerCase();"
+	"t.view=t.rows.filter(function(r){return r.map(hrText).join(' ').toLowerCase().indexOf(q)>=0;});"
+	"if(t.col>=0){var i=t.col;t.view.sort(function(x,y){var p=hrKey(x[i]),q=hrKey(y[i]);"
+	"if(typeof p==='number'&&typeof q==='number')return t.dir*(p-q);return t.dir*String(p).localeCompare(String(q));});}"
+	"hrDraw(id);var c=document.getElementById(inp.getAttribute('data-count'));if(c)c.textContent=String(t.view.length);}"
+	"function hrMore(id){hrTab(id).shown+=200;hrDraw(id);}"
+	"if(document.getElementById('healthy-table'))hrDraw('healthy-table');";
 
 static void esc(struct hr_buf *b, const char *s)
 {
@@ -612,56 +628,70 @@ static void html_flagged_nodes(const struct hr_rows *rows, const json_t *diffs, 
 	hr_buf_puts(b, "</table>\n");
 }
 
-/* A headline figure of a node in the healthy table: the value, and its
- * share of the expectation (else of the fleet median); data-v sorts. */
-static void headline_cell(struct hr_buf *b, const json_t *h)
+/* A headline figure of a node in the PASS table: [value, "text"], the text
+ * the value and its share of the expectation (else of the fleet median);
+ * [null, "n/a"] without one. */
+static json_t *headline_cell(const json_t *h)
 {
 	double v = hr_jnum(h, "value"), e = hr_jnum(h, "expected"), m = hr_jnum(h, "fleet_median");
 	char num[32];
-	if (!h || json_is_null(h) || isnan(v)) {
-		hr_buf_puts(b, "<td data-v=\"NaN\">n/a</td>");
-		return;
-	}
+	struct hr_buf t = { 0 };
+	json_t *c;
+	if (!h || json_is_null(h) || isnan(v))
+		return json_pack("[n,s]", "n/a");
 	if (hr_streq(hr_jstr(h, "unit"), "GFLOP/s") && v >= 10000)
-		hr_buf_printf(b, "<td data-v=\"%.6g\">%s TFLOP/s", v, hr_fmt_num(v / 1000, num, sizeof(num)));
+		hr_buf_printf(&t, "%s TFLOP/s", hr_fmt_num(v / 1000, num, sizeof(num)));
 	else
-		hr_buf_printf(b, "<td data-v=\"%.6g\">%s %s", v, hr_fmt_num(v, num, sizeof(num)),
-			      hr_jstr(h, "unit") ? hr_jstr(h, "unit") : "");
+		hr_buf_printf(&t, "%s %s", hr_fmt_num(v, num, sizeof(num)), hr_jstr(h, "unit") ? hr_jstr(h, "unit") : "");
 	if (e > 0)
-		hr_buf_printf(b, " (%.0f%% exp.)", 100 * v / e);
+		hr_buf_printf(&t, " (%.0f%% exp.)", 100 * v / e);
 	else if (m > 0)
-		hr_buf_printf(b, " (%.0f%% med.)", 100 * v / m);
+		hr_buf_printf(&t, " (%.0f%% med.)", 100 * v / m);
 	if (json_is_false(json_object_get(h, "judged")))
-		hr_buf_puts(b, " nj");
-	hr_buf_puts(b, "</td>");
+		hr_buf_puts(&t, " nj");
+	c = t.oom ? NULL : json_pack("[f,s]", v, t.s ? t.s : "");
+	hr_buf_release(&t);
+	return c;
 }
 
-/* A PASS node as one row of the compact table (html_healthy): its
+/* A PASS node as one row of the PASS table (html_healthy), a JSON array
+ * appended to the table's data (rows separated by commas): its name, its
  * headline figures against their expectation, the loader verdict, the
  * checks judged, and its configuration only where it differs from the
- * fleet's majority. */
+ * fleet's majority. A cell is a string, or [sort value, text]. */
 void hr_html_pass_row(struct hr_buf *b, const json_t *n, const json_t *diffs)
 {
 	const json_t *hl = json_object_get(n, "headline");
-	const char *d;
-	hr_buf_puts(b, "<tr><td>");
-	esc(b, hr_jstr(n, "name"));
-	hr_buf_puts(b, "</td>");
-	headline_cell(b, json_object_get(hl, "memory"));
-	headline_cell(b, json_object_get(hl, "compute"));
-	headline_cell(b, json_object_get(hl, "intra_node_busbw"));
-	headline_cell(b, json_object_get(hl, "inter_node_busbw"));
-	hr_buf_puts(b, "<td>");
-	esc(b, hr_jstr(hl, "loader") ? hr_jstr(hl, "loader") : "-");
-	hr_buf_printf(b, "</td><td data-v=\"%lld\">%lld</td><td>", hr_jint(n, "checks_judged", 0),
-		      hr_jint(n, "checks_judged", 0));
-	if ((d = hr_jstr(diffs, hr_jstr(n, "name"))))
-		esc(b, d);
-	hr_buf_puts(b, "</td></tr>\n");
+	const char *d = hr_jstr(diffs, hr_jstr(n, "name"));
+	json_t *row = json_pack("[s,o,o,o,o,s,[I,s],s]", hr_jstr(n, "name") ? hr_jstr(n, "name") : "?",
+				headline_cell(json_object_get(hl, "memory")), headline_cell(json_object_get(hl, "compute")),
+				headline_cell(json_object_get(hl, "intra_node_busbw")),
+				headline_cell(json_object_get(hl, "inter_node_busbw")),
+				hr_jstr(hl, "loader") ? hr_jstr(hl, "loader") : "-", (json_int_t)hr_jint(n, "checks_judged", 0),
+				"", d ? d : "");
+	char *t;
+	if (!row) {
+		b->oom = 1;
+		return;
+	}
+	/* the checks judged as text too */
+	json_array_set_new(json_array_get(row, 6), 1, json_sprintf("%lld", hr_jint(n, "checks_judged", 0)));
+	/* JSON_ESCAPE_SLASH: no "</script>" in the data */
+	t = json_dumps(row, JSON_COMPACT | JSON_ESCAPE_SLASH | JSON_REAL_PRECISION(6));
+	json_decref(row);
+	if (!t) {
+		b->oom = 1;
+		return;
+	}
+	hr_buf_puts(b, b->len ? ",\n" : "");
+	hr_buf_puts(b, t);
+	free(t);
 }
 
 /* Every PASS node as one row of a compact table, sortable by any column and
- * filterable (its rows rendered node by node: hr_html_pass_row). */
+ * filterable: the rows are data (rendered node by node: hr_html_pass_row)
+ * that the page's script shows 200 at a time, so that a fleet of thousands
+ * of nodes opens fast. */
 static void html_healthy(const struct hr_render_parts *parts, struct hr_buf *b)
 {
 	hr_buf_printf(b, "<h2 id=\"healthy\">PASS nodes (<span id=\"healthy-count\">%zu</span>)</h2>\n", parts->npass);
@@ -669,15 +699,18 @@ static void html_healthy(const struct hr_render_parts *parts, struct hr_buf *b)
 		hr_buf_puts(b, "<p>No node passed.</p>\n");
 		return;
 	}
-	hr_buf_puts(b, "<p>Each node's headline figures: its worst GPU's memory and compute roofs, its worst intra- and inter-node busbw, as % of the expectation (exp.) or of the fleet median (med.); nj: not judged. Configuration only where it differs from the fleet's majority (profile.json has each node's). Click a column to sort; type to filter.</p>\n"
+	hr_buf_puts(b, "<p>Each node's headline figures: its worst GPU's memory and compute roofs, its worst intra- and inter-node busbw, as % of the expectation (exp.) or of the fleet median (med.); nj: not judged. Configuration only where it differs from the fleet's majority (profile.json has each node's). Click a column to sort; type to filter; 200 rows are shown at a time.</p>\n"
+		    "<noscript><p class=\"note\">The PASS nodes' table is drawn by the page's script: profile.json lists them.</p></noscript>\n"
 		    "<input class=\"filter\" type=\"search\" placeholder=\"filter nodes\" data-table=\"healthy-table\" data-count=\"healthy-count\" oninput=\"hrFilter(this)\">\n"
 		    "<table id=\"healthy-table\" class=\"sortable compact\"><thead><tr>"
 		    "<th onclick=\"hrSort(this)\">node</th><th onclick=\"hrSort(this)\">memory</th><th onclick=\"hrSort(this)\">compute</th>"
 		    "<th onclick=\"hrSort(this)\">intra-node busbw</th><th onclick=\"hrSort(this)\">inter-node busbw</th>"
 		    "<th onclick=\"hrSort(this)\">loader</th><th onclick=\"hrSort(this)\">checks judged</th>"
-		    "<th onclick=\"hrSort(this)\">configuration</th></tr></thead><tbody>\n");
+		    "<th onclick=\"hrSort(this)\">configuration</th></tr></thead><tbody></tbody></table>\n"
+		    "<p><button type=\"button\" id=\"healthy-table-more\" onclick=\"hrMore('healthy-table')\">show 200 more</button></p>\n"
+		    "<script type=\"application/json\" id=\"healthy-table-data\">[");
 	hr_buf_append(b, parts->html_pass.s ? parts->html_pass.s : "", parts->html_pass.len);
-	hr_buf_puts(b, "</tbody></table>\n");
+	hr_buf_puts(b, "]</script>\n");
 }
 
 static void html_findings_drift(const struct hr_rows *rows, struct hr_buf *b)

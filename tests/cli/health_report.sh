@@ -233,8 +233,8 @@ PY
 case "$msg" in OK*) echo "ok health_report_distribution_bounded ($msg)" ;; *) echo "not ok health_report_distribution_bounded: $msg" ;; esac
 
 # ---- report.html at fleet scale (130 nodes): the flagged nodes in full,
-# every PASS node one row of the compact table (sorted and filtered by its
-# script in Chromium), the like groups overlaid on one busbw plot per class
+# every PASS node one row of the compact table (shown, sorted and filtered
+# by its script in Chromium), the like groups overlaid on one busbw plot per class
 msg=$(python3 - "$TMP/f130-b/report.html" "$TMP/f130-b/profile.json" <<'PY'
 import json, re, sys
 h, p = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
@@ -245,10 +245,10 @@ sec = h[h.index('<h2 id="nodes">'):h.index('<h2 id="healthy">')]
 got = re.findall(r'<tr><td class="(?:FAIL|WARN|NOT JUDGED)">[^<]*</td><td>([^<]*)</td>', sec)
 if got != flagged:
     errs.append("flagged section %r, want %r" % (got[:3], flagged[:3]))
-tab = h[h.index('<table id="healthy-table"'):]
-tab = tab[:tab.index("</table>")]
-rows = re.findall(r"<tr><td>([^<]*)</td>", tab)
-if rows != passed:
+# the PASS table's rows: data the page's script shows (no "</" inside)
+data = re.search(r'<script type="application/json" id="healthy-table-data">(.*?)</script>', h, re.S).group(1)
+rows = [r[0] for r in json.loads(data)]
+if rows != passed or "</" in data:
     errs.append("healthy table: %d rows, want %d" % (len(rows), len(passed)))
 classes = {g["class"] for g in p["groups"] if g.get("class")}
 busbw = re.findall(r'<figure class="plot" data-plot="busbw" data-subject="([^"]*)"', h)
@@ -263,7 +263,7 @@ case "$msg" in OK*) echo "ok health_report_html_fleet_layout ($msg)" ;; *) echo 
 if [ -n "$CHROME" ]; then
 	# the table's own script, run by Chromium: sort by memory (twice: the
 	# other way), then filter by a node name
-	sed 's#</body></html>#<script>(function(){var th=document.querySelectorAll("\#healthy-table th")[1];hrSort(th);var a=[].map.call(document.querySelectorAll("\#healthy-table tbody tr"),function(r){return parseFloat(r.cells[1].getAttribute("data-v"))});hrSort(th);var d=[].map.call(document.querySelectorAll("\#healthy-table tbody tr"),function(r){return parseFloat(r.cells[1].getAttribute("data-v"))});var up=1,dn=1;for(var i=1;i<a.length;i++){if(a[i]<a[i-1])up=0;if(d[i]>d[i-1])dn=0;}var f=document.querySelector("input.filter");f.value="gpu012";hrFilter(f);var vis=[].filter.call(document.querySelectorAll("\#healthy-table tbody tr"),function(r){return r.style.display!=="none"}).map(function(r){return r.cells[0].textContent});document.body.setAttribute("data-test",[up,dn,a.length,vis.join(" "),document.getElementById("healthy-count").textContent].join("|"));})();</script></body></html>#' \
+	sed 's#</body></html>#<script>(function(){var th=document.querySelectorAll("\#healthy-table th")[1];hrSort(th);var a=[].map.call(document.querySelectorAll("\#healthy-table tbody tr"),function(r){return parseFloat(r.cells[1].getAttribute("data-v"))});hrSort(th);var d=[].map.call(document.querySelectorAll("\#healthy-table tbody tr"),function(r){return parseFloat(r.cells[1].getAttribute("data-v"))});var up=1,dn=1;for(var i=1;i<a.length;i++){if(a[i]<a[i-1])up=0;if(d[i]>d[i-1])dn=0;}var f=document.querySelector("input.filter");f.value="gpu012";hrFilter(f);var vis=[].filter.call(document.querySelectorAll("\#healthy-table tbody tr"),function(r){return r.style.display!=="none"}).map(function(r){return r.cells[0].textContent});var cnt=document.getElementById("healthy-count").textContent;f.value="";hrFilter(f);var t=hrTab("healthy-table");t.shown=50;hrDraw("healthy-table");var p1=document.querySelectorAll("\#healthy-table tbody tr").length,more=document.getElementById("healthy-table-more").style.display;hrMore("healthy-table");var p2=document.querySelectorAll("\#healthy-table tbody tr").length;document.body.setAttribute("data-test",[up,dn,a.length,vis.join(" "),cnt,p1+(more===""?"+":"-"),p2].join("|"));})();</script></body></html>#' \
 		"$TMP/f130-b/report.html" >"$TMP/f130-sort.html"
 	timeout 180 "$CHROME" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$TMP/chrome" \
 		--virtual-time-budget=20000 --dump-dom "file://$(readlink -f "$TMP/f130-sort.html")" >"$TMP/f130-sort.dom" 2>/dev/null
@@ -273,8 +273,11 @@ import json, sys
 p = json.load(open(sys.argv[1]))
 v = sorted(n["name"] for n in p["nodes"] if n["verdict"] == "PASS" and "gpu012" in n["name"])
 f = sys.argv[2].split('"')[1].split("|") if '"' in sys.argv[2] else []
-want = ["1", "1", str(sum(n["verdict"] == "PASS" for n in p["nodes"])), " ".join(v), str(len(v))]
-print("OK" if len(f) == 5 and f[:3] + [" ".join(sorted(f[3].split()))] + f[4:] == want else "got %r want %r" % (f, want))
+npass = sum(n["verdict"] == "PASS" for n in p["nodes"])
+# sorted both ways, all rows shown, the filter's rows and count; then 50
+# rows shown with "more" offered, and 200 more after it
+want = ["1", "1", str(npass), " ".join(v), str(len(v)), "50+", str(min(250, npass))]
+print("OK" if len(f) == 7 and f[:3] + [" ".join(sorted(f[3].split()))] + f[4:] == want else "got %r want %r" % (f, want))
 PY
 )
 	[ "$msg" = OK ] && echo "ok health_report_html_table_sorts_and_filters ($got)" ||
