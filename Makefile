@@ -17,7 +17,9 @@
 #   CH_DEPS_DONE=1          skip scripts/install-deps
 #
 # Every goal first runs scripts/install-deps (installs missing Debian
-# packages when root), then re-runs make with CH_DEPS_DONE=1.
+# packages when root), then re-runs make with CH_DEPS_DONE=1: what the
+# build needs for every goal (--build), and for `make test` and `make unit`
+# also what the tests need (--test: Criterion, Chromium, git ...).
 
 .DEFAULT_GOAL := all
 SHELL := /bin/bash
@@ -26,7 +28,7 @@ ifeq ($(CH_DEPS_DONE),)
 ifeq ($(filter clean distclean,$(MAKECMDGOALS)),)
 .PHONY: _outer
 _outer:
-	@scripts/install-deps
+	@scripts/install-deps $(if $(filter test unit,$(MAKECMDGOALS)),--test,--build)
 	@$(MAKE) --no-print-directory CH_DEPS_DONE=1 $(MAKECMDGOALS)
 Makefile: ;
 %:: _outer ; @:
@@ -157,7 +159,10 @@ endif
 CC ?= gcc
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(CFLAGS) -Wall -Wextra -fopenmp -MMD -MP $(SAN_FLAGS) $(DEFS) $(CUDA_CFLAGS) $(PKG_CFLAGS)
-LDLIBS := $(PKG_LIBS) $(CUDA_LIBS) -lstdc++ -ldl -lpthread -lm $(SAN_LIBS)
+# --as-needed: a binary records only the libraries it calls (roofline never
+# calls NCCL or Open MPI's collectives, so it starts on a node without
+# libnccl.so.2), whatever the toolchain's default
+LDLIBS := -Wl,--as-needed $(PKG_LIBS) $(CUDA_LIBS) -lstdc++ -ldl -lpthread -lm $(SAN_LIBS)
 ALL_LDFLAGS := -fopenmp $(SAN_FLAGS) $(LDFLAGS)
 NVCC_GENCODE := $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) -gencode arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
 NVCCFLAGS := -O3 -std=c++17 $(NVCC_GENCODE) $(DEFS) -Xcompiler -Wall,-Wextra
@@ -253,11 +258,19 @@ $(SLOWAR): tests/slowallreduce.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -O2 -shared -fPIC -Wall -Wextra $(shell pkg-config --cflags ompi-c) $< -o $@
 
-# a stand-in libnvidia-ml.so.1 for tests/cli/inventory.sh and powercap.sh (tests/fake-nvml)
+# a stand-in libnvidia-ml.so.1 for tests/cli/inventory.sh, powercap.sh and the
+# energy-window unit tests (tests/fake-nvml; its SONAME lets a test load it by
+# path first)
 FAKE_NVML := $(B)/tests/fake-nvml/libnvidia-ml.so.1
 $(FAKE_NVML): tests/fake-nvml/fake_nvml.c tests/fake-nvml/fake_nvml_power.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC $^ -lm -o $@
+	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 $^ -o $@ -lm -lpthread
+
+# a CUDA runtime whose driver is too old (LD_PRELOAD), for tests/cli/cuda_preflight.sh
+FAKE_CUDART := $(B)/tests/libfakecudart.so
+$(FAKE_CUDART): tests/fake-cudart/fake_cudart.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -shared -fPIC $< -o $@
 
 # roofline's main over a stand-in GPU backend for tests/cli/powercap.sh (tests/standin)
 STANDIN := $(B)/tests/roofline-standin
@@ -267,8 +280,8 @@ $(STANDIN): bench/roofline.c tests/standin/standin_gpu.c $(LIB) $(FLAGS_FILE)
 	$(Q)$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) -I$(B)/gen -I. -DCH_RL_GPU_BACKEND=ch_backend_standin \
 		$(ALL_LDFLAGS) bench/roofline.c tests/standin/standin_gpu.c $(LIB) $(LDLIBS) -o $@
 
-unit: $(UNIT_BIN)
-test: all $(UNIT_BIN) $(SLOWIO) $(SLOWAR) $(STOPRANK) $(FAKE_NVML) $(STANDIN)
+unit: $(UNIT_BIN) $(FAKE_NVML)
+test: all $(UNIT_BIN) $(SLOWIO) $(SLOWAR) $(STOPRANK) $(FAKE_NVML) $(STANDIN) $(FAKE_CUDART)
 	$(Q)SANITIZE=$(SANITIZE) WITH_CUDA=$(WITH_CUDA) scripts/run-tests
 
 sweep: all

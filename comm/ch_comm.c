@@ -72,27 +72,6 @@ int ch_comm_find_duplicate(const char *bus_ids, size_t bus_id_len, int n,
 	return 0;
 }
 
-const char *const ch_comm_backend_names[] = { "auto", "mpi", "nccl", NULL };
-
-/* The registry: static, with the optional backends under #ifdef. */
-static const struct ch_comm_backend *const backends[] = {
-	&ch_comm_mpi,
-#ifdef HAVE_NCCL
-	&ch_comm_nccl,
-#endif
-	NULL
-};
-
-const struct ch_comm_backend *ch_comm_find(const char *name)
-{
-	int i;
-
-	for (i = 0; backends[i]; i++)
-		if (!strcmp(backends[i]->name, name))
-			return backends[i];
-	return NULL;
-}
-
 const struct ch_comm_algo *ch_comm_algo_find(const struct ch_comm_backend *be, const char *name)
 {
 	const struct ch_comm_algo *a;

@@ -8,7 +8,9 @@
  * backend can run on this rank (NCCL needs a GPU).
  *
  * Both backends run under an MPI launcher: MPI is the bootstrap (rank, size,
- * groups) for NCCL too. This header stays free of MPI, CUDA and NCCL
+ * groups) for NCCL too. A backend with comm_create_group() and run_group()
+ * (NCCL) also runs several ranks in one process, one per device, driven by
+ * one thread (allreduce_bw -g N). This header stays free of MPI, CUDA and NCCL
  * headers: communicators cross it as Fortran handles (MPI_Comm_c2f()), and
  * buffers as plain pointers (host or device memory, as the backend says).
  *
@@ -280,6 +282,37 @@ struct ch_comm_backend {
 	 * communicator was aborted), or CH_ERR_RUNTIME (message printed).
 	 */
 	int (*run)(struct ch_comm *c, struct ch_comm_run *r);
+
+	/**
+	 * devices - the devices this process could open (NCCL: the GPUs
+	 * cudaGetDeviceCount() sees, which honours CUDA_VISIBLE_DEVICES); 0
+	 * when none. May be NULL (host memory: no devices to count).
+	 */
+	int (*devices)(void);
+
+	/**
+	 * comm_create_group - the single-process mode: @n communicators, one
+	 * per state @x[i] (from open() with local ranks 0..n-1 of this
+	 * process, one device each), forming one clique of @n ranks (rank i on
+	 * @x[i]) that runs @algo; no MPI involved (NCCL: ncclCommInitAll).
+	 * @out: [out] @n communicators, released with comm_destroy().
+	 * Returns 0, CH_ERR_UNAVAILABLE or CH_ERR_RUNTIME (@why says why).
+	 * May be NULL: the backend needs one process per rank.
+	 */
+	int (*comm_create_group)(struct ch_comm_ctx *const *x, int n, const char *algo, struct ch_comm **out,
+				 char *why, size_t nwhy);
+
+	/**
+	 * run_group - run() for @n communicators of this process at once (of
+	 * one clique or of several, measured concurrently): per iteration every
+	 * communicator's call is issued from this thread inside one group
+	 * (NCCL: ncclGroupStart/ncclGroupEnd), then each is timed on its own
+	 * device. @r[i] holds communicator @c[i]'s buffers, count and results;
+	 * dtype, op, warmup, iters, per_call, timeout_sec, mark, progress and
+	 * delay_us are taken from @r[0]. Returns as run(); a timeout aborts
+	 * every communicator of the call. Set together with comm_create_group().
+	 */
+	int (*run_group)(struct ch_comm *const *c, int n, struct ch_comm_run *r);
 };
 
 /**

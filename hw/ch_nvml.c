@@ -1,5 +1,6 @@
 #include "hw/ch_nvml.h"
 #include "base/ch_common.h"
+#include "base/ch_stats.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -61,6 +62,11 @@ static struct {
 	nvmlReturn_t (*temperature)(nvmlDevice_t, nvmlTemperatureSensors_t, unsigned int *);
 	nvmlReturn_t (*reasons)(nvmlDevice_t, unsigned long long *);
 	nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long *);
+	/* nvmlViolationTime_t *: {referenceTime (us), violationTime (ns)} */
+	nvmlReturn_t (*violation)(nvmlDevice_t, int, unsigned long long *);
+#if defined(HAVE_NVML_H) && defined(NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN)
+	nvmlReturn_t (*field_values)(nvmlDevice_t, int, nvmlFieldValue_t *);
+#endif
 	/* inventory (ch_nvml_gpu_inventory); each may be NULL in an old driver.
 	 * Enum arguments are passed as int and unsigned int (the ABI of C enums). */
 	nvmlReturn_t (*pci_info)(nvmlDevice_t, struct ch_nvml_pci_info *);
@@ -140,6 +146,10 @@ int ch_nvml_init(char *why, size_t n)
 	if (!nv.reasons)
 		*(void **)&nv.reasons = sym("nvmlDeviceGetCurrentClocksThrottleReasons");
 	*(void **)&nv.energy = sym("nvmlDeviceGetTotalEnergyConsumption");
+	*(void **)&nv.violation = sym("nvmlDeviceGetViolationStatus");
+#if defined(HAVE_NVML_H) && defined(NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN)
+	*(void **)&nv.field_values = sym("nvmlDeviceGetFieldValues");
+#endif
 	*(void **)&nv.pci_info = sym("nvmlDeviceGetPciInfo_v3");
 	*(void **)&nv.uuid = sym("nvmlDeviceGetUUID");
 	*(void **)&nv.serial = sym("nvmlDeviceGetSerial");
@@ -397,6 +407,68 @@ int ch_nvml_energy_total_j(double *out)
 	return 0;
 #else
 	(void)out;
+	return CH_ERR_UNAVAILABLE;
+#endif
+}
+
+int ch_nvml_energy_j(ch_nvml_dev_t dev, double *j)
+{
+#ifdef HAVE_NVML
+	unsigned long long mj;
+	if (nv.refs <= 0 || !nv.energy || nv.energy((nvmlDevice_t)dev, &mj) != NVML_SUCCESS)
+		return CH_ERR_UNAVAILABLE;
+	*j = (double)mj / 1000.0; /* millijoules */
+	return 0;
+#else
+	(void)dev; (void)j;
+	return CH_ERR_UNAVAILABLE;
+#endif
+}
+
+void ch_nvml_violations_na(struct ch_nvml_violations *v)
+{
+	v->power_ns = v->thermal_ns = v->sw_thermal_ns = v->hw_thermal_ns = v->hw_power_brake_ns = NAN;
+	v->t_sec = NAN;
+}
+
+int ch_nvml_violations(ch_nvml_dev_t dev, struct ch_nvml_violations *v)
+{
+	ch_nvml_violations_na(v);
+	v->t_sec = ch_now_sec();
+#ifdef HAVE_NVML
+	{
+		nvmlDevice_t d = (nvmlDevice_t)dev;
+		unsigned long long t[2]; /* nvmlViolationTime_t: referenceTime, violationTime */
+		int got = 0;
+
+		if (nv.refs <= 0)
+			return CH_ERR_UNAVAILABLE;
+		/* nvmlPerfPolicyType_t: NVML_PERF_POLICY_POWER 0, _THERMAL 1 */
+		if (nv.violation && nv.violation(d, 0, t) == NVML_SUCCESS)
+			v->power_ns = (double)t[1], got = 1;
+		if (nv.violation && nv.violation(d, 1, t) == NVML_SUCCESS)
+			v->thermal_ns = (double)t[1], got = 1;
+#if defined(HAVE_NVML_H) && defined(NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN)
+		/* the clock-event reason counters (ns), with the ids of the nvml.h
+		 * the build used; a driver without them answers per field */
+		if (nv.field_values) {
+			nvmlFieldValue_t f[3];
+			double *dst[3] = { &v->sw_thermal_ns, &v->hw_thermal_ns, &v->hw_power_brake_ns };
+			int i;
+			memset(f, 0, sizeof(f));
+			f[0].fieldId = NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN;
+			f[1].fieldId = NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN;
+			f[2].fieldId = NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN;
+			if (nv.field_values(d, 3, f) == NVML_SUCCESS)
+				for (i = 0; i < 3; i++)
+					if (f[i].nvmlReturn == NVML_SUCCESS && f[i].valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG)
+						*dst[i] = (double)f[i].value.ullVal, got = 1;
+		}
+#endif
+		return got ? 0 : CH_ERR_UNAVAILABLE;
+	}
+#else
+	(void)dev;
 	return CH_ERR_UNAVAILABLE;
 #endif
 }

@@ -13,7 +13,10 @@
  * (degrees C), nvmlDeviceGetCurrentClocksEventReasons (bit mask; the older
  * name nvmlDeviceGetCurrentClocksThrottleReasons is used when the driver
  * predates it), nvmlDeviceGetTotalEnergyConsumption (millijoules since the
- * driver was loaded, Volta and newer), nvmlSystemGetDriverVersion.
+ * driver was loaded, Volta and newer), nvmlDeviceGetViolationStatus
+ * (nanoseconds the clocks were held below the applications clocks, per
+ * policy), nvmlDeviceGetFieldValues (the clock-event reason counters, when
+ * built against an nvml.h that defines them), nvmlSystemGetDriverVersion.
  *
  * Not thread-safe: call from one thread.
  */
@@ -143,6 +146,41 @@ int ch_nvml_throttled(unsigned long long reasons);
  * GPU, or a GPU has no energy counter (pre-Volta).
  */
 int ch_nvml_energy_total_j(double *out);
+
+/**
+ * ch_nvml_energy_j - one GPU's energy counter, and nothing else (one NVML
+ * call: what an energy window reads between its batches of calls).
+ * @j: [out] joules since driver load. Refreshed by the driver every few
+ * tens of ms. Returns 0 or CH_ERR_UNAVAILABLE.
+ */
+int ch_nvml_energy_j(ch_nvml_dev_t dev, double *j);
+
+/*
+ * Cumulative time a GPU's clocks were held down, in nanoseconds since
+ * driver load, per cause; NAN where the driver cannot tell. Difference two
+ * readings over a measurement window: the clocks were held down for that
+ * long during it, however brief (two instantaneous reason reads miss it).
+ */
+struct ch_nvml_violations {
+	double power_ns;          /* nvmlDeviceGetViolationStatus(NVML_PERF_POLICY_POWER) */
+	double thermal_ns;        /* ... (NVML_PERF_POLICY_THERMAL) */
+	double sw_thermal_ns;     /* field NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN */
+	double hw_thermal_ns;     /* ... _HW_THERM_SLOWDOWN */
+	double hw_power_brake_ns; /* ... _HW_POWER_BRAKE_SLOWDOWN */
+	double t_sec;             /* ch_now_sec() when read */
+};
+
+/** ch_nvml_violations_na - every counter n/a (NAN). */
+void ch_nvml_violations_na(struct ch_nvml_violations *v);
+
+/**
+ * ch_nvml_violations - read the counters of @dev.
+ * The three clock-event reason counters are read (nvmlDeviceGetFieldValues)
+ * only in a build against an nvml.h that defines their field ids (their
+ * numbering changed between releases); otherwise they stay NAN.
+ * Returns 0 when at least one counter was read, CH_ERR_UNAVAILABLE otherwise.
+ */
+int ch_nvml_violations(ch_nvml_dev_t dev, struct ch_nvml_violations *v);
 
 /**
  * ch_nvml_gpu_inventory - what NVML tells of one GPU, for the "inventory"

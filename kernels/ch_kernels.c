@@ -415,27 +415,97 @@ double ch_gemm_accum_eps(enum ch_dtype dt)
 	}
 }
 
+int ch_gemm_input_digits(enum ch_dtype dt)
+{
+	switch (dt) {
+	case CH_FP64: return 53;
+	case CH_FP32: return 24;
+	case CH_FP8: return 4;
+	default: return 8; /* tf32, bf16, fp16: bf16's significand */
+	}
+}
+
+int ch_gemm_accum_bits(enum ch_dtype dt)
+{
+	switch (dt) {
+	case CH_FP64: return 53;
+	case CH_FP8: return 14;
+	default: return 24;
+	}
+}
+
+/* Neumaier's compensated sum (Higham 2002, section 4.3): the running sum
+ * and its correction; the value is s + c. */
+struct csum {
+	double s, c;
+};
+
+static void csum_add(struct csum *a, double x)
+{
+	double t = a->s + x;
+	if (fabs(a->s) >= fabs(x))
+		a->c += (a->s - t) + x;
+	else
+		a->c += (x - t) + a->s;
+	a->s = t;
+}
+
+void ch_gemm_expected(enum ch_dtype dt, uint64_t i, uint64_t j, uint64_t k, struct ch_gemm_expect *out)
+{
+	const int digits = ch_gemm_input_digits(dt);
+	struct csum sum = { 0, 0 }, abs_sum = { 0, 0 };
+	double lo = 0, hi = 0;
+	uint64_t l;
+
+	for (l = 0; l < k; l++) {
+		double a = ch_gemm_value(CH_GEMM_SEED_A, i * k + l, digits);
+		double b = ch_gemm_value(CH_GEMM_SEED_B, j * k + l, digits);
+		double p;
+		/* a b is exact in fp64 for every dtype but fp64 (2 x 24 bits at
+		 * most); an fp64 product's rounding, 2^-53 |a b| of random sign,
+		 * is far inside the fp64 tolerance */
+		csum_add(&sum, a * b);
+		csum_add(&abs_sum, fabs(a * b));
+		p = sum.s + sum.c;
+		if (p < lo)
+			lo = p;
+		if (p > hi)
+			hi = p;
+	}
+	out->want = sum.s + sum.c;
+	out->abs_sum = abs_sum.s + abs_sum.c;
+	out->range = hi - lo;
+}
+
+double ch_gemm_tolerance(enum ch_dtype dt, uint64_t k, const struct ch_gemm_expect *e)
+{
+	const double eo = ch_dtype_eps(ch_gemm_out_dtype(dt)), ea = ch_gemm_accum_eps(dt);
+	/* products of two values m 2^-(d-1) are multiples of 2^-2(d-1): a
+	 * partial sum below 2^p of those units is exact in p bits */
+	const double exact_below = ldexp(1.0, ch_gemm_accum_bits(dt) - 2 * (ch_gemm_input_digits(dt) - 1));
+	double acc;
+
+	if (e->range < exact_below)
+		acc = 0; /* every partial sum is exact: only the output is rounded */
+	else if (dt != CH_FP64 && dt != CH_FP32)
+		acc = (double)(k > 1 ? k - 1 : 1) * ea * e->range; /* tensor cores: any rounding, truncation included */
+	else
+		acc = CH_GEMM_CHECK_LAMBDA * sqrt((double)k) * ea * e->range;
+	return acc * (1 + eo) + eo * fabs(e->want) + ch_dtype_eps(CH_FP64) * fabs(e->want);
+}
+
 void ch_check_gemm(enum ch_dtype dt, uint64_t m, uint64_t n, uint64_t k,
 		   const struct ch_gemm_sample *s, int count, struct ch_check *out)
 {
-	const int digits = ch_dtype_digits(dt);
-	const double ea = ch_gemm_accum_eps(dt), eo = ch_dtype_eps(ch_gemm_out_dtype(dt));
 	int q;
 
+	(void)m;
 	(void)n;
 	check_init(out);
 	for (q = 0; q < count; q++) {
-		double want = 0, abs_sum = 0;
-		uint64_t l;
-		for (l = 0; l < k; l++) {
-			double a = ch_gemm_value(CH_GEMM_SEED_A, s[q].i * k + l, digits);
-			double b = ch_gemm_value(CH_GEMM_SEED_B, s[q].j * k + l, digits);
-			want += a * b;
-			abs_sum += fabs(a * b);
-		}
-		(void)m;
-		check_one(out, (uint64_t)q, s[q].got, want,
-			  (double)k * ea * abs_sum + eo * fabs(want));
+		struct ch_gemm_expect e;
+		ch_gemm_expected(dt, s[q].i, s[q].j, k, &e);
+		check_one(out, (uint64_t)q, s[q].got, e.want, ch_gemm_tolerance(dt, k, &e));
 	}
 }
 

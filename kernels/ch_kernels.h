@@ -214,7 +214,10 @@ struct ch_gemm_sample {
  * for fp8): A is stored k x m column-major (lda = k), so A(i, l) is element
  * i*k + l; B is stored k x n column-major (ldb = k), B(l, j) is element
  * j*k + l; C is m x n column-major (ldc = m). Element p of A is
- * ch_gemm_value(CH_GEMM_SEED_A, p, digits), of B ch_gemm_value(CH_GEMM_SEED_B, ...).
+ * ch_gemm_value(CH_GEMM_SEED_A, p, ch_gemm_input_digits(dt)), of B
+ * ch_gemm_value(CH_GEMM_SEED_B, ...). Backends fill C with NaN before the
+ * first call (beta = 0: C is never read), so an entry no call wrote fails
+ * the check.
  */
 #define CH_GEMM_SEED_A 0x5eed0000000000a1ULL
 #define CH_GEMM_SEED_B 0x5eed0000000000b2ULL
@@ -229,22 +232,87 @@ void ch_gemm_sample_positions(uint64_t m, uint64_t n, int count,
 			      struct ch_gemm_sample *out);
 
 /**
- * ch_gemm_accum_eps - unit roundoff of the GEMM accumulation in dtype @dt:
- * 2^-53 (fp64), 2^-24 (fp32 accumulation for fp32, tf32, bf16, fp16), and
- * 2^-13 for fp8, whose Hopper tensor-core accumulation keeps about 14 bits
- * (DeepSeek-V3 technical report, arXiv:2412.19437, section 3.3.2).
+ * ch_gemm_accum_eps - unit roundoff of the GEMM accumulation in dtype @dt
+ * (2^(1-p) for an accumulator of p significant bits, so that truncation is
+ * covered too): 2^-53 (fp64), 2^-24 (fp32 accumulation for fp32, tf32,
+ * bf16, fp16), and 2^-13 for fp8, whose Hopper tensor-core accumulation
+ * keeps about 14 bits (DeepSeek-V3 technical report, arXiv:2412.19437,
+ * section 3.3.2).
  */
 double ch_gemm_accum_eps(enum ch_dtype dt);
 
 /**
- * ch_check_gemm - check sampled entries of C = A B against fp64 dot
- * products on the host.
+ * ch_gemm_input_digits - significant bits of the GEMM input values
+ * (ch_gemm_value()'s @digits) for dtype @dt: 53 fp64, 24 fp32 (so that a
+ * TF32 substitution shows), 4 fp8 (e4m3), and 8 for tf32, bf16 and fp16,
+ * the tensor-core dtypes: their products are multiples of 2^-14 below 4, so
+ * every partial sum below 1024 in magnitude (k up to about 200,000 on
+ * these random inputs) is exact in fp32, whatever the tensor core's
+ * rounding; any error beyond the output's rounding is then a wrong result.
+ */
+int ch_gemm_input_digits(enum ch_dtype dt);
+
+/**
+ * ch_gemm_accum_bits - significant bits p of that accumulator: 53 (fp64),
+ * 24 (fp32 accumulation), 14 (fp8).
+ */
+int ch_gemm_accum_bits(enum ch_dtype dt);
+
+/* The check's confidence factor: a correct entry fails with probability at
+ * most 2 exp(-lambda^2 / 2) = 3e-8 (Azuma-Hoeffding, see ch_gemm_tolerance()). */
+#define CH_GEMM_CHECK_LAMBDA 6.0
+
+/* The exact value of one GEMM entry and the sizes its error bound uses. */
+struct ch_gemm_expect {
+	double want;     /* sum_l A(i,l) B(l,j), compensated sum in fp64 */
+	double abs_sum;  /* sum_l |A(i,l) B(l,j)| */
+	double range;    /* max - min of the prefix sums P_0 = 0, P_1, ... P_k: every
+			  * sum of consecutive products is at most this in magnitude */
+};
+
+/**
+ * ch_gemm_expected - entry (@i, @j) of C = A B for inputs in @dt, k inner
+ * products, regenerated from ch_gemm_value(): want, sum |ab| and the range
+ * of the prefix sums, with Neumaier's compensated summation (Higham 2002,
+ * section 4.3), so that the reference is exact to about 2^-53 |want|.
+ */
+void ch_gemm_expected(enum ch_dtype dt, uint64_t i, uint64_t j, uint64_t k, struct ch_gemm_expect *out);
+
+/**
+ * ch_gemm_tolerance - the largest |got - want| a correct C entry can show.
+ * With u = ch_gemm_accum_eps(@dt), p = ch_gemm_accum_bits(@dt), d the
+ * ch_gemm_input_digits(@dt), R = @e->range and eo = ch_dtype_eps(output dtype):
+ *   - R < 2^(p - 2(d-1)): every partial sum of consecutive products is a
+ *     multiple of 2^-2(d-1) below 2^p of those units, so the accumulation
+ *     is exact (fp8 inputs m/8: R < 256, most entries at k = 8192; tf32,
+ *     bf16, fp16: R < 1024): acc = 0;
+ *   - else tf32, bf16, fp16, fp8 (tensor cores, whose accumulation may
+ *     truncate: Fasi et al., PeerJ Comput. Sci. 7:e330, 2021):
+ *     acc = (k - 1) u R, whatever the rounding mode;
+ *   - else fp32 and fp64 (FMA rounded to nearest): acc = lambda sqrt(k) u R (lambda = CH_GEMM_CHECK_LAMBDA): the
+ *     k - 1 rounding errors d_j s_j (|d_j| <= u, mean zero under
+ *     round-to-nearest, |s_j| <= R for sums of consecutive products) form a
+ *     martingale, so |sum| > lambda u R sqrt(k) has probability below
+ *     2 exp(-lambda^2 / 2) (Azuma-Hoeffding; Higham and Mary, "A new
+ *     approach to probabilistic rounding error analysis", SIAM J. Sci.
+ *     Comput. 41(5), 2019). For random data R ~ 1.6 sqrt(k) rms|ab|, so the
+ *     bound grows like k u rms|ab| against |want| ~ sqrt(k) rms|ab|, where
+ *     the deterministic k u sum|ab| grows like k^2 u.
+ * Returns acc (1 + eo) + eo |want| + eps64 |want| (the output's rounding
+ * and the reference's own). Assumes the device sums consecutive products
+ * (blocked, split-k and tree reductions of consecutive blocks all do).
+ * Arithmetic and the margins at k = 256 and 8192: docs/roofline.md.
+ */
+double ch_gemm_tolerance(enum ch_dtype dt, uint64_t k, const struct ch_gemm_expect *e);
+
+/**
+ * ch_check_gemm - check sampled entries of C = A B against the exact
+ * entries (ch_gemm_expected()) with ch_gemm_tolerance().
  * @dt:  [in] input dtype.  @m, @n, @k: [in] dimensions.
  * @s:   [in] samples with got set.  @count: [in] number of samples.
- * @out: [out] outcome; first_bad is the sample's position in @s.
- * Tolerance per entry: k x ch_gemm_accum_eps(dt) x sum_l |A(i,l) B(l,j)|
- * + eps(out dtype) |want| (Higham 2002, section 3.5: |C - fl(AB)| <=
- * gamma_k |A||B|; inputs are exact in @dt, see ch_gemm_value()).
+ * @out: [out] outcome; first_bad is the sample's position in @s. A NaN
+ *       entry (C is filled with NaN before the calls, so an entry never
+ *       written) always fails.
  */
 void ch_check_gemm(enum ch_dtype dt, uint64_t m, uint64_t n, uint64_t k,
 		   const struct ch_gemm_sample *s, int count, struct ch_check *out);
@@ -252,6 +320,7 @@ void ch_check_gemm(enum ch_dtype dt, uint64_t m, uint64_t n, uint64_t k,
 /* ------------------------------------------------------------ backends */
 
 struct ch_dev; /* one open device, private to its backend */
+struct ch_nvml_violations; /* hw/ch_nvml.h */
 
 /* What a backend tells about an open device. */
 struct ch_dev_info {
@@ -279,6 +348,9 @@ struct ch_point_spec {
 	struct ch_shape shape;
 	int plain_stores; /* CPU stream kernels: plain (write-allocate) stores for
 			   * these calls even on a device with streaming stores */
+	int fast_accum;   /* fp8 GEMM: 1 = fast accumulation
+			   * (CUBLASLT_MATMUL_DESC_FAST_ACCUM), 0 = the default,
+			   * split accumulator (partial sums promoted to fp32) */
 };
 
 /*
@@ -342,6 +414,27 @@ struct ch_backend {
 	/* throttled - 1 when the device's clocks are held down by power or
 	 * temperature now, 0 when not, CH_ERR_UNAVAILABLE when n/a. May be NULL. */
 	int (*throttled)(struct ch_dev *d);
+	/* queue - start @calls calls of the set-up point back to back, after
+	 * whatever was queued before, without waiting for them (CUDA: launched
+	 * on the device's stream between two events, no host synchronisation);
+	 * batch slot @slot (0 or 1) records when its first call started and its
+	 * last call ended. At most two batches are in flight. May be NULL (a
+	 * synchronous backend: the energy window then times call by call). */
+	int (*queue)(struct ch_dev *d, const struct ch_point_spec *p, int calls, int slot);
+	/* batch_done - has the batch in @slot finished? @wait: block until it
+	 * has. When it has, @t_start and @t_end get its first call's start and
+	 * last call's end on ch_now_sec()'s clock, and the slot is free again.
+	 * Returns 1 finished, 0 not yet (only without @wait), or a negative
+	 * status. Set together with queue(). */
+	int (*batch_done)(struct ch_dev *d, int slot, int wait, double *t_start, double *t_end);
+	/* throttle_ns - the device's cumulative clock-violation counters (ns,
+	 * per cause; hw/ch_nvml.h), to be differenced over an energy window.
+	 * May be NULL; returns CH_ERR_UNAVAILABLE when n/a. */
+	int (*throttle_ns)(struct ch_dev *d, struct ch_nvml_violations *v);
+	/* fp8_fast_accum - 1 when the fp8 GEMM also runs with fast
+	 * accumulation (ch_point_spec.fast_accum): roofline then measures both
+	 * modes, labelled. */
+	int fp8_fast_accum;
 };
 
 /* The backends (each defined by its own folder). */

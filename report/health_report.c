@@ -2,7 +2,8 @@
  * health_report - fold result files and nccl-tests logs into a
  * cluster-health profile (hr_report.h), or run a subcommand:
  * `health_report canary ...` (hr_canary.h), `health_report history ...`
- * (hr_history.h), `health_report rules` (hr_rules.h). See README.md and docs/health_report.md.
+ * (hr_history.h), `health_report steps ...` (hr_steps_cmd.h), `health_report rules`
+ * (hr_rules.h). See README.md and docs/health_report.md.
  */
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "report/history/hr_history.h"
 #include "report/judge/hr_rules.h"
 #include "report/read/hr_model.h"
+#include "report/hr_steps_cmd.h"
 
 int main(int argc, char **argv)
 {
@@ -24,5 +26,7 @@ int main(int argc, char **argv)
 		return hr_history_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "rules"))
 		return hr_rules_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "steps"))
+		return hr_steps_main(argc - 1, argv + 1);
 	return hr_report_main(argc, argv);
 }

@@ -6,12 +6,15 @@
 #include "report/read/hr_input.h"
 #include "report/read/hr_model.h"
 #include "report/render/hr_render.h"
+#include "report/render/hr_steps_render.h"
+#include "report/canary/hr_steps_run.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
 #include "base/ch_parse.h"
 #include "base/ch_result.h"
 
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +26,10 @@
 
 enum {
 	OPT_OUT = 0x1200, OPT_STRICT, OPT_EXPECT, OPT_PUE, OPT_PRICE, OPT_CURRENCY,
-	OPT_CARBON, OPT_CPU_W, OPT_MAX_PLOTS, OPT_COLOR, OPT_DETAIL
+	OPT_CARBON, OPT_CPU_W, OPT_MAX_PLOTS, OPT_COLOR, OPT_DETAIL, OPT_STEPS
 };
+
+#define MAX_STEP_PATHS 64
 
 void hr_report_usage(FILE *f, int subcommands)
 {
@@ -63,6 +68,9 @@ void hr_report_usage(FILE *f, int subcommands)
 "  --carbon-g-kwh X    grid carbon intensity, gCO2e/kWh (default %.0f)\n"
 "  --cpu-watts W       assumed power per CPU package for energy estimates\n"
 "                      (default %.0f)\n"
+"  --steps PATH        a training job's step logs (file or directory, repeatable):\n"
+"                      a \"Step logs\" section per rank in the outputs\n"
+"                      (health_report steps; docs/canary.md)\n"
 "  --max-plots N       at most N plots of each kind in report.html, flagged\n"
 "                      subjects first (default %d)\n"
 "  --detail WHAT       flagged (default): a PASS node's entry in profile.json\n"
@@ -80,10 +88,17 @@ void hr_report_usage(FILE *f, int subcommands)
 "                      inputs make it exit 2\n"
 "  -h, --help          this text;  -V, --version  the version\n"
 "\n"
-"Exit status: 0 no node FAILs; 1 at least one FAIL (drain candidates are\n"
-"listed); 2 usage or input error (no usable input: no file contributed; with\n"
-"--strict also any skipped input);\n"
-"4 run-time error (cannot write the outputs).\n"
+"Exit status: 0 no node FAILs; 1 at least one FAIL (the drain candidates\n"
+"among them are listed: nodes with a hard fault or a confirmed FAIL); 2 usage\n"
+"or input error (no usable input: no file contributed; with --strict also\n"
+"any skipped input); 4 run-time error\n"
+"(cannot write the outputs).\n"
+"\n"
+"A figure whose measurement was noisy (per-call CV, host CPU pressure,\n"
+"oversubscription) is not judged and counted as noisy; a value is flagged\n"
+"only when it is both far enough below its like values and improbable given\n"
+"their spread and the node's number of comparisons (docs/health_report.md,\n"
+"\"False alarms\").\n"
 "\n"
 "Examples:\n"
 "  health_report results/                      # a sweep's results\n"
@@ -93,8 +108,10 @@ void hr_report_usage(FILE *f, int subcommands)
 		subcommands ?
 "       health_report canary [options] INPUT...   the pre-scaling canary\n"
 "       health_report history [options] INPUT...  nightly history and regressions\n"
+"       health_report steps [options] LOG|DIR...   a training job's own step logs\n"
 "       health_report rules                       the verdict rules as a table\n"
-"       (health_report canary --help, health_report history --help)\n" : "",
+"       (health_report canary --help, health_report history --help,\n"
+"        health_report steps --help)\n" : "",
 		HR_DEFAULT_PUE, HR_DEFAULT_PRICE_PER_KWH, HR_DEFAULT_CURRENCY,
 		HR_DEFAULT_CARBON_G_PER_KWH, HR_DEFAULT_CPU_W, DEFAULT_MAX_PLOTS);
 }
@@ -127,6 +144,8 @@ struct opts {
 	int detail_all;
 	int quiet;
 	struct hr_cost_params cost;
+	char *steps[MAX_STEP_PATHS];
+	int nsteps;
 };
 
 /* An output file written atomically (ch_atomic_begin(): a temporary beside
@@ -215,6 +234,7 @@ struct stream {
 	json_t *summary;    /* the head's summary and exit code, for -q and the exit status */
 	json_int_t exit_code;
 	json_t *tail;       /* kept until the fleet model is released */
+	json_t *steps;      /* the job's step logs (--steps), NULL none: the profile's last member */
 	int in_rc;          /* the inputs are a usage error: the profile's exit_code is 2 */
 	int err;
 };
@@ -268,21 +288,25 @@ static int s_node(void *ctx, const json_t *node)
 	return 0;
 }
 
-static int s_tail(void *ctx, const json_t *tail)
+static int s_tail(void *ctx, const json_t *given)
 {
 	struct stream *s = ctx;
 	const char *key;
-	json_t *v;
+	json_t *v, *tail = json_copy((json_t *)given);
+	if (!tail || (s->steps && json_object_set(tail, "steps", s->steps))) {
+		json_decref(tail);
+		return s->err = CH_ERR_RUNTIME;
+	}
+	s->tail = tail;
 	if (fputs(s->nodes ? "\n  ]" : "[]", s->profile.f) < 0)
 		return s->err = CH_ERR_RUNTIME;
-	json_object_foreach((json_t *)tail, key, v)
+	json_object_foreach(tail, key, v)
 		if (dump_member(s->profile.f, key, v, 0))
 			return s->err = CH_ERR_RUNTIME;
 	if (fputs("\n}", s->profile.f) < 0)
 		return s->err = CH_ERR_RUNTIME;
 	if (out_close(&s->profile, 1))
 		return s->err = CH_ERR_RUNTIME;
-	s->tail = json_incref((json_t *)tail);
 	return 0;
 }
 
@@ -331,6 +355,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *done)
 		{ "cpu-watts", required_argument, NULL, OPT_CPU_W },
 		{ "max-plots", required_argument, NULL, OPT_MAX_PLOTS },
 		{ "color", required_argument, NULL, OPT_COLOR },
+		{ "steps", required_argument, NULL, OPT_STEPS },
 		{ "colour", required_argument, NULL, OPT_COLOR },
 		{ "detail", required_argument, NULL, OPT_DETAIL },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -402,6 +427,11 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *done)
 				return rc;
 			o->detail_all = rc == 1;
 			break;
+		case OPT_STEPS:
+			if (o->nsteps == MAX_STEP_PATHS)
+				return ch_usage_error("more than %d --steps paths", MAX_STEP_PATHS);
+			o->steps[o->nsteps++] = optarg;
+			break;
 		case 'q': o->quiet = 1; break;
 		case 'h':
 			hr_report_usage(stdout, 1);
@@ -435,6 +465,7 @@ int hr_report_main(int argc, char **argv)
 	size_t term_n = 0;
 	FILE *term = NULL;
 	int rc, done, exit_code = CH_EXIT_OK, nplots = 0, in_rc = 0;
+	struct hr_steps_run steps;
 	char in_msg[256];
 
 	ch_set_prog("health_report");
@@ -445,6 +476,7 @@ int hr_report_main(int argc, char **argv)
 	o.color = -1;
 	hr_cost_defaults(&o.cost);
 	memset(&fleet, 0, sizeof(fleet));
+	memset(&steps, 0, sizeof(steps));
 	if ((rc = parse_opts(argc, argv, &o, &done)))
 		return ch_exit_code(rc);
 	if (done)
@@ -472,6 +504,9 @@ int hr_report_main(int argc, char **argv)
 	rc = hr_fleet_load_files(&fleet, (const char *const *)files.paths, files.named, files.n);
 	if (rc)
 		goto out;
+	/* the job's step logs: their problems are the report's input problems */
+	if (o.nsteps && (rc = hr_steps_run_load(o.steps, o.nsteps, NULL, &steps, &fleet.issues)))
+		goto out;
 
 	/* what the inputs gave, by the rule of every entry point: no usable
 	 * input, or a skipped one with --strict, is exit 2 (the outputs are
@@ -484,6 +519,19 @@ int hr_report_main(int argc, char **argv)
 	ao.generated_utc = NULL;
 	ao.input_files = files.n;
 	ao.detail_all = o.detail_all;
+	if (o.nsteps) {
+		/* the job's step logs: the profile's "steps", after the rest */
+		struct hr_steps_view v;
+		memset(&v, 0, sizeof(v));
+		v.run = &steps;
+		v.gpus = (double)steps.nranks;
+		v.params = NAN;
+		if (!(st.steps = hr_steps_json(&v))) {
+			ch_error("out of memory while building the profile");
+			rc = CH_ERR_RUNTIME;
+			goto out;
+		}
+	}
 	/* the profile is written to profile.json and rendered node by node as
 	 * it is built (never held whole) */
 	rc = hr_analyze_stream(&fleet, &ao, &sink);
@@ -545,8 +593,10 @@ out:
 	hr_render_free(st.r);
 	json_decref(st.summary);
 	json_decref(st.tail);
+	json_decref(st.steps);
 	hr_file_list_release(&files);
 	hr_fleet_release(&fleet);
+	hr_steps_run_release(&steps);
 	hr_expect_release(&ex);
 	return rc ? ch_exit_code(rc) : exit_code;
 }

@@ -48,11 +48,12 @@ static const struct option longopts[] = {
 void ch_ar_usage(FILE *f)
 {
 	fputs("Usage: mpirun -np N allreduce_bw [OPTION]...\n"
+	      "       allreduce_bw -g N [OPTION]...   (one process, N GPUs)\n"
 	      "All-reduce bus bandwidth across sizes, algorithms and groups of ranks, with\n"
-	      "every result checked; one rank per GPU (nccl) or per host slot (mpi). Prints\n"
-	      "one nccl-tests all_reduce_perf table per group and algorithm, then the\n"
-	      "stragglers, slow groups and suspect nodes. busbw = algbw x 2(n-1)/n\n"
-	      "(nccl-tests doc/PERFORMANCE.md).\n"
+	      "every result checked; one rank per GPU (nccl) or per host slot (mpi), or one\n"
+	      "process driving N GPUs (-g N, nccl). Prints one nccl-tests all_reduce_perf\n"
+	      "table per group and algorithm, then the stragglers, slow groups and suspect\n"
+	      "nodes. busbw = algbw x 2(n-1)/n (nccl-tests doc/PERFORMANCE.md).\n"
 	      "\n"
 	      "Sizes and iterations (nccl-tests' meanings; K, M, G = 1024):\n"
 	      "  -b, --minbytes SIZE      smallest message per rank (default 32M)\n"
@@ -67,7 +68,12 @@ void ch_ar_usage(FILE *f)
 	      "  -c, --check 0|1          check every size, in place and out of place (default 1)\n"
 	      "  -d, --datatype TYPE      float, double, half, bfloat16, int32, int8 (default float)\n"
 	      "  -o, --op OP              sum, min, max (default sum)\n"
-	      "  -g, --ngpus 1            accepted for nccl-tests command lines (one GPU per rank)\n"
+	      "  -g, --ngpus N            one process drives N GPUs, one rank each, as\n"
+	      "                           nccl-tests' all_reduce_perf -g N: no MPI launcher,\n"
+	      "                           the nccl backend (ncclCommInitAll, one thread, grouped\n"
+	      "                           calls), same tables, checks, groups and result file.\n"
+	      "                           Default: 1 under mpirun; every visible GPU when the\n"
+	      "                           nccl backend runs without a launcher\n"
 	      "  -t, --nthreads 1         accepted for nccl-tests command lines\n"
 	      "\n"
 	      "Backends and algorithms:\n"
@@ -117,6 +123,7 @@ void ch_ar_usage(FILE *f)
 	      "timeout.\n"
 	      "\n"
 	      "Examples:\n"
+	      "  allreduce_bw -g 8 -b 8 -e 8G -f 2 --algo ring,tree,default   # one node, no MPI\n"
 	      "  mpirun -np 4 allreduce_bw -b 8 -e 64M -f 4 --backend mpi --algo ring,tree \\\n"
 	      "      --groups world,node,pairs --node-size 2\n"
 	      "  mpirun -np 64 --map-by ppr:8:node allreduce_bw -b 8 -e 8G -f 2 \\\n"
@@ -274,12 +281,16 @@ static int ar_opt(int c, const char *arg, void *ctx)
 			return CH_ERR_USAGE;
 		break;
 	case 'g':
+		if (ch_parse_long("-g", arg, 1, CH_AR_MAX_GPUS, &v))
+			return CH_ERR_USAGE;
+		o->ngpus = (int)v;
+		break;
 	case 't':
-		if (ch_parse_long(c == 'g' ? "-g" : "-t", arg, 1, 1 << 20, &v))
+		if (ch_parse_long("-t", arg, 1, 1 << 20, &v))
 			return CH_ERR_USAGE;
 		if (v != 1)
-			return ch_usage_error("unsupported value '%s' for -%c: allreduce_bw runs one %s per rank; launch one rank per GPU (mpirun -np N)",
-					      arg, c, c == 'g' ? "GPU" : "thread");
+			return ch_usage_error("unsupported value '%s' for -t: allreduce_bw drives its GPUs from one thread (-g N) or one rank per GPU (mpirun -np N)",
+					      arg);
 		break;
 	case OPT_BACKEND:
 		if ((o->backend = ch_lookup("--backend", arg, ch_comm_backend_names)) < 0)

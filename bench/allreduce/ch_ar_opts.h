@@ -1,6 +1,6 @@
 /*
  * ch_ar_opts.h - allreduce_bw's command line: nccl-tests' options (-b -e -f
- * -i -n -w -c -d -o, -g 1 and -t 1) with their meanings and size suffixes,
+ * -i -n -w -c -d -o, -g N and -t 1) with their meanings and size suffixes,
  * plus --backend, --algo, --groups, --node-size, --scaling, --timeout,
  * --min-busbw, --inject-delay, --confirm and the common options (ch_opts.h).
  */
@@ -17,6 +17,7 @@ extern "C" {
 #endif
 
 #define CH_AR_MAX_ALGOS 8
+#define CH_AR_MAX_GPUS 256       /* -g: GPUs one process may drive */
 #define CH_AR_MAX_SIZES 4096
 #define CH_AR_DEFAULT_TIMEOUT_SEC 120.0
 /* Iterations. With -n N: exactly N. Without -n or --min-time (default
@@ -47,6 +48,10 @@ struct ch_ar_opts {
 	int dtype;               /* -d, enum ch_dtype (default float) */
 	int op;                  /* -o, enum ch_comm_redop (default sum) */
 	int backend;             /* --backend, enum ch_ar_backend_choice (default auto) */
+	int ngpus;               /* -g N: this one process drives N GPUs, one rank each
+				  * (nccl-tests' single-process mode); 0: not given (one
+				  * GPU per process, or every visible GPU when the nccl
+				  * backend runs without a launcher) */
 	int nalgos;              /* --algo (default "default") */
 	char algos[CH_AR_MAX_ALGOS][32];
 	unsigned groups;         /* --groups, CH_AR_GROUPS_* bits (default world) */

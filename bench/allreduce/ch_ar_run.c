@@ -4,6 +4,14 @@
  * every rank measures. MPI is used directly for the control exchanges
  * (communicator splits, timing reductions), the collectives being measured
  * go through the backend table.
+ *
+ * With -g N (and the nccl backend without a launcher) one process drives N
+ * GPUs, one rank each ("gmode", nccl-tests' single-process mode): the ranks
+ * are the process's devices, every group's communicators come from the
+ * backend's comm_create_group(), the calls of every group of a phase are
+ * issued together by run_group(), and what MPI exchanges between ranks
+ * (timings, #wrong, the records) is added up here; the tables, rows,
+ * analyses and result file are the same code and the same schema.
  */
 #include <mpi.h>
 
@@ -108,6 +116,15 @@ struct ctx {
 	uint64_t wrong_total;
 	int fail_busbw;
 	char fail_reason[512];
+	/* gmode (-g N): this one process drives c->size GPUs, one rank each */
+	int gmode;
+	int nproc;                     /* processes of the MPI world */
+	struct ch_comm_ctx **gcx;      /* each rank's device state (gcx[0] is cx) */
+	struct ch_comm_device *gdev;   /* each rank's device */
+	void **gsend, **grecv, **gexp; /* each rank's buffers */
+	struct ch_world_rank ginfo;    /* scratch of rank_info() */
+	int backend_choice;            /* enum ch_ar_backend_choice: --backend, nccl for auto with -g N */
+	const struct ch_comm_backend *forced; /* ch_ar_run_backend(): this backend, whatever --backend says */
 	/* the current phase, for the confirmation (--confirm 1) */
 	int *piters;                   /* every rank: its group's iterations per (algo, size) */
 	double *pfig;                  /* rank 0: algbw per (group, algo, size), 4 each (ch_ar_confirm_cells()) */
@@ -116,6 +133,21 @@ struct ctx {
 };
 
 /* ---------------------------------------------------------------- helpers */
+
+/* Rank @r's layout: the world's, or in gmode this process's with the
+ * device index as its local rank. */
+static const struct ch_world_rank *rank_info(struct ctx *c, int r)
+{
+	const struct ch_world_rank *p;
+	if (!c->gmode)
+		return ch_ar_world_info(c->w, r);
+	p = ch_ar_world_info(c->w, 0);
+	c->ginfo = *p;
+	c->ginfo.local_rank = r;
+	c->ginfo.local_size = c->size;
+	c->ginfo.host_node = 0;
+	return &c->ginfo;
+}
 
 static MPI_Comm ctrl_comm(struct ctx *c)
 {
@@ -167,20 +199,20 @@ static int agree_why(struct ctx *c, int rc, const char *why, char *first, size_t
 		return 0;
 	snprintf(mine, sizeof(mine), "%s", rc ? why : "");
 	if (c->rank == 0) {
-		all = calloc((size_t)c->size, WHY_LEN);
-		codes = calloc((size_t)c->size, sizeof(int));
+		all = calloc((size_t)c->nproc, WHY_LEN);
+		codes = calloc((size_t)c->nproc, sizeof(int));
 	}
 	MPI_Gather(mine, WHY_LEN, MPI_CHAR, all, WHY_LEN, MPI_CHAR, 0, ctrl_comm(c));
 	MPI_Gather(&rc, 1, MPI_INT, codes, 1, MPI_INT, 0, ctrl_comm(c));
 	if (c->rank == 0 && all && codes) {
-		for (i = 0; i < c->size; i++)
+		for (i = 0; i < c->nproc; i++)
 			if (codes[i]) {
 				if (who < 0)
 					who = i;
 				nfail++;
 			}
 		if (who >= 0 && first) {
-			if (c->size == 1)
+			if (c->nproc == 1)
 				snprintf(first, n, "%s", all + (size_t)who * WHY_LEN);
 			else if (nfail == 1)
 				snprintf(first, n, "rank %d: %s", who, all + (size_t)who * WHY_LEN);
@@ -239,9 +271,14 @@ static int choose_backend(struct ctx *c, char *reason, size_t n)
 	char why[WHY_LEN] = "";
 	int rc;
 
-	if (c->o->backend == CH_AR_BACKEND_MPI) {
+	if (c->forced) {
+		c->be = c->forced;
+		rc = c->be->probe(why, sizeof(why));
+		return agree_why(c, rc, why, reason, n) ? CH_ERR_UNAVAILABLE : 0;
+	}
+	if (c->backend_choice == CH_AR_BACKEND_MPI) {
 		c->be = mpi;
-	} else if (c->o->backend == CH_AR_BACKEND_NCCL) {
+	} else if (c->backend_choice == CH_AR_BACKEND_NCCL) {
 		if (!nccl) {
 			snprintf(reason, n, "the nccl backend is not built into this binary (rebuild with WITH_NCCL=yes where CUDA and NCCL are installed)");
 			return CH_ERR_UNAVAILABLE;
@@ -260,6 +297,48 @@ static int choose_backend(struct ctx *c, char *reason, size_t n)
 	return agree_why(c, rc, why, reason, n) ? CH_ERR_UNAVAILABLE : 0;
 }
 
+/* setup_device() in gmode: rank r on device r of this process; two ranks
+ * on one GPU (the same PCI bus id) are refused. @dev gets rank 0's device
+ * with the smallest free memory of all. */
+static int gmode_setup_devices(struct ctx *c, struct ch_comm_device *dev)
+{
+	char why[WHY_LEN] = "", *ids;
+	int rc = 0, r, a, b;
+
+	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "setting up the devices");
+	c->gcx = calloc((size_t)c->size, sizeof(*c->gcx));
+	c->gdev = calloc((size_t)c->size, sizeof(*c->gdev));
+	c->gsend = calloc((size_t)c->size, sizeof(void *));
+	c->grecv = calloc((size_t)c->size, sizeof(void *));
+	c->gexp = calloc((size_t)c->size, sizeof(void *));
+	ids = calloc((size_t)c->size, sizeof(dev->pci_bus_id));
+	if (!c->gcx || !c->gdev || !c->gsend || !c->grecv || !c->gexp || !ids) {
+		free(ids);
+		return CH_ERR_RUNTIME;
+	}
+	for (r = 0; r < c->size && !rc; r++) {
+		rc = c->be->open(r, c->size, &c->gdev[r], &c->gcx[r], why, sizeof(why));
+		if (rc)
+			ch_error("GPU %d of %d (-g %d): %s", r, c->size, c->size, why);
+		else
+			memcpy(ids + (size_t)r * sizeof(dev->pci_bus_id), c->gdev[r].pci_bus_id, sizeof(dev->pci_bus_id));
+	}
+	if (!rc && ch_comm_find_duplicate(ids, sizeof(dev->pci_bus_id), c->size, &a, &b)) {
+		ch_error("-g %d: devices %d and %d are the same GPU %s: fewer GPUs than -g asks for", c->size, a, b,
+			 ids + (size_t)a * sizeof(dev->pci_bus_id));
+		rc = CH_ERR_USAGE;
+	}
+	free(ids);
+	c->cx = c->gcx[0];
+	if (!rc) {
+		*dev = c->gdev[0];
+		for (r = 1; r < c->size; r++)
+			if (c->gdev[r].free_bytes < dev->free_bytes)
+				dev->free_bytes = c->gdev[r].free_bytes;
+	}
+	return ch_ar_world_agree(c->w, rc);
+}
+
 static int setup_device(struct ctx *c, struct ch_comm_device *dev)
 {
 	const struct ch_world_rank *me = ch_ar_world_info(c->w, c->rank);
@@ -267,6 +346,8 @@ static int setup_device(struct ctx *c, struct ch_comm_device *dev)
 	char why[WHY_LEN] = "", *ids;
 	int rc, a, b;
 
+	if (c->gmode)
+		return gmode_setup_devices(c, dev);
 	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "setting up the device");
 	rc = c->be->open(me->local_rank, me->local_size, dev, &c->cx, why, sizeof(why));
 	if (rc) {
@@ -305,14 +386,22 @@ static void rank_table(struct ctx *c, const struct ch_comm_device *dev)
 	snprintf(mine.name, sizeof(mine.name), "%s", dev->name);
 	if (c->rank == 0)
 		all = calloc((size_t)c->size, sizeof(*all));
-	MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine), MPI_BYTE, 0, ctrl_comm(c));
+	if (c->gmode) {
+		for (r = 0; all && r < c->size; r++) {
+			all[r].gpu_index = c->gdev[r].gpu_index;
+			snprintf(all[r].pci_bus_id, sizeof(all[r].pci_bus_id), "%s", c->gdev[r].pci_bus_id);
+			snprintf(all[r].name, sizeof(all[r].name), "%s", c->gdev[r].name);
+		}
+	} else {
+		MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine), MPI_BYTE, 0, ctrl_comm(c));
+	}
 	if (c->rank != 0 || !all) {
 		free(all);
 		return;
 	}
 	out(c, 0, "#\n# Using devices\n");
 	for (r = 0; r < c->size; r++) {
-		const struct ch_world_rank *ri = ch_ar_world_info(c->w, r);
+		const struct ch_world_rank *ri = rank_info(c, r);
 		char bus[16];
 		/* nccl-tests prints the bus id as [domain:bus:device] */
 		snprintf(bus, sizeof(bus), "%.12s", all[r].gpu_index >= 0 ? all[r].pci_bus_id : "host");
@@ -324,7 +413,7 @@ static void rank_table(struct ctx *c, const struct ch_comm_device *dev)
 	    "gpu", "pci_bus_id", "name");
 	layout = json_array();
 	for (r = 0; r < c->size; r++) {
-		const struct ch_world_rank *ri = ch_ar_world_info(c->w, r);
+		const struct ch_world_rank *ri = rank_info(c, r);
 		char gpu[16];
 		snprintf(gpu, sizeof(gpu), "%d", all[r].gpu_index);
 		out(c, 0, "#  %5d  %-16s  %8ld  %5d  %5d  %3s  %-12s  %s\n", r, ri->host, ri->pid,
@@ -337,9 +426,9 @@ static void rank_table(struct ctx *c, const struct ch_comm_device *dev)
 			"pci_bus_id", all[r].pci_bus_id[0] ? json_string(all[r].pci_bus_id) : json_null(),
 			"gpu_name", all[r].name));
 	}
-	ch_result_set(c->res, "ranks", json_pack("{s:i, s:i, s:o, s:o}", "world_size", c->size,
+	ch_result_set(c->res, "ranks", json_pack("{s:i, s:i, s:o, s:o, s:i}", "world_size", c->size,
 		"nodes", c->nnodes, "node_size", c->o->node_size ? json_integer(c->o->node_size) : json_null(),
-		"layout", layout));
+		"layout", layout, "gpus_per_process", c->gmode ? c->size : 1));
 	free(all);
 }
 
@@ -354,7 +443,7 @@ static int map_nodes(struct ctx *c)
 		return CH_ERR_RUNTIME;
 	c->nnodes = 0;
 	for (r = 0; r < c->size; r++) {
-		const struct ch_world_rank *ri = ch_ar_world_info(c->w, r);
+		const struct ch_world_rank *ri = rank_info(c, r);
 		c->node_of[r] = c->o->node_size ? r / c->o->node_size : ri->host_node;
 		if (c->node_of[r] + 1 > c->nnodes)
 			c->nnodes = c->node_of[r] + 1;
@@ -365,7 +454,7 @@ static int map_nodes(struct ctx *c)
 			snprintf(c->node_names[c->node_of[r]], sizeof(c->node_names[0]), "node%d", c->node_of[r]);
 		else
 			snprintf(c->node_names[c->node_of[r]], sizeof(c->node_names[0]), "%.*s",
-				 (int)sizeof(c->node_names[0]) - 1, ch_ar_world_info(c->w, r)->host);
+				 (int)sizeof(c->node_names[0]) - 1, rank_info(c, r)->host);
 	}
 	return 0;
 }
@@ -412,6 +501,35 @@ static void run_or_abort(struct ctx *c, struct ch_comm *bc, struct ch_comm_run *
 		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "the all-reduce failed (%s backend)", c->be->name);
 }
 
+/* The iteration count for a per-iteration period of @med seconds (<= 0:
+ * unknown): with --min-time, enough to add up to it; by default up to
+ * CH_AR_DEFAULT_ITERS within CH_AR_DEFAULT_BUDGET_SEC, at least
+ * CH_AR_ADAPTIVE_MIN_ITERS. */
+static int iters_for_period(struct ctx *c, double med)
+{
+	double min_time = c->o->common.min_time_sec;
+	int it;
+
+	if (min_time >= 0) {
+		/* --min-time: enough calls to add up to SEC */
+		it = c->o->iters_given ? c->o->iters : CH_AR_ADAPTIVE_MIN_ITERS;
+		if (med > 0) {
+			double want = ceil(min_time / med);
+			if (want > it)
+				it = want > CH_AR_ADAPTIVE_MAX_ITERS ? CH_AR_ADAPTIVE_MAX_ITERS : (int)want;
+		}
+	} else {
+		/* default: up to 20, within the time budget, at least 5 */
+		it = CH_AR_DEFAULT_ITERS;
+		if (med > 0) {
+			double fit = floor(CH_AR_DEFAULT_BUDGET_SEC / med);
+			if (fit < it)
+				it = fit < CH_AR_ADAPTIVE_MIN_ITERS ? CH_AR_ADAPTIVE_MIN_ITERS : (int)fit;
+		}
+	}
+	return it;
+}
+
 /* Decide the iteration count when it is not fixed by -n: the group's first
  * rank times @ncal calls (they also serve as the warm-up), decides, and
  * broadcasts, so every rank of the group runs the same count. */
@@ -419,7 +537,7 @@ static int decide_iters(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int gran
 			const struct ch_comm_run *base, double *scratch, int ncal)
 {
 	struct ch_comm_run r = *base;
-	double min_time = c->o->common.min_time_sec, med = 0, mad = 0;
+	double med = 0, mad = 0;
 	int it;
 
 	r.warmup = 0;
@@ -428,23 +546,9 @@ static int decide_iters(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int gran
 	r.call_sec = scratch;
 	r.iter_sec = scratch + ncal;
 	run_or_abort(c, bc, &r);
-	if (min_time >= 0) {
-		/* --min-time: enough calls to add up to SEC */
-		it = c->o->iters_given ? c->o->iters : CH_AR_ADAPTIVE_MIN_ITERS;
-		if (grank == 0 && ch_median_mad(r.iter_sec, (size_t)ncal, &med, &mad) == 0 && med > 0) {
-			double want = ceil(min_time / med);
-			if (want > it)
-				it = want > CH_AR_ADAPTIVE_MAX_ITERS ? CH_AR_ADAPTIVE_MAX_ITERS : (int)want;
-		}
-	} else {
-		/* default: up to 20, within the time budget, at least 5 */
-		it = CH_AR_DEFAULT_ITERS;
-		if (grank == 0 && ch_median_mad(r.iter_sec, (size_t)ncal, &med, &mad) == 0 && med > 0) {
-			double fit = floor(CH_AR_DEFAULT_BUDGET_SEC / med);
-			if (fit < it)
-				it = fit < CH_AR_ADAPTIVE_MIN_ITERS ? CH_AR_ADAPTIVE_MIN_ITERS : (int)fit;
-		}
-	}
+	if (grank != 0 || ch_median_mad(r.iter_sec, (size_t)ncal, &med, &mad) != 0)
+		med = 0;
+	it = iters_for_period(c, med);
 	ch_ar_wd_enter(c->w, CH_AR_ACT_MPI, "agreeing on the iteration count");
 	if (MPI_Bcast(&it, 1, MPI_INT, 0, gc) != MPI_SUCCESS)
 		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "MPI_Bcast of the iteration count failed");
@@ -910,6 +1014,24 @@ static void step(struct ctx *c, int p, int gi, MPI_Comm gc, struct ch_comm *bc, 
 		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot write the result file");
 }
 
+/* The order communicators are created in: the algorithms the backend
+ * selects with a setting (NCCL_ALGO) first, those that run without one
+ * ("default") last, so that the backend changes its environment only as
+ * comm/nccl/ch_comm_nccl.c needs (a variable is added only while no
+ * communicator exists). @order gets the indices into c->o->algos. */
+static void creation_order(const struct ctx *c, int *order)
+{
+	int a, k = 0, pass;
+	for (pass = 0; pass < 2; pass++)
+		for (a = 0; a < c->o->nalgos; a++) {
+			const struct ch_comm_algo *al = ch_comm_algo_find(c->be, c->o->algos[a]);
+			int has_setting = al && al->setting;
+			if (has_setting == (pass == 0))
+				order[k++] = a;
+		}
+}
+
+static int gmode_run_phases(struct ctx *c);
 /* ------------------------------------------------------------ confirmation */
 
 /* Rank 0: the "confirm" object of one placement (as the cell's own keys). */
@@ -1040,9 +1162,12 @@ static void confirm_phase(struct ctx *c, int p, int gi, MPI_Comm gc, struct ch_c
 static int run_phases(struct ctx *c)
 {
 	double *allrec = NULL;
-	int p, a, s, g, rc;
+	int p, a, s, g, rc, k, order[CH_AR_MAX_ALGOS];
 	char why[WHY_LEN], reason[1024];
 
+	if (c->gmode)
+		return gmode_run_phases(c);
+	creation_order(c, order);
 	if (c->rank == 0)
 		allrec = xmalloc_or_abort(c, (size_t)c->size * REC_N * sizeof(double));
 	for (p = 0; p < c->plan.nphases; p++) {
@@ -1058,7 +1183,9 @@ static int run_phases(struct ctx *c)
 			     "MPI_Comm_split");
 		rc = 0;
 		why[0] = '\0';
-		for (a = 0; a < c->o->nalgos && gi >= 0 && !rc; a++) {
+		/* every communicator of the phase before any collective runs */
+		for (k = 0; k < c->o->nalgos && gi >= 0 && !rc; k++) {
+			a = order[k];
 			set_where(c, p, gi, a, -1, -1, 0, ph->groups[gi].name);
 			rc = c->be->comm_create(c->cx, (int)MPI_Comm_c2f(gc), c->o->algos[a], &comms[a], why, sizeof(why));
 		}
@@ -1120,6 +1247,418 @@ static int run_phases(struct ctx *c)
 	return 0;
 }
 
+/* --------------------------------------------- gmode: one process, N GPUs */
+
+/* Position of rank @r in its group @g (ranks ascending). */
+static int group_rank(const struct ch_ar_group *g, int r)
+{
+	int j;
+	for (j = 0; j < g->nranks; j++)
+		if (g->ranks[j] == r)
+			return j;
+	return -1;
+}
+
+static void run_group_or_abort(struct ctx *c, struct ch_comm **cl, int n, struct ch_comm_run *r)
+{
+	int rc = c->be->run_group(cl, n, r);
+	if (rc == CH_COMM_ERR_TIMEOUT)
+		ch_ar_wd_timeout(c->w, r[0].failed_iter);
+	if (rc)
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "the all-reduce failed (%s backend, %d GPUs of this process)",
+				  c->be->name, n);
+}
+
+/* One step of a phase in gmode: the ranks taking part, their group, and
+ * the communicators, patterns and run parameters of each. */
+struct gstep {
+	const struct ch_ar_phase *ph;
+	int p, a, s;
+	int na;                       /* ranks taking part */
+	int *rank;                    /* [na] their ranks */
+	int *grp;                     /* [na] their group in the phase */
+	int *grank;                   /* [na] their place in it */
+	struct ch_comm **cl;          /* [na] their communicators */
+	struct ch_comm_run *run;      /* [na] */
+	struct ch_ar_pattern *pat;    /* [ngroups] */
+};
+
+/* The check of one placement for every rank (check_place() for N ranks):
+ * new inputs, one grouped call, each rank's wrong elements in wrong[i]. */
+static void gmode_check_place(struct ctx *c, struct gstep *st, int place, uint64_t *wrong)
+{
+	const struct ch_ar_size *sz = &c->plan.sizes[st->s];
+	uint64_t seed = ((((uint64_t)st->p * CH_AR_MAX_ALGOS + (uint64_t)st->a) * CH_AR_MAX_SIZES +
+			  (uint64_t)st->s) * 2 + (uint64_t)place + 1) * 7919ULL;
+	double *cs = xmalloc_or_abort(c, 2 * (size_t)st->na * sizeof(double));
+	int i;
+
+	set_where(c, st->p, -1, st->a, st->s, place + 2, sz->bytes, "every group of the phase");
+	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "preparing the check");
+	for (i = 0; i < st->na; i++) {
+		int r = st->rank[i];
+		void *in = place == 0 ? c->gsend[r] : c->grecv[r];
+		if (c->be->fill_input(c->gcx[r], in, &st->pat[st->grp[i]], sz->count, st->grank[i], seed) ||
+		    (place == 0 && c->be->poison(c->gcx[r], c->grecv[r], (size_t)sz->bytes)) ||
+		    c->be->fill_expected(c->gcx[r], c->gexp[r], &st->pat[st->grp[i]], sz->count, seed))
+			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot prepare the check buffers of GPU %d", r);
+		st->run[i].warmup = 0;
+		st->run[i].iters = 1;
+		st->run[i].per_call = 1;
+		st->run[i].call_sec = cs + 2 * i;
+		st->run[i].iter_sec = cs + 2 * i + 1;
+	}
+	run_group_or_abort(c, st->cl, st->na, st->run);
+	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "checking the results");
+	for (i = 0; i < st->na; i++) {
+		int r = st->rank[i];
+		if (c->be->count_wrong(c->gcx[r], c->grecv[r], c->gexp[r], sz->count, c->o->dtype, &wrong[i]))
+			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot check the results of GPU %d", r);
+	}
+	free(cs);
+}
+
+/* measure() for every rank of the step at once: the groups of the phase
+ * run concurrently, with one iteration count (the smallest any group's
+ * first rank would choose; with @calibrate 0 exactly *iters_io, the
+ * confirmation's). Fills recs[rank] as measure() does. */
+static void gmode_measure(struct ctx *c, struct gstep *st, int place, int *iters_io, struct rec *recs,
+			  int calibrate)
+{
+	const struct ch_ar_size *sz = &c->plan.sizes[st->s];
+	const int na = st->na, ng = st->ph->ngroups;
+	int i, k, g, iters = *iters_io, calibrated = 0;
+	uint64_t *wrong = calloc((size_t)na, sizeof(uint64_t));
+	double *call, *iter, *own, *loop;
+
+	if (!wrong)
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
+	set_where(c, st->p, -1, st->a, st->s, place, sz->bytes, "every group of the phase");
+	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "filling the inputs");
+	for (i = 0; i < na; i++) {
+		int r = st->rank[i];
+		struct ch_comm_run *ru = &st->run[i];
+		if (c->be->fill_input(c->gcx[r], place == 0 ? c->gsend[r] : c->grecv[r], &st->pat[st->grp[i]],
+				      sz->count, st->grank[i], 0))
+			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot fill the input buffer of GPU %d", r);
+		memset(ru, 0, sizeof(*ru));
+		ru->send = place == 0 ? c->gsend[r] : NULL;
+		ru->recv = c->grecv[r];
+		ru->count = sz->count;
+		ru->dtype = c->o->dtype;
+		ru->op = c->o->op;
+		ru->warmup = c->o->warmup;
+		ru->timeout_sec = c->o->timeout_sec;
+		ru->mark = ch_ar_wd_mark;
+		ru->mark_ctx = c->w;
+	}
+	if (calibrate && place == 0 && (c->o->common.min_time_sec >= 0 || !c->o->iters_given)) {
+		/* calibration: timed warm-up calls; each group's first rank
+		 * decides, the smallest decision is kept */
+		int ncal = c->o->warmup > 0 ? c->o->warmup : 1;
+		double *scr = xmalloc_or_abort(c, 2 * (size_t)ncal * (size_t)na * sizeof(double));
+		for (i = 0; i < na; i++) {
+			st->run[i].warmup = 0;
+			st->run[i].iters = ncal;
+			st->run[i].per_call = 1;
+			st->run[i].call_sec = scr + 2 * (size_t)ncal * i;
+			st->run[i].iter_sec = scr + 2 * (size_t)ncal * i + ncal;
+		}
+		run_group_or_abort(c, st->cl, na, st->run);
+		iters = -1;
+		for (i = 0; i < na; i++) {
+			double med = 0, mad = 0;
+			int it;
+			if (st->grank[i] != 0)
+				continue;
+			if (ch_median_mad(st->run[i].iter_sec, (size_t)ncal, &med, &mad) != 0)
+				med = 0;
+			it = iters_for_period(c, med);
+			if (iters < 0 || it < iters)
+				iters = it;
+		}
+		if (iters < 1)
+			iters = iters_for_period(c, 0);
+		free(scr);
+		*iters_io = iters;
+		calibrated = 1;
+	}
+	call = xmalloc_or_abort(c, 2 * (size_t)iters * (size_t)na * sizeof(double));
+	iter = call + (size_t)iters * na;
+	own = xmalloc_or_abort(c, (size_t)iters * sizeof(double));
+	loop = xmalloc_or_abort(c, (size_t)na * sizeof(double));
+	/* pass 1, the table's figure: the loop as a whole */
+	for (i = 0; i < na; i++) {
+		st->run[i].warmup = calibrated ? 0 : c->o->warmup;
+		st->run[i].iters = iters;
+		st->run[i].per_call = 0;
+		st->run[i].progress = ch_ar_wd_progress(c->w);
+	}
+	run_group_or_abort(c, st->cl, na, st->run);
+	for (i = 0; i < na; i++)
+		loop[i] = st->run[i].loop_sec / iters;
+	/* pass 2: every call timed, on every device */
+	for (i = 0; i < na; i++) {
+		st->run[i].warmup = 0;
+		st->run[i].per_call = 1;
+		st->run[i].progress = NULL;
+		st->run[i].call_sec = call + (size_t)iters * i;
+		st->run[i].iter_sec = iter + (size_t)iters * i;
+	}
+	run_group_or_abort(c, st->cl, na, st->run);
+	if (c->o->check)
+		gmode_check_place(c, st, place, wrong);
+	/* what MPI adds up in measure(), group by group */
+	for (g = 0; g < ng; g++) {
+		const struct ch_ar_group *gr = &st->ph->groups[g];
+		double *sumi = xmalloc_or_abort(c, 2 * (size_t)iters * sizeof(double)), *minc = sumi + iters;
+		double loop_sum = 0;
+		uint64_t wsum = 0;
+		struct ch_stats sts;
+		int root = -1;
+		for (k = 0; k < iters; k++) {
+			sumi[k] = 0;
+			minc[k] = INFINITY;
+		}
+		for (i = 0; i < na; i++) {
+			if (st->grp[i] != g)
+				continue;
+			if (st->grank[i] == 0)
+				root = i;
+			for (k = 0; k < iters; k++) {
+				sumi[k] += iter[(size_t)iters * i + k];
+				if (call[(size_t)iters * i + k] < minc[k])
+					minc[k] = call[(size_t)iters * i + k];
+			}
+			wsum += wrong[i];
+			loop_sum += loop[i];
+		}
+		for (i = 0; i < na; i++) {
+			double own_sum = 0, call_sum = 0;
+			struct rec *rec = &recs[st->rank[i]];
+			if (st->grp[i] != g)
+				continue;
+			ch_ar_own_times(iter + (size_t)iters * i, call + (size_t)iters * i, minc, iters, own);
+			for (k = 0; k < iters; k++) {
+				own_sum += own[k];
+				call_sum += call[(size_t)iters * i + k];
+			}
+			rec->own[place] = own_sum / iters;
+			rec->call[place] = call_sum / iters;
+		}
+		if (root >= 0) {
+			struct rec *rec = &recs[st->rank[root]];
+			for (k = 0; k < iters; k++)
+				sumi[k] /= gr->nranks;
+			if (ch_stats_compute(sumi, (size_t)iters, &sts))
+				ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
+			rec->stats[place][0] = (double)sts.n;
+			rec->stats[place][1] = sts.min;
+			rec->stats[place][2] = sts.median;
+			rec->stats[place][3] = sts.mean;
+			rec->stats[place][4] = sts.p95;
+			rec->stats[place][5] = sts.max;
+			rec->stats[place][6] = sts.cv;
+			rec->wrong[place] = c->o->check ? (double)wsum : -1.0;
+			rec->loop[place] = loop_sum / gr->nranks;
+		}
+		free(sumi);
+	}
+	free(call);
+	free(own);
+	free(loop);
+	free(wrong);
+}
+
+/* measure_step() in gmode: every group of the phase at once, the records
+ * made here rather than gathered. @iters: the count to run, or 0: the
+ * options decide (kept in c->piters for the confirmation). */
+static void gmode_measure_step(struct ctx *c, int p, int a, int s, struct ch_comm **comms, int iters,
+			       double *allrec)
+{
+	const struct ch_ar_phase *ph = &c->plan.phases[p];
+	struct rec *recs = (struct rec *)allrec;
+	struct gstep st;
+	int r, g, n = iters > 0 ? iters : c->o->iters;
+
+	memset(&st, 0, sizeof(st));
+	st.ph = ph;
+	st.p = p;
+	st.a = a;
+	st.s = s;
+	st.rank = xmalloc_or_abort(c, 3 * (size_t)c->size * sizeof(int));
+	st.grp = st.rank + c->size;
+	st.grank = st.grp + c->size;
+	st.cl = xmalloc_or_abort(c, (size_t)c->size * sizeof(*st.cl));
+	st.run = xmalloc_or_abort(c, (size_t)c->size * sizeof(*st.run));
+	st.pat = xmalloc_or_abort(c, (size_t)ph->ngroups * sizeof(*st.pat));
+	for (g = 0; g < ph->ngroups; g++)
+		if (ch_ar_pattern_init(&st.pat[g], c->o->dtype, c->o->op, ph->groups[g].nranks))
+			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "bad pattern parameters");
+	for (r = 0; r < c->size; r++) {
+		int gi = ch_ar_phase_group_of(ph, r);
+		memset(&recs[r], 0, sizeof(recs[r]));
+		recs[r].group = gi;
+		recs[r].wrong[0] = recs[r].wrong[1] = -1;
+		if (gi < 0)
+			continue;
+		st.rank[st.na] = r;
+		st.grp[st.na] = gi;
+		st.grank[st.na] = group_rank(&ph->groups[gi], r);
+		st.cl[st.na] = comms[r];
+		st.na++;
+	}
+	set_where(c, p, -1, a, s, 0, c->plan.sizes[s].bytes, "every group of the phase");
+	if (st.na > 0) {
+		gmode_measure(c, &st, 0, &n, recs, iters <= 0);
+		gmode_measure(c, &st, 1, &n, recs, iters <= 0);
+	}
+	for (r = 0; r < c->size; r++)
+		recs[r].iters = n;
+	if (iters <= 0 && c->piters)
+		c->piters[a * c->plan.nsizes + s] = n;
+	free(st.rank);
+	free(st.cl);
+	free(st.run);
+	free(st.pat);
+}
+
+/* step() in gmode. */
+static void gmode_step(struct ctx *c, int p, int a, int s, struct ch_comm **comms, struct sweep *sw,
+		       double *allrec, int live)
+{
+	const struct ch_ar_phase *ph = &c->plan.phases[p];
+	int g;
+
+	gmode_measure_step(c, p, a, s, comms, 0, allrec);
+	for (g = 0; g < ph->ngroups; g++)
+		add_row(c, &sw[g], allrec, g, a, s, &c->plan.sizes[s], live);
+	if (checkpoint(c))
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot write the result file");
+}
+
+/* confirm_phase() in gmode: the same plan and records, the steps measured
+ * by this process (@comms: nalgos x c->size, as gmode_run_phases keeps them). */
+static void gmode_confirm_phase(struct ctx *c, int p, struct ch_comm **comms, double *allrec)
+{
+	const struct ch_ar_phase *ph = &c->plan.phases[p];
+	int ns = c->plan.nsizes, na = c->o->nalgos, n, k;
+	unsigned char *why = calloc((size_t)ph->ngroups * (size_t)na * (size_t)ns * 2, 1);
+	int *list = xmalloc_or_abort(c, sizeof(int) * 2 * (size_t)na * (size_t)ns);
+
+	if (!why)
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
+	n = confirm_plan(c, ph, why, list);
+	if (n > 0) {
+		out(c, 0, "#\n# Confirmation (%s): %d size%s measured again, cells that look like a dip or a gap:\n",
+		    ph->ngroups == 1 ? ph->groups[0].name : "this phase's groups", n, n == 1 ? "" : "s");
+		for (k = 0; k < n; k++) {
+			int a = list[2 * k], s = list[2 * k + 1];
+			gmode_measure_step(c, p, a, s, comms + (size_t)a * c->size, c->piters[a * ns + s], allrec);
+			confirm_record(c, ph, why, allrec, a, s);
+			if (checkpoint(c))
+				ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot write the result file");
+		}
+	} else {
+		out(c, 0, "#\n# Confirmation (%s): no cell looks like a dip or a gap; nothing measured again\n",
+		    ph->ngroups == 1 ? ph->groups[0].name : "this phase's groups");
+	}
+	ch_ar_wd_lock(c->w);
+	json_object_set_new(json_object_get(c->results, "confirm"), "cells", json_integer(c->confirmed));
+	ch_ar_wd_unlock(c->w);
+	fflush(stdout);
+	free(why);
+	free(list);
+}
+
+static void gmode_destroy(struct ctx *c, struct ch_comm **comms)
+{
+	int i;
+	for (i = 0; i < CH_AR_MAX_ALGOS * c->size; i++) {
+		c->be->comm_destroy(comms[i]);
+		comms[i] = NULL;
+	}
+}
+
+/* run_phases() in gmode: per phase, every group's communicators (one
+ * clique per group and algorithm, named algorithms first), then the steps. */
+static int gmode_run_phases(struct ctx *c)
+{
+	const int n = c->size;
+	double *allrec = xmalloc_or_abort(c, (size_t)n * REC_N * sizeof(double));
+	struct ch_comm **comms = calloc((size_t)CH_AR_MAX_ALGOS * n, sizeof(*comms));
+	struct ch_comm_ctx **x = calloc((size_t)n, sizeof(*x));
+	struct ch_comm **tmp = calloc((size_t)n, sizeof(*tmp));
+	int p, a, s, g, j, k, rc = 0, order[CH_AR_MAX_ALGOS];
+	char why[WHY_LEN] = "";
+
+	if (!comms || !x || !tmp)
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
+	creation_order(c, order);
+	for (p = 0; p < c->plan.nphases && !rc; p++) {
+		const struct ch_ar_phase *ph = &c->plan.phases[p];
+		int live = ph->ngroups == 1;
+		struct sweep *sw;
+
+		set_where(c, p, -1, -1, -1, -1, 0, "every group of the phase");
+		ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "creating the communicators");
+		/* every communicator of the phase before any collective runs */
+		for (k = 0; k < c->o->nalgos && !rc; k++) {
+			a = order[k];
+			for (g = 0; g < ph->ngroups && !rc; g++) {
+				const struct ch_ar_group *gr = &ph->groups[g];
+				for (j = 0; j < gr->nranks; j++)
+					x[j] = c->gcx[gr->ranks[j]];
+				rc = c->be->comm_create_group(x, gr->nranks, c->o->algos[a], tmp, why, sizeof(why));
+				for (j = 0; !rc && j < gr->nranks; j++)
+					comms[(size_t)a * n + gr->ranks[j]] = tmp[j];
+			}
+		}
+		ch_ar_wd_enter(c->w, CH_AR_ACT_IDLE, "agreeing");
+		if (rc) {
+			ch_error("%s", why);
+			gmode_destroy(c, comms);
+			break;
+		}
+		sw = xmalloc_or_abort(c, (size_t)ph->ngroups * sizeof(*sw));
+		if (c->o->confirm) {
+			size_t ncell = (size_t)ph->ngroups * (size_t)c->o->nalgos * (size_t)c->plan.nsizes, i;
+			c->piters = xmalloc_or_abort(c, (size_t)c->o->nalgos * (size_t)c->plan.nsizes * sizeof(int));
+			c->pfig = xmalloc_or_abort(c, ncell * 4 * sizeof(double));
+			c->prow = calloc(ncell ? ncell : 1, sizeof(json_t *));
+			if (!c->prow)
+				ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
+			for (i = 0; i < ncell * 4; i++)
+				c->pfig[i] = NAN;
+		}
+		for (a = 0; a < c->o->nalgos; a++) {
+			for (g = 0; g < ph->ngroups; g++)
+				begin_sweep(c, &sw[g], &ph->groups[g], a, live);
+			for (s = 0; s < c->plan.nsizes; s++)
+				gmode_step(c, p, a, s, comms + (size_t)a * n, sw, allrec, live);
+			for (g = 0; g < ph->ngroups; g++)
+				end_sweep(c, &sw[g], a, live);
+		}
+		free(sw);
+		if (c->o->confirm)
+			gmode_confirm_phase(c, p, comms, allrec);
+		free(c->piters);
+		free(c->pfig);
+		free(c->prow);
+		c->piters = NULL;
+		c->pfig = NULL;
+		c->prow = NULL;
+		ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "releasing the communicators");
+		gmode_destroy(c, comms);
+		ch_ar_wd_enter(c->w, CH_AR_ACT_IDLE, "between phases");
+	}
+	free(comms);
+	free(x);
+	free(tmp);
+	free(allrec);
+	return rc ? finish(c, rc, "%s", why) : 0;
+}
+
 /* ------------------------------------------------------- analysis (rank 0) */
 
 static void analyse(struct ctx *c)
@@ -1147,7 +1686,7 @@ static void analyse(struct ctx *c)
 	       CH_AR_STRAGGLER_MIN_FRACTION * 100, CH_AR_STRAGGLER_MIN_EXCESS_PCT);
 	printf(nst ? "\n" : " none\n");
 	for (i = 0; i < nst; i++) {
-		const struct ch_world_rank *ri = ch_ar_world_info(c->w, st[i].rank);
+		const struct ch_world_rank *ri = rank_info(c, st[i].rank);
 		printf("#   rank %d (host '%s', local rank %d, node %s): slowest in %d of %d rows, median excess %+.1f%%\n",
 		       st[i].rank, ri->host, ri->local_rank, c->node_names[c->node_of[st[i].rank]],
 		       st[i].slowest_rows, st[i].rows, st[i].excess_pct);
@@ -1237,6 +1776,7 @@ static void results_skeleton(struct ctx *c)
 		json_array_append_new(nodes, json_string(c->node_names[i]));
 	json_object_set_new(r, "backend", json_string(c->be->name));
 	json_object_set_new(r, "memory", json_string(c->be->memory));
+	json_object_set_new(r, "launch", json_string(c->gmode ? "single-process" : "mpi"));
 	json_object_set_new(r, "dtype", json_string(ch_dtype_comm_name(o->dtype)));
 	json_object_set_new(r, "op", json_string(ch_comm_redop_names[o->op]));
 	json_object_set_new(r, "busbw_factor_formula", json_string("2(n-1)/n"));
@@ -1282,11 +1822,23 @@ static void results_skeleton(struct ctx *c)
 static void cleanup(struct ctx *c)
 {
 	int i;
-	if (c->be) {
+	if (c->be && c->gmode) {
+		for (i = 0; c->gcx && i < c->size; i++) {
+			if (!c->gcx[i])
+				continue;
+			c->be->free(c->gcx[i], c->gsend[i]);
+			c->be->free(c->gcx[i], c->grecv[i]);
+			c->be->free(c->gcx[i], c->gexp[i]);
+		}
+	} else if (c->be) {
 		c->be->free(c->cx, c->sendbuf);
 		c->be->free(c->cx, c->recvbuf);
 		c->be->free(c->cx, c->expbuf);
 	}
+	free(c->gsend);
+	free(c->grecv);
+	free(c->gexp);
+	free(c->gdev);
 	for (i = 0; i < c->nrows; i++)
 		free((void *)c->rows[i].own_us);
 	free(c->rows);
@@ -1306,6 +1858,20 @@ static int setup_backend(struct ctx *c, char *ver, size_t nver, int *status)
 	char reason[1024] = "";
 	int rc, i, j;
 
+	/* -g N > 1: one process drives N GPUs through the nccl backend */
+	c->backend_choice = o->backend;
+	if (o->ngpus > 1) {
+		const char *bad = c->nproc > 1 ? "runs in one process: start it without mpirun (or give each rank one GPU: -g 1 under mpirun)" :
+			o->backend == CH_AR_BACKEND_MPI ? "needs the nccl backend (the mpi backend runs one rank per process)" :
+			o->delay_rank >= 0 ? "and --inject-delay do not mix: one thread drives every GPU, so a delay delays them all" : NULL;
+		if (bad) {
+			if (c->rank == 0)
+				ch_usage_error("-g %d %s", o->ngpus, bad);
+			*status = finish(c, CH_ERR_USAGE, "-g %d %s", o->ngpus, bad);
+			return 1;
+		}
+		c->backend_choice = CH_AR_BACKEND_NCCL;
+	}
 	/* values that need the world to check (same answer on every rank) */
 	if (o->delay_rank >= c->size) {
 		if (c->rank == 0)
@@ -1317,13 +1883,40 @@ static int setup_backend(struct ctx *c, char *ver, size_t nver, int *status)
 	rc = choose_backend(c, reason, sizeof(reason));
 	if (rc) {
 		if (c->rank == 0) {
-			ch_error("backend %s unavailable: %s", ch_comm_backend_names[o->backend], reason);
-			json_object_set_new(c->results, "backend", json_string(ch_comm_backend_names[o->backend]));
+			ch_error("backend %s unavailable: %s", ch_comm_backend_names[c->backend_choice], reason);
+			json_object_set_new(c->results, "backend", json_string(ch_comm_backend_names[c->backend_choice]));
 			json_object_set_new(c->results, "available", json_false());
 		}
-		*status = finish(c, rc, "backend %s unavailable: %s", ch_comm_backend_names[o->backend], reason);
+		*status = finish(c, rc, "backend %s unavailable: %s", ch_comm_backend_names[c->backend_choice], reason);
 		c->be = NULL;
 		return 1;
+	}
+	/* the single-process mode: -g N, or a GPU backend without a launcher
+	 * (every visible GPU, as `all_reduce_perf -g N` on one node) */
+	if (c->be->comm_create_group && c->be->run_group && c->be->devices && c->nproc == 1 &&
+	    (o->ngpus > 1 || (o->ngpus == 0 && !ch_world_launched()))) {
+		int vis = c->be->devices();
+		if (o->ngpus > vis) {
+			const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+			snprintf(reason, sizeof(reason), "-g %d: this process sees %d GPU%s%s%s%s", o->ngpus, vis,
+				 vis == 1 ? "" : "s", cvd ? " (CUDA_VISIBLE_DEVICES=" : "", cvd ? cvd : "", cvd ? ")" : "");
+			if (c->rank == 0) {
+				ch_error("backend %s unavailable: %s", c->be->name, reason);
+				json_object_set_new(c->results, "available", json_false());
+			}
+			*status = finish(c, CH_ERR_UNAVAILABLE, "backend %s unavailable: %s", c->be->name, reason);
+			return 1;
+		}
+		if ((o->ngpus > 1 ? o->ngpus : vis) > 1) {
+			if (o->delay_rank >= 0) {
+				if (c->rank == 0)
+					ch_usage_error("--inject-delay needs one rank per process: launch with mpirun, or pass -g 1 (this process would drive %d GPUs from one thread)", vis);
+				*status = finish(c, CH_ERR_USAGE, "--inject-delay needs one rank per process");
+				return 1;
+			}
+			c->gmode = 1;
+			c->size = o->ngpus > 1 ? o->ngpus : vis;
+		}
 	}
 	rc = 0;
 	if (c->rank == 0) {
@@ -1356,14 +1949,15 @@ static void print_header(struct ctx *c, const char *ver)
 {
 	const struct ch_ar_opts *o = c->o;
 
-	out(c, 1, "# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d agg iters: 1 validation: %d graph: 0\n",
-	    (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes,
+	out(c, 1, "# nThread 1 nGpus %d minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d agg iters: 1 validation: %d graph: 0\n",
+	    c->gmode ? c->size : 1, (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes,
 	    (unsigned long long)(o->step_factor > 1 ? (uint64_t)o->step_factor : o->step_bytes),
 	    o->step_factor > 1 ? "factor" : "bytes", o->warmup, o->iters, o->check);
-	out(c, 0, "#\n# allreduce_bw (clusterhealth %s, git %s): backend %s (%s, %s), %s %s, %d rank%s on %d node%s%s\n",
+	out(c, 0, "#\n# allreduce_bw (clusterhealth %s, git %s): backend %s (%s, %s), %s %s, %d rank%s on %d node%s%s%s\n",
 	    CH_VERSION, ch_git_rev(), c->be->name, ver, c->be->memory, ch_dtype_comm_name(o->dtype),
 	    ch_comm_redop_names[o->op], c->size, c->size == 1 ? "" : "s", c->nnodes, c->nnodes == 1 ? "" : "s",
-	    o->node_size ? " (--node-size)" : "");
+	    o->node_size ? " (--node-size)" : "",
+	    c->gmode ? ", one process driving every GPU (-g: ncclCommInitAll, grouped calls from one thread)" : "");
 	out(c, 0, "# time: the timed loop's time / iterations averaged over the group's ranks, as nccl-tests;\n"
 	    "# algbw = size / time, busbw = algbw x 2(n-1)/n (nccl-tests doc/PERFORMANCE.md); GB/s = 1e9 B/s\n");
 	if (o->common.min_time_sec >= 0)
@@ -1451,18 +2045,33 @@ static int start_sweep(struct ctx *c, int *status)
 
 	if (c->rank == 0)
 		results_skeleton(c);
-	rc = ch_ar_wd_start(c->w, o->timeout_sec, c->be->self_timeout ? o->timeout_sec + 10.0 : 0.0, &c->plan, c->res, o->common.json_path);
+	/* gmode: the plan's ranks are devices of this one process, which the
+	 * watchdog (one monitor per process) cannot name: it names what the
+	 * process was doing instead */
+	rc = ch_ar_wd_start(c->w, o->timeout_sec, c->be->self_timeout ? o->timeout_sec + 10.0 : 0.0,
+			    c->gmode ? NULL : &c->plan, c->res, o->common.json_path);
 	rc = ch_ar_world_agree(c->w, rc);
 	if (rc) {
 		*status = finish(c, rc, "cannot start the watchdog");
 		return 1;
 	}
 	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "allocating the buffers");
-	rc = c->be->alloc(c->cx, (size_t)bufb, &c->sendbuf);
-	if (!rc)
-		rc = c->be->alloc(c->cx, (size_t)bufb, &c->recvbuf);
-	if (!rc && o->check)
-		rc = c->be->alloc(c->cx, (size_t)bufb, &c->expbuf);
+	if (c->gmode) {
+		int r;
+		for (rc = 0, r = 0; r < c->size && !rc; r++) {
+			rc = c->be->alloc(c->gcx[r], (size_t)bufb, &c->gsend[r]);
+			if (!rc)
+				rc = c->be->alloc(c->gcx[r], (size_t)bufb, &c->grecv[r]);
+			if (!rc && o->check)
+				rc = c->be->alloc(c->gcx[r], (size_t)bufb, &c->gexp[r]);
+		}
+	} else {
+		rc = c->be->alloc(c->cx, (size_t)bufb, &c->sendbuf);
+		if (!rc)
+			rc = c->be->alloc(c->cx, (size_t)bufb, &c->recvbuf);
+		if (!rc && o->check)
+			rc = c->be->alloc(c->cx, (size_t)bufb, &c->expbuf);
+	}
 	ch_ar_wd_enter(c->w, CH_AR_ACT_IDLE, "agreeing");
 	rc = ch_ar_world_agree(c->w, rc);
 	if (rc) {
@@ -1500,7 +2109,22 @@ static int verdict(struct ctx *c)
 	return finish(c, status, status ? "%s" : NULL, reason);
 }
 
+static int run(struct ch_ar_world *w, const struct ch_ar_opts *o, const struct ch_comm_backend *forced,
+	       int argc, char **argv);
+
 int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char **argv)
+{
+	return run(w, o, NULL, argc, argv);
+}
+
+int ch_ar_run_backend(struct ch_ar_world *w, const struct ch_ar_opts *o, const struct ch_comm_backend *be,
+		      int argc, char **argv)
+{
+	return run(w, o, be, argc, argv);
+}
+
+static int run(struct ch_ar_world *w, const struct ch_ar_opts *o, const struct ch_comm_backend *forced,
+	       int argc, char **argv)
 {
 	struct ctx cx, *c = &cx;
 	struct ch_comm_device dev;
@@ -1511,8 +2135,9 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 	memset(&dev, 0, sizeof(dev));
 	c->w = w;
 	c->o = o;
+	c->forced = forced;
 	c->rank = ch_ar_world_rank(w);
-	c->size = ch_ar_world_size(w);
+	c->size = c->nproc = ch_ar_world_size(w);
 	c->quiet = o->common.quiet;
 
 	/* the result document: rank 0 checks that it may write the file */
@@ -1558,8 +2183,14 @@ int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char 
 out:
 	ch_ar_wd_enter(w, CH_AR_ACT_IDLE, "finishing");
 	cleanup(c);
-	if (c->be)
+	if (c->be && c->gmode) {
+		int r;
+		for (r = 0; c->gcx && r < c->size; r++)
+			c->be->close(c->gcx[r]);
+	} else if (c->be) {
 		c->be->close(c->cx);
+	}
+	free(c->gcx);
 	ch_ar_world_set_result(w, NULL);
 	ch_result_free(c->res);
 	return status;

@@ -30,6 +30,16 @@ extern "C" {
  */
 int ch_ar_run(struct ch_ar_world *w, const struct ch_ar_opts *o, int argc, char **argv);
 
+/**
+ * ch_ar_run_backend - ch_ar_run() with the collective backend @be instead
+ * of the one --backend names (tests pass a stand-in: a backend with
+ * comm_create_group(), run_group() and devices() runs the single-process
+ * mode of -g N on the CPU). @be->probe() still decides availability.
+ */
+struct ch_comm_backend;
+int ch_ar_run_backend(struct ch_ar_world *w, const struct ch_ar_opts *o, const struct ch_comm_backend *be,
+		      int argc, char **argv);
+
 #ifdef __cplusplus
 }
 #endif

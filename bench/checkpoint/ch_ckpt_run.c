@@ -52,7 +52,7 @@ struct ctx {
 	size_t scratch_bytes;
 	uint32_t *crc;         /* per file of this rank */
 	const struct ch_ckpt_gpu_backend *gpu;
-	char gpu_why[160];
+	char gpu_why[640]; /* a driver older than the build's CUDA: versions and the fix */
 	int use_cpu, use_gpu;
 	int order;             /* this rank's place in the writer order of the scaling */
 	double *all;           /* rank 0: size x R_N */

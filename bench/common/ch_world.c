@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int launched(void)
+int ch_world_launched(void)
 {
 	return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
 }
@@ -98,7 +98,7 @@ int ch_world_init(int *argc, char ***argv, const struct ch_world_how *how, struc
 	w->size = w->local_size = w->nhosts = 1;
 	w->ctrl = w->local = -1;
 	gethostname(w->host, (size_t)len - 1);
-	if (how->only_launched && !launched())
+	if (how->only_launched && !ch_world_launched())
 		return 0;
 	if (how->funneled ? mpi_failed(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread")
 			  : mpi_failed(MPI_Init(argc, argv), "MPI_Init"))

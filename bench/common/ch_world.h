@@ -81,6 +81,13 @@ struct ch_world {
 int ch_world_init(int *argc, char ***argv, const struct ch_world_how *how, struct ch_world *w);
 
 /**
+ * ch_world_launched - local: 1 when a launcher started this process (Open
+ * MPI's OMPI_COMM_WORLD_SIZE, PMIx's PMIX_RANK or PMI's PMI_SIZE in the
+ * environment), 0 when it was started by hand.
+ */
+int ch_world_launched(void);
+
+/**
  * ch_world_finalize - free the communicators and the layout, MPI_Finalize
  * when active. Safe to call twice.
  */

@@ -320,7 +320,7 @@ static const struct ch_lc_copy_backend *choose_copy(const struct ch_lc_opts *o, 
 						    int *rc)
 {
 	const struct ch_lc_copy_backend *cuda = ch_lc_copy_find("cuda");
-	char why[256] = "";
+	char why[640] = ""; /* a driver older than the build's CUDA: versions and the fix */
 
 	*rc = 0;
 	note[0] = '\0';
@@ -472,7 +472,7 @@ struct lc_sweep {
 	int collapsed;                   /* either has collapsed to one CPU */
 	char abuf[256], pbuf[256], tbuf[256]; /* allowed, process, thread CPU lists */
 	const struct ch_lc_copy_backend *cb;
-	char note[512];                  /* why the copy backend is what it is, or "" */
+	char note[768];                  /* why the copy backend is what it is, or "" */
 	int G, real;                     /* feeders; localities of real GPUs */
 	struct ch_lc_gpu gpus[CH_LC_MAX_GPUS];
 	int ngpus_loaded;                /* entries of gpus[] to release */

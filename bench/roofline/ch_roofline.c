@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MIB (1024ull * 1024ull)
 #define MAX_SAMPLES 100000
@@ -26,6 +27,7 @@
 #define ENERGY_MIN_UPDATES 5
 #define ENERGY_MAX_FACTOR 4.0
 #define ENERGY_METHOD "energy counter differenced over a window of repeated calls (>= min_sec and >= min_updates counter changes); power = energy / wall-clock window"
+#define ENERGY_BATCH_METHOD "energy counter differenced between two observed counter changes, >= min_sec apart, with batches of >= 50 ms of calls queued back to back (no host synchronisation per call) and only the counter read in between; calls = the calls that ran inside the window (batch times from device events); duty cycle = calls x median call time / window; power = energy / window"
 #define NODE_FLAG_PCT 5.0
 
 enum {
@@ -96,8 +98,12 @@ void ch_rl_usage(FILE *f)
 	      "GB/s, GFLOP/s, best of both, % of roof), then the memory roof, the compute\n"
 	      "roofs and the ridge points. Headline statistic: the median of the timed\n"
 	      "calls after the first; best = fastest call. Where an energy counter is\n"
-	      "readable (NVML, RAPL) a point is called again after its timed calls until\n"
-	      "its energy window is long enough for the counter (GPU 0.5 s, CPU 0.1 s).\n"
+	      "readable a point is called again after its timed calls for its energy:\n"
+	      "GPU, batches of >= 50 ms queued back to back between two changes of\n"
+	      "NVML's counter >= 0.5 s apart (GFLOP/J withheld below a duty cycle of\n"
+	      "0.95; power and thermal violation time over the same window marks it\n"
+	      "throttled); CPU, RAPL over >= 0.1 s of calls. fp8 GEMMs run with split\n"
+	      "and with fast accumulation, labelled.\n"
 	      "Under mpirun each rank measures GPU local_rank % visible GPUs.\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 a point failed validation, 2 usage error, 3 backend\n"
@@ -407,8 +413,12 @@ json_t *ch_rl_roofs(json_t *points)
 			snprintf(mem_kernel, sizeof(mem_kernel), "%s %s", kn, dts);
 		}
 		if ((!strcmp(fam, "ladder") || !strcmp(fam, "gemm")) && gflops > comp[dt]) {
+			const char *acc = json_string_value(json_object_get(p, "accumulation"));
+			char label[64];
+			snprintf(label, sizeof(label), "%s%s%s", kn, acc ? ", " : "", acc && !strcmp(acc, "fast") ?
+				 "fast accumulation" : acc ? "split accumulation" : "");
 			comp[dt] = gflops;
-			json_object_set_new(ck, dts, json_string(kn));
+			json_object_set_new(ck, dts, json_string(label));
 		}
 	}
 	json_object_set_new(roofs, "memory_gbps", mem > 0 ? json_real(mem) : json_null());
@@ -556,7 +566,7 @@ static const char *check_method(const struct ch_kernel *k)
 {
 	switch (k->family) {
 	case CH_FAM_GEMM:
-		return "64 sampled entries vs fp64 host dot products, tol k x eps(accumulation) x sum|a b|";
+		return "64 sampled entries (C NaN-filled first) vs exact values, tol: 0 when every partial sum is exact, else (k-1) u R (tensor cores) or 6 sqrt(k) u R (fp32, fp64), R = range of the prefix sums; + eps(out) |value|";
 	case CH_FAM_STREAM:
 		return k->id == CH_K_DOT ? "sum vs exact value, tol (n+2) eps64 sum|a b|"
 					 : "every element vs analytic value, tol 4 eps |value|";
@@ -661,10 +671,273 @@ struct rl_point {
 	struct ch_energy_window ew;
 	int have_plain;             /* plain_st holds the plain-store calls */
 	struct ch_stats plain_st;   /* streaming-store CPU stream points: the same calls with plain stores */
+	int batched;                /* energy from ch_rl_energy_window() (eb), not ew */
+	struct ch_rl_energy eb;
 };
 
+/* ------------------------------------------------ energy over queued calls */
+
+struct eb_batch {
+	double t0, t1; /* first call's start, last call's end (ch_now_sec clock) */
+	int calls;
+};
+
+/* The batches of one window: two in flight at most, slots alternate. */
+struct eb {
+	const struct ch_backend *be;
+	struct ch_dev *dev;
+	const struct ch_point_spec *p;
+	int calls;             /* per batch */
+	long queued, done;
+	struct eb_batch *b;
+	size_t nb, cap;
+};
+
+static int eb_queue(struct eb *q)
+{
+	int rc = q->be->queue(q->dev, q->p, q->calls, (int)(q->queued % 2));
+	if (rc == 0)
+		q->queued++;
+	return rc;
+}
+
+/* The oldest batch: when it has finished (@wait: wait for it), record it
+ * and, with @requeue, queue the next. Returns 1 when one finished, 0 when
+ * none did, or a negative status. */
+static int eb_pump(struct eb *q, int wait, int requeue)
+{
+	double t0, t1;
+	int rc;
+
+	if (q->done == q->queued)
+		return 0;
+	rc = q->be->batch_done(q->dev, (int)(q->done % 2), wait, &t0, &t1);
+	if (rc <= 0)
+		return rc;
+	if (q->nb == q->cap) {
+		size_t nc = q->cap ? 2 * q->cap : 64;
+		struct eb_batch *nbp = realloc(q->b, nc * sizeof(*nbp));
+		if (!nbp)
+			return CH_ERR_RUNTIME;
+		q->b = nbp;
+		q->cap = nc;
+	}
+	q->b[q->nb].t0 = t0;
+	q->b[q->nb].t1 = t1;
+	q->b[q->nb].calls = q->calls;
+	q->nb++;
+	q->done++;
+	return requeue ? (eb_queue(q) ? CH_ERR_RUNTIME : 1) : 1;
+}
+
+static void sleep_sec(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+	nanosleep(&ts, NULL);
+}
+
+/* Poll the counter, keeping the device busy, until it changes from @last.
+ * Returns 1 with *@t (middle of the read before and the read that saw the
+ * change), *@half (half that interval) and *@e set; 0 when it did not
+ * change within CH_RL_ENERGY_EDGE_MAX_SEC or cannot be read; or a negative
+ * status of the batches. */
+static int eb_edge(struct eb *q, double last, double *t, double *half, double *e)
+{
+	double ta_prev = ch_now_sec(), t_start = ta_prev, v;
+	int rc;
+
+	for (;;) {
+		double ta, tb;
+		if ((rc = eb_pump(q, 0, 1)) < 0)
+			return rc;
+		ta = ch_now_sec();
+		if (q->be->energy_j(q->dev, &v) != 0)
+			return 0;
+		tb = ch_now_sec();
+		if (v != last) {
+			*t = (ta_prev + tb) / 2;
+			*half = (tb - ta_prev) / 2;
+			*e = v;
+			return 1;
+		}
+		if (tb - t_start > CH_RL_ENERGY_EDGE_MAX_SEC)
+			return 0;
+		ta_prev = ta;
+		sleep_sec(CH_RL_ENERGY_POLL_SEC);
+	}
+}
+
+int ch_rl_energy_window(const struct ch_backend *be, struct ch_dev *dev, const struct ch_point_spec *p,
+			double call_sec, double flops, double min_sec, struct ch_rl_energy *out)
+{
+	struct eb q = { be, dev, p, 1, 0, 0, NULL, 0, 0 };
+	double e, e0 = 0, e1 = 0, t0 = 0, t1 = 0, h0 = 0, h1 = 0, calls = 0, w;
+	double bc = call_sec > 0 ? ceil(CH_RL_ENERGY_BATCH_SEC / call_sec) : 1;
+	int rc = 0, started = 0, ended = 0;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->energy_j = out->wall_sec = out->avg_power_w = out->gflop_per_j = out->duty = NAN;
+	out->thr0 = out->thr1 = -1;
+	out->min_sec = min_sec;
+	out->call_sec = call_sec;
+	ch_nvml_violations_na(&out->v0);
+	ch_nvml_violations_na(&out->v1);
+	q.calls = bc < 1 ? 1 : bc > 1e6 ? 1000000 : (int)bc;
+	out->batch_calls = q.calls;
+	/* two batches in flight; the first one finished: the device is warm
+	 * and busy with the second, the third queued */
+	if ((rc = eb_queue(&q)) != 0 || (rc = eb_queue(&q)) != 0 || (rc = eb_pump(&q, 1, 1)) < 0)
+		goto drain;
+	rc = 0;
+	if (be->telemetry_json)
+		out->tel0 = be->telemetry_json(dev);
+	if (be->throttled)
+		out->thr0 = be->throttled(dev);
+	out->have_thr = be->throttle_ns && be->throttle_ns(dev, &out->v0) == 0;
+	if (be->energy_j(dev, &e) != 0) {
+		snprintf(out->why, sizeof(out->why), "the energy counter cannot be read");
+		goto drain;
+	}
+	/* the window opens at a change of the counter: its value is fresh */
+	if ((rc = eb_edge(&q, e, &t0, &h0, &e0)) < 0)
+		goto drain;
+	if (!(started = rc)) {
+		snprintf(out->why, sizeof(out->why), "the energy counter did not change within %.1f s of calls",
+			 CH_RL_ENERGY_EDGE_MAX_SEC);
+		goto drain;
+	}
+	rc = 0;
+	/* inside: batches back to back, nothing read but the counter */
+	e = e0;
+	while (ch_now_sec() - t0 < min_sec) {
+		double v;
+		if ((rc = eb_pump(&q, 1, 1)) < 0)
+			goto drain;
+		rc = 0;
+		if (be->energy_j(dev, &v) == 0 && v != e) {
+			out->updates++;
+			e = v;
+		}
+	}
+	/* ... and closes at the next change */
+	if ((rc = eb_edge(&q, e, &t1, &h1, &e1)) < 0)
+		goto drain;
+	if (!(ended = rc)) {
+		snprintf(out->why, sizeof(out->why), "the energy counter stopped changing after %.3f s", ch_now_sec() - t0);
+		goto drain;
+	}
+	rc = 0;
+	out->updates++;
+	if (out->have_thr && be->throttle_ns(dev, &out->v1) != 0)
+		out->have_thr = 0;
+	if (be->throttled)
+		out->thr1 = be->throttled(dev);
+	if (be->telemetry_json)
+		out->tel1 = be->telemetry_json(dev);
+drain:
+	while (q.done < q.queued) {
+		int r2 = eb_pump(&q, 1, 0);
+		if (r2 < 0) {
+			if (!rc)
+				rc = r2;
+			break;
+		}
+	}
+	out->batches = (int)q.done;
+	if (rc == 0 && started && ended) {
+		w = t1 - t0;
+		for (i = 0; i < q.nb; i++) {
+			double lo = q.b[i].t0 > t0 ? q.b[i].t0 : t0, hi = q.b[i].t1 < t1 ? q.b[i].t1 : t1;
+			double len = q.b[i].t1 - q.b[i].t0;
+			if (hi > lo && len > 0)
+				calls += q.b[i].calls * (hi - lo) / len;
+		}
+		out->wall_sec = w;
+		out->t0 = t0;
+		out->t1 = t1;
+		out->edge_sec = h0 + h1;
+		out->calls = calls;
+		out->energy_j = e1 - e0;
+		out->duty = w > 0 ? calls * call_sec / w : NAN;
+		if (!(out->energy_j > 0)) {
+			snprintf(out->why, sizeof(out->why), "the counter did not increase (%.6g J)", out->energy_j);
+		} else {
+			out->ok = 1;
+			out->avg_power_w = out->energy_j / w;
+			if (!(out->duty >= CH_RL_ENERGY_MIN_DUTY))
+				snprintf(out->withheld, sizeof(out->withheld),
+					 "duty cycle %.3f below %.2f: the window's energy includes idle time", out->duty,
+					 CH_RL_ENERGY_MIN_DUTY);
+			else if (flops > 0)
+				out->gflop_per_j = flops * calls / out->energy_j / 1e9;
+		}
+	}
+	free(q.b);
+	return rc;
+}
+
+static json_t *num_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+json_t *ch_rl_energy_json(const struct ch_rl_energy *e)
+{
+	json_t *o = json_pack("{s:s,s:o,s:o,s:o,s:o,s:i,s:i,s:i,s:f,s:f,s:o,s:f,s:f}",
+		"method", ENERGY_BATCH_METHOD, "wall_sec", num_or_null(e->wall_sec),
+		"calls", num_or_null(e->ok || !isnan(e->wall_sec) ? e->calls : NAN),
+		"duty_cycle", num_or_null(e->duty), "edge_uncertainty_sec", num_or_null(e->ok ? e->edge_sec : NAN),
+		"batches", e->batches, "calls_per_batch", e->batch_calls, "counter_updates", e->updates,
+		"call_sec", e->call_sec, "batch_min_sec", CH_RL_ENERGY_BATCH_SEC,
+		"extra_calls", json_integer((json_int_t)e->batches * e->batch_calls),
+		"min_sec", e->min_sec, "min_duty_cycle", CH_RL_ENERGY_MIN_DUTY);
+	if (!e->ok)
+		json_object_set_new(o, "not_measured", json_string(e->why[0] ? e->why : "not measured"));
+	if (e->withheld[0])
+		json_object_set_new(o, "gflop_per_j_withheld", json_string(e->withheld));
+	return o;
+}
+
+json_t *ch_rl_throttle_json(const struct ch_rl_energy *e, int *throttled)
+{
+	static const char *const names[] = { "power_sec", "thermal_sec", "sw_thermal_sec", "hw_thermal_sec",
+					     "hw_power_brake_sec" };
+	const double a[] = { e->v0.power_ns, e->v0.thermal_ns, e->v0.sw_thermal_ns, e->v0.hw_thermal_ns,
+			     e->v0.hw_power_brake_ns };
+	const double b[] = { e->v1.power_ns, e->v1.thermal_ns, e->v1.sw_thermal_ns, e->v1.hw_thermal_ns,
+			     e->v1.hw_power_brake_ns };
+	json_t *o;
+	size_t i;
+	int any = 0, known = 0;
+
+	*throttled = -1;
+	if (!e->have_thr)
+		return json_null();
+	o = json_object();
+	for (i = 0; i < 5; i++) {
+		double d = b[i] - a[i];
+		/* a counter that went backwards (driver reload) tells nothing */
+		if (isnan(d) || d < 0) {
+			json_object_set_new(o, names[i], json_null());
+			continue;
+		}
+		known = 1;
+		any |= d > 0;
+		json_object_set_new(o, names[i], json_real(d * 1e-9));
+	}
+	json_object_set_new(o, "window_sec", num_or_null(e->v1.t_sec - e->v0.t_sec));
+	json_object_set_new(o, "source", json_string("nvmlDeviceGetViolationStatus (power, thermal) and the clock-event reason counters (nvmlDeviceGetFieldValues, where the build's nvml.h and the driver have them), read before the window's start and after its end"));
+	if (known)
+		*throttled = any;
+	return o;
+}
+
 /* The warm-up, timed and energy-window calls of a set-up point; returns 0 or
- * the status of the failed call, with *stage naming its stage. */
+ * the status of the failed call, with *stage naming its stage. A backend
+ * that queues calls (GPU) gets its energy window after the timed calls
+ * (ch_rl_energy_window()); a synchronous one (CPU) times its window call by
+ * call, the timed calls included. */
 static int time_point(struct rl_dev *r, struct rl_point *pt, double *samples, int max_samples,
 		      double min_time, const char **stage)
 {
@@ -672,17 +945,20 @@ static int time_point(struct rl_dev *r, struct rl_point *pt, double *samples, in
 	double kept_sum = 0, e = NAN, sec;
 	int rc, i;
 
+	pt->batched = r->be->queue && r->be->batch_done && r->be->energy_j && r->be->energy_j(r->dev, &e) == 0;
 	*stage = "warm-up";
 	for (i = 0; i < o->warmup; i++)
 		if ((rc = r->be->run(r->dev, &pt->p, &sec)) != 0)
 			return rc;
-	if (r->be->telemetry_json)
-		pt->tel0 = r->be->telemetry_json(r->dev);
-	if (r->be->throttled)
-		pt->thr0 = r->be->throttled(r->dev);
+	if (!pt->batched) {
+		if (r->be->telemetry_json)
+			pt->tel0 = r->be->telemetry_json(r->dev);
+		if (r->be->throttled)
+			pt->thr0 = r->be->throttled(r->dev);
+	}
 	/* energy over a window of calls long enough for the counter
 	 * (ch_energy.h): the timed calls, then more until it is */
-	if (r->be->energy_j && r->be->energy_j(r->dev, &e) == 0) {
+	if (!pt->batched && r->be->energy_j && r->be->energy_j(r->dev, &e) == 0) {
 		double win = r->be->energy_window_sec > 0 ? r->be->energy_window_sec : ENERGY_WINDOW_SEC;
 		pt->have_e = 1;
 		ch_energy_window_start(&pt->ew, ch_now_sec(), e, win, ENERGY_MIN_UPDATES, ENERGY_MAX_FACTOR * win);
@@ -717,6 +993,19 @@ static int time_point(struct rl_dev *r, struct rl_point *pt, double *samples, in
 		free(ps);
 	}
 	*stage = "energy window";
+	if (pt->batched) {
+		struct ch_stats st;
+		double win = r->be->energy_window_sec > 0 ? r->be->energy_window_sec : ENERGY_WINDOW_SEC;
+		if (ch_stats_compute(samples + (pt->ns > 1), (size_t)(pt->ns > 1 ? pt->ns - 1 : pt->ns), &st) != 0)
+			return CH_ERR_RUNTIME;
+		rc = ch_rl_energy_window(r->be, r->dev, &pt->p, st.median, pt->cnt.flops, win, &pt->eb);
+		pt->tel0 = pt->eb.tel0;
+		pt->tel1 = pt->eb.tel1;
+		pt->eb.tel0 = pt->eb.tel1 = NULL;
+		pt->thr0 = pt->eb.thr0;
+		pt->thr1 = pt->eb.thr1;
+		return rc;
+	}
 	while (pt->have_e && ch_energy_window_more(&pt->ew)) {
 		if ((rc = r->be->run(r->dev, &pt->p, &sec)) != 0)
 			return rc;
@@ -732,7 +1021,8 @@ static int time_point(struct rl_dev *r, struct rl_point *pt, double *samples, in
 
 /* Measure kernel @k in @dt into @pt: shape, set-up, calls, check. A point
  * that fails keeps the status and reason in pt->rc and pt->error. */
-static void measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dtype dt, struct rl_point *pt)
+static void measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_dtype dt, int fast_accum,
+			  struct rl_point *pt)
 {
 	const struct ch_rl_opts *o = r->o;
 	const double min_time = o->common.min_time_sec > 0 ? o->common.min_time_sec : 0;
@@ -744,6 +1034,7 @@ static void measure_point(struct rl_dev *r, const struct ch_kernel *k, enum ch_d
 	memset(pt, 0, sizeof(*pt));
 	pt->p.k = k;
 	pt->p.dt = dt;
+	pt->p.fast_accum = fast_accum;
 	pt->thr0 = pt->thr1 = -1;
 	pt->t_shape = ch_now_sec();
 	rc = point_shape(r, k, dt, &pt->p.shape);
@@ -839,7 +1130,12 @@ static json_t *emit_point_telemetry(struct rl_point *pt)
 	json_object_set_new(tel, "before", pt->tel0 ? pt->tel0 : json_null());
 	json_object_set_new(tel, "after", pt->tel1 ? pt->tel1 : json_null());
 	pt->tel0 = pt->tel1 = NULL;
-	if (pt->have_e) {
+	if (pt->batched) {
+		json_object_set_new(tel, "energy_j", pt->eb.ok ? jnum(pt->eb.energy_j) : json_null());
+		json_object_set_new(tel, "avg_power_w", pt->eb.ok ? jnum(pt->eb.avg_power_w) : json_null());
+		json_object_set_new(tel, "gflop_per_j", pt->eb.ok && pt->chk.ok ? jnum(pt->eb.gflop_per_j) : json_null());
+		json_object_set_new(tel, "energy_window", ch_rl_energy_json(&pt->eb));
+	} else if (pt->have_e) {
 		ch_energy_window_result(&pt->ew, pt->cnt.flops, &er);
 		json_object_set_new(tel, "energy_j", jnum(er.energy_j));
 		json_object_set_new(tel, "avg_power_w", jnum(er.avg_power_w));
@@ -864,11 +1160,14 @@ static int emit_point(struct rl_dev *r, struct rl_point *pt)
 	const struct ch_kernel *k = pt->p.k;
 	json_t *jp = json_object();
 	struct ch_rates med, best;
-	int throttled;
+	int throttled, tw = -1;
+	json_t *jthr;
 
 	json_object_set_new(jp, "kernel", json_string(k->name));
 	json_object_set_new(jp, "family", json_string(ch_family_name(k->family)));
 	json_object_set_new(jp, "dtype", json_string(ch_dtype_name(pt->p.dt)));
+	if (k->family == CH_FAM_GEMM && pt->p.dt == CH_FP8 && r->be->fp8_fast_accum)
+		json_object_set_new(jp, "accumulation", json_string(pt->p.fast_accum ? "fast" : "split"));
 	json_array_append_new(r->points, jp);
 	if (pt->shaped)
 		emit_point_shape(r, pt, jp);
@@ -881,7 +1180,10 @@ static int emit_point(struct rl_dev *r, struct rl_point *pt)
 	}
 	ch_rates(&pt->cnt, pt->st.median, &med);
 	ch_rates(&pt->cnt, pt->st.min, &best);
-	throttled = pt->thr0 == 1 || pt->thr1 == 1;
+	jthr = pt->batched ? ch_rl_throttle_json(&pt->eb, &tw) : json_null();
+	/* clocks held down during the window (counters), or a power or
+	 * thermal reason in a reading taken while the device was busy */
+	throttled = pt->thr0 == 1 || pt->thr1 == 1 || tw == 1;
 	json_object_set_new(jp, "valid", json_boolean(pt->chk.ok));
 	json_object_set_new(jp, "check", check_json(&pt->chk, check_method(k)));
 	json_object_set_new(jp, "headline", json_string("median"));
@@ -908,8 +1210,9 @@ static int emit_point(struct rl_dev *r, struct rl_point *pt)
 		set_point_numbers_null(jp);
 		r->invalid++;
 	}
-	json_object_set_new(jp, "throttled", pt->thr0 < 0 && pt->thr1 < 0 ? json_null() : json_boolean(throttled));
-	json_object_set_new(jp, "telemetry", pt->tel0 || pt->tel1 || pt->have_e ? emit_point_telemetry(pt)
+	json_object_set_new(jp, "throttled", pt->thr0 < 0 && pt->thr1 < 0 && tw < 0 ? json_null() : json_boolean(throttled));
+	json_object_set_new(jp, "throttle_window", jthr);
+	json_object_set_new(jp, "telemetry", pt->tel0 || pt->tel1 || pt->have_e || pt->batched ? emit_point_telemetry(pt)
 									       : json_null());
 	return 0;
 }
@@ -1129,7 +1432,7 @@ static int plan_points(struct rl_dev *r, int is_gpu, json_t *skipped)
  * that fails is recorded with its reason and the next ones run. */
 static void run_points(struct rl_dev *r, int gemm)
 {
-	int nk, i, d;
+	int nk, i, d, v;
 	const struct ch_kernel *t = ch_kernel_table(&nk);
 	struct rl_point pt;
 
@@ -1139,10 +1442,14 @@ static void run_points(struct rl_dev *r, int gemm)
 				continue;
 			if (!(requested_dtypes(r->o, &t[i]) & r->be->dtypes(r->dev, &t[i]) & CH_DT_BIT(d)))
 				continue;
-			measure_point(r, &t[i], (enum ch_dtype)d, &pt);
-			emit_point(r, &pt);
-			update_roofs(r);
-			ch_result_checkpoint(r->res);
+			/* fp8 GEMM: the default split accumulator, then fast
+			 * accumulation where the backend has it, each labelled */
+			for (v = 0; v < (t[i].family == CH_FAM_GEMM && d == CH_FP8 && r->be->fp8_fast_accum ? 2 : 1); v++) {
+				measure_point(r, &t[i], (enum ch_dtype)d, v, &pt);
+				emit_point(r, &pt);
+				update_roofs(r);
+				ch_result_checkpoint(r->res);
+			}
 		}
 }
 
@@ -1165,7 +1472,7 @@ static int sweep_measure(void *ctx, const struct ch_kernel *k, enum ch_dtype dt,
 	int rc;
 
 	r->points = points;
-	measure_point(r, k, dt, &pt);
+	measure_point(r, k, dt, 0, &pt); /* fp8: the default (split) accumulation */
 	rc = emit_point(r, &pt);
 	r->points = keep;
 	return rc;
@@ -1329,12 +1636,31 @@ static void print_telemetry(json_t *d)
 	json_array_foreach(points, i, p) {
 		json_t *tel = json_object_get(p, "telemetry"), *win = json_object_get(tel, "energy_window");
 		double g = jget(tel, "gflop_per_j");
-		if (json_is_object(win) && !any)
-			printf(" (%s counter over windows of >= %.1f s of repeated calls, power over wall time):",
-			       gpu ? "NVML" : "RAPL", jget(win, "min_sec")), any = -1;
-		if (!isnan(g) && !strcmp(json_string_value(json_object_get(p, "family")), "gemm")) {
-			printf(" %s %s %.2f GFLOP/J at %.0f W;", json_string_value(json_object_get(p, "kernel")),
-			       json_string_value(json_object_get(p, "dtype")), g, jget(tel, "avg_power_w"));
+		int batched = json_is_number(json_object_get(win, "duty_cycle")) || json_is_integer(json_object_get(win, "batches"));
+		const char *acc = json_string_value(json_object_get(p, "accumulation"));
+		if (json_is_object(win) && !any) {
+			if (batched)
+				printf(" (%s counter between two of its changes >= %.1f s apart, calls queued back to back; power over that time):",
+				       gpu ? "NVML" : "device", jget(win, "min_sec"));
+			else
+				printf(" (%s counter over windows of >= %.1f s of repeated calls, power over wall time):",
+				       gpu ? "NVML" : "RAPL", jget(win, "min_sec"));
+			any = -1;
+		}
+		if (strcmp(json_string_value(json_object_get(p, "family")), "gemm"))
+			continue;
+		if (!isnan(g)) {
+			printf(" %s %s%s%s %.2f GFLOP/J at %.0f W", json_string_value(json_object_get(p, "kernel")),
+			       json_string_value(json_object_get(p, "dtype")), acc ? " " : "", acc ? acc : "", g,
+			       jget(tel, "avg_power_w"));
+			if (batched)
+				printf(" (duty %.2f)", jget(win, "duty_cycle"));
+			printf(";");
+			any = 1;
+		} else if (json_is_string(json_object_get(win, "gflop_per_j_withheld"))) {
+			printf(" %s %s%s%s GFLOP/J withheld (duty %.2f < %.2f);", json_string_value(json_object_get(p, "kernel")),
+			       json_string_value(json_object_get(p, "dtype")), acc ? " " : "", acc ? acc : "",
+			       jget(win, "duty_cycle"), CH_RL_ENERGY_MIN_DUTY);
 			any = 1;
 		}
 	}
@@ -1408,8 +1734,11 @@ static void print_point(json_t *p, json_t *cfg, int has_ds)
 	fmt_num(k2, sizeof(k2), jget(p, "pct_of_roof"), 1);
 	fmt_num(l, sizeof(l), jget(p, "pct_of_datasheet"), 1);
 	if (json_is_object(json_object_get(p, "shape")) && json_object_get(json_object_get(p, "shape"), "m"))
-		snprintf(note, sizeof(note), "%lld^3",
-			 (long long)json_integer_value(json_object_get(json_object_get(p, "shape"), "m")));
+		snprintf(note, sizeof(note), "%lld^3%s%s",
+			 (long long)json_integer_value(json_object_get(json_object_get(p, "shape"), "m")),
+			 json_is_string(json_object_get(p, "accumulation")) ? ", accumulation " : "",
+			 json_is_string(json_object_get(p, "accumulation")) ?
+			 json_string_value(json_object_get(p, "accumulation")) : "");
 	else if (json_is_true(json_object_get(p, "fits_in_cache")))
 		snprintf(note, sizeof(note), "%.1f MiB fits in cache%s", jget(p, "working_set_bytes") / (double)MIB,
 			 json_is_true(json_object_get(p, "shortened")) ? " (rung past the ridge: compute-bound)" : "");
@@ -1592,6 +1921,13 @@ static int same_str(json_t *a, json_t *b)
 
 /* Median rate of (kernel, dtype) over the node's GPUs with status ok; NAN
  * when no such point */
+/* Same fp8 accumulation mode (both unlabelled, or the same label). */
+static int same_accumulation(json_t *a, json_t *b)
+{
+	json_t *x = json_object_get(a, "accumulation"), *y = json_object_get(b, "accumulation");
+	return (!x && !y) || (x && y && same_str(x, y));
+}
+
 static double point_node_median(json_t *devices, json_t *pt)
 {
 	double vals[1024];
@@ -1605,7 +1941,8 @@ static double point_node_median(json_t *devices, json_t *pt)
 			double v = point_rate(q);
 			if (n < 1024 && json_is_true(json_object_get(q, "valid")) && v > 0 &&
 			    same_str(json_object_get(q, "kernel"), json_object_get(pt, "kernel")) &&
-			    same_str(json_object_get(q, "dtype"), json_object_get(pt, "dtype")))
+			    same_str(json_object_get(q, "dtype"), json_object_get(pt, "dtype")) &&
+			    same_accumulation(q, pt))
 				vals[n++] = v;
 		}
 	}
@@ -1674,6 +2011,9 @@ json_t *ch_rl_confirm_plan(json_t *devices, json_t *flagged, double threshold_pc
 				"shape", json_object_get(p, "shape"),
 				"array_bytes", json_object_get(cfg, "array_bytes") ? json_object_get(cfg, "array_bytes") : json_null(),
 				"why", why));
+			if (json_is_string(json_object_get(p, "accumulation"))) /* fp8: the same mode again */
+				json_object_set(json_array_get(plan, json_array_size(plan) - 1), "accumulation",
+						json_object_get(p, "accumulation"));
 		}
 	}
 	return plan;
@@ -1805,7 +2145,9 @@ static int confirm_device(const struct ch_rl_opts *o, const struct ch_backend *b
 		} else {
 			shape_of(json_object_get(e, "shape"), &shape);
 			r.force_shape = &shape;
-			measure_point(&r, k, (enum ch_dtype)dt, &pt);
+			measure_point(&r, k, (enum ch_dtype)dt,
+				      json_is_string(json_object_get(e, "accumulation")) &&
+				      !strcmp(json_string_value(json_object_get(e, "accumulation")), "fast"), &pt);
 			r.force_shape = NULL;
 			json_decref(pt.tel0);
 			json_decref(pt.tel1);

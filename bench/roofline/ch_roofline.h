@@ -18,6 +18,7 @@
 #include "base/ch_result.h"
 #include "bench/common/ch_world.h"
 #include "bench/roofline/ch_roofline_power.h"
+#include "hw/ch_nvml.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -103,6 +104,80 @@ int ch_rl_run(const struct ch_rl_opts *o, const struct ch_world *mpi, struct ch_
  */
 int ch_rl_run_backend(const struct ch_rl_opts *o, const struct ch_world *mpi, const struct ch_backend *be,
 		      struct ch_result *res, json_t *devices, char *reason, size_t n);
+
+/* The energy window of a point on a backend that queues calls (GPU). */
+#define CH_RL_ENERGY_BATCH_SEC 0.05    /* each batch: at least this long of calls */
+#define CH_RL_ENERGY_POLL_SEC 0.0002   /* sleep between counter reads at the window's ends */
+#define CH_RL_ENERGY_MIN_DUTY 0.95     /* GFLOP/J only from windows this busy */
+#define CH_RL_ENERGY_EDGE_MAX_SEC 2.0  /* give up when the counter does not change for this long */
+
+struct ch_rl_energy {
+	int ok;                 /* the window was measured: energy_j and the rest are set */
+	double energy_j;        /* counter increase between the two observed changes, J */
+	double wall_sec;        /* their distance (each placed at the middle of its two reads), s */
+	double t0, t1;          /* the window's start and end on ch_now_sec()'s clock */
+	double edge_sec;        /* half-widths of the two changes' read intervals, summed, s */
+	double calls;           /* calls that ran inside the window (batches from device times, pro rata) */
+	double call_sec;        /* the median call time used */
+	double duty;            /* calls x call_sec / wall_sec */
+	double avg_power_w;     /* energy_j / wall_sec */
+	double gflop_per_j;     /* flops x calls / energy_j / 1e9; NAN when duty < CH_RL_ENERGY_MIN_DUTY */
+	double min_sec;         /* the window's shortest length */
+	int batch_calls;        /* calls per batch: >= CH_RL_ENERGY_BATCH_SEC of them */
+	int batches;            /* batches run (warm-up, edges and drain included) */
+	int updates;            /* counter changes seen inside the window */
+	char why[192];          /* not ok: why */
+	char withheld[192];     /* gflop_per_j NAN although ok: why */
+	/* clocks held down during the window (backend throttle_ns()):
+	 * nanosecond counters read just before the start's and just after the
+	 * end's detection; have_thr 0 when the backend cannot tell */
+	int have_thr;
+	struct ch_nvml_violations v0, v1;
+	/* telemetry snapshots (telemetry_json(), throttled()) taken while the
+	 * device was busy: after the first batch and after the window's end */
+	json_t *tel0, *tel1;    /* owned; NULL when n/a */
+	int thr0, thr1;         /* 1, 0, or -1 unknown */
+};
+
+/**
+ * ch_rl_energy_window - the energy of a set-up point over a window of calls
+ * kept back to back, with no host synchronisation between them: batches of
+ * ceil(CH_RL_ENERGY_BATCH_SEC / @call_sec) calls are queued two at a time
+ * (be->queue(), be->batch_done()), and between batches only the energy
+ * counter is read. The window opens at an observed change of the counter
+ * (so that its value is fresh, not up to one refresh old) after the first
+ * batch has finished, and closes at the first change after @min_sec; each
+ * change is placed at the middle of the two reads around it. The calls
+ * inside the window are counted from the batches' device times, pro rata;
+ * the duty cycle is calls x @call_sec / window, and GFLOP/J is withheld
+ * below CH_RL_ENERGY_MIN_DUTY (the window's energy would include idle time).
+ * @be, @dev, @p: [in] a backend with queue(), batch_done() and energy_j(),
+ *                the open device, the set-up point.
+ * @call_sec:     [in] the median time of one call (> 0).
+ * @flops:        [in] FLOPs per call (0: no GFLOP/J).
+ * @min_sec:      [in] the shortest window, s.
+ * @out:          [out] see struct ch_rl_energy (release out->tel0/tel1 with
+ *                json_decref when set).
+ * Returns 0 (out->ok says whether the energy was measured), or the status
+ * of a failed queue() or batch_done() (the queued calls are drained first).
+ */
+int ch_rl_energy_window(const struct ch_backend *be, struct ch_dev *dev, const struct ch_point_spec *p,
+			double call_sec, double flops, double min_sec, struct ch_rl_energy *out);
+
+/**
+ * ch_rl_energy_json - the point's telemetry.energy_window object for @e.
+ */
+json_t *ch_rl_energy_json(const struct ch_rl_energy *e);
+
+/**
+ * ch_rl_throttle_json - the point's throttle_window object: seconds the
+ * clocks were held down during the window per cause ({power_sec,
+ * thermal_sec, sw_thermal_sec, hw_thermal_sec, hw_power_brake_sec}, null
+ * where n/a), the window's seconds and the source; JSON null when
+ * !e->have_thr. @throttled: [out] 1 when any cause held them down, 0 when
+ * none did, -1 when none could be read.
+ */
+json_t *ch_rl_throttle_json(const struct ch_rl_energy *e, int *throttled);
 
 /**
  * ch_rl_rank_device - the GPU a rank measures under mpirun.

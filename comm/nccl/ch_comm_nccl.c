@@ -3,14 +3,28 @@
  * with CUDA events.
  *
  * Communicators are bootstrapped with an ncclUniqueId made by the group's
- * rank 0 and sent with MPI_Bcast over the group's MPI communicator. Each
- * algorithm gets its own communicator, created with NCCL_ALGO set for the
- * duration of ncclCommInitRank() (NCCL reads it when it tunes a new
- * communicator): "ring" -> NCCL_ALGO=Ring, "tree" -> Tree, which also
- * excludes NVLS, NVLSTree, CollNet and PAT, so ring and tree compare
- * cleanly; "default" runs with NCCL_ALGO unset (NCCL's own choice). When no
- * listed algorithm can use NVLS, prepare() also sets NCCL_NVLS_ENABLE=0
- * (read once per process by NCCL) unless the user set it.
+ * rank 0 and sent with MPI_Bcast over the group's MPI communicator; in the
+ * single-process mode (allreduce_bw -g N) ncclCommInitAll makes one per
+ * device of the process, and run_group() drives them from one thread with
+ * grouped calls (ncclGroupStart/ncclGroupEnd).
+ *
+ * Each algorithm gets its own communicator, created with NCCL_ALGO set
+ * (NCCL reads it when it tunes a new communicator): "ring" ->
+ * NCCL_ALGO=Ring, "tree" -> Tree, which also excludes NVLS, NVLSTree,
+ * CollNet and PAT, so ring and tree compare cleanly; "default" runs with
+ * NCCL_ALGO unset (NCCL's own choice). NCCL has no per-communicator
+ * setting for it, and setenv/unsetenv race with getenv in threads that
+ * run (NCCL's proxy threads among them): glibc reallocates the environment
+ * array when a variable is added. So the environment changes only in this
+ * order: the variable is added (a reallocation) only while no communicator
+ * of ours exists; while some exist it is only given another value (one
+ * pointer stored in place) or removed (the array shifted in place, never
+ * freed); the user's own value comes back when the last communicator is
+ * destroyed. The driver creates every communicator of a phase before any
+ * collective runs, named algorithms first and "default" last
+ * (bench/allreduce/ch_ar_run.c). When no listed algorithm can use NVLS,
+ * prepare() also sets NCCL_NVLS_ENABLE=0 (read once per process by NCCL)
+ * unless the user set it, before the first communicator.
  *
  * Timing: two events per timed iteration (before and after the call) plus a
  * reference event at the end of the warm-up. Completion is polled
@@ -50,10 +64,49 @@ struct ch_comm {
 	ncclComm_t comm;
 	int nranks;
 	int rank;
-	cudaEvent_t *ev; /* 2 per timed iteration + 1 reference */
+	cudaEvent_t *ev; /* 2 per timed iteration + 1 reference, on x's device */
 	int nev;
 	struct ch_comm_ctx *x;
 };
+
+/* NCCL_ALGO as the user left it, and how many communicators exist (see
+ * the top of the file). */
+static struct {
+	int saved;
+	char *user;     /* NULL: unset */
+	int live;
+} algo_env;
+
+static void algo_env_save(void)
+{
+	const char *v;
+	if (algo_env.saved)
+		return;
+	v = getenv("NCCL_ALGO");
+	algo_env.user = v ? strdup(v) : NULL;
+	algo_env.saved = 1;
+}
+
+/* NCCL_ALGO for the next communicator: @setting, or unset when NULL. */
+static void algo_env_set(const char *setting)
+{
+	algo_env_save();
+	if (setting)
+		setenv("NCCL_ALGO", setting, 1);
+	else if (getenv("NCCL_ALGO"))
+		unsetenv("NCCL_ALGO");
+}
+
+/* The user's value back, once no communicator of ours exists. */
+static void algo_env_restore_if_idle(void)
+{
+	if (!algo_env.saved || algo_env.live > 0)
+		return;
+	if (algo_env.user)
+		setenv("NCCL_ALGO", algo_env.user, 1);
+	else if (getenv("NCCL_ALGO"))
+		unsetenv("NCCL_ALGO");
+}
 
 static void where(char *buf, size_t n)
 {
@@ -119,6 +172,7 @@ static int nccl_prepare(const char *const *algos, int n)
 		if (a && a->nvls)
 			nvls = 1;
 	}
+	algo_env_save();
 	if (!nvls && !getenv("NCCL_NVLS_ENABLE"))
 		setenv("NCCL_NVLS_ENABLE", "0", 1);
 	return 0;
@@ -129,22 +183,28 @@ static int nccl_probe(char *why, size_t n)
 	int count = 0;
 	cudaError_t e = cudaGetDeviceCount(&count);
 	if (e != cudaSuccess || count < 1) {
-		if (e != cudaSuccess)
-			snprintf(why, n, "no CUDA device (cudaGetDeviceCount: %s)", cudaGetErrorString(e));
-		else
-			snprintf(why, n, "no CUDA device (cudaGetDeviceCount found 0%s%s)",
-				 getenv("CUDA_VISIBLE_DEVICES") ? "; CUDA_VISIBLE_DEVICES=" : "",
-				 getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "");
+		ch_cuda_no_device(e, count, why, n);
 		cudaGetLastError();
 		return CH_ERR_UNAVAILABLE;
 	}
 	return 0;
 }
 
+static int nccl_devices(void)
+{
+	int count = 0;
+	if (cudaGetDeviceCount(&count) != cudaSuccess) {
+		cudaGetLastError();
+		return 0;
+	}
+	return count;
+}
+
 static void nccl_close(struct ch_comm_ctx *x)
 {
 	if (!x)
 		return;
+	cudaSetDevice(x->device);
 	if (x->table_dev)
 		cudaFree(x->table_dev);
 	if (x->wrong_dev)
@@ -169,7 +229,7 @@ static int nccl_open(int local_rank, int local_size, struct ch_comm_device *dev,
 	dev->gpu_index = -1;
 	e = cudaGetDeviceCount(&visible);
 	if (e != cudaSuccess || visible < 1) {
-		snprintf(why, n, "no CUDA device (cudaGetDeviceCount: %s)", cudaGetErrorString(e));
+		ch_cuda_no_device(e, visible, why, n);
 		return CH_ERR_UNAVAILABLE;
 	}
 	if (!(x = calloc(1, sizeof(*x)))) {
@@ -242,8 +302,6 @@ static int nccl_comm_create(struct ch_comm_ctx *x, int fcomm, const char *algo,
 	struct { ncclUniqueId id; int ok; } boot;
 	ncclUniqueId id;
 	struct ch_comm *c;
-	char *saved = NULL;
-	const char *old;
 	ncclResult_t r;
 	const struct ch_comm_algo *a = ch_comm_algo_find(&ch_comm_nccl, algo);
 
@@ -279,29 +337,72 @@ static int nccl_comm_create(struct ch_comm_ctx *x, int fcomm, const char *algo,
 		return CH_ERR_RUNTIME;
 	}
 	id = boot.id;
-	old = getenv("NCCL_ALGO");
-	if (old && !(saved = strdup(old))) {
-		free(c);
-		return CH_ERR_RUNTIME;
-	}
-	if (a->setting)
-		setenv("NCCL_ALGO", a->setting, 1);
-	else
-		unsetenv("NCCL_ALGO");
+	algo_env_set(a->setting);
 	r = ncclCommInitRank(&c->comm, c->nranks, id, c->rank);
-	if (saved) {
-		setenv("NCCL_ALGO", saved, 1);
-		free(saved);
-	} else {
-		unsetenv("NCCL_ALGO");
-	}
 	if (r != ncclSuccess) {
 		snprintf(why, n, "ncclCommInitRank (%s): %s (%s)", algo, ncclGetErrorString(r),
 			 ncclGetLastError(NULL));
 		free(c);
+		algo_env_restore_if_idle();
 		return r == ncclInvalidUsage || r == ncclInvalidArgument ? CH_ERR_UNAVAILABLE : CH_ERR_RUNTIME;
 	}
+	algo_env.live++;
 	*out = c;
+	return 0;
+}
+
+static int nccl_comm_create_group(struct ch_comm_ctx *const *x, int n, const char *algo, struct ch_comm **out,
+				  char *why, size_t nwhy)
+{
+	const struct ch_comm_algo *a = ch_comm_algo_find(&ch_comm_nccl, algo);
+	ncclComm_t *comms;
+	int *devs, i;
+	ncclResult_t r;
+
+	for (i = 0; i < n; i++)
+		out[i] = NULL;
+	if (!a) {
+		snprintf(why, nwhy, "unknown algorithm '%s' for the nccl backend", algo);
+		return CH_ERR_USAGE;
+	}
+	comms = calloc((size_t)n, sizeof(*comms));
+	devs = calloc((size_t)n, sizeof(*devs));
+	if (!comms || !devs) {
+		free(comms);
+		free(devs);
+		return CH_ERR_RUNTIME;
+	}
+	for (i = 0; i < n; i++)
+		devs[i] = x[i]->device;
+	algo_env_set(a->setting);
+	r = ncclCommInitAll(comms, n, devs);
+	free(devs);
+	if (r != ncclSuccess) {
+		snprintf(why, nwhy, "ncclCommInitAll (%d GPUs, %s): %s (%s)", n, algo, ncclGetErrorString(r),
+			 ncclGetLastError(NULL));
+		free(comms);
+		algo_env_restore_if_idle();
+		return r == ncclInvalidUsage || r == ncclInvalidArgument ? CH_ERR_UNAVAILABLE : CH_ERR_RUNTIME;
+	}
+	for (i = 0; i < n; i++) {
+		if (!(out[i] = calloc(1, sizeof(*out[i])))) {
+			int j;
+			for (j = 0; j < n; j++) {
+				ncclCommDestroy(comms[j]);
+				free(out[j]);
+				out[j] = NULL;
+			}
+			free(comms);
+			algo_env_restore_if_idle();
+			return CH_ERR_RUNTIME;
+		}
+		out[i]->comm = comms[i];
+		out[i]->nranks = n;
+		out[i]->rank = i;
+		out[i]->x = x[i];
+	}
+	algo_env.live += n;
+	free(comms);
 	return 0;
 }
 
@@ -310,17 +411,22 @@ static void nccl_comm_destroy(struct ch_comm *c)
 	int i;
 	if (!c)
 		return;
+	cudaSetDevice(c->x->device);
 	for (i = 0; i < c->nev; i++)
 		cudaEventDestroy(c->ev[i]);
 	free(c->ev);
 	if (c->comm)
 		ncclCommDestroy(c->comm);
 	free(c);
+	algo_env.live--;
+	algo_env_restore_if_idle();
 }
 
 static int nccl_alloc(struct ch_comm_ctx *x, size_t bytes, void **out)
 {
-	cudaError_t e = cudaMalloc(out, bytes ? bytes : 1);
+	cudaError_t e = cudaSetDevice(x->device);
+	if (e == cudaSuccess)
+		e = cudaMalloc(out, bytes ? bytes : 1);
 	if (e != cudaSuccess) {
 		ch_error("cannot allocate %zu bytes of device memory on GPU %d: %s", bytes, x->device,
 			 cudaGetErrorString(e));
@@ -331,7 +437,8 @@ static int nccl_alloc(struct ch_comm_ctx *x, size_t bytes, void **out)
 
 static void nccl_free(struct ch_comm_ctx *x, void *p)
 {
-	(void)x;
+	if (p && x)
+		cudaSetDevice(x->device);
 	if (p)
 		cudaFree(p);
 }
@@ -339,7 +446,11 @@ static void nccl_free(struct ch_comm_ctx *x, void *p)
 static int nccl_fill_input(struct ch_comm_ctx *x, void *buf, const struct ch_ar_pattern *p,
 			   size_t count, int rank, uint64_t seed)
 {
-	int e = ch_nccl_fill_input(buf, *p, count, rank, seed, x->stream);
+	int e;
+	/* every buffer operation on its context's device: one process may
+	 * drive several (-g N) */
+	CH_CUDA_CHECK(cudaSetDevice(x->device), here());
+	e = ch_nccl_fill_input(buf, *p, count, rank, seed, x->stream);
 	if (e)
 		return ch_cuda_error((cudaError_t)e, "ch_nccl_fill_input", __FILE__, __LINE__, here());
 	return 0;
@@ -354,6 +465,10 @@ static int nccl_fill_expected(struct ch_comm_ctx *x, void *buf, const struct ch_
 
 	if (rc)
 		return rc;
+	if ((e = (int)cudaSetDevice(x->device)) != 0) {
+		free(table);
+		return ch_cuda_error((cudaError_t)e, "cudaSetDevice", __FILE__, __LINE__, here());
+	}
 	if (bytes > x->table_cap) {
 		if (x->table_dev)
 			cudaFree(x->table_dev);
@@ -376,6 +491,7 @@ static int nccl_fill_expected(struct ch_comm_ctx *x, void *buf, const struct ch_
 
 static int nccl_poison(struct ch_comm_ctx *x, void *buf, size_t bytes)
 {
+	CH_CUDA_CHECK(cudaSetDevice(x->device), here());
 	CH_CUDA_CHECK(cudaMemsetAsync(buf, 0xff, bytes, x->stream), here());
 	CH_CUDA_CHECK(cudaStreamSynchronize(x->stream), here());
 	return 0;
@@ -385,7 +501,9 @@ static int nccl_count_wrong(struct ch_comm_ctx *x, const void *buf, const void *
 			    size_t count, int dtype, uint64_t *wrong)
 {
 	unsigned long long w = 0;
-	int e = ch_nccl_count_wrong(buf, expected, count, ch_dtype_size(dtype), x->wrong_dev, &w, x->stream);
+	int e;
+	CH_CUDA_CHECK(cudaSetDevice(x->device), here());
+	e = ch_nccl_count_wrong(buf, expected, count, ch_dtype_size(dtype), x->wrong_dev, &w, x->stream);
 	if (e)
 		return ch_cuda_error((cudaError_t)e, "ch_nccl_count_wrong", __FILE__, __LINE__, here());
 	*wrong = w;
@@ -408,6 +526,7 @@ static int ensure_events(struct ch_comm *c, int need)
 	if (!ev)
 		return CH_ERR_RUNTIME;
 	c->ev = ev;
+	CH_CUDA_CHECK(cudaSetDevice(c->x->device), here());
 	while (c->nev < need) {
 		CH_CUDA_CHECK(cudaEventCreate(&c->ev[c->nev]), here());
 		c->nev++;
@@ -526,6 +645,172 @@ static int nccl_run(struct ch_comm *c, struct ch_comm_run *r)
 	return 0;
 }
 
+/* ------------------------------------------------ one process, several GPUs */
+
+static void abort_all(struct ch_comm *const *c, int n)
+{
+	int i;
+	for (i = 0; i < n; i++)
+		if (c[i]->comm) {
+			ncclCommAbort(c[i]->comm);
+			c[i]->comm = NULL;
+		}
+}
+
+/* Wait for event @idx of every communicator, each on its device, watching
+ * for asynchronous NCCL errors; a deadline passed or an error aborts them all. */
+static int wait_events(struct ch_comm *const *c, int n, int idx, double timeout_sec)
+{
+	double t0 = ch_now_sec();
+	char *done = calloc((size_t)n, 1);
+	int left = n, i;
+
+	if (!done)
+		return CH_ERR_RUNTIME;
+	while (left > 0) {
+		for (i = 0; i < n; i++) {
+			ncclResult_t async = ncclSuccess;
+			cudaError_t e;
+			if (done[i])
+				continue;
+			cudaSetDevice(c[i]->x->device);
+			e = cudaEventQuery(c[i]->ev[idx]);
+			if (e == cudaSuccess) {
+				done[i] = 1;
+				left--;
+				continue;
+			}
+			if (e != cudaErrorNotReady) {
+				free(done);
+				return ch_cuda_error(e, "cudaEventQuery", __FILE__, __LINE__, here());
+			}
+			if (ncclCommGetAsyncError(c[i]->comm, &async) != ncclSuccess || async != ncclSuccess) {
+				free(done);
+				abort_all(c, n);
+				return nccl_fail(async, "ncclAllReduce (asynchronous error)", __FILE__, __LINE__);
+			}
+		}
+		if (left > 0 && timeout_sec > 0 && ch_now_sec() - t0 > timeout_sec) {
+			free(done);
+			abort_all(c, n);
+			return CH_COMM_ERR_TIMEOUT;
+		}
+		if (left > 0)
+			sleep_us(20);
+	}
+	free(done);
+	return 0;
+}
+
+/* Record event @idx of every communicator on its device's stream. */
+static int record_all(struct ch_comm *const *c, int n, int idx)
+{
+	int i;
+	for (i = 0; i < n; i++) {
+		CH_CUDA_CHECK(cudaSetDevice(c[i]->x->device), here());
+		CH_CUDA_CHECK(cudaEventRecord(c[i]->ev[idx], c[i]->x->stream), here());
+	}
+	return 0;
+}
+
+static int nccl_run_group(struct ch_comm *const *c, int n, struct ch_comm_run *r)
+{
+	const struct ch_comm_run *r0 = &r[0];
+	ncclDataType_t dt = nccl_type(r0->dtype);
+	ncclRedOp_t op = nccl_op(r0->op);
+	int k, i, rc, iters = r0->iters, warmup = r0->warmup, ref = 2 * r0->iters;
+	float ms;
+
+	for (i = 0; i < n; i++)
+		if (!c[i]->comm) {
+			ch_error("an NCCL communicator was aborted earlier");
+			return CH_ERR_RUNTIME;
+		}
+	if (n < 1 || iters < 1 || warmup < 0)
+		return CH_ERR_USAGE;
+	for (i = 0; i < n; i++)
+		if ((rc = ensure_events(c[i], 2 * iters + 1)) != 0)
+			return rc;
+	if (warmup == 0 && (rc = record_all(c, n, ref)) != 0)
+		return rc;
+	if (!r0->per_call && r0->mark)
+		r0->mark(r0->mark_ctx, -warmup, 1);
+	for (k = -warmup; k < iters; k++) {
+		if (k == 0 && warmup > 0 && (rc = record_all(c, n, ref)) != 0) /* end of the warm-up */
+			return rc;
+		ch_comm_run_delay(r0, k);
+		if (!r0->per_call) {
+			if (r0->delay_us > 0 && r0->mark)
+				r0->mark(r0->mark_ctx, k, 1);
+			else if (r0->progress)
+				__atomic_store_n(r0->progress, k, __ATOMIC_RELAXED);
+		} else {
+			if (r0->mark)
+				r0->mark(r0->mark_ctx, k, 1);
+			if (k >= 0 && (rc = record_all(c, n, 2 * k)) != 0)
+				return rc;
+		}
+		NCCLCHECK(ncclGroupStart());
+		for (i = 0; i < n; i++) {
+			const void *send = r[i].send ? r[i].send : r[i].recv;
+			ncclResult_t e = ncclAllReduce(send, r[i].recv, r[i].count, dt, op, c[i]->comm, c[i]->x->stream);
+			if (e != ncclSuccess) {
+				ncclGroupEnd();
+				return nccl_fail(e, "ncclAllReduce", __FILE__, __LINE__);
+			}
+		}
+		NCCLCHECK(ncclGroupEnd());
+		if (r0->per_call) {
+			if (k >= 0 && (rc = record_all(c, n, 2 * k + 1)) != 0)
+				return rc;
+			if (r0->mark)
+				r0->mark(r0->mark_ctx, k, 0);
+		}
+	}
+	if (!r0->per_call && (rc = record_all(c, n, 2 * iters - 1)) != 0)
+		return rc;
+	if (r0->mark)
+		r0->mark(r0->mark_ctx, iters - 1, 1);
+	rc = wait_events(c, n, 2 * iters - 1, r0->timeout_sec);
+	if (r0->mark)
+		r0->mark(r0->mark_ctx, iters - 1, 0);
+	if (rc == CH_COMM_ERR_TIMEOUT) {
+		/* the first timed iteration some device did not finish */
+		r[0].failed_iter = 0;
+		if (r0->per_call) {
+			r[0].failed_iter = iters - 1;
+			for (k = 0; k < iters && r[0].failed_iter == iters - 1; k++)
+				for (i = 0; i < n; i++) {
+					cudaSetDevice(c[i]->x->device);
+					if (cudaEventQuery(c[i]->ev[2 * k + 1]) != cudaSuccess) {
+						r[0].failed_iter = k;
+						break;
+					}
+				}
+		}
+		cudaGetLastError();
+		return rc;
+	}
+	if (rc)
+		return rc;
+	for (i = 0; i < n; i++) {
+		CH_CUDA_CHECK(cudaSetDevice(c[i]->x->device), here());
+		if (!r0->per_call) {
+			CH_CUDA_CHECK(cudaEventElapsedTime(&ms, c[i]->ev[ref], c[i]->ev[2 * iters - 1]), here());
+			r[i].loop_sec = ms * 1e-3;
+			continue;
+		}
+		for (k = 0; k < iters; k++) {
+			CH_CUDA_CHECK(cudaEventElapsedTime(&ms, c[i]->ev[2 * k], c[i]->ev[2 * k + 1]), here());
+			r[i].call_sec[k] = ms * 1e-3;
+			CH_CUDA_CHECK(cudaEventElapsedTime(&ms, k ? c[i]->ev[2 * k - 1] : c[i]->ev[ref],
+							   c[i]->ev[2 * k + 1]), here());
+			r[i].iter_sec[k] = ms * 1e-3;
+		}
+	}
+	return 0;
+}
+
 const struct ch_comm_backend ch_comm_nccl = {
 	.name = "nccl",
 	.memory = "device memory",
@@ -550,4 +835,7 @@ const struct ch_comm_backend ch_comm_nccl = {
 	.poison = nccl_poison,
 	.count_wrong = nccl_count_wrong,
 	.run = nccl_run,
+	.devices = nccl_devices,
+	.comm_create_group = nccl_comm_create_group,
+	.run_group = nccl_run_group,
 };

@@ -438,7 +438,7 @@ static void store_value(void *base, enum ch_dtype dt, uint64_t p, double v)
 static int gemm_alloc(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n, uint64_t k)
 {
 	const size_t size = ch_dtype_size(dt), osize = ch_dtype_size(ch_gemm_out_dtype(dt));
-	const int digits = ch_dtype_digits(dt);
+	const int digits = ch_gemm_input_digits(dt);
 	const int nt = d->ncores;
 
 	if (d->gdt == (int)dt && d->gm == m && d->gn == n && d->gk == k)
@@ -465,7 +465,8 @@ static int gemm_alloc(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n
 		for (p = lo; p < hi; p++)
 			store_value(d->gb, dt, p, ch_gemm_value(CH_GEMM_SEED_B, p, digits));
 		chunk(t, nt, m * n, osize, &lo, &hi);
-		memset((char *)d->gc + lo * osize, 0, (hi - lo) * osize);
+		/* NaN (0xff bytes in fp64, fp32, bf16): an entry never written fails */
+		memset((char *)d->gc + lo * osize, 0xff, (hi - lo) * osize);
 	}
 	d->gdt = dt;
 	d->gm = m;

@@ -7,6 +7,7 @@
 #include "kernels/ch_kernels.h"
 #include "base/ch_common.h"
 #include "base/ch_cuda_check.h"
+#include "base/ch_stats.h"
 #include "hw/ch_nvml.h"
 #include "kernels/ch_patterns.h"
 #include "kernels/cuda/ch_cuda_ops.h"
@@ -59,6 +60,11 @@ struct ch_dev {
 	cublasLtMatrixLayout_t la, lb, lc;
 	cublasLtMatmulAlgo_t algo;
 	int have_algo;
+	int gfast;                 /* the descriptor has fast accumulation (fp8) */
+	/* batches of queued calls (queue(), batch_done()) */
+	cudaEvent_t ev_ref, ev_bs[2], ev_be[2];
+	double t_ref;              /* ch_now_sec() when ev_ref completed */
+	int inflight;
 	/* NVML */
 	int nvml;
 	ch_nvml_dev_t nv;
@@ -68,13 +74,9 @@ static int cuda_probe(char *why, size_t n)
 {
 	int count = 0;
 	cudaError_t e = cudaGetDeviceCount(&count);
-	if (e != cudaSuccess) {
-		snprintf(why, n, "no CUDA device: %s", cudaGetErrorString(e));
+	if (e != cudaSuccess || count == 0) {
+		ch_cuda_no_device(e, count, why, n);
 		cudaGetLastError(); /* clear the sticky error */
-		return CH_ERR_UNAVAILABLE;
-	}
-	if (count == 0) {
-		snprintf(why, n, "no CUDA device");
 		return CH_ERR_UNAVAILABLE;
 	}
 	return 0;
@@ -130,6 +132,14 @@ static void cuda_close(struct ch_dev *d)
 		cudaEventDestroy(d->ev0);
 	if (d->ev1)
 		cudaEventDestroy(d->ev1);
+	for (int i = 0; i < 2; i++) {
+		if (d->ev_bs[i])
+			cudaEventDestroy(d->ev_bs[i]);
+		if (d->ev_be[i])
+			cudaEventDestroy(d->ev_be[i]);
+	}
+	if (d->ev_ref)
+		cudaEventDestroy(d->ev_ref);
 	if (d->stream)
 		cudaStreamDestroy(d->stream);
 	if (d->nvml)
@@ -154,6 +164,11 @@ static int cuda_open_inner(struct ch_dev *d, char *why, size_t n)
 	CH_CUDA_CHECK(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking), NULL);
 	CH_CUDA_CHECK(cudaEventCreate(&d->ev0), NULL);
 	CH_CUDA_CHECK(cudaEventCreate(&d->ev1), NULL);
+	CH_CUDA_CHECK(cudaEventCreate(&d->ev_ref), NULL);
+	for (i = 0; i < 2; i++) {
+		CH_CUDA_CHECK(cudaEventCreate(&d->ev_bs[i]), NULL);
+		CH_CUDA_CHECK(cudaEventCreate(&d->ev_be[i]), NULL);
+	}
 	CH_CUDA_CHECK(cudaMalloc((void **)&d->dot_dev, sizeof(double)), NULL);
 	CH_CUDA_CHECK(cudaMalloc(&d->ws, WORKSPACE_BYTES), NULL);
 	LT_TRY(cublasLtCreate(&d->lt));
@@ -335,7 +350,7 @@ static int time_call(struct ch_dev *d, const cublasLtMatmulAlgo_t *algo, double 
 
 /* Allocate and fill the operands, describe the operation, and keep the
  * fastest of the top GEMM_ALGOS heuristic algorithms (best of 3 calls each). */
-static int gemm_setup(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n, uint64_t k)
+static int gemm_setup(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n, uint64_t k, int fast)
 {
 	cudaDataType_t tab, tc, tscale;
 	cublasComputeType_t comp;
@@ -347,7 +362,8 @@ static int gemm_setup(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n
 	size_t in_sz = ch_dtype_size(dt), out_sz = ch_dtype_size(ch_gemm_out_dtype(dt));
 	double best = INFINITY;
 
-	if (d->gdt == (int)dt && d->gm == m && d->gn == n && d->gk == k && d->have_algo)
+	fast = fast && dt == CH_FP8;
+	if (d->gdt == (int)dt && d->gm == m && d->gn == n && d->gk == k && d->have_algo && d->gfast == fast)
 		return 0;
 	gemm_free(d);
 	lt_types(dt, &tab, &tc, &comp, &tscale);
@@ -356,7 +372,10 @@ static int gemm_setup(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n
 	CH_CUDA_CHECK(cudaMalloc(&d->gc, m * n * out_sz), NULL);
 	CH_CUDA_CHECK((cudaError_t)ch_cu_fill_gemm(dt, d->ga, m * k, CH_GEMM_SEED_A, d->stream), NULL);
 	CH_CUDA_CHECK((cudaError_t)ch_cu_fill_gemm(dt, d->gb, k * n, CH_GEMM_SEED_B, d->stream), NULL);
-	CH_CUDA_CHECK(cudaMemsetAsync(d->gc, 0, m * n * out_sz, d->stream), NULL);
+	/* NaN everywhere (0xff bytes are a NaN in fp64, fp32 and bf16): an
+	 * algorithm that writes nothing fails the check, where a zeroed C
+	 * could pass as a small result */
+	CH_CUDA_CHECK(cudaMemsetAsync(d->gc, 0xff, m * n * out_sz, d->stream), NULL);
 	d->gdt = dt;
 	d->gm = m;
 	d->gn = n;
@@ -364,6 +383,13 @@ static int gemm_setup(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n
 	LT_TRY(cublasLtMatmulDescCreate(&d->op, comp, tscale));
 	LT_TRY(cublasLtMatmulDescSetAttribute(d->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
 	LT_TRY(cublasLtMatmulDescSetAttribute(d->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
+	if (dt == CH_FP8) {
+		/* 0: the split accumulator (partial sums promoted to fp32), the
+		 * default; 1: fast accumulation in the tensor cores */
+		int8_t fa = (int8_t)fast;
+		LT_TRY(cublasLtMatmulDescSetAttribute(d->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fa, sizeof(fa)));
+	}
+	d->gfast = fast;
 	LT_TRY(cublasLtMatrixLayoutCreate(&d->la, tab, k, m, (int64_t)k)); /* A stored k x m: op(A) = A^T */
 	LT_TRY(cublasLtMatrixLayoutCreate(&d->lb, tab, k, n, (int64_t)k));
 	LT_TRY(cublasLtMatrixLayoutCreate(&d->lc, tc, m, n, (int64_t)m));
@@ -407,7 +433,7 @@ static int cuda_setup(struct ch_dev *d, const struct ch_point_spec *p)
 {
 	cudaSetDevice(d->index);
 	if (p->k->family == CH_FAM_GEMM)
-		return gemm_setup(d, p->dt, p->shape.m, p->shape.nn, p->shape.kk);
+		return gemm_setup(d, p->dt, p->shape.m, p->shape.nn, p->shape.kk, p->fast_accum);
 	if (p->shape.n * ch_dtype_size(p->dt) > d->array_bytes)
 		return CH_ERR_RUNTIME;
 	if (d->fill_dt != (int)p->dt) {
@@ -429,17 +455,16 @@ static int cuda_setup(struct ch_dev *d, const struct ch_point_spec *p)
 	return 0;
 }
 
-static int cuda_run(struct ch_dev *d, const struct ch_point_spec *p, double *sec)
+/* Enqueue one call of the point on the stream (no events, no wait). */
+static int launch(struct ch_dev *d, const struct ch_point_spec *p)
 {
 	const struct ch_kernel *k = p->k;
-	float ms = 0;
 	int e = 0;
 
 	if (k->family == CH_FAM_GEMM)
-		return time_call(d, &d->algo, sec);
+		return gemm_call(d, &d->algo);
 	if (k->id == CH_K_DOT)
 		CH_CUDA_CHECK(cudaMemsetAsync(d->dot_dev, 0, sizeof(double), d->stream), NULL);
-	CH_CUDA_CHECK(cudaEventRecord(d->ev0, d->stream), NULL);
 	switch (k->family) {
 	case CH_FAM_STREAM:
 		e = ch_cu_stream(k->id, p->dt, d->a, d->b, d->c, p->shape.n, CH_STREAM_SCALAR, d->dot_dev, d->stream);
@@ -455,6 +480,27 @@ static int cuda_run(struct ch_dev *d, const struct ch_point_spec *p, double *sec
 					    d->gamma, d->beta, (float)CH_LN_EPS, d->stream);
 	}
 	CH_CUDA_CHECK((cudaError_t)e, NULL);
+	return 0;
+}
+
+static int cuda_run(struct ch_dev *d, const struct ch_point_spec *p, double *sec)
+{
+	const struct ch_kernel *k = p->k;
+	float ms = 0;
+	int rc;
+
+	if (k->family == CH_FAM_GEMM)
+		return time_call(d, &d->algo, sec);
+	if (k->id == CH_K_DOT) /* the zeroing is not timed */
+		CH_CUDA_CHECK(cudaMemsetAsync(d->dot_dev, 0, sizeof(double), d->stream), NULL);
+	CH_CUDA_CHECK(cudaEventRecord(d->ev0, d->stream), NULL);
+	if (k->id == CH_K_DOT) {
+		if ((rc = ch_cu_stream(k->id, p->dt, d->a, d->b, d->c, p->shape.n, CH_STREAM_SCALAR, d->dot_dev,
+				       d->stream)) != 0)
+			CH_CUDA_CHECK((cudaError_t)rc, NULL);
+	} else if ((rc = launch(d, p)) != 0) {
+		return rc;
+	}
 	CH_CUDA_CHECK(cudaEventRecord(d->ev1, d->stream), NULL);
 	CH_CUDA_CHECK(cudaEventSynchronize(d->ev1), NULL);
 	CH_CUDA_CHECK(cudaEventElapsedTime(&ms, d->ev0, d->ev1), NULL);
@@ -462,6 +508,51 @@ static int cuda_run(struct ch_dev *d, const struct ch_point_spec *p, double *sec
 	if (k->id == CH_K_DOT)
 		CH_CUDA_CHECK(cudaMemcpy(&d->dot, d->dot_dev, sizeof(double), cudaMemcpyDeviceToHost), NULL);
 	return 0;
+}
+
+/* Energy windows: @calls calls back to back between two events, no host
+ * synchronisation. When nothing is in flight the device's clock is tied
+ * to the host's first (an event on the idle stream, waited for), so that
+ * batch_done() can give the batch's times on ch_now_sec()'s clock. */
+static int cuda_queue(struct ch_dev *d, const struct ch_point_spec *p, int calls, int slot)
+{
+	int i, rc;
+
+	if (slot < 0 || slot > 1 || calls < 1)
+		return CH_ERR_USAGE;
+	cudaSetDevice(d->index);
+	if (d->inflight == 0) {
+		CH_CUDA_CHECK(cudaEventRecord(d->ev_ref, d->stream), NULL);
+		CH_CUDA_CHECK(cudaEventSynchronize(d->ev_ref), NULL);
+		d->t_ref = ch_now_sec();
+	}
+	CH_CUDA_CHECK(cudaEventRecord(d->ev_bs[slot], d->stream), NULL);
+	for (i = 0; i < calls; i++)
+		if ((rc = launch(d, p)) != 0)
+			return rc;
+	CH_CUDA_CHECK(cudaEventRecord(d->ev_be[slot], d->stream), NULL);
+	d->inflight++;
+	return 0;
+}
+
+static int cuda_batch_done(struct ch_dev *d, int slot, int wait, double *t_start, double *t_end)
+{
+	float ms0 = 0, ms1 = 0;
+	cudaError_t e;
+
+	if (slot < 0 || slot > 1)
+		return CH_ERR_USAGE;
+	e = wait ? cudaEventSynchronize(d->ev_be[slot]) : cudaEventQuery(d->ev_be[slot]);
+	if (e == cudaErrorNotReady)
+		return 0;
+	CH_CUDA_CHECK(e, NULL);
+	CH_CUDA_CHECK(cudaEventElapsedTime(&ms0, d->ev_ref, d->ev_bs[slot]), NULL);
+	CH_CUDA_CHECK(cudaEventElapsedTime(&ms1, d->ev_ref, d->ev_be[slot]), NULL);
+	*t_start = d->t_ref + ms0 * 1e-3;
+	*t_end = d->t_ref + ms1 * 1e-3;
+	if (d->inflight > 0)
+		d->inflight--;
+	return 1;
 }
 
 static double bf16_to_double(uint16_t h)
@@ -541,13 +632,21 @@ static void *cuda_telemetry_json(struct ch_dev *d)
 	return ch_nvml_sample_json(&s);
 }
 
+/* the energy counter alone: one NVML call, what a window reads between batches */
 static int cuda_energy_j(struct ch_dev *d, double *j)
 {
-	struct ch_nvml_sample s;
-	if (!d->nvml || ch_nvml_sample(d->nv, &s) != 0 || isnan(s.energy_j))
+	if (!d->nvml)
 		return CH_ERR_UNAVAILABLE;
-	*j = s.energy_j;
-	return 0;
+	return ch_nvml_energy_j(d->nv, j);
+}
+
+static int cuda_throttle_ns(struct ch_dev *d, struct ch_nvml_violations *v)
+{
+	if (!d->nvml) {
+		ch_nvml_violations_na(v);
+		return CH_ERR_UNAVAILABLE;
+	}
+	return ch_nvml_violations(d->nv, v);
 }
 
 static int cuda_throttled(struct ch_dev *d)
@@ -578,4 +677,8 @@ const struct ch_backend ch_backend_cuda = {
 	.energy_j = cuda_energy_j,
 	.energy_window_sec = 0.5, /* NVML refreshes its counter every few tens of ms */
 	.throttled = cuda_throttled,
+	.queue = cuda_queue,
+	.batch_done = cuda_batch_done,
+	.throttle_ns = cuda_throttle_ns,
+	.fp8_fast_accum = 1,
 };

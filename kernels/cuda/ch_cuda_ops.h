@@ -49,7 +49,7 @@ int ch_cu_layernorm(enum ch_dtype dt, const void *x, void *y, uint64_t rows, uin
 int ch_cu_fill_ln_weights(float *gamma, float *beta, uint64_t cols, void *stream);
 
 /** ch_cu_fill_gemm - element p of a GEMM operand = ch_gemm_value(seed, p,
- * digits of @dt), stored in @dt (fp64, fp32/tf32, bf16, fp16, fp8 e4m3). */
+ * ch_gemm_input_digits(@dt)), stored in @dt (fp64, fp32/tf32, bf16, fp16, fp8 e4m3). */
 int ch_cu_fill_gemm(enum ch_dtype dt, void *p, uint64_t count, uint64_t seed, void *stream);
 
 /** ch_cu_corrupt - test hook: element @i of @p (dtype @dt) becomes

@@ -687,6 +687,26 @@ static void cn_cost(const struct hr_canary_in *in, struct hr_canary_out *o, cons
 	}
 }
 
+/* the fixable losses not known, counted, and named into @b (may be NULL) */
+static int unknown_fixable(const struct hr_canary_out *o, char *b, size_t n)
+{
+	static const char *const what[] = { "the checkpoint (--checkpoint-*, checkpoint_io or --steps)",
+					    "the input wait (loader_contention, --input-wait or --steps)",
+					    "the all-reduce (allreduce_bw results and --params)" };
+	size_t u = 0;
+	int i, k = 0;
+	if (b && n)
+		b[0] = '\0';
+	for (i = 0; i < HR_LOSS_REST; i++) {
+		if (o->loss[i].known)
+			continue;
+		if (b && u < n)
+			u += (size_t)snprintf(b + u, n - u, "%s%s", k ? " and " : "", what[i]);
+		k++;
+	}
+	return k;
+}
+
 /* the verdict of the model with a step time */
 static void cn_verdict(const struct hr_canary_in *in, struct hr_canary_out *o)
 {
@@ -709,7 +729,16 @@ static void cn_verdict(const struct hr_canary_in *in, struct hr_canary_out *o)
 		/* verdict set */
 	} else if (o->efficiency_target.v >= in->min_efficiency.v)
 		o->verdict = HR_VERDICT_BOOK;
-	else
+	else if (unknown_fixable(o, NULL, 0) >= 2) {
+		/* DO NOT BOOK says nothing here would help: not on losses never measured */
+		char what[300];
+		unknown_fixable(o, what, sizeof(what));
+		o->insufficient = 1;
+		o->verdict = HR_VERDICT_MEASURE_FIRST;
+		snprintf(o->measure, sizeof(o->measure),
+			 "measure %s: the target is predicted at %.1f%% efficiency, but what could be fixed was not measured",
+			 what, 100 * o->efficiency_target.v);
+	} else
 		o->verdict = HR_VERDICT_DONT_BOOK;
 }
 
@@ -889,6 +918,16 @@ static void print_fixes(FILE *f, const struct hr_canary_out *o)
 	}
 }
 
+/* the straggler today's step logs named, and what it costs the step */
+static void print_straggler(FILE *f, const struct hr_canary_in *in)
+{
+	char c[SRCBUF];
+	if (!in->straggler[0])
+		return;
+	fprintf(f, "  straggler: %s costs %.3f s per step, every rank waiting for it [%s]: check its node (health report, dcgmi diag) or leave it out of the allocation\n",
+		in->straggler, in->straggler_sec.v, hr_src_label(in->straggler_sec.src, c, sizeof(c)));
+}
+
 static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
 {
 	char v[256], a[96], b[96], c[SRCBUF];
@@ -896,7 +935,7 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 	int i;
 
 	fprintf(f, "canary: %g -> %g GPUs; no step time given: checkpoint, input wait and all-reduce scaling only\n", n1, n2);
-	fprintf(f, "sources: given = your inputs, measured = result files, fitted = all-reduce model, assumed = default or model assumption\n\n");
+	fprintf(f, "sources: given = your inputs, measured = result files and step logs, fitted = all-reduce model, assumed = default or model assumption\n\n");
 	fprintf(f, "today\n");
 	snprintf(v, sizeof(v), "%g", n1);
 	row(f, "GPUs (ranks)", v, in->gpus_now.src);
@@ -969,8 +1008,26 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 			100 * o->busbw_ratio_target.v, o->busbw_target_gbps.v, o->busbw_now_gbps.v);
 	fprintf(f, "    - no step time given: step time, efficiency, MFU and cost at %g GPUs not predicted\n", n2);
 	print_fixes(f, o);
+	print_straggler(f, in);
 	if (o->verdict == HR_VERDICT_FIX_FIRST)
 		fprintf(f, "  then re-run the canary at %g GPUs (scripts/canary --target-gpus %g)\n", n1, n2);
+}
+
+/* the host CPU load beside the input wait: contention when they are busy */
+static void print_host_cpu(FILE *f, const struct hr_canary_in *in)
+{
+	char v[200];
+	if (!in->host_cpu_frac.src)
+		return;
+	if (!in->input_wait_frac.src || in->input_wait_frac.v <= 0)
+		snprintf(v, sizeof(v), "%.0f%%", 100 * in->host_cpu_frac.v);
+	else if (in->host_cpu_frac.v >= HR_CANARY_CPU_BUSY)
+		snprintf(v, sizeof(v), "%.0f%%: the input wait is host CPU contention (busy at %.0f%% or more)",
+			 100 * in->host_cpu_frac.v, 100 * HR_CANARY_CPU_BUSY);
+	else
+		snprintf(v, sizeof(v), "%.0f%%: the input wait is not for want of CPU (storage, decoding, too few workers?)",
+			 100 * in->host_cpu_frac.v);
+	row(f, "host CPUs busy", v, in->host_cpu_frac.src | (in->input_wait_frac.src ? HR_SRC_ASSUMED : 0));
 }
 
 /* today: the step, its checkpoint stall and input wait, the all-reduce model and MFU */
@@ -1016,6 +1073,7 @@ static void print_today(FILE *f, const struct hr_canary_in *in, const struct hr_
 		if (in->input_wait_from[0])
 			fprintf(f, "  %-40s %s\n", "", hr_term(in->input_wait_from));
 	}
+	print_host_cpu(f, in);
 	if (o->grad_bytes.src) {
 		fmt_units(a, sizeof(a), o->grad_bytes.v, "B");
 		row(f, "gradient all-reduced per step", a, o->grad_bytes.src);
@@ -1192,6 +1250,7 @@ static void print_verdict(FILE *f, const struct hr_canary_in *in, const struct h
 			fprintf(f, "  also investigate %.3f s per step (%.1f%%) that the model does not explain: %s\n",
 				o->loss[HR_LOSS_REST].sec.v, 100 * o->loss[HR_LOSS_REST].frac.v,
 				fix_advice(HR_LOSS_REST));
+		print_straggler(f, in);
 		if (o->verdict == HR_VERDICT_FIX_FIRST)
 			fprintf(f, "  then re-run the canary at %g GPUs (scripts/canary --target-gpus %g)\n", n1, n2);
 		else if (o->verdict == HR_VERDICT_DONT_BOOK)
@@ -1207,7 +1266,7 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in, const struct hr_can
 		return;
 	}
 	fprintf(f, "canary: %g -> %g GPUs, weak scaling (work per GPU and step held constant)\n", in->gpus_now.v, in->target_gpus.v);
-	fprintf(f, "sources: given = your inputs, measured = result files, fitted = all-reduce model, assumed = default or model assumption\n\n");
+	fprintf(f, "sources: given = your inputs, measured = result files and step logs, fitted = all-reduce model, assumed = default or model assumption\n\n");
 	print_today(f, in, o);
 	print_losses(f, in, o);
 	print_target(f, in, o);
@@ -1255,6 +1314,7 @@ json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out
 	IN("checkpoint_interval_sec", ckpt_interval_sec, "s");
 	IN("checkpoint_block_sec", ckpt_block_sec, "s");
 	IN("input_wait_frac", input_wait_frac, "fraction");
+	IN("host_cpu_frac", host_cpu_frac, "fraction");
 	IN("overlap", overlap, "fraction");
 	IN("gpus_per_node", gpus_per_node, "gpus");
 	IN("price_per_gpu_hour", price_per_gpu_hour, "currency/GPU-hour");
@@ -1326,6 +1386,9 @@ json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out
 	json_object_set_new(doc, "trend_used", json_boolean(o->trend_used));
 	json_object_set_new(doc, "measure", o->measure[0] ? json_string(o->measure) : json_null());
 	json_object_set_new(doc, "wrong_rows", json_integer(in->wrong_rows));
+	json_object_set_new(doc, "straggler", in->straggler[0] ?
+			    json_pack("{s:s, s:o}", "rank", in->straggler, "cost_sec", jfig(in->straggler_sec, "s")) :
+			    json_null());
 	return doc;
 oom:
 	json_decref(doc);

@@ -90,6 +90,13 @@ struct hr_canary_in {
 	long wrong_rows;                  /* all-reduce rows with wrong results in the
 					     measurements (measured): the allocation
 					     corrupts data, so it is never booked as is */
+	struct hr_fig host_cpu_frac;      /* busy share of the host CPUs while training */
+	struct hr_fig target_efficiency;  /* the efficiency question: reach this (hr_canary_eff.h) */
+	struct hr_fig scaling_efficiency; /* today's efficiency vs the baseline, when the
+					     step times are not given */
+	char straggler[240];              /* the worst straggler rank of today's step
+					     logs and its node, "" none */
+	struct hr_fig straggler_sec;      /* what it costs every step (s) */
 	/* at a power cap (hr_canary_power.h); src 0 when not given */
 	struct hr_fig power_cap_w;        /* --power-cap: every GPU capped at this, W */
 	struct hr_fig power_compute_share; /* --compute-share: share of the step the GPUs
@@ -138,6 +145,10 @@ enum hr_verdict {
 /* A fitted all-reduce model whose rms relative residual exceeds this (%) is
  * called rough in the notes. */
 #define HR_CANARY_ROUGH_FIT_PCT 20.0
+
+/* Host CPUs busy at least this share while the step waits on input: the
+ * wait is host CPU contention (assumed; docs/canary.md) */
+#define HR_CANARY_CPU_BUSY 0.85
 
 struct hr_canary_out {
 	int wrong_results;                  /* in->wrong_rows > 0: FIX FIRST, whatever else */

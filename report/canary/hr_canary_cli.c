@@ -6,12 +6,17 @@
  */
 #include "report/canary/hr_canary_power.h"
 #include "report/canary/hr_canary.h"
+#include "report/canary/hr_canary_eff.h"
 #include "report/judge/hr_checkpoint.h"
 #include "report/canary/hr_fit.h"
+#include "report/canary/hr_steps_canary.h"
+#include "report/canary/hr_steps_run.h"
 #include "report/read/hr_result.h"
 #include "report/hr_util.h"
 #include "report/read/hr_walk.h"
 #include "base/ch_common.h"
+#include "base/ch_datasheet.h"
+#include "base/ch_dtype.h"
 #include "base/ch_parse.h"
 #include "base/ch_result.h"
 
@@ -43,7 +48,7 @@ struct opt_def {
 static const struct opt_def opt_defs[] = {
 	{ "gpus-now", K_COUNT, OFF(gpus_now), 1, 1e9, 0, "GPUs the job runs on today (else allreduce_bw's world size)" },
 	{ "step-time", K_DUR, OFF(step_sec), 0, 1e9, 1, "today's wall-clock time per step, checkpoints included" },
-	{ "target-gpus", K_COUNT, OFF(target_gpus), 1, 1e9, 0, "GPUs to decide on; above --gpus-now (required)" },
+	{ "target-gpus", K_COUNT, OFF(target_gpus), 1, 1e9, 0, "GPUs to decide on; above --gpus-now (required but for --target-efficiency alone)" },
 	{ "baseline-gpus", K_COUNT, OFF(baseline_gpus), 1, 1e9, 0, "GPUs of an earlier, smaller run at the same work per GPU" },
 	{ "baseline-step-time", K_DUR, OFF(baseline_step_sec), 0, 1e9, 1, "its step time: the ideal under weak scaling" },
 	{ "params", K_NUM, OFF(params), 0, 1e16, 1, "model parameters (e.g. 7e9)" },
@@ -60,6 +65,10 @@ static const struct opt_def opt_defs[] = {
 	{ "price-per-gpu-hour", K_NUM, OFF(price_per_gpu_hour), 0, 1e9, 0, "price of one GPU-hour, for the cost lines" },
 	{ "min-efficiency", K_FRAC, OFF(min_efficiency), 0, 1, 1, "book only at or above this efficiency (default 80%)" },
 	{ "significant", K_FRAC, OFF(significant_frac), 0, 1, 1, "a loss this share of the step is worth fixing first (default 5%)" },
+	{ "target-efficiency", K_FRAC, OFF(target_efficiency), 0, 1, 1, "the efficiency question: can today's scale reach this? (without --target-gpus: the question only)" },
+	{ "scaling-efficiency", K_FRAC, OFF(scaling_efficiency), 0, 1, 1, "today's scaling efficiency vs --baseline-gpus, for the question (instead of step times)" },
+	{ "host-cpu", K_FRAC, OFF(host_cpu_frac), 0, 1, 0, "busy share of the host CPUs while training (else from --steps)" },
+	{ "nic-gbps", K_NUM, 0, 0, 1e6, 1, "each GPU's NIC line rate, Gb/s: the inter-node all-reduce when none was measured" },
 	{ "alpha-us", K_NUM, 0, 0, 1e9, 0, "all-reduce latency per step, us (instead of fitting)" },
 	{ "bw-gbps", K_NUM, 0, 0, 1e9, 1, "all-reduce bandwidth B, GB/s (instead of fitting)" },
 	{ "comm-model", K_MODEL, 0, 0, 0, 0, "model of --alpha-us/--bw-gbps: ring (default) or log" },
@@ -72,11 +81,24 @@ static const struct opt_def opt_defs[] = {
 };
 #define NDEFS ((int)(sizeof(opt_defs) / sizeof(opt_defs[0])))
 
-enum { O_INPUTS = 0x2000, O_JSON, O_FORCE, O_STRICT, O_BASE = 0x2100 };
+enum { O_INPUTS = 0x2000, O_JSON, O_FORCE, O_STRICT, O_STEPS, O_BASE_STEPS, O_WARMUP, O_WINDOW, O_GPU, O_DTYPE,
+       O_BASE = 0x2100 };
+
+#define MAX_STEP_PATHS 64
+
+/* the step logs of today's run and of the baseline (--steps, --baseline-steps) */
+struct steps_in {
+	char *now[MAX_STEP_PATHS], *base[MAX_STEP_PATHS];
+	int nnow, nbase;
+	struct hr_steps_opts o;
+	struct hr_steps_run run_now, run_base;
+	int have_now, have_base;
+	const char *gpu, *dtype;
+};
 
 struct given_model {
-	double alpha_us, bw_gbps;
-	int have_alpha, have_bw;
+	double alpha_us, bw_gbps, nic_gbps;
+	int have_alpha, have_bw, have_nic;
 	enum hr_fit_model model;
 };
 
@@ -148,7 +170,10 @@ static int set_opt(struct hr_canary_in *in, struct given_model *gm, const struct
 		return ch_usage_error("value '%s' for %s is out of range (expected %s%g to %g)", val, label,
 				      d->excl_min ? "more than " : "", d->min, d->max);
 	}
-	if (!strcmp(d->name, "alpha-us")) {
+	if (!strcmp(d->name, "nic-gbps")) {
+		gm->nic_gbps = v;
+		gm->have_nic = 1;
+	} else if (!strcmp(d->name, "alpha-us")) {
 		gm->alpha_us = v;
 		gm->have_alpha = 1;
 	} else if (!strcmp(d->name, "bw-gbps")) {
@@ -249,6 +274,7 @@ struct scan {
 	int world_ranks;      /* largest world group: the allocation measured */
 	double max_bytes;     /* largest message measured */
 	struct hr_ckpt_canary ckpt; /* checkpoint_io results */
+	char gpu_name[128];   /* the GPUs of the inputs (allreduce_bw's rank layout, roofline's devices) */
 	struct hr_power_canary power; /* roofline power-cap sweeps */
 	struct hr_power_canary_out power_out;
 };
@@ -329,6 +355,9 @@ static int read_allreduce(struct scan *sc, const char *path, const struct hr_res
 		return bad_key(sc->is, path, "results.sweeps", "an array", &v);
 	}
 	sc->n_allreduce++;
+	for (i = 0; !sc->gpu_name[0] && i < r->layout_list.n; i++)
+		if (r->layout[i].gpu_name.str && r->layout[i].gpu_name.str[0])
+			snprintf(sc->gpu_name, sizeof(sc->gpu_name), "%s", r->layout[i].gpu_name.str);
 	if (r->ranks_per_host_max > sc->gpus_per_node)
 		sc->gpus_per_node = r->ranks_per_host_max;
 	for (i = 0; i < r->sweeps_list.n; i++) {
@@ -416,8 +445,14 @@ static int read_doc(struct scan *sc, const char *path, const struct hr_result *r
 		return read_loader(sc, path, r);
 	if (!strcmp(r->tool, "checkpoint_io"))
 		return hr_ckpt_canary_read(&sc->ckpt, path, r, sc->is);
-	if (!strcmp(r->tool, "roofline"))
+	if (!strcmp(r->tool, "roofline")) {
+		size_t i;
+		/* the GPUs' name, for their datasheet peak; and the power-cap sweeps */
+		for (i = 0; !sc->gpu_name[0] && i < r->devices_list.n; i++)
+			if (r->devices[i].kind.str && !strcmp(r->devices[i].kind.str, "gpu") && r->devices[i].name.str)
+				snprintf(sc->gpu_name, sizeof(sc->gpu_name), "%s", r->devices[i].name.str);
 		return hr_power_canary_read(&sc->power, path, r, sc->is);
+	}
 	sc->n_other++;
 	return 0;
 }
@@ -578,6 +613,12 @@ static void apply_scan(struct scan *sc, struct hr_canary_in *in)
 		snprintf(in->input_wait_from, sizeof(in->input_wait_from), "%s", sc->input_wait_from);
 	}
 	hr_ckpt_canary_apply(&sc->ckpt, in);
+	if (!in->peak_tflops.src && sc->gpu_name[0]) {
+		/* the datasheet's dense bf16 peak of the GPUs measured (the dtype assumed) */
+		const struct ch_datasheet *ds = ch_datasheet_lookup(sc->gpu_name);
+		if (ds && ds->gflops[CH_BF16] > 0)
+			in->peak_tflops = (struct hr_fig){ ds->gflops[CH_BF16] / 1e3, HR_SRC_MEASURED | HR_SRC_ASSUMED };
+	}
 	in->wrong_rows = sc->wrong_rows;
 	if (sc->gpus_per_node > 0 && !in->gpus_per_node.src)
 		in->gpus_per_node = (struct hr_fig){ sc->gpus_per_node, HR_SRC_MEASURED };
@@ -621,8 +662,9 @@ static void print_verdict(const struct hr_canary_out *out)
 }
 
 /* The --json file: the canary report, the fits and the checkpoint. */
+struct steps_in;
 static int write_json(const char *path, const struct scan *sc, const struct hr_canary_in *in,
-		      const struct hr_canary_out *out)
+		      const struct hr_canary_out *out, const struct steps_in *st)
 {
 	json_t *doc = hr_canary_json(in, out);
 	int rc;
@@ -632,6 +674,9 @@ static int write_json(const char *path, const struct scan *sc, const struct hr_c
 	json_object_set_new(doc, "fits", fits_json(sc, out->grad_bytes.src ? out->grad_bytes.v : sc->max_bytes,
 						    (int)in->target_gpus.v));
 	json_object_set_new(doc, "checkpoint_io", hr_ckpt_canary_json(&sc->ckpt, in));
+	json_object_set_new(doc, "step_logs", st->have_now || st->have_base ?
+			    hr_steps_canary_json(st->have_now ? &st->run_now : NULL, st->have_base ? &st->run_base : NULL) :
+			    json_null());
 	json_object_set_new(doc, "power_cap", hr_power_canary_json(&sc->power_out));
 	rc = ch_json_write_atomic(path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(doc);
@@ -672,6 +717,12 @@ static void usage(FILE *f)
 		"\nOther options:\n"
 		"  --inputs FILE                'key = value' lines, keys as the options above\n"
 		"                               without '--', '#' comments; options override it\n"
+		"  --steps PATH                 today's step logs (a file or directory; repeatable):\n"
+		"                               GPUs, step time, checkpoint stalls, input wait,\n"
+		"                               tokens and stragglers measured (docs/canary.md)\n"
+		"  --baseline-steps PATH        the baseline run's step logs: its GPUs and step\n"
+		"  --warmup N, --window N       steps skipped, then judged, in each log (%d, %d)\n"
+		"  --gpu NAME [--dtype D]       the GPU, for its datasheet peak (MFU; bf16 default)\n"
 		"  --json FILE                  also write the canary report as JSON\n"
 		"  --force                      replace the --json FILE if it exists (only a\n"
 		"                               regular file clusterhealth wrote)\n"
@@ -690,12 +741,15 @@ static void usage(FILE *f)
 		"  health_report canary --gpus-now 64 --step-time 1.6s --baseline-gpus 32 \\\n"
 		"      --baseline-step-time 1.0s --checkpoint-interval 30m --checkpoint-block 5.5m \\\n"
 		"      --target-gpus 128 --params 7e9 results/canary/\n"
-		"  health_report canary --inputs job.txt --target-gpus 128 --json canary.json results/\n");
+		"  health_report canary --inputs job.txt --target-gpus 128 --json canary.json results/\n"
+		"  health_report canary --steps logs/64gpu --baseline-steps logs/32gpu --target-gpus 128\n",
+		HR_STEPS_WARMUP, HR_STEPS_WINDOW);
 }
 
 static int canary_main(int argc, char **argv)
 {
-	struct option longopts[NDEFS + 9];
+	struct option longopts[NDEFS + 16];
+	struct steps_in st;
 	struct hr_canary_in in;
 	struct hr_canary_out out;
 	struct given_model gm = { .model = HR_FIT_RING };
@@ -706,6 +760,8 @@ static int canary_main(int argc, char **argv)
 	size_t skipped = 0;
 
 	hr_canary_in_init(&in);
+	memset(&st, 0, sizeof(st));
+	hr_steps_opts_init(&st.o);
 	for (i = 0; i < NDEFS; i++) {
 		longopts[i].name = opt_defs[i].name;
 		longopts[i].has_arg = required_argument;
@@ -716,6 +772,12 @@ static int canary_main(int argc, char **argv)
 	longopts[i++] = (struct option){ "json", required_argument, NULL, O_JSON };
 	longopts[i++] = (struct option){ "force", no_argument, NULL, O_FORCE };
 	longopts[i++] = (struct option){ "strict", no_argument, NULL, O_STRICT };
+	longopts[i++] = (struct option){ "steps", required_argument, NULL, O_STEPS };
+	longopts[i++] = (struct option){ "baseline-steps", required_argument, NULL, O_BASE_STEPS };
+	longopts[i++] = (struct option){ "warmup", required_argument, NULL, O_WARMUP };
+	longopts[i++] = (struct option){ "window", required_argument, NULL, O_WINDOW };
+	longopts[i++] = (struct option){ "gpu", required_argument, NULL, O_GPU };
+	longopts[i++] = (struct option){ "dtype", required_argument, NULL, O_DTYPE };
 	longopts[i++] = (struct option){ "quiet", no_argument, NULL, 'q' };
 	longopts[i++] = (struct option){ "help", no_argument, NULL, 'h' };
 	longopts[i++] = (struct option){ NULL, 0, NULL, 0 };
@@ -753,6 +815,22 @@ static int canary_main(int argc, char **argv)
 			force = 1;
 		} else if (c == O_STRICT) {
 			strict = 1;
+		} else if (c == O_STEPS || c == O_BASE_STEPS) {
+			int *k = c == O_STEPS ? &st.nnow : &st.nbase;
+			if (*k == MAX_STEP_PATHS)
+				return ch_exit_code(ch_usage_error("more than %d %s paths", MAX_STEP_PATHS,
+								   c == O_STEPS ? "--steps" : "--baseline-steps"));
+			(c == O_STEPS ? st.now : st.base)[(*k)++] = optarg;
+		} else if (c == O_WARMUP) {
+			if ((rc = ch_parse_long("--warmup", optarg, 0, 100000000, &st.o.warmup)))
+				return ch_exit_code(rc);
+		} else if (c == O_WINDOW) {
+			if ((rc = ch_parse_long("--window", optarg, 1, 100000000, &st.o.window)))
+				return ch_exit_code(rc);
+		} else if (c == O_GPU) {
+			st.gpu = optarg;
+		} else if (c == O_DTYPE) {
+			st.dtype = optarg;
 		} else if (c == 'q') {
 			quiet = 1;
 		}
@@ -772,9 +850,32 @@ static int canary_main(int argc, char **argv)
 	if (json_path && (rc = ch_check_output_file("--json", json_path, force)))
 		return ch_exit_code(rc);
 
+	if (st.gpu && !in.peak_tflops.src) {
+		const struct ch_datasheet *ds = ch_datasheet_lookup(st.gpu);
+		int dt = ch_dtype_parse(st.dtype ? st.dtype : "bf16");
+		if (!ds)
+			return ch_exit_code(ch_usage_error("GPU '%s' is not in the datasheet table (base/ch_datasheet.c): give --peak-tflops", st.gpu));
+		if (dt < 0 || !(ds->gflops[dt] > 0))
+			return ch_exit_code(ch_usage_error("no %s datasheet peak for %s: give --peak-tflops",
+							   st.dtype ? st.dtype : "bf16", ds->sku));
+		in.peak_tflops = (struct hr_fig){ ds->gflops[dt] / 1e3, HR_SRC_GIVEN };
+	}
+
 	sc = calloc(1, sizeof(*sc));
 	if (!sc)
 		return CH_EXIT_RUNTIME;
+	/* the step logs first: they are the job's own, ahead of the result files */
+	if (st.nnow) {
+		if ((rc = hr_steps_run_load(st.now, st.nnow, &st.o, &st.run_now, &issues)))
+			goto out;
+		st.have_now = 1;
+	}
+	if (st.nbase) {
+		if ((rc = hr_steps_run_load(st.base, st.nbase, &st.o, &st.run_base, &issues)))
+			goto out;
+		st.have_base = 1;
+	}
+	hr_steps_canary_apply(st.have_now ? &st.run_now : NULL, st.have_base ? &st.run_base : NULL, &in, 0, 0);
 	if (optind < argc) {
 		struct hr_walk_count cnt;
 		char msg[256];
@@ -783,30 +884,83 @@ static int canary_main(int argc, char **argv)
 		skipped = hr_issues_count(&issues, HR_ISSUE_SKIPPED);
 		hr_issues_print(quiet ? stderr : stdout, &issues);
 		/* the rule of every entry point; the canary alone may go on without
-		 * a usable result file, on an --inputs file */
+		 * a usable result file, on an --inputs file or step logs */
 		if (hr_inputs_verdict(cnt.files, cnt.used, &issues, strict, msg, sizeof(msg)) &&
-		    (strict || !inputs)) {
+		    (strict || (!inputs && !st.have_now))) {
 			rc = ch_usage_error("%s", msg);
 			goto out;
 		}
-		if (!cnt.used && !quiet)
+		if (!cnt.used && !quiet && inputs)
 			printf("no usable result file among the inputs: the canary runs on the --inputs file '%s' and the options\n",
 			       inputs);
+		else if (!cnt.used && !quiet)
+			printf("no usable result file among the inputs: the canary runs on the step logs and the options\n");
+	} else {
+		skipped = hr_issues_count(&issues, HR_ISSUE_SKIPPED);
+		hr_issues_print(quiet ? stderr : stdout, &issues);
+		if (strict && skipped) {
+			rc = ch_usage_error("%zu input problem%s skipped (--strict)", skipped, skipped == 1 ? "" : "s");
+			goto out;
+		}
 	}
 	apply_scan(sc, &in);
+	if (gm.have_nic && !in.comm[HR_INTER].set) {
+		/* NCCL's all-reduce across nodes is bounded by the NICs per GPU
+		 * (REFERENCE: 46-48 GB/s busbw per 400 Gb/s NIC): one NIC per GPU
+		 * at line rate, latency left out */
+		in.comm[HR_INTER].set = 1;
+		in.comm[HR_INTER].fit.model = HR_FIT_RING;
+		in.comm[HR_INTER].fit.alpha_us = 0;
+		in.comm[HR_INTER].fit.bw_gbps = gm.nic_gbps / 8;
+		in.comm[HR_INTER].src = HR_SRC_GIVEN | HR_SRC_ASSUMED;
+		snprintf(in.comm[HR_INTER].algo, sizeof(in.comm[HR_INTER].algo),
+			 "--nic-gbps %g, one NIC per GPU, latency 0", gm.nic_gbps);
+	}
+	if (in.target_efficiency.src && !in.target_gpus.src) {
+		/* the efficiency question alone */
+		struct hr_canary_eff eff;
+		if ((rc = hr_canary_eff_compute(&in, &eff)))
+			goto out;
+		if (!quiet)
+			hr_steps_canary_print(stdout, st.have_now ? &st.run_now : NULL, st.have_base ? &st.run_base : NULL);
+		hr_canary_eff_print(stdout, &eff);
+		if (json_path) {
+			json_t *doc = json_pack("{s:s, s:i, s:o}", "schema", "clusterhealth.canary", "schema_version", 1,
+						"efficiency_question", hr_canary_eff_json(&eff));
+			if (!doc) {
+				rc = CH_ERR_RUNTIME;
+				goto out;
+			}
+			rc = ch_json_write_atomic(json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
+			json_decref(doc);
+			if (rc)
+				goto out;
+		}
+		rc = eff.reached ? CH_OK : CH_ERR_CHECK;
+		goto out;
+	}
 	rc = hr_canary_compute(&in, &out);
 	if (rc)
 		goto out;
 	hr_power_canary_compute(&sc->power, &in, &out, &sc->power_out);
-	if (!quiet)
+	if (!quiet) {
+		hr_steps_canary_print(stdout, st.have_now ? &st.run_now : NULL, st.have_base ? &st.run_base : NULL);
 		print_all(sc, &in, &out, optind < argc, skipped);
+	}
 	else
 		print_verdict(&out);
-	if (json_path && (rc = write_json(json_path, sc, &in, &out)))
+	if (in.target_efficiency.src) {
+		struct hr_canary_eff eff;
+		if (!hr_canary_eff_compute(&in, &eff))
+			hr_canary_eff_print(stdout, &eff);
+	}
+	if (json_path && (rc = write_json(json_path, sc, &in, &out, &st)))
 		goto out;
 	rc = out.verdict == HR_VERDICT_BOOK ? CH_OK : CH_ERR_CHECK;
 out:
 	hr_issues_release(&issues);
+	hr_steps_run_release(&st.run_now);
+	hr_steps_run_release(&st.run_base);
 	for (i = 0; sc && i < sc->ns; i++)
 		free(sc->s[i].p);
 	if (sc)

@@ -5,6 +5,7 @@
  */
 #include "report/history/hr_history.h"
 #include "report/judge/hr_checkpoint.h"
+#include "report/judge/hr_quality.h"
 #include "report/read/hr_result.h"
 #include "report/read/hr_walk.h"
 #include "report/hr_util.h"
@@ -34,7 +35,44 @@ struct hr_history {
 	char *path;
 	sqlite3_stmt *ins;
 	int lock_timeout_sec;
+	size_t noisy_files, noisy_values; /* left out: noisy measurements */
+	char noisy_why[240];
 };
+
+void hr_history_not_recorded(const struct hr_history *h, size_t *files, size_t *values, const char **why)
+{
+	*files = h->noisy_files;
+	*values = h->noisy_values;
+	*why = h->noisy_why;
+}
+
+/* a value (or a file, @file) left out as noisy, for hr_history_not_recorded() */
+static void noisy(struct hr_history *h, int file, const char *why)
+{
+	if (file)
+		h->noisy_files++;
+	else
+		h->noisy_values++;
+	if (!h->noisy_why[0])
+		snprintf(h->noisy_why, sizeof(h->noisy_why), "%s", why);
+}
+
+/* 1 when the point behind roof @compute (-1 memory) of @d was too noisy */
+static int roof_noisy(struct hr_history *h, const struct hr_result_device *d, int compute)
+{
+	const struct hr_result_point *p = hr_result_roof_point(d, compute);
+	struct hr_quality q;
+	char at[64];
+
+	hr_quality_init(&q);
+	snprintf(at, sizeof(at), "%s's %s roof", d->device.str ? d->device.str : "?",
+		 compute < 0 ? "memory" : d->compute[compute].dtype);
+	if (p && p->time_sec.present && p->time_sec.cv.num >= 0)
+		hr_quality_cv(&q, p->time_sec.cv.num, at);
+	if (q.noisy)
+		noisy(h, 0, q.why);
+	return q.noisy;
+}
 
 static int sql_err(struct hr_history *h, const char *what)
 {
@@ -54,6 +92,11 @@ void hr_check_cfg_init(struct hr_check_cfg *c)
 	c->window = 14;
 	c->min_nights = 3;
 	c->threshold_pct = 10;
+	c->persist = 2;
+	c->alpha = 1e-4;
+	c->comparisons = 1;
+	c->floor_frac = 1e-3;
+	c->z_min = 3.5;
 }
 
 /* The application id (SQLite header offset 68) of a history: "CHHY". Older
@@ -321,13 +364,13 @@ static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *
 		if (check_value(is, path, "results.devices[].roofs.memory_gbps", &d->memory_gbps, 0, DBL_MAX,
 				"a number >= 0"))
 			return CH_ERR_USAGE;
-		if (d->memory_gbps.num > 0)
+		if (d->memory_gbps.num > 0 && !roof_noisy(h, d, -1))
 			REC(r->hostname, dev, "roofline.memory_gbps", d->memory_gbps.num);
 		for (k = 0; k < d->ncompute; k++) {
 			if (check_value(is, path, "results.devices[].roofs.compute_gflops", &d->compute[k].gflops, 0,
 					DBL_MAX, "a number >= 0"))
 				return CH_ERR_USAGE;
-			if (!(d->compute[k].gflops.num > 0))
+			if (!(d->compute[k].gflops.num > 0) || roof_noisy(h, d, (int)k))
 				continue;
 			snprintf(metric, sizeof(metric), "roofline.compute_gflops.%s", d->compute[k].dtype);
 			REC(r->hostname, dev, metric, d->compute[k].gflops.num);
@@ -413,6 +456,18 @@ static int rec_allreduce(struct hr_history *h, struct hr_issues *is, const char 
 		}
 		if (!isfinite(bw) || bw <= 0)
 			continue;
+		if (sw->rows_list.n) {
+			/* the headline cell: out-of-place at the largest size */
+			const struct hr_result_cell *cl = &sw->rows[sw->rows_list.n - 1].oop;
+			struct hr_quality q;
+			hr_quality_init(&q);
+			if (cl->time_us.present && cl->time_us.cv.num >= 0)
+				hr_quality_cv(&q, cl->time_us.cv.num, "the largest size");
+			if (q.noisy) {
+				noisy(h, 0, q.why);
+				continue;
+			}
+		}
 		if (!strcmp(kind, "node") || (!strcmp(kind, "world") && nn <= 1)) {
 			const char *node = nn && sw->nodes[0].str ? sw->nodes[0].str : r->hostname;
 			snprintf(metric, sizeof(metric), "allreduce.intra.%s.busbw_gbps", algo);
@@ -477,6 +532,22 @@ static int record_result(struct hr_history *h, const char *night, const char *pa
 		return bad(is, path, where, "a string without control characters");
 	if (!r->hostname)
 		return bad(is, path, "host.hostname", "a string");
+	{
+		/* a busy or oversubscribed host: nothing of the file is a trend */
+		struct hr_quality q;
+		size_t i;
+		int loader = !strcmp(r->tool, "loader_contention");
+		hr_quality_init(&q);
+		hr_quality_result_host(&q, r, loader);
+		for (i = 0; loader && i < r->configs_list.n; i++)
+			if (r->configs[i].placement.str && !strcmp(r->configs[i].placement.str, "baseline") &&
+			    r->configs[i].psi_avg10.num >= 0)
+				hr_quality_host_busy(&q, r->configs[i].psi_avg10.num);
+		if (q.noisy) {
+			noisy(h, 1, q.why);
+			return 0;
+		}
+	}
 	if (!strcmp(r->tool, "roofline"))
 		return rec_roofline(h, is, night, path, r, nrec);
 	if (!strcmp(r->tool, "allreduce_bw"))
@@ -505,43 +576,73 @@ int hr_history_record_doc(struct hr_history *h, const char *night, const char *p
 
 /* ------------------------------------------------------ the check */
 
-int hr_history_regressed(const double *v, size_t n, const struct hr_check_cfg *cfg,
-			 size_t *since, double *baseline, double *pct)
+int hr_history_trend(const double *v, size_t n, const struct hr_check_cfg *cfg, struct hr_trend *t)
 {
-	double win[1024];
-	size_t s, lo, k, found = 0;
-	double fbase = 0;
+	double win[1024], dev[1024];
+	size_t s, lo, k;
 	int any = 0;
 
 	if (n < 2 || cfg->window < 1 || cfg->window > 1024)
-		return 0;
+		return HR_TREND_NONE;
 	/* the earliest start s of a run v[s..n-1] that is entirely below the
-	 * baseline of the window before s */
+	 * baseline of the window before s, beyond its spread */
 	for (s = n - 1; s >= 1; s--) {
-		double b;
+		double b, mad, sp, c;
+		size_t w;
 		int ok = 1;
 		lo = s > (size_t)cfg->window ? s - (size_t)cfg->window : 0;
-		if ((int)(s - lo) < cfg->min_nights)
+		w = s - lo;
+		if ((int)w < cfg->min_nights)
 			break; /* earlier starts have even fewer nights before them */
 		for (k = lo; k < s; k++)
 			win[k - lo] = v[k];
-		b = median(win, s - lo);
+		b = median(win, w);
 		if (!(b > 0))
 			continue;
+		for (k = 0; k < w; k++)
+			dev[k] = fabs(win[k] - b);
+		mad = median(dev, w);
+		sp = 1.4826 * mad;
+		if (sp < cfg->floor_frac * b)
+			sp = cfg->floor_frac * b;
+		/* one night alone must be improbable at alpha over the node's
+		 * series; a run of persist nights or more only each at the
+		 * persist-th root of that (the nights multiply) */
+		if (n - s >= (size_t)(cfg->persist > 1 ? cfg->persist : 1))
+			c = hr_cutoff(pow(cfg->alpha / (cfg->comparisons > 1 ? cfg->comparisons : 1),
+					  1.0 / (cfg->persist > 1 ? cfg->persist : 1)), 1, w, cfg->z_min);
+		else
+			c = hr_cutoff(cfg->alpha, cfg->comparisons, w, cfg->z_min);
 		for (k = s; k < n && ok; k++)
-			ok = (b - v[k]) / b * 100 >= cfg->threshold_pct;
+			ok = (b - v[k]) / b * 100 >= cfg->threshold_pct && (b - v[k]) / sp >= c;
 		if (!ok)
 			continue;
 		any = 1;
-		found = s;
-		fbase = b;
+		t->since = s;
+		t->baseline = b;
+		t->spread_pct = 100 * sp / b;
+		t->z = (v[n - 1] - b) / sp;
+		t->cut = c;
 	}
 	if (!any)
-		return 0;
-	*since = found;
-	*baseline = fbase;
-	*pct = (fbase - v[n - 1]) / fbase * 100;
-	return 1;
+		return HR_TREND_NONE;
+	t->pct = (t->baseline - v[n - 1]) / t->baseline * 100;
+	t->nights = (int)(n - t->since);
+	return t->nights >= (cfg->persist >= 1 ? cfg->persist : 1) ? HR_TREND_REGRESSED : HR_TREND_ONCE;
+}
+
+int hr_history_regressed(const double *v, size_t n, const struct hr_check_cfg *cfg,
+			 size_t *since, double *baseline, double *pct)
+{
+	struct hr_trend t;
+	int r = hr_history_trend(v, n, cfg, &t);
+
+	if (r) {
+		*since = t.since;
+		*baseline = t.baseline;
+		*pct = t.pct;
+	}
+	return r;
 }
 
 int hr_history_latest(struct hr_history *h, char *buf, size_t n)
@@ -562,7 +663,8 @@ int hr_history_check(struct hr_history *h, const char *night,
 		     size_t *n, struct hr_check_count *count)
 {
 	struct hr_check_count cnt = { 0, 0 };
-	sqlite3_stmt *series = NULL, *hist = NULL;
+	sqlite3_stmt *series = NULL, *hist = NULL, *pernode = NULL;
+	json_t *counts = NULL;
 	struct hr_regression *res = NULL;
 	size_t nres = 0, cap = 0;
 	char latest[32];
@@ -587,13 +689,25 @@ int hr_history_check(struct hr_history *h, const char *night,
 		sql_err(h, "query");
 		goto out;
 	}
+	/* the series of each node on that night: the comparisons made for it */
+	if (sqlite3_prepare_v2(h->db, "SELECT node, count(*) FROM metrics WHERE night = ? GROUP BY node", -1, &pernode,
+			       NULL) != SQLITE_OK || !(counts = json_object())) {
+		sql_err(h, "query");
+		goto out;
+	}
+	sqlite3_bind_text(pernode, 1, night, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(pernode) == SQLITE_ROW)
+		json_object_set_new(counts, (const char *)sqlite3_column_text(pernode, 0),
+				    json_integer(sqlite3_column_int(pernode, 1)));
 	sqlite3_bind_text(series, 1, night, -1, SQLITE_TRANSIENT);
 	while (sqlite3_step(series) == SQLITE_ROW) {
 		const char *node = (const char *)sqlite3_column_text(series, 0);
 		const char *gpu = (const char *)sqlite3_column_text(series, 1);
 		const char *metric = (const char *)sqlite3_column_text(series, 2);
-		size_t m = 0, since;
-		double base, pct;
+		size_t m = 0;
+		struct hr_check_cfg c1 = *cfg;
+		struct hr_trend t;
+		int r;
 
 		sqlite3_reset(hist);
 		sqlite3_bind_text(hist, 1, node, -1, SQLITE_TRANSIENT);
@@ -622,7 +736,10 @@ int hr_history_check(struct hr_history *h, const char *night,
 			cnt.not_judged++;
 			continue;
 		}
-		if (!hr_history_regressed(v, m, cfg, &since, &base, &pct))
+		c1.comparisons = (int)json_integer_value(json_object_get(counts, node));
+		if (c1.comparisons < 1)
+			c1.comparisons = 1;
+		if (!(r = hr_history_trend(v, m, &c1, &t)))
 			continue;
 		if (nres == cap) {
 			size_t nc = cap ? 2 * cap : 16;
@@ -633,15 +750,19 @@ int hr_history_check(struct hr_history *h, const char *night,
 			cap = nc;
 		}
 		memset(&res[nres], 0, sizeof(res[0]));
+		res[nres].persisted = r == HR_TREND_REGRESSED;
+		res[nres].spread_pct = t.spread_pct;
+		res[nres].z = t.z;
+		res[nres].cut = t.cut;
 		snprintf(res[nres].node, sizeof(res[0].node), "%s", node);
 		snprintf(res[nres].gpu, sizeof(res[0].gpu), "%s", gpu);
 		snprintf(res[nres].metric, sizeof(res[0].metric), "%s", metric);
 		snprintf(res[nres].night, sizeof(res[0].night), "%s", night);
-		snprintf(res[nres].since, sizeof(res[0].since), "%s", nights[since]);
+		snprintf(res[nres].since, sizeof(res[0].since), "%s", nights[t.since]);
 		res[nres].value = v[m - 1];
-		res[nres].baseline = base;
-		res[nres].pct = pct;
-		res[nres].nbaseline = (int)(since > (size_t)cfg->window ? (size_t)cfg->window : since);
+		res[nres].baseline = t.baseline;
+		res[nres].pct = t.pct;
+		res[nres].nbaseline = (int)(t.since > (size_t)cfg->window ? (size_t)cfg->window : t.since);
 		nres++;
 	}
 	*out = res;
@@ -656,6 +777,8 @@ out:
 	free(nights);
 	sqlite3_finalize(series);
 	sqlite3_finalize(hist);
+	sqlite3_finalize(pernode);
+	json_decref(counts);
 	return rc;
 }
 
@@ -723,9 +846,15 @@ static void usage(FILE *f)
 	      "Record tonight's headline metrics (per node and GPU) from the result files\n"
 	      "and directories given into an SQLite history, then check every series that has\n"
 	      "a value tonight against its own trailing baseline: the median of its previous\n"
-	      "nights. A drop of at least the threshold is reported as\n"
-	      "'regressed X% since DATE' and the node becomes a drain candidate. With no\n"
-	      "inputs, only the check runs (on --night, or the latest night recorded).\n"
+	      "nights. A night regresses when it is at least the threshold below that\n"
+	      "median AND beyond the series' own night-to-night spread: its robust z\n"
+	      "against the baseline nights (1.4826 x MAD) at or below the cut-off for the\n"
+	      "series checked for its node (Bonferroni, at 0.0001 false alarms per node and\n"
+	      "night; wider when few nights estimate the spread). A regression on --persist\n"
+	      "consecutive nights (default 2) is 'REGRESSED ... since DATE' and the node\n"
+	      "becomes a drain candidate; on the night checked alone it is 'WARN ...\n"
+	      "regressed once; re-run'. With no inputs, only the check runs (on --night, or\n"
+	      "the latest night recorded).\n"
 	      "\n"
 	      "Options:\n"
 	      "  --db FILE          the history database (created when missing; required)\n"
@@ -735,6 +864,7 @@ static void usage(FILE *f)
 	      "  --window N         nights in the trailing baseline (default 14)\n"
 	      "  --min-nights N     fewest earlier nights for a baseline (default 3)\n"
 	      "  --threshold PCT    a drop of at least PCT % regresses (default 10)\n"
+	      "  --persist N        consecutive nights for REGRESSED (default 2)\n"
 	      "  --lock-timeout SEC wait up to SEC s while another process holds the database\n"
 	      "                     (default 600; the database is in WAL mode, so readers\n"
 	      "                     never block the writer); then exit 4 saying it is locked\n"
@@ -754,8 +884,8 @@ static void usage(FILE *f)
 	      "A series with fewer than --min-nights earlier nights is not judged: the\n"
 	      "summary line counts them, and ends in NOT JUDGED when no series was judged.\n"
 	      "\n"
-	      "Exit status: 0 no regression, 1 at least one regression (drain candidates\n"
-	      "listed), 2 usage or input error (no usable input; a skipped file with\n"
+	      "Exit status: 0 no REGRESSED series (a WARN regressed once is exit 0), 1 at\n"
+	      "least one REGRESSED (drain candidates listed), 2 usage or input error (no usable input; a skipped file with\n"
 	      "--strict; a foreign database), 4 run-time error (SQLite, I/O, the database\n"
 	      "still locked after --lock-timeout).\n"
 	      "\n"
@@ -764,7 +894,7 @@ static void usage(FILE *f)
 	      "  health_report history --db results/history.sqlite --threshold 5\n", f);
 }
 
-enum { O_DB = 0x2000, O_NIGHT, O_WINDOW, O_MIN, O_THRESH, O_JSON, O_FORCE, O_LOCK, O_STRICT };
+enum { O_DB = 0x2000, O_NIGHT, O_WINDOW, O_MIN, O_THRESH, O_JSON, O_FORCE, O_LOCK, O_STRICT, O_PERSIST };
 
 #define DEFAULT_LOCK_TIMEOUT_SEC 600
 
@@ -785,6 +915,7 @@ static int parse_opts(int argc, char **argv, struct hist_opts *o)
 		{ "window", required_argument, NULL, O_WINDOW },
 		{ "min-nights", required_argument, NULL, O_MIN },
 		{ "threshold", required_argument, NULL, O_THRESH },
+		{ "persist", required_argument, NULL, O_PERSIST },
 		{ "json", required_argument, NULL, O_JSON },
 		{ "force", no_argument, NULL, O_FORCE },
 		{ "lock-timeout", required_argument, NULL, O_LOCK },
@@ -826,6 +957,11 @@ static int parse_opts(int argc, char **argv, struct hist_opts *o)
 		case O_THRESH:
 			if (ch_parse_double("--threshold", optarg, 0.01, 100, &o->cfg.threshold_pct))
 				return CH_EXIT_USAGE;
+			break;
+		case O_PERSIST:
+			if (ch_parse_long("--persist", optarg, 1, 100, &l))
+				return CH_EXIT_USAGE;
+			o->cfg.persist = (int)l;
 			break;
 		case O_JSON:
 			if (!*optarg)
@@ -882,10 +1018,17 @@ static int record_inputs(struct hr_history *h, const struct hist_opts *o, char *
 		rc = ch_usage_error("%s: nothing recorded", msg);
 	if (sqlite3_exec(h->db, rc ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL) != SQLITE_OK && !rc)
 		rc = sql_err(h, "commit");
-	if (!rc && !o->quiet)
+	if (!rc && !o->quiet) {
+		size_t nf, nv;
+		const char *why;
+		hr_history_not_recorded(h, &nf, &nv, &why);
 		printf("history: recorded %zu values from %zu result files for night %s into %s%s\n",
 		       rc_.nrec, rc_.nfiles, o->night, o->db,
 		       skipped ? " (the skipped files listed under input problems left out)" : "");
+		if (nf || nv)
+			printf("history: not recorded, noisy measurement (%s): %zu result file%s whole, %zu value%s; re-run on an idle node\n",
+			       why, nf, nf == 1 ? "" : "s", nv, nv == 1 ? "" : "s");
+	}
 	return rc;
 }
 
@@ -913,10 +1056,16 @@ static int report_regressions(const struct hist_opts *o, const char *night, cons
 	for (i = 0; i < nreg; i++) {
 		int dup = 0;
 		const char *unit = metric_unit(reg[i].metric);
-		printf("REGRESSED %s %s %s: regressed %.1f%% since %.10s (now %.4g%s, baseline %.4g%s = median of %d nights before %.10s)\n",
-		       hr_term(reg[i].node), hr_term(reg[i].gpu), hr_term(reg[i].metric), reg[i].pct, reg[i].since, reg[i].value, unit,
-		       reg[i].baseline, unit, reg[i].nbaseline, reg[i].since);
-		if (!strcmp(reg[i].node, HR_HISTORY_FLEET))
+		if (reg[i].persisted)
+			printf("REGRESSED %s %s %s: regressed %.1f%% since %.10s (now %.4g%s, baseline %.4g%s = median of %d nights before %.10s; beyond the nights' spread %.2g%%: robust z %.1f, cut-off %.1f)\n",
+			       hr_term(reg[i].node), hr_term(reg[i].gpu), hr_term(reg[i].metric), reg[i].pct, reg[i].since,
+			       reg[i].value, unit, reg[i].baseline, unit, reg[i].nbaseline, reg[i].since, reg[i].spread_pct, reg[i].z,
+			       reg[i].cut);
+		else
+			printf("WARN %s %s %s: regressed once; re-run: %.1f%% below its baseline tonight (now %.4g%s, baseline %.4g%s = median of %d nights; robust z %.1f, cut-off %.1f); REGRESSED when it persists %d nights\n",
+			       hr_term(reg[i].node), hr_term(reg[i].gpu), hr_term(reg[i].metric), reg[i].pct, reg[i].value,
+			       unit, reg[i].baseline, unit, reg[i].nbaseline, reg[i].z, reg[i].cut, o->cfg.persist);
+		if (!reg[i].persisted || !strcmp(reg[i].node, HR_HISTORY_FLEET))
 			continue;
 		for (j = 0; j < json_array_size(drain); j++)
 			dup |= !strcmp(json_string_value(json_array_get(drain, j)), reg[i].node);
@@ -932,16 +1081,20 @@ static int report_regressions(const struct hist_opts *o, const char *night, cons
 	if (o->json_path) {
 		json_t *doc = json_object(), *arr = json_array();
 		for (i = 0; i < nreg; i++)
-			json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:i}",
+			json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:i, s:s, s:b, s:f, s:f, s:f}",
 				"node", reg[i].node, "gpu", reg[i].gpu, "metric", reg[i].metric,
 				"night", reg[i].night, "since", reg[i].since, "value", reg[i].value,
-				"baseline", reg[i].baseline, "pct", reg[i].pct, "baseline_nights", reg[i].nbaseline));
+				"baseline", reg[i].baseline, "pct", reg[i].pct, "baseline_nights", reg[i].nbaseline,
+				"level", reg[i].persisted ? "regressed" : "warn", "persisted", reg[i].persisted,
+				"spread_pct", reg[i].spread_pct, "z", reg[i].z, "cut", reg[i].cut));
 		json_object_set_new(doc, "schema", json_string("clusterhealth.history-check"));
 		json_object_set_new(doc, "schema_version", json_integer(1));
 		json_object_set_new(doc, "night", night[0] ? json_string(night) : json_null());
 		json_object_set_new(doc, "window", json_integer(o->cfg.window));
 		json_object_set_new(doc, "min_nights", json_integer(o->cfg.min_nights));
 		json_object_set_new(doc, "threshold_pct", json_real(o->cfg.threshold_pct));
+		json_object_set_new(doc, "persist_nights", json_integer(o->cfg.persist));
+		json_object_set_new(doc, "false_alarm_per_node", json_real(o->cfg.alpha));
 		json_object_set_new(doc, "series_checked", json_integer((json_int_t)cnt->series));
 		json_object_set_new(doc, "series_not_judged", json_integer((json_int_t)cnt->not_judged));
 		json_object_set_new(doc, "regressions", arr);
@@ -988,14 +1141,21 @@ static int history_main(int argc, char **argv)
 		goto out;
 	if ((rc = hr_history_check(h, o.night[0] ? o.night : NULL, &o.cfg, &reg, &nreg, &cnt)))
 		goto out;
-	if (!o.quiet)
-		printf("history: checked night %s against each series' median of up to %d earlier nights (at least %d), threshold %g%%: %zu regressed; %zu of %zu series not judged (fewer than %d earlier nights)%s\n",
+	if (!o.quiet) {
+		size_t once = 0, i;
+		for (i = 0; i < nreg; i++)
+			once += !reg[i].persisted;
+		printf("history: checked night %s against each series' median of up to %d earlier nights (at least %d), threshold %g%% and beyond the series' own night-to-night spread: %zu regressed (%d nights or more); %zu regressed once (re-run); %zu of %zu series not judged (fewer than %d earlier nights)%s\n",
 		       o.night[0] ? o.night : "(none: the history is empty)", o.cfg.window, o.cfg.min_nights,
-		       o.cfg.threshold_pct, nreg, cnt.not_judged, cnt.series, o.cfg.min_nights,
-		       cnt.not_judged == cnt.series ? ": NOT JUDGED" : "");
+		       o.cfg.threshold_pct, nreg - once, o.cfg.persist, once, cnt.not_judged, cnt.series,
+		       o.cfg.min_nights, cnt.not_judged == cnt.series ? ": NOT JUDGED" : "");
+	}
 	if ((rc = report_regressions(&o, o.night, reg, nreg, &cnt)))
 		goto out;
-	rc = nreg ? CH_ERR_CHECK : 0;
+	rc = 0;
+	for (size_t i = 0; i < nreg; i++)
+		if (reg[i].persisted)
+			rc = CH_ERR_CHECK;
 out:
 	hr_issues_release(&issues);
 	free(reg);

@@ -85,6 +85,8 @@ int hr_history_record(struct hr_history *h, const char *night, const char *node,
  *         nothing).
  * @path:  [in] its file name, for messages and the source column.
  * @nrec:  [out] incremented by the number of values stored; may be NULL.
+ * A value whose measurement was noisy (hr_quality.h) is not stored: a noisy
+ * night cannot establish, or break, a trend (hr_history_not_recorded()).
  * @issues: [in,out] where a schema break is recorded (HR_ISSUE_SKIPPED,
  *         naming the key); NULL: printed as an error instead.
  * Returns 0, CH_ERR_USAGE for a result that breaks the schema (values of
@@ -94,8 +96,24 @@ int hr_history_record(struct hr_history *h, const char *night, const char *node,
 int hr_history_record_doc(struct hr_history *h, const char *night, const char *path,
 			  json_t *doc, size_t *nrec, struct hr_issues *issues);
 
+/**
+ * hr_history_not_recorded - what hr_history_record_doc() left out because
+ * its measurement was noisy (hr_quality.h: a busy or oversubscribed host,
+ * or a per-call CV above the bound), since the history was opened.
+ * @files: [out] result files left out whole (their host was busy);
+ * @values: [out] single values left out (their own CV); @why: [out] the
+ * first reason ("host CPU pressure 84%"), "" when none; borrowed from @h.
+ */
+void hr_history_not_recorded(const struct hr_history *h, size_t *files, size_t *values, const char **why);
+
 /* A series that regressed. */
 struct hr_regression {
+	int persisted;        /* 1: regressed on at least cfg->persist consecutive
+				 nights (REGRESSED, a drain candidate); 0: on the
+				 night checked only (WARN: "regressed once; re-run") */
+	double spread_pct;    /* the baseline nights' robust spread, % of the baseline */
+	double z;             /* the night's robust z against them */
+	double cut;           /* the cut-off it passed */
 	char node[128], gpu[64], metric[128];
 	char night[32];       /* the night checked */
 	char since[32];       /* first night of the regressed run of nights */
@@ -109,10 +127,56 @@ struct hr_check_cfg {
 	int window;           /* nights in the trailing baseline (14) */
 	int min_nights;       /* fewest nights for a baseline (3) */
 	double threshold_pct; /* a drop of at least this much regresses (10) */
+	int persist;          /* consecutive nights for REGRESSED (2) */
+	double alpha;         /* false-alarm budget per node and night (0.0001) */
+	int comparisons;      /* series of the node checked that night (Bonferroni; >= 1) */
+	double floor_frac;    /* least spread, fraction of the baseline (0.001) */
+	double z_min;         /* least cut-off on the robust z (3.5) */
 };
 
-/** hr_check_cfg_init - the defaults: 14 nights, at least 3, 10%. */
+/** hr_check_cfg_init - the defaults: 14 nights, at least 3, 10%, 2 nights
+ * to persist, 0.0001 false alarms per node and night, 1 comparison. */
 void hr_check_cfg_init(struct hr_check_cfg *c);
+
+/* What the regression rule found on one series. */
+struct hr_trend {
+	size_t since;         /* index of the first night of the regressed run */
+	double baseline;      /* median of the up to cfg->window values before since */
+	double pct;           /* drop of the last value below the baseline, % */
+	double spread_pct;    /* 1.4826 x MAD of those values (floored), % of the baseline */
+	double z;             /* the last value's robust z: (value - baseline) / spread */
+	double cut;           /* the cut-off on -z it passed */
+	int nights;           /* nights in the regressed run (n - since) */
+};
+
+#define HR_TREND_NONE 0
+#define HR_TREND_ONCE 1      /* the last night only: WARN, "regressed once; re-run" */
+#define HR_TREND_REGRESSED 2 /* cfg->persist consecutive nights or more: REGRESSED */
+
+/**
+ * hr_history_trend - the regression rule on one series.
+ * @v:   [in] @n values, oldest first; v[n-1] is the night checked.
+ * @cfg: [in] window, min_nights, threshold, persist, alpha, comparisons.
+ * @t:   [out] what was found (set when the return is not HR_TREND_NONE).
+ * A night regressed against a baseline (the median of the up to
+ * cfg->window nights before the run, at least min_nights of them) when it
+ * is at least threshold_pct below it AND its robust z, (value - baseline)
+ * / max(1.4826 x MAD, floor_frac x baseline) over those nights, is at or
+ * below -hr_cutoff(alpha, comparisons, nights, z_min) (hr_quality.h: the
+ * series' own night-to-night spread, corrected for the series checked for
+ * the node and for how few nights estimate it); in a run of persist
+ * nights or more each night needs only the cut-off at the persist-th root
+ * of alpha / comparisons (two nights that each have probability p have
+ * p^2 together). The run starts at the
+ * earliest night s such that every night of v[s..n-1] regressed against
+ * the nights before s, so that a long regression does not hide by pulling
+ * its own baseline down. Cost O(n x (window + n)).
+ * Returns HR_TREND_REGRESSED when the run has at least cfg->persist nights,
+ * HR_TREND_ONCE when it is the last night alone (or shorter than persist),
+ * HR_TREND_NONE when v[n-1] did not regress or there are fewer than
+ * min_nights earlier values.
+ */
+int hr_history_trend(const double *v, size_t n, const struct hr_check_cfg *cfg, struct hr_trend *t);
 
 /**
  * hr_history_regressed - the regression rule on one series.
@@ -125,9 +189,8 @@ void hr_check_cfg_init(struct hr_check_cfg *c);
  * v[s..n-1] is at least threshold_pct below the median of the up to
  * cfg->window values before s (with at least min_nights of them); a
  * regression that lasts longer than half the window therefore does not hide
- * by pulling its own baseline down. Cost O(n x (window + n)).
- * Returns 1 when v[n-1] regressed (outputs set), 0 when not or when there
- * are fewer than min_nights earlier values.
+ * by pulling its own baseline down; hr_history_trend() with its outputs.
+ * Returns its HR_TREND_* (0 none; outputs set otherwise).
  */
 int hr_history_regressed(const double *v, size_t n, const struct hr_check_cfg *cfg,
 			 size_t *since, double *baseline, double *pct);

@@ -8,6 +8,7 @@
 #include "report/history/hr_history.h"
 #include "report/hr_util.h"
 #include "report/judge/hr_inventory.h"
+#include "report/judge/hr_quality.h"
 #include "report/judge/hr_powercap.h"
 #include "base/ch_common.h"
 #include "base/ch_result.h"
@@ -40,9 +41,9 @@ double hr_robust_z(double x, double median, double mad, double floor_frac)
 	return 0.6745 * (x - median) / d;
 }
 
-int hr_relative_level(const struct hr_thresholds *th, double z, double pct_below)
+int hr_relative_level(const struct hr_thresholds *th, double z, double cut, double pct_below)
 {
-	if (isnan(z) || z > -th->z_outlier)
+	if (isnan(z) || isnan(cut) || z > -cut)
 		return HR_INFO;
 	if (pct_below >= th->fail_pct_below)
 		return HR_FAIL;
@@ -67,6 +68,7 @@ int hr_absolute_level(const struct hr_thresholds *th, double ratio)
 struct reason {
 	int node;          /* -1: fleet level */
 	int level;
+	int drain;         /* a hard fault or a confirmed FAIL: the node is a drain candidate */
 	char code[32];
 	char subject[96];
 	char *text, *action, *source;
@@ -87,7 +89,32 @@ struct inst {
 				      device or group in the inputs (its value is
 				      history, not judged), NULL when latest */
 	int level_abs, level_rel, level_node, level_hist, level;
+	int raw_level;     /* the level by the rules, also for an earlier run (whose
+			      level is INFO: history), so that a later run can
+			      say whether the earlier one found the same */
 	int like;          /* like for like (no drifted node involved) */
+	/* measurement quality (hr_quality.h) */
+	double noise;      /* per-call CV of the measurement behind the value, NAN unknown */
+	int noisy;         /* not judged: noisy measurement */
+	int quality_known; /* the file recorded a CV or its conditions */
+	const char *noisy_why; /* what made it noisy (kept), "" clean */
+	/* significance (hr_quality.h) */
+	int m;             /* comparisons made for its node (Bonferroni) */
+	double cut;        /* cut-off on |robust z| against the fleet */
+	double s_rel;      /* the fleet spread used: s / median */
+	double peer_median; /* devices: the median of the other like GPUs of its node */
+	int peer_n;        /* ... and how many */
+	double z_node, cut_node, s_node; /* its robust z against them, the cut-off, the spread (relative) */
+	double ratio_allow; /* absolute rule: the ratio to the expectation with the spread allowed */
+	int confirm;       /* per-GPU finding: enum hr_confirm from roofline's re-measurement */
+	int not_confirmed; /* the finding rests on a comparison nothing re-measured: at most WARN */
+	int not_reproduced; /* roofline measured it again and it did not reproduce */
+	int assumed_cap;   /* inter-node: rests on an assumed reference only: at most WARN */
+	int pcie_class;    /* intra-node busbw PCIe-class on an NVLink node */
+	int abs_by_median; /* the absolute level is that of the median of its like values */
+	int confirmed_fail; /* a FAIL confirmed (re-measurement, the earlier run, or persisting history) */
+	int hist_persist;  /* history: 1 one night, 2 persisted (hr_history_regressed()) */
+	int hist_nbase;    /* the earlier runs its baseline is the median of */
 	int fabric;        /* groups: 1 intra-node, 2 inter-node; devices 0 */
 	/* kept once per distinct text (struct an's texts), never "" -> NULL */
 	const char *basis; /* what the expectation is and its source, "" none (at most 599 bytes) */
@@ -103,8 +130,10 @@ struct cls {
 	char key[256];
 	char label[160];
 	const char *unit;
-	size_t n;
+	size_t n;          /* clean latest values */
 	double median, mad;
+	size_t res_n;      /* devices: leave-one-out residuals against the node's other like GPUs */
+	double res_median, res_mad;
 };
 
 struct an {
@@ -124,10 +153,16 @@ struct an {
 	long *node_grp, *grp_next; /* per node: its first (group, member) entry; per entry: the next; -1 none */
 	long *grp_of;     /* per entry: the group */
 	time_t *dev_t, *grp_t; /* per device, per group: the start of its result file's run (0 unknown) */
+	long *dev_run, *grp_run; /* per device, per group: its run in f->runs, -1 none */
+	int *curve;       /* per group: its curve shape 0 not looked at, 1 judged, 2 noisy */
+	int *loader;      /* per node: its loader 0 none, 1 judged, 2 not judged (host busy) */
+	int *loader_lv;   /* per node: the level its loader was judged at */
+	char (*loader_why)[260];
+	char (*curve_why)[240]; /* per group: why noisy */
+	int *m_node;      /* per node: the comparisons made for it */
 	json_t *texts;    /* the instances' basis, tag and why texts, each once (the keys) */
 	json_t *drift_json; /* the profile's drift (HR_PASS_DRIFT) */
-	int pass;         /* the pass running (enum hr_rule_pass) */
-	const char *bad_code; /* a reason code without its row in the rule table, or of another pass */
+	const char *bad_code; /* a reason code without its row in the rule table */
 	int oom;
 };
 
@@ -147,28 +182,29 @@ static void *grow(void *v, size_t *cap, size_t n, size_t sz, int *oom)
 	return p;
 }
 
-static void add_reason(struct an *a, int node, int level, const char *code,
-		       const char *subject, const char *source, const char *action,
-		       const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+static struct reason *add_reason(struct an *a, int node, int level, const char *code,
+				 const char *subject, const char *source, const char *action,
+				 const char *fmt, ...) __attribute__((format(printf, 8, 9)));
 
-static void add_reason(struct an *a, int node, int level, const char *code,
-		       const char *subject, const char *source, const char *action,
-		       const char *fmt, ...)
+/* A reason of @node (-1: the fleet). Returns it (valid until the next
+ * reason is added), NULL when out of memory. */
+static struct reason *add_reason(struct an *a, int node, int level, const char *code,
+				 const char *subject, const char *source, const char *action,
+				 const char *fmt, ...)
 {
 	struct reason *r;
-	char text[1024];
+	char text[2048];
 	va_list ap;
-	const struct hr_rule *rule = hr_rule_find(code);
 	void *v;
-	if (!rule || rule->pass != (enum hr_rule_pass)a->pass) {
-		/* every reason is a row of the rule table, added by its pass */
+	if (!hr_rule_find(code)) {
+		/* every reason is a row of the rule table */
 		if (!a->bad_code)
 			a->bad_code = code;
-		return;
+		return NULL;
 	}
 	v = grow(a->r, &a->capr, a->nr, sizeof(*a->r), &a->oom);
 	if (!v)
-		return;
+		return NULL;
 	a->r = v;
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
@@ -184,6 +220,7 @@ static void add_reason(struct an *a, int node, int level, const char *code,
 	r->source = source ? strdup(source) : NULL;
 	if (!r->text)
 		a->oom = 1;
+	return r;
 }
 
 static int class_of(struct an *a, const char *key, const char *label, const char *unit)
@@ -247,12 +284,15 @@ static struct inst *new_inst(struct an *a, struct inst **arr, size_t *n, size_t 
 	memset(x, 0, sizeof(*x));
 	x->expected = x->datasheet = x->z = x->fleet_median = x->pct_fleet = NAN;
 	x->node_median = x->pct_node = NAN;
+	x->noise = x->s_rel = x->cut = x->peer_median = x->z_node = x->cut_node = x->s_node = NAN;
+	x->ratio_allow = NAN;
 	x->like = 1;
-	x->basis = x->why = x->tag = "";
+	x->basis = x->why = x->tag = x->noisy_why = "";
 	return x;
 }
 
-/* Fleet statistics of every class, then z, % of median and node medians. */
+/* Fleet statistics of every class, then the significance of each value
+ * (hr_quality.h, docs/health_report.md "False alarms"). */
 static const struct inst *sort_base;
 
 static int cmp_by_node(const void *x, const void *y)
@@ -261,21 +301,52 @@ static int cmp_by_node(const void *x, const void *y)
 	return a->node - b->node;
 }
 
-static void compare(struct an *a, struct inst *v, size_t n)
+/* The nodes a value is compared for: its node, or every node of its group. */
+static void inst_nodes(const struct an *a, const struct inst *p, const int **nodes, int *n)
 {
-	size_t c, i, *idx = malloc((n ? n : 1) * sizeof(*idx));
-	double *x = malloc((n ? n : 1) * sizeof(*x));
-	if (!x || !idx) {
-		free(x);
-		free(idx);
-		a->oom = 1;
+	static int one;
+	if (p->metric >= 0 || p->node >= 0) {
+		one = p->node;
+		*nodes = &one;
+		*n = p->node >= 0;
 		return;
 	}
+	*nodes = a->f->groups[p->subject].nodes;
+	*n = a->f->groups[p->subject].nnodes;
+}
+
+/* The comparisons a value takes part in: against its expectation, its like
+ * values in the fleet, and (devices) the other like GPUs of its node. */
+static int inst_comparisons(const struct an *a, const struct inst *p)
+{
+	return (!isnan(p->expected) && p->expected > 0) + (p->fleet_n >= a->th->min_fleet) +
+	       (p->metric >= 0 && p->peer_n >= a->th->min_fleet - 1);
+}
+
+/* The spread floor of a value (relative): its own noise, mad_floor_frac. */
+static double noise_floor(const struct an *a, const struct inst *p)
+{
+	double f = a->th->mad_floor_frac;
+	return p->noise > f ? p->noise : f;
+}
+
+/* A level from an effect (% below) that is significant (hr_relative_level()). */
+static int effect_level(const struct an *a, double z, double cut, double pct_below)
+{
+	return hr_relative_level(a->th, z, cut, pct_below);
+}
+
+/* Per class: the median and MAD of the clean latest values; per device
+ * class also the leave-one-out residuals against each node's other like
+ * GPUs (value / their median - 1), pooled over the fleet. */
+static void class_stats(struct an *a, struct inst *v, size_t n, size_t *idx, double *x)
+{
+	size_t c, i, s, e, k;
 	for (c = 0; c < a->nc && !a->oom; c++) {
-		size_t m = 0, s, e;
+		size_t m = 0, nr = 0;
 		double med, mad;
 		for (i = 0; i < n; i++)
-			if (v[i].cls == (int)c && !v[i].superseded_by)
+			if (v[i].cls == (int)c && !v[i].superseded_by && !v[i].noisy)
 				idx[m++] = i;
 		if (!m)
 			continue;
@@ -288,22 +359,11 @@ static void compare(struct an *a, struct inst *v, size_t n)
 		a->c[c].n = m;
 		a->c[c].median = med;
 		a->c[c].mad = mad;
-		for (i = 0; i < m; i++) {
-			struct inst *p = &v[idx[i]];
-			p->fleet_n = (int)m;
-			if (m >= (size_t)a->th->min_fleet) {
-				p->fleet_median = med;
-				p->pct_fleet = med > 0 ? 100.0 * p->value / med : NAN;
-				p->z = hr_robust_z(p->value, med, mad, a->th->mad_floor_frac);
-				p->level_rel = hr_relative_level(a->th, p->z,
-								 med > 0 ? 100.0 * (1 - p->value / med) : 0);
-			}
-		}
-		/* node medians: same class, same node */
+		/* node medians (same class, same node) and each GPU's peers */
 		sort_base = v;
 		qsort(idx, m, sizeof(*idx), cmp_by_node);
 		for (s = 0; s < m; s = e) {
-			double nm, nmad;
+			double nm, nmad, *y = x + m;
 			for (e = s; e < m && v[idx[e]].node == v[idx[s]].node; e++)
 				x[e - s] = v[idx[e]].value;
 			if (v[idx[s]].node < 0 || e - s < 2)
@@ -313,27 +373,161 @@ static void compare(struct an *a, struct inst *v, size_t n)
 				break;
 			}
 			for (i = s; i < e; i++) {
-				v[idx[i]].node_n = (int)(e - s);
-				v[idx[i]].node_median = nm;
-				v[idx[i]].pct_node = nm > 0 ? 100.0 * v[idx[i]].value / nm : NAN;
+				struct inst *p = &v[idx[i]];
+				size_t np = 0;
+				p->node_n = (int)(e - s);
+				p->node_median = nm;
+				if (p->metric < 0)
+					continue;
+				for (k = s; k < e; k++)
+					if (k != i)
+						y[np++] = v[idx[k]].value;
+				if (ch_median_mad(y, np, &p->peer_median, &nmad)) {
+					a->oom = 1;
+					break;
+				}
+				p->peer_n = (int)np;
+				p->pct_node = p->peer_median > 0 ? 100.0 * p->value / p->peer_median : NAN;
 			}
 		}
-	}
-	for (i = 0; i < n; i++) {
-		struct inst *p = &v[i];
-		/* devices: a GPU below its own node's median (roofline's rule:
-		 * 5% below; 10% FAIL), over at least min_fleet like devices */
-		if (p->metric >= 0 && !isnan(p->pct_node) && p->node_n >= a->th->min_fleet) {
-			double below = 100 - p->pct_node;
-			p->level_node = below >= a->th->fail_pct_below ? HR_FAIL :
-					below >= a->th->warn_pct_below ? HR_WARN : HR_INFO;
+		/* the residuals of the GPUs with enough peers, pooled */
+		for (i = 0; i < m; i++) {
+			const struct inst *p = &v[idx[i]];
+			if (p->metric >= 0 && p->peer_n >= a->th->min_fleet - 1 && p->peer_median > 0)
+				x[nr++] = p->value / p->peer_median - 1;
 		}
-		p->level = p->level_abs > p->level_rel ? p->level_abs : p->level_rel;
-		if (p->level_node > p->level)
-			p->level = p->level_node;
-		if (p->superseded_by)
-			p->level = HR_INFO; /* history of a later run, not a verdict */
+		if (nr && ch_median_mad(x, nr, &a->c[c].res_median, &a->c[c].res_mad)) {
+			a->oom = 1;
+			break;
+		}
+		a->c[c].res_n = nr;
 	}
+}
+
+/* The value's comparisons against its expectation, the fleet and its node's
+ * other GPUs, each significant at the cut-off for the comparisons of its
+ * node (a->m_node); sets the levels. An earlier run is judged the same way
+ * against today's like values (raw_level), its level stays INFO. */
+static void judge_inst(struct an *a, struct inst *p)
+{
+	const struct cls *k = &a->c[p->cls];
+	const int *nodes;
+	int nn, j, m = 1;
+	double floor = noise_floor(a, p);
+
+	inst_nodes(a, p, &nodes, &nn);
+	for (j = 0; j < nn; j++)
+		if (nodes[j] >= 0 && (size_t)nodes[j] < a->f->nnodes && a->m_node[nodes[j]] > m)
+			m = a->m_node[nodes[j]];
+	p->m = m;
+	if (p->noisy)
+		return;
+	if (k->n >= (size_t)a->th->min_fleet && k->median > 0) {
+		double sr = 1.4826 * k->mad / k->median;
+		p->fleet_n = (int)k->n;
+		p->fleet_median = k->median;
+		p->pct_fleet = 100.0 * p->value / k->median;
+		p->s_rel = sr > floor ? sr : floor;
+		p->z = (p->value - k->median) / (p->s_rel * k->median);
+		p->cut = hr_cutoff(a->th->false_alarm, m, k->n, a->th->z_outlier);
+		p->level_rel = effect_level(a, p->z, p->cut, 100.0 * (1 - p->value / k->median));
+	}
+	if (p->metric >= 0 && !p->superseded_by && p->peer_n >= a->th->min_fleet - 1 && p->peer_median > 0 &&
+	    k->res_n >= 2) {
+		double sr = 1.4826 * k->res_mad;
+		p->s_node = sr > floor ? sr : floor;
+		p->z_node = (p->value / p->peer_median - 1 - k->res_median) / p->s_node;
+		p->cut_node = hr_cutoff(a->th->false_alarm, m, k->res_n, a->th->z_outlier);
+		p->level_node = effect_level(a, p->z_node, p->cut_node, 100.0 * (1 - p->value / p->peer_median));
+	}
+	if (!isnan(p->expected) && p->expected > 0) {
+		/* a value below its expectation by more than the spread of healthy
+		 * like values (or its own noise) allows: its ratio with that
+		 * spread allowed at the normal cut-off for the node's comparisons */
+		double sa = k->n >= (size_t)a->th->min_fleet && k->median > 0 ? 1.4826 * k->mad / k->median : 0;
+		double c = hr_cutoff(a->th->false_alarm, m, (size_t)1 << 30, 0);
+		int lm = HR_INFO;
+		if (sa < floor)
+			sa = floor;
+		p->ratio_allow = p->value / p->expected * (1 + c * sa);
+		p->level_abs = hr_absolute_level(a->th, p->ratio_allow);
+		/* like values that all sit below the expectation: their median is
+		 * judged too, and every one of them with it; the median of n values
+		 * spread s is itself uncertain by about 1.2533 x s / sqrt(n) */
+		if (k->n >= (size_t)a->th->min_fleet && k->median > 0)
+			lm = hr_absolute_level(a->th, k->median / p->expected *
+							   (1 + c * 1.2533 * sa / sqrt((double)k->n)));
+		if (lm > p->level_abs) {
+			p->level_abs = lm;
+			p->abs_by_median = 1;
+		}
+	}
+	if (p->pcie_class)
+		p->level_abs = HR_FAIL;
+	if (p->assumed_cap && p->level_abs > HR_WARN)
+		p->level_abs = HR_WARN; /* an assumed reference alone: at most WARN */
+	if (p->metric >= 0 && a->f->devices[p->subject].flag_confirm[p->metric] == HR_CONFIRM_DISAGREED &&
+	    (p->level_node >= HR_WARN || p->level_rel >= HR_WARN || p->level_abs >= HR_WARN)) {
+		/* roofline measured the value again and it was not low any more:
+		 * the first measurement does not stand, by any rule */
+		p->confirm = HR_CONFIRM_DISAGREED;
+		p->level_node = p->level_rel = p->level_abs = HR_INFO;
+		p->not_reproduced = 1;
+	}
+	if (p->metric >= 0 && p->level_node >= HR_WARN) {
+		/* a GPU below its node's other GPUs: named only when roofline's
+		 * re-measurement agrees (results.flagged[].confirmed) */
+		p->confirm = a->f->devices[p->subject].flag_confirm[p->metric];
+		if (p->confirm == HR_CONFIRM_NONE) {
+			p->not_confirmed = 1;
+			if (p->level_node > HR_WARN)
+				p->level_node = HR_WARN;
+		}
+	}
+	p->raw_level = p->level_abs > p->level_rel ? p->level_abs : p->level_rel;
+	if (p->level_node > p->raw_level)
+		p->raw_level = p->level_node;
+	p->level = p->superseded_by ? HR_INFO : p->raw_level; /* an earlier run: history, not a verdict */
+}
+
+/* Per node the comparisons made for it (a->m_node), then every value judged. */
+static void judge_all(struct an *a)
+{
+	size_t i;
+	int j, nn;
+	const int *nodes;
+	for (i = 0; i < a->ndi + a->ngi; i++) {
+		struct inst *p = i < a->ndi ? &a->di[i] : &a->gi[i - a->ndi];
+		int c;
+		if (p->superseded_by || p->noisy)
+			continue;
+		c = inst_comparisons(a, p);
+		inst_nodes(a, p, &nodes, &nn);
+		for (j = 0; j < nn; j++)
+			if (nodes[j] >= 0 && (size_t)nodes[j] < a->f->nnodes)
+				a->m_node[nodes[j]] += c;
+	}
+	for (i = 0; i < a->ndi; i++)
+		judge_inst(a, &a->di[i]);
+	for (i = 0; i < a->ngi; i++)
+		judge_inst(a, &a->gi[i]);
+}
+
+static void compare(struct an *a, struct inst *v, size_t n)
+{
+	size_t i, *idx = malloc((n ? n : 1) * sizeof(*idx));
+	double *x = malloc((n ? 2 * n : 2) * sizeof(*x));
+	if (!x || !idx) {
+		free(x);
+		free(idx);
+		a->oom = 1;
+		return;
+	}
+	class_stats(a, v, n, idx, x);
+	/* every latest value knows how many like values its class has */
+	for (i = 0; i < n; i++)
+		if (!v[i].superseded_by && !v[i].noisy)
+			v[i].fleet_n = (int)a->c[v[i].cls].n;
 	free(x);
 	free(idx);
 }
@@ -501,17 +695,23 @@ static int cmp_hist(const void *x, const void *y)
 
 /*
  * The history rule on instance @p: its @n earlier values @pts (any order;
- * sorted here, values of the same start averaged into one) then p->value, through hr_history_regressed(). Sets
- * p->hist_n; on a regression also level_hist (WARN), hist_base, hist_pct,
- * raises p->level to WARN and sets *since (index into the sorted @pts, n
- * when the run is this one alone). @v: room for n + 1 values.
+ * sorted here, values of the same start averaged into one) then p->value,
+ * through hr_history_trend() at the cut-off for the comparisons of its node.
+ * Sets p->hist_n; on a regression also level_hist (WARN for one run, FAIL
+ * when it persisted over cfg->persist runs, confirmed), hist_base,
+ * hist_pct, hist_persist, raises p->level and sets *since (index into the
+ * sorted @pts, n when the run is this one alone). @v: room for n + 1 values.
  * Returns 1 when it regressed, 0 when not or with fewer than min_nights.
  */
-static int judge_history(struct inst *p, struct hist_pt *pts, size_t n, double *v,
-			 const struct hr_check_cfg *cfg, size_t *since)
+static int judge_history(const struct an *a, struct inst *p, struct hist_pt *pts, size_t n, double *v,
+			 const struct hr_check_cfg *cfg0, size_t *since)
 {
-	double base, pct;
+	struct hr_check_cfg cfg = *cfg0;
+	struct hr_trend t;
 	size_t j, k, m = 0;
+	int r;
+	if (p->noisy || p->superseded_by)
+		return 0;
 	qsort(pts, n, sizeof(*pts), cmp_hist);
 	/* one value per earlier run: values of the same start (a world and a
 	 * pair group of one sweep over the same two nodes) are averaged */
@@ -523,23 +723,32 @@ static int judge_history(struct inst *p, struct hist_pt *pts, size_t n, double *
 		pts[m++].v = sum / (double)(k - j);
 	}
 	n = m;
-	if (n < (size_t)cfg->min_nights)
+	if (n < (size_t)cfg.min_nights)
 		return 0;
 	for (j = 0; j < n; j++)
 		v[j] = pts[j].v;
 	v[n] = p->value;
 	p->hist_n = (int)n;
-	if (!hr_history_regressed(v, n + 1, cfg, since, &base, &pct))
+	cfg.alpha = a->th->false_alarm;
+	cfg.comparisons = p->m > 0 ? p->m : 1;
+	cfg.floor_frac = noise_floor(a, p);
+	if (!(r = hr_history_trend(v, n + 1, &cfg, &t)))
 		return 0;
-	p->level_hist = HR_WARN;
-	p->hist_base = base;
-	p->hist_pct = pct;
-	if (p->level < HR_WARN)
-		p->level = HR_WARN;
+	*since = t.since;
+	p->hist_persist = r;
+	p->level_hist = r == HR_TREND_REGRESSED ? HR_FAIL : HR_WARN;
+	p->hist_base = t.baseline;
+	p->hist_pct = t.pct;
+	p->hist_nbase = (int)(t.since < (size_t)cfg.window ? t.since : (size_t)cfg.window);
+	if (r == HR_TREND_REGRESSED)
+		p->confirmed_fail = 1;
+	if (p->level < p->level_hist)
+		p->level = p->level_hist;
 	return 1;
 }
 
 static int same_device(const struct hr_device *x, const struct hr_device *y);
+static int same_nodes(const struct hr_group *a, const struct hr_group *b);
 
 /* Whether the run started at @u from result file @r is later than the one
  * started at @t from @s (seconds since the epoch; 0: no start time, never
@@ -575,6 +784,21 @@ static void mark_superseded_devices(struct an *a)
 				p->superseded_by = f->devices[e].source;
 			}
 	}
+}
+
+/* The measurement quality of value @p: the conditions of its run (@run in
+ * f->runs, -1 none) and the CV @cv of its measurement at @at. */
+static void set_quality(struct an *a, struct inst *p, long run, double cv, const char *at)
+{
+	struct hr_quality q;
+	hr_quality_init(&q);
+	if (run >= 0)
+		hr_quality_host(&q, &a->f->runs[run].cond);
+	hr_quality_cv(&q, cv, at);
+	p->noise = cv;
+	p->noisy = q.noisy;
+	p->quality_known = q.host_known || q.cv_known;
+	p->noisy_why = q.noisy ? keep(a, INST_WHY_MAX, "%s", q.why) : "";
 }
 
 static void device_instances(struct an *a)
@@ -621,8 +845,12 @@ static void device_instances(struct an *a)
 			if (x)
 				p->expected = m == 0 ? x->memory_gbps : ladder ? x->cuda_core_gflops[m - 1]
 					      : x->compute_gflops[m - 1];
+			{
+				char at[64];
+				snprintf(at, sizeof(at), "the %s", metric_label(m, mk, sizeof(mk)));
+				set_quality(a, p, a->dev_run[i], m == 0 ? d->memory_cv : d->compute_cv[m - 1], at);
+			}
 			if (!isnan(p->expected) && p->expected > 0) {
-				p->level_abs = hr_absolute_level(a->th, v / p->expected);
 				p->basis = keep(a, INST_BASIS_MAX, "per-SKU expectation for %s%s: %s", x->sku,
 					 ladder ? " of the CUDA cores (datasheet FP64/FP32 row, not Tensor Core)" : "",
 					 x->source);
@@ -637,7 +865,6 @@ static void device_instances(struct an *a)
 		}
 	}
 	mark_superseded_devices(a);
-	compare(a, a->di, a->ndi);
 }
 
 
@@ -681,7 +908,7 @@ static void device_history(struct an *a)
 			if ((size_t)e == (size_t)p->subject || !dt[e] || !same_device(d, &f->devices[e]))
 				continue;
 			for (j = a->dev_first[e]; j < a->dev_first[e] + a->dev_n[e] && !later; j++) {
-				if (a->di[j].cls != p->cls)
+				if (a->di[j].cls != p->cls || a->di[j].noisy)
 					continue;
 				if (later_run(dt[e], f->devices[e].source, dt[p->subject], d->source))
 					later = 1;
@@ -689,11 +916,91 @@ static void device_history(struct an *a)
 					pts[n++] = (struct hist_pt){ dt[e], a->di[j].value };
 			}
 		}
-		if (later || !judge_history(p, pts, n, v, &cfg, &since))
+		if (later || !judge_history(a, p, pts, n, v, &cfg, &since))
 			continue;
 	}
 	free(v);
 	free(pts);
+}
+
+/* A FAIL is confirmed, and its node a drain candidate, when roofline's
+ * re-measurement agreed with a per-GPU finding (the value held), when the history rule saw
+ * it persist, or when the earlier run of the same device or group in the
+ * inputs (a re-run, or last night's) FAILed by the same rules. */
+static void confirm_fails(struct an *a)
+{
+	size_t i, j;
+	for (i = 0; i < a->ndi + a->ngi; i++) {
+		int dev = i < a->ndi;
+		struct inst *p = dev ? &a->di[i] : &a->gi[i - a->ndi];
+		const struct inst *prev = NULL;
+		time_t tp = 0;
+		if (p->superseded_by || p->level != HR_FAIL || p->confirmed_fail)
+			continue;
+		if (dev && p->confirm == HR_CONFIRM_AGREED) {
+			/* roofline measured the value again and it held: whichever
+			 * rule FAILs it rests on a confirmed value */
+			p->confirmed_fail = 1;
+			continue;
+		}
+		for (j = 0; j < (dev ? a->ndi : a->ngi); j++) {
+			const struct inst *q = dev ? &a->di[j] : &a->gi[j];
+			time_t tq = dev ? a->dev_t[q->subject] : a->grp_t[q->subject];
+			if (q == p || !q->superseded_by || q->cls != p->cls || q->noisy)
+				continue;
+			if (dev ? !same_device(&a->f->devices[q->subject], &a->f->devices[p->subject])
+				: !same_nodes(&a->f->groups[q->subject], &a->f->groups[p->subject]))
+				continue;
+			if (!prev || tq > tp) {
+				prev = q;
+				tp = tq;
+			}
+		}
+		if (prev && prev->raw_level == HR_FAIL)
+			p->confirmed_fail = 1;
+	}
+}
+
+/* The margins of a flagged value: every rule that flagged it, with the
+ * value's distance and the rule's threshold ("12% below the fleet median
+ * 2950 GB/s of 80 like devices (robust z -8.1; flagged beyond -4.6 and from
+ * 5% below, FAIL from 10%)"). @model names the expectation's GPU model,
+ * @like the like values. */
+static void inst_margins(const struct an *a, const struct inst *p, const char *model, const char *like,
+			 char *extra, size_t n)
+{
+	char ref[48];
+	int flops = p->metric > 0;
+	size_t l;
+	extra[0] = '\0';
+	if (p->level_rel >= HR_WARN)
+		snprintf(extra, n, "%.0f%% below the fleet median %s of %d %s (robust z %.1f: flagged at or beyond -%.1f, the cut-off for its node's %d comparisons, and from %.0f%% below; FAIL from %.0f%%)",
+			 100 - p->pct_fleet, fmt_val(p->fleet_median, flops, ref, sizeof(ref)), p->fleet_n, like, p->z,
+			 p->cut, p->m, a->th->warn_pct_below, a->th->fail_pct_below);
+	l = strlen(extra);
+	if (p->level_abs >= HR_WARN && !isnan(p->expected) && p->expected > 0 && l < n)
+		snprintf(extra + l, n - l, "%s%.0f%% of the expected %s%s%s (%s; WARN below %.0f%%, FAIL below %.0f%%, %s)",
+			 l ? "; " : "", 100 * p->value / p->expected, fmt_val(p->expected, flops, ref, sizeof(ref)),
+			 p->metric >= 0 ? " for " : "", p->metric >= 0 ? model : "",
+			 p->tag[0] ? p->tag : "given", 100 * a->th->warn_ratio, 100 * a->th->fail_ratio,
+			 p->pcie_class ? "PCIe-class on an NVLink node" :
+			 p->abs_by_median ? "the median of its like values is below it too" :
+			 "with the spread of healthy like values allowed");
+	l = strlen(extra);
+	if ((p->level_node >= HR_WARN || p->not_confirmed) && !isnan(p->pct_node) && l < n)
+		snprintf(extra + l, n - l, "%s%.0f%% below the median %s of its node's %d other like GPUs (robust z %.1f: flagged at or beyond -%.1f and from %.0f%% below; FAIL from %.0f%%)%s",
+			 l ? "; " : "", 100 - p->pct_node, fmt_val(p->peer_median, flops, ref, sizeof(ref)), p->peer_n,
+			 p->z_node, p->cut_node, a->th->warn_pct_below, a->th->fail_pct_below,
+			 p->confirm == HR_CONFIRM_AGREED ? ", confirmed by roofline's re-measurement" :
+			 p->not_confirmed ? ", not confirmed (no re-measurement in the input): at most WARN" : "");
+	l = strlen(extra);
+	if (p->level_hist >= HR_WARN && l < n)
+		snprintf(extra + l, n - l, "%s%s%.0f%% below its own history in the inputs (median %s of %d earlier runs; beyond their own spread)",
+			 l ? "; " : "", p->hist_persist == HR_TREND_REGRESSED ? "on consecutive runs " : "regressed once; re-run: ",
+			 p->hist_pct, fmt_val(p->hist_base, flops, ref, sizeof(ref)), p->hist_nbase);
+	l = strlen(extra);
+	if (p->level == HR_FAIL && !p->confirmed_fail && l < n)
+		snprintf(extra + l, n - l, "; FAIL not confirmed (no re-measurement, earlier run or persisting history agrees): re-run before draining");
 }
 
 static void device_reasons(struct an *a)
@@ -704,7 +1011,7 @@ static void device_reasons(struct an *a)
 		const struct hr_device *d = &f->devices[i];
 		const struct inst *worst = NULL;
 		int nflag = 0;
-		char subj[96], what[64], val[48], ref[48], extra[512] = "", action[512];
+		char subj[96], what[64], val[48], extra[1024] = "", action[512];
 		if (!strcmp(d->status, "failed"))
 			add_reason(a, d->node, HR_FAIL, "validation_failed", d->device, d->source,
 				   "drain the node and run the vendor diagnostics (dcgmi diag -r 3); a device that computes wrong results cannot be trusted",
@@ -720,6 +1027,17 @@ static void device_reasons(struct an *a)
 			     (isnan(p->pct_fleet) ? 100 : p->pct_fleet) < (isnan(worst->pct_fleet) ? 100 : worst->pct_fleet)))
 				worst = p;
 		}
+		for (j = a->dev_first[i]; !worst && j < a->dev_first[i] + a->dev_n[i]; j++) {
+			const struct inst *p = &a->di[j];
+			char mk[48], v1[48], v2[48];
+			if (p->subject != (int)i || !p->not_reproduced || p->superseded_by)
+				continue;
+			add_reason(a, d->node, HR_INFO, "did_not_reproduce", d->device, d->source,
+				   "nothing to do; re-run roofline on the node if it recurs",
+				   "%s %s %s was %.0f%% below the median %s of its node's %d other like GPUs, but roofline's re-measurement did not reproduce it: not judged low",
+				   d->device, metric_label(p->metric, mk, sizeof(mk)), fmt_val(p->value, p->metric > 0, v1, sizeof(v1)),
+				   100 - p->pct_node, fmt_val(p->peer_median, p->metric > 0, v2, sizeof(v2)), p->peer_n);
+		}
 		if (!worst) {
 			int earlier = a->dev_n[i] && a->di[a->dev_first[i]].superseded_by;
 			if (d->throttled && strcmp(d->status, "failed") && !earlier)
@@ -733,30 +1051,7 @@ static void device_reasons(struct an *a)
 		metric_label(worst->metric, what, sizeof(what));
 		fmt_val(worst->value, worst->metric > 0, val, sizeof(val));
 		snprintf(subj, sizeof(subj), "%s", d->device);
-		if (worst->level_rel >= HR_WARN) {
-			size_t l = strlen(extra);
-			snprintf(extra + l, sizeof(extra) - l, "%.0f%% below the fleet median %s (robust z %.1f, %d like devices)",
-				 100 - worst->pct_fleet,
-				 fmt_val(worst->fleet_median, worst->metric > 0, ref, sizeof(ref)),
-				 worst->z, worst->fleet_n);
-		}
-		if (!isnan(worst->expected) && worst->expected > 0) {
-			size_t l = strlen(extra);
-			snprintf(extra + l, sizeof(extra) - l, "%s%.0f%% of the expected %s for %s",
-				 l ? "; " : "", 100 * worst->value / worst->expected,
-				 fmt_val(worst->expected, worst->metric > 0, ref, sizeof(ref)),
-				 d->sku ? d->sku : "this model");
-		}
-		if (!isnan(worst->pct_node) && worst->pct_node < 100 - a->th->warn_pct_below) {
-			size_t l = strlen(extra);
-			snprintf(extra + l, sizeof(extra) - l, "; %.0f%% below its node's median", 100 - worst->pct_node);
-		}
-		if (worst->level_hist >= HR_WARN) {
-			size_t l = strlen(extra);
-			snprintf(extra + l, sizeof(extra) - l, "%s%.0f%% below its own history in the inputs (median %s of %d earlier runs)",
-				 l ? "; " : "", worst->hist_pct,
-				 fmt_val(worst->hist_base, worst->metric > 0, ref, sizeof(ref)), worst->hist_n);
-		}
+		inst_margins(a, worst, d->sku ? d->sku : "this model", "like devices", extra, sizeof(extra));
 		if (d->throttled)
 			snprintf(action, sizeof(action),
 				 "check power and cooling: the device was throttled%s%s (nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE)",
@@ -769,12 +1064,16 @@ static void device_reasons(struct an *a)
 			snprintf(action, sizeof(action),
 				 "re-run roofline on %s; if it stays low check clocks, power limit and PCIe link (nvidia-smi -q), then drain and run dcgmi diag -r 3",
 				 d->device);
-		add_reason(a, d->node, worst->level, worst->metric == 0 ? "memory_low" : "compute_low",
-			   subj, d->source, action, "%s %s %s: %s%s%s%s",
-			   d->device, what, val, extra,
-			   d->throttled ? "; throttled during the measurement" : "",
-			   nflag > 1 ? "; also low: " : "", "");
-		if (nflag > 1) {
+		{
+			struct reason *r = add_reason(a, d->node, worst->level, worst->metric == 0 ? "memory_low" : "compute_low",
+						      subj, d->source, action, "%s %s %s: %s%s%s%s",
+						      d->device, what, val, extra,
+						      d->throttled ? "; throttled during the measurement" : "",
+						      nflag > 1 ? "; also low: " : "", "");
+			if (r && worst->level == HR_FAIL && worst->confirmed_fail)
+				r->drain = 1;
+		}
+		if (nflag > 1 && !a->oom) {
 			/* name the other low metrics */
 			struct reason *r = &a->r[a->nr - 1];
 			struct hr_buf b = { 0 };
@@ -1006,6 +1305,7 @@ static void group_instances(struct an *a)
 			p->why = keep(a, INST_WHY_MAX, "%s", why);
 			p->tag = keep(a, INST_TAG_MAX, "%s", !strncmp(p->basis, "from the NICs", 13) ? "NICs recorded" :
 				 !strncmp(p->basis, "assumed", 7) ? "assumed cluster reference" : "given");
+			p->assumed_cap = !strncmp(p->basis, "assumed", 7);
 		}
 		if (!isnan(p->expected) && g->large_bytes < HR_REF_MIN_BYTES) {
 			p->why = keep(a, INST_WHY_MAX, "its largest size, %s, is below 1 GiB: busbw has not reached the plateau the reference describes",
@@ -1013,18 +1313,24 @@ static void group_instances(struct an *a)
 			p->expected = NAN;
 			p->basis = p->tag = "";
 		}
-		if (!isnan(p->expected)) {
+		if (!isnan(p->expected))
 			p->why = "";
-			p->level_abs = hr_absolute_level(a->th, p->value / p->expected);
-		}
 		if (intra && gpu && g->nranks >= 2 && hr_gpu_nvlink_all(ds) == 1 &&
 		    p->value <= a->th->pcie_class_gbps)
-			p->level_abs = HR_FAIL;
+			p->pcie_class = 1;
+		{
+			/* the headline figure's cell: out-of-place at the largest size */
+			double cv = NAN;
+			size_t j;
+			for (j = 0; j < g->nrows; j++)
+				if (g->rows[j].bytes == g->large_bytes)
+					cv = !isnan(g->rows[j].busbw_oop_gbps) ? g->rows[j].oop.cv : g->rows[j].ip.cv;
+			set_quality(a, p, a->grp_run[i], cv, hr_fmt_bytes(g->large_bytes, sz, sizeof(sz)));
+		}
 	}
 	for (i = 0; !a->oom && i < a->ngi; i++)
 		a->grp_inst[a->gi[i].subject] = (long)i;
 	mark_superseded_groups(a);
-	compare(a, a->gi, a->ngi);
 }
 
 static const struct inst *group_inst(const struct an *a, size_t g)
@@ -1032,23 +1338,11 @@ static const struct inst *group_inst(const struct an *a, size_t g)
 	return a->grp_inst && a->grp_inst[g] >= 0 ? &a->gi[a->grp_inst[g]] : NULL;
 }
 
-/* "12% below the median of 5 like groups 350 GB/s (robust z -8.1); 48% of
- * the expected 368 GB/s (from the NICs ...)" */
+/* The margins of a flagged group (inst_margins()). */
 static void group_detail(const struct an *a, const struct inst *p, const char *like,
 			 char *detail, size_t n)
 {
-	char ref[48];
-	detail[0] = '\0';
-	if (p->level_rel >= HR_WARN)
-		snprintf(detail, n, "%.0f%% below the median of %d like %s %s (robust z %.1f)",
-			 100 - p->pct_fleet, p->fleet_n, like, fmt_val(p->fleet_median, 0, ref, sizeof(ref)), p->z);
-	if (p->level_abs >= HR_WARN && !isnan(p->expected)) {
-		size_t l = strlen(detail);
-		snprintf(detail + l, n - l, "%s%.0f%% of the expected %s (%s)",
-			 l ? "; " : "", 100 * p->value / p->expected,
-			 fmt_val(p->expected, 0, ref, sizeof(ref)), p->basis);
-	}
-	(void)a;
+	inst_margins(a, p, "this model", like, detail, n);
 }
 
 #define INTER_ACTION "check the node's NICs (ibstat: state Active, rate; port error counters), the transport NCCL chose (NCCL_DEBUG=INFO: NET/IB, not NET/Socket), NCCL_IB_HCA and the network stack (GPUDirect RDMA, nvidia-peermem, the fabric's own diagnostics such as ibdiagnet)"
@@ -1094,19 +1388,22 @@ static void group_reasons(struct an *a)
 		fmt_val(p->value, 0, val, sizeof(val));
 		for (k = 0; k < g->nnodes; k++) {
 			const struct ch_datasheet *ds = g->gpu_name ? ch_datasheet_lookup(g->gpu_name) : NULL;
+			struct reason *r;
 			if (p->level_abs == HR_FAIL && hr_gpu_nvlink_all(ds) == 1 && p->value <= a->th->pcie_class_gbps)
-				add_reason(a, g->nodes[k], HR_FAIL, "nvlink_degraded", g->name, g->source,
+				r = add_reason(a, g->nodes[k], HR_FAIL, "nvlink_degraded", g->name, g->source,
 					   "NVLink degraded: check nvidia-smi nvlink --status and nvidia-smi topo -m, then drain and reseat or replace the failing GPU or NVSwitch",
 					   "intra-node busbw %s (%s, %d ranks) is PCIe-class (at most %.0f GB/s) on an NVLink node (%s)",
 					   val, g->algo, g->nranks, a->th->pcie_class_gbps, ds->sku);
 			else {
-				char detail[700];
+				char detail[1200];
 				group_detail(a, p, "intra-node groups", detail, sizeof(detail));
-				add_reason(a, g->nodes[k], p->level, "intra_node_busbw_low", g->name, g->source,
+				r = add_reason(a, g->nodes[k], p->level, "intra_node_busbw_low", g->name, g->source,
 					   "check the intra-node fabric: nvidia-smi nvlink --status, nvidia-smi topo -m, PCIe link width (lspci -vv); re-run allreduce_bw on the node",
 					   "intra-node busbw %s (%s %s, %d ranks, %s %s): %s", val, g->collective,
 					   g->algo, g->nranks, hr_group_kind_name(g->kind), g->name, detail);
 			}
+			if (r && p->level == HR_FAIL && p->confirmed_fail)
+				r->drain = 1;
 		}
 	}
 
@@ -1121,8 +1418,9 @@ static void group_reasons(struct an *a)
 	}
 	for (i = 0; i < f->nnodes; i++) {
 		struct hr_buf names = { 0 };
+		struct reason *r;
 		size_t j;
-		int n = 0;
+		int n = 0, solid = 0;
 		if (a->slow_pairs[i] < 2)
 			continue;
 		for (j = 0; j < a->ngi; j++) {
@@ -1134,18 +1432,27 @@ static void group_reasons(struct an *a)
 				if (g->nodes[k] == (int)i) {
 					hr_buf_printf(&names, "%s%s (%s)", n++ ? ", " : "", g->name,
 						      fmt_val(p->value, 0, val, sizeof(val)));
+					/* slow against like pairs, or against a recorded or given reference */
+					solid += p->level_rel >= HR_WARN || (p->level_abs >= HR_WARN && !p->assumed_cap);
 				}
 		}
-		add_reason(a, (int)i, HR_FAIL, "inter_node_link", "inter-node", NULL,
-			   "inter-node link: " INTER_ACTION "; check its cables, then drain",
-			   "common to %d slow node pairs: %s", a->slow_pairs[i], names.s ? names.s : "");
+		/* two pairs that share the node are two measurements that agree:
+		 * confirmed, unless they rest on an assumed reference alone */
+		r = add_reason(a, (int)i, solid >= 2 ? HR_FAIL : HR_WARN, "inter_node_link", "inter-node", NULL,
+			       solid >= 2 ? "inter-node link: " INTER_ACTION "; check its cables, then drain"
+					  : "record the NIC inventory (result files with host.inventory) so that the pairs are judged against the NICs the nodes have; meanwhile: " INTER_ACTION,
+			       "common to %d slow node pairs: %s%s", a->slow_pairs[i], names.s ? names.s : "",
+			       solid >= 2 ? "; confirmed by two pairs that share the node"
+					  : "; judged against an assumed reference only (no NIC inventory, no like pairs): at most WARN");
+		if (r && solid >= 2)
+			r->drain = 1;
 		hr_buf_release(&names);
 	}
 	for (i = 0; i < a->ngi; i++) {
 		const struct inst *p = &a->gi[i];
 		const struct hr_group *g = &f->groups[p->subject];
 		int suspect = 0;
-		char detail[700];
+		char detail[1200];
 		if (p->fabric != 2 || p->level < HR_WARN)
 			continue;
 		for (k = 0; g->nnodes == 2 && k < g->nnodes; k++)
@@ -1156,11 +1463,17 @@ static void group_reasons(struct an *a)
 		group_detail(a, p, g->nnodes == 2 ? "pairs" : "groups of this size", detail, sizeof(detail));
 		fmt_val(p->value, 0, val, sizeof(val));
 		for (k = 0; k < g->nnodes; k++) {
-			if (p->level_abs >= HR_WARN)
-				add_reason(a, g->nodes[k], p->level, "inter_node_busbw_low", g->name, g->source,
+			if (p->level_abs >= HR_WARN) {
+				struct reason *r = add_reason(a, g->nodes[k], p->level, "inter_node_busbw_low", g->name, g->source,
+					   p->assumed_cap && p->level_rel < HR_WARN ?
+					   "record the NIC inventory (result files with host.inventory): this verdict rests on an assumed reference; meanwhile: " INTER_ACTION :
 					   INTER_ACTION,
-					   "inter-node busbw %s (%s %s, %d ranks on %d nodes, %s): %s",
-					   val, g->collective, g->algo, g->nranks, g->nnodes, g->name, detail);
+					   "inter-node busbw %s (%s %s, %d ranks on %d nodes, %s): %s%s",
+					   val, g->collective, g->algo, g->nranks, g->nnodes, g->name, detail,
+					   p->assumed_cap && p->level_rel < HR_WARN ? "; an assumed reference alone: at most WARN" : "");
+				if (r && p->level == HR_FAIL && p->confirmed_fail)
+					r->drain = 1;
+			}
 			else if (g->nnodes == 2)
 				add_reason(a, g->nodes[k], HR_WARN, "slow_pair", g->name, g->source,
 					   "re-test each node of the pair against a third node (allreduce_bw --groups pairs) to localise; " INTER_ACTION,
@@ -1241,14 +1554,14 @@ static void history_reasons(struct an *a)
 			j = (size_t)a->grp_inst[a->grp_of[e]];
 			q = &a->gi[j];
 			h = &f->groups[q->subject];
-			if (j == i || q->cls != p->cls || !(u = a->grp_t[q->subject]) || !same_nodes(g, h))
+			if (j == i || q->cls != p->cls || q->noisy || !(u = a->grp_t[q->subject]) || !same_nodes(g, h))
 				continue;
 			if (later_run(u, h->source, t, g->source))
 				later = 1;
 			else if (later_run(t, g->source, u, h->source))
 				pts[n++] = (struct hist_pt){ u, q->value };
 		}
-		if (later || !judge_history(p, pts, n, v, &cfg, &since))
+		if (later || !judge_history(a, p, pts, n, v, &cfg, &since))
 			continue;
 		base = p->hist_base;
 		pct = p->hist_pct;
@@ -1256,14 +1569,24 @@ static void history_reasons(struct an *a)
 		strftime(when, sizeof(when), "%Y-%m-%d", gmtime(&pts[since < n ? since : n - 1].t));
 		fmt_val(p->value, 0, val, sizeof(val));
 		fmt_val(base, 0, ref, sizeof(ref));
-		for (k = 0; k < g->nnodes; k++)
-			add_reason(a, g->nodes[k], HR_WARN, "fabric_regressed", g->name, g->source,
-				   p->fabric == 1 ? "the node's own fabric got slower: check NVLink / PCIe (nvidia-smi nvlink --status, nvidia-smi topo -m) and what changed since (driver, NCCL, firmware)" :
-				   INTER_ACTION "; and what changed since (driver, NCCL, firmware, switch configuration)",
-				   "%s busbw %s (%s %s, %d ranks, %s) is %.0f%% below its own history in the inputs: median %s of %d earlier sweep%s (regressed %s%s)",
-				   p->fabric == 1 ? "intra-node" : "inter-node", val, g->collective, g->algo,
-				   g->nranks, g->name, pct, ref, p->hist_n, p->hist_n == 1 ? "" : "s",
-				   since < n ? "since " : "in this run", since < n ? when : "");
+		for (k = 0; k < g->nnodes; k++) {
+			if (p->hist_persist == HR_TREND_REGRESSED)
+				add_reason(a, g->nodes[k], HR_FAIL, "fabric_regressed", g->name, g->source,
+					   p->fabric == 1 ? "the node's own fabric got slower: check NVLink / PCIe (nvidia-smi nvlink --status, nvidia-smi topo -m) and what changed since (driver, NCCL, firmware)" :
+					   INTER_ACTION "; and what changed since (driver, NCCL, firmware, switch configuration)",
+					   "%s busbw %s (%s %s, %d ranks, %s) is %.0f%% below its own history in the inputs on %d runs in a row: median %s of %d earlier sweep%s (regressed since %s; beyond the runs' own spread)",
+					   p->fabric == 1 ? "intra-node" : "inter-node", val, g->collective, g->algo,
+					   g->nranks, g->name, pct, (int)(n + 1 - since), ref, p->hist_nbase,
+					   p->hist_nbase == 1 ? "" : "s", when);
+			else
+				add_reason(a, g->nodes[k], HR_WARN, "fabric_regressed", g->name, g->source,
+					   "re-run the sweep: a regression on one run alone is not yet a trend",
+					   "%s busbw %s (%s %s, %d ranks, %s) regressed once; re-run: %.0f%% below its own history in the inputs, median %s of %d earlier sweep%s (beyond the runs' own spread; REGRESSED when it persists on the next run)",
+					   p->fabric == 1 ? "intra-node" : "inter-node", val, g->collective, g->algo,
+					   g->nranks, g->name, pct, ref, p->hist_nbase, p->hist_nbase == 1 ? "" : "s");
+			if (p->hist_persist == HR_TREND_REGRESSED && a->nr && !a->oom)
+				a->r[a->nr - 1].drain = 1;
+		}
 	}
 	free(pts);
 	free(v);
@@ -1343,12 +1666,70 @@ static void cfg_text(const struct hr_loader_cfg *c, char *buf, size_t n)
 		 c->name, wk);
 }
 
+/* The level of a loader configuration from its figures (not its verdict
+ * label): input wait against the result's thresholds (TensorFlow
+ * profiler: WARN from 5%, FAIL from 20% of the step), accelerator
+ * utilisation (DLIO: WARN below 90%, FAIL below 70%), and the feeders'
+ * lateness p99 (WARN from one whole step: the batch of that step is late
+ * by construction). @why: [out] what crossed its threshold, with the
+ * margin. */
+static int loader_level(const struct hr_loader *l, const struct hr_loader_cfg *c, char *why, size_t n)
+{
+	int level = HR_INFO;
+	size_t len;
+	why[0] = '\0';
+	if (c->input_wait_frac >= l->wait_warn) {
+		int lv = c->input_wait_frac >= l->wait_fail ? HR_FAIL : HR_WARN;
+		len = strlen(why);
+		snprintf(why + len, n - len, "%sinput wait %.1f%% of the step (WARN from %.0f%%, FAIL from %.0f%%: TensorFlow profiler input-pipeline analysis)",
+			 len ? "; " : "", 100 * c->input_wait_frac, 100 * l->wait_warn, 100 * l->wait_fail);
+		if (lv > level)
+			level = lv;
+	}
+	if (c->accel_util < l->util_pass) {
+		int lv = c->accel_util < l->util_fail ? HR_FAIL : HR_WARN;
+		len = strlen(why);
+		snprintf(why + len, n - len, "%saccelerator utilisation %.1f%% (WARN below %.0f%%, FAIL below %.0f%%: DLIO / MLPerf Storage)",
+			 len ? "; " : "", 100 * c->accel_util, 100 * l->util_pass, 100 * l->util_fail);
+		if (lv > level)
+			level = lv;
+	}
+	if (l->step_ms > 0 && c->lateness_p99_us >= 1000 * l->step_ms) {
+		len = strlen(why);
+		snprintf(why + len, n - len, "%sfeeder lateness p99 %.0f us, %.1f steps of %.3g ms (WARN from one step)",
+			 len ? "; " : "", c->lateness_p99_us, c->lateness_p99_us / (1000 * l->step_ms), l->step_ms);
+		if (level < HR_WARN)
+			level = HR_WARN;
+	}
+	return level;
+}
+
+/* Whether the loader's host was busy before its load started: its
+ * baseline configuration's CPU pressure, or the envelope's conditions
+ * before the run (hr_quality.h); @q: [out]. */
+static void loader_quality(const struct an *a, const struct hr_loader *l, struct hr_quality *q)
+{
+	size_t i;
+	hr_quality_init(q);
+	hr_quality_host_busy(q, l->base_psi_pct);
+	for (i = 0; i < a->f->nruns; i++)
+		if (!strcmp(a->f->runs[i].path, l->source) && a->f->runs[i].cond.known) {
+			/* before the run only: the load it makes itself is its measurement */
+			struct hr_conditions c = a->f->runs[i].cond;
+			c.after.cpu_pressure_pct = c.after.cpu_busy_pct = NAN;
+			c.per_core = NAN;
+			hr_quality_host(q, &c);
+			break;
+		}
+}
+
 /*
- * loader_contention's top-level verdict is the verdict of the configuration
- * it recommends (docs/results-schema.md): a warn or fail there means the
- * host cannot feed its GPUs even with the best placement measured. When the
- * recommendation passes but the inherited placement (as-is: what a job gets
- * without binding) does not, the node works but its jobs must bind.
+ * The loader judged on its figures (loader_level()), not on
+ * loader_contention's verdict labels: the configuration it recommends
+ * (the best placement measured: when even that is late, the host cannot
+ * feed its GPUs) and the inherited placement (as-is: what a job gets
+ * without binding). A run whose host was busy before its load started is
+ * not judged ("host busy").
  */
 static void loader_reasons(struct an *a)
 {
@@ -1357,18 +1738,30 @@ static void loader_reasons(struct an *a)
 	for (n = 0; n < f->nnodes; n++) {
 		const struct hr_loader *l = node_loader(f, (int)n);
 		const struct hr_loader_cfg *rec, *asis = NULL, *shared = NULL;
-		int level;
-		char t1[400], t2[400], action[768];
+		struct hr_quality q;
+		int level, la = HR_INFO, ls = HR_INFO;
+		char t1[400], w1[600], w2[600], w3[600], action[768];
 		if (!l)
 			continue;
-		level = verdict_level(l->verdict);
 		if (l->mask_collapsed) {
+			level = verdict_level(l->verdict);
+			a->loader[n] = 1;
 			add_reason(a, (int)n, level > HR_WARN ? level : HR_WARN, "affinity_collapsed", "loader", l->source,
 				   "check the launcher's CPU binding (srun --cpu-bind, OMP_PROC_BIND, mpirun --bind-to): every thread of the job would share one CPU",
 				   "the process's CPU affinity mask has collapsed to a single CPU (loader_contention's verdict '%s')",
 				   l->verdict ? l->verdict : "n/a");
 			continue;
 		}
+		loader_quality(a, l, &q);
+		if (q.noisy) {
+			a->loader[n] = 2;
+			snprintf(a->loader_why[n], sizeof(a->loader_why[n]), "host busy: %s", q.why);
+			add_reason(a, (int)n, HR_INFO, "loader_not_judged", "loader", l->source, "re-run on an idle node",
+				   "loader not judged: host busy (%s): its feeders would be late from the other work, not from the placement",
+				   q.why);
+			continue;
+		}
+		a->loader[n] = 1;
 		rec = loader_cfg(l, l->rec_config, l->rec_placement, l->rec_workers);
 		for (i = 0; i < l->ncfgs; i++) {
 			const struct hr_loader_cfg *c = &l->cfgs[i];
@@ -1388,30 +1781,29 @@ static void loader_reasons(struct an *a)
 				 l->rec_numactl ? ")" : "");
 		else
 			snprintf(action, sizeof(action), "move workers off the feeder cores (loader_contention's isolated placement)");
+		level = rec ? loader_level(l, rec, w1, sizeof(w1)) : HR_INFO;
+		a->loader_lv[n] = level;
 		if (level >= HR_WARN) {
 			char act2[1024];
-			if (rec)
-				cfg_text(rec, t1, sizeof(t1));
+			cfg_text(rec, t1, sizeof(t1));
 			snprintf(act2, sizeof(act2), "the host CPUs cannot keep the GPUs fed even with the best placement measured: look for other load on the node (top), then reduce the CPU work per batch or add cores; meanwhile %s",
 				 action);
 			add_reason(a, (int)n, level, "loader_input_bound", "loader", l->source, act2,
-				   "loader_contention's verdict is '%s' with its recommended placement%s%s",
-				   l->verdict, rec ? ": " : "", rec ? t1 : "");
+				   "with the recommended placement: %s (%s; loader_contention's own verdict '%s')", w1, t1,
+				   l->verdict ? l->verdict : "n/a");
 			continue;
 		}
-		if (asis && verdict_level(asis->verdict) >= HR_WARN) {
+		if (asis)
+			la = loader_level(l, asis, w2, sizeof(w2));
+		if (shared)
+			ls = loader_level(l, shared, w3, sizeof(w3));
+		if (la >= HR_WARN) {
 			cfg_text(asis, t1, sizeof(t1));
-			t2[0] = '\0';
-			if (shared && verdict_level(shared->verdict) >= HR_WARN) {
-				char w[32];
-				snprintf(t2, sizeof(t2), "%s, input wait %s%%", shared->name,
-					 hr_fmt_num(100 * shared->input_wait_frac, w, sizeof(w)));
-			}
 			add_reason(a, (int)n, HR_WARN, "loader_contention", "loader", l->source, action,
-				   "feeders are late under the inherited placement (no binding): %s%s%s%s%s%s",
-				   t1, t2[0] ? "; likewise with workers on the feeder cores (" : "", t2, t2[0] ? ")" : "",
-				   rec ? "; the recommended placement passes: " : "",
-				   rec ? rec->name : "");
+				   "feeders are late under the inherited placement (no binding): %s (%s)%s%s%s%s%s",
+				   w2, t1, ls >= HR_WARN ? "; likewise with workers on the feeder cores (" : "",
+				   ls >= HR_WARN ? shared->name : "", ls >= HR_WARN ? ")" : "",
+				   rec ? "; the recommended placement passes: " : "", rec ? rec->name : "");
 		}
 	}
 }
@@ -1467,133 +1859,380 @@ static void run_reasons(struct an *a)
 
 /* ------------------------------------------------------------ curve shape */
 
-static void curve_add(struct an *a, const struct hr_group *g, const char *code, const char *action,
+static void curve_add(struct an *a, const struct hr_group *g, int level, const char *code, const char *action,
 		      const char *text)
 {
 	int k;
 	if (!g->nnodes)
-		add_reason(a, -1, HR_WARN, code, g->name, g->source, action, "%s %s: %s",
+		add_reason(a, -1, level, code, g->name, g->source, action, "%s %s: %s",
 			   g->name, g->collective, text);
 	for (k = 0; k < g->nnodes; k++)
-		add_reason(a, g->nodes[k], HR_WARN, code, g->name, g->source, action,
+		add_reason(a, g->nodes[k], level, code, g->name, g->source, action,
 			   "%s (%s %s, %d ranks): %s", g->name, g->collective, g->algo, g->nranks, text);
 }
 
 #define CURVE_ACTION "re-run the sweep; if it repeats, read which protocol and algorithm NCCL chose around those sizes (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=TUNING) and compare with NCCL_PROTO / NCCL_ALGO pinned; look for other traffic during the run"
 
-/*
- * Curve shape of every sweep with rows (docs/health_report.md): a dip (a
- * size below both neighbours and below HR_CURVE_DIP x their geometric mean),
- * an out-of-place / in-place gap (one below HR_CURVE_GAP x the other), and a
- * mid-range collapse (from a size below HR_CURVE_MID x the plateau, busbw
- * rises by less than HR_CURVE_FLAT over at least HR_CURVE_SPAN x in size).
- * Sizes below HR_CURVE_MIN_BYTES and cells below HR_CURVE_MIN_GBPS are not
- * judged (latency-bound; printed with 2 decimals).
- */
-/* Whether the curve-shape rules can look at group @g: one increasing sweep
- * of at least 3 sizes with a cell at or above HR_CURVE_MIN_BYTES and
- * HR_CURVE_MIN_GBPS (out-of-place or in-place). */
-static int curve_judged(const struct hr_group *g)
+/* One cell of a curve as the shape rules see it. */
+struct ccell {
+	int ok;            /* a value to judge (present, clean) */
+	int noisy;         /* present but noisy: CV above HR_Q_MAX_CV */
+	int regime;        /* past the latency floor: its time at least
+			      HR_CURVE_LATENCY x the smallest of the half
+			      (sizes >= HR_CURVE_MIN_BYTES where the time is
+			      not recorded) */
+	double bytes;
+	double bw;         /* busbw at the median per-call period where recorded */
+	double e;          /* its relative spread: the CV and the 2-decimal print */
+	double cv;
+	int confirm;       /* measured again (enum hr_confirm: AGREED = measured) */
+	double cbw, ce;    /* the re-measurement's busbw and spread */
+};
+
+/* The rows of @g the shape rules use: rows of size 0 dropped; 0 when the
+ * rest is not one increasing sweep of at least 3 sizes. */
+static size_t curve_rows(const struct hr_group *g, size_t *first)
 {
-	size_t j;
-	int cell = 0;
-	if (g->nrows < 3)
-		return 0;
+	size_t j, n = 0, f0 = g->nrows;
 	for (j = 0; j < g->nrows; j++) {
-		if (j && !(g->rows[j].bytes > g->rows[j - 1].bytes))
+		if (!(g->rows[j].bytes > 0))
+			continue;
+		if (f0 == g->nrows)
+			f0 = j;
+		else if (!(g->rows[j].bytes > g->rows[j - 1].bytes) || j != f0 + n)
 			return 0; /* not one increasing sweep (several roots or types) */
-		cell |= g->rows[j].bytes >= HR_CURVE_MIN_BYTES &&
-			(g->rows[j].busbw_oop_gbps >= HR_CURVE_MIN_GBPS || g->rows[j].busbw_ip_gbps >= HR_CURVE_MIN_GBPS);
+		n++;
 	}
-	return cell;
+	*first = f0;
+	return n >= 3 ? n : 0;
 }
 
+/* The relative spread of a busbw: its per-call CV, plus half a unit of the
+ * last printed digit where it was read from text (nccl-tests prints busbw
+ * with 2 decimals) */
+static double spread_of(double cv, double bw, int printed)
+{
+	return (isnan(cv) ? 0 : cv) + (!printed ? 0 : bw > 0 ? 0.005 / bw : 1e9);
+}
+
+/* The cells of half @h (0 out-of-place, 1 in-place) of rows [f0, f0+n). */
+static void curve_cells(const struct hr_group *g, size_t f0, size_t n, int h, struct ccell *c)
+{
+	double tmin = NAN;
+	size_t j;
+	int printed = g->backend && !strcmp(g->backend, "nccl-tests");
+	for (j = 0; j < n; j++) {
+		const struct hr_row *r = &g->rows[f0 + j];
+		const struct hr_cell *cl = h ? &r->ip : &r->oop;
+		double bw = h ? r->busbw_ip_gbps : r->busbw_oop_gbps, t = cl->median_us > 0 ? cl->median_us : cl->time_us;
+		memset(&c[j], 0, sizeof(c[j]));
+		c[j].bytes = r->bytes;
+		c[j].cv = cl->cv;
+		if (isnan(bw))
+			continue;
+		if (cl->time_us > 0 && cl->median_us > 0)
+			bw *= cl->time_us / cl->median_us; /* at the median per-call period */
+		c[j].bw = bw;
+		c[j].e = spread_of(cl->cv, bw, printed);
+		c[j].noisy = cl->cv > HR_Q_MAX_CV;
+		c[j].ok = !c[j].noisy && bw >= 0;
+		c[j].confirm = cl->confirm;
+		c[j].cbw = cl->confirm_busbw;
+		c[j].ce = spread_of(cl->confirm_cv, cl->confirm_busbw, 0);
+		if (t > 0 && (isnan(tmin) || t < tmin))
+			tmin = t;
+	}
+	/* past the latency floor: the time of this size and of every larger
+	 * one at least HR_CURVE_LATENCY x the smallest (the trend of time with
+	 * size, so that one slow call at a small size is not taken for it) */
+	{
+		double run = NAN;
+		for (j = n; j-- > 0;) {
+			const struct hr_row *r = &g->rows[f0 + j];
+			const struct hr_cell *cl = h ? &r->ip : &r->oop;
+			double t = cl->median_us > 0 ? cl->median_us : cl->time_us;
+			if (t > 0 && (isnan(run) || t < run))
+				run = t;
+			c[j].regime = t > 0 && tmin > 0 ? run >= HR_CURVE_LATENCY * tmin : c[j].bytes >= HR_CURVE_MIN_BYTES;
+		}
+	}
+}
+
+/* Whether busbw @m (spread @em) is a dip between cells @l and @r. */
+static int is_dip(double m, double em, const struct ccell *l, const struct ccell *r)
+{
+	double up = m * (1 + em);
+	return m < l->bw && m < r->bw && m < HR_CURVE_DIP * sqrt(l->bw * r->bw) &&
+	       up < l->bw * (1 - l->e) && up < r->bw * (1 - r->e);
+}
+
+/* Whether @lo (spread @elo) is below HR_CURVE_GAP x @hi (spread @ehi) beyond both spreads. */
+static int is_gap(double lo, double elo, double hi, double ehi)
+{
+	return lo * (1 + elo) < HR_CURVE_GAP * hi * (1 - ehi);
+}
+
+/* What the re-measurement of a finding says, for its text. */
+struct cfind {
+	int n, confirmed, unconfirmed, noisy;
+	struct hr_buf txt, not_repro, noisy_txt;
+};
+
+static void cfind_add(struct cfind *f, int confirm, int agrees, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void cfind_add(struct cfind *f, int confirm, int agrees, const char *fmt, ...)
+{
+	char buf[400];
+	va_list ap;
+	struct hr_buf *b;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (confirm != HR_CONFIRM_NONE && !agrees) {
+		b = &f->not_repro;
+	} else {
+		b = &f->txt;
+		f->n++;
+		if (confirm != HR_CONFIRM_NONE)
+			f->confirmed++;
+		else
+			f->unconfirmed++;
+	}
+	if (b == &f->txt && f->n > 4)
+		return;
+	hr_buf_printf(b, "%s%s%s", b->len ? "; " : "", buf,
+		      b == &f->txt ? (confirm != HR_CONFIRM_NONE ? ", confirmed by re-measurement"
+								 : ", not confirmed (no re-measurement in the input)")
+				   : "");
+}
+
+static void cfind_release(struct cfind *f)
+{
+	hr_buf_release(&f->txt);
+	hr_buf_release(&f->not_repro);
+	hr_buf_release(&f->noisy_txt);
+}
+
+/* Report a rule's findings: WARN when any, info for those that did not
+ * reproduce and for those on noisy cells. */
+static void cfind_report(struct an *a, const struct hr_group *g, const char *code, const char *action,
+			 const struct cfind *f, const char *what, const char *crit)
+{
+	char t[1600];
+	if (f->n) {
+		snprintf(t, sizeof(t), "%s %s%s (%s)", what, f->txt.s, f->n > 4 ? "; and more" : "", crit);
+		curve_add(a, g, HR_WARN, code, action, t);
+	}
+	if (f->not_repro.s) {
+		snprintf(t, sizeof(t), "%s %s did not reproduce: the sweep's re-measurement at the end of the run did not show it",
+			 what, f->not_repro.s);
+		curve_add(a, g, HR_INFO, "did_not_reproduce", "nothing to do; re-run the sweep if it recurs", t);
+	}
+}
+
+/*
+ * Curve shape of every latest sweep with rows (docs/health_report.md,
+ * "Curve shape"), per half (out-of-place, in-place), on the busbw at the
+ * median per-call period where recorded, rows of size 0 dropped: a dip (a
+ * size below both neighbours beyond the cells' measured spread and below
+ * HR_CURVE_DIP x their geometric mean), an out-of-place / in-place gap
+ * (one below HR_CURVE_GAP x the other beyond their spread), a mid-range
+ * collapse (from a size past the latency floor below HR_CURVE_MID x the
+ * plateau, busbw rises by less than HR_CURVE_FLAT over at least
+ * HR_CURVE_SPAN x in size), and a regular alternation (busbw up and down by
+ * HR_CURVE_ALT or more over at least 5 neighbouring sizes, named as such,
+ * not as dips). A dip or gap is WARN only when the cell's re-measurement
+ * (allreduce_bw's "confirm") agrees, or without one ("not confirmed");
+ * "did not reproduce" (info) otherwise. A finding on a noisy cell is not
+ * judged; a sweep on a busy host is not judged.
+ */
 static void curve_reasons(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
 	size_t i, j, k;
 	for (i = 0; i < f->ngroups; i++) {
 		const struct hr_group *g = &f->groups[i];
-		struct hr_buf dips = { 0 }, gaps = { 0 }, col = { 0 };
-		int ndip = 0, ngap = 0, h;
-		char s1[32], s2[32];
-		if (!curve_judged(g) || (group_inst(a, i) && group_inst(a, i)->superseded_by))
+		struct cfind dip = { 0 }, gap = { 0 }, col = { 0 };
+		struct hr_buf alt = { 0 }, noisy = { 0 };
+		struct ccell *c[2] = { NULL, NULL };
+		struct hr_quality hq;
+		size_t f0, n = curve_rows(g, &f0);
+		int h, nnoisy = 0;
+		char s1[32], s2[32], sp[160];
+		if (!n || (group_inst(a, i) && group_inst(a, i)->superseded_by))
 			continue; /* an earlier sweep's shape is history too */
+		hr_quality_init(&hq);
+		if (a->grp_run[i] >= 0)
+			hr_quality_host(&hq, &f->runs[a->grp_run[i]].cond);
+		if (hq.noisy) {
+			a->curve[i] = 2;
+			snprintf(a->curve_why[i], sizeof(a->curve_why[i]), "%s", hq.why);
+			continue;
+		}
+		c[0] = calloc(n, sizeof(*c[0]));
+		c[1] = calloc(n, sizeof(*c[1]));
+		if (!c[0] || !c[1]) {
+			free(c[0]);
+			free(c[1]);
+			a->oom = 1;
+			return;
+		}
+		curve_cells(g, f0, n, 0, c[0]);
+		curve_cells(g, f0, n, 1, c[1]);
+		a->curve[i] = 1;
 		for (h = 0; h < 2; h++) {
 			const char *half = h ? "in-place" : "out-of-place";
+			struct ccell *x = c[h];
 			double plateau = 0;
-#define BW(r) (h ? (r).busbw_ip_gbps : (r).busbw_oop_gbps)
-			for (j = 0; j < g->nrows; j++)
-				if (BW(g->rows[j]) > plateau)
-					plateau = BW(g->rows[j]);
-			for (j = 1; j + 1 < g->nrows; j++) {
-				double l = BW(g->rows[j - 1]), m = BW(g->rows[j]), r = BW(g->rows[j + 1]);
-				if (g->rows[j].bytes < HR_CURVE_MIN_BYTES || !(l >= HR_CURVE_MIN_GBPS) ||
-				    !(r >= HR_CURVE_MIN_GBPS) || isnan(m))
+			size_t alt_lo = 0, alt_hi = 0, start = 0, len = 0;
+			int up_prev = 0;
+			/* a regular alternation: the sign of the step flips at every
+			 * size, each step at least HR_CURVE_ALT and beyond the cells'
+			 * spread, over 4 steps (5 sizes) or more */
+			for (j = 1; j < n; j++) {
+				int okj = x[j].ok && x[j - 1].ok && x[j].regime && x[j - 1].regime && x[j - 1].bw > 0 &&
+					  fabs(x[j].bw / x[j - 1].bw - 1) >= HR_CURVE_ALT &&
+					  fabs(x[j].bw - x[j - 1].bw) > x[j].bw * x[j].e + x[j - 1].bw * x[j - 1].e;
+				int up = x[j].bw > x[j - 1].bw;
+				if (!okj) {
+					len = 0;
 					continue;
-				if (m < l && m < r && m < HR_CURVE_DIP * sqrt(l * r)) {
-					if (ndip++ < 4)
-						hr_buf_printf(&dips, "%s%s %s %.2f GB/s (neighbours %.2f and %.2f)",
-							      ndip > 1 ? "; " : "",
-							      hr_fmt_bytes(g->rows[j].bytes, s1, sizeof(s1)), half, m, l, r);
+				}
+				if (len == 0 || up == up_prev) {
+					start = j - 1;
+					len = 1;
+				} else {
+					len++;
+				}
+				up_prev = up;
+				if (len >= 4 && j - start > alt_hi - alt_lo) {
+					alt_lo = start;
+					alt_hi = j;
 				}
 			}
-			for (j = 0; j < g->nrows && !col.s; j++) {
-				double b0 = BW(g->rows[j]), mx = b0;
-				size_t end = 0;
-				if (g->rows[j].bytes < HR_CURVE_MIN_BYTES || !(b0 >= HR_CURVE_MIN_GBPS) ||
-				    !(b0 < HR_CURVE_MID * plateau))
+			if (alt_hi) {
+				hr_buf_printf(&alt, "%s%s busbw alternates up and down between neighbouring sizes from %s to %s (",
+					      alt.len ? "; " : "", half, hr_fmt_bytes(x[alt_lo].bytes, s1, sizeof(s1)),
+					      hr_fmt_bytes(x[alt_hi].bytes, s2, sizeof(s2)));
+				for (k = alt_lo; k <= alt_hi; k++)
+					hr_buf_printf(&alt, "%s%.2f", k > alt_lo ? ", " : "", x[k].bw);
+				hr_buf_printf(&alt, " GB/s)");
+			}
+			for (j = 0; j < n; j++)
+				if (x[j].ok && x[j].bw > plateau)
+					plateau = x[j].bw;
+			for (j = 1; j + 1 < n; j++) {
+				struct ccell *l = &x[j - 1], *m = &x[j], *r = &x[j + 1];
+				if (!m->regime || (alt_hi && j >= alt_lo && j <= alt_hi))
+					continue; /* latency-bound, or part of a named alternation */
+				if (!(l->ok || l->noisy) || !(m->ok || m->noisy) || !(r->ok || r->noisy) ||
+				    !(m->bw < l->bw && m->bw < r->bw && m->bw < HR_CURVE_DIP * sqrt(l->bw * r->bw)))
 					continue;
-				for (k = j + 1; k < g->nrows; k++) {
-					double b = BW(g->rows[k]);
-					if (isnan(b))
+				if (l->noisy || m->noisy || r->noisy) {
+					const struct ccell *w = m->noisy ? m : l->noisy ? l : r;
+					if (!nnoisy++)
+						hr_buf_printf(&noisy, "a dip (%s) at %s on noisy cells (CV %.2f at %s)", half,
+							      hr_fmt_bytes(m->bytes, s1, sizeof(s1)), w->cv,
+							      hr_fmt_bytes(w->bytes, s2, sizeof(s2)));
+					continue;
+				}
+				if (!is_dip(m->bw, m->e, l, r))
+					continue;
+				if (isnan(m->cv))
+					snprintf(sp, sizeof(sp), "%s", "");
+				else
+					snprintf(sp, sizeof(sp), "; per-call CV %.2f, %.2f, %.2f", l->cv, m->cv, r->cv);
+				if (m->confirm != HR_CONFIRM_NONE)
+					snprintf(sp + strlen(sp), sizeof(sp) - strlen(sp), "; measured again %.2f GB/s", m->cbw);
+				cfind_add(&dip, m->confirm, m->confirm != HR_CONFIRM_NONE && is_dip(m->cbw, m->ce, l, r),
+					  "%s %s %.2f GB/s (neighbours %.2f and %.2f%s)",
+					  hr_fmt_bytes(m->bytes, s1, sizeof(s1)), half, m->bw, l->bw, r->bw, sp);
+			}
+			for (j = 0; j < n && !col.n; j++) {
+				double b0 = x[j].bw, mx = b0;
+				size_t end = 0;
+				if (!x[j].ok || !x[j].regime || !(b0 < HR_CURVE_MID * plateau) || !(b0 > 0))
+					continue;
+				for (k = j + 1; k < n; k++) {
+					double b = x[k].bw;
+					if (!x[k].ok)
 						break;
 					if (b > mx)
 						mx = b;
 					if (mx >= HR_CURVE_FLAT * b0)
 						break;
-					if (g->rows[k].bytes >= HR_CURVE_SPAN * g->rows[j].bytes)
+					if (x[k].bytes >= HR_CURVE_SPAN * x[j].bytes)
 						end = k;
 				}
 				if (end)
-					hr_buf_printf(&col, "%s busbw flat or falling from %s (%.2f GB/s) to %s (%.2f GB/s), %.0fx the size, while the plateau is %.2f GB/s",
-						      half, hr_fmt_bytes(g->rows[j].bytes, s1, sizeof(s1)), b0,
-						      hr_fmt_bytes(g->rows[end].bytes, s2, sizeof(s2)),
-						      BW(g->rows[end]), g->rows[end].bytes / g->rows[j].bytes, plateau);
+					cfind_add(&col, HR_CONFIRM_NONE, 1,
+						  "%s busbw flat or falling from %s (%.2f GB/s) to %s (%.2f GB/s), %.0fx the size, while the plateau is %.2f GB/s",
+						  half, hr_fmt_bytes(x[j].bytes, s1, sizeof(s1)), b0,
+						  hr_fmt_bytes(x[end].bytes, s2, sizeof(s2)), x[end].bw,
+						  x[end].bytes / x[j].bytes, plateau);
 			}
-#undef BW
 		}
-		for (j = 0; j < g->nrows; j++) {
-			double o = g->rows[j].busbw_oop_gbps, p = g->rows[j].busbw_ip_gbps;
-			double lo = o < p ? o : p, hi = o < p ? p : o;
-			if (g->rows[j].bytes < HR_CURVE_MIN_BYTES || isnan(o) || isnan(p) || !(hi >= HR_CURVE_MIN_GBPS))
+		for (j = 0; j < n; j++) {
+			struct ccell *o = &c[0][j], *p = &c[1][j], *lo, *hi;
+			int agrees;
+			if (!(o->ok || o->noisy) || !(p->ok || p->noisy) || !(o->regime || p->regime))
 				continue;
-			if (lo < HR_CURVE_GAP * hi && ngap++ < 4)
-				hr_buf_printf(&gaps, "%s%s out-of-place %.2f, in-place %.2f GB/s (%.0f%%)",
-					      ngap > 1 ? "; " : "", hr_fmt_bytes(g->rows[j].bytes, s1, sizeof(s1)),
-					      o, p, 100 * lo / hi);
+			lo = o->bw < p->bw ? o : p;
+			hi = lo == o ? p : o;
+			if (!(lo->bw < HR_CURVE_GAP * hi->bw))
+				continue;
+			if (o->noisy || p->noisy) {
+				if (!nnoisy++)
+					hr_buf_printf(&noisy, "an out-of-place/in-place gap at %s on noisy cells (CV %.2f)",
+						      hr_fmt_bytes(o->bytes, s1, sizeof(s1)), o->noisy ? o->cv : p->cv);
+				continue;
+			}
+			if (!is_gap(lo->bw, lo->e, hi->bw, hi->e))
+				continue;
+			/* the re-measurement of either cell replaces it */
+			agrees = 1;
+			if (lo->confirm != HR_CONFIRM_NONE || hi->confirm != HR_CONFIRM_NONE) {
+				double l2 = lo->confirm != HR_CONFIRM_NONE ? lo->cbw : lo->bw;
+				double e2 = lo->confirm != HR_CONFIRM_NONE ? lo->ce : lo->e;
+				double h2 = hi->confirm != HR_CONFIRM_NONE ? hi->cbw : hi->bw;
+				double f2 = hi->confirm != HR_CONFIRM_NONE ? hi->ce : hi->e;
+				agrees = l2 < h2 ? is_gap(l2, e2, h2, f2) : is_gap(h2, f2, l2, e2);
+			}
+			cfind_add(&gap, lo->confirm != HR_CONFIRM_NONE || hi->confirm != HR_CONFIRM_NONE ? HR_CONFIRM_AGREED
+															 : HR_CONFIRM_NONE,
+				  agrees, "%s out-of-place %.2f, in-place %.2f GB/s (%.0f%%)",
+				  hr_fmt_bytes(o->bytes, s1, sizeof(s1)), o->bw, p->bw, 100 * lo->bw / hi->bw);
 		}
-		if (ndip) {
-			char t[1200];
-			snprintf(t, sizeof(t), "busbw dip%s at %s%s%s (a size below both neighbours and below %.0f%% of their geometric mean)",
-				 ndip > 1 ? "s" : "", dips.s, ndip > 4 ? "; and more" : "", "", 100 * HR_CURVE_DIP);
-			curve_add(a, g, "curve_dip", CURVE_ACTION, t);
+		{
+			char crit[200];
+			snprintf(crit, sizeof(crit), "a size below both neighbours beyond their measured spread and below %.0f%% of their geometric mean, past the latency floor",
+				 100 * HR_CURVE_DIP);
+			cfind_report(a, g, "curve_dip", CURVE_ACTION, &dip, dip.n > 1 ? "busbw dips at" : "busbw dip at", crit);
+			snprintf(crit, sizeof(crit), "one below %.0f%% of the other beyond their spread", 100 * HR_CURVE_GAP);
+			cfind_report(a, g, "curve_gap", "out-of-place and in-place differ in buffer handling only: " CURVE_ACTION,
+				     &gap, "out-of-place and in-place busbw differ at", crit);
+			snprintf(crit, sizeof(crit), "a rise under %.0f%% over at least %.0fx in size, past the latency floor, from below %.0f%% of the plateau",
+				 100 * (HR_CURVE_FLAT - 1), HR_CURVE_SPAN, 100 * HR_CURVE_MID);
+			cfind_report(a, g, "curve_collapse", CURVE_ACTION, &col, "mid-range collapse:", crit);
 		}
-		if (ngap) {
-			char t[1200];
-			snprintf(t, sizeof(t), "out-of-place and in-place busbw differ at %s%s (one below %.0f%% of the other)",
-				 gaps.s, ngap > 4 ? "; and more" : "", 100 * HR_CURVE_GAP);
-			curve_add(a, g, "curve_gap", "out-of-place and in-place differ in buffer handling only: " CURVE_ACTION, t);
+		if (alt.s)
+			curve_add(a, g, HR_INFO, "curve_alternation",
+				  "a regular alternation between neighbouring sizes comes from the protocol or algorithm NCCL (or MPI) chooses per size, not from the hardware: compare with NCCL_PROTO / NCCL_ALGO pinned if it matters",
+				  alt.s);
+		if (noisy.s) {
+			char t[600];
+			a->curve[i] = 2;
+			snprintf(a->curve_why[i], sizeof(a->curve_why[i]), "%s", noisy.s);
+			snprintf(t, sizeof(t), "curve shape not judged: noisy measurement (%s)", noisy.s);
+			curve_add(a, g, HR_INFO, "curve_not_judged", "re-run on an idle node", t);
 		}
-		if (col.s) {
-			char t[1200];
-			snprintf(t, sizeof(t), "mid-range collapse: %s (a rise under %.0f%% over at least %.0fx in size, from below %.0f%% of the plateau)",
-				 col.s, 100 * (HR_CURVE_FLAT - 1), HR_CURVE_SPAN, 100 * HR_CURVE_MID);
-			curve_add(a, g, "curve_collapse", CURVE_ACTION, t);
-		}
-		hr_buf_release(&dips);
-		hr_buf_release(&gaps);
-		hr_buf_release(&col);
+		cfind_release(&dip);
+		cfind_release(&gap);
+		cfind_release(&col);
+		hr_buf_release(&alt);
+		hr_buf_release(&noisy);
+		free(c[0]);
+		free(c[1]);
 	}
 }
 
@@ -1603,7 +2242,7 @@ static void curve_reasons(struct an *a)
  * the fleet, or (devices) enough like devices on its node? */
 static int inst_judged(const struct an *a, const struct inst *p)
 {
-	if (p->superseded_by)
+	if (p->superseded_by || p->noisy)
 		return 0;
 	return !isnan(p->expected) || p->fleet_n >= a->th->min_fleet ||
 	       (p->metric >= 0 && p->node_n >= a->th->min_fleet) || p->level_abs > HR_INFO ||
@@ -1617,6 +2256,8 @@ static const char *inst_not_judged(const struct an *a, const struct inst *p, cha
 	if (p->superseded_by)
 		snprintf(buf, n, "not judged: an earlier run; the latest in the inputs is %s (this value is its history)",
 			 p->superseded_by);
+	else if (p->noisy)
+		snprintf(buf, n, "not judged: noisy measurement (%s); re-run on an idle node", p->noisy_why);
 	else if (!inst_judged(a, p))
 		snprintf(buf, n, "not judged: %s, only %d like value%s in the inputs (a fleet comparison needs %d) and too little history of its own (the history rule needs 3 earlier sweeps)",
 			 p->why[0] ? p->why : "no expectation", p->fleet_n, p->fleet_n == 1 ? "" : "s",
@@ -1677,6 +2318,20 @@ static json_t *inst_json(const struct an *a, const struct inst *p)
 	json_object_set_new(o, "history_n", json_integer(p->hist_n));
 	json_object_set_new(o, "superseded_by", p->superseded_by ? json_string(p->superseded_by) : json_null());
 	json_object_set_new(o, "judged", json_boolean(inst_judged(a, p)));
+	json_object_set_new(o, "quality", json_string(p->noisy ? "noisy" : p->quality_known ? "clean" : "unknown"));
+	json_object_set_new(o, "noise_cv", jnum(p->noise));
+	json_object_set_new(o, "noisy_why", p->noisy ? json_string(p->noisy_why) : json_null());
+	json_object_set_new(o, "comparisons", json_integer(p->m));
+	json_object_set_new(o, "spread_rel", jnum(p->s_rel));
+	json_object_set_new(o, "cut_off", jnum(p->cut));
+	json_object_set_new(o, "peer_median", jnum(p->peer_median));
+	json_object_set_new(o, "peers", json_integer(p->peer_n));
+	json_object_set_new(o, "z_peers", jnum(p->z_node));
+	json_object_set_new(o, "cut_off_peers", jnum(p->cut_node));
+	json_object_set_new(o, "ratio_with_spread", jnum(p->ratio_allow));
+	json_object_set_new(o, "confirmed", p->confirm == HR_CONFIRM_AGREED ? json_true() :
+				   p->confirm == HR_CONFIRM_DISAGREED ? json_false() : json_null());
+	json_object_set_new(o, "fail_confirmed", json_boolean(p->confirmed_fail));
 	json_object_set_new(o, "expectation_basis", p->basis[0] ? json_string(p->basis) : json_null());
 	json_object_set_new(o, "judged_against", json_string(inst_against(a, p, nj, sizeof(nj))));
 	json_object_set_new(o, "not_judged_reason",
@@ -1693,6 +2348,7 @@ static json_t *reason_json(const struct reason *r)
 	json_object_set_new(o, "text", json_string(r->text ? r->text : ""));
 	json_object_set_new(o, "action", jstr_or_null(r->action));
 	json_object_set_new(o, "source", jstr_or_null(r->source));
+	json_object_set_new(o, "drain", json_boolean(r->drain));
 	return o;
 }
 
@@ -1977,6 +2633,8 @@ static json_t *inputs_json(const struct hr_fleet *f, size_t input_files)
 /* The node's checks: how many were judged, and its fabric checks. */
 struct node_checks {
 	int judged, not_judged, fab, fab_judged;
+	int noisy;                 /* of the not judged: noisy measurements */
+	char noisy_why[300];       /* the first of them: what and why */
 	const struct inst *mem, *comp, *intra, *inter; /* the worst of each, NULL none */
 };
 
@@ -2024,6 +2682,12 @@ static void node_checks(const struct an *a, int n, struct node_checks *c)
 				c->judged++;
 			else
 				c->not_judged++;
+			if (p->noisy) {
+				char mk[48];
+				if (!c->noisy++)
+					snprintf(c->noisy_why, sizeof(c->noisy_why), "%s %s: %s", a->f->devices[d].device,
+						 metric_label(p->metric, mk, sizeof(mk)), p->noisy_why);
+			}
 			pick_worst(a, p->metric == 0 ? &c->mem : &c->comp, p);
 		}
 	}
@@ -2042,17 +2706,39 @@ static void node_checks(const struct an *a, int n, struct node_checks *c)
 		} else {
 			c->not_judged++;
 		}
+		if (p->noisy && !c->noisy++)
+			snprintf(c->noisy_why, sizeof(c->noisy_why), "%s busbw: %s", a->f->groups[p->subject].name,
+				 p->noisy_why);
 		pick_worst(a, p->fabric == 1 ? &c->intra : &c->inter, p);
 	}
 	/* the curve shape of each of the node's latest sweeps the rules could look at */
 	for (e = a->node_grp[n]; e >= 0; e = a->grp_next[e]) {
 		const struct inst *p = group_inst(a, (size_t)a->grp_of[e]);
-		if ((!p || !p->superseded_by) && curve_judged(&a->f->groups[a->grp_of[e]]))
+		if (p && p->superseded_by)
+			continue;
+		if (a->curve[a->grp_of[e]] == 1) {
 			c->judged++;
+		} else if (a->curve[a->grp_of[e]] == 2) {
+			c->not_judged++;
+			if (!c->noisy++)
+				snprintf(c->noisy_why, sizeof(c->noisy_why), "%s curve shape: %s",
+					 a->f->groups[a->grp_of[e]].name, a->curve_why[a->grp_of[e]]);
+		}
 	}
-	if (node_loader(a->f, n))
-		c->judged++; /* by loader_contention's own thresholds */
-	hr_ckpt_node_checks(a->f, n, &c->judged, &c->not_judged);
+	if (a->loader[n] == 1) {
+		c->judged++; /* on its figures */
+	} else if (a->loader[n] == 2) {
+		c->not_judged++;
+		if (!c->noisy++)
+			snprintf(c->noisy_why, sizeof(c->noisy_why), "loader: %s", a->loader_why[n]);
+	}
+	{
+		char why[300] = "";
+		int before = c->noisy;
+		hr_ckpt_node_checks(a->f, n, &c->judged, &c->not_judged, &c->noisy, why, sizeof(why));
+		if (!before && c->noisy)
+			snprintf(c->noisy_why, sizeof(c->noisy_why), "%s", why);
+	}
 }
 
 /* One headline figure of a node: value, what it was judged against. */
@@ -2088,6 +2774,10 @@ static void not_judged_reasons(struct an *a)
 		struct node_checks c;
 		char why[700];
 		node_checks(a, (int)n, &c);
+		if (c.noisy)
+			add_reason(a, (int)n, HR_INFO, "measurement_noisy", "measurements", NULL, "re-run on an idle node",
+				   "%d check%s not judged: noisy measurement (%s%s)", c.noisy, c.noisy == 1 ? "" : "s",
+				   c.noisy_why, c.noisy > 1 ? "; and more" : "");
 		if (c.fab && !c.fab_judged) {
 			const struct inst *p = c.intra ? c.intra : c.inter;
 			add_reason(a, (int)n, HR_INFO, "fabric_not_judged", "fabric", NULL,
@@ -2096,6 +2786,22 @@ static void not_judged_reasons(struct an *a)
 				   c.fab, c.fab == 1 ? "" : "s", inst_not_judged(a, p, why, sizeof(why)));
 		}
 	}
+}
+
+/* Hard faults make a node a drain candidate whatever else: wrong results,
+ * a failed validation, NVLink down, uncorrectable ECC (and the row remaps
+ * it leaves), a degraded PCIe link, an RDMA port down, a checkpoint that
+ * does not read back. */
+static void mark_hard_faults(struct an *a)
+{
+	static const char *const hard[] = { "wrong_results", "validation_failed", "nvlink_down", "ecc_uncorrected",
+					    "row_remap", "pcie_link", "nic_port_down", "checkpoint_read_back", NULL };
+	size_t i;
+	int k;
+	for (i = 0; i < a->nr; i++)
+		for (k = 0; hard[k]; k++)
+			if (a->r[i].level == HR_FAIL && !strcmp(a->r[i].code, hard[k]))
+				a->r[i].drain = 1;
 }
 
 /* ------------------------------------------------------------ bounded detail */
@@ -2184,6 +2890,8 @@ struct prof {
 	struct node_order *ord;      /* the nodes, worst first */
 };
 
+static int node_drains(const struct an *a, const struct prof *q, int n);
+
 static void prof_release(struct prof *q)
 {
 	free(q->rfirst);
@@ -2200,6 +2908,7 @@ static int prof_init(struct an *a, const struct hr_analyze_opts *o, struct prof 
 	long e;
 
 	memset(q, 0, sizeof(*q));
+	mark_hard_faults(a);
 	if (a->nr)
 		qsort(a->r, a->nr, sizeof(*a->r), cmp_reason);
 	q->ord = calloc(f->nnodes ? f->nnodes : 1, sizeof(*q->ord));
@@ -2245,17 +2954,23 @@ static json_t *node_json(struct an *a, const struct hr_analyze_opts *o, const st
 	/* a PASS node's detail is bounded unless --detail all */
 	int full = o->detail_all || q->ord[i].level > HR_INFO || nc->judged == 0;
 
+	json_object_set_new(x, "drain_candidate", json_boolean(node_drains(a, q, n)));
 	json_object_set_new(x, "name", json_string(nd->name));
 	json_object_set_new(x, "verdict", json_string(verdict));
 	json_object_set_new(x, "checks_judged", json_integer(nc->judged));
 	json_object_set_new(x, "checks_not_judged", json_integer(nc->not_judged));
+	json_object_set_new(x, "checks_noisy", json_integer(nc->noisy));
 	json_object_set_new(x, "fabric_checks", json_integer(nc->fab));
 	json_object_set_new(x, "fabric_checks_judged", json_integer(nc->fab_judged));
 	json_object_set_new(hl, "memory", headline_json(a, nc->mem));
 	json_object_set_new(hl, "compute", headline_json(a, nc->comp));
 	json_object_set_new(hl, "intra_node_busbw", headline_json(a, nc->intra));
 	json_object_set_new(hl, "inter_node_busbw", headline_json(a, nc->inter));
-	json_object_set_new(hl, "loader", l && l->verdict ? json_string(l->verdict) : json_null());
+	/* the loader as judged here (on its figures), not its own label */
+	json_object_set_new(hl, "loader", !l ? json_null() : a->loader[n] == 2 ? json_string("not judged (host busy)") :
+			    a->loader[n] == 1 && !l->mask_collapsed ? json_string(a->loader_lv[n] == HR_FAIL ? "fail" :
+							     a->loader_lv[n] == HR_WARN ? "warn" : "pass")
+					   : l->verdict ? json_string(l->verdict) : json_null());
 	json_object_set_new(x, "headline", hl);
 	json_object_set_new(x, "like_for_like", json_boolean(!a->drift[n]));
 	for (e = q->rfirst[n]; e >= 0; e = q->rnext[e])
@@ -2309,6 +3024,17 @@ static json_t *node_json(struct an *a, const struct hr_analyze_opts *o, const st
 	return x;
 }
 
+/* Whether node @n is a drain candidate: a FAIL reason that drains (a hard
+ * fault or a confirmed FAIL: mark_hard_faults(), confirm_fails()). */
+static int node_drains(const struct an *a, const struct prof *q, int n)
+{
+	long e;
+	int dr = 0;
+	for (e = q->rfirst[n]; e >= 0; e = q->rnext[e])
+		dr |= a->r[e].drain && a->r[e].level == HR_FAIL;
+	return dr;
+}
+
 /* The verdict of the node at @i of q->ord, and its checks. */
 static const char *node_verdict(struct an *a, const struct prof *q, size_t i, struct node_checks *nc)
 {
@@ -2331,7 +3057,7 @@ static int build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *
 	char now[32];
 	size_t i, j;
 	int counts[3] = { 0, 0, 0 }, worst = HR_INFO, not_judged_nodes = 0, rc = 0;
-	long checks_judged = 0, checks_not_judged = 0;
+	long checks_judged = 0, checks_not_judged = 0, checks_noisy = 0;
 
 	if (!p || !findings || !summary || !drain || prof_init(a, o, &q)) {
 		rc = CH_ERR_RUNTIME;
@@ -2343,13 +3069,14 @@ static int build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *
 		const char *v = node_verdict(a, &q, i, &nc);
 		checks_judged += nc.judged;
 		checks_not_judged += nc.not_judged;
+		checks_noisy += nc.noisy;
 		if (!strcmp(v, "NOT JUDGED"))
 			not_judged_nodes++;
 		else
 			counts[q.ord[i].level]++;
 		if (q.ord[i].level > worst)
 			worst = q.ord[i].level;
-		if (q.ord[i].level == HR_FAIL)
+		if (node_drains(a, &q, q.ord[i].node))
 			json_array_append_new(drain, json_string(f->nodes[q.ord[i].node].name));
 	}
 	for (j = 0; j < a->nr; j++)
@@ -2375,6 +3102,7 @@ static int build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *
 	json_object_set_new(summary, "not_judged", json_integer(not_judged_nodes));
 	json_object_set_new(summary, "checks_judged", json_integer(checks_judged));
 	json_object_set_new(summary, "checks_not_judged", json_integer(checks_not_judged));
+	json_object_set_new(summary, "checks_noisy", json_integer(checks_noisy));
 	json_object_set_new(summary, "findings", json_integer((json_int_t)json_array_size(findings)));
 	/* no node judged (none at all, too) is not a PASS */
 	json_object_set_new(summary, "verdict", json_string(worst == HR_INFO && !counts[HR_INFO] ?
@@ -2453,6 +3181,7 @@ static int collect_head(void *ctx, const json_t *head)
 	return collect_part(ctx, head) || json_object_set_new(p, "nodes", json_array()) ? CH_ERR_RUNTIME : 0;
 }
 
+
 /* Per node, its devices and its groups as lists in index order (so that a
  * node's checks need not scan every device and group of the fleet).
  * Returns 0, or -1 out of memory. */
@@ -2496,29 +3225,39 @@ static int node_index(struct an *a)
 	return 0;
 }
 
-/* a->dev_t and a->grp_t: each device's and group's run start, through one
- * map of result file -> start (0 unknown: nccl-tests text logs). */
+/* a->dev_t, a->grp_t, a->dev_run and a->grp_run: each device's and group's
+ * run and its start, through one map of result file -> run (start 0
+ * unknown: nccl-tests text logs). */
 static int run_times(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
-	json_t *m = json_object();
+	json_t *m = json_object(), *hit;
 	size_t i;
 	a->dev_t = calloc(f->ndevices ? f->ndevices : 1, sizeof(*a->dev_t));
 	a->grp_t = calloc(f->ngroups ? f->ngroups : 1, sizeof(*a->grp_t));
-	if (!m || !a->dev_t || !a->grp_t) {
+	a->dev_run = malloc((f->ndevices ? f->ndevices : 1) * sizeof(*a->dev_run));
+	a->grp_run = malloc((f->ngroups ? f->ngroups : 1) * sizeof(*a->grp_run));
+	a->m_node = calloc(f->nnodes ? f->nnodes : 1, sizeof(*a->m_node));
+	if (!m || !a->dev_t || !a->grp_t || !a->dev_run || !a->grp_run || !a->m_node) {
 		json_decref(m);
 		return -1;
 	}
 	for (i = 0; i < f->nruns; i++)
 		if (f->runs[i].path && !json_object_get(m, f->runs[i].path) &&
-		    json_object_set_new(m, f->runs[i].path, json_integer((json_int_t)f->runs[i].start))) {
+		    json_object_set_new(m, f->runs[i].path, json_integer((json_int_t)i))) {
 			json_decref(m);
 			return -1;
 		}
-	for (i = 0; i < f->ndevices; i++)
-		a->dev_t[i] = (time_t)json_integer_value(json_object_get(m, f->devices[i].source));
-	for (i = 0; i < f->ngroups; i++)
-		a->grp_t[i] = (time_t)json_integer_value(json_object_get(m, f->groups[i].source));
+	for (i = 0; i < f->ndevices; i++) {
+		hit = json_object_get(m, f->devices[i].source);
+		a->dev_run[i] = hit ? (long)json_integer_value(hit) : -1;
+		a->dev_t[i] = hit ? f->runs[a->dev_run[i]].start : 0;
+	}
+	for (i = 0; i < f->ngroups; i++) {
+		hit = json_object_get(m, f->groups[i].source);
+		a->grp_run[i] = hit ? (long)json_integer_value(hit) : -1;
+		a->grp_t[i] = hit ? f->runs[a->grp_run[i]].start : 0;
+	}
 	json_decref(m);
 	return 0;
 }
@@ -2530,7 +3269,9 @@ static void pass_drift(struct an *a)
 	a->drift_json = analyze_drift(a);
 }
 
-static void pass_devices(struct an *a)
+/* Not a rule: what the rules read, each device's and group's values against
+ * their like values (fleet, node) and their own history. */
+static void prepare(struct an *a)
 {
 	size_t i;
 	device_instances(a);
@@ -2541,15 +3282,15 @@ static void pass_devices(struct an *a)
 			a->dev_n[a->di[i].subject]++;
 		}
 	}
+	group_instances(a);
+	if (!a->oom) {
+		compare(a, a->di, a->ndi);
+		compare(a, a->gi, a->ngi);
+	}
+	if (!a->oom)
+		judge_all(a);
 	if (!a->oom)
 		device_history(a);
-	device_reasons(a);
-}
-
-static void pass_groups(struct an *a)
-{
-	group_instances(a);
-	group_reasons(a);
 }
 
 static void pass_checkpoint(struct an *a)
@@ -2569,8 +3310,8 @@ static void pass_powercap(struct an *a)
 
 static void (*const passes[HR_NPASSES])(struct an *) = {
 	[HR_PASS_DRIFT] = pass_drift,
-	[HR_PASS_DEVICES] = pass_devices,
-	[HR_PASS_GROUPS] = pass_groups,
+	[HR_PASS_DEVICES] = device_reasons,
+	[HR_PASS_GROUPS] = group_reasons,
 	[HR_PASS_HISTORY] = history_reasons,
 	[HR_PASS_STRAGGLERS] = straggler_reasons,
 	[HR_PASS_LOADER] = loader_reasons,
@@ -2583,17 +3324,27 @@ static void (*const passes[HR_NPASSES])(struct an *) = {
 };
 
 /* The rule table (hr_rules.h), run: each row's pass once, in the order the
- * table first names it. */
+ * table first names it; after the drift pass the values are compared
+ * (prepare()), and before the devices pass the FAILs are confirmed by the
+ * re-measurements (confirm_fails()). */
 static void run_rules(struct an *a)
 {
 	unsigned char done[HR_NPASSES] = { 0 };
+	int prepared = 0, confirmed = 0;
 	size_t i;
 	for (i = 0; i < hr_nrules && !a->oom; i++) {
 		enum hr_rule_pass k = hr_rules[i].pass;
 		if ((unsigned)k >= HR_NPASSES || done[k])
 			continue;
+		if (k != HR_PASS_DRIFT && !prepared) {
+			prepare(a);
+			prepared = 1;
+		}
+		if (k == HR_PASS_DEVICES && !confirmed && !a->oom) {
+			confirm_fails(a);
+			confirmed = 1;
+		}
 		done[k] = 1;
-		a->pass = (int)k;
 		passes[k](a);
 	}
 }
@@ -2614,7 +3365,12 @@ int hr_analyze_stream(const struct hr_fleet *f, const struct hr_analyze_opts *o,
 	a.dev_first = calloc(f->ndevices ? f->ndevices : 1, sizeof(*a.dev_first));
 	a.dev_n = calloc(f->ndevices ? f->ndevices : 1, sizeof(*a.dev_n));
 	a.grp_inst = malloc((f->ngroups ? f->ngroups : 1) * sizeof(*a.grp_inst));
-	if (!a.drift || !a.slow_pairs || !a.dev_first || !a.dev_n || !a.grp_inst)
+	a.curve = calloc(f->ngroups ? f->ngroups : 1, sizeof(*a.curve));
+	a.loader = calloc(f->nnodes ? f->nnodes : 1, sizeof(*a.loader));
+	a.loader_lv = calloc(f->nnodes ? f->nnodes : 1, sizeof(*a.loader_lv));
+	a.loader_why = calloc(f->nnodes ? f->nnodes : 1, sizeof(*a.loader_why));
+	a.curve_why = calloc(f->ngroups ? f->ngroups : 1, sizeof(*a.curve_why));
+	if (!a.curve || !a.curve_why || !a.loader || !a.loader_lv || !a.loader_why || !a.drift || !a.slow_pairs || !a.dev_first || !a.dev_n || !a.grp_inst)
 		goto out;
 	for (i = 0; i < f->ngroups; i++)
 		a.grp_inst[i] = -1;
@@ -2624,7 +3380,7 @@ int hr_analyze_stream(const struct hr_fleet *f, const struct hr_analyze_opts *o,
 	drift = a.drift_json;
 	a.drift_json = NULL;
 	if (a.bad_code) {
-		ch_error("internal: reason code '%s' has no row of its pass in the rule table (report/judge/hr_rules.c)",
+		ch_error("internal: reason code '%s' has no row in the rule table (report/judge/hr_rules.c)",
 			 a.bad_code);
 		json_decref(drift);
 		goto out;
@@ -2656,6 +3412,14 @@ out:
 	free(a.grp_of);
 	free(a.dev_t);
 	free(a.grp_t);
+	free(a.dev_run);
+	free(a.grp_run);
+	free(a.m_node);
+	free(a.curve);
+	free(a.curve_why);
+	free(a.loader);
+	free(a.loader_lv);
+	free(a.loader_why);
 	json_decref(a.texts);
 	return rc;
 }

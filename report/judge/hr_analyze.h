@@ -41,14 +41,18 @@ const char *hr_verdict_name(int level);
 double hr_robust_z(double x, double median, double mad, double floor_frac);
 
 /**
- * hr_relative_level - verdict level of a fleet-relative comparison.
+ * hr_relative_level - verdict level of a comparison with like values.
  * @th:        [in] thresholds.
  * @z:         [in] robust z-score (negative: below the median).
+ * @cut:       [in] the cut-off on -z for this comparison (hr_cutoff(),
+ *             report/judge/hr_quality.h: corrected for the comparisons of
+ *             the node and the like values the spread came from).
  * @pct_below: [in] 100 x (1 - value / median).
- * Returns HR_FAIL for an outlier (z <= -z_outlier) at least fail_pct_below
- * % below, HR_WARN for one at least warn_pct_below % below, else HR_INFO.
+ * Returns HR_FAIL for a value both improbable (z <= -cut) and at least
+ * fail_pct_below % below, HR_WARN for one improbable and at least
+ * warn_pct_below % below, else HR_INFO (NAN z or cut: HR_INFO).
  */
-int hr_relative_level(const struct hr_thresholds *th, double z, double pct_below);
+int hr_relative_level(const struct hr_thresholds *th, double z, double cut, double pct_below);
 
 /**
  * hr_absolute_level - verdict level against an absolute expectation.

@@ -4,6 +4,7 @@
  */
 #include "report/judge/hr_checkpoint.h"
 #include "report/canary/hr_canary.h"
+#include "report/judge/hr_quality.h"
 #include "report/read/hr_result.h"
 #include "report/hr_util.h"
 #include "base/ch_ckpt_stall.h"
@@ -148,6 +149,7 @@ int hr_ckpt_load(struct hr_fleet *f, const char *path, const struct hr_result *r
 		if (dup || !ckpt_entry(r, node_of, rank_ok, i, &e))
 			continue;
 		e.read_back = read_back;
+		e.interval_sec = r->interval_sec.num > 0 && isfinite(r->interval_sec.num) ? r->interval_sec.num : NAN;
 		e.path = strdup(path);
 		v = realloc(f->ckpts, (f->nckpts + 1) * sizeof(*f->ckpts));
 		if (!e.path || !v) {
@@ -209,6 +211,37 @@ static int is_latest(const struct hr_fleet *f, size_t i)
 	return latest(f, f->ckpts[i].node, f->ckpts[i].mount) == &f->ckpts[i];
 }
 
+/* Whether the host of @e's run was busy (its speed is then not judged);
+ * @q: [out] why. */
+static int ckpt_noisy(const struct hr_fleet *f, const struct hr_ckpt *e, struct hr_quality *q)
+{
+	size_t i;
+
+	hr_quality_init(q);
+	for (i = 0; i < f->nruns; i++)
+		if (f->runs[i].path && !strcmp(f->runs[i].path, e->path)) {
+			hr_quality_host(q, &f->runs[i].cond);
+			break;
+		}
+	return q->noisy;
+}
+
+int hr_ckpt_grade(const struct hr_ckpt *e, double peers_gbps, double *stall, double *interval, int *assumed)
+{
+	double ratio;
+
+	*assumed = !(e->interval_sec > 0);
+	*interval = *assumed ? HR_CKPT_INTERVAL_SEC : e->interval_sec;
+	*stall = NAN;
+	if (!(peers_gbps > 0) || !(e->rank_gbps > 0) || !(e->block_sec > 0))
+		return LVL_INFO;
+	ratio = peers_gbps / e->rank_gbps;
+	*stall = ratio > 1 ? e->block_sec * (1 - 1 / ratio) / *interval : 0;
+	if (ratio < HR_CKPT_MIN_RATIO)
+		return LVL_INFO;
+	return *stall >= HR_CKPT_FAIL_STALL ? LVL_FAIL : *stall >= HR_CKPT_WARN_STALL ? LVL_WARN : LVL_INFO;
+}
+
 void hr_ckpt_reasons(const struct hr_fleet *f, hr_ckpt_reason_fn fn, void *ctx)
 {
 	char text[1024], subj[96];
@@ -216,8 +249,8 @@ void hr_ckpt_reasons(const struct hr_fleet *f, hr_ckpt_reason_fn fn, void *ctx)
 
 	for (i = 0; i < f->nckpts; i++) {
 		const struct hr_ckpt *e = &f->ckpts[i];
-		int np;
-		double med;
+		int np, level, assumed;
+		double med, stall, interval, ratio;
 		if (!is_latest(f, i))
 			continue;
 		snprintf(subj, sizeof(subj), "checkpoint %.80s", e->mount);
@@ -230,14 +263,25 @@ void hr_ckpt_reasons(const struct hr_fleet *f, hr_ckpt_reason_fn fn, void *ctx)
 		med = peers_median(f, e->node, e->mount, &np);
 		if (np < 1 || isnan(med) || isnan(e->rank_gbps) || !(e->rank_gbps > 0))
 			continue;
-		if (med / e->rank_gbps >= HR_CKPT_SLOW_RATIO) {
-			snprintf(text, sizeof(text),
-				 "checkpoint writes to %s at %.3g GB/s per rank (synchronous, median of %d rank%s; blocked %.3g s), %.1fx slower than the median %.3g GB/s of its %d peer%s on that mount (fleet, checkpoint_io; flagged at %.0fx, assumed)",
-				 e->mount, e->rank_gbps, e->nranks, e->nranks == 1 ? "" : "s", e->block_sec, med / e->rank_gbps,
-				 med, np, np == 1 ? "" : "s", HR_CKPT_SLOW_RATIO);
-			fn(ctx, e->node, LVL_WARN, "checkpoint_slow_write", subj, e->path,
-			   "check the node's NIC and link to the storage, and its mount options (rsize/wsize, nconnect, striping) against its peers'", text);
+		{
+			struct hr_quality q;
+			if (ckpt_noisy(f, e, &q))
+				continue; /* a busy host: its speed is not judged (counted as noisy) */
 		}
+		ratio = med / e->rank_gbps;
+		level = hr_ckpt_grade(e, med, &stall, &interval, &assumed);
+		if (ratio < HR_CKPT_MIN_RATIO)
+			continue;
+		snprintf(text, sizeof(text),
+			 "checkpoint writes to %s at %.3g GB/s per rank (synchronous, median of %d rank%s; blocked %.3g s), %.1fx slower than the median %.3g GB/s of its %d peer%s on that mount: adds %.2g%% of wall-clock (%.3g s instead of %.3g s) at a %.0f s checkpoint interval (%s); WARN from %.0f%% added, FAIL from %.0f%%, from %.0fx slower",
+			 e->mount, e->rank_gbps, e->nranks, e->nranks == 1 ? "" : "s", e->block_sec, ratio, med, np,
+			 np == 1 ? "" : "s", 100 * stall, e->block_sec, e->block_sec / ratio, interval,
+			 assumed ? "assumed: the result has no --interval" : "the run's --interval",
+			 100 * HR_CKPT_WARN_STALL, 100 * HR_CKPT_FAIL_STALL, HR_CKPT_MIN_RATIO);
+		fn(ctx, e->node, level, "checkpoint_slow_write", subj, e->path,
+		   level == LVL_INFO ? "nothing to do at this interval; if checkpoints get bigger or more frequent, check the node's NIC, link to the storage and mount options"
+				     : "check the node's NIC and link to the storage, and its mount options (rsize/wsize, nconnect, striping) against its peers'",
+		   text);
 	}
 }
 
@@ -248,29 +292,36 @@ json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node)
 
 	for (i = 0; a && i < f->nckpts; i++) {
 		const struct hr_ckpt *e = &f->ckpts[i];
-		double med;
-		int np, level = LVL_INFO;
+		double med, stall = NAN, interval = NAN;
+		int np, level = LVL_INFO, assumed = 0;
 		if (e->node != node || !is_latest(f, i))
 			continue;
+		struct hr_quality q;
+		int busy = ckpt_noisy(f, e, &q);
 		med = peers_median(f, node, e->mount, &np);
+		if (np >= 1 && !busy)
+			level = hr_ckpt_grade(e, med, &stall, &interval, &assumed);
 		if (e->bad_files)
 			level = LVL_FAIL;
-		else if (np >= 1 && e->rank_gbps > 0 && med / e->rank_gbps >= HR_CKPT_SLOW_RATIO)
-			level = LVL_WARN;
 		{
-			char against[160];
-			if (np >= 1 && !isnan(med) && e->rank_gbps > 0)
-				snprintf(against, sizeof(against), "the median of its %d peer%s on the same mount (fleet); flagged at %.0fx slower (assumed)",
-					 np, np == 1 ? "" : "s", HR_CKPT_SLOW_RATIO);
+			char against[400];
+			if (busy)
+				snprintf(against, sizeof(against), "speed not judged: noisy measurement (%s); re-run on an idle node", q.why);
+			else if (np >= 1 && !isnan(med) && e->rank_gbps > 0)
+				snprintf(against, sizeof(against), "the median of its %d peer%s on the same mount (fleet); graded by the stall it adds at a %.0f s interval (%s): WARN from %.0f%%, FAIL from %.0f%% of wall-clock, from %.0fx slower",
+					 np, np == 1 ? "" : "s", interval, assumed ? "assumed" : "the run's --interval",
+					 100 * HR_CKPT_WARN_STALL, 100 * HR_CKPT_FAIL_STALL, HR_CKPT_MIN_RATIO);
 			else
 				snprintf(against, sizeof(against), "not judged: no peer wrote to this mount");
-			json_array_append_new(a, json_pack("{s:s, s:b, s:i, s:o, s:o, s:o, s:i, s:o, s:o, s:i, s:b, s:s, s:s, s:s}",
+			json_array_append_new(a, json_pack("{s:s, s:b, s:i, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:b, s:i, s:b, s:s, s:s, s:s}",
 			"mount", e->mount, "network_fs", e->network_fs, "ranks", e->nranks,
 			"block_sec", isnan(e->block_sec) ? json_null() : json_real(e->block_sec),
 			"rank_write_gbps", isnan(e->rank_gbps) ? json_null() : json_real(e->rank_gbps),
 			"node_write_gbps", isnan(e->node_gbps) ? json_null() : json_real(e->node_gbps),
 			"peers", np, "peers_median_rank_write_gbps", isnan(med) ? json_null() : json_real(med),
 			"peers_over_node", np >= 1 && e->rank_gbps > 0 && !isnan(med) ? json_real(med / e->rank_gbps) : json_null(),
+			"added_stall_frac", isnan(stall) ? json_null() : json_real(stall),
+			"interval_sec", isnan(interval) ? json_null() : json_real(interval), "interval_assumed", assumed,
 			"bad_files", e->bad_files, "read_back_judged", e->read_back, "level", level == LVL_FAIL ? "fail" : level == LVL_WARN ? "warn" : "info",
 			"source", e->path, "judged_against", against));
 		}
@@ -278,12 +329,14 @@ json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node)
 	return a;
 }
 
-void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *not_judged)
+void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *not_judged, int *noisy,
+			 char *why, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < f->nckpts; i++) {
 		const struct hr_ckpt *e = &f->ckpts[i];
+		struct hr_quality q;
 		int np;
 		double med;
 		if (e->node != node || !is_latest(f, i))
@@ -293,10 +346,17 @@ void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *n
 		else
 			(*not_judged)++;
 		med = peers_median(f, node, e->mount, &np);
-		if (np >= 1 && !isnan(med) && e->rank_gbps > 0)
-			(*judged)++;
-		else
+		if (ckpt_noisy(f, e, &q)) {
 			(*not_judged)++;
+			if (noisy && !(*noisy)++ && why)
+				snprintf(why, n, "checkpoint speed to %.80s: %s", e->mount, q.why);
+			else if (!noisy && why && !why[0])
+				snprintf(why, n, "checkpoint speed to %.80s: %s", e->mount, q.why);
+		} else if (np >= 1 && !isnan(med) && e->rank_gbps > 0) {
+			(*judged)++;
+		} else {
+			(*not_judged)++;
+		}
 	}
 }
 
@@ -329,7 +389,9 @@ void hr_ckpt_render_terminal_node(const json_t *n, FILE *out, int *had_header)
 			if (isnan(ratio))
 				snprintf(vs, sizeof(vs), "not judged (no peers)");
 			else
-				snprintf(vs, sizeof(vs), "%.2fx the peers'%s", 1.0 / ratio, ratio >= HR_CKPT_SLOW_RATIO ? " WARN" : "");
+				snprintf(vs, sizeof(vs), "%.2fx the peers'%s", 1.0 / ratio,
+					 hr_streq(hr_jstr(c, "level"), "fail") ? " FAIL" :
+					 hr_streq(hr_jstr(c, "level"), "warn") ? " WARN" : "");
 			if (isnan(hr_jnum(c, "peers_median_rank_write_gbps")))
 				snprintf(peers, sizeof(peers), "-");
 			else

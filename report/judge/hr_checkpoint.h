@@ -6,11 +6,13 @@
  * with the stall predicted at the target GPU count.
  *
  * Rule (docs/health_report.md, "Checkpoint writes"): a node whose median
- * per-rank write bandwidth to a mount is HR_CKPT_SLOW_RATIO times or more
+ * per-rank write bandwidth to a mount is HR_CKPT_MIN_RATIO times or more
  * below the median of its peers' (other nodes writing to the same mount:
- * same file system type, source and mount point) is WARN: it points at the
- * node's NIC, its link to the storage or its mount options. A checkpoint
- * file that did not read back is FAIL for the node of its rank.
+ * same file system type, source and mount point) is graded by the stall
+ * its slowness adds at the checkpoint interval (hr_ckpt_grade()): it
+ * points at the node's NIC, its link to the storage or its mount options.
+ * A checkpoint file that did not read back is FAIL for the node of its
+ * rank.
  */
 #ifndef HR_CHECKPOINT_H
 #define HR_CHECKPOINT_H
@@ -27,9 +29,19 @@ extern "C" {
 
 struct hr_canary_in; /* hr_canary.h (not included: its enum hr_level is not hr_analyze.h's) */
 
-/* A node this many times slower than its peers' median is flagged (policy:
- * the 3x of the issue that introduced checkpoint_io; labelled assumed). */
-#define HR_CKPT_SLOW_RATIO 3.0
+/* A node's synchronous checkpoint is graded by the stall it adds at the
+ * job's checkpoint interval over what its peers' speed would give
+ * (docs/health_report.md, "Checkpoint writes"): the added stall is
+ * block x (1 - peers' speed / ... ) = block - block / ratio, over the
+ * interval. Below HR_CKPT_MIN_RATIO times slower than its peers it is
+ * ordinary spread of writes to a shared mount (not judged as slow); from
+ * there WARN when the added stall is HR_CKPT_WARN_STALL of wall-clock or
+ * more, FAIL from HR_CKPT_FAIL_STALL. The interval is the result's own
+ * (checkpoint_io --interval), else HR_CKPT_INTERVAL_SEC, labelled assumed. */
+#define HR_CKPT_MIN_RATIO 2.0
+#define HR_CKPT_WARN_STALL 0.01
+#define HR_CKPT_FAIL_STALL 0.05
+#define HR_CKPT_INTERVAL_SEC 1800.0 /* 30 min: docs/checkpoint_io.md's example (assumed) */
 
 /* One node's synchronous checkpoint writes to one mount, from one result. */
 struct hr_ckpt {
@@ -43,6 +55,7 @@ struct hr_ckpt {
 	double node_gbps;      /* the node's bytes / block_sec, GB/s */
 	int bad_files;         /* files of the node's ranks that did not read back */
 	int read_back;         /* 1: the result's verify.sync says how many files read back */
+	double interval_sec;   /* the result's --interval (config.interval_sec), NAN none */
 };
 
 /**
@@ -71,6 +84,16 @@ typedef void (*hr_ckpt_reason_fn)(void *ctx, int node, int level, const char *co
 void hr_ckpt_reasons(const struct hr_fleet *f, hr_ckpt_reason_fn fn, void *ctx);
 
 /**
+ * hr_ckpt_grade - the level of entry @e against its peers' median per-rank
+ * bandwidth @peers_gbps (the rule above).
+ * @stall: [out] the added stall, fraction of wall-clock (NAN when not
+ *         judged); @interval: [out] the interval used (s); @assumed: [out]
+ *         1 when it is HR_CKPT_INTERVAL_SEC.
+ * Returns 0 info, 1 warn, 2 fail.
+ */
+int hr_ckpt_grade(const struct hr_ckpt *e, double peers_gbps, double *stall, double *interval, int *assumed);
+
+/**
  * hr_ckpt_node_json - the profile's "checkpoint" array of node @node: per
  * mount its figures and the comparison with its peers. New reference.
  */
@@ -78,11 +101,15 @@ json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node);
 
 /**
  * hr_ckpt_node_checks - count node @node's checkpoint checks: per mount the
- * read-back (always judged) and the comparison with its peers (judged only
- * when another node wrote to that mount). @judged, @not_judged: [in,out]
- * incremented.
+ * read-back (judged when the result has a valid verify.sync) and the
+ * comparison with its peers (judged only when another node wrote to that
+ * mount and the run's host was not busy: hr_quality.h).
+ * @judged, @not_judged: [in,out] incremented; @noisy: [in,out] incremented
+ * for a speed not judged because the host was busy (may be NULL); @why:
+ * [out] @n bytes, set to what made the first such one noisy (may be NULL).
  */
-void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *not_judged);
+void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *not_judged, int *noisy,
+			 char *why, size_t n);
 
 /**
  * hr_ckpt_render_terminal - the "checkpoint writes" table of a profile (its

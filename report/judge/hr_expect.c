@@ -100,6 +100,7 @@ int hr_expect_init(struct hr_expect *e)
 	e->th.mad_floor_frac = 0.001;
 	e->th.min_fleet = 3;
 	e->th.pcie_class_gbps = 64;
+	e->th.false_alarm = 1e-4;
 	e->skus = calloc((size_t)n, sizeof(*e->skus));
 	if (!e->skus)
 		return CH_ERR_RUNTIME;
@@ -188,7 +189,7 @@ static int load_thresholds(struct hr_expect *e, const char *path, const json_t *
 {
 	static const char *const th_keys[] = { "warn_ratio", "fail_ratio", "z_outlier",
 		"warn_pct_below", "fail_pct_below", "mad_floor_frac", "min_fleet",
-		"pcie_class_gbps", NULL };
+		"pcie_class_gbps", "false_alarm_per_node", NULL };
 	const char *k;
 	json_t *v;
 	int rc;
@@ -212,7 +213,10 @@ static int load_thresholds(struct hr_expect *e, const char *path, const json_t *
 		else if (!strcmp(k, "mad_floor_frac")) e->th.mad_floor_frac = x;
 		else if (!strcmp(k, "min_fleet")) e->th.min_fleet = x < 2 ? 2 : (int)x;
 		else if (!strcmp(k, "pcie_class_gbps")) e->th.pcie_class_gbps = x;
+		else if (!strcmp(k, "false_alarm_per_node")) e->th.false_alarm = x;
 	}
+	if (!(e->th.false_alarm < 0.5))
+		return ch_usage_error("expectations file '%s': thresholds.false_alarm_per_node must be below 0.5 (a probability per node and night)", path);
 	if (e->th.fail_ratio > e->th.warn_ratio || e->th.warn_ratio > 1)
 		return ch_usage_error("expectations file '%s': need fail_ratio <= warn_ratio <= 1", path);
 	if (e->th.fail_pct_below < e->th.warn_pct_below)
@@ -398,11 +402,14 @@ json_t *hr_expect_profile(const struct hr_expect *e)
 	json_object_set_new(th, "mad_floor_frac", json_real(e->th.mad_floor_frac));
 	json_object_set_new(th, "min_fleet", json_integer(e->th.min_fleet));
 	json_object_set_new(th, "pcie_class_gbps", json_real(e->th.pcie_class_gbps));
+	json_object_set_new(th, "false_alarm_per_node", json_real(e->th.false_alarm));
 	json_object_set_new(th, "nic_efficiency", json_real(HR_NIC_EFFICIENCY));
 	json_object_set_new(th, "curve_dip", json_real(HR_CURVE_DIP));
 	json_object_set_new(th, "curve_gap", json_real(HR_CURVE_GAP));
 	json_object_set_new(th, "curve_collapse_span", json_real(HR_CURVE_SPAN));
 	json_object_set_new(th, "curve_collapse_rise", json_real(HR_CURVE_FLAT));
+	json_object_set_new(th, "curve_latency_floor", json_real(HR_CURVE_LATENCY));
+	json_object_set_new(th, "curve_alternation_step", json_real(HR_CURVE_ALT));
 	json_object_set_new(o, "thresholds", th);
 	for (i = 0; i < e->nskus; i++) {
 		const struct hr_sku_expect *x = &e->skus[i];

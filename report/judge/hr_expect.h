@@ -16,8 +16,9 @@
  *  - WARN below 0.90 of an expectation: nccl-tests' own NCCL_TESTS_MIN_BW
  *    gate (fails below 0.9x); FAIL below 0.75: DCGM diag's per-SKU
  *    thresholds at 0.75x.
- *  - fleet outliers: robust z = 0.6745 (x - median) / MAD, outlier at
- *    |z| >= 3.5 (Iglewicz and Hoaglin, 1993).
+ *  - fleet outliers: robust z = 0.6745 (x - median) / MAD (Iglewicz and
+ *    Hoaglin, 1993; their cut-off 3.5 is the least), held to the cut-off
+ *    for the comparisons of the node (Bonferroni; hr_quality.h).
  */
 #ifndef HR_EXPECT_H
 #define HR_EXPECT_H
@@ -68,8 +69,13 @@ struct hr_sku_expect {
 #define HR_REF_MIN_BYTES 1073741824.0
 
 /* Curve-shape thresholds (docs/health_report.md, "Curve shape"). */
-#define HR_CURVE_MIN_BYTES 65536.0 /* sizes below are latency-bound: not judged */
-#define HR_CURVE_MIN_GBPS 1.0      /* nor cells below this busbw (2-decimal print) */
+#define HR_CURVE_MIN_BYTES 65536.0 /* where a sweep records no time: sizes below are
+				      taken as latency-bound, not judged */
+#define HR_CURVE_LATENCY 2.0       /* a cell is past the latency floor (judged) when
+				      its time is at least 2x the smallest time of
+				      its half of the sweep: busbw there moves with
+				      bandwidth, not with the fixed cost of a call */
+#define HR_CURVE_ALT 0.10          /* alternation: steps of at least 10% up and down */
 #define HR_CURVE_DIP 0.80          /* dip: below both neighbours and below 0.80 x
 				      their geometric mean */
 #define HR_CURVE_GAP 0.50          /* out-of-place / in-place (or the inverse) below */
@@ -82,12 +88,16 @@ struct hr_sku_expect {
 struct hr_thresholds {
 	double warn_ratio;        /* WARN below this fraction of an expectation (0.90) */
 	double fail_ratio;        /* FAIL below this fraction (0.75) */
-	double z_outlier;         /* |robust z| at or above: outlier (3.5) */
+	double z_outlier;         /* the least cut-off on |robust z| (3.5); the cut-off
+				     itself grows with the comparisons of the node
+				     (hr_cutoff(), hr_quality.h) */
 	double warn_pct_below;    /* an outlier this % below the fleet median: WARN (5) */
 	double fail_pct_below;    /* ... FAIL (10) */
 	double mad_floor_frac;    /* MAD floor as a fraction of |median| (0.001) */
 	int min_fleet;            /* fewest like-for-like values for fleet comparisons (3) */
 	double pcie_class_gbps;   /* intra-node busbw at or below: PCIe class (64) */
+	double false_alarm;       /* false-alarm budget per node and night over all
+				     of its comparisons (0.0001): "false_alarm_per_node" */
 };
 
 struct hr_expect {

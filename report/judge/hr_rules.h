@@ -2,8 +2,10 @@
  * hr_rules.h - health_report's verdict rules as one table: each rule a row
  * (its reason code, level, what it judges, threshold, source, and the
  * function that applies it). The judge (hr_analyze.c) runs the table: each
- * row's pass once, in the table's order; a reason whose code has no row is
- * an error. docs/health_report.md's rule table is this table as
+ * row's pass once, in the table's order (after the drift pass, the values
+ * the rules compare are measured against each other; before the devices
+ * pass, the FAILs are confirmed); a reason whose code has no row is an
+ * error. docs/health_report.md's rule table is this table as
  * `health_report rules` prints it (checked by tests/cli/rules_table.sh).
  * Adding a rule is one row here and one function in its pass.
  */
@@ -42,8 +44,8 @@ struct hr_rule {
 	const char *judges;    /* what it judges */
 	const char *threshold; /* its threshold (the default: --expect may set the fleet and expectation ones) */
 	const char *source;    /* where the threshold comes from */
-	const char *function;  /* the function that applies it (report/judge/) */
-	enum hr_rule_pass pass;
+	const char *function;  /* the function(s) that apply it (report/judge/) */
+	enum hr_rule_pass pass; /* the pass that runs it (its first function) */
 };
 
 /* The table, in the order the judge runs it. */

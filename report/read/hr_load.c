@@ -328,6 +328,53 @@ static int device_points(struct ctx *c, const struct hr_result_device *d, struct
 	return 0;
 }
 
+/* The per-call CV of the point that set roof @compute of @d (-1: memory;
+ * hr_result_roof_point()), NAN when not recorded. A cv that is not a
+ * number >= 0 is listed and not used. */
+static double point_cv(struct ctx *c, const struct hr_result_device *d, const char *where, int compute)
+{
+	const struct hr_result_point *best = hr_result_roof_point(d, compute);
+
+	if (!best || !best->time_sec.present)
+		return NAN;
+	return num_field(c, &best->time_sec.cv, "time_sec.cv", where, 0);
+}
+
+/* The spread of the points behind each roof, and roofline's re-measurement
+ * of the GPUs it flagged (results.flagged[]). */
+static void device_quality(struct ctx *c, const struct hr_result *r, const struct hr_result_device *d,
+			   struct hr_device *dv, const char *where)
+{
+	size_t k;
+
+	dv->memory_cv = point_cv(c, d, where, -1);
+	for (k = 0; k < d->ncompute; k++) {
+		int di = ch_dtype_parse(d->compute[k].dtype);
+		if (di >= 0 && !isnan(dv->compute_gflops[di]))
+			dv->compute_cv[di] = point_cv(c, d, where, (int)k);
+	}
+	for (k = 0; k < r->flagged_list.n; k++) {
+		const struct hr_result_flag *fl = &r->flagged[k];
+		const char *m = fl->metric.str;
+		int idx = -1;
+		if (!fl->device.str || strcmp(fl->device.str, dv->device) || !m)
+			continue;
+		if (!strcmp(m, "memory_gbps"))
+			idx = 0;
+		else if (!strncmp(m, "compute_gflops.", 15) && ch_dtype_parse(m + 15) >= 0)
+			idx = 1 + ch_dtype_parse(m + 15);
+		if (idx < 0)
+			continue;
+		if (fl->confirmed.json && !fl->confirmed.is_null && !json_is_boolean(fl->confirmed.json)) {
+			hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
+				     "results.flagged[%zu]: 'confirmed' is not true, false or null; not used", k);
+			continue;
+		}
+		dv->flag_confirm[idx] = !fl->confirmed.json || fl->confirmed.is_null ? HR_CONFIRM_NONE
+					: fl->confirmed.is_true ? HR_CONFIRM_AGREED : HR_CONFIRM_DISAGREED;
+	}
+}
+
 /* A new device of the fleet from @d (device and status checked), or NULL when out of memory. */
 static struct hr_device *device_new(struct ctx *c, const struct hr_result_device *d, int dnode)
 {
@@ -346,9 +393,9 @@ static struct hr_device *device_new(struct ctx *c, const struct hr_result_device
 	dv->status = strdup(d->status.str);
 	dv->reason = dup_or_null(d->reason.str);
 	dv->source = strdup(c->path);
-	dv->memory_gbps = NAN;
+	dv->memory_gbps = dv->memory_cv = NAN;
 	for (k = 0; k < CH_NDTYPES; k++)
-		dv->compute_gflops[k] = NAN;
+		dv->compute_gflops[k] = dv->compute_cv[k] = NAN;
 	if (!dv->device || !dv->kind || !dv->status || !dv->source)
 		return NULL;
 	if (!strcmp(dv->kind, "gpu")) {
@@ -446,6 +493,7 @@ static int load_roofline(struct ctx *c, const struct hr_result *r, int node)
 		device_roofs(c, d, dv, where);
 		if (device_points(c, d, dv, dnode) || device_power(c, &d->power, dv, where))
 			return CH_ERR_RUNTIME;
+		device_quality(c, r, d, dv, where);
 	}
 	return 0;
 }
@@ -560,6 +608,44 @@ static int sweep_nodes(struct ctx *c, const struct hr_result_sweep *sw, const st
 	return 0;
 }
 
+/* One half of a row: its loop time, the median and CV of its per-call
+ * period, and its re-measurement (each value checked: a wrong-typed one is
+ * listed and not used). */
+static void sweep_cell(struct ctx *c, const struct hr_result_cell *s, struct hr_cell *cell, const char *where)
+{
+	char w2[128];
+
+	cell->time_us = cell->median_us = cell->cv = cell->confirm_busbw = cell->confirm_cv = NAN;
+	cell->confirm = HR_CONFIRM_NONE;
+	if (!s->present)
+		return;
+	cell->time_us = num_field(c, &s->loop_time_us, "loop_time_us", where, 0);
+	snprintf(w2, sizeof(w2), "%s.time_us", where);
+	if (s->time_us.present) {
+		cell->median_us = num_field(c, &s->time_us.median, "median", w2, 0);
+		cell->cv = num_field(c, &s->time_us.cv, "cv", w2, 0);
+	}
+	if (s->confirm.present) {
+		double bus, loop, med;
+		snprintf(w2, sizeof(w2), "%s.confirm", where);
+		bus = num_field(c, &s->confirm.busbw, "busbw_gbps", w2, 1);
+		loop = num_field(c, &s->confirm.loop_time_us, "loop_time_us", w2, 0);
+		if (s->confirm.time_us.present) {
+			char w3[160];
+			snprintf(w3, sizeof(w3), "%s.time_us", w2);
+			med = num_field(c, &s->confirm.time_us.median, "median", w3, 0);
+			cell->confirm_cv = num_field(c, &s->confirm.time_us.cv, "cv", w3, 0);
+		} else {
+			med = NAN;
+		}
+		if (!isnan(bus)) {
+			cell->confirm = HR_CONFIRM_AGREED; /* measured again; the rules judge agreement */
+			/* from the median period where recorded, as the first measurement */
+			cell->confirm_busbw = loop > 0 && med > 0 ? bus * loop / med : bus;
+		}
+	}
+}
+
 /* The rows of a sweep, its large-message and average busbw. */
 static int sweep_rows(struct ctx *c, const struct hr_result_sweep *sw, struct hr_group *g, const char *where)
 {
@@ -580,6 +666,13 @@ static int sweep_rows(struct ctx *c, const struct hr_result_sweep *sw, struct hr
 			if (!isnan(row->bytes))
 				skip(c, "%s: no numeric '%s' in out_of_place or in_place; skipped", w2, "busbw_gbps");
 			continue;
+		}
+		{
+			char w3[128];
+			snprintf(w3, sizeof(w3), "%s.out_of_place", w2);
+			sweep_cell(c, &s->oop, &row->oop, w3);
+			snprintf(w3, sizeof(w3), "%s.in_place", w2);
+			sweep_cell(c, &s->ip, &row->ip, w3);
 		}
 		row->wrong = (s->oop_wrong.num > 0 ? s->oop_wrong.num : 0) + (s->ip_wrong.num > 0 ? s->ip_wrong.num : 0);
 		g->wrong_total += row->wrong;
@@ -755,6 +848,32 @@ static int load_loader(struct ctx *c, const struct hr_result *r, int node)
 		return CH_ERR_RUNTIME;
 	l->node = node;
 	l->verdict = dup_or_null(r->verdict.str);
+	l->step_ms = num_field(c, &r->step_ms, "step_ms", "results", 0);
+	/* loader_contention's documented thresholds (docs/loader_contention.md) unless the result gives its own */
+	l->wait_warn = 0.05;
+	l->wait_fail = 0.20;
+	l->util_pass = 0.90;
+	l->util_fail = 0.70;
+	if (r->lthr.present) {
+		double x;
+		if (!isnan(x = num_field(c, &r->lthr.wait_warn, "input_wait_warn_frac", "results.thresholds", 0)))
+			l->wait_warn = x;
+		if (!isnan(x = num_field(c, &r->lthr.wait_fail, "input_wait_fail_frac", "results.thresholds", 0)))
+			l->wait_fail = x;
+		if (!isnan(x = num_field(c, &r->lthr.util_pass, "accel_util_pass_frac", "results.thresholds", 0)))
+			l->util_pass = x;
+		if (!isnan(x = num_field(c, &r->lthr.util_fail, "accel_util_fail_frac", "results.thresholds", 0)))
+			l->util_fail = x;
+	}
+	l->base_psi_pct = l->base_host_util = NAN;
+	for (i = 0; i < r->configs_list.n; i++)
+		if (hr_streq(r->configs[i].placement.str, "baseline")) {
+			char where[64];
+			snprintf(where, sizeof(where), "results.configs[%zu]", i);
+			l->base_psi_pct = num_field(c, &r->configs[i].psi_avg10, "psi_cpu_some_avg10", where, 0);
+			l->base_host_util = num_field(c, &r->configs[i].host_cpu_util, "host_cpu_util", where, 0);
+			break;
+		}
 	l->mask_collapsed = r->mask_collapsed;
 	l->source = strdup(c->path);
 	if (rec->present) {
@@ -786,6 +905,40 @@ static int load_loader(struct ctx *c, const struct hr_result *r, int node)
 }
 
 /* ---------------------------------------------------------- envelope */
+
+static void load_sample(struct ctx *c, const struct hr_result_load *l, struct hr_load_sample *s, const char *where)
+{
+	s->loadavg_1m = num_field(c, &l->loadavg_1m, "loadavg_1m", where, 0);
+	s->cpu_pressure_pct = num_field(c, &l->cpu_pressure_pct, "cpu_pressure_some_avg10_pct", where, 0);
+	s->cpu_busy_pct = num_field(c, &l->cpu_busy_pct, "cpu_busy_pct", where, 0);
+}
+
+/* The envelope's "conditions" (docs/results-schema.md): any value may be
+ * null (not known); one of another type or range is listed and not used. */
+static void read_conditions(struct ctx *c, const struct hr_result_conditions *k, struct hr_conditions *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->before.loadavg_1m = out->before.cpu_pressure_pct = out->before.cpu_busy_pct = NAN;
+	out->after = out->before;
+	out->per_core = NAN;
+	if (!k->present) {
+		if (k->json && !json_is_null(k->json))
+			skip(c, "%s: '%s' is not an object; the measurement conditions are not known", "envelope",
+			     "conditions");
+		return;
+	}
+	out->known = 1;
+	if (k->before.present)
+		load_sample(c, &k->before, &out->before, "conditions.before");
+	else if (k->before.json && !json_is_null(k->before.json))
+		skip(c, "%s: '%s' is not an object or null; not used", "conditions", "before");
+	if (k->after.present)
+		load_sample(c, &k->after, &out->after, "conditions.after");
+	else if (k->after_value.json && !k->after_value.is_null)
+		skip(c, "%s: '%s' is not an object or null; not used", "conditions", "after");
+	out->online_cpus = count_field(c, &k->online_cpus, "online_cpus", "conditions", 1, 0);
+	out->per_core = num_field(c, &k->per_core, "per_core", "conditions", 0);
+}
 
 /* The run of a result file: times, energy, CPU packages; @t0: [out] its
  * start time when "start_utc" parses (else left). NULL when out of memory. */
@@ -826,6 +979,7 @@ static struct hr_run *run_new(struct ctx *c, const struct hr_result *r, int node
 			run->wall_sec = r->energy_wall_sec.num;
 	}
 	run->cpu_packages = count_field(c, &r->host_packages, "packages", "host", 1, 1);
+	read_conditions(c, &r->conditions, &run->cond);
 	return run;
 }
 
@@ -1377,6 +1531,11 @@ int hr_fleet_load_nccltests(struct hr_fleet *f, const struct hr_nt_log *log)
 			const struct hr_nt_row *s = &r->rows[k];
 			struct hr_row *d = &g->rows[g->nrows++];
 			d->bytes = s->bytes;
+			/* a log has the loop time only: no per-call spread, no re-measurement */
+			d->oop.time_us = s->oop.present && s->oop.time_us > 0 ? s->oop.time_us : NAN;
+			d->ip.time_us = s->ip.present && s->ip.time_us > 0 ? s->ip.time_us : NAN;
+			d->oop.median_us = d->oop.cv = d->oop.confirm_busbw = d->oop.confirm_cv = NAN;
+			d->ip.median_us = d->ip.cv = d->ip.confirm_busbw = d->ip.confirm_cv = NAN;
 			d->busbw_oop_gbps = s->oop.present ? s->oop.busbw_gbps : NAN;
 			d->busbw_ip_gbps = s->ip.present ? s->ip.busbw_gbps : NAN;
 			d->wrong = r->format == HR_NT_FMT_ERROR ? 0 :

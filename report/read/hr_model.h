@@ -57,6 +57,14 @@ struct hr_point {
 	int throttled;
 };
 
+/* Whether a measurement was confirmed by the binary's re-measurement. */
+enum hr_confirm {
+	HR_CONFIRM_NONE = 0,   /* not measured again (older file, nccl-tests log, or
+				  the binary saw no reason to) */
+	HR_CONFIRM_AGREED,     /* measured again and the finding held */
+	HR_CONFIRM_DISAGREED   /* measured again and it did not reproduce */
+};
+
 /* One cap of a device's power sweep; NAN: not measured. */
 struct hr_power_pt {
 	double cap_w;              /* W */
@@ -89,6 +97,13 @@ struct hr_device {
 	char *reason;
 	double memory_gbps;         /* measured memory roof */
 	double compute_gflops[CH_NDTYPES]; /* measured compute roofs */
+	/* the per-call spread of the point that set each roof: the coefficient
+	 * of variation of its timed calls (time_sec.cv), NAN when not recorded */
+	double memory_cv, compute_cv[CH_NDTYPES];
+	/* roofline's own re-measurement of a GPU it flagged below its node's
+	 * median (results.flagged[].confirmed), per metric (0 memory, 1 +
+	 * dtype): enum hr_confirm */
+	int flag_confirm[1 + CH_NDTYPES];
 	int throttled;
 	char *throttle_reasons;     /* e.g. "sw_power_cap", NULL when unknown */
 	char *clocks;               /* e.g. "sm 1980 MHz, mem 2619 MHz", NULL unknown */
@@ -102,10 +117,23 @@ struct hr_device {
 enum hr_group_kind { HR_G_NODE = 0, HR_G_PAIR, HR_G_WORLD, HR_G_SCALING, HR_G_UNKNOWN };
 const char *hr_group_kind_name(int k);
 
+/* One half (out-of-place or in-place) of a row, with its spread. */
+struct hr_cell {
+	double time_us;            /* the loop time per call (nccl-tests' time column), us; NAN unknown */
+	double median_us;          /* median per-call period (allreduce_bw time_us.median), NAN unknown */
+	double cv;                 /* per-call coefficient of variation (time_us.cv), NAN unknown */
+	int confirm;               /* enum hr_confirm: HR_CONFIRM_AGREED here means only
+				      "measured again" (the rules judge agreement) */
+	double confirm_busbw;      /* the re-measurement's busbw (from its median period
+				      where recorded), GB/s; NAN none */
+	double confirm_cv;
+};
+
 struct hr_row {
 	double bytes;
 	double busbw_oop_gbps, busbw_ip_gbps; /* NAN when absent */
 	double wrong;                         /* wrong elements, both halves; 0 none */
+	struct hr_cell oop, ip;
 };
 
 /* One busbw-vs-size sweep of one group and algorithm. */
@@ -155,6 +183,13 @@ struct hr_loader_cfg {
 
 struct hr_loader {
 	int node;
+	double step_ms;            /* the emulated step, ms; NAN unknown */
+	double wait_warn, wait_fail; /* its thresholds (fractions), from the result or
+					the documented defaults */
+	double util_pass, util_fail;
+	double base_psi_pct;       /* the baseline configuration's host CPU pressure
+				      (psi_cpu_some_avg10, %), NAN unknown */
+	double base_host_util;     /* ... and its host CPU busy share, 0..1, NAN unknown */
 	char *verdict;             /* the tool's overall verdict */
 	int mask_collapsed;
 	struct hr_loader_cfg *cfgs;
@@ -165,6 +200,21 @@ struct hr_loader {
 	char *rec_verdict;         /* its verdict */
 	char *rec_numactl, *rec_hwloc_bind, *rec_slurm;
 	char *source;
+};
+
+/* The host's load at one moment (conditions.before / after); NAN unknown. */
+struct hr_load_sample {
+	double loadavg_1m;
+	double cpu_pressure_pct;   /* PSI cpu some avg10, % */
+	double cpu_busy_pct;       /* CPUs busy with other work than the run, % */
+};
+
+/* What a result file recorded of its measurement conditions. */
+struct hr_conditions {
+	int known;                 /* the file has a "conditions" object */
+	struct hr_load_sample before, after;
+	int online_cpus;           /* 0 unknown */
+	double per_core;           /* processes x threads per online CPU, NAN unknown */
 };
 
 /* One input run (a result file or a nccl-tests run) and what it cost. */
@@ -183,6 +233,7 @@ struct hr_run {
 	int gpus_used;             /* for the estimate */
 	double gpu_rated_w;        /* sum of rated power of those GPUs */
 	int cpu_packages;          /* CPU packages of the nodes it ran on */
+	struct hr_conditions cond; /* its measurement conditions (result files) */
 };
 
 struct hr_ckpt;

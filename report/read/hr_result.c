@@ -63,6 +63,68 @@ static const struct field sweep_fields[] = {
 	{ "avg_busbw_gbps", offsetof(struct hr_result_sweep, avg_busbw) },
 };
 
+static const struct field stats_fields[] = {
+	{ "n", offsetof(struct hr_result_stats, n) },
+	{ "min", offsetof(struct hr_result_stats, min) },
+	{ "median", offsetof(struct hr_result_stats, median) },
+	{ "mean", offsetof(struct hr_result_stats, mean) },
+	{ "p95", offsetof(struct hr_result_stats, p95) },
+	{ "max", offsetof(struct hr_result_stats, max) },
+	{ "cv", offsetof(struct hr_result_stats, cv) },
+};
+
+static const struct field cell_fields[] = {
+	{ "loop_time_us", offsetof(struct hr_result_cell, loop_time_us) },
+	{ "algbw_gbps", offsetof(struct hr_result_cell, algbw) },
+	{ "busbw_gbps", offsetof(struct hr_result_cell, busbw) },
+	{ "wrong", offsetof(struct hr_result_cell, wrong) },
+};
+
+static const struct field cell_confirm_fields[] = {
+	{ "why", offsetof(struct hr_result_cell_confirm, why) },
+	{ "loop_time_us", offsetof(struct hr_result_cell_confirm, loop_time_us) },
+	{ "algbw_gbps", offsetof(struct hr_result_cell_confirm, algbw) },
+	{ "busbw_gbps", offsetof(struct hr_result_cell_confirm, busbw) },
+	{ "wrong", offsetof(struct hr_result_cell_confirm, wrong) },
+};
+
+static const struct field point_confirm_fields[] = {
+	{ "why", offsetof(struct hr_result_point_confirm, why) },
+	{ "gbps", offsetof(struct hr_result_point_confirm, gbps) },
+	{ "gflops", offsetof(struct hr_result_point_confirm, gflops) },
+};
+
+static const struct field flag_fields[] = {
+	{ "device", offsetof(struct hr_result_flag, device) },
+	{ "metric", offsetof(struct hr_result_flag, metric) },
+	{ "value", offsetof(struct hr_result_flag, value) },
+	{ "node_median", offsetof(struct hr_result_flag, node_median) },
+	{ "pct_below", offsetof(struct hr_result_flag, pct_below) },
+	{ "confirmed", offsetof(struct hr_result_flag, confirmed) },
+};
+
+static const struct field load_fields[] = {
+	{ "utc", offsetof(struct hr_result_load, utc) },
+	{ "loadavg_1m", offsetof(struct hr_result_load, loadavg_1m) },
+	{ "cpu_pressure_some_avg10_pct", offsetof(struct hr_result_load, cpu_pressure_pct) },
+	{ "cpu_busy_pct", offsetof(struct hr_result_load, cpu_busy_pct) },
+};
+
+static const struct field conditions_fields[] = {
+	{ "after", offsetof(struct hr_result_conditions, after_value) },
+	{ "online_cpus", offsetof(struct hr_result_conditions, online_cpus) },
+	{ "procs_on_host", offsetof(struct hr_result_conditions, procs_on_host) },
+	{ "threads_per_proc", offsetof(struct hr_result_conditions, threads_per_proc) },
+	{ "per_core", offsetof(struct hr_result_conditions, per_core) },
+};
+
+static const struct field loader_thr_fields[] = {
+	{ "input_wait_warn_frac", offsetof(struct hr_result_loader_thresholds, wait_warn) },
+	{ "input_wait_fail_frac", offsetof(struct hr_result_loader_thresholds, wait_fail) },
+	{ "accel_util_pass_frac", offsetof(struct hr_result_loader_thresholds, util_pass) },
+	{ "accel_util_fail_frac", offsetof(struct hr_result_loader_thresholds, util_fail) },
+};
+
 static const struct field mount_fields[] = {
 	{ "fstype", offsetof(struct hr_result_mount, fstype) },
 	{ "source", offsetof(struct hr_result_mount, source) },
@@ -107,6 +169,8 @@ static const struct field config_fields[] = {
 	{ "input_wait_frac", offsetof(struct hr_result_config, input_wait_frac) },
 	{ "accel_util", offsetof(struct hr_result_config, accel_util) },
 	{ "verdict", offsetof(struct hr_result_config, verdict) },
+	{ "psi_cpu_some_avg10", offsetof(struct hr_result_config, psi_avg10) },
+	{ "host_cpu_util", offsetof(struct hr_result_config, host_cpu_util) },
 };
 
 static const struct field rec_fields[] = {
@@ -222,6 +286,24 @@ static int read_value(const json_t *e, void *slot)
 	return 0;
 }
 
+static void read_stats(const json_t *v, struct hr_result_stats *st)
+{
+	st->present = json_is_object(v);
+	READ_FIELDS(v, stats_fields, st);
+}
+
+static void read_cell(const json_t *c, struct hr_result_cell *cell)
+{
+	const json_t *cf = json_object_get(c, "confirm");
+
+	cell->present = json_is_object(c);
+	READ_FIELDS(c, cell_fields, cell);
+	read_stats(json_object_get(c, "time_us"), &cell->time_us);
+	cell->confirm.present = json_is_object(cf);
+	READ_FIELDS(cf, cell_confirm_fields, &cell->confirm);
+	read_stats(json_object_get(cf, "time_us"), &cell->confirm.time_us);
+}
+
 static int read_row(const json_t *row, void *slot)
 {
 	const json_t *oop = json_object_get(row, "out_of_place"), *ip = json_object_get(row, "in_place");
@@ -233,6 +315,8 @@ static int read_row(const json_t *row, void *slot)
 	r->oop_wrong = key(oop, "wrong");
 	r->ip_busbw = key(ip, "busbw_gbps");
 	r->ip_wrong = key(ip, "wrong");
+	read_cell(oop, &r->oop);
+	read_cell(ip, &r->ip);
 	return 0;
 }
 
@@ -320,6 +404,9 @@ static int read_loader(struct hr_result *r)
 
 	r->mode = key(r->results, "mode");
 	r->verdict = key(r->results, "verdict");
+	r->step_ms = key(r->results, "step_ms");
+	r->lthr.present = json_is_object(json_object_get(r->results, "thresholds"));
+	READ_FIELDS(json_object_get(r->results, "thresholds"), loader_thr_fields, &r->lthr);
 	r->mask_collapsed = json_is_true(json_object_get(r->results, "mask_collapsed"));
 	r->rec.present = json_is_object(rec);
 	READ_FIELDS(rec, rec_fields, &r->rec);
@@ -331,8 +418,13 @@ static int read_loader(struct hr_result *r)
 static int read_point(const json_t *p, void *slot)
 {
 	struct hr_result_point *pt = slot;
+	const json_t *cf = json_object_get(p, "confirm");
 
 	READ_FIELDS(p, point_fields, pt);
+	read_stats(json_object_get(p, "time_sec"), &pt->time_sec);
+	pt->confirm.present = json_is_object(cf);
+	READ_FIELDS(cf, point_confirm_fields, &pt->confirm);
+	read_stats(json_object_get(cf, "time_sec"), &pt->confirm.time_sec);
 	pt->throttled = json_is_true(json_object_get(p, "throttled"));
 	return telemetry(json_object_get(p, "telemetry"), &pt->telemetry);
 }
@@ -400,6 +492,7 @@ static int read_device(const json_t *d, void *slot)
 		return rc;
 	dv->has_roofs = json_is_object(roofs);
 	dv->memory_gbps = key(roofs, "memory_gbps");
+	dv->memory_kernel = key(roofs, "memory_kernel");
 	cg = json_object_get(roofs, "compute_gflops");
 	dv->has_compute = json_is_object(cg);
 	if (!json_object_size(cg))
@@ -409,16 +502,28 @@ static int read_device(const json_t *d, void *slot)
 		return CH_ERR_RUNTIME;
 	json_object_foreach((json_t *)cg, k, v) {
 		dv->compute[n].dtype = k;
+		dv->compute[n].kernel = key(json_object_get(roofs, "compute_kernel"), k);
 		dv->compute[n++].gflops = rv(v);
 	}
 	dv->ncompute = n;
 	return 0;
 }
 
+static int read_flag(const json_t *e, void *slot)
+{
+	READ_FIELDS(e, flag_fields, slot);
+	return 0;
+}
+
 static int read_roofline(struct hr_result *r)
 {
-	return read_list(r->results, "devices", &r->devices_list, (void **)&r->devices, sizeof(*r->devices),
-			 read_device);
+	int rc = read_list(r->results, "devices", &r->devices_list, (void **)&r->devices, sizeof(*r->devices),
+			   read_device);
+
+	if (rc)
+		return rc;
+	return read_list(r->results, "flagged", &r->flagged_list, (void **)&r->flagged, sizeof(*r->flagged),
+			 read_flag);
 }
 
 static int read_ckpt_rank(const json_t *e, void *slot)
@@ -474,6 +579,22 @@ static int read_checkpoint(const json_t *doc, struct hr_result *r)
 			 sizeof(*r->scaling), read_ckpt_point);
 }
 
+static void read_load(const json_t *v, struct hr_result_load *l)
+{
+	l->json = v;
+	l->present = json_is_object(v);
+	READ_FIELDS(v, load_fields, l);
+}
+
+static void read_conditions(const json_t *c, struct hr_result_conditions *k)
+{
+	k->json = c;
+	k->present = json_is_object(c);
+	READ_FIELDS(c, conditions_fields, k);
+	read_load(json_object_get(c, "before"), &k->before);
+	read_load(json_object_get(c, "after"), &k->after);
+}
+
 static void read_envelope(const json_t *doc, struct hr_result *r)
 {
 	const json_t *host = json_object_get(doc, "host"), *en = json_object_get(doc, "energy");
@@ -494,6 +615,7 @@ static void read_envelope(const json_t *doc, struct hr_result *r)
 	r->energy_gpu_j = key(en, "gpu_j");
 	r->energy_wall_sec = key(en, "wall_sec");
 	r->energy_source = key(en, "source");
+	read_conditions(json_object_get(doc, "conditions"), &r->conditions);
 	r->has_software = json_is_object(sw);
 	r->sw_cuda_driver = json_string_value(json_object_get(sw, "cuda_driver"));
 	r->sw_nvml_driver = json_string_value(json_object_get(sw, "nvml_driver"));
@@ -552,6 +674,7 @@ void hr_result_release(struct hr_result *r)
 	}
 	for (i = 0; r->configs && i < r->configs_list.n; i++)
 		free(r->configs[i].reasons.v);
+	free(r->flagged);
 	free(r->per_rank);
 	free(r->bad_ranks);
 	free(r->scaling);
@@ -561,6 +684,44 @@ void hr_result_release(struct hr_result *r)
 	free(r->configs);
 	free(r->devices);
 	memset(r, 0, sizeof(*r));
+}
+
+const struct hr_result_point *hr_result_roof_point(const struct hr_result_device *d, int compute)
+{
+	const struct hr_result_point *best = NULL;
+	const char *kd = compute < 0 ? d->memory_kernel.str : d->compute[compute].kernel.str;
+	const char *dtype = compute < 0 ? NULL : d->compute[compute].dtype;
+	double bv = -1;
+	size_t k;
+	int pass;
+
+	/* pass 0: the point the roof names; pass 1: the best of its kind */
+	for (pass = kd ? 0 : 1; pass < 2 && !best; pass++)
+		for (k = 0; k < d->points_list.n; k++) {
+			const struct hr_result_point *p = &d->points[k];
+			double v = compute < 0 ? p->gbps.num : p->gflops.num;
+			char name[96];
+			if (p->valid.json && !p->valid.is_true)
+				continue;
+			if (pass == 0) {
+				snprintf(name, sizeof(name), "%s %s", p->kernel.str ? p->kernel.str : "",
+					 p->dtype.str ? p->dtype.str : "");
+				if (!strcmp(name, kd) || (p->kernel.str && !strcmp(p->kernel.str, kd) && dtype &&
+							  p->dtype.str && !strcmp(p->dtype.str, dtype))) {
+					best = p;
+					break;
+				}
+				continue;
+			}
+			if (compute < 0 ? !(p->family.str && !strcmp(p->family.str, "stream"))
+					: !(p->dtype.str && !strcmp(p->dtype.str, dtype)))
+				continue;
+			if (v > bv) {
+				bv = v;
+				best = p;
+			}
+		}
+	return best;
 }
 
 int hr_result_pick_config(const struct hr_result *r)

@@ -62,6 +62,35 @@ struct hr_result_telemetry {
 	struct hr_result_sample self, before, after;
 };
 
+/* A statistics object {n, min, median, mean, p95, max, cv} (ch_stats_compute(),
+ * docs/results-schema.md): present 0 when the key is not an object. */
+struct hr_result_stats {
+	int present;
+	struct hr_rv n, min, median, mean, p95, max, cv;
+};
+
+/* "confirm" of an allreduce_bw cell: the cell measured a second time at the
+ * end of its sweep because it looked like a dip or an out-of-place/in-place
+ * gap (present 0: not measured again, or an older file). */
+struct hr_result_cell_confirm {
+	int present;                 /* "confirm" is an object */
+	struct hr_rv why;            /* "dip", "gap" */
+	struct hr_rv loop_time_us;   /* us */
+	struct hr_result_stats time_us; /* per-call period, us */
+	struct hr_rv algbw, busbw;   /* "algbw_gbps", "busbw_gbps", GB/s */
+	struct hr_rv wrong;          /* elements */
+};
+
+/* "out_of_place" or "in_place" of a row (allreduce_bw). */
+struct hr_result_cell {
+	int present;                 /* an object */
+	struct hr_rv loop_time_us;   /* us: the timed loop / iterations */
+	struct hr_result_stats time_us; /* per-call period, us */
+	struct hr_rv algbw, busbw;   /* GB/s (from the loop time) */
+	struct hr_rv wrong;
+	struct hr_result_cell_confirm confirm;
+};
+
 /* results.sweeps[].rows[] (allreduce_bw). */
 struct hr_result_row {
 	struct hr_rv bytes;         /* "bytes" */
@@ -70,6 +99,8 @@ struct hr_result_row {
 	struct hr_rv oop_wrong;     /* "out_of_place"."wrong", elements */
 	struct hr_rv ip_busbw;      /* "in_place"."busbw_gbps", GB/s */
 	struct hr_rv ip_wrong;      /* "in_place"."wrong", elements */
+	struct hr_result_cell oop, ip; /* the two cells whole, with their spread
+					  and re-measurement */
 };
 
 /* results.sweeps[] (allreduce_bw). */
@@ -133,6 +164,15 @@ struct hr_result_config {
 	struct hr_rv accel_util;     /* accelerator utilisation, 0..1 */
 	struct hr_rv verdict;        /* "pass", "warn", "fail" */
 	struct hr_rstrs reasons;
+	struct hr_rv psi_avg10;      /* "psi_cpu_some_avg10": host CPU pressure, % */
+	struct hr_rv host_cpu_util;  /* "host_cpu_util": busy share of all CPUs, 0..1 */
+};
+
+/* results.thresholds (loader_contention): its verdict's bounds. */
+struct hr_result_loader_thresholds {
+	int present;                 /* an object */
+	struct hr_rv wait_warn, wait_fail; /* "input_wait_warn_frac", "input_wait_fail_frac" */
+	struct hr_rv util_pass, util_fail; /* "accel_util_pass_frac", "accel_util_fail_frac" */
 };
 
 /* results.recommendation (loader_contention). */
@@ -145,11 +185,53 @@ struct hr_result_recommendation {
 struct hr_result_roof {
 	const char *dtype;           /* the key, e.g. "bf16" (not checked) */
 	struct hr_rv gflops;         /* GFLOP/s */
+	struct hr_rv kernel;         /* "roofs"."compute_kernel".DTYPE: the kernel that set it */
+};
+
+/* results.flagged[] (roofline): a GPU below its node's median. */
+struct hr_result_flag {
+	struct hr_rv device, metric; /* "gpu3", "compute_gflops.bf16" / "memory_gbps" */
+	struct hr_rv value, node_median, pct_below;
+	struct hr_rv confirmed;      /* true / false: the re-measurement agreed or
+					not; null or absent: not measured again */
+};
+
+/* The host's load at one moment ("conditions"."before" / "after"). */
+struct hr_result_load {
+	const json_t *json;          /* the value, NULL when absent */
+	int present;                 /* an object */
+	struct hr_rv utc;
+	struct hr_rv loadavg_1m;
+	struct hr_rv cpu_pressure_pct; /* "cpu_pressure_some_avg10_pct", % */
+	struct hr_rv cpu_busy_pct;   /* "cpu_busy_pct": CPUs busy with other work, % */
+};
+
+/* The envelope's "conditions": what the binary knew of its measurement
+ * conditions (docs/results-schema.md); present 0 in older files. */
+struct hr_result_conditions {
+	const json_t *json;          /* the value, NULL when absent */
+	int present;                 /* an object */
+	struct hr_result_load before, after;
+	struct hr_rv after_value;    /* "after" as found (null while running) */
+	struct hr_rv online_cpus, procs_on_host, threads_per_proc;
+	struct hr_rv per_core;       /* procs x threads / online CPUs; > 1 oversubscribed */
+};
+
+/* "confirm" of a roofline point: measured again because it fell more than
+ * the per-node threshold below its node's median (present 0: not measured
+ * again, or an older file). */
+struct hr_result_point_confirm {
+	int present;
+	struct hr_rv why;            /* "below_node_median" */
+	struct hr_result_stats time_sec; /* s */
+	struct hr_rv gbps, gflops;
 };
 
 /* results.devices[].points[] (roofline). */
 struct hr_result_point {
 	struct hr_rv valid;
+	struct hr_result_stats time_sec; /* the timed calls, s */
+	struct hr_result_point_confirm confirm;
 	struct hr_rv ai;             /* "ai_flop_per_byte" */
 	struct hr_rv gflops, gbps;
 	struct hr_rv kernel, family, dtype;
@@ -185,6 +267,7 @@ struct hr_result_device {
 	int throttled;
 	int has_roofs;               /* "roofs" is an object */
 	struct hr_rv memory_gbps;    /* "roofs"."memory_gbps", GB/s */
+	struct hr_rv memory_kernel;  /* "roofs"."memory_kernel": "triad fp64" (kernel dtype) */
 	int has_compute;             /* "roofs"."compute_gflops" is an object */
 	struct hr_result_roof *compute; /* its entries */
 	size_t ncompute;
@@ -222,6 +305,7 @@ struct hr_result {
 	const json_t *results;       /* "results" when an object, else NULL */
 	int has_energy;              /* "energy" is an object */
 	struct hr_rv energy_cpu_j, energy_gpu_j, energy_wall_sec, energy_source;
+	struct hr_result_conditions conditions; /* "conditions" */
 	int has_software;            /* "software" is an object */
 	const char *sw_cuda_driver, *sw_nvml_driver, *sw_cuda_runtime, *sw_nccl, *sw_mpi;
 	/* allreduce_bw */
@@ -238,6 +322,8 @@ struct hr_result {
 	/* loader_contention */
 	struct hr_rv mode;           /* "results"."mode" ("plan": nothing measured) */
 	struct hr_rv verdict;        /* "results"."verdict" */
+	struct hr_rv step_ms;        /* "results"."step_ms": the emulated step, ms */
+	struct hr_result_loader_thresholds lthr; /* "results"."thresholds" */
 	int mask_collapsed;          /* "results"."mask_collapsed" is true */
 	struct hr_result_recommendation rec;
 	struct hr_rlist configs_list; /* "results"."configs" */
@@ -245,6 +331,8 @@ struct hr_result {
 	/* roofline */
 	struct hr_rlist devices_list; /* "results"."devices" */
 	struct hr_result_device *devices;
+	struct hr_rlist flagged_list; /* "results"."flagged" */
+	struct hr_result_flag *flagged;
 	/* checkpoint_io (and the layout above) */
 	int has_sync;                /* "results"."sync" is an object */
 	struct hr_result_ckpt_point sync;
@@ -346,6 +434,18 @@ enum hr_result_use {
  * Returns enum hr_result_use.
  */
 int hr_result_accept(const struct hr_result *r, const char *path, int named, struct hr_issues *is);
+
+/**
+ * hr_result_roof_point - the point of a roofline device that set a roof:
+ * the valid point named by the roof's kernel ("KERNEL DTYPE" of
+ * roofs.memory_kernel, or compute_kernel.DTYPE's kernel of that dtype),
+ * else the valid point with the highest figure (gbps of the "stream"
+ * family for the memory roof, gflops of the dtype for a compute roof).
+ * @d:       [in] a device of a roofline record.
+ * @compute: [in] -1 for the memory roof, else the index into d->compute.
+ * Returns the point (borrowed from @d), NULL when none.
+ */
+const struct hr_result_point *hr_result_roof_point(const struct hr_result_device *d, int compute);
 
 /**
  * hr_result_pick_config - the configuration of a loader_contention record

@@ -4,6 +4,7 @@
 #include "report/render/hr_render.h"
 #include "report/render/hr_render_power.h"
 #include "report/render/hr_plot.h"
+#include "report/render/hr_steps_render.h"
 #include "report/render/hr_rows.h"
 #include "report/render/hr_render_int.h"
 #include "base/ch_common.h"
@@ -103,6 +104,20 @@ static void figure(struct plotter *pl, const char *kind, const char *subject,
 	esc(pl->b, caption);
 	hr_buf_puts(pl->b, "</figcaption></figure>\n");
 	pl->drawn++;
+}
+
+/* the training job's step logs (health_report --steps): the plot, then the table */
+static void steps_section(struct plotter *pl, const json_t *st)
+{
+	struct hr_svg svg;
+	if (!json_is_object(st))
+		return;
+	hr_steps_html(st, pl->b);
+	if (hr_plot_steps(st, &svg) == 0) {
+		figure(pl, "steps", "ranks", &svg,
+		       "Each rank's window median step time (black) and its own compute (blue; a straggler red), worst first; the mean time split stacked. Source: the step logs (measured).");
+		hr_svg_release(&svg);
+	}
 }
 
 static int device_flagged(const json_t *d)
@@ -502,11 +517,11 @@ static void html_head(const json_t *p, struct hr_buf *b)
 		      hr_jstr(sum, "verdict"), hr_jstr(sum, "verdict"));
 	hr_buf_printf(b, "<p class=\"meta\">Generated %s by health_report %s (git %s). %lld nodes: "
 		      "<span class=\"FAIL\">%lld FAIL</span>, <span class=\"WARN\">%lld WARN</span>, "
-		      "<span class=\"PASS\">%lld PASS</span>, %lld not judged (checks: %lld judged, %lld not judged); %lld devices; %lld all-reduce groups; %lld input files (%lld read).</p>\n",
+		      "<span class=\"PASS\">%lld PASS</span>, %lld not judged (checks: %lld judged, %lld not judged, %lld of them noisy); %lld devices; %lld all-reduce groups; %lld input files (%lld read).</p>\n",
 		      hr_jstr(p, "generated_utc"), hr_jstr(p, "version"), hr_jstr(p, "git_rev"),
 		      hr_jint(sum, "nodes", 0), hr_jint(sum, "fail", 0), hr_jint(sum, "warn", 0),
 		      hr_jint(sum, "pass", 0), hr_jint(sum, "not_judged", 0), hr_jint(sum, "checks_judged", 0),
-		      hr_jint(sum, "checks_not_judged", 0), hr_jint(sum, "devices", 0), hr_jint(sum, "groups", 0),
+		      hr_jint(sum, "checks_not_judged", 0), hr_jint(sum, "checks_noisy", 0), hr_jint(sum, "devices", 0), hr_jint(sum, "groups", 0),
 		      hr_jint(in, "files", 0), hr_jint(in, "files_read", 0));
 	if (json_array_size(x)) {
 		hr_buf_puts(b, "<p><b class=\"FAIL\">Drain candidates:</b> ");
@@ -940,6 +955,7 @@ int hr_html_render(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 	html_devices(&rows, b);
 	html_groups(&rows, b);
 	html_checkpoint(parts, b);
+	steps_section(&pl, json_object_get(p, "steps"));
 	html_inputs(json_object_get(p, "inputs"), &rows, b);
 	html_expectations(json_object_get(p, "expectations"), b);
 	hr_buf_printf(b, "<script>%s%s</script>\n</body></html>\n", table_script, script);

@@ -1123,3 +1123,88 @@ int hr_plot_powercap(const json_t *power_caps, struct hr_svg *out)
 	}
 	return pl_close(out);
 }
+
+/* ------------------------------------------------------------ step logs */
+
+/* every rank's window median step time (black) and its own compute (blue;
+ * stragglers red), worst first; and the time split as a stacked bar */
+static int steps_draw(const json_t *steps)
+{
+	static const char *const ph[] = { "forward", "backward", "forward+backward", "optimizer", "all-reduce",
+					  "input wait" };
+	static const int col[] = { C_BLUE, C_PURPLE, C_CYAN, C_OLIVE, C_ORANGE, C_RED };
+	const json_t *ranks = json_object_get(steps, "ranks"), *r, *split = json_object_get(steps, "time_split_sec");
+	size_t n = json_array_size(ranks), i;
+	double ymax = 0, y0, x1;
+	int k, have_split = json_is_object(split);
+
+	if (!n)
+		return CH_ERR_USAGE;
+	json_array_foreach(ranks, i, r) {
+		ymax = fmax(ymax, jnum(r, "step_sec") > 0 ? jnum(r, "step_sec") : 0);
+		ymax = fmax(ymax, jnum(r, "compute_sec") > 0 ? jnum(r, "compute_sec") : 0);
+	}
+	if (!(ymax > 0))
+		return CH_ERR_USAGE;
+	x1 = (double)n - 0.5 + (have_split ? 0.3 * (double)n + 4 : 0);
+	viewport("step logs: step per rank (dots), own compute (circles; straggler: x)",
+		 "rank, worst first", "seconds per step (window median)", -0.5, x1, 0, ymax * 1.15, "bcst", "bcnstv");
+	json_array_foreach(ranks, i, r) {
+		double x = (double)i, s = jnum(r, "step_sec"), c = jnum(r, "compute_sec");
+		int strag = json_is_true(json_object_get(r, "straggler"));
+		if (s > 0) {
+			plcol0(C_BLACK);
+			plpoin(1, &x, &s, 17);
+		}
+		if (c > 0) {
+			plcol0(strag ? C_RED : C_BLUE);
+			plpoin(1, &x, &c, strag ? 5 : 4);
+		}
+	}
+	if (have_split) {
+		/* the mean split, stacked at the right, each part named beside it */
+		double w = 0.05 * (double)n + 0.6, bx = (double)n + w + 0.5;
+		y0 = 0;
+		for (k = 0; k < 6; k++) {
+			double v = jnum(split, ph[k]);
+			if (!(v > 0) || (k == 2 && jnum(split, "forward") > 0))
+				continue;
+			{
+				double fx[4] = { bx - w, bx + w, bx + w, bx - w };
+				double fy[4] = { y0, y0, y0 + v, y0 + v };
+				plcol0(col[k]);
+				plfill(4, fx, fy);
+				plcol0(C_BLACK);
+				plline(4, fx, fy);
+				plcol0(col[k]);
+				label_at(bx + 1.4 * w, y0 + v / 2, 0.0, ph[k]);
+			}
+			y0 += v;
+		}
+		plcol0(C_BLACK);
+		label_at(bx, ymax * 1.08, 0.5, "mean split");
+	}
+	return 0;
+}
+
+int hr_plot_steps(const json_t *steps, struct hr_svg *out)
+{
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if (setjmp(pl_jmp)) {
+		pl_active = 0;
+		return CH_ERR_RUNTIME;
+	}
+	if (pl_open())
+		return CH_ERR_RUNTIME;
+	pl_active = 1;
+	rc = steps_draw(steps);
+	pl_active = 0;
+	if (rc) {
+		plend1();
+		free(pl_buf);
+		pl_buf = NULL;
+		return rc;
+	}
+	return pl_close(out);
+}

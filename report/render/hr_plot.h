@@ -91,6 +91,15 @@ int hr_plot_distribution(const json_t *dist, double warn_pct_below,
 			 double fail_pct_below, struct hr_svg *out);
 
 /**
+ * hr_plot_steps - a training run's step logs (the profile's "steps", the
+ * document of report/render/hr_steps_render.h): every rank's window median
+ * step time and its own compute time, worst first, stragglers marked, and
+ * the mean time split as a stacked bar when the logs give one.
+ * Returns 0; CH_ERR_USAGE when no rank has a step time; CH_ERR_RUNTIME.
+ */
+int hr_plot_steps(const json_t *steps, struct hr_svg *out);
+
+/**
  * hr_plot_powercap - the fleet's power-cap curves (the profile's
  * "power_caps"): per GPU model, the median compute-bound GFLOP/s (solid)
  * and GFLOP/J (dashed) against the cap, both in % of each GPU's own figure

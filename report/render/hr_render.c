@@ -2,6 +2,7 @@
  * hr_render.c - terminal summary, Markdown and Prometheus outputs.
  */
 #include "report/render/hr_render.h"
+#include "report/render/hr_steps_render.h"
 #include "report/render/hr_render_power.h"
 #include "report/judge/hr_checkpoint.h"
 #include "report/judge/hr_inventory.h"
@@ -180,11 +181,11 @@ int hr_term_render(const json_t *p, FILE *out, int color, const struct hr_render
 	char line[1024];
 	const char *c0 = color ? BLD : "", *c1 = color ? RST : "", *dim = color ? DIM : "";
 
-	fprintf(out, "%shealth_report%s: %lld node%s: %lld FAIL, %lld WARN, %lld PASS, %lld not judged; checks: %lld judged, %lld not judged; %lld devices, %lld groups; %lld input files (%lld read, %lld ignored), %lld input problem%s skipped\n",
+	fprintf(out, "%shealth_report%s: %lld node%s: %lld FAIL, %lld WARN, %lld PASS, %lld not judged; checks: %lld judged, %lld not judged (%lld noisy); %lld devices, %lld groups; %lld input files (%lld read, %lld ignored), %lld input problem%s skipped\n",
 		c0, c1, hr_jint(sum, "nodes", 0), hr_jint(sum, "nodes", 0) == 1 ? "" : "s",
 		hr_jint(sum, "fail", 0), hr_jint(sum, "warn", 0), hr_jint(sum, "pass", 0),
 		hr_jint(sum, "not_judged", 0), hr_jint(sum, "checks_judged", 0),
-		hr_jint(sum, "checks_not_judged", 0), hr_jint(sum, "devices", 0), hr_jint(sum, "groups", 0), hr_jint(in, "files", 0),
+		hr_jint(sum, "checks_not_judged", 0), hr_jint(sum, "checks_noisy", 0), hr_jint(sum, "devices", 0), hr_jint(sum, "groups", 0), hr_jint(in, "files", 0),
 		hr_jint(in, "files_read", 0), hr_jint(in, "files_ignored", 0), hr_jint(in, "skipped", 0),
 		hr_jint(in, "skipped", 0) == 1 ? "" : "s");
 	cost_line(json_object_get(p, "run_cost"), line, sizeof(line));
@@ -286,11 +287,12 @@ static void md_head(const json_t *p, struct hr_buf *b)
 	size_t j;
 
 	hr_buf_printf(b, "# Cluster health report\n\n");
-	hr_buf_printf(b, "Generated %s by health_report %s (git %s). **%s**: %lld nodes, %lld FAIL, %lld WARN, %lld PASS, %lld not judged; checks: %lld judged, %lld not judged; %lld devices, %lld all-reduce groups.\n\n",
+	hr_buf_printf(b, "Generated %s by health_report %s (git %s). **%s**: %lld nodes, %lld FAIL, %lld WARN, %lld PASS, %lld not judged; checks: %lld judged, %lld not judged (%lld noisy); %lld devices, %lld all-reduce groups.\n\n",
 		      hr_jstr(p, "generated_utc"), hr_jstr(p, "version"), hr_jstr(p, "git_rev"),
 		      hr_jstr(sum, "verdict"), hr_jint(sum, "nodes", 0), hr_jint(sum, "fail", 0),
 		      hr_jint(sum, "warn", 0), hr_jint(sum, "pass", 0), hr_jint(sum, "not_judged", 0),
-		      hr_jint(sum, "checks_judged", 0), hr_jint(sum, "checks_not_judged", 0), hr_jint(sum, "devices", 0),
+		      hr_jint(sum, "checks_judged", 0), hr_jint(sum, "checks_not_judged", 0),
+		      hr_jint(sum, "checks_noisy", 0), hr_jint(sum, "devices", 0),
 		      hr_jint(sum, "groups", 0));
 	if (json_array_size(x)) {
 		hr_buf_puts(b, "**Drain candidates:** ");
@@ -564,6 +566,7 @@ int hr_md_render(const json_t *p, struct hr_buf *b, const struct hr_render_parts
 	md_groups(&rows, b);
 	md_loader(&rows, b);
 	md_checkpoint(parts, b);
+	hr_steps_markdown(json_object_get(p, "steps"), b);
 	hr_render_power_md(p, b);
 	md_inputs(p, &rows, b);
 	hr_rows_free(&rows);
@@ -611,7 +614,7 @@ static double hr_jnum_v(const json_t *v)
 /* The families of one sample or more per node, in the order health.prom lists them. */
 static const struct fam node_fams[HR_PROM_NODE_FAMILIES] = {
 	{ "clusterhealth_node_verdict", "Node verdict of health_report: 0 PASS, 1 WARN, 2 FAIL, -1 NOT JUDGED (no check could be judged).", "gauge" },
-	{ "clusterhealth_drain_candidate", "1 when health_report lists the node as a drain candidate (verdict FAIL).", "gauge" },
+	{ "clusterhealth_drain_candidate", "1 when health_report lists the node as a drain candidate (a hard fault or a confirmed FAIL).", "gauge" },
 	{ "clusterhealth_node_reasons", "Number of reasons of each level (info, warn, fail) behind the node verdict.", "gauge" },
 	{ "clusterhealth_device_memory_gbps", "Measured memory roof of a device (roofline), GB/s (1e9 bytes/s).", "gauge" },
 	{ "clusterhealth_device_compute_gflops", "Measured compute roof of a device per dtype (roofline), GFLOP/s.", "gauge" },
@@ -640,7 +643,7 @@ void hr_prom_node(size_t k, const json_t *n, struct hr_buf *b)
 		break;
 	}
 	case 1:
-		prom_sample(b, name, hr_jstr(n, "verdict") && !strcmp(hr_jstr(n, "verdict"), "FAIL"),
+		prom_sample(b, name, json_is_true(json_object_get(n, "drain_candidate")),
 			    "node", hr_jstr(n, "name"), NULL);
 		break;
 	case 2: {
@@ -755,6 +758,7 @@ int hr_prom_render(const json_t *p, FILE *out, const struct hr_render_parts *par
 	prom_head(&b, &f_time);
 	if (hr_parse_utc(hr_jstr(p, "generated_utc"), &t) == 0)
 		prom_sample(&b, f_time.name, (double)t, NULL);
+	hr_steps_prom(json_object_get(p, "steps"), &b);
 	if (!rc && (b.oom || fwrite(b.s ? b.s : "", 1, b.len, out) != b.len))
 		rc = CH_ERR_RUNTIME;
 	hr_buf_release(&b);

@@ -182,11 +182,41 @@ if [ -x "$B/roofline" ]; then
 		grep -qE '^roofline --backend cuda +unavailable \(exit 3\) although a GPU is here' "$T/out2/summary.txt"
 fi
 if [ -x "$B/allreduce_bw" ]; then
-	check "gpu-check --run, GPU listed: nccl backend launched with one rank per GPU" \
-		awk -F'\t' '$1 == "allreduce-nccl" && $5 ~ /mpirun --bind-to none -np 1 .*allreduce_bw --backend nccl/ { f = 1 } END { exit !f }' "$T/out2/steps.tsv"
+	check "gpu-check --run, GPU listed: nccl backend in one process driving every GPU (-g), no mpirun" \
+		awk -F'\t' '$1 == "allreduce-nccl" && $5 ~ /allreduce_bw -g 1 --backend nccl/ && $5 !~ /mpirun/ { f = 1 } END { exit !f }' "$T/out2/steps.tsv"
 fi
 check "gpu-check --run, GPU listed: driver and GPU in the summary header" \
 	grep -qE '^gpu-check .* GPUs 1 x NVIDIA H200; driver 580\.159\.04' "$T/out2/summary.txt"
+if [ -x "$B/roofline" ]; then
+	check "gpu-check --run, GPU listed: roofline runs one process per GPU (--devices 0, its own result file)" \
+		bash -c 'grep -qE -- "--each-gpu 1 .*roofline --backend cuda" "$1/steps.tsv" && [ -s "$1/logs/roofline-gpu0.log" ] &&
+			python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert \"--devices\" in d[\"args\"] and d[\"args\"][d[\"args\"].index(\"--devices\") + 1] == \"0\"" "$1/results/roofline-gpu0.json"' _ "$T/out2"
+fi
+
+# ---------------------------------------------------------------- 5b. driver of an older CUDA
+# nvidia-smi's header says CUDA 12.4, the bundle was built with CUDA 13:
+# the preflight stops before any step, naming both and the fix; with the
+# toolkit's compat libraries (GPU_CHECK_CUDA_COMPAT) it uses them instead.
+built_cuda=$(sed -n 's/^cuda_runtime_built: //p' "$T/bundle/MANIFEST.txt")
+if [ -n "$built_cuda" ] && [ "${built_cuda%%.*}" -gt 12 ]; then
+	mkdir -p "$T/fakebin12"
+	sed 's/NVIDIA-SMI stand-in for tests\/cli\/gpu-check.sh/| NVIDIA-SMI 550.54.15   Driver Version: 550.54.15   CUDA Version: 12.4 |/' \
+		"$T/fakebin/nvidia-smi" >"$T/fakebin12/nvidia-smi"
+	chmod +x "$T/fakebin12/nvidia-smi"
+	PATH="$T/fakebin12:$PATH" GPU_CHECK_CUDA_COMPAT= scripts/gpu-check --run "$T/bundle" --out "$T/out12" >"$T/run12.log" 2>&1; rc=$?
+	check "gpu-check --run, driver of CUDA 12.4 under a CUDA $built_cuda bundle: exits 4 before any step" \
+		bash -c '[ '$rc' -eq 4 ] && [ ! -e "$1/steps.tsv" -o $(wc -l <"$1/steps.tsv" 2>/dev/null || echo 1) -le 1 ]' _ "$T/out12"
+	check "gpu-check --run, driver of CUDA 12.4: the message names both versions and the fix" \
+		bash -c 'grep -q "driver supports CUDA 12.4, but the bundle was built with CUDA '"$built_cuda"'" "$1" && grep -q "CUDA 12.x toolkit" "$1" && grep -q "cuda-compat-" "$1"' _ "$T/run12.log"
+	mkdir -p "$T/compat" && : >"$T/compat/libcuda.so.1"
+	PATH="$T/fakebin12:$PATH" GPU_CHECK_CUDA_COMPAT="$T/compat" GPU_CHECK_MPI_ARGS="--backend mpi -b 8 -e 64K -f 8" \
+		GPU_CHECK_ROOFLINE_ARGS="--backend cuda --kernels triad --size 1M" \
+		scripts/gpu-check --run "$T/bundle" --out "$T/outc" >"$T/runc.log" 2>&1
+	check "gpu-check --run, driver of CUDA 12.4 with the compat libraries: uses them and runs the steps" \
+		bash -c 'grep -q "using the forward-compatibility libcuda.so.1 in $2" "$1/../runc.log" && grep -qx "cuda_compat=$2" "$1/env.txt" && grep -qx "driver_cuda=12.4" "$1/env.txt" && grep -q "^roofline" "$1/steps.tsv"' _ "$T/outc" "$T/compat"
+else
+	echo "skip gpu-check CUDA preflight: the bundle's CUDA runtime (${built_cuda:-unknown}) is not newer than 12.4"
+fi
 
 # ---------------------------------------------------------------- 6. no nvidia-smi, CUDA works
 # nvidia-smi is missing but the CUDA runtime lists a GPU (a stand-in

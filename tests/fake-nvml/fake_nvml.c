@@ -20,9 +20,26 @@
  * Power limits, power, energy, clocks, temperature and clock event reasons
  * are in fake_nvml_power.c (a model that responds to a settable limit; the
  * readings above are its idle ones).
+ *
+ * The busy-interval model, for the energy-window tests
+ * (tests/unit/test_energy_window.c), takes over a GPU's energy counter and
+ * violation counters once a test has told it about a call with
+ * fake_nvml_busy(): the GPU draws FAKE_NVML_BUSY_W (default 500 W) while a
+ * call runs and FAKE_NVML_IDLE_W (default 0) otherwise; its total-energy
+ * counter (nvmlDeviceGetTotalEnergyConsumption, mJ, from 123456 J at
+ * nvmlInit) is refreshed every FAKE_NVML_REFRESH_MS (default 20 ms): a read
+ * returns the energy at the last refresh, as the driver's counter does.
+ * fake_nvml_energy_between() and fake_nvml_busy_between() give the truth
+ * over any interval. Its power violation time (nvmlDeviceGetViolationStatus)
+ * is 0 on gpu0 and a quarter of the busy time on gpu1, thermal 0 on both.
+ * Times are CLOCK_MONOTONIC seconds (ch_now_sec()'s clock).
  */
+#include <math.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef int nvmlReturn_t;
 typedef struct fake_dev { int i; } *nvmlDevice_t;
@@ -40,7 +57,114 @@ static nvmlReturn_t text(char *buf, unsigned n, const char *s)
 	return OK;
 }
 
-nvmlReturn_t nvmlInit_v2(void) { return OK; }
+/* ---- the energy model */
+struct fake_batch { double t0, period, busy; int calls; };
+#define FAKE_MAX_BATCHES 65536
+static struct fake_batch batches[2][FAKE_MAX_BATCHES];
+static int nbatches[2];
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static double busy_w = 500, idle_w = 0, refresh_s = 0.020, origin = -1;
+static const double base_j = 123456.0, power_frac[2] = { 0, 0.25 };
+static int busy_model_on[2];   /* a test told the model about GPU d's calls */
+
+static double now_sec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double env_num(const char *name, double def)
+{
+	const char *v = getenv(name);
+	return v && *v ? atof(v) : def;
+}
+
+/* locked */
+static void model_init(void)
+{
+	if (origin >= 0)
+		return;
+	busy_w = env_num("FAKE_NVML_BUSY_W", 500);
+	idle_w = env_num("FAKE_NVML_IDLE_W", 0);
+	refresh_s = env_num("FAKE_NVML_REFRESH_MS", 20) * 1e-3;
+	origin = now_sec();
+}
+
+static double overlap(double a0, double a1, double b0, double b1)
+{
+	double lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+	return hi > lo ? hi - lo : 0;
+}
+
+/* seconds device @d ran calls within [a, b]; locked */
+static double busy_in(unsigned d, double a, double b)
+{
+	double s = 0;
+	int i, k;
+	for (i = 0; i < nbatches[d]; i++) {
+		const struct fake_batch *x = &batches[d][i];
+		double end = x->t0 + x->calls * x->period;
+		if (end <= a || x->t0 >= b)
+			continue;
+		if (x->t0 >= a && end <= b) {
+			s += x->calls * x->busy;
+			continue;
+		}
+		for (k = 0; k < x->calls; k++)
+			s += overlap(x->t0 + k * x->period, x->t0 + k * x->period + x->busy, a, b);
+	}
+	return s;
+}
+
+static double energy_in(unsigned d, double a, double b)
+{
+	double busy = busy_in(d, a, b);
+	return busy_w * busy + idle_w * ((b - a) - busy);
+}
+
+/* test hooks */
+int fake_nvml_busy(unsigned d, double t0, int calls, double period, double busy)
+{
+	int rc = -1;
+	pthread_mutex_lock(&mu);
+	model_init();
+	if (d < 2 && nbatches[d] < FAKE_MAX_BATCHES && calls > 0) {
+		batches[d][nbatches[d]++] = (struct fake_batch){ t0, period, busy, calls };
+		busy_model_on[d] = 1;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&mu);
+	return rc;
+}
+
+double fake_nvml_energy_between(unsigned d, double a, double b)
+{
+	double e;
+	pthread_mutex_lock(&mu);
+	model_init();
+	e = d < 2 ? energy_in(d, a, b) : NAN;
+	pthread_mutex_unlock(&mu);
+	return e;
+}
+
+double fake_nvml_busy_between(unsigned d, double a, double b)
+{
+	double s;
+	pthread_mutex_lock(&mu);
+	model_init();
+	s = d < 2 ? busy_in(d, a, b) : NAN;
+	pthread_mutex_unlock(&mu);
+	return s;
+}
+
+nvmlReturn_t nvmlInit_v2(void)
+{
+	pthread_mutex_lock(&mu);
+	model_init();
+	pthread_mutex_unlock(&mu);
+	return OK;
+}
 nvmlReturn_t nvmlShutdown(void) { return OK; }
 const char *nvmlErrorString(nvmlReturn_t r)
 {
@@ -110,3 +234,34 @@ nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t d, int type, unsigned *
 }
 nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t d, int type, unsigned *v) { (void)d; *v = type == 1 ? 1980 : 2619; return OK; }
 nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, int *m) { (void)d; *m = 1; return OK; }
+/* The busy-interval model's answers (fake_nvml_power.c asks first): 1 with
+ * the value when a test drove GPU @d through fake_nvml_busy(), else 0. */
+int fake_busy_energy_mj(unsigned d, unsigned long long *mj)
+{
+	double t, tick;
+	int on;
+	pthread_mutex_lock(&mu);
+	on = d < 2 && busy_model_on[d];
+	if (on) {
+		t = now_sec();
+		tick = origin + floor((t - origin) / refresh_s) * refresh_s; /* the last refresh */
+		*mj = (unsigned long long)llround((base_j + energy_in(d, origin, tick)) * 1000.0);
+	}
+	pthread_mutex_unlock(&mu);
+	return on;
+}
+
+int fake_busy_violation_ns(unsigned d, int policy, unsigned long long *ref_us, unsigned long long *ns)
+{
+	double t;
+	int on;
+	pthread_mutex_lock(&mu);
+	on = d < 2 && busy_model_on[d];
+	if (on) {
+		t = now_sec();
+		*ref_us = (unsigned long long)(t * 1e6);
+		*ns = policy == 0 ? (unsigned long long)llround(power_frac[d] * busy_in(d, origin, t) * 1e9) : 0;
+	}
+	pthread_mutex_unlock(&mu);
+	return on;
+}

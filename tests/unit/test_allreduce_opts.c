@@ -40,6 +40,19 @@ Test(allreduce_opts, defaults)
 	cr_assert_float_eq(o.timeout_sec, 120.0, 0);
 	cr_assert_eq(o.delay_rank, -1);
 	cr_assert_lt(o.min_busbw_gbps, 0);
+	cr_assert_eq(o.ngpus, 0); /* not given: one GPU per process, or all without a launcher */
+}
+
+/* nccl-tests' single-process mode: -g N GPUs driven by this process */
+Test(allreduce_opts, ngpus)
+{
+	struct ch_ar_opts o;
+	const char *args[] = { "-g", "8", "-t", "1", NULL };
+	const char *longs[] = { "--ngpus", "256", NULL };
+	cr_assert_eq(parse(&o, args), 0);
+	cr_assert_eq(o.ngpus, 8);
+	cr_assert_eq(parse(&o, longs), 0);
+	cr_assert_eq(o.ngpus, CH_AR_MAX_GPUS);
 }
 
 Test(allreduce_opts, the_done_when_command_line)
@@ -85,7 +98,7 @@ ParameterizedTestParameters(allreduce_opts, bad_values_are_usage_errors)
 		{ { "-d", "foo" } }, { { "-d", "int64" } }, { { "-o", "prod" } }, { { "--backend", "gloo" } },
 		{ { "-b", "64", "-e", "8" } }, { { "-b", "0" } }, { { "-b", "-5" } }, { { "-b", "2" } },
 		{ { "-e", "1X" } }, { { "-n", "0" } }, { { "-w", "-1" } }, { { "-c", "2" } },
-		{ { "-g", "8" } }, { { "-t", "2" } }, { { "--groups", "world,foo" } }, { { "--groups", "node,node" } },
+		{ { "-g", "0" } }, { { "-g", "257" } }, { { "-g", "two" } }, { { "-t", "2" } }, { { "--groups", "world,foo" } }, { { "--groups", "node,node" } },
 		{ { "--algo", "ring,,tree" } }, { { "--algo", "ring,ring" } }, { { "--node-size", "0" } },
 		{ { "--timeout", "-1" } }, { { "--timeout", "nan" } }, { { "--min-busbw", "-3" } },
 		{ { "--inject-delay", "3" } }, { { "--inject-delay", "x:100" } }, { { "--inject-delay", "1:0" } },

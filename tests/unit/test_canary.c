@@ -456,3 +456,27 @@ Test(canary, wrong_results_never_book)
 	HAS(t, "do not book 16 GPUs before fixing the wrong all-reduce results and re-measuring at 8 GPUs");
 	free(t);
 }
+
+/* A poor prediction with the fixable losses unmeasured is no DO NOT BOOK
+ * ("nothing here would help" would be unfounded): MEASURE FIRST, naming them. */
+Test(canary, measure_first_when_the_losses_were_not_measured)
+{
+	struct hr_canary_in in;
+	struct hr_canary_out out;
+	hr_canary_in_init(&in);
+	in.gpus_now = given(64);
+	in.step_sec = given(1.6);
+	in.baseline_gpus = given(32);
+	in.baseline_step_sec = given(1.0);
+	in.target_gpus = given(256);
+	cr_assert_eq(hr_canary_compute(&in, &out), 0);
+	cr_assert_eq(out.verdict, HR_VERDICT_MEASURE_FIRST);
+	cr_assert(strstr(out.measure, "the checkpoint") && strstr(out.measure, "the input wait") &&
+		  strstr(out.measure, "the all-reduce"), "%s", out.measure);
+	/* the checkpoint and the input wait measured, and small: DO NOT BOOK stands */
+	in.ckpt_interval_sec = given(3600);
+	in.ckpt_block_sec = given(10);
+	in.input_wait_frac = given(0.01);
+	cr_assert_eq(hr_canary_compute(&in, &out), 0);
+	cr_assert_eq(out.verdict, HR_VERDICT_DONT_BOOK);
+}

@@ -8,6 +8,7 @@
 
 #include "base/ch_common.h"
 #include "report/history/hr_history.h"
+#include "report/judge/hr_quality.h"
 
 Test(history, rule_flags_a_drop_and_dates_it)
 {
@@ -17,10 +18,35 @@ Test(history, rule_flags_a_drop_and_dates_it)
 	double v[17] = { 100, 101, 99, 100, 102, 98, 100, 101, 99, 100, 100, 101, 99, 100, 80, 81, 79 };
 	size_t since;
 	double base, pct;
-	cr_assert_eq(hr_history_regressed(v, 17, &cfg, &since, &base, &pct), 1);
+	struct hr_trend t;
+	cr_assert_eq(hr_history_regressed(v, 17, &cfg, &since, &base, &pct), HR_TREND_REGRESSED);
 	cr_assert_eq(since, 14);
 	cr_assert_float_eq(base, 100, 0); /* median of the 14 nights before night 14 */
 	cr_assert_float_eq(pct, 21, 1e-12);
+	/* the spread of those nights: MAD 1, x 1.4826; 3 nights in a row, each
+	 * beyond the cut-off at the square root of the budget, 0.0001 (2 nights
+	 * to persist), with 0.37 x 13 degrees of freedom */
+	cr_assert_eq(hr_history_trend(v, 17, &cfg, &t), HR_TREND_REGRESSED);
+	cr_assert_float_eq(t.spread_pct, 1.4826, 1e-9);
+	cr_assert_float_eq(t.z, -21 / 1.4826, 1e-9);
+	cr_assert_float_eq(t.cut, 3.5, 0); /* hr_t_upper(0.01, 0.37 x 13) is 3.4: the least cut-off, 3.5, holds */
+	cr_assert_lt(hr_t_upper(sqrt(1e-4), 0.37 * 13), 3.5);
+	cr_assert_eq(t.nights, 3);
+	/* the first bad night alone: regressed once, not yet REGRESSED; alone
+	 * it must pass the cut-off at 0.0001 itself */
+	cr_assert_eq(hr_history_trend(v, 15, &cfg, &t), HR_TREND_ONCE);
+	cr_assert_eq(t.since, 14);
+	cr_assert_eq(t.nights, 1);
+	cr_assert_float_eq(t.cut, hr_t_upper(1e-4, 0.37 * 13), 1e-9);
+	/* a node with many series checked needs more: with 56 series (7
+	 * metrics x 8 GPUs) one night alone needs a robust z beyond -29, and
+	 * the first bad night's -13.5 is not; three nights in a row are */
+	cfg.comparisons = 56;
+	cr_assert_float_eq(hr_cutoff(1e-3, 56, 14, 3.5), 14.6409287752, 1e-6);
+	cr_assert_gt(hr_cutoff(1e-4, 56, 14, 3.5), 21 / 1.4826);
+	cr_assert_eq(hr_history_trend(v, 15, &cfg, &t), HR_TREND_NONE);
+	cr_assert_eq(hr_history_trend(v, 17, &cfg, &t), HR_TREND_REGRESSED);
+	cr_assert_float_eq(t.cut, hr_t_upper(sqrt(1e-4 / 56), 0.37 * 13), 1e-9);
 }
 
 Test(history, rule_long_regression_does_not_hide)
@@ -32,7 +58,7 @@ Test(history, rule_long_regression_does_not_hide)
 	double v[15] = { 100, 100, 100, 100, 100, 70, 70, 70, 70, 70, 70, 70, 70, 70, 70 };
 	size_t since;
 	double base, pct;
-	cr_assert_eq(hr_history_regressed(v, 15, &cfg, &since, &base, &pct), 1);
+	cr_assert_eq(hr_history_regressed(v, 15, &cfg, &since, &base, &pct), HR_TREND_REGRESSED);
 	cr_assert_eq(since, 5);
 	cr_assert_float_eq(base, 100, 0);
 	cr_assert_float_eq(pct, 30, 1e-12);
@@ -52,9 +78,36 @@ Test(history, rule_quiet_cases)
 	cr_assert_eq(hr_history_regressed(young, 3, &cfg, &since, &base, &pct), 0);
 	double better[6] = { 100, 100, 100, 100, 100, 150 };
 	cr_assert_eq(hr_history_regressed(better, 6, &cfg, &since, &base, &pct), 0);
-	cfg.threshold_pct = 5; /* the noisy series' last night is 7% below its median */
-	cr_assert_eq(hr_history_regressed(noisy, 10, &cfg, &since, &base, &pct), 1);
-	cr_assert_eq(since, 9);
+	/* the noisy series' last night is 7% below its median, but within its
+	 * own night-to-night spread (MAD 3: robust z -1.6): not even at 5% */
+	cfg.threshold_pct = 5;
+	cr_assert_eq(hr_history_regressed(noisy, 10, &cfg, &since, &base, &pct), 0);
+	/* a steady series with one bad night: regressed once */
+	double once[15] = { 100, 101, 99, 100, 102, 98, 100, 101, 99, 100, 100, 101, 99, 100, 70 };
+	cfg.threshold_pct = 10;
+	cr_assert_eq(hr_history_regressed(once, 15, &cfg, &since, &base, &pct), HR_TREND_ONCE);
+	cr_assert_eq(since, 14);
+	/* --persist 1: one night is enough */
+	cfg.persist = 1;
+	cr_assert_eq(hr_history_regressed(once, 15, &cfg, &since, &base, &pct), HR_TREND_REGRESSED);
+}
+
+Test(history, t_quantiles_are_known_values)
+{
+	/* Student's t upper quantiles (R: qt(1 - p, df)) and the normal one */
+	cr_assert_float_eq(hr_t_upper(0.025, 1), 12.7062047361747, 1e-6);
+	cr_assert_float_eq(hr_t_upper(0.025, 10), 2.22813885198627, 1e-6);
+	cr_assert_float_eq(hr_t_upper(0.001, 5), 5.89342953135535, 1e-6);
+	cr_assert_float_eq(hr_t_upper(0.005, 3), 5.84090930973337, 1e-6);
+	cr_assert_float_eq(hr_t_upper(0.0005, 2), 31.5990545764436, 1e-5);
+	cr_assert_float_eq(hr_t_upper(0.001, 2e6), 3.09023230616781, 1e-5);
+	cr_assert(isnan(hr_t_upper(0.7, 3)));
+	cr_assert(isnan(hr_t_upper(0.01, 0)));
+	/* the cut-off: never below its floor, wider for fewer like values */
+	cr_assert_float_eq(hr_cutoff(1e-3, 1, 1u << 30, 0), 3.09023230616781, 1e-5);
+	cr_assert_float_eq(hr_cutoff(1e-3, 10, 11, 0), hr_t_upper(1e-4, 3.7), 1e-12);
+	cr_assert_float_eq(hr_cutoff(0.4, 1, 1000, 3.5), 3.5, 0);
+	cr_assert_gt(hr_cutoff(1e-3, 56, 8, 0), hr_cutoff(1e-3, 56, 400, 0));
 }
 
 /* ---- the nightly flow on a synthetic fleet */
@@ -139,12 +192,14 @@ Test(history, nightly_flow_flags_exactly_the_regressed_node)
 	cr_assert_eq(r[0].nbaseline, 14);
 	cr_assert_float_eq(r[0].value, 636000, 1e-6);
 	cr_assert(fabs(r[0].pct - 20) < 2.5, "pct %g", r[0].pct);
+	cr_assert(r[0].persisted);
 	free(r);
-	/* the night of n2's bad value flagged n2, and only it */
+	/* the night of n2's bad value flagged n2, and only it: once */
 	cr_assert_eq(hr_history_check(h, "2025-01-11T03:00:00Z", &cfg, &r, &n, NULL), 0);
 	cr_assert_eq(n, 1);
 	cr_assert_str_eq(r[0].node, "n2");
 	cr_assert_str_eq(r[0].since, "2025-01-11T03:00:00Z");
+	cr_assert(!r[0].persisted);
 	free(r);
 	/* recording the same night again replaces, it does not add a night */
 	json_t *again = roofline_doc("n3", "x", 3000, 795000, 3000, 795000);

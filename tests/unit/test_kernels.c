@@ -174,6 +174,13 @@ Test(kernels, gemm_values_exact_in_their_dtype)
 			cr_assert_float_eq(fmod(fabs(m), 2.0), 1.0, 0, "even: could round to zero");
 			cr_assert_lt(fabs(m), ldexp(1.0, digits[d]));
 		}
+	/* the dtypes' inputs: tensor-core dtypes with bf16's 8 bits (exact sums) */
+	cr_assert_eq(ch_gemm_input_digits(CH_FP64), 53);
+	cr_assert_eq(ch_gemm_input_digits(CH_FP32), 24);
+	cr_assert_eq(ch_gemm_input_digits(CH_TF32), 8);
+	cr_assert_eq(ch_gemm_input_digits(CH_FP16), 8);
+	cr_assert_eq(ch_gemm_input_digits(CH_BF16), 8);
+	cr_assert_eq(ch_gemm_input_digits(CH_FP8), 4);
 	/* fp32 storage keeps the fp32 and fp8 values exactly */
 	cr_assert_float_eq((double)(float)ch_gemm_value(7, 3, 24), ch_gemm_value(7, 3, 24), 0);
 }
@@ -333,10 +340,185 @@ Test(kernels, check_gemm_tolerance_scales_with_k)
 	}
 	ch_check_gemm(CH_FP32, 8, 8, k, s, 4, &c);
 	cr_assert(c.ok);
-	s[2].got += 1.0; /* a wrong entry: far beyond k eps sum|ab| ~ 512 x 6e-8 x 256 */
+	s[2].got += 1.0; /* a wrong entry: far beyond 6 sqrt(k) u R ~ 6 x 23 x 6e-8 x 40 */
 	ch_check_gemm(CH_FP32, 8, 8, k, s, 4, &c);
 	cr_assert_not(c.ok);
 	cr_assert_eq(c.first_bad, 2);
+}
+
+/* ------------------------------------------------ the GEMM check's bounds
+ * What a device could hand back for sampled entries of C = A B (M = N =
+ * 8192, the GPU default, sampled where roofline samples), and whether
+ * ch_check_gemm() accepts it: correct results of several accumulation
+ * orders and rounding modes pass; a C never written (zeros, or the NaN
+ * roofline fills C with), a C rounded to TF32 or computed from
+ * TF32-rounded inputs, and an fp8 C of the wrong scale fail. */
+
+#define GS 64
+#define GDIM 8192
+
+/* x rounded to @p significant bits: to nearest (even) or toward zero. */
+static double round_bits(double x, int p, int truncate)
+{
+	double sc;
+	if (x == 0 || !isfinite(x))
+		return x;
+	sc = ldexp(1.0, p - 1 - ilogb(x));
+	return (truncate ? trunc(x * sc) : nearbyint(x * sc)) / sc;
+}
+
+static double to_out(enum ch_dtype dt, double v)
+{
+	switch (ch_gemm_out_dtype(dt)) {
+	case CH_FP64: return v;
+	case CH_FP32: return (float)v;
+	default: return round_bits(v, 8, 0); /* bf16 */
+	}
+}
+
+enum gsim { G_SEQ, G_BLOCK32, G_SEQ_TRUNC, G_ZERO, G_NAN, G_TF32_OUT, G_TF32_IN, G_HALF };
+
+/* Entry (i, j) as a device would compute it. G_SEQ: one product after the
+ * other into an accumulator of ch_gemm_accum_bits() bits, rounded to
+ * nearest (fp32: fmaf; fp64: fma); G_BLOCK32: blocks of 32 summed exactly
+ * then added to it (a tensor core's k-chunks); G_SEQ_TRUNC: G_SEQ
+ * truncating (a tensor core's accumulator); G_TF32_IN: inputs rounded to TF32 first;
+ * G_TF32_OUT: the exact result rounded to TF32; G_HALF: half the exact
+ * result (a wrong scale). */
+static double device_entry(enum ch_dtype dt, uint64_t i, uint64_t j, uint64_t k, enum gsim how)
+{
+	const int d = ch_gemm_input_digits(dt), p = ch_gemm_accum_bits(dt);
+	struct ch_gemm_expect e;
+	double acc = 0, blk = 0;
+	float acc32 = 0;
+	uint64_t l;
+
+	switch (how) {
+	case G_ZERO:
+		return 0;
+	case G_NAN:
+		return NAN;
+	case G_TF32_OUT:
+		ch_gemm_expected(dt, i, j, k, &e);
+		return to_out(dt, round_bits(e.want, 11, 0));
+	case G_HALF:
+		ch_gemm_expected(dt, i, j, k, &e);
+		return to_out(dt, 0.5 * e.want);
+	default:
+		break;
+	}
+	for (l = 0; l < k; l++) {
+		double a = ch_gemm_value(CH_GEMM_SEED_A, i * k + l, d);
+		double b = ch_gemm_value(CH_GEMM_SEED_B, j * k + l, d);
+		if (how == G_TF32_IN) {
+			a = round_bits(a, 11, 0);
+			b = round_bits(b, 11, 0);
+		}
+		if (how == G_BLOCK32) {
+			blk += a * b; /* exact: products of <= 24-bit values, few of them */
+			if (l % 32 == 31 || l == k - 1) {
+				acc = p == 53 ? acc + blk : round_bits(acc + blk, p, 0);
+				blk = 0;
+			}
+		} else if (p == 53) {
+			acc = fma(a, b, acc);
+		} else if (p == 24 && dt == CH_FP32) {
+			acc32 = fmaf((float)a, (float)b, acc32);
+			acc = acc32;
+		} else {
+			acc = round_bits(acc + a * b, p, how == G_SEQ_TRUNC);
+		}
+	}
+	return to_out(dt, acc);
+}
+
+static void device_c(enum ch_dtype dt, uint64_t k, enum gsim how, struct ch_gemm_sample *s)
+{
+	int q;
+	ch_gemm_sample_positions(GDIM, GDIM, GS, s);
+	for (q = 0; q < GS; q++)
+		s[q].got = device_entry(dt, s[q].i, s[q].j, k, how);
+}
+
+static int gemm_check_ok(enum ch_dtype dt, uint64_t k, enum gsim how, struct ch_check *c)
+{
+	struct ch_gemm_sample s[GS];
+	device_c(dt, k, how, s);
+	ch_check_gemm(dt, GDIM, GDIM, k, s, GS, c);
+	return c->ok;
+}
+
+Test(gemm_check, correct_results_pass_every_order_and_dtype, .timeout = 120)
+{
+	static const enum ch_dtype dts[] = { CH_FP64, CH_FP32, CH_TF32, CH_BF16, CH_FP16, CH_FP8 };
+	static const uint64_t ks[] = { 256, 8192 };
+	struct ch_check c;
+	size_t d, x;
+
+	for (d = 0; d < sizeof(dts) / sizeof(dts[0]); d++)
+		for (x = 0; x < 2; x++) {
+			cr_assert(gemm_check_ok(dts[d], ks[x], G_SEQ, &c), "%s k=%llu sequential: sample %llu got %.17g want %.17g tol %g",
+				  ch_dtype_name(dts[d]), (unsigned long long)ks[x], (unsigned long long)c.first_bad, c.got, c.want, c.tol);
+			cr_assert_lt(c.worst_ratio, 1.0);
+			cr_assert(gemm_check_ok(dts[d], ks[x], G_BLOCK32, &c), "%s k=%llu blocked: worst %g",
+				  ch_dtype_name(dts[d]), (unsigned long long)ks[x], c.worst_ratio);
+			if (dts[d] != CH_FP64 && dts[d] != CH_FP32) /* tensor cores may truncate */
+				cr_assert(gemm_check_ok(dts[d], ks[x], G_SEQ_TRUNC, &c), "%s k=%llu truncating: sample %llu got %.17g want %.17g tol %g",
+					  ch_dtype_name(dts[d]), (unsigned long long)ks[x], (unsigned long long)c.first_bad, c.got, c.want, c.tol);
+		}
+}
+
+Test(gemm_check, unwritten_and_tf32_c_fail_every_dtype, .timeout = 120)
+{
+	static const enum ch_dtype dts[] = { CH_FP64, CH_FP32, CH_TF32, CH_BF16, CH_FP16, CH_FP8 };
+	static const uint64_t ks[] = { 256, 8192 };
+	struct ch_check c;
+	size_t d, x;
+
+	for (d = 0; d < sizeof(dts) / sizeof(dts[0]); d++)
+		for (x = 0; x < 2; x++) {
+			const char *nm = ch_dtype_name(dts[d]);
+			unsigned long long kk = ks[x];
+			cr_assert_not(gemm_check_ok(dts[d], ks[x], G_ZERO, &c), "%s k=%llu: a zero C passed", nm, kk);
+			cr_assert_gt(c.bad, GS / 2, "%s k=%llu: only %llu of %d zero entries caught", nm, kk,
+				     (unsigned long long)c.bad, GS);
+			cr_assert_not(gemm_check_ok(dts[d], ks[x], G_NAN, &c), "%s k=%llu: a NaN C passed", nm, kk);
+			cr_assert_eq(c.bad, GS);
+			if (dts[d] == CH_FP8) {
+				/* fp8 writes bf16, coarser than TF32: a TF32-rounded C is a
+				 * correct one there; a wrong scale is what fp8 can get wrong */
+				cr_assert(gemm_check_ok(dts[d], ks[x], G_TF32_OUT, &c), "fp8 k=%llu: TF32 < bf16", kk);
+				cr_assert_not(gemm_check_ok(dts[d], ks[x], G_HALF, &c), "fp8 k=%llu: half-scale C passed", kk);
+				continue;
+			}
+			cr_assert_not(gemm_check_ok(dts[d], ks[x], G_TF32_OUT, &c), "%s k=%llu: a TF32-rounded C passed (worst %g)",
+				      nm, kk, c.worst_ratio);
+			if (dts[d] == CH_FP64 || dts[d] == CH_FP32) /* inputs TF32 cannot hold */
+				cr_assert_not(gemm_check_ok(dts[d], ks[x], G_TF32_IN, &c), "%s k=%llu: TF32 inputs passed (worst %g)",
+					      nm, kk, c.worst_ratio);
+		}
+}
+
+/* The fp8 bound rests on exact partial sums (m/8 inputs): at k = 256 every
+ * sampled entry is exact, at k = 8192 most are, and the bound of the others
+ * covers a truncating 14-bit accumulator. */
+Test(gemm_check, fp8_exact_partial_sums)
+{
+	struct ch_gemm_sample s[GS];
+	struct ch_gemm_expect e;
+	int q, exact256 = 0, exact8192 = 0;
+
+	ch_gemm_sample_positions(GDIM, GDIM, GS, s);
+	for (q = 0; q < GS; q++) {
+		ch_gemm_expected(CH_FP8, s[q].i, s[q].j, 256, &e);
+		exact256 += e.range < 256;
+		cr_assert_float_eq(ch_gemm_tolerance(CH_FP8, 256, &e), (ch_dtype_eps(CH_BF16) + ch_dtype_eps(CH_FP64)) * fabs(e.want), 1e-12);
+		ch_gemm_expected(CH_FP8, s[q].i, s[q].j, 8192, &e);
+		exact8192 += e.range < 256;
+		cr_assert_float_eq(ldexp(e.want, 6), nearbyint(ldexp(e.want, 6)), 0, "not a multiple of 1/64");
+	}
+	cr_assert_eq(exact256, GS);
+	cr_assert_gt(exact8192, GS / 2);
 }
 
 /* Every ISA build of the CPU kernels computes the same, exact, results. */

@@ -162,3 +162,72 @@ Test(result_reader, checkpoint)
 	hr_result_release(&r);
 	json_decref(d);
 }
+
+Test(result_reader, conditions_spread_and_confirmation)
+{
+	/* the measurement conditions, a cell's spread and re-measurement,
+	 * roofline's confirmed flags and the point behind a roof; a value of
+	 * the wrong type reads as such (never cast), absent as absent */
+	json_t *d = doc_of("{" ENVELOPE("allreduce_bw") ", \"conditions\": {"
+			   "\"before\": {\"utc\": \"t\", \"loadavg_1m\": 0, \"cpu_pressure_some_avg10_pct\": 84.5, \"cpu_busy_pct\": null},"
+			   " \"after\": null, \"online_cpus\": 2, \"procs_on_host\": 4, \"threads_per_proc\": 1, \"per_core\": \"2\"},"
+			   "\"results\": {\"sweeps\": [{\"rows\": [{\"bytes\": 1024, \"out_of_place\": {\"loop_time_us\": 20,"
+			   " \"time_us\": {\"median\": 10, \"cv\": 0.76}, \"busbw_gbps\": 0.05,"
+			   " \"confirm\": {\"why\": \"dip\", \"loop_time_us\": 12, \"time_us\": {\"median\": 11, \"cv\": 0.02},"
+			   " \"busbw_gbps\": \"fast\"}}, \"in_place\": {\"busbw_gbps\": 0}}]}]}}");
+	struct hr_result r;
+
+	cr_assert_eq(hr_result_read(d, &r), 0);
+	cr_assert(r.conditions.present);
+	cr_assert(r.conditions.before.present);
+	cr_assert_float_eq(r.conditions.before.loadavg_1m.num, 0, 0); /* a zero is a zero */
+	cr_assert_float_eq(r.conditions.before.cpu_pressure_pct.num, 84.5, 0);
+	cr_assert(r.conditions.before.cpu_busy_pct.is_null);
+	cr_assert(isnan(r.conditions.before.cpu_busy_pct.num));
+	cr_assert(!r.conditions.after.present);
+	cr_assert(r.conditions.after_value.is_null);
+	cr_assert(r.conditions.online_cpus.is_int);
+	cr_assert_str_eq(r.conditions.per_core.str, "2"); /* a string: not a number */
+	cr_assert(isnan(r.conditions.per_core.num));
+	const struct hr_result_cell *c = &r.sweeps[0].rows[0].oop;
+	cr_assert(c->present && c->time_us.present);
+	cr_assert_float_eq(c->loop_time_us.num, 20, 0);
+	cr_assert_float_eq(c->time_us.median.num, 10, 0);
+	cr_assert_float_eq(c->time_us.cv.num, 0.76, 0);
+	cr_assert(c->confirm.present);
+	cr_assert_str_eq(c->confirm.why.str, "dip");
+	cr_assert_float_eq(c->confirm.time_us.median.num, 11, 0);
+	cr_assert(isnan(c->confirm.busbw.num)); /* "fast" */
+	cr_assert_str_eq(c->confirm.busbw.str, "fast");
+	cr_assert(r.sweeps[0].rows[0].ip.present);
+	cr_assert(!r.sweeps[0].rows[0].ip.time_us.present);
+	cr_assert(!r.sweeps[0].rows[0].ip.confirm.present);
+	hr_result_release(&r);
+	json_decref(d);
+
+	d = doc_of("{" ENVELOPE("roofline") ", \"results\": {\"devices\": [{\"device\": \"gpu0\", \"status\": \"ok\","
+		   " \"roofs\": {\"memory_gbps\": 2900, \"memory_kernel\": \"triad fp64\", \"compute_gflops\": {\"bf16\": 7e5},"
+		   " \"compute_kernel\": {\"bf16\": \"gemm\"}}, \"points\": ["
+		   "{\"kernel\": \"copy\", \"family\": \"stream\", \"dtype\": \"fp64\", \"gbps\": 3000, \"time_sec\": {\"cv\": 0.5}},"
+		   "{\"kernel\": \"triad\", \"family\": \"stream\", \"dtype\": \"fp64\", \"gbps\": 2900, \"time_sec\": {\"cv\": 0.01}},"
+		   "{\"kernel\": \"gemm\", \"family\": \"gemm\", \"dtype\": \"bf16\", \"gflops\": 7e5, \"valid\": false},"
+		   "{\"kernel\": \"gemm\", \"family\": \"gemm\", \"dtype\": \"bf16\", \"gflops\": 6e5, \"time_sec\": {\"cv\": 0.03},"
+		   " \"confirm\": {\"why\": \"below_node_median\", \"gflops\": 6.1e5, \"time_sec\": {\"cv\": 0.04}}}]}],"
+		   " \"flagged\": [{\"device\": \"gpu0\", \"metric\": \"compute_gflops.bf16\", \"confirmed\": true},"
+		   " {\"device\": \"gpu0\", \"metric\": \"memory_gbps\", \"confirmed\": null}, {\"device\": 3, \"confirmed\": \"yes\"}]}}");
+	cr_assert_eq(hr_result_read(d, &r), 0);
+	cr_assert_eq(r.flagged_list.n, 3);
+	cr_assert(r.flagged[0].confirmed.is_true);
+	cr_assert(r.flagged[1].confirmed.is_null);
+	cr_assert_str_eq(r.flagged[2].confirmed.str, "yes");
+	cr_assert_str_eq(r.devices[0].memory_kernel.str, "triad fp64");
+	cr_assert_str_eq(r.devices[0].compute[0].kernel.str, "gemm");
+	/* the point the roof names, not the fastest stream point; the valid GEMM */
+	cr_assert_eq(hr_result_roof_point(&r.devices[0], -1), &r.devices[0].points[1]);
+	cr_assert_eq(hr_result_roof_point(&r.devices[0], 0), &r.devices[0].points[3]);
+	cr_assert(r.devices[0].points[3].confirm.present);
+	cr_assert_float_eq(r.devices[0].points[3].confirm.gflops.num, 6.1e5, 0);
+	cr_assert_float_eq(r.devices[0].points[3].confirm.time_sec.cv.num, 0.04, 0);
+	hr_result_release(&r);
+	json_decref(d);
+}

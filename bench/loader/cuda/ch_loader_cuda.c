@@ -30,9 +30,8 @@ static int cuda_probe(char *why, size_t n)
 	int count = 0;
 	cudaError_t e = cudaGetDeviceCount(&count);
 	if (e != cudaSuccess || count < 1) {
-		if (why && n)
-			snprintf(why, n, "no CUDA device (%s)",
-				 e != cudaSuccess ? cudaGetErrorString(e) : "device count is 0");
+		ch_cuda_no_device(e, count, why, n);
+		cudaGetLastError();
 		return CH_ERR_UNAVAILABLE;
 	}
 	if (why && n)

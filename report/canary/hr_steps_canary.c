@@ -1,0 +1,202 @@
+/*
+ * hr_steps_canary.c - step logs into the canary (interface:
+ * hr_steps_canary.h; docs/canary.md, "Step logs").
+ */
+#include "report/canary/hr_steps_canary.h"
+#include "report/read/hr_steps.h"
+#include "report/hr_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static struct hr_fig meas(double v)
+{
+	struct hr_fig f = { v, HR_SRC_MEASURED };
+	return f;
+}
+
+static const char *esc(const char *s, char *b, size_t n)
+{
+	/* the terminal's escaping (hr_term), at most 120 bytes of the text */
+	char clip[128];
+	snprintf(b, n, "%s", hr_term(hr_steps_clip(s, s ? strlen(s) : 0, 120, clip, sizeof(clip))));
+	return b;
+}
+
+/* a log's text for a JSON document: as it is when it is valid UTF-8 (every
+ * output escapes it for its format), else escaped byte by byte */
+static const char *json_text(const char *s, char *b, size_t n)
+{
+	size_t i = 0, len, m = s ? strlen(s) : 0;
+	while (i < m && hr_utf8_next(s + i, m - i, &len) >= 0)
+		i += len;
+	if (i == m)
+		return s ? s : "";
+	return hr_steps_escape(s, m, 120, b, n);
+}
+
+static const struct hr_steps_rank *worst_straggler(const struct hr_steps_run *r)
+{
+	size_t i;
+	for (i = 0; i < r->nranks; i++)
+		if (r->ranks[i].straggler)
+			return &r->ranks[i];
+	return NULL;
+}
+
+int hr_steps_canary_apply(const struct hr_steps_run *now, const struct hr_steps_run *base, struct hr_canary_in *in,
+			  double gpus_now, double gpus_base)
+{
+	if (now) {
+		const struct hr_steps_rank *s = worst_straggler(now);
+		if (!in->gpus_now.src)
+			in->gpus_now = gpus_now > 0 ? (struct hr_fig){ gpus_now, HR_SRC_GIVEN } : meas((double)now->nranks);
+		if (!in->step_sec.src && now->wall_step_sec > 0)
+			in->step_sec = meas(now->wall_step_sec);
+		if (!in->ckpt_block_sec.src && now->ckpt_block_sec > 0) {
+			if (!in->ckpt_interval_sec.src && now->ckpt_interval_sec > now->ckpt_block_sec)
+				in->ckpt_interval_sec = meas(now->ckpt_interval_sec);
+			if (in->ckpt_interval_sec.src)
+				in->ckpt_block_sec = meas(now->ckpt_block_sec);
+		}
+		if (!in->input_wait_frac.src && now->input_frac >= 0 && now->input_frac < 1) {
+			in->input_wait_frac = meas(now->input_frac);
+			snprintf(in->input_wait_from, sizeof(in->input_wait_from), "(step logs, the worst rank)");
+		}
+		if (!in->host_cpu_frac.src && now->host_cpu >= 0 && now->host_cpu <= 1)
+			in->host_cpu_frac = meas(now->host_cpu);
+		if (!in->tokens_per_step.src && now->tokens_per_step > 0)
+			in->tokens_per_step = meas(now->tokens_per_step);
+		if (s && !in->straggler[0]) {
+			char e1[400], e2[300];
+			if (s->node[0])
+				snprintf(in->straggler, sizeof(in->straggler), "%s on %s (compute +%.1f%% over the median rank, robust z %.1f)",
+					 esc(s->id, e1, sizeof(e1)), esc(s->node, e2, sizeof(e2)),
+					 100 * s->excess_sec / now->compute_median, s->z);
+			else
+				snprintf(in->straggler, sizeof(in->straggler), "%s (compute +%.1f%% over the median rank, robust z %.1f)",
+					 esc(s->id, e1, sizeof(e1)), 100 * s->excess_sec / now->compute_median, s->z);
+			in->straggler_sec = meas(now->straggler_cost_sec);
+		}
+	}
+	if (base) {
+		double t0 = base->wall_step_sec > 0 ? base->wall_step_sec : NAN;
+		if (!in->baseline_gpus.src && !in->baseline_step_sec.src && t0 > 0) {
+			in->baseline_gpus = gpus_base > 0 ? (struct hr_fig){ gpus_base, HR_SRC_GIVEN } : meas((double)base->nranks);
+			in->baseline_step_sec = meas(t0);
+		}
+	}
+	return 0;
+}
+
+static void line(FILE *f, const char *label, const char *value)
+{
+	fprintf(f, "  %-40s %s [measured]\n", label, value);
+}
+
+static void one(FILE *f, const char *who, const struct hr_steps_run *r)
+{
+	char l[96], v[400], a[300];
+	const struct hr_steps_rank *s;
+	int p;
+	size_t u = 0;
+
+	snprintf(l, sizeof(l), "%s: training step (steps %ld-%ld)", who, r->win_first, r->win_last);
+	snprintf(v, sizeof(v), "%.3f s median over %zu ranks, p95 %.3f s", r->step_sec, r->nranks, r->step_p95);
+	line(f, l, v);
+	if (r->nckpt + r->nstall) {
+		snprintf(l, sizeof(l), "%s: checkpoint stalls", who);
+		if (r->stall_frac > 0)
+			snprintf(v, sizeof(v), "%d, %.3g min every %.3g min = %.1f%% of wall-clock", r->nckpt + r->nstall,
+				 r->ckpt_block_sec / 60, r->ckpt_interval_sec / 60, 100 * r->stall_frac);
+		else
+			snprintf(v, sizeof(v), "%d, %.3g min each (interval not measured)", r->nckpt + r->nstall,
+				 r->ckpt_block_sec / 60);
+		line(f, l, v);
+	}
+	if (r->wall_step_sec > 0) {
+		snprintf(l, sizeof(l), "%s: wall-clock step", who);
+		snprintf(v, sizeof(v), "%.3f s (stalls included)", r->wall_step_sec);
+		line(f, l, v);
+	}
+	if (r->input_frac >= 0) {
+		snprintf(l, sizeof(l), "%s: input wait", who);
+		if (!isnan(r->host_cpu))
+			snprintf(v, sizeof(v), "%.1f%% of the training step, while the host CPUs are %.0f%% busy",
+				 100 * r->input_frac, 100 * r->host_cpu);
+		else
+			snprintf(v, sizeof(v), "%.1f%% of the training step", 100 * r->input_frac);
+		line(f, l, v);
+	}
+	if (r->have_split) {
+		for (p = 0; p < HR_PH_N && u < sizeof(v); p++) {
+			if (isnan(r->phase_mean[p]) || (p == HR_PH_FWDBWD && !isnan(r->phase_mean[HR_PH_FORWARD])))
+				continue;
+			u += (size_t)snprintf(v + u, sizeof(v) - u, "%s%s %.3f s", u ? ", " : "", hr_steps_phase_name(p),
+					      r->phase_mean[p]);
+		}
+		snprintf(l, sizeof(l), "%s: time split", who);
+		line(f, l, v);
+	}
+	snprintf(l, sizeof(l), "%s: stragglers", who);
+	if (!r->stragglers_visible) {
+		line(f, l, "cannot be seen: no per-rank phase times (every rank's step is the same)");
+	} else if ((s = worst_straggler(r))) {
+		char e2[300];
+		snprintf(v, sizeof(v), "%s%s%s: compute +%.1f%% over the median rank (z %.1f); the step %.3f s shorter without it",
+			 esc(s->id, a, sizeof(a)), s->node[0] ? " on " : "", s->node[0] ? esc(s->node, e2, sizeof(e2)) : "",
+			 100 * s->excess_sec / r->compute_median, s->z, r->straggler_cost_sec);
+		line(f, l, v);
+	} else {
+		line(f, l, "none");
+	}
+	if (r->tokens_per_step > 0) {
+		snprintf(l, sizeof(l), "%s: tokens", who);
+		snprintf(v, sizeof(v), "%.4g per step, %.4g per s", r->tokens_per_step, r->tokens_per_sec);
+		line(f, l, v);
+	}
+	if (!isnan(r->mfu_logged)) {
+		snprintf(l, sizeof(l), "%s: MFU in the log", who);
+		snprintf(v, sizeof(v), "%.1f%% (the framework's own FLOP count and peak)", 100 * r->mfu_logged);
+		line(f, l, v);
+	}
+}
+
+void hr_steps_canary_print(FILE *f, const struct hr_steps_run *now, const struct hr_steps_run *base)
+{
+	if (!now && !base)
+		return;
+	fprintf(f, "step logs (window: %ld steps after a warm-up of %ld; health_report steps shows every rank)\n",
+		now ? now->window : base->window, now ? now->warmup : base->warmup);
+	if (base)
+		one(f, "baseline", base);
+	if (now)
+		one(f, "today", now);
+	fputc('\n', f);
+}
+
+static json_t *run_json(const struct hr_steps_run *r)
+{
+	const struct hr_steps_rank *s;
+	char e1[400], e2[300];
+	if (!r)
+		return json_null();
+	s = worst_straggler(r);
+	return json_pack("{s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "ranks", (json_int_t)r->nranks,
+			 "step_sec", r->step_sec, "p95_sec", r->step_p95,
+			 "wall_step_sec", r->wall_step_sec > 0 ? json_real(r->wall_step_sec) : json_null(),
+			 "stall_frac", r->stall_frac >= 0 ? json_real(r->stall_frac) : json_null(),
+			 "input_wait_frac", r->input_frac >= 0 ? json_real(r->input_frac) : json_null(),
+			 "host_cpu_frac", r->host_cpu >= 0 ? json_real(r->host_cpu) : json_null(),
+			 "tokens_per_step", r->tokens_per_step > 0 ? json_real(r->tokens_per_step) : json_null(),
+			 "stragglers_visible", r->stragglers_visible,
+			 "straggler", s ? json_pack("{s:s, s:s?, s:f, s:f}", "id", json_text(s->id, e1, sizeof(e1)),
+						    "node", s->node[0] ? json_text(s->node, e2, sizeof(e2)) : NULL,
+						    "z", s->z, "cost_sec", r->straggler_cost_sec) : json_null());
+}
+
+json_t *hr_steps_canary_json(const struct hr_steps_run *now, const struct hr_steps_run *base)
+{
+	return json_pack("{s:o, s:o}", "today", run_json(now), "baseline", run_json(base));
+}

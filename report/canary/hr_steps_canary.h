@@ -1,0 +1,52 @@
+/*
+ * hr_steps_canary.h - the canary on measured inputs: today's and the
+ * baseline's step logs (hr_steps_run.h) in place of hand-typed figures.
+ * What the logs give (GPUs, wall-clock step, checkpoint block and interval,
+ * input wait, tokens per step, the baseline's GPUs and step) enters the
+ * canary labelled measured, unless given on the command line; what they
+ * cannot give stays an option. Method: docs/canary.md ("Step logs").
+ */
+#ifndef HR_STEPS_CANARY_H
+#define HR_STEPS_CANARY_H
+
+#include <stdio.h>
+
+#include "report/canary/hr_canary.h"
+#include "report/read/hr_steps_model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * hr_steps_canary_apply - the logs' figures into the canary's inputs where
+ * not given.
+ * @now:  [in] today's run (NULL: none). @base: [in] the baseline run (NULL).
+ * @in:   [in,out] the canary's inputs.
+ * @gpus_now, @gpus_base: [in] the jobs' GPU counts when given (0: the ranks
+ *        in the logs).
+ * Sets: gpus_now, step_sec (the wall-clock step: the window's training
+ * step / (1 - the stall share)), ckpt_block_sec and ckpt_interval_sec (two
+ * or more stalls with times; one: the block only, when the interval is
+ * given), input_wait_frac (the worst rank's), tokens_per_step,
+ * baseline_gpus and baseline_step_sec, and the straggler (the worst one,
+ * with its cost). Returns 0.
+ */
+int hr_steps_canary_apply(const struct hr_steps_run *now, const struct hr_steps_run *base,
+			  struct hr_canary_in *in, double gpus_now, double gpus_base);
+
+/**
+ * hr_steps_canary_print - the "step logs" block before the canary report:
+ * what each run's logs measured (window, training and wall-clock step,
+ * stalls, input wait and host CPU load, the time split, the straggler,
+ * tokens and the log's own MFU).
+ */
+void hr_steps_canary_print(FILE *f, const struct hr_steps_run *now, const struct hr_steps_run *base);
+
+/** hr_steps_canary_json - the same as an object (NULL runs give null). */
+json_t *hr_steps_canary_json(const struct hr_steps_run *now, const struct hr_steps_run *base);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1394 @@
+/*
+ * hr_steps.c - training-step log reader (interface and formats: hr_steps.h;
+ * docs/canary.md, "Step logs").
+ *
+ * One pass over the file with a bounded line buffer; each line is stripped
+ * of launcher prefixes, then tried as each format's step line. What a
+ * format prints over several lines (Megatron-LM's timer blocks, torchtitan's
+ * checkpoint start and end) is carried in a small per-file state.
+ */
+#include "report/read/hr_steps.h"
+#include "base/ch_common.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_LISTED 20    /* malformed lines listed per file */
+#define CHUNK (1u << 18) /* read size */
+#define MAX_TIMERS 64
+#define MAX_DOC_BYTES (64u << 20) /* trainer_state.json read whole */
+
+const char *hr_steps_format_name(int f)
+{
+	static const char *const n[] = { "none", "clusterhealth JSON lines", "torchtitan", "Megatron-LM",
+					 "MaxText", "Hugging Face Trainer", "plain step lines" };
+	return f >= 0 && f < HR_SF_N ? n[f] : "?";
+}
+
+const char *hr_steps_phase_name(int p)
+{
+	static const char *const n[] = { "forward", "backward", "forward+backward", "optimizer",
+					 "all-reduce", "input wait" };
+	return p >= 0 && p < HR_PH_N ? n[p] : "?";
+}
+
+char *hr_steps_clip(const char *s, size_t n, size_t max, char *out, size_t outn)
+{
+	size_t i;
+
+	if (!outn)
+		return out;
+	out[0] = '\0';
+	if (!s)
+		return out;
+	for (i = 0; i < n && i < max && i + 4 < outn && s[i]; i++)
+		out[i] = s[i];
+	if (i < n && i + 4 <= outn) {
+		memcpy(out + i, "...", 3);
+		i += 3;
+	}
+	out[i] = '\0';
+	return out;
+}
+
+char *hr_steps_escape(const char *s, size_t n, size_t max, char *out, size_t outn)
+{
+	size_t i, o = 0;
+
+	if (!outn)
+		return out;
+	out[0] = '\0';
+	if (!s)
+		return out;
+	for (i = 0; i < n && i < max; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (o + 8 >= outn)
+			break;
+		if (c >= 0x20 && c < 0x7f)
+			out[o++] = (char)c;
+		else
+			o += (size_t)snprintf(out + o, outn - o, "\\x%02x", c);
+	}
+	if ((i < n) && o + 4 < outn) {
+		memcpy(out + o, "...", 3);
+		o += 3;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/* ---------------------------------------------------------------- state */
+
+struct timer {
+	char name[48];
+	double lo, hi;   /* minmax: min and max; max/one-line: hi only */
+};
+
+struct rank_times {
+	int rank;
+	double v[HR_PH_N];
+	double ar_parent; /* backward-reduce-model-grads (the parent of the all-reduce timers) */
+};
+
+struct parser {
+	const char *path;
+	hr_steps_fn fn;
+	void *ctx;
+	struct hr_issues *issues;
+	struct hr_steps_file_info *info;
+	long line;
+	int rc;          /* first error of fn */
+	int oom;
+	long listed;     /* malformed lines listed */
+	double last_t;   /* last timestamp seen (NAN) */
+
+	/* torchtitan: a checkpoint under way */
+	double tt_ckpt_t;
+	long tt_last_step;
+
+	/* Megatron-LM */
+	int have_pending;
+	struct hr_step_rec pending;
+	int block;       /* 0 none, 1 minmax, 2 max, 3 all */
+	struct timer t[MAX_TIMERS];
+	int nt;
+	char cur[48];    /* "all": the timer whose ranks follow */
+	struct rank_times *rt;
+	size_t nrt, caprt;
+	long ckpt_iter;  /* "saving checkpoint at iteration N": N, or -1 */
+	int ckpt_saved;  /* "successfully saved checkpoint": its duration may follow */
+	double eval_sec; /* the last "evaluate" timer (s), NAN */
+};
+
+static void rec_init(struct hr_step_rec *r, struct parser *p, int format, int kind)
+{
+	int i;
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	r->format = format;
+	r->path = p->path;
+	r->line = p->line;
+	r->rank = -1;
+	r->local_rank = -1;
+	r->step = -1;
+	r->t_start = r->t_end = r->step_sec = r->ckpt_sec = NAN;
+	r->tokens = r->tokens_per_sec = r->tflops = r->mfu = r->loss = NAN;
+	r->host_cpu = r->global_batch = r->runtime_sec = r->total_flos = NAN;
+	for (i = 0; i < HR_PH_N; i++)
+		r->phase[i] = r->phase_lo[i] = r->phase_hi[i] = NAN;
+}
+
+static void malformed(struct parser *p, const char *line, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void malformed(struct parser *p, const char *line, size_t len, const char *fmt, ...)
+{
+	char what[200], esc[400];
+	va_list ap;
+
+	if (p->info)
+		p->info->malformed++;
+	if (p->listed++ >= MAX_LISTED)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	hr_steps_clip(line, len, 160, esc, sizeof(esc));
+	hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, (int)(p->line > 2147483647 ? 0 : p->line), 0,
+		     "%s: '%s'; line skipped", what, esc);
+}
+
+static int emit(struct parser *p, struct hr_step_rec *r)
+{
+	int rc;
+
+	if (p->rc)
+		return p->rc;
+	if (p->info && r->format > 0 && r->format < HR_SF_N) {
+		if (!p->info->records[r->format]++)
+			p->info->first_line[r->format] = r->line;
+		p->info->last_line[r->format] = r->line;
+	}
+	rc = p->fn(r, p->ctx);
+	if (rc < 0)
+		p->rc = rc;
+	return rc;
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static const char *skip_sp(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* a number as printed: "7,282", "1,234.56", "-3.1E+00", "N/A" fails.
+ * Commas are accepted between digits only. Returns 0 and *end, or -1. */
+static int num(const char *s, double *v, const char **end)
+{
+	char tmp[64];
+	size_t o = 0;
+	const char *q = skip_sp(s);
+	char *e;
+
+	while (*q && o + 1 < sizeof(tmp)) {
+		if (isdigit((unsigned char)*q) || *q == '.' || *q == '-' || *q == '+' ||
+		    ((*q == 'e' || *q == 'E') && o > 0 && isdigit((unsigned char)tmp[o - 1])))
+			tmp[o++] = *q;
+		else if (*q == ',' && o > 0 && isdigit((unsigned char)tmp[o - 1]) && isdigit((unsigned char)q[1]) &&
+			 isdigit((unsigned char)q[2]) && isdigit((unsigned char)q[3]) &&
+			 !isdigit((unsigned char)q[4]))
+			; /* thousands separator */
+		else
+			break;
+		q++;
+	}
+	tmp[o] = '\0';
+	if (!o)
+		return -1;
+	errno = 0;
+	*v = strtod(tmp, &e);
+	if (e == tmp || *e || errno || !isfinite(*v))
+		return -1;
+	if (end)
+		*end = s + (q - s);
+	return 0;
+}
+
+/* "key" followed by ':' and a number, searched after @from; the key must
+ * start the line or follow a blank. Returns 0 and the value, -1 when absent
+ * or not a number (and *present set when the key is there). */
+static int key_num(const char *from, const char *key, double *v, int *present)
+{
+	size_t kl = strlen(key);
+	const char *q = from;
+
+	if (present)
+		*present = 0;
+	while ((q = strstr(q, key))) {
+		if ((q == from || q[-1] == ' ' || q[-1] == '\t' || q[-1] == ',' || q[-1] == '|') &&
+		    q[kl] == ':') {
+			if (present)
+				*present = 1;
+			return num(q + kl + 1, v, NULL);
+		}
+		q += kl;
+	}
+	return -1;
+}
+
+static int all_digits(const char *s, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return 0;
+	return n > 0;
+}
+
+static int dig(const char *s, int n)
+{
+	int v = 0, i;
+	for (i = 0; i < n; i++)
+		v = v * 10 + (s[i] - '0');
+	return v;
+}
+
+/* "YYYY-MM-DD HH:MM:SS" (or 'T'), optional ",mmm" / ".uuuuuu", at s. */
+static int datetime_at(const char *s, double *t)
+{
+	struct tm tm;
+	double frac = 0;
+	const char *q;
+
+	if (!(all_digits(s, 4) && s[4] == '-' && all_digits(s + 5, 2) && s[7] == '-' && all_digits(s + 8, 2) &&
+	      (s[10] == ' ' || s[10] == 'T') && all_digits(s + 11, 2) && s[13] == ':' && all_digits(s + 14, 2) &&
+	      s[16] == ':' && all_digits(s + 17, 2)))
+		return -1;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = dig(s, 4) - 1900;
+	tm.tm_mon = dig(s + 5, 2) - 1;
+	tm.tm_mday = dig(s + 8, 2);
+	tm.tm_hour = dig(s + 11, 2);
+	tm.tm_min = dig(s + 14, 2);
+	tm.tm_sec = dig(s + 17, 2);
+	if (tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+	    tm.tm_sec > 60)
+		return -1;
+	q = s + 19;
+	if ((*q == ',' || *q == '.') && isdigit((unsigned char)q[1])) {
+		double scale = 0.1;
+		for (q++; isdigit((unsigned char)*q); q++, scale /= 10)
+			frac += (*q - '0') * scale;
+	}
+	*t = (double)timegm(&tm) + frac;
+	return 0;
+}
+
+/* the first date and time in [s, lim), else absl's "IMMDD HH:MM:SS.us" at s */
+static int find_time(const char *s, const char *lim, double *t)
+{
+	const char *q;
+
+	for (q = s; q + 19 <= lim; q++)
+		if (isdigit((unsigned char)*q) && !datetime_at(q, t))
+			return 0;
+	if ((s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'F') && all_digits(s + 1, 4) && s[5] == ' ' &&
+	    all_digits(s + 6, 2) && s[8] == ':' && all_digits(s + 9, 2) && s[11] == ':' && all_digits(s + 12, 2)) {
+		/* no year: a clock of its own (year 2000), differences only */
+		char buf[32];
+		snprintf(buf, sizeof(buf), "2000-%.2s-%.2s %.8s", s + 1, s + 3, s + 6);
+		if (!datetime_at(buf, t)) {
+			const char *f = s + 14;
+			double scale = 0.1;
+			if (*f == '.')
+				for (f++; isdigit((unsigned char)*f); f++, scale /= 10)
+					*t += (*f - '0') * scale;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* ANSI colour and cursor sequences (ESC [ ... final byte) taken out in place */
+static size_t strip_ansi(char *s, size_t n)
+{
+	size_t i, o = 0;
+	for (i = 0; i < n; i++) {
+		if (s[i] == 0x1b && i + 1 < n && s[i + 1] == '[') {
+			i += 2;
+			while (i < n && !(s[i] >= 0x40 && s[i] <= 0x7e))
+				i++;
+			continue;
+		}
+		s[o++] = s[i];
+	}
+	s[o] = '\0';
+	return o;
+}
+
+/*
+ * Launcher prefixes, outermost first: mpirun's "[1,N]<stdout>:" (global
+ * rank N), srun's "N: " (task N), torchrun's "[roleN]:" (local rank N),
+ * the plain form's "[rankN] " (global rank N). Returns the rest.
+ */
+static const char *strip_prefixes(const char *s, int *rank, int *local_rank)
+{
+	for (;;) {
+		const char *q = s, *d;
+		if (*q == '[') {
+			int a, b, nch = 0;
+			if (sscanf(q, "[%d,%d]<std%*[a-z]>:%n", &a, &b, &nch) == 2 && nch > 0) {
+				*rank = b;
+				s = q + nch;
+				continue;
+			}
+			d = q + 1;
+			while (isalpha((unsigned char)*d) || *d == '_' || *d == '-')
+				d++;
+			if (isdigit((unsigned char)*d)) {
+				const char *e = d;
+				long v;
+				while (isdigit((unsigned char)*e))
+					e++;
+				if (*e == ']' && e - d < 8) {
+					v = strtol(d, NULL, 10);
+					if (e[1] == ':') {
+						*local_rank = (int)v;
+						s = e + 2;
+						continue;
+					}
+					if (e[1] == ' ' && d - q == 5 && !strncmp(q + 1, "rank", 4)) {
+						*rank = (int)v;
+						s = e + 2;
+						continue;
+					}
+				}
+			}
+			return s;
+		}
+		if (isdigit((unsigned char)*q)) {
+			const char *e = q;
+			while (isdigit((unsigned char)*e))
+				e++;
+			if (e - q < 8 && e[0] == ':' && e[1] == ' ') {
+				*rank = (int)strtol(q, NULL, 10);
+				s = e + 2;
+				continue;
+			}
+		}
+		return s;
+	}
+}
+
+/* ---------------------------------------------------------- torchtitan */
+
+static int torchtitan_line(struct parser *p, const char *msg, const char *full, size_t flen,
+			   int rank, int local_rank, double t)
+{
+	const char *s = strstr(msg, "step:"), *after;
+	struct hr_step_rec r;
+	double v;
+	int present, eval = 0;
+
+	if (!s || (s != msg && s[-1] != ' '))
+		return 0;
+	if (!strstr(s, "loss:"))
+		return 0;
+	if (s - msg >= 9 && !strncmp(s - 9, "validate ", 9))
+		eval = 1;
+	after = s + 5;
+	rec_init(&r, p, HR_SF_TORCHTITAN, eval ? HR_SK_EVAL : HR_SK_STEP);
+	r.rank = rank;
+	r.local_rank = local_rank;
+	r.t_end = t;
+	if (num(after, &v, NULL) || v < 0 || v != floor(v)) {
+		malformed(p, full, flen, "torchtitan step line without a step number");
+		return 1;
+	}
+	r.step = (long)v;
+	if (key_num(after, "loss", &r.loss, &present) && present)
+		r.loss = NAN;
+	if (key_num(after, "tps", &r.tokens_per_sec, &present)) {
+		if (!eval) {
+			malformed(p, full, flen, "torchtitan step line without a readable tps (cut off?)");
+			return 1;
+		}
+		r.tokens_per_sec = NAN;
+	}
+	if (key_num(after, "tflops", &r.tflops, NULL))
+		r.tflops = NAN;
+	if (!key_num(after, "mfu", &v, NULL))
+		r.mfu = v / 100;
+	emit(p, &r);
+	return 1;
+}
+
+/* torchtitan's checkpoint lines: "Saving the checkpoint." (or "Staging"),
+ * then "Finished saving the checkpoint in 12.34 seconds." */
+static int torchtitan_ckpt(struct parser *p, const char *msg, int rank, int local_rank, double t)
+{
+	const char *q;
+	struct hr_step_rec r;
+	double v;
+
+	if (strstr(msg, "Saving the checkpoint") || strstr(msg, "Staging the checkpoint")) {
+		p->tt_ckpt_t = t;
+		return 1;
+	}
+	if (!(q = strstr(msg, "Finished saving the checkpoint in ")) &&
+	    !(q = strstr(msg, "Finished staging the checkpoint in ")))
+		return 0;
+	q = strstr(q, " in ") + 4;
+	if (num(q, &v, NULL) || v < 0)
+		return 0;
+	rec_init(&r, p, HR_SF_TORCHTITAN, HR_SK_CKPT);
+	r.rank = rank;
+	r.local_rank = local_rank;
+	r.ckpt_sec = v;
+	r.t_end = t;
+	r.t_start = isnan(t) ? NAN : t - v;
+	r.step = p->tt_last_step;
+	p->tt_ckpt_t = NAN;
+	emit(p, &r);
+	return 1;
+}
+
+/* ------------------------------------------------------------ Megatron */
+
+static int timer_phase(const char *name, int *parent)
+{
+	static const struct { const char *n; int ph; } map[] = {
+		{ "forward-compute", HR_PH_FORWARD },
+		{ "backward-compute", HR_PH_BACKWARD },
+		{ "forward-backward", HR_PH_FWDBWD },
+		{ "optimizer", HR_PH_OPTIMIZER },
+		{ "batch-generator", HR_PH_INPUT },
+		{ "all-grads-sync", HR_PH_ALLREDUCE },
+		{ "grads-all-reduce", HR_PH_ALLREDUCE },
+		{ "grads-reduce-scatter", HR_PH_ALLREDUCE },
+		{ "params-all-gather", HR_PH_ALLREDUCE },
+		{ "layernorm-grads-all-reduce", HR_PH_ALLREDUCE },
+		{ "embedding-grads-all-reduce", HR_PH_ALLREDUCE },
+		{ "backward-params-all-reduce", HR_PH_ALLREDUCE },
+		{ "backward-layernorm-all-reduce", HR_PH_ALLREDUCE },
+		{ "backward-embedding-all-reduce", HR_PH_ALLREDUCE },
+	};
+	size_t i;
+
+	*parent = !strcmp(name, "backward-reduce-model-grads");
+	if (*parent)
+		return HR_PH_ALLREDUCE;
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(name, map[i].n))
+			return map[i].ph;
+	return -1;
+}
+
+static int mg_emit_pending(struct parser *p)
+{
+	if (!p->have_pending)
+		return 0;
+	p->have_pending = 0;
+	return emit(p, &p->pending);
+}
+
+/* phases from a list of timers (ms per iteration) */
+static void timers_to_phases(const struct timer *t, int nt, double *lo, double *hi, int *any)
+{
+	double slo[HR_PH_N], shi[HR_PH_N], plo = NAN, phi = NAN;
+	int i, ph, parent;
+
+	for (i = 0; i < HR_PH_N; i++)
+		slo[i] = shi[i] = NAN;
+	*any = 0;
+	for (i = 0; i < nt; i++) {
+		ph = timer_phase(t[i].name, &parent);
+		if (ph < 0)
+			continue;
+		*any = 1;
+		if (parent) {
+			plo = t[i].lo / 1e3;
+			phi = t[i].hi / 1e3;
+			continue;
+		}
+		slo[ph] = (isnan(slo[ph]) ? 0 : slo[ph]) + t[i].lo / 1e3;
+		shi[ph] = (isnan(shi[ph]) ? 0 : shi[ph]) + t[i].hi / 1e3;
+	}
+	if (!isnan(phi)) {
+		slo[HR_PH_ALLREDUCE] = plo;
+		shi[HR_PH_ALLREDUCE] = phi;
+	}
+	for (i = 0; i < HR_PH_N; i++) {
+		if (lo)
+			lo[i] = slo[i];
+		hi[i] = shi[i];
+	}
+}
+
+static int find_timer(const struct timer *t, int nt, const char *name)
+{
+	int i;
+	for (i = 0; i < nt; i++)
+		if (!strcmp(t[i].name, name))
+			return i;
+	return -1;
+}
+
+static struct rank_times *rt_get(struct parser *p, int rank)
+{
+	size_t i;
+	for (i = 0; i < p->nrt; i++)
+		if (p->rt[i].rank == rank)
+			return &p->rt[i];
+	if (p->nrt == p->caprt) {
+		size_t cap = p->caprt ? 2 * p->caprt : 64;
+		struct rank_times *n = realloc(p->rt, cap * sizeof(*n));
+		if (!n) {
+			p->oom = 1;
+			return NULL;
+		}
+		p->rt = n;
+		p->caprt = cap;
+	}
+	memset(&p->rt[p->nrt], 0, sizeof(p->rt[0]));
+	p->rt[p->nrt].rank = rank;
+	for (i = 0; i < HR_PH_N; i++)
+		p->rt[p->nrt].v[i] = NAN;
+	p->rt[p->nrt].ar_parent = NAN;
+	return &p->rt[p->nrt++];
+}
+
+/* a timer block ended: a checkpoint's duration, or the pending iteration's phases */
+static void mg_end_block(struct parser *p)
+{
+	int k, any = 0;
+	size_t i;
+
+	if (!p->block)
+		return;
+	if ((k = find_timer(p->t, p->nt, "evaluate")) >= 0)
+		p->eval_sec = p->t[k].hi / 1e3;
+	if ((k = find_timer(p->t, p->nt, "save-checkpoint")) >= 0 ||
+	    (k = find_timer(p->t, p->nt, "save-checkpoint-non-persistent")) >= 0) {
+		struct hr_step_rec r;
+		rec_init(&r, p, HR_SF_MEGATRON, HR_SK_CKPT);
+		r.ckpt_sec = p->t[k].hi / 1e3;
+		r.step = p->ckpt_iter;
+		r.t_end = p->last_t;
+		p->ckpt_iter = -1;
+		p->ckpt_saved = 0;
+		mg_emit_pending(p);
+		emit(p, &r);
+	} else if (p->have_pending && p->block == 3 && p->nrt) {
+		/* one record per rank */
+		struct hr_step_rec base = p->pending;
+		p->have_pending = 0;
+		for (i = 0; i < p->nrt && !p->rc; i++) {
+			struct hr_step_rec r = base;
+			int j;
+			r.rank = p->rt[i].rank;
+			for (j = 0; j < HR_PH_N; j++)
+				r.phase[j] = p->rt[i].v[j];
+			if (!isnan(p->rt[i].ar_parent))
+				r.phase[HR_PH_ALLREDUCE] = p->rt[i].ar_parent;
+			emit(p, &r);
+		}
+	} else if (p->have_pending) {
+		timers_to_phases(p->t, p->nt, p->block == 1 ? p->pending.phase_lo : NULL,
+				 p->block == 1 ? p->pending.phase_hi : p->pending.phase, &any);
+		mg_emit_pending(p);
+	}
+	p->block = 0;
+	p->nt = 0;
+	p->nrt = 0;
+	p->cur[0] = '\0';
+}
+
+/* a line inside a timer block; returns 1 when it belongs to it */
+static int mg_block_line(struct parser *p, const char *s)
+{
+	const char *q = s, *dots, *colon;
+	char name[48];
+	size_t n;
+	double a, b;
+
+	if (strncmp(q, "  ", 2))
+		return 0;
+	q = skip_sp(q);
+	if (p->block == 3) {
+		int r, nch = 0;
+		if (sscanf(q, "rank %d:%n", &r, &nch) == 1 && nch > 0 && p->cur[0]) {
+			struct rank_times *rt;
+			int ph, parent;
+			if (num(q + nch, &a, NULL))
+				return 1;
+			ph = timer_phase(p->cur, &parent);
+			if (!strcmp(p->cur, "save-checkpoint")) {
+				int k = find_timer(p->t, p->nt, "save-checkpoint");
+				if (k < 0 && p->nt < MAX_TIMERS) {
+					k = p->nt++;
+					snprintf(p->t[k].name, sizeof(p->t[k].name), "save-checkpoint");
+					p->t[k].lo = p->t[k].hi = a;
+				}
+				if (k >= 0 && a > p->t[k].hi)
+					p->t[k].hi = a;
+				return 1;
+			}
+			if (ph < 0 || !(rt = rt_get(p, r)))
+				return 1;
+			if (parent)
+				rt->ar_parent = a / 1e3;
+			else
+				rt->v[ph] = (isnan(rt->v[ph]) ? 0 : rt->v[ph]) + a / 1e3;
+			return 1;
+		}
+		n = strlen(q);
+		if (n > 1 && n < sizeof(p->cur) && q[n - 1] == ':' && !strchr(q, ' ')) {
+			memcpy(p->cur, q, n - 1);
+			p->cur[n - 1] = '\0';
+			return 1;
+		}
+		return 0;
+	}
+	/* "name .....: (lo, hi)" or "name .....: v" */
+	dots = strstr(q, " ..");
+	colon = dots ? strstr(dots, ":") : NULL;
+	if (!dots || !colon || (size_t)(dots - q) >= sizeof(name))
+		return 0;
+	memcpy(name, q, (size_t)(dots - q));
+	name[dots - q] = '\0';
+	q = skip_sp(colon + 1);
+	if (p->nt >= MAX_TIMERS)
+		return 1;
+	if (*q == '(') {
+		if (sscanf(q, "(%lf, %lf)", &a, &b) != 2)
+			return 1;
+	} else if (num(q, &a, NULL)) {
+		return 1;
+	} else {
+		b = a;
+	}
+	snprintf(p->t[p->nt].name, sizeof(p->t[0].name), "%s", name);
+	p->t[p->nt].lo = a;
+	p->t[p->nt].hi = b;
+	p->nt++;
+	return 1;
+}
+
+/* the one-line timers of older Megatron-LM: "time (ms) | a: 1.0 | b: 2.0" */
+static int mg_oneline_timers(struct parser *p, const char *s)
+{
+	const char *q = strstr(s, "time (ms) |");
+	char buf[HR_STEPS_MAX_LINE + 1], *tok, *save = NULL;
+	int any = 0;
+
+	if (!q || strstr(s, "iteration"))
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", q + 11);
+	p->nt = 0;
+	for (tok = strtok_r(buf, "|", &save); tok && p->nt < MAX_TIMERS; tok = strtok_r(NULL, "|", &save)) {
+		char *c = strrchr(tok, ':');
+		const char *nm = skip_sp(tok);
+		double v;
+		size_t n;
+		if (!c || num(c + 1, &v, NULL))
+			continue;
+		n = (size_t)(c - nm);
+		while (n && nm[n - 1] == ' ')
+			n--;
+		if (!n || n >= sizeof(p->t[0].name))
+			continue;
+		memcpy(p->t[p->nt].name, nm, n);
+		p->t[p->nt].name[n] = '\0';
+		p->t[p->nt].lo = p->t[p->nt].hi = v;
+		p->nt++;
+	}
+	if (p->have_pending) {
+		timers_to_phases(p->t, p->nt, NULL, p->pending.phase, &any);
+		mg_emit_pending(p);
+	}
+	p->nt = 0;
+	return 1;
+}
+
+static int mg_iteration(struct parser *p, const char *s, const char *full, size_t flen, int rank,
+			int local_rank, double t)
+{
+	const char *q = strstr(s, "iteration"), *f;
+	long it, total;
+	int nch = 0;
+	struct hr_step_rec r;
+	double v;
+
+	if (!q || !(q == s || q[-1] == ' ' || q[-1] == ']'))
+		return 0;
+	if (sscanf(q, "iteration %ld/ %ld |%n", &it, &total, &nch) < 2 || !nch)
+		return 0;
+	mg_end_block(p);
+	mg_emit_pending(p);
+	rec_init(&r, p, HR_SF_MEGATRON, HR_SK_STEP);
+	r.rank = rank;
+	r.local_rank = local_rank;
+	r.step = it;
+	r.t_end = t;
+	f = strstr(q, "elapsed time per iteration (ms):");
+	if (!f || num(f + 32, &v, NULL) || !(v > 0)) {
+		malformed(p, full, flen, "Megatron-LM iteration line without a readable 'elapsed time per iteration (ms)' (cut off?)");
+		return 1;
+	}
+	r.step_sec = v / 1e3;
+	if ((f = strstr(q, "throughput per GPU (TFLOP/s/GPU):")) && !num(f + 33, &v, NULL))
+		r.tflops = v;
+	if ((f = strstr(q, "global batch size:")) && !num(f + 18, &v, NULL))
+		r.global_batch = v;
+	if ((f = strstr(q, "lm loss:")) && !num(f + 8, &v, NULL))
+		r.loss = v;
+	p->pending = r;
+	p->have_pending = 1;
+	return 1;
+}
+
+static int megatron_line(struct parser *p, const char *s, const char *full, size_t flen, int rank,
+			 int local_rank, double t)
+{
+	const char *q;
+	long it;
+
+	if (p->block) {
+		if (mg_block_line(p, s))
+			return 1;
+		mg_end_block(p);
+	}
+	if (p->ckpt_saved && !strstr(s, "time across ranks (ms):")) {
+		/* saved, and no save-checkpoint timer: a checkpoint of unknown duration */
+		struct hr_step_rec r;
+		rec_init(&r, p, HR_SF_MEGATRON, HR_SK_CKPT);
+		r.step = p->ckpt_iter;
+		r.t_end = p->last_t;
+		p->ckpt_saved = 0;
+		p->ckpt_iter = -1;
+		emit(p, &r);
+	}
+	if (strstr(s, "(min, max) time across ranks (ms):")) {
+		p->block = 1;
+		return 1;
+	}
+	if (strstr(s, "max time across ranks (ms):")) {
+		p->block = 2;
+		return 1;
+	}
+	if (strstr(s, "times across ranks (ms):")) {
+		p->block = 3;
+		return 1;
+	}
+	if (mg_oneline_timers(p, s))
+		return 1;
+	if ((q = strstr(s, "saving checkpoint at iteration")) && sscanf(q + 30, "%ld", &it) == 1) {
+		mg_emit_pending(p);
+		p->ckpt_iter = it;
+		return 1;
+	}
+	if ((q = strstr(s, "successfully saved checkpoint from iteration")) && sscanf(q + 44, "%ld", &it) == 1) {
+		p->ckpt_iter = it;
+		p->ckpt_saved = 1;
+		return 1;
+	}
+	if ((q = strstr(s, "validation loss at iteration")) && sscanf(q + 28, "%ld", &it) == 1) {
+		struct hr_step_rec r;
+		mg_emit_pending(p);
+		rec_init(&r, p, HR_SF_MEGATRON, HR_SK_EVAL);
+		r.step = it;
+		r.t_end = p->last_t;
+		r.step_sec = p->eval_sec;
+		p->eval_sec = NAN;
+		emit(p, &r);
+		return 1;
+	}
+	return mg_iteration(p, s, full, flen, rank, local_rank, t);
+}
+
+/* -------------------------------------------------------------- MaxText */
+
+static int maxtext_line(struct parser *p, const char *s, const char *full, size_t flen, int rank,
+			int local_rank, double t)
+{
+	const char *q = strstr(s, "completed step:");
+	struct hr_step_rec r;
+	double v;
+
+	if (!q)
+		return 0;
+	rec_init(&r, p, HR_SF_MAXTEXT, HR_SK_STEP);
+	r.rank = rank;
+	r.local_rank = local_rank;
+	r.t_end = t;
+	if (num(q + 15, &v, NULL) || v < 0 || v != floor(v) ||
+	    key_num(q, "seconds", &r.step_sec, NULL) || !(r.step_sec > 0)) {
+		malformed(p, full, flen, "MaxText step line without a readable step and 'seconds' (cut off?)");
+		return 1;
+	}
+	r.step = (long)v;
+	if (key_num(q, "TFLOP/s/device", &r.tflops, NULL) && key_num(q, "TFLOP/s", &r.tflops, NULL))
+		r.tflops = NAN;
+	if (key_num(q, "Tokens/s/device", &r.tokens_per_sec, NULL))
+		r.tokens_per_sec = NAN;
+	else
+		r.tokens = r.tokens_per_sec * r.step_sec;
+	if (key_num(q, "loss", &r.loss, NULL))
+		r.loss = NAN;
+	emit(p, &r);
+	return 1;
+}
+
+/* ---------------------------------------------------------------- plain */
+
+/* "128.4k" -> 128400 */
+static int num_si(const char *s, double *v, const char **end)
+{
+	const char *e;
+	if (num(s, v, &e))
+		return -1;
+	if (*e == 'k' || *e == 'K')
+		*v *= 1e3, e++;
+	else if (*e == 'M')
+		*v *= 1e6, e++;
+	else if (*e == 'G')
+		*v *= 1e9, e++;
+	if (end)
+		*end = e;
+	return 0;
+}
+
+static int plain_line(struct parser *p, const char *s, const char *full, size_t flen, int rank,
+		      int local_rank, double t)
+{
+	char buf[HR_STEPS_MAX_LINE + 1], *tok, *save = NULL;
+	struct hr_step_rec r;
+	const char *q = skip_sp(s);
+	long step;
+	int nch = 0;
+
+	if (sscanf(q, "step %ld %n", &step, &nch) != 1 || !nch || q[nch] != '|')
+		return 0;
+	rec_init(&r, p, HR_SF_PLAIN, HR_SK_STEP);
+	r.rank = rank;
+	r.local_rank = local_rank;
+	r.step = step;
+	r.t_end = t;
+	snprintf(buf, sizeof(buf), "%s", q + nch + 1);
+	for (tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save)) {
+		const char *f = skip_sp(tok), *e;
+		double v;
+		if (!strncmp(f, "loss ", 5) && !num(f + 5, &v, NULL))
+			r.loss = v;
+		else if (!strncasecmp(f, "MFU ", 4) && !num(f + 4, &v, &e))
+			r.mfu = *e == '%' ? v / 100 : v;
+		else if ((!strncmp(f, "dataloader wait", 15) || !strncmp(f, "input wait", 10))) {
+			const char *n = f + (f[0] == 'd' ? 15 : 10);
+			if (!num(n, &v, &e)) {
+				e = skip_sp(e);
+				r.phase[HR_PH_INPUT] = *e == '%' ? -v / 100 : !strncmp(e, "ms", 2) ? v / 1e3 : v;
+			}
+		} else if (!strncmp(f, "checkpoint ", 11) && !num(f + 11, &v, &e)) {
+			e = skip_sp(e);
+			r.ckpt_sec = !strncmp(e, "min", 3) ? v * 60 : !strncmp(e, "ms", 2) ? v / 1e3 : v;
+		} else if (!strncmp(f, "host cpu ", 9) && !num(f + 9, &v, &e))
+			r.host_cpu = *e == '%' ? v / 100 : v;
+		else if (!num_si(f, &v, &e)) {
+			e = skip_sp(e);
+			if (!strncmp(e, "s/step", 6))
+				r.step_sec = v;
+			else if (!strncmp(e, "ms/step", 7))
+				r.step_sec = v / 1e3;
+			else if (!strncmp(e, "tok/s", 5) || !strncmp(e, "tokens/s", 8))
+				r.tokens_per_sec = v;
+		}
+	}
+	if (!(r.step_sec > 0)) {
+		malformed(p, full, flen, "plain step line without a readable 'X s/step' (cut off?)");
+		return 1;
+	}
+	/* an input wait given as a share of the step */
+	if (r.phase[HR_PH_INPUT] < 0)
+		r.phase[HR_PH_INPUT] = -r.phase[HR_PH_INPUT] * r.step_sec;
+	if (r.tokens_per_sec > 0)
+		r.tokens = r.tokens_per_sec * r.step_sec;
+	emit(p, &r);
+	return 1;
+}
+
+/* ---------------------------------------------------------- JSON records */
+
+static double jget(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* a Hugging Face Trainer log dict (as JSON) */
+static int hf_dict(struct parser *p, json_t *o, double t, int rank, int local_rank)
+{
+	struct hr_step_rec r;
+	double v;
+
+	if (json_object_get(o, "train_runtime")) {
+		rec_init(&r, p, HR_SF_HF, HR_SK_SUMMARY);
+		r.runtime_sec = jget(o, "train_runtime");
+		v = jget(o, "train_steps_per_second");
+		r.step_sec = v > 0 ? 1 / v : NAN;
+		r.total_flos = jget(o, "total_flos");
+		r.loss = jget(o, "train_loss");
+	} else if (json_object_get(o, "eval_loss") || json_object_get(o, "eval_runtime")) {
+		rec_init(&r, p, HR_SF_HF, HR_SK_EVAL);
+	} else if (json_object_get(o, "loss")) {
+		rec_init(&r, p, HR_SF_HF, HR_SK_STEP);
+		r.loss = jget(o, "loss");
+	} else {
+		return 0;
+	}
+	v = jget(o, "step");
+	if (v >= 0 && v == floor(v))
+		r.step = (long)v;
+	r.rank = rank;
+	r.local_rank = local_rank;
+	r.t_end = t;
+	emit(p, &r);
+	return 1;
+}
+
+/* one clusterhealth JSON-lines record (schema in docs/canary.md) */
+static int jsonl_record(struct parser *p, json_t *o, const char *full, size_t flen)
+{
+	static const struct { const char *k; int ph; } ph[] = {
+		{ "forward", HR_PH_FORWARD }, { "backward", HR_PH_BACKWARD },
+		{ "forward_backward", HR_PH_FWDBWD }, { "optimizer", HR_PH_OPTIMIZER },
+		{ "allreduce", HR_PH_ALLREDUCE }, { "input_wait", HR_PH_INPUT },
+	};
+	struct hr_step_rec r;
+	const json_t *v, *phases;
+	const char *bad = NULL;
+	size_t i;
+	double d;
+
+	rec_init(&r, p, HR_SF_JSONL, HR_SK_STEP);
+	v = json_object_get(o, "step");
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		bad = "\"step\" is not a whole number of 0 or more";
+	else
+		r.step = (long)json_integer_value(v);
+	v = json_object_get(o, "rank");
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 100000000))
+		bad = "\"rank\" is not a whole number of 0 or more";
+	else if (v)
+		r.rank = (int)json_integer_value(v);
+	v = json_object_get(o, "host");
+	if (json_is_string(v))
+		snprintf(r.host, sizeof(r.host), "%s", json_string_value(v));
+	else if (v && !json_is_null(v))
+		bad = "\"host\" is not a string";
+	r.t_start = jget(o, "start");
+	r.t_end = jget(o, "end");
+	d = jget(o, "step_time");
+	r.step_sec = d > 0 ? d : r.t_end - r.t_start;
+	if (!(r.step_sec > 0) || !isfinite(r.step_sec))
+		bad = bad ? bad : "no positive \"step_time\", and no \"end\" after \"start\"";
+	phases = json_object_get(o, "phases");
+	if (phases && !json_is_object(phases))
+		bad = "\"phases\" is not an object";
+	for (i = 0; phases && i < sizeof(ph) / sizeof(ph[0]); i++) {
+		d = jget(phases, ph[i].k);
+		if (json_object_get(phases, ph[i].k) && !(d >= 0))
+			bad = "a phase time is not a number of 0 or more";
+		r.phase[ph[i].ph] = d;
+	}
+	if (json_object_get(o, "input_wait")) {
+		d = jget(o, "input_wait");
+		if (!(d >= 0))
+			bad = "\"input_wait\" is not a number of 0 or more";
+		r.phase[HR_PH_INPUT] = d;
+	}
+	d = jget(o, "checkpoint_write");
+	if (json_object_get(o, "checkpoint_write") && !(d >= 0))
+		bad = "\"checkpoint_write\" is not a number of 0 or more";
+	r.ckpt_sec = d;
+	r.tokens = jget(o, "tokens");
+	r.host_cpu = jget(o, "host_cpu");
+	r.loss = jget(o, "loss");
+	r.mfu = jget(o, "mfu");
+	if (json_is_true(json_object_get(o, "eval")))
+		r.kind = HR_SK_EVAL;
+	if (bad) {
+		malformed(p, full, flen, "clusterhealth step record: %s", bad);
+		return 1;
+	}
+	emit(p, &r);
+	return 1;
+}
+
+/* Python's repr of a dict of numbers and plain strings, as JSON: quotes
+ * swapped, True/False/None/nan/inf spelled as JSON. Returns 0, or -1 when
+ * it holds something else (a double quote, a backslash). */
+static int pydict_to_json(const char *s, size_t n, char *out, size_t outn)
+{
+	size_t i, o = 0;
+	int in_str = 0;
+
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+		if (o + 8 >= outn || c == '"' || c == '\\')
+			return -1;
+		if (c == '\'') {
+			in_str = !in_str;
+			out[o++] = '"';
+			continue;
+		}
+		if (!in_str && (!strncmp(s + i, "True", 4) || !strncmp(s + i, "False", 5) ||
+				!strncmp(s + i, "None", 4) || !strncmp(s + i, "nan", 3) || !strncmp(s + i, "inf", 3))) {
+			const char *w = s[i] == 'T' ? "true" : s[i] == 'F' ? "false" : "null";
+			size_t skip = s[i] == 'F' ? 5 : s[i] == 'n' || s[i] == 'i' ? 3 : 4;
+			memcpy(out + o, w, strlen(w));
+			o += strlen(w);
+			i += skip - 1;
+			continue;
+		}
+		out[o++] = c;
+	}
+	if (in_str)
+		return -1;
+	out[o] = '\0';
+	return 0;
+}
+
+static int json_line(struct parser *p, const char *s, const char *full, size_t flen, int rank,
+		     int local_rank, double t)
+{
+	const char *open = strchr(s, '{'), *close;
+	char buf[HR_STEPS_MAX_LINE + 1];
+	json_error_t err;
+	json_t *o;
+	int python, done = 0;
+
+	if (!open)
+		return 0;
+	close = strrchr(open, '}');
+	python = open[1] == '\'';
+	if (!python && !(open[1] == '"' || (open[1] == ' ' && open[2] == '"')))
+		return 0;
+	if (!close) {
+		if (strstr(open, "\"step\"") || strstr(open, "'loss'") || strstr(open, "'train_runtime'"))
+			malformed(p, full, flen, "a JSON record without its closing brace (cut off?)");
+		return !!strstr(open, "\"step\"");
+	}
+	if (python) {
+		if (pydict_to_json(open, (size_t)(close - open + 1), buf, sizeof(buf)))
+			return 0;
+		o = json_loads(buf, 0, &err);
+	} else {
+		o = json_loadb(open, (size_t)(close - open + 1), 0, &err);
+	}
+	if (!o || !json_is_object(o)) {
+		if (strstr(open, "\"step\"") || (python && strstr(open, "'loss'")))
+			malformed(p, full, flen, "not valid JSON (column %d of the record: %s)",
+				  err.column, err.text);
+		json_decref(o);
+		return !!strstr(open, "\"step\"");
+	}
+	if (!python && open == skip_sp(s) && (json_object_get(o, "rank") || json_object_get(o, "phases") ||
+					      json_object_get(o, "step_time") || json_object_get(o, "end")))
+		done = jsonl_record(p, o, full, flen);
+	else
+		done = hf_dict(p, o, t, rank, local_rank);
+	json_decref(o);
+	return done;
+}
+
+/* Hugging Face's trainer_state.json: one document, log_history[] */
+static int hf_state_doc(struct parser *p, json_t *doc)
+{
+	json_t *lh = json_object_get(doc, "log_history"), *e;
+	size_t i;
+
+	if (!json_is_array(lh))
+		return 0;
+	json_array_foreach(lh, i, e) {
+		if (!json_is_object(e))
+			continue;
+		p->line = 0;
+		if (json_object_get(e, "train_runtime") && !json_object_get(e, "total_flos") &&
+		    json_is_number(json_object_get(doc, "total_flos")))
+			json_object_set(e, "total_flos", json_object_get(doc, "total_flos"));
+		hf_dict(p, e, NAN, -1, -1);
+	}
+	return 1;
+}
+
+/* ------------------------------------------------------------- one line */
+
+static void one_line(struct parser *p, char *line, size_t len)
+{
+	char full[HR_STEPS_MAX_LINE + 1];
+	const char *s;
+	int rank = -1, local_rank = -1;
+	double t = NAN;
+
+	while (len && (line[len - 1] == '\r' || line[len - 1] == '\n'))
+		line[--len] = '\0';
+	memcpy(full, line, len + 1);
+	if (memchr(line, 0x1b, len))
+		len = strip_ansi(line, len);
+	s = strip_prefixes(line, &rank, &local_rank);
+	if (*s == '{' && json_line(p, s, full, len, rank, local_rank, NAN))
+		return;
+	if (!find_time(s, s + strlen(s) < s + 120 ? s + strlen(s) : s + 120, &t))
+		p->last_t = t;
+	/* format by format; the order puts the cheapest tests first */
+	if (strchr(s, '{') && json_line(p, s, full, len, rank, local_rank, t))
+		return;
+	if (strstr(s, "completed step:") && maxtext_line(p, s, full, len, rank, local_rank, t))
+		return;
+	if (p->block || strstr(s, "iteration") || strstr(s, "across ranks") || strstr(s, "time (ms)") ||
+	    strstr(s, "checkpoint at iteration") || strstr(s, "checkpoint from iteration") || p->ckpt_saved) {
+		if (megatron_line(p, s, full, len, rank, local_rank, t))
+			return;
+	}
+	if (strstr(s, "step:")) {
+		if (torchtitan_line(p, strstr(s, " - ") ? strstr(s, " - ") : s, full, len, rank, local_rank, t)) {
+			const char *q = strstr(s, "step:");
+			double v;
+			if (!num(q + 5, &v, NULL))
+				p->tt_last_step = (long)v;
+			return;
+		}
+	}
+	if (strstr(s, "the checkpoint") && torchtitan_ckpt(p, s, rank, local_rank, t))
+		return;
+	if (strstr(s, "step ") && strchr(s, '|'))
+		plain_line(p, s, full, len, rank, local_rank, t);
+}
+
+/* --------------------------------------------------------------- driver */
+
+int hr_steps_read(const char *path, hr_steps_fn fn, void *ctx, struct hr_issues *issues,
+		  struct hr_steps_file_info *info)
+{
+	struct hr_steps_file_info local;
+	struct parser *p;
+	struct stat st;
+	char *chunk = NULL, *line = NULL, first[200] = "";
+	size_t clen = 0, cpos = 0, llen = 0, firstlen = 0;
+	long nul_at = -1, total = 0, nrec;
+	int fd, over = 0, rc = 0, i, nfmt = 0, eof = 0, doc_mode = 0;
+
+	if (!info)
+		info = &local;
+	memset(info, 0, sizeof(*info));
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 0, 0, "cannot read: %s; file skipped", strerror(errno));
+		return HR_STEPS_SKIP;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 0, 0, "not a regular file; file skipped");
+		close(fd);
+		return HR_STEPS_SKIP;
+	}
+	p = calloc(1, sizeof(*p));
+	chunk = malloc(CHUNK);
+	line = malloc(HR_STEPS_MAX_LINE + 2);
+	if (!p || !chunk || !line) {
+		close(fd);
+		free(p);
+		free(chunk);
+		free(line);
+		return CH_ERR_RUNTIME;
+	}
+	p->path = path;
+	p->fn = fn;
+	p->ctx = ctx;
+	p->issues = issues;
+	p->info = info;
+	p->last_t = NAN;
+	p->tt_ckpt_t = NAN;
+	p->tt_last_step = -1;
+	p->ckpt_iter = -1;
+	p->eval_sec = NAN;
+
+	/* trainer_state.json and other whole JSON documents: "{" alone on the first line */
+	{
+		char head[4];
+		ssize_t n = pread(fd, head, sizeof(head), 0);
+		if (n >= 2 && head[0] == '{' && (head[1] == '\n' || (head[1] == '\r' && n >= 3 && head[2] == '\n')))
+			doc_mode = 1;
+	}
+	if (doc_mode && st.st_size <= (off_t)MAX_DOC_BYTES) {
+		json_error_t err;
+		FILE *fp = fdopen(fd, "r");
+		json_t *doc = fp ? json_loadf(fp, 0, &err) : NULL;
+		if (fp)
+			fclose(fp);
+		else
+			close(fd);
+		fd = -1;
+		if (!doc)
+			hr_issue_add(issues, HR_ISSUE_SKIPPED, path, err.line > 0 ? err.line : 0,
+				     err.column > 0 ? err.column : 0, "not valid JSON: %s; file skipped", err.text);
+		else if (!hf_state_doc(p, doc))
+			hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 0, 0,
+				     "a JSON document without \"log_history\" (not a Hugging Face trainer_state.json, and not JSON lines); file skipped");
+		json_decref(doc);
+		goto done;
+	}
+
+	while (!eof && !p->rc && !p->oom) {
+		ssize_t n;
+		if (cpos == clen) {
+			n = read(fd, chunk, CHUNK);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				hr_issue_add(issues, HR_ISSUE_TRUNCATED, path, (int)p->line, 0,
+					     "read error: %s; the rest of the file is not read", strerror(errno));
+				break;
+			}
+			if (n == 0) {
+				eof = 1;
+				if (!llen && !over)
+					break;
+			} else {
+				if (total < 4096 && nul_at < 0) {
+					char *z = memchr(chunk, 0, (size_t)n < 4096 - (size_t)total ? (size_t)n : 4096 - (size_t)total);
+					if (z)
+						nul_at = total + (z - chunk);
+				}
+				total += n;
+				clen = (size_t)n;
+				cpos = 0;
+				if (nul_at >= 0)
+					break;
+				continue;
+			}
+		}
+		/* take bytes up to the newline */
+		if (!eof) {
+			char *nl = memchr(chunk + cpos, '\n', clen - cpos);
+			size_t take = nl ? (size_t)(nl - (chunk + cpos)) + 1 : clen - cpos;
+			if (!over) {
+				size_t room = HR_STEPS_MAX_LINE - llen;
+				if (take > room) {
+					over = 1;
+				} else {
+					memcpy(line + llen, chunk + cpos, take);
+					llen += take;
+				}
+			}
+			cpos += take;
+			if (!nl)
+				continue;
+		}
+		p->line++;
+		line[llen] = '\0';
+		if (p->line == 1 || (!first[0] && llen > 1)) {
+			size_t fl = llen;
+			while (fl && (line[fl - 1] == '\n' || line[fl - 1] == '\r'))
+				fl--;
+			firstlen = fl < 120 ? fl : 120;
+			memcpy(first, line, firstlen);
+			first[firstlen] = '\0';
+		}
+		if (over) {
+			if (p->listed++ < MAX_LISTED)
+				hr_issue_add(issues, HR_ISSUE_SKIPPED, path, (int)p->line, 0,
+					     "line longer than %d bytes; line skipped", HR_STEPS_MAX_LINE);
+			info->malformed++;
+		} else if (memchr(line, 0, llen)) {
+			if (p->listed++ < MAX_LISTED)
+				hr_issue_add(issues, HR_ISSUE_SKIPPED, path, (int)p->line, 0,
+					     "line holds a NUL byte (binary data); line skipped");
+			info->malformed++;
+		} else {
+			one_line(p, line, llen);
+		}
+		llen = 0;
+		over = 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+	if (nul_at >= 0) {
+		hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 0, 0,
+			     "binary data (a NUL byte at offset %ld), not a text log; file skipped", nul_at);
+		rc = HR_STEPS_SKIP;
+		goto out;
+	}
+	mg_end_block(p);
+	mg_emit_pending(p);
+	if (p->ckpt_saved) {
+		struct hr_step_rec r;
+		rec_init(&r, p, HR_SF_MEGATRON, HR_SK_CKPT);
+		r.step = p->ckpt_iter;
+		r.t_end = p->last_t;
+		emit(p, &r);
+	}
+done:
+	info->lines = p->line;
+	if (p->listed > MAX_LISTED)
+		hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 0, 0, "%ld more unreadable step lines not listed",
+			     p->listed - MAX_LISTED);
+	nrec = 0;
+	for (i = 1; i < HR_SF_N; i++) {
+		nrec += info->records[i];
+		if (info->records[i]) {
+			nfmt++;
+			if (!info->format || info->records[i] > info->records[info->format])
+				info->format = i;
+		}
+	}
+	if (p->rc) {
+		rc = p->rc;
+	} else if (p->oom) {
+		rc = CH_ERR_RUNTIME;
+	} else if (!nrec) {
+		char esc[400];
+		if (!doc_mode || st.st_size > (off_t)MAX_DOC_BYTES) {
+			hr_steps_clip(first, firstlen, 120, esc, sizeof(esc));
+			if (doc_mode)
+				hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 0, 0, "a JSON document larger than %u bytes; file skipped",
+					     MAX_DOC_BYTES);
+			else if (!p->line)
+				hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 0, 0, "empty file; file skipped");
+			else
+				hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 1, 0,
+					     "no training-step line of a known format (torchtitan, Megatron-LM, MaxText, Hugging Face Trainer, plain '[rankN] step N | X s/step', clusterhealth JSON lines) in %ld line%s; the first reads '%s'; file skipped",
+					     p->line, p->line == 1 ? "" : "s", esc);
+		}
+		rc = HR_STEPS_SKIP;
+	} else if (nfmt > 1) {
+		char what[600];
+		size_t u = 0;
+		for (i = 1; i < HR_SF_N && u < sizeof(what); i++)
+			if (info->records[i])
+				u += (size_t)snprintf(what + u, sizeof(what) - u, "%s%s (%ld record%s, lines %ld-%ld)",
+						      u ? " and " : "", hr_steps_format_name(i), info->records[i],
+						      info->records[i] == 1 ? "" : "s", info->first_line[i], info->last_line[i]);
+		hr_issue_add(issues, HR_ISSUE_NOTE, path, 0, 0,
+			     "mixes the step lines of two or more frameworks: %s; each is read, their ranks kept apart", what);
+	}
+out:
+	free(p->rt);
+	free(p);
+	free(chunk);
+	free(line);
+	return rc;
+}

@@ -1,0 +1,224 @@
+#!/bin/bash
+# steps.sh - command-line tests of `health_report steps` and of the canary
+# on step logs (docs/canary.md, "Step logs"): the textbook case from the
+# synthetic runs' logs alone (every figure measured, the straggler named),
+# every real sample of tests/data/steps read, MFU recomputed, the JSON
+# report, and bad inputs: listed and skipped, never fatal to the rest.
+cd "$(dirname "$0")/../.." || exit 1
+source scripts/test-env
+HR=$B/health_report
+DATA=tests/data/steps
+TMP=$(mktemp -d /tmp/ch_steps_test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+if [ ! -x "$HR" ]; then
+	echo "skip steps: $HR is not built"
+	exit 0
+fi
+if ! command -v python3 >/dev/null; then
+	echo "skip steps: python3 is needed to write the synthetic runs"
+	exit 0
+fi
+
+expect() {
+	local name=$1 want=$2
+	shift 2
+	out=$("$@" 2>&1); rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "not ok $name: exit $rc (want $want): $*"
+		echo "$out" | head -30 | sed 's/^/    /'
+		return 1
+	fi
+	return 0
+}
+has() {
+	local name=$1 s
+	shift
+	for s in "$@"; do
+		if ! grep -qF -- "$s" <<<"$out"; then
+			echo "not ok $name: missing '$s' in:"
+			echo "$out" | head -100 | sed 's/^/    /'
+			return 1
+		fi
+	done
+	echo "ok $name"
+}
+hasnt() {
+	local name=$1 s
+	shift
+	for s in "$@"; do
+		if grep -qF -- "$s" <<<"$out"; then
+			echo "not ok $name: unexpected '$s' in:"
+			echo "$out" | head -100 | sed 's/^/    /'
+			return 1
+		fi
+	done
+	echo "ok $name"
+}
+
+python3 $DATA/make-synthetic.py today "$TMP/today" &&
+	python3 $DATA/make-synthetic.py baseline "$TMP/base" || {
+	echo "not ok steps: the synthetic runs could not be written"
+	exit 0
+}
+
+# ---- the textbook case from the logs alone
+expect canary_steps_textbook 1 "$HR" canary --steps "$TMP/today" --baseline-steps "$TMP/base" --target-gpus 128 &&
+has canary_steps_textbook \
+	"step time at 32 GPUs (baseline)          1.00 s                             [measured]" \
+	"step time at 64 GPUs (today)             1.60 s                             [measured]" \
+	"throughput 32 -> 64 GPUs                 x1.25 for 2x the hardware          [measured]" \
+	"scaling efficiency at 64 GPUs            62.5% (vs 32 GPUs)                 [measured]" \
+	"synchronous checkpoint stall             5.5 min every 30 min = 18.3% of wall-clock [measured]" \
+	"step without the checkpoint stall        1.31 s, 31% over the ideal 1.00 s  [measured]" \
+	"input wait                               10.0% of the step = 0.131 s        [measured]" \
+	"verdict: FIX FIRST, then re-measure" \
+	"do not book 128 GPUs before fixing the checkpoint and the host CPU contention and re-measuring at 64 GPUs" \
+	"straggler: rank 37 on node05" \
+	"today: input wait                        10.0% of the training step, while the host CPUs are 92% busy [measured]" \
+	"host CPUs busy                           92%: the input wait is host CPU contention (busy at 85% or more) [measured+assumed]" &&
+hasnt canary_steps_textbook_nothing_given "[given]"
+
+# the canary's JSON names the straggler and the step logs
+expect canary_steps_json 1 "$HR" canary --steps "$TMP/today" --baseline-steps "$TMP/base" --target-gpus 128 \
+	--json "$TMP/canary.json" && python3 - "$TMP/canary.json" <<'EOF' && echo "ok canary_steps_json" || echo "not ok canary_steps_json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "fix-first", d["verdict"]
+assert d["inputs"]["step_time_sec"]["source"] == "measured"
+assert abs(d["inputs"]["step_time_sec"]["value"] - 1.6) < 1e-6
+assert d["inputs"]["gpus_now"]["value"] == 64 and d["inputs"]["baseline_gpus"]["value"] == 32
+assert d["straggler"]["rank"].startswith("rank 37 on node05")
+assert d["step_logs"]["today"]["straggler"]["id"] == "rank 37"
+EOF
+
+# a figure given on the command line wins over the logs, and says so
+expect canary_steps_given_wins 1 "$HR" canary --steps "$TMP/today" --baseline-steps "$TMP/base" --target-gpus 128 \
+	--input-wait 3% &&
+has canary_steps_given_wins "input wait                               3.0% of the step"
+
+# the NIC rate stands in for an unmeasured inter-node all-reduce, converted by the tool
+expect canary_nic_gbps 1 "$HR" canary --gpus-now 64 --step-time 1.6s --baseline-gpus 32 --baseline-step-time 1.0s \
+	--target-gpus 128 --params 7e9 --nic-gbps 200 --gpus-per-node 8 --input-wait 10% --host-cpu 40% &&
+has canary_nic_gbps "ring: alpha 0 us, B 25 GB/s (--nic-gbps 200, one NIC per GPU, latency 0) [given+assumed]" \
+	"host CPUs busy                           40%: the input wait is not for want of CPU"
+
+# MFU from the logs' tokens, --params and the datasheet peak of the GPUs in the result files
+sed 's/"gpu_name": *"host memory"/"gpu_name": "NVIDIA H100 80GB HBM3"/' tests/data/canary/allreduce_bw.json >"$TMP/ar_h100.json"
+expect canary_steps_mfu 1 "$HR" canary --steps "$TMP/today" --baseline-steps "$TMP/base" --target-gpus 128 --params 1e9 \
+	"$TMP/ar_h100.json" &&
+has canary_steps_mfu "MFU today                                6.2%                               [given+measured+assumed]"
+
+# ---- health_report steps on today's run
+expect steps_textbook 0 "$HR" steps --max-ranks 3 "$TMP/today" &&
+has steps_textbook \
+	"steps: 64 ranks on 8 nodes in the logs; clusterhealth JSON lines; 128000 step records in 8 of 8 files" \
+	"window: steps 11-60 (50 steps after a warm-up of 10" \
+	"checkpoint after step 600: 5.5 min, 64 ranks" \
+	"checkpoint stall                               5.5 min every 30 min = 18.3% of wall-clock [measured]" \
+	"wall-clock step (stalls included)              1.60 s [measured]" \
+	"10.0% of the training step (every rank alike)" \
+	"rank 37 on node05: compute 0.88 s, +24." \
+	"! rank 37                          node05" \
+	"... 61 more ranks (--max-ranks)"
+
+expect steps_scaling 0 "$HR" steps --max-ranks 1 --baseline "$TMP/base" "$TMP/today" &&
+has steps_scaling "x1.25 the throughput for 2x the GPUs: 62.5% efficiency; weak scaling: tokens per GPU and step held [measured]"
+
+expect steps_fail_on_straggler 1 "$HR" steps -q --fail-on-straggler "$TMP/today" &&
+has steps_fail_on_straggler "steps: 64 ranks, step 1.307 s, wall-clock step 1.6 s, 1 straggler"
+expect steps_no_straggler_in_baseline 0 "$HR" steps -q --fail-on-straggler "$TMP/base" &&
+has steps_no_straggler_in_baseline "no straggler"
+
+expect steps_json 0 "$HR" steps --json "$TMP/steps.json" "$TMP/today" &&
+python3 - "$TMP/steps.json" <<'EOF' && echo "ok steps_json" || echo "not ok steps_json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "clusterhealth.steps" and d["schema_version"] == 1
+f = d["figures"]
+assert abs(f["stall_frac"]["value"] - 5.5 / 30) < 1e-6, f["stall_frac"]
+assert f["stall_frac"]["source"] == "measured"
+assert d["ranks"][0]["rank"] == 37 and d["ranks"][0]["straggler"] is True
+assert sum(r["straggler"] for r in d["ranks"]) == 1
+assert [s["step"] for s in d["stalls"]] == [600, 1725]
+EOF
+expect steps_json_exists 2 "$HR" steps --json "$TMP/steps.json" "$TMP/today" &&
+has steps_json_exists "exists (use --force to replace it)"
+
+# ---- every real sample is read
+for f in $DATA/*.log $DATA/*.json; do
+	n=$(basename "$f")
+	expect "steps_sample_$n" 0 "$HR" steps "$f" && has "steps_sample_$n" "step records in 1 of 1 files"
+done
+
+# MFU recomputed against the log's own (plain form: 128.4k tok/s per GPU)
+expect steps_mfu 0 "$HR" steps --params 1e9 --gpu "H100 SXM" $DATA/plain_issue23.log &&
+has steps_mfu "MFU recomputed" "datasheet H100 SXM, bf16 dense" "the log's MFU / recomputed"
+expect steps_unknown_gpu 2 "$HR" steps --gpu "Voodoo2" $DATA/plain_issue23.log &&
+has steps_unknown_gpu "GPU 'Voodoo2' is not in the datasheet table"
+
+# ---- bad inputs: listed and skipped, the rest read
+mkdir -p "$TMP/mixed"
+cp $DATA/maxtext_issue8.log "$TMP/mixed/"
+printf '\177ELF\002\001\001\000garbage\n' >"$TMP/mixed/core.log"
+printf 'nothing to see\x1b[2J here\n' >"$TMP/mixed/notes.txt"
+expect steps_bad_among_good 0 "$HR" steps "$TMP/mixed" &&
+has steps_bad_among_good "core.log: skipped: binary data" "notes.txt:1: skipped: no training-step line of a known format" \
+	"'nothing to see\\e[2J here'" "step records in 1 of 3 files"
+expect steps_bad_strict 2 "$HR" steps --strict "$TMP/mixed" &&
+has steps_bad_strict "2 input problems skipped (--strict)"
+expect steps_only_bad 2 "$HR" steps "$TMP/mixed/core.log" "$TMP/mixed/notes.txt" &&
+has steps_only_bad "no training-step record in the step logs given"
+expect steps_missing_path 2 "$HR" steps "$TMP/nothing-here" &&
+has steps_missing_path "nothing-here"
+expect canary_steps_only_bad 2 "$HR" canary --steps "$TMP/mixed/core.log" --target-gpus 128 &&
+has canary_steps_only_bad "no training-step record in the step logs given"
+
+# ---- the main report's "Step logs" section (report.md, report.html, health.prom, profile.json)
+expect report_steps_section 0 "$HR" -q --out "$TMP/rep" --steps "$TMP/today" tests/data/report/fleet-healthy &&
+out=$(cat "$TMP/rep/report.md" "$TMP/rep/health.prom"; grep -c 'data-plot="steps"' "$TMP/rep/report.html") &&
+has report_steps_section "## Step logs (measured)" "checkpoint and other stalls 18.3% of wall-clock" \
+	"| rank 37 | node05 | 1.3067 | 1.3067 | 0.8771 |" 'clusterhealth_steps_straggler{rank="rank 37",node="node05"} 1' \
+	"clusterhealth_steps_stall_fraction 0.18333" &&
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['steps']['ranks'][0]['straggler']" "$TMP/rep/profile.json" &&
+echo "ok report_steps_profile" || echo "not ok report_steps_profile"
+# a log's text is escaped in every output
+mkdir -p "$TMP/hostile"
+for r in 0 1 2 3; do
+	for s in $(seq 1 15); do
+		printf '{"rank":%d,"host":"n\\u001b[31m<b>|x\\\\\\"","step":%d,"start":%d,"end":%d.5,"phases":{"forward":0.1,"backward":0.2,"allreduce":0.2}}\n' $r $s $s $s
+	done
+done >"$TMP/hostile/h.jsonl"
+expect report_steps_escaped 0 "$HR" -q --out "$TMP/rep2" --steps "$TMP/hostile" tests/data/report/fleet-healthy &&
+if grep -q $'\x1b' "$TMP/rep2/report.md" "$TMP/rep2/report.html" "$TMP/rep2/health.prom"; then
+	echo "not ok report_steps_escaped: a raw escape character in the outputs"
+elif grep -qF '<b>|x' "$TMP/rep2/report.html"; then
+	echo "not ok report_steps_escaped: raw HTML from a log in report.html"
+else
+	out=$(cat "$TMP/rep2/report.md" "$TMP/rep2/report.html")
+	has report_steps_escaped 'n\e[31m&lt;b&gt;|x\\&quot;' '| n\\e\[31m'
+fi
+expect steps_terminal_escaped 0 "$HR" steps "$TMP/hostile" &&
+if grep -q $'\x1b' <<<"$out"; then echo "not ok steps_terminal_escaped: a raw escape character"; else echo "ok steps_terminal_escaped"; fi
+
+# ---- the efficiency question at today's scale
+expect eff_question_given 1 "$HR" canary --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 90% --target-efficiency 95% &&
+has eff_question_given "the efficiency question: 8 -> 128 GPUs at 90.0%, can it reach 95.0%?" \
+	"today's step must shrink by              5.3% of today's step (1 - 0.900 / 0.950) [given]" \
+	"MEASURE FIRST whether the all-reduce can give it"
+expect eff_question_model 1 "$HR" canary --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 90% --target-efficiency 95% \
+	--params 7e9 --step-time 1.0s --alpha-us 10 --bw-gbps 40 &&
+has eff_question_model "5.3%: 1.000 s -> 0.947 s (0.053 s less per step) [given]" \
+	"hide 62% of the all-reduce's growth since 8 GPUs behind compute, or raise busbw at 128 GPUs x1.08" \
+	"answer: yes, if the exposed communication shrinks by that much"
+expect eff_question_reached 0 "$HR" canary --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 96% --target-efficiency 95% &&
+has eff_question_reached "answer: already there: 96.0% >= 95.0%"
+expect eff_question_from_logs 1 "$HR" canary -q --steps "$TMP/today" --baseline-steps "$TMP/base" --target-efficiency 75% &&
+has eff_question_from_logs "scaling efficiency at 64 GPUs            62.5% (vs 32 GPUs), asked 75.0% [given+measured]" \
+	"16.7%: 1.600 s -> 1.333 s (0.267 s less per step) [given+measured]"
+expect eff_question_needs_gpus 2 "$HR" canary --target-efficiency 95% &&
+has eff_question_needs_gpus "needs --gpus-now and --baseline-gpus"
+
+expect steps_help 0 "$HR" steps --help && has steps_help "Usage: health_report steps" "--baseline PATH"
+expect steps_no_args 2 "$HR" steps && has steps_no_args "no step log given"
+exit 0
