@@ -26,7 +26,7 @@
 
 enum {
 	OPT_OUT = 0x1200, OPT_STRICT, OPT_EXPECT, OPT_PUE, OPT_PRICE, OPT_CURRENCY,
-	OPT_CARBON, OPT_CPU_W, OPT_MAX_PLOTS, OPT_COLOR, OPT_STEPS
+	OPT_CARBON, OPT_CPU_W, OPT_MAX_PLOTS, OPT_COLOR, OPT_DETAIL, OPT_STEPS
 };
 
 #define MAX_STEP_PATHS 64
@@ -73,6 +73,13 @@ void hr_report_usage(FILE *f, int subcommands)
 "                      (health_report steps; docs/canary.md)\n"
 "  --max-plots N       at most N plots of each kind in report.html, flagged\n"
 "                      subjects first (default %d)\n"
+"  --detail WHAT       flagged (default): a PASS node's entry in profile.json\n"
+"                      is bounded (verdict, headline figures and what each was\n"
+"                      judged against, its devices' values, its input files),\n"
+"                      a distribution of more than 1000 values keeps its\n"
+"                      outliers and 1000 ranks; WARN, FAIL and NOT JUDGED nodes\n"
+"                      keep their full detail. all: every node in full\n"
+"                      (memory and output grow with the fleet's inputs)\n"
 "  --color WHEN        auto (default: only on a terminal, and not with\n"
 "                      NO_COLOR), always or never\n"
 "  -q, --quiet         print one line: the fleet verdict (NOT JUDGED when no\n"
@@ -102,6 +109,7 @@ void hr_report_usage(FILE *f, int subcommands)
 "       health_report canary [options] INPUT...   the pre-scaling canary\n"
 "       health_report history [options] INPUT...  nightly history and regressions\n"
 "       health_report steps [options] LOG|DIR...   a training job's own step logs\n"
+"       health_report rules                       the verdict rules as a table\n"
 "       (health_report canary --help, health_report history --help,\n"
 "        health_report steps --help)\n" : "",
 		HR_DEFAULT_PUE, HR_DEFAULT_PRICE_PER_KWH, HR_DEFAULT_CURRENCY,
@@ -127,57 +135,212 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
-static int write_text(const char *dir, const char *name, const char *text, size_t len)
-{
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return ch_write_file_atomic(path, text ? text : "", text ? len : 0);
-}
-
-/* profile.json, serialised straight into the atomic write's temporary (a
- * large fleet's profile is hundreds of MB of text), then put in place as
- * every file is (ch_atomic_commit()). Returns 0 or CH_ERR_RUNTIME (printed). */
-static int write_profile(const char *dir, const json_t *profile)
-{
-	char path[4200];
-	struct ch_atomic a;
-	FILE *f;
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "%s/profile.json", dir);
-	if (ch_atomic_begin(&a, path))
-		return CH_ERR_RUNTIME;
-	fd = dup(a.fd);
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		ch_error("cannot write '%s': %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		ch_atomic_abort(&a);
-		return CH_ERR_RUNTIME;
-	}
-	ok = json_dumpf(profile, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) == 0 && fflush(f) == 0;
-	if (fclose(f) != 0)
-		ok = 0;
-	if (!ok) {
-		ch_error("cannot write '%s': %s", path, strerror(errno));
-		ch_atomic_abort(&a);
-		return CH_ERR_RUNTIME;
-	}
-	return ch_atomic_commit(&a);
-}
-
 struct opts {
 	const char *out;
 	int strict;
 	const char *expect;
 	int max_plots;
 	int color; /* -1 auto, 0 never, 1 always */
+	int detail_all;
 	int quiet;
 	struct hr_cost_params cost;
 	char *steps[MAX_STEP_PATHS];
 	int nsteps;
 };
+
+/* An output file written atomically (ch_atomic_begin(): a temporary beside
+ * it, put in place by ch_atomic_commit()), through a stream. */
+struct outfile {
+	struct ch_atomic a;
+	char path[4200];
+	FILE *f;
+};
+
+static int out_open(struct outfile *o, const char *dir, const char *name)
+{
+	int fd;
+	snprintf(o->path, sizeof(o->path), "%s/%s", dir, name);
+	if (ch_atomic_begin(&o->a, o->path))
+		return CH_ERR_RUNTIME;
+	fd = dup(o->a.fd);
+	o->f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!o->f) {
+		ch_error("cannot write '%s': %s", o->path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		ch_atomic_abort(&o->a);
+		return CH_ERR_RUNTIME;
+	}
+	return 0;
+}
+
+/* @ok: the text was written; then it is put in place, else given up.
+ * Returns 0 or CH_ERR_RUNTIME (printed). */
+static int out_close(struct outfile *o, int ok)
+{
+	if (!o->f)
+		return 0;
+	ok = ok && !ferror(o->f) && fflush(o->f) == 0;
+	if (fclose(o->f) != 0)
+		ok = 0;
+	o->f = NULL;
+	if (!ok) {
+		ch_error("cannot write '%s': %s", o->path, strerror(errno ? errno : EIO));
+		ch_atomic_abort(&o->a);
+		return CH_ERR_RUNTIME;
+	}
+	return ch_atomic_commit(&o->a);
+}
+
+/* ---- profile.json, written as it is handed over (json_dumpf()'s text of
+ * the whole profile with JSON_INDENT(2), byte for byte) */
+
+#define PROFILE_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(10))
+
+/* @v as json_dumpf() writes it @depth levels deep: each line after the
+ * first indented by 2 x @depth more (JSON text has no raw newline inside a
+ * string). Returns 0, or -1 on a write error or out of memory. */
+static int dump_at(FILE *f, const json_t *v, int depth)
+{
+	char *t = json_dumps(v, PROFILE_FLAGS | JSON_ENCODE_ANY), *p, *nl;
+	int rc = 0;
+	if (!t)
+		return -1;
+	for (p = t; (nl = strchr(p, '\n')); p = nl + 1)
+		if (fwrite(p, 1, (size_t)(nl - p) + 1, f) != (size_t)(nl - p) + 1 ||
+		    fprintf(f, "%*s", 2 * depth, "") < 0)
+			rc = -1;
+	if (fputs(p, f) < 0)
+		rc = -1;
+	free(t);
+	return rc;
+}
+
+/* "key": value, at the top level of the profile */
+static int dump_member(FILE *f, const char *key, const json_t *v, int first)
+{
+	json_t *k = json_string(key);
+	int rc = !k || fputs(first ? "{\n  " : ",\n  ", f) < 0 || dump_at(f, k, 1) || fputs(": ", f) < 0 ||
+		 dump_at(f, v, 1);
+	json_decref(k);
+	return rc ? -1 : 0;
+}
+
+struct stream {
+	const struct opts *o;
+	struct outfile profile;
+	size_t nodes;
+	struct hr_render *r;
+	json_t *summary;    /* the head's summary and exit code, for -q and the exit status */
+	json_int_t exit_code;
+	json_t *tail;       /* kept until the fleet model is released */
+	json_t *steps;      /* the job's step logs (--steps), NULL none: the profile's last member */
+	int in_rc;          /* the inputs are a usage error: the profile's exit_code is 2 */
+	int err;
+};
+
+static int s_head(void *ctx, const json_t *given)
+{
+	struct stream *s = ctx;
+	struct hr_render_opts ro;
+	const char *key;
+	json_t *v, *head = json_deep_copy(given);
+	int first = 1, rc = 0;
+
+	if (!head)
+		return s->err = CH_ERR_RUNTIME;
+	if (s->in_rc)
+		json_object_set_new(head, "exit_code", json_integer(CH_EXIT_USAGE));
+	if (out_open(&s->profile, s->o->out, "profile.json")) {
+		json_decref(head);
+		return s->err = CH_ERR_RUNTIME;
+	}
+	json_object_foreach(head, key, v) {
+		if (dump_member(s->profile.f, key, v, first)) {
+			json_decref(head);
+			return s->err = CH_ERR_RUNTIME;
+		}
+		first = 0;
+	}
+	if (fputs(",\n  \"nodes\": ", s->profile.f) < 0)
+		return s->err = CH_ERR_RUNTIME;
+	s->summary = json_deep_copy(json_object_get(head, "summary"));
+	s->exit_code = json_integer_value(json_object_get(head, "exit_code"));
+	memset(&ro, 0, sizeof(ro));
+	ro.md = ro.prom = ro.html = 1;
+	ro.terminal = !s->o->quiet;
+	ro.max_plots = s->o->max_plots;
+	ro.color = s->o->color;
+	s->r = hr_render_begin(head, &ro);
+	if (!s->summary || !s->r)
+		rc = s->err = CH_ERR_RUNTIME;
+	json_decref(head);
+	return rc;
+}
+
+static int s_node(void *ctx, const json_t *node)
+{
+	struct stream *s = ctx;
+	if (fputs(s->nodes++ ? ",\n    " : "[\n    ", s->profile.f) < 0 || dump_at(s->profile.f, node, 2))
+		return s->err = CH_ERR_RUNTIME;
+	if (hr_render_node(s->r, node))
+		return s->err = CH_ERR_RUNTIME;
+	return 0;
+}
+
+static int s_tail(void *ctx, const json_t *given)
+{
+	struct stream *s = ctx;
+	const char *key;
+	json_t *v, *tail = json_copy((json_t *)given);
+	if (!tail || (s->steps && json_object_set(tail, "steps", s->steps))) {
+		json_decref(tail);
+		return s->err = CH_ERR_RUNTIME;
+	}
+	s->tail = tail;
+	if (fputs(s->nodes ? "\n  ]" : "[]", s->profile.f) < 0)
+		return s->err = CH_ERR_RUNTIME;
+	json_object_foreach(tail, key, v)
+		if (dump_member(s->profile.f, key, v, 0))
+			return s->err = CH_ERR_RUNTIME;
+	if (fputs("\n}", s->profile.f) < 0)
+		return s->err = CH_ERR_RUNTIME;
+	if (out_close(&s->profile, 1))
+		return s->err = CH_ERR_RUNTIME;
+	return 0;
+}
+
+/* The other outputs, from what the nodes left and the profile's tail:
+ * report.md, health.prom, report.html, each atomically; the terminal
+ * summary into @term (a memory stream: printed once all are written). */
+static int render_outputs(struct stream *s, FILE *term, int *nplots)
+{
+	struct outfile md, prom, html;
+	struct hr_render_out out = { NULL, NULL, NULL, term };
+	int rc;
+	memset(&md, 0, sizeof(md));
+	memset(&prom, 0, sizeof(prom));
+	memset(&html, 0, sizeof(html));
+	if ((rc = out_open(&md, s->o->out, "report.md")) || (rc = out_open(&prom, s->o->out, "health.prom")) ||
+	    (rc = out_open(&html, s->o->out, "report.html")))
+		goto fail;
+	out.md = md.f;
+	out.prom = prom.f;
+	out.html = html.f;
+	if ((rc = hr_render_end(s->r, s->tail, &out, nplots))) {
+		ch_error("out of memory while rendering the report");
+		goto fail;
+	}
+	if ((rc = out_close(&md, 1)) || (rc = out_close(&prom, 1)) || (rc = out_close(&html, 1)))
+		goto fail;
+	return 0;
+fail:
+	out_close(&md, 0);
+	out_close(&prom, 0);
+	out_close(&html, 0);
+	return rc ? rc : CH_ERR_RUNTIME;
+}
+
 
 static int parse_opts(int argc, char **argv, struct opts *o, int *done)
 {
@@ -194,12 +357,14 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *done)
 		{ "color", required_argument, NULL, OPT_COLOR },
 		{ "steps", required_argument, NULL, OPT_STEPS },
 		{ "colour", required_argument, NULL, OPT_COLOR },
+		{ "detail", required_argument, NULL, OPT_DETAIL },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	static const char *const colors[] = { "never", "always", "auto", NULL };
+	static const char *const details[] = { "flagged", "all", NULL };
 	int c, rc;
 	long l;
 
@@ -257,6 +422,11 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *done)
 				return rc;
 			o->color = rc == 2 ? -1 : rc;
 			break;
+		case OPT_DETAIL:
+			if ((rc = ch_lookup("--detail", optarg, details)) < 0)
+				return rc;
+			o->detail_all = rc == 1;
+			break;
 		case OPT_STEPS:
 			if (o->nsteps == MAX_STEP_PATHS)
 				return ch_usage_error("more than %d --steps paths", MAX_STEP_PATHS);
@@ -289,14 +459,18 @@ int hr_report_main(int argc, char **argv)
 	struct hr_fleet fleet;
 	struct hr_file_list files;
 	struct hr_analyze_opts ao;
-	struct hr_buf md = { 0 }, html = { 0 }, prom = { 0 };
+	struct stream st;
+	struct hr_profile_sink sink = { &st, s_head, s_node, s_tail };
+	char *term_s = NULL;
+	size_t term_n = 0;
+	FILE *term = NULL;
+	int rc, done, exit_code = CH_EXIT_OK, nplots = 0, in_rc = 0;
 	struct hr_steps_run steps;
-	json_t *profile = NULL;
-	int rc, done, exit_code = CH_EXIT_OK, color, nplots = 0, in_rc;
 	char in_msg[256];
 
 	ch_set_prog("health_report");
 	memset(&o, 0, sizeof(o));
+	memset(&st, 0, sizeof(st));
 	o.out = DEFAULT_OUT;
 	o.max_plots = DEFAULT_MAX_PLOTS;
 	o.color = -1;
@@ -307,6 +481,9 @@ int hr_report_main(int argc, char **argv)
 		return ch_exit_code(rc);
 	if (done)
 		return CH_EXIT_OK;
+	o.color = o.color >= 0 ? o.color : (isatty(STDOUT_FILENO) && !getenv("NO_COLOR") &&
+					    !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb")));
+	st.o = &o;
 	if (hr_expect_init(&ex))
 		return CH_EXIT_RUNTIME;
 	if (o.expect && (rc = hr_expect_load_file(&ex, o.expect))) {
@@ -331,34 +508,43 @@ int hr_report_main(int argc, char **argv)
 	if (o.nsteps && (rc = hr_steps_run_load(o.steps, o.nsteps, NULL, &steps, &fleet.issues)))
 		goto out;
 
+	/* what the inputs gave, by the rule of every entry point: no usable
+	 * input, or a skipped one with --strict, is exit 2 (the outputs are
+	 * still written, and say so: the profile's exit_code) */
+	in_rc = hr_inputs_verdict(files.n, fleet.files_read, &fleet.issues, o.strict, in_msg, sizeof(in_msg));
+	st.in_rc = in_rc;
 	memset(&ao, 0, sizeof(ao));
 	ao.expect = &ex;
 	ao.cost = &o.cost;
 	ao.generated_utc = NULL;
 	ao.input_files = files.n;
-	profile = hr_analyze(&fleet, &ao);
-	if (!profile) {
-		ch_error("out of memory while building the profile");
-		rc = CH_ERR_RUNTIME;
-		goto out;
-	}
+	ao.detail_all = o.detail_all;
 	if (o.nsteps) {
+		/* the job's step logs: the profile's "steps", after the rest */
 		struct hr_steps_view v;
-		json_t *st;
 		memset(&v, 0, sizeof(v));
 		v.run = &steps;
 		v.gpus = (double)steps.nranks;
 		v.params = NAN;
-		st = hr_steps_json(&v);
-		if (!st || json_object_set_new(profile, "steps", st)) {
+		if (!(st.steps = hr_steps_json(&v))) {
 			ch_error("out of memory while building the profile");
 			rc = CH_ERR_RUNTIME;
 			goto out;
 		}
 	}
+	/* the profile is written to profile.json and rendered node by node as
+	 * it is built (never held whole) */
+	rc = hr_analyze_stream(&fleet, &ao, &sink);
+	if (rc) {
+		if (!st.err)
+			ch_error("out of memory while building the profile");
+		out_close(&st.profile, 0);
+		rc = CH_ERR_RUNTIME;
+		goto out;
+	}
 	{
-		/* the outputs read the profile only: free the fleet model before
-		 * they are rendered, keeping its input problems and counts */
+		/* the rest of the outputs reads what the nodes left: free the
+		 * fleet model first, keeping its input problems and counts */
 		struct hr_issues issues = fleet.issues;
 		size_t files_read = fleet.files_read, files_ignored = fleet.files_ignored;
 		memset(&fleet.issues, 0, sizeof(fleet.issues));
@@ -367,42 +553,17 @@ int hr_report_main(int argc, char **argv)
 		fleet.files_read = files_read;
 		fleet.files_ignored = files_ignored;
 	}
-	/* what the inputs gave, by the rule of every entry point: no usable
-	 * input, or a skipped one with --strict, is exit 2 (the outputs are
-	 * still written, and say so) */
-	in_rc = hr_inputs_verdict(files.n, fleet.files_read, &fleet.issues, o.strict, in_msg, sizeof(in_msg));
-	if (in_rc)
-		json_object_set_new(profile, "exit_code", json_integer(CH_EXIT_USAGE));
-	/* outputs, one at a time: profile.json streamed to its file (never
-	 * held as one string), then each text freed once written */
-	rc = write_profile(o.out, profile);
-	if (!rc) {
-		if (hr_render_markdown(profile, &md))
-			goto nomem;
-		rc = write_text(o.out, "report.md", md.s, md.len);
-		hr_buf_release(&md);
-	}
-	if (!rc) {
-		if (hr_render_prom(profile, &prom))
-			goto nomem;
-		rc = write_text(o.out, "health.prom", prom.s, prom.len);
-		hr_buf_release(&prom);
-	}
-	if (!rc) {
-		if (hr_render_html(profile, o.max_plots, &html, &nplots))
-			goto nomem;
-		rc = write_text(o.out, "report.html", html.s, html.len);
-		hr_buf_release(&html);
-	}
-	if (rc)
+	if (!o.quiet && !(term = open_memstream(&term_s, &term_n))) {
+		rc = CH_ERR_RUNTIME;
 		goto out;
-	color = o.color >= 0 ? o.color : (isatty(STDOUT_FILENO) && !getenv("NO_COLOR") &&
-					  !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb")));
+	}
+	if ((rc = render_outputs(&st, term, &nplots)))
+		goto out;
 	if (o.quiet && in_rc) {
 		/* the one line never shows a verdict the exit status contradicts */
 		printf("health_report: INPUT ERROR: %s\n", in_msg);
 	} else if (o.quiet) {
-		const json_t *s = json_object_get(profile, "summary"), *d;
+		const json_t *s = st.summary, *d;
 		size_t k;
 		long long nj = hr_jint(s, "not_judged", 0);
 		printf("health_report: %s: %lld FAIL, %lld WARN, %lld PASS", hr_jstr(s, "verdict"),
@@ -413,25 +574,26 @@ int hr_report_main(int argc, char **argv)
 			printf("%s%s", k ? " " : "; drain candidates: ", hr_term(json_string_value(d)));
 		printf("\n");
 	} else {
-		hr_render_terminal(profile, stdout, color);
+		fclose(term);
+		term = NULL;
+		fwrite(term_s ? term_s : "", 1, term_n, stdout);
 		printf("\nreport: %s/report.html (%d plot%s), %s/report.md, %s/profile.json, %s/health.prom\n",
 		       o.out, nplots, nplots == 1 ? "" : "s", o.out, o.out, o.out);
 	}
 	fflush(stdout);
 
-	exit_code = (int)hr_jint(profile, "exit_code", CH_EXIT_OK);
+	exit_code = (int)st.exit_code;
 	if (in_rc)
 		ch_error("%s", in_msg);
 	rc = 0;
-	goto out;
-nomem:
-	ch_error("out of memory while rendering the report");
-	rc = CH_ERR_RUNTIME;
 out:
-	json_decref(profile);
-	hr_buf_release(&md);
-	hr_buf_release(&html);
-	hr_buf_release(&prom);
+	if (term)
+		fclose(term);
+	free(term_s);
+	hr_render_free(st.r);
+	json_decref(st.summary);
+	json_decref(st.tail);
+	json_decref(st.steps);
 	hr_file_list_release(&files);
 	hr_fleet_release(&fleet);
 	hr_steps_run_release(&steps);

@@ -3,6 +3,7 @@
  * z-scores, drift, and the profile document.
  */
 #include "report/judge/hr_analyze.h"
+#include "report/judge/hr_rules.h"
 #include "report/judge/hr_checkpoint.h"
 #include "report/history/hr_history.h"
 #include "report/hr_util.h"
@@ -160,6 +161,8 @@ struct an {
 	char (*curve_why)[240]; /* per group: why noisy */
 	int *m_node;      /* per node: the comparisons made for it */
 	json_t *texts;    /* the instances' basis, tag and why texts, each once (the keys) */
+	json_t *drift_json; /* the profile's drift (HR_PASS_DRIFT) */
+	const char *bad_code; /* a reason code without its row in the rule table */
 	int oom;
 };
 
@@ -192,7 +195,14 @@ static struct reason *add_reason(struct an *a, int node, int level, const char *
 	struct reason *r;
 	char text[2048];
 	va_list ap;
-	void *v = grow(a->r, &a->capr, a->nr, sizeof(*a->r), &a->oom);
+	void *v;
+	if (!hr_rule_find(code)) {
+		/* every reason is a row of the rule table */
+		if (!a->bad_code)
+			a->bad_code = code;
+		return NULL;
+	}
+	v = grow(a->r, &a->capr, a->nr, sizeof(*a->r), &a->oom);
 	if (!v)
 		return NULL;
 	a->r = v;
@@ -2473,7 +2483,70 @@ static int cmp_node(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-static json_t *distributions_json(const struct an *a)
+/* At most this many values of a distribution that are not outliers are
+ * kept in a bounded profile (evenly spaced ranks, the first and last
+ * included): as many as report.html's distribution plot draws. */
+#define HR_DIST_KEEP 1000
+
+struct kept {
+	size_t inst, rank; /* instance index; rank 1.. among the class's finite values */
+};
+
+static const struct inst *keep_base;
+
+static int cmp_inst_value(const void *x, const void *y)
+{
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	double a = keep_base[i].value, b = keep_base[j].value;
+	if (a != b)
+		return (a > b) - (a < b);
+	return (i > j) - (i < j);
+}
+
+static int cmp_kept(const void *x, const void *y)
+{
+	size_t i = ((const struct kept *)x)->inst, j = ((const struct kept *)y)->inst;
+	return (i > j) - (i < j);
+}
+
+/* The values of class @c that a bounded distribution keeps, in instance
+ * order, each with its rank among the finite values sorted (ties by
+ * instance): the outliers and every step-th rank, the last included, as
+ * the plot draws them (hr_plot.c). NULL when out of memory (then every
+ * value is kept). */
+static struct kept *dist_keep(const struct an *a, const struct inst *v, size_t n, int c, size_t *nkept)
+{
+	size_t *idx = malloc((n ? n : 1) * sizeof(*idx)), m = 0, i, step, k = 0;
+	struct kept *out;
+	(void)a;
+	if (!idx)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (v[i].cls == c && !v[i].superseded_by && isfinite(v[i].value))
+			idx[m++] = i;
+	keep_base = v;
+	qsort(idx, m, sizeof(*idx), cmp_inst_value);
+	out = malloc((m ? m : 1) * sizeof(*out));
+	if (!out) {
+		free(idx);
+		return NULL;
+	}
+	step = m > HR_DIST_KEEP ? (m + HR_DIST_KEEP - 1) / HR_DIST_KEEP : 1;
+	for (i = 0; i < m; i++)
+		if (v[idx[i]].level >= HR_WARN || i % step == 0 || i == m - 1) {
+			out[k].inst = idx[i];
+			out[k++].rank = i + 1;
+		}
+	qsort(out, k, sizeof(*out), cmp_kept);
+	free(idx);
+	*nkept = k;
+	return out;
+}
+
+/* With @bounded, a class of more than HR_DIST_KEEP values keeps its
+ * outliers (warn, fail) and HR_DIST_KEEP evenly spaced ranks of the others,
+ * each with its rank (1 = lowest) and "values_kept" saying so. */
+static json_t *distributions_json(const struct an *a, int bounded)
 {
 	json_t *arr = json_array();
 	size_t c, i;
@@ -2493,12 +2566,25 @@ static json_t *distributions_json(const struct an *a)
 		json_object_set_new(o, "n", json_integer((json_int_t)k->n));
 		json_object_set_new(o, "median", jnum(k->median));
 		json_object_set_new(o, "mad", jnum(k->mad));
+		struct kept *kept = NULL;
+		size_t nkept = 0, q = 0;
+		if (bounded && k->n > HR_DIST_KEEP)
+			kept = dist_keep(a, v, n, (int)c, &nkept);
+		if (kept)
+			json_object_set_new(o, "values_kept",
+					    json_string("outliers (warn, fail) and evenly spaced ranks of the others, each with its rank (--detail all keeps every value)"));
 		for (i = 0; i < n; i++) {
 			const struct inst *p = &v[i];
 			json_t *x;
 			char subj[256];
+			size_t rank = 0;
 			if (p->cls != (int)c || p->superseded_by)
 				continue;
+			if (kept) {
+				if (q >= nkept || kept[q].inst != i)
+					continue;
+				rank = kept[q++].rank;
+			}
 			if (dev)
 				snprintf(subj, sizeof(subj), "%s/%s", a->f->nodes[p->node].name,
 					 a->f->devices[p->subject].device);
@@ -2509,8 +2595,11 @@ static json_t *distributions_json(const struct an *a)
 			json_object_set_new(x, "value", jnum(p->value));
 			json_object_set_new(x, "z", jnum(p->z));
 			json_object_set_new(x, "level", json_string(hr_level_name(p->level)));
+			if (kept)
+				json_object_set_new(x, "rank", json_integer((json_int_t)rank));
 			json_array_append_new(vals, x);
 		}
+		free(kept);
 		json_object_set_new(o, "values", vals);
 		json_array_append_new(arr, o);
 	}
@@ -2715,54 +2804,287 @@ static void mark_hard_faults(struct an *a)
 				a->r[i].drain = 1;
 }
 
-static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drift)
+/* ------------------------------------------------------------ bounded detail */
+
+/* A device of a node whose detail is bounded (--detail flagged, a PASS
+ * node): what it is, the value of each metric by key, and its worst level
+ * (its file is among the node's "inputs"). */
+static json_t *device_bounded_json(const struct an *a, size_t i)
+{
+	const struct hr_device *d = &a->f->devices[i];
+	json_t *o = json_object(), *v = json_object();
+	size_t j;
+	int level = HR_INFO;
+	char mk[48];
+	json_object_set_new(o, "device", json_string(d->device));
+	json_object_set_new(o, "sku", jstr_or_null(d->sku));
+	json_object_set_new(o, "status", json_string(d->status));
+	for (j = a->dev_first[i]; j < a->dev_first[i] + a->dev_n[i]; j++)
+		if (a->di[j].subject == (int)i) {
+			json_object_set_new(v, metric_key(a->di[j].metric, mk, sizeof(mk)), jnum(a->di[j].value));
+			if (a->di[j].level > level)
+				level = a->di[j].level;
+		}
+	json_object_set_new(o, "values", v);
+	json_object_set_new(o, "level", json_string(hr_level_name(level)));
+	return o;
+}
+
+/* The loader of a bounded node: its verdict and recommendation, not each
+ * configuration. */
+static json_t *loader_bounded_json(const struct hr_loader *l)
+{
+	json_t *o = loader_json(l);
+	json_object_del(o, "configs");
+	return o;
+}
+
+/* Per node, the result files whose host section is the node (f->runs), as
+ * a list: first[node], next[run]; -1 ends. Returns 0, or -1 out of memory. */
+static int runs_by_node(const struct hr_fleet *f, long **first, long **next)
+{
+	size_t i;
+	*first = malloc((f->nnodes ? f->nnodes : 1) * sizeof(**first));
+	*next = malloc((f->nruns ? f->nruns : 1) * sizeof(**next));
+	if (!*first || !*next)
+		return -1;
+	for (i = 0; i < f->nnodes; i++)
+		(*first)[i] = -1;
+	for (i = f->nruns; i-- > 0;) {
+		int n = f->runs[i].node;
+		(*next)[i] = -1;
+		if (n < 0 || (size_t)n >= f->nnodes)
+			continue;
+		(*next)[i] = (*first)[n];
+		(*first)[n] = (long)i;
+	}
+	return 0;
+}
+
+/* A bounded node's inputs: the paths of its result files, each once. */
+static json_t *node_inputs_json(const struct hr_fleet *f, const long *first, const long *next, int n)
+{
+	json_t *arr = json_array();
+	long e;
+	for (e = first[n]; e >= 0; e = next[e]) {
+		const char *path = f->runs[e].path;
+		size_t k;
+		const json_t *x;
+		int seen = 0;
+		if (!path)
+			continue;
+		json_array_foreach(arr, k, x)
+			if (!strcmp(json_string_value(x), path))
+				seen = 1;
+		if (!seen)
+			json_array_append_new(arr, json_string(path));
+	}
+	return arr;
+}
+
+/* What building the profile keeps across its nodes: each node's reasons
+ * in order, its result files, and the order of the nodes. */
+struct prof {
+	long *rfirst, *rnext;        /* per node its reasons: a list through rnext */
+	long *run_first, *run_next;  /* per node its result files (bounded detail only) */
+	struct node_order *ord;      /* the nodes, worst first */
+};
+
+static int node_drains(const struct an *a, const struct prof *q, int n);
+
+static void prof_release(struct prof *q)
+{
+	free(q->rfirst);
+	free(q->rnext);
+	free(q->run_first);
+	free(q->run_next);
+	free(q->ord);
+}
+
+static int prof_init(struct an *a, const struct hr_analyze_opts *o, struct prof *q)
 {
 	const struct hr_fleet *f = a->f;
-	json_t *p = json_object(), *nodes = json_array(), *groups = json_array(), *findings = json_array();
-	json_t *summary = json_object(), *drain = json_array();
-	struct node_order *ord = calloc(f->nnodes ? f->nnodes : 1, sizeof(*ord));
-	char now[32];
 	size_t i, j;
-	int counts[3] = { 0, 0, 0 }, worst = HR_INFO, k, not_judged_nodes = 0;
-	long e, *rfirst, *rnext;
-	long checks_judged = 0, checks_not_judged = 0, checks_noisy = 0;
+	long e;
 
-	if (!p || !ord) {
-		free(ord);
-		json_decref(p);
-		return NULL;
-	}
+	memset(q, 0, sizeof(*q));
 	mark_hard_faults(a);
 	if (a->nr)
 		qsort(a->r, a->nr, sizeof(*a->r), cmp_reason);
-	/* per node, its reasons in order: a list through rnext from rfirst */
-	rfirst = malloc((f->nnodes ? f->nnodes : 1) * sizeof(*rfirst));
-	rnext = malloc((a->nr ? a->nr : 1) * sizeof(*rnext));
-	if (!rfirst || !rnext) {
-		free(rfirst);
-		free(rnext);
-		free(ord);
-		json_decref(p);
-		return NULL;
-	}
+	q->ord = calloc(f->nnodes ? f->nnodes : 1, sizeof(*q->ord));
+	q->rfirst = malloc((f->nnodes ? f->nnodes : 1) * sizeof(*q->rfirst));
+	q->rnext = malloc((a->nr ? a->nr : 1) * sizeof(*q->rnext));
+	if (!q->ord || !q->rfirst || !q->rnext || (!o->detail_all && runs_by_node(f, &q->run_first, &q->run_next)))
+		return -1;
 	for (i = 0; i < f->nnodes; i++)
-		rfirst[i] = -1;
+		q->rfirst[i] = -1;
 	for (j = a->nr; j-- > 0;) {
 		int n = a->r[j].node;
-		rnext[j] = -1;
+		q->rnext[j] = -1;
 		if (n < 0 || (size_t)n >= f->nnodes)
 			continue;
-		rnext[j] = rfirst[n];
-		rfirst[n] = (long)j;
+		q->rnext[j] = q->rfirst[n];
+		q->rfirst[n] = (long)j;
 	}
 	for (i = 0; i < f->nnodes; i++) {
-		ord[i].node = (int)i;
-		ord[i].name = f->nodes[i].name;
-		for (e = rfirst[i]; e >= 0; e = rnext[e])
-			if (a->r[e].level > ord[i].level)
-				ord[i].level = a->r[e].level;
+		q->ord[i].node = (int)i;
+		q->ord[i].name = f->nodes[i].name;
+		for (e = q->rfirst[i]; e >= 0; e = q->rnext[e])
+			if (a->r[e].level > q->ord[i].level)
+				q->ord[i].level = a->r[e].level;
 	}
-	qsort(ord, f->nnodes, sizeof(*ord), cmp_node);
+	qsort(q->ord, f->nnodes, sizeof(*q->ord), cmp_node);
+	return 0;
+}
+
+/* The profile's entry of the node at @i of q->ord (its verdict @verdict,
+ * its checks @nc). */
+static json_t *node_json(struct an *a, const struct hr_analyze_opts *o, const struct prof *q, size_t i,
+			 const char *verdict, const struct node_checks *nc)
+{
+	const struct hr_fleet *f = a->f;
+	int n = q->ord[i].node;
+	const struct hr_node *nd = &f->nodes[n];
+	const struct hr_loader *l = node_loader(f, n);
+	json_t *x = json_object(), *rs = json_array(), *cfg = json_object(), *devs = json_array();
+	json_t *bw = json_array(), *st = json_array(), *hl = json_object();
+	size_t j;
+	long e;
+	int k;
+	/* a PASS node's detail is bounded unless --detail all */
+	int full = o->detail_all || q->ord[i].level > HR_INFO || nc->judged == 0;
+
+	json_object_set_new(x, "drain_candidate", json_boolean(node_drains(a, q, n)));
+	json_object_set_new(x, "name", json_string(nd->name));
+	json_object_set_new(x, "verdict", json_string(verdict));
+	json_object_set_new(x, "checks_judged", json_integer(nc->judged));
+	json_object_set_new(x, "checks_not_judged", json_integer(nc->not_judged));
+	json_object_set_new(x, "checks_noisy", json_integer(nc->noisy));
+	json_object_set_new(x, "fabric_checks", json_integer(nc->fab));
+	json_object_set_new(x, "fabric_checks_judged", json_integer(nc->fab_judged));
+	json_object_set_new(hl, "memory", headline_json(a, nc->mem));
+	json_object_set_new(hl, "compute", headline_json(a, nc->comp));
+	json_object_set_new(hl, "intra_node_busbw", headline_json(a, nc->intra));
+	json_object_set_new(hl, "inter_node_busbw", headline_json(a, nc->inter));
+	/* the loader as judged here (on its figures), not its own label */
+	json_object_set_new(hl, "loader", !l ? json_null() : a->loader[n] == 2 ? json_string("not judged (host busy)") :
+			    a->loader[n] == 1 && !l->mask_collapsed ? json_string(a->loader_lv[n] == HR_FAIL ? "fail" :
+							     a->loader_lv[n] == HR_WARN ? "warn" : "pass")
+					   : l->verdict ? json_string(l->verdict) : json_null());
+	json_object_set_new(x, "headline", hl);
+	json_object_set_new(x, "like_for_like", json_boolean(!a->drift[n]));
+	for (e = q->rfirst[n]; e >= 0; e = q->rnext[e])
+		json_array_append_new(rs, reason_json(&a->r[e]));
+	json_object_set_new(x, "reasons", rs);
+	for (k = 0; k < HR_CFG_NKEYS; k++)
+		json_object_set_new(cfg, hr_cfg_key_name(k), jstr_or_null(nd->cfg[k]));
+	json_object_set_new(cfg, "cpu_model", jstr_or_null(nd->cpu_model));
+	json_object_set_new(cfg, "gpus", json_integer(nd->ngpus));
+	json_object_set_new(x, "config", cfg);
+	for (e = a->node_dev[n]; e >= 0; e = a->dev_next[e])
+		json_array_append_new(devs, full ? device_json(a, (size_t)e) : device_bounded_json(a, (size_t)e));
+	json_object_set_new(x, "devices", devs);
+	for (e = a->node_grp[n]; e >= 0; e = a->grp_next[e]) {
+		const struct hr_group *g = &f->groups[a->grp_of[e]];
+		const struct inst *p = group_inst(a, (size_t)a->grp_of[e]);
+		json_t *b = json_object();
+		char jb[700];
+		json_object_set_new(b, "group", json_string(g->name));
+		json_object_set_new(b, "kind", json_string(hr_group_kind_name(g->kind)));
+		json_object_set_new(b, "algo", json_string(g->algo));
+		json_object_set_new(b, "collective", json_string(g->collective));
+		json_object_set_new(b, "nranks", json_integer(g->nranks));
+		json_object_set_new(b, "large_msg_busbw_gbps", jnum(g->large_busbw_gbps));
+		json_object_set_new(b, "pct_of_fleet_median", jnum(p ? p->pct_fleet : NAN));
+		json_object_set_new(b, "z", jnum(p ? p->z : NAN));
+		json_object_set_new(b, "level", json_string(hr_level_name(p ? p->level : HR_INFO)));
+		json_object_set_new(b, "judged", json_boolean(p && inst_judged(a, p)));
+		json_object_set_new(b, "judged_against", p ? json_string(inst_against(a, p, jb, sizeof(jb))) :
+				    json_string("not judged: no large-message busbw (no rows, or a scaling sub-group)"));
+		json_array_append_new(bw, b);
+	}
+	json_object_set_new(x, "busbw", bw);
+	for (j = 0; j < f->nstragglers; j++)
+		if (f->stragglers[j].node == n) {
+			json_t *s = json_object();
+			json_object_set_new(s, "rank", json_integer(f->stragglers[j].rank));
+			json_object_set_new(s, "slowest_fraction", jnum(f->stragglers[j].slowest_fraction));
+			json_object_set_new(s, "excess_pct", jnum(f->stragglers[j].excess_pct));
+			json_object_set_new(s, "source", json_string(f->stragglers[j].source));
+			json_array_append_new(st, s);
+		}
+	json_object_set_new(x, "stragglers", st);
+	json_object_set_new(x, "loader", !l ? json_null() : full ? loader_json(l) : loader_bounded_json(l));
+	json_object_set_new(x, "checkpoint", hr_ckpt_node_json(f, n));
+	json_object_set_new(x, "inventory", hr_inventory_profile(f, n));
+	if (!full) {
+		json_object_set_new(x, "detail", json_string("bounded"));
+		json_object_set_new(x, "inputs", node_inputs_json(f, q->run_first, q->run_next, n));
+	}
+	return x;
+}
+
+/* Whether node @n is a drain candidate: a FAIL reason that drains (a hard
+ * fault or a confirmed FAIL: mark_hard_faults(), confirm_fails()). */
+static int node_drains(const struct an *a, const struct prof *q, int n)
+{
+	long e;
+	int dr = 0;
+	for (e = q->rfirst[n]; e >= 0; e = q->rnext[e])
+		dr |= a->r[e].drain && a->r[e].level == HR_FAIL;
+	return dr;
+}
+
+/* The verdict of the node at @i of q->ord, and its checks. */
+static const char *node_verdict(struct an *a, const struct prof *q, size_t i, struct node_checks *nc)
+{
+	node_checks(a, q->ord[i].node, nc);
+	if (q->ord[i].level == HR_INFO && nc->judged == 0)
+		return "NOT JUDGED";
+	return hr_verdict_name(q->ord[i].level);
+}
+
+/* The profile, handed to @sink in three parts, one node at a time: no
+ * more than one node's entry is held at once. Returns 0, CH_ERR_RUNTIME
+ * out of memory, or the sink's error. */
+static int build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drift,
+			 const struct hr_profile_sink *sink)
+{
+	const struct hr_fleet *f = a->f;
+	json_t *p = json_object(), *findings = json_array(), *groups, *t;
+	json_t *summary = json_object(), *drain = json_array();
+	struct prof q;
+	char now[32];
+	size_t i, j;
+	int counts[3] = { 0, 0, 0 }, worst = HR_INFO, not_judged_nodes = 0, rc = 0;
+	long checks_judged = 0, checks_not_judged = 0, checks_noisy = 0;
+
+	if (!p || !findings || !summary || !drain || prof_init(a, o, &q)) {
+		rc = CH_ERR_RUNTIME;
+		goto out;
+	}
+	/* the summary first: every node's verdict and the fleet findings */
+	for (i = 0; i < f->nnodes; i++) {
+		struct node_checks nc;
+		const char *v = node_verdict(a, &q, i, &nc);
+		checks_judged += nc.judged;
+		checks_not_judged += nc.not_judged;
+		checks_noisy += nc.noisy;
+		if (!strcmp(v, "NOT JUDGED"))
+			not_judged_nodes++;
+		else
+			counts[q.ord[i].level]++;
+		if (q.ord[i].level > worst)
+			worst = q.ord[i].level;
+		if (node_drains(a, &q, q.ord[i].node))
+			json_array_append_new(drain, json_string(f->nodes[q.ord[i].node].name));
+	}
+	for (j = 0; j < a->nr; j++)
+		if (a->r[j].node < 0) {
+			json_array_append_new(findings, reason_json(&a->r[j]));
+			if (a->r[j].level > worst)
+				worst = a->r[j].level;
+		}
 
 	json_object_set_new(p, "schema", json_string(HR_PROFILE_SCHEMA));
 	json_object_set_new(p, "schema_version", json_integer(HR_PROFILE_SCHEMA_VERSION));
@@ -2771,111 +3093,8 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 	json_object_set_new(p, "git_rev", json_string(ch_git_rev()));
 	json_object_set_new(p, "generated_utc",
 			    json_string(o->generated_utc ? o->generated_utc : ch_utc_now(now, sizeof(now))));
-
-	for (i = 0; i < f->nnodes; i++) {
-		int n = ord[i].node;
-		const struct hr_node *nd = &f->nodes[n];
-		const struct hr_loader *l = node_loader(f, n);
-		json_t *x = json_object(), *rs = json_array(), *cfg = json_object(), *devs = json_array();
-		json_t *bw = json_array(), *st = json_array(), *hl = json_object();
-		struct node_checks nc;
-		const char *verdict = hr_verdict_name(ord[i].level);
-		node_checks(a, n, &nc);
-		checks_judged += nc.judged;
-		checks_not_judged += nc.not_judged;
-		checks_noisy += nc.noisy;
-		if (ord[i].level == HR_INFO && nc.judged == 0) {
-			verdict = "NOT JUDGED";
-			not_judged_nodes++;
-		} else {
-			counts[ord[i].level]++;
-		}
-		if (ord[i].level > worst)
-			worst = ord[i].level;
-		{
-			int dr = 0;
-			for (e = rfirst[n]; e >= 0; e = rnext[e])
-				dr |= a->r[e].drain && a->r[e].level == HR_FAIL;
-			if (dr)
-				json_array_append_new(drain, json_string(nd->name));
-			json_object_set_new(x, "drain_candidate", json_boolean(dr));
-		}
-		json_object_set_new(x, "name", json_string(nd->name));
-		json_object_set_new(x, "verdict", json_string(verdict));
-		json_object_set_new(x, "checks_judged", json_integer(nc.judged));
-		json_object_set_new(x, "checks_not_judged", json_integer(nc.not_judged));
-		json_object_set_new(x, "checks_noisy", json_integer(nc.noisy));
-		json_object_set_new(x, "fabric_checks", json_integer(nc.fab));
-		json_object_set_new(x, "fabric_checks_judged", json_integer(nc.fab_judged));
-		json_object_set_new(hl, "memory", headline_json(a, nc.mem));
-		json_object_set_new(hl, "compute", headline_json(a, nc.comp));
-		json_object_set_new(hl, "intra_node_busbw", headline_json(a, nc.intra));
-		json_object_set_new(hl, "inter_node_busbw", headline_json(a, nc.inter));
-		/* the loader as judged here (on its figures), not its own label */
-		json_object_set_new(hl, "loader", !l ? json_null() : a->loader[n] == 2 ? json_string("not judged (host busy)") :
-				    a->loader[n] == 1 && !l->mask_collapsed ? json_string(a->loader_lv[n] == HR_FAIL ? "fail" :
-								     a->loader_lv[n] == HR_WARN ? "warn" : "pass")
-						   : l->verdict ? json_string(l->verdict) : json_null());
-		json_object_set_new(x, "headline", hl);
-		json_object_set_new(x, "like_for_like", json_boolean(!a->drift[n]));
-		for (e = rfirst[n]; e >= 0; e = rnext[e])
-			json_array_append_new(rs, reason_json(&a->r[e]));
-		json_object_set_new(x, "reasons", rs);
-		for (k = 0; k < HR_CFG_NKEYS; k++)
-			json_object_set_new(cfg, hr_cfg_key_name(k), jstr_or_null(nd->cfg[k]));
-		json_object_set_new(cfg, "cpu_model", jstr_or_null(nd->cpu_model));
-		json_object_set_new(cfg, "gpus", json_integer(nd->ngpus));
-		json_object_set_new(x, "config", cfg);
-		for (e = a->node_dev[n]; e >= 0; e = a->dev_next[e])
-			json_array_append_new(devs, device_json(a, (size_t)e));
-		json_object_set_new(x, "devices", devs);
-		for (e = a->node_grp[n]; e >= 0; e = a->grp_next[e]) {
-			const struct hr_group *g = &f->groups[a->grp_of[e]];
-			const struct inst *q = group_inst(a, (size_t)a->grp_of[e]);
-			json_t *b;
-			b = json_object();
-			json_object_set_new(b, "group", json_string(g->name));
-			json_object_set_new(b, "kind", json_string(hr_group_kind_name(g->kind)));
-			json_object_set_new(b, "algo", json_string(g->algo));
-			json_object_set_new(b, "collective", json_string(g->collective));
-			json_object_set_new(b, "nranks", json_integer(g->nranks));
-			json_object_set_new(b, "large_msg_busbw_gbps", jnum(g->large_busbw_gbps));
-			json_object_set_new(b, "pct_of_fleet_median", jnum(q ? q->pct_fleet : NAN));
-			json_object_set_new(b, "z", jnum(q ? q->z : NAN));
-			json_object_set_new(b, "level", json_string(hr_level_name(q ? q->level : HR_INFO)));
-			json_object_set_new(b, "judged", json_boolean(q && inst_judged(a, q)));
-			{
-				char jb[700];
-				json_object_set_new(b, "judged_against", q ? json_string(inst_against(a, q, jb, sizeof(jb))) :
-						    json_string("not judged: no large-message busbw (no rows, or a scaling sub-group)"));
-			}
-			json_array_append_new(bw, b);
-		}
-		json_object_set_new(x, "busbw", bw);
-		for (j = 0; j < f->nstragglers; j++)
-			if (f->stragglers[j].node == n) {
-				json_t *s = json_object();
-				json_object_set_new(s, "rank", json_integer(f->stragglers[j].rank));
-				json_object_set_new(s, "slowest_fraction", jnum(f->stragglers[j].slowest_fraction));
-				json_object_set_new(s, "excess_pct", jnum(f->stragglers[j].excess_pct));
-				json_object_set_new(s, "source", json_string(f->stragglers[j].source));
-				json_array_append_new(st, s);
-			}
-		json_object_set_new(x, "stragglers", st);
-		json_object_set_new(x, "loader", l ? loader_json(l) : json_null());
-		json_object_set_new(x, "checkpoint", hr_ckpt_node_json(f, n));
-		json_object_set_new(x, "inventory", hr_inventory_profile(f, n));
-		json_array_append_new(nodes, x);
-	}
-	for (j = 0; j < a->nr; j++)
-		if (a->r[j].node < 0) {
-			json_array_append_new(findings, reason_json(&a->r[j]));
-			if (a->r[j].level > worst)
-				worst = a->r[j].level;
-		}
-	for (i = 0; i < f->ngroups; i++)
-		json_array_append_new(groups, group_json(a, i));
-
+	if (!o->detail_all)
+		json_object_set_new(p, "detail", json_string("flagged"));
 	json_object_set_new(summary, "nodes", json_integer((json_int_t)f->nnodes));
 	json_object_set_new(summary, "pass", json_integer(counts[HR_INFO]));
 	json_object_set_new(summary, "warn", json_integer(counts[HR_WARN]));
@@ -2889,24 +3108,79 @@ static json_t *build_profile(struct an *a, const struct hr_analyze_opts *o, json
 	json_object_set_new(summary, "verdict", json_string(worst == HR_INFO && !counts[HR_INFO] ?
 							   "NOT JUDGED" : hr_verdict_name(worst)));
 	json_object_set_new(summary, "drain_candidates", drain);
+	drain = NULL;
 	json_object_set_new(summary, "devices", json_integer((json_int_t)f->ndevices));
 	json_object_set_new(summary, "groups", json_integer((json_int_t)f->ngroups));
 	json_object_set_new(p, "exit_code", json_integer(worst == HR_FAIL ? CH_EXIT_CHECK : CH_EXIT_OK));
 	json_object_set_new(p, "summary", summary);
+	summary = NULL;
 	json_object_set_new(p, "run_cost", hr_cost_profile(f, o->cost));
 	json_object_set_new(p, "inputs", inputs_json(f, o->input_files));
 	json_object_set_new(p, "expectations", hr_expect_profile(o->expect));
 	json_object_set_new(p, "drift", drift);
-	json_object_set_new(p, "nodes", nodes);
+	drift = NULL;
+	if ((rc = sink->head(sink->ctx, p)))
+		goto out;
+	json_object_clear(p);
+
+	for (i = 0; i < f->nnodes && !rc; i++) {
+		struct node_checks nc;
+		const char *v = node_verdict(a, &q, i, &nc);
+		json_t *x = node_json(a, o, &q, i, v, &nc);
+		if (!x)
+			rc = CH_ERR_RUNTIME;
+		else
+			rc = sink->node(sink->ctx, x);
+		json_decref(x);
+	}
+	if (rc)
+		goto out;
+
+	groups = json_array();
+	for (i = 0; i < f->ngroups; i++)
+		json_array_append_new(groups, group_json(a, i));
 	json_object_set_new(p, "groups", groups);
 	json_object_set_new(p, "findings", findings);
-	json_object_set_new(p, "distributions", distributions_json(a));
+	findings = NULL;
+	json_object_set_new(p, "distributions", distributions_json(a, !o->detail_all));
 	json_object_set_new(p, "power_caps", hr_powercap_profile(f));
-	free(rfirst);
-	free(rnext);
-	free(ord);
-	return p;
+	t = p;
+	rc = sink->tail(sink->ctx, t);
+out:
+	prof_release(&q);
+	json_decref(p);
+	json_decref(findings);
+	json_decref(summary);
+	json_decref(drain);
+	json_decref(drift);
+	return rc;
 }
+
+/* hr_analyze()'s sink: the parts put together into one object. */
+static int collect_part(void *ctx, const json_t *part)
+{
+	json_t *p = ctx;
+	return json_object_update(p, (json_t *)part) ? CH_ERR_RUNTIME : 0;
+}
+
+static int collect_node(void *ctx, const json_t *node)
+{
+	json_t *p = ctx, *nodes = json_object_get(p, "nodes");
+	if (!nodes) {
+		nodes = json_array();
+		if (json_object_set_new(p, "nodes", nodes))
+			return CH_ERR_RUNTIME;
+	}
+	return json_array_append(nodes, (json_t *)node) ? CH_ERR_RUNTIME : 0;
+}
+
+static int collect_head(void *ctx, const json_t *head)
+{
+	json_t *p = ctx;
+	/* nodes after drift, as the stream has it */
+	return collect_part(ctx, head) || json_object_set_new(p, "nodes", json_array()) ? CH_ERR_RUNTIME : 0;
+}
+
 
 /* Per node, its devices and its groups as lists in index order (so that a
  * node's checks need not scan every device and group of the fleet).
@@ -2988,11 +3262,99 @@ static int run_times(struct an *a)
 	return 0;
 }
 
-json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
+/* ------------------------------------------------------------ the rule table's passes */
+
+static void pass_drift(struct an *a)
+{
+	a->drift_json = analyze_drift(a);
+}
+
+/* Not a rule: what the rules read, each device's and group's values against
+ * their like values (fleet, node) and their own history. */
+static void prepare(struct an *a)
+{
+	size_t i;
+	device_instances(a);
+	if (!a->oom) {
+		/* device_instances() adds each device's instances together */
+		for (i = a->ndi; i-- > 0;) {
+			a->dev_first[a->di[i].subject] = i;
+			a->dev_n[a->di[i].subject]++;
+		}
+	}
+	group_instances(a);
+	if (!a->oom) {
+		compare(a, a->di, a->ndi);
+		compare(a, a->gi, a->ngi);
+	}
+	if (!a->oom)
+		judge_all(a);
+	if (!a->oom)
+		device_history(a);
+}
+
+static void pass_checkpoint(struct an *a)
+{
+	hr_ckpt_reasons(a->f, inventory_reason, a);
+}
+
+static void pass_inventory(struct an *a)
+{
+	hr_inventory_rules(a->f, inventory_reason, a);
+}
+
+static void pass_powercap(struct an *a)
+{
+	hr_powercap_rules(a->f, inventory_reason, a);
+}
+
+static void (*const passes[HR_NPASSES])(struct an *) = {
+	[HR_PASS_DRIFT] = pass_drift,
+	[HR_PASS_DEVICES] = device_reasons,
+	[HR_PASS_GROUPS] = group_reasons,
+	[HR_PASS_HISTORY] = history_reasons,
+	[HR_PASS_STRAGGLERS] = straggler_reasons,
+	[HR_PASS_LOADER] = loader_reasons,
+	[HR_PASS_CHECKPOINT] = pass_checkpoint,
+	[HR_PASS_RUNS] = run_reasons,
+	[HR_PASS_INVENTORY] = pass_inventory,
+	[HR_PASS_POWERCAP] = pass_powercap,
+	[HR_PASS_CURVES] = curve_reasons,
+	[HR_PASS_NOT_JUDGED] = not_judged_reasons,
+};
+
+/* The rule table (hr_rules.h), run: each row's pass once, in the order the
+ * table first names it; after the drift pass the values are compared
+ * (prepare()), and before the devices pass the FAILs are confirmed by the
+ * re-measurements (confirm_fails()). */
+static void run_rules(struct an *a)
+{
+	unsigned char done[HR_NPASSES] = { 0 };
+	int prepared = 0, confirmed = 0;
+	size_t i;
+	for (i = 0; i < hr_nrules && !a->oom; i++) {
+		enum hr_rule_pass k = hr_rules[i].pass;
+		if ((unsigned)k >= HR_NPASSES || done[k])
+			continue;
+		if (k != HR_PASS_DRIFT && !prepared) {
+			prepare(a);
+			prepared = 1;
+		}
+		if (k == HR_PASS_DEVICES && !confirmed && !a->oom) {
+			confirm_fails(a);
+			confirmed = 1;
+		}
+		done[k] = 1;
+		passes[k](a);
+	}
+}
+
+int hr_analyze_stream(const struct hr_fleet *f, const struct hr_analyze_opts *o, const struct hr_profile_sink *sink)
 {
 	struct an a;
-	json_t *drift, *p = NULL;
+	json_t *drift;
 	size_t i;
+	int rc = CH_ERR_RUNTIME;
 
 	memset(&a, 0, sizeof(a));
 	a.f = f;
@@ -3014,43 +3376,20 @@ json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
 		a.grp_inst[i] = -1;
 	if (node_index(&a) || run_times(&a))
 		goto out;
-	drift = analyze_drift(&a);
-	device_instances(&a);
-	if (!a.oom) {
-		/* device_instances() adds each device's instances together */
-		for (i = a.ndi; i-- > 0;) {
-			a.dev_first[a.di[i].subject] = i;
-			a.dev_n[a.di[i].subject]++;
-		}
+	run_rules(&a);
+	drift = a.drift_json;
+	a.drift_json = NULL;
+	if (a.bad_code) {
+		ch_error("internal: reason code '%s' has no row in the rule table (report/judge/hr_rules.c)",
+			 a.bad_code);
+		json_decref(drift);
+		goto out;
 	}
-	group_instances(&a);
-	if (!a.oom) {
-		compare(&a, a.di, a.ndi);
-		compare(&a, a.gi, a.ngi);
-	}
-	if (!a.oom)
-		judge_all(&a);
-	if (!a.oom)
-		device_history(&a);
-	if (!a.oom)
-		history_reasons(&a);
-	if (!a.oom)
-		confirm_fails(&a);
-	device_reasons(&a);
-	group_reasons(&a);
-	straggler_reasons(&a);
-	loader_reasons(&a);
-	hr_ckpt_reasons(f, inventory_reason, &a);
-	run_reasons(&a);
-	hr_inventory_rules(f, inventory_reason, &a);
-	hr_powercap_rules(f, inventory_reason, &a);
-	curve_reasons(&a);
-	not_judged_reasons(&a);
 	if (a.oom) {
 		json_decref(drift);
 		goto out;
 	}
-	p = build_profile(&a, o, drift);
+	rc = build_profile(&a, o, drift, sink);
 out:
 	for (i = 0; i < a.nr; i++) {
 		free(a.r[i].text);
@@ -3082,5 +3421,18 @@ out:
 	free(a.loader_lv);
 	free(a.loader_why);
 	json_decref(a.texts);
+	return rc;
+}
+
+json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o)
+{
+	json_t *p = json_object();
+	struct hr_profile_sink sink = { p, collect_head, collect_node, collect_part };
+	if (!p)
+		return NULL;
+	if (hr_analyze_stream(f, o, &sink)) {
+		json_decref(p);
+		return NULL;
+	}
 	return p;
 }

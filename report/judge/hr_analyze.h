@@ -66,6 +66,10 @@ struct hr_analyze_opts {
 	const struct hr_cost_params *cost; /* required */
 	const char *generated_utc;        /* NULL: now */
 	size_t input_files;               /* files found among the inputs */
+	int detail_all;                   /* 0: a PASS node's entry and large
+					     distributions are bounded (the
+					     profile's "detail": "flagged"); 1:
+					     everything in full */
 };
 
 /**
@@ -86,6 +90,31 @@ struct hr_analyze_opts {
  * by the caller). NULL when out of memory.
  */
 json_t *hr_analyze(const struct hr_fleet *f, const struct hr_analyze_opts *o);
+
+/*
+ * The profile handed over in three parts, one node at a time (so that no
+ * more than one node's entry is held at once): each callback borrows its
+ * object for the call and returns 0, or a status that stops the profile.
+ */
+struct hr_profile_sink {
+	void *ctx;
+	/* the top level up to and with "drift" (schema ... summary, run_cost,
+	 * inputs, expectations, drift), in the profile's order */
+	int (*head)(void *ctx, const json_t *head);
+	/* each entry of "nodes", worst first */
+	int (*node)(void *ctx, const json_t *node);
+	/* the rest: "groups", "findings", "distributions", "power_caps" */
+	int (*tail)(void *ctx, const json_t *tail);
+};
+
+/**
+ * hr_analyze_stream - hr_analyze(), the profile handed to @sink part by
+ * part: what is kept across nodes is the fleet model, the judged values
+ * and the reasons, never the profile's nodes.
+ * Returns 0, CH_ERR_RUNTIME when out of memory, or the first status a
+ * callback returned.
+ */
+int hr_analyze_stream(const struct hr_fleet *f, const struct hr_analyze_opts *o, const struct hr_profile_sink *sink);
 
 #ifdef __cplusplus
 }

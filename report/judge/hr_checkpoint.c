@@ -362,11 +362,21 @@ void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *n
 
 void hr_ckpt_render_terminal(const json_t *profile, FILE *out)
 {
-	const json_t *n, *c;
-	size_t i, j;
+	const json_t *n;
+	size_t i;
 	int header = 0;
 
 	json_array_foreach(json_object_get(profile, "nodes"), i, n)
+		hr_ckpt_render_terminal_node(n, out, &header);
+}
+
+void hr_ckpt_render_terminal_node(const json_t *n, FILE *out, int *had_header)
+{
+	const json_t *c;
+	size_t j;
+	int header = *had_header;
+
+	{
 		json_array_foreach(json_object_get(n, "checkpoint"), j, c) {
 			double ratio = hr_jnum(c, "peers_over_node");
 			char vs[48], peers[32];
@@ -392,6 +402,8 @@ void hr_ckpt_render_terminal(const json_t *profile, FILE *out)
 				: json_is_true(json_object_get(c, "read_back_judged")) ? "; read-back intact (crc32 and length)"
 										       : "; read-back not judged (no valid verify.sync in the result)");
 		}
+	}
+	*had_header = header;
 }
 
 int hr_ckpt_host_rates(const struct hr_result *r, void (*fn)(void *ctx, const char *host, double gbps), void *ctx)

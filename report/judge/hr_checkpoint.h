@@ -118,6 +118,13 @@ void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *n
 void hr_ckpt_render_terminal(const json_t *profile, FILE *out);
 
 /**
+ * hr_ckpt_render_terminal_node - the rows of one profile node @n of that
+ * table, its header first when *@had_header is 0 and the node has rows
+ * (then set to 1).
+ */
+void hr_ckpt_render_terminal_node(const json_t *n, FILE *out, int *had_header);
+
+/**
  * hr_ckpt_host_rates - for the nightly history: per host of a checkpoint_io
  * result @r (read by hr_result_read()), the median over its ranks of the
  * synchronous per-rank write

@@ -682,36 +682,55 @@ static void head(struct hr_buf *b, const char *family, const char *help)
 	hr_buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", family, help, family);
 }
 
-void hr_inventory_prom(const json_t *p, struct hr_buf *b)
+#define NGAUGES (sizeof(gpu_gauges) / sizeof(gpu_gauges[0]))
+
+size_t hr_inventory_prom_sections(void)
 {
-	const json_t *nodes = json_object_get(p, "nodes"), *n, *g, *o;
+	return NGAUGES + 3; /* the GPU gauges, gpu_nic_gbps, the NIC rate and state */
+}
+
+static const char *const nic_family[2] = { "clusterhealth_nic_rate_gbps", "clusterhealth_nic_port_active" };
+
+void hr_inventory_prom_head(size_t k, struct hr_buf *b)
+{
+	if (k < NGAUGES) {
+		if (gpu_gauges[k].family)
+			head(b, gpu_gauges[k].family, gpu_gauges[k].help);
+	} else if (k == NGAUGES) {
+		head(b, "clusterhealth_gpu_nic_gbps", "Rate of the ACTIVE RDMA ports near a GPU (sharing its PCIe switch or NUMA node), Gb/s.");
+	} else if (k <= NGAUGES + 2) {
+		head(b, nic_family[k - NGAUGES - 1], k == NGAUGES + 2 ? "1 when a network port is ACTIVE, 0 when not (sysfs)." :
+			 "Rate of a network port, Gb/s (sysfs: InfiniBand rate, or netdev speed / 1000).");
+	}
+}
+
+void hr_inventory_prom_node(const json_t *n, size_t k, struct hr_buf *b)
+{
+	const json_t *g, *o;
 	const char *family = NULL;
-	size_t k, i, j;
+	size_t j, q;
 	char ix[16];
 
-	for (k = 0; k < sizeof(gpu_gauges) / sizeof(gpu_gauges[0]); k++) {
-		const struct gauge *q = &gpu_gauges[k];
-		if (q->family)
-			head(b, family = q->family, q->help);
-		json_array_foreach(nodes, i, n)
-			json_array_foreach(jdot(n, "inventory.gpus"), j, g) {
-				double v = dnum(g, q->path);
-				if (isnan(v))
-					continue;
-				snprintf(ix, sizeof(ix), "%d", gpu_index(g, j));
-				hr_buf_printf(b, "%s{node=\"", family);
-				hr_buf_prom_label(b, json_string_value(json_object_get(n, "name")));
-				hr_buf_puts(b, "\"");
-				label(b, "gpu", ix);
-				if (q->lk)
-					label(b, q->lk, q->lv);
-				if (q->lk2)
-					label(b, q->lk2, q->lv2);
-				hr_buf_printf(b, "} %.10g\n", v);
-			}
-	}
-	head(b, "clusterhealth_gpu_nic_gbps", "Rate of the ACTIVE RDMA ports near a GPU (sharing its PCIe switch or NUMA node), Gb/s.");
-	json_array_foreach(nodes, i, n)
+	if (k < NGAUGES) {
+		const struct gauge *x = &gpu_gauges[k];
+		for (q = k + 1; q-- > 0 && !family;) /* the family this gauge continues */
+			family = gpu_gauges[q].family;
+		json_array_foreach(jdot(n, "inventory.gpus"), j, g) {
+			double v = dnum(g, x->path);
+			if (isnan(v))
+				continue;
+			snprintf(ix, sizeof(ix), "%d", gpu_index(g, j));
+			hr_buf_printf(b, "%s{node=\"", family);
+			hr_buf_prom_label(b, json_string_value(json_object_get(n, "name")));
+			hr_buf_puts(b, "\"");
+			label(b, "gpu", ix);
+			if (x->lk)
+				label(b, x->lk, x->lv);
+			if (x->lk2)
+				label(b, x->lk2, x->lv2);
+			hr_buf_printf(b, "} %.10g\n", v);
+		}
+	} else if (k == NGAUGES) {
 		json_array_foreach(jdot(n, "inventory.gpu_nic_gbps"), j, o) {
 			snprintf(ix, sizeof(ix), "%d", gpu_index(json_array_get(jdot(n, "inventory.gpus"), j), j));
 			hr_buf_puts(b, "clusterhealth_gpu_nic_gbps{node=\"");
@@ -720,23 +739,31 @@ void hr_inventory_prom(const json_t *p, struct hr_buf *b)
 			label(b, "gpu", ix);
 			hr_buf_printf(b, "} %.10g\n", json_number_value(o));
 		}
-	for (k = 0; k < 2; k++) {
-		head(b, k ? "clusterhealth_nic_port_active" : "clusterhealth_nic_rate_gbps",
-		     k ? "1 when a network port is ACTIVE, 0 when not (sysfs)." :
-			 "Rate of a network port, Gb/s (sysfs: InfiniBand rate, or netdev speed / 1000).");
-		json_array_foreach(nodes, i, n)
-			json_array_foreach(jdot(n, "inventory.nics"), j, o) {
-				double v = k ? (dstr(o, "state") ? !strcmp(dstr(o, "state"), "ACTIVE") : NAN) : dnum(o, "rate_gbps");
-				if (isnan(v))
-					continue;
-				snprintf(ix, sizeof(ix), "%lld", (long long)dnum(o, "port"));
-				hr_buf_printf(b, "%s{node=\"", k ? "clusterhealth_nic_port_active" : "clusterhealth_nic_rate_gbps");
-				hr_buf_prom_label(b, json_string_value(json_object_get(n, "name")));
-				hr_buf_puts(b, "\"");
-				label(b, "device", dstr(o, "device"));
-				label(b, "port", ix);
-				label(b, "link_layer", dstr(o, "link_layer"));
-				hr_buf_printf(b, "} %.10g\n", v);
-			}
+	} else if (k <= NGAUGES + 2) {
+		int act = k == NGAUGES + 2;
+		json_array_foreach(jdot(n, "inventory.nics"), j, o) {
+			double v = act ? (dstr(o, "state") ? !strcmp(dstr(o, "state"), "ACTIVE") : NAN) : dnum(o, "rate_gbps");
+			if (isnan(v))
+				continue;
+			snprintf(ix, sizeof(ix), "%lld", (long long)dnum(o, "port"));
+			hr_buf_printf(b, "%s{node=\"", nic_family[act]);
+			hr_buf_prom_label(b, json_string_value(json_object_get(n, "name")));
+			hr_buf_puts(b, "\"");
+			label(b, "device", dstr(o, "device"));
+			label(b, "port", ix);
+			label(b, "link_layer", dstr(o, "link_layer"));
+			hr_buf_printf(b, "} %.10g\n", v);
+		}
+	}
+}
+
+void hr_inventory_prom(const json_t *p, struct hr_buf *b)
+{
+	const json_t *n;
+	size_t k, i;
+	for (k = 0; k < hr_inventory_prom_sections(); k++) {
+		hr_inventory_prom_head(k, b);
+		json_array_foreach(json_object_get(p, "nodes"), i, n)
+			hr_inventory_prom_node(n, k, b);
 	}
 }

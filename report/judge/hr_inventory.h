@@ -79,6 +79,18 @@ json_t *hr_inventory_profile(const struct hr_fleet *f, int node);
  */
 void hr_inventory_prom(const json_t *p, struct hr_buf *b);
 
+/*
+ * The same node by node: the counters are hr_inventory_prom_sections()
+ * sections (a family, or a part of one), each written as its head (the
+ * family's HELP and TYPE when the section starts one, else nothing) and
+ * then every node's samples of that section, in node order.
+ */
+size_t hr_inventory_prom_sections(void);
+/** hr_inventory_prom_head - the head of section @k (may be empty). */
+void hr_inventory_prom_head(size_t k, struct hr_buf *b);
+/** hr_inventory_prom_node - the samples of profile node @n in section @k. */
+void hr_inventory_prom_node(const json_t *n, size_t k, struct hr_buf *b);
+
 #ifdef __cplusplus
 }
 #endif

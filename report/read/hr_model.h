@@ -281,9 +281,11 @@ int hr_fleet_load_file(struct hr_fleet *f, const char *path, int named);
 
 /**
  * hr_fleet_load_files - hr_fleet_load_file() for each of @n files in order,
- * with the same result; a second thread reads and parses up to 8 files
- * ahead of the one being loaded (one after another when no thread can be
- * started).
+ * with the same result; a pool of reading threads (one per CPU the process
+ * may run on, at most 8) reads each file, parses it and reads a result
+ * document into its typed record (hr_result.h) up to 4 files per thread
+ * ahead of the one being loaded, so that loading in order is all that is
+ * left to this thread (one after another when no thread can be started).
  * @paths: [in] @n file names; @named: [in] @n flags as hr_fleet_load_file's.
  * Returns 0, or CH_ERR_RUNTIME when out of memory (loading stops there).
  */
@@ -302,6 +304,16 @@ int hr_fleet_load_json(struct hr_fleet *f, const char *path, const json_t *doc, 
  * host, pair for two, world for more, unknown when no device lines).
  */
 int hr_fleet_load_nccltests(struct hr_fleet *f, const struct hr_nt_log *log);
+
+/**
+ * hr_json_alloc_init - install jansson's allocator of the readers (call
+ * before any JSON value is made: first thing in main()): a document that
+ * hr_fleet_load_files() or hr_fleet_load_file() parses is then allocated
+ * in an arena of its own and freed whole once loaded, its values never
+ * kept. Without it every value is one malloc and one free, the same
+ * results.
+ */
+void hr_json_alloc_init(void);
 
 /** hr_fleet_release - free everything and zero @f. */
 void hr_fleet_release(struct hr_fleet *f);

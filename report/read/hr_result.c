@@ -787,11 +787,53 @@ static long find_control(const json_t *v, char *where, size_t n, size_t len)
 	return 0;
 }
 
+/* 1 when @s (@n bytes) is printable ASCII, tab and newline: no character
+ * bad_char() looks for (it decodes UTF-8 for each character otherwise) */
+static int plain_ascii(const char *s, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if ((c < 0x20 && c != '\t' && c != '\n') || c >= 0x7f)
+			return 0;
+	}
+	return 1;
+}
+
+/* find_control() without naming where: the common case, a clean document,
+ * costs no path built for each key */
+static int any_control(const json_t *v)
+{
+	const char *k;
+	const json_t *e;
+	size_t i;
+
+	if (json_is_string(v))
+		return !plain_ascii(json_string_value(v), json_string_length(v)) &&
+		       bad_char(json_string_value(v), json_string_length(v)) != 0;
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, k, e)
+			if ((!plain_ascii(k, strlen(k)) && bad_char(k, strlen(k))) || any_control(e))
+				return 1;
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, e)
+			if (any_control(e))
+				return 1;
+	}
+	return 0;
+}
+
+void hr_result_check_control(struct hr_result *r)
+{
+	r->control = r->doc ? hr_result_control_char(r->doc, r->control_where, sizeof(r->control_where)) : 0;
+	r->control_checked = r->doc != NULL;
+}
+
 long hr_result_control_char(const json_t *doc, char *where, size_t n)
 {
 	if (n)
 		where[0] = '\0';
-	return find_control(doc, where, n, 0);
+	return any_control(doc) ? find_control(doc, where, n, 0) : 0;
 }
 
 long long hr_rv_int(const struct hr_rv *v, long long dflt)
@@ -847,7 +889,13 @@ int hr_result_accept(const struct hr_result *r, const char *path, int named, str
 			     tool ? tool : "(none)");
 		return HR_RESULT_SKIPPED;
 	}
-	if ((c = hr_result_control_char(r->doc, where, sizeof(where)))) {
+	if (r->control_checked) {
+		c = r->control;
+		snprintf(where, sizeof(where), "%s", r->control_where);
+	} else {
+		c = hr_result_control_char(r->doc, where, sizeof(where));
+	}
+	if (c) {
 		hr_issue_add(is, HR_ISSUE_SKIPPED, path, 0, 0,
 			     "%s: a string holds a control character (U+%04lX)%s; file skipped", where, c,
 			     c >= 0x0600 ? ", a bidirectional mark or override" : "");

@@ -293,6 +293,11 @@ struct hr_result {
 	const char *hostname;        /* "host"."hostname", NULL when not a string */
 	const char *start_utc, *end_utc; /* "start_utc", "end_utc" */
 	const json_t *doc;           /* the document */
+	/* hr_result_check_control()'s answer, when it ran (on a reading
+	 * thread): hr_result_accept() then takes it instead of looking again */
+	int control_checked;
+	long control;
+	char control_where[128];
 	const json_t *host;          /* "host" when an object (for hr_inventory.h), else NULL */
 	struct hr_rv host_packages;  /* "host"."packages": CPU packages */
 	const char *host_cpu_model;  /* "host"."cpu_model" */
@@ -397,6 +402,14 @@ long long hr_rv_int(const struct hr_rv *v, long long dflt);
  * Returns the first such code point (> 0), or 0 when there is none.
  */
 long hr_result_control_char(const json_t *doc, char *where, size_t n);
+
+/**
+ * hr_result_check_control - hr_result_control_char() of @r's document,
+ * kept in @r (control_checked, control, control_where) for
+ * hr_result_accept(): the look over every string, done where the document
+ * was read (health_report's reading threads).
+ */
+void hr_result_check_control(struct hr_result *r);
 
 /* What a reader does with a document (hr_result_accept()). */
 enum hr_result_use {

@@ -6,6 +6,7 @@
 #include "report/render/hr_plot.h"
 #include "report/render/hr_steps_render.h"
 #include "report/render/hr_rows.h"
+#include "report/render/hr_render_int.h"
 #include "base/ch_common.h"
 
 #include <math.h>
@@ -13,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Past this many device metrics the table lists only the flagged ones. */
+/* Past this many device metrics (groups) the table lists only the flagged ones. */
 #define HTML_MAX_ROWS 3000
 
 static const char css[] =
@@ -23,7 +24,9 @@ static const char css[] =
 	"th{background:#f4f4f4}.FAIL,.fail{color:#b00;font-weight:bold}.WARN,.warn{color:#a60;font-weight:bold}.PASS{color:#070}"
 	".act{color:#555;font-size:.9em}.meta{color:#555}figure.plot{display:inline-block;margin:.5em;vertical-align:top}"
 	"figure.plot svg{width:720px;height:auto;max-width:100%;border:1px solid #eee}figcaption{font-size:.85em;color:#555;max-width:720px}"
-	"code{background:#f4f4f4;padding:0 .2em}.note{color:#555;font-style:italic}";
+	"code{background:#f4f4f4;padding:0 .2em}.note{color:#555;font-style:italic}"
+	"table.sortable th{cursor:pointer}table.sortable th:after{content:' \\2195';color:#aaa}"
+	"table.compact td{padding:.1em .4em;white-space:nowrap}input.filter{margin:.3em 0;padding:.2em;width:24em}";
 
 /* Marks each plot's <svg> once laid out with a non-empty box and content. */
 static const char script[] =
@@ -36,6 +39,36 @@ static const char script[] =
 	"if(good)ok++;}document.body.setAttribute('data-plots-total',String(figs.length));"
 	"document.body.setAttribute('data-plots-rendered',String(ok));}"
 	"if(document.readyState==='complete'){check();}else{window.addEventListener('load',check);}})();";
+
+/* The PASS table: its rows are JSON data (<script type="application/json"
+ * id="ID-data">, each cell a string or [sort value, text]); the script
+ * shows 200 at a time (hrMore: 200 more), sorts them by the clicked column
+ * (numbers by value, else text; again: the other way) and filters them by
+ * the text typed in the input.filter naming the table (data-table),
+ * counting the rows left into the element named by data-count. */
+static const char table_script[] =
+	"var hrT={};"
+	"function hrTab(id){var t=hrT[id];if(!t){var d=document.getElementById(id+'-data');"
+	"t=hrT[id]={rows:d?JSON.parse(d.textContent):[],view:null,shown:200,col:-1,dir:1};t.view=t.rows.slice();}return t;}"
+	"function hrKey(c){return Array.isArray(c)?(c[0]===null?-Infinity:c[0]):String(c);}"
+	"function hrText(c){return Array.isArray(c)?c[1]:String(c);}"
+	"function hrDraw(id){var t=hrTab(id),b=document.getElementById(id).tBodies[0],m=document.getElementById(id+'-more'),"
+	"n=Math.min(t.shown,t.view.length),f=document.createDocumentFragment();for(var i=0;i<n;i++){var r=t.view[i],"
+	"tr=document.createElement('tr');for(var j=0;j<r.length;j++){var td=document.createElement('td');"
+	"if(Array.isArray(r[j]))td.setAttribute('data-v',r[j][0]===null?'NaN':String(r[j][0]));td.textContent=hrText(r[j]);"
+	"tr.appendChild(td);}f.appendChild(tr);}b.textContent='';b.appendChild(f);"
+	"if(m)m.style.display=t.view.length>n?'':'none';}"
+	"function hrSort(th){var id=th.parentNode.parentNode.parentNode.id,t=hrTab(id),i=th.cellIndex;"
+	"t.dir=t.col===i?-t.dir:1;t.col=i;t.view.sort(function(x,y){var p=hrKey(x[i]),q=hrKey(y[i]);"
+	"if(typeof p==='number'&&typeof q==='number')return t.dir*(p-q);return t.dir*String(p).localeCompare(String(q));});"
+	"hrDraw(id);}"
+	"function hrFilter(inp){var id=inp.getAttribute('data-table'),t=hrTab(id),q=inp.value.toLowerCase();"
+	"t.view=t.rows.filter(function(r){return r.map(hrText).join(' ').toLowerCase().indexOf(q)>=0;});"
+	"if(t.col>=0){var i=t.col;t.view.sort(function(x,y){var p=hrKey(x[i]),q=hrKey(y[i]);"
+	"if(typeof p==='number'&&typeof q==='number')return t.dir*(p-q);return t.dir*String(p).localeCompare(String(q));});}"
+	"hrDraw(id);var c=document.getElementById(inp.getAttribute('data-count'));if(c)c.textContent=String(t.view.length);}"
+	"function hrMore(id){hrTab(id).shown+=200;hrDraw(id);}"
+	"if(document.getElementById('healthy-table'))hrDraw('healthy-table');";
 
 static void esc(struct hr_buf *b, const char *s)
 {
@@ -57,6 +90,7 @@ struct plotter {
 	struct hr_buf *b;
 	int drawn;
 	int max;
+	int busbw_classes; /* overlay plots of like groups drawn */
 };
 
 static void figure(struct plotter *pl, const char *kind, const char *subject,
@@ -172,6 +206,8 @@ static int same_gkey(const struct gkey *a, const struct gkey *b)
 	return a->source && b->source && !strcmp(a->source, b->source) && hr_streq(a->name, b->name);
 }
 
+/* busbw of the groups that were not compared (no class: scaling
+ * sub-groups, failed or hostless runs), one plot per group and file */
 static void busbw_plots(struct plotter *pl, const json_t *groups)
 {
 	size_t n = json_array_size(groups), i, j, skipped = 0, failed = 0;
@@ -207,6 +243,10 @@ static void busbw_plots(struct plotter *pl, const json_t *groups)
 			int rc;
 			if (done[i])
 				continue;
+			if (hr_jstr(g, "class")) { /* drawn with its like groups */
+				done[i] = 1;
+				continue;
+			}
 			/* all algorithms of this group from the same file, in input order */
 			set = json_array();
 			for (j = run[i]; j < n && (j == run[i] || same_gkey(&key[run[i]], &key[j])); j++) {
@@ -259,8 +299,115 @@ static void busbw_plots(struct plotter *pl, const json_t *groups)
 			      skipped, pl->max);
 	if (failed)
 		hr_buf_printf(pl->b, "<p class=\"note\">%zu busbw plots could not be drawn (PLplot error).</p>\n", failed);
-	if (!count)
+	if (!count && !pl->busbw_classes)
 		hr_buf_puts(pl->b, "<p class=\"note\">No all-reduce sweeps with at least two sizes among the inputs.</p>\n");
+}
+
+/* A class of like groups (the groups' "class") and its members. */
+struct bclass {
+	const char *label;
+	json_t *groups;          /* array of the class's groups (borrowed references) */
+	unsigned char *flagged;  /* per member */
+	size_t nflagged;
+};
+
+static int cmp_bclass(const void *a, const void *b)
+{
+	const struct bclass *x = a, *y = b;
+	if ((x->nflagged > 0) != (y->nflagged > 0))
+		return x->nflagged > 0 ? -1 : 1;
+	return 0;
+}
+
+/* The like groups of each class overlaid on one axis with their median and
+ * band, the flagged ones highlighted: classes with a flagged group first. */
+static void busbw_fleet_plots(struct plotter *pl, const json_t *groups)
+{
+	json_t *index = json_object(); /* class label -> position in cls */
+	struct bclass *cls = NULL;
+	size_t ncls = 0, i, skipped = 0, failed = 0;
+	const json_t *g;
+
+	if (!index)
+		return;
+	json_array_foreach(groups, i, g) {
+		const char *label = hr_jstr(g, "class");
+		const json_t *at;
+		struct bclass *c;
+		size_t k;
+		if (!label)
+			continue;
+		if ((at = json_object_get(index, label))) {
+			k = (size_t)json_integer_value(at);
+		} else {
+			struct bclass *x = realloc(cls, (ncls + 1) * sizeof(*cls));
+			if (!x)
+				goto out;
+			cls = x;
+			k = ncls++;
+			memset(&cls[k], 0, sizeof(cls[k]));
+			cls[k].label = label;
+			cls[k].groups = json_array();
+			json_object_set_new(index, label, json_integer((json_int_t)k));
+		}
+		c = &cls[k];
+		json_array_append(c->groups, (json_t *)g);
+	}
+	for (i = 0; i < ncls; i++) {
+		size_t n = json_array_size(cls[i].groups), k;
+		cls[i].flagged = calloc(n ? n : 1, 1);
+		if (!cls[i].flagged)
+			goto out;
+		for (k = 0; k < n; k++)
+			if (hr_rows_group_flagged(json_array_get(cls[i].groups, k))) {
+				cls[i].flagged[k] = 1;
+				cls[i].nflagged++;
+			}
+	}
+	if (ncls)
+		qsort(cls, ncls, sizeof(*cls), cmp_bclass); /* stable enough: ties keep no order promise */
+	for (i = 0; i < ncls; i++) {
+		struct hr_svg svg;
+		char cap[1024];
+		size_t n = json_array_size(cls[i].groups);
+		int rc;
+		if (pl->busbw_classes >= pl->max) {
+			skipped++;
+			continue;
+		}
+		rc = hr_plot_busbw_fleet(cls[i].label, cls[i].groups, cls[i].flagged, &svg);
+		if (rc == CH_ERR_USAGE)
+			continue;
+		if (rc) {
+			failed++;
+			continue;
+		}
+		if (cls[i].nflagged)
+			snprintf(cap, sizeof(cap), "busbw against message size of %zu like group%s (%s): their median per size, %s%zu flagged group%s highlighted%s.",
+				 n, n == 1 ? "" : "s", cls[i].label,
+				 n >= 3 ? "the band from their 10th to 90th percentile, " : "",
+				 cls[i].nflagged, cls[i].nflagged == 1 ? "" : "s",
+				 cls[i].nflagged > 8 ? " (the first 8 labelled)" : " and labelled");
+		else
+			snprintf(cap, sizeof(cap), "busbw against message size of %zu like group%s (%s): their median per size%s; none flagged.",
+				 n, n == 1 ? "" : "s", cls[i].label,
+				 n >= 3 ? " and the band from their 10th to 90th percentile" : "");
+		figure(pl, "busbw", cls[i].label, &svg, cap);
+		hr_svg_release(&svg);
+		pl->busbw_classes++;
+	}
+	if (skipped)
+		hr_buf_printf(pl->b, "<p class=\"note\">%zu more classes of like groups not drawn (--max-plots %d; classes with a flagged group come first).</p>\n",
+			      skipped, pl->max);
+	if (failed)
+		hr_buf_printf(pl->b, "<p class=\"note\">%zu busbw plots could not be drawn (PLplot error).</p>\n", failed);
+out:
+	for (i = 0; i < ncls; i++) {
+		json_decref(cls[i].groups);
+		free(cls[i].flagged);
+	}
+	free(cls);
+	json_decref(index);
 }
 
 static void lateness_plots(struct plotter *pl, const json_t *nodes)
@@ -420,33 +567,165 @@ static void html_cost(const json_t *c, struct hr_buf *b)
 	hr_buf_puts(b, ")</td></tr></table>\n");
 }
 
-static void html_nodes(const struct hr_rows *rows, struct hr_buf *b)
+json_t *hr_html_config_diffs(const json_t *drift)
 {
+	json_t *m = json_object();
+	const json_t *r, *v;
 	size_t i, j;
+	struct hr_buf t = { 0 };
+	if (!m)
+		return NULL;
+	/* node name -> its configuration keys that differ from the fleet's
+	 * majority ("key: value; ..."), from the profile's drift */
+	json_array_foreach(drift, i, r)
+		json_array_foreach(json_object_get(r, "nodes"), j, v) {
+			const char *node = hr_jstr(v, "node"), *had;
+			if (!node)
+				continue;
+			had = hr_jstr(m, node);
+			t.len = 0;
+			hr_buf_printf(&t, "%s%s%s: %s", had ? had : "", had ? "; " : "", hr_jstr(r, "key"),
+				      hr_jstr(v, "value") ? hr_jstr(v, "value") : "(none)");
+			if (!t.oom)
+				json_object_set_new(m, node, json_string(t.s));
+		}
+	hr_buf_release(&t);
+	return m;
+}
+
+/* The nodes a rule flagged (WARN, FAIL) or could not judge, in full: their
+ * reasons and actions, their configuration where it differs from the
+ * fleet's majority, and all of it folded. */
+static void html_flagged_nodes(const struct hr_rows *rows, const json_t *diffs, struct hr_buf *b)
+{
+	size_t i, j, n = 0;
 	int q;
-	hr_buf_puts(b, "<h2 id=\"nodes\">Nodes, worst first</h2>\n<table><tr><th>verdict</th><th>node</th><th>reasons and suggested actions</th><th>configuration</th></tr>\n");
+	for (i = 0; i < rows->nnodes; i++)
+		n += !hr_streq(rows->nodes[i].verdict, "PASS");
+	hr_buf_printf(b, "<h2 id=\"nodes\">Flagged nodes, worst first (%zu)</h2>\n", n);
+	if (!n) {
+		hr_buf_puts(b, "<p>No node was flagged: every node is PASS (the table below).</p>\n");
+		return;
+	}
+	hr_buf_puts(b, "<table><tr><th>verdict</th><th>node</th><th>reasons and suggested actions</th><th>configuration (where it differs from the fleet's majority)</th></tr>\n");
 	for (i = 0; i < rows->nnodes; i++) {
-		const struct hr_node_row *n = &rows->nodes[i];
-		hr_buf_printf(b, "<tr><td class=\"%s\">%s</td><td>", n->verdict, n->verdict);
-		esc(b, n->name);
+		const struct hr_node_row *nd = &rows->nodes[i];
+		const char *d;
+		if (hr_streq(nd->verdict, "PASS"))
+			continue;
+		hr_buf_printf(b, "<tr><td class=\"%s\">%s</td><td>", nd->verdict, nd->verdict);
+		esc(b, nd->name);
 		hr_buf_puts(b, "</td><td>");
-		for (j = 0; j < n->nreasons; j++) {
+		for (j = 0; j < nd->nreasons; j++) {
 			hr_buf_puts(b, "<div>");
-			reason_html(b, &n->reasons[j]);
+			reason_html(b, &nd->reasons[j]);
 			hr_buf_puts(b, "</div>");
 		}
 		hr_buf_puts(b, "</td><td>");
+		d = hr_jstr(diffs, nd->name);
+		if (d) {
+			esc(b, d);
+			hr_buf_puts(b, "<br>");
+		} else {
+			hr_buf_puts(b, "the fleet's<br>");
+		}
+		if (nd->not_like_for_like)
+			hr_buf_puts(b, "<b class=\"warn\">not like for like</b>");
+		hr_buf_puts(b, "<details><summary>all</summary>");
 		for (q = 0; q < HR_ROWS_CONFIG_KEYS; q++)
-			if (n->config[q]) {
+			if (nd->config[q]) {
 				hr_buf_printf(b, "%s: ", hr_rows_config_keys[q]);
-				esc(b, n->config[q]);
+				esc(b, nd->config[q]);
 				hr_buf_puts(b, "<br>");
 			}
-		if (n->not_like_for_like)
-			hr_buf_puts(b, "<b class=\"warn\">not like for like</b>");
-		hr_buf_puts(b, "</td></tr>\n");
+		hr_buf_puts(b, "</details></td></tr>\n");
 	}
 	hr_buf_puts(b, "</table>\n");
+}
+
+/* A headline figure of a node in the PASS table: [value, "text"], the text
+ * the value and its share of the expectation (else of the fleet median);
+ * [null, "n/a"] without one. */
+static json_t *headline_cell(const json_t *h)
+{
+	double v = hr_jnum(h, "value"), e = hr_jnum(h, "expected"), m = hr_jnum(h, "fleet_median");
+	char num[32];
+	struct hr_buf t = { 0 };
+	json_t *c;
+	if (!h || json_is_null(h) || isnan(v))
+		return json_pack("[n,s]", "n/a");
+	if (hr_streq(hr_jstr(h, "unit"), "GFLOP/s") && v >= 10000)
+		hr_buf_printf(&t, "%s TFLOP/s", hr_fmt_num(v / 1000, num, sizeof(num)));
+	else
+		hr_buf_printf(&t, "%s %s", hr_fmt_num(v, num, sizeof(num)), hr_jstr(h, "unit") ? hr_jstr(h, "unit") : "");
+	if (e > 0)
+		hr_buf_printf(&t, " (%.0f%% exp.)", 100 * v / e);
+	else if (m > 0)
+		hr_buf_printf(&t, " (%.0f%% med.)", 100 * v / m);
+	if (json_is_false(json_object_get(h, "judged")))
+		hr_buf_puts(&t, " nj");
+	c = t.oom ? NULL : json_pack("[f,s]", v, t.s ? t.s : "");
+	hr_buf_release(&t);
+	return c;
+}
+
+/* A PASS node as one row of the PASS table (html_healthy), a JSON array
+ * appended to the table's data (rows separated by commas): its name, its
+ * headline figures against their expectation, the loader verdict, the
+ * checks judged, and its configuration only where it differs from the
+ * fleet's majority. A cell is a string, or [sort value, text]. */
+void hr_html_pass_row(struct hr_buf *b, const json_t *n, const json_t *diffs)
+{
+	const json_t *hl = json_object_get(n, "headline");
+	const char *d = hr_jstr(diffs, hr_jstr(n, "name"));
+	json_t *row = json_pack("[s,o,o,o,o,s,[I,s],s]", hr_jstr(n, "name") ? hr_jstr(n, "name") : "?",
+				headline_cell(json_object_get(hl, "memory")), headline_cell(json_object_get(hl, "compute")),
+				headline_cell(json_object_get(hl, "intra_node_busbw")),
+				headline_cell(json_object_get(hl, "inter_node_busbw")),
+				hr_jstr(hl, "loader") ? hr_jstr(hl, "loader") : "-", (json_int_t)hr_jint(n, "checks_judged", 0),
+				"", d ? d : "");
+	char *t;
+	if (!row) {
+		b->oom = 1;
+		return;
+	}
+	/* the checks judged as text too */
+	json_array_set_new(json_array_get(row, 6), 1, json_sprintf("%lld", hr_jint(n, "checks_judged", 0)));
+	/* JSON_ESCAPE_SLASH: no "</script>" in the data */
+	t = json_dumps(row, JSON_COMPACT | JSON_ESCAPE_SLASH | JSON_REAL_PRECISION(6));
+	json_decref(row);
+	if (!t) {
+		b->oom = 1;
+		return;
+	}
+	hr_buf_puts(b, b->len ? ",\n" : "");
+	hr_buf_puts(b, t);
+	free(t);
+}
+
+/* Every PASS node as one row of a compact table, sortable by any column and
+ * filterable: the rows are data (rendered node by node: hr_html_pass_row)
+ * that the page's script shows 200 at a time, so that a fleet of thousands
+ * of nodes opens fast. */
+static void html_healthy(const struct hr_render_parts *parts, struct hr_buf *b)
+{
+	hr_buf_printf(b, "<h2 id=\"healthy\">PASS nodes (<span id=\"healthy-count\">%zu</span>)</h2>\n", parts->npass);
+	if (!parts->npass) {
+		hr_buf_puts(b, "<p>No node passed.</p>\n");
+		return;
+	}
+	hr_buf_puts(b, "<p>Each node's headline figures: its worst GPU's memory and compute roofs, its worst intra- and inter-node busbw, as % of the expectation (exp.) or of the fleet median (med.); nj: not judged. Configuration only where it differs from the fleet's majority (profile.json has each node's). Click a column to sort; type to filter; 200 rows are shown at a time.</p>\n"
+		    "<noscript><p class=\"note\">The PASS nodes' table is drawn by the page's script: profile.json lists them.</p></noscript>\n"
+		    "<input class=\"filter\" type=\"search\" placeholder=\"filter nodes\" data-table=\"healthy-table\" data-count=\"healthy-count\" oninput=\"hrFilter(this)\">\n"
+		    "<table id=\"healthy-table\" class=\"sortable compact\"><thead><tr>"
+		    "<th onclick=\"hrSort(this)\">node</th><th onclick=\"hrSort(this)\">memory</th><th onclick=\"hrSort(this)\">compute</th>"
+		    "<th onclick=\"hrSort(this)\">intra-node busbw</th><th onclick=\"hrSort(this)\">inter-node busbw</th>"
+		    "<th onclick=\"hrSort(this)\">loader</th><th onclick=\"hrSort(this)\">checks judged</th>"
+		    "<th onclick=\"hrSort(this)\">configuration</th></tr></thead><tbody></tbody></table>\n"
+		    "<p><button type=\"button\" id=\"healthy-table-more\" onclick=\"hrMore('healthy-table')\">show 200 more</button></p>\n"
+		    "<script type=\"application/json\" id=\"healthy-table-data\">[");
+	hr_buf_append(b, parts->html_pass.s ? parts->html_pass.s : "", parts->html_pass.len);
+	hr_buf_puts(b, "]</script>\n");
 }
 
 static void html_findings_drift(const struct hr_rows *rows, struct hr_buf *b)
@@ -517,12 +796,19 @@ static void html_devices(const struct hr_rows *rows, struct hr_buf *b)
 
 static void html_groups(const struct hr_rows *rows, struct hr_buf *b)
 {
+	int all = rows->ngroups <= HTML_MAX_ROWS;
 	size_t j;
-	hr_buf_puts(b, "<h2 id=\"groups\">All-reduce groups</h2>\n<p>busbw at the largest size, out-of-place. Average = mean of every busbw cell, as nccl-tests' \"Avg bus bandwidth\"; the log's own value beside it.</p>\n"
+	hr_buf_puts(b, "<h2 id=\"groups\">All-reduce groups</h2>\n<p>busbw at the largest size, out-of-place. Average = mean of every busbw cell, as nccl-tests' \"Avg bus bandwidth\"; the log's own value beside it.</p>\n");
+	if (!all)
+		hr_buf_printf(b, "<p class=\"note\">More than %d groups: only the %zu flagged or failed are listed (all are in profile.json; the plots above compare them all).</p>\n",
+			      HTML_MAX_ROWS, rows->groups_flagged);
+	hr_buf_puts(b, ""
 		    "<table><tr><th>group</th><th>kind</th><th>nodes</th><th>collective</th><th>algo</th><th>ranks</th><th>largest size</th><th>busbw GB/s</th><th>% of like median</th><th>avg busbw</th><th>log's avg</th><th>level</th><th>source</th></tr>\n");
 	for (j = 0; j < rows->ngroups; j++) {
 		const struct hr_group_row *d = &rows->groups[j];
 		char sz[32];
+		if (!all && !d->flagged)
+			continue;
 		hr_buf_puts(b, "<tr><td>");
 		esc(b, d->name);
 		hr_buf_puts(b, "</td><td>");
@@ -552,20 +838,23 @@ static void html_groups(const struct hr_rows *rows, struct hr_buf *b)
 	hr_buf_puts(b, "</table>\n");
 }
 
-static void html_checkpoint(const struct hr_rows *rows, struct hr_buf *b)
+void hr_html_ckpt(struct hr_buf *b, const struct hr_ckpt_row *r)
+{
+	hr_buf_printf(b, "<tr class=\"%s\"><td>", r->flagged ? r->level : "");
+	hr_rows_ckpt_cells(b, r, "</td><td>", hr_buf_html);
+	hr_buf_puts(b, "</td></tr>\n");
+}
+
+static void html_checkpoint(const struct hr_render_parts *parts, struct hr_buf *b)
 {
 	size_t j;
-	if (!rows->nckpt)
+	if (!parts->nckpt)
 		return;
 	hr_buf_puts(b, "<h2 id=\"checkpoint\">Checkpoint writes (checkpoint_io, synchronous)</h2>\n<p>Per node and mount, its latest result: median over the node's ranks, against the median of the other nodes on the same mount.</p>\n<table><tr>");
 	for (j = 0; j < HR_ROWS_CKPT_COLS; j++)
 		hr_buf_printf(b, "<th>%s</th>", hr_rows_ckpt_cols[j]);
 	hr_buf_puts(b, "</tr>\n");
-	for (j = 0; j < rows->nckpt; j++) {
-		hr_buf_printf(b, "<tr class=\"%s\"><td>", rows->ckpt[j].flagged ? rows->ckpt[j].level : "");
-		hr_rows_ckpt_cells(b, &rows->ckpt[j], "</td><td>", hr_buf_html);
-		hr_buf_puts(b, "</td></tr>\n");
-	}
+	hr_buf_append(b, parts->html_ckpt.s ? parts->html_ckpt.s : "", parts->html_ckpt.len);
 	hr_buf_puts(b, "</table>\n");
 }
 
@@ -635,10 +924,11 @@ static void html_expectations(const json_t *x, struct hr_buf *b)
 	hr_buf_puts(b, "</table>\n");
 }
 
-int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots)
+int hr_html_render(const json_t *p, int max_plots, struct hr_buf *b, int *nplots,
+		   const struct hr_render_parts *parts, const json_t *diffs)
 {
 	const json_t *nodes = json_object_get(p, "nodes");
-	struct plotter pl = { b, 0, max_plots > 0 ? max_plots : 1 };
+	struct plotter pl = { b, 0, max_plots > 0 ? max_plots : 1, 0 };
 	struct hr_rows rows;
 
 	if (hr_rows_build(p, &rows)) {
@@ -647,12 +937,14 @@ int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 	}
 	html_head(p, b);
 	html_cost(json_object_get(p, "run_cost"), b);
-	html_nodes(&rows, b);
+	html_flagged_nodes(&rows, diffs, b);
+	html_healthy(parts, b);
 	html_findings_drift(&rows, b);
 
 	hr_buf_puts(b, "<h2 id=\"roofline\">Roofline per device</h2>\n");
 	roofline_plots(&pl, nodes);
-	hr_buf_puts(b, "<h2 id=\"busbw\">busbw against message size, per group and algorithm</h2>\n");
+	hr_buf_puts(b, "<h2 id=\"busbw\">busbw against message size: like groups overlaid</h2>\n");
+	busbw_fleet_plots(&pl, json_object_get(p, "groups"));
 	busbw_plots(&pl, json_object_get(p, "groups"));
 	hr_buf_puts(b, "<h2 id=\"loader\">Feeder lateness per placement</h2>\n");
 	lateness_plots(&pl, nodes);
@@ -662,11 +954,11 @@ int hr_render_html(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 
 	html_devices(&rows, b);
 	html_groups(&rows, b);
-	html_checkpoint(&rows, b);
+	html_checkpoint(parts, b);
 	steps_section(&pl, json_object_get(p, "steps"));
 	html_inputs(json_object_get(p, "inputs"), &rows, b);
 	html_expectations(json_object_get(p, "expectations"), b);
-	hr_buf_printf(b, "<script>%s</script>\n</body></html>\n", script);
+	hr_buf_printf(b, "<script>%s%s</script>\n</body></html>\n", table_script, script);
 	hr_rows_free(&rows);
 	if (nplots)
 		*nplots = pl.drawn;

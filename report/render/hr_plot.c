@@ -87,6 +87,82 @@ static int pl_open(void)
 	return 0;
 }
 
+/* Drop @pat (an attribute SVG has as its default) everywhere in @s[0..*n). */
+static void drop_all(char *s, size_t *n, const char *pat)
+{
+	size_t l = strlen(pat), i = 0, o = 0;
+	while (i < *n) {
+		if (i + l <= *n && !memcmp(s + i, pat, l)) {
+			i += l;
+			continue;
+		}
+		s[o++] = s[i++];
+	}
+	*n = o;
+	s[o] = '\0';
+}
+
+/*
+ * PLplot's SVG draws a dashed line, a symbol's strokes or a grid as many
+ * <polyline> elements in a row with the same attributes: consecutive ones
+ * with the same attributes become one <path> of as many sub-paths
+ * ("Mx,y x,y Mx,y ..."), which strokes the same (a dashed roof was 100
+ * elements of 130 bytes). The attributes SVG has as defaults are dropped.
+ */
+static void merge_polylines(struct hr_svg *svg)
+{
+	static const char open[] = "<polyline ", pts[] = " points=\"";
+	char *s = svg->svg, *out;
+	size_t n = svg->len, i = 0, o = 0;
+
+	drop_all(s, &n, " stroke-opacity=\"1.000000\"");
+	drop_all(s, &n, " fill-opacity=\"1.000000\"");
+	svg->len = n;
+	out = malloc(n + 1);
+	if (!out)
+		return;
+	while (i < n) {
+		const char *a, *p, *e;
+		size_t alen;
+		if (strncmp(s + i, open, sizeof(open) - 1) != 0) {
+			out[o++] = s[i++];
+			continue;
+		}
+		/* <polyline ATTRS points="P"/>: ATTRS from a to p */
+		a = s + i + sizeof(open) - 1;
+		p = strstr(a, pts);
+		e = p ? strstr(p + sizeof(pts) - 1, "\"/>") : NULL;
+		if (!p || !e || memchr(a, '>', (size_t)(p - a))) {
+			out[o++] = s[i++];
+			continue;
+		}
+		alen = (size_t)(p - a);
+		o += (size_t)sprintf(out + o, "<path %.*s d=\"", (int)alen, a);
+		for (;;) {
+			const char *q = p + sizeof(pts) - 1;
+			out[o++] = 'M';
+			memcpy(out + o, q, (size_t)(e - q));
+			o += (size_t)(e - q);
+			i = (size_t)(e + 3 - s);
+			/* the next element: a polyline with the same attributes? */
+			if (strncmp(s + i, open, sizeof(open) - 1) != 0 ||
+			    strncmp(s + i + sizeof(open) - 1, a, alen) != 0 ||
+			    strncmp(s + i + sizeof(open) - 1 + alen, pts, sizeof(pts) - 1) != 0)
+				break;
+			p = s + i + sizeof(open) - 1 + alen;
+			e = strstr(p + sizeof(pts) - 1, "\"/>");
+			if (!e)
+				break;
+		}
+		memcpy(out + o, "\"/>", 3);
+		o += 3;
+	}
+	out[o] = '\0';
+	free(svg->svg);
+	svg->svg = out;
+	svg->len = o;
+}
+
 /* Close the stream (PLplot closes the FILE) and keep "<svg ...>". */
 static int pl_close(struct hr_svg *out)
 {
@@ -144,6 +220,7 @@ static int pl_close(struct hr_svg *out)
 	out->svg[out->len] = '\0';
 	free(pl_buf);
 	pl_buf = NULL;
+	merge_polylines(out);
 	return 0;
 }
 
@@ -497,6 +574,237 @@ int hr_plot_busbw(const char *title, const json_t *groups, struct hr_svg *out)
 	return pl_close(out);
 }
 
+/* ------------------------------------------------------------ busbw, like groups overlaid */
+
+/* One message size of a class of like groups: the out-of-place busbw of
+ * each group that measured it. */
+struct fsize {
+	double bytes;
+	double *v;
+	size_t n, cap;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The @q quantile (0..1) of @n sorted values, linear between ranks. */
+static double quantile(const double *v, size_t n, double q)
+{
+	double h = q * (double)(n - 1);
+	size_t lo = (size_t)floor(h);
+	if (lo + 1 >= n)
+		return v[n - 1];
+	return v[lo] + (h - (double)lo) * (v[lo + 1] - v[lo]);
+}
+
+static struct fsize *fsize_at(struct fsize **s, size_t *n, size_t *cap, double bytes)
+{
+	size_t i;
+	for (i = 0; i < *n; i++)
+		if ((*s)[i].bytes == bytes)
+			return &(*s)[i];
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 32;
+		struct fsize *x = realloc(*s, c * sizeof(*x));
+		if (!x)
+			return NULL;
+		*s = x;
+		*cap = c;
+	}
+	memset(&(*s)[*n], 0, sizeof(**s));
+	(*s)[*n].bytes = bytes;
+	return &(*s)[(*n)++];
+}
+
+static int cmp_fsize(const void *a, const void *b)
+{
+	double x = ((const struct fsize *)a)->bytes, y = ((const struct fsize *)b)->bytes;
+	return (x > y) - (x < y);
+}
+
+/* A group's out-of-place curve: its rows with a size and a busbw, as log2
+ * size and GB/s. Returns the points (at most @cap). */
+static size_t group_curve(const json_t *g, double *x, double *y, size_t cap)
+{
+	const json_t *r;
+	size_t k, m = 0;
+	json_array_foreach(json_object_get(g, "rows"), k, r) {
+		double b = jnum(r, "bytes"), v = jnum(r, "busbw_oop_gbps");
+		if (!(b > 0) || isnan(v) || m >= cap)
+			continue;
+		x[m] = log2(b);
+		y[m] = v;
+		m++;
+	}
+	return m;
+}
+
+#define FLEET_MAX_CURVES 48   /* flagged curves drawn on one plot */
+#define FLEET_MAX_LABELS 8    /* of them labelled */
+#define FLEET_ALL_CURVES 8    /* a class this small draws every curve */
+
+static int busbw_fleet_draw(const char *title, const json_t *groups, const unsigned char *flagged)
+{
+	struct fsize *sz = NULL;
+	size_t nsz = 0, capsz = 0, i, k, ncurves = 0, ngroups = json_array_size(groups);
+	double xmin = INFINITY, xmax = -INFINITY, ymax = 0, *bx = NULL, *bm = NULL, *blo = NULL, *bhi = NULL;
+	double px[256], py[256];
+	const json_t *g;
+	int labels = 0, rc = 0, drawn = 0;
+	char lab[200];
+
+	json_array_foreach(groups, i, g) {
+		size_t m = group_curve(g, px, py, 256);
+		if (m >= 2)
+			ncurves++;
+		for (k = 0; k < m; k++) {
+			struct fsize *f = fsize_at(&sz, &nsz, &capsz, px[k]);
+			if (!f) {
+				rc = CH_ERR_RUNTIME;
+				goto out;
+			}
+			if (f->n == f->cap) {
+				size_t c = f->cap ? f->cap * 2 : 16;
+				double *v = realloc(f->v, c * sizeof(*v));
+				if (!v) {
+					rc = CH_ERR_RUNTIME;
+					goto out;
+				}
+				f->v = v;
+				f->cap = c;
+			}
+			f->v[f->n++] = py[k];
+			xmin = fmin(xmin, px[k]);
+			xmax = fmax(xmax, px[k]);
+			ymax = fmax(ymax, py[k]);
+		}
+	}
+	if (!ncurves || !isfinite(xmin)) {
+		rc = CH_ERR_USAGE;
+		goto out;
+	}
+	qsort(sz, nsz, sizeof(*sz), cmp_fsize);
+	bx = malloc(2 * nsz * sizeof(*bx));
+	bm = malloc(nsz * sizeof(*bm));
+	blo = malloc(2 * nsz * sizeof(*blo));
+	bhi = malloc(nsz * sizeof(*bhi));
+	if (!bx || !bm || !blo || !bhi) {
+		rc = CH_ERR_RUNTIME;
+		goto out;
+	}
+	for (i = 0; i < nsz; i++) {
+		qsort(sz[i].v, sz[i].n, sizeof(double), cmp_double);
+		bx[i] = sz[i].bytes;
+		bm[i] = quantile(sz[i].v, sz[i].n, 0.5);
+		blo[i] = quantile(sz[i].v, sz[i].n, 0.1);
+		bhi[i] = quantile(sz[i].v, sz[i].n, 0.9);
+	}
+	plslabelfunc(size_label, NULL);
+	viewport(title, "message size (bytes)", "busbw out-of-place (GB/s)", xmin - 0.5, xmax + 0.5, 0,
+		 ymax > 0 ? ymax * 1.15 : 1, "bcnsto", "bcnstv");
+	plslabelfunc(NULL, NULL);
+	/* the band: the 10th to 90th percentile of the like groups per size,
+	 * as one polygon (lower edge left to right, upper edge back) */
+	if (ngroups >= 3 && nsz >= 2) {
+		for (i = 0; i < nsz; i++) {
+			bx[nsz + i] = bx[nsz - 1 - i];
+			blo[nsz + i] = bhi[nsz - 1 - i];
+		}
+		plcol0(C_LIGHT);
+		plfill((PLINT)(2 * nsz), bx, blo);
+	}
+	/* a small class: every curve, thin */
+	if (ngroups <= FLEET_ALL_CURVES)
+		json_array_foreach(groups, i, g) {
+			size_t m = group_curve(g, px, py, 256);
+			if (m < 2 || flagged[i])
+				continue;
+			plcol0(C_GREY);
+			plwidth(1);
+			plline((PLINT)m, px, py);
+		}
+	/* the median */
+	plcol0(C_BLACK);
+	plwidth(2.5);
+	if (nsz >= 2)
+		plline((PLINT)nsz, bx, bm);
+	plpoin((PLINT)nsz, bx, bm, 4);
+	/* the flagged groups, highlighted and labelled at their last point */
+	json_array_foreach(groups, i, g) {
+		size_t m;
+		const char *lvl = jstr(json_object_get(g, "comparison"), "level");
+		int col = lvl && !strcmp(lvl, "warn") ? C_ORANGE : C_RED;
+		if (!flagged[i] || drawn >= FLEET_MAX_CURVES)
+			continue;
+		m = group_curve(g, px, py, 256);
+		if (m < 1)
+			continue;
+		plcol0(col);
+		plwidth(2);
+		if (m >= 2)
+			plline((PLINT)m, px, py);
+		plpoin((PLINT)m, px, py, 5);
+		drawn++;
+		if (labels < FLEET_MAX_LABELS) {
+			const json_t *nodes = json_object_get(g, "nodes");
+			snprintf(lab, sizeof(lab), "%s%s%s", jstr(g, "name") ? jstr(g, "name") : "?",
+				 json_array_size(nodes) ? " " : "",
+				 json_array_size(nodes) ? json_string_value(json_array_get(nodes, 0)) : "");
+			/* right-aligned at its last point, just under the curve */
+			label_at(px[m - 1] - 0.1, py[m - 1] - 0.045 * (ymax > 0 ? ymax : 1) * (1 + labels % 2), 1.0, lab);
+			labels++;
+		}
+	}
+	plwidth(1);
+	{
+		double x0 = xmin - 0.5, x1 = xmax + 0.5, y1 = ymax > 0 ? ymax * 1.15 : 1;
+		int li = 0;
+		snprintf(lab, sizeof(lab), "median of %zu like group%s", ngroups, ngroups == 1 ? "" : "s");
+		legend(x0, x1, 0, y1, li++, C_BLACK, lab);
+		if (ngroups >= 3 && nsz >= 2)
+			legend(x0, x1, 0, y1, li++, C_GREY, "band: 10th-90th percentile");
+		if (drawn) {
+			snprintf(lab, sizeof(lab), "flagged: %d group%s (red FAIL, orange WARN)", drawn, drawn == 1 ? "" : "s");
+			legend(x0, x1, 0, y1, li++, C_RED, lab);
+		}
+	}
+out:
+	for (i = 0; i < nsz; i++)
+		free(sz[i].v);
+	free(sz);
+	free(bx);
+	free(bm);
+	free(blo);
+	free(bhi);
+	return rc;
+}
+
+int hr_plot_busbw_fleet(const char *title, const json_t *groups, const unsigned char *flagged,
+			struct hr_svg *out)
+{
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if (setjmp(pl_jmp)) {
+		pl_active = 0;
+		return CH_ERR_RUNTIME;
+	}
+	if (pl_open())
+		return CH_ERR_RUNTIME;
+	pl_active = 1;
+	rc = busbw_fleet_draw(title, groups, flagged);
+	pl_active = 0;
+	if (rc) {
+		plend1();
+		free(pl_buf);
+		pl_buf = NULL;
+		return rc;
+	}
+	return pl_close(out);
+}
+
 /* ------------------------------------------------------------ lateness */
 
 static int lateness_draw(const char *node, const json_t *loader)
@@ -577,22 +885,28 @@ int hr_plot_lateness(const char *node, const json_t *loader, struct hr_svg *out)
 
 /* ------------------------------------------------------------ distribution */
 
-struct dv { double v; const char *subject, *level; };
+struct dv { double v; const char *subject, *level; size_t rank; };
 
 static int cmp_dv(const void *a, const void *b)
 {
 	double x = ((const struct dv *)a)->v, y = ((const struct dv *)b)->v;
+	size_t r = ((const struct dv *)a)->rank, q = ((const struct dv *)b)->rank;
+	if (r || q) /* a bounded profile's values: by their rank in the fleet */
+		return (r > q) - (r < q);
 	return (x > y) - (x < y);
 }
 
 /* Most in-range points one distribution plot draws (see distribution_draw). */
 #define DIST_MAX_POINTS 1000
+/* Past this many values the points are one line, not a symbol each. */
+#define DIST_SYMBOLS 200
 
 static int distribution_draw(const json_t *dist, double warn_pct, double fail_pct)
 {
 	const json_t *vals = json_object_get(dist, "values"), *v;
-	size_t n = json_array_size(vals), i, m = 0;
+	size_t n = json_array_size(vals), i, m = 0, ranks = 0; /* ranks: the highest "rank" */
 	struct dv *d;
+	size_t kept;
 	double med = jnum(dist, "median"), ymin = INFINITY, ymax = -INFINITY;
 	char title[256], yl[64];
 
@@ -608,6 +922,11 @@ static int distribution_draw(const json_t *dist, double warn_pct, double fail_pc
 		d[m].v = x;
 		d[m].subject = jstr(v, "subject");
 		d[m].level = jstr(v, "level");
+		if (json_is_integer(json_object_get(v, "rank")) && json_integer_value(json_object_get(v, "rank")) > 0) {
+			d[m].rank = (size_t)json_integer_value(json_object_get(v, "rank"));
+			if (d[m].rank > ranks)
+				ranks = d[m].rank;
+		}
 		ymin = fmin(ymin, x);
 		ymax = fmax(ymax, x);
 		m++;
@@ -617,6 +936,11 @@ static int distribution_draw(const json_t *dist, double warn_pct, double fail_pc
 		return CH_ERR_USAGE;
 	}
 	qsort(d, m, sizeof(*d), cmp_dv);
+	/* a bounded profile keeps the values drawn below, each at its rank
+	 * among all the class's values (docs/profile-schema.md) */
+	kept = m;
+	if (ranks)
+		m = ranks;
 	if (med > 0) {
 		ymin = fmin(ymin, med * (1 - fail_pct / 100));
 		ymax = fmax(ymax, med);
@@ -644,19 +968,37 @@ static int distribution_draw(const json_t *dist, double warn_pct, double fail_pc
 	/* Every outlier is drawn and labelled. Of the others, at most
 	 * DIST_MAX_POINTS evenly spaced ranks of the sorted values are drawn
 	 * (the first and last included): the quantile curve stays exact to the
-	 * plot's resolution while the SVG stays small for a large fleet. */
+	 * plot's resolution while the SVG stays small for a large fleet; past
+	 * DIST_SYMBOLS values the curve is one line through them, not a
+	 * symbol each. */
 	{
-		size_t step = m > DIST_MAX_POINTS ? (m + DIST_MAX_POINTS - 1) / DIST_MAX_POINTS : 1;
-		for (i = 0; i < m; i++) {
-			double x = (double)i + 1, y = d[i].v;
+		size_t step = m > DIST_MAX_POINTS ? (m + DIST_MAX_POINTS - 1) / DIST_MAX_POINTS : 1, nc = 0;
+		double *cx = malloc(kept * sizeof(*cx)), *cy = malloc(kept * sizeof(*cy));
+		for (i = 0; i < kept; i++) {
+			size_t at = d[i].rank ? d[i].rank - 1 : i; /* its sorted position */
+			double x = (double)at + 1, y = d[i].v;
 			int out = d[i].level && (!strcmp(d[i].level, "warn") || !strcmp(d[i].level, "fail"));
-			if (!out && i % step != 0 && i != m - 1)
+			if (!out && at % step != 0 && at != m - 1)
+				continue;
+			if (cx && cy) {
+				cx[nc] = x;
+				cy[nc++] = y;
+			}
+			if (!out && m > DIST_SYMBOLS && cx && cy)
 				continue;
 			plcol0(!out ? C_BLUE : !strcmp(d[i].level, "fail") ? C_RED : C_ORANGE);
 			plpoin(1, &x, &y, out ? 5 : 4);
 			if (out && d[i].subject)
 				label_at(x + 0.3, y, 0.0, d[i].subject);
 		}
+		if (m > DIST_SYMBOLS && cx && cy && nc >= 2) {
+			plcol0(C_BLUE);
+			plwidth(1.5);
+			plline((PLINT)nc, cx, cy);
+			plwidth(1);
+		}
+		free(cx);
+		free(cy);
 	}
 	free(d);
 	return 0;

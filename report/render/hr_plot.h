@@ -53,6 +53,22 @@ int hr_plot_roofline(const char *node, const json_t *device, struct hr_svg *out)
 int hr_plot_busbw(const char *title, const json_t *groups, struct hr_svg *out);
 
 /**
+ * hr_plot_busbw_fleet - like groups overlaid on one axis: busbw
+ * (out-of-place) against message size (log2 axis), the median of the
+ * groups per size (black), the band of their 10th to 90th percentile per
+ * size (grey; 3 groups or more), every curve thin when the class has at
+ * most 8 groups, and the flagged groups highlighted (red FAIL, orange
+ * WARN; at most 48 drawn, the first 8 labelled with their name and first
+ * node at their last point).
+ * @title:   [in] plot title (the class of like groups).
+ * @groups:  [in] array of profile group objects of one class (rows).
+ * @flagged: [in] one flag per group: draw it highlighted.
+ * Returns 0; CH_ERR_USAGE when no group has two rows; CH_ERR_RUNTIME.
+ */
+int hr_plot_busbw_fleet(const char *title, const json_t *groups, const unsigned char *flagged,
+			struct hr_svg *out);
+
+/**
  * hr_plot_lateness - feeder lateness per loader configuration: p99 bars
  * and p50 marks (microseconds, log axis), bars coloured by verdict.
  * @node: [in] node name. @loader: [in] the node's loader object.

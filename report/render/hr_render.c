@@ -7,6 +7,7 @@
 #include "report/judge/hr_checkpoint.h"
 #include "report/judge/hr_inventory.h"
 #include "report/render/hr_rows.h"
+#include "report/render/hr_render_int.h"
 #include "base/ch_common.h"
 
 #include <math.h>
@@ -138,11 +139,45 @@ static void headline_line(FILE *out, const json_t *hl, const char *dim, const ch
 	fprintf(out, "%s\n", c1);
 }
 
-int hr_render_terminal(const json_t *p, FILE *out, int color)
+void hr_term_node(FILE *out, const json_t *n, int color, size_t *shown_pass, size_t *more_pass)
+{
+	const char *c1 = color ? RST : "", *dim = color ? DIM : "";
+	const char *v = hr_jstr(n, "verdict");
+	const json_t *rs = json_object_get(n, "reasons"), *r;
+	const json_t *first = NULL;
+	size_t nr = 0, j;
+	if (v && !strcmp(v, "PASS") && *shown_pass >= 20) {
+		(*more_pass)++;
+		return;
+	}
+	if (v && !strcmp(v, "PASS"))
+		(*shown_pass)++;
+	json_array_foreach(rs, j, r) {
+		const char *l = hr_jstr(r, "level");
+		if (l && strcmp(l, "info")) {
+			if (!first)
+				first = r;
+			nr++;
+		}
+	}
+	if (!first) /* a PASS that could not judge its fabric says so */
+		json_array_foreach(rs, j, r)
+			if (hr_streq(hr_jstr(r, "code"), "fabric_not_judged") && !first)
+				first = r;
+	fprintf(out, "%s%-4s%s  %-16s %s", color ? verdict_color(v) : "", v ? hr_term(v) : "?", c1,
+		hr_jstr(n, "name") ? hr_term(hr_jstr(n, "name")) : "?",
+		first ? hr_term(hr_jstr(first, "text")) : (json_is_false(json_object_get(n, "like_for_like")) ? "(configuration differs from the fleet)" : ""));
+	if (nr > 1)
+		fprintf(out, " %s(+%zu more)%s", dim, nr - 1, c1);
+	fputc('\n', out);
+	headline_line(out, json_object_get(n, "headline"), dim, c1);
+}
+
+int hr_term_render(const json_t *p, FILE *out, int color, const struct hr_render_parts *parts)
 {
 	const json_t *sum = json_object_get(p, "summary"), *nodes = json_object_get(p, "nodes");
 	const json_t *in = json_object_get(p, "inputs"), *n, *r, *x;
-	size_t i, j, shown_pass = 0, more_pass = 0;
+	size_t i, j, more_pass = parts->more_pass;
 	char line[1024];
 	const char *c0 = color ? BLD : "", *c1 = color ? RST : "", *dim = color ? DIM : "";
 
@@ -156,37 +191,8 @@ int hr_render_terminal(const json_t *p, FILE *out, int color)
 	cost_line(json_object_get(p, "run_cost"), line, sizeof(line));
 	fprintf(out, "%s%s%s\n\n", dim, hr_term(line), c1);
 
-	json_array_foreach(nodes, i, n) {
-		const char *v = hr_jstr(n, "verdict");
-		const json_t *rs = json_object_get(n, "reasons");
-		const json_t *first = NULL;
-		size_t nr = 0;
-		if (v && !strcmp(v, "PASS") && shown_pass >= 20) {
-			more_pass++;
-			continue;
-		}
-		if (v && !strcmp(v, "PASS"))
-			shown_pass++;
-		json_array_foreach(rs, j, r) {
-			const char *l = hr_jstr(r, "level");
-			if (l && strcmp(l, "info")) {
-				if (!first)
-					first = r;
-				nr++;
-			}
-		}
-		if (!first) /* a PASS that could not judge its fabric says so */
-			json_array_foreach(rs, j, r)
-				if (hr_streq(hr_jstr(r, "code"), "fabric_not_judged") && !first)
-					first = r;
-		fprintf(out, "%s%-4s%s  %-16s %s", color ? verdict_color(v) : "", v ? hr_term(v) : "?", c1,
-			hr_jstr(n, "name") ? hr_term(hr_jstr(n, "name")) : "?",
-			first ? hr_term(hr_jstr(first, "text")) : (json_is_false(json_object_get(n, "like_for_like")) ? "(configuration differs from the fleet)" : ""));
-		if (nr > 1)
-			fprintf(out, " %s(+%zu more)%s", dim, nr - 1, c1);
-		fputc('\n', out);
-		headline_line(out, json_object_get(n, "headline"), dim, c1);
-	}
+	/* the node lines, rendered node by node (hr_term_node) */
+	fwrite(parts->term_lines.s ? parts->term_lines.s : "", 1, parts->term_lines.len, out);
 	if (more_pass)
 		fprintf(out, "      ... and %zu more PASS node%s\n", more_pass, more_pass == 1 ? "" : "s");
 
@@ -208,7 +214,7 @@ int hr_render_terminal(const json_t *p, FILE *out, int color)
 				fprintf(out, "       %saction:%s %s\n", dim, c1, hr_term(hr_jstr(r, "action")));
 		}
 	}
-	hr_ckpt_render_terminal(p, out);
+	fwrite(parts->term_ckpt.s ? parts->term_ckpt.s : "", 1, parts->term_ckpt.len, out);
 	hr_render_power_terminal(p, out);
 	x = json_object_get(p, "findings");
 	if (json_array_size(x)) {
@@ -307,38 +313,34 @@ static void md_head(const json_t *p, struct hr_buf *b)
 	}
 }
 
-static void md_nodes(const struct hr_rows *rows, struct hr_buf *b)
+void hr_md_node(struct hr_buf *b, const struct hr_node_row *n)
 {
-	size_t i, j;
-	hr_buf_puts(b, "## Nodes\n\n| verdict | node | reasons | suggested action |\n|---|---|---|---|\n");
-	for (i = 0; i < rows->nnodes; i++) {
-		const struct hr_node_row *n = &rows->nodes[i];
-		int any = 0;
-		hr_buf_puts(b, "| ");
-		hr_buf_md(b, n->verdict);
-		hr_buf_puts(b, " | ");
-		hr_buf_md(b, n->name);
-		hr_buf_puts(b, " | ");
-		for (j = 0; j < n->nreasons; j++) {
-			if (!n->reasons[j].flagged)
-				continue;
-			hr_buf_printf(b, "%s**", any ? "<br>" : "");
-			hr_buf_md(b, n->reasons[j].level);
-			hr_buf_puts(b, "** ");
-			hr_buf_md(b, n->reasons[j].text);
-			any = 1;
-		}
-		hr_buf_puts(b, " | ");
-		any = 0;
-		for (j = 0; j < n->nreasons; j++) {
-			if (!n->reasons[j].flagged || !n->reasons[j].action)
-				continue;
-			hr_buf_puts(b, any ? "<br>" : "");
-			hr_buf_md(b, n->reasons[j].action);
-			any = 1;
-		}
-		hr_buf_puts(b, " |\n");
+	size_t j;
+	int any = 0;
+	hr_buf_puts(b, "| ");
+	hr_buf_md(b, n->verdict);
+	hr_buf_puts(b, " | ");
+	hr_buf_md(b, n->name);
+	hr_buf_puts(b, " | ");
+	for (j = 0; j < n->nreasons; j++) {
+		if (!n->reasons[j].flagged)
+			continue;
+		hr_buf_printf(b, "%s**", any ? "<br>" : "");
+		hr_buf_md(b, n->reasons[j].level);
+		hr_buf_puts(b, "** ");
+		hr_buf_md(b, n->reasons[j].text);
+		any = 1;
 	}
+	hr_buf_puts(b, " | ");
+	any = 0;
+	for (j = 0; j < n->nreasons; j++) {
+		if (!n->reasons[j].flagged || !n->reasons[j].action)
+			continue;
+		hr_buf_puts(b, any ? "<br>" : "");
+		hr_buf_md(b, n->reasons[j].action);
+		any = 1;
+	}
+	hr_buf_puts(b, " |\n");
 }
 
 static void md_findings_drift(const struct hr_rows *rows, struct hr_buf *b)
@@ -497,10 +499,17 @@ static void md_loader(const struct hr_rows *rows, struct hr_buf *b)
 	}
 }
 
-static void md_checkpoint(const struct hr_rows *rows, struct hr_buf *b)
+void hr_md_ckpt(struct hr_buf *b, const struct hr_ckpt_row *r)
+{
+	hr_buf_puts(b, "| ");
+	hr_rows_ckpt_cells(b, r, " | ", hr_buf_md);
+	hr_buf_puts(b, " |\n");
+}
+
+static void md_checkpoint(const struct hr_render_parts *parts, struct hr_buf *b)
 {
 	size_t j;
-	if (!rows->nckpt)
+	if (!parts->nckpt)
 		return;
 	hr_buf_puts(b, "\n## Checkpoint writes (checkpoint_io, synchronous)\n\nPer node and mount, its latest result: median over the node's ranks, against the median of the other nodes on the same mount.\n\n|");
 	for (j = 0; j < HR_ROWS_CKPT_COLS; j++)
@@ -509,11 +518,7 @@ static void md_checkpoint(const struct hr_rows *rows, struct hr_buf *b)
 	for (j = 0; j < HR_ROWS_CKPT_COLS; j++)
 		hr_buf_puts(b, "---|");
 	hr_buf_puts(b, "\n");
-	for (j = 0; j < rows->nckpt; j++) {
-		hr_buf_puts(b, "| ");
-		hr_rows_ckpt_cells(b, &rows->ckpt[j], " | ", hr_buf_md);
-		hr_buf_puts(b, " |\n");
-	}
+	hr_buf_append(b, parts->md_ckpt.s ? parts->md_ckpt.s : "", parts->md_ckpt.len);
 }
 
 static void md_inputs(const json_t *p, const struct hr_rows *rows, struct hr_buf *b)
@@ -545,7 +550,7 @@ static void md_inputs(const json_t *p, const struct hr_rows *rows, struct hr_buf
 		      hr_jnum(th, "warn_pct_below"), hr_jnum(th, "fail_pct_below"), hr_jint(th, "min_fleet", 3));
 }
 
-int hr_render_markdown(const json_t *p, struct hr_buf *b)
+int hr_md_render(const json_t *p, struct hr_buf *b, const struct hr_render_parts *parts)
 {
 	struct hr_rows rows;
 	if (hr_rows_build(p, &rows)) {
@@ -553,12 +558,14 @@ int hr_render_markdown(const json_t *p, struct hr_buf *b)
 		return CH_ERR_RUNTIME;
 	}
 	md_head(p, b);
-	md_nodes(&rows, b);
+	/* the node rows, rendered node by node (hr_md_node) */
+	hr_buf_puts(b, "## Nodes\n\n| verdict | node | reasons | suggested action |\n|---|---|---|---|\n");
+	hr_buf_append(b, parts->md_nodes.s ? parts->md_nodes.s : "", parts->md_nodes.len);
 	md_findings_drift(&rows, b);
 	md_devices(&rows, b);
 	md_groups(&rows, b);
 	md_loader(&rows, b);
-	md_checkpoint(&rows, b);
+	md_checkpoint(parts, b);
 	hr_steps_markdown(json_object_get(p, "steps"), b);
 	hr_render_power_md(p, b);
 	md_inputs(p, &rows, b);
@@ -598,126 +605,162 @@ static void prom_sample(struct hr_buf *b, const char *name, double v, ...)
 	hr_buf_printf(b, "%s %.10g\n", first ? "" : "}", v);
 }
 
-int hr_render_prom(const json_t *p, struct hr_buf *b)
+/* a JSON number as a double, NAN for anything else */
+static double hr_jnum_v(const json_t *v)
 {
-	static const struct fam f_verdict = { "clusterhealth_node_verdict", "Node verdict of health_report: 0 PASS, 1 WARN, 2 FAIL, -1 NOT JUDGED (no check could be judged).", "gauge" };
-	static const struct fam f_drain = { "clusterhealth_drain_candidate", "1 when health_report lists the node as a drain candidate (a hard fault or a confirmed FAIL).", "gauge" };
-	static const struct fam f_reasons = { "clusterhealth_node_reasons", "Number of reasons of each level (info, warn, fail) behind the node verdict.", "gauge" };
-	static const struct fam f_mem = { "clusterhealth_device_memory_gbps", "Measured memory roof of a device (roofline), GB/s (1e9 bytes/s).", "gauge" };
-	static const struct fam f_comp = { "clusterhealth_device_compute_gflops", "Measured compute roof of a device per dtype (roofline), GFLOP/s.", "gauge" };
-	static const struct fam f_pexp = { "clusterhealth_device_pct_of_expected", "Measured roof as percent of the per-SKU expectation (datasheet x attainable fraction).", "gauge" };
-	static const struct fam f_z = { "clusterhealth_device_robust_z", "Robust z-score of the roof against like devices of the fleet (0.6745 (x - median) / MAD).", "gauge" };
-	static const struct fam f_bw = { "clusterhealth_busbw_gbps", "All-reduce busbw at the largest message size (out-of-place), per node and group, GB/s.", "gauge" };
-	static const struct fam f_wait = { "clusterhealth_loader_input_wait_ratio", "Input-wait fraction of the step per loader configuration (loader_contention).", "gauge" };
-	static const struct fam f_late = { "clusterhealth_loader_lateness_p99_seconds", "Feeder lateness against its deadline, 99th percentile, per loader configuration.", "gauge" };
-	static const struct fam f_ck_bw = { "clusterhealth_checkpoint_rank_write_gbps", "Synchronous checkpoint write bandwidth per rank, median over the node's ranks, per mount (checkpoint_io), GB/s.", "gauge" };
-	static const struct fam f_ck_block = { "clusterhealth_checkpoint_block_seconds", "Time one synchronous checkpoint blocks the step, per node and mount (checkpoint_io).", "gauge" };
-	static const struct fam f_ck_bad = { "clusterhealth_checkpoint_bad_files", "Checkpoint files that did not read back as written, per node and mount (checkpoint_io).", "gauge" };
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The families of one sample or more per node, in the order health.prom lists them. */
+static const struct fam node_fams[HR_PROM_NODE_FAMILIES] = {
+	{ "clusterhealth_node_verdict", "Node verdict of health_report: 0 PASS, 1 WARN, 2 FAIL, -1 NOT JUDGED (no check could be judged).", "gauge" },
+	{ "clusterhealth_drain_candidate", "1 when health_report lists the node as a drain candidate (a hard fault or a confirmed FAIL).", "gauge" },
+	{ "clusterhealth_node_reasons", "Number of reasons of each level (info, warn, fail) behind the node verdict.", "gauge" },
+	{ "clusterhealth_device_memory_gbps", "Measured memory roof of a device (roofline), GB/s (1e9 bytes/s).", "gauge" },
+	{ "clusterhealth_device_compute_gflops", "Measured compute roof of a device per dtype (roofline), GFLOP/s.", "gauge" },
+	{ "clusterhealth_device_pct_of_expected", "Measured roof as percent of the per-SKU expectation (datasheet x attainable fraction).", "gauge" },
+	{ "clusterhealth_device_robust_z", "Robust z-score of the roof against like devices of the fleet (0.6745 (x - median) / MAD).", "gauge" },
+	{ "clusterhealth_busbw_gbps", "All-reduce busbw at the largest message size (out-of-place), per node and group, GB/s.", "gauge" },
+	{ "clusterhealth_loader_input_wait_ratio", "Input-wait fraction of the step per loader configuration (loader_contention).", "gauge" },
+	{ "clusterhealth_loader_lateness_p99_seconds", "Feeder lateness against its deadline, 99th percentile, per loader configuration.", "gauge" },
+	{ "clusterhealth_checkpoint_rank_write_gbps", "Synchronous checkpoint write bandwidth per rank, median over the node's ranks, per mount (checkpoint_io), GB/s.", "gauge" },
+	{ "clusterhealth_checkpoint_block_seconds", "Time one synchronous checkpoint blocks the step, per node and mount (checkpoint_io).", "gauge" },
+	{ "clusterhealth_checkpoint_bad_files", "Checkpoint files that did not read back as written, per node and mount (checkpoint_io).", "gauge" },
+};
+
+void hr_prom_node(size_t k, const json_t *n, struct hr_buf *b)
+{
+	const char *name = node_fams[k < HR_PROM_NODE_FAMILIES ? k : 0].name;
+	const json_t *d, *m, *r;
+	size_t j, q;
+
+	switch (k) {
+	case 0: {
+		const char *v = hr_jstr(n, "verdict");
+		prom_sample(b, name, v && !strcmp(v, "FAIL") ? 2 : v && !strcmp(v, "WARN") ? 1 :
+			    v && !strcmp(v, "NOT JUDGED") ? -1 : 0,
+			    "node", hr_jstr(n, "name"), NULL);
+		break;
+	}
+	case 1:
+		prom_sample(b, name, json_is_true(json_object_get(n, "drain_candidate")),
+			    "node", hr_jstr(n, "name"), NULL);
+		break;
+	case 2: {
+		static const char *const lv[] = { "info", "warn", "fail" };
+		int cnt[3] = { 0, 0, 0 }, l;
+		json_array_foreach(json_object_get(n, "reasons"), j, r)
+			for (l = 0; l < 3; l++)
+				if (hr_jstr(r, "level") && !strcmp(hr_jstr(r, "level"), lv[l]))
+					cnt[l]++;
+		for (l = 0; l < 3; l++)
+			prom_sample(b, name, cnt[l], "node", hr_jstr(n, "name"), "level", lv[l], NULL);
+		break;
+	}
+	case 3:
+		json_array_foreach(json_object_get(n, "devices"), j, d) {
+			const char *key;
+			json_array_foreach(json_object_get(d, "metrics"), q, m)
+				if (!strcmp(hr_jstr(m, "metric"), "memory_gbps"))
+					prom_sample(b, name, hr_jnum(m, "value"), "node", hr_jstr(n, "name"),
+						    "device", hr_jstr(d, "device"), "sku", hr_jstr(d, "sku") ? hr_jstr(d, "sku") : "", NULL);
+			/* a node of bounded detail: its devices' values */
+			json_object_foreach((json_t *)json_object_get(d, "values"), key, m)
+				if (!strcmp(key, "memory_gbps"))
+					prom_sample(b, name, hr_jnum_v(m), "node", hr_jstr(n, "name"),
+						    "device", hr_jstr(d, "device"), "sku", hr_jstr(d, "sku") ? hr_jstr(d, "sku") : "", NULL);
+		}
+		break;
+	case 4:
+		json_array_foreach(json_object_get(n, "devices"), j, d) {
+			const char *key;
+			json_array_foreach(json_object_get(d, "metrics"), q, m)
+				if (!strncmp(hr_jstr(m, "metric"), "compute_gflops.", 15))
+					prom_sample(b, name, hr_jnum(m, "value"), "node", hr_jstr(n, "name"),
+						    "device", hr_jstr(d, "device"), "sku", hr_jstr(d, "sku") ? hr_jstr(d, "sku") : "",
+						    "dtype", hr_jstr(m, "metric") + 15, NULL);
+			json_object_foreach((json_t *)json_object_get(d, "values"), key, m)
+				if (!strncmp(key, "compute_gflops.", 15))
+					prom_sample(b, name, hr_jnum_v(m), "node", hr_jstr(n, "name"),
+						    "device", hr_jstr(d, "device"), "sku", hr_jstr(d, "sku") ? hr_jstr(d, "sku") : "",
+						    "dtype", key + 15, NULL);
+		}
+		break;
+	case 5:
+	case 6:
+		json_array_foreach(json_object_get(n, "devices"), j, d)
+			json_array_foreach(json_object_get(d, "metrics"), q, m)
+				prom_sample(b, name, hr_jnum(m, k == 5 ? "pct_of_expected" : "z"), "node", hr_jstr(n, "name"),
+					    "device", hr_jstr(d, "device"), "metric", hr_jstr(m, "metric"), NULL);
+		break;
+	case 7:
+		json_array_foreach(json_object_get(n, "busbw"), j, d) {
+			char nr[24];
+			snprintf(nr, sizeof(nr), "%lld", hr_jint(d, "nranks", 0));
+			prom_sample(b, name, hr_jnum(d, "large_msg_busbw_gbps"), "node", hr_jstr(n, "name"),
+				    "group", hr_jstr(d, "group"), "kind", hr_jstr(d, "kind"), "algo", hr_jstr(d, "algo"),
+				    "nranks", nr, NULL);
+		}
+		break;
+	case 8:
+	case 9:
+		json_array_foreach(json_object_get(json_object_get(n, "loader"), "configs"), j, d)
+			prom_sample(b, name, k == 8 ? hr_jnum(d, "input_wait_frac") : hr_jnum(d, "lateness_p99_us") * 1e-6,
+				    "node", hr_jstr(n, "name"), "config", hr_jstr(d, "name"), "placement", hr_jstr(d, "placement"), NULL);
+		break;
+	case 10:
+	case 11:
+	case 12:
+		json_array_foreach(json_object_get(n, "checkpoint"), j, d)
+			prom_sample(b, name, k == 10 ? hr_jnum(d, "rank_write_gbps") : k == 11 ? hr_jnum(d, "block_sec") :
+				    (double)hr_jint(d, "bad_files", 0), "node", hr_jstr(n, "name"),
+				    "mount", hr_jstr(d, "mount"), NULL);
+		break;
+	default:
+		break;
+	}
+}
+
+int hr_prom_render(const json_t *p, FILE *out, const struct hr_render_parts *parts)
+{
 	static const struct fam f_issues = { "clusterhealth_report_input_problems", "Input problems of the report by kind (skipped, truncated, note).", "gauge" };
 	static const struct fam f_energy = { "clusterhealth_run_energy_joules", "IT energy of the measurement run (measured, or estimated from rated power).", "gauge" };
 	static const struct fam f_wall = { "clusterhealth_run_wall_seconds", "Wall time of the measurement run, first start to last end.", "gauge" };
 	static const struct fam f_time = { "clusterhealth_report_generated_timestamp_seconds", "When health_report wrote this file (Unix time).", "gauge" };
-	const json_t *nodes = json_object_get(p, "nodes"), *n, *d, *m, *r, *in = json_object_get(p, "inputs");
-	const json_t *c = json_object_get(p, "run_cost");
-	size_t i, j, k;
+	const json_t *in = json_object_get(p, "inputs"), *c = json_object_get(p, "run_cost");
+	struct hr_buf b = { 0 };
+	size_t k, ninv = hr_inventory_prom_sections();
 	time_t t;
+	int rc = 0;
 
-	prom_head(b, &f_verdict);
-	json_array_foreach(nodes, i, n) {
-		const char *v = hr_jstr(n, "verdict");
-		prom_sample(b, f_verdict.name, v && !strcmp(v, "FAIL") ? 2 : v && !strcmp(v, "WARN") ? 1 :
-			    v && !strcmp(v, "NOT JUDGED") ? -1 : 0,
-			    "node", hr_jstr(n, "name"), NULL);
+	/* each family's head, then its samples rendered node by node */
+	for (k = 0; k < HR_PROM_NODE_FAMILIES + ninv && !rc; k++) {
+		b.len = 0;
+		if (k < HR_PROM_NODE_FAMILIES)
+			prom_head(&b, &node_fams[k]);
+		else
+			hr_inventory_prom_head(k - HR_PROM_NODE_FAMILIES, &b);
+		if (b.oom || (b.len && fwrite(b.s, 1, b.len, out) != b.len))
+			rc = CH_ERR_RUNTIME;
+		else
+			rc = hr_spill_copy(&parts->prom[k], out);
 	}
-	prom_head(b, &f_drain);
-	json_array_foreach(nodes, i, n)
-		prom_sample(b, f_drain.name, json_is_true(json_object_get(n, "drain_candidate")),
-			    "node", hr_jstr(n, "name"), NULL);
-	prom_head(b, &f_reasons);
-	json_array_foreach(nodes, i, n) {
-		static const char *const lv[] = { "info", "warn", "fail" };
-		int cnt[3] = { 0, 0, 0 }, q;
-		json_array_foreach(json_object_get(n, "reasons"), j, r)
-			for (q = 0; q < 3; q++)
-				if (hr_jstr(r, "level") && !strcmp(hr_jstr(r, "level"), lv[q]))
-					cnt[q]++;
-		for (q = 0; q < 3; q++)
-			prom_sample(b, f_reasons.name, cnt[q], "node", hr_jstr(n, "name"), "level", lv[q], NULL);
-	}
-	prom_head(b, &f_mem);
-	json_array_foreach(nodes, i, n)
-		json_array_foreach(json_object_get(n, "devices"), j, d)
-			json_array_foreach(json_object_get(d, "metrics"), k, m)
-				if (!strcmp(hr_jstr(m, "metric"), "memory_gbps"))
-					prom_sample(b, f_mem.name, hr_jnum(m, "value"), "node", hr_jstr(n, "name"),
-						    "device", hr_jstr(d, "device"), "sku", hr_jstr(d, "sku") ? hr_jstr(d, "sku") : "", NULL);
-	prom_head(b, &f_comp);
-	json_array_foreach(nodes, i, n)
-		json_array_foreach(json_object_get(n, "devices"), j, d)
-			json_array_foreach(json_object_get(d, "metrics"), k, m)
-				if (!strncmp(hr_jstr(m, "metric"), "compute_gflops.", 15))
-					prom_sample(b, f_comp.name, hr_jnum(m, "value"), "node", hr_jstr(n, "name"),
-						    "device", hr_jstr(d, "device"), "sku", hr_jstr(d, "sku") ? hr_jstr(d, "sku") : "",
-						    "dtype", hr_jstr(m, "metric") + 15, NULL);
-	prom_head(b, &f_pexp);
-	json_array_foreach(nodes, i, n)
-		json_array_foreach(json_object_get(n, "devices"), j, d)
-			json_array_foreach(json_object_get(d, "metrics"), k, m)
-				prom_sample(b, f_pexp.name, hr_jnum(m, "pct_of_expected"), "node", hr_jstr(n, "name"),
-					    "device", hr_jstr(d, "device"), "metric", hr_jstr(m, "metric"), NULL);
-	prom_head(b, &f_z);
-	json_array_foreach(nodes, i, n)
-		json_array_foreach(json_object_get(n, "devices"), j, d)
-			json_array_foreach(json_object_get(d, "metrics"), k, m)
-				prom_sample(b, f_z.name, hr_jnum(m, "z"), "node", hr_jstr(n, "name"),
-					    "device", hr_jstr(d, "device"), "metric", hr_jstr(m, "metric"), NULL);
-	prom_head(b, &f_bw);
-	json_array_foreach(nodes, i, n)
-		json_array_foreach(json_object_get(n, "busbw"), j, d) {
-			char nr[24];
-			snprintf(nr, sizeof(nr), "%lld", hr_jint(d, "nranks", 0));
-			prom_sample(b, f_bw.name, hr_jnum(d, "large_msg_busbw_gbps"), "node", hr_jstr(n, "name"),
-				    "group", hr_jstr(d, "group"), "kind", hr_jstr(d, "kind"), "algo", hr_jstr(d, "algo"),
-				    "nranks", nr, NULL);
-		}
-	prom_head(b, &f_wait);
-	json_array_foreach(nodes, i, n)
-		json_array_foreach(json_object_get(json_object_get(n, "loader"), "configs"), j, d)
-			prom_sample(b, f_wait.name, hr_jnum(d, "input_wait_frac"), "node", hr_jstr(n, "name"),
-				    "config", hr_jstr(d, "name"), "placement", hr_jstr(d, "placement"), NULL);
-	prom_head(b, &f_late);
-	json_array_foreach(nodes, i, n)
-		json_array_foreach(json_object_get(json_object_get(n, "loader"), "configs"), j, d)
-			prom_sample(b, f_late.name, hr_jnum(d, "lateness_p99_us") * 1e-6, "node", hr_jstr(n, "name"),
-				    "config", hr_jstr(d, "name"), "placement", hr_jstr(d, "placement"), NULL);
-	prom_head(b, &f_ck_bw);
-	json_array_foreach(nodes, i, n)
-		json_array_foreach(json_object_get(n, "checkpoint"), j, d)
-			prom_sample(b, f_ck_bw.name, hr_jnum(d, "rank_write_gbps"), "node", hr_jstr(n, "name"),
-				    "mount", hr_jstr(d, "mount"), NULL);
-	prom_head(b, &f_ck_block);
-	json_array_foreach(nodes, i, n)
-		json_array_foreach(json_object_get(n, "checkpoint"), j, d)
-			prom_sample(b, f_ck_block.name, hr_jnum(d, "block_sec"), "node", hr_jstr(n, "name"),
-				    "mount", hr_jstr(d, "mount"), NULL);
-	prom_head(b, &f_ck_bad);
-	json_array_foreach(nodes, i, n)
-		json_array_foreach(json_object_get(n, "checkpoint"), j, d)
-			prom_sample(b, f_ck_bad.name, (double)hr_jint(d, "bad_files", 0), "node", hr_jstr(n, "name"),
-				    "mount", hr_jstr(d, "mount"), NULL);
-	hr_inventory_prom(p, b);
-	prom_head(b, &f_issues);
-	prom_sample(b, f_issues.name, (double)hr_jint(in, "skipped", 0), "kind", "skipped", NULL);
-	prom_sample(b, f_issues.name, (double)hr_jint(in, "truncated", 0), "kind", "truncated", NULL);
-	prom_sample(b, f_issues.name, (double)hr_jint(in, "notes", 0), "kind", "note", NULL);
-	prom_head(b, &f_energy);
-	prom_sample(b, f_energy.name, hr_jnum(c, "it_energy_j"), "source",
+	b.len = 0;
+	prom_head(&b, &f_issues);
+	prom_sample(&b, f_issues.name, (double)hr_jint(in, "skipped", 0), "kind", "skipped", NULL);
+	prom_sample(&b, f_issues.name, (double)hr_jint(in, "truncated", 0), "kind", "truncated", NULL);
+	prom_sample(&b, f_issues.name, (double)hr_jint(in, "notes", 0), "kind", "note", NULL);
+	prom_head(&b, &f_energy);
+	prom_sample(&b, f_energy.name, hr_jnum(c, "it_energy_j"), "source",
 		    hr_jstr(c, "energy_source") ? hr_jstr(c, "energy_source") : "none", NULL);
-	prom_head(b, &f_wall);
-	prom_sample(b, f_wall.name, hr_jnum(c, "wall_span_sec"), NULL);
-	prom_head(b, &f_time);
+	prom_head(&b, &f_wall);
+	prom_sample(&b, f_wall.name, hr_jnum(c, "wall_span_sec"), NULL);
+	prom_head(&b, &f_time);
 	if (hr_parse_utc(hr_jstr(p, "generated_utc"), &t) == 0)
-		prom_sample(b, f_time.name, (double)t, NULL);
-	hr_steps_prom(json_object_get(p, "steps"), b);
-	return b->oom ? CH_ERR_RUNTIME : 0;
+		prom_sample(&b, f_time.name, (double)t, NULL);
+	hr_steps_prom(json_object_get(p, "steps"), &b);
+	if (!rc && (b.oom || fwrite(b.s ? b.s : "", 1, b.len, out) != b.len))
+		rc = CH_ERR_RUNTIME;
+	hr_buf_release(&b);
+	return rc;
 }

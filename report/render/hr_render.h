@@ -37,10 +37,14 @@ int hr_render_terminal(const json_t *profile, FILE *out, int color);
 int hr_render_markdown(const json_t *profile, struct hr_buf *b);
 
 /**
- * hr_render_html - the self-contained HTML report: everything of the
- * Markdown report plus the plots (roofline per device, busbw against size
- * per group and algorithm, feeder lateness per placement, fleet
- * distributions), inline SVG drawn by PLplot, no external resource.
+ * hr_render_html - the self-contained HTML report, laid out for a fleet:
+ * the summary, the flagged nodes in full, the PASS nodes as one compact
+ * sortable and filterable table (configuration only where it differs from
+ * the fleet's majority), the plots (roofline per device, busbw against size
+ * of like groups overlaid with their median and band, the flagged ones
+ * highlighted; feeder lateness per placement; fleet distributions), and
+ * the tables of the Markdown report; inline SVG drawn by PLplot, no
+ * external resource (docs/health_report.md, "report.html at fleet scale").
  * An inline script marks each plot's <svg> with data-rendered="yes" once
  * the browser has laid it out with a non-empty bounding box, and sets
  * data-plots-total and data-plots-rendered on <body> (the headless-browser
@@ -63,6 +67,41 @@ int hr_render_html(const json_t *profile, int max_plots, struct hr_buf *b, int *
  * Returns 0, or CH_ERR_RUNTIME (out of memory).
  */
 int hr_render_prom(const json_t *profile, struct hr_buf *b);
+
+/*
+ * The outputs rendered node by node, as the profile is handed over
+ * (hr_analyze_stream()): hr_render_begin() with the profile's head,
+ * hr_render_node() for each node in order, hr_render_end() with its tail.
+ * What an output shows of each node (a row, lines, samples) is rendered
+ * when the node comes and kept as text (health.prom's in temporary files);
+ * the node itself is kept only when it is of full detail (no "detail":
+ * "bounded"), for what needs the flagged nodes together (details, plots,
+ * tables with a row limit). The outputs are those of the renderers above
+ * on the whole profile, byte for byte.
+ */
+struct hr_render_opts {
+	int md, prom, html, terminal; /* which outputs to render */
+	int max_plots;                /* report.html: as hr_render_html() */
+	int color;                    /* terminal: as hr_render_terminal() */
+};
+struct hr_render_out {
+	FILE *md, *prom, *html, *terminal; /* NULL: not written */
+};
+struct hr_render;
+
+/** hr_render_begin - a new rendering; @head: the profile's head (copied).
+ * Returns NULL when out of memory. */
+struct hr_render *hr_render_begin(const json_t *head, const struct hr_render_opts *o);
+/** hr_render_node - the next node of the profile (borrowed for the call).
+ * Returns 0, or CH_ERR_RUNTIME (out of memory, no temporary file). */
+int hr_render_node(struct hr_render *r, const json_t *node);
+/** hr_render_end - @tail: the profile's rest (groups, findings,
+ * distributions, power_caps); each output asked for in @out is written to
+ * its stream; @nplots: [out] report.html's plots, may be NULL. Returns 0 or
+ * CH_ERR_RUNTIME. */
+int hr_render_end(struct hr_render *r, const json_t *tail, const struct hr_render_out *out, int *nplots);
+/** hr_render_free - releases @r (NULL allowed). */
+void hr_render_free(struct hr_render *r);
 
 /**
  * hr_group_level_text - the level column of a group in report.md and

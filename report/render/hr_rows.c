@@ -85,6 +85,12 @@ static int build_findings_drift(const json_t *p, struct hr_rows *r)
 	return 0;
 }
 
+int hr_rows_detailed(const json_t *node)
+{
+	const char *d = hr_jstr(node, "detail");
+	return !d || strcmp(d, "bounded");
+}
+
 static void device_row(struct hr_device_row *row, const json_t *n, const json_t *d)
 {
 	row->node = hr_jstr(n, "name");
@@ -101,14 +107,16 @@ static int build_devices(const json_t *nodes, struct hr_rows *r)
 {
 	const json_t *n, *d, *m;
 	size_t i, j, k, rows = 0;
+	/* a node of bounded detail (a PASS node without --detail all) lists
+	 * its devices' values only: no rows */
 	json_array_foreach(nodes, i, n)
-		json_array_foreach(json_object_get(n, "devices"), j, d)
+		json_array_foreach(hr_rows_detailed(n) ? json_object_get(n, "devices") : NULL, j, d)
 			rows += json_array_size(json_object_get(d, "metrics")) ? json_array_size(json_object_get(d, "metrics")) : 1;
 	r->devices = rows_alloc(rows, sizeof(*r->devices));
 	if (!r->devices)
 		return CH_ERR_RUNTIME;
 	json_array_foreach(nodes, i, n)
-		json_array_foreach(json_object_get(n, "devices"), j, d) {
+		json_array_foreach(hr_rows_detailed(n) ? json_object_get(n, "devices") : NULL, j, d) {
 			const json_t *ms = json_object_get(d, "metrics");
 			if (!json_array_size(ms)) {
 				struct hr_device_row *row = &r->devices[r->ndevices++];

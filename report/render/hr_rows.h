@@ -147,6 +147,13 @@ int hr_rows_build(const json_t *profile, struct hr_rows *r);
  */
 int hr_rows_group_flagged(const json_t *g);
 
+/**
+ * hr_rows_detailed - whether a profile node carries its full detail: 0 for
+ * a node of bounded detail ("detail": "bounded": a PASS node without
+ * --detail all, whose devices list their values only), else 1.
+ */
+int hr_rows_detailed(const json_t *node);
+
 /** hr_rows_free - releases what hr_rows_build() allocated; @r may be zeroed. */
 void hr_rows_free(struct hr_rows *r);
 

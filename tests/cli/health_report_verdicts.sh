@@ -317,7 +317,7 @@ for node in sorted(os.listdir(dst)):
         dv["roofs"].setdefault("compute_kernel", {})["fp64"] = "ladder_k256"
     json.dump(d, open(f, "w"))
 PY
-"$HR" --out "$TMP/ladderout" "$TMP/ladder" >"$TMP/ladder.txt" 2>&1
+"$HR" --detail all --out "$TMP/ladderout" "$TMP/ladder" >"$TMP/ladder.txt" 2>&1
 msg=$(python3 - "$TMP/ladderout/profile.json" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
@@ -366,7 +366,7 @@ fi
 # roof, nights 2-4 healthy: the node PASSes on its latest run; night 1's
 # value is marked superseded (not judged) and kept out of the fleet
 nights $D/real-vm/roofline.json "$TMP/fixed" memory_gbps,gbps 0.5 1 1 1
-"$HR" --out "$TMP/fixedout" "$TMP/fixed" >"$TMP/fixed.txt" 2>&1
+"$HR" --detail all --out "$TMP/fixedout" "$TMP/fixed" >"$TMP/fixed.txt" 2>&1
 rc=$?
 if [ $rc = 0 ] && grep -q "^PASS  vm" "$TMP/fixed.txt" && python3 - "$TMP/fixedout/profile.json" <<'PY'
 import json, sys

@@ -106,7 +106,7 @@ lacks report_negative_energy "energy -" "-0.167 USD"
 
 # report: a loader lateness that is not a number is listed; its cell keeps the ' / '
 mutate p50 $FH/node01/loader_contention.json 'd["results"]["configs"][0]["lateness_us"]["p50"] = "x"'
-run report_lateness_not_a_number 0 "$HR" --out "$TMP/report_lateness_not_a_number.out" "$TMP/p50" &&
+run report_lateness_not_a_number 0 "$HR" --detail all --out "$TMP/report_lateness_not_a_number.out" "$TMP/p50" &&
 has report_lateness_not_a_number "skipped: results.configs[0]: 'lateness_us.p50' is not a number; skipped" \
 	"| node01 | baseline | baseline | 0 | n/a / 121 |" && lacks report_lateness_not_a_number "n/a121"
 
@@ -178,7 +178,8 @@ PY
 sed 's/ on     node01 device / on node\x1b[2Jx01 device /' tests/data/nccl-tests-logs/01_h100_2node_16gpu_gcp_a3mega_allreduce.txt >"$X/nt.txt"
 cp "$X/nt.txt" "$X/log"$'\e'"[2Jname.txt"
 O=$TMP/escape/out
-out=$("$HR" --color always --out "$O" "$X" 2>&1); rc=$?
+# --detail all: every input string is in the outputs (a PASS node's loader configurations too)
+out=$("$HR" --detail all --color always --out "$O" "$X" 2>&1); rc=$?
 good=1
 if [ $rc != 0 ]; then echo "not ok outputs_escape_input_strings: exit $rc (want 0)"; good=0; fi
 for f in "$O/report.md" "$O/report.html" "$O/health.prom"; do

@@ -758,8 +758,11 @@ Test(report, outputs_render_from_the_profile)
 		svgs++;
 	cr_expect_eq(figs, nplots);
 	cr_expect_eq(svgs, nplots);
-	/* 8 rooflines (cap), 8 busbw (cap), 6 loaders, 8 distributions (cap) */
-	cr_expect_eq(nplots, 30, "plots: %d", nplots);
+	/* 8 rooflines (cap), 3 busbw (one per class of like groups overlaid),
+	 * 4 loaders (the flagged nodes': a PASS node's entry is bounded, its
+	 * configurations not in the profile), 8 distributions (cap) */
+	cr_expect_eq(nplots, 23, "plots: %d", nplots);
+	cr_expect_eq(figs, 23);
 	cr_expect(strstr(html.s, "data-subject=\"node02/gpu3\""), "flagged device plotted first");
 	cr_expect(strstr(html.s, "more device rooflines not drawn (--max-plots 8"));
 	cr_expect(!strstr(html.s, "http://") || strstr(html.s, "xmlns=\"http://www.w3.org/2000/svg\""));
@@ -840,11 +843,70 @@ Test(report, plots_are_svg_and_refuse_empty_input)
 	cr_assert(g && empty);
 	cr_assert_eq(hr_plot_busbw("pair#1 (a title with a PLplot escape)", g, &svg), 0);
 	cr_expect_eq(strncmp(svg.svg, "<svg", 4), 0);
-	cr_expect(strstr(svg.svg, "<polyline"));
+	/* lines: PLplot's polylines, runs of alike ones merged into a path */
+	cr_expect(strstr(svg.svg, "<polyline") || strstr(svg.svg, "<path "));
+	cr_expect(strstr(svg.svg, " d=\"M"), "a merged run of polylines: %.300s", svg.svg);
+	cr_expect(!strstr(svg.svg, "stroke-opacity=\"1.000000\""));
 	cr_expect(strstr(svg.svg, "</svg>"));
 	cr_expect_eq(strlen(svg.svg), svg.len);
 	hr_svg_release(&svg);
 	cr_expect_eq(hr_plot_busbw("empty", empty, &svg), CH_ERR_USAGE);
 	json_decref(g);
 	json_decref(empty);
+}
+
+/* The readers' pool and parse arena (hr_fleet_load_files, hr_json_alloc_init)
+ * load the same fleet as one file after another with plain allocation: the
+ * profiles of both are the same text, --detail all and bounded. */
+static char *profile_text(const char *dir, int pool, int detail_all)
+{
+	struct hr_fleet f;
+	struct hr_file_list files;
+	char *args[1] = { (char *)dir }, *t;
+	struct hr_cost_params cp;
+	struct hr_analyze_opts o;
+	struct hr_expect ex;
+	json_t *p;
+	size_t i;
+	memset(&f, 0, sizeof(f));
+	cr_assert_eq(hr_collect_inputs(args, 1, NULL, &files, &f.issues), 0);
+	if (pool)
+		cr_assert_eq(hr_fleet_load_files(&f, (const char *const *)files.paths, files.named, files.n), 0);
+	else
+		for (i = 0; i < files.n; i++)
+			cr_assert_eq(hr_fleet_load_file(&f, files.paths[i], files.named[i]), 0);
+	hr_cost_defaults(&cp);
+	cr_assert_eq(hr_expect_init(&ex), 0);
+	memset(&o, 0, sizeof(o));
+	o.expect = &ex;
+	o.cost = &cp;
+	o.generated_utc = "2025-06-01T03:00:00Z";
+	o.input_files = files.n;
+	o.detail_all = detail_all;
+	p = hr_analyze(&f, &o);
+	cr_assert(p);
+	t = json_dumps(p, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	cr_assert(t);
+	json_decref(p);
+	hr_expect_release(&ex);
+	hr_fleet_release(&f);
+	hr_file_list_release(&files);
+	return t;
+}
+
+Test(report, pool_and_arena_load_the_same_fleet)
+{
+	static const char *const dirs[] = { DATA "fleet-faulty", DATA "fleet-inventory", DATA "nccl-tests", DATA "bad" };
+	size_t i;
+	int all;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		for (all = 0; all < 2; all++) {
+			char *plain = profile_text(dirs[i], 0, all), *pooled;
+			hr_json_alloc_init();
+			pooled = profile_text(dirs[i], 1, all);
+			cr_assert_str_eq(pooled, plain, "%s (detail all %d): the pool and arena load another fleet", dirs[i], all);
+			json_set_alloc_funcs(malloc, free);
+			free(plain);
+			free(pooled);
+		}
 }

@@ -1,0 +1,74 @@
+/*
+ * hr_rules.h - health_report's verdict rules as one table: each rule a row
+ * (its reason code, level, what it judges, threshold, source, and the
+ * function that applies it). The judge (hr_analyze.c) runs the table: each
+ * row's pass once, in the table's order (after the drift pass, the values
+ * the rules compare are measured against each other; before the devices
+ * pass, the FAILs are confirmed); a reason whose code has no row is an
+ * error. docs/health_report.md's rule table is this table as
+ * `health_report rules` prints it (checked by tests/cli/rules_table.sh).
+ * Adding a rule is one row here and one function in its pass.
+ */
+#ifndef HR_RULES_H
+#define HR_RULES_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The passes of the judge: each one function that adds the reasons of the
+ * rules of its rows (hr_analyze.c runs them in the order the table first
+ * names them). */
+enum hr_rule_pass {
+	HR_PASS_DRIFT = 0,   /* analyze_drift: configuration against the fleet's majority */
+	HR_PASS_DEVICES,     /* device_reasons: roofline's roofs */
+	HR_PASS_GROUPS,      /* group_reasons: busbw of the all-reduce groups */
+	HR_PASS_HISTORY,     /* history_reasons: a group against its own earlier sweeps */
+	HR_PASS_STRAGGLERS,  /* straggler_reasons */
+	HR_PASS_LOADER,      /* loader_reasons */
+	HR_PASS_CHECKPOINT,  /* hr_ckpt_reasons (hr_checkpoint.c) */
+	HR_PASS_RUNS,        /* run_reasons: the result files' status */
+	HR_PASS_INVENTORY,   /* hr_inventory_rules (hr_inventory.c) */
+	HR_PASS_POWERCAP,    /* hr_powercap_rules (hr_powercap.c) */
+	HR_PASS_CURVES,      /* curve_reasons: busbw curve shape */
+	HR_PASS_NOT_JUDGED,  /* not_judged_reasons: what no fabric rule could judge */
+	HR_NPASSES
+};
+
+struct hr_rule {
+	const char *code;      /* the reason code in the profile */
+	const char *level;     /* "info", "warn", "fail", "warn/fail" */
+	const char *judges;    /* what it judges */
+	const char *threshold; /* its threshold (the default: --expect may set the fleet and expectation ones) */
+	const char *source;    /* where the threshold comes from */
+	const char *function;  /* the function(s) that apply it (report/judge/) */
+	enum hr_rule_pass pass; /* the pass that runs it (its first function) */
+};
+
+/* The table, in the order the judge runs it. */
+extern const struct hr_rule hr_rules[];
+extern const size_t hr_nrules;
+
+/** hr_rule_find - the row of reason code @code, NULL when it has none. */
+const struct hr_rule *hr_rule_find(const char *code);
+
+/**
+ * hr_rules_markdown - the table as a Markdown table (code, level, judges,
+ * threshold, source, function), one row per rule, to @out.
+ * Returns 0, or -1 on a write error.
+ */
+int hr_rules_markdown(FILE *out);
+
+/**
+ * hr_rules_main - `health_report rules`: prints the table (Markdown).
+ * Returns the exit status: 0, 2 on a usage error.
+ */
+int hr_rules_main(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,81 @@
+/*
+ * hr_render_int.h - inside report/render: the outputs rendered node by
+ * node (hr_stream.c). What each output shows of every node (a row, a
+ * line, samples) is rendered when the node comes (the part functions
+ * below) and kept as text, on disk where it grows with the fleet
+ * (struct hr_spill); what needs the whole fleet, or only the nodes of full
+ * detail, is rendered at the end from the profile's other parts and those
+ * nodes. Not part of the report's interface (hr_render.h is).
+ */
+#ifndef HR_RENDER_INT_H
+#define HR_RENDER_INT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "report/hr_util.h"
+#include "report/render/hr_rows.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Text that grows with the fleet, kept in a temporary file (tmpfile(3));
+ * f NULL until the first append. */
+struct hr_spill {
+	FILE *f;
+	size_t len;
+	int err;
+};
+
+/** hr_spill_add - append @b's text to @s and empty @b. Returns 0, or
+ * CH_ERR_RUNTIME (no temporary file, or a write error). */
+int hr_spill_add(struct hr_spill *s, struct hr_buf *b);
+/** hr_spill_copy - write @s's text to @out. Returns 0 or CH_ERR_RUNTIME. */
+int hr_spill_copy(const struct hr_spill *s, FILE *out);
+/** hr_spill_release - close @s's file and zero it. */
+void hr_spill_release(struct hr_spill *s);
+
+/* health.prom's families of one sample or more per node (hr_prom_node) */
+#define HR_PROM_NODE_FAMILIES 13
+/* and the inventory's sections after them (hr_inventory_prom_sections()) */
+#define HR_PROM_MAX_SECTIONS 64
+
+/* What the nodes left, rendered one by one. */
+struct hr_render_parts {
+	/* terminal: each node's lines (the first 20 PASS), the PASS nodes
+	 * not listed, the checkpoint table's rows with its header */
+	struct hr_buf term_lines, term_ckpt;
+	size_t more_pass;
+	/* report.md: the node rows, the checkpoint rows */
+	struct hr_buf md_nodes, md_ckpt;
+	size_t nckpt;
+	/* report.html: the PASS nodes' rows, the checkpoint rows */
+	struct hr_buf html_pass, html_ckpt;
+	size_t npass;
+	/* health.prom: per node family, then inventory section, its samples */
+	struct hr_spill prom[HR_PROM_MAX_SECTIONS];
+};
+
+/* terminal (hr_render.c) */
+void hr_term_node(FILE *out, const json_t *n, int color, size_t *shown_pass, size_t *more_pass);
+int hr_term_render(const json_t *p, FILE *out, int color, const struct hr_render_parts *parts);
+/* report.md */
+void hr_md_node(struct hr_buf *b, const struct hr_node_row *n);
+void hr_md_ckpt(struct hr_buf *b, const struct hr_ckpt_row *r);
+int hr_md_render(const json_t *p, struct hr_buf *b, const struct hr_render_parts *parts);
+/* health.prom */
+void hr_prom_node(size_t k, const json_t *n, struct hr_buf *b);
+int hr_prom_render(const json_t *p, FILE *out, const struct hr_render_parts *parts);
+/* report.html (hr_html.c): @diffs maps a node to its configuration where
+ * it differs from the fleet's majority (hr_html_config_diffs()) */
+json_t *hr_html_config_diffs(const json_t *drift);
+void hr_html_pass_row(struct hr_buf *b, const json_t *n, const json_t *diffs);
+void hr_html_ckpt(struct hr_buf *b, const struct hr_ckpt_row *r);
+int hr_html_render(const json_t *p, int max_plots, struct hr_buf *b, int *nplots,
+		   const struct hr_render_parts *parts, const json_t *diffs);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
