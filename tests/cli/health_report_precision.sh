@@ -161,7 +161,8 @@ PY
 # gpu CASE: the fleet with n001's roofline replaced by CASE's
 gpu() {
 	mkdir -p "$TMP/g-$1" && cp -r "$TMP/gpu"/* "$TMP/g-$1/" && cp -r "$TMP/gpu-$1"/* "$TMP/g-$1/"
-	"$HR" --max-plots 1 --out "$TMP/go-$1" "$TMP/g-$1" >"$TMP/go-$1.txt" 2>&1
+	# --detail all: the checks below read a PASS node's metrics
+	"$HR" --detail all --max-plots 1 --out "$TMP/go-$1" "$TMP/g-$1" >"$TMP/go-$1.txt" 2>&1
 	python3 - "$TMP/go-$1/profile.json" "$2" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))

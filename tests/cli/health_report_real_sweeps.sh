@@ -26,7 +26,8 @@ fi
 summary() {
 	local out=$TMP/$1
 	shift
-	"$HR" --max-plots 1 --out "$out" "$@" >"$out.txt" 2>&1
+	# --detail all: a PASS node's metrics are read below
+	"$HR" --detail all --max-plots 1 --out "$out" "$@" >"$out.txt" 2>&1
 	echo "exit $? $(python3 - "$out/profile.json" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
