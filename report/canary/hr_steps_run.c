@@ -556,38 +556,21 @@ static int cmp_ev(const void *x, const void *y)
 	return a->step < b->step ? -1 : a->step > b->step;
 }
 
-static int derive(struct ctx *c)
+/* the samples a rank is judged on: its window, else its warm-up (a fallback) */
+static const struct sample *rank_samples(const struct acc *a, size_t *n)
 {
-	struct hr_steps_run *run = c->run;
-	size_t i, k, maxn = 1;
-	double *buf, *buf2;
-	int p;
+	*n = a->nwin ? a->nwin : a->nearly;
+	return a->nwin ? a->win : a->early;
+}
 
-	for (i = 0; i < c->nacc; i++) {
-		size_t n = c->acc[i]->nwin > c->acc[i]->nearly ? c->acc[i]->nwin : c->acc[i]->nearly;
-		if (n > maxn)
-			maxn = n;
-	}
-	if (c->nacc + 1 > maxn)
-		maxn = c->nacc + 1;
-	buf = malloc(maxn * sizeof(double));
-	buf2 = malloc(maxn * sizeof(double));
-	run->ranks = calloc(c->nacc ? c->nacc : 1, sizeof(*run->ranks));
-	if (!buf || !buf2 || !run->ranks) {
-		free(buf);
-		free(buf2);
-		return CH_ERR_RUNTIME;
-	}
-	run->nranks = c->nacc;
-	for (i = 0; i < c->nacc; i++)
-		rank_stats(c, c->acc[i], &run->ranks[i], buf);
+/* the first and the last step of the windows, over ranks */
+static void derive_window(const struct ctx *c, struct hr_steps_run *run)
+{
+	size_t i, n;
 
-	/* window bounds over ranks */
 	run->win_first = run->win_last = -1;
 	for (i = 0; i < c->nacc; i++) {
-		const struct acc *a = c->acc[i];
-		const struct sample *s = a->nwin ? a->win : a->early;
-		size_t n = a->nwin ? a->nwin : a->nearly;
+		const struct sample *s = rank_samples(c->acc[i], &n);
 		if (!n)
 			continue;
 		if (run->win_first < 0 || s[0].step < run->win_first)
@@ -595,8 +578,13 @@ static int derive(struct ctx *c)
 		if (s[n - 1].step > run->win_last)
 			run->win_last = s[n - 1].step;
 	}
+}
 
-	/* the step, its spread, the split */
+/* the step: the median of the ranks' medians, their median spread, the worst p95 */
+static void derive_step(struct hr_steps_run *run, double *buf, double *buf2)
+{
+	size_t i, k;
+
 	run->step_sec = run->step_p95 = run->spread_frac = run->other_sec = NAN;
 	for (k = 0, i = 0; i < run->nranks; i++)
 		if (!isnan(run->ranks[i].step_med)) {
@@ -609,12 +597,37 @@ static int derive(struct ctx *c)
 		run->step_sec = median_of(buf, k);
 		run->spread_frac = median_of(buf2, k);
 	}
+}
+
+/* the median over every rank's window of phase @p's Megatron minmax bound
+ * (@hi: the max, else the min); NAN when none is logged */
+static double phase_bound(const struct ctx *c, int p, int hi, double *buf, size_t maxn)
+{
+	size_t i, j, n, m = 0;
+
+	for (i = 0; i < c->nacc; i++) {
+		const struct sample *s = rank_samples(c->acc[i], &n);
+		for (j = 0; j < n && m < maxn; j++) {
+			double v = hi ? s[j].hi[p] : s[j].lo[p];
+			if (!isnan(v))
+				buf[m++] = v;
+		}
+	}
+	return m ? median_of(buf, m) : NAN;
+}
+
+/* the split: each phase's mean over ranks and its across-ranks range, and
+ * the rest of the step */
+static void derive_split(const struct ctx *c, struct hr_steps_run *run, double *buf, size_t maxn)
+{
+	size_t i, m;
+	int p;
+
 	run->have_split = 0;
 	for (p = 0; p < HR_PH_N; p++) {
 		double sum = 0;
-		size_t m = 0;
 		run->phase_lo[p] = run->phase_hi[p] = NAN;
-		for (i = 0; i < run->nranks; i++)
+		for (m = 0, i = 0; i < run->nranks; i++)
 			if (!isnan(run->ranks[i].phase_med[p])) {
 				sum += run->ranks[i].phase_med[p];
 				m++;
@@ -622,24 +635,8 @@ static int derive(struct ctx *c)
 		run->phase_mean[p] = m ? sum / (double)m : NAN;
 		run->have_split |= m > 0;
 		/* Megatron minmax: the across-ranks range, median over the window */
-		for (m = 0, i = 0; i < c->nacc; i++) {
-			const struct acc *a = c->acc[i];
-			const struct sample *s = a->nwin ? a->win : a->early;
-			size_t n = a->nwin ? a->nwin : a->nearly, j;
-			for (j = 0; j < n && m < maxn; j++)
-				if (!isnan(s[j].hi[p]))
-					buf[m++] = s[j].hi[p];
-		}
-		run->phase_hi[p] = m ? median_of(buf, m) : NAN;
-		for (m = 0, i = 0; i < c->nacc; i++) {
-			const struct acc *a = c->acc[i];
-			const struct sample *s = a->nwin ? a->win : a->early;
-			size_t n = a->nwin ? a->nwin : a->nearly, j;
-			for (j = 0; j < n && m < maxn; j++)
-				if (!isnan(s[j].lo[p]))
-					buf[m++] = s[j].lo[p];
-		}
-		run->phase_lo[p] = m ? median_of(buf, m) : NAN;
+		run->phase_hi[p] = phase_bound(c, p, 1, buf, maxn);
+		run->phase_lo[p] = phase_bound(c, p, 0, buf, maxn);
 	}
 	if (run->have_split && !isnan(run->step_sec)) {
 		double sum = 0;
@@ -650,8 +647,14 @@ static int derive(struct ctx *c)
 			sum += run->phase_mean[HR_PH_FWDBWD];
 		run->other_sec = run->step_sec - sum;
 	}
+}
 
-	/* stragglers: robust z of each rank's own work across ranks */
+/* stragglers: the robust z of each rank's own work across ranks, and what
+ * the slowest costs the step over the next one */
+static void derive_stragglers(const struct ctx *c, struct hr_steps_run *run, double *buf)
+{
+	size_t i, k;
+
 	run->compute_median = NAN;
 	for (k = 0, i = 0; i < run->nranks; i++)
 		if (!isnan(run->ranks[i].compute_med))
@@ -680,9 +683,13 @@ static int derive(struct ctx *c)
 		if (run->nstragglers)
 			run->straggler_cost_sec = worst - (isnan(next) ? med : next);
 	}
-	qsort(run->ranks, run->nranks, sizeof(run->ranks[0]), cmp_rank);
+}
 
-	/* input wait: the worst rank (the synchronous step waits for it) */
+/* input wait: the worst rank's (the synchronous step waits for it) */
+static void derive_input(struct hr_steps_run *run)
+{
+	size_t i;
+
 	run->input_frac = NAN;
 	run->input_rank = -1;
 	for (i = 0; i < run->nranks; i++)
@@ -691,10 +698,14 @@ static int derive(struct ctx *c)
 			run->input_frac = run->ranks[i].input_frac;
 			run->input_rank = (int)i;
 		}
+}
 
-	/* nodes */
+/* nodes: the distinct node names of the ranks */
+static void count_nodes(struct hr_steps_run *run)
+{
+	size_t i, j;
+
 	for (i = 0; i < run->nranks; i++) {
-		size_t j;
 		if (!run->ranks[i].node[0])
 			continue;
 		for (j = 0; j < i; j++)
@@ -702,92 +713,137 @@ static int derive(struct ctx *c)
 				break;
 		run->nnodes += j == i;
 	}
+}
 
-	/* throughput */
+/* the median over ranks of the field at offset @off of struct hr_steps_rank
+ * where not NAN; NAN when none */
+static double ranks_median(const struct hr_steps_run *run, size_t off, double *buf)
+{
+	size_t i, m = 0;
+
+	for (i = 0; i < run->nranks; i++) {
+		double v = *(const double *)((const char *)&run->ranks[i] + off);
+		if (!isnan(v))
+			buf[m++] = v;
+	}
+	return m ? median_of(buf, m) : NAN;
+}
+
+/* throughput: tokens per step, per second and per GPU; the logged MFU,
+ * TFLOP/s and host CPU */
+static void derive_throughput(struct hr_steps_run *run, double *buf)
+{
+	double sum = 0;
+	size_t i, n_tok = 0;
+
 	run->tokens_per_step = run->tokens_per_sec = run->tps_per_gpu = NAN;
 	run->mfu_logged = run->tflops_logged = run->host_cpu = NAN;
-	{
-		double sum = 0;
-		size_t n_tok = 0, m;
-		for (i = 0; i < run->nranks; i++)
-			if (!isnan(run->ranks[i].tokens_step)) {
-				sum += run->ranks[i].tokens_step;
-				n_tok++;
-			}
-		if (n_tok && n_tok == run->nranks && run->step_sec > 0) {
-			run->tokens_per_step = sum;
-			run->tokens_per_sec = sum / run->step_sec;
-			run->tps_per_gpu = run->tokens_per_sec / (double)run->nranks;
-		} else {
-			for (m = 0, i = 0; i < run->nranks; i++)
-				if (!isnan(run->ranks[i].tps))
-					buf[m++] = run->ranks[i].tps;
-			if (m)
-				run->tps_per_gpu = median_of(buf, m);
+	for (i = 0; i < run->nranks; i++)
+		if (!isnan(run->ranks[i].tokens_step)) {
+			sum += run->ranks[i].tokens_step;
+			n_tok++;
 		}
-		for (m = 0, i = 0; i < run->nranks; i++)
-			if (!isnan(run->ranks[i].mfu_logged))
-				buf[m++] = run->ranks[i].mfu_logged;
-		run->mfu_logged = m ? median_of(buf, m) : NAN;
-		for (m = 0, i = 0; i < run->nranks; i++)
-			if (!isnan(run->ranks[i].tflops_logged))
-				buf[m++] = run->ranks[i].tflops_logged;
-		run->tflops_logged = m ? median_of(buf, m) : NAN;
-		for (m = 0, i = 0; i < run->nranks; i++)
-			if (!isnan(run->ranks[i].host_cpu))
-				buf[m++] = run->ranks[i].host_cpu;
-		run->host_cpu = m ? median_of(buf, m) : NAN;
+	if (n_tok && n_tok == run->nranks && run->step_sec > 0) {
+		run->tokens_per_step = sum;
+		run->tokens_per_sec = sum / run->step_sec;
+		run->tps_per_gpu = run->tokens_per_sec / (double)run->nranks;
+	} else {
+		run->tps_per_gpu = ranks_median(run, offsetof(struct hr_steps_rank, tps), buf);
 	}
+	run->mfu_logged = ranks_median(run, offsetof(struct hr_steps_rank, mfu_logged), buf);
+	run->tflops_logged = ranks_median(run, offsetof(struct hr_steps_rank, tflops_logged), buf);
+	run->host_cpu = ranks_median(run, offsetof(struct hr_steps_rank, host_cpu), buf);
+}
 
-	/* stalls */
+/* stalls: the events, moved into @run in time order and counted; the median
+ * block, the interval between them, the stall share and the wall-clock step.
+ * *@bufp (@maxn values) grows by one value per event. */
+static int derive_stalls(struct ctx *c, struct hr_steps_run *run, double **bufp, size_t maxn)
+{
+	double first = NAN, last = NAN, *buf;
+	size_t i, m = 0, nt = 0;
+
 	run->events = c->ev;
 	run->nevents = c->nev;
 	c->ev = NULL;
 	qsort(run->events, run->nevents, sizeof(run->events[0]), cmp_ev);
 	run->ckpt_block_sec = run->ckpt_interval_sec = run->stall_frac = run->wall_step_sec = NAN;
 	run->span_sec = !isnan(c->tmin) ? c->tmax - c->tmin : NAN;
-	{
-		double first = NAN, last = NAN;
-		size_t m = 0, nt = 0;
-		double *blk = realloc(buf, (run->nevents + maxn) * sizeof(double));
-		if (!blk) {
-			free(buf2);
-			free(buf);
-			return CH_ERR_RUNTIME;
+	buf = realloc(*bufp, (run->nevents + maxn) * sizeof(double));
+	if (!buf)
+		return CH_ERR_RUNTIME;
+	*bufp = buf;
+	for (i = 0; i < run->nevents; i++) {
+		const struct hr_steps_event *e = &run->events[i];
+		run->nckpt += e->kind == HR_SE_CKPT;
+		run->neval += e->kind == HR_SE_EVAL;
+		run->nstall += e->kind == HR_SE_STALL;
+		if (e->kind == HR_SE_EVAL)
+			continue;
+		if (!isnan(e->sec))
+			buf[m++] = e->sec;
+		if (!isnan(e->t_start)) {
+			if (isnan(first))
+				first = e->t_start;
+			last = e->t_start;
+			nt++;
 		}
-		buf = blk;
-		for (i = 0; i < run->nevents; i++) {
-			const struct hr_steps_event *e = &run->events[i];
-			run->nckpt += e->kind == HR_SE_CKPT;
-			run->neval += e->kind == HR_SE_EVAL;
-			run->nstall += e->kind == HR_SE_STALL;
-			if (e->kind == HR_SE_EVAL)
-				continue;
-			if (!isnan(e->sec))
-				buf[m++] = e->sec;
-			if (!isnan(e->t_start)) {
-				if (isnan(first))
-					first = e->t_start;
-				last = e->t_start;
-				nt++;
-			}
-		}
-		if (m)
-			run->ckpt_block_sec = median_of(buf, m);
-		if (nt >= 2 && last > first)
-			run->ckpt_interval_sec = (last - first) / (double)(nt - 1);
-		if (run->ckpt_block_sec >= 0 && run->ckpt_interval_sec > run->ckpt_block_sec)
-			run->stall_frac = run->ckpt_block_sec / run->ckpt_interval_sec;
-		else if (!run->nckpt && !run->nstall)
-			run->stall_frac = 0;
-		if (run->step_sec > 0 && !isnan(run->stall_frac))
-			run->wall_step_sec = run->step_sec / (1 - run->stall_frac);
 	}
-	run->nexcluded = c->nexcl;
-	memcpy(run->excluded, c->excluded_steps, sizeof(run->excluded));
+	if (m)
+		run->ckpt_block_sec = median_of(buf, m);
+	if (nt >= 2 && last > first)
+		run->ckpt_interval_sec = (last - first) / (double)(nt - 1);
+	if (run->ckpt_block_sec >= 0 && run->ckpt_interval_sec > run->ckpt_block_sec)
+		run->stall_frac = run->ckpt_block_sec / run->ckpt_interval_sec;
+	else if (!run->nckpt && !run->nstall)
+		run->stall_frac = 0;
+	if (run->step_sec > 0 && !isnan(run->stall_frac))
+		run->wall_step_sec = run->step_sec / (1 - run->stall_frac);
+	return 0;
+}
+
+/* the run from the ranks' windows: per rank, then over ranks */
+static int derive(struct ctx *c)
+{
+	struct hr_steps_run *run = c->run;
+	size_t i, maxn = 1;
+	double *buf, *buf2;
+	int rc;
+
+	for (i = 0; i < c->nacc; i++) {
+		size_t n = c->acc[i]->nwin > c->acc[i]->nearly ? c->acc[i]->nwin : c->acc[i]->nearly;
+		if (n > maxn)
+			maxn = n;
+	}
+	if (c->nacc + 1 > maxn)
+		maxn = c->nacc + 1;
+	buf = malloc(maxn * sizeof(double));
+	buf2 = malloc(maxn * sizeof(double));
+	run->ranks = calloc(c->nacc ? c->nacc : 1, sizeof(*run->ranks));
+	if (!buf || !buf2 || !run->ranks) {
+		free(buf);
+		free(buf2);
+		return CH_ERR_RUNTIME;
+	}
+	run->nranks = c->nacc;
+	for (i = 0; i < c->nacc; i++)
+		rank_stats(c, c->acc[i], &run->ranks[i], buf);
+	derive_window(c, run);
+	derive_step(run, buf, buf2);
+	derive_split(c, run, buf, maxn);
+	derive_stragglers(c, run, buf);
+	qsort(run->ranks, run->nranks, sizeof(run->ranks[0]), cmp_rank); /* the slowest first */
+	derive_input(run);
+	count_nodes(run);
+	derive_throughput(run, buf);
+	rc = derive_stalls(c, run, &buf, maxn);
+	if (!rc) {
+		run->nexcluded = c->nexcl;
+		memcpy(run->excluded, c->excluded_steps, sizeof(run->excluded));
+	}
 	free(buf);
 	free(buf2);
-	return 0;
+	return rc;
 }
 
 /* ------------------------------------------------------------ the driver */
