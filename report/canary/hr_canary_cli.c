@@ -746,22 +746,17 @@ static void usage(FILE *f)
 		HR_STEPS_WARMUP, HR_STEPS_WINDOW);
 }
 
-static int canary_main(int argc, char **argv)
-{
-	struct option longopts[NDEFS + 16];
-	struct steps_in st;
-	struct hr_canary_in in;
-	struct hr_canary_out out;
-	struct given_model gm = { .model = HR_FIT_RING };
-	struct scan *sc = NULL;
-	const char *inputs = NULL, *json_path = NULL;
-	int force = 0, quiet = 0, strict = 0, c, i, rc = 0;
-	struct hr_issues issues = { 0 };
-	size_t skipped = 0;
+/* What the command line asked for, besides the figures (struct hr_canary_in). */
+struct canary_opts {
+	const char *inputs, *json_path;
+	int force, quiet, strict;
+};
 
-	hr_canary_in_init(&in);
-	memset(&st, 0, sizeof(st));
-	hr_steps_opts_init(&st.o);
+/* The long options: one per figure of opt_defs, then the others. */
+static void make_longopts(struct option *longopts)
+{
+	int i;
+
 	for (i = 0; i < NDEFS; i++) {
 		longopts[i].name = opt_defs[i].name;
 		longopts[i].has_arg = required_argument;
@@ -781,8 +776,52 @@ static int canary_main(int argc, char **argv)
 	longopts[i++] = (struct option){ "quiet", no_argument, NULL, 'q' };
 	longopts[i++] = (struct option){ "help", no_argument, NULL, 'h' };
 	longopts[i++] = (struct option){ NULL, 0, NULL, 0 };
+}
 
-	/* first pass: --inputs, --help and the options' syntax */
+/* One option of the second pass (@c from getopt_long, @arg its argument); 0 or an error code. */
+static int set_cli_opt(int c, char *arg, struct canary_opts *co, struct hr_canary_in *in, struct given_model *gm,
+		       struct steps_in *st)
+{
+	if (c >= O_BASE && c < O_BASE + NDEFS) {
+		char label[64];
+		snprintf(label, sizeof(label), "--%s", opt_defs[c - O_BASE].name);
+		return set_opt(in, gm, &opt_defs[c - O_BASE], label, arg);
+	} else if (c == O_JSON) {
+		if (!*arg)
+			return ch_usage_error("empty file name for --json");
+		co->json_path = arg;
+	} else if (c == O_FORCE) {
+		co->force = 1;
+	} else if (c == O_STRICT) {
+		co->strict = 1;
+	} else if (c == O_STEPS || c == O_BASE_STEPS) {
+		int *k = c == O_STEPS ? &st->nnow : &st->nbase;
+		if (*k == MAX_STEP_PATHS)
+			return ch_usage_error("more than %d %s paths", MAX_STEP_PATHS,
+					      c == O_STEPS ? "--steps" : "--baseline-steps");
+		(c == O_STEPS ? st->now : st->base)[(*k)++] = arg;
+	} else if (c == O_WARMUP) {
+		return ch_parse_long("--warmup", arg, 0, 100000000, &st->o.warmup);
+	} else if (c == O_WINDOW) {
+		return ch_parse_long("--window", arg, 1, 100000000, &st->o.window);
+	} else if (c == O_GPU) {
+		st->gpu = arg;
+	} else if (c == O_DTYPE) {
+		st->dtype = arg;
+	} else if (c == 'q') {
+		co->quiet = 1;
+	}
+	return 0;
+}
+
+/* The options in two passes: --inputs, --help and the options' syntax, then
+ * the command line over the --inputs file. Returns -1 to go on, else the
+ * exit code. */
+static int parse_opts(int argc, char **argv, const struct option *longopts, struct canary_opts *co,
+		      struct hr_canary_in *in, struct given_model *gm, struct steps_in *st)
+{
+	int c, rc;
+
 	optind = 0;
 	opterr = 1;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
@@ -795,168 +834,211 @@ static int canary_main(int argc, char **argv)
 			return CH_EXIT_USAGE;
 		}
 		if (c == O_INPUTS)
-			inputs = optarg;
+			co->inputs = optarg;
 	}
-	if (inputs && (rc = load_inputs(inputs, &in, &gm)))
+	if (co->inputs && (rc = load_inputs(co->inputs, in, gm)))
 		return ch_exit_code(rc);
-	/* second pass: the command line overrides the file */
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-		if (c >= O_BASE && c < O_BASE + NDEFS) {
-			char label[64];
-			snprintf(label, sizeof(label), "--%s", opt_defs[c - O_BASE].name);
-			if ((rc = set_opt(&in, &gm, &opt_defs[c - O_BASE], label, optarg)))
-				return ch_exit_code(rc);
-		} else if (c == O_JSON) {
-			if (!*optarg)
-				return ch_exit_code(ch_usage_error("empty file name for --json"));
-			json_path = optarg;
-		} else if (c == O_FORCE) {
-			force = 1;
-		} else if (c == O_STRICT) {
-			strict = 1;
-		} else if (c == O_STEPS || c == O_BASE_STEPS) {
-			int *k = c == O_STEPS ? &st.nnow : &st.nbase;
-			if (*k == MAX_STEP_PATHS)
-				return ch_exit_code(ch_usage_error("more than %d %s paths", MAX_STEP_PATHS,
-								   c == O_STEPS ? "--steps" : "--baseline-steps"));
-			(c == O_STEPS ? st.now : st.base)[(*k)++] = optarg;
-		} else if (c == O_WARMUP) {
-			if ((rc = ch_parse_long("--warmup", optarg, 0, 100000000, &st.o.warmup)))
-				return ch_exit_code(rc);
-		} else if (c == O_WINDOW) {
-			if ((rc = ch_parse_long("--window", optarg, 1, 100000000, &st.o.window)))
-				return ch_exit_code(rc);
-		} else if (c == O_GPU) {
-			st.gpu = optarg;
-		} else if (c == O_DTYPE) {
-			st.dtype = optarg;
-		} else if (c == 'q') {
-			quiet = 1;
-		}
-	}
-	if (gm.have_alpha != gm.have_bw)
-		return ch_exit_code(ch_usage_error("--alpha-us and --bw-gbps go together (give both, or neither to fit them)"));
-	if (gm.have_alpha) {
-		for (i = 0; i < HR_NLEVELS; i++) {
-			in.comm[i].set = 1;
-			in.comm[i].fit.model = gm.model;
-			in.comm[i].fit.alpha_us = gm.alpha_us;
-			in.comm[i].fit.bw_gbps = gm.bw_gbps;
-			in.comm[i].src = HR_SRC_GIVEN;
-			snprintf(in.comm[i].algo, sizeof(in.comm[i].algo), "given");
-		}
-	}
-	if (json_path && (rc = ch_check_output_file("--json", json_path, force)))
-		return ch_exit_code(rc);
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1)
+		if ((rc = set_cli_opt(c, optarg, co, in, gm, st)))
+			return ch_exit_code(rc);
+	return -1;
+}
 
-	if (st.gpu && !in.peak_tflops.src) {
-		const struct ch_datasheet *ds = ch_datasheet_lookup(st.gpu);
-		int dt = ch_dtype_parse(st.dtype ? st.dtype : "bf16");
-		if (!ds)
-			return ch_exit_code(ch_usage_error("GPU '%s' is not in the datasheet table (base/ch_datasheet.c): give --peak-tflops", st.gpu));
-		if (dt < 0 || !(ds->gflops[dt] > 0))
-			return ch_exit_code(ch_usage_error("no %s datasheet peak for %s: give --peak-tflops",
-							   st.dtype ? st.dtype : "bf16", ds->sku));
-		in.peak_tflops = (struct hr_fig){ ds->gflops[dt] / 1e3, HR_SRC_GIVEN };
+/* What the options give together: the all-reduce model of --alpha-us and
+ * --bw-gbps, the --json file's check, the peak of --gpu. 0 or an error code. */
+static int apply_given(const struct canary_opts *co, struct hr_canary_in *in, const struct given_model *gm,
+		       const struct steps_in *st)
+{
+	int i, rc;
+
+	if (gm->have_alpha != gm->have_bw)
+		return ch_usage_error("--alpha-us and --bw-gbps go together (give both, or neither to fit them)");
+	if (gm->have_alpha) {
+		for (i = 0; i < HR_NLEVELS; i++) {
+			in->comm[i].set = 1;
+			in->comm[i].fit.model = gm->model;
+			in->comm[i].fit.alpha_us = gm->alpha_us;
+			in->comm[i].fit.bw_gbps = gm->bw_gbps;
+			in->comm[i].src = HR_SRC_GIVEN;
+			snprintf(in->comm[i].algo, sizeof(in->comm[i].algo), "given");
+		}
 	}
+	if (co->json_path && (rc = ch_check_output_file("--json", co->json_path, co->force)))
+		return rc;
+	if (st->gpu && !in->peak_tflops.src) {
+		const struct ch_datasheet *ds = ch_datasheet_lookup(st->gpu);
+		int dt = ch_dtype_parse(st->dtype ? st->dtype : "bf16");
+		if (!ds)
+			return ch_usage_error("GPU '%s' is not in the datasheet table (base/ch_datasheet.c): give --peak-tflops", st->gpu);
+		if (dt < 0 || !(ds->gflops[dt] > 0))
+			return ch_usage_error("no %s datasheet peak for %s: give --peak-tflops",
+					      st->dtype ? st->dtype : "bf16", ds->sku);
+		in->peak_tflops = (struct hr_fig){ ds->gflops[dt] / 1e3, HR_SRC_GIVEN };
+	}
+	return 0;
+}
+
+/* The step logs of today's run and of the baseline, then their figures into @in. */
+static int load_steps(struct steps_in *st, struct hr_canary_in *in, struct hr_issues *issues)
+{
+	int rc;
+
+	if (st->nnow) {
+		if ((rc = hr_steps_run_load(st->now, st->nnow, &st->o, &st->run_now, issues)))
+			return rc;
+		st->have_now = 1;
+	}
+	if (st->nbase) {
+		if ((rc = hr_steps_run_load(st->base, st->nbase, &st->o, &st->run_base, issues)))
+			return rc;
+		st->have_base = 1;
+	}
+	hr_steps_canary_apply(st->have_now ? &st->run_now : NULL, st->have_base ? &st->run_base : NULL, in, 0, 0);
+	return 0;
+}
+
+/* The result files and directories @args into @sc, the input problems
+ * printed; *@skipped: the files skipped. 0 or an error code. */
+static int read_results(char **args, int nargs, const struct canary_opts *co, const struct steps_in *st,
+			struct scan *sc, struct hr_issues *issues, size_t *skipped)
+{
+	struct hr_walk_count cnt;
+	char msg[256];
+	int rc;
+
+	if (!nargs) {
+		*skipped = hr_issues_count(issues, HR_ISSUE_SKIPPED);
+		hr_issues_print(co->quiet ? stderr : stdout, issues);
+		if (co->strict && *skipped)
+			return ch_usage_error("%zu input problem%s skipped (--strict)", *skipped, *skipped == 1 ? "" : "s");
+		return 0;
+	}
+	if ((rc = hr_walk_results(args, nargs, issues, on_result, sc, &cnt)))
+		return rc;
+	*skipped = hr_issues_count(issues, HR_ISSUE_SKIPPED);
+	hr_issues_print(co->quiet ? stderr : stdout, issues);
+	/* the rule of every entry point; the canary alone may go on without
+	 * a usable result file, on an --inputs file or step logs */
+	if (hr_inputs_verdict(cnt.files, cnt.used, issues, co->strict, msg, sizeof(msg)) &&
+	    (co->strict || (!co->inputs && !st->have_now)))
+		return ch_usage_error("%s", msg);
+	if (!cnt.used && !co->quiet && co->inputs)
+		printf("no usable result file among the inputs: the canary runs on the --inputs file '%s' and the options\n",
+		       co->inputs);
+	else if (!cnt.used && !co->quiet)
+		printf("no usable result file among the inputs: the canary runs on the step logs and the options\n");
+	return 0;
+}
+
+/* --nic-gbps: the inter-node all-reduce where none was measured or given. */
+static void apply_nic(struct hr_canary_in *in, const struct given_model *gm)
+{
+	if (!gm->have_nic || in->comm[HR_INTER].set)
+		return;
+	/* NCCL's all-reduce across nodes is bounded by the NICs per GPU
+	 * (REFERENCE: 46-48 GB/s busbw per 400 Gb/s NIC): one NIC per GPU
+	 * at line rate, latency left out */
+	in->comm[HR_INTER].set = 1;
+	in->comm[HR_INTER].fit.model = HR_FIT_RING;
+	in->comm[HR_INTER].fit.alpha_us = 0;
+	in->comm[HR_INTER].fit.bw_gbps = gm->nic_gbps / 8;
+	in->comm[HR_INTER].src = HR_SRC_GIVEN | HR_SRC_ASSUMED;
+	snprintf(in->comm[HR_INTER].algo, sizeof(in->comm[HR_INTER].algo),
+		 "--nic-gbps %g, one NIC per GPU, latency 0", gm->nic_gbps);
+}
+
+/* The efficiency question alone (--target-efficiency without --target-gpus):
+ * printed, and into the --json file. CH_OK when reached, CH_ERR_CHECK when
+ * not, else an error code. */
+static int efficiency_only(const struct hr_canary_in *in, const struct steps_in *st, const struct canary_opts *co)
+{
+	struct hr_canary_eff eff;
+	int rc;
+
+	if ((rc = hr_canary_eff_compute(in, &eff)))
+		return rc;
+	if (!co->quiet)
+		hr_steps_canary_print(stdout, st->have_now ? &st->run_now : NULL, st->have_base ? &st->run_base : NULL);
+	hr_canary_eff_print(stdout, &eff);
+	if (co->json_path) {
+		json_t *doc = json_pack("{s:s, s:i, s:o}", "schema", "clusterhealth.canary", "schema_version", 1,
+					"efficiency_question", hr_canary_eff_json(&eff));
+		if (!doc)
+			return CH_ERR_RUNTIME;
+		rc = ch_json_write_atomic(co->json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
+		json_decref(doc);
+		if (rc)
+			return rc;
+	}
+	return eff.reached ? CH_OK : CH_ERR_CHECK;
+}
+
+/* The canary at --target-gpus: computed, printed (the verdict alone with
+ * --quiet), into the --json file. CH_OK for BOOK, CH_ERR_CHECK for another
+ * verdict, else an error code. @any_inputs: result files or directories
+ * were given. */
+static int canary_report(struct scan *sc, const struct hr_canary_in *in, const struct steps_in *st,
+			 const struct canary_opts *co, int any_inputs, size_t skipped)
+{
+	struct hr_canary_out out;
+	int rc;
+
+	if ((rc = hr_canary_compute(in, &out)))
+		return rc;
+	hr_power_canary_compute(&sc->power, in, &out, &sc->power_out);
+	if (!co->quiet) {
+		hr_steps_canary_print(stdout, st->have_now ? &st->run_now : NULL, st->have_base ? &st->run_base : NULL);
+		print_all(sc, in, &out, any_inputs, skipped);
+	} else {
+		print_verdict(&out);
+	}
+	if (in->target_efficiency.src) {
+		struct hr_canary_eff eff;
+		if (!hr_canary_eff_compute(in, &eff))
+			hr_canary_eff_print(stdout, &eff);
+	}
+	if (co->json_path && (rc = write_json(co->json_path, sc, in, &out, st)))
+		return rc;
+	return out.verdict == HR_VERDICT_BOOK ? CH_OK : CH_ERR_CHECK;
+}
+
+static int canary_main(int argc, char **argv)
+{
+	struct option longopts[NDEFS + 16];
+	struct canary_opts co = { 0 };
+	struct steps_in st;
+	struct hr_canary_in in;
+	struct given_model gm = { .model = HR_FIT_RING };
+	struct scan *sc = NULL;
+	struct hr_issues issues = { 0 };
+	size_t skipped = 0;
+	int i, nargs, rc;
+
+	hr_canary_in_init(&in);
+	memset(&st, 0, sizeof(st));
+	hr_steps_opts_init(&st.o);
+	make_longopts(longopts);
+	if ((rc = parse_opts(argc, argv, longopts, &co, &in, &gm, &st)) >= 0)
+		return rc;
+	nargs = argc - optind;
+	if ((rc = apply_given(&co, &in, &gm, &st)))
+		return ch_exit_code(rc);
 
 	sc = calloc(1, sizeof(*sc));
 	if (!sc)
 		return CH_EXIT_RUNTIME;
 	/* the step logs first: they are the job's own, ahead of the result files */
-	if (st.nnow) {
-		if ((rc = hr_steps_run_load(st.now, st.nnow, &st.o, &st.run_now, &issues)))
-			goto out;
-		st.have_now = 1;
-	}
-	if (st.nbase) {
-		if ((rc = hr_steps_run_load(st.base, st.nbase, &st.o, &st.run_base, &issues)))
-			goto out;
-		st.have_base = 1;
-	}
-	hr_steps_canary_apply(st.have_now ? &st.run_now : NULL, st.have_base ? &st.run_base : NULL, &in, 0, 0);
-	if (optind < argc) {
-		struct hr_walk_count cnt;
-		char msg[256];
-		if ((rc = hr_walk_results(argv + optind, argc - optind, &issues, on_result, sc, &cnt)))
-			goto out;
-		skipped = hr_issues_count(&issues, HR_ISSUE_SKIPPED);
-		hr_issues_print(quiet ? stderr : stdout, &issues);
-		/* the rule of every entry point; the canary alone may go on without
-		 * a usable result file, on an --inputs file or step logs */
-		if (hr_inputs_verdict(cnt.files, cnt.used, &issues, strict, msg, sizeof(msg)) &&
-		    (strict || (!inputs && !st.have_now))) {
-			rc = ch_usage_error("%s", msg);
-			goto out;
-		}
-		if (!cnt.used && !quiet && inputs)
-			printf("no usable result file among the inputs: the canary runs on the --inputs file '%s' and the options\n",
-			       inputs);
-		else if (!cnt.used && !quiet)
-			printf("no usable result file among the inputs: the canary runs on the step logs and the options\n");
-	} else {
-		skipped = hr_issues_count(&issues, HR_ISSUE_SKIPPED);
-		hr_issues_print(quiet ? stderr : stdout, &issues);
-		if (strict && skipped) {
-			rc = ch_usage_error("%zu input problem%s skipped (--strict)", skipped, skipped == 1 ? "" : "s");
-			goto out;
-		}
-	}
+	if ((rc = load_steps(&st, &in, &issues)))
+		goto out;
+	if ((rc = read_results(argv + optind, nargs, &co, &st, sc, &issues, &skipped)))
+		goto out;
 	apply_scan(sc, &in);
-	if (gm.have_nic && !in.comm[HR_INTER].set) {
-		/* NCCL's all-reduce across nodes is bounded by the NICs per GPU
-		 * (REFERENCE: 46-48 GB/s busbw per 400 Gb/s NIC): one NIC per GPU
-		 * at line rate, latency left out */
-		in.comm[HR_INTER].set = 1;
-		in.comm[HR_INTER].fit.model = HR_FIT_RING;
-		in.comm[HR_INTER].fit.alpha_us = 0;
-		in.comm[HR_INTER].fit.bw_gbps = gm.nic_gbps / 8;
-		in.comm[HR_INTER].src = HR_SRC_GIVEN | HR_SRC_ASSUMED;
-		snprintf(in.comm[HR_INTER].algo, sizeof(in.comm[HR_INTER].algo),
-			 "--nic-gbps %g, one NIC per GPU, latency 0", gm.nic_gbps);
-	}
-	if (in.target_efficiency.src && !in.target_gpus.src) {
-		/* the efficiency question alone */
-		struct hr_canary_eff eff;
-		if ((rc = hr_canary_eff_compute(&in, &eff)))
-			goto out;
-		if (!quiet)
-			hr_steps_canary_print(stdout, st.have_now ? &st.run_now : NULL, st.have_base ? &st.run_base : NULL);
-		hr_canary_eff_print(stdout, &eff);
-		if (json_path) {
-			json_t *doc = json_pack("{s:s, s:i, s:o}", "schema", "clusterhealth.canary", "schema_version", 1,
-						"efficiency_question", hr_canary_eff_json(&eff));
-			if (!doc) {
-				rc = CH_ERR_RUNTIME;
-				goto out;
-			}
-			rc = ch_json_write_atomic(json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
-			json_decref(doc);
-			if (rc)
-				goto out;
-		}
-		rc = eff.reached ? CH_OK : CH_ERR_CHECK;
-		goto out;
-	}
-	rc = hr_canary_compute(&in, &out);
-	if (rc)
-		goto out;
-	hr_power_canary_compute(&sc->power, &in, &out, &sc->power_out);
-	if (!quiet) {
-		hr_steps_canary_print(stdout, st.have_now ? &st.run_now : NULL, st.have_base ? &st.run_base : NULL);
-		print_all(sc, &in, &out, optind < argc, skipped);
-	}
+	apply_nic(&in, &gm);
+	if (in.target_efficiency.src && !in.target_gpus.src)
+		rc = efficiency_only(&in, &st, &co);
 	else
-		print_verdict(&out);
-	if (in.target_efficiency.src) {
-		struct hr_canary_eff eff;
-		if (!hr_canary_eff_compute(&in, &eff))
-			hr_canary_eff_print(stdout, &eff);
-	}
-	if (json_path && (rc = write_json(json_path, sc, &in, &out, &st)))
-		goto out;
-	rc = out.verdict == HR_VERDICT_BOOK ? CH_OK : CH_ERR_CHECK;
+		rc = canary_report(sc, &in, &st, &co, nargs > 0, skipped);
 out:
 	hr_issues_release(&issues);
 	hr_steps_run_release(&st.run_now);
