@@ -1180,40 +1180,44 @@ static void one_line(struct parser *p, char *line, size_t len)
 
 /* --------------------------------------------------------------- driver */
 
-int hr_steps_read(const char *path, hr_steps_fn fn, void *ctx, struct hr_issues *issues,
-		  struct hr_steps_file_info *info)
-{
-	struct hr_steps_file_info local;
-	struct parser *p;
-	struct stat st;
-	char *chunk = NULL, *line = NULL, first[200] = "";
-	size_t clen = 0, cpos = 0, llen = 0, firstlen = 0;
-	long nul_at = -1, total = 0, nrec;
-	int fd, over = 0, rc = 0, i, nfmt = 0, eof = 0, doc_mode = 0;
+/* The lines of a text log as they are read: a chunk of the file, the line
+ * being put together. */
+struct lines {
+	char *chunk, *line;
+	size_t clen, cpos, llen;
+	int over;          /* the line is longer than HR_STEPS_MAX_LINE */
+	int eof;
+	long nul_at;       /* a NUL byte's offset in the first 4 KiB, -1 */
+	long total;        /* bytes read */
+	char first[200];   /* the first line (else the first with text), 120 bytes at most */
+	size_t firstlen;
+};
 
-	if (!info)
-		info = &local;
-	memset(info, 0, sizeof(*info));
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+/* @path opened, a regular file (*@st), or -1 with the issue added. */
+static int open_log(const char *path, struct hr_issues *issues, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
 	if (fd < 0) {
 		hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 0, 0, "cannot read: %s; file skipped", strerror(errno));
-		return HR_STEPS_SKIP;
+		return -1;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, st) || !S_ISREG(st->st_mode)) {
 		hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 0, 0, "not a regular file; file skipped");
 		close(fd);
-		return HR_STEPS_SKIP;
+		return -1;
 	}
-	p = calloc(1, sizeof(*p));
-	chunk = malloc(CHUNK);
-	line = malloc(HR_STEPS_MAX_LINE + 2);
-	if (!p || !chunk || !line) {
-		close(fd);
-		free(p);
-		free(chunk);
-		free(line);
-		return CH_ERR_RUNTIME;
-	}
+	return fd;
+}
+
+/* A parser of one file, its state at the start; NULL when out of memory. */
+static struct parser *parser_new(const char *path, hr_steps_fn fn, void *ctx, struct hr_issues *issues,
+				 struct hr_steps_file_info *info)
+{
+	struct parser *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
 	p->path = path;
 	p->fn = fn;
 	p->ctx = ctx;
@@ -1224,114 +1228,143 @@ int hr_steps_read(const char *path, hr_steps_fn fn, void *ctx, struct hr_issues 
 	p->tt_last_step = -1;
 	p->ckpt_iter = -1;
 	p->eval_sec = NAN;
+	return p;
+}
 
-	/* trainer_state.json and other whole JSON documents: "{" alone on the first line */
-	{
-		char head[4];
-		ssize_t n = pread(fd, head, sizeof(head), 0);
-		if (n >= 2 && head[0] == '{' && (head[1] == '\n' || (head[1] == '\r' && n >= 3 && head[2] == '\n')))
-			doc_mode = 1;
-	}
-	if (doc_mode && st.st_size <= (off_t)MAX_DOC_BYTES) {
-		json_error_t err;
-		FILE *fp = fdopen(fd, "r");
-		json_t *doc = fp ? json_loadf(fp, 0, &err) : NULL;
-		if (fp)
-			fclose(fp);
-		else
-			close(fd);
-		fd = -1;
-		if (!doc)
-			hr_issue_add(issues, HR_ISSUE_SKIPPED, path, err.line > 0 ? err.line : 0,
-				     err.column > 0 ? err.column : 0, "not valid JSON: %s; file skipped", err.text);
-		else if (!hf_state_doc(p, doc))
-			hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 0, 0,
-				     "a JSON document without \"log_history\" (not a Hugging Face trainer_state.json, and not JSON lines); file skipped");
-		json_decref(doc);
-		goto done;
-	}
+/* Whether @fd starts with "{" alone on the first line: a whole JSON document
+ * (trainer_state.json), not JSON lines. */
+static int is_json_doc(int fd)
+{
+	char head[4];
+	ssize_t n = pread(fd, head, sizeof(head), 0);
 
-	while (!eof && !p->rc && !p->oom) {
-		ssize_t n;
-		if (cpos == clen) {
-			n = read(fd, chunk, CHUNK);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0) {
-				hr_issue_add(issues, HR_ISSUE_TRUNCATED, path, (int)p->line, 0,
-					     "read error: %s; the rest of the file is not read", strerror(errno));
-				break;
-			}
-			if (n == 0) {
-				eof = 1;
-				if (!llen && !over)
-					break;
-			} else {
-				if (total < 4096 && nul_at < 0) {
-					char *z = memchr(chunk, 0, (size_t)n < 4096 - (size_t)total ? (size_t)n : 4096 - (size_t)total);
-					if (z)
-						nul_at = total + (z - chunk);
-				}
-				total += n;
-				clen = (size_t)n;
-				cpos = 0;
-				if (nul_at >= 0)
-					break;
-				continue;
-			}
-		}
-		/* take bytes up to the newline */
-		if (!eof) {
-			char *nl = memchr(chunk + cpos, '\n', clen - cpos);
-			size_t take = nl ? (size_t)(nl - (chunk + cpos)) + 1 : clen - cpos;
-			if (!over) {
-				size_t room = HR_STEPS_MAX_LINE - llen;
-				if (take > room) {
-					over = 1;
-				} else {
-					memcpy(line + llen, chunk + cpos, take);
-					llen += take;
-				}
-			}
-			cpos += take;
-			if (!nl)
-				continue;
-		}
-		p->line++;
-		line[llen] = '\0';
-		if (p->line == 1 || (!first[0] && llen > 1)) {
-			size_t fl = llen;
-			while (fl && (line[fl - 1] == '\n' || line[fl - 1] == '\r'))
-				fl--;
-			firstlen = fl < 120 ? fl : 120;
-			memcpy(first, line, firstlen);
-			first[firstlen] = '\0';
-		}
-		if (over) {
-			if (p->listed++ < MAX_LISTED)
-				hr_issue_add(issues, HR_ISSUE_SKIPPED, path, (int)p->line, 0,
-					     "line longer than %d bytes; line skipped", HR_STEPS_MAX_LINE);
-			info->malformed++;
-		} else if (memchr(line, 0, llen)) {
-			if (p->listed++ < MAX_LISTED)
-				hr_issue_add(issues, HR_ISSUE_SKIPPED, path, (int)p->line, 0,
-					     "line holds a NUL byte (binary data); line skipped");
-			info->malformed++;
-		} else {
-			one_line(p, line, llen);
-		}
-		llen = 0;
-		over = 0;
-	}
-	if (fd >= 0)
+	return n >= 2 && head[0] == '{' && (head[1] == '\n' || (head[1] == '\r' && n >= 3 && head[2] == '\n'));
+}
+
+/* A whole JSON document (@fd, closed here): a Hugging Face
+ * trainer_state.json's "log_history". */
+static void read_doc(struct parser *p, int fd)
+{
+	json_error_t err;
+	FILE *fp = fdopen(fd, "r");
+	json_t *doc = fp ? json_loadf(fp, 0, &err) : NULL;
+
+	if (fp)
+		fclose(fp);
+	else
 		close(fd);
-	fd = -1;
-	if (nul_at >= 0) {
-		hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 0, 0,
-			     "binary data (a NUL byte at offset %ld), not a text log; file skipped", nul_at);
-		rc = HR_STEPS_SKIP;
-		goto out;
+	if (!doc)
+		hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, err.line > 0 ? err.line : 0,
+			     err.column > 0 ? err.column : 0, "not valid JSON: %s; file skipped", err.text);
+	else if (!hf_state_doc(p, doc))
+		hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, 0, 0,
+			     "a JSON document without \"log_history\" (not a Hugging Face trainer_state.json, and not JSON lines); file skipped");
+	json_decref(doc);
+}
+
+/* The next chunk of the file: 0 to read on (a chunk read, or interrupted),
+ * 1 at the end of the file with a line pending, -1 to stop (a read error,
+ * the end of the file, a NUL byte in the first 4 KiB). */
+static int next_chunk(struct parser *p, int fd, struct lines *L)
+{
+	ssize_t n = read(fd, L->chunk, CHUNK);
+
+	if (n < 0 && errno == EINTR)
+		return 0;
+	if (n < 0) {
+		hr_issue_add(p->issues, HR_ISSUE_TRUNCATED, p->path, (int)p->line, 0,
+			     "read error: %s; the rest of the file is not read", strerror(errno));
+		return -1;
 	}
+	if (n == 0) {
+		L->eof = 1;
+		return L->llen || L->over ? 1 : -1;
+	}
+	if (L->total < 4096 && L->nul_at < 0) {
+		char *z = memchr(L->chunk, 0, (size_t)n < 4096 - (size_t)L->total ? (size_t)n : 4096 - (size_t)L->total);
+		if (z)
+			L->nul_at = L->total + (z - L->chunk);
+	}
+	L->total += n;
+	L->clen = (size_t)n;
+	L->cpos = 0;
+	return L->nul_at >= 0 ? -1 : 0;
+}
+
+/* The chunk's bytes up to the next newline onto the line (dropped, the line
+ * marked over, past HR_STEPS_MAX_LINE); 1 when the newline was among them. */
+static int take_bytes(struct lines *L)
+{
+	char *nl = memchr(L->chunk + L->cpos, '\n', L->clen - L->cpos);
+	size_t take = nl ? (size_t)(nl - (L->chunk + L->cpos)) + 1 : L->clen - L->cpos;
+
+	if (!L->over) {
+		size_t room = HR_STEPS_MAX_LINE - L->llen;
+		if (take > room) {
+			L->over = 1;
+		} else {
+			memcpy(L->line + L->llen, L->chunk + L->cpos, take);
+			L->llen += take;
+		}
+	}
+	L->cpos += take;
+	return nl != NULL;
+}
+
+/* A whole line: kept as the first where it is one, then read, or skipped
+ * (too long, or binary). */
+static void end_line(struct parser *p, struct lines *L)
+{
+	p->line++;
+	L->line[L->llen] = '\0';
+	if (p->line == 1 || (!L->first[0] && L->llen > 1)) {
+		size_t fl = L->llen;
+		while (fl && (L->line[fl - 1] == '\n' || L->line[fl - 1] == '\r'))
+			fl--;
+		L->firstlen = fl < 120 ? fl : 120;
+		memcpy(L->first, L->line, L->firstlen);
+		L->first[L->firstlen] = '\0';
+	}
+	if (L->over) {
+		if (p->listed++ < MAX_LISTED)
+			hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, (int)p->line, 0,
+				     "line longer than %d bytes; line skipped", HR_STEPS_MAX_LINE);
+		p->info->malformed++;
+	} else if (memchr(L->line, 0, L->llen)) {
+		if (p->listed++ < MAX_LISTED)
+			hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, (int)p->line, 0,
+				     "line holds a NUL byte (binary data); line skipped");
+		p->info->malformed++;
+	} else {
+		one_line(p, L->line, L->llen);
+	}
+	L->llen = 0;
+	L->over = 0;
+}
+
+/* The text log @fd line by line, to its end, a read error, a NUL byte in
+ * its first 4 KiB (L->nul_at) or the first error of the callback. */
+static void read_lines(struct parser *p, int fd, struct lines *L)
+{
+	int k;
+
+	while (!L->eof && !p->rc && !p->oom) {
+		if (L->cpos == L->clen) {
+			if ((k = next_chunk(p, fd, L)) < 0)
+				break;
+			if (!k)
+				continue;
+		}
+		if (!L->eof && !take_bytes(L))
+			continue;
+		end_line(p, L);
+	}
+}
+
+/* What a format leaves open at the end of the file: Megatron-LM's timer
+ * block, its pending step, a checkpoint saved. */
+static void end_of_file(struct parser *p)
+{
 	mg_end_block(p);
 	mg_emit_pending(p);
 	if (p->ckpt_saved) {
@@ -1341,12 +1374,21 @@ int hr_steps_read(const char *path, hr_steps_fn fn, void *ctx, struct hr_issues 
 		r.t_end = p->last_t;
 		emit(p, &r);
 	}
-done:
+}
+
+/* The file read: its lines and main format into p->info, the lines not
+ * listed, a file of no step record or of several formats said; the return
+ * of hr_steps_read. @doc_mode, @size: a whole JSON document, the file's size. */
+static int file_summary(struct parser *p, const struct lines *L, int doc_mode, off_t size)
+{
+	struct hr_steps_file_info *info = p->info;
+	long nrec = 0;
+	int i, nfmt = 0;
+
 	info->lines = p->line;
 	if (p->listed > MAX_LISTED)
-		hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 0, 0, "%ld more unreadable step lines not listed",
+		hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, 0, 0, "%ld more unreadable step lines not listed",
 			     p->listed - MAX_LISTED);
-	nrec = 0;
 	for (i = 1; i < HR_SF_N; i++) {
 		nrec += info->records[i];
 		if (info->records[i]) {
@@ -1355,26 +1397,27 @@ done:
 				info->format = i;
 		}
 	}
-	if (p->rc) {
-		rc = p->rc;
-	} else if (p->oom) {
-		rc = CH_ERR_RUNTIME;
-	} else if (!nrec) {
+	if (p->rc)
+		return p->rc;
+	if (p->oom)
+		return CH_ERR_RUNTIME;
+	if (!nrec) {
 		char esc[400];
-		if (!doc_mode || st.st_size > (off_t)MAX_DOC_BYTES) {
-			hr_steps_clip(first, firstlen, 120, esc, sizeof(esc));
+		if (!doc_mode || size > (off_t)MAX_DOC_BYTES) {
+			hr_steps_clip(L->first, L->firstlen, 120, esc, sizeof(esc));
 			if (doc_mode)
-				hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 0, 0, "a JSON document larger than %u bytes; file skipped",
-					     MAX_DOC_BYTES);
+				hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, 0, 0,
+					     "a JSON document larger than %u bytes; file skipped", MAX_DOC_BYTES);
 			else if (!p->line)
-				hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 0, 0, "empty file; file skipped");
+				hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, 0, 0, "empty file; file skipped");
 			else
-				hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 1, 0,
+				hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, 1, 0,
 					     "no training-step line of a known format (torchtitan, Megatron-LM, MaxText, Hugging Face Trainer, plain '[rankN] step N | X s/step', clusterhealth JSON lines) in %ld line%s; the first reads '%s'; file skipped",
 					     p->line, p->line == 1 ? "" : "s", esc);
 		}
-		rc = HR_STEPS_SKIP;
-	} else if (nfmt > 1) {
+		return HR_STEPS_SKIP;
+	}
+	if (nfmt > 1) {
 		char what[600];
 		size_t u = 0;
 		for (i = 1; i < HR_SF_N && u < sizeof(what); i++)
@@ -1382,13 +1425,56 @@ done:
 				u += (size_t)snprintf(what + u, sizeof(what) - u, "%s%s (%ld record%s, lines %ld-%ld)",
 						      u ? " and " : "", hr_steps_format_name(i), info->records[i],
 						      info->records[i] == 1 ? "" : "s", info->first_line[i], info->last_line[i]);
-		hr_issue_add(issues, HR_ISSUE_NOTE, path, 0, 0,
+		hr_issue_add(p->issues, HR_ISSUE_NOTE, p->path, 0, 0,
 			     "mixes the step lines of two or more frameworks: %s; each is read, their ranks kept apart", what);
 	}
-out:
+	return 0;
+}
+
+int hr_steps_read(const char *path, hr_steps_fn fn, void *ctx, struct hr_issues *issues,
+		  struct hr_steps_file_info *info)
+{
+	struct hr_steps_file_info local;
+	struct parser *p;
+	struct stat st;
+	struct lines L = { .nul_at = -1 };
+	int fd, rc, doc_mode;
+
+	if (!info)
+		info = &local;
+	memset(info, 0, sizeof(*info));
+	if ((fd = open_log(path, issues, &st)) < 0)
+		return HR_STEPS_SKIP;
+	p = parser_new(path, fn, ctx, issues, info);
+	L.chunk = malloc(CHUNK);
+	L.line = malloc(HR_STEPS_MAX_LINE + 2);
+	if (!p || !L.chunk || !L.line) {
+		close(fd);
+		free(p);
+		free(L.chunk);
+		free(L.line);
+		return CH_ERR_RUNTIME;
+	}
+	/* trainer_state.json and other whole JSON documents: "{" alone on the first line */
+	doc_mode = is_json_doc(fd);
+	if (doc_mode && st.st_size <= (off_t)MAX_DOC_BYTES) {
+		read_doc(p, fd);
+		rc = file_summary(p, &L, doc_mode, st.st_size);
+	} else {
+		read_lines(p, fd, &L);
+		close(fd);
+		if (L.nul_at >= 0) {
+			hr_issue_add(issues, HR_ISSUE_SKIPPED, path, 0, 0,
+				     "binary data (a NUL byte at offset %ld), not a text log; file skipped", L.nul_at);
+			rc = HR_STEPS_SKIP;
+		} else {
+			end_of_file(p);
+			rc = file_summary(p, &L, doc_mode, st.st_size);
+		}
+	}
 	free(p->rt);
 	free(p);
-	free(chunk);
-	free(line);
+	free(L.chunk);
+	free(L.line);
 	return rc;
 }
