@@ -2030,6 +2030,249 @@ static void cfind_report(struct an *a, const struct hr_group *g, const char *cod
 	}
 }
 
+/* The shape findings of one sweep, both halves. */
+struct cshape {
+	struct cfind dip, gap, col;
+	struct hr_buf alt, noisy; /* the alternations named; the first finding on noisy cells */
+	int nnoisy;               /* findings on noisy cells */
+};
+
+/* A regular alternation in half @x: the sign of the step flips at every
+ * size, each step at least HR_CURVE_ALT and beyond the cells' spread, over
+ * 4 steps (5 sizes) or more. The longest into [*lo, *hi], said in s->alt;
+ * *hi 0 when none. */
+static void curve_alternation(const struct ccell *x, size_t n, const char *half, struct cshape *s, size_t *lo,
+			      size_t *hi)
+{
+	size_t j, k, start = 0, len = 0;
+	int up_prev = 0;
+	char s1[32], s2[32];
+
+	*lo = *hi = 0;
+	for (j = 1; j < n; j++) {
+		int okj = x[j].ok && x[j - 1].ok && x[j].regime && x[j - 1].regime && x[j - 1].bw > 0 &&
+			  fabs(x[j].bw / x[j - 1].bw - 1) >= HR_CURVE_ALT &&
+			  fabs(x[j].bw - x[j - 1].bw) > x[j].bw * x[j].e + x[j - 1].bw * x[j - 1].e;
+		int up = x[j].bw > x[j - 1].bw;
+		if (!okj) {
+			len = 0;
+			continue;
+		}
+		if (len == 0 || up == up_prev) {
+			start = j - 1;
+			len = 1;
+		} else {
+			len++;
+		}
+		up_prev = up;
+		if (len >= 4 && j - start > *hi - *lo) {
+			*lo = start;
+			*hi = j;
+		}
+	}
+	if (!*hi)
+		return;
+	hr_buf_printf(&s->alt, "%s%s busbw alternates up and down between neighbouring sizes from %s to %s (",
+		      s->alt.len ? "; " : "", half, hr_fmt_bytes(x[*lo].bytes, s1, sizeof(s1)),
+		      hr_fmt_bytes(x[*hi].bytes, s2, sizeof(s2)));
+	for (k = *lo; k <= *hi; k++)
+		hr_buf_printf(&s->alt, "%s%.2f", k > *lo ? ", " : "", x[k].bw);
+	hr_buf_printf(&s->alt, " GB/s)");
+}
+
+/* Dips in half @x: a size past the latency floor below both neighbours
+ * beyond their spread and below HR_CURVE_DIP x their geometric mean; none
+ * inside the alternation [alt_lo, alt_hi] (alt_hi 0: none). */
+static void curve_dips(struct ccell *x, size_t n, const char *half, size_t alt_lo, size_t alt_hi, struct cshape *s)
+{
+	size_t j;
+	char s1[32], s2[32], sp[160];
+
+	for (j = 1; j + 1 < n; j++) {
+		struct ccell *l = &x[j - 1], *m = &x[j], *r = &x[j + 1];
+		if (!m->regime || (alt_hi && j >= alt_lo && j <= alt_hi))
+			continue; /* latency-bound, or part of a named alternation */
+		if (!(l->ok || l->noisy) || !(m->ok || m->noisy) || !(r->ok || r->noisy) ||
+		    !(m->bw < l->bw && m->bw < r->bw && m->bw < HR_CURVE_DIP * sqrt(l->bw * r->bw)))
+			continue;
+		if (l->noisy || m->noisy || r->noisy) {
+			const struct ccell *w = m->noisy ? m : l->noisy ? l : r;
+			if (!s->nnoisy++)
+				hr_buf_printf(&s->noisy, "a dip (%s) at %s on noisy cells (CV %.2f at %s)", half,
+					      hr_fmt_bytes(m->bytes, s1, sizeof(s1)), w->cv,
+					      hr_fmt_bytes(w->bytes, s2, sizeof(s2)));
+			continue;
+		}
+		if (!is_dip(m->bw, m->e, l, r))
+			continue;
+		if (isnan(m->cv))
+			snprintf(sp, sizeof(sp), "%s", "");
+		else
+			snprintf(sp, sizeof(sp), "; per-call CV %.2f, %.2f, %.2f", l->cv, m->cv, r->cv);
+		if (m->confirm != HR_CONFIRM_NONE)
+			snprintf(sp + strlen(sp), sizeof(sp) - strlen(sp), "; measured again %.2f GB/s", m->cbw);
+		cfind_add(&s->dip, m->confirm, m->confirm != HR_CONFIRM_NONE && is_dip(m->cbw, m->ce, l, r),
+			  "%s %s %.2f GB/s (neighbours %.2f and %.2f%s)",
+			  hr_fmt_bytes(m->bytes, s1, sizeof(s1)), half, m->bw, l->bw, r->bw, sp);
+	}
+}
+
+/* A mid-range collapse in half @x (the first of the sweep only): from a size
+ * past the latency floor below HR_CURVE_MID x the plateau, busbw rises by
+ * less than HR_CURVE_FLAT over at least HR_CURVE_SPAN x in size. */
+static void curve_collapse(const struct ccell *x, size_t n, const char *half, struct cshape *s)
+{
+	double plateau = 0;
+	size_t j, k;
+	char s1[32], s2[32];
+
+	for (j = 0; j < n; j++)
+		if (x[j].ok && x[j].bw > plateau)
+			plateau = x[j].bw;
+	for (j = 0; j < n && !s->col.n; j++) {
+		double b0 = x[j].bw, mx = b0;
+		size_t end = 0;
+		if (!x[j].ok || !x[j].regime || !(b0 < HR_CURVE_MID * plateau) || !(b0 > 0))
+			continue;
+		for (k = j + 1; k < n; k++) {
+			double b = x[k].bw;
+			if (!x[k].ok)
+				break;
+			if (b > mx)
+				mx = b;
+			if (mx >= HR_CURVE_FLAT * b0)
+				break;
+			if (x[k].bytes >= HR_CURVE_SPAN * x[j].bytes)
+				end = k;
+		}
+		if (end)
+			cfind_add(&s->col, HR_CONFIRM_NONE, 1,
+				  "%s busbw flat or falling from %s (%.2f GB/s) to %s (%.2f GB/s), %.0fx the size, while the plateau is %.2f GB/s",
+				  half, hr_fmt_bytes(x[j].bytes, s1, sizeof(s1)), b0,
+				  hr_fmt_bytes(x[end].bytes, s2, sizeof(s2)), x[end].bw,
+				  x[end].bytes / x[j].bytes, plateau);
+	}
+}
+
+/* Out-of-place / in-place gaps between the halves @oop and @ip: one below
+ * HR_CURVE_GAP x the other beyond their spread, the re-measurement of
+ * either cell replacing it. */
+static void curve_gaps(const struct ccell *oop, const struct ccell *ip, size_t n, struct cshape *s)
+{
+	size_t j;
+	char s1[32];
+
+	for (j = 0; j < n; j++) {
+		const struct ccell *o = &oop[j], *p = &ip[j], *lo, *hi;
+		int agrees;
+		if (!(o->ok || o->noisy) || !(p->ok || p->noisy) || !(o->regime || p->regime))
+			continue;
+		lo = o->bw < p->bw ? o : p;
+		hi = lo == o ? p : o;
+		if (!(lo->bw < HR_CURVE_GAP * hi->bw))
+			continue;
+		if (o->noisy || p->noisy) {
+			if (!s->nnoisy++)
+				hr_buf_printf(&s->noisy, "an out-of-place/in-place gap at %s on noisy cells (CV %.2f)",
+					      hr_fmt_bytes(o->bytes, s1, sizeof(s1)), o->noisy ? o->cv : p->cv);
+			continue;
+		}
+		if (!is_gap(lo->bw, lo->e, hi->bw, hi->e))
+			continue;
+		/* the re-measurement of either cell replaces it */
+		agrees = 1;
+		if (lo->confirm != HR_CONFIRM_NONE || hi->confirm != HR_CONFIRM_NONE) {
+			double l2 = lo->confirm != HR_CONFIRM_NONE ? lo->cbw : lo->bw;
+			double e2 = lo->confirm != HR_CONFIRM_NONE ? lo->ce : lo->e;
+			double h2 = hi->confirm != HR_CONFIRM_NONE ? hi->cbw : hi->bw;
+			double f2 = hi->confirm != HR_CONFIRM_NONE ? hi->ce : hi->e;
+			agrees = l2 < h2 ? is_gap(l2, e2, h2, f2) : is_gap(h2, f2, l2, e2);
+		}
+		cfind_add(&s->gap, lo->confirm != HR_CONFIRM_NONE || hi->confirm != HR_CONFIRM_NONE ? HR_CONFIRM_AGREED
+													: HR_CONFIRM_NONE,
+			  agrees, "%s out-of-place %.2f, in-place %.2f GB/s (%.0f%%)",
+			  hr_fmt_bytes(o->bytes, s1, sizeof(s1)), o->bw, p->bw, 100 * lo->bw / hi->bw);
+	}
+}
+
+/* The shape findings of group @i (@g) as its reasons; a finding on noisy
+ * cells leaves its shape not judged. */
+static void curve_report(struct an *a, size_t i, const struct hr_group *g, const struct cshape *s)
+{
+	char crit[200];
+
+	snprintf(crit, sizeof(crit), "a size below both neighbours beyond their measured spread and below %.0f%% of their geometric mean, past the latency floor",
+		 100 * HR_CURVE_DIP);
+	cfind_report(a, g, "curve_dip", CURVE_ACTION, &s->dip, s->dip.n > 1 ? "busbw dips at" : "busbw dip at", crit);
+	snprintf(crit, sizeof(crit), "one below %.0f%% of the other beyond their spread", 100 * HR_CURVE_GAP);
+	cfind_report(a, g, "curve_gap", "out-of-place and in-place differ in buffer handling only: " CURVE_ACTION,
+		     &s->gap, "out-of-place and in-place busbw differ at", crit);
+	snprintf(crit, sizeof(crit), "a rise under %.0f%% over at least %.0fx in size, past the latency floor, from below %.0f%% of the plateau",
+		 100 * (HR_CURVE_FLAT - 1), HR_CURVE_SPAN, 100 * HR_CURVE_MID);
+	cfind_report(a, g, "curve_collapse", CURVE_ACTION, &s->col, "mid-range collapse:", crit);
+	if (s->alt.s)
+		curve_add(a, g, HR_INFO, "curve_alternation",
+			  "a regular alternation between neighbouring sizes comes from the protocol or algorithm NCCL (or MPI) chooses per size, not from the hardware: compare with NCCL_PROTO / NCCL_ALGO pinned if it matters",
+			  s->alt.s);
+	if (s->noisy.s) {
+		char t[600];
+		a->curve[i] = 2;
+		snprintf(a->curve_why[i], sizeof(a->curve_why[i]), "%s", s->noisy.s);
+		snprintf(t, sizeof(t), "curve shape not judged: noisy measurement (%s)", s->noisy.s);
+		curve_add(a, g, HR_INFO, "curve_not_judged", "re-run on an idle node", t);
+	}
+}
+
+/* The curve shape of group @i: its rows' cells per half, the rules, the
+ * reasons. -1 when out of memory. */
+static int curve_group(struct an *a, size_t i)
+{
+	const struct hr_fleet *f = a->f;
+	const struct hr_group *g = &f->groups[i];
+	struct cshape s = { 0 };
+	struct ccell *c[2] = { NULL, NULL };
+	struct hr_quality hq;
+	size_t f0, n = curve_rows(g, &f0), alt_lo, alt_hi;
+	int h;
+
+	if (!n || (group_inst(a, i) && group_inst(a, i)->superseded_by))
+		return 0; /* an earlier sweep's shape is history too */
+	hr_quality_init(&hq);
+	if (a->grp_run[i] >= 0)
+		hr_quality_host(&hq, &f->runs[a->grp_run[i]].cond);
+	if (hq.noisy) {
+		a->curve[i] = 2;
+		snprintf(a->curve_why[i], sizeof(a->curve_why[i]), "%s", hq.why);
+		return 0;
+	}
+	c[0] = calloc(n, sizeof(*c[0]));
+	c[1] = calloc(n, sizeof(*c[1]));
+	if (!c[0] || !c[1]) {
+		free(c[0]);
+		free(c[1]);
+		return -1;
+	}
+	curve_cells(g, f0, n, 0, c[0]);
+	curve_cells(g, f0, n, 1, c[1]);
+	a->curve[i] = 1;
+	for (h = 0; h < 2; h++) {
+		const char *half = h ? "in-place" : "out-of-place";
+		curve_alternation(c[h], n, half, &s, &alt_lo, &alt_hi);
+		curve_dips(c[h], n, half, alt_lo, alt_hi, &s);
+		curve_collapse(c[h], n, half, &s);
+	}
+	curve_gaps(c[0], c[1], n, &s);
+	curve_report(a, i, g, &s);
+	cfind_release(&s.dip);
+	cfind_release(&s.gap);
+	cfind_release(&s.col);
+	hr_buf_release(&s.alt);
+	hr_buf_release(&s.noisy);
+	free(c[0]);
+	free(c[1]);
+	return 0;
+}
+
 /*
  * Curve shape of every latest sweep with rows (docs/health_report.md,
  * "Curve shape"), per half (out-of-place, in-place), on the busbw at the
@@ -2048,192 +2291,13 @@ static void cfind_report(struct an *a, const struct hr_group *g, const char *cod
  */
 static void curve_reasons(struct an *a)
 {
-	const struct hr_fleet *f = a->f;
-	size_t i, j, k;
-	for (i = 0; i < f->ngroups; i++) {
-		const struct hr_group *g = &f->groups[i];
-		struct cfind dip = { 0 }, gap = { 0 }, col = { 0 };
-		struct hr_buf alt = { 0 }, noisy = { 0 };
-		struct ccell *c[2] = { NULL, NULL };
-		struct hr_quality hq;
-		size_t f0, n = curve_rows(g, &f0);
-		int h, nnoisy = 0;
-		char s1[32], s2[32], sp[160];
-		if (!n || (group_inst(a, i) && group_inst(a, i)->superseded_by))
-			continue; /* an earlier sweep's shape is history too */
-		hr_quality_init(&hq);
-		if (a->grp_run[i] >= 0)
-			hr_quality_host(&hq, &f->runs[a->grp_run[i]].cond);
-		if (hq.noisy) {
-			a->curve[i] = 2;
-			snprintf(a->curve_why[i], sizeof(a->curve_why[i]), "%s", hq.why);
-			continue;
-		}
-		c[0] = calloc(n, sizeof(*c[0]));
-		c[1] = calloc(n, sizeof(*c[1]));
-		if (!c[0] || !c[1]) {
-			free(c[0]);
-			free(c[1]);
+	size_t i;
+
+	for (i = 0; i < a->f->ngroups; i++)
+		if (curve_group(a, i)) {
 			a->oom = 1;
 			return;
 		}
-		curve_cells(g, f0, n, 0, c[0]);
-		curve_cells(g, f0, n, 1, c[1]);
-		a->curve[i] = 1;
-		for (h = 0; h < 2; h++) {
-			const char *half = h ? "in-place" : "out-of-place";
-			struct ccell *x = c[h];
-			double plateau = 0;
-			size_t alt_lo = 0, alt_hi = 0, start = 0, len = 0;
-			int up_prev = 0;
-			/* a regular alternation: the sign of the step flips at every
-			 * size, each step at least HR_CURVE_ALT and beyond the cells'
-			 * spread, over 4 steps (5 sizes) or more */
-			for (j = 1; j < n; j++) {
-				int okj = x[j].ok && x[j - 1].ok && x[j].regime && x[j - 1].regime && x[j - 1].bw > 0 &&
-					  fabs(x[j].bw / x[j - 1].bw - 1) >= HR_CURVE_ALT &&
-					  fabs(x[j].bw - x[j - 1].bw) > x[j].bw * x[j].e + x[j - 1].bw * x[j - 1].e;
-				int up = x[j].bw > x[j - 1].bw;
-				if (!okj) {
-					len = 0;
-					continue;
-				}
-				if (len == 0 || up == up_prev) {
-					start = j - 1;
-					len = 1;
-				} else {
-					len++;
-				}
-				up_prev = up;
-				if (len >= 4 && j - start > alt_hi - alt_lo) {
-					alt_lo = start;
-					alt_hi = j;
-				}
-			}
-			if (alt_hi) {
-				hr_buf_printf(&alt, "%s%s busbw alternates up and down between neighbouring sizes from %s to %s (",
-					      alt.len ? "; " : "", half, hr_fmt_bytes(x[alt_lo].bytes, s1, sizeof(s1)),
-					      hr_fmt_bytes(x[alt_hi].bytes, s2, sizeof(s2)));
-				for (k = alt_lo; k <= alt_hi; k++)
-					hr_buf_printf(&alt, "%s%.2f", k > alt_lo ? ", " : "", x[k].bw);
-				hr_buf_printf(&alt, " GB/s)");
-			}
-			for (j = 0; j < n; j++)
-				if (x[j].ok && x[j].bw > plateau)
-					plateau = x[j].bw;
-			for (j = 1; j + 1 < n; j++) {
-				struct ccell *l = &x[j - 1], *m = &x[j], *r = &x[j + 1];
-				if (!m->regime || (alt_hi && j >= alt_lo && j <= alt_hi))
-					continue; /* latency-bound, or part of a named alternation */
-				if (!(l->ok || l->noisy) || !(m->ok || m->noisy) || !(r->ok || r->noisy) ||
-				    !(m->bw < l->bw && m->bw < r->bw && m->bw < HR_CURVE_DIP * sqrt(l->bw * r->bw)))
-					continue;
-				if (l->noisy || m->noisy || r->noisy) {
-					const struct ccell *w = m->noisy ? m : l->noisy ? l : r;
-					if (!nnoisy++)
-						hr_buf_printf(&noisy, "a dip (%s) at %s on noisy cells (CV %.2f at %s)", half,
-							      hr_fmt_bytes(m->bytes, s1, sizeof(s1)), w->cv,
-							      hr_fmt_bytes(w->bytes, s2, sizeof(s2)));
-					continue;
-				}
-				if (!is_dip(m->bw, m->e, l, r))
-					continue;
-				if (isnan(m->cv))
-					snprintf(sp, sizeof(sp), "%s", "");
-				else
-					snprintf(sp, sizeof(sp), "; per-call CV %.2f, %.2f, %.2f", l->cv, m->cv, r->cv);
-				if (m->confirm != HR_CONFIRM_NONE)
-					snprintf(sp + strlen(sp), sizeof(sp) - strlen(sp), "; measured again %.2f GB/s", m->cbw);
-				cfind_add(&dip, m->confirm, m->confirm != HR_CONFIRM_NONE && is_dip(m->cbw, m->ce, l, r),
-					  "%s %s %.2f GB/s (neighbours %.2f and %.2f%s)",
-					  hr_fmt_bytes(m->bytes, s1, sizeof(s1)), half, m->bw, l->bw, r->bw, sp);
-			}
-			for (j = 0; j < n && !col.n; j++) {
-				double b0 = x[j].bw, mx = b0;
-				size_t end = 0;
-				if (!x[j].ok || !x[j].regime || !(b0 < HR_CURVE_MID * plateau) || !(b0 > 0))
-					continue;
-				for (k = j + 1; k < n; k++) {
-					double b = x[k].bw;
-					if (!x[k].ok)
-						break;
-					if (b > mx)
-						mx = b;
-					if (mx >= HR_CURVE_FLAT * b0)
-						break;
-					if (x[k].bytes >= HR_CURVE_SPAN * x[j].bytes)
-						end = k;
-				}
-				if (end)
-					cfind_add(&col, HR_CONFIRM_NONE, 1,
-						  "%s busbw flat or falling from %s (%.2f GB/s) to %s (%.2f GB/s), %.0fx the size, while the plateau is %.2f GB/s",
-						  half, hr_fmt_bytes(x[j].bytes, s1, sizeof(s1)), b0,
-						  hr_fmt_bytes(x[end].bytes, s2, sizeof(s2)), x[end].bw,
-						  x[end].bytes / x[j].bytes, plateau);
-			}
-		}
-		for (j = 0; j < n; j++) {
-			struct ccell *o = &c[0][j], *p = &c[1][j], *lo, *hi;
-			int agrees;
-			if (!(o->ok || o->noisy) || !(p->ok || p->noisy) || !(o->regime || p->regime))
-				continue;
-			lo = o->bw < p->bw ? o : p;
-			hi = lo == o ? p : o;
-			if (!(lo->bw < HR_CURVE_GAP * hi->bw))
-				continue;
-			if (o->noisy || p->noisy) {
-				if (!nnoisy++)
-					hr_buf_printf(&noisy, "an out-of-place/in-place gap at %s on noisy cells (CV %.2f)",
-						      hr_fmt_bytes(o->bytes, s1, sizeof(s1)), o->noisy ? o->cv : p->cv);
-				continue;
-			}
-			if (!is_gap(lo->bw, lo->e, hi->bw, hi->e))
-				continue;
-			/* the re-measurement of either cell replaces it */
-			agrees = 1;
-			if (lo->confirm != HR_CONFIRM_NONE || hi->confirm != HR_CONFIRM_NONE) {
-				double l2 = lo->confirm != HR_CONFIRM_NONE ? lo->cbw : lo->bw;
-				double e2 = lo->confirm != HR_CONFIRM_NONE ? lo->ce : lo->e;
-				double h2 = hi->confirm != HR_CONFIRM_NONE ? hi->cbw : hi->bw;
-				double f2 = hi->confirm != HR_CONFIRM_NONE ? hi->ce : hi->e;
-				agrees = l2 < h2 ? is_gap(l2, e2, h2, f2) : is_gap(h2, f2, l2, e2);
-			}
-			cfind_add(&gap, lo->confirm != HR_CONFIRM_NONE || hi->confirm != HR_CONFIRM_NONE ? HR_CONFIRM_AGREED
-															 : HR_CONFIRM_NONE,
-				  agrees, "%s out-of-place %.2f, in-place %.2f GB/s (%.0f%%)",
-				  hr_fmt_bytes(o->bytes, s1, sizeof(s1)), o->bw, p->bw, 100 * lo->bw / hi->bw);
-		}
-		{
-			char crit[200];
-			snprintf(crit, sizeof(crit), "a size below both neighbours beyond their measured spread and below %.0f%% of their geometric mean, past the latency floor",
-				 100 * HR_CURVE_DIP);
-			cfind_report(a, g, "curve_dip", CURVE_ACTION, &dip, dip.n > 1 ? "busbw dips at" : "busbw dip at", crit);
-			snprintf(crit, sizeof(crit), "one below %.0f%% of the other beyond their spread", 100 * HR_CURVE_GAP);
-			cfind_report(a, g, "curve_gap", "out-of-place and in-place differ in buffer handling only: " CURVE_ACTION,
-				     &gap, "out-of-place and in-place busbw differ at", crit);
-			snprintf(crit, sizeof(crit), "a rise under %.0f%% over at least %.0fx in size, past the latency floor, from below %.0f%% of the plateau",
-				 100 * (HR_CURVE_FLAT - 1), HR_CURVE_SPAN, 100 * HR_CURVE_MID);
-			cfind_report(a, g, "curve_collapse", CURVE_ACTION, &col, "mid-range collapse:", crit);
-		}
-		if (alt.s)
-			curve_add(a, g, HR_INFO, "curve_alternation",
-				  "a regular alternation between neighbouring sizes comes from the protocol or algorithm NCCL (or MPI) chooses per size, not from the hardware: compare with NCCL_PROTO / NCCL_ALGO pinned if it matters",
-				  alt.s);
-		if (noisy.s) {
-			char t[600];
-			a->curve[i] = 2;
-			snprintf(a->curve_why[i], sizeof(a->curve_why[i]), "%s", noisy.s);
-			snprintf(t, sizeof(t), "curve shape not judged: noisy measurement (%s)", noisy.s);
-			curve_add(a, g, HR_INFO, "curve_not_judged", "re-run on an idle node", t);
-		}
-		cfind_release(&dip);
-		cfind_release(&gap);
-		cfind_release(&col);
-		hr_buf_release(&alt);
-		hr_buf_release(&noisy);
-		free(c[0]);
-		free(c[1]);
-	}
 }
 
 /* ------------------------------------------------------------ profile */
