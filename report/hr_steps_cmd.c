@@ -92,7 +92,20 @@ static void usage(FILE *f)
 enum { O_WARMUP = 0x3000, O_WINDOW, O_PARAMS, O_GPU, O_DTYPE, O_PEAK, O_GPUS, O_BASE, O_BASE_GPUS, O_MAXR,
        O_JSON, O_FORCE, O_STRICT, O_FAIL };
 
-static int steps_main(int argc, char **argv)
+/* What the command line asked for. */
+struct steps_opts {
+	struct hr_steps_opts o;
+	char *bases[MAX_BASE];
+	int nbase;
+	const char *gpu, *dtype, *json_path;
+	double params, peak, gpus, base_gpus; /* NAN unless given */
+	char peak_from[128];                  /* where the peak is from, "" */
+	long max_ranks;
+	int force, strict, fail, quiet;
+};
+
+/* Options into @so; returns -1 to go on, else the exit code. */
+static int parse_opts(int argc, char **argv, struct steps_opts *so)
 {
 	static const struct option lo[] = {
 		{ "warmup", required_argument, NULL, O_WARMUP }, { "window", required_argument, NULL, O_WINDOW },
@@ -105,84 +118,64 @@ static int steps_main(int argc, char **argv)
 		{ "fail-on-straggler", no_argument, NULL, O_FAIL }, { "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
-	struct hr_steps_opts o;
-	struct hr_steps_run run, base;
-	struct hr_steps_view v;
-	struct hr_steps_mfu mfu;
-	struct hr_steps_scaling sc;
-	struct hr_issues issues = { 0 };
-	char *bases[MAX_BASE], peak_from[128] = "", missing[200] = "";
-	const char *gpu = NULL, *dtype = NULL, *json_path = NULL;
-	double params = NAN, peak = NAN, gpus = NAN, base_gpus = NAN;
-	long l, max_ranks = 20;
-	int nbase = 0, c, rc = 0, force = 0, strict = 0, fail = 0, quiet = 0, have_base = 0;
-	size_t skipped;
+	long l;
+	int c, rc = 0;
 
-	hr_steps_opts_init(&o);
-	memset(&run, 0, sizeof(run));
-	memset(&base, 0, sizeof(base));
 	optind = 0;
 	opterr = 1;
 	while ((c = getopt_long(argc, argv, "qh", lo, NULL)) != -1) {
 		switch (c) {
 		case O_WARMUP:
-			if ((rc = ch_parse_long("--warmup", optarg, 0, 100000000, &o.warmup)))
-				return ch_exit_code(rc);
+			rc = ch_parse_long("--warmup", optarg, 0, 100000000, &so->o.warmup);
 			break;
 		case O_WINDOW:
-			if ((rc = ch_parse_long("--window", optarg, 1, 100000000, &o.window)))
-				return ch_exit_code(rc);
+			rc = ch_parse_long("--window", optarg, 1, 100000000, &so->o.window);
 			break;
 		case O_PARAMS:
-			if ((rc = ch_parse_double("--params", optarg, 1, 1e16, &params)))
-				return ch_exit_code(rc);
+			rc = ch_parse_double("--params", optarg, 1, 1e16, &so->params);
 			break;
 		case O_PEAK:
-			if ((rc = ch_parse_double("--peak-tflops", optarg, 1e-6, 1e6, &peak)))
-				return ch_exit_code(rc);
-			snprintf(peak_from, sizeof(peak_from), "--peak-tflops");
+			if (!(rc = ch_parse_double("--peak-tflops", optarg, 1e-6, 1e6, &so->peak)))
+				snprintf(so->peak_from, sizeof(so->peak_from), "--peak-tflops");
 			break;
 		case O_GPUS:
-			if ((rc = ch_parse_long("--gpus", optarg, 1, 100000000, &l)))
-				return ch_exit_code(rc);
-			gpus = (double)l;
+			if (!(rc = ch_parse_long("--gpus", optarg, 1, 100000000, &l)))
+				so->gpus = (double)l;
 			break;
 		case O_BASE_GPUS:
-			if ((rc = ch_parse_long("--baseline-gpus", optarg, 1, 100000000, &l)))
-				return ch_exit_code(rc);
-			base_gpus = (double)l;
+			if (!(rc = ch_parse_long("--baseline-gpus", optarg, 1, 100000000, &l)))
+				so->base_gpus = (double)l;
 			break;
 		case O_MAXR:
-			if ((rc = ch_parse_long("--max-ranks", optarg, 0, 100000000, &max_ranks)))
-				return ch_exit_code(rc);
+			rc = ch_parse_long("--max-ranks", optarg, 0, 100000000, &so->max_ranks);
 			break;
 		case O_GPU:
-			gpu = optarg;
+			so->gpu = optarg;
 			break;
 		case O_DTYPE:
-			dtype = optarg;
+			so->dtype = optarg;
 			break;
 		case O_BASE:
-			if (nbase == MAX_BASE)
+			if (so->nbase == MAX_BASE)
 				return ch_exit_code(ch_usage_error("more than %d --baseline paths", MAX_BASE));
-			bases[nbase++] = optarg;
+			so->bases[so->nbase++] = optarg;
 			break;
 		case O_JSON:
 			if (!*optarg)
 				return ch_exit_code(ch_usage_error("empty file name for --json"));
-			json_path = optarg;
+			so->json_path = optarg;
 			break;
 		case O_FORCE:
-			force = 1;
+			so->force = 1;
 			break;
 		case O_STRICT:
-			strict = 1;
+			so->strict = 1;
 			break;
 		case O_FAIL:
-			fail = 1;
+			so->fail = 1;
 			break;
 		case 'q':
-			quiet = 1;
+			so->quiet = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -191,78 +184,147 @@ static int steps_main(int argc, char **argv)
 			fprintf(stderr, "try '%s --help' for more information\n", ch_prog());
 			return CH_EXIT_USAGE;
 		}
+		if (rc)
+			return ch_exit_code(rc);
 	}
-	if (optind >= argc)
-		return ch_exit_code(ch_usage_error("no step log given (LOG or DIR; see --help)"));
-	if (gpu && isnan(peak) && isnan(peak = hr_steps_peak_tflops(gpu, dtype, peak_from, sizeof(peak_from))))
-		return CH_EXIT_USAGE;
-	if (json_path && !force && access(json_path, F_OK) == 0)
-		return ch_exit_code(ch_usage_error("'%s' exists (use --force to replace it)", json_path));
-	if (json_path && (rc = ch_check_output_path("--json", json_path)))
-		return ch_exit_code(rc);
+	return -1;
+}
 
-	rc = hr_steps_run_load(argv + optind, argc - optind, &o, &run, &issues);
-	if (!rc && nbase) {
-		rc = hr_steps_run_load(bases, nbase, &o, &base, &issues);
-		have_base = !rc;
+/* What the options give together: a log, the peak of --gpu, the --json
+ * file's check. -1 to go on, else the exit code. */
+static int check_opts(struct steps_opts *so, int nlogs)
+{
+	int rc;
+
+	if (nlogs <= 0)
+		return ch_exit_code(ch_usage_error("no step log given (LOG or DIR; see --help)"));
+	if (so->gpu && isnan(so->peak) &&
+	    isnan(so->peak = hr_steps_peak_tflops(so->gpu, so->dtype, so->peak_from, sizeof(so->peak_from))))
+		return CH_EXIT_USAGE;
+	if (so->json_path && !so->force && access(so->json_path, F_OK) == 0)
+		return ch_exit_code(ch_usage_error("'%s' exists (use --force to replace it)", so->json_path));
+	if (so->json_path && (rc = ch_check_output_path("--json", so->json_path)))
+		return ch_exit_code(rc);
+	return -1;
+}
+
+/* The logs @logs and the --baseline ones read into @run and @base (*@have_base),
+ * the input problems printed. 0 or an error code. */
+static int load_runs(const struct steps_opts *so, char **logs, int nlogs, struct hr_steps_run *run,
+		     struct hr_steps_run *base, int *have_base, struct hr_issues *issues)
+{
+	size_t skipped;
+	int rc;
+
+	rc = hr_steps_run_load(logs, nlogs, &so->o, run, issues);
+	if (!rc && so->nbase) {
+		rc = hr_steps_run_load(so->bases, so->nbase, &so->o, base, issues);
+		*have_base = !rc;
 	}
-	skipped = hr_issues_count(&issues, HR_ISSUE_SKIPPED);
-	hr_issues_print(quiet ? stderr : stdout, &issues);
-	if (!quiet && issues.n)
+	skipped = hr_issues_count(issues, HR_ISSUE_SKIPPED);
+	hr_issues_print(so->quiet ? stderr : stdout, issues);
+	if (!so->quiet && issues->n)
 		putchar('\n');
 	if (rc)
-		goto out;
-	if (strict && skipped) {
-		rc = ch_usage_error("%zu input problem%s skipped (--strict)", skipped, skipped == 1 ? "" : "s");
-		goto out;
-	}
-	memset(&v, 0, sizeof(v));
-	v.run = &run;
-	v.gpus_given = !isnan(gpus);
-	v.gpus = v.gpus_given ? gpus : (double)run.nranks;
-	v.params = params;
-	v.max_ranks = (size_t)max_ranks;
-	v.peak_from = peak_from[0] ? peak_from : NULL;
-	if (isnan(params) || isnan(peak))
-		snprintf(missing, sizeof(missing), "not computed: needs %s%s%s", isnan(params) ? "--params" : "",
-			 isnan(params) && isnan(peak) ? " and " : "",
-			 isnan(peak) ? "the GPU's peak (--gpu NAME or --peak-tflops)" : "");
-	else if (hr_steps_mfu(&run, params, v.gpus, peak, &mfu))
-		snprintf(missing, sizeof(missing), "not computed: the logs give no tokens/s");
+		return rc;
+	if (so->strict && skipped)
+		return ch_usage_error("%zu input problem%s skipped (--strict)", skipped, skipped == 1 ? "" : "s");
+	return 0;
+}
+
+/* The report's view of the runs, and what it points to. */
+struct steps_out {
+	struct hr_steps_view v;
+	struct hr_steps_mfu mfu;
+	struct hr_steps_scaling sc;
+	char missing[200];
+};
+
+/* The view of @run (and @base, NULL when none) as @so asks: MFU, or why not;
+ * the scaling efficiency. */
+static void make_view(const struct steps_opts *so, const struct hr_steps_run *run, const struct hr_steps_run *base,
+		      struct steps_out *out)
+{
+	struct hr_steps_view *v = &out->v;
+
+	memset(v, 0, sizeof(*v));
+	out->missing[0] = '\0';
+	v->run = run;
+	v->gpus_given = !isnan(so->gpus);
+	v->gpus = v->gpus_given ? so->gpus : (double)run->nranks;
+	v->params = so->params;
+	v->max_ranks = (size_t)so->max_ranks;
+	v->peak_from = so->peak_from[0] ? so->peak_from : NULL;
+	if (isnan(so->params) || isnan(so->peak))
+		snprintf(out->missing, sizeof(out->missing), "not computed: needs %s%s%s",
+			 isnan(so->params) ? "--params" : "", isnan(so->params) && isnan(so->peak) ? " and " : "",
+			 isnan(so->peak) ? "the GPU's peak (--gpu NAME or --peak-tflops)" : "");
+	else if (hr_steps_mfu(run, so->params, v->gpus, so->peak, &out->mfu))
+		snprintf(out->missing, sizeof(out->missing), "not computed: the logs give no tokens/s");
 	else
-		v.mfu = &mfu;
-	v.mfu_missing = missing[0] ? missing : NULL;
-	if (have_base) {
-		v.base = &base;
-		v.base_gpus = !isnan(base_gpus) ? base_gpus : (double)base.nranks;
-		if (!hr_steps_scaling(&base, &run, v.base_gpus, v.gpus, &sc))
-			v.scaling = &sc;
+		v->mfu = &out->mfu;
+	v->mfu_missing = out->missing[0] ? out->missing : NULL;
+	if (base) {
+		v->base = base;
+		v->base_gpus = !isnan(so->base_gpus) ? so->base_gpus : (double)base->nranks;
+		if (!hr_steps_scaling(base, run, v->base_gpus, v->gpus, &out->sc))
+			v->scaling = &out->sc;
 	}
-	if (quiet) {
-		char a[64] = "no straggler";
-		if (!run.stragglers_visible)
-			snprintf(a, sizeof(a), "stragglers not visible in these logs");
-		else if (run.nstragglers)
-			snprintf(a, sizeof(a), "%d straggler%s", run.nstragglers, run.nstragglers == 1 ? "" : "s");
-		char w[48] = "n/a (stall interval not measured)";
-		if (!isnan(run.wall_step_sec))
-			snprintf(w, sizeof(w), "%.4g s", run.wall_step_sec);
-		printf("steps: %zu ranks, step %.4g s, wall-clock step %s, %s\n", run.nranks, run.step_sec, w, a);
-	} else {
-		hr_steps_print(stdout, &v);
-	}
-	if (json_path) {
-		json_t *doc = hr_steps_json(&v);
-		if (!doc) {
-			rc = CH_ERR_RUNTIME;
-			goto out;
-		}
-		rc = ch_json_write_atomic(json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
-		json_decref(doc);
-		if (rc)
-			goto out;
-	}
-	rc = fail && run.nstragglers ? CH_ERR_CHECK : 0;
+}
+
+/* --quiet: one summary line. */
+static void print_summary(const struct hr_steps_run *run)
+{
+	char a[64] = "no straggler";
+	char w[48] = "n/a (stall interval not measured)";
+
+	if (!run->stragglers_visible)
+		snprintf(a, sizeof(a), "stragglers not visible in these logs");
+	else if (run->nstragglers)
+		snprintf(a, sizeof(a), "%d straggler%s", run->nstragglers, run->nstragglers == 1 ? "" : "s");
+	if (!isnan(run->wall_step_sec))
+		snprintf(w, sizeof(w), "%.4g s", run->wall_step_sec);
+	printf("steps: %zu ranks, step %.4g s, wall-clock step %s, %s\n", run->nranks, run->step_sec, w, a);
+}
+
+/* The --json file: the report as JSON. 0 or an error code. */
+static int write_json(const char *path, const struct hr_steps_view *v)
+{
+	json_t *doc = hr_steps_json(v);
+	int rc;
+
+	if (!doc)
+		return CH_ERR_RUNTIME;
+	rc = ch_json_write_atomic(path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(doc);
+	return rc;
+}
+
+static int steps_main(int argc, char **argv)
+{
+	struct steps_opts so = { .params = NAN, .peak = NAN, .gpus = NAN, .base_gpus = NAN, .max_ranks = 20 };
+	struct hr_steps_run run, base;
+	struct steps_out out;
+	struct hr_issues issues = { 0 };
+	int rc, have_base = 0;
+
+	hr_steps_opts_init(&so.o);
+	memset(&run, 0, sizeof(run));
+	memset(&base, 0, sizeof(base));
+	if ((rc = parse_opts(argc, argv, &so)) >= 0)
+		return rc;
+	if ((rc = check_opts(&so, argc - optind)) >= 0)
+		return rc;
+	if ((rc = load_runs(&so, argv + optind, argc - optind, &run, &base, &have_base, &issues)))
+		goto out;
+	make_view(&so, &run, have_base ? &base : NULL, &out);
+	if (so.quiet)
+		print_summary(&run);
+	else
+		hr_steps_print(stdout, &out.v);
+	if (so.json_path && (rc = write_json(so.json_path, &out.v)))
+		goto out;
+	rc = so.fail && run.nstragglers ? CH_ERR_CHECK : 0;
 out:
 	hr_steps_run_release(&run);
 	hr_steps_run_release(&base);
