@@ -766,7 +766,8 @@ static int derive_stalls(struct ctx *c, struct hr_steps_run *run, double **bufp,
 	run->events = c->ev;
 	run->nevents = c->nev;
 	c->ev = NULL;
-	qsort(run->events, run->nevents, sizeof(run->events[0]), cmp_ev);
+	if (run->nevents) /* none: no array (qsort's is never NULL) */
+		qsort(run->events, run->nevents, sizeof(run->events[0]), cmp_ev);
 	run->ckpt_block_sec = run->ckpt_interval_sec = run->stall_frac = run->wall_step_sec = NAN;
 	run->span_sec = !isnan(c->tmin) ? c->tmax - c->tmin : NAN;
 	buf = realloc(*bufp, (run->nevents + maxn) * sizeof(double));
