@@ -152,6 +152,9 @@ fi
 if [ -x "$B/health_report" ]; then
 	check "gpu-check --run: health_report ran from the bundle" \
 		awk -F'\t' '$1 == "report" && ($2 == 0 || $2 == 1) { f = 1 } END { exit !f }' "$T/out/steps.tsv"
+	# in the output folder (--out), never in the directory it was started from
+	check "gpu-check --run: health_report's outputs in the output folder's report/" \
+		bash -c 'for f in profile.json report.md report.html health.prom; do [ -s "$1/report/$f" ] || exit 1; done' _ "$T/out"
 fi
 check "gpu-check --run: summary, env and logs written" \
 	bash -c 'for f in summary.txt summary.md summary.json env.txt steps.tsv logs/ldd.log; do [ -s "$1/$f" ] || exit 1; done' _ "$T/out"
