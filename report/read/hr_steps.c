@@ -1247,12 +1247,16 @@ static void read_doc(struct parser *p, int fd)
 {
 	json_error_t err;
 	FILE *fp = fdopen(fd, "r");
-	json_t *doc = fp ? json_loadf(fp, 0, &err) : NULL;
+	json_t *doc;
 
-	if (fp)
-		fclose(fp);
-	else
+	if (!fp) {
+		hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, 0, 0, "cannot read: %s; file skipped",
+			     strerror(errno));
 		close(fd);
+		return;
+	}
+	doc = json_loadf(fp, 0, &err);
+	fclose(fp);
 	if (!doc)
 		hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, err.line > 0 ? err.line : 0,
 			     err.column > 0 ? err.column : 0, "not valid JSON: %s; file skipped", err.text);
