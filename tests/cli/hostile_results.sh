@@ -235,6 +235,60 @@ PY
 out=$("$HR" -q --out "$O" "$X" 2>&1)
 grep -q $'\e' <<<"$out" && echo "not ok quiet_escapes_names: an escape byte printed" || echo "ok quiet_escapes_names"
 
+# report.html's PASS table is JSON data in a <script> element: a host name
+# holding "<!--<script>" (which puts the HTML tokenizer in the script's
+# double-escaped state, so that the element's own "</script>" no longer
+# ends it) or "</script>" must not end or extend the element; the data
+# parses back to the names as they were, quotes and line separators too
+X=$TMP/htmlnames/in
+mkdir -p "$X" && cp -r $FH/* "$X/"
+python3 - "$X" <<'PY'
+import json, sys
+x = sys.argv[1]
+names = {"node02": "n2<!--<script>x", "node03": "n3</script><script>alert(1)</script>",
+         "node04": "n4\"'&amp;<b>", "node05": "n5\u2028\u2029x"}
+for old, new in names.items():
+    for f in ("roofline.json", "loader_contention.json"):
+        p = "%s/%s/%s" % (x, old, f)
+        d = json.load(open(p))
+        d["host"]["hostname"] = new
+        for dev in d["results"].get("devices", []):
+            if dev.get("host") == old:
+                dev["host"] = new
+        json.dump(d, open(p, "w"))
+PY
+O=$TMP/htmlnames/out
+"$HR" -q --out "$O" "$X" >"$TMP/htmlnames.txt" 2>&1
+msg=$(python3 - "$O/report.html" <<'PY'
+import json, re, sys
+src = open(sys.argv[1], encoding="utf-8").read()
+start = '<script type="application/json" id="healthy-table-data">'
+i = src.find(start)
+if i < 0:
+    print("no PASS table data"); sys.exit()
+i += len(start)
+j = src.find("</script>", i)
+data = src[i:j]
+errs = []
+if "<" in data:
+    k = data.index("<")
+    errs.append("a '<' in the table's data: %r" % data[max(0, k - 20):k + 20])
+try:
+    names = [r[0] for r in json.loads(data)]
+except ValueError as e:
+    names = []
+    errs.append("the table's data is not JSON: %s" % e)
+for want in ("n2<!--<script>x", "n3</script><script>alert(1)</script>", "n4\"'&amp;<b>", "n5\u2028\u2029x"):
+    if want not in names:
+        errs.append("no PASS row named %r (rows: %r)" % (want, names))
+# the page's script is one element after the data, and the page ends
+if not src.rstrip().endswith("</script>\n</body></html>".strip()) or src.count("<script>") != 1:
+    errs.append("the page's script element is not whole")
+print("; ".join(errs) if errs else "OK")
+PY
+)
+[ "$msg" = OK ] && echo "ok html_pass_table_data_escaped" || echo "not ok html_pass_table_data_escaped: $msg"
+
 # C1 controls (CSI U+009B, NEL U+0085) and a bidi override (U+202E) in a
 # result file: skipped by every reader, like the C0 controls
 mutate c1 $FH/node01/roofline.json 'd["host"]["hostname"] = "node\u009b2J01"'
