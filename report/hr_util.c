@@ -1,4 +1,5 @@
 #include "report/hr_util.h"
+#include "base/ch_common.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -296,7 +297,7 @@ int hr_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
 	if (!data) {
 		snprintf(err, errn, "out of memory");
 		fclose(f);
-		return -1;
+		return CH_ERR_RUNTIME;
 	}
 	for (;;) {
 		if (n + 1 >= cap) {
@@ -312,7 +313,7 @@ int hr_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
 				snprintf(err, errn, "out of memory");
 				free(data);
 				fclose(f);
-				return -1;
+				return CH_ERR_RUNTIME;
 			}
 			data = p;
 			cap *= 2;

@@ -114,7 +114,8 @@ int hr_buf_prom_label(struct hr_buf *b, const char *s);
  * @err:      [out] on failure, a message without the file name ("no such
  *            file or directory", "file is larger than 268435456 bytes").
  * @errn:     [in] size of @err.
- * Returns 0, or -1 with @err set.
+ * Returns 0, or -1 with @err set; CH_ERR_RUNTIME (@err "out of memory")
+ * when the text could not be allocated: not a fault of the file.
  */
 int hr_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
 		 char *err, size_t errn);
