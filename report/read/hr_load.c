@@ -1332,12 +1332,16 @@ static int load_parsed(struct hr_fleet *f, const char *path, int named, struct p
 	return rc;
 }
 
-/* load_parsed(), saying which file ran out of memory */
+/* load_parsed(), saying which file ran out of memory; the file known by
+ * its name as UTF-8 text (hr_utf8_text(): a name that is not UTF-8 would
+ * be lost by jansson, and with it the profile) */
 static int load_one(struct hr_fleet *f, const char *path, int named, struct parsed *q)
 {
-	int rc = load_parsed(f, path, named, q);
+	char *shown = hr_utf8_text(path);
+	int rc = shown ? load_parsed(f, shown, named, q) : CH_ERR_RUNTIME;
+	free(shown);
 	if (rc)
-		ch_error("out of memory while reading '%s'", path);
+		ch_error("out of memory while reading '%s'", hr_term(path));
 	return rc;
 }
 

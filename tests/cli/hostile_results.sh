@@ -289,6 +289,53 @@ PY
 )
 [ "$msg" = OK ] && echo "ok html_pass_table_data_escaped" || echo "not ok html_pass_table_data_escaped: $msg"
 
+# bytes that are not UTF-8 in a file name and in the host name of an
+# nccl-tests text log (neither is refused): the file is read and the node
+# kept under names with those bytes written "\xNN", one node per host, and
+# nothing else of the report lost (a file name like this made the whole
+# report fail, "out of memory while building the profile"; such a host
+# was 8 nameless nodes, with 8 equal series node="" in health.prom)
+X=$TMP/utf8/in
+mkdir -p "$X" && cp -r $FH/* "$X/"
+sed 's/ on     node01 device / on node\xff01 device /' tests/data/nccl-tests-logs/01_h100_2node_16gpu_gcp_a3mega_allreduce.txt >"$X/log"$'\xff'"name.txt"
+O=$TMP/utf8/out
+out=$("$HR" -q --out "$O" "$X" 2>&1); rc=$?
+msg=$(python3 - "$O" <<'PY'
+import json, sys
+o = sys.argv[1]
+errs = []
+try:
+    p = json.load(open(o + "/profile.json"))
+except Exception as e:
+    print("no profile.json: %s" % e); sys.exit()
+names = [n.get("name") for n in p["nodes"]]
+if names.count("node\\xff01") != 1:
+    errs.append("no single node named node\\xff01: %r" % names)
+if None in names or "" in names:
+    errs.append("a node without a name: %r" % names)
+if "log\\xffname.txt" not in json.dumps(p, ensure_ascii=False).replace("\\\\", "\\"):
+    errs.append("the file log\\xffname.txt is not in the profile")
+seen = set()
+for line in open(o + "/health.prom", encoding="utf-8"):
+    if line.startswith("#"):
+        continue
+    key = line.rsplit(" ", 1)[0]
+    if key in seen:
+        errs.append("a series twice in health.prom: %s" % key); break
+    seen.add(key)
+    if 'node=""' in key:
+        errs.append("a series of a nameless node: %s" % key); break
+print("; ".join(errs) if errs else "OK")
+PY
+)
+if [ $rc -gt 1 ] || grep -q "out of memory" <<<"$out"; then
+	echo "not ok report_names_not_utf8: exit $rc: $out"
+elif [ "$msg" != OK ]; then
+	echo "not ok report_names_not_utf8: $msg"
+else
+	echo "ok report_names_not_utf8"
+fi
+
 # out of memory while reading: an error (exit 4, said), never a file
 # skipped as "malformed JSON" with the report written without it. The
 # document below is 21 MB of text whose parse takes about 900 MB; the
