@@ -16,6 +16,8 @@
 #include <errno.h>
 #include <math.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -156,12 +158,76 @@ struct outfile {
 	FILE *f;
 };
 
+/* The outputs being written, for the signal handler: on a file system
+ * without O_TMPFILE each has a named temporary "FILE.tmp.PID" (from
+ * ch_atomic_begin(), or from ch_atomic_commit() until it is renamed),
+ * removed by on_signal() before the signal ends the process. */
+#define MAX_OPEN_OUTPUTS 4
+static struct outfile *volatile open_outputs[MAX_OPEN_OUTPUTS];
+
+static void on_signal(int sig)
+{
+	size_t i;
+	for (i = 0; i < MAX_OPEN_OUTPUTS; i++) {
+		struct outfile *o = open_outputs[i];
+		/* the name holds this process's id: nothing but our own
+		 * temporary (or, once renamed, nothing) answers to it */
+		if (o)
+			unlink(o->a.tmp);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* SIGINT and SIGTERM (Ctrl-C, scancel, a job's time limit) end the run as
+ * before, the outputs of the run before left as they were, but without a
+ * temporary of ours left beside them; a signal ignored when the run
+ * started (SIGINT of a background job) stays ignored. */
+static void catch_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM };
+	size_t i;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction sa, cur;
+		if (sigaction(sigs[i], NULL, &cur) == 0 && cur.sa_handler == SIG_IGN)
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static void out_track(struct outfile *o, int on)
+{
+	size_t i;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	for (i = 0; i < MAX_OPEN_OUTPUTS; i++)
+		if (on ? !open_outputs[i] : open_outputs[i] == o) {
+			open_outputs[i] = on ? o : NULL;
+			break;
+		}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 static int out_open(struct outfile *o, const char *dir, const char *name)
 {
 	int fd;
+	sigset_t sigs, old;
 	snprintf(o->path, sizeof(o->path), "%s/%s", dir, name);
-	if (ch_atomic_begin(&o->a, o->path))
+	/* no signal between the temporary's creation and its tracking */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, &old);
+	if (ch_atomic_begin(&o->a, o->path)) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		return CH_ERR_RUNTIME;
+	}
+	out_track(o, 1);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	fd = dup(o->a.fd);
 	o->f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!o->f) {
@@ -169,27 +235,44 @@ static int out_open(struct outfile *o, const char *dir, const char *name)
 		if (fd >= 0)
 			close(fd);
 		ch_atomic_abort(&o->a);
+		out_track(o, 0);
 		return CH_ERR_RUNTIME;
 	}
 	return 0;
 }
 
-/* @ok: the text was written; then it is put in place, else given up.
- * Returns 0 or CH_ERR_RUNTIME (printed). */
+/* @ok: the text was written; then it is put in place, else given up
+ * (silently, unless writing this file is what failed: the caller says
+ * why it gives up). Returns 0 or CH_ERR_RUNTIME (a write error of this
+ * file printed). */
 static int out_close(struct outfile *o, int ok)
 {
+	int werr, e, rc;
 	if (!o->f)
 		return 0;
-	ok = ok && !ferror(o->f) && fflush(o->f) == 0;
-	if (fclose(o->f) != 0)
-		ok = 0;
+	/* a stream in error: errno is still the failed write's (nothing
+	 * since has set it but a success) */
+	e = errno;
+	werr = ferror(o->f);
+	if (!werr && fflush(o->f) != 0) {
+		werr = 1;
+		e = errno;
+	}
+	if (fclose(o->f) != 0 && !werr) {
+		werr = 1;
+		e = errno;
+	}
 	o->f = NULL;
-	if (!ok) {
-		ch_error("cannot write '%s': %s", o->path, strerror(errno ? errno : EIO));
+	if (werr)
+		ch_error("cannot write '%s': %s", o->path, strerror(e ? e : EIO));
+	if (werr || !ok) {
 		ch_atomic_abort(&o->a);
+		out_track(o, 0);
 		return CH_ERR_RUNTIME;
 	}
-	return ch_atomic_commit(&o->a);
+	rc = ch_atomic_commit(&o->a);
+	out_track(o, 0);
+	return rc;
 }
 
 /* ---- profile.json, written as it is handed over (json_dumpf()'s text of
@@ -327,17 +410,20 @@ static int render_outputs(struct stream *s, FILE *term, int *nplots)
 	out.md = md.f;
 	out.prom = prom.f;
 	out.html = html.f;
-	if ((rc = hr_render_end(s->r, s->tail, &out, nplots))) {
-		ch_error("out of memory while rendering the report");
+	ch_clear_last_error();
+	if ((rc = hr_render_end(s->r, s->tail, &out, nplots)))
 		goto fail;
-	}
 	if ((rc = out_close(&md, 1)) || (rc = out_close(&prom, 1)) || (rc = out_close(&html, 1)))
 		goto fail;
 	return 0;
 fail:
+	/* a write error of an output is said by its out_close(), one of a
+	 * temporary file where it happened; else it ran out of memory */
 	out_close(&md, 0);
 	out_close(&prom, 0);
 	out_close(&html, 0);
+	if (!*ch_last_error())
+		ch_error("out of memory while rendering the report");
 	return rc ? rc : CH_ERR_RUNTIME;
 }
 
@@ -496,6 +582,7 @@ int hr_report_main(int argc, char **argv)
 		hr_fleet_release(&fleet);
 		return ch_exit_code(rc);
 	}
+	catch_signals();
 	if (mkdir_p(o.out) != 0) {
 		ch_error("cannot create output directory '%s': %s", o.out, strerror(errno));
 		rc = CH_ERR_RUNTIME;
@@ -534,11 +621,14 @@ int hr_report_main(int argc, char **argv)
 	}
 	/* the profile is written to profile.json and rendered node by node as
 	 * it is built (never held whole) */
+	ch_clear_last_error();
 	rc = hr_analyze_stream(&fleet, &ao, &sink);
 	if (rc) {
-		if (!st.err)
-			ch_error("out of memory while building the profile");
+		/* a write error of profile.json is said by out_close(), one of
+		 * a temporary file where it happened; else memory ran out */
 		out_close(&st.profile, 0);
+		if (!*ch_last_error())
+			ch_error("out of memory while building the profile");
 		rc = CH_ERR_RUNTIME;
 		goto out;
 	}

@@ -1,10 +1,12 @@
 #include "report/hr_util.h"
+#include "base/ch_common.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -110,6 +112,44 @@ long hr_utf8_next(const char *s, size_t n, size_t *len)
 		return -1;
 	*len = need + 1;
 	return c;
+}
+
+void hr_utf8_copy(char *dst, size_t n, const char *src)
+{
+	/* no more of @src than can fit: every byte read writes one or more */
+	size_t i = 0, o = 0, len, m = src ? strnlen(src, n + 4) : 0;
+	if (!n)
+		return;
+	while (i < m) {
+		long c = hr_utf8_next(src + i, m - i, &len);
+		if (c < 0) {
+			if (o + 4 >= n)
+				break;
+			snprintf(dst + o, 5, "\\x%02x", (unsigned char)src[i]);
+			o += 4;
+			i++;
+		} else {
+			if (o + len >= n)
+				break;
+			memcpy(dst + o, src + i, len);
+			o += len;
+			i += len;
+		}
+	}
+	dst[o] = '\0';
+}
+
+char *hr_utf8_text(const char *src)
+{
+	size_t n;
+	char *s;
+	if (!src)
+		return NULL;
+	n = 4 * strlen(src) + 1;
+	s = malloc(n);
+	if (s)
+		hr_utf8_copy(s, n, src);
+	return s;
 }
 
 int hr_char_shown_escaped(long c)
@@ -296,7 +336,7 @@ int hr_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
 	if (!data) {
 		snprintf(err, errn, "out of memory");
 		fclose(f);
-		return -1;
+		return CH_ERR_RUNTIME;
 	}
 	for (;;) {
 		if (n + 1 >= cap) {
@@ -312,7 +352,7 @@ int hr_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
 				snprintf(err, errn, "out of memory");
 				free(data);
 				fclose(f);
-				return -1;
+				return CH_ERR_RUNTIME;
 			}
 			data = p;
 			cap *= 2;

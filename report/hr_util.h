@@ -56,6 +56,22 @@ void hr_buf_release(struct hr_buf *b);
 long hr_utf8_next(const char *s, size_t n, size_t *len);
 
 /**
+ * hr_utf8_copy - copy @src into @dst (@n bytes, NUL included) as UTF-8
+ * text: each byte that is not UTF-8 written "\xNN" (4 characters), and
+ * never a character cut at the end (what does not fit is left out). For
+ * strings that do not come from JSON (a text log's host name, a file
+ * name): jansson refuses a string that is not UTF-8, which would lose it.
+ * NULL @src gives "".
+ */
+void hr_utf8_copy(char *dst, size_t n, const char *src);
+
+/**
+ * hr_utf8_text - @src as hr_utf8_copy() writes it, in a new string
+ * (free() it). Returns NULL when out of memory (or for NULL @src).
+ */
+char *hr_utf8_text(const char *src);
+
+/**
  * hr_char_shown_escaped - 1 when code point @c is never written as it is:
  * C0 controls (newline and tab too), DEL, C1 controls (U+0080..U+009F),
  * bidirectional marks, embeddings, overrides and isolates (U+061C, U+200E,
@@ -114,7 +130,8 @@ int hr_buf_prom_label(struct hr_buf *b, const char *s);
  * @err:      [out] on failure, a message without the file name ("no such
  *            file or directory", "file is larger than 268435456 bytes").
  * @errn:     [in] size of @err.
- * Returns 0, or -1 with @err set.
+ * Returns 0, or -1 with @err set; CH_ERR_RUNTIME (@err "out of memory")
+ * when the text could not be allocated: not a fault of the file.
  */
 int hr_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
 		 char *err, size_t errn);

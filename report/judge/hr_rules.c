@@ -3,6 +3,7 @@
  */
 #include "report/judge/hr_rules.h"
 
+#include <errno.h>
 #include <string.h>
 
 #define DS "the per-SKU expectation: datasheet x 0.85 (memory) / 0.80 (compute) (docs/health_report.md, \"Absolute\")"
@@ -113,7 +114,11 @@ int hr_rules_main(int argc, char **argv)
 		fprintf(stderr, "health_report rules: unexpected argument '%s' (see --help)\n", argv[1]);
 		return 2;
 	}
-	if (hr_rules_markdown(stdout) || fflush(stdout))
+	errno = 0;
+	if (hr_rules_markdown(stdout) || fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "health_report rules: cannot write the table to standard output: %s\n",
+			strerror(errno ? errno : EIO));
 		return 4;
+	}
 	return 0;
 }

@@ -64,7 +64,8 @@ int hr_rules_markdown(FILE *out);
 
 /**
  * hr_rules_main - `health_report rules`: prints the table (Markdown).
- * Returns the exit status: 0, 2 on a usage error.
+ * Returns the exit status: 0, 2 on a usage error, 4 (printed) when the
+ * table cannot be written to stdout (a full device, a closed stdout).
  */
 int hr_rules_main(int argc, char **argv);
 

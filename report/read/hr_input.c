@@ -30,8 +30,10 @@ int hr_issue_add(struct hr_issues *l, int kind, const char *path, int line,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	is = &l->v[l->n];
-	is->path = strdup(path ? path : "");
-	is->msg = strdup(msg);
+	/* as UTF-8 text: a file name or a text log's words may not be, and
+	 * vsnprintf() may have cut a character */
+	is->path = hr_utf8_text(path ? path : "");
+	is->msg = hr_utf8_text(msg);
 	if (!is->path || !is->msg) {
 		free(is->path);
 		free(is->msg);

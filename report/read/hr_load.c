@@ -1142,6 +1142,10 @@ struct arena {
 #define ARENA_CHUNK (256u << 10)
 
 static __thread struct arena *tl_arena;
+/* set when an allocation of jansson's on this thread failed: a document
+ * that did not parse for want of memory is not malformed (jansson's error
+ * text then says nothing or blames the syntax) */
+static __thread int tl_alloc_failed;
 
 static void *arena_alloc(struct arena *a, size_t n)
 {
@@ -1179,7 +1183,10 @@ static void arena_release(struct arena *a)
 
 static void *json_alloc(size_t n)
 {
-	return tl_arena ? arena_alloc(tl_arena, n) : malloc(n);
+	void *p = tl_arena ? arena_alloc(tl_arena, n) : malloc(n);
+	if (!p)
+		tl_alloc_failed = 1;
+	return p;
 }
 
 static void json_release(void *p)
@@ -1213,6 +1220,7 @@ struct parsed {
 	char err[256];    /* why it could not be read */
 	int json;         /* 1: it starts with '{' or '[' (doc or je says how it parsed) */
 	int unread;       /* 1: the file could not be read (err) */
+	int oom;          /* 1: out of memory while reading or parsing it */
 	json_t *doc;
 	json_error_t je;
 	int has_pre;      /* doc is an object: pre holds its record */
@@ -1223,10 +1231,12 @@ struct parsed {
 static void parse_input(const char *path, struct parsed *q)
 {
 	const char *p;
+	int rc;
 	memset(q, 0, sizeof(*q));
-	if (hr_read_file(path, HR_MAX_INPUT_BYTES, &q->text, &q->len, q->err, sizeof(q->err))) {
+	if ((rc = hr_read_file(path, HR_MAX_INPUT_BYTES, &q->text, &q->len, q->err, sizeof(q->err)))) {
 		q->text = NULL;
 		q->unread = 1;
+		q->oom = rc == CH_ERR_RUNTIME;
 		return;
 	}
 	q->nul_at = strlen(q->text);
@@ -1238,8 +1248,11 @@ static void parse_input(const char *path, struct parsed *q)
 		q->json = 1;
 		if (arena_usable())
 			tl_arena = &q->arena;
+		tl_alloc_failed = 0;
 		q->doc = json_loadb(q->text, q->len, 0, &q->je);
 		tl_arena = NULL;
+		if (!q->doc && tl_alloc_failed)
+			q->oom = 1;
 		free(q->text); /* the document holds what is needed */
 		q->text = NULL;
 		if (json_is_object(q->doc)) {
@@ -1269,6 +1282,8 @@ static int load_parsed(struct hr_fleet *f, const char *path, int named, struct p
 	const char *p;
 	int rc = 0;
 
+	if (q->oom)
+		return CH_ERR_RUNTIME;
 	if (q->unread) {
 		hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0, "cannot read: %s", q->err);
 		return 0;
@@ -1317,12 +1332,25 @@ static int load_parsed(struct hr_fleet *f, const char *path, int named, struct p
 	return rc;
 }
 
+/* load_parsed(), saying which file ran out of memory; the file known by
+ * its name as UTF-8 text (hr_utf8_text(): a name that is not UTF-8 would
+ * be lost by jansson, and with it the profile) */
+static int load_one(struct hr_fleet *f, const char *path, int named, struct parsed *q)
+{
+	char *shown = hr_utf8_text(path);
+	int rc = shown ? load_parsed(f, shown, named, q) : CH_ERR_RUNTIME;
+	free(shown);
+	if (rc)
+		ch_error("out of memory while reading '%s'", hr_term(path));
+	return rc;
+}
+
 int hr_fleet_load_file(struct hr_fleet *f, const char *path, int named)
 {
 	struct parsed q;
 	int rc;
 	parse_input(path, &q);
-	rc = load_parsed(f, path, named, &q);
+	rc = load_one(f, path, named, &q);
 	parsed_release(&q);
 	return rc;
 }
@@ -1397,14 +1425,17 @@ int hr_fleet_load_files(struct hr_fleet *f, const char *const *paths, const unsi
 	if ((size_t)want > n)
 		want = (int)n;
 	a = calloc(1, sizeof(*a));
-	if (!a)
+	if (!a) {
+		ch_error("out of memory while reading the inputs");
 		return CH_ERR_RUNTIME;
+	}
 	a->paths = paths;
 	a->n = n;
 	a->ring = (size_t)want * READ_AHEAD;
 	a->slot = calloc(a->ring, sizeof(*a->slot));
 	a->ready = calloc(a->ring, 1);
 	if (!a->slot || !a->ready) {
+		ch_error("out of memory while reading the inputs");
 		free(a->slot);
 		free(a->ready);
 		free(a);
@@ -1431,7 +1462,7 @@ int hr_fleet_load_files(struct hr_fleet *f, const char *const *paths, const unsi
 		a->ready[i % a->ring] = 0;
 		pthread_mutex_unlock(&a->mu);
 		if (!rc)
-			rc = load_parsed(f, paths[i], named[i], &q);
+			rc = load_one(f, paths[i], named[i], &q);
 		parsed_release(&q);
 		pthread_mutex_lock(&a->mu);
 		a->next_loaded = i + 1;

@@ -275,7 +275,8 @@ int hr_fleet_node(struct hr_fleet *f, const char *name);
  * known, the line and column (jansson's json_error_t for JSON syntax
  * errors).
  * Returns 0 (also when the file was skipped), CH_ERR_RUNTIME when out of
- * memory.
+ * memory (printed, naming the file: a file that could not be read or
+ * parsed for want of memory is not skipped, it stops the load).
  */
 int hr_fleet_load_file(struct hr_fleet *f, const char *path, int named);
 
@@ -287,7 +288,8 @@ int hr_fleet_load_file(struct hr_fleet *f, const char *path, int named);
  * ahead of the one being loaded, so that loading in order is all that is
  * left to this thread (one after another when no thread can be started).
  * @paths: [in] @n file names; @named: [in] @n flags as hr_fleet_load_file's.
- * Returns 0, or CH_ERR_RUNTIME when out of memory (loading stops there).
+ * Returns 0, or CH_ERR_RUNTIME when out of memory (printed; loading stops
+ * there).
  */
 int hr_fleet_load_files(struct hr_fleet *f, const char *const *paths, const unsigned char *named, size_t n);
 

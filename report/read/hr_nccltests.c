@@ -1,5 +1,6 @@
 #include "report/read/hr_nccltests.h"
 #include "base/ch_common.h"
+#include "report/hr_util.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -94,14 +95,12 @@ static int decimals_of(const char *tok)
 	return n;
 }
 
+/* a log's words as UTF-8 text (hr_utf8_copy(): bytes that are not UTF-8
+ * as "\xNN", no character cut), so that every string kept can go into the
+ * profile's JSON */
 static void copy_str(char *dst, size_t n, const char *src)
 {
-	size_t i = 0;
-	if (!n)
-		return;
-	for (; src && src[i] && i + 1 < n; i++)
-		dst[i] = src[i];
-	dst[i] = '\0';
+	hr_utf8_copy(dst, n, src);
 }
 
 static void lower_str(char *s)

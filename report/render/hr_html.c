@@ -684,7 +684,7 @@ void hr_html_pass_row(struct hr_buf *b, const json_t *n, const json_t *diffs)
 				headline_cell(json_object_get(hl, "inter_node_busbw")),
 				hr_jstr(hl, "loader") ? hr_jstr(hl, "loader") : "-", (json_int_t)hr_jint(n, "checks_judged", 0),
 				"", d ? d : "");
-	char *t;
+	char *t, *s, *lt;
 	if (!row) {
 		b->oom = 1;
 		return;
@@ -699,7 +699,17 @@ void hr_html_pass_row(struct hr_buf *b, const json_t *n, const json_t *diffs)
 		return;
 	}
 	hr_buf_puts(b, b->len ? ",\n" : "");
-	hr_buf_puts(b, t);
+	/* and no "<" at all: "<!--" then "<script" in a name would put the
+	 * HTML tokenizer in the script's double-escaped state, where the
+	 * element's own "</script>" no longer ends it ("<" appears only in
+	 * strings, where JSON reads \u003c as the same character) */
+	for (s = t; *s; s = lt + 1) {
+		lt = strchr(s, '<');
+		hr_buf_append(b, s, lt ? (size_t)(lt - s) : strlen(s));
+		if (!lt)
+			break;
+		hr_buf_puts(b, "\\u003c");
+	}
 	free(t);
 }
 

@@ -235,6 +235,122 @@ PY
 out=$("$HR" -q --out "$O" "$X" 2>&1)
 grep -q $'\e' <<<"$out" && echo "not ok quiet_escapes_names: an escape byte printed" || echo "ok quiet_escapes_names"
 
+# report.html's PASS table is JSON data in a <script> element: a host name
+# holding "<!--<script>" (which puts the HTML tokenizer in the script's
+# double-escaped state, so that the element's own "</script>" no longer
+# ends it) or "</script>" must not end or extend the element; the data
+# parses back to the names as they were, quotes and line separators too
+X=$TMP/htmlnames/in
+mkdir -p "$X" && cp -r $FH/* "$X/"
+python3 - "$X" <<'PY'
+import json, sys
+x = sys.argv[1]
+names = {"node02": "n2<!--<script>x", "node03": "n3</script><script>alert(1)</script>",
+         "node04": "n4\"'&amp;<b>", "node05": "n5\u2028\u2029x"}
+for old, new in names.items():
+    for f in ("roofline.json", "loader_contention.json"):
+        p = "%s/%s/%s" % (x, old, f)
+        d = json.load(open(p))
+        d["host"]["hostname"] = new
+        for dev in d["results"].get("devices", []):
+            if dev.get("host") == old:
+                dev["host"] = new
+        json.dump(d, open(p, "w"))
+PY
+O=$TMP/htmlnames/out
+"$HR" -q --out "$O" "$X" >"$TMP/htmlnames.txt" 2>&1
+msg=$(python3 - "$O/report.html" <<'PY'
+import json, re, sys
+src = open(sys.argv[1], encoding="utf-8").read()
+start = '<script type="application/json" id="healthy-table-data">'
+i = src.find(start)
+if i < 0:
+    print("no PASS table data"); sys.exit()
+i += len(start)
+j = src.find("</script>", i)
+data = src[i:j]
+errs = []
+if "<" in data:
+    k = data.index("<")
+    errs.append("a '<' in the table's data: %r" % data[max(0, k - 20):k + 20])
+try:
+    names = [r[0] for r in json.loads(data)]
+except ValueError as e:
+    names = []
+    errs.append("the table's data is not JSON: %s" % e)
+for want in ("n2<!--<script>x", "n3</script><script>alert(1)</script>", "n4\"'&amp;<b>", "n5\u2028\u2029x"):
+    if want not in names:
+        errs.append("no PASS row named %r (rows: %r)" % (want, names))
+# the page's script is one element after the data, and the page ends
+if not src.rstrip().endswith("</script>\n</body></html>".strip()) or src.count("<script>") != 1:
+    errs.append("the page's script element is not whole")
+print("; ".join(errs) if errs else "OK")
+PY
+)
+[ "$msg" = OK ] && echo "ok html_pass_table_data_escaped" || echo "not ok html_pass_table_data_escaped: $msg"
+
+# bytes that are not UTF-8 in a file name and in the host name of an
+# nccl-tests text log (neither is refused): the file is read and the node
+# kept under names with those bytes written "\xNN", one node per host, and
+# nothing else of the report lost (a file name like this made the whole
+# report fail, "out of memory while building the profile"; such a host
+# was 8 nameless nodes, with 8 equal series node="" in health.prom)
+X=$TMP/utf8/in
+mkdir -p "$X" && cp -r $FH/* "$X/"
+sed 's/ on     node01 device / on node\xff01 device /' tests/data/nccl-tests-logs/01_h100_2node_16gpu_gcp_a3mega_allreduce.txt >"$X/log"$'\xff'"name.txt"
+O=$TMP/utf8/out
+out=$("$HR" -q --out "$O" "$X" 2>&1); rc=$?
+msg=$(python3 - "$O" <<'PY'
+import json, sys
+o = sys.argv[1]
+errs = []
+try:
+    p = json.load(open(o + "/profile.json"))
+except Exception as e:
+    print("no profile.json: %s" % e); sys.exit()
+names = [n.get("name") for n in p["nodes"]]
+if names.count("node\\xff01") != 1:
+    errs.append("no single node named node\\xff01: %r" % names)
+if None in names or "" in names:
+    errs.append("a node without a name: %r" % names)
+if "log\\xffname.txt" not in json.dumps(p, ensure_ascii=False).replace("\\\\", "\\"):
+    errs.append("the file log\\xffname.txt is not in the profile")
+seen = set()
+for line in open(o + "/health.prom", encoding="utf-8"):
+    if line.startswith("#"):
+        continue
+    key = line.rsplit(" ", 1)[0]
+    if key in seen:
+        errs.append("a series twice in health.prom: %s" % key); break
+    seen.add(key)
+    if 'node=""' in key:
+        errs.append("a series of a nameless node: %s" % key); break
+print("; ".join(errs) if errs else "OK")
+PY
+)
+if [ $rc -gt 1 ] || grep -q "out of memory" <<<"$out"; then
+	echo "not ok report_names_not_utf8: exit $rc: $out"
+elif [ "$msg" != OK ]; then
+	echo "not ok report_names_not_utf8: $msg"
+else
+	echo "ok report_names_not_utf8"
+fi
+
+# out of memory while reading: an error (exit 4, said), never a file
+# skipped as "malformed JSON" with the report written without it. The
+# document below is 21 MB of text whose parse takes about 900 MB; the
+# address space is limited to 500 MB (OPENBLAS_NUM_THREADS=1: OpenBLAS's
+# own thread, started when the library loads, never ends when its buffer
+# cannot be mapped, docs/health_report.md "Limitations")
+python3 -c "open('$TMP/deep.json', 'w').write('{\"x\": [' + ','.join(['[]'] * 7000000) + ']}')"
+out=$(ulimit -v 500000; OPENBLAS_NUM_THREADS=1 timeout 120 "$HR" -q --out "$TMP/oom.out" $FH "$TMP/deep.json" 2>&1); rc=$?
+if [ $rc = 4 ] && [[ $out == *"out of memory while reading '$TMP/deep.json'"* ]] && [[ $out != *"malformed JSON"* ]] &&
+   [ ! -e "$TMP/oom.out/profile.json" ]; then
+	echo "ok report_out_of_memory_is_an_error"
+else
+	echo "not ok report_out_of_memory_is_an_error: exit $rc (want 4): $out $(grep -m1 deep.json "$TMP/oom.out/report.md" 2>/dev/null)"
+fi
+
 # C1 controls (CSI U+009B, NEL U+0085) and a bidi override (U+202E) in a
 # result file: skipped by every reader, like the C0 controls
 mutate c1 $FH/node01/roofline.json 'd["host"]["hostname"] = "node\u009b2J01"'

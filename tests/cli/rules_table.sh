@@ -43,3 +43,10 @@ m4=$($CHECK docs/health_report.md "$TMP/rules2.md" "${SRC[@]}"); r4=$?
 # `health_report rules` usage
 "$HR" rules extra >/dev/null 2>&1; rc=$?
 [ $rc = 2 ] && echo "ok rules_table_usage_error" || echo "not ok rules_table_usage_error: exit $rc"
+# a table that cannot be written (a full device, a closed stdout) is an
+# error that says so, exit 4, never a silent exit
+for to in full closed; do
+	if [ $to = full ]; then err=$("$HR" rules 2>&1 >/dev/full); rc=$?; else err=$("$HR" rules 2>&1 >&-); rc=$?; fi
+	[ $rc = 4 ] && [[ $err == *"health_report rules: cannot write the table to standard output"* ]] &&
+		echo "ok rules_table_write_error_$to" || echo "not ok rules_table_write_error_$to: exit $rc, '$err'"
+done

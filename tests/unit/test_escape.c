@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/hr_util.h"
@@ -109,4 +110,36 @@ Test(escape, reader_gate_skips_c1_and_bidi)
 		cr_expect_str_eq(where, cases[i].where);
 		json_decref(d);
 	}
+}
+
+/* a name that is not UTF-8 (a text log's host, a file name) as UTF-8 text:
+ * jansson refuses the bytes as they are, so the name would be lost */
+Test(escape, utf8_copy_writes_bad_bytes_as_text)
+{
+	char b[16];
+	char *t;
+	hr_utf8_copy(b, sizeof(b), "node\xff" "01");
+	cr_expect_str_eq(b, "node\\xff01");
+	json_t *s = json_string(b);
+	cr_expect_not_null(s);
+	json_decref(s);
+	/* valid UTF-8 (é, U+2028) unchanged; an overlong form and a lone
+	 * continuation byte are not UTF-8 */
+	hr_utf8_copy(b, sizeof(b), "caf\xc3\xa9\xe2\x80\xa8");
+	cr_expect_str_eq(b, "caf\xc3\xa9\xe2\x80\xa8");
+	hr_utf8_copy(b, sizeof(b), "\xc0\xaf\x80");
+	cr_expect_str_eq(b, "\\xc0\\xaf\\x80");
+	/* never a character cut at the end: what does not fit is left out */
+	hr_utf8_copy(b, 6, "abcd\xc3\xa9");
+	cr_expect_str_eq(b, "abcd");
+	hr_utf8_copy(b, 8, "abc\xff\xff");
+	cr_expect_str_eq(b, "abc\\xff");
+	hr_utf8_copy(b, 1, "abc");
+	cr_expect_str_eq(b, "");
+	hr_utf8_copy(b, sizeof(b), NULL);
+	cr_expect_str_eq(b, "");
+	t = hr_utf8_text("\xfe\xff");
+	cr_assert_not_null(t);
+	cr_expect_str_eq(t, "\\xfe\\xff");
+	free(t);
 }
