@@ -174,6 +174,39 @@ has steps_missing_path "nothing-here"
 expect canary_steps_only_bad 2 "$HR" canary --steps "$TMP/mixed/core.log" --target-gpus 128 &&
 has canary_steps_only_bad "no training-step record in the step logs given"
 
+# ---- the canary on real logs printed by one rank (rank 0 only: the job's GPU count is not in them)
+TT_A=$DATA/torchtitan_pr3393_a.log TT_B=$DATA/torchtitan_pr3393_b.log
+expect canary_rank0_gpus_unknown 2 "$HR" canary --steps $TT_B --baseline-steps $TT_A --target-gpus 128 &&
+has canary_rank0_gpus_unknown \
+	"--steps $TT_B: GPU count unknown (one rank's log: the job's GPU count is not printed); give --gpus-now" &&
+hasnt canary_rank0_gpus_unknown_no_phantom_option "--baseline-gpus '1'" "not below"
+for pair in "megatron_issue756_b.log megatron_issue756_a.log" "maxtext_pr4847_absl.log maxtext_issue8.log"; do
+	set -- $pair
+	expect "canary_rank0_gpus_unknown_$1" 2 "$HR" canary --steps $DATA/$1 --baseline-steps $DATA/$2 --target-gpus 128 &&
+	has "canary_rank0_gpus_unknown_$1" "--steps $DATA/$1: GPU count unknown (one rank's log: the job's GPU count is not printed); give --gpus-now"
+done
+# today's count given, the baseline's unknown: exit 2 naming the baseline's log and option, never BOOK at "1 GPU"
+expect canary_rank0_baseline_unknown 2 "$HR" canary --steps $TT_B --baseline-steps $TT_A --target-gpus 128 --gpus-now 64 &&
+has canary_rank0_baseline_unknown \
+	"--baseline-steps $TT_A: GPU count unknown (one rank's log: the job's GPU count is not printed); give --baseline-gpus" &&
+hasnt canary_rank0_baseline_unknown_no_verdict "BOOK" "1 -> 64 GPUs"
+# both counts given: they combine with the step times the logs measured (medians 1.121 s and 1.170 s: 95.8%)
+expect canary_rank0_gpus_given 0 "$HR" canary --steps $TT_B --baseline-steps $TT_A --target-gpus 128 --gpus-now 64 --baseline-gpus 32 &&
+has canary_rank0_gpus_given \
+	"step time at 32 GPUs (baseline)          1.12 s                             [measured]" \
+	"throughput 32 -> 64 GPUs                 x1.92 for 2x the hardware          [given+measured]" \
+	"scaling efficiency at 64 GPUs            95.8% (vs 32 GPUs)                 [given+measured]" \
+	"verdict: BOOK"
+# a count the logs measured is named by the option and log it came from
+expect canary_steps_count_named 2 "$HR" canary --steps "$TMP/today" --baseline-steps "$TMP/base" --target-gpus 128 --gpus-now 16 &&
+has canary_steps_count_named "the baseline's GPUs (from --baseline-steps $TMP/base: 32 ranks) are not below --gpus-now '16'"
+expect canary_steps_target_named 2 "$HR" canary --steps "$TMP/today" --baseline-steps "$TMP/base" --target-gpus 64 &&
+has canary_steps_target_named "--target-gpus '64' is not above today's GPUs (from --steps $TMP/today: 64 ranks)"
+# --baseline-step-time alone overrides the measured step, the baseline's ranks still measured
+expect canary_steps_base_time_given 1 "$HR" canary --steps "$TMP/today" --baseline-steps "$TMP/base" --target-gpus 128 \
+	--baseline-step-time 1.2s &&
+has canary_steps_base_time_given "step time at 32 GPUs (baseline)          1.20 s                             [given]"
+
 # ---- the main report's "Step logs" section (report.md, report.html, health.prom, profile.json)
 expect report_steps_section 0 "$HR" -q --out "$TMP/rep" --steps "$TMP/today" tests/data/report/fleet-healthy &&
 out=$(cat "$TMP/rep/report.md" "$TMP/rep/health.prom"; grep -c 'data-plot="steps"' "$TMP/rep/report.html") &&
