@@ -185,8 +185,27 @@ static double comm_sec(const struct hr_canary_in *in, int level, double bytes, d
 	return hr_fit_predict_us(&in->comm[level].fit, bytes, (int)n) * 1e-6;
 }
 
+/* a GPU count that the step logs or result files measured (named by @from) */
+static int measured_from(struct hr_fig f, const char *from)
+{
+	return !(f.src & HR_SRC_GIVEN) && from[0];
+}
+
+/* a GPU count named by where it came from, for a message: "--gpus-now '64'"
+ * when given, "today's GPUs (from --steps PATH: 64 ranks)" when measured */
+static const char *count_name(struct hr_fig f, const char *from, const char *opt, const char *whose, char *b, size_t n)
+{
+	if (measured_from(f, from))
+		snprintf(b, n, "%s GPUs (from %s)", whose, from);
+	else
+		snprintf(b, n, "%s '%g'", opt, f.v);
+	return b;
+}
+
 static int check_inputs(const struct hr_canary_in *in)
 {
+	char n0[400], n1[400];
+
 	if (!in->gpus_now.src)
 		return ch_usage_error("missing --gpus-now (the GPUs the job runs on today; or give allreduce_bw results to measure it)");
 	if (!in->target_gpus.src)
@@ -201,16 +220,18 @@ static int check_inputs(const struct hr_canary_in *in)
 	} else if (!(in->step_sec.v > 0) || !isfinite(in->step_sec.v))
 		return ch_usage_error("invalid --step-time '%g' s (expected a positive time)", in->step_sec.v);
 	if (in->target_gpus.v <= in->gpus_now.v)
-		return ch_usage_error("--target-gpus '%g' is not above --gpus-now '%g' (the canary predicts a larger allocation)",
-				      in->target_gpus.v, in->gpus_now.v);
+		return ch_usage_error("--target-gpus '%g' is not above %s (the canary predicts a larger allocation)",
+				      in->target_gpus.v, count_name(in->gpus_now, in->gpus_now_from, "--gpus-now", "today's", n1, sizeof(n1)));
 	if (!in->baseline_gpus.src != !in->baseline_step_sec.src)
 		return ch_usage_error("--baseline-gpus and --baseline-step-time go together (give both or neither)");
 	if (in->baseline_gpus.src) {
 		if (!is_count(in->baseline_gpus))
 			return ch_usage_error("invalid --baseline-gpus '%g' (expected a whole number of GPUs, at least 1)", in->baseline_gpus.v);
 		if (in->baseline_gpus.v >= in->gpus_now.v)
-			return ch_usage_error("--baseline-gpus '%g' is not below --gpus-now '%g' (the baseline is the earlier, smaller run)",
-					      in->baseline_gpus.v, in->gpus_now.v);
+			return ch_usage_error("%s %s not below %s (the baseline is the earlier, smaller run)",
+					      count_name(in->baseline_gpus, in->baseline_gpus_from, "--baseline-gpus", "the baseline's", n0, sizeof(n0)),
+					      measured_from(in->baseline_gpus, in->baseline_gpus_from) ? "are" : "is",
+					      count_name(in->gpus_now, in->gpus_now_from, "--gpus-now", "today's", n1, sizeof(n1)));
 		if (!(in->baseline_step_sec.v > 0) || !isfinite(in->baseline_step_sec.v))
 			return ch_usage_error("invalid --baseline-step-time '%g' s (expected a positive time)", in->baseline_step_sec.v);
 	}
@@ -467,7 +488,9 @@ static void cn_ideal_from_baseline(const struct hr_canary_in *in, struct hr_cana
 	w->s_ideal = in->baseline_step_sec.src;
 	o->hw_ratio_now = fig(n1 / n0, in->baseline_gpus.src | in->gpus_now.src);
 	o->throughput_ratio_now = fig((n1 / t1) / (n0 / t0), sb);
-	o->efficiency_now = fig(t0 / t1, in->baseline_step_sec.src | in->step_sec.src);
+	/* t0 / t1 under weak scaling; the claim "at n1 GPUs vs n0" rests on
+	 * the counts too, so their source is the efficiency's */
+	o->efficiency_now = fig(t0 / t1, sb);
 	if (t0 > t1) {
 		note(o, "contradiction: the baseline step (%.3g s at %g GPUs) is slower than today's (%.3g s at %g) although the work per GPU is constant; check the inputs",
 		     t0, n0, t1, n1);
@@ -596,7 +619,8 @@ static void cn_target(const struct hr_canary_in *in, struct hr_canary_out *o, st
 	if (o->trend_used) {
 		w->t2 = t1 * pow(n2 / n1, w->g);
 		w->t2tr = w->t2 * (1 - f);
-		s2 = in->step_sec.src | in->baseline_step_sec.src | HR_SRC_ASSUMED;
+		/* the trend's exponent rests on the two runs' GPU counts too */
+		s2 = in->step_sec.src | in->baseline_step_sec.src | in->gpus_now.src | in->baseline_gpus.src | HR_SRC_ASSUMED;
 	}
 	o->step_target_sec = fig(w->t2, s2);
 	o->efficiency_target = fig(w->ideal / w->t2, s2 | w->s_ideal);

@@ -69,6 +69,9 @@ struct hr_canary_in {
 	struct hr_fig target_gpus;        /* GPUs to book (> gpus_now) */
 	struct hr_fig baseline_gpus;      /* an earlier, smaller run (< gpus_now) */
 	struct hr_fig baseline_step_sec;  /* its step time: the ideal under weak scaling */
+	char gpus_now_from[320];          /* where a measured gpus_now came from ("--steps
+					     PATH: 64 ranks"; "" given or unknown) */
+	char baseline_gpus_from[320];     /* the same of baseline_gpus */
 	struct hr_fig params;             /* model parameters */
 	struct hr_fig grad_bytes_per_param; /* bytes all-reduced per parameter */
 	struct hr_fig mfu_now;            /* model FLOPs utilisation today, fraction */

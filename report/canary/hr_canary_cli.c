@@ -622,8 +622,11 @@ static void apply_scan(struct scan *sc, struct hr_canary_in *in)
 	in->wrong_rows = sc->wrong_rows;
 	if (sc->gpus_per_node > 0 && !in->gpus_per_node.src)
 		in->gpus_per_node = (struct hr_fig){ sc->gpus_per_node, HR_SRC_MEASURED };
-	if (sc->world_ranks > 0 && !in->gpus_now.src)
+	if (sc->world_ranks > 0 && !in->gpus_now.src) {
 		in->gpus_now = (struct hr_fig){ sc->world_ranks, HR_SRC_MEASURED };
+		snprintf(in->gpus_now_from, sizeof(in->gpus_now_from), "the allreduce_bw results' world size: %d ranks",
+			 sc->world_ranks);
+	}
 	if (sc->max_bytes > 0)
 		in->probe_bytes = (struct hr_fig){ sc->max_bytes, HR_SRC_MEASURED };
 	gb = in->params.src ? in->params.v * (in->grad_bytes_per_param.src ? in->grad_bytes_per_param.v : 2) : 0;
@@ -721,6 +724,8 @@ static void usage(FILE *f)
 		"                               GPUs, step time, checkpoint stalls, input wait,\n"
 		"                               tokens and stragglers measured (docs/canary.md)\n"
 		"  --baseline-steps PATH        the baseline run's step logs: its GPUs and step\n"
+		"                               (a log printed by one rank holds no GPU count:\n"
+		"                               give --gpus-now / --baseline-gpus with it)\n"
 		"  --warmup N, --window N       steps skipped, then judged, in each log (%d, %d)\n"
 		"  --gpu NAME [--dtype D]       the GPU, for its datasheet peak (MFU; bf16 default)\n"
 		"  --json FILE                  also write the canary report as JSON\n"
@@ -879,9 +884,20 @@ static int apply_given(const struct canary_opts *co, struct hr_canary_in *in, co
 	return 0;
 }
 
-/* The step logs of today's run and of the baseline, then their figures into @in. */
+/* "--steps PATH" (", and N more" when repeated): where a run's figures came from */
+static void steps_from(char *b, size_t n, const char *opt, char *const *paths, int np)
+{
+	if (np > 1)
+		snprintf(b, n, "%s %s (and %d more)", opt, np ? hr_term(paths[0]) : "", np - 1);
+	else
+		snprintf(b, n, "%s %s", opt, np ? hr_term(paths[0]) : "");
+}
+
+/* The step logs of today's run and of the baseline, then their figures into
+ * @in. 0 or an error code (a GPU count needed and unknown: CH_ERR_USAGE). */
 static int load_steps(struct steps_in *st, struct hr_canary_in *in, struct hr_issues *issues)
 {
+	char now_from[300], base_from[300];
 	int rc;
 
 	if (st->nnow) {
@@ -894,8 +910,10 @@ static int load_steps(struct steps_in *st, struct hr_canary_in *in, struct hr_is
 			return rc;
 		st->have_base = 1;
 	}
-	hr_steps_canary_apply(st->have_now ? &st->run_now : NULL, st->have_base ? &st->run_base : NULL, in, 0, 0);
-	return 0;
+	steps_from(now_from, sizeof(now_from), "--steps", st->now, st->nnow);
+	steps_from(base_from, sizeof(base_from), "--baseline-steps", st->base, st->nbase);
+	return hr_steps_canary_apply(st->have_now ? &st->run_now : NULL, now_from, st->have_base ? &st->run_base : NULL,
+				     base_from, in);
 }
 
 /* The result files and directories @args into @sc, the input problems

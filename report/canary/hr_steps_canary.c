@@ -5,6 +5,7 @@
 #include "report/canary/hr_steps_canary.h"
 #include "report/read/hr_steps.h"
 #include "report/hr_util.h"
+#include "base/ch_common.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -45,13 +46,55 @@ static const struct hr_steps_rank *worst_straggler(const struct hr_steps_run *r)
 	return NULL;
 }
 
-int hr_steps_canary_apply(const struct hr_steps_run *now, const struct hr_steps_run *base, struct hr_canary_in *in,
-			  double gpus_now, double gpus_base)
+double hr_steps_canary_gpus(const struct hr_steps_run *r)
 {
+	/* the ranks seen; one rank's log says nothing of the job's other ranks */
+	return r && r->nranks > 1 ? (double)r->nranks : 0;
+}
+
+#define GPUS_UNKNOWN "GPU count unknown (one rank's log: the job's GPU count is not printed)"
+
+/* the counts the logs measure where not given; 0, or CH_ERR_USAGE naming
+ * each log whose count is needed and unknown and the option that gives it */
+static int apply_gpus(const struct hr_steps_run *now, const char *now_from, const struct hr_steps_run *base,
+		      const char *base_from, struct hr_canary_in *in)
+{
+	char m1[600] = "", m2[600] = "";
+	double g;
+
+	if (now && !in->gpus_now.src) {
+		if ((g = hr_steps_canary_gpus(now)) > 0) {
+			in->gpus_now = meas(g);
+			snprintf(in->gpus_now_from, sizeof(in->gpus_now_from), "%s: %zu ranks", now_from, now->nranks);
+		} else {
+			snprintf(m1, sizeof(m1), "%s: " GPUS_UNKNOWN "; give --gpus-now N", now_from);
+		}
+	}
+	if (base && base->wall_step_sec > 0 && !in->baseline_gpus.src) {
+		if ((g = hr_steps_canary_gpus(base)) > 0) {
+			in->baseline_gpus = meas(g);
+			snprintf(in->baseline_gpus_from, sizeof(in->baseline_gpus_from), "%s: %zu ranks", base_from,
+				 base->nranks);
+		} else {
+			snprintf(m2, sizeof(m2), "%s: " GPUS_UNKNOWN "; give --baseline-gpus N", base_from);
+		}
+	}
+	if (m1[0] && m2[0])
+		return ch_usage_error("%s\n  and %s", m1, m2);
+	if (m1[0] || m2[0])
+		return ch_usage_error("%s", m1[0] ? m1 : m2);
+	return 0;
+}
+
+int hr_steps_canary_apply(const struct hr_steps_run *now, const char *now_from, const struct hr_steps_run *base,
+			  const char *base_from, struct hr_canary_in *in)
+{
+	int rc;
+
+	if ((rc = apply_gpus(now, now_from, base, base_from, in)))
+		return rc;
 	if (now) {
 		const struct hr_steps_rank *s = worst_straggler(now);
-		if (!in->gpus_now.src)
-			in->gpus_now = gpus_now > 0 ? (struct hr_fig){ gpus_now, HR_SRC_GIVEN } : meas((double)now->nranks);
 		if (!in->step_sec.src && now->wall_step_sec > 0)
 			in->step_sec = meas(now->wall_step_sec);
 		if (!in->ckpt_block_sec.src && now->ckpt_block_sec > 0) {
@@ -82,10 +125,11 @@ int hr_steps_canary_apply(const struct hr_steps_run *now, const struct hr_steps_
 	}
 	if (base) {
 		double t0 = base->wall_step_sec > 0 ? base->wall_step_sec : NAN;
-		if (!in->baseline_gpus.src && !in->baseline_step_sec.src && t0 > 0) {
-			in->baseline_gpus = gpus_base > 0 ? (struct hr_fig){ gpus_base, HR_SRC_GIVEN } : meas((double)base->nranks);
+		/* a given --baseline-gpus combines with the measured step (the count
+		 * of a one-rank log is not in it), a given --baseline-step-time with
+		 * the measured count */
+		if (!in->baseline_step_sec.src && t0 > 0)
 			in->baseline_step_sec = meas(t0);
-		}
 	}
 	return 0;
 }

@@ -1,7 +1,7 @@
 /*
  * hr_steps_canary.h - the canary on measured inputs: today's and the
  * baseline's step logs (hr_steps_run.h) in place of hand-typed figures.
- * What the logs give (GPUs, wall-clock step, checkpoint block and interval,
+ * What the logs give (GPUs when they hold more than one rank, wall-clock step, checkpoint block and interval,
  * input wait, tokens per step, the baseline's GPUs and step) enters the
  * canary labelled measured, unless given on the command line; what they
  * cannot give stays an option. Method: docs/canary.md ("Step logs").
@@ -19,21 +19,37 @@ extern "C" {
 #endif
 
 /**
+ * hr_steps_canary_gpus - the job's GPU count a run's logs measure: the ranks
+ * seen, when more than one. A log printed by one rank (torchtitan's,
+ * Megatron-LM's and MaxText's default) holds no count of the job's GPUs:
+ * its one rank says nothing of the others.
+ * @r: [in] a run.
+ * Returns the count (>= 2), or 0 when the logs cannot tell.
+ */
+double hr_steps_canary_gpus(const struct hr_steps_run *r);
+
+/**
  * hr_steps_canary_apply - the logs' figures into the canary's inputs where
  * not given.
  * @now:  [in] today's run (NULL: none). @base: [in] the baseline run (NULL).
- * @in:   [in,out] the canary's inputs.
- * @gpus_now, @gpus_base: [in] the jobs' GPU counts when given (0: the ranks
- *        in the logs).
- * Sets: gpus_now, step_sec (the wall-clock step: the window's training
- * step / (1 - the stall share)), ckpt_block_sec and ckpt_interval_sec (two
- * or more stalls with times; one: the block only, when the interval is
- * given), input_wait_frac (the worst rank's), tokens_per_step,
- * baseline_gpus and baseline_step_sec, and the straggler (the worst one,
- * with its cost). Returns 0.
+ * @now_from, @base_from: [in] the option and paths each run was read from
+ *        ("--steps logs/"), for the messages and the *_gpus_from texts.
+ * @in:   [in,out] the canary's inputs; what is given (src set) is kept.
+ * Sets: gpus_now (hr_steps_canary_gpus(), with gpus_now_from), step_sec
+ * (the wall-clock step: the window's training step / (1 - the stall
+ * share)), ckpt_block_sec and ckpt_interval_sec (two or more stalls with
+ * times; one: the block only, when the interval is given),
+ * input_wait_frac (the worst rank's), tokens_per_step, baseline_step_sec
+ * and baseline_gpus (each where not given: a given --baseline-gpus
+ * combines with the measured step, and the reverse), and the straggler
+ * (the worst one, with its cost).
+ * Returns 0; CH_ERR_USAGE (message printed) when a run's GPU count is
+ * needed, not given, and unknown: the message names the log, why, and the
+ * option that gives it (--gpus-now, --baseline-gpus). A count is never
+ * assumed.
  */
-int hr_steps_canary_apply(const struct hr_steps_run *now, const struct hr_steps_run *base,
-			  struct hr_canary_in *in, double gpus_now, double gpus_base);
+int hr_steps_canary_apply(const struct hr_steps_run *now, const char *now_from, const struct hr_steps_run *base,
+			  const char *base_from, struct hr_canary_in *in);
 
 /**
  * hr_steps_canary_print - the "step logs" block before the canary report:
