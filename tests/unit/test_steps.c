@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/ch_common.h"
+#include "report/canary/hr_steps_canary.h"
 #include "report/canary/hr_steps_run.h"
 #include "report/read/hr_steps.h"
 #include "report/hr_util.h"
@@ -289,6 +291,58 @@ Test(steps, plain_form)
 	cr_assert_eq(run.ranks[run.input_rank].rank, 1);
 	NEAR(run.mfu_logged, (0.3265 + 0.3255) / 2, 1e-12);
 	hr_steps_run_release(&run);
+	hr_issues_release(&is);
+}
+
+/* the GPU count a run's logs measure: the ranks seen when more than one;
+ * a log printed by one rank gives none, and none is ever assumed */
+Test(canary_steps, gpu_count_of_one_rank_logs)
+{
+	struct hr_steps_run one, two;
+	struct hr_issues is = { 0 };
+	struct hr_canary_in in;
+	char *p1[] = { D "torchtitan_pr3393_a.log" }, *p2[] = { D "plain_issue23.log" };
+
+	cr_assert_eq(hr_steps_run_load(p1, 1, NULL, &one, &is), 0);
+	cr_assert_eq(hr_steps_run_load(p2, 1, NULL, &two, &is), 0);
+	cr_assert_eq(hr_steps_canary_gpus(&one), 0, "one rank's log: the job's GPU count is unknown");
+	cr_assert_eq(hr_steps_canary_gpus(&two), 2);
+	cr_assert_eq(hr_steps_canary_gpus(NULL), 0);
+
+	/* today's count unknown and not given: an error, nothing set */
+	hr_canary_in_init(&in);
+	cr_assert_eq(hr_steps_canary_apply(&one, "--steps a.log", NULL, "", &in), CH_ERR_USAGE);
+	cr_assert_eq(in.gpus_now.src, 0);
+	/* the baseline's count unknown and not given: an error */
+	hr_canary_in_init(&in);
+	cr_assert_eq(hr_steps_canary_apply(&two, "--steps p.log", &one, "--baseline-steps a.log", &in), CH_ERR_USAGE);
+	cr_assert_eq(in.baseline_gpus.src, 0);
+	/* given, it combines with the measured step; today's count measured and named */
+	hr_canary_in_init(&in);
+	in.baseline_gpus = (struct hr_fig){ 1, HR_SRC_GIVEN };
+	cr_assert_eq(hr_steps_canary_apply(&two, "--steps p.log", &one, "--baseline-steps a.log", &in), 0);
+	cr_assert_eq(in.baseline_gpus.src, HR_SRC_GIVEN);
+	NEAR(in.baseline_gpus.v, 1, 0);
+	cr_assert_eq(in.baseline_step_sec.src, HR_SRC_MEASURED);
+	NEAR(in.baseline_step_sec.v, 1.121, 1e-6);
+	cr_assert_eq(in.gpus_now.src, HR_SRC_MEASURED);
+	NEAR(in.gpus_now.v, 2, 0);
+	cr_assert_str_eq(in.gpus_now_from, "--steps p.log: 2 ranks");
+	cr_assert_str_eq(in.baseline_gpus_from, "");
+	/* a given --baseline-step-time combines with a measured count */
+	hr_canary_in_init(&in);
+	in.baseline_step_sec = (struct hr_fig){ 1.5, HR_SRC_GIVEN };
+	cr_assert_eq(hr_steps_canary_apply(&one, "--steps a.log", &two, "--baseline-steps p.log", &in), CH_ERR_USAGE,
+		     "today's count still unknown");
+	in.gpus_now = (struct hr_fig){ 8, HR_SRC_GIVEN };
+	cr_assert_eq(hr_steps_canary_apply(&one, "--steps a.log", &two, "--baseline-steps p.log", &in), 0);
+	cr_assert_eq(in.baseline_step_sec.src, HR_SRC_GIVEN);
+	NEAR(in.baseline_step_sec.v, 1.5, 0);
+	cr_assert_eq(in.baseline_gpus.src, HR_SRC_MEASURED);
+	NEAR(in.baseline_gpus.v, 2, 0);
+	cr_assert_str_eq(in.baseline_gpus_from, "--baseline-steps p.log: 2 ranks");
+	hr_steps_run_release(&one);
+	hr_steps_run_release(&two);
 	hr_issues_release(&is);
 }
 
