@@ -611,7 +611,7 @@ int hr_report_main(int argc, char **argv)
 		struct hr_steps_view v;
 		memset(&v, 0, sizeof(v));
 		v.run = &steps;
-		v.gpus = (double)steps.nranks;
+		v.gpus = hr_steps_run_gpus(&steps); /* 0 (null): one rank's log */
 		v.params = NAN;
 		if (!(st.steps = hr_steps_json(&v))) {
 			ch_error("out of memory while building the profile");

@@ -238,6 +238,7 @@ struct steps_out {
 	struct hr_steps_mfu mfu;
 	struct hr_steps_scaling sc;
 	char missing[200];
+	char scaling_missing[200];
 };
 
 /* The view of @run (and @base, NULL when none) as @so asks: MFU, or why not;
@@ -251,7 +252,7 @@ static void make_view(const struct steps_opts *so, const struct hr_steps_run *ru
 	out->missing[0] = '\0';
 	v->run = run;
 	v->gpus_given = !isnan(so->gpus);
-	v->gpus = v->gpus_given ? so->gpus : (double)run->nranks;
+	v->gpus = v->gpus_given ? so->gpus : hr_steps_run_gpus(run); /* 0: one rank's log */
 	v->params = so->params;
 	v->max_ranks = (size_t)so->max_ranks;
 	v->peak_from = so->peak_from[0] ? so->peak_from : NULL;
@@ -266,9 +267,21 @@ static void make_view(const struct steps_opts *so, const struct hr_steps_run *ru
 	v->mfu_missing = out->missing[0] ? out->missing : NULL;
 	if (base) {
 		v->base = base;
-		v->base_gpus = !isnan(so->base_gpus) ? so->base_gpus : (double)base->nranks;
-		if (!hr_steps_scaling(base, run, v->base_gpus, v->gpus, &out->sc))
+		v->base_gpus_given = !isnan(so->base_gpus);
+		v->base_gpus = v->base_gpus_given ? so->base_gpus : hr_steps_run_gpus(base);
+		if (!(v->gpus > 0) || !(v->base_gpus > 0)) {
+			/* never from a count assumed */
+			if (!(v->gpus > 0) && !(v->base_gpus > 0))
+				snprintf(out->scaling_missing, sizeof(out->scaling_missing),
+					 "not computed: the GPU count of today's logs is unknown (--gpus N), of the baseline's is unknown (--baseline-gpus N)");
+			else
+				snprintf(out->scaling_missing, sizeof(out->scaling_missing), "not computed: the GPU count of %s",
+					 !(v->gpus > 0) ? "today's logs is unknown (--gpus N)" :
+					 "the baseline's logs is unknown (--baseline-gpus N)");
+			v->scaling_missing = out->scaling_missing;
+		} else if (!hr_steps_scaling(base, run, v->base_gpus, v->gpus, &out->sc)) {
 			v->scaling = &out->sc;
+		}
 	}
 }
 

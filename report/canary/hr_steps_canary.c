@@ -4,6 +4,7 @@
  */
 #include "report/canary/hr_steps_canary.h"
 #include "report/read/hr_steps.h"
+#include "report/canary/hr_steps_run.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
 
@@ -46,12 +47,6 @@ static const struct hr_steps_rank *worst_straggler(const struct hr_steps_run *r)
 	return NULL;
 }
 
-double hr_steps_canary_gpus(const struct hr_steps_run *r)
-{
-	/* the ranks seen; one rank's log says nothing of the job's other ranks */
-	return r && r->nranks > 1 ? (double)r->nranks : 0;
-}
-
 #define GPUS_UNKNOWN "GPU count unknown (one rank's log: the job's GPU count is not printed)"
 
 /* the counts the logs measure where not given; 0, or CH_ERR_USAGE naming
@@ -63,7 +58,7 @@ static int apply_gpus(const struct hr_steps_run *now, const char *now_from, cons
 	double g;
 
 	if (now && !in->gpus_now.src) {
-		if ((g = hr_steps_canary_gpus(now)) > 0) {
+		if ((g = hr_steps_run_gpus(now)) > 0) {
 			in->gpus_now = meas(g);
 			snprintf(in->gpus_now_from, sizeof(in->gpus_now_from), "%s: %zu ranks", now_from, now->nranks);
 		} else {
@@ -71,7 +66,7 @@ static int apply_gpus(const struct hr_steps_run *now, const char *now_from, cons
 		}
 	}
 	if (base && base->wall_step_sec > 0 && !in->baseline_gpus.src) {
-		if ((g = hr_steps_canary_gpus(base)) > 0) {
+		if ((g = hr_steps_run_gpus(base)) > 0) {
 			in->baseline_gpus = meas(g);
 			snprintf(in->baseline_gpus_from, sizeof(in->baseline_gpus_from), "%s: %zu ranks", base_from,
 				 base->nranks);

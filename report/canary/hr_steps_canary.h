@@ -19,23 +19,13 @@ extern "C" {
 #endif
 
 /**
- * hr_steps_canary_gpus - the job's GPU count a run's logs measure: the ranks
- * seen, when more than one. A log printed by one rank (torchtitan's,
- * Megatron-LM's and MaxText's default) holds no count of the job's GPUs:
- * its one rank says nothing of the others.
- * @r: [in] a run.
- * Returns the count (>= 2), or 0 when the logs cannot tell.
- */
-double hr_steps_canary_gpus(const struct hr_steps_run *r);
-
-/**
  * hr_steps_canary_apply - the logs' figures into the canary's inputs where
  * not given.
  * @now:  [in] today's run (NULL: none). @base: [in] the baseline run (NULL).
  * @now_from, @base_from: [in] the option and paths each run was read from
  *        ("--steps logs/"), for the messages and the *_gpus_from texts.
  * @in:   [in,out] the canary's inputs; what is given (src set) is kept.
- * Sets: gpus_now (hr_steps_canary_gpus(), with gpus_now_from), step_sec
+ * Sets: gpus_now (hr_steps_run_gpus(), with gpus_now_from), step_sec
  * (the wall-clock step: the window's training step / (1 - the stall
  * share)), ckpt_block_sec and ckpt_interval_sec (two or more stalls with
  * times; one: the block only, when the interval is given),

@@ -927,6 +927,12 @@ void hr_steps_run_release(struct hr_steps_run *run)
 
 /* ---------------------------------------------------- MFU and scaling */
 
+double hr_steps_run_gpus(const struct hr_steps_run *r)
+{
+	/* the ranks seen; one rank's log says nothing of the job's other ranks */
+	return r && r->nranks > 1 ? (double)r->nranks : 0;
+}
+
 int hr_steps_mfu(const struct hr_steps_run *r, double params, double gpus, double peak_tflops,
 		 struct hr_steps_mfu *out)
 {
@@ -937,8 +943,8 @@ int hr_steps_mfu(const struct hr_steps_run *r, double params, double gpus, doubl
 	out->mfu = out->mfu_wall = out->ratio = out->implied_peak_tflops = out->implied_flops_per_token = NAN;
 	out->logged = r->mfu_logged;
 	per_gpu = r->tps_per_gpu;
-	out->tokens_per_sec = per_gpu * gpus;
-	if (!(per_gpu > 0) || !(params > 0) || !(gpus > 0) || !(peak_tflops > 0))
+	out->tokens_per_sec = gpus > 0 ? per_gpu * gpus : NAN; /* the job's: needs its GPU count */
+	if (!(per_gpu > 0) || !(params > 0) || !(peak_tflops > 0))
 		return -1;
 	/* 6 N tokens/s / (GPUs x peak) = 6 N (tokens/s per GPU) / peak */
 	out->mfu = 6.0 * params * per_gpu / (peak_tflops * 1e12);

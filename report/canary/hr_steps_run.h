@@ -55,9 +55,21 @@ int hr_steps_run_load(char *const *paths, int n, const struct hr_steps_opts *o,
 void hr_steps_run_release(struct hr_steps_run *run);
 
 /**
+ * hr_steps_run_gpus - the job's GPU count a run's logs measure: the ranks
+ * seen, when more than one. A log printed by one rank (torchtitan's,
+ * Megatron-LM's and MaxText's default) holds no count of the job's GPUs:
+ * its one rank says nothing of the others.
+ * @r: [in] a run.
+ * Returns the count (>= 2), or 0 when the logs cannot tell.
+ */
+double hr_steps_run_gpus(const struct hr_steps_run *r);
+
+/**
  * hr_steps_mfu - 6 x N x tokens/s / (GPUs x peak), and what the log's own
  * MFU implies.
- * @r: [in] a run. @params: [in] N (> 0). @gpus: [in] GPUs of the job (> 0).
+ * @r: [in] a run. @params: [in] N (> 0). @gpus: [in] GPUs of the job (0:
+ *     unknown; the MFU, per GPU, does not need it; out->tokens_per_sec is
+ *     then NAN).
  * @peak_tflops: [in] dense peak per GPU (> 0).
  * @out: [out]. Returns 0, or -1 when the run has no tokens/s (out->mfu NAN).
  */

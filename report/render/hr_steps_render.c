@@ -213,13 +213,20 @@ static void print_throughput(FILE *f, const struct hr_steps_view *v)
 	const struct hr_steps_mfu *m = v->mfu;
 
 	fprintf(f, "\nthroughput\n");
-	snprintf(val, sizeof(val), "%g%s", v->gpus, v->gpus_given ? "" : " (the ranks in the logs; --gpus for the job's)");
+	if (v->gpus > 0)
+		snprintf(val, sizeof(val), "%g%s", v->gpus, v->gpus_given ? "" : " (the ranks in the logs; --gpus for the job's)");
+	else
+		snprintf(val, sizeof(val), "unknown: one rank's log: the job's GPU count is not printed (--gpus N gives it)");
 	row(f, "GPUs", val, v->gpus_given ? "given" : "measured");
 	if (r->tokens_per_step > 0) {
 		fmt_si(a, sizeof(a), r->tokens_per_step);
 		fmt_si(b, sizeof(b), r->tokens_per_sec);
 		fmt_si(c, sizeof(c), r->tps_per_gpu);
 		snprintf(val, sizeof(val), "%s per step, %s tokens/s over training steps, %s per GPU", a, b, c);
+		row(f, "tokens", val, "measured");
+	} else if (r->tps_per_gpu > 0 && !(v->gpus > 0)) {
+		fmt_si(c, sizeof(c), r->tps_per_gpu);
+		snprintf(val, sizeof(val), "%s tokens/s per GPU as logged (the job's total needs its GPU count: --gpus)", c);
 		row(f, "tokens", val, "measured");
 	} else if (r->tps_per_gpu > 0) {
 		fmt_si(c, sizeof(c), r->tps_per_gpu);
@@ -237,7 +244,12 @@ static void print_throughput(FILE *f, const struct hr_steps_view *v)
 		snprintf(val, sizeof(val), "%.2f%%", 100 * r->mfu_logged);
 		row(f, "MFU in the log", val, "measured");
 	}
-	if (m && !isnan(m->mfu)) {
+	if (m && !isnan(m->mfu) && !(m->gpus > 0)) {
+		snprintf(val, sizeof(val), "%.2f%% of training steps, %.2f%% of wall-clock (6 x %.3g params x tokens/s per GPU / %.4g TFLOP/s, %s)",
+			 100 * m->mfu, 100 * (isnan(m->mfu_wall) ? m->mfu : m->mfu_wall), v->params, m->peak_tflops,
+			 v->peak_from ? v->peak_from : "given");
+		row(f, "MFU recomputed", val, "measured+given");
+	} else if (m && !isnan(m->mfu)) {
 		snprintf(val, sizeof(val), "%.2f%% of training steps, %.2f%% of wall-clock (6 x %.3g params x tokens/s / (%g GPUs x %.4g TFLOP/s, %s))",
 			 100 * m->mfu, 100 * (isnan(m->mfu_wall) ? m->mfu : m->mfu_wall), v->params, m->gpus,
 			 m->peak_tflops, v->peak_from ? v->peak_from : "given");
@@ -268,17 +280,23 @@ static void print_scaling(FILE *f, const struct hr_steps_view *v)
 	static const char *const mode[] = { "weak scaling assumed (no tokens in a log)",
 					    "weak scaling: tokens per GPU and step held", "strong scaling: tokens per step held",
 					    "neither weak nor strong: tokens per GPU and per step both changed" };
+	const char *src = v->gpus_given || v->base_gpus_given ? "given+measured" : "measured";
+	if (!s && v->scaling_missing) {
+		fprintf(f, "\nscaling from the baseline\n");
+		row(f, "scaling efficiency", v->scaling_missing, "measured");
+	}
 	if (!s)
 		return;
 	fprintf(f, "\nscaling from the baseline\n");
 	fmt_sec(a, sizeof(a), s->t0);
 	fmt_sec(b, sizeof(b), s->t1);
 	snprintf(val, sizeof(val), "%g GPUs at %s -> %g GPUs at %s (wall-clock steps)", s->n0, a, s->n1, b);
-	row(f, "runs", val, "measured");
+	row(f, "runs", val, src);
 	snprintf(val, sizeof(val), "x%.2f the throughput for %.3gx the GPUs: %.1f%% efficiency; %s", s->speedup,
 		 s->n1 / s->n0, 100 * s->efficiency,
 		 mode[s->mode == 0 && v->base && v->base->tokens_per_step > 0 && v->run->tokens_per_step > 0 ? 3 : s->mode]);
-	row(f, "scaling efficiency", val, s->mode ? "measured" : "measured+assumed");
+	row(f, "scaling efficiency", val,
+	    s->mode ? src : v->gpus_given || v->base_gpus_given ? "given+measured+assumed" : "measured+assumed");
 }
 
 static void print_stragglers(FILE *f, const struct hr_steps_view *v)
@@ -393,7 +411,7 @@ json_t *hr_steps_json(const struct hr_steps_view *v)
 						    "steps", (json_int_t)r->window, "first", (json_int_t)r->win_first,
 						    "last", (json_int_t)r->win_last, "all", r->window_all, "kept_apart", excl,
 						    "kept_apart_count", (json_int_t)r->nexcluded));
-	json_object_set_new(figs, "gpus", jfig(v->gpus, "gpus", v->gpus_given ? "given" : "measured"));
+	json_object_set_new(figs, "gpus", jfig(v->gpus > 0 ? v->gpus : NAN, "gpus", v->gpus_given ? "given" : "measured"));
 	json_object_set_new(figs, "ranks", json_integer((json_int_t)r->nranks));
 	json_object_set_new(figs, "nodes", json_integer(r->nnodes));
 	json_object_set_new(figs, "step_sec", jfig(r->step_sec, "s", "measured"));

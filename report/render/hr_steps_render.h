@@ -21,7 +21,7 @@ extern "C" {
 /* What the report shows besides the run. */
 struct hr_steps_view {
 	const struct hr_steps_run *run;
-	double gpus;                  /* GPUs of the job */
+	double gpus;                  /* GPUs of the job; 0: unknown (one rank's log) */
 	int gpus_given;               /* 1: --gpus; 0: the ranks in the logs */
 	double params;                /* NAN unless given */
 	const struct hr_steps_mfu *mfu; /* NULL: not computed */
@@ -29,8 +29,10 @@ struct hr_steps_view {
 	const char *peak_from;        /* "datasheet H100 SXM, bf16" or "--peak-tflops" */
 	size_t max_ranks;             /* rows of the per-rank table (0: all) */
 	const struct hr_steps_run *base; /* a baseline run, or NULL */
-	double base_gpus;
-	const struct hr_steps_scaling *scaling; /* NULL unless a baseline */
+	double base_gpus;             /* 0: unknown */
+	int base_gpus_given;          /* 1: --baseline-gpus */
+	const struct hr_steps_scaling *scaling; /* NULL unless a baseline with both counts */
+	const char *scaling_missing;  /* why a baseline gave no scaling, or NULL */
 };
 
 /**

@@ -151,6 +151,20 @@ for f in $DATA/*.log $DATA/*.json; do
 	expect "steps_sample_$n" 0 "$HR" steps "$f" && has "steps_sample_$n" "step records in 1 of 1 files"
 done
 
+# one rank's logs: the GPU count is unknown, never 1; no scaling efficiency from it; --gpus gives it
+expect steps_rank0_gpus_unknown 0 "$HR" steps --baseline $DATA/torchtitan_pr3393_a.log $DATA/torchtitan_pr3393_b.log &&
+has steps_rank0_gpus_unknown \
+	"GPUs                                           unknown: one rank's log: the job's GPU count is not printed (--gpus N gives it)" \
+	"7.01k tokens/s per GPU as logged (the job's total needs its GPU count: --gpus)" \
+	"scaling efficiency                             not computed: the GPU count of today's logs is unknown (--gpus N), of the baseline's is unknown (--baseline-gpus N)" &&
+hasnt steps_rank0_gpus_unknown_no_count "1 GPUs" "95.8%"
+expect steps_rank0_gpus_given 0 "$HR" steps --gpus 64 --baseline-gpus 32 --baseline $DATA/torchtitan_pr3393_a.log $DATA/torchtitan_pr3393_b.log &&
+has steps_rank0_gpus_given "32 GPUs at 1.12 s -> 64 GPUs at 1.17 s (wall-clock steps) [given+measured]" \
+	"x1.92 the throughput for 2x the GPUs: 95.8% efficiency; weak scaling assumed (no tokens in a log) [given+measured+assumed]"
+expect steps_rank0_mfu 0 "$HR" steps --params 1e9 --gpu "H100 SXM" $DATA/torchtitan_pr3393_a.log &&
+has steps_rank0_mfu "MFU recomputed                                 4.43% of training steps, 4.43% of wall-clock (6 x 1e+09 params x tokens/s per GPU / 989.5 TFLOP/s, datasheet H100 SXM, bf16 dense)" &&
+hasnt steps_rank0_mfu_no_count "1 GPUs"
+
 # MFU recomputed against the log's own (plain form: 128.4k tok/s per GPU)
 expect steps_mfu 0 "$HR" steps --params 1e9 --gpu "H100 SXM" $DATA/plain_issue23.log &&
 has steps_mfu "MFU recomputed" "datasheet H100 SXM, bf16 dense" "the log's MFU / recomputed"

@@ -305,9 +305,9 @@ Test(canary_steps, gpu_count_of_one_rank_logs)
 
 	cr_assert_eq(hr_steps_run_load(p1, 1, NULL, &one, &is), 0);
 	cr_assert_eq(hr_steps_run_load(p2, 1, NULL, &two, &is), 0);
-	cr_assert_eq(hr_steps_canary_gpus(&one), 0, "one rank's log: the job's GPU count is unknown");
-	cr_assert_eq(hr_steps_canary_gpus(&two), 2);
-	cr_assert_eq(hr_steps_canary_gpus(NULL), 0);
+	cr_assert_eq(hr_steps_run_gpus(&one), 0, "one rank's log: the job's GPU count is unknown");
+	cr_assert_eq(hr_steps_run_gpus(&two), 2);
+	cr_assert_eq(hr_steps_run_gpus(NULL), 0);
 
 	/* today's count unknown and not given: an error, nothing set */
 	hr_canary_in_init(&in);
