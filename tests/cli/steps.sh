@@ -211,6 +211,9 @@ has canary_rank0_gpus_given \
 	"throughput 32 -> 64 GPUs                 x1.92 for 2x the hardware          [given+measured]" \
 	"scaling efficiency at 64 GPUs            95.8% (vs 32 GPUs)                 [given+measured]" \
 	"verdict: BOOK"
+# a baseline's logs without today's step: the message names the log and what is missing, not options never given
+expect canary_steps_baseline_alone 2 "$HR" canary --baseline-steps "$TMP/base" --gpus-now 64 --target-gpus 128 &&
+has canary_steps_baseline_alone "--baseline-steps $TMP/base: a baseline needs today's step: give --steps PATH or --step-time"
 # a count the logs measured is named by the option and log it came from
 expect canary_steps_count_named 2 "$HR" canary --steps "$TMP/today" --baseline-steps "$TMP/base" --target-gpus 128 --gpus-now 16 &&
 has canary_steps_count_named "the baseline's GPUs (from --baseline-steps $TMP/base: 32 ranks) are not below --gpus-now '16'"
