@@ -144,7 +144,8 @@ static void one(FILE *f, const char *who, const struct hr_steps_run *r)
 	size_t u = 0;
 
 	snprintf(l, sizeof(l), "%s: training step (steps %ld-%ld)", who, r->win_first, r->win_last);
-	snprintf(v, sizeof(v), "%.3f s median over %zu ranks, p95 %.3f s", r->step_sec, r->nranks, r->step_p95);
+	snprintf(v, sizeof(v), "%.3f s median over %zu rank%s, p95 %.3f s", r->step_sec, r->nranks, r->nranks == 1 ? "" : "s",
+		 r->step_p95);
 	line(f, l, v);
 	if (r->nckpt + r->nstall) {
 		snprintf(l, sizeof(l), "%s: checkpoint stalls", who);
