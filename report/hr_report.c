@@ -538,6 +538,29 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *done)
 	return 0;
 }
 
+/* -q's one line: the verdict and its counts, or @in_error (the inputs'
+ * exit-2 message) when set: the line never shows a verdict the exit status
+ * contradicts. */
+static void print_quiet_line(const json_t *s, const char *in_error)
+{
+	const json_t *d;
+	size_t k;
+	long long nj;
+
+	if (in_error) {
+		printf("health_report: INPUT ERROR: %s\n", in_error);
+		return;
+	}
+	nj = hr_jint(s, "not_judged", 0);
+	printf("health_report: %s: %lld FAIL, %lld WARN, %lld PASS", hr_jstr(s, "verdict"),
+	       hr_jint(s, "fail", 0), hr_jint(s, "warn", 0), hr_jint(s, "pass", 0));
+	if (nj > 0)
+		printf(", %lld not judged", nj);
+	json_array_foreach(json_object_get(s, "drain_candidates"), k, d)
+		printf("%s%s", k ? " " : "; drain candidates: ", hr_term(json_string_value(d)));
+	printf("\n");
+}
+
 int hr_report_main(int argc, char **argv)
 {
 	struct opts o;
@@ -649,20 +672,8 @@ int hr_report_main(int argc, char **argv)
 	}
 	if ((rc = render_outputs(&st, term, &nplots)))
 		goto out;
-	if (o.quiet && in_rc) {
-		/* the one line never shows a verdict the exit status contradicts */
-		printf("health_report: INPUT ERROR: %s\n", in_msg);
-	} else if (o.quiet) {
-		const json_t *s = st.summary, *d;
-		size_t k;
-		long long nj = hr_jint(s, "not_judged", 0);
-		printf("health_report: %s: %lld FAIL, %lld WARN, %lld PASS", hr_jstr(s, "verdict"),
-		       hr_jint(s, "fail", 0), hr_jint(s, "warn", 0), hr_jint(s, "pass", 0));
-		if (nj > 0)
-			printf(", %lld not judged", nj);
-		json_array_foreach(json_object_get(s, "drain_candidates"), k, d)
-			printf("%s%s", k ? " " : "; drain candidates: ", hr_term(json_string_value(d)));
-		printf("\n");
+	if (o.quiet) {
+		print_quiet_line(st.summary, in_rc ? in_msg : NULL);
 	} else {
 		fclose(term);
 		term = NULL;
