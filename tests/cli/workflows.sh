@@ -95,7 +95,7 @@ full = open(sys.argv[2]).read().split("\t", 1)[1].rstrip("\n")
 r = line.split("Reason=", 1)[1]
 body = r[len("clusterhealth: "):-3]
 print("ok" if r.startswith("clusterhealth: ") and r.endswith("...") and len(r.encode()) <= 250
-      and full.startswith(body) and full[len(body)] == " " and not body.endswith(" ") else "bad: %r" % r)
+      and full.startswith(body) and not full[len(body)].isalnum() and body[-1].isalnum() else "bad: %r" % r)
 PY
 	)
 	if [ $rc = 1 ] && [ "$(wc -l <"$TMP/scontrol.log")" = 1 ] && [ "$cut" = ok ] &&
@@ -116,7 +116,9 @@ PY
 		! grep -q '^drain candidates' "$TMP/night15.out" && ! grep -q 'State=DRAIN' "$TMP/night15.out" &&
 		! grep -q 'named from the first measurement' "$TMP/night15.out" &&
 		grep -q "^not confirmed: n3: FAIL in the fleet report of $S15 (not confirmed); re-run on n3 before draining (not re-run: n3 is not this host, " "$TMP/night15.out" &&
-		grep -q "^no drain candidates ($S15); not confirmed: n3 (exit 3)" "$TMP/night15.out" &&
+		grep -q "^no drain candidates ($S15)$" "$TMP/night15.out" &&
+		grep -q "^not confirmed ($S15), re-run before draining: n3 (not drained; " "$TMP/night15.out" &&
+		grep -q "^n3	FAIL in the fleet report of $S15 (not confirmed); re-run on n3 before draining (not re-run: " "$F/fleet/$S15/not-confirmed.tsv" &&
 		[ -f "$F/fleet/$S15/drain.tsv" ] && [ ! -s "$F/fleet/$S15/drain.tsv" ]; then
 		ok nightly_unconfirmed_fail_not_a_candidate
 	else
@@ -137,7 +139,7 @@ PY
 	rc=$(cat "$TMP/night16.rc")
 	if [ "$rc" = 1 ] && grep -q '^drain candidates (20250116T030000Z): n3$' "$TMP/night16.out" &&
 		grep -q '^  scontrol update NodeName=n3 State=DRAIN Reason="clusterhealth: .*regressed .* since 2025-01-15' "$TMP/night16.out" &&
-		grep -q '^not re-run: n3: .*; a drain candidate of health_report' "$TMP/night16.out"; then
+		grep -q '^named without a re-run: n3 (not re-run: .*): a drain candidate of health_report' "$TMP/night16.out"; then
 		ok nightly_regressed_named_without_rerun
 	else
 		nok nightly_regressed_named_without_rerun "exit $rc (want 1)" "$TMP/night16.out"
