@@ -458,13 +458,18 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *done)
 	*done = 0;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+qhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "qhV", longopts, NULL)) != -1) {
 		switch (c) {
-		case OPT_OUT:
-			if (!*optarg)
+		case OPT_OUT: {
+			/* its trailing slashes dropped: the paths printed read DIR/report.html */
+			size_t n = strlen(optarg);
+			if (!n)
 				return ch_usage_error("--out needs a directory name");
+			while (n > 1 && optarg[n - 1] == '/')
+				optarg[--n] = '\0';
 			o->out = optarg;
 			break;
+		}
 		case OPT_STRICT: o->strict = 1; break;
 		case OPT_EXPECT: o->expect = optarg; break;
 		case OPT_PUE:
