@@ -91,6 +91,18 @@ else
 	nok nightly_no_confirm "exit $rc, candidates '$(cand "$TMP/noconf.out")'" "$TMP/noconf.out"
 fi
 
+# ssh that cannot reach the node: the error says ssh failed, and why (its
+# own last line), not only the exit status and a log's path
+mkdir -p "$TMP/nossh" "$TMP/r255"
+printf '#!/bin/sh\necho "ssh: connect to host $4 port 22: Connection refused" >&2\nexit 255\n' >"$TMP/nossh/ssh"
+chmod +x "$TMP/nossh/ssh"
+PATH=$TMP/nossh:$PATH scripts/nightly --nodes n9 --results "$TMP/r255" -q >"$TMP/n255.out" 2>&1; rc=$?
+if [ $rc = 4 ] && grep -q "the sweep on n9 failed (exit 255; ssh to n9 failed: .*: ssh: connect to host n9 port 22: Connection refused$" "$TMP/n255.out"; then
+	ok nightly_ssh_failure_says_why
+else
+	nok nightly_ssh_failure_says_why "exit $rc" "$TMP/n255.out"
+fi
+
 # a bad --only value of scripts/sweep is a usage error
 scripts/sweep --only roofline,gpu >"$TMP/only.out" 2>&1; rc=$?
 [ $rc = 2 ] && grep -q "invalid stage 'gpu' for --only" "$TMP/only.out" && ok sweep_only_bad_stage ||
