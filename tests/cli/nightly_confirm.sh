@@ -62,7 +62,8 @@ if [ $rc = 1 ] && [ "$(cand "$TMP/real.out")" = n3 ] &&
 	[ "$(grep -c -- '--only' "$F.ssh")" = 1 ] && grep -q -- "-- n3 .*'--only' 'roofline'" "$F.ssh" &&
 	[ -s "$F/n3/20250117T030000Z.confirm/roofline.json" ] &&
 	[ -s "$F/fleet/20250117T030000Z/.logs/report-first.log" ] &&
-	grep -q "^n3	.*confirmed by a re-run of roofline" "$F/fleet/20250117T030000Z/drain.tsv"; then
+	grep -q "^n3	.*confirmed by a re-run of roofline" "$F/fleet/20250117T030000Z/drain.tsv" &&
+	[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["drain_candidates"])' "$F/fleet/20250117T030000Z/profile.json")" = "['n3']" ]; then
 	ok nightly_confirm_real_fault_named
 else
 	nok nightly_confirm_real_fault_named "exit $rc, candidates '$(cand "$TMP/real.out")'" "$TMP/real.out"
@@ -88,6 +89,18 @@ if [ $rc = 1 ] && [ "$(cand "$TMP/noconf.out")" = n3 ] && ! grep -q -- '--only' 
 	ok nightly_no_confirm
 else
 	nok nightly_no_confirm "exit $rc, candidates '$(cand "$TMP/noconf.out")'" "$TMP/noconf.out"
+fi
+
+# ssh that cannot reach the node: the error says ssh failed, and why (its
+# own last line), not only the exit status and a log's path
+mkdir -p "$TMP/nossh" "$TMP/r255"
+printf '#!/bin/sh\necho "ssh: connect to host $4 port 22: Connection refused" >&2\nexit 255\n' >"$TMP/nossh/ssh"
+chmod +x "$TMP/nossh/ssh"
+PATH=$TMP/nossh:$PATH scripts/nightly --nodes n9 --results "$TMP/r255" -q >"$TMP/n255.out" 2>&1; rc=$?
+if [ $rc = 4 ] && grep -q "the sweep on n9 failed (exit 255; ssh to n9 failed: .*: ssh: connect to host n9 port 22: Connection refused$" "$TMP/n255.out"; then
+	ok nightly_ssh_failure_says_why
+else
+	nok nightly_ssh_failure_says_why "exit $rc" "$TMP/n255.out"
 fi
 
 # a bad --only value of scripts/sweep is a usage error
