@@ -86,7 +86,7 @@ int hr_steps_canary_apply(const struct hr_steps_run *now, const char *now_from, 
 {
 	int rc;
 
-	if (base && !now && !in->step_sec.src)
+	if (base && !now && !in->step_sec.src && !in->scaling_efficiency.src)
 		return ch_usage_error("%s: a baseline needs today's step: give --steps PATH or --step-time", base_from);
 	if ((rc = apply_gpus(now, now_from, base, base_from, in)))
 		return rc;

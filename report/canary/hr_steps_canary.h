@@ -34,7 +34,8 @@ extern "C" {
  * combines with the measured step, and the reverse), and the straggler
  * (the worst one, with its cost).
  * Returns 0; CH_ERR_USAGE (message printed) when a baseline is given
- * without today's step (no @now, no given step_sec), or a run's GPU count is
+ * without today's step (no @now, no given step_sec or
+ * scaling_efficiency), or a run's GPU count is
  * needed, not given, and unknown: the message names the log, why, and the
  * option that gives it (--gpus-now, --baseline-gpus). A count is never
  * assumed.
