@@ -361,12 +361,12 @@ static int s_head(void *ctx, const json_t *given)
 	return rc;
 }
 
-static int s_node(void *ctx, const json_t *node)
+static int s_node(void *ctx, const json_t *node, const json_t *full)
 {
 	struct stream *s = ctx;
 	if (fputs(s->nodes++ ? ",\n    " : "[\n    ", s->profile.f) < 0 || dump_at(s->profile.f, node, 2))
 		return s->err = CH_ERR_RUNTIME;
-	if (hr_render_node(s->r, node))
+	if (hr_render_node(s->r, node, full))
 		return s->err = CH_ERR_RUNTIME;
 	return 0;
 }
@@ -606,6 +606,9 @@ int hr_report_main(int argc, char **argv)
 	ao.generated_utc = NULL;
 	ao.input_files = files.n;
 	ao.detail_all = o.detail_all;
+	/* report.md and report.html show a PASS node's devices and loader in
+	 * a fleet of few PASS nodes (profile.json stays bounded) */
+	ao.full_pass_max = HR_RENDER_PASS_FULL_MAX;
 	if (o.nsteps) {
 		/* the job's step logs: the profile's "steps", after the rest */
 		struct hr_steps_view v;
