@@ -541,6 +541,21 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *done)
 	return 0;
 }
 
+/* The judge's options of a run with options @o, expectations @ex and
+ * @nfiles input files. */
+static void analyze_opts(struct hr_analyze_opts *ao, const struct opts *o, const struct hr_expect *ex, size_t nfiles)
+{
+	memset(ao, 0, sizeof(*ao));
+	ao->expect = ex;
+	ao->cost = &o->cost;
+	ao->generated_utc = NULL; /* now */
+	ao->input_files = nfiles;
+	ao->detail_all = o->detail_all;
+	/* report.md and report.html show a PASS node's devices and loader in
+	 * a fleet of few PASS nodes (profile.json stays bounded) */
+	ao->full_pass_max = HR_RENDER_PASS_FULL_MAX;
+}
+
 int hr_report_main(int argc, char **argv)
 {
 	struct opts o;
@@ -603,15 +618,7 @@ int hr_report_main(int argc, char **argv)
 	 * still written, and say so: the profile's exit_code) */
 	in_rc = hr_inputs_verdict(files.n, fleet.files_read, &fleet.issues, o.strict, in_msg, sizeof(in_msg));
 	st.in_rc = in_rc;
-	memset(&ao, 0, sizeof(ao));
-	ao.expect = &ex;
-	ao.cost = &o.cost;
-	ao.generated_utc = NULL;
-	ao.input_files = files.n;
-	ao.detail_all = o.detail_all;
-	/* report.md and report.html show a PASS node's devices and loader in
-	 * a fleet of few PASS nodes (profile.json stays bounded) */
-	ao.full_pass_max = HR_RENDER_PASS_FULL_MAX;
+	analyze_opts(&ao, &o, &ex, files.n);
 	if (o.nsteps) {
 		/* the job's step logs: the profile's "steps", after the rest */
 		struct hr_steps_view v;
