@@ -45,8 +45,9 @@ void hr_report_usage(FILE *f, int subcommands)
 "measured roofs against the datasheet and the fleet, busbw per group and\n"
 "algorithm, stragglers, the loader verdict, checkpoint writes per node and\n"
 "mount against the peers, configuration drift, and per node a verdict PASS,\n"
-"WARN or FAIL (NOT JUDGED where no rule could judge its checks) with its\n"
-"reasons and suggested actions.\n"
+"WARN or FAIL (NOT JUDGED, saying why, where none of its performance checks\n"
+"could be judged: noisy, no reference, or a tool's result 'unavailable') with\n"
+"its reasons and suggested actions.\n"
 "\n"
 "INPUT: files, or directories searched recursively for *.json, *.txt, *.log\n"
 "and *.out files. health_report's own outputs are ignored; --out may lie inside\n"
@@ -556,6 +557,29 @@ static void analyze_opts(struct hr_analyze_opts *ao, const struct opts *o, const
 	ao->full_pass_max = HR_RENDER_PASS_FULL_MAX;
 }
 
+/* -q's one line: the verdict and its counts, or @in_error (the inputs'
+ * exit-2 message) when set: the line never shows a verdict the exit status
+ * contradicts. */
+static void print_quiet_line(const json_t *s, const char *in_error)
+{
+	const json_t *d;
+	size_t k;
+	long long nj;
+
+	if (in_error) {
+		printf("health_report: INPUT ERROR: %s\n", in_error);
+		return;
+	}
+	nj = hr_jint(s, "not_judged", 0);
+	printf("health_report: %s: %lld FAIL, %lld WARN, %lld PASS", hr_jstr(s, "verdict"),
+	       hr_jint(s, "fail", 0), hr_jint(s, "warn", 0), hr_jint(s, "pass", 0));
+	if (nj > 0)
+		printf(", %lld not judged", nj);
+	json_array_foreach(json_object_get(s, "drain_candidates"), k, d)
+		printf("%s%s", k ? " " : "; drain candidates: ", hr_term(json_string_value(d)));
+	printf("\n");
+}
+
 int hr_report_main(int argc, char **argv)
 {
 	struct opts o;
@@ -662,20 +686,8 @@ int hr_report_main(int argc, char **argv)
 	}
 	if ((rc = render_outputs(&st, term, &nplots)))
 		goto out;
-	if (o.quiet && in_rc) {
-		/* the one line never shows a verdict the exit status contradicts */
-		printf("health_report: INPUT ERROR: %s\n", in_msg);
-	} else if (o.quiet) {
-		const json_t *s = st.summary, *d;
-		size_t k;
-		long long nj = hr_jint(s, "not_judged", 0);
-		printf("health_report: %s: %lld FAIL, %lld WARN, %lld PASS", hr_jstr(s, "verdict"),
-		       hr_jint(s, "fail", 0), hr_jint(s, "warn", 0), hr_jint(s, "pass", 0));
-		if (nj > 0)
-			printf(", %lld not judged", nj);
-		json_array_foreach(json_object_get(s, "drain_candidates"), k, d)
-			printf("%s%s", k ? " " : "; drain candidates: ", hr_term(json_string_value(d)));
-		printf("\n");
+	if (o.quiet) {
+		print_quiet_line(st.summary, in_rc ? in_msg : NULL);
 	} else {
 		fclose(term);
 		term = NULL;

@@ -2694,11 +2694,18 @@ static json_t *inputs_json(const struct hr_fleet *f, size_t input_files)
 	return o;
 }
 
-/* The node's checks: how many were judged, and its fabric checks. */
+/* The node's checks: how many were judged, and its fabric checks. The
+ * performance checks are the device roofs, the fabric's busbw and curve
+ * shape, the loader and the checkpoint speed against its peers; the
+ * checkpoint read-back (a correctness check) is a check but not one of
+ * them: a node is PASS only when one of its performance checks was judged
+ * (node_verdict()). */
 struct node_checks {
 	int judged, not_judged, fab, fab_judged;
-	int noisy;                 /* of the not judged: noisy measurements */
+	int perf_judged, perf_not_judged; /* of judged, not_judged: the performance checks */
+	int noisy;                 /* of the not judged: noisy measurements (all performance checks) */
 	char noisy_why[300];       /* the first of them: what and why */
+	char nj_why[700];          /* the first performance check not judged but not noisy: why */
 	const struct inst *mem, *comp, *intra, *inter; /* the worst of each, NULL none */
 };
 
@@ -2742,10 +2749,18 @@ static void node_checks(const struct an *a, int n, struct node_checks *c)
 			const struct inst *p = &a->di[j];
 			if (p->node != n || p->superseded_by) /* an earlier run: history */
 				continue;
-			if (inst_judged(a, p))
+			if (inst_judged(a, p)) {
 				c->judged++;
-			else
+				c->perf_judged++;
+			} else {
 				c->not_judged++;
+				c->perf_not_judged++;
+				if (!p->noisy && !c->nj_why[0]) {
+					char mk[48], w[600];
+					snprintf(c->nj_why, sizeof(c->nj_why), "%s %s %s", a->f->devices[d].device,
+						 metric_label(p->metric, mk, sizeof(mk)), inst_not_judged(a, p, w, sizeof(w)));
+				}
+			}
 			if (p->noisy) {
 				char mk[48];
 				if (!c->noisy++)
@@ -2766,9 +2781,16 @@ static void node_checks(const struct an *a, int n, struct node_checks *c)
 		c->fab++;
 		if (inst_judged(a, p)) {
 			c->judged++;
+			c->perf_judged++;
 			c->fab_judged++;
 		} else {
 			c->not_judged++;
+			c->perf_not_judged++;
+			if (!p->noisy && !c->nj_why[0]) {
+				char w[600];
+				snprintf(c->nj_why, sizeof(c->nj_why), "%s busbw %s", a->f->groups[p->subject].name,
+					 inst_not_judged(a, p, w, sizeof(w)));
+			}
 		}
 		if (p->noisy && !c->noisy++)
 			snprintf(c->noisy_why, sizeof(c->noisy_why), "%s busbw: %s", a->f->groups[p->subject].name,
@@ -2782,8 +2804,10 @@ static void node_checks(const struct an *a, int n, struct node_checks *c)
 			continue;
 		if (a->curve[a->grp_of[e]] == 1) {
 			c->judged++;
+			c->perf_judged++;
 		} else if (a->curve[a->grp_of[e]] == 2) {
 			c->not_judged++;
+			c->perf_not_judged++;
 			if (!c->noisy++)
 				snprintf(c->noisy_why, sizeof(c->noisy_why), "%s curve shape: %s",
 					 a->f->groups[a->grp_of[e]].name, a->curve_why[a->grp_of[e]]);
@@ -2791,15 +2815,22 @@ static void node_checks(const struct an *a, int n, struct node_checks *c)
 	}
 	if (a->loader[n] == 1) {
 		c->judged++; /* on its figures */
+		c->perf_judged++;
 	} else if (a->loader[n] == 2) {
 		c->not_judged++;
+		c->perf_not_judged++;
 		if (!c->noisy++)
 			snprintf(c->noisy_why, sizeof(c->noisy_why), "loader: %s", a->loader_why[n]);
 	}
 	{
 		char why[300] = "";
 		int before = c->noisy;
-		hr_ckpt_node_checks(a->f, n, &c->judged, &c->not_judged, &c->noisy, why, sizeof(why));
+		int sj = 0, snj = 0;
+		hr_ckpt_node_checks(a->f, n, &c->judged, &c->not_judged, &c->noisy, &sj, &snj, why, sizeof(why));
+		c->perf_judged += sj;
+		c->perf_not_judged += snj;
+		if (snj && !c->nj_why[0] && before == c->noisy)
+			snprintf(c->nj_why, sizeof(c->nj_why), "checkpoint speed not judged (no peers on its mount)");
 		if (!before && c->noisy)
 			snprintf(c->noisy_why, sizeof(c->noisy_why), "%s", why);
 	}
@@ -2955,6 +2986,8 @@ struct prof {
 };
 
 static int node_drains(const struct an *a, const struct prof *q, int n);
+static void node_not_judged_why(const struct an *a, const struct prof *q, int n, const struct node_checks *nc,
+				char *buf, size_t size);
 
 static void prof_release(struct prof *q)
 {
@@ -3019,7 +3052,15 @@ static json_t *node_json(struct an *a, const struct prof *q, size_t i, const cha
 	json_object_set_new(x, "drain_candidate", json_boolean(node_drains(a, q, n)));
 	json_object_set_new(x, "name", json_string(nd->name));
 	json_object_set_new(x, "verdict", json_string(verdict));
+	if (!strcmp(verdict, "NOT JUDGED")) {
+		char why[2048];
+		node_not_judged_why(a, q, n, nc, why, sizeof(why));
+		json_object_set_new(x, "not_judged_reason", json_string(why));
+	} else {
+		json_object_set_new(x, "not_judged_reason", json_null());
+	}
 	json_object_set_new(x, "checks_judged", json_integer(nc->judged));
+	json_object_set_new(x, "performance_checks_judged", json_integer(nc->perf_judged));
 	json_object_set_new(x, "checks_not_judged", json_integer(nc->not_judged));
 	json_object_set_new(x, "checks_noisy", json_integer(nc->noisy));
 	json_object_set_new(x, "fabric_checks", json_integer(nc->fab));
@@ -3101,16 +3142,58 @@ static int node_drains(const struct an *a, const struct prof *q, int n)
  * PASS node's detail is bounded unless --detail all. */
 static int node_full(const struct hr_analyze_opts *o, const struct prof *q, size_t i, const struct node_checks *nc)
 {
-	return o->detail_all || q->ord[i].level > HR_INFO || nc->judged == 0;
+	return o->detail_all || q->ord[i].level > HR_INFO || nc->perf_judged == 0;
 }
 
-/* The verdict of the node at @i of q->ord, and its checks. */
+/* The verdict of the node at @i of q->ord, and its checks: NOT JUDGED
+ * when no reason WARNs or FAILs and none of its performance checks was
+ * judged (a checkpoint read-back alone does not make a PASS). */
 static const char *node_verdict(struct an *a, const struct prof *q, size_t i, struct node_checks *nc)
 {
 	node_checks(a, q->ord[i].node, nc);
-	if (q->ord[i].level == HR_INFO && nc->judged == 0)
+	if (q->ord[i].level == HR_INFO && nc->perf_judged == 0)
 		return "NOT JUDGED";
 	return hr_verdict_name(q->ord[i].level);
+}
+
+/* Why node @n (NOT JUDGED, its checks @nc) could not be judged, into @buf
+ * of @size bytes: its tools that were unavailable (their own reasons), its
+ * noisy checks, its checks without a reference; or that no performance
+ * result of it was read. */
+static void node_not_judged_why(const struct an *a, const struct prof *q, int n, const struct node_checks *nc,
+				char *buf, size_t size)
+{
+	size_t l;
+	long e;
+	int parts = 0, others = nc->perf_not_judged - nc->noisy;
+	snprintf(buf, size, "no performance check could be judged: ");
+	for (e = q->rfirst[n]; e >= 0; e = q->rnext[e]) {
+		long e2;
+		if (strcmp(a->r[e].code, "unavailable"))
+			continue;
+		for (e2 = q->rfirst[n]; e2 != e; e2 = q->rnext[e2]) /* the same reason of another file: once */
+			if (!strcmp(a->r[e2].code, "unavailable") && !strcmp(a->r[e2].text, a->r[e].text))
+				break;
+		if (e2 != e)
+			continue;
+		l = strlen(buf);
+		snprintf(buf + l, size - l, "%s%s", parts++ ? "; " : "", a->r[e].text);
+	}
+	if (nc->noisy) {
+		l = strlen(buf);
+		snprintf(buf + l, size - l, "%s%d noisy (%s%s; re-run on an idle node)", parts++ ? "; " : "", nc->noisy,
+			 nc->noisy_why, nc->noisy > 1 ? "; and more" : "");
+	}
+	if (others > 0) {
+		l = strlen(buf);
+		snprintf(buf + l, size - l, "%s%d without a reference to judge against (%s%s)", parts++ ? "; " : "",
+			 others, nc->nj_why, others > 1 ? "; and more" : "");
+	}
+	if (!parts) {
+		l = strlen(buf);
+		snprintf(buf + l, size - l, "no result of roofline, allreduce_bw, nccl-tests, loader_contention or a checkpoint_io speed among the inputs%s",
+			 nc->judged ? " (only correctness checks were judged: the checkpoint read-back)" : "");
+	}
 }
 
 /* The profile, handed to @sink in three parts, one node at a time: no

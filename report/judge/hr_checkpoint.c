@@ -330,7 +330,7 @@ json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node)
 }
 
 void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *not_judged, int *noisy,
-			 char *why, size_t n)
+			 int *speed_judged, int *speed_not_judged, char *why, size_t n)
 {
 	size_t i;
 
@@ -348,14 +348,20 @@ void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *n
 		med = peers_median(f, node, e->mount, &np);
 		if (ckpt_noisy(f, e, &q)) {
 			(*not_judged)++;
+			if (speed_not_judged)
+				(*speed_not_judged)++;
 			if (noisy && !(*noisy)++ && why)
 				snprintf(why, n, "checkpoint speed to %.80s: %s", e->mount, q.why);
 			else if (!noisy && why && !why[0])
 				snprintf(why, n, "checkpoint speed to %.80s: %s", e->mount, q.why);
 		} else if (np >= 1 && !isnan(med) && e->rank_gbps > 0) {
 			(*judged)++;
+			if (speed_judged)
+				(*speed_judged)++;
 		} else {
 			(*not_judged)++;
+			if (speed_not_judged)
+				(*speed_not_judged)++;
 		}
 	}
 }

@@ -105,11 +105,14 @@ json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node);
  * comparison with its peers (judged only when another node wrote to that
  * mount and the run's host was not busy: hr_quality.h).
  * @judged, @not_judged: [in,out] incremented; @noisy: [in,out] incremented
- * for a speed not judged because the host was busy (may be NULL); @why:
- * [out] @n bytes, set to what made the first such one noisy (may be NULL).
+ * for a speed not judged because the host was busy (may be NULL);
+ * @speed_judged, @speed_not_judged: [in,out] incremented for each speed
+ * comparison judged, not judged (of @judged, @not_judged: the performance
+ * checks among them; the read-back is a correctness check; may be NULL); @why: [out] @n bytes, set to what made
+ * the first such one noisy (may be NULL).
  */
 void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *not_judged, int *noisy,
-			 char *why, size_t n);
+			 int *speed_judged, int *speed_not_judged, char *why, size_t n);
 
 /**
  * hr_ckpt_render_terminal - the "checkpoint writes" table of a profile (its

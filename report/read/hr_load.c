@@ -457,12 +457,22 @@ static int device_power(struct ctx *c, const struct hr_result_power *pw, struct 
 	return 0;
 }
 
+/* Whether @r is a run that had no device or backend (status
+ * "unavailable", docs/results-schema.md): it measured nothing, so a results
+ * array it lacks is not a broken input; the run's reason is the node's
+ * (run_reasons() in hr_analyze.c). */
+static int unavailable(const struct hr_result *r)
+{
+	return r->status && !strcmp(r->status, "unavailable");
+}
+
 static int load_roofline(struct ctx *c, const struct hr_result *r, int node)
 {
 	size_t i;
 
 	if (!r->devices_list.is_array) {
-		skip(c, "%s: missing '%s' array; no devices read", "results", "devices");
+		if (!unavailable(r))
+			skip(c, "%s: missing '%s' array; no devices read", "results", "devices");
 		return 0;
 	}
 	for (i = 0; i < r->devices_list.n; i++) {
@@ -779,7 +789,7 @@ static int load_allreduce(struct ctx *c, const struct hr_result *r, int node, st
 		goto out;
 	if (lo.hosts > 0)
 		run->nnodes = lo.hosts;
-	if (!r->sweeps_list.is_array)
+	if (!r->sweeps_list.is_array && !unavailable(r))
 		skip(c, "%s: missing '%s' array; no sweeps read", "results", "sweeps");
 	for (i = 0; i < r->sweeps_list.n; i++)
 		if ((rc = load_sweep(c, r, i, &lo, node, run)))
@@ -840,7 +850,8 @@ static int load_loader(struct ctx *c, const struct hr_result *r, int node)
 		return 0;
 	}
 	if (!r->configs_list.is_array) {
-		skip(c, "%s: missing '%s' array; loader results not used", "results", "configs");
+		if (!unavailable(r))
+			skip(c, "%s: missing '%s' array; loader results not used", "results", "configs");
 		return 0;
 	}
 	GROW(c->f->loaders, c->f->nloaders, l);

@@ -621,6 +621,11 @@ static void html_flagged_nodes(const struct hr_rows *rows, const json_t *diffs, 
 		hr_buf_printf(b, "<tr><td class=\"%s\">%s</td><td>", nd->verdict, nd->verdict);
 		esc(b, nd->name);
 		hr_buf_puts(b, "</td><td>");
+		if (nd->not_judged_reason) {
+			hr_buf_puts(b, "<div><span class=\"info\">not judged</span> ");
+			esc(b, nd->not_judged_reason);
+			hr_buf_puts(b, "</div>");
+		}
 		for (j = 0; j < nd->nreasons; j++) {
 			hr_buf_puts(b, "<div>");
 			reason_html(b, &nd->reasons[j]);

@@ -145,6 +145,7 @@ void hr_term_node(FILE *out, const json_t *n, int color, size_t *shown_pass, siz
 	const char *v = hr_jstr(n, "verdict");
 	const json_t *rs = json_object_get(n, "reasons"), *r;
 	const json_t *first = NULL;
+	const char *text;
 	size_t nr = 0, j;
 	if (v && !strcmp(v, "PASS") && *shown_pass >= 20) {
 		(*more_pass)++;
@@ -160,13 +161,21 @@ void hr_term_node(FILE *out, const json_t *n, int color, size_t *shown_pass, siz
 			nr++;
 		}
 	}
-	if (!first) /* a PASS that could not judge its fabric says so */
+	if (!first) /* a PASS that could not judge its fabric says so; else a tool it lacked */
 		json_array_foreach(rs, j, r)
 			if (hr_streq(hr_jstr(r, "code"), "fabric_not_judged") && !first)
 				first = r;
+	if (!first)
+		json_array_foreach(rs, j, r)
+			if (hr_streq(hr_jstr(r, "code"), "unavailable") && !first)
+				first = r;
+	/* a NOT JUDGED node: why no performance check could be judged */
+	text = hr_jstr(n, "not_judged_reason");
+	if (nr || !text)
+		text = first ? hr_jstr(first, "text") : NULL;
 	fprintf(out, "%s%-4s%s  %-16s %s", color ? verdict_color(v) : "", v ? hr_term(v) : "?", c1,
 		hr_jstr(n, "name") ? hr_term(hr_jstr(n, "name")) : "?",
-		first ? hr_term(hr_jstr(first, "text")) : (json_is_false(json_object_get(n, "like_for_like")) ? "(configuration differs from the fleet)" : ""));
+		text ? hr_term(text) : (json_is_false(json_object_get(n, "like_for_like")) ? "(configuration differs from the fleet)" : ""));
 	if (nr > 1)
 		fprintf(out, " %s(+%zu more)%s", dim, nr - 1, c1);
 	fputc('\n', out);
@@ -322,8 +331,16 @@ void hr_md_node(struct hr_buf *b, const struct hr_node_row *n)
 	hr_buf_puts(b, " | ");
 	hr_buf_md(b, n->name);
 	hr_buf_puts(b, " | ");
+	if (n->not_judged_reason) {
+		hr_buf_puts(b, "**not judged** ");
+		hr_buf_md(b, n->not_judged_reason);
+		any = 1;
+	}
 	for (j = 0; j < n->nreasons; j++) {
-		if (!n->reasons[j].flagged)
+		/* flagged reasons; and a tool that was unavailable (in a NOT JUDGED
+		 * node's reason already) */
+		if (!n->reasons[j].flagged &&
+		    (n->not_judged_reason || !hr_streq(n->reasons[j].code, "unavailable")))
 			continue;
 		hr_buf_printf(b, "%s**", any ? "<br>" : "");
 		hr_buf_md(b, n->reasons[j].level);

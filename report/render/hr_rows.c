@@ -30,6 +30,7 @@ static struct hr_reason_row reason_row(const json_t *r)
 	x.level = hr_jstr(r, "level");
 	x.text = hr_jstr(r, "text");
 	x.action = hr_jstr(r, "action");
+	x.code = hr_jstr(r, "code");
 	x.flagged = level_flagged(x.level);
 	return x;
 }
@@ -50,6 +51,7 @@ static int build_nodes(const json_t *nodes, struct hr_rows *r)
 		for (q = 0; q < HR_ROWS_CONFIG_KEYS; q++)
 			row->config[q] = hr_jstr(cfg, hr_rows_config_keys[q]);
 		row->not_like_for_like = json_is_false(json_object_get(n, "like_for_like"));
+		row->not_judged_reason = hr_jstr(n, "not_judged_reason");
 		row->reasons = rows_alloc(json_array_size(rs), sizeof(*row->reasons));
 		if (!row->reasons)
 			return CH_ERR_RUNTIME;

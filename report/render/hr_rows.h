@@ -37,6 +37,7 @@ struct hr_reason_row {
 	const char *level;  /* "info", "warn", "fail" */
 	const char *text;
 	const char *action; /* suggested action, NULL when none */
+	const char *code;   /* the reason's code (docs/health_report.md, "Rules"), NULL none */
 	int flagged;        /* level given and not "info" */
 };
 
@@ -44,6 +45,7 @@ struct hr_node_row {
 	const char *verdict, *name;
 	const char *config[HR_ROWS_CONFIG_KEYS]; /* by hr_rows_config_keys */
 	int not_like_for_like;                   /* like_for_like is false */
+	const char *not_judged_reason;           /* a NOT JUDGED node's, else NULL */
 	struct hr_reason_row *reasons;           /* owned by the rows */
 	size_t nreasons;
 };

@@ -23,7 +23,9 @@
 #                         a progress line; sets last_rc (exit
 #                         code, or "skipped" when BIN is not built) and folds
 #                         it into stages_rc (0 ok, 1 a check failed, 4 a
-#                         stage failed to run)
+#                         stage failed to run); RC1_TEXT (environment)
+#                         is what its progress line says of exit 1 (default
+#                         "check failed": a verdict, for a reporting stage)
 
 PROG=$(basename "$0")
 # sourced right after the script's `cd` to the repository root: OLDPWD is
@@ -115,7 +117,7 @@ say() {
 _rc_text() {
 	case $1 in
 	0) echo "ok" ;;
-	1) echo "check failed (exit 1)" ;;
+	1) echo "${RC1_TEXT:-check failed} (exit 1)" ;;
 	2) echo "usage or input error (exit 2)" ;;
 	3) echo "unavailable here (exit 3)" ;;
 	4) echo "run-time error (exit 4)" ;;

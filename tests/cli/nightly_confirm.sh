@@ -62,7 +62,8 @@ if [ $rc = 1 ] && [ "$(cand "$TMP/real.out")" = n3 ] &&
 	[ "$(grep -c -- '--only' "$F.ssh")" = 1 ] && grep -q -- "-- n3 .*'--only' 'roofline'" "$F.ssh" &&
 	[ -s "$F/n3/20250117T030000Z.confirm/roofline.json" ] &&
 	[ -s "$F/fleet/20250117T030000Z/.logs/report-first.log" ] &&
-	grep -q "^n3	.*confirmed by a re-run of roofline" "$F/fleet/20250117T030000Z/drain.tsv"; then
+	grep -q "^n3	.*confirmed by a re-run of roofline" "$F/fleet/20250117T030000Z/drain.tsv" &&
+	[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["drain_candidates"])' "$F/fleet/20250117T030000Z/profile.json")" = "['n3']" ]; then
 	ok nightly_confirm_real_fault_named
 else
 	nok nightly_confirm_real_fault_named "exit $rc, candidates '$(cand "$TMP/real.out")'" "$TMP/real.out"

@@ -481,7 +481,7 @@ d["host"]["hostname"] = {"n3": "n3\ngpu-innocent", "n2": "gpu-innocent n2"}.get(
 for s in d["results"].get("sweeps", []):
     s["nodes"] = [{"n3": "n3\ngpu-innocent", "n2": "gpu-innocent n2"}.get(x, x) for x in s.get("nodes", [])]' >"$TMP/dr2" 2>&1; r2=$?
 if [ $r1 = 1 ] && [ "$(wc -l <"$TMP/scontrol1.log")" = 1 ] &&
-	grep -q '^\[update\] \[NodeName=n3\] \[State=DRAIN\] \[Reason=clusterhealth: FAIL in the fleet report of 20250117T030000Z; ' "$TMP/scontrol1.log" &&
+	grep -q '^\[update\] \[NodeName=n3\] \[State=DRAIN\] \[Reason=clusterhealth: FAIL in the fleet report of 20250117T030000Z (not confirmed); ' "$TMP/scontrol1.log" &&
 	grep -qF 'gpu1\nREGRESSED gpu-innocent roofline.compute_gflops.bf16 regressed 18.4% since 2025-01-15' "$TMP/scontrol1.log" &&
 	! grep -q '^REGRESSED gpu-innocent' "$TMP/dr1" && grep -qF 'REGRESSED n3 gpu1\nREGRESSED gpu-innocent roofline' "$TMP/dr1" &&
 	grep -q '^drain candidates (20250117T030000Z): n3$' "$TMP/dr1" &&
