@@ -81,8 +81,11 @@ void hr_report_usage(FILE *f, int subcommands)
 "                      judged against, its devices' values, its input files),\n"
 "                      a distribution of more than 1000 values keeps its\n"
 "                      outliers and 1000 ranks; WARN, FAIL and NOT JUDGED nodes\n"
-"                      keep their full detail. all: every node in full\n"
-"                      (memory and output grow with the fleet's inputs)\n"
+"                      keep their full detail. report.md and report.html list\n"
+"                      a PASS node's devices and loader up to 64 PASS nodes\n"
+"                      (beyond, they say how many are left out); health.prom\n"
+"                      is bounded like profile.json. all: every node in full\n"
+"                      everywhere (memory and output grow with the inputs)\n"
 "  --color WHEN        auto (default: only on a terminal, and not with\n"
 "                      NO_COLOR), always or never\n"
 "  -q, --quiet         print one line: the fleet verdict (NOT JUDGED when no\n"
@@ -362,12 +365,12 @@ static int s_head(void *ctx, const json_t *given)
 	return rc;
 }
 
-static int s_node(void *ctx, const json_t *node)
+static int s_node(void *ctx, const json_t *node, const json_t *full)
 {
 	struct stream *s = ctx;
 	if (fputs(s->nodes++ ? ",\n    " : "[\n    ", s->profile.f) < 0 || dump_at(s->profile.f, node, 2))
 		return s->err = CH_ERR_RUNTIME;
-	if (hr_render_node(s->r, node))
+	if (hr_render_node(s->r, node, full))
 		return s->err = CH_ERR_RUNTIME;
 	return 0;
 }
@@ -544,6 +547,21 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *done)
 	return 0;
 }
 
+/* The judge's options of a run with options @o, expectations @ex and
+ * @nfiles input files. */
+static void analyze_opts(struct hr_analyze_opts *ao, const struct opts *o, const struct hr_expect *ex, size_t nfiles)
+{
+	memset(ao, 0, sizeof(*ao));
+	ao->expect = ex;
+	ao->cost = &o->cost;
+	ao->generated_utc = NULL; /* now */
+	ao->input_files = nfiles;
+	ao->detail_all = o->detail_all;
+	/* report.md and report.html show a PASS node's devices and loader in
+	 * a fleet of few PASS nodes (profile.json stays bounded) */
+	ao->full_pass_max = HR_RENDER_PASS_FULL_MAX;
+}
+
 /* -q's one line: the verdict and its counts, or @in_error (the inputs'
  * exit-2 message) when set: the line never shows a verdict the exit status
  * contradicts. */
@@ -629,12 +647,7 @@ int hr_report_main(int argc, char **argv)
 	 * still written, and say so: the profile's exit_code) */
 	in_rc = hr_inputs_verdict(files.n, fleet.files_read, &fleet.issues, o.strict, in_msg, sizeof(in_msg));
 	st.in_rc = in_rc;
-	memset(&ao, 0, sizeof(ao));
-	ao.expect = &ex;
-	ao.cost = &o.cost;
-	ao.generated_utc = NULL;
-	ao.input_files = files.n;
-	ao.detail_all = o.detail_all;
+	analyze_opts(&ao, &o, &ex, files.n);
 	if (o.nsteps) {
 		/* the job's step logs: the profile's "steps", after the rest */
 		struct hr_steps_view v;

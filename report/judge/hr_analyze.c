@@ -3035,9 +3035,9 @@ static int prof_init(struct an *a, const struct hr_analyze_opts *o, struct prof 
 }
 
 /* The profile's entry of the node at @i of q->ord (its verdict @verdict,
- * its checks @nc). */
-static json_t *node_json(struct an *a, const struct hr_analyze_opts *o, const struct prof *q, size_t i,
-			 const char *verdict, const struct node_checks *nc)
+ * its checks @nc): in full (@full), else bounded (node_full()). */
+static json_t *node_json(struct an *a, const struct prof *q, size_t i, const char *verdict,
+			 const struct node_checks *nc, int full)
 {
 	const struct hr_fleet *f = a->f;
 	int n = q->ord[i].node;
@@ -3048,8 +3048,6 @@ static json_t *node_json(struct an *a, const struct hr_analyze_opts *o, const st
 	size_t j;
 	long e;
 	int k;
-	/* a PASS node's detail is bounded unless --detail all */
-	int full = o->detail_all || q->ord[i].level > HR_INFO || nc->perf_judged == 0;
 
 	json_object_set_new(x, "drain_candidate", json_boolean(node_drains(a, q, n)));
 	json_object_set_new(x, "name", json_string(nd->name));
@@ -3138,6 +3136,13 @@ static int node_drains(const struct an *a, const struct prof *q, int n)
 	for (e = q->rfirst[n]; e >= 0; e = q->rnext[e])
 		dr |= a->r[e].drain && a->r[e].level == HR_FAIL;
 	return dr;
+}
+
+/* Whether the node at @i of q->ord (its checks @nc) is written in full: a
+ * PASS node's detail is bounded unless --detail all. */
+static int node_full(const struct hr_analyze_opts *o, const struct prof *q, size_t i, const struct node_checks *nc)
+{
+	return o->detail_all || q->ord[i].level > HR_INFO || nc->perf_judged == 0;
 }
 
 /* The verdict of the node at @i of q->ord, and its checks: NOT JUDGED
@@ -3273,12 +3278,17 @@ static int build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *
 	for (i = 0; i < f->nnodes && !rc; i++) {
 		struct node_checks nc;
 		const char *v = node_verdict(a, &q, i, &nc);
-		json_t *x = node_json(a, o, &q, i, v, &nc);
-		if (!x)
+		int full = node_full(o, &q, i, &nc);
+		json_t *x = node_json(a, &q, i, v, &nc, full);
+		/* a bounded node's full entry too, for the renderers, in a
+		 * fleet of few PASS nodes (o->full_pass_max) */
+		json_t *y = !full && (size_t)counts[HR_INFO] <= o->full_pass_max ? node_json(a, &q, i, v, &nc, 1) : NULL;
+		if (!x || (!full && (size_t)counts[HR_INFO] <= o->full_pass_max && !y))
 			rc = CH_ERR_RUNTIME;
 		else
-			rc = sink->node(sink->ctx, x);
+			rc = sink->node(sink->ctx, x, y);
 		json_decref(x);
+		json_decref(y);
 	}
 	if (rc)
 		goto out;
@@ -3310,8 +3320,9 @@ static int collect_part(void *ctx, const json_t *part)
 	return json_object_update(p, (json_t *)part) ? CH_ERR_RUNTIME : 0;
 }
 
-static int collect_node(void *ctx, const json_t *node)
+static int collect_node(void *ctx, const json_t *node, const json_t *full)
 {
+	(void)full;
 	json_t *p = ctx, *nodes = json_object_get(p, "nodes");
 	if (!nodes) {
 		nodes = json_array();

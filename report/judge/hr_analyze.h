@@ -70,6 +70,13 @@ struct hr_analyze_opts {
 					     distributions are bounded (the
 					     profile's "detail": "flagged"); 1:
 					     everything in full */
+	size_t full_pass_max;             /* with detail_all 0: when the fleet
+					     has at most this many PASS nodes,
+					     the sink's node() is also handed
+					     each bounded node's full entry (for
+					     report.md and report.html; the
+					     profile keeps the bounded one);
+					     0: never */
 };
 
 /**
@@ -101,8 +108,10 @@ struct hr_profile_sink {
 	/* the top level up to and with "drift" (schema ... summary, run_cost,
 	 * inputs, expectations, drift), in the profile's order */
 	int (*head)(void *ctx, const json_t *head);
-	/* each entry of "nodes", worst first */
-	int (*node)(void *ctx, const json_t *node);
+	/* each entry of "nodes", worst first; @full: the entry --detail all
+	 * would write, given only for a node of bounded detail ("detail":
+	 * "bounded") when o->full_pass_max allows it, else NULL */
+	int (*node)(void *ctx, const json_t *node, const json_t *full);
 	/* the rest: "groups", "findings", "distributions", "power_caps" */
 	int (*tail)(void *ctx, const json_t *tail);
 };

@@ -15,7 +15,6 @@
 #include <string.h>
 
 /* Past this many device metrics (groups) the table lists only the flagged ones. */
-#define HTML_MAX_ROWS 3000
 
 static const char css[] =
 	"body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:1.5em auto;max-width:1200px;color:#222;padding:0 1em}"
@@ -132,7 +131,7 @@ static int device_flagged(const json_t *d)
 	return 0;
 }
 
-static void roofline_plots(struct plotter *pl, const json_t *nodes)
+static void roofline_plots(struct plotter *pl, const json_t *nodes, const struct hr_render_parts *parts)
 {
 	const json_t *n, *d;
 	size_t i, j, skipped = 0, failed = 0;
@@ -175,7 +174,10 @@ static void roofline_plots(struct plotter *pl, const json_t *nodes)
 			      skipped, pl->max);
 	if (failed)
 		hr_buf_printf(pl->b, "<p class=\"note\">%zu roofline plots could not be drawn (PLplot error).</p>\n", failed);
-	if (!count)
+	if (parts->left_devices)
+		hr_buf_printf(pl->b, "<p class=\"note\">The %zu devices of %zu PASS node%s are not drawn: " HR_RENDER_LEFT_WHY ". Their headline figures are in the PASS nodes table, each device's values in profile.json.</p>\n",
+			      parts->left_devices, parts->left_nodes, parts->left_nodes == 1 ? "" : "s");
+	else if (!count)
 		hr_buf_puts(pl->b, "<p class=\"note\">No roofline results among the inputs.</p>\n");
 }
 
@@ -410,7 +412,7 @@ out:
 	json_decref(index);
 }
 
-static void lateness_plots(struct plotter *pl, const json_t *nodes)
+static void lateness_plots(struct plotter *pl, const json_t *nodes, const struct hr_render_parts *parts)
 {
 	const json_t *n;
 	size_t i, skipped = 0, failed = 0;
@@ -447,7 +449,10 @@ static void lateness_plots(struct plotter *pl, const json_t *nodes)
 		hr_buf_printf(pl->b, "<p class=\"note\">%zu more loader plots not drawn (--max-plots %d).</p>\n", skipped, pl->max);
 	if (failed)
 		hr_buf_printf(pl->b, "<p class=\"note\">%zu loader plots could not be drawn (PLplot error).</p>\n", failed);
-	if (!count)
+	if (parts->left_loaders)
+		hr_buf_printf(pl->b, "<p class=\"note\">The loader results of %zu PASS node%s are not drawn: " HR_RENDER_LEFT_WHY ". Their loader verdicts are in the PASS nodes table and profile.json.</p>\n",
+			      parts->left_loaders, parts->left_loaders == 1 ? "" : "s");
+	else if (!count)
 		hr_buf_puts(pl->b, "<p class=\"note\">No loader_contention results among the inputs.</p>\n");
 }
 
@@ -774,13 +779,17 @@ static void html_findings_drift(const struct hr_rows *rows, struct hr_buf *b)
 	hr_buf_puts(b, "</table>\n");
 }
 
-static void html_devices(const struct hr_rows *rows, struct hr_buf *b)
+static void html_devices(const struct hr_rows *rows, const struct hr_render_parts *parts, struct hr_buf *b)
 {
-	int dev_all = rows->metrics <= HTML_MAX_ROWS;
+	int dev_all = rows->metrics <= HR_HTML_MAX_ROWS;
 	size_t i;
 	hr_buf_puts(b, "<h2 id=\"devices\">Devices</h2>\n");
 	if (!dev_all)
-		hr_buf_printf(b, "<p class=\"note\">More than %d device metrics: only the flagged ones are listed (all are in profile.json).</p>\n", HTML_MAX_ROWS);
+		hr_buf_printf(b, "<p class=\"note\">More than %d device metrics: only the flagged ones are listed (all are in profile.json%s).</p>\n", HR_HTML_MAX_ROWS,
+			      parts->kept_of_bounded ? ": a PASS node's values, every figure with --detail all" : "");
+	if (parts->left_values)
+		hr_buf_printf(b, "<p class=\"note\">The %zu device metrics of %zu PASS node%s are not listed: " HR_RENDER_LEFT_WHY ". Their values are in profile.json.</p>\n",
+			      parts->left_values, parts->left_nodes, parts->left_nodes == 1 ? "" : "s");
 	hr_buf_puts(b, "<table><tr><th>node</th><th>device</th><th>model</th><th>metric</th><th>measured</th><th>% of datasheet</th><th>% of expected</th><th>% of fleet median</th><th>robust z</th><th>% of node median</th><th>level</th></tr>\n");
 	for (i = 0; i < rows->ndevices; i++) {
 		const struct hr_device_row *d = &rows->devices[i];
@@ -811,12 +820,12 @@ static void html_devices(const struct hr_rows *rows, struct hr_buf *b)
 
 static void html_groups(const struct hr_rows *rows, struct hr_buf *b)
 {
-	int all = rows->ngroups <= HTML_MAX_ROWS;
+	int all = rows->ngroups <= HR_HTML_MAX_ROWS;
 	size_t j;
 	hr_buf_puts(b, "<h2 id=\"groups\">All-reduce groups</h2>\n<p>busbw at the largest size, out-of-place. Average = mean of every busbw cell, as nccl-tests' \"Avg bus bandwidth\"; the log's own value beside it.</p>\n");
 	if (!all)
 		hr_buf_printf(b, "<p class=\"note\">More than %d groups: only the %zu flagged or failed are listed (all are in profile.json; the plots above compare them all).</p>\n",
-			      HTML_MAX_ROWS, rows->groups_flagged);
+			      HR_HTML_MAX_ROWS, rows->groups_flagged);
 	hr_buf_puts(b, ""
 		    "<table><tr><th>group</th><th>kind</th><th>nodes</th><th>collective</th><th>algo</th><th>ranks</th><th>largest size</th><th>busbw GB/s</th><th>% of like median</th><th>avg busbw</th><th>log's avg</th><th>level</th><th>source</th></tr>\n");
 	for (j = 0; j < rows->ngroups; j++) {
@@ -957,17 +966,17 @@ int hr_html_render(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 	html_findings_drift(&rows, b);
 
 	hr_buf_puts(b, "<h2 id=\"roofline\">Roofline per device</h2>\n");
-	roofline_plots(&pl, nodes);
+	roofline_plots(&pl, nodes, parts);
 	hr_buf_puts(b, "<h2 id=\"busbw\">busbw against message size: like groups overlaid</h2>\n");
 	busbw_fleet_plots(&pl, json_object_get(p, "groups"));
 	busbw_plots(&pl, json_object_get(p, "groups"));
 	hr_buf_puts(b, "<h2 id=\"loader\">Feeder lateness per placement</h2>\n");
-	lateness_plots(&pl, nodes);
+	lateness_plots(&pl, nodes, parts);
 	hr_buf_puts(b, "<h2 id=\"fleet\">Fleet distribution of each headline metric</h2>\n");
 	distribution_plots(&pl, p);
 	hr_render_power_html(p, b, &pl.drawn);
 
-	html_devices(&rows, b);
+	html_devices(&rows, parts, b);
 	html_groups(&rows, b);
 	html_checkpoint(parts, b);
 	steps_section(&pl, json_object_get(p, "steps"));

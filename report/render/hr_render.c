@@ -391,14 +391,19 @@ static void md_findings_drift(const struct hr_rows *rows, struct hr_buf *b)
 	}
 }
 
-static void md_devices(const struct hr_rows *rows, struct hr_buf *b)
+static void md_devices(const struct hr_rows *rows, const struct hr_render_parts *parts, struct hr_buf *b)
 {
 	int all = rows->metrics <= MD_MAX_ROWS;
 	size_t i;
 	hr_buf_puts(b, "\n## Devices (roofline)\n\n");
 	if (!all)
-		hr_buf_printf(b, "The %zu flagged of %zu device metrics (all of them are in profile.json and report.html).\n\n",
-			      rows->metrics_flagged, rows->metrics);
+		hr_buf_printf(b, "The %zu flagged of %zu device metrics (all of them are in %sprofile.json%s).\n\n",
+			      rows->metrics_flagged, rows->metrics, rows->metrics <= HR_HTML_MAX_ROWS ? "report.html and " : "",
+			      parts->kept_of_bounded ? ": a PASS node's values, every figure with --detail all" : "");
+	if (parts->left_values)
+		hr_buf_printf(b, "%s %zu device metrics of %zu PASS node%s are not listed: " HR_RENDER_LEFT_WHY ". Their values are in profile.json, their headline figures in report.html's PASS nodes table.\n\n",
+			      rows->metrics ? "The" : "There are no other device metrics: the", parts->left_values,
+			      parts->left_nodes, parts->left_nodes == 1 ? "" : "s");
 	hr_buf_puts(b, "| node | device | model | metric | measured | % of datasheet | % of expected | % of fleet median | robust z | level |\n|---|---|---|---|---|---|---|---|---|---|\n");
 	for (i = 0; i < rows->ndevices; i++) {
 		const struct hr_device_row *d = &rows->devices[i];
@@ -480,11 +485,14 @@ static void md_groups(const struct hr_rows *rows, struct hr_buf *b)
 	}
 }
 
-static void md_loader(const struct hr_rows *rows, struct hr_buf *b)
+static void md_loader(const struct hr_rows *rows, const struct hr_render_parts *parts, struct hr_buf *b)
 {
 	int all = rows->nloader <= MD_MAX_ROWS;
 	size_t j;
 	hr_buf_puts(b, "\n## Loader (feeder lateness per placement)\n\n");
+	if (parts->left_loaders)
+		hr_buf_printf(b, "The loader configurations of %zu PASS node%s are not listed: " HR_RENDER_LEFT_WHY ". Their loader verdicts are in profile.json and report.html's PASS nodes table.\n\n",
+			      parts->left_loaders, parts->left_loaders == 1 ? "" : "s");
 	if (!all)
 		hr_buf_printf(b, "The %zu configurations of %zu that did not pass.\n\n", rows->loader_flagged, rows->nloader);
 	hr_buf_puts(b, "| node | config | placement | workers | lateness p50 / p99 (us) | input wait | accel. util. | verdict |\n|---|---|---|---|---|---|---|---|\n");
@@ -579,9 +587,9 @@ int hr_md_render(const json_t *p, struct hr_buf *b, const struct hr_render_parts
 	hr_buf_puts(b, "## Nodes\n\n| verdict | node | reasons | suggested action |\n|---|---|---|---|\n");
 	hr_buf_append(b, parts->md_nodes.s ? parts->md_nodes.s : "", parts->md_nodes.len);
 	md_findings_drift(&rows, b);
-	md_devices(&rows, b);
+	md_devices(&rows, parts, b);
 	md_groups(&rows, b);
-	md_loader(&rows, b);
+	md_loader(&rows, parts, b);
 	md_checkpoint(parts, b);
 	hr_steps_markdown(json_object_get(p, "steps"), b);
 	hr_render_power_md(p, b);

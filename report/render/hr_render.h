@@ -75,10 +75,23 @@ int hr_render_prom(const json_t *profile, struct hr_buf *b);
  * What an output shows of each node (a row, lines, samples) is rendered
  * when the node comes and kept as text (health.prom's in temporary files);
  * the node itself is kept only when it is of full detail (no "detail":
- * "bounded"), for what needs the flagged nodes together (details, plots,
- * tables with a row limit). The outputs are those of the renderers above
- * on the whole profile, byte for byte.
+ * "bounded") or its full entry is handed with it, for what needs the nodes
+ * together (details, plots, tables with a row limit: report.md and
+ * report.html). A node of bounded detail handed without its full entry
+ * is counted, and report.md and report.html say that its devices' and
+ * loader's figures are left out (never that there were none). The
+ * outputs are those of the renderers above on the whole profile, byte for
+ * byte, each node's full entry in place of its bounded one where given.
  */
+
+/* report.md and report.html list a PASS node's devices and loader (rows,
+ * rooflines, lateness plots) when the fleet has at most this many PASS
+ * nodes (health_report hands their full entries: hr_analyze_opts'
+ * full_pass_max); beyond, the PASS nodes table and profile.json hold their
+ * figures. A full 8-GPU node's entry is about 0.5 MB in memory until the
+ * end (make-fleet, 63 PASS nodes: 51 MB peak, 16 MB bounded). */
+#define HR_RENDER_PASS_FULL_MAX 64
+
 struct hr_render_opts {
 	int md, prom, html, terminal; /* which outputs to render */
 	int max_plots;                /* report.html: as hr_render_html() */
@@ -92,9 +105,12 @@ struct hr_render;
 /** hr_render_begin - a new rendering; @head: the profile's head (copied).
  * Returns NULL when out of memory. */
 struct hr_render *hr_render_begin(const json_t *head, const struct hr_render_opts *o);
-/** hr_render_node - the next node of the profile (borrowed for the call).
- * Returns 0, or CH_ERR_RUNTIME (out of memory, no temporary file). */
-int hr_render_node(struct hr_render *r, const json_t *node);
+/** hr_render_node - the next node of the profile (borrowed for the call);
+ * @full: NULL, or the full entry of a node of bounded detail (the one
+ * --detail all would write; borrowed): report.md and report.html show it,
+ * the terminal and health.prom show @node. Returns 0, or CH_ERR_RUNTIME
+ * (out of memory, no temporary file). */
+int hr_render_node(struct hr_render *r, const json_t *node, const json_t *full);
 /** hr_render_end - @tail: the profile's rest (groups, findings,
  * distributions, power_caps); each output asked for in @out is written to
  * its stream; @nplots: [out] report.html's plots, may be NULL. Returns 0 or

@@ -58,9 +58,26 @@ struct hr_render_parts {
 	/* report.html: the PASS nodes' rows, the checkpoint rows */
 	struct hr_buf html_pass, html_ckpt;
 	size_t npass;
+	/* report.md and report.html: the nodes of bounded detail handed
+	 * without their full entry (not kept), their devices with values and
+	 * those values, their loaders: what the tables and plots leave out */
+	size_t left_nodes, left_devices, left_values, left_loaders;
+	/* nodes of bounded detail kept from their full entry: profile.json
+	 * has only their devices' values */
+	size_t kept_of_bounded;
 	/* health.prom: per node family, then inventory section, its samples */
 	struct hr_spill prom[HR_PROM_MAX_SECTIONS];
 };
+
+/* report.html's tables list every row up to this many (device metrics,
+ * groups), else only the flagged ones */
+#define HR_HTML_MAX_ROWS 3000
+
+#define HR_RENDER_STR_(x) #x
+#define HR_RENDER_STR(x) HR_RENDER_STR_(x)
+/* why report.md and report.html leave out a node of bounded detail (the
+ * parts' left_*): the end of a sentence */
+#define HR_RENDER_LEFT_WHY "a PASS node's entry is bounded (--detail flagged), and report.md and report.html list a PASS node's devices and loader only in a fleet of at most " HR_RENDER_STR(HR_RENDER_PASS_FULL_MAX) " PASS nodes, or with --detail all"
 
 /* terminal (hr_render.c) */
 void hr_term_node(FILE *out, const json_t *n, int color, size_t *shown_pass, size_t *more_pass);

@@ -152,7 +152,22 @@ static int full_detail(const json_t *n)
 	return !json_object_get(n, "detail");
 }
 
-int hr_render_node(struct hr_render *r, const json_t *node)
+/* A node of bounded detail not kept: what report.md and report.html leave
+ * out of it (its devices with values, the values, its loader). */
+static void count_left(struct hr_render_parts *parts, const json_t *node)
+{
+	const json_t *d;
+	size_t j;
+	parts->left_nodes++;
+	json_array_foreach(json_object_get(node, "devices"), j, d) {
+		size_t nv = json_object_size(json_object_get(d, "values"));
+		parts->left_devices += nv > 0;
+		parts->left_values += nv;
+	}
+	parts->left_loaders += json_is_object(json_object_get(node, "loader"));
+}
+
+int hr_render_node(struct hr_render *r, const json_t *node, const json_t *full)
 {
 	json_t *one = json_pack("{s:[O]}", "nodes", node);
 	struct hr_rows rows;
@@ -209,9 +224,15 @@ int hr_render_node(struct hr_render *r, const json_t *node)
 		}
 	/* what needs more than one node at a time (tables with a row limit,
 	 * plots flagged first, details) reads the nodes of full detail at
-	 * the end; a node of bounded detail has nothing there */
-	if (full_detail(node) && json_array_append(r->kept, (json_t *)node))
-		r->err = 1;
+	 * the end (a bounded node's full entry where handed); a node of
+	 * bounded detail without it is counted as left out */
+	if (full_detail(node) || full) {
+		if (json_array_append(r->kept, (json_t *)(full ? full : node)))
+			r->err = 1;
+		r->parts.kept_of_bounded += full != NULL;
+	} else {
+		count_left(&r->parts, node);
+	}
 	if (r->parts.md_nodes.oom || r->parts.md_ckpt.oom || r->parts.html_pass.oom || r->parts.html_ckpt.oom ||
 	    r->parts.term_ckpt.oom)
 		r->err = 1;
@@ -291,7 +312,7 @@ static int render_whole(const json_t *p, const struct hr_render_opts *o, const s
 	if (!r)
 		return CH_ERR_RUNTIME;
 	json_array_foreach(json_object_get(p, "nodes"), i, n)
-		if ((rc = hr_render_node(r, n)))
+		if ((rc = hr_render_node(r, n, NULL)))
 			break;
 	if (!rc) {
 		json_t *tail = json_deep_copy(p);

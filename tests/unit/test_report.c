@@ -765,6 +765,13 @@ Test(report, outputs_render_from_the_profile)
 	cr_expect_eq(figs, 23);
 	cr_expect(strstr(html.s, "data-subject=\"node02/gpu3\""), "flagged device plotted first");
 	cr_expect(strstr(html.s, "more device rooflines not drawn (--max-plots 8"));
+	/* a profile of bounded detail: the PASS nodes' devices and loaders
+	 * are said to be left out, never absent */
+	cr_expect(strstr(html.s, "The 18 devices of 2 PASS nodes are not drawn: a PASS node's entry is bounded"));
+	cr_expect(strstr(html.s, "The loader results of 2 PASS nodes are not drawn"));
+	cr_expect(!strstr(html.s, "No roofline results") && !strstr(html.s, "No loader_contention results"));
+	cr_expect(strstr(md.s, "The 118 device metrics of 2 PASS nodes are not listed"), "%s", strstr(md.s, "## Devices"));
+	cr_expect(strstr(md.s, "The 2 flagged of 236 device metrics (all of them are in report.html and profile.json)."));
 	cr_expect(!strstr(html.s, "http://") || strstr(html.s, "xmlns=\"http://www.w3.org/2000/svg\""));
 	cr_expect(!strstr(html.s, "<script src"));
 	cr_expect(!strstr(html.s, "<link"));
