@@ -952,6 +952,13 @@ static void print_straggler(FILE *f, const struct hr_canary_in *in)
 		in->straggler, in->straggler_sec.v, hr_src_label(in->straggler_sec.src, c, sizeof(c)));
 }
 
+/* a loader_contention result read but not taken as the input wait, and why */
+static void print_input_not_measured(FILE *f, const struct hr_canary_in *in)
+{
+	if (!in->input_wait_frac.src && in->input_wait_not_measured[0])
+		fprintf(f, "  %-40s not measured: %s\n", "input wait", hr_term(in->input_wait_not_measured));
+}
+
 static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
 {
 	char v[256], a[96], b[96], c[SRCBUF];
@@ -975,6 +982,7 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 		if (in->input_wait_from[0])
 			fprintf(f, "  %-40s %s\n", "", hr_term(in->input_wait_from));
 	}
+	print_input_not_measured(f, in);
 	if (o->grad_bytes.src) {
 		fmt_units(a, sizeof(a), o->grad_bytes.v, "B");
 		row(f, in->params.src ? "gradient all-reduced per step" : "message size predicted", a, o->grad_bytes.src);
@@ -989,6 +997,11 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 	fprintf(f, "\nwhere today's step goes, largest share first\n");
 	for (i = 0; i < HR_LOSS_N; i++) {
 		const struct hr_loss *l = &o->loss[o->order[i]];
+		if (!l->known && l->kind == HR_LOSS_INPUT && in->input_wait_not_measured[0]) {
+			fprintf(f, "  %d. %-38s not measured: %s\n", i + 1, loss_name(l->kind),
+				hr_term(in->input_wait_not_measured));
+			continue;
+		}
 		if (!l->known) {
 			fprintf(f, "  %d. %-38s not known without --step-time%s\n", i + 1, loss_name(l->kind),
 				l->kind == HR_LOSS_CKPT ? " or --checkpoint-*" : l->kind == HR_LOSS_INPUT ? " or a loader_contention result" : "");
@@ -1097,6 +1110,7 @@ static void print_today(FILE *f, const struct hr_canary_in *in, const struct hr_
 		if (in->input_wait_from[0])
 			fprintf(f, "  %-40s %s\n", "", hr_term(in->input_wait_from));
 	}
+	print_input_not_measured(f, in);
 	print_host_cpu(f, in);
 	if (o->grad_bytes.src) {
 		fmt_units(a, sizeof(a), o->grad_bytes.v, "B");
@@ -1144,7 +1158,11 @@ static void print_losses(FILE *f, const struct hr_canary_in *in, const struct hr
 					"no --params and no all-reduce model (no allreduce_bw results, no --alpha-us/--bw-gbps)" :
 					!in->params.src ? "no --params (the gradient's size)" :
 					"no all-reduce model (no allreduce_bw results, no --alpha-us/--bw-gbps)";
-			fprintf(f, "  %d. %-38s not known: %s\n", i + 1, loss_name(l->kind), w);
+			if (l->kind == HR_LOSS_INPUT && in->input_wait_not_measured[0])
+				fprintf(f, "  %d. %-38s not measured: %s\n", i + 1, loss_name(l->kind),
+					hr_term(in->input_wait_not_measured));
+			else
+				fprintf(f, "  %d. %-38s not known: %s\n", i + 1, loss_name(l->kind), w);
 			continue;
 		}
 		fmt_time(a, sizeof(a), l->sec.v);
@@ -1410,6 +1428,8 @@ json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out
 	json_object_set_new(doc, "trend_used", json_boolean(o->trend_used));
 	json_object_set_new(doc, "measure", o->measure[0] ? json_string(o->measure) : json_null());
 	json_object_set_new(doc, "wrong_rows", json_integer(in->wrong_rows));
+	json_object_set_new(doc, "input_wait_not_measured", in->input_wait_not_measured[0] ?
+			    json_string(in->input_wait_not_measured) : json_null());
 	json_object_set_new(doc, "straggler", in->straggler[0] ?
 			    json_pack("{s:s, s:o}", "rank", in->straggler, "cost_sec", jfig(in->straggler_sec, "s")) :
 			    json_null());

@@ -82,6 +82,10 @@ struct hr_canary_in {
 	struct hr_fig ckpt_block_sec;     /* time a checkpoint blocks every rank */
 	struct hr_fig input_wait_frac;    /* share of the training step waiting on input */
 	char input_wait_from[96];         /* where a measured input wait came from */
+	char input_wait_not_measured[400]; /* why a loader_contention result read was not
+					     taken as the input wait ("loader_contention on
+					     HOST was measured on a busy host (...); ..."),
+					     "" none: set only while input_wait_frac is unknown */
 	struct hr_fig overlap;            /* share of the all-reduce hidden behind compute */
 	struct hr_fig gpus_per_node;      /* GPUs (ranks) per node */
 	struct hr_fig price_per_gpu_hour; /* currency units per GPU-hour */

@@ -8,6 +8,7 @@
 #include "report/canary/hr_canary.h"
 #include "report/canary/hr_canary_eff.h"
 #include "report/judge/hr_checkpoint.h"
+#include "report/judge/hr_quality.h"
 #include "report/canary/hr_fit.h"
 #include "report/canary/hr_steps_canary.h"
 #include "report/canary/hr_steps_run.h"
@@ -268,6 +269,7 @@ struct scan {
 	double input_wait;
 	char input_wait_from[96];
 	int have_input_wait;
+	char loader_busy[400]; /* the first loader_contention result not judgeable (host busy) */
 	int n_allreduce, n_loader, n_other, n_unavailable, wrong_rows;
 	int used[HR_NLEVELS]; /* series used for the prediction, -1 none */
 	struct hr_issues *is; /* the walk's input problems */
@@ -421,6 +423,19 @@ static int read_loader(struct scan *sc, const char *path, const struct hr_result
 		if (p < 0 && v->num > w) {
 			w = v->num;
 			pick = &r->configs[i];
+		}
+	}
+	{
+		/* measured on a busy host: its feeders were late from the other
+		 * work, not the job's (the health report's rule: not judged) */
+		struct hr_quality q;
+		hr_quality_loader_result(&q, r);
+		if (q.noisy) {
+			if (!sc->loader_busy[0])
+				snprintf(sc->loader_busy, sizeof(sc->loader_busy),
+					 "loader_contention on %s was measured on a busy host (%s); re-run on an idle node or give --input-wait",
+					 r->hostname ? r->hostname : "?", q.why);
+			return 0;
 		}
 	}
 	if (!pick)
@@ -612,6 +627,8 @@ static void apply_scan(struct scan *sc, struct hr_canary_in *in)
 		in->input_wait_frac = (struct hr_fig){ sc->input_wait, HR_SRC_MEASURED };
 		snprintf(in->input_wait_from, sizeof(in->input_wait_from), "%s", sc->input_wait_from);
 	}
+	if (!in->input_wait_frac.src && sc->loader_busy[0])
+		snprintf(in->input_wait_not_measured, sizeof(in->input_wait_not_measured), "%s", sc->loader_busy);
 	hr_ckpt_canary_apply(&sc->ckpt, in);
 	if (!in->peak_tflops.src && sc->gpu_name[0]) {
 		/* the datasheet's dense bf16 peak of the GPUs measured (the dtype assumed) */

@@ -535,14 +535,13 @@ static int record_result(struct hr_history *h, const char *night, const char *pa
 	{
 		/* a busy or oversubscribed host: nothing of the file is a trend */
 		struct hr_quality q;
-		size_t i;
 		int loader = !strcmp(r->tool, "loader_contention");
-		hr_quality_init(&q);
-		hr_quality_result_host(&q, r, loader);
-		for (i = 0; loader && i < r->configs_list.n; i++)
-			if (r->configs[i].placement.str && !strcmp(r->configs[i].placement.str, "baseline") &&
-			    r->configs[i].psi_avg10.num >= 0)
-				hr_quality_host_busy(&q, r->configs[i].psi_avg10.num);
+		if (loader) {
+			hr_quality_loader_result(&q, r);
+		} else {
+			hr_quality_init(&q);
+			hr_quality_result_host(&q, r, 0);
+		}
 		if (q.noisy) {
 			noisy(h, 1, q.why);
 			return 0;

@@ -1709,18 +1709,14 @@ static int loader_level(const struct hr_loader *l, const struct hr_loader_cfg *c
  * before the run (hr_quality.h); @q: [out]. */
 static void loader_quality(const struct an *a, const struct hr_loader *l, struct hr_quality *q)
 {
+	const struct hr_conditions *c = NULL;
 	size_t i;
-	hr_quality_init(q);
-	hr_quality_host_busy(q, l->base_psi_pct);
 	for (i = 0; i < a->f->nruns; i++)
 		if (!strcmp(a->f->runs[i].path, l->source) && a->f->runs[i].cond.known) {
-			/* before the run only: the load it makes itself is its measurement */
-			struct hr_conditions c = a->f->runs[i].cond;
-			c.after.cpu_pressure_pct = c.after.cpu_busy_pct = NAN;
-			c.per_core = NAN;
-			hr_quality_host(q, &c);
+			c = &a->f->runs[i].cond;
 			break;
 		}
+	hr_quality_loader(q, c, l->base_psi_pct);
 }
 
 /*

@@ -48,23 +48,59 @@ static double known(const struct hr_rv *v)
 	return v->num >= 0 && isfinite(v->num) ? v->num : NAN;
 }
 
-void hr_quality_result_host(struct hr_quality *q, const struct hr_result *r, int before_only)
+/* the conditions of a result record as read, into @c; 0 when absent */
+static int result_conditions(const struct hr_result *r, int before_only, struct hr_conditions *c)
 {
 	const struct hr_result_conditions *k = &r->conditions;
-	struct hr_conditions c;
 
 	if (!k->present)
-		return;
-	memset(&c, 0, sizeof(c));
-	c.known = 1;
-	c.before.loadavg_1m = known(&k->before.loadavg_1m);
-	c.before.cpu_pressure_pct = known(&k->before.cpu_pressure_pct);
-	c.before.cpu_busy_pct = known(&k->before.cpu_busy_pct);
-	c.after.loadavg_1m = before_only ? NAN : known(&k->after.loadavg_1m);
-	c.after.cpu_pressure_pct = before_only ? NAN : known(&k->after.cpu_pressure_pct);
-	c.after.cpu_busy_pct = before_only ? NAN : known(&k->after.cpu_busy_pct);
-	c.per_core = before_only ? NAN : known(&k->per_core);
-	hr_quality_host(q, &c);
+		return 0;
+	memset(c, 0, sizeof(*c));
+	c->known = 1;
+	c->before.loadavg_1m = known(&k->before.loadavg_1m);
+	c->before.cpu_pressure_pct = known(&k->before.cpu_pressure_pct);
+	c->before.cpu_busy_pct = known(&k->before.cpu_busy_pct);
+	c->after.loadavg_1m = before_only ? NAN : known(&k->after.loadavg_1m);
+	c->after.cpu_pressure_pct = before_only ? NAN : known(&k->after.cpu_pressure_pct);
+	c->after.cpu_busy_pct = before_only ? NAN : known(&k->after.cpu_busy_pct);
+	c->per_core = before_only ? NAN : known(&k->per_core);
+	return 1;
+}
+
+void hr_quality_result_host(struct hr_quality *q, const struct hr_result *r, int before_only)
+{
+	struct hr_conditions c;
+
+	if (result_conditions(r, before_only, &c))
+		hr_quality_host(q, &c);
+}
+
+void hr_quality_loader(struct hr_quality *q, const struct hr_conditions *c, double base_psi_pct)
+{
+	hr_quality_init(q);
+	hr_quality_host_busy(q, base_psi_pct);
+	if (c && c->known) {
+		/* before the run only: the load it makes itself is its measurement */
+		struct hr_conditions b = *c;
+		b.after.loadavg_1m = b.after.cpu_pressure_pct = b.after.cpu_busy_pct = NAN;
+		b.per_core = NAN;
+		hr_quality_host(q, &b);
+	}
+}
+
+void hr_quality_loader_result(struct hr_quality *q, const struct hr_result *r)
+{
+	struct hr_conditions c;
+	double psi = NAN;
+	size_t i;
+	int have = result_conditions(r, 1, &c);
+
+	for (i = 0; i < r->configs_list.n; i++)
+		if (r->configs[i].placement.str && !strcmp(r->configs[i].placement.str, "baseline")) {
+			psi = known(&r->configs[i].psi_avg10);
+			break;
+		}
+	hr_quality_loader(q, have ? &c : NULL, psi);
 }
 
 void hr_quality_cv(struct hr_quality *q, double cv, const char *at)

@@ -104,6 +104,26 @@ void hr_quality_cv(struct hr_quality *q, double cv, const char *at);
 void hr_quality_host_busy(struct hr_quality *q, double psi_pct);
 
 /**
+ * hr_quality_loader - whether a loader_contention run may be judged (the
+ * health report's rule, also the canary's and the history's): its host
+ * must have been idle enough before its own load started, since the load
+ * it makes itself is its measurement. Fills @q (initialised here): noisy
+ * ("host busy") when the conditions before the run (@c, NULL or not known:
+ * nothing added; its "after" and per_core are not looked at) are noisy by
+ * hr_quality_host(), or its baseline configuration's host CPU pressure
+ * (@base_psi_pct, %, NAN: not recorded) is by hr_quality_host_busy().
+ */
+void hr_quality_loader(struct hr_quality *q, const struct hr_conditions *c, double base_psi_pct);
+
+/**
+ * hr_quality_loader_result - hr_quality_loader() on a loader_contention
+ * result record as read (hr_result.h): the envelope's "conditions" before
+ * the run and the "psi_cpu_some_avg10" of its configuration whose placement
+ * is "baseline" (a value that is not a number >= 0 is not known).
+ */
+void hr_quality_loader_result(struct hr_quality *q, const struct hr_result *r);
+
+/**
  * hr_t_upper - the one-sided upper quantile of Student's t: the t with
  * P(T > t) = @p for @df degrees of freedom (df > 0, 0 < p < 0.5), by
  * bisection on the regularised incomplete beta function

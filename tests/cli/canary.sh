@@ -44,6 +44,19 @@ has() { # NAME FIXED-STRING...: every string occurs in $out
 	echo "ok $name"
 }
 
+hasnt() { # NAME FIXED-STRING...: no string occurs in $out (says nothing when none does)
+	local name=$1 s
+	shift
+	for s in "$@"; do
+		if grep -qF -- "$s" <<<"$out"; then
+			echo "not ok $name: unexpected '$s' in:"
+			echo "$out" | head -80 | sed 's/^/    /'
+			return 1
+		fi
+	done
+	return 0
+}
+
 TEXTBOOK=(--baseline-gpus 32 --baseline-step-time 1.0s --gpus-now 64 --step-time 1.6s
 	--checkpoint-interval 30m --checkpoint-block 5.5m --input-wait 10% --target-gpus 128)
 
@@ -165,6 +178,47 @@ expect canary_measured_only 1 "$HR" canary --target-gpus 16 $DATA &&
 has canary_measured_only "GPUs (ranks)                             8                                  [measured]" \
 	"(loader_contention on n2, placement as-is, config as-is)" \
 	"do not book 16 GPUs before fixing the host CPU contention and re-measuring at 8 GPUs"
+
+# ---- a loader_contention result measured on a busy host is not the job's
+# input wait (the health report does not judge it either: hr_quality_loader);
+# the same file on an idle host is
+mkdir -p "$TMP/lbusy" "$TMP/lidle" "$TMP/lbase" &&
+python3 - $DATA/loader_n2.json "$TMP" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def cond(psi, busy):
+    s = lambda p, b: {"utc": "2026-12-05T06:14:56Z", "loadavg_1m": 1.9, "cpu_pressure_some_avg10_pct": p,
+                      "cpu_busy_pct": b, "run_cpu_pct": 0.5}
+    # after the run: its own load, never a reason not to judge it
+    return {"before": s(psi, busy), "after": s(90.0, 95.0), "online_cpus": 2, "procs_on_host": 1,
+            "threads_per_proc": 4, "per_core": 2.0, "cpu_busy_interval_sec": 0.2, "reasons": {}}
+d["conditions"] = cond(84.0, 62.0)
+json.dump(d, open(sys.argv[2] + "/lbusy/loader.json", "w"))
+d["conditions"] = cond(2.0, 5.0)
+json.dump(d, open(sys.argv[2] + "/lidle/loader.json", "w"))
+d["results"]["configs"].append({"name": "baseline", "placement": "baseline", "input_wait_frac": 0.0,
+                                "psi_cpu_some_avg10": 35.0})
+json.dump(d, open(sys.argv[2] + "/lbase/loader.json", "w"))
+PY
+LBUSY=(--target-gpus 128 --gpus-now 64 --step-time 1.6s --baseline-gpus 32 --baseline-step-time 1.0s)
+expect canary_loader_busy_not_used 1 "$HR" canary "${LBUSY[@]}" --json "$TMP/lbusy.json" "$TMP/lbusy" &&
+has canary_loader_busy_not_used \
+	"input wait                               not measured: loader_contention on n2 was measured on a busy host (host CPU pressure 84%; host CPUs 62% busy with other work); re-run on an idle node or give --input-wait" \
+	"input wait (host CPU contention)       not measured: loader_contention on n2 was measured on a busy host" &&
+hasnt canary_loader_busy_not_used "12.0% of the step" "host CPU contention and re-measuring" \
+	"give the dataloader its own cores" &&
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d['inputs']['input_wait_frac'] is None and 'busy host (host CPU pressure 84%' in d['input_wait_not_measured'] and 'input_wait' not in [x['kind'] for x in d['fixes']]))" "$TMP/lbusy.json" &&
+	echo "ok canary_loader_busy_json" || echo "not ok canary_loader_busy_json"
+expect canary_loader_busy_baseline_psi 1 "$HR" canary "${LBUSY[@]}" "$TMP/lbase" &&
+has canary_loader_busy_baseline_psi "busy host (host CPU pressure 35% before the load started (loader_contention's baseline))"
+expect canary_loader_idle_used 1 "$HR" canary "${LBUSY[@]}" "$TMP/lidle" &&
+has canary_loader_idle_used "input wait                               12.0% of the step = 0.192 s        [given+measured]" \
+	"(loader_contention on n2, placement as-is, config as-is)" \
+	"do not book 128 GPUs before fixing the host CPU contention and re-measuring at 64 GPUs" &&
+hasnt canary_loader_idle_used "not measured"
+# no step time: the share is not measured either
+expect canary_loader_busy_comm_only 2 "$HR" canary --target-gpus 16 --gpus-now 8 "$TMP/lbusy" &&
+has canary_loader_busy_comm_only "nothing to judge"
 
 # ---- bad inputs exit 2 naming the option and value
 expect canary_negative_time 2 "$HR" canary --gpus-now 64 --step-time -1.6 --target-gpus 128 &&
