@@ -66,14 +66,15 @@ static const char *loss_name(enum hr_loss_kind k)
 {
 	static const char *const names[] = {
 		"synchronous checkpoint stall", "input wait (host CPU contention)",
-		"exposed communication", "the rest (not explained by the above)"
+		"exposed communication", "the rest (not explained by the above)",
+		"straggler (every rank waits for it)"
 	};
 	return k < HR_LOSS_N ? names[k] : "?";
 }
 
 static const char *loss_key(enum hr_loss_kind k)
 {
-	static const char *const keys[] = { "checkpoint", "input_wait", "communication", "rest" };
+	static const char *const keys[] = { "checkpoint", "input_wait", "communication", "rest", "straggler" };
 	return k < HR_LOSS_N ? keys[k] : "?";
 }
 
@@ -411,13 +412,14 @@ struct cn_work {
 	double n1, t1, n2;          /* GPUs today, step today (s), GPUs at target */
 	double f, ck, t1tr;         /* checkpoint share, stall per step, step without it */
 	double in_sec;              /* input wait per step */
+	double strag;               /* the worst straggler's cost per step (step logs) */
 	double S;                   /* bytes all-reduced per step */
 	double c0, c1, c2;          /* model all-reduce (s): baseline, today, target */
 	double ov, comm_loss, rest; /* overlap; exposed all-reduce and the rest today (s) */
 	double ideal;               /* weak-scaling ideal step */
 	double g;                   /* step ~ GPUs^g (trend, no communication model) */
 	double t2tr, t2;            /* step at target without / with the stall */
-	unsigned s_ck, s_in, s_S, s_c, s_ov, s_ideal, s_rest;
+	unsigned s_ck, s_in, s_strag, s_S, s_c, s_ov, s_ideal, s_rest;
 	int have_base, have_comm;
 	const char *no_model;       /* why the all-reduce is not modelled, or NULL */
 };
@@ -440,6 +442,10 @@ static void cn_stalls(const struct hr_canary_in *in, struct hr_canary_out *o, st
 		w->in_sec = in->input_wait_frac.v * w->t1tr;
 		w->s_in = in->input_wait_frac.src | o->train_step_sec.src;
 		o->input_wait_sec = fig(w->in_sec, w->s_in);
+	}
+	if (in->straggler_sec.src && in->straggler_sec.v >= 0 && isfinite(in->straggler_sec.v)) {
+		w->strag = in->straggler_sec.v;
+		w->s_strag = in->straggler_sec.src;
 	}
 }
 
@@ -500,9 +506,9 @@ static void cn_ideal_from_baseline(const struct hr_canary_in *in, struct hr_cana
 		w->ov = in->overlap.v;
 		w->s_ov = in->overlap.src;
 	} else if (w->have_comm && w->c1 > w->c0) {
-		double grown = w->t1tr - w->in_sec - t0;
+		double grown = w->t1tr - w->in_sec - w->strag - t0;
 		w->ov = 1 - grown / (w->c1 - w->c0);
-		w->s_ov = sb | w->s_ck | w->s_in | w->s_c;
+		w->s_ov = sb | w->s_ck | w->s_in | w->s_strag | w->s_c;
 		if (w->ov < 0) {
 			w->ov = 0;
 			note(o, "today's step grew by more than the whole predicted all-reduce growth (%.3g s vs %.3g s): overlap taken as 0, the excess is in 'the rest'",
@@ -516,11 +522,11 @@ static void cn_ideal_from_baseline(const struct hr_canary_in *in, struct hr_cana
 	}
 	if (w->have_comm)
 		w->comm_loss = (1 - w->ov) * (w->c1 - w->c0);
-	w->rest = t1 - t0 - w->ck - w->in_sec - w->comm_loss;
-	w->s_rest = sb | w->s_ck | w->s_in | (w->have_comm ? w->s_c | w->s_ov : 0);
+	w->rest = t1 - t0 - w->ck - w->in_sec - w->strag - w->comm_loss;
+	w->s_rest = sb | w->s_ck | w->s_in | w->s_strag | (w->have_comm ? w->s_c | w->s_ov : 0);
 	if (w->rest < -1e-12 * t1) {
 		note(o, "the identified losses (%.3g s) exceed the gap to the baseline (%.3g s): the baseline probably had some of them too",
-		     w->ck + w->in_sec + w->comm_loss, t1 - t0);
+		     w->ck + w->in_sec + w->strag + w->comm_loss, t1 - t0);
 		w->rest = 0;
 	}
 	if (w->rest < 0)
@@ -540,14 +546,14 @@ static void cn_ideal_from_losses(const struct hr_canary_in *in, struct hr_canary
 	}
 	if (w->have_comm) {
 		w->comm_loss = (1 - w->ov) * w->c1;
-		if (w->comm_loss > w->t1tr - w->in_sec) {
+		if (w->comm_loss > w->t1tr - w->in_sec - w->strag) {
 			note(o, "the predicted exposed all-reduce (%.3g s) is longer than the step less its other losses (%.3g s): the model or the inputs are off",
-			     w->comm_loss, w->t1tr - w->in_sec);
-			w->comm_loss = w->t1tr - w->in_sec;
+			     w->comm_loss, w->t1tr - w->in_sec - w->strag);
+			w->comm_loss = w->t1tr - w->in_sec - w->strag;
 		}
 	}
-	w->ideal = w->t1tr - w->in_sec - w->comm_loss;
-	w->s_ideal = o->train_step_sec.src | w->s_in | (w->have_comm ? w->s_c | w->s_ov : 0) | HR_SRC_ASSUMED;
+	w->ideal = w->t1tr - w->in_sec - w->strag - w->comm_loss;
+	w->s_ideal = o->train_step_sec.src | w->s_in | w->s_strag | (w->have_comm ? w->s_c | w->s_ov : 0) | HR_SRC_ASSUMED;
 	o->efficiency_now = fig(w->ideal / w->t1, w->s_ideal | in->step_sec.src);
 }
 
@@ -580,10 +586,10 @@ static void cn_trend(const struct hr_canary_in *in, struct hr_canary_out *o, str
 /* the losses, for each what fixing it recovers */
 static void cn_losses(const struct hr_canary_in *in, struct hr_canary_out *o, const struct cn_work *w)
 {
-	double sec[HR_LOSS_N] = { w->ck, w->in_sec, w->comm_loss, w->rest };
-	unsigned src[HR_LOSS_N] = { w->s_ck, w->s_in, w->s_c | w->s_ov, w->s_rest };
+	double sec[HR_LOSS_N] = { w->ck, w->in_sec, w->comm_loss, w->rest, w->strag };
+	unsigned src[HR_LOSS_N] = { w->s_ck, w->s_in, w->s_c | w->s_ov, w->s_rest, w->s_strag };
 	int known[HR_LOSS_N] = { in->ckpt_interval_sec.src != 0, in->input_wait_frac.src != 0,
-				 w->have_comm, w->have_base };
+				 w->have_comm, w->have_base, w->s_strag != 0 };
 	double t1 = w->t1;
 	int i;
 	for (i = 0; i < HR_LOSS_N; i++) {
@@ -629,11 +635,13 @@ static void cn_target(const struct hr_canary_in *in, struct hr_canary_out *o, st
 	fixed_tr = w->t2tr;
 	if (o->loss[HR_LOSS_INPUT].significant)
 		fixed_tr -= w->in_sec;
+	if (o->loss[HR_LOSS_STRAGGLER].significant)
+		fixed_tr -= w->strag;
 	if (o->loss[HR_LOSS_COMM].significant)
 		fixed_tr -= (1 - ov) * (w->c2 - (w->have_base ? w->c0 : 0));
 	o->step_target_fixed_sec = fig(o->loss[HR_LOSS_CKPT].significant ? fixed_tr : step_at(fixed_tr, f, 0, 0),
-				       s2 | w->s_in);
-	o->efficiency_target_fixed = fig(w->ideal / o->step_target_fixed_sec.v, s2 | w->s_in | w->s_ideal);
+				       s2 | w->s_in | w->s_strag);
+	o->efficiency_target_fixed = fig(w->ideal / o->step_target_fixed_sec.v, s2 | w->s_in | w->s_strag | w->s_ideal);
 	if (o->trend_used) {
 		/* the trend mixes the losses being fixed: not predicted */
 		o->step_target_fixed_sec = fig(NAN, 0);
@@ -777,6 +785,7 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 	if (rc)
 		return rc;
 	o->wrong_results = in->wrong_rows > 0;
+	snprintf(o->straggler_id, sizeof(o->straggler_id), "%s", in->straggler_id[0] ? in->straggler_id : "the worst rank");
 	if (in->wrong_rows > 0)
 		note(o, "allreduce_bw found wrong results in %ld rows (left out of the fit): the allocation corrupts data; drain and test it (see the health report) before trusting or booking anything",
 		     in->wrong_rows);
@@ -813,7 +822,8 @@ static void row(FILE *f, const char *label, const char *value, unsigned src)
 	fprintf(f, "  %-40s %-34s [%s]\n", label, value, hr_src_label(src, b, sizeof(b)));
 }
 
-static const char *fix_advice(enum hr_loss_kind k)
+/* what to do about a loss (@b: room for the straggler's, which names it) */
+static const char *fix_advice(const struct hr_canary_out *o, enum hr_loss_kind k, char *b, size_t n)
 {
 	switch (k) {
 	case HR_LOSS_CKPT:
@@ -822,8 +832,14 @@ static const char *fix_advice(enum hr_loss_kind k)
 		return "give the dataloader its own cores: move workers off the GPU feeder cores (see loader_contention's recommendation), or add workers";
 	case HR_LOSS_COMM:
 		return "overlap the gradient all-reduce with the backward pass (gradient bucketing), and check the fabric's busbw against its expectation";
+	case HR_LOSS_STRAGGLER:
+		snprintf(b, n, "replace or drain the GPU of %s (check its node: health report, dcgmi diag) or re-run without it",
+			 o->straggler_id);
+		return b;
 	default:
-		return "profile a step at today's size: stragglers, kernel launch overheads and data-dependent work are not modelled";
+		return o->loss[HR_LOSS_STRAGGLER].known ?
+			"profile a step at today's size: kernel launch overheads and data-dependent work are not modelled" :
+			"profile a step at today's size: stragglers, kernel launch overheads and data-dependent work are not modelled";
 	}
 }
 
@@ -872,12 +888,13 @@ void hr_canary_fixes_text(const struct hr_canary_out *o, char *b, size_t n)
 	for (i = 0; i < HR_LOSS_N; i++) {
 		const struct hr_loss *l = &o->loss[o->order[i]];
 		static const char *const what[] = { "the checkpoint", "the host CPU contention",
-						    "the exposed communication", "" };
+						    "the exposed communication", "", "the straggler " };
 		if (!(l->fixable && l->significant))
 			continue;
 		k++;
-		used += (size_t)snprintf(b + used, used < n ? n - used : 0, "%s%s",
-					 k == 1 ? "" : k == cnt ? " and " : ", ", what[l->kind]);
+		used += (size_t)snprintf(b + used, used < n ? n - used : 0, "%s%s%s",
+					 k == 1 ? "" : k == cnt ? " and " : ", ", what[l->kind],
+					 l->kind == HR_LOSS_STRAGGLER ? o->straggler_id : "");
 	}
 }
 
@@ -921,6 +938,7 @@ static void print_verdict_head(FILE *f, const struct hr_canary_in *in, const str
 
 static void print_fixes(FILE *f, const struct hr_canary_out *o)
 {
+	char adv[400];
 	int i, k = 0;
 
 	if (o->wrong_results)
@@ -935,19 +953,25 @@ static void print_fixes(FILE *f, const struct hr_canary_out *o)
 			fprintf(f, "  fixes, in order of size:\n");
 		if (l->sec.src)
 			fprintf(f, "    %d. %s: %s; recovers %.3f s per step (throughput +%.1f%%)\n", k,
-				loss_name(l->kind), fix_advice(l->kind), l->sec.v, 100 * l->gain_frac.v);
+				loss_name(l->kind), fix_advice(o, l->kind, adv, sizeof(adv)), l->sec.v, 100 * l->gain_frac.v);
 		else
 			fprintf(f, "    %d. %s: %s; recovers %.1f%% of the step (throughput +%.1f%%)\n", k,
-				loss_name(l->kind), fix_advice(l->kind), 100 * l->frac.v, 100 * l->gain_frac.v);
+				loss_name(l->kind), fix_advice(o, l->kind, adv, sizeof(adv)), 100 * l->frac.v, 100 * l->gain_frac.v);
 	}
 }
 
 /* the straggler today's step logs named, and what it costs the step */
-static void print_straggler(FILE *f, const struct hr_canary_in *in)
+static void print_straggler(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
 {
 	char c[SRCBUF];
 	if (!in->straggler[0])
 		return;
+	if (o->loss[HR_LOSS_STRAGGLER].known) {
+		/* a loss of today's step: listed with the others (and among the
+		 * fixes when significant); the detail behind its name here */
+		fprintf(f, "  straggler: %s\n", in->straggler);
+		return;
+	}
 	fprintf(f, "  straggler: %s costs %.3f s per step, every rank waiting for it [%s]: check its node (health report, dcgmi diag) or leave it out of the allocation\n",
 		in->straggler, in->straggler_sec.v, hr_src_label(in->straggler_sec.src, c, sizeof(c)));
 }
@@ -1002,6 +1026,8 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 				hr_term(in->input_wait_not_measured));
 			continue;
 		}
+		if (!l->known && l->kind == HR_LOSS_STRAGGLER)
+			continue; /* seen in per-rank step logs only */
 		if (!l->known) {
 			fprintf(f, "  %d. %-38s not known without --step-time%s\n", i + 1, loss_name(l->kind),
 				l->kind == HR_LOSS_CKPT ? " or --checkpoint-*" : l->kind == HR_LOSS_INPUT ? " or a loader_contention result" : "");
@@ -1045,7 +1071,7 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 			100 * o->busbw_ratio_target.v, o->busbw_target_gbps.v, o->busbw_now_gbps.v);
 	fprintf(f, "    - no step time given: step time, efficiency, MFU and cost at %g GPUs not predicted\n", n2);
 	print_fixes(f, o);
-	print_straggler(f, in);
+	print_straggler(f, in, o);
 	if (o->verdict == HR_VERDICT_FIX_FIRST)
 		fprintf(f, "  then re-run the canary at %g GPUs (scripts/canary --target-gpus %g)\n", n1, n2);
 }
@@ -1148,6 +1174,8 @@ static void print_losses(FILE *f, const struct hr_canary_in *in, const struct hr
 		o->ideal_step_sec.v, t1);
 	for (i = 0; i < HR_LOSS_N; i++) {
 		const struct hr_loss *l = &o->loss[o->order[i]];
+		if (!l->known && l->kind == HR_LOSS_STRAGGLER)
+			continue; /* seen in per-rank step logs only: last, being unknown */
 		if (!l->known) {
 			static const char *const why[] = { "no --checkpoint-interval/--checkpoint-block",
 							   "no loader_contention result or --input-wait",
@@ -1291,8 +1319,8 @@ static void print_verdict(FILE *f, const struct hr_canary_in *in, const struct h
 		if (o->loss[HR_LOSS_REST].known && o->loss[HR_LOSS_REST].significant)
 			fprintf(f, "  also investigate %.3f s per step (%.1f%%) that the model does not explain: %s\n",
 				o->loss[HR_LOSS_REST].sec.v, 100 * o->loss[HR_LOSS_REST].frac.v,
-				fix_advice(HR_LOSS_REST));
-		print_straggler(f, in);
+				fix_advice(o, HR_LOSS_REST, NULL, 0));
+		print_straggler(f, in, o);
 		if (o->verdict == HR_VERDICT_FIX_FIRST)
 			fprintf(f, "  then re-run the canary at %g GPUs (scripts/canary --target-gpus %g)\n", n1, n2);
 		else if (o->verdict == HR_VERDICT_DONT_BOOK)
@@ -1337,6 +1365,7 @@ json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out
 {
 	json_t *doc = json_object(), *ins = json_object(), *figs = json_object();
 	json_t *losses = json_array(), *notes = json_array(), *fixes = json_array();
+	char adv[400];
 	int i;
 
 	if (!doc || !ins || !figs || !losses || !notes || !fixes)
@@ -1409,7 +1438,7 @@ json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out
 			"gain_frac", jfig(l->gain_frac, "fraction")));
 		if (l->known && l->significant && l->fixable)
 			json_array_append_new(fixes, json_pack("{s:s, s:s}", "kind", loss_key(l->kind),
-							       "advice", fix_advice(l->kind)));
+							       "advice", fix_advice(o, l->kind, adv, sizeof(adv))));
 	}
 	for (i = 0; i < o->nnotes; i++)
 		json_array_append_new(notes, json_string(o->notes[i]));

@@ -104,6 +104,7 @@ struct hr_canary_in {
 	char straggler[240];              /* the worst straggler rank of today's step
 					     logs and its node, "" none */
 	struct hr_fig straggler_sec;      /* what it costs every step (s) */
+	char straggler_id[160];           /* the same rank, short: "rank 37 on node05" */
 	/* at a power cap (hr_canary_power.h); src 0 when not given */
 	struct hr_fig power_cap_w;        /* --power-cap: every GPU capped at this, W */
 	struct hr_fig power_compute_share; /* --compute-share: share of the step the GPUs
@@ -123,7 +124,9 @@ enum hr_loss_kind {
 	HR_LOSS_CKPT = 0, /* synchronous checkpoint stall */
 	HR_LOSS_INPUT,    /* input wait (host CPU contention, loader) */
 	HR_LOSS_COMM,     /* exposed communication (beyond the baseline's) */
-	HR_LOSS_REST,     /* the rest: not explained by the three above */
+	HR_LOSS_REST,     /* the rest: not explained by the others */
+	HR_LOSS_STRAGGLER, /* the worst straggler rank of today's step logs: every
+			      rank waits for it (measured; known only with a step) */
 	HR_LOSS_N
 };
 
@@ -196,6 +199,7 @@ struct hr_canary_out {
 	int largest_ok_gpus;                /* largest GPU count <= target predicted
 					       at >= min_efficiency, 0 if none */
 	struct hr_loss loss[HR_LOSS_N];     /* by kind */
+	char straggler_id[160];             /* in->straggler_id, for the fixes' text */
 	int order[HR_LOSS_N];               /* kinds, largest loss first */
 	int contradiction;                  /* inputs that contradict each other (notes) */
 	int insufficient;                   /* too little to predict the target */

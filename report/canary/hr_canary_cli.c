@@ -60,7 +60,7 @@ static const struct opt_def opt_defs[] = {
 	{ "tokens-per-step", K_NUM, OFF(tokens_per_step), 0, 1e15, 1, "global tokens per step today" },
 	{ "checkpoint-interval", K_DUR, OFF(ckpt_interval_sec), 0, 1e9, 1, "wall-clock between checkpoints (30m)" },
 	{ "checkpoint-block", K_DUR, OFF(ckpt_block_sec), 0, 1e9, 0, "time each checkpoint blocks every rank (5.5m)" },
-	{ "input-wait", K_FRAC, OFF(input_wait_frac), 0, 1, 0, "share of the step waiting on input (else measured by loader_contention)" },
+	{ "input-wait", K_FRAC, OFF(input_wait_frac), 0, 1, 0, "share of the step waiting on input (else measured by loader_contention on an idle host)" },
 	{ "overlap", K_FRAC, OFF(overlap), 0, 1, 0, "share of the all-reduce hidden behind compute (else calibrated)" },
 	{ "gpus-per-node", K_COUNT, OFF(gpus_per_node), 1, 1e6, 0, "GPUs per node (else measured from allreduce_bw's rank layout)" },
 	{ "price-per-gpu-hour", K_NUM, OFF(price_per_gpu_hour), 0, 1e9, 0, "price of one GPU-hour, for the cost lines" },

@@ -117,6 +117,11 @@ int hr_steps_canary_apply(const struct hr_steps_run *now, const char *now_from, 
 			else
 				snprintf(in->straggler, sizeof(in->straggler), "%s (compute +%.1f%% over the median rank, robust z %.1f)",
 					 esc(s->id, e1, sizeof(e1)), 100 * s->excess_sec / now->compute_median, s->z);
+			if (s->node[0])
+				snprintf(in->straggler_id, sizeof(in->straggler_id), "%s on %s", esc(s->id, e1, sizeof(e1)),
+					 esc(s->node, e2, sizeof(e2)));
+			else
+				snprintf(in->straggler_id, sizeof(in->straggler_id), "%s", esc(s->id, e1, sizeof(e1)));
 			in->straggler_sec = meas(now->straggler_cost_sec);
 		}
 	}
