@@ -442,7 +442,18 @@ static int roofline_draw(const char *node, const json_t *device)
 	return 0;
 }
 
-int hr_plot_roofline(const char *node, const json_t *device, struct hr_svg *out)
+/* What a plot's drawing function takes, for plot_run(). */
+struct plot_args {
+	const char *name;              /* node or title */
+	const json_t *json;            /* the plotted part of the profile */
+	const unsigned char *flagged;  /* busbw_fleet: the groups flagged */
+	double warn, fail;             /* distribution: the rule's cut-offs, % below */
+};
+
+/* One plot: PLplot opened on a memory buffer, @draw run (a PLplot error
+ * jumps back here: pl_jmp), the SVG handed to @out (hr_plot.h says whose it
+ * is). Returns 0, @draw's error, or CH_ERR_RUNTIME. */
+static int plot_run(int (*draw)(const struct plot_args *), const struct plot_args *a, struct hr_svg *out)
 {
 	int rc;
 	memset(out, 0, sizeof(*out));
@@ -453,7 +464,7 @@ int hr_plot_roofline(const char *node, const json_t *device, struct hr_svg *out)
 	if (pl_open())
 		return CH_ERR_RUNTIME;
 	pl_active = 1;
-	rc = roofline_draw(node, device);
+	rc = draw(a);
 	pl_active = 0;
 	if (rc) {
 		plend1();
@@ -462,6 +473,17 @@ int hr_plot_roofline(const char *node, const json_t *device, struct hr_svg *out)
 		return rc;
 	}
 	return pl_close(out);
+}
+
+static int run_roofline(const struct plot_args *a)
+{
+	return roofline_draw(a->name, a->json);
+}
+
+int hr_plot_roofline(const char *node, const json_t *device, struct hr_svg *out)
+{
+	struct plot_args a = { .name = node, .json = device };
+	return plot_run(run_roofline, &a, out);
 }
 
 /* ------------------------------------------------------------ busbw */
@@ -552,26 +574,15 @@ static int busbw_draw(const char *title, const json_t *groups)
 	return 0;
 }
 
+static int run_busbw(const struct plot_args *a)
+{
+	return busbw_draw(a->name, a->json);
+}
+
 int hr_plot_busbw(const char *title, const json_t *groups, struct hr_svg *out)
 {
-	int rc;
-	memset(out, 0, sizeof(*out));
-	if (setjmp(pl_jmp)) {
-		pl_active = 0;
-		return CH_ERR_RUNTIME;
-	}
-	if (pl_open())
-		return CH_ERR_RUNTIME;
-	pl_active = 1;
-	rc = busbw_draw(title, groups);
-	pl_active = 0;
-	if (rc) {
-		plend1();
-		free(pl_buf);
-		pl_buf = NULL;
-		return rc;
-	}
-	return pl_close(out);
+	struct plot_args a = { .name = title, .json = groups };
+	return plot_run(run_busbw, &a, out);
 }
 
 /* ------------------------------------------------------------ busbw, like groups overlaid */
@@ -782,27 +793,16 @@ out:
 	return rc;
 }
 
+static int run_busbw_fleet(const struct plot_args *a)
+{
+	return busbw_fleet_draw(a->name, a->json, a->flagged);
+}
+
 int hr_plot_busbw_fleet(const char *title, const json_t *groups, const unsigned char *flagged,
 			struct hr_svg *out)
 {
-	int rc;
-	memset(out, 0, sizeof(*out));
-	if (setjmp(pl_jmp)) {
-		pl_active = 0;
-		return CH_ERR_RUNTIME;
-	}
-	if (pl_open())
-		return CH_ERR_RUNTIME;
-	pl_active = 1;
-	rc = busbw_fleet_draw(title, groups, flagged);
-	pl_active = 0;
-	if (rc) {
-		plend1();
-		free(pl_buf);
-		pl_buf = NULL;
-		return rc;
-	}
-	return pl_close(out);
+	struct plot_args a = { .name = title, .json = groups, .flagged = flagged };
+	return plot_run(run_busbw_fleet, &a, out);
 }
 
 /* ------------------------------------------------------------ lateness */
@@ -861,26 +861,15 @@ static int lateness_draw(const char *node, const json_t *loader)
 	return 0;
 }
 
+static int run_lateness(const struct plot_args *a)
+{
+	return lateness_draw(a->name, a->json);
+}
+
 int hr_plot_lateness(const char *node, const json_t *loader, struct hr_svg *out)
 {
-	int rc;
-	memset(out, 0, sizeof(*out));
-	if (setjmp(pl_jmp)) {
-		pl_active = 0;
-		return CH_ERR_RUNTIME;
-	}
-	if (pl_open())
-		return CH_ERR_RUNTIME;
-	pl_active = 1;
-	rc = lateness_draw(node, loader);
-	pl_active = 0;
-	if (rc) {
-		plend1();
-		free(pl_buf);
-		pl_buf = NULL;
-		return rc;
-	}
-	return pl_close(out);
+	struct plot_args a = { .name = node, .json = loader };
+	return plot_run(run_lateness, &a, out);
 }
 
 /* ------------------------------------------------------------ distribution */
@@ -1004,29 +993,19 @@ static int distribution_draw(const json_t *dist, double warn_pct, double fail_pc
 	return 0;
 }
 
+static int run_distribution(const struct plot_args *a)
+{
+	return distribution_draw(a->json, a->warn, a->fail);
+}
+
 int hr_plot_distribution(const json_t *dist, double warn_pct_below,
 			 double fail_pct_below, struct hr_svg *out)
 {
-	int rc;
+	struct plot_args a = { .json = dist, .warn = warn_pct_below, .fail = fail_pct_below };
 	memset(out, 0, sizeof(*out));
 	if (json_array_size(json_object_get(dist, "values")) < 2)
 		return CH_ERR_USAGE;
-	if (setjmp(pl_jmp)) {
-		pl_active = 0;
-		return CH_ERR_RUNTIME;
-	}
-	if (pl_open())
-		return CH_ERR_RUNTIME;
-	pl_active = 1;
-	rc = distribution_draw(dist, warn_pct_below, fail_pct_below);
-	pl_active = 0;
-	if (rc) {
-		plend1();
-		free(pl_buf);
-		pl_buf = NULL;
-		return rc;
-	}
-	return pl_close(out);
+	return plot_run(run_distribution, &a, out);
 }
 
 /* ------------------------------------------------------------ power caps */
@@ -1102,26 +1081,15 @@ static int powercap_draw(const json_t *pc)
 	return 0;
 }
 
+static int run_powercap(const struct plot_args *a)
+{
+	return powercap_draw(a->json);
+}
+
 int hr_plot_powercap(const json_t *power_caps, struct hr_svg *out)
 {
-	int rc;
-	memset(out, 0, sizeof(*out));
-	if (setjmp(pl_jmp)) {
-		pl_active = 0;
-		return CH_ERR_RUNTIME;
-	}
-	if (pl_open())
-		return CH_ERR_RUNTIME;
-	pl_active = 1;
-	rc = powercap_draw(power_caps);
-	pl_active = 0;
-	if (rc) {
-		plend1();
-		free(pl_buf);
-		pl_buf = NULL;
-		return rc;
-	}
-	return pl_close(out);
+	struct plot_args a = { .json = power_caps };
+	return plot_run(run_powercap, &a, out);
 }
 
 /* ------------------------------------------------------------ step logs */
@@ -1187,24 +1155,13 @@ static int steps_draw(const json_t *steps)
 	return 0;
 }
 
+static int run_steps(const struct plot_args *a)
+{
+	return steps_draw(a->json);
+}
+
 int hr_plot_steps(const json_t *steps, struct hr_svg *out)
 {
-	int rc;
-	memset(out, 0, sizeof(*out));
-	if (setjmp(pl_jmp)) {
-		pl_active = 0;
-		return CH_ERR_RUNTIME;
-	}
-	if (pl_open())
-		return CH_ERR_RUNTIME;
-	pl_active = 1;
-	rc = steps_draw(steps);
-	pl_active = 0;
-	if (rc) {
-		plend1();
-		free(pl_buf);
-		pl_buf = NULL;
-		return rc;
-	}
-	return pl_close(out);
+	struct plot_args a = { .json = steps };
+	return plot_run(run_steps, &a, out);
 }
