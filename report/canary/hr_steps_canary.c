@@ -20,22 +20,14 @@ static struct hr_fig meas(double v)
 
 static const char *esc(const char *s, char *b, size_t n)
 {
-	/* the terminal's escaping (hr_term), at most 120 bytes of the text */
-	char clip[128];
-	snprintf(b, n, "%s", hr_term(hr_steps_clip(s, s ? strlen(s) : 0, 120, clip, sizeof(clip))));
-	return b;
+	return hr_steps_term_text(s, 120, b, n);
 }
 
 /* a log's text for a JSON document: as it is when it is valid UTF-8 (every
  * output escapes it for its format), else escaped byte by byte */
 static const char *json_text(const char *s, char *b, size_t n)
 {
-	size_t i = 0, len, m = s ? strlen(s) : 0;
-	while (i < m && hr_utf8_next(s + i, m - i, &len) >= 0)
-		i += len;
-	if (i == m)
-		return s ? s : "";
-	return hr_steps_escape(s, m, 120, b, n);
+	return hr_steps_json_text(s, 120, b, n);
 }
 
 static const struct hr_steps_rank *worst_straggler(const struct hr_steps_run *r)

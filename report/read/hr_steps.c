@@ -8,6 +8,7 @@
  * checkpoint start and end) is carried in a small per-file state.
  */
 #include "report/read/hr_steps.h"
+#include "report/hr_util.h"
 #include "base/ch_common.h"
 
 #include <ctype.h>
@@ -1481,4 +1482,25 @@ int hr_steps_read(const char *path, hr_steps_fn fn, void *ctx, struct hr_issues 
 	free(L.chunk);
 	free(L.line);
 	return rc;
+}
+
+char *hr_steps_term_text(const char *s, size_t max, char *out, size_t outn)
+{
+	char clip[1032];
+
+	if (max > 1024)
+		max = 1024;
+	snprintf(out, outn, "%s", hr_term(hr_steps_clip(s, s ? strlen(s) : 0, max, clip, sizeof(clip))));
+	return out;
+}
+
+const char *hr_steps_json_text(const char *s, size_t max, char *out, size_t outn)
+{
+	size_t i = 0, len, m = s ? strlen(s) : 0;
+
+	while (i < m && hr_utf8_next(s + i, m - i, &len) >= 0)
+		i += len;
+	if (i == m)
+		return s ? s : "";
+	return hr_steps_escape(s, m, max, out, outn);
 }

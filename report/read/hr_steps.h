@@ -177,6 +177,23 @@ char *hr_steps_clip(const char *s, size_t n, size_t max, char *out, size_t outn)
  */
 char *hr_steps_escape(const char *s, size_t n, size_t max, char *out, size_t outn);
 
+/**
+ * hr_steps_term_text - a log's text for the terminal: at most @max bytes
+ * (hr_steps_clip(), @max below 1024), escaped by hr_term() into @out.
+ * @s: [in] text (NULL gives ""). @out: [out] buffer of @outn bytes.
+ * Returns @out.
+ */
+char *hr_steps_term_text(const char *s, size_t max, char *out, size_t outn);
+
+/**
+ * hr_steps_json_text - a log's text for a JSON document: @s itself when it
+ * is valid UTF-8 (every output escapes it for its format), else at most
+ * @max bytes escaped byte by byte into @out (hr_steps_escape()).
+ * @s: [in] text (NULL gives ""). @out: [out] buffer of @outn bytes.
+ * Returns @s, "" or @out (none to be freed).
+ */
+const char *hr_steps_json_text(const char *s, size_t max, char *out, size_t outn);
+
 #ifdef __cplusplus
 }
 #endif
