@@ -614,6 +614,31 @@ static void check_place(struct ctx *c, const struct at *at, int place, const str
 		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot check the results");
 }
 
+/* The group's figures of one placement into @rec (on the rank that keeps
+ * them): @sumi, the per-iteration times summed over the @n ranks, becomes
+ * their mean (in place) and its statistics; @wsum the wrong elements summed
+ * over the group; @loop_sum the ranks' loop times summed. */
+static void group_record(struct ctx *c, struct rec *rec, int place, double *sumi, int iters, int n,
+			 uint64_t wsum, double loop_sum)
+{
+	struct ch_stats st;
+	int k;
+
+	for (k = 0; k < iters; k++)
+		sumi[k] /= n;
+	if (ch_stats_compute(sumi, (size_t)iters, &st))
+		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
+	rec->stats[place][0] = (double)st.n;
+	rec->stats[place][1] = st.min;
+	rec->stats[place][2] = st.median;
+	rec->stats[place][3] = st.mean;
+	rec->stats[place][4] = st.p95;
+	rec->stats[place][5] = st.max;
+	rec->stats[place][6] = st.cv;
+	rec->wrong[place] = c->o->check ? (double)wsum : -1.0;
+	rec->loop[place] = loop_sum / n;
+}
+
 /* One placement (0 out-of-place, 1 in-place) of one size on this rank's
  * group: timed loop, check, timing exchange; fills this rank's record.
  * @calibrate: 0 runs exactly *iters_io iterations (the confirmation: the
@@ -628,7 +653,6 @@ static void measure(struct ctx *c, const struct at *at, int place, int *iters_io
 	int gsize = at->gsize, grank = at->grank;
 	struct ch_comm *bc = at->bc;
 	struct ch_comm_run r;
-	struct ch_stats st;
 	double *call, *iter, *minc, *sumi, *own, own_sum = 0, call_sum = 0, loop = 0, loop_sum = 0;
 	int k, iters = *iters_io, calibrated = 0;
 
@@ -688,19 +712,7 @@ static void measure(struct ctx *c, const struct at *at, int place, int *iters_io
 	rec->own[place] = own_sum / iters;
 	rec->call[place] = call_sum / iters;
 	if (grank == 0) {
-		for (k = 0; k < iters; k++)
-			sumi[k] /= gsize;
-		if (ch_stats_compute(sumi, (size_t)iters, &st))
-			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
-		rec->stats[place][0] = (double)st.n;
-		rec->stats[place][1] = st.min;
-		rec->stats[place][2] = st.median;
-		rec->stats[place][3] = st.mean;
-		rec->stats[place][4] = st.p95;
-		rec->stats[place][5] = st.max;
-		rec->stats[place][6] = st.cv;
-		rec->wrong[place] = c->o->check ? (double)wsum : -1.0;
-		rec->loop[place] = loop_sum / gsize;
+		group_record(c, rec, place, sumi, iters, gsize, wsum, loop_sum);
 	}
 	free(call);
 }
@@ -1414,7 +1426,6 @@ static void gmode_measure(struct ctx *c, struct gstep *st, int place, int *iters
 		double *sumi = xmalloc_or_abort(c, 2 * (size_t)iters * sizeof(double)), *minc = sumi + iters;
 		double loop_sum = 0;
 		uint64_t wsum = 0;
-		struct ch_stats sts;
 		int root = -1;
 		for (k = 0; k < iters; k++) {
 			sumi[k] = 0;
@@ -1448,19 +1459,7 @@ static void gmode_measure(struct ctx *c, struct gstep *st, int place, int *iters
 		}
 		if (root >= 0) {
 			struct rec *rec = &recs[st->rank[root]];
-			for (k = 0; k < iters; k++)
-				sumi[k] /= gr->nranks;
-			if (ch_stats_compute(sumi, (size_t)iters, &sts))
-				ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
-			rec->stats[place][0] = (double)sts.n;
-			rec->stats[place][1] = sts.min;
-			rec->stats[place][2] = sts.median;
-			rec->stats[place][3] = sts.mean;
-			rec->stats[place][4] = sts.p95;
-			rec->stats[place][5] = sts.max;
-			rec->stats[place][6] = sts.cv;
-			rec->wrong[place] = c->o->check ? (double)wsum : -1.0;
-			rec->loop[place] = loop_sum / gr->nranks;
+			group_record(c, rec, place, sumi, iters, gr->nranks, wsum, loop_sum);
 		}
 		free(sumi);
 	}
