@@ -104,6 +104,9 @@ if [ -z "${MPIRUN:-}" ]; then
 	[ "$(id -u)" = 0 ] && MPIRUN="$MPIRUN --allow-run-as-root"
 fi
 
+# RC1_TEXT is set per stage only (run_stage), never taken from the caller's
+# environment
+unset RC1_TEXT
 _quiet=0 _tty=0 _stage=0 nstages=0 stages_rc=0 last_rc=0 timeout_sec=${timeout_sec:-600}
 progress_init() {
 	_quiet=$1
