@@ -1,7 +1,8 @@
 /*
  * roofline - memory and compute roofs of every device of a node, and where
  * elementwise kernels and GEMM land under them. Thin main: parse, run, emit
- * (bench/roofline/ch_roofline.c does the work; docs/roofline.md the methodology).
+ * (bench/roofline/ does the work, its files listed in ch_roofline_int.h;
+ * docs/roofline.md the methodology).
  */
 #include "base/ch_common.h"
 #include "bench/common/ch_opts.h"
