@@ -23,6 +23,7 @@
 
 #include "bench/allreduce/ch_ar_world.h"
 #include "bench/common/ch_world.h"
+#include "bench/common/ch_opts.h"
 #include "base/ch_common.h"
 #include "base/ch_stats.h"
 

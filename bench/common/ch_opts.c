@@ -10,6 +10,7 @@
 
 #include <hwloc.h>
 #include <jansson.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,4 +227,54 @@ int ch_run_begin_world(const char *tool, int argc, char **argv, const struct ch_
 	}
 	*out = r;
 	return 0;
+}
+
+/* Run @fn(@argc, @argv, @out) with stdout and stderr sent to /dev/null on
+ * every rank but world rank 0, so that a step every rank runs speaks once. */
+static int quiet_call(const struct ch_world *w, int (*fn)(int argc, char **argv, void *out), int argc,
+		      char **argv, void *out)
+{
+	int rc, out_fd = -1, err_fd = -1, null_fd = -1;
+
+	if (w->rank != 0) {
+		/* every rank runs the same step; only rank 0 speaks */
+		fflush(stdout);
+		fflush(stderr);
+		null_fd = open("/dev/null", O_WRONLY);
+		out_fd = dup(1);
+		err_fd = dup(2);
+		if (null_fd >= 0 && out_fd >= 0 && err_fd >= 0) {
+			dup2(null_fd, 1);
+			dup2(null_fd, 2);
+		}
+	}
+	rc = fn(argc, argv, out);
+	if (w->rank != 0) {
+		fflush(stdout);
+		fflush(stderr);
+		if (out_fd >= 0 && err_fd >= 0) {
+			dup2(out_fd, 1);
+			dup2(err_fd, 2);
+		}
+		if (out_fd >= 0)
+			close(out_fd);
+		if (err_fd >= 0)
+			close(err_fd);
+		if (null_fd >= 0)
+			close(null_fd);
+	}
+	return rc;
+}
+
+int ch_world_parse(const struct ch_world *w, const struct ch_world_cli *cli, int argc, char **argv, void *out,
+		   const struct ch_common_opts *common)
+{
+	int rc = quiet_call(w, cli->parse, argc, argv, out);
+
+	if (w->rank == 0 && rc == 0 && common->help)
+		cli->usage(stdout);
+	else if (w->rank == 0 && rc == 0 && common->version)
+		ch_print_version(cli->tool);
+	fflush(stdout);
+	return ch_world_agree(w, rc);
 }

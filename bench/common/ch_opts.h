@@ -1,5 +1,7 @@
 /*
- * ch_opts.h - the options every binary shares, and the start of a run.
+ * ch_opts.h - the options every binary shares, the start of a run, and the
+ * command line parsed on every rank of an MPI world (ch_world_parse(); this
+ * module uses bench/common/ch_world.h, never the other way).
  *
  * Each main() builds its getopt_long table from its own options followed by
  * CH_COMMON_LONGOPTS, and passes every option it does not know itself to
@@ -144,6 +146,28 @@ json_t *ch_run_conditions_end(const json_t *cond, const struct ch_world *w);
  * conditions (a document not begun by ch_run_begin()).
  */
 int ch_run_set_threads(struct ch_result *r, int n);
+
+/* A tool's command line, for ch_world_parse(). */
+struct ch_world_cli {
+	const char *tool;                               /* binary name, for --version */
+	int (*parse)(int argc, char **argv, void *out); /* fills @out: 0 or a negative ch_status (message printed) */
+	void (*usage)(FILE *f);                         /* prints --help */
+};
+
+/**
+ * ch_world_parse - parse the command line on every rank, so that every
+ * rank has the options, with the messages of world rank 0 only (stdout and
+ * stderr go to /dev/null on the other ranks while @cli->parse runs); -h
+ * and -V print the help or the version there. Then agree on the outcome.
+ * @cli:    [in] the tool's parser, help and name (borrowed).
+ * @argc, @argv: [in] the command line.
+ * @out:    [out] the tool's options, passed to @cli->parse.
+ * @common: [in] the common options inside @out (read after parsing: help, version).
+ * Returns 0, or the most severe status of any rank (CH_ERR_USAGE for a bad
+ * command line) on every rank.
+ */
+int ch_world_parse(const struct ch_world *w, const struct ch_world_cli *cli, int argc, char **argv, void *out,
+		   const struct ch_common_opts *common);
 
 #ifdef __cplusplus
 }

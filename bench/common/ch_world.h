@@ -2,8 +2,9 @@
  * ch_world.h - the MPI world of a benchmark: launch, the rank layout (rank,
  * size, rank and size on the node, node count, every rank's host name and
  * pid), and the few exchanges over the whole world that the drivers share
- * (parsing the command line on every rank, agreement on a status, a JSON
- * gather to rank 0, the ranks object of the result envelope). Used by
+ * (agreement on a status, a JSON gather to rank 0, the ranks object of the
+ * result envelope; parsing the command line on every rank is
+ * ch_world_parse() in bench/common/ch_opts.h, which uses this). Used by
  * roofline, allreduce_bw and checkpoint_io; what differs between them is
  * a struct ch_world_how.
  *
@@ -18,8 +19,6 @@
 
 #include <jansson.h>
 #include <stdio.h>
-
-#include "bench/common/ch_opts.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -142,28 +141,6 @@ json_t *ch_world_bcast_json(const struct ch_world *w, json_t *value);
  * reference); NULL on other ranks; JSON null when the world is not active.
  */
 json_t *ch_world_ranks_json(const struct ch_world *w);
-
-/* A tool's command line, for ch_world_parse(). */
-struct ch_world_cli {
-	const char *tool;                               /* binary name, for --version */
-	int (*parse)(int argc, char **argv, void *out); /* fills @out: 0 or a negative ch_status (message printed) */
-	void (*usage)(FILE *f);                         /* prints --help */
-};
-
-/**
- * ch_world_parse - parse the command line on every rank, so that every
- * rank has the options, with the messages of world rank 0 only (stdout and
- * stderr go to /dev/null on the other ranks while @cli->parse runs); -h
- * and -V print the help or the version there. Then agree on the outcome.
- * @cli:    [in] the tool's parser, help and name (borrowed).
- * @argc, @argv: [in] the command line.
- * @out:    [out] the tool's options, passed to @cli->parse.
- * @common: [in] the common options inside @out (read after parsing: help, version).
- * Returns 0, or the most severe status of any rank (CH_ERR_USAGE for a bad
- * command line) on every rank.
- */
-int ch_world_parse(const struct ch_world *w, const struct ch_world_cli *cli, int argc, char **argv, void *out,
-		   const struct ch_common_opts *common);
 
 #ifdef __cplusplus
 }

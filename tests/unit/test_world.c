@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/ch_common.h"
+#include "bench/common/ch_opts.h"
 #include "bench/common/ch_world.h"
 
 static void no_launcher(void)
