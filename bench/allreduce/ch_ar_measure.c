@@ -105,35 +105,6 @@ static int decide_iters(struct ctx *c, struct ch_comm *bc, MPI_Comm gc, int gran
 	return it;
 }
 
-void *xmalloc_or_abort(struct ctx *c, size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory (%zu bytes)", n);
-	return p;
-}
-
-/* @p with room for @n + 1 elements of @es bytes: doubled (from @first) when
- * @n reached *@cap. */
-void *grow_or_abort(struct ctx *c, void *p, int n, int *cap, int first, size_t es)
-{
-	if (n == *cap) {
-		int nc = *cap ? 2 * *cap : first;
-		void *np = realloc(p, (size_t)nc * es);
-		if (!np)
-			ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
-		p = np;
-		*cap = nc;
-	}
-	return p;
-}
-
-void mpi_or_abort(struct ctx *c, int rc, const char *what)
-{
-	if (rc != MPI_SUCCESS)
-		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "%s failed", what);
-}
-
 /* The check of one placement: new inputs, one call, the wrong elements of
  * this rank's result in *wrong. @r is the timed run's parameters. */
 static void check_place(struct ctx *c, const struct at *at, int place, const struct ch_comm_run *r,

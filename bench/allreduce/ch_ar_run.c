@@ -43,57 +43,6 @@ struct rank_dev {
 	char name[128];
 };
 
-/* ---------------------------------------------------------------- helpers */
-
-/* Rank @r's layout: the world's, or in gmode this process's with the
- * device index as its local rank. */
-const struct ch_world_rank *rank_info(struct ctx *c, int r)
-{
-	const struct ch_world_rank *p;
-	if (!c->gmode)
-		return ch_ar_world_info(c->w, r);
-	p = ch_ar_world_info(c->w, 0);
-	c->ginfo = *p;
-	c->ginfo.local_rank = r;
-	c->ginfo.local_size = c->size;
-	c->ginfo.host_node = 0;
-	return &c->ginfo;
-}
-
-MPI_Comm ctrl_comm(struct ctx *c)
-{
-	return MPI_Comm_f2c(ch_ar_world_ctrl(c->w));
-}
-
-void out(struct ctx *c, int always, const char *fmt, ...)
-{
-	va_list ap;
-	if (c->rank != 0 || (c->quiet && !always))
-		return;
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-}
-
-int finish(struct ctx *c, int status, const char *fmt, ...)
-{
-	char reason[1024];
-	va_list ap;
-
-	if (c->rank == 0 && c->res) {
-		if (fmt) {
-			va_start(ap, fmt);
-			vsnprintf(reason, sizeof(reason), fmt, ap);
-			va_end(ap);
-		}
-		ch_ar_wd_lock(c->w);
-		ch_result_finish(c->res, status, fmt ? "%s" : NULL, reason);
-		ch_ar_wd_unlock(c->w);
-	}
-	fflush(stdout);
-	return status;
-}
-
 /* Agree on @rc; when it failed, rank 0 prints the first failing rank's @why
  * (and how many failed) into @first (may be NULL). Returns the agreed rc. */
 static int agree_why(struct ctx *c, int rc, const char *why, char *first, size_t n)
@@ -131,17 +80,6 @@ static int agree_why(struct ctx *c, int rc, const char *why, char *first, size_t
 	free(all);
 	free(codes);
 	return agreed;
-}
-
-int checkpoint(struct ctx *c)
-{
-	int rc = 0;
-	if (c->rank == 0 && c->res) {
-		ch_ar_wd_lock(c->w);
-		rc = ch_result_checkpoint(c->res);
-		ch_ar_wd_unlock(c->w);
-	}
-	return rc;
 }
 
 /* ------------------------------------------------------- backend and setup */
@@ -313,23 +251,6 @@ static uint64_t usable_max_bytes(struct ctx *c, uint64_t free_bytes)
 	if (all_free <= reserve)
 		return 0;
 	return (all_free - reserve) / (uint64_t)nbuf;
-}
-
-/* The order communicators are created in: the algorithms the backend
- * selects with a setting (NCCL_ALGO) first, those that run without one
- * ("default") last, so that the backend changes its environment only as
- * comm/nccl/ch_comm_nccl.c needs (a variable is added only while no
- * communicator exists). @order gets the indices into c->o->algos. */
-void creation_order(const struct ctx *c, int *order)
-{
-	int a, k = 0, pass;
-	for (pass = 0; pass < 2; pass++)
-		for (a = 0; a < c->o->nalgos; a++) {
-			const struct ch_comm_algo *al = ch_comm_algo_find(c->be, c->o->algos[a]);
-			int has_setting = al && al->setting;
-			if (has_setting == (pass == 0))
-				order[k++] = a;
-		}
 }
 
 static int run_phases(struct ctx *c)

@@ -8,12 +8,15 @@
  * The sweep's files, by what they do:
  *   ch_ar_run.c      the run: backend and devices, the rank table, the plan
  *                    of sizes, the phases, the verdict, ch_ar_run()
+ *   ch_ar_gmode.c    -g N: one process driving N GPUs, one rank each
+ *   ch_ar_confirm.c  confirmation: the cells of a phase measured again
  *   ch_ar_measure.c  one step measured: iterations, timed calls, checks,
  *                    the records gathered
- *   ch_ar_confirm.c  confirmation: the cells of a phase measured again
  *   ch_ar_record.c   rank 0's record: rows, tables, the result file's
  *                    sweeps, the analysis
- *   ch_ar_gmode.c    -g N: one process driving N GPUs, one rank each
+ *   ch_ar_common.c   what they all use: layout, printing, the result file,
+ *                    errors that abort
+ * Each calls only the files listed after it (tests/cli/arrows.sh).
  */
 #ifndef CH_AR_RUN_INT_H
 #define CH_AR_RUN_INT_H
