@@ -119,15 +119,6 @@ int hr_render_end(struct hr_render *r, const json_t *tail, const struct hr_rende
 /** hr_render_free - releases @r (NULL allowed). */
 void hr_render_free(struct hr_render *r);
 
-/**
- * hr_group_level_text - the level column of a group in report.md and
- * report.html: its comparison's level ("info", "warn", "fail"), "not
- * judged" when no rule could judge it ("not judged (earlier run)" for a
- * sweep a later one in the inputs superseded), "failed" when it has no comparison
- * because the run failed. @g: [in] a profile group. Returns a static string.
- */
-const char *hr_group_level_text(const json_t *g);
-
 #ifdef __cplusplus
 }
 #endif

@@ -1,9 +1,11 @@
 /*
  * hr_render_int.h - inside report/render: the outputs rendered node by
- * node (hr_stream.c). What each output shows of every node (a row, a
- * line, samples) is rendered when the node comes (the part functions
- * below) and kept as text, on disk where it grows with the fleet
- * (struct hr_spill); what needs the whole fleet, or only the nodes of full
+ * node (hr_stream.c calls each output's part functions below: hr_term.c,
+ * hr_md.c, hr_prom.c, hr_html.c; the outputs are leaves, none calls
+ * another, and all of them read the report's rows, hr_rows.h). What each
+ * output shows of every node (a row, a line, samples) is rendered when the
+ * node comes (the part functions below) and kept as text, on disk where
+ * it grows with the fleet (struct hr_spill, hr_spill.h); what needs the whole fleet, or only the nodes of full
  * detail, is rendered at the end from the profile's other parts and those
  * nodes. Not part of the report's interface (hr_render.h is).
  */
@@ -15,31 +17,11 @@
 
 #include "report/hr_util.h"
 #include "report/render/hr_rows.h"
+#include "report/render/hr_spill.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Text that grows with the fleet, kept in an unnamed temporary file in
- * $TMPDIR (else /tmp): O_TMPFILE, or a name removed as soon as it is made,
- * so that nothing is left behind, also on a signal; f NULL until the first
- * append. */
-struct hr_spill {
-	FILE *f;
-	size_t len;
-	int err;
-};
-
-/** hr_spill_add - append @b's text to @s and empty @b. Returns 0, or
- * CH_ERR_RUNTIME (printed, naming the directory: no temporary file, or a
- * write error such as a full $TMPDIR). */
-int hr_spill_add(struct hr_spill *s, struct hr_buf *b);
-/** hr_spill_copy - write @s's text to @out. Returns 0 or CH_ERR_RUNTIME
- * (a temporary that cannot be written or read back: printed; a write
- * error of @out: ferror(@out), not printed). */
-int hr_spill_copy(const struct hr_spill *s, FILE *out);
-/** hr_spill_release - close @s's file and zero it. */
-void hr_spill_release(struct hr_spill *s);
 
 /* health.prom's families of one sample or more per node (hr_prom_node) */
 #define HR_PROM_NODE_FAMILIES 13
@@ -79,14 +61,14 @@ struct hr_render_parts {
  * parts' left_*): the end of a sentence */
 #define HR_RENDER_LEFT_WHY "a PASS node's entry is bounded (--detail flagged), and report.md and report.html list a PASS node's devices and loader only in a fleet of at most " HR_RENDER_STR(HR_RENDER_PASS_FULL_MAX) " PASS nodes, or with --detail all"
 
-/* terminal (hr_render.c) */
+/* terminal (hr_term.c) */
 void hr_term_node(FILE *out, const json_t *n, int color, size_t *shown_pass, size_t *more_pass);
 int hr_term_render(const json_t *p, FILE *out, int color, const struct hr_render_parts *parts);
-/* report.md */
+/* report.md (hr_md.c) */
 void hr_md_node(struct hr_buf *b, const struct hr_node_row *n);
 void hr_md_ckpt(struct hr_buf *b, const struct hr_ckpt_row *r);
 int hr_md_render(const json_t *p, struct hr_buf *b, const struct hr_render_parts *parts);
-/* health.prom */
+/* health.prom (hr_prom.c) */
 void hr_prom_node(size_t k, const json_t *n, struct hr_buf *b);
 int hr_prom_render(const json_t *p, FILE *out, const struct hr_render_parts *parts);
 /* report.html (hr_html.c): @diffs maps a node to its configuration where

@@ -2,7 +2,6 @@
  * hr_rows.c - the report's tables as typed rows (hr_rows.h).
  */
 #include "report/render/hr_rows.h"
-#include "report/render/hr_render.h"
 #include "base/ch_common.h"
 
 #include <math.h>
@@ -393,4 +392,60 @@ void hr_rows_ckpt_cells(struct hr_buf *b, const struct hr_ckpt_row *r, const cha
 	hr_buf_puts(b, " (");
 	esc(b, r->source);
 	hr_buf_puts(b, ")");
+}
+
+/* ------------------------------------------------------------ text every output shares */
+
+static const char *fmt_sec(double s, char *buf, size_t n)
+{
+	if (isnan(s))
+		snprintf(buf, n, "n/a");
+	else if (s < 120)
+		snprintf(buf, n, "%.0f s", s);
+	else if (s < 7200)
+		snprintf(buf, n, "%.0f min %.0f s", floor(s / 60), fmod(s, 60));
+	else
+		snprintf(buf, n, "%.1f h", s / 3600);
+	return buf;
+}
+
+/* "12.3 kWh" / "5.2 Wh" */
+static const char *fmt_kwh(double kwh, char *buf, size_t n)
+{
+	char num[32];
+	if (isnan(kwh))
+		snprintf(buf, n, "n/a");
+	else if (kwh < 1)
+		snprintf(buf, n, "%s Wh", hr_fmt_num(kwh * 1000, num, sizeof(num)));
+	else
+		snprintf(buf, n, "%s kWh", hr_fmt_num(kwh, num, sizeof(num)));
+	return buf;
+}
+
+void hr_rows_cost_line(const json_t *c, char *buf, size_t n)
+{
+	char wall[48], it[48], fac[48], cost[32], co2[32];
+	const char *src = hr_jstr(c, "energy_source");
+	if (hr_jint(c, "runs_counted", 0) == 0) {
+		snprintf(buf, n, "run cost: not known (no input with timestamps or an energy record; nccl-tests text logs carry neither)");
+		return;
+	}
+	snprintf(buf, n, "run cost: %s wall (first start to last end); energy %s (%s), facility %s at PUE %.2f: %s %s, %s kg CO2e",
+		 fmt_sec(hr_jnum(c, "wall_span_sec"), wall, sizeof(wall)),
+		 fmt_kwh(hr_jnum(c, "it_energy_j") / 3.6e6, it, sizeof(it)),
+		 src ? src : "n/a",
+		 fmt_kwh(hr_jnum(c, "facility_energy_kwh"), fac, sizeof(fac)), hr_jnum(c, "pue"),
+		 hr_fmt_num(hr_jnum(c, "cost"), cost, sizeof(cost)),
+		 hr_jstr(c, "currency") ? hr_jstr(c, "currency") : "",
+		 hr_fmt_num(hr_jnum(c, "co2e_kg"), co2, sizeof(co2)));
+}
+
+const char *hr_group_level_text(const json_t *g)
+{
+	const json_t *cmp = json_object_get(g, "comparison");
+	if (!json_is_object(cmp))
+		return hr_jstr(g, "failure") ? "failed" : "not judged";
+	if (json_is_false(json_object_get(cmp, "judged")))
+		return hr_jstr(cmp, "superseded_by") ? "not judged (earlier run)" : "not judged";
+	return hr_jstr(cmp, "level") ? hr_jstr(cmp, "level") : "not judged";
 }

@@ -209,6 +209,23 @@ extern const char *const hr_rows_ckpt_cols[HR_ROWS_CKPT_COLS];
  */
 void hr_rows_ckpt_cells(struct hr_buf *b, const struct hr_ckpt_row *r, const char *sep, hr_esc_fn esc);
 
+/**
+ * hr_group_level_text - the level column of a group in report.md and
+ * report.html: its comparison's level ("info", "warn", "fail"), "not
+ * judged" when no rule could judge it ("not judged (earlier run)" for a
+ * sweep a later one in the inputs superseded), "failed" when it has no comparison
+ * because the run failed. @g: [in] a profile group. Returns a static string.
+ */
+const char *hr_group_level_text(const json_t *g);
+
+/**
+ * hr_rows_cost_line - the run's cost in one line ("run cost: ... wall; energy
+ * ..., facility ... at PUE ...: COST CURRENCY, ... kg CO2e", or why it is not
+ * known), from the profile's run_cost object @c, into @buf of @n bytes
+ * (truncated to fit); the terminal summary and report.md show it.
+ */
+void hr_rows_cost_line(const json_t *c, char *buf, size_t n);
+
 #ifdef __cplusplus
 }
 #endif
