@@ -7,7 +7,7 @@
  */
 #include "bench/allreduce/ch_ar_opts.h"
 #include "bench/allreduce/ch_ar_run.h"
-#include "bench/allreduce/ch_ar_world.h"
+#include "bench/common/ch_ar_world.h"
 #include "base/ch_common.h"
 
 #ifdef __SANITIZE_ADDRESS__

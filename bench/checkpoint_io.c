@@ -5,7 +5,7 @@
  *
  *   mpirun -np N checkpoint_io --dir DIR --size SIZE [OPTION]...
  */
-#include "bench/allreduce/ch_ar_world.h"
+#include "bench/common/ch_ar_world.h"
 #include "bench/checkpoint/ch_ckpt.h"
 #include "bench/checkpoint/ch_ckpt_run.h"
 #include "base/ch_common.h"

@@ -557,6 +557,17 @@ static int plan_sweep(struct ctx *c, const struct ch_comm_device *dev, int *stat
 	return 0;
 }
 
+/* The watchdog's struct ch_ar_wd_groups over the plan @ctx: the ranks of
+ * group @group of phase @phase, NULL when the plan has no such group. */
+static const int *plan_members(const void *ctx, int phase, int group, int *n)
+{
+	const struct ch_ar_plan *plan = ctx;
+	if (phase < 0 || phase >= plan->nphases || group < 0 || group >= plan->phases[phase].ngroups)
+		return NULL;
+	*n = plan->phases[phase].groups[group].nranks;
+	return plan->phases[phase].groups[group].ranks;
+}
+
 /* The result skeleton, the watchdog, the buffers (send, receive, expected;
  * allocated once for the sweep) and a first checkpoint. */
 static int start_sweep(struct ctx *c, int *status)
@@ -571,7 +582,8 @@ static int start_sweep(struct ctx *c, int *status)
 	 * watchdog (one monitor per process) cannot name: it names what the
 	 * process was doing instead */
 	rc = ch_ar_wd_start(c->w, o->timeout_sec, c->be->self_timeout ? o->timeout_sec + 10.0 : 0.0,
-			    c->gmode ? NULL : &c->plan, c->res, o->common.json_path);
+			    c->gmode ? NULL : &(struct ch_ar_wd_groups){ plan_members, &c->plan }, c->res,
+			    o->common.json_path);
 	rc = ch_ar_world_agree(c->w, rc);
 	if (rc) {
 		*status = finish(c, rc, "cannot start the watchdog");

@@ -9,7 +9,7 @@
 #define CH_AR_RUN_H
 
 #include "bench/allreduce/ch_ar_opts.h"
-#include "bench/allreduce/ch_ar_world.h"
+#include "bench/common/ch_ar_world.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -31,7 +31,7 @@
 #include "bench/allreduce/ch_ar_opts.h"
 #include "bench/allreduce/ch_ar_plan.h"
 #include "bench/allreduce/ch_ar_table.h"
-#include "bench/allreduce/ch_ar_world.h"
+#include "bench/common/ch_ar_world.h"
 #include "base/ch_result.h"
 #include "comm/ch_ar_pattern.h"
 #include "comm/ch_comm.h"

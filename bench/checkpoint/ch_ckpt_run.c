@@ -1,7 +1,7 @@
 /*
  * ch_ckpt_run.c - one checkpoint_io run (see ch_ckpt_run.h). This is the
  * launcher layer, so it uses MPI directly for its one byte exchange (the
- * mount table); everything else goes through ch_ar_world.
+ * mount table); everything else goes through bench/common/ch_ar_world.
  */
 #include <mpi.h>
 

@@ -14,7 +14,7 @@
 #ifndef CH_CKPT_RUN_H
 #define CH_CKPT_RUN_H
 
-#include "bench/allreduce/ch_ar_world.h"
+#include "bench/common/ch_ar_world.h"
 #include "bench/checkpoint/ch_ckpt.h"
 
 #ifdef __cplusplus

@@ -22,7 +22,7 @@
 #include "base/ch_stats.h"
 #include "bench/allreduce/ch_ar_opts.h"
 #include "bench/allreduce/ch_ar_run.h"
-#include "bench/allreduce/ch_ar_world.h"
+#include "bench/common/ch_ar_world.h"
 #include "comm/ch_ar_pattern.h"
 #include "comm/ch_comm.h"
 

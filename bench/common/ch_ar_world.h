@@ -1,8 +1,11 @@
 /*
- * ch_ar_world.h - allreduce_bw's MPI world (also checkpoint_io's): the
+ * ch_ar_world.h - the MPI world of allreduce_bw and checkpoint_io: the
  * shared launch and rank layout (bench/common/ch_world.h) set up for these
  * tools, agreement on errors, and the watchdog that turns a hang into an
- * abort that names the ranks that never arrived.
+ * abort that names the ranks that never arrived (the names keep the
+ * ch_ar_ prefix of allreduce_bw, where it began; the groups of a run's
+ * phases come from the tool, struct ch_ar_wd_groups, so that this file
+ * uses nothing of bench/allreduce/).
  *
  * MPI is always initialised (a world of one without a launcher), with
  * MPI_THREAD_FUNNELED: only the main thread calls MPI; nodes are those of
@@ -36,7 +39,6 @@
 
 #include <stdint.h>
 
-#include "bench/allreduce/ch_ar_plan.h"
 #include "base/ch_result.h"
 #include "bench/common/ch_world.h"
 
@@ -174,20 +176,31 @@ struct ch_ar_where {
 	const char *algo_label;   /* "ring", "recursive_doubling" */
 };
 
+/* The groups of the run's phases, for naming the ranks of a hung group
+ * (allreduce_bw's plan fills it, bench/allreduce/ch_ar_plan.h). */
+struct ch_ar_wd_groups {
+	/* the ranks of group @group of phase @phase (@ctx: below), ascending,
+	 * their count in *@n; NULL when there is no such group */
+	const int *(*members)(const void *ctx, int phase, int group, int *n);
+	const void *ctx; /* borrowed: lives as long as the watchdog */
+};
+
 /**
  * ch_ar_wd_start - start the monitoring thread (all ranks; collective over
  * the world: exchanges the side channel's addresses).
  * @timeout_sec: [in] --timeout; 0 disables the watchdog.
  * @coll_grace_sec: [in] extra time allowed inside an all-reduce (backends
  *                  that time out by themselves get timeout + this).
- * @plan: [in] the plan (borrowed), to name the members of a hung group.
+ * @groups: [in] the groups of the phases, to name the members of a hung
+ *          group (copied; what it points to is borrowed); NULL: none (a
+ *          hung rank is named by what it was doing).
  * @res:  [in] world rank 0's result document (borrowed), NULL elsewhere.
  * @json_path: [in] --json (NULL: none); rank 1 finishes that file on disk
  *             when rank 0 hangs (copied).
  * Returns 0 or CH_ERR_RUNTIME.
  */
 int ch_ar_wd_start(struct ch_ar_world *w, double timeout_sec, double coll_grace_sec,
-		   const struct ch_ar_plan *plan, struct ch_result *res, const char *json_path);
+		   const struct ch_ar_wd_groups *groups, struct ch_result *res, const char *json_path);
 
 /* Seconds after --timeout within which every rank has exited on a hang
  * (ping answer 2 s, backup takeover 1 s, state collection 1 s, slack 1 s). */

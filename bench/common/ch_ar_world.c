@@ -21,7 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "bench/allreduce/ch_ar_world.h"
+#include "bench/common/ch_ar_world.h"
 #include "bench/common/ch_world.h"
 #include "bench/common/ch_opts.h"
 #include "base/ch_common.h"
@@ -67,7 +67,7 @@ struct ch_ar_world {
 	int thread_started;
 	int stop;                  /* atomic */
 	double timeout_sec, coll_grace_sec;
-	const struct ch_ar_plan *plan;
+	struct ch_ar_wd_groups groups; /* groups.members NULL: no groups to name */
 	struct ch_result *res;
 	char *json_path;           /* the backup's copy of --json */
 	pthread_mutex_t doc_mutex;
@@ -670,10 +670,13 @@ static void __attribute__((noreturn)) coordinate(struct ch_ar_world *w, struct w
 			hung = &rep[i];
 	if (!hung)
 		hung = &rep[w->base.rank];
-	if (w->plan && hung->phase >= 0 && hung->phase < w->plan->nphases &&
-	    hung->group >= 0 && hung->group < w->plan->phases[hung->phase].ngroups) {
-		members = w->plan->phases[hung->phase].groups[hung->group].ranks;
-		nmembers = w->plan->phases[hung->phase].groups[hung->group].nranks;
+	if (w->groups.members) {
+		int n = 0;
+		const int *m = w->groups.members(w->groups.ctx, hung->phase, hung->group, &n);
+		if (m) {
+			members = m;
+			nmembers = n;
+		}
 	}
 	jnever = json_array();
 	jin = json_array();
@@ -696,7 +699,7 @@ static void __attribute__((noreturn)) coordinate(struct ch_ar_world *w, struct w
 		snprintf(iter_text, sizeof(iter_text), "warm-up");
 	else
 		snprintf(iter_text, sizeof(iter_text), "iteration %lld", (long long)hung->iter);
-	if (!w->plan) /* no all-reduce plan (checkpoint_io): what the rank was doing names it */
+	if (!w->groups.members) /* no all-reduce plan (checkpoint_io): what the rank was doing names it */
 		snprintf(msg, sizeof(msg), "timeout: rank %lld (host '%s') spent more than %g s in %s; ",
 			 (long long)hung->rank, w->base.info[hung->rank].host, w->timeout_sec, hung->what);
 	else if (hung->act == CH_AR_ACT_COLL)
@@ -710,7 +713,7 @@ static void __attribute__((noreturn)) coordinate(struct ch_ar_world *w, struct w
 	else
 		snprintf(msg, sizeof(msg), "timeout: %s (ranks waiting between steps, after the all-reduce of %lld bytes, algorithm %s, group %s); ",
 			 cause, (long long)hung->bytes, hung->algo_label, hung->group_name);
-	if (!w->plan)
+	if (!w->groups.members)
 		append(msg, sizeof(msg), "ranks (and what those that reported were doing): %s", never);
 	else if (nnever)
 		append(msg, sizeof(msg), "ranks that never arrived: %s; waiting inside it: %s", never, ninside ? inside : "none");
@@ -1012,14 +1015,17 @@ static int wd_signal_reason(void *ctx, const char *name, int signo, double run_s
 }
 
 int ch_ar_wd_start(struct ch_ar_world *w, double timeout_sec, double coll_grace_sec,
-		   const struct ch_ar_plan *plan, struct ch_result *res, const char *json_path)
+		   const struct ch_ar_wd_groups *groups, struct ch_result *res, const char *json_path)
 {
 	const char *prev_what;
 	int prev_act;
 
 	w->timeout_sec = timeout_sec;
 	w->coll_grace_sec = coll_grace_sec;
-	w->plan = plan;
+	if (groups)
+		w->groups = *groups;
+	else
+		memset(&w->groups, 0, sizeof(w->groups));
 	ch_ar_world_set_result(w, res);
 	if (timeout_sec <= 0 || w->thread_started) {
 		if (timeout_sec <= 0)
