@@ -3,6 +3,7 @@
  * (see hr_checkpoint.h).
  */
 #include "report/judge/hr_checkpoint.h"
+#include "report/judge/hr_family.h"
 #include "report/canary/hr_canary.h"
 #include "report/judge/hr_quality.h"
 #include "report/read/hr_result.h"
@@ -657,3 +658,10 @@ json_t *hr_ckpt_canary_json(const struct hr_ckpt_canary *k, const struct hr_cana
 							  t.saturated, "source", "measured+assumed") : json_null());
 	return o;
 }
+
+const struct hr_family hr_family_checkpoint = {
+	"checkpoint",
+	"checkpoint_io's results per node and mount (hr_fleet.ckpts)",
+	NULL,
+	hr_ckpt_reasons,
+};

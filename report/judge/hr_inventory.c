@@ -4,6 +4,7 @@
  * out in the reason texts and in docs/health_report.md.
  */
 #include "report/judge/hr_inventory.h"
+#include "report/judge/hr_family.h"
 #include "report/judge/hr_analyze.h"
 #include "base/ch_common.h"
 
@@ -767,3 +768,10 @@ void hr_inventory_prom(const json_t *p, struct hr_buf *b)
 			hr_inventory_prom_node(n, k, b);
 	}
 }
+
+const struct hr_family hr_family_inventory = {
+	"inventory and hardware faults",
+	"each host's inventory (host.inventory: GPUs, NICs, CPU settings)",
+	NULL,
+	hr_inventory_rules,
+};

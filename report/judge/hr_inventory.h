@@ -38,7 +38,7 @@ int hr_inventory_load(struct hr_fleet *f, int node, const json_t *host,
 /** hr_inventory_node_release - free what hr_inventory_load() kept for @n. */
 void hr_inventory_node_release(struct hr_node *n);
 
-/* One verdict reason: as hr_analyze.c's reasons (level HR_INFO/WARN/FAIL
+/* One verdict reason: as the judge's reasons (hr_family.h) (level HR_INFO/WARN/FAIL
  * of hr_analyze.h; code, subject, source and action as in the profile). */
 typedef void (*hr_inventory_emit_fn)(void *ctx, int node, int level, const char *code,
 				     const char *subject, const char *source,

@@ -3,6 +3,7 @@
  * fleet's recommended power cap (see hr_powercap.h).
  */
 #include "report/judge/hr_powercap.h"
+#include "report/judge/hr_family.h"
 #include "report/judge/hr_analyze.h"
 #include "base/ch_common.h"
 #include "base/ch_stats.h"
@@ -314,3 +315,10 @@ json_t *hr_powercap_profile(const struct hr_fleet *f)
 	out = json_pack("{s:o}", "models", models);
 	return out;
 }
+
+const struct hr_family hr_family_powercap = {
+	"power",
+	"each node's GPU power limits and the all-reduce groups they ran in",
+	NULL,
+	hr_powercap_rules,
+};

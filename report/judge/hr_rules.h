@@ -7,7 +7,9 @@
  * pass, the FAILs are confirmed); a reason whose code has no row is an
  * error. docs/health_report.md's rule table is this table as
  * `health_report rules` prints it (checked by tests/cli/rules_table.sh).
- * Adding a rule is one row here and one function in its pass.
+ * Adding a rule is one row here and its code in its family's file
+ * (hr_family.h); a new family is one file and one entry in hr_analyze.c's
+ * table of families.
  */
 #ifndef HR_RULES_H
 #define HR_RULES_H
@@ -19,22 +21,22 @@
 extern "C" {
 #endif
 
-/* The passes of the judge: each one function that adds the reasons of the
- * rules of its rows (hr_analyze.c runs them in the order the table first
- * names them). */
+/* The passes of the judge: each one rule family (hr_family.h) that adds the
+ * reasons of the rules of its rows (hr_analyze.c runs them in the order the
+ * table first names them). */
 enum hr_rule_pass {
-	HR_PASS_DRIFT = 0,   /* analyze_drift: configuration against the fleet's majority */
-	HR_PASS_DEVICES,     /* device_reasons: roofline's roofs */
-	HR_PASS_GROUPS,      /* group_reasons: busbw of the all-reduce groups */
-	HR_PASS_HISTORY,     /* history_reasons: a group against its own earlier sweeps */
-	HR_PASS_STRAGGLERS,  /* straggler_reasons */
-	HR_PASS_LOADER,      /* loader_reasons */
+	HR_PASS_DRIFT = 0,   /* hr_rule_inventory.c: configuration against the fleet's majority */
+	HR_PASS_DEVICES,     /* hr_rule_device.c: roofline's roofs */
+	HR_PASS_GROUPS,      /* hr_rule_fabric.c: busbw of the all-reduce groups */
+	HR_PASS_HISTORY,     /* hr_rule_history.c: a group against its own earlier sweeps */
+	HR_PASS_STRAGGLERS,  /* hr_rule_fabric.c: allreduce_bw's stragglers */
+	HR_PASS_LOADER,      /* hr_rule_loader.c */
 	HR_PASS_CHECKPOINT,  /* hr_ckpt_reasons (hr_checkpoint.c) */
-	HR_PASS_RUNS,        /* run_reasons: the result files' status */
+	HR_PASS_RUNS,        /* hr_rule_inventory.c: the result files' status */
 	HR_PASS_INVENTORY,   /* hr_inventory_rules (hr_inventory.c) */
 	HR_PASS_POWERCAP,    /* hr_powercap_rules (hr_powercap.c) */
-	HR_PASS_CURVES,      /* curve_reasons: busbw curve shape */
-	HR_PASS_NOT_JUDGED,  /* not_judged_reasons: what no fabric rule could judge */
+	HR_PASS_CURVES,      /* hr_rule_curve.c: busbw curve shape */
+	HR_PASS_NOT_JUDGED,  /* hr_rule_fabric.c: what no fabric rule could judge */
 	HR_NPASSES
 };
 

@@ -460,7 +460,7 @@ static int device_power(struct ctx *c, const struct hr_result_power *pw, struct 
 /* Whether @r is a run that had no device or backend (status
  * "unavailable", docs/results-schema.md): it measured nothing, so a results
  * array it lacks is not a broken input; the run's reason is the node's
- * (run_reasons() in hr_analyze.c). */
+ * (run_reasons() in report/judge/hr_rule_inventory.c). */
 static int unavailable(const struct hr_result *r)
 {
 	return r->status && !strcmp(r->status, "unavailable");

@@ -81,7 +81,7 @@ declare -A STAGE_ALLOWED=(
 STAGE_EXCEPT="report/read/hr_load.c:report/judge/hr_checkpoint.h
 report/read/hr_load.c:report/judge/hr_inventory.h
 report/read/hr_load.c:report/judge/hr_cost.h
-report/judge/hr_analyze.c:report/history/hr_history.h
+report/judge/hr_rule_history.c:report/history/hr_history.h
 report/judge/hr_checkpoint.c:report/canary/hr_canary.h"
 
 # check_stages ROOT: one line "FILE: WHY" per include across report's stages

@@ -1,0 +1,538 @@
+/*
+ * hr_judge.c - the judge's shared state and its comparisons: reasons,
+ * classes of like values, the fleet statistics and each value's significance,
+ * the levels by the thresholds, and the small formatting helpers the rule
+ * families share (hr_judge.h).
+ */
+#include "report/judge/hr_judge.h"
+#include "report/judge/hr_rules.h"
+#include "report/judge/hr_checkpoint.h"
+#include "report/judge/hr_inventory.h"
+#include "report/judge/hr_quality.h"
+#include "report/hr_util.h"
+#include "base/ch_common.h"
+#include "base/ch_result.h"
+#include "base/ch_stats.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *hr_level_name(int level)
+{
+	return level >= HR_FAIL ? "fail" : level == HR_WARN ? "warn" : "info";
+}
+
+const char *hr_verdict_name(int level)
+{
+	return level >= HR_FAIL ? "FAIL" : level == HR_WARN ? "WARN" : "PASS";
+}
+
+double hr_robust_z(double x, double median, double mad, double floor_frac)
+{
+	double d = mad;
+	if (d < floor_frac * fabs(median))
+		d = floor_frac * fabs(median);
+	if (!(d > 0))
+		return x == median ? 0 : (x > median ? 1e9 : -1e9);
+	return 0.6745 * (x - median) / d;
+}
+
+int hr_relative_level(const struct hr_thresholds *th, double z, double cut, double pct_below)
+{
+	if (isnan(z) || isnan(cut) || z > -cut)
+		return HR_INFO;
+	if (pct_below >= th->fail_pct_below)
+		return HR_FAIL;
+	if (pct_below >= th->warn_pct_below)
+		return HR_WARN;
+	return HR_INFO;
+}
+
+int hr_absolute_level(const struct hr_thresholds *th, double ratio)
+{
+	if (isnan(ratio))
+		return HR_INFO;
+	if (ratio < th->fail_ratio)
+		return HR_FAIL;
+	if (ratio < th->warn_ratio)
+		return HR_WARN;
+	return HR_INFO;
+}
+
+static void *grow(void *v, size_t *cap, size_t n, size_t sz, int *oom)
+{
+	void *p;
+	size_t c;
+	if (n < *cap)
+		return v;
+	c = *cap ? *cap * 2 : 64;
+	p = realloc(v, c * sz);
+	if (!p) {
+		*oom = 1;
+		return NULL;
+	}
+	*cap = c;
+	return p;
+}
+
+/* A reason of @node (-1: the fleet). Returns it (valid until the next
+ * reason is added), NULL when out of memory. */
+struct reason *hj_add_reason(struct an *a, int node, int level, const char *code,
+			     const char *subject, const char *source, const char *action,
+			     const char *fmt, ...)
+{
+	struct reason *r;
+	char text[2048];
+	va_list ap;
+	void *v;
+	if (!hr_rule_find(code)) {
+		/* every reason is a row of the rule table */
+		if (!a->bad_code)
+			a->bad_code = code;
+		return NULL;
+	}
+	v = grow(a->r, &a->capr, a->nr, sizeof(*a->r), &a->oom);
+	if (!v)
+		return NULL;
+	a->r = v;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	r = &a->r[a->nr++];
+	memset(r, 0, sizeof(*r));
+	r->node = node;
+	r->level = level;
+	snprintf(r->code, sizeof(r->code), "%s", code);
+	snprintf(r->subject, sizeof(r->subject), "%s", subject ? subject : "");
+	r->text = strdup(text);
+	r->action = action ? strdup(action) : NULL;
+	r->source = source ? strdup(source) : NULL;
+	if (!r->text)
+		a->oom = 1;
+	return r;
+}
+
+int hj_class_of(struct an *a, const char *key, const char *label, const char *unit)
+{
+	size_t i;
+	void *v;
+	for (i = 0; i < a->nc; i++)
+		if (!strcmp(a->c[i].key, key))
+			return (int)i;
+	v = grow(a->c, &a->capc, a->nc, sizeof(*a->c), &a->oom);
+	if (!v)
+		return -1;
+	a->c = v;
+	memset(&a->c[a->nc], 0, sizeof(a->c[0]));
+	snprintf(a->c[a->nc].key, sizeof(a->c[0].key), "%s", key);
+	snprintf(a->c[a->nc].label, sizeof(a->c[0].label), "%s", label);
+	a->c[a->nc].unit = unit;
+	return (int)a->nc++;
+}
+
+/* The text printf would write into a buffer of @size bytes (truncated as
+ * snprintf does), kept once in a->texts: the same text is the same pointer,
+ * valid until a->texts is released. "" when out of memory (a->oom set). */
+const char *hj_keep(struct an *a, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const char *hj_keep(struct an *a, size_t size, const char *fmt, ...)
+{
+	char buf[INST_BASIS_MAX];
+	va_list ap;
+	void *it;
+	if (size > sizeof(buf))
+		size = sizeof(buf);
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (!buf[0])
+		return "";
+	if (!a->texts && !(a->texts = json_object()))
+		goto oom;
+	it = json_object_iter_at(a->texts, buf);
+	if (!it) {
+		if (json_object_set_new_nocheck(a->texts, buf, json_null()))
+			goto oom;
+		it = json_object_iter_at(a->texts, buf);
+	}
+	if (it)
+		return json_object_iter_key(it);
+oom:
+	a->oom = 1;
+	return "";
+}
+
+struct inst *hj_new_inst(struct an *a, struct inst **arr, size_t *n, size_t *cap)
+{
+	void *v = grow(*arr, cap, *n, sizeof(**arr), &a->oom);
+	struct inst *x;
+	if (!v)
+		return NULL;
+	*arr = v;
+	x = &(*arr)[(*n)++];
+	memset(x, 0, sizeof(*x));
+	x->expected = x->datasheet = x->z = x->fleet_median = x->pct_fleet = NAN;
+	x->node_median = x->pct_node = NAN;
+	x->noise = x->s_rel = x->cut = x->peer_median = x->z_node = x->cut_node = x->s_node = NAN;
+	x->ratio_allow = NAN;
+	x->like = 1;
+	x->basis = x->why = x->tag = x->noisy_why = "";
+	return x;
+}
+
+/* Fleet statistics of every class, then the significance of each value
+ * (hr_quality.h, docs/health_report.md "False alarms"). */
+static const struct inst *sort_base;
+
+static int cmp_by_node(const void *x, const void *y)
+{
+	const struct inst *a = &sort_base[*(const size_t *)x], *b = &sort_base[*(const size_t *)y];
+	return a->node - b->node;
+}
+
+/* The nodes a value is compared for: its node, or every node of its group. */
+static void inst_nodes(const struct an *a, const struct inst *p, const int **nodes, int *n)
+{
+	static int one;
+	if (p->metric >= 0 || p->node >= 0) {
+		one = p->node;
+		*nodes = &one;
+		*n = p->node >= 0;
+		return;
+	}
+	*nodes = a->f->groups[p->subject].nodes;
+	*n = a->f->groups[p->subject].nnodes;
+}
+
+/* The comparisons a value takes part in: against its expectation, its like
+ * values in the fleet, and (devices) the other like GPUs of its node. */
+static int inst_comparisons(const struct an *a, const struct inst *p)
+{
+	return (!isnan(p->expected) && p->expected > 0) + (p->fleet_n >= a->th->min_fleet) +
+	       (p->metric >= 0 && p->peer_n >= a->th->min_fleet - 1);
+}
+
+/* The spread floor of a value (relative): its own noise, mad_floor_frac. */
+double hj_noise_floor(const struct an *a, const struct inst *p)
+{
+	double f = a->th->mad_floor_frac;
+	return p->noise > f ? p->noise : f;
+}
+
+/* A level from an effect (% below) that is significant (hr_relative_level()). */
+static int effect_level(const struct an *a, double z, double cut, double pct_below)
+{
+	return hr_relative_level(a->th, z, cut, pct_below);
+}
+
+/* Per class: the median and MAD of the clean latest values; per device
+ * class also the leave-one-out residuals against each node's other like
+ * GPUs (value / their median - 1), pooled over the fleet. */
+static void class_stats(struct an *a, struct inst *v, size_t n, size_t *idx, double *x)
+{
+	size_t c, i, s, e, k;
+	for (c = 0; c < a->nc && !a->oom; c++) {
+		size_t m = 0, nr = 0;
+		double med, mad;
+		for (i = 0; i < n; i++)
+			if (v[i].cls == (int)c && !v[i].superseded_by && !v[i].noisy)
+				idx[m++] = i;
+		if (!m)
+			continue;
+		for (i = 0; i < m; i++)
+			x[i] = v[idx[i]].value;
+		if (ch_median_mad(x, m, &med, &mad)) {
+			a->oom = 1;
+			break;
+		}
+		a->c[c].n = m;
+		a->c[c].median = med;
+		a->c[c].mad = mad;
+		/* node medians (same class, same node) and each GPU's peers */
+		sort_base = v;
+		qsort(idx, m, sizeof(*idx), cmp_by_node);
+		for (s = 0; s < m; s = e) {
+			double nm, nmad, *y = x + m;
+			for (e = s; e < m && v[idx[e]].node == v[idx[s]].node; e++)
+				x[e - s] = v[idx[e]].value;
+			if (v[idx[s]].node < 0 || e - s < 2)
+				continue;
+			if (ch_median_mad(x, e - s, &nm, &nmad)) {
+				a->oom = 1;
+				break;
+			}
+			for (i = s; i < e; i++) {
+				struct inst *p = &v[idx[i]];
+				size_t np = 0;
+				p->node_n = (int)(e - s);
+				p->node_median = nm;
+				if (p->metric < 0)
+					continue;
+				for (k = s; k < e; k++)
+					if (k != i)
+						y[np++] = v[idx[k]].value;
+				if (ch_median_mad(y, np, &p->peer_median, &nmad)) {
+					a->oom = 1;
+					break;
+				}
+				p->peer_n = (int)np;
+				p->pct_node = p->peer_median > 0 ? 100.0 * p->value / p->peer_median : NAN;
+			}
+		}
+		/* the residuals of the GPUs with enough peers, pooled */
+		for (i = 0; i < m; i++) {
+			const struct inst *p = &v[idx[i]];
+			if (p->metric >= 0 && p->peer_n >= a->th->min_fleet - 1 && p->peer_median > 0)
+				x[nr++] = p->value / p->peer_median - 1;
+		}
+		if (nr && ch_median_mad(x, nr, &a->c[c].res_median, &a->c[c].res_mad)) {
+			a->oom = 1;
+			break;
+		}
+		a->c[c].res_n = nr;
+	}
+}
+
+/* The value's comparisons against its expectation, the fleet and its node's
+ * other GPUs, each significant at the cut-off for the comparisons of its
+ * node (a->m_node); sets the levels. An earlier run is judged the same way
+ * against today's like values (raw_level), its level stays INFO. */
+static void judge_inst(struct an *a, struct inst *p)
+{
+	const struct cls *k = &a->c[p->cls];
+	const int *nodes;
+	int nn, j, m = 1;
+	double floor = hj_noise_floor(a, p);
+
+	inst_nodes(a, p, &nodes, &nn);
+	for (j = 0; j < nn; j++)
+		if (nodes[j] >= 0 && (size_t)nodes[j] < a->f->nnodes && a->m_node[nodes[j]] > m)
+			m = a->m_node[nodes[j]];
+	p->m = m;
+	if (p->noisy)
+		return;
+	if (k->n >= (size_t)a->th->min_fleet && k->median > 0) {
+		double sr = 1.4826 * k->mad / k->median;
+		p->fleet_n = (int)k->n;
+		p->fleet_median = k->median;
+		p->pct_fleet = 100.0 * p->value / k->median;
+		p->s_rel = sr > floor ? sr : floor;
+		p->z = (p->value - k->median) / (p->s_rel * k->median);
+		p->cut = hr_cutoff(a->th->false_alarm, m, k->n, a->th->z_outlier);
+		p->level_rel = effect_level(a, p->z, p->cut, 100.0 * (1 - p->value / k->median));
+	}
+	if (p->metric >= 0 && !p->superseded_by && p->peer_n >= a->th->min_fleet - 1 && p->peer_median > 0 &&
+	    k->res_n >= 2) {
+		double sr = 1.4826 * k->res_mad;
+		p->s_node = sr > floor ? sr : floor;
+		p->z_node = (p->value / p->peer_median - 1 - k->res_median) / p->s_node;
+		p->cut_node = hr_cutoff(a->th->false_alarm, m, k->res_n, a->th->z_outlier);
+		p->level_node = effect_level(a, p->z_node, p->cut_node, 100.0 * (1 - p->value / p->peer_median));
+	}
+	if (!isnan(p->expected) && p->expected > 0) {
+		/* a value below its expectation by more than the spread of healthy
+		 * like values (or its own noise) allows: its ratio with that
+		 * spread allowed at the normal cut-off for the node's comparisons */
+		double sa = k->n >= (size_t)a->th->min_fleet && k->median > 0 ? 1.4826 * k->mad / k->median : 0;
+		double c = hr_cutoff(a->th->false_alarm, m, (size_t)1 << 30, 0);
+		int lm = HR_INFO;
+		if (sa < floor)
+			sa = floor;
+		p->ratio_allow = p->value / p->expected * (1 + c * sa);
+		p->level_abs = hr_absolute_level(a->th, p->ratio_allow);
+		/* like values that all sit below the expectation: their median is
+		 * judged too, and every one of them with it; the median of n values
+		 * spread s is itself uncertain by about 1.2533 x s / sqrt(n) */
+		if (k->n >= (size_t)a->th->min_fleet && k->median > 0)
+			lm = hr_absolute_level(a->th, k->median / p->expected *
+							   (1 + c * 1.2533 * sa / sqrt((double)k->n)));
+		if (lm > p->level_abs) {
+			p->level_abs = lm;
+			p->abs_by_median = 1;
+		}
+	}
+	if (p->pcie_class)
+		p->level_abs = HR_FAIL;
+	if (p->assumed_cap && p->level_abs > HR_WARN)
+		p->level_abs = HR_WARN; /* an assumed reference alone: at most WARN */
+	if (p->metric >= 0 && a->f->devices[p->subject].flag_confirm[p->metric] == HR_CONFIRM_DISAGREED &&
+	    (p->level_node >= HR_WARN || p->level_rel >= HR_WARN || p->level_abs >= HR_WARN)) {
+		/* roofline measured the value again and it was not low any more:
+		 * the first measurement does not stand, by any rule */
+		p->confirm = HR_CONFIRM_DISAGREED;
+		p->level_node = p->level_rel = p->level_abs = HR_INFO;
+		p->not_reproduced = 1;
+	}
+	if (p->metric >= 0 && p->level_node >= HR_WARN) {
+		/* a GPU below its node's other GPUs: named only when roofline's
+		 * re-measurement agrees (results.flagged[].confirmed) */
+		p->confirm = a->f->devices[p->subject].flag_confirm[p->metric];
+		if (p->confirm == HR_CONFIRM_NONE) {
+			p->not_confirmed = 1;
+			if (p->level_node > HR_WARN)
+				p->level_node = HR_WARN;
+		}
+	}
+	p->raw_level = p->level_abs > p->level_rel ? p->level_abs : p->level_rel;
+	if (p->level_node > p->raw_level)
+		p->raw_level = p->level_node;
+	p->level = p->superseded_by ? HR_INFO : p->raw_level; /* an earlier run: history, not a verdict */
+}
+
+/* Per node the comparisons made for it (a->m_node), then every value judged. */
+void hj_judge_all(struct an *a)
+{
+	size_t i;
+	int j, nn;
+	const int *nodes;
+	for (i = 0; i < a->ndi + a->ngi; i++) {
+		struct inst *p = i < a->ndi ? &a->di[i] : &a->gi[i - a->ndi];
+		int c;
+		if (p->superseded_by || p->noisy)
+			continue;
+		c = inst_comparisons(a, p);
+		inst_nodes(a, p, &nodes, &nn);
+		for (j = 0; j < nn; j++)
+			if (nodes[j] >= 0 && (size_t)nodes[j] < a->f->nnodes)
+				a->m_node[nodes[j]] += c;
+	}
+	for (i = 0; i < a->ndi; i++)
+		judge_inst(a, &a->di[i]);
+	for (i = 0; i < a->ngi; i++)
+		judge_inst(a, &a->gi[i]);
+}
+
+void hj_compare(struct an *a, struct inst *v, size_t n)
+{
+	size_t i, *idx = malloc((n ? n : 1) * sizeof(*idx));
+	double *x = malloc((n ? 2 * n : 2) * sizeof(*x));
+	if (!x || !idx) {
+		free(x);
+		free(idx);
+		a->oom = 1;
+		return;
+	}
+	class_stats(a, v, n, idx, x);
+	/* every latest value knows how many like values its class has */
+	for (i = 0; i < n; i++)
+		if (!v[i].superseded_by && !v[i].noisy)
+			v[i].fleet_n = (int)a->c[v[i].cls].n;
+	free(x);
+	free(idx);
+}
+
+const char *hj_metric_label(int metric, char *buf, size_t n)
+{
+	if (metric == 0)
+		snprintf(buf, n, "memory roof");
+	else
+		snprintf(buf, n, "%s compute roof", ch_dtype_name(metric - 1));
+	return buf;
+}
+
+const char *hj_metric_key(int metric, char *buf, size_t n)
+{
+	if (metric == 0)
+		snprintf(buf, n, "memory_gbps");
+	else
+		snprintf(buf, n, "compute_gflops.%s", ch_dtype_name(metric - 1));
+	return buf;
+}
+
+/* "812 TFLOP/s", "4.15 TB/s" style with the unit chosen by size. */
+const char *hj_fmt_val(double v, int flops, char *buf, size_t n)
+{
+	char num[32];
+	if (flops) {
+		if (v >= 10000)
+			snprintf(buf, n, "%s TFLOP/s", hr_fmt_num(v / 1000, num, sizeof(num)));
+		else
+			snprintf(buf, n, "%s GFLOP/s", hr_fmt_num(v, num, sizeof(num)));
+	} else {
+		snprintf(buf, n, "%s GB/s", hr_fmt_num(v, num, sizeof(num)));
+	}
+	return buf;
+}
+
+json_t *hj_jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A size or a count: an exact JSON integer when it is integral (doubles
+ * hold integers exactly up to 2^53), else a real, else null. */
+json_t *hj_jcount(double v)
+{
+	if (isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0)
+		return json_integer((json_int_t)v);
+	return hj_jnum(v);
+}
+
+json_t *hj_jstr_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* Whether the run started at @u from result file @r is later than the one
+ * started at @t from @s (seconds since the epoch; 0: no start time, never
+ * later): a later start, or the same start and the later file name, so
+ * that of two runs stamped alike exactly one is the latest. Two entries of
+ * one file are never later than each other. */
+int hj_later_run(time_t u, const char *r, time_t t, const char *s)
+{
+	if (!u || !t)
+		return 0;
+	return u > t || (u == t && r && s && strcmp(r, s) > 0);
+}
+
+int hj_same_device(const struct hr_device *x, const struct hr_device *y)
+{
+	return x->node == y->node && !strcmp(x->device, y->device) &&
+	       (!x->pci_bus_id || !y->pci_bus_id || !strcmp(x->pci_bus_id, y->pci_bus_id));
+}
+
+static int group_has_node(const struct hr_group *g, int n)
+{
+	int k;
+	for (k = 0; k < g->nnodes; k++)
+		if (g->nodes[k] == n)
+			return 1;
+	return 0;
+}
+
+int hj_same_nodes(const struct hr_group *a, const struct hr_group *b)
+{
+	int k;
+	if (a->nnodes != b->nnodes)
+		return 0;
+	for (k = 0; k < a->nnodes; k++)
+		if (!group_has_node(b, a->nodes[k]))
+			return 0;
+	return 1;
+}
+
+/* Whether result file @source holds a group of @node that a later sweep in
+ * the inputs superseded (its other figures are history too). */
+int hj_source_superseded(const struct an *a, const char *source, int node)
+{
+	long e;
+	if (node < 0 || (size_t)node >= a->f->nnodes)
+		return 0;
+	for (e = a->node_grp[node]; e >= 0; e = a->grp_next[e]) {
+		const struct inst *p = hj_group_inst(a, (size_t)a->grp_of[e]);
+		if (p && p->superseded_by && !strcmp(a->f->groups[a->grp_of[e]].source, source))
+			return 1;
+	}
+	return 0;
+}
+
+/* hr_inventory_rules() and hr_ckpt_reasons() report through this */
+void hj_inventory_reason(void *ctx, int node, int level, const char *code, const char *subject,
+			 const char *source, const char *action, const char *text)
+{
+	hj_add_reason(ctx, node, level, code, subject, source, action, "%s", text);
+}

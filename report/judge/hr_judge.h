@@ -1,0 +1,313 @@
+/*
+ * hr_judge.h - inside the judge (report/judge/ only): the state the rule
+ * families share (struct an: the fleet, the compared values, the reasons),
+ * the helpers they call, and struct hr_family, the one interface of a rule
+ * family. Not for the other stages: they read the profile (hr_analyze.h).
+ */
+#ifndef HR_JUDGE_H
+#define HR_JUDGE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "report/judge/hr_analyze.h"
+#include "report/judge/hr_family.h"
+#include "report/read/hr_model.h"
+
+struct reason {
+	int node;          /* -1: fleet level */
+	int level;
+	int drain;         /* a hard fault or a confirmed FAIL: the node is a drain candidate */
+	char code[32];
+	char subject[96];
+	char *text, *action, *source;
+};
+
+/* One compared value: a device metric or a group's large-message busbw. */
+struct inst {
+	int cls;
+	int node;          /* -1 when the subject has no single node */
+	int subject;       /* device or group index */
+	int metric;        /* devices: 0 memory, 1 + dtype compute; groups: -1 */
+	double value, expected, datasheet;
+	double z, fleet_median, pct_fleet, node_median, pct_node;
+	int fleet_n, node_n, hist_n;   /* like values: fleet, node, own earlier runs */
+	double hist_base, hist_pct;    /* devices, level_hist WARN: the median of its
+					  earlier runs and the drop below it, % */
+	const char *superseded_by; /* the result file of a later run of the same
+				      device or group in the inputs (its value is
+				      history, not judged), NULL when latest */
+	int level_abs, level_rel, level_node, level_hist, level;
+	int raw_level;     /* the level by the rules, also for an earlier run (whose
+			      level is INFO: history), so that a later run can
+			      say whether the earlier one found the same */
+	int like;          /* like for like (no drifted node involved) */
+	/* measurement quality (hr_quality.h) */
+	double noise;      /* per-call CV of the measurement behind the value, NAN unknown */
+	int noisy;         /* not judged: noisy measurement */
+	int quality_known; /* the file recorded a CV or its conditions */
+	const char *noisy_why; /* what made it noisy (kept), "" clean */
+	/* significance (hr_quality.h) */
+	int m;             /* comparisons made for its node (Bonferroni) */
+	double cut;        /* cut-off on |robust z| against the fleet */
+	double s_rel;      /* the fleet spread used: s / median */
+	double peer_median; /* devices: the median of the other like GPUs of its node */
+	int peer_n;        /* ... and how many */
+	double z_node, cut_node, s_node; /* its robust z against them, the cut-off, the spread (relative) */
+	double ratio_allow; /* absolute rule: the ratio to the expectation with the spread allowed */
+	int confirm;       /* per-GPU finding: enum hr_confirm from roofline's re-measurement */
+	int not_confirmed; /* the finding rests on a comparison nothing re-measured: at most WARN */
+	int not_reproduced; /* roofline measured it again and it did not reproduce */
+	int assumed_cap;   /* inter-node: rests on an assumed reference only: at most WARN */
+	int pcie_class;    /* intra-node busbw PCIe-class on an NVLink node */
+	int abs_by_median; /* the absolute level is that of the median of its like values */
+	int confirmed_fail; /* a FAIL confirmed (re-measurement, the earlier run, or persisting history) */
+	int hist_persist;  /* history: 1 one night, 2 persisted (hr_history_regressed()) */
+	int hist_nbase;    /* the earlier runs its baseline is the median of */
+	int fabric;        /* groups: 1 intra-node, 2 inter-node; devices 0 */
+	/* kept once per distinct text (struct an's texts), never "" -> NULL */
+	const char *basis; /* what the expectation is and its source, "" none (at most 599 bytes) */
+	const char *tag;   /* the same, short (terminal summary; at most 79 bytes) */
+	const char *why;   /* why there is no expectation, "" when there is one (at most 299 bytes) */
+};
+
+#define INST_BASIS_MAX 600
+#define INST_TAG_MAX 80
+#define INST_WHY_MAX 300
+
+struct cls {
+	char key[256];
+	char label[160];
+	const char *unit;
+	size_t n;          /* clean latest values */
+	double median, mad;
+	size_t res_n;      /* devices: leave-one-out residuals against the node's other like GPUs */
+	double res_median, res_mad;
+};
+
+struct an {
+	const struct hr_fleet *f;
+	const struct hr_expect *e;
+	const struct hr_thresholds *th;
+	struct reason *r;
+	size_t nr, capr;
+	struct inst *di;  size_t ndi, capdi;  /* device metrics */
+	struct inst *gi;  size_t ngi, capgi;  /* group metrics */
+	struct cls *c;    size_t nc, capc;
+	unsigned *drift;  /* per node: bit k set when cfg key k drifted */
+	size_t *dev_first, *dev_n; /* per device: its instances in di[] */
+	long *grp_inst;   /* per group: its instance in gi[], -1 none */
+	int *slow_pairs;  /* per node: number of slow pairs it is in */
+	long *node_dev, *dev_next; /* per node: its first device, per device: the next of its node; -1 none */
+	long *node_grp, *grp_next; /* per node: its first (group, member) entry; per entry: the next; -1 none */
+	long *grp_of;     /* per entry: the group */
+	time_t *dev_t, *grp_t; /* per device, per group: the start of its result file's run (0 unknown) */
+	long *dev_run, *grp_run; /* per device, per group: its run in f->runs, -1 none */
+	int *curve;       /* per group: its curve shape 0 not looked at, 1 judged, 2 noisy */
+	int *loader;      /* per node: its loader 0 none, 1 judged, 2 not judged (host busy) */
+	int *loader_lv;   /* per node: the level its loader was judged at */
+	char (*loader_why)[260];
+	char (*curve_why)[240]; /* per group: why noisy */
+	int *m_node;      /* per node: the comparisons made for it */
+	json_t *texts;    /* the instances' basis, tag and why texts, each once (the keys) */
+	json_t *drift_json; /* the profile's drift (HR_PASS_DRIFT) */
+	const char *bad_code; /* a reason code without its row in the rule table */
+	int oom;
+};
+
+#define INTER_ACTION "check the node's NICs (ibstat: state Active, rate; port error counters), the transport NCCL chose (NCCL_DEBUG=INFO: NET/IB, not NET/Socket), NCCL_IB_HCA and the network stack (GPUDirect RDMA, nvidia-peermem, the fabric's own diagnostics such as ibdiagnet)"
+
+struct node_order {
+	int node, level;
+	const char *name;
+};
+
+/* The node's checks: how many were judged, and its fabric checks. The
+ * performance checks are the device roofs, the fabric's busbw and curve
+ * shape, the loader and the checkpoint speed against its peers; the
+ * checkpoint read-back (a correctness check) is a check but not one of
+ * them: a node is PASS only when one of its performance checks was judged
+ * (node_verdict()). */
+struct node_checks {
+	int judged, not_judged, fab, fab_judged;
+	int perf_judged, perf_not_judged; /* of judged, not_judged: the performance checks */
+	int noisy;                 /* of the not judged: noisy measurements (all performance checks) */
+	char noisy_why[300];       /* the first of them: what and why */
+	char nj_why[700];          /* the first performance check not judged but not noisy: why */
+	const struct inst *mem, *comp, *intra, *inter; /* the worst of each, NULL none */
+};
+
+/* ---- hr_judge.c: the shared state, classes, comparisons and formatting */
+
+/* A reason of @node (-1: the fleet). Returns it (valid until the next
+ * reason is added), NULL when out of memory. */
+struct reason *hj_add_reason(struct an *a, int node, int level, const char *code,
+			     const char *subject, const char *source, const char *action,
+			     const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+
+int hj_class_of(struct an *a, const char *key, const char *label, const char *unit);
+
+/* The text printf would write into a buffer of @size bytes (truncated as
+ * snprintf does), kept once in a->texts: the same text is the same pointer,
+ * valid until a->texts is released. "" when out of memory (a->oom set). */
+const char *hj_keep(struct an *a, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+struct inst *hj_new_inst(struct an *a, struct inst **arr, size_t *n, size_t *cap);
+
+/* The spread floor of a value (relative): its own noise, mad_floor_frac. */
+double hj_noise_floor(const struct an *a, const struct inst *p);
+
+/* Per node the comparisons made for it (a->m_node), then every value judged. */
+void hj_judge_all(struct an *a);
+
+void hj_compare(struct an *a, struct inst *v, size_t n);
+
+const char *hj_metric_label(int metric, char *buf, size_t n);
+
+const char *hj_metric_key(int metric, char *buf, size_t n);
+
+/* "812 TFLOP/s", "4.15 TB/s" style with the unit chosen by size. */
+const char *hj_fmt_val(double v, int flops, char *buf, size_t n);
+
+json_t *hj_jnum(double v);
+
+/* A size or a count: an exact JSON integer when it is integral (doubles
+ * hold integers exactly up to 2^53), else a real, else null. */
+json_t *hj_jcount(double v);
+
+json_t *hj_jstr_or_null(const char *s);
+
+/* Whether the run started at @u from result file @r is later than the one
+ * started at @t from @s (seconds since the epoch; 0: no start time, never
+ * later): a later start, or the same start and the later file name, so
+ * that of two runs stamped alike exactly one is the latest. Two entries of
+ * one file are never later than each other. */
+int hj_later_run(time_t u, const char *r, time_t t, const char *s);
+
+int hj_same_device(const struct hr_device *x, const struct hr_device *y);
+
+int hj_same_nodes(const struct hr_group *a, const struct hr_group *b);
+
+/* Whether result file @source holds a group of @node that a later sweep in
+ * the inputs superseded (its other figures are history too). */
+int hj_source_superseded(const struct an *a, const char *source, int node);
+
+/* hr_inventory_rules() and hr_ckpt_reasons() report through this */
+void hj_inventory_reason(void *ctx, int node, int level, const char *code, const char *subject,
+			 const char *source, const char *action, const char *text);
+
+/* ---- hr_rule_device.c */
+
+/* The measurement quality of value @p: the conditions of its run (@run in
+ * f->runs, -1 none) and the CV @cv of its measurement at @at. */
+void hj_set_quality(struct an *a, struct inst *p, long run, double cv, const char *at);
+
+void hj_device_instances(struct an *a);
+
+/* A FAIL is confirmed, and its node a drain candidate, when roofline's
+ * re-measurement agreed with a per-GPU finding (the value held), when the history rule saw
+ * it persist, or when the earlier run of the same device or group in the
+ * inputs (a re-run, or last night's) FAILed by the same rules. */
+void hj_confirm_fails(struct an *a);
+
+/* The margins of a flagged value: every rule that flagged it, with the
+ * value's distance and the rule's threshold ("12% below the fleet median
+ * 2950 GB/s of 80 like devices (robust z -8.1; flagged beyond -4.6 and from
+ * 5% below, FAIL from 10%)"). @model names the expectation's GPU model,
+ * @like the like values. */
+void hj_inst_margins(const struct an *a, const struct inst *p, const char *model, const char *like,
+		     char *extra, size_t n);
+
+/* ---- hr_rule_history.c */
+
+/*
+ * A device's own history, where the inputs hold it: the latest run of a
+ * device (same node, device and bus id) against its earlier runs in the
+ * inputs, metric by metric (same class), by the rule of `health_report
+ * history` (hr_history_regressed(): at least 3 earlier runs, a drop of 10%
+ * or more below the median of up to 14): WARN.
+ */
+void hj_device_history(struct an *a);
+
+/* How a value regressed against its own history, as the margin's words:
+ * "on consecutive runs " (persisted) or "regressed once; re-run: ". */
+const char *hj_hist_how(const struct inst *p);
+
+/* ---- hr_rule_fabric.c */
+
+void hj_group_instances(struct an *a);
+
+const struct inst *hj_group_inst(const struct an *a, size_t g);
+
+/* ---- hr_rule_loader.c */
+
+const struct hr_loader *hj_node_loader(const struct hr_fleet *f, int node);
+
+/* ---- hr_profile_json.c: the profile's parts */
+
+/* Was the value judged by any rule: an expectation, enough like values in
+ * the fleet, or (devices) enough like devices on its node? */
+int hj_inst_judged(const struct an *a, const struct inst *p);
+
+/* Why no rule could judge it (@buf, "" when judged). */
+const char *hj_inst_not_judged(const struct an *a, const struct inst *p, char *buf, size_t n);
+
+/* What the value was judged against, short: "expected 370 GB/s; fleet
+ * median 365 GB/s of 10". */
+const char *hj_inst_against(const struct an *a, const struct inst *p, char *buf, size_t n);
+
+json_t *hj_reason_json(const struct reason *r);
+
+int hj_cmp_reason(const void *x, const void *y);
+
+json_t *hj_device_json(const struct an *a, size_t i);
+
+json_t *hj_group_json(const struct an *a, size_t i);
+
+json_t *hj_loader_json(const struct hr_loader *l);
+
+int hj_cmp_node(const void *x, const void *y);
+
+/* With @bounded, a class of more than HR_DIST_KEEP values keeps its
+ * outliers (warn, fail) and HR_DIST_KEEP evenly spaced ranks of the others,
+ * each with its rank (1 = lowest) and "values_kept" saying so. */
+json_t *hj_distributions_json(const struct an *a, int bounded);
+
+json_t *hj_inputs_json(const struct hr_fleet *f, size_t input_files);
+
+/* A device of a node whose detail is bounded (--detail flagged, a PASS
+ * node): what it is, the value of each metric by key, and its worst level
+ * (its file is among the node's "inputs"). */
+json_t *hj_device_bounded_json(const struct an *a, size_t i);
+
+/* The loader of a bounded node: its verdict and recommendation, not each
+ * configuration. */
+json_t *hj_loader_bounded_json(const struct hr_loader *l);
+
+/* Per node, the result files whose host section is the node (f->runs), as
+ * a list: first[node], next[run]; -1 ends. Returns 0, or -1 out of memory. */
+int hj_runs_by_node(const struct hr_fleet *f, long **first, long **next);
+
+/* A bounded node's inputs: the paths of its result files, each once. */
+json_t *hj_node_inputs_json(const struct hr_fleet *f, const long *first, const long *next, int n);
+
+/* ---- hr_profile.c: the profile document */
+
+void hj_node_checks(const struct an *a, int n, struct node_checks *c);
+
+/* The profile, handed to @sink in three parts, one node at a time: no
+ * more than one node's entry is held at once. Returns 0, CH_ERR_RUNTIME
+ * out of memory, or the sink's error. */
+int hj_build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drift,
+		     const struct hr_profile_sink *sink);
+
+/* hr_analyze()'s sink: the parts put together into one object. */
+int hj_collect_part(void *ctx, const json_t *part);
+
+int hj_collect_node(void *ctx, const json_t *node, const json_t *full);
+
+int hj_collect_head(void *ctx, const json_t *head);
+
+#endif

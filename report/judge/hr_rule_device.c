@@ -1,0 +1,325 @@
+/*
+ * hr_rule_device.c - the device-roof family: roofline's memory and compute
+ * roofs per device against the expectation, the fleet and the node's other
+ * GPUs (memory_low, compute_low, validation_failed, throttled,
+ * did_not_reproduce).
+ */
+#include "report/judge/hr_judge.h"
+#include "report/judge/hr_quality.h"
+#include "base/ch_common.h"
+#include "report/hr_util.h"
+#include "base/ch_result.h"
+#include "base/ch_stats.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether the compute roof of dtype @dt was set by an FMA ladder rung (CUDA
+ * cores) rather than a GEMM (tensor cores where the GPU has them): roofline
+ * sets the roof to the fastest valid ladder or gemm point of the dtype, the
+ * first of equal ones (docs/results-schema.md, roofs.compute_kernel). */
+static int roof_is_ladder(const struct hr_device *d, int dt)
+{
+	double best = -1;
+	int ladder = 0;
+	size_t i;
+	for (i = 0; i < d->npoints; i++) {
+		const struct hr_point *p = &d->points[i];
+		int l = !strcmp(p->family, "ladder");
+		if ((l || !strcmp(p->family, "gemm")) && !strcmp(p->dtype, ch_dtype_name(dt)) && p->gflops > best) {
+			best = p->gflops;
+			ladder = l;
+		}
+	}
+	return ladder;
+}
+
+/* A device with a later run in the inputs (same node, device and bus id,
+ * a later start): its instances are history (superseded_by that file). */
+static void mark_superseded_devices(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	size_t i;
+	for (i = 0; i < a->ndi; i++) {
+		struct inst *p = &a->di[i];
+		const struct hr_device *d = &f->devices[p->subject];
+		time_t best = a->dev_t[p->subject];
+		const char *best_src = d->source;
+		long e;
+		if (d->node < 0 || (size_t)d->node >= f->nnodes)
+			continue;
+		for (e = a->node_dev[d->node]; best && e >= 0; e = a->dev_next[e])
+			if ((size_t)e != (size_t)p->subject && hj_later_run(a->dev_t[e], f->devices[e].source, best, best_src) &&
+			    hj_same_device(d, &f->devices[e])) {
+				best = a->dev_t[e];
+				best_src = f->devices[e].source;
+				p->superseded_by = f->devices[e].source;
+			}
+	}
+}
+
+/* The measurement quality of value @p: the conditions of its run (@run in
+ * f->runs, -1 none) and the CV @cv of its measurement at @at. */
+void hj_set_quality(struct an *a, struct inst *p, long run, double cv, const char *at)
+{
+	struct hr_quality q;
+	hr_quality_init(&q);
+	if (run >= 0)
+		hr_quality_host(&q, &a->f->runs[run].cond);
+	hr_quality_cv(&q, cv, at);
+	p->noise = cv;
+	p->noisy = q.noisy;
+	p->quality_known = q.host_known || q.cv_known;
+	p->noisy_why = q.noisy ? hj_keep(a, INST_WHY_MAX, "%s", q.why) : "";
+}
+
+void hj_device_instances(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	size_t i;
+	int m;
+	for (i = 0; i < f->ndevices; i++) {
+		const struct hr_device *d = &f->devices[i];
+		const struct hr_sku_expect *x;
+		char key[256], label[160];
+		if (!strcmp(d->status, "unavailable"))
+			continue;
+		x = hr_expect_for(a->e, d->sku, d->name);
+		for (m = 0; m <= CH_NDTYPES; m++) {
+			double v = m == 0 ? d->memory_gbps : d->compute_gflops[m - 1];
+			int ladder = m > 0 && roof_is_ladder(d, m - 1);
+			int gpu = d->kind && !strcmp(d->kind, "gpu");
+			const char *ceiling = !ladder ? "" : gpu ? " (FMA ladder, CUDA cores)" : " (FMA ladder)";
+			struct inst *p;
+			char mk[48];
+			if (isnan(v))
+				continue;
+			/* a ladder roof is compared with ladder roofs only */
+			snprintf(key, sizeof(key), "device|%s|%s|%s%s", d->kind,
+				 d->sku ? d->sku : d->name ? d->name : "?", hj_metric_key(m, mk, sizeof(mk)),
+				 ladder ? "|ladder" : "");
+			snprintf(label, sizeof(label), "%s%s %s (%s)", hj_metric_label(m, mk, sizeof(mk)), ceiling,
+				 d->kind, d->sku ? d->sku : d->name ? d->name : "?");
+			p = hj_new_inst(a, &a->di, &a->ndi, &a->capdi);
+			if (!p)
+				return;
+			p->cls = hj_class_of(a, key, label, m == 0 ? "GB/s" : "GFLOP/s");
+			p->node = d->node;
+			p->subject = (int)i;
+			p->metric = m;
+			p->value = v;
+			p->like = !a->drift[d->node];
+			if (d->ds) {
+				double ds = m == 0 ? d->ds->memory_gbps : ladder ?
+					    ch_datasheet_cuda_core_gflops(d->ds, (enum ch_dtype)(m - 1)) : d->ds->gflops[m - 1];
+				p->datasheet = ds > 0 ? ds : NAN;
+			}
+			if (x)
+				p->expected = m == 0 ? x->memory_gbps : ladder ? x->cuda_core_gflops[m - 1]
+					      : x->compute_gflops[m - 1];
+			{
+				char at[64];
+				snprintf(at, sizeof(at), "the %s", hj_metric_label(m, mk, sizeof(mk)));
+				hj_set_quality(a, p, a->dev_run[i], m == 0 ? d->memory_cv : d->compute_cv[m - 1], at);
+			}
+			if (!isnan(p->expected) && p->expected > 0) {
+				p->basis = hj_keep(a, INST_BASIS_MAX, "per-SKU expectation for %s%s: %s", x->sku,
+					 ladder ? " of the CUDA cores (datasheet FP64/FP32 row, not Tensor Core)" : "",
+					 x->source);
+				p->tag = hj_keep(a, INST_TAG_MAX, "%s %s%s", x->sku, x->match[0] ? "given" : "datasheet x fraction",
+					 ladder ? ", CUDA cores" : "");
+			} else
+				p->why = hj_keep(a, INST_WHY_MAX, "no %s figure for %s%s",
+					 x ? "expected" : "datasheet",
+					 d->sku ? d->sku : d->name ? d->name : d->device,
+					 !ladder ? "" : gpu ? " (the roof was set by the FMA ladder on the CUDA cores)"
+						 : " (the roof was set by the FMA ladder)");
+		}
+	}
+	mark_superseded_devices(a);
+}
+
+/* A FAIL is confirmed, and its node a drain candidate, when roofline's
+ * re-measurement agreed with a per-GPU finding (the value held), when the history rule saw
+ * it persist, or when the earlier run of the same device or group in the
+ * inputs (a re-run, or last night's) FAILed by the same rules. */
+void hj_confirm_fails(struct an *a)
+{
+	size_t i, j;
+	for (i = 0; i < a->ndi + a->ngi; i++) {
+		int dev = i < a->ndi;
+		struct inst *p = dev ? &a->di[i] : &a->gi[i - a->ndi];
+		const struct inst *prev = NULL;
+		time_t tp = 0;
+		if (p->superseded_by || p->level != HR_FAIL || p->confirmed_fail)
+			continue;
+		if (dev && p->confirm == HR_CONFIRM_AGREED) {
+			/* roofline measured the value again and it held: whichever
+			 * rule FAILs it rests on a confirmed value */
+			p->confirmed_fail = 1;
+			continue;
+		}
+		for (j = 0; j < (dev ? a->ndi : a->ngi); j++) {
+			const struct inst *q = dev ? &a->di[j] : &a->gi[j];
+			time_t tq = dev ? a->dev_t[q->subject] : a->grp_t[q->subject];
+			if (q == p || !q->superseded_by || q->cls != p->cls || q->noisy)
+				continue;
+			if (dev ? !hj_same_device(&a->f->devices[q->subject], &a->f->devices[p->subject])
+				: !hj_same_nodes(&a->f->groups[q->subject], &a->f->groups[p->subject]))
+				continue;
+			if (!prev || tq > tp) {
+				prev = q;
+				tp = tq;
+			}
+		}
+		if (prev && prev->raw_level == HR_FAIL)
+			p->confirmed_fail = 1;
+	}
+}
+
+/* The margins of a flagged value: every rule that flagged it, with the
+ * value's distance and the rule's threshold ("12% below the fleet median
+ * 2950 GB/s of 80 like devices (robust z -8.1; flagged beyond -4.6 and from
+ * 5% below, FAIL from 10%)"). @model names the expectation's GPU model,
+ * @like the like values. */
+void hj_inst_margins(const struct an *a, const struct inst *p, const char *model, const char *like,
+		     char *extra, size_t n)
+{
+	char ref[48];
+	int flops = p->metric > 0;
+	size_t l;
+	extra[0] = '\0';
+	if (p->level_rel >= HR_WARN)
+		snprintf(extra, n, "%.0f%% below the fleet median %s of %d %s (robust z %.1f: flagged at or beyond -%.1f, the cut-off for its node's %d comparisons, and from %.0f%% below; FAIL from %.0f%%)",
+			 100 - p->pct_fleet, hj_fmt_val(p->fleet_median, flops, ref, sizeof(ref)), p->fleet_n, like, p->z,
+			 p->cut, p->m, a->th->warn_pct_below, a->th->fail_pct_below);
+	l = strlen(extra);
+	if (p->level_abs >= HR_WARN && !isnan(p->expected) && p->expected > 0 && l < n)
+		snprintf(extra + l, n - l, "%s%.0f%% of the expected %s%s%s (%s; WARN below %.0f%%, FAIL below %.0f%%, %s)",
+			 l ? "; " : "", 100 * p->value / p->expected, hj_fmt_val(p->expected, flops, ref, sizeof(ref)),
+			 p->metric >= 0 ? " for " : "", p->metric >= 0 ? model : "",
+			 p->tag[0] ? p->tag : "given", 100 * a->th->warn_ratio, 100 * a->th->fail_ratio,
+			 p->pcie_class ? "PCIe-class on an NVLink node" :
+			 p->abs_by_median ? "the median of its like values is below it too" :
+			 "with the spread of healthy like values allowed");
+	l = strlen(extra);
+	if ((p->level_node >= HR_WARN || p->not_confirmed) && !isnan(p->pct_node) && l < n)
+		snprintf(extra + l, n - l, "%s%.0f%% below the median %s of its node's %d other like GPUs (robust z %.1f: flagged at or beyond -%.1f and from %.0f%% below; FAIL from %.0f%%)%s",
+			 l ? "; " : "", 100 - p->pct_node, hj_fmt_val(p->peer_median, flops, ref, sizeof(ref)), p->peer_n,
+			 p->z_node, p->cut_node, a->th->warn_pct_below, a->th->fail_pct_below,
+			 p->confirm == HR_CONFIRM_AGREED ? ", confirmed by roofline's re-measurement" :
+			 p->not_confirmed ? ", not confirmed (no re-measurement in the input): at most WARN" : "");
+	l = strlen(extra);
+	if (p->level_hist >= HR_WARN && l < n)
+		snprintf(extra + l, n - l, "%s%s%.0f%% below its own history in the inputs (median %s of %d earlier runs; beyond their own spread)",
+			 l ? "; " : "", hj_hist_how(p),
+			 p->hist_pct, hj_fmt_val(p->hist_base, flops, ref, sizeof(ref)), p->hist_nbase);
+	l = strlen(extra);
+	if (p->level == HR_FAIL && !p->confirmed_fail && l < n)
+		snprintf(extra + l, n - l, "; FAIL not confirmed (no re-measurement, earlier run or persisting history agrees): re-run before draining");
+}
+
+static void device_reasons(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	size_t i, j;
+	for (i = 0; i < f->ndevices; i++) {
+		const struct hr_device *d = &f->devices[i];
+		const struct inst *worst = NULL;
+		int nflag = 0;
+		char subj[96], what[64], val[48], extra[1024] = "", action[512];
+		if (!strcmp(d->status, "failed"))
+			hj_add_reason(a, d->node, HR_FAIL, "validation_failed", d->device, d->source,
+				   "drain the node and run the vendor diagnostics (dcgmi diag -r 3); a device that computes wrong results cannot be trusted",
+				   "%s: roofline's result check failed%s%s", d->device,
+				   d->reason ? ": " : "", d->reason ? d->reason : "");
+		for (j = a->dev_first[i]; j < a->dev_first[i] + a->dev_n[i]; j++) {
+			const struct inst *p = &a->di[j];
+			if (p->subject != (int)i || p->level < HR_WARN)
+				continue;
+			nflag++;
+			if (!worst || p->level > worst->level ||
+			    (p->level == worst->level &&
+			     (isnan(p->pct_fleet) ? 100 : p->pct_fleet) < (isnan(worst->pct_fleet) ? 100 : worst->pct_fleet)))
+				worst = p;
+		}
+		for (j = a->dev_first[i]; !worst && j < a->dev_first[i] + a->dev_n[i]; j++) {
+			const struct inst *p = &a->di[j];
+			char mk[48], v1[48], v2[48];
+			if (p->subject != (int)i || !p->not_reproduced || p->superseded_by)
+				continue;
+			hj_add_reason(a, d->node, HR_INFO, "did_not_reproduce", d->device, d->source,
+				   "nothing to do; re-run roofline on the node if it recurs",
+				   "%s %s %s was %.0f%% below the median %s of its node's %d other like GPUs, but roofline's re-measurement did not reproduce it: not judged low",
+				   d->device, hj_metric_label(p->metric, mk, sizeof(mk)), hj_fmt_val(p->value, p->metric > 0, v1, sizeof(v1)),
+				   100 - p->pct_node, hj_fmt_val(p->peer_median, p->metric > 0, v2, sizeof(v2)), p->peer_n);
+		}
+		if (!worst) {
+			int earlier = a->dev_n[i] && a->di[a->dev_first[i]].superseded_by;
+			if (d->throttled && strcmp(d->status, "failed") && !earlier)
+				hj_add_reason(a, d->node, HR_INFO, "throttled", d->device, d->source,
+					   "check power and cooling if it recurs",
+					   "%s was throttled during part of the measurement%s%s, yet met its expectations",
+					   d->device, d->throttle_reasons ? ": " : "",
+					   d->throttle_reasons ? d->throttle_reasons : "");
+			continue;
+		}
+		hj_metric_label(worst->metric, what, sizeof(what));
+		hj_fmt_val(worst->value, worst->metric > 0, val, sizeof(val));
+		snprintf(subj, sizeof(subj), "%s", d->device);
+		hj_inst_margins(a, worst, d->sku ? d->sku : "this model", "like devices", extra, sizeof(extra));
+		if (d->throttled)
+			snprintf(action, sizeof(action),
+				 "check power and cooling: the device was throttled%s%s (nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE)",
+				 d->throttle_reasons ? " by " : "", d->throttle_reasons ? d->throttle_reasons : "");
+		else if (worst->metric == 0)
+			snprintf(action, sizeof(action),
+				 "re-run roofline on %s; if it stays low check memory errors and clocks (nvidia-smi -q -d ECC,CLOCK), then drain and run dcgmi diag -r 3",
+				 d->device);
+		else
+			snprintf(action, sizeof(action),
+				 "re-run roofline on %s; if it stays low check clocks, power limit and PCIe link (nvidia-smi -q), then drain and run dcgmi diag -r 3",
+				 d->device);
+		{
+			struct reason *r = hj_add_reason(a, d->node, worst->level, worst->metric == 0 ? "memory_low" : "compute_low",
+						      subj, d->source, action, "%s %s %s: %s%s%s%s",
+						      d->device, what, val, extra,
+						      d->throttled ? "; throttled during the measurement" : "",
+						      nflag > 1 ? "; also low: " : "", "");
+			if (r && worst->level == HR_FAIL && worst->confirmed_fail)
+				r->drain = 1;
+		}
+		if (nflag > 1 && !a->oom) {
+			/* name the other low metrics */
+			struct reason *r = &a->r[a->nr - 1];
+			struct hr_buf b = { 0 };
+			int first = 1;
+			hr_buf_puts(&b, r->text);
+			for (j = a->dev_first[i]; j < a->dev_first[i] + a->dev_n[i]; j++) {
+				const struct inst *p = &a->di[j];
+				char mk[48];
+				if (p->subject != (int)i || p->level < HR_WARN || p == worst)
+					continue;
+				hr_buf_printf(&b, "%s%s", first ? "" : ", ",
+					      p->metric == 0 ? "memory" : ch_dtype_name(p->metric - 1));
+				first = 0;
+				(void)mk;
+			}
+			if (b.s) {
+				free(r->text);
+				r->text = b.s;
+			}
+		}
+	}
+}
+
+const struct hr_family hr_family_devices = {
+	"device roofs",
+	"roofline's devices (hr_device) and their compared values: the expectation, the fleet, the node's other GPUs, their history and re-measurement",
+	device_reasons,
+	NULL,
+};

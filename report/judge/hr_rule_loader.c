@@ -1,0 +1,204 @@
+/*
+ * hr_rule_loader.c - the loader family: loader_contention's recommended
+ * and inherited placements on their figures (loader_input_bound,
+ * loader_contention, affinity_collapsed, loader_not_judged).
+ */
+#include "report/judge/hr_judge.h"
+#include "report/judge/hr_quality.h"
+#include "report/hr_util.h"
+#include "base/ch_common.h"
+#include "base/ch_result.h"
+#include "base/ch_stats.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct hr_loader *hj_node_loader(const struct hr_fleet *f, int node)
+{
+	const struct hr_loader *l = NULL;
+	size_t i;
+	for (i = 0; i < f->nloaders; i++)
+		if (f->loaders[i].node == node)
+			l = &f->loaders[i]; /* the last one read: the newest */
+	return l;
+}
+
+static const struct hr_loader_cfg *loader_cfg(const struct hr_loader *l, const char *name,
+					     const char *placement, int workers)
+{
+	size_t i;
+	for (i = 0; name && i < l->ncfgs; i++)
+		if (!strcmp(l->cfgs[i].name, name))
+			return &l->cfgs[i];
+	for (i = 0; placement && i < l->ncfgs; i++)
+		if (!strcmp(l->cfgs[i].placement, placement) && (workers < 0 || l->cfgs[i].workers == workers))
+			return &l->cfgs[i];
+	return NULL;
+}
+
+static int verdict_level(const char *v)
+{
+	return v && !strcmp(v, "fail") ? HR_FAIL : v && !strcmp(v, "warn") ? HR_WARN : HR_INFO;
+}
+
+static void cfg_text(const struct hr_loader_cfg *c, char *buf, size_t n)
+{
+	char p99[32], wait[32], wk[48];
+	if (c->workers == INT_MIN)
+		snprintf(wk, sizeof(wk), "workers per GPU not recorded");
+	else
+		snprintf(wk, sizeof(wk), "%d worker%s per GPU", c->workers, c->workers == 1 ? "" : "s");
+	snprintf(buf, n, "feeder lateness p99 %s us, input wait %s%% of the step, accelerator utilisation %.1f%% (%s, %s)",
+		 hr_fmt_num(c->lateness_p99_us, p99, sizeof(p99)),
+		 hr_fmt_num(100 * c->input_wait_frac, wait, sizeof(wait)), 100 * c->accel_util,
+		 c->name, wk);
+}
+
+/* The level of a loader configuration from its figures (not its verdict
+ * label): input wait against the result's thresholds (TensorFlow
+ * profiler: WARN from 5%, FAIL from 20% of the step), accelerator
+ * utilisation (DLIO: WARN below 90%, FAIL below 70%), and the feeders'
+ * lateness p99 (WARN from one whole step: the batch of that step is late
+ * by construction). @why: [out] what crossed its threshold, with the
+ * margin. */
+static int loader_level(const struct hr_loader *l, const struct hr_loader_cfg *c, char *why, size_t n)
+{
+	int level = HR_INFO;
+	size_t len;
+	why[0] = '\0';
+	if (c->input_wait_frac >= l->wait_warn) {
+		int lv = c->input_wait_frac >= l->wait_fail ? HR_FAIL : HR_WARN;
+		len = strlen(why);
+		snprintf(why + len, n - len, "%sinput wait %.1f%% of the step (WARN from %.0f%%, FAIL from %.0f%%: TensorFlow profiler input-pipeline analysis)",
+			 len ? "; " : "", 100 * c->input_wait_frac, 100 * l->wait_warn, 100 * l->wait_fail);
+		if (lv > level)
+			level = lv;
+	}
+	if (c->accel_util < l->util_pass) {
+		int lv = c->accel_util < l->util_fail ? HR_FAIL : HR_WARN;
+		len = strlen(why);
+		snprintf(why + len, n - len, "%saccelerator utilisation %.1f%% (WARN below %.0f%%, FAIL below %.0f%%: DLIO / MLPerf Storage)",
+			 len ? "; " : "", 100 * c->accel_util, 100 * l->util_pass, 100 * l->util_fail);
+		if (lv > level)
+			level = lv;
+	}
+	if (l->step_ms > 0 && c->lateness_p99_us >= 1000 * l->step_ms) {
+		len = strlen(why);
+		snprintf(why + len, n - len, "%sfeeder lateness p99 %.0f us, %.1f steps of %.3g ms (WARN from one step)",
+			 len ? "; " : "", c->lateness_p99_us, c->lateness_p99_us / (1000 * l->step_ms), l->step_ms);
+		if (level < HR_WARN)
+			level = HR_WARN;
+	}
+	return level;
+}
+
+/* Whether the loader's host was busy before its load started: its
+ * baseline configuration's CPU pressure, or the envelope's conditions
+ * before the run (hr_quality.h); @q: [out]. */
+static void loader_quality(const struct an *a, const struct hr_loader *l, struct hr_quality *q)
+{
+	const struct hr_conditions *c = NULL;
+	size_t i;
+	for (i = 0; i < a->f->nruns; i++)
+		if (!strcmp(a->f->runs[i].path, l->source) && a->f->runs[i].cond.known) {
+			c = &a->f->runs[i].cond;
+			break;
+		}
+	hr_quality_loader(q, c, l->base_psi_pct);
+}
+
+/*
+ * The loader judged on its figures (loader_level()), not on
+ * loader_contention's verdict labels: the configuration it recommends
+ * (the best placement measured: when even that is late, the host cannot
+ * feed its GPUs) and the inherited placement (as-is: what a job gets
+ * without binding). A run whose host was busy before its load started is
+ * not judged ("host busy").
+ */
+static void loader_reasons(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	size_t n, i;
+	for (n = 0; n < f->nnodes; n++) {
+		const struct hr_loader *l = hj_node_loader(f, (int)n);
+		const struct hr_loader_cfg *rec, *asis = NULL, *shared = NULL;
+		struct hr_quality q;
+		int level, la = HR_INFO, ls = HR_INFO;
+		char t1[400], w1[600], w2[600], w3[600], action[768];
+		if (!l)
+			continue;
+		if (l->mask_collapsed) {
+			level = verdict_level(l->verdict);
+			a->loader[n] = 1;
+			hj_add_reason(a, (int)n, level > HR_WARN ? level : HR_WARN, "affinity_collapsed", "loader", l->source,
+				   "check the launcher's CPU binding (srun --cpu-bind, OMP_PROC_BIND, mpirun --bind-to): every thread of the job would share one CPU",
+				   "the process's CPU affinity mask has collapsed to a single CPU (loader_contention's verdict '%s')",
+				   l->verdict ? l->verdict : "n/a");
+			continue;
+		}
+		loader_quality(a, l, &q);
+		if (q.noisy) {
+			a->loader[n] = 2;
+			snprintf(a->loader_why[n], sizeof(a->loader_why[n]), "host busy: %s", q.why);
+			hj_add_reason(a, (int)n, HR_INFO, "loader_not_judged", "loader", l->source, "re-run on an idle node",
+				   "loader not judged: host busy (%s): its feeders would be late from the other work, not from the placement",
+				   q.why);
+			continue;
+		}
+		a->loader[n] = 1;
+		rec = loader_cfg(l, l->rec_config, l->rec_placement, l->rec_workers);
+		for (i = 0; i < l->ncfgs; i++) {
+			const struct hr_loader_cfg *c = &l->cfgs[i];
+			if (!strcmp(c->placement, "as-is") && (!asis || c->input_wait_frac > asis->input_wait_frac))
+				asis = c;
+			if (!strcmp(c->placement, "shared") && (!shared || c->input_wait_frac > shared->input_wait_frac))
+				shared = c;
+		}
+		if (l->rec_placement)
+			/* shared and as-is leave the workers on the feeder cores: bind, not move */
+			snprintf(action, sizeof(action), "%s: the %s placement with %d worker%s per GPU%s%s%s",
+				 !strcmp(l->rec_placement, "shared") || !strcmp(l->rec_placement, "as-is")
+					 ? "bind the job as loader_contention recommends"
+					 : "move workers off the feeder cores",
+				 l->rec_placement, l->rec_workers, l->rec_workers == 1 ? "" : "s",
+				 l->rec_numactl ? " (" : "", l->rec_numactl ? l->rec_numactl : "",
+				 l->rec_numactl ? ")" : "");
+		else
+			snprintf(action, sizeof(action), "move workers off the feeder cores (loader_contention's isolated placement)");
+		level = rec ? loader_level(l, rec, w1, sizeof(w1)) : HR_INFO;
+		a->loader_lv[n] = level;
+		if (level >= HR_WARN) {
+			char act2[1024];
+			cfg_text(rec, t1, sizeof(t1));
+			snprintf(act2, sizeof(act2), "the host CPUs cannot keep the GPUs fed even with the best placement measured: look for other load on the node (top), then reduce the CPU work per batch or add cores; meanwhile %s",
+				 action);
+			hj_add_reason(a, (int)n, level, "loader_input_bound", "loader", l->source, act2,
+				   "with the recommended placement: %s (%s; loader_contention's own verdict '%s')", w1, t1,
+				   l->verdict ? l->verdict : "n/a");
+			continue;
+		}
+		if (asis)
+			la = loader_level(l, asis, w2, sizeof(w2));
+		if (shared)
+			ls = loader_level(l, shared, w3, sizeof(w3));
+		if (la >= HR_WARN) {
+			cfg_text(asis, t1, sizeof(t1));
+			hj_add_reason(a, (int)n, HR_WARN, "loader_contention", "loader", l->source, action,
+				   "feeders are late under the inherited placement (no binding): %s (%s)%s%s%s%s%s",
+				   w2, t1, ls >= HR_WARN ? "; likewise with workers on the feeder cores (" : "",
+				   ls >= HR_WARN ? shared->name : "", ls >= HR_WARN ? ")" : "",
+				   rec ? "; the recommended placement passes: " : "", rec ? rec->name : "");
+		}
+	}
+}
+
+const struct hr_family hr_family_loader = {
+	"loader",
+	"loader_contention's results (hr_loader) and their measurement conditions",
+	loader_reasons,
+	NULL,
+};
