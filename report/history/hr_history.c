@@ -25,6 +25,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define HISTORY_SCHEMA "clusterhealth.history"
@@ -874,6 +875,10 @@ static void usage(FILE *f)
 	      "  --json FILE        also write the regressions and drain candidates as JSON\n"
 	      "  --force            replace the --json FILE if it exists (only a regular\n"
 	      "                     file clusterhealth wrote)\n"
+	      "  --prom FILE        also write them for node_exporter's textfile collector\n"
+	      "                     (Prometheus text format: clusterhealth_history_regressed\n"
+	      "                     per node, GPU and metric, 1 REGRESSED, 0 regressed once;\n"
+	      "                     the night checked; the series checked); replaced each run\n"
 	      "  -q, --quiet        print only regressions and drain candidates\n"
 	      "  -h, --help         show this help\n"
 	      "\n"
@@ -893,14 +898,14 @@ static void usage(FILE *f)
 	      "  health_report history --db results/history.sqlite --threshold 5\n", f);
 }
 
-enum { O_DB = 0x2000, O_NIGHT, O_WINDOW, O_MIN, O_THRESH, O_JSON, O_FORCE, O_LOCK, O_STRICT, O_PERSIST };
+enum { O_DB = 0x2000, O_NIGHT, O_WINDOW, O_MIN, O_THRESH, O_JSON, O_FORCE, O_LOCK, O_STRICT, O_PERSIST, O_PROM };
 
 #define DEFAULT_LOCK_TIMEOUT_SEC 600
 
 /* What the command line asked for. */
 struct hist_opts {
 	struct hr_check_cfg cfg;
-	const char *db, *json_path;
+	const char *db, *json_path, *prom_path;
 	char night[32];
 	int force, quiet, strict, lock_timeout;
 };
@@ -916,6 +921,7 @@ static int parse_opts(int argc, char **argv, struct hist_opts *o)
 		{ "threshold", required_argument, NULL, O_THRESH },
 		{ "persist", required_argument, NULL, O_PERSIST },
 		{ "json", required_argument, NULL, O_JSON },
+		{ "prom", required_argument, NULL, O_PROM },
 		{ "force", no_argument, NULL, O_FORCE },
 		{ "lock-timeout", required_argument, NULL, O_LOCK },
 		{ "strict", no_argument, NULL, O_STRICT },
@@ -967,6 +973,11 @@ static int parse_opts(int argc, char **argv, struct hist_opts *o)
 				return ch_exit_code(ch_usage_error("empty file name for --json"));
 			o->json_path = optarg;
 			break;
+		case O_PROM:
+			if (!*optarg)
+				return ch_exit_code(ch_usage_error("empty file name for --prom"));
+			o->prom_path = optarg;
+			break;
 		case O_FORCE:
 			o->force = 1;
 			break;
@@ -994,6 +1005,8 @@ static int parse_opts(int argc, char **argv, struct hist_opts *o)
 	if (o->cfg.min_nights > o->cfg.window)
 		return ch_exit_code(ch_usage_error("--min-nights '%d' is above --window '%d'", o->cfg.min_nights, o->cfg.window));
 	if (o->json_path && (rc = ch_check_output_file("--json", o->json_path, o->force)))
+		return ch_exit_code(rc);
+	if (o->prom_path && (rc = ch_check_output_path("--prom", o->prom_path)))
 		return ch_exit_code(rc);
 	return -1;
 }
@@ -1042,6 +1055,59 @@ static const char *metric_unit(const char *metric)
 	if (strstr(metric, "accel_util"))
 		return " (fraction)";
 	return "";
+}
+
+/* The regressions as Prometheus text (exposition format 0.0.4) into @path,
+ * atomically; returns 0 or CH_ERR_RUNTIME (printed). */
+static int write_prom(const char *path, const char *night, const struct hr_regression *reg, size_t nreg,
+		      const struct hr_check_count *cnt)
+{
+	static const char *const lab[3] = { "node", "gpu", "metric" };
+	struct hr_buf b = { 0 };
+	struct ch_atomic a;
+	size_t i;
+	int k, rc = 0;
+	char full[48];
+	time_t t;
+
+	hr_buf_puts(&b, "# HELP clusterhealth_history_regressed A metric below its own history on the night checked: "
+		    "1 REGRESSED (on --persist consecutive nights: a drain candidate), 0 regressed once (re-run).\n"
+		    "# TYPE clusterhealth_history_regressed gauge\n");
+	for (i = 0; i < nreg; i++) {
+		const char *v[3] = { reg[i].node, reg[i].gpu, reg[i].metric };
+		hr_buf_puts(&b, "clusterhealth_history_regressed");
+		for (k = 0; k < 3; k++) {
+			hr_buf_printf(&b, "%s%s=\"", k ? "," : "{", lab[k]);
+			hr_buf_prom_label(&b, v[k]);
+			hr_buf_puts(&b, "\"");
+		}
+		hr_buf_printf(&b, "} %d\n", reg[i].persisted ? 1 : 0);
+	}
+	hr_buf_printf(&b, "# HELP clusterhealth_history_series Series of the history on the night checked, judged or not "
+		      "(fewer earlier nights than --min-nights).\n# TYPE clusterhealth_history_series gauge\n"
+		      "clusterhealth_history_series{state=\"judged\"} %zu\nclusterhealth_history_series{state=\"not_judged\"} %zu\n",
+		      cnt->series - cnt->not_judged, cnt->not_judged);
+	snprintf(full, sizeof(full), "%s%s", night ? night : "", night && strlen(night) == 10 ? "T00:00:00Z" : "");
+	if (hr_parse_utc(full, &t) == 0)
+		hr_buf_printf(&b, "# HELP clusterhealth_history_night_timestamp_seconds The night the history checked (Unix time).\n"
+			      "# TYPE clusterhealth_history_night_timestamp_seconds gauge\n"
+			      "clusterhealth_history_night_timestamp_seconds %lld\n", (long long)t);
+	if (b.oom) {
+		hr_buf_release(&b);
+		fprintf(stderr, "%s: out of memory writing '%s'\n", ch_prog(), path);
+		return CH_ERR_RUNTIME;
+	}
+	if ((rc = ch_atomic_begin(&a, path)) == 0) {
+		if (write(a.fd, b.s, b.len) != (ssize_t)b.len) {
+			fprintf(stderr, "%s: cannot write '%s': %s\n", ch_prog(), path, strerror(errno));
+			ch_atomic_abort(&a);
+			rc = CH_ERR_RUNTIME;
+		} else {
+			rc = ch_atomic_commit(&a);
+		}
+	}
+	hr_buf_release(&b);
+	return rc;
 }
 
 /* Print the regressions and drain candidates, and write them to o->json_path. */
@@ -1101,6 +1167,8 @@ static int report_regressions(const struct hist_opts *o, const char *night, cons
 		rc = ch_json_write_atomic(o->json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 		json_decref(doc);
 	}
+	if (!rc && o->prom_path)
+		rc = write_prom(o->prom_path, night, reg, nreg, cnt);
 	json_decref(drain);
 	return rc;
 }

@@ -654,12 +654,12 @@ static const struct gauge gpu_gauges[] = {
 	{ NULL, NULL, "pcie.gen_max", "kind", "max", NULL, NULL },
 	{ "clusterhealth_gpu_nvlink_links", "NVLink links of a GPU: all it has and those up (NVML).", "nvlink.links", "state", "all", NULL, NULL },
 	{ NULL, NULL, "nvlink.up", "state", "up", NULL, NULL },
-	{ "clusterhealth_gpu_nvlink_errors", "NVLink error counters of a GPU summed over its links, since the driver loaded (NVML).", "nvlink.errors.replay", "counter", "replay", NULL, NULL },
+	{ "clusterhealth_gpu_nvlink_errors_total", "NVLink error counters of a GPU summed over its links, since the driver loaded (NVML).", "nvlink.errors.replay", "counter", "replay", NULL, NULL },
 	{ NULL, NULL, "nvlink.errors.recovery", "counter", "recovery", NULL, NULL },
 	{ NULL, NULL, "nvlink.errors.crc_flit", "counter", "crc_flit", NULL, NULL },
 	{ NULL, NULL, "nvlink.errors.crc_data", "counter", "crc_data", NULL, NULL },
 	{ NULL, NULL, "nvlink.errors.ecc_data", "counter", "ecc_data", NULL, NULL },
-	{ "clusterhealth_gpu_ecc_errors", "ECC error counts of a GPU: corrected or uncorrected, volatile (since the driver loaded) or aggregate (lifetime) (NVML).", "ecc.volatile.corrected", "type", "corrected", "counter", "volatile" },
+	{ "clusterhealth_gpu_ecc_errors_total", "ECC error counts of a GPU: corrected or uncorrected, volatile (since the driver loaded) or aggregate (lifetime) (NVML).", "ecc.volatile.corrected", "type", "corrected", "counter", "volatile" },
 	{ NULL, NULL, "ecc.volatile.uncorrected", "type", "uncorrected", "counter", "volatile" },
 	{ NULL, NULL, "ecc.aggregate.corrected", "type", "corrected", "counter", "aggregate" },
 	{ NULL, NULL, "ecc.aggregate.uncorrected", "type", "uncorrected", "counter", "aggregate" },
@@ -680,17 +680,20 @@ static void label(struct hr_buf *b, const char *k, const char *v)
 
 static void head(struct hr_buf *b, const char *family, const char *help)
 {
-	hr_buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", family, help, family);
+	size_t l = strlen(family);
+	/* the driver's error counters only grow while it stays loaded: counters */
+	hr_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", family, help, family,
+		      l > 6 && !strcmp(family + l - 6, "_total") ? "counter" : "gauge");
 }
 
 #define NGAUGES (sizeof(gpu_gauges) / sizeof(gpu_gauges[0]))
 
 size_t hr_inventory_prom_sections(void)
 {
-	return NGAUGES + 3; /* the GPU gauges, gpu_nic_gbps, the NIC rate and state */
+	return NGAUGES + 3; /* the GPU gauges, the NIC rate near each GPU, the NIC rate and state */
 }
 
-static const char *const nic_family[2] = { "clusterhealth_nic_rate_gbps", "clusterhealth_nic_port_active" };
+static const char *const nic_family[2] = { "clusterhealth_nic_rate_bytes_per_second", "clusterhealth_nic_port_active" };
 
 void hr_inventory_prom_head(size_t k, struct hr_buf *b)
 {
@@ -698,10 +701,10 @@ void hr_inventory_prom_head(size_t k, struct hr_buf *b)
 		if (gpu_gauges[k].family)
 			head(b, gpu_gauges[k].family, gpu_gauges[k].help);
 	} else if (k == NGAUGES) {
-		head(b, "clusterhealth_gpu_nic_gbps", "Rate of the ACTIVE RDMA ports near a GPU (sharing its PCIe switch or NUMA node), Gb/s.");
+		head(b, "clusterhealth_gpu_nic_rate_bytes_per_second", "Rate of the ACTIVE RDMA ports near a GPU (sharing its PCIe switch or NUMA node), bytes per second.");
 	} else if (k <= NGAUGES + 2) {
 		head(b, nic_family[k - NGAUGES - 1], k == NGAUGES + 2 ? "1 when a network port is ACTIVE, 0 when not (sysfs)." :
-			 "Rate of a network port, Gb/s (sysfs: InfiniBand rate, or netdev speed / 1000).");
+			 "Rate of a network port, bytes per second (sysfs: InfiniBand rate, or netdev speed; 1 Gb/s = 125000000 bytes/s).");
 	}
 }
 
@@ -734,16 +737,16 @@ void hr_inventory_prom_node(const json_t *n, size_t k, struct hr_buf *b)
 	} else if (k == NGAUGES) {
 		json_array_foreach(jdot(n, "inventory.gpu_nic_gbps"), j, o) {
 			snprintf(ix, sizeof(ix), "%d", gpu_index(json_array_get(jdot(n, "inventory.gpus"), j), j));
-			hr_buf_puts(b, "clusterhealth_gpu_nic_gbps{node=\"");
+			hr_buf_puts(b, "clusterhealth_gpu_nic_rate_bytes_per_second{node=\"");
 			hr_buf_prom_label(b, json_string_value(json_object_get(n, "name")));
 			hr_buf_puts(b, "\"");
 			label(b, "gpu", ix);
-			hr_buf_printf(b, "} %.10g\n", json_number_value(o));
+			hr_buf_printf(b, "} %.10g\n", json_number_value(o) * 125e6); /* Gb/s */
 		}
 	} else if (k <= NGAUGES + 2) {
 		int act = k == NGAUGES + 2;
 		json_array_foreach(jdot(n, "inventory.nics"), j, o) {
-			double v = act ? (dstr(o, "state") ? !strcmp(dstr(o, "state"), "ACTIVE") : NAN) : dnum(o, "rate_gbps");
+			double v = act ? (dstr(o, "state") ? !strcmp(dstr(o, "state"), "ACTIVE") : NAN) : dnum(o, "rate_gbps") * 125e6;
 			if (isnan(v))
 				continue;
 			snprintf(ix, sizeof(ix), "%lld", (long long)dnum(o, "port"));

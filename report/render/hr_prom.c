@@ -59,17 +59,71 @@ static const struct fam node_fams[HR_PROM_NODE_FAMILIES] = {
 	{ "clusterhealth_node_verdict", "Node verdict of health_report: 0 PASS, 1 WARN, 2 FAIL, -1 NOT JUDGED (no check could be judged).", "gauge" },
 	{ "clusterhealth_drain_candidate", "1 when health_report lists the node as a drain candidate (a hard fault or a confirmed FAIL).", "gauge" },
 	{ "clusterhealth_node_reasons", "Number of reasons of each level (info, warn, fail) behind the node verdict.", "gauge" },
-	{ "clusterhealth_device_memory_gbps", "Measured memory roof of a device (roofline), GB/s (1e9 bytes/s).", "gauge" },
-	{ "clusterhealth_device_compute_gflops", "Measured compute roof of a device per dtype (roofline), GFLOP/s.", "gauge" },
-	{ "clusterhealth_device_pct_of_expected", "Measured roof as percent of the per-SKU expectation (datasheet x attainable fraction).", "gauge" },
+	{ "clusterhealth_node_findings", "Number of the node's WARN and FAIL reasons by code and level (codes: docs/health_report.md, Verdicts).", "gauge" },
+	{ "clusterhealth_device_memory_bytes_per_second", "Measured memory roof of a device (roofline), bytes per second.", "gauge" },
+	{ "clusterhealth_device_compute_flops", "Measured compute roof of a device per dtype (roofline), floating-point operations per second.", "gauge" },
+	{ "clusterhealth_device_measured_expected_ratio", "Measured roof over the per-SKU expectation (datasheet x attainable fraction); 1 is as expected.", "gauge" },
 	{ "clusterhealth_device_robust_z", "Robust z-score of the roof against like devices of the fleet (0.6745 (x - median) / MAD).", "gauge" },
-	{ "clusterhealth_busbw_gbps", "All-reduce busbw at the largest message size (out-of-place), per node and group, GB/s.", "gauge" },
+	{ "clusterhealth_busbw_bytes_per_second", "All-reduce busbw at the largest message size (out-of-place), per node and group, bytes per second.", "gauge" },
 	{ "clusterhealth_loader_input_wait_ratio", "Input-wait fraction of the step per loader configuration (loader_contention).", "gauge" },
 	{ "clusterhealth_loader_lateness_p99_seconds", "Feeder lateness against its deadline, 99th percentile, per loader configuration.", "gauge" },
-	{ "clusterhealth_checkpoint_rank_write_gbps", "Synchronous checkpoint write bandwidth per rank, median over the node's ranks, per mount (checkpoint_io), GB/s.", "gauge" },
+	{ "clusterhealth_checkpoint_rank_write_bytes_per_second", "Synchronous checkpoint write bandwidth per rank, median over the node's ranks, per mount (checkpoint_io), bytes per second.", "gauge" },
 	{ "clusterhealth_checkpoint_block_seconds", "Time one synchronous checkpoint blocks the step, per node and mount (checkpoint_io).", "gauge" },
 	{ "clusterhealth_checkpoint_bad_files", "Checkpoint files that did not read back as written, per node and mount (checkpoint_io).", "gauge" },
 };
+
+/* the node's WARN and FAIL reasons counted by code and level, one sample each */
+static void prom_findings(struct hr_buf *b, const char *name, const json_t *n)
+{
+	const json_t *r, *q;
+	size_t j, i;
+
+	json_array_foreach(json_object_get(n, "reasons"), j, r) {
+		const char *code = hr_jstr(r, "code"), *lv = hr_jstr(r, "level");
+		int cnt = 0, seen = 0;
+		if (!code || !lv || (strcmp(lv, "warn") && strcmp(lv, "fail")))
+			continue;
+		json_array_foreach(json_object_get(n, "reasons"), i, q) {
+			const char *c2 = hr_jstr(q, "code"), *l2 = hr_jstr(q, "level");
+			if (!c2 || !l2 || strcmp(c2, code) || strcmp(l2, lv))
+				continue;
+			seen |= i < j; /* counted at its first reason */
+			cnt++;
+		}
+		if (!seen)
+			prom_sample(b, name, cnt, "node", hr_jstr(n, "name"), "code", code, "level", lv, NULL);
+	}
+}
+
+/* a device's figures of one metric (memory, or compute by dtype when
+ * @dtype), from its metrics (full detail) or its values (bounded), x @scale */
+static void prom_roofs(struct hr_buf *b, const char *name, const json_t *n, int dtype, double scale)
+{
+	const json_t *d, *m;
+	size_t j, q;
+
+	json_array_foreach(json_object_get(n, "devices"), j, d) {
+		const char *key, *sku = hr_jstr(d, "sku") ? hr_jstr(d, "sku") : "";
+		json_array_foreach(json_object_get(d, "metrics"), q, m) {
+			const char *mk = hr_jstr(m, "metric");
+			if (!dtype && !strcmp(mk, "memory_gbps"))
+				prom_sample(b, name, hr_jnum(m, "value") * scale, "node", hr_jstr(n, "name"),
+					    "device", hr_jstr(d, "device"), "sku", sku, NULL);
+			else if (dtype && !strncmp(mk, "compute_gflops.", 15))
+				prom_sample(b, name, hr_jnum(m, "value") * scale, "node", hr_jstr(n, "name"),
+					    "device", hr_jstr(d, "device"), "sku", sku, "dtype", mk + 15, NULL);
+		}
+		/* a node of bounded detail: its devices' values */
+		json_object_foreach((json_t *)json_object_get(d, "values"), key, m) {
+			if (!dtype && !strcmp(key, "memory_gbps"))
+				prom_sample(b, name, hr_jnum_v(m) * scale, "node", hr_jstr(n, "name"),
+					    "device", hr_jstr(d, "device"), "sku", sku, NULL);
+			else if (dtype && !strncmp(key, "compute_gflops.", 15))
+				prom_sample(b, name, hr_jnum_v(m) * scale, "node", hr_jstr(n, "name"),
+					    "device", hr_jstr(d, "device"), "sku", sku, "dtype", key + 15, NULL);
+		}
+	}
+}
 
 void hr_prom_node(size_t k, const json_t *n, struct hr_buf *b)
 {
@@ -101,61 +155,40 @@ void hr_prom_node(size_t k, const json_t *n, struct hr_buf *b)
 		break;
 	}
 	case 3:
-		json_array_foreach(json_object_get(n, "devices"), j, d) {
-			const char *key;
-			json_array_foreach(json_object_get(d, "metrics"), q, m)
-				if (!strcmp(hr_jstr(m, "metric"), "memory_gbps"))
-					prom_sample(b, name, hr_jnum(m, "value"), "node", hr_jstr(n, "name"),
-						    "device", hr_jstr(d, "device"), "sku", hr_jstr(d, "sku") ? hr_jstr(d, "sku") : "", NULL);
-			/* a node of bounded detail: its devices' values */
-			json_object_foreach((json_t *)json_object_get(d, "values"), key, m)
-				if (!strcmp(key, "memory_gbps"))
-					prom_sample(b, name, hr_jnum_v(m), "node", hr_jstr(n, "name"),
-						    "device", hr_jstr(d, "device"), "sku", hr_jstr(d, "sku") ? hr_jstr(d, "sku") : "", NULL);
-		}
+		prom_findings(b, name, n);
 		break;
-	case 4:
-		json_array_foreach(json_object_get(n, "devices"), j, d) {
-			const char *key;
-			json_array_foreach(json_object_get(d, "metrics"), q, m)
-				if (!strncmp(hr_jstr(m, "metric"), "compute_gflops.", 15))
-					prom_sample(b, name, hr_jnum(m, "value"), "node", hr_jstr(n, "name"),
-						    "device", hr_jstr(d, "device"), "sku", hr_jstr(d, "sku") ? hr_jstr(d, "sku") : "",
-						    "dtype", hr_jstr(m, "metric") + 15, NULL);
-			json_object_foreach((json_t *)json_object_get(d, "values"), key, m)
-				if (!strncmp(key, "compute_gflops.", 15))
-					prom_sample(b, name, hr_jnum_v(m), "node", hr_jstr(n, "name"),
-						    "device", hr_jstr(d, "device"), "sku", hr_jstr(d, "sku") ? hr_jstr(d, "sku") : "",
-						    "dtype", key + 15, NULL);
-		}
-		break;
+	case 4: /* GB/s and GFLOP/s in base units */
 	case 5:
+		prom_roofs(b, name, n, k == 5, 1e9);
+		break;
 	case 6:
+	case 7:
 		json_array_foreach(json_object_get(n, "devices"), j, d)
 			json_array_foreach(json_object_get(d, "metrics"), q, m)
-				prom_sample(b, name, hr_jnum(m, k == 5 ? "pct_of_expected" : "z"), "node", hr_jstr(n, "name"),
-					    "device", hr_jstr(d, "device"), "metric", hr_jstr(m, "metric"), NULL);
+				prom_sample(b, name, k == 6 ? hr_jnum(m, "pct_of_expected") / 100 : hr_jnum(m, "z"),
+					    "node", hr_jstr(n, "name"), "device", hr_jstr(d, "device"),
+					    "metric", hr_jstr(m, "metric"), NULL);
 		break;
-	case 7:
+	case 8:
 		json_array_foreach(json_object_get(n, "busbw"), j, d) {
 			char nr[24];
 			snprintf(nr, sizeof(nr), "%lld", hr_jint(d, "nranks", 0));
-			prom_sample(b, name, hr_jnum(d, "large_msg_busbw_gbps"), "node", hr_jstr(n, "name"),
+			prom_sample(b, name, hr_jnum(d, "large_msg_busbw_gbps") * 1e9, "node", hr_jstr(n, "name"),
 				    "group", hr_jstr(d, "group"), "kind", hr_jstr(d, "kind"), "algo", hr_jstr(d, "algo"),
 				    "nranks", nr, NULL);
 		}
 		break;
-	case 8:
 	case 9:
+	case 10:
 		json_array_foreach(json_object_get(json_object_get(n, "loader"), "configs"), j, d)
-			prom_sample(b, name, k == 8 ? hr_jnum(d, "input_wait_frac") : hr_jnum(d, "lateness_p99_us") * 1e-6,
+			prom_sample(b, name, k == 9 ? hr_jnum(d, "input_wait_frac") : hr_jnum(d, "lateness_p99_us") * 1e-6,
 				    "node", hr_jstr(n, "name"), "config", hr_jstr(d, "name"), "placement", hr_jstr(d, "placement"), NULL);
 		break;
-	case 10:
 	case 11:
 	case 12:
+	case 13:
 		json_array_foreach(json_object_get(n, "checkpoint"), j, d)
-			prom_sample(b, name, k == 10 ? hr_jnum(d, "rank_write_gbps") : k == 11 ? hr_jnum(d, "block_sec") :
+			prom_sample(b, name, k == 11 ? hr_jnum(d, "rank_write_gbps") * 1e9 : k == 12 ? hr_jnum(d, "block_sec") :
 				    (double)hr_jint(d, "bad_files", 0), "node", hr_jstr(n, "name"),
 				    "mount", hr_jstr(d, "mount"), NULL);
 		break;

@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 /* health.prom's families of one sample or more per node (hr_prom_node) */
-#define HR_PROM_NODE_FAMILIES 13
+#define HR_PROM_NODE_FAMILIES 14
 /* and the inventory's sections after them (hr_inventory_prom_sections()) */
 #define HR_PROM_MAX_SECTIONS 64
 

@@ -138,7 +138,7 @@ grep -qxF "| c3 | nfs4 nas:/export on /mnt/ckpt | 2 | 2.00 | 0.25 | 0.5 | 1.00 (
 grep -q "| c4 | nfs4 nas:/export on /mnt/ckpt | 2 | .* | FAIL: files did not read back |" "$T/report/report.md" &&
 grep -q '<h2 id="checkpoint">Checkpoint writes' "$T/report/report.html" &&
 grep -q "<tr class=\"warn\"><td>c3</td><td>nfs4 nas:/export on /mnt/ckpt</td><td>2</td><td>2.00</td><td>0.25</td>" "$T/report/report.html" &&
-grep -qxF 'clusterhealth_checkpoint_rank_write_gbps{node="c3",mount="nfs4 nas:/export on /mnt/ckpt"} 0.25' "$T/report/health.prom" &&
+grep -qxF 'clusterhealth_checkpoint_rank_write_bytes_per_second{node="c3",mount="nfs4 nas:/export on /mnt/ckpt"} 250000000' "$T/report/health.prom" &&
 grep -qxF 'clusterhealth_checkpoint_block_seconds{node="c3",mount="nfs4 nas:/export on /mnt/ckpt"} 2' "$T/report/health.prom" &&
 grep -qxF 'clusterhealth_checkpoint_bad_files{node="c4",mount="nfs4 nas:/export on /mnt/ckpt"} 1' "$T/report/health.prom" &&
 	echo "ok report: checkpoint table in report.md and report.html, gauges in health.prom" ||

@@ -130,14 +130,14 @@ P=$T/faulty/health.prom
 M=$T/more/health.prom
 if [ -s "$P" ] && grep -qx 'clusterhealth_gpu_pcie_link_width{node="node02",gpu="3",kind="current"} 8' "$P" &&
 	grep -qx 'clusterhealth_gpu_pcie_link_width{node="node02",gpu="3",kind="max"} 16' "$P" &&
-	grep -qx 'clusterhealth_gpu_ecc_errors{node="node04",gpu="1",type="uncorrected",counter="volatile"} 1' "$P" &&
+	grep -qx 'clusterhealth_gpu_ecc_errors_total{node="node04",gpu="1",type="uncorrected",counter="volatile"} 1' "$P" &&
 	grep -qx 'clusterhealth_gpu_nvlink_links{node="node03",gpu="5",state="up"} 17' "$P" &&
 	grep -qx 'clusterhealth_gpu_power_limit_watts{node="node05",gpu="6",kind="enforced"} 500' "$P" &&
-	grep -qx 'clusterhealth_gpu_nic_gbps{node="node01",gpu="0"} 400' "$P" &&
-	grep -qx 'clusterhealth_nic_rate_gbps{node="node03",device="mlx5_5",port="1",link_layer="InfiniBand"} 100' "$M" &&
+	grep -qx 'clusterhealth_gpu_nic_rate_bytes_per_second{node="node01",gpu="0"} 5e+10' "$P" &&
+	grep -qx 'clusterhealth_nic_rate_bytes_per_second{node="node03",device="mlx5_5",port="1",link_layer="InfiniBand"} 1.25e+10' "$M" &&
 	grep -qx 'clusterhealth_nic_port_active{node="node02",device="mlx5_3",port="1",link_layer="InfiniBand"} 0' "$M" &&
 	grep -qx 'clusterhealth_gpu_remap_pending{node="node05",gpu="2"} 1' "$M" &&
-	grep -qx 'clusterhealth_gpu_nic_gbps{node="node02",gpu="3"} 0' "$M"; then
+	grep -qx 'clusterhealth_gpu_nic_rate_bytes_per_second{node="node02",gpu="3"} 0' "$M"; then
 	ok inventory_prometheus
 else
 	nok inventory_prometheus "counters missing" "$P"

@@ -737,7 +737,7 @@ Test(report, outputs_render_from_the_profile)
 	cr_expect(strstr(prom.s, "clusterhealth_node_verdict{node=\"node06\"} 1\n"));
 	cr_expect(strstr(prom.s, "clusterhealth_drain_candidate{node=\"node02\"} 0\n"));
 	cr_expect(strstr(prom.s, "clusterhealth_drain_candidate{node=\"node06\"} 0\n"));
-	cr_expect(strstr(prom.s, "# TYPE clusterhealth_device_compute_gflops gauge\n"));
+	cr_expect(strstr(prom.s, "# TYPE clusterhealth_device_compute_flops gauge\n"));
 	/* every sample line: name{labels} value */
 	for (line = prom.s; *line; line = strchr(line, '\n') + 1) {
 		const char *e = strchr(line, '\n');
