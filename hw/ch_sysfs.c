@@ -1,4 +1,5 @@
 #include "hw/ch_sysfs.h"
+#include "base/ch_result.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -253,6 +254,64 @@ static void set_state(json_t *o, const char *field, const char *root, const char
 	}
 }
 
+/* @field of @o: every file of @dir that reads as a non-negative decimal
+ * integer, as {name: integer} (the kernel's port "counters" and the
+ * driver's "hw_counters"); null with the reason when @dir has none. A file
+ * that cannot be read or is not such a number is left out, its reason under
+ * "@field.<name>". "lifespan" (hw_counters' cache time, not a count) is
+ * skipped. */
+static void set_counters(json_t *o, const char *field, const char *root, const char *dir)
+{
+	char **names, path[PATH_MAX + 320], buf[64], why[PATH_MAX + 128], key[320];
+	size_t n = list_dir(dir, &names), i;
+	json_t *c;
+
+	if (!n) {
+		snprintf(why, sizeof(why), "%s: %s", dir + strlen(root),
+			 access(dir, F_OK) == 0 ? "empty or unreadable" : "not present");
+		set_reason(o, field, why);
+		free_list(names, n);
+		return;
+	}
+	if (!(c = json_object())) {
+		free_list(names, n);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		char *end;
+		unsigned long long v;
+		if (!strcmp(names[i], "lifespan"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		snprintf(key, sizeof(key), "%s.%s", field, names[i]);
+		if (read_text(path, buf, sizeof(buf)) != 0) {
+			why_unreadable(why, sizeof(why), root, path);
+			json_object_set_new(json_object_get(o, "reasons"), key, json_string(why));
+			continue;
+		}
+		errno = 0;
+		v = strtoull(buf, &end, 10);
+		if (!buf[0] || *end || buf[0] == '-' || errno || v > (unsigned long long)LLONG_MAX) {
+			snprintf(why, sizeof(why), "%s reads '%.40s' (not a count)", path + strlen(root), buf);
+			json_object_set_new(json_object_get(o, "reasons"), key, json_string(why));
+			continue;
+		}
+		json_object_set_new(c, names[i], json_integer((json_int_t)v));
+	}
+	free_list(names, n);
+	json_object_set_new(o, field, c);
+}
+
+/* "counters" and "hw_counters" of the port directory @pdir into @o */
+static void set_port_counters(json_t *o, const char *root, const char *pdir)
+{
+	char path[PATH_MAX + 160];
+	snprintf(path, sizeof(path), "%s/counters", pdir);
+	set_counters(o, "counters", root, path);
+	snprintf(path, sizeof(path), "%s/hw_counters", pdir);
+	set_counters(o, "hw_counters", root, path);
+}
+
 static void add_rdma_port(json_t *arr, const char *root, const char *dev, const char *devdir,
 			  const char *port, json_t *busids)
 {
@@ -287,6 +346,7 @@ static void add_rdma_port(json_t *arr, const char *root, const char *dev, const 
 		}
 	}
 	set_text(o, "link_layer", root, pdir, "link_layer", buf, sizeof(buf));
+	set_port_counters(o, root, pdir);
 	set_text(o, "fw_version", root, devdir, "fw_ver", fw, sizeof(fw));
 	snprintf(path, sizeof(path), "%s/device", devdir);
 	set_pci(o, root, path);
@@ -401,6 +461,47 @@ json_t *ch_sysfs_nics(const char *root)
 	free_list(ifs, ni);
 	json_decref(busids);
 	return arr;
+}
+
+json_t *ch_sysfs_rdma_counters(const char *root)
+{
+	json_t *arr = json_array();
+	char base[PATH_MAX], pdir[PATH_MAX + 192], **devs, **ports, now[32];
+	size_t nd, np, i, j;
+
+	if (!root)
+		root = "";
+	if (!arr)
+		return NULL;
+	snprintf(base, sizeof(base), "%s/sys/class/infiniband", root);
+	nd = list_dir(base, &devs);
+	for (i = 0; i < nd; i++) {
+		snprintf(pdir, sizeof(pdir), "%s/%s/ports", base, devs[i]);
+		np = list_dir(pdir, &ports);
+		for (j = 0; j < np; j++) {
+			json_t *o = new_record();
+			char dir[PATH_MAX + 256];
+			if (!o)
+				continue;
+			json_object_set_new(o, "device", json_string(devs[i]));
+			json_object_set_new(o, "port", json_integer(strtol(ports[j], NULL, 10)));
+			snprintf(dir, sizeof(dir), "%s/%s", pdir, ports[j]);
+			set_port_counters(o, root, dir);
+			json_array_append_new(arr, o);
+		}
+		free_list(ports, np);
+	}
+	free_list(devs, nd);
+	{
+		json_t *doc = json_object();
+		if (!doc) {
+			json_decref(arr);
+			return NULL;
+		}
+		json_object_set_new(doc, "utc", json_string(ch_utc_now(now, sizeof(now))));
+		json_object_set_new(doc, "ports", arr);
+		return doc;
+	}
 }
 
 json_t *ch_sysfs_cpu(const char *root)

@@ -16,6 +16,11 @@
  *   /sys/class/infiniband/<dev>/ports/<n>/rate            "400 Gb/sec (4X NDR)"
  *   /sys/class/infiniband/<dev>/ports/<n>/link_layer      "InfiniBand" | "Ethernet"
  *   /sys/class/infiniband/<dev>/device -> PCI function    (numa_node, net/<if>)
+ *   /sys/class/infiniband/<dev>/ports/<n>/counters/<name>     "4294967295"
+ *       (the port's IB counters: symbol_error, link_downed, link_error_recovery,
+ *       port_rcv_errors, ...; Documentation/ABI/stable/sysfs-class-infiniband)
+ *   /sys/class/infiniband/<dev>/ports/<n>/hw_counters/<name>  "0"
+ *       (the driver's: out_of_sequence, local_ack_timeout_err, ...)
  *   /sys/class/net/<if>/{operstate,carrier,speed,device}  "up", "1", "25000" (Mb/s)
  *   /sys/devices/system/cpu/cpu<N>/cpufreq/scaling_governor
  *   /sys/devices/system/cpu/intel_pstate/no_turbo, /sys/devices/system/cpu/cpufreq/boost
@@ -79,13 +84,25 @@ int ch_sysfs_pci_bus_id(const char *path, char *bus, char *dir, size_t ndir);
  * the netdev of an RDMA device listed (/sys/class/net, sorted by name):
  *   {device, port, kind: "rdma" | "netdev", netdev, state, phys_state,
  *    rate_gbps, rate_text, link_layer, fw_version, numa_node, pci_bus_id,
- *    reasons: {field: why}}
+ *    counters, hw_counters (RDMA ports: {name: count}, null when the port
+ *    has no such directory), reasons: {field: why}}
  * For a netdev, state is "ACTIVE" when operstate reads "up", otherwise the
  * operstate in capitals ("DOWN"); phys_state is "LinkUp" when carrier
  * reads 1, "NoCarrier" when 0; rate_gbps is speed / 1000; link_layer is
  * "Ethernet"; port is 1. The caller adds near_gpus (ch_inventory.h).
  */
 json_t *ch_sysfs_nics(const char *root);
+
+/**
+ * ch_sysfs_rdma_counters - every RDMA port's counters now, for the end of a
+ * run (the start is in ch_sysfs_nics()' records).
+ * @root: [in] sysfs root ("" or NULL: this machine).
+ * Returns a new object {utc, ports: [{device, port, counters, hw_counters,
+ * reasons}]} (counters as in ch_sysfs_nics(); ports empty without RDMA
+ * devices); NULL only when out of memory. Reads sysfs only: safe in a
+ * signal thread.
+ */
+json_t *ch_sysfs_rdma_counters(const char *root);
 
 /**
  * ch_sysfs_cpu - CPU frequency settings.

@@ -104,6 +104,7 @@ void ch_print_version(const char *tool)
  * thread too, so never changed). */
 struct run_cond {
 	char root[4096];
+	char sysroot[4096]; /* sysfs root: the RDMA port counters at the end */
 	int npids;
 	long pids[];
 };
@@ -112,11 +113,16 @@ static json_t *conditions_after(void *ctx, const json_t *now)
 {
 	const struct run_cond *c = ctx;
 	struct ch_host_load after;
+	json_t *out;
 
 	if (!json_is_object(now))
 		return NULL;
 	ch_host_load_sample(c->root, CH_HOST_LOAD_INTERVAL_SEC, c->pids, c->npids, &after);
-	return ch_conditions_set_after(now, &after, NULL);
+	out = ch_conditions_set_after(now, &after, NULL);
+	/* the RDMA ports' counters at the end, against host.inventory's at the start */
+	if (out)
+		json_object_set_new(out, "rdma_counters_end", ch_sysfs_rdma_counters(c->sysroot));
+	return out;
 }
 
 /* The procfs root and the processes of @w on this process's host (this
@@ -131,6 +137,7 @@ static struct run_cond *run_cond_new(const struct ch_world *w)
 	if (!c)
 		return NULL;
 	snprintf(c->root, sizeof(c->root), "%s", ch_procfs_root());
+	snprintf(c->sysroot, sizeof(c->sysroot), "%s", ch_sysfs_root());
 	if (me) {
 		for (i = 0; i < w->size; i++) {
 			const struct ch_world_rank *ri = ch_world_info(w, i);

@@ -223,3 +223,77 @@ Test(inventory, this_machine_says_why_per_item)
 		cr_assert_not_null(why(inv, "gpus"));
 	json_decref(inv);
 }
+
+static long long counter(const json_t *o, const char *group, const char *name)
+{
+	const json_t *v = json_object_get(json_object_get(o, group), name);
+	return json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+}
+
+Test(sysfs, port_counters)
+{
+	json_t *a = ch_sysfs_nics(TREES "hgx-ndr8"), *p = json_array_get(a, 2), *e;
+
+	cr_assert_str_eq(str(p, "device"), "mlx5_2");
+	cr_assert_eq(counter(p, "counters", "link_downed"), 0);
+	cr_assert_eq(counter(p, "counters", "link_error_recovery"), 0);
+	cr_assert_eq(counter(p, "counters", "symbol_error"), 0);
+	cr_assert_eq(counter(p, "counters", "port_rcv_data"), 3000000000LL);
+	cr_assert_eq(json_object_size(json_object_get(p, "counters")), 17);
+	cr_assert_eq(counter(p, "hw_counters", "out_of_sequence"), 0);
+	cr_assert_null(json_object_get(json_object_get(p, "hw_counters"), "lifespan"));
+	/* a netdev has none */
+	cr_assert_null(json_object_get(json_array_get(a, 8), "counters"));
+	json_decref(a);
+
+	/* the end of a run on which mlx5_2's link flapped */
+	e = ch_sysfs_rdma_counters(TREES "hgx-ndr8-flapping");
+	cr_assert_not_null(e);
+	cr_assert(json_is_string(json_object_get(e, "utc")));
+	cr_assert_eq(json_array_size(json_object_get(e, "ports")), 8);
+	p = json_array_get(json_object_get(e, "ports"), 2);
+	cr_assert_str_eq(str(p, "device"), "mlx5_2");
+	cr_assert_eq(json_integer_value(json_object_get(p, "port")), 1);
+	cr_assert_eq(counter(p, "counters", "link_downed"), 2);
+	cr_assert_eq(counter(p, "counters", "link_error_recovery"), 5);
+	cr_assert_eq(counter(p, "counters", "symbol_error"), 1800);
+	cr_assert_eq(counter(p, "counters", "port_rcv_data"), 3500000000LL);
+	json_decref(e);
+	e = ch_sysfs_rdma_counters("/nonexistent/sysfs-root");
+	cr_assert_eq(json_array_size(json_object_get(e, "ports")), 0);
+	json_decref(e);
+}
+
+/* a counter that is not a count is left out, with its reason; no directory: null, with its reason */
+Test(sysfs, port_counters_bad_values)
+{
+	char root[] = "/tmp/ch_sysfs_XXXXXX", path[512], cmd[600];
+	const char *files[][2] = { { "counters/symbol_error", "7\n" }, { "counters/link_downed", "-1\n" },
+				   { "counters/port_rcv_errors", "lots\n" }, { "counters/port_rcv_data", "" } };
+	json_t *e, *p, *rs;
+	size_t i;
+
+	cr_assert_not_null(mkdtemp(root));
+	for (i = 0; i < 4; i++) {
+		FILE *f;
+		snprintf(path, sizeof(path), "%s/sys/class/infiniband/mlx5_0/ports/1/%s", root, files[i][0]);
+		snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+		cr_assert_eq(system(cmd), 0);
+		cr_assert_not_null(f = fopen(path, "w"));
+		fputs(files[i][1], f);
+		fclose(f);
+	}
+	e = ch_sysfs_rdma_counters(root);
+	p = json_array_get(json_object_get(e, "ports"), 0);
+	rs = json_object_get(p, "reasons");
+	cr_assert_eq(counter(p, "counters", "symbol_error"), 7);
+	cr_assert_eq(json_object_size(json_object_get(p, "counters")), 1);
+	cr_assert(strstr(json_string_value(json_object_get(rs, "counters.link_downed")), "reads '-1' (not a count)"));
+	cr_assert(strstr(json_string_value(json_object_get(rs, "counters.port_rcv_errors")), "reads 'lots'"));
+	cr_assert(strstr(json_string_value(json_object_get(rs, "counters.port_rcv_data")), "reads ''"));
+	cr_assert(json_is_null(json_object_get(p, "hw_counters")));
+	cr_assert(strstr(json_string_value(json_object_get(rs, "hw_counters")), "not present"));
+	json_decref(e);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	cr_assert_eq(system(cmd), 0);
+}

@@ -67,8 +67,34 @@ def netdev(sys_dir, devpath, name, operstate, carrier, speed):
     link(os.path.join(sys_dir, "class/net", name), "../../" + devpath + "/net/" + name)
 
 
+# the kernel's port counters (drivers/infiniband/core/sysfs.c) and mlx5's
+# hw_counters (drivers/infiniband/hw/mlx5/counters.c), with base values
+COUNTERS = ("VL15_dropped", "excessive_buffer_overrun_errors", "link_downed", "link_error_recovery",
+            "local_link_integrity_errors", "port_rcv_constraint_errors", "port_rcv_data", "port_rcv_errors",
+            "port_rcv_packets", "port_rcv_remote_physical_errors", "port_rcv_switch_relay_errors",
+            "port_xmit_constraint_errors", "port_xmit_data", "port_xmit_discards", "port_xmit_packets",
+            "port_xmit_wait", "symbol_error")
+HW_COUNTERS = ("duplicate_request", "implied_nak_seq_err", "lifespan", "local_ack_timeout_err", "out_of_buffer",
+               "out_of_sequence", "packet_seq_err", "rnr_nak_retry_err", "roce_adp_retrans", "rx_icrc_encapsulated")
+
+
+def counters(port, i, faults):
+    """Write port/counters and port/hw_counters: traffic counts by NIC index,
+    errors 0 (a link that came up once: link_downed 1 is a boot's count,
+    kept 0 here), plus @faults {name: added}."""
+    for c in COUNTERS:
+        v = 0
+        if c in ("port_rcv_data", "port_xmit_data"):
+            v = 1000000000 * (i + 1)
+        elif c in ("port_rcv_packets", "port_xmit_packets"):
+            v = 250000 * (i + 1)
+        write(os.path.join(port, "counters", c), str(v + faults.get(c, 0)))
+    for c in HW_COUNTERS:
+        write(os.path.join(port, "hw_counters", c), "10" if c == "lifespan" else str(faults.get(c, 0)))
+
+
 def tree(name, link_layer="InfiniBand", rate="400 Gb/sec (4X NDR)", fw="28.39.1002",
-         down=None, slow=None, governors=("performance",) * 4, turbo=("intel_pstate", "0")):
+         down=None, slow=None, governors=("performance",) * 4, turbo=("intel_pstate", "0"), faults=None):
     top = os.path.join(HERE, name)
     shutil.rmtree(top, ignore_errors=True)
     sys_dir = os.path.join(top, "sys")
@@ -91,6 +117,7 @@ def tree(name, link_layer="InfiniBand", rate="400 Gb/sec (4X NDR)", fw="28.39.10
             write(os.path.join(port, "phys_state"), "5: LinkUp")
             write(os.path.join(port, "rate"), "100 Gb/sec (1X NDR)" if i == slow else rate)
         write(os.path.join(port, "link_layer"), link_layer)
+        counters(port, i, (faults or {}).get(i, {}))
         link(os.path.join(sys_dir, "class/infiniband", dev), "../../%s/infiniband/%s" % (pd, dev))
         if link_layer == "Ethernet":
             netdev(sys_dir, pd, "ens%dnp0" % (i + 1), "up", "1", "200000")
@@ -236,4 +263,11 @@ if __name__ == "__main__":
     tree("hgx-ndr8-quarter", slow=5)
     tree("hgx-roce8", link_layer="Ethernet", rate="200 Gb/sec (4X HDR)", fw="22.36.1010",
          governors=("performance", "performance", "schedutil", "schedutil"), turbo=("boost", "1"))
+    # hgx-ndr8 after a run on which mlx5_2's link flapped (2 downs, 5 error
+    # recoveries, symbol and receive errors) and mlx5_6 saw receive errors
+    # only: the end of a run that started as hgx-ndr8
+    tree("hgx-ndr8-flapping", faults={
+        2: {"link_downed": 2, "link_error_recovery": 5, "symbol_error": 1800, "port_rcv_errors": 240,
+            "port_rcv_data": 500000000, "port_xmit_data": 500000000},
+        6: {"port_rcv_errors": 12, "port_rcv_data": 800000000}})
     topology()
