@@ -297,3 +297,70 @@ Test(sysfs, port_counters_bad_values)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	cr_assert_eq(system(cmd), 0);
 }
+
+#include "report/judge/hr_ibcounters.h"
+
+struct ib_found {
+	int n, level[16];
+	char code[16][40], subj[16][40], text[16][1400];
+};
+
+static void ib_emit(void *ctx, int level, const char *code, const char *subject, const char *text)
+{
+	struct ib_found *f = ctx;
+	if (f->n >= 16)
+		return;
+	f->level[f->n] = level;
+	snprintf(f->code[f->n], sizeof(f->code[0]), "%s", code);
+	snprintf(f->subj[f->n], sizeof(f->subj[0]), "%s", subject);
+	snprintf(f->text[f->n], sizeof(f->text[0]), "%s", text);
+	f->n++;
+}
+
+/* a run that started as hgx-ndr8 and ended as hgx-ndr8-flapping */
+Test(ibcounters, flapping_link_found)
+{
+	json_t *start = ch_sysfs_nics(TREES "hgx-ndr8"), *end = ch_sysfs_rdma_counters(TREES "hgx-ndr8-flapping");
+	struct ib_found f = { 0 };
+
+	cr_assert_eq(hr_ib_counters_judge(start, end, ib_emit, &f), 8);
+	cr_assert_eq(f.n, 4);
+	cr_assert_str_eq(f.code[0], "ib_link_down");
+	cr_assert_eq(f.level[0], HR_IB_FAIL);
+	cr_assert_str_eq(f.subj[0], "mlx5_2 port 1");
+	cr_assert(strstr(f.text[0], "link_downed +2 (0 to 2; threshold 1)"), "%s", f.text[0]);
+	cr_assert_str_eq(f.code[1], "ib_link_recovery");
+	cr_assert(strstr(f.text[1], "link_error_recovery +5"));
+	cr_assert_str_eq(f.code[2], "ib_port_errors");
+	cr_assert_eq(f.level[2], HR_IB_WARN);
+	cr_assert(strstr(f.text[2], "symbol_error +1800 (0 to 1800; threshold 10), port_rcv_errors +240"), "%s", f.text[2]);
+	cr_assert(strstr(f.text[2], "rdma-core"));
+	/* mlx5_6: 12 receive errors, above 10 */
+	cr_assert_str_eq(f.subj[3], "mlx5_6 port 1");
+	cr_assert(strstr(f.text[3], "port_rcv_errors +12"));
+	json_decref(start);
+	json_decref(end);
+}
+
+/* a clean run: nothing; counters that went down: not judged; no end: nothing compared */
+Test(ibcounters, clean_cleared_and_absent)
+{
+	json_t *start = ch_sysfs_nics(TREES "hgx-ndr8"), *end = ch_sysfs_rdma_counters(TREES "hgx-ndr8");
+	json_t *flap = ch_sysfs_nics(TREES "hgx-ndr8-flapping");
+	struct ib_found f = { 0 };
+
+	cr_assert_eq(hr_ib_counters_judge(start, end, ib_emit, &f), 8);
+	cr_assert_eq(f.n, 0);
+	/* started flapped, ended clean: the counters were cleared */
+	cr_assert_eq(hr_ib_counters_judge(flap, end, ib_emit, &f), 8);
+	cr_assert_eq(f.n, 2);
+	cr_assert_str_eq(f.code[0], "ib_counters_not_judged");
+	cr_assert(strstr(f.text[0], "link_downed 2 to 0"));
+	f.n = 0;
+	cr_assert_eq(hr_ib_counters_judge(start, NULL, ib_emit, &f), 0);
+	cr_assert_eq(hr_ib_counters_judge(NULL, end, ib_emit, &f), 0);
+	cr_assert_eq(f.n, 0);
+	json_decref(start);
+	json_decref(end);
+	json_decref(flap);
+}
