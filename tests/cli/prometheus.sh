@@ -14,16 +14,20 @@
 #   - a real node_exporter (prometheus-node-exporter) on a free loopback
 #     port with --collector.textfile.directory serves health.prom and
 #     history.prom: the scrape (curl /metrics) holds every sample with its
-#     labels and value; stopped by its PID;
+#     labels and value; a real Prometheus server (Debian's prometheus) on
+#     another free loopback port scrapes it and evaluates the rules: the
+#     alerts firing are those profile.json and history.json call for; both
+#     stopped by their PIDs;
 #   - deploy/grafana/clusterhealth.json is JSON, names only families the
 #     files hold, and each query parses (promtool check rules).
 cd "$(dirname "$0")/../.." || exit 1
 source scripts/test-env
 HR=$B/health_report
 T=$(mktemp -d /tmp/ch_prom.XXXXXX)
-NE_PID=
+NE_PID= PR_PID=
 cleanup() {
 	[ -n "$NE_PID" ] && kill "$NE_PID" 2>/dev/null && wait "$NE_PID" 2>/dev/null
+	[ -n "$PR_PID" ] && kill "$PR_PID" 2>/dev/null && wait "$PR_PID" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -44,6 +48,7 @@ fi
 missing=
 command -v promtool >/dev/null || missing="$missing promtool (Debian prometheus)"
 command -v prometheus-node-exporter >/dev/null || missing="$missing prometheus-node-exporter"
+command -v prometheus >/dev/null || missing="$missing prometheus"
 command -v curl >/dev/null || missing="$missing curl"
 "$PY" -c 'import prometheus_client.parser, yaml' 2>/dev/null || missing="$missing python3-prometheus-client python3-yaml"
 if [ -n "$missing" ]; then
@@ -153,8 +158,6 @@ for _ in $(seq 100); do
 	kill -0 "$NE_PID" 2>/dev/null || break
 	sleep 0.1
 done
-kill "$NE_PID" 2>/dev/null && wait "$NE_PID" 2>/dev/null
-NE_PID=
 msg=$("$PY" - "$T/scrape.txt" "$T/textfile/health.prom" "$T/textfile/history.prom" <<'PY'
 import sys
 from prometheus_client.parser import text_string_to_metric_families as parse
@@ -183,6 +186,59 @@ case "$msg" in
 OK*) ok "prom_node_exporter_scrape ($msg)" ;;
 *) nok prom_node_exporter_scrape "$msg" "$T/ne.log" ;;
 esac
+
+# ---- a real Prometheus server scrapes that node_exporter and evaluates the
+# rules (every second here): the alerts firing are those profile.json and
+# history.json call for
+pport=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+sed 's/^    interval: 5m$/    interval: 1s/' "$RULES" >"$T/rules-1s.yml"
+cat >"$T/prometheus.yml" <<EOF
+global: {scrape_interval: 1s, evaluation_interval: 1s}
+rule_files: ["$T/rules-1s.yml"]
+scrape_configs:
+  - job_name: clusterhealth
+    static_configs: [{targets: ["127.0.0.1:$port"]}]
+EOF
+prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/tsdb" \
+	--web.listen-address="127.0.0.1:$pport" >"$T/prom.log" 2>&1 &
+PR_PID=$!
+want=$("$PY" - "$T/A/profile.json" "$T/N/history.json" <<'PY'
+import json, sys
+prof, hist = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+hard = ("validation_failed", "wrong_results", "pcie_link", "nvlink_down", "ecc_uncorrected", "row_remap",
+        "nic_port_down", "checkpoint_read_back")
+w = set()
+for n in prof["nodes"]:
+    if n["verdict"] == "FAIL": w.add("ClusterhealthNodeFail %s" % n["name"])
+    if n["drain_candidate"]: w.add("ClusterhealthDrainCandidate %s" % n["name"])
+    for r in n["reasons"]:
+        if r["level"] == "fail" and r["code"] in hard: w.add("ClusterhealthHardwareFault %s" % n["name"])
+for g in hist["regressions"]:
+    if g["persisted"]: w.add("ClusterhealthMetricRegressed %s" % g["node"])
+print("\n".join(sorted(w)))
+PY
+)
+got=
+for _ in $(seq 60); do
+	sleep 0.5
+	got=$(curl -sf "http://127.0.0.1:$pport/api/v1/alerts" 2>/dev/null | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+print("\n".join(sorted(set("%s %s" % (a["labels"]["alertname"], a["labels"].get("node", ""))
+                           for a in d["data"]["alerts"] if a["state"] == "firing"))))' 2>/dev/null)
+	[ -n "$got" ] && [ "$got" = "$want" ] && break
+	kill -0 "$PR_PID" 2>/dev/null || break
+done
+kill "$PR_PID" 2>/dev/null && wait "$PR_PID" 2>/dev/null
+PR_PID=
+kill "$NE_PID" 2>/dev/null && wait "$NE_PID" 2>/dev/null
+NE_PID=
+if [ -n "$want" ] && [ "$got" = "$want" ]; then
+	ok "prom_prometheus_server_fires_the_alerts ($(echo "$got" | wc -l) alerts: $(echo "$got" | cut -d' ' -f1 | sort | uniq -c | awk '{print $2 " " $1}' | paste -sd, - | sed 's/,/, /g'))"
+else
+	{ echo "want:"; echo "$want"; echo "got:"; echo "$got"; tail -5 "$T/prom.log"; } >"$T/alerts.out"
+	nok prom_prometheus_server_fires_the_alerts "the firing alerts differ from those profile.json and history.json call for" "$T/alerts.out"
+fi
 
 # ---- the Grafana dashboard
 msg=$("$PY" - "$DASH" "$T/dash-rules.yml" $fams <<'PY'
