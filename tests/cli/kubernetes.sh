@@ -61,12 +61,13 @@ fi
 
 # the least privileges the manifests claim
 if ! grep -qE 'privileged: true|hostNetwork|hostPID|hostIPC|hostPath|allowPrivilegeEscalation: true' "$K"/*.yaml &&
-	[ "$(grep -c 'drop: \["ALL"\]' "$K"/*.yaml | awk -F: '{s += $2} END {print s}')" = 2 ] &&
+	[ "$(cat "$K"/*.yaml | grep -c 'drop: \["ALL"\]')" = "$(cat "$K"/*.yaml | grep -c ' image: ')" ] &&
+	[ "$(cat "$K"/*.yaml | grep -c 'readOnlyRootFilesystem: true')" = "$(cat "$K"/*.yaml | grep -c ' image: ')" ] &&
 	grep -q 'automountServiceAccountToken: false' "$K/node-sweep-job.yaml" &&
 	grep -qx '    verbs: \["get", "list", "patch"\]' "$K/rbac.yaml"; then
 	ok k8s_least_privilege
 else
-	nok k8s_least_privilege "a privileged or host-namespace setting, a host path, a container keeping capabilities, or more RBAC than get/list/patch on nodes"
+	nok k8s_least_privilege "a privileged or host-namespace setting, a host path, a container keeping capabilities or a writable root, or more RBAC than get/list/patch on nodes"
 fi
 
 # ---- node-problem-detector: the plugin config and the wrapper
