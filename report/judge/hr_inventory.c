@@ -4,6 +4,7 @@
  * out in the reason texts and in docs/health_report.md.
  */
 #include "report/judge/hr_inventory.h"
+#include "report/judge/hr_ibcounters.h"
 #include "report/judge/hr_family.h"
 #include "report/judge/hr_analyze.h"
 #include "base/ch_common.h"
@@ -240,7 +241,7 @@ static void check_inventory(struct hr_fleet *f, const char *path, json_t *inv)
 		json_object_set_new(inv, "cpu", json_null());
 }
 
-int hr_inventory_load(struct hr_fleet *f, int node, const json_t *host,
+int hr_inventory_load(struct hr_fleet *f, int node, const json_t *host, const json_t *end,
 		      const char *path, time_t start)
 {
 	const json_t *inv = json_object_get(host, "inventory"), *g;
@@ -267,6 +268,8 @@ int hr_inventory_load(struct hr_fleet *f, int node, const json_t *host,
 	nd->inventory_time = start;
 	if (!nd->inventory || !nd->inventory_source)
 		return CH_ERR_RUNTIME;
+	if (json_is_object(end) && !(nd->rdma_counters_end = json_deep_copy(end)))
+		return CH_ERR_RUNTIME;
 	check_inventory(f, path, nd->inventory);
 	/* from the checked copy: a field listed as wrong-typed is not read */
 	inv = nd->inventory;
@@ -285,8 +288,10 @@ int hr_inventory_load(struct hr_fleet *f, int node, const json_t *host,
 void hr_inventory_node_release(struct hr_node *n)
 {
 	json_decref(n->inventory);
+	json_decref(n->rdma_counters_end);
 	free(n->inventory_source);
 	n->inventory = NULL;
+	n->rdma_counters_end = NULL;
 	n->inventory_source = NULL;
 	n->inventory_time = 0;
 }
@@ -322,6 +327,7 @@ struct ctx {
 	struct port *ports;
 	size_t nports;
 	int gen_idle;  /* GPUs of the node below their maximum generation at idle */
+	int node;      /* the node whose port counters are judged (ib_emit) */
 };
 
 static void emit(struct ctx *c, int node, int level, const char *code, const char *subject,
@@ -336,6 +342,17 @@ static void emit(struct ctx *c, int node, int level, const char *code, const cha
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	c->emit(c->ectx, node, level, code, subject, c->f->nodes[node].inventory_source, action, text);
+}
+
+/* a port counter finding (hr_ibcounters.h) as a reason of node c->node */
+static void ib_emit(void *ctx, int level, const char *code, const char *subject, const char *text)
+{
+	struct ctx *c = ctx;
+	c->emit(c->ectx, c->node, level == HR_IB_FAIL ? HR_FAIL : level == HR_IB_WARN ? HR_WARN : HR_INFO, code,
+		subject, c->f->nodes[c->node].inventory_source,
+		level == HR_IB_INFO ? NULL :
+		"the cable, transceiver and switch port (mlxlink -d <dev> -m, ibstat); re-run the node's fabric checks",
+		text);
 }
 
 /* The most links up of any GPU named @name in the fleet (-1: none known). */
@@ -553,7 +570,7 @@ static void cpu_rules(struct ctx *c, int node, const json_t *cpu)
 
 void hr_inventory_rules(const struct hr_fleet *f, hr_inventory_emit_fn fn, void *ectx)
 {
-	struct ctx c = { f, fn, ectx, NULL, 0, 0 };
+	struct ctx c = { f, fn, ectx, NULL, 0, 0, 0 };
 	size_t n, i, cap = 0;
 	const json_t *o;
 
@@ -589,6 +606,8 @@ void hr_inventory_rules(const struct hr_fleet *f, hr_inventory_emit_fn fn, void 
 			     "lowers its generation to save power", c.gen_idle);
 		power_rule(&c, (int)n, gpus);
 		nic_rules(&c, (int)n);
+		c.node = (int)n;
+		hr_ib_counters_judge(json_object_get(inv, "nics"), f->nodes[n].rdma_counters_end, ib_emit, &c);
 		cpu_rules(&c, (int)n, json_object_get(inv, "cpu"));
 	}
 out:

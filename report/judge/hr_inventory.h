@@ -27,12 +27,15 @@ extern "C" {
  *         (the newest by @start when several files carry one) and its
  *         drift keys HR_CFG_VBIOS, HR_CFG_NIC_FW, HR_CFG_POWER_LIMIT.
  * @node:  [in] node index.  @host: [in] the file's "host" object (borrowed).
+ * @end:   [in] the file's conditions.rdma_counters_end (borrowed; NULL:
+ *         none), kept with the inventory for the port counter rules
+ *         (hr_ibcounters.h).
  * @path:  [in] the file (recorded as the inventory's source).
  * @start: [in] the file's start time (0 unknown).
  * A host without "inventory" (older result files) leaves the node as it
  * was. Returns 0, or CH_ERR_RUNTIME when out of memory.
  */
-int hr_inventory_load(struct hr_fleet *f, int node, const json_t *host,
+int hr_inventory_load(struct hr_fleet *f, int node, const json_t *host, const json_t *end,
 		      const char *path, time_t start);
 
 /** hr_inventory_node_release - free what hr_inventory_load() kept for @n. */

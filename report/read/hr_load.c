@@ -1007,7 +1007,9 @@ static int node_facts(struct ctx *c, const struct hr_result *r, int node, time_t
 		set_cfg(c->f, node, HR_CFG_NCCL, r->sw_nccl);
 		set_cfg(c->f, node, HR_CFG_MPI, r->sw_mpi);
 	}
-	return hr_inventory_load(c->f, node, r->host, c->path, t0) != 0 ? CH_ERR_RUNTIME : 0;
+	return hr_inventory_load(c->f, node, r->host,
+				 json_object_get(json_object_get(r->doc, "conditions"), "rdma_counters_end"),
+				 c->path, t0) != 0 ? CH_ERR_RUNTIME : 0;
 }
 
 static int load_result(struct ctx *c, const struct hr_result *r)
