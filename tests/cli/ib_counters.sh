@@ -50,10 +50,7 @@ mk() { # OUT START END: START's result file with END's end snapshot
 import json, sys
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 a["host"]["hostname"] = "ibnode"
-if sys.argv[2] == "-":
-    del a["conditions"]["rdma_counters_end"]
-else:
-    a["conditions"]["rdma_counters_end"] = b["conditions"]["rdma_counters_end"]
+a["conditions"]["rdma_counters_end"] = b["conditions"]["rdma_counters_end"]
 json.dump(a, open(sys.argv[3], "w"))
 PY
 }
