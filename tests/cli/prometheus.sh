@@ -153,7 +153,7 @@ port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); p
 prometheus-node-exporter --web.listen-address="127.0.0.1:$port" --collector.disable-defaults \
 	--collector.textfile --collector.textfile.directory="$T/textfile" >"$T/ne.log" 2>&1 &
 NE_PID=$!
-for _ in $(seq 100); do
+for _ in $(seq 300); do
 	curl -sf "http://127.0.0.1:$port/metrics" -o "$T/scrape.txt" 2>/dev/null && break
 	kill -0 "$NE_PID" 2>/dev/null || break
 	sleep 0.1
@@ -219,7 +219,7 @@ print("\n".join(sorted(w)))
 PY
 )
 got=
-for _ in $(seq 60); do
+for _ in $(seq 120); do
 	sleep 0.5
 	got=$(curl -sf "http://127.0.0.1:$pport/api/v1/alerts" 2>/dev/null | "$PY" -c '
 import json, sys
