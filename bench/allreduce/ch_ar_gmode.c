@@ -16,7 +16,6 @@
 #include "bench/allreduce/ch_ar_analysis.h"
 #include "comm/ch_ar_pattern.h"
 #include "bench/allreduce/ch_ar_plan.h"
-#include "bench/allreduce/ch_ar_run.h"
 #include "bench/allreduce/ch_ar_run_int.h"
 #include "bench/allreduce/ch_ar_table.h"
 #include "comm/ch_comm.h"

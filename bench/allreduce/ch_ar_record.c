@@ -15,13 +15,11 @@
 #include "bench/allreduce/ch_ar_analysis.h"
 #include "comm/ch_ar_pattern.h"
 #include "bench/allreduce/ch_ar_plan.h"
-#include "bench/allreduce/ch_ar_run.h"
 #include "bench/allreduce/ch_ar_run_int.h"
 #include "bench/allreduce/ch_ar_table.h"
 #include "comm/ch_comm.h"
 #include "base/ch_common.h"
 #include "bench/common/ch_opts.h"
-#include "base/ch_result.h"
 #include "base/ch_stats.h"
 
 /* "0-3", "0,2,4-5" */

@@ -9,9 +9,6 @@
 #include "base/ch_datasheet.h"
 #include "comm/ch_comm.h"
 #include "hw/ch_energy.h"
-#include "hw/ch_nvml.h"
-#include "base/ch_parse.h"
-#include "kernels/ch_patterns.h"
 #include "base/ch_stats.h"
 
 #include <getopt.h>

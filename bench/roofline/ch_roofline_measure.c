@@ -10,7 +10,6 @@
 #include "comm/ch_comm.h"
 #include "hw/ch_energy.h"
 #include "hw/ch_nvml.h"
-#include "base/ch_parse.h"
 #include "kernels/ch_patterns.h"
 #include "base/ch_stats.h"
 

@@ -4,7 +4,6 @@
  */
 #include "report/render/hr_render.h"
 #include "report/render/hr_steps_render.h"
-#include "report/render/hr_render_power.h"
 #include "report/judge/hr_checkpoint.h"
 #include "report/judge/hr_inventory.h"
 #include "report/render/hr_rows.h"

@@ -3,10 +3,8 @@
  * lines (hr_render_int.h).
  */
 #include "report/render/hr_render.h"
-#include "report/render/hr_steps_render.h"
 #include "report/render/hr_render_power.h"
 #include "report/judge/hr_checkpoint.h"
-#include "report/judge/hr_inventory.h"
 #include "report/render/hr_rows.h"
 #include "report/render/hr_render_int.h"
 #include "base/ch_common.h"
