@@ -168,12 +168,28 @@ static void malformed(struct parser *p, const char *line, size_t len, const char
 		     "%s: '%s'; line skipped", what, esc);
 }
 
+/* A step number read as a double: itself when whole, 0 or more and at most
+ * HR_STEPS_MAX_STEP; HR_STEPS_MAX_STEP + 1 (refused by emit()) when larger;
+ * never a cast of a value that does not fit. */
+static long to_step(double v)
+{
+	return v > (double)HR_STEPS_MAX_STEP || isnan(v) ? HR_STEPS_MAX_STEP + 1 : (long)v;
+}
+
 static int emit(struct parser *p, struct hr_step_rec *r)
 {
 	int rc;
 
 	if (p->rc)
 		return p->rc;
+	if (r->step > HR_STEPS_MAX_STEP || r->step < -1) {
+		if (p->info)
+			p->info->malformed++;
+		if (p->listed++ < MAX_LISTED)
+			hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, (int)(r->line > 2147483647 ? 0 : r->line), 0,
+				     "step number out of range (0 to %ld): the record is skipped", HR_STEPS_MAX_STEP);
+		return 0;
+	}
 	if (p->info && r->format > 0 && r->format < HR_SF_N) {
 		if (!p->info->records[r->format]++)
 			p->info->first_line[r->format] = r->line;
@@ -418,7 +434,7 @@ static int torchtitan_line(struct parser *p, const char *msg, const char *full, 
 		malformed(p, full, flen, "torchtitan step line without a step number");
 		return 1;
 	}
-	r.step = (long)v;
+	r.step = to_step(v);
 	if (key_num(after, "loss", &r.loss, &present) && present)
 		r.loss = NAN;
 	if (key_num(after, "tps", &r.tokens_per_sec, &present)) {
@@ -840,7 +856,7 @@ static int maxtext_line(struct parser *p, const char *s, const char *full, size_
 		malformed(p, full, flen, "MaxText step line without a readable step and 'seconds' (cut off?)");
 		return 1;
 	}
-	r.step = (long)v;
+	r.step = to_step(v);
 	if (key_num(q, "TFLOP/s/device", &r.tflops, NULL) && key_num(q, "TFLOP/s", &r.tflops, NULL))
 		r.tflops = NAN;
 	if (key_num(q, "Tokens/s/device", &r.tokens_per_sec, NULL))
@@ -961,7 +977,7 @@ static int hf_dict(struct parser *p, json_t *o, double t, int rank, int local_ra
 	}
 	v = jget(o, "step");
 	if (v >= 0 && v == floor(v))
-		r.step = (long)v;
+		r.step = to_step(v);
 	r.rank = rank;
 	r.local_rank = local_rank;
 	r.t_end = t;
@@ -988,7 +1004,7 @@ static int jsonl_record(struct parser *p, json_t *o, const char *full, size_t fl
 	if (!json_is_integer(v) || json_integer_value(v) < 0)
 		bad = "\"step\" is not a whole number of 0 or more";
 	else
-		r.step = (long)json_integer_value(v);
+		r.step = json_integer_value(v) > HR_STEPS_MAX_STEP ? HR_STEPS_MAX_STEP + 1 : (long)json_integer_value(v);
 	v = json_object_get(o, "rank");
 	if (v && (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 100000000))
 		bad = "\"rank\" is not a whole number of 0 or more";
@@ -1169,7 +1185,7 @@ static void one_line(struct parser *p, char *line, size_t len)
 			const char *q = strstr(s, "step:");
 			double v;
 			if (!num(q + 5, &v, NULL))
-				p->tt_last_step = (long)v;
+				p->tt_last_step = v >= 0 ? to_step(v) : -1;
 			return;
 		}
 	}
