@@ -314,8 +314,7 @@ static int on_rec(const struct hr_step_rec *r, void *vctx)
 			  sec, r, 1);
 		return 0;
 	}
-	/* who: a global rank, a local rank of this file, or this file's stream;
-	 * each of its format (two formats' rank 0 in one file are kept apart) */
+	/* who: a global rank, a local rank of this file, or this file's stream, by format */
 	if (r->rank >= 0) {
 		snprintf(key, sizeof(key), "r%d\x1f" "f%d", r->rank, r->format);
 	} else if (r->local_rank >= 0) {
