@@ -6,8 +6,12 @@
 # power model that follows the enforced limit). The sweep and its figures,
 # the read-back, the restore on every exit path (the end, a failed point, a
 # cap that never reads back, SIGTERM mid-sweep, kill -9 then the next start),
-# the refusals (no root, a state file that cannot be written, a cap outside
-# the constraints, a GPU another live run is capping).
+# the refusals (no root, probed without a write; a state file that cannot be
+# written; a cap outside the constraints or above the original limit; a GPU
+# another live run is capping), an operator's cap below the default as the
+# reference, a state file that is not trusted (mode, owner, folder, link,
+# named pipe, an original outside the constraints), and the original read
+# under the state lock (a race with another run's restore).
 cd "$(dirname "$0")/../.." || exit 1
 source scripts/test-env
 T=$(mktemp -d /tmp/ch_powercap_test.XXXXXX)
