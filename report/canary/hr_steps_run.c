@@ -472,7 +472,11 @@ static void rank_stats(struct ctx *c, const struct acc *a, struct hr_steps_rank 
 	rk->first_step = a->first_step;
 	rk->last_step = a->last_step;
 	snprintf(rk->node, sizeof(rk->node), "%s", a->node);
-	if (a->rank >= 0)
+	for (p = 0, i = 0; i < HR_SF_N; i++)
+		p += c->run->records_by_format[i] > 0;
+	if (a->rank >= 0 && p > 1) /* the same number may be two ranks, one a format */
+		snprintf(rk->id, sizeof(rk->id), "rank %d (%s)", a->rank, hr_steps_format_name(a->format));
+	else if (a->rank >= 0)
 		snprintf(rk->id, sizeof(rk->id), "rank %d", a->rank);
 	else if (a->local_rank >= 0)
 		snprintf(rk->id, sizeof(rk->id), "local rank %d (%s)", a->local_rank, a->path);

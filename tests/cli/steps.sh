@@ -299,12 +299,12 @@ done >"$TMP/bounds/ok.jsonl"
 expect steps_step_out_of_range 0 "$HR" steps "$TMP/bounds/big.jsonl" "$TMP/bounds/big.log" &&
 has steps_step_out_of_range "big.jsonl:1: skipped: step number out of range (0 to 1000000000000)" \
 	"big.log:1: skipped: step number out of range" "big.log:2: skipped: step number out of range" \
-	"big.log:18: skipped: step number out of range" "2 ranks on 1 node in the logs" && echo "ok steps_step_out_of_range"
+	"big.log:18: skipped: step number out of range" "2 ranks on 1 node in the logs"
 # ---- one file, two formats, the same rank number: two ranks, never merged
 { for s in $(seq 1 15); do printf '[rank0] step %d | loss 2.0 | 0.8 s/step\n' $s; done; cat "$TMP/bounds/ok.jsonl"; } >"$TMP/bounds/mix.log"
 expect steps_formats_kept_apart 0 "$HR" steps "$TMP/bounds/mix.log" &&
-has steps_formats_kept_apart "steps: 2 ranks on 1 node in the logs; clusterhealth JSON lines, plain step lines; 30 step records" &&
-echo "ok steps_formats_kept_apart"
+has steps_formats_kept_apart "steps: 2 ranks on 1 node in the logs; clusterhealth JSON lines, plain step lines; 30 step records" \
+	"rank 0 (plain step lines)" "rank 0 (clusterhealth JSON lines"
 expect steps_help 0 "$HR" steps --help && has steps_help "Usage: health_report steps" "--baseline PATH"
 expect steps_no_args 2 "$HR" steps && has steps_no_args "no step log given"
 exit 0
