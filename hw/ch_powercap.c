@@ -161,14 +161,42 @@ static int set_raw(ch_nvml_dev_t dev, double w, char *why, size_t n)
 	return CH_ERR_RUNTIME;
 }
 
+/* Does this process hold the privilege the driver asks of
+ * nvmlDeviceSetPowerManagementLimit (root: CAP_SYS_ADMIN in the effective
+ * set, /proc/self/status "CapEff", bit 21)? 1 yes, 0 no; without /proc,
+ * the effective uid 0. */
+static int privileged(void)
+{
+	char line[256];
+	unsigned long long eff;
+	int got = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && got < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			got = (eff >> 21) & 1ULL;
+	if (f)
+		fclose(f);
+	return got >= 0 ? got : geteuid() == 0;
+}
+
 int ch_powercap_probe(const struct ch_powercap_gpu *g, char *why, size_t n)
 {
-	double now = ch_powercap_limit_w(g->dev);
-	if (isnan(now)) {
-		say(why, n, "nvmlDeviceGetPowerManagementLimit cannot be read on %s", g->uuid);
+	if (!SYM(fn_set, "nvmlDeviceSetPowerManagementLimit")) {
+		say(why, n, "nvmlDeviceSetPowerManagementLimit is not in this driver's libnvidia-ml.so.1");
 		return CH_ERR_UNAVAILABLE;
 	}
-	return set_raw(g->dev, now, why, n) == 0 ? 0 : CH_ERR_UNAVAILABLE;
+	if (isnan(ch_powercap_limit_w(g->dev)) || !(g->min_w > 0) || !(g->max_w >= g->min_w)) {
+		say(why, n, "the power limit or its constraints cannot be read on %s "
+		    "(nvmlDeviceGetPowerManagementLimit, nvmlDeviceGetPowerManagementLimitConstraints)", g->uuid);
+		return CH_ERR_UNAVAILABLE;
+	}
+	if (!privileged()) {
+		say(why, n, "setting a GPU power limit needs root: this process lacks CAP_SYS_ADMIN (running as uid %ld)",
+		    (long)geteuid());
+		return CH_ERR_UNAVAILABLE;
+	}
+	return 0;
 }
 
 static double now_sec(void)
@@ -278,6 +306,52 @@ static int make_dir_of(const char *path, char *why, size_t n)
 	return 0;
 }
 
+/* Who may own the state file and its folder: root or this process's user. */
+static int trusted_owner(uid_t uid)
+{
+	return uid == 0 || uid == geteuid();
+}
+
+/* @what ("the power-limit state file", "its folder") at @path with @st:
+ * owned by root or this user and writable by no one else; 0 or -1 with @why. */
+static int check_owner_mode(const char *what, const char *path, const struct stat *st, char *why, size_t n)
+{
+	if (!trusted_owner(st->st_uid)) {
+		say(why, n, "%s '%s' is owned by uid %ld, neither root nor this user (uid %ld): not trusting it",
+		    what, path, (long)st->st_uid, (long)geteuid());
+		return -1;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		say(why, n, "%s '%s' is writable by others (mode %04o): not trusting it; make it writable by its "
+		    "owner only (chmod go-w)", what, path, (unsigned)(st->st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+/* The folder of @state: owned by root or this user, writable by no one
+ * else (anyone who may write there may replace the file). */
+static int check_dir_of(const char *state, char *why, size_t n)
+{
+	char dir[4096], *p;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", state);
+	if (!(p = strrchr(dir, '/')))
+		snprintf(dir, sizeof(dir), ".");
+	else if (p == dir)
+		dir[1] = '\0';
+	else
+		*p = '\0';
+	if (stat(dir, &st) != 0) {
+		if (errno == ENOENT)
+			return -2;
+		say(why, n, "cannot inspect the folder '%s' of the power-limit state file: %s", dir, strerror(errno));
+		return -1;
+	}
+	return check_owner_mode("the folder of the power-limit state file", dir, &st, why, n);
+}
+
 /* An exclusive flock() on "STATE.lock" (made when @create), waited for up
  * to LOCK_WAIT_SEC; returns the descriptor, -1 with @why (-2: no lock file
  * and !@create: nothing to lock). */
@@ -290,12 +364,22 @@ static int lock_state(const char *state, int create, char *why, size_t n)
 	snprintf(path, sizeof(path), "%s.lock", state);
 	if (create && make_dir_of(state, why, n) != 0)
 		return -1;
+	if (check_dir_of(state, why, n) == -1)
+		return -1;
 	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT : 0), 0644); /* never through a link */
 	if (fd < 0) {
 		if (!create && errno == ENOENT)
 			return -2;
 		say(why, n, "cannot open the lock file '%s': %s", path, strerror(errno));
 		return -1;
+	}
+	{
+		struct stat st;
+		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !trusted_owner(st.st_uid)) {
+			say(why, n, "the lock file '%s' is not a regular file owned by root or this user: not using it", path);
+			close(fd);
+			return -1;
+		}
 	}
 	while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		if (errno != EWOULDBLOCK && errno != EINTR) {
@@ -321,19 +405,64 @@ static void unlock_state(int fd)
 	}
 }
 
+/* Open @state for reading, checked before a byte is read: never through a
+ * link, never blocking (a named pipe), a regular file of at most
+ * STATE_MAX_BYTES, owned by root or this user and writable by no one else,
+ * in a folder that is the same. Returns the descriptor, -2 when the file
+ * does not exist, -1 with @why. */
+#define STATE_MAX_BYTES (1 << 20)
+static int state_open(const char *state, char *why, size_t n)
+{
+	struct stat st;
+	int fd, rc;
+
+	if ((rc = check_dir_of(state, why, n)) == -1)
+		return -1;
+	if (rc == -2)
+		return -2;
+	fd = open(state, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return -2;
+		say(why, n, "cannot open the power-limit state file '%s': %s%s", state, strerror(errno),
+		    errno == ELOOP ? " (a symbolic link: not followed)" : "");
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		say(why, n, "the power-limit state file '%s' is not a regular file: not reading it", state);
+		close(fd);
+		return -1;
+	}
+	if (check_owner_mode("the power-limit state file", state, &st, why, n) != 0) {
+		close(fd);
+		return -1;
+	}
+	if (st.st_size > STATE_MAX_BYTES) {
+		say(why, n, "the power-limit state file '%s' is %lld bytes, more than %d: not reading it", state,
+		    (long long)st.st_size, STATE_MAX_BYTES);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* The state document: a new one when the file does not exist; NULL with
- * @why when it cannot be read or is not ours. */
+ * @why when it cannot be read, is not trusted (state_open()) or is not ours. */
 static json_t *state_load(const char *state, char *why, size_t n)
 {
 	json_error_t err;
 	json_t *doc;
 	const char *schema;
+	int fd = state_open(state, why, n);
 
-	if (access(state, F_OK) != 0 && errno == ENOENT)
+	if (fd == -1)
+		return NULL;
+	if (fd == -2)
 		return json_pack("{s:s,s:i,s:s,s:[]}", "schema", CH_POWERCAP_STATE_SCHEMA, "version", 1, "note",
 				 "GPU power limits changed by clusterhealth's roofline --power-limits and the limits to "
 				 "put back; each GPU is removed when restored (docs/roofline.md, \"Power caps\")", "gpus");
-	doc = json_load_file(state, 0, &err);
+	doc = json_loadfd(fd, 0, &err);
+	close(fd);
 	if (!doc) {
 		say(why, n, "cannot read the power-limit state file '%s': %s (line %d); it may name GPUs left "
 		    "capped: restore them (nvidia-smi -i UUID -pl WATTS) and remove it", state, err.text, err.line);
@@ -422,6 +551,7 @@ int ch_powercap_begin(const char *state, const struct ch_powercap_gpu *g, const 
 {
 	char host[256], start[32], now[32];
 	json_t *doc, *gpus, *e, *caps;
+	double orig;
 	int fd, k, rc, i, slot = -1;
 
 	pthread_mutex_lock(&pc.lock);
@@ -471,6 +601,16 @@ int ch_powercap_begin(const char *state, const struct ch_powercap_gpu *g, const 
 		say(why, n, "GPU %s is still recorded in '%s' by a run that died (pid %ld) with its original limit "
 		    "%.0f W: restore it first (roofline --power-restore)", g->uuid, state, pid,
 		    json_number_value(json_object_get(o, "original_limit_w")));
+		json_decref(doc);
+		unlock_state(fd);
+		return CH_ERR_RUNTIME;
+	}
+	/* the original is read here, under the lock, from a GPU no live run
+	 * holds: a reading taken before (another run's cap, restored since)
+	 * must not become the limit this run puts back */
+	if (!isnan(orig = ch_powercap_limit_w(g->dev)) && fabs(orig - g->limit_w) > READBACK_TOL_W) {
+		say(why, n, "the power limit of GPU %s changed from %.1f W to %.1f W while this run started (another "
+		    "run's cap being put back?): no limit changed; run again", g->uuid, g->limit_w, orig);
 		json_decref(doc);
 		unlock_state(fd);
 		return CH_ERR_RUNTIME;
@@ -637,6 +777,26 @@ static int near(double a, double b)
 	return fabs(a - b) <= READBACK_TOL_W;
 }
 
+/* Is @w within @d's settable range (nvmlDeviceGetPowerManagementLimitConstraints)?
+ * 1 yes; 0 with @why (outside, or the range cannot be read). */
+static int in_constraints(nv_dev d, double w, char *why, size_t n)
+{
+	fn_uu cons = SYM(fn_uu, "nvmlDeviceGetPowerManagementLimitConstraints");
+	unsigned lo = 0, hi = 0;
+
+	if (!cons || cons(d, &lo, &hi) != NV_OK) {
+		say(why, n, "the GPU's power limit constraints cannot be read: not setting %.1f W", w);
+		return 0;
+	}
+	if (w < lo / 1000.0 - 1e-9 || w > hi / 1000.0 + 1e-9) {
+		say(why, n, "original_limit_w %.1f W is outside the range this GPU accepts, %.0f-%.0f W "
+		    "(nvmlDeviceGetPowerManagementLimitConstraints): a damaged or forged entry, not set", w, lo / 1000.0,
+		    hi / 1000.0);
+		return 0;
+	}
+	return 1;
+}
+
 /* Handle one dead run's entry @e; returns 1 when it is to be dropped. */
 static int recover_one(const json_t *e, json_t *rep, int *status)
 {
@@ -664,6 +824,14 @@ static int recover_one(const json_t *e, json_t *rep, int *status)
 	}
 	cur = ch_powercap_limit_w((ch_nvml_dev_t)d);
 	json_object_set_new(rep, "found_limit_w", isnan(cur) ? json_null() : json_real(cur));
+	if (!(orig > 0) || !in_constraints(d, orig, why, sizeof(why))) {
+		/* a forged or damaged entry: never set a limit the GPU would not
+		 * have had; the entry stays for a person to look at */
+		json_object_set_new(rep, "action", json_string("refused"));
+		json_object_set_new(rep, "why", json_string(why[0] ? why : "original_limit_w is not a positive number"));
+		*status = CH_ERR_RUNTIME;
+		return 0;
+	}
 	if (!isnan(cur) && near(cur, orig)) {
 		json_object_set_new(rep, "action", json_string("already at its original limit"));
 		return 1;
@@ -747,7 +915,7 @@ int ch_powercap_recover(const char *state, json_t **report)
 			double fl = json_number_value(json_object_get(rep, "found_limit_w"));
 			double ol = json_number_value(json_object_get(rep, "original_limit_w"));
 			const char *since = json_string_value(json_object_get(e, "since_utc"));
-			if (act && !strcmp(act, "not restored"))
+			if (act && (!strcmp(act, "not restored") || !strcmp(act, "refused")))
 				ch_error("GPU %s: run pid %ld (since %s) died before restoring its power limit; original %.0f W: "
 					 "NOT restored: %s; the entry stays in '%s'", u ? u : "?", pid, since ? since : "?", ol,
 					 json_string_value(json_object_get(rep, "why")), state);

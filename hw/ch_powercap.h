@@ -88,12 +88,14 @@ double ch_powercap_limit_w(ch_nvml_dev_t dev);
 double ch_powercap_violation_ms(ch_nvml_dev_t dev, int thermal);
 
 /**
- * ch_powercap_probe - may this process set @g's limit? Sets the limit it
- * has now once more (a change of nothing).
+ * ch_powercap_probe - may this process set @g's limit? Writes nothing: the
+ * driver's nvmlDeviceSetPowerManagementLimit must be there, the limit and
+ * its constraints (read into @g by ch_powercap_read()) readable, and the
+ * process must hold the privilege NVML asks for it (root: CAP_SYS_ADMIN in
+ * its effective set, /proc/self/status; without /proc, uid 0).
  * Returns 0, or CH_ERR_UNAVAILABLE with @why: "setting a GPU power limit
- * needs root: nvmlDeviceSetPowerManagementLimit answered Insufficient
- * Permissions (running as uid N)" for NVML_ERROR_NO_PERMISSION, else the call
- * and its error.
+ * needs root: this process lacks CAP_SYS_ADMIN (running as uid N)", or the
+ * missing call or reading.
  */
 int ch_powercap_probe(const struct ch_powercap_gpu *g, char *why, size_t n);
 
@@ -103,8 +105,11 @@ int ch_powercap_probe(const struct ch_powercap_gpu *g, char *why, size_t n);
  * @state, then remember it for ch_powercap_restore_all(). Call before the
  * first ch_powercap_set() of @g; installs the atexit() restore once.
  * @caps_w: [in] @ncaps caps the run will set, W.
+ * The limit is read again under the state file's lock, once no live run
+ * holds @g: when it is no longer g->limit_w (another run's cap was put back
+ * meanwhile), nothing is recorded (CH_ERR_RUNTIME, "run again").
  * Returns 0; CH_ERR_RUNTIME with @why when the state file cannot be read
- * (not ours, corrupt) or written (its directory cannot be made, no space,
+ * (not ours, corrupt, not trusted: see ch_powercap_recover()) or written (its directory cannot be made, no space,
  * read-only), or still holds @g for a run that died (its original limit is
  * the one to put back: ch_powercap_recover() first): then no limit may be
  * changed; CH_ERR_USAGE when @g is already recorded by another live process
@@ -171,7 +176,13 @@ int ch_powercap_held(void);
  * run's caps, the original is set back and the entry dropped; at any
  * other limit (set by someone since), it is left as it is and the entry
  * dropped; a GPU that cannot be set (no permission, not found) keeps its
- * entry. Entries of live processes and of other hosts are left alone.
+ * entry, and so does an entry whose original limit is outside the GPU's
+ * constraints (action "refused": never set). Entries of live processes and
+ * of other hosts are left alone. The file is trusted only when it is a
+ * regular file (opened without following a link and without blocking, so a
+ * named pipe is refused, not waited on), at most 1 MiB, owned by root or
+ * this user and writable by no one else, in a folder that is the same
+ * (docs/reliability.md); otherwise nothing is read or set.
  * Initialises NVML itself when there is something to restore.
  * @report: [out] a new array, one object per entry handled: {uuid,
  *          pci_bus_id, host, pid, since_utc, original_limit_w,
@@ -182,7 +193,8 @@ int ch_powercap_held(void);
  * Prints one line per GPU handled (stderr). Returns 0 when nothing was
  * left capped by a dead run, 1 when something was restored or dropped,
  * CH_ERR_UNAVAILABLE when a GPU could not be restored (no permission, no
- * NVML, not found), CH_ERR_RUNTIME when the state file is unreadable.
+ * NVML, not found), CH_ERR_RUNTIME when the state file is unreadable or
+ * untrusted or an entry was refused.
  */
 int ch_powercap_recover(const char *state, json_t **report);
 

@@ -14,12 +14,14 @@
 #include "base/ch_result.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -98,7 +100,8 @@ void hr_report_usage(FILE *f, int subcommands)
 "among them are listed: nodes with a hard fault or a confirmed FAIL); 2 usage\n"
 "or input error (no usable input: no file contributed; with --strict also\n"
 "any skipped input); 4 run-time error\n"
-"(cannot write the outputs).\n"
+"(cannot write the outputs, or another health_report is writing to --out:\n"
+"DIR/.health_report.lock is held; nothing is written then).\n"
 "\n"
 "A figure whose measurement was noisy (per-call CV, host CPU pressure,\n"
 "oversubscription) is not judged and counted as noisy; a value is flagged\n"
@@ -139,6 +142,36 @@ static int mkdir_p(const char *dir)
 		}
 	}
 	return 0;
+}
+
+/* The lock of an output directory: DIR/OUT_LOCK, held (flock) from before
+ * the first output is written until the process ends, so two runs never
+ * mix their files in one --out. Returns the descriptor (kept open), -1 with
+ * the reason printed: held by another run (never waited for), or it
+ * cannot be made. */
+#define OUT_LOCK ".health_report.lock"
+static int lock_out(const char *dir)
+{
+	char path[4200];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, OUT_LOCK);
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		ch_error("cannot lock the output directory '%s': '%s' %s", dir, path,
+			 fd < 0 ? strerror(errno) : "is not a regular file");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		ch_error("the output directory '%s' is being written by another health_report (it holds '%s'): "
+			 "nothing written; give another --out or run again when it is done (exit 4)", dir, path);
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 struct opts {
@@ -632,6 +665,10 @@ int hr_report_main(int argc, char **argv)
 	catch_signals();
 	if (mkdir_p(o.out) != 0) {
 		ch_error("cannot create output directory '%s': %s", o.out, strerror(errno));
+		rc = CH_ERR_RUNTIME;
+		goto out;
+	}
+	if (lock_out(o.out) < 0) { /* held until exit: the descriptor stays open */
 		rc = CH_ERR_RUNTIME;
 		goto out;
 	}

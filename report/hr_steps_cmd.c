@@ -135,7 +135,7 @@ static int parse_opts(int argc, char **argv, struct steps_opts *so)
 			rc = ch_parse_double("--params", optarg, 1, 1e16, &so->params);
 			break;
 		case O_PEAK:
-			if (!(rc = ch_parse_double("--peak-tflops", optarg, 1e-6, 1e6, &so->peak)))
+			if (!(rc = ch_parse_double("--peak-tflops", optarg, 0.1, 1e5, &so->peak)))
 				snprintf(so->peak_from, sizeof(so->peak_from), "--peak-tflops");
 			break;
 		case O_GPUS:

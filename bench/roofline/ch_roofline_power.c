@@ -21,8 +21,9 @@
 #define SETTLE_SAMPLE_SEC 0.02  /* a power reading at most every 20 ms */
 #define SETTLE_RULE "calls of the compute-bound point in windows of the backend's energy window (GPU 0.5 s); " \
 	"settled when the mean NVML power of a window is within 2% of the window before (at most 20 s)"
-#define REC_RULE "the lowest cap, walking down from the default limit, whose compute-bound performance stays " \
-	"within the tolerance of the figure at the default limit; the first cap that loses more ends the walk"
+#define REC_RULE "the lowest cap, walking down from the original limit (the GPU's limit when the run started), " \
+	"whose compute-bound performance stays within the tolerance of the figure at the original limit; the first " \
+	"cap that loses more ends the walk"
 #define SAME_W 0.5
 
 void ch_rl_power_opts_init(struct ch_rl_power_opts *p)
@@ -84,6 +85,9 @@ int ch_rl_power_opt(int c, const char *arg, struct ch_rl_power_opts *p)
 	case CH_RL_OPT_POWER_RESTORE:
 		p->restore_only = 1;
 		return 1;
+	case CH_RL_OPT_POWER_ABOVE:
+		p->above_original = 1;
+		return 1;
 	default:
 		return 0;
 	}
@@ -94,17 +98,20 @@ void ch_rl_power_usage(FILE *f)
 	fputs("\n"
 	      "Power caps (GPUs, NVML; setting a limit needs root):\n"
 	      "  --power-limits LIST  sweep power caps: watts (450) or percent of the\n"
-	      "                     default limit (85%), e.g. 100%,85%,70%,55%; at each cap\n"
-	      "                     the limit is set, read back and the power settles, then\n"
+	      "                     GPU's original limit, the one it has when the run\n"
+	      "                     starts (85%), e.g. 100%,85%,70%,55%; at each cap the\n"
+	      "                     limit is set, read back and the power settles, then\n"
 	      "                     the points run (default: gemm bf16 and triad fp64, a\n"
-	      "                     compute-bound and a memory-bound point); the default\n"
+	      "                     compute-bound and a memory-bound point); the original\n"
 	      "                     limit is measured too, as the reference. The original\n"
 	      "                     limits are always put back: at the end, on a failed\n"
 	      "                     point, on SIGINT/SIGTERM, and at the next start after a\n"
 	      "                     run that died (from the state file)\n"
+	      "  --power-above-original  allow caps above the original limit (refused\n"
+	      "                     otherwise, exit 2: an operator's lower cap is kept)\n"
 	      "  --power-tolerance PCT  the recommended cap is the lowest one whose\n"
 	      "                     compute-bound performance stays within PCT % of the\n"
-	      "                     default limit's (default 5)\n"
+	      "                     original limit's (default 5)\n"
 	      "  --power-state FILE where the original limits are recorded while a GPU is\n"
 	      "                     capped (default $CH_POWER_STATE, else\n"
 	      "                     " CH_POWERCAP_STATE_DEFAULT "); when it cannot be\n"
@@ -168,12 +175,12 @@ int ch_rl_power_recommend(const struct ch_rl_curve_pt *pts, int n, double ref_ca
 		if (fabs(pts[i].cap_w - ref_cap_w) <= SAME_W)
 			ref = i;
 	if (ref < 0) {
-		snprintf(out->why, sizeof(out->why), "the default limit %.0f W was not measured", ref_cap_w);
+		snprintf(out->why, sizeof(out->why), "the original limit %.0f W was not measured", ref_cap_w);
 		return CH_ERR_CHECK;
 	}
 	out->ref = ref;
 	if (!(pts[ref].perf > 0)) {
-		snprintf(out->why, sizeof(out->why), "no compute-bound figure at the default limit %.0f W", ref_cap_w);
+		snprintf(out->why, sizeof(out->why), "no compute-bound figure at the original limit %.0f W", ref_cap_w);
 		return CH_ERR_CHECK;
 	}
 	floor_ = pts[ref].perf * (1 - tol_pct / 100.0);
@@ -385,7 +392,7 @@ static void recommend(struct sweep *s, int ref)
 			"no compute-bound point (gemm or ladder) was measured"));
 		return;
 	}
-	if (ch_rl_power_recommend(pts, (int)n, s->g.default_w, s->p->tolerance_pct, &rec) != 0) {
+	if (ch_rl_power_recommend(pts, (int)n, s->g.limit_w, s->p->tolerance_pct, &rec) != 0) {
 		json_object_set_new(s->obj, "recommendation", json_pack("{s:n,s:b,s:s}", "cap_w", "judged", 0, "why",
 									rec.why));
 		return;
@@ -393,6 +400,7 @@ static void recommend(struct sweep *s, int ref)
 	o = json_object();
 	json_object_set_new(o, "cap_w", json_real(rec.cap_w));
 	json_object_set_new(o, "pct_of_default", json_real(100.0 * rec.cap_w / s->g.default_w));
+	json_object_set_new(o, "pct_of_original", json_real(100.0 * rec.cap_w / s->g.limit_w));
 	json_object_set_new(o, "judged", json_true());
 	json_object_set_new(o, "compute_kernel", json_pack("{s:s,s:s}", "kernel", s->ops->k[s->compute]->name,
 							   "dtype", ch_dtype_name(s->ops->dt[s->compute])));
@@ -402,7 +410,8 @@ static void recommend(struct sweep *s, int ref)
 	json_object_set_new(o, "memory_kernel", s->memory >= 0 ? json_pack("{s:s,s:s}", "kernel",
 		s->ops->k[s->memory]->name, "dtype", ch_dtype_name(s->ops->dt[s->memory])) : json_null());
 	json_object_set_new(o, "memory_loss_pct", jnum(rec.mem_loss_pct));
-	json_object_set_new(o, "reference_cap_w", json_real(s->g.default_w));
+	json_object_set_new(o, "reference_cap_w", json_real(s->g.limit_w));
+	json_object_set_new(o, "reference", json_string("the original limit: the GPU's limit when the run started"));
 	json_object_set_new(o, "tolerance_pct", json_real(s->p->tolerance_pct));
 	json_object_set_new(o, "stopped_at_cap_w", rec.stopped_at >= 0 ? json_real(pts[rec.stopped_at].cap_w) :
 			    json_null());
@@ -411,41 +420,54 @@ static void recommend(struct sweep *s, int ref)
 	json_object_set_new(s->obj, "recommendation", o);
 }
 
-/* The caps in watts, from the highest down, the reference added; 0 or
- * CH_ERR_USAGE with @why (a cap outside the GPU's range). */
+/* Cap @i of the options in watts (whole milliwatts, as NVML takes them). */
+static double cap_watts(const struct sweep *s, int i)
+{
+	const struct ch_rl_cap *c = &s->p->caps[i];
+	double v = c->pct ? c->value / 100.0 * s->g.limit_w : c->value;
+	return round(v * 1000.0) / 1000.0;
+}
+
+/* The caps in watts, from the highest down, the reference (the original
+ * limit) added; 0 or CH_ERR_USAGE with @why (a cap outside the GPU's range,
+ * or above the original limit without --power-above-original). */
 static int plan_caps(struct sweep *s, double *w, const char **req, int *nw, char *why, size_t n)
 {
 	const struct ch_rl_power_opts *p = s->p;
+	const double orig = s->g.limit_w;
 	double raw[CH_RL_MAX_CAPS + 1];
 	int i, j, k = 0, have_ref = 0;
 
 	for (i = 0; i < p->ncaps; i++) {
-		double v = p->caps[i].pct ? p->caps[i].value / 100.0 * s->g.default_w : p->caps[i].value;
-		v = round(v * 1000.0) / 1000.0; /* NVML takes whole milliwatts */
+		double v = cap_watts(s, i);
 		if (v < s->g.min_w - 1e-9 || v > s->g.max_w + 1e-9) {
 			snprintf(why, n, "power cap '%s' (%.1f W) is outside the range this GPU accepts, %.0f-%.0f W "
-				 "(nvmlDeviceGetPowerManagementLimitConstraints); default limit %.0f W; no limit changed",
-				 p->caps[i].text, v, s->g.min_w, s->g.max_w, s->g.default_w);
+				 "(nvmlDeviceGetPowerManagementLimitConstraints); original limit %.0f W, default %.0f W; "
+				 "no limit changed", p->caps[i].text, v, s->g.min_w, s->g.max_w, orig, s->g.default_w);
+			return CH_ERR_USAGE;
+		}
+		if (v > orig + SAME_W && !p->above_original) {
+			snprintf(why, n, "power cap '%s' (%.1f W) is above the limit this GPU has now, %.0f W (default "
+				 "%.0f W): an operator's cap is not raised unless --power-above-original asks; no limit "
+				 "changed", p->caps[i].text, v, orig, s->g.default_w);
 			return CH_ERR_USAGE;
 		}
 		raw[k++] = v;
 	}
 	for (i = 0; i < k; i++)
-		have_ref |= fabs(raw[i] - s->g.default_w) <= SAME_W;
+		have_ref |= fabs(raw[i] - orig) <= SAME_W;
 	if (!have_ref)
-		raw[k++] = s->g.default_w;
+		raw[k++] = orig;
 	qsort(raw, (size_t)k, sizeof(raw[0]), cmp_desc);
 	*nw = 0;
 	for (i = 0; i < k; i++) {
 		if (*nw && fabs(w[*nw - 1] - raw[i]) <= SAME_W)
 			continue;
 		w[*nw] = raw[i];
-		req[*nw] = fabs(raw[i] - s->g.default_w) <= SAME_W && !have_ref ? "default (reference)" : NULL;
-		for (j = 0; j < p->ncaps && !req[*nw]; j++) {
-			double v = p->caps[j].pct ? p->caps[j].value / 100.0 * s->g.default_w : p->caps[j].value;
-			if (fabs(round(v * 1000.0) / 1000.0 - raw[i]) <= SAME_W)
+		req[*nw] = fabs(raw[i] - orig) <= SAME_W && !have_ref ? "original (reference)" : NULL;
+		for (j = 0; j < p->ncaps && !req[*nw]; j++)
+			if (fabs(cap_watts(s, j) - raw[i]) <= SAME_W)
 				req[*nw] = p->caps[j].text;
-		}
 		(*nw)++;
 	}
 	return 0;
@@ -544,7 +566,8 @@ int ch_rl_power_sweep(const struct ch_rl_power_opts *p, const struct ch_rl_sweep
 		json_object_set_new(cap, "requested", req[i] ? json_string(req[i]) : json_null());
 		json_object_set_new(cap, "cap_w", json_real(w[i]));
 		json_object_set_new(cap, "pct_of_default", json_real(100.0 * w[i] / s.g.default_w));
-		json_object_set_new(cap, "reference", json_boolean(fabs(w[i] - s.g.default_w) <= SAME_W));
+		json_object_set_new(cap, "pct_of_original", json_real(100.0 * w[i] / s.g.limit_w));
+		json_object_set_new(cap, "reference", json_boolean(fabs(w[i] - s.g.limit_w) <= SAME_W));
 		json_object_set_new(cap, "status", json_string("incomplete"));
 		json_object_set_new(cap, "error", json_null());
 		if ((rc = ch_powercap_set(&s.g, w[i], why, sizeof(why))) != 0) {
@@ -573,7 +596,7 @@ int ch_rl_power_sweep(const struct ch_rl_power_opts *p, const struct ch_rl_sweep
 			snprintf(reason, n, "%s; the sweep stopped there and the original limit was put back", why);
 		} else {
 			json_object_set_new(cap, "status", json_string("ok"));
-			if (fabs(w[i] - s.g.default_w) <= SAME_W)
+			if (fabs(w[i] - s.g.limit_w) <= SAME_W)
 				*ref_cap = i;
 		}
 		ops->checkpoint(ops->ctx);
@@ -613,13 +636,15 @@ json_t *ch_rl_power_node(json_t *devices, double tol_pct)
 			continue;
 		ndev++;
 		json_array_foreach(json_object_get(sw, "curve"), j, c) {
-			double ref_p = NAN, ref_e = NAN;
+			/* the reference: the original limit (a file without it: the default) */
+			double ref_p = NAN, ref_e = NAN, ref_w = isnan(jget(sw, "original_limit_w")) ?
+				jget(sw, "default_limit_w") : jget(sw, "original_limit_w");
 			size_t k;
 			json_t *r;
 			if (fabs(jget(c, "cap_w") - cap) > SAME_W)
 				continue;
 			json_array_foreach(json_object_get(sw, "curve"), k, r)
-				if (fabs(jget(r, "cap_w") - jget(sw, "default_limit_w")) <= SAME_W)
+				if (fabs(jget(r, "cap_w") - ref_w) <= SAME_W)
 					ref_p = jget(r, "gflops"), ref_e = jget(r, "gflop_per_j");
 			g = json_pack("{s:O,s:O?,s:o,s:o,s:O?}", "device", json_object_get(d, "device"), "host",
 				      json_object_get(d, "host"),
@@ -696,7 +721,7 @@ void ch_rl_power_print(json_t *d)
 		json_t *c = json_object_get(cap, "compute"), *m = json_object_get(cap, "memory");
 		json_t *st = json_object_get(cap, "settle"), *vi = json_object_get(cap, "violation_ms");
 		char a[24], b[24], e[24], f[24], g[24], h[24], k[24], l[24], x[24], y[24], z[24], nm[40];
-		snprintf(nm, sizeof(nm), "%.0f W %.0f%%", jget(cap, "cap_w"), jget(cap, "pct_of_default"));
+		snprintf(nm, sizeof(nm), "%.0f W %.0f%%", jget(cap, "cap_w"), jget(cap, "pct_of_original"));
 		fmt(a, sizeof(a), jget(cap, "enforced_w"), 0);
 		fmt(b, sizeof(b), jget(st, "sec"), 1);
 		fmt(e, sizeof(e), jget(st, "power_w"), 0);
@@ -721,7 +746,7 @@ void ch_rl_power_print(json_t *d)
 		       json_is_true(json_object_get(cap, "held_below")) ? "  (held below the cap by another limiter)" : "");
 	}
 	if (c0)
-		printf("# compute: %s %s; memory: %s; loss against the default limit; W = average power over the "
+		printf("# compute: %s %s; memory: %s; cap W and %% of the original limit; loss against the original limit; W = average power over the "
 		       "point's energy window; GFLOP/J, GB/J = the median rate / W; pwr_ms = power violation time over "
 		       "the points (NVML)\n",
 		       jstr(c0, "kernel"), jstr(c0, "dtype"), m0 ? jstr(m0, "kernel") : "-");
@@ -741,8 +766,8 @@ void ch_rl_power_print(json_t *d)
 		fmt(m1, sizeof(m1), -jget(rec, "memory_loss_pct"), 1);
 		if (json_is_object(mk))
 			snprintf(mem, sizeof(mem), "%s %s %s%%", jstr(mk, "kernel"), jstr(mk, "dtype"), m1);
-		printf("# recommended cap: %.0f W (%.0f%% of the default %.0f W): %s %s %+.1f%% (tolerance %.0f%%), "
-		       "energy per FLOP %s%%, power %s W; %s%s\n", jget(rec, "cap_w"), jget(rec, "pct_of_default"),
+		printf("# recommended cap: %.0f W (%.0f%% of the original limit %.0f W): %s %s %+.1f%% (tolerance %.0f%%), "
+		       "energy per FLOP %s%%, power %s W; %s%s\n", jget(rec, "cap_w"), jget(rec, "pct_of_original"),
 		       jget(rec, "reference_cap_w"), jstr(ck, "kernel"), jstr(ck, "dtype"), -jget(rec, "compute_loss_pct"),
 		       jget(rec, "tolerance_pct"), e1, p1, mem,
 		       json_is_true(json_object_get(rec, "lowest_cap_measured")) ?

@@ -32,19 +32,23 @@ enum {
 	CH_RL_OPT_POWER_LIMITS = CH_OPT_FIRST_TOOL + 0x40,
 	CH_RL_OPT_POWER_TOLERANCE,
 	CH_RL_OPT_POWER_STATE,
-	CH_RL_OPT_POWER_RESTORE
+	CH_RL_OPT_POWER_RESTORE,
+	CH_RL_OPT_POWER_ABOVE
 };
 
 #define CH_RL_POWER_LONGOPTS                                                        \
 	{ "power-limits", required_argument, NULL, CH_RL_OPT_POWER_LIMITS },        \
 	{ "power-tolerance", required_argument, NULL, CH_RL_OPT_POWER_TOLERANCE },  \
 	{ "power-state", required_argument, NULL, CH_RL_OPT_POWER_STATE },          \
-	{ "power-restore", no_argument, NULL, CH_RL_OPT_POWER_RESTORE }
+	{ "power-restore", no_argument, NULL, CH_RL_OPT_POWER_RESTORE },          \
+	{ "power-above-original", no_argument, NULL, CH_RL_OPT_POWER_ABOVE }
 
-/* One requested cap: watts, or percent of the GPU's default limit. */
+/* One requested cap: watts, or percent of the limit the GPU had when the
+ * run started (its original limit, which an operator may have set below
+ * the default). */
 struct ch_rl_cap {
 	double value;
-	int pct;                /* 1: value is a percentage of the default limit */
+	int pct;                /* 1: value is a percentage of the original limit */
 	char text[24];          /* as given, e.g. "85%" or "450" */
 };
 
@@ -54,6 +58,7 @@ struct ch_rl_power_opts {
 	double tolerance_pct;              /* --power-tolerance, default 5 */
 	const char *state;                 /* --power-state FILE, NULL: ch_powercap_state_path() */
 	int restore_only;                  /* --power-restore */
+	int above_original;                /* --power-above-original: caps above the original limit allowed */
 	json_t *restored_at_start;         /* ch_rl_power_recover()'s report (owned), NULL: none */
 };
 
@@ -69,7 +74,7 @@ int ch_rl_power_opt(int c, const char *arg, struct ch_rl_power_opts *p);
 
 /**
  * ch_rl_parse_caps - parse --power-limits: a comma-separated list of caps,
- * each watts ("450", "450W") or percent of the default limit ("85%"),
+ * each watts ("450", "450W") or percent of the GPU's original limit ("85%"),
  * plain decimal, watts in (0, 10000], percent in (0, 200]; at most
  * CH_RL_MAX_CAPS. Returns 0 or CH_ERR_USAGE (printed).
  */

@@ -40,45 +40,45 @@ struct opt_def {
 	const char *name;
 	enum kind kind;
 	size_t off;      /* offset of the struct hr_fig in struct hr_canary_in */
-	double min, max; /* accepted range (inclusive; K_DUR/K_NUM "> min" when exclusive) */
+	double min, max; /* the plausible range accepted (inclusive; "> min" when excl_min); outside: exit 2 */
 	int excl_min;    /* min is exclusive */
 	const char *help;
 };
 
 #define OFF(field) offsetof(struct hr_canary_in, field)
 static const struct opt_def opt_defs[] = {
-	{ "gpus-now", K_COUNT, OFF(gpus_now), 1, 1e9, 0, "GPUs the job runs on today (else allreduce_bw's world size)" },
-	{ "step-time", K_DUR, OFF(step_sec), 0, 1e9, 1, "today's wall-clock time per step, checkpoints included" },
-	{ "target-gpus", K_COUNT, OFF(target_gpus), 1, 1e9, 0, "GPUs to decide on; above --gpus-now (required but for --target-efficiency alone)" },
-	{ "baseline-gpus", K_COUNT, OFF(baseline_gpus), 1, 1e9, 0, "GPUs of an earlier, smaller run at the same work per GPU" },
-	{ "baseline-step-time", K_DUR, OFF(baseline_step_sec), 0, 1e9, 1, "its step time: the ideal under weak scaling" },
-	{ "params", K_NUM, OFF(params), 0, 1e16, 1, "model parameters (e.g. 7e9)" },
-	{ "grad-bytes-per-param", K_NUM, OFF(grad_bytes_per_param), 0, 64, 1, "bytes all-reduced per parameter (2 for bf16; default 2, assumed)" },
-	{ "mfu-now", K_FRAC, OFF(mfu_now), 0, 1, 1, "MFU today (0.38 or 38%)" },
-	{ "baseline-mfu", K_FRAC, OFF(mfu_baseline), 0, 1, 1, "MFU at the baseline" },
-	{ "peak-tflops", K_NUM, OFF(peak_tflops), 0, 1e6, 1, "dense peak per GPU in TFLOP/s for the training dtype" },
-	{ "tokens-per-step", K_NUM, OFF(tokens_per_step), 0, 1e15, 1, "global tokens per step today" },
-	{ "checkpoint-interval", K_DUR, OFF(ckpt_interval_sec), 0, 1e9, 1, "wall-clock between checkpoints (30m)" },
-	{ "checkpoint-block", K_DUR, OFF(ckpt_block_sec), 0, 1e9, 0, "time each checkpoint blocks every rank (5.5m)" },
+	{ "gpus-now", K_COUNT, OFF(gpus_now), 1, 1e7, 0, "GPUs the job runs on today (else allreduce_bw's world size)" },
+	{ "step-time", K_DUR, OFF(step_sec), 1e-4, 1e6, 0, "today's wall-clock time per step, checkpoints included" },
+	{ "target-gpus", K_COUNT, OFF(target_gpus), 1, 1e7, 0, "GPUs to decide on; above --gpus-now (required but for --target-efficiency alone)" },
+	{ "baseline-gpus", K_COUNT, OFF(baseline_gpus), 1, 1e7, 0, "GPUs of an earlier, smaller run at the same work per GPU" },
+	{ "baseline-step-time", K_DUR, OFF(baseline_step_sec), 1e-4, 1e6, 0, "its step time: the ideal under weak scaling" },
+	{ "params", K_NUM, OFF(params), 1e3, 1e16, 0, "model parameters (e.g. 7e9)" },
+	{ "grad-bytes-per-param", K_NUM, OFF(grad_bytes_per_param), 0.125, 64, 0, "bytes all-reduced per parameter (2 for bf16; default 2, assumed)" },
+	{ "mfu-now", K_FRAC, OFF(mfu_now), 0.001, 1, 0, "MFU today (0.38 or 38%)" },
+	{ "baseline-mfu", K_FRAC, OFF(mfu_baseline), 0.001, 1, 0, "MFU at the baseline" },
+	{ "peak-tflops", K_NUM, OFF(peak_tflops), 0.1, 1e5, 0, "dense peak per GPU in TFLOP/s for the training dtype" },
+	{ "tokens-per-step", K_NUM, OFF(tokens_per_step), 1, 1e12, 0, "global tokens per step today" },
+	{ "checkpoint-interval", K_DUR, OFF(ckpt_interval_sec), 1, 1e8, 0, "wall-clock between checkpoints (30m)" },
+	{ "checkpoint-block", K_DUR, OFF(ckpt_block_sec), 0, 1e6, 0, "time each checkpoint blocks every rank (5.5m)" },
 	{ "input-wait", K_FRAC, OFF(input_wait_frac), 0, 1, 0, "share of the step waiting on input (else measured by loader_contention on an idle host)" },
 	{ "overlap", K_FRAC, OFF(overlap), 0, 1, 0, "share of the all-reduce hidden behind compute (else calibrated)" },
-	{ "gpus-per-node", K_COUNT, OFF(gpus_per_node), 1, 1e6, 0, "GPUs per node (else measured from allreduce_bw's rank layout)" },
-	{ "price-per-gpu-hour", K_NUM, OFF(price_per_gpu_hour), 0, 1e9, 0, "price of one GPU-hour, for the cost lines" },
-	{ "min-efficiency", K_FRAC, OFF(min_efficiency), 0, 1, 1, "book only at or above this efficiency (default 80%)" },
-	{ "significant", K_FRAC, OFF(significant_frac), 0, 1, 1, "a loss this share of the step is worth fixing first (default 5%)" },
-	{ "target-efficiency", K_FRAC, OFF(target_efficiency), 0, 1, 1, "the efficiency question: can today's scale reach this? (without --target-gpus: the question only)" },
-	{ "scaling-efficiency", K_FRAC, OFF(scaling_efficiency), 0, 1, 1, "today's scaling efficiency vs --baseline-gpus, for the question (instead of step times)" },
+	{ "gpus-per-node", K_COUNT, OFF(gpus_per_node), 1, 1024, 0, "GPUs per node (else measured from allreduce_bw's rank layout)" },
+	{ "price-per-gpu-hour", K_NUM, OFF(price_per_gpu_hour), 0, 1e4, 0, "price of one GPU-hour, for the cost lines" },
+	{ "min-efficiency", K_FRAC, OFF(min_efficiency), 0.01, 1, 0, "book only at or above this efficiency (default 80%)" },
+	{ "significant", K_FRAC, OFF(significant_frac), 0.001, 1, 0, "a loss this share of the step is worth fixing first (default 5%)" },
+	{ "target-efficiency", K_FRAC, OFF(target_efficiency), 0.01, 1, 0, "the efficiency question: can today's scale reach this? (without --target-gpus: the question only)" },
+	{ "scaling-efficiency", K_FRAC, OFF(scaling_efficiency), 0.01, 1, 0, "today's scaling efficiency vs --baseline-gpus, for the question (instead of step times)" },
 	{ "host-cpu", K_FRAC, OFF(host_cpu_frac), 0, 1, 0, "busy share of the host CPUs while training (else from --steps)" },
-	{ "nic-gbps", K_NUM, 0, 0, 1e6, 1, "each GPU's NIC line rate, Gb/s: the inter-node all-reduce when none was measured" },
-	{ "alpha-us", K_NUM, 0, 0, 1e9, 0, "all-reduce latency per step, us (instead of fitting)" },
-	{ "bw-gbps", K_NUM, 0, 0, 1e9, 1, "all-reduce bandwidth B, GB/s (instead of fitting)" },
+	{ "nic-gbps", K_NUM, 0, 0.1, 1e5, 0, "each GPU's NIC line rate, Gb/s: the inter-node all-reduce when none was measured" },
+	{ "alpha-us", K_NUM, 0, 0, 1e7, 0, "all-reduce latency per step, us (instead of fitting)" },
+	{ "bw-gbps", K_NUM, 0, 0.01, 1e5, 0, "all-reduce bandwidth B, GB/s (instead of fitting)" },
 	{ "comm-model", K_MODEL, 0, 0, 0, 0, "model of --alpha-us/--bw-gbps: ring (default) or log" },
-	{ "power-cap", K_NUM, OFF(power_cap_w), 0, 1e5, 1, "step time and energy per step with every GPU capped at W watts (needs a roofline --power-limits sweep among the inputs)" },
-	{ "compute-share", K_FRAC, OFF(power_compute_share), 0, 1, 1, "share of the step the GPUs compute, from a training log's time split (else modelled)" },
-	{ "run-steps", K_NUM, OFF(run_steps), 0, 1e15, 1, "steps per run, for kWh, cost and CO2e per run" },
-	{ "pue", K_NUM, OFF(pue), 1, 10, 0, "facility energy / IT energy (default 1.58, assumed)" },
-	{ "price-per-kwh", K_NUM, OFF(price_per_kwh), 0, 1e6, 0, "electricity price per kWh (default 0.0806 USD, assumed)" },
-	{ "carbon", K_NUM, OFF(carbon_g_per_kwh), 0, 1e5, 0, "grid carbon intensity, gCO2e per kWh (default 480, assumed)" },
+	{ "power-cap", K_NUM, OFF(power_cap_w), 1, 1e4, 0, "step time and energy per step with every GPU capped at W watts (needs a roofline --power-limits sweep among the inputs)" },
+	{ "compute-share", K_FRAC, OFF(power_compute_share), 0.001, 1, 0, "share of the step the GPUs compute, from a training log's time split (else modelled)" },
+	{ "run-steps", K_NUM, OFF(run_steps), 1, 1e12, 0, "steps per run, for kWh, cost and CO2e per run" },
+	{ "pue", K_NUM, OFF(pue), 1, 5, 0, "facility energy / IT energy (default 1.58, assumed)" },
+	{ "price-per-kwh", K_NUM, OFF(price_per_kwh), 0, 100, 0, "electricity price per kWh (default 0.0806 USD, assumed)" },
+	{ "carbon", K_NUM, OFF(carbon_g_per_kwh), 0, 5000, 0, "grid carbon intensity, gCO2e per kWh (default 480, assumed)" },
 };
 #define NDEFS ((int)(sizeof(opt_defs) / sizeof(opt_defs[0])))
 
@@ -163,14 +163,10 @@ static int set_opt(struct hr_canary_in *in, struct given_model *gm, const struct
 	}
 	if (rc)
 		return rc;
-	if (v < d->min || (d->excl_min && v <= d->min) || v > d->max) {
-		if (d->kind == K_DUR || d->kind == K_NUM)
-			return ch_usage_error("value '%s' for %s is out of range (expected %s %g%s)", val, label,
-					      d->excl_min ? "more than" : "at least", d->min,
-					      d->kind == K_DUR ? " s" : "");
-		return ch_usage_error("value '%s' for %s is out of range (expected %s%g to %g)", val, label,
-				      d->excl_min ? "more than " : "", d->min, d->max);
-	}
+	if (!(v >= d->min) || (d->excl_min && v <= d->min) || !(v <= d->max))
+		return ch_usage_error("value '%s' for %s is out of range (expected %s%g to %g%s: the plausible range, "
+				      "docs/canary.md)", val, label, d->excl_min ? "more than " : "", d->min, d->max,
+				      d->kind == K_DUR ? " s" : "");
 	if (!strcmp(d->name, "nic-gbps")) {
 		gm->nic_gbps = v;
 		gm->have_nic = 1;
@@ -731,7 +727,11 @@ static void usage(FILE *f)
 				  opt_defs[i].kind == K_FRAC ? "FRAC" : opt_defs[i].kind == K_MODEL ? "NAME" : "X";
 		char l[64];
 		snprintf(l, sizeof(l), "--%s %s", opt_defs[i].name, arg);
-		fprintf(f, "  %-28s %s\n", l, opt_defs[i].help);
+		if (opt_defs[i].kind == K_MODEL)
+			fprintf(f, "  %-28s %s\n", l, opt_defs[i].help);
+		else
+			fprintf(f, "  %-28s %s [%s%g to %g%s]\n", l, opt_defs[i].help, opt_defs[i].excl_min ? "above " : "",
+				opt_defs[i].min, opt_defs[i].max, opt_defs[i].kind == K_DUR ? " s" : "");
 	}
 	fprintf(f,
 		"\nOther options:\n"

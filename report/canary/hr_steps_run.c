@@ -34,7 +34,6 @@ struct sample {
 };
 
 struct acc {
-	char key[200];
 	int rank, local_rank, format;
 	char node[128];
 	const char *path;
@@ -48,6 +47,7 @@ struct acc {
 	double last_per_step;
 	struct sample *win, *early;   /* the window; the warm-up (a fallback) */
 	size_t nwin, capwin, nearly, capearly;
+	char key[];                   /* the hash key, as long as it is */
 };
 
 struct ctx {
@@ -132,10 +132,10 @@ static struct acc *acc_get(struct ctx *c, const char *key)
 				;
 			c->tab[i] = (int64_t)j;
 		}
-	a = calloc(1, sizeof(*a));
+	a = calloc(1, sizeof(*a) + strlen(key) + 1);
 	if (!a)
 		return NULL;
-	snprintf(a->key, sizeof(a->key), "%s", key);
+	memcpy(a->key, key, strlen(key) + 1);
 	a->first_step = a->last_step = a->prev_step = -1;
 	a->prev_t = a->prev_end = a->prev_ckpt = a->last_per_step = NAN;
 	for (i = h & (c->tabcap - 1); c->tab[i] >= 0; i = (i + 1) & (c->tabcap - 1))
@@ -270,7 +270,7 @@ static void ring_add(struct acc *a, double x)
 static int push(struct sample **v, size_t *n, size_t *cap, const struct sample *s)
 {
 	if (*n == *cap) {
-		size_t c = *cap ? 2 * *cap : 64;
+		size_t c = *cap ? 2 * *cap : 2; /* grown on demand, from 2 */
 		struct sample *nv = realloc(*v, c * sizeof(*nv));
 		if (!nv)
 			return -1;
@@ -314,11 +314,11 @@ static int on_rec(const struct hr_step_rec *r, void *vctx)
 			  sec, r, 1);
 		return 0;
 	}
-	/* who: a global rank, a local rank of this file, or this file's stream */
+	/* who: a global rank, a local rank of this file, or this file's stream, by format */
 	if (r->rank >= 0) {
-		snprintf(key, sizeof(key), "r%d", r->rank);
+		snprintf(key, sizeof(key), "r%d\x1f" "f%d", r->rank, r->format);
 	} else if (r->local_rank >= 0) {
-		snprintf(key, sizeof(key), "%s\x1fl%d", r->path, r->local_rank);
+		snprintf(key, sizeof(key), "%s\x1fl%d\x1f" "f%d", r->path, r->local_rank, r->format);
 	} else {
 		int f = r->format;
 		if (c->anon_path != r->path) {
@@ -472,7 +472,11 @@ static void rank_stats(struct ctx *c, const struct acc *a, struct hr_steps_rank 
 	rk->first_step = a->first_step;
 	rk->last_step = a->last_step;
 	snprintf(rk->node, sizeof(rk->node), "%s", a->node);
-	if (a->rank >= 0)
+	for (p = 0, i = 0; i < HR_SF_N; i++)
+		p += c->run->records_by_format[i] > 0;
+	if (a->rank >= 0 && p > 1) /* the same number may be two ranks, one a format */
+		snprintf(rk->id, sizeof(rk->id), "rank %d (%s)", a->rank, hr_steps_format_name(a->format));
+	else if (a->rank >= 0)
 		snprintf(rk->id, sizeof(rk->id), "rank %d", a->rank);
 	else if (a->local_rank >= 0)
 		snprintf(rk->id, sizeof(rk->id), "local rank %d (%s)", a->local_rank, a->path);
@@ -700,19 +704,31 @@ static void derive_input(struct hr_steps_run *run)
 		}
 }
 
-/* nodes: the distinct node names of the ranks */
+/* nodes: the distinct node names of the ranks, hashed (O(ranks)); none
+ * counted when memory runs out for the table */
 static void count_nodes(struct hr_steps_run *run)
 {
-	size_t i, j;
+	size_t cap = 16, i, j;
+	int64_t *tab;
 
+	while (cap < 2 * run->nranks)
+		cap *= 2;
+	if (!(tab = malloc(cap * sizeof(*tab))))
+		return;
+	memset(tab, 0xff, cap * sizeof(*tab));
 	for (i = 0; i < run->nranks; i++) {
-		if (!run->ranks[i].node[0])
+		const char *node = run->ranks[i].node;
+		if (!node[0])
 			continue;
-		for (j = 0; j < i; j++)
-			if (!strcmp(run->ranks[j].node, run->ranks[i].node))
+		for (j = hash_str(node) & (cap - 1); tab[j] >= 0; j = (j + 1) & (cap - 1))
+			if (!strcmp(run->ranks[tab[j]].node, node))
 				break;
-		run->nnodes += j == i;
+		if (tab[j] < 0) {
+			tab[j] = (int64_t)i;
+			run->nnodes++;
+		}
 	}
+	free(tab);
 }
 
 /* the median over ranks of the field at offset @off of struct hr_steps_rank

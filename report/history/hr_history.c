@@ -194,7 +194,8 @@ static const char *file_kind(mode_t m)
 
 /*
  * Before SQLite opens @path: an existing path must be a regular file (a
- * device, pipe or directory is refused, never written); a missing one is
+ * device, pipe or directory is refused, never written), owned by root or
+ * this user and not writable by anyone (others); a missing one is
  * created here, empty, with O_EXCL | O_NOFOLLOW (never through a planted
  * link). Returns 0 or CH_ERR_USAGE (printed).
  */
@@ -207,6 +208,14 @@ static int check_db_file(const char *path)
 		if (!S_ISREG(st.st_mode))
 			return ch_usage_error("history database '%s' is %s, not a regular file; nothing changed", path,
 					      file_kind(st.st_mode));
+		/* its REGRESSED metrics name drain candidates: never one anyone may write */
+		if (st.st_uid != 0 && st.st_uid != geteuid())
+			return ch_usage_error("history database '%s' is owned by uid %ld, neither root nor this user "
+					      "(uid %ld): not trusting it; nothing changed", path, (long)st.st_uid,
+					      (long)geteuid());
+		if (st.st_mode & S_IWOTH)
+			return ch_usage_error("history database '%s' is writable by anyone (mode %04o): not trusting it "
+					      "(chmod o-w); nothing changed", path, (unsigned)(st.st_mode & 07777));
 		return 0;
 	}
 	if (errno != ENOENT)

@@ -29,65 +29,6 @@
 #define MAX_TIMERS 64
 #define MAX_DOC_BYTES (64u << 20) /* trainer_state.json read whole */
 
-const char *hr_steps_format_name(int f)
-{
-	static const char *const n[] = { "none", "clusterhealth JSON lines", "torchtitan", "Megatron-LM",
-					 "MaxText", "Hugging Face Trainer", "plain step lines" };
-	return f >= 0 && f < HR_SF_N ? n[f] : "?";
-}
-
-const char *hr_steps_phase_name(int p)
-{
-	static const char *const n[] = { "forward", "backward", "forward+backward", "optimizer",
-					 "all-reduce", "input wait" };
-	return p >= 0 && p < HR_PH_N ? n[p] : "?";
-}
-
-char *hr_steps_clip(const char *s, size_t n, size_t max, char *out, size_t outn)
-{
-	size_t i;
-
-	if (!outn)
-		return out;
-	out[0] = '\0';
-	if (!s)
-		return out;
-	for (i = 0; i < n && i < max && i + 4 < outn && s[i]; i++)
-		out[i] = s[i];
-	if (i < n && i + 4 <= outn) {
-		memcpy(out + i, "...", 3);
-		i += 3;
-	}
-	out[i] = '\0';
-	return out;
-}
-
-char *hr_steps_escape(const char *s, size_t n, size_t max, char *out, size_t outn)
-{
-	size_t i, o = 0;
-
-	if (!outn)
-		return out;
-	out[0] = '\0';
-	if (!s)
-		return out;
-	for (i = 0; i < n && i < max; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (o + 8 >= outn)
-			break;
-		if (c >= 0x20 && c < 0x7f)
-			out[o++] = (char)c;
-		else
-			o += (size_t)snprintf(out + o, outn - o, "\\x%02x", c);
-	}
-	if ((i < n) && o + 4 < outn) {
-		memcpy(out + o, "...", 3);
-		o += 3;
-	}
-	out[o] = '\0';
-	return out;
-}
-
 /* ---------------------------------------------------------------- state */
 
 struct timer {
@@ -126,6 +67,8 @@ struct parser {
 	char cur[48];    /* "all": the timer whose ranks follow */
 	struct rank_times *rt;
 	size_t nrt, caprt;
+	long *rttab;     /* open addressing by rank: index into rt, -1 empty */
+	size_t rttabcap; /* a power of two, at least twice nrt */
 	long ckpt_iter;  /* "saving checkpoint at iteration N": N, or -1 */
 	int ckpt_saved;  /* "successfully saved checkpoint": its duration may follow */
 	double eval_sec; /* the last "evaluate" timer (s), NAN */
@@ -168,12 +111,28 @@ static void malformed(struct parser *p, const char *line, size_t len, const char
 		     "%s: '%s'; line skipped", what, esc);
 }
 
+/* A step number read as a double: itself when whole, 0 or more and at most
+ * HR_STEPS_MAX_STEP; HR_STEPS_MAX_STEP + 1 (refused by emit()) when larger;
+ * never a cast of a value that does not fit. */
+static long to_step(double v)
+{
+	return v > (double)HR_STEPS_MAX_STEP || isnan(v) ? HR_STEPS_MAX_STEP + 1 : (long)v;
+}
+
 static int emit(struct parser *p, struct hr_step_rec *r)
 {
 	int rc;
 
 	if (p->rc)
 		return p->rc;
+	if (r->step > HR_STEPS_MAX_STEP || r->step < -1) {
+		if (p->info)
+			p->info->malformed++;
+		if (p->listed++ < MAX_LISTED)
+			hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, (int)(r->line > 2147483647 ? 0 : r->line), 0,
+				     "step number out of range (0 to %ld): the record is skipped", HR_STEPS_MAX_STEP);
+		return 0;
+	}
 	if (p->info && r->format > 0 && r->format < HR_SF_N) {
 		if (!p->info->records[r->format]++)
 			p->info->first_line[r->format] = r->line;
@@ -418,7 +377,7 @@ static int torchtitan_line(struct parser *p, const char *msg, const char *full, 
 		malformed(p, full, flen, "torchtitan step line without a step number");
 		return 1;
 	}
-	r.step = (long)v;
+	r.step = to_step(v);
 	if (key_num(after, "loss", &r.loss, &present) && present)
 		r.loss = NAN;
 	if (key_num(after, "tps", &r.tokens_per_sec, &present)) {
@@ -547,12 +506,22 @@ static int find_timer(const struct timer *t, int nt, const char *name)
 	return -1;
 }
 
+static size_t rt_slot(const struct parser *p, int rank)
+{
+	size_t i = ((size_t)(unsigned)rank * 0x9E3779B97F4A7C15ull) & (p->rttabcap - 1);
+	while (p->rttab[i] >= 0 && p->rt[p->rttab[i]].rank != rank)
+		i = (i + 1) & (p->rttabcap - 1);
+	return i;
+}
+
+/* A rank's timers in the block (made on first sight): hashed by rank, so
+ * a block of N ranks costs O(N), not O(N^2). NULL when out of memory. */
 static struct rank_times *rt_get(struct parser *p, int rank)
 {
-	size_t i;
-	for (i = 0; i < p->nrt; i++)
-		if (p->rt[i].rank == rank)
-			return &p->rt[i];
+	size_t i, k;
+
+	if (p->rttabcap && p->rttab[i = rt_slot(p, rank)] >= 0)
+		return &p->rt[p->rttab[i]];
 	if (p->nrt == p->caprt) {
 		size_t cap = p->caprt ? 2 * p->caprt : 64;
 		struct rank_times *n = realloc(p->rt, cap * sizeof(*n));
@@ -563,11 +532,26 @@ static struct rank_times *rt_get(struct parser *p, int rank)
 		p->rt = n;
 		p->caprt = cap;
 	}
+	if (2 * (p->nrt + 1) > p->rttabcap) {
+		size_t cap = p->rttabcap ? 2 * p->rttabcap : 256;
+		long *t = malloc(cap * sizeof(*t));
+		if (!t) {
+			p->oom = 1;
+			return NULL;
+		}
+		free(p->rttab);
+		p->rttab = t;
+		p->rttabcap = cap;
+		memset(t, 0xff, cap * sizeof(*t)); /* all -1 */
+		for (k = 0; k < p->nrt; k++)
+			t[rt_slot(p, p->rt[k].rank)] = (long)k;
+	}
 	memset(&p->rt[p->nrt], 0, sizeof(p->rt[0]));
 	p->rt[p->nrt].rank = rank;
-	for (i = 0; i < HR_PH_N; i++)
-		p->rt[p->nrt].v[i] = NAN;
+	for (k = 0; k < HR_PH_N; k++)
+		p->rt[p->nrt].v[k] = NAN;
 	p->rt[p->nrt].ar_parent = NAN;
+	p->rttab[rt_slot(p, rank)] = (long)p->nrt;
 	return &p->rt[p->nrt++];
 }
 
@@ -613,6 +597,8 @@ static void mg_end_block(struct parser *p)
 	}
 	p->block = 0;
 	p->nt = 0;
+	if (p->nrt && p->rttabcap)
+		memset(p->rttab, 0xff, p->rttabcap * sizeof(*p->rttab));
 	p->nrt = 0;
 	p->cur[0] = '\0';
 }
@@ -840,7 +826,7 @@ static int maxtext_line(struct parser *p, const char *s, const char *full, size_
 		malformed(p, full, flen, "MaxText step line without a readable step and 'seconds' (cut off?)");
 		return 1;
 	}
-	r.step = (long)v;
+	r.step = to_step(v);
 	if (key_num(q, "TFLOP/s/device", &r.tflops, NULL) && key_num(q, "TFLOP/s", &r.tflops, NULL))
 		r.tflops = NAN;
 	if (key_num(q, "Tokens/s/device", &r.tokens_per_sec, NULL))
@@ -961,7 +947,7 @@ static int hf_dict(struct parser *p, json_t *o, double t, int rank, int local_ra
 	}
 	v = jget(o, "step");
 	if (v >= 0 && v == floor(v))
-		r.step = (long)v;
+		r.step = to_step(v);
 	r.rank = rank;
 	r.local_rank = local_rank;
 	r.t_end = t;
@@ -988,7 +974,7 @@ static int jsonl_record(struct parser *p, json_t *o, const char *full, size_t fl
 	if (!json_is_integer(v) || json_integer_value(v) < 0)
 		bad = "\"step\" is not a whole number of 0 or more";
 	else
-		r.step = (long)json_integer_value(v);
+		r.step = json_integer_value(v) > HR_STEPS_MAX_STEP ? HR_STEPS_MAX_STEP + 1 : (long)json_integer_value(v);
 	v = json_object_get(o, "rank");
 	if (v && (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 100000000))
 		bad = "\"rank\" is not a whole number of 0 or more";
@@ -1169,7 +1155,7 @@ static void one_line(struct parser *p, char *line, size_t len)
 			const char *q = strstr(s, "step:");
 			double v;
 			if (!num(q + 5, &v, NULL))
-				p->tt_last_step = (long)v;
+				p->tt_last_step = v >= 0 ? to_step(v) : -1;
 			return;
 		}
 	}
@@ -1478,29 +1464,9 @@ int hr_steps_read(const char *path, hr_steps_fn fn, void *ctx, struct hr_issues 
 		}
 	}
 	free(p->rt);
+	free(p->rttab);
 	free(p);
 	free(L.chunk);
 	free(L.line);
 	return rc;
-}
-
-char *hr_steps_term_text(const char *s, size_t max, char *out, size_t outn)
-{
-	char clip[1032];
-
-	if (max > 1024)
-		max = 1024;
-	snprintf(out, outn, "%s", hr_term(hr_steps_clip(s, s ? strlen(s) : 0, max, clip, sizeof(clip))));
-	return out;
-}
-
-const char *hr_steps_json_text(const char *s, size_t max, char *out, size_t outn)
-{
-	size_t i = 0, len, m = s ? strlen(s) : 0;
-
-	while (i < m && hr_utf8_next(s + i, m - i, &len) >= 0)
-		i += len;
-	if (i == m)
-		return s ? s : "";
-	return hr_steps_escape(s, m, max, out, outn);
 }

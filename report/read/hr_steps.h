@@ -49,6 +49,10 @@ extern "C" {
 
 /* the longest line read (bytes); a longer one is reported and skipped */
 #define HR_STEPS_MAX_LINE 65536
+/* The largest step number read (10^12: no run takes a trillion steps; a
+ * larger one, or one that does not fit, is that line's input problem,
+ * named, and the line is skipped): step arithmetic never overflows. */
+#define HR_STEPS_MAX_STEP 1000000000000L
 
 enum hr_steps_format {
 	HR_SF_NONE = 0,

@@ -241,6 +241,19 @@ has canary_inputs_unknown_key "$TMP/bad.txt:3: unknown key 'steps-per-day'"
 printf 'gpus-now = 64\nstep-time = -2s\n' >"$TMP/neg.txt"
 expect canary_inputs_negative 2 "$HR" canary --inputs "$TMP/neg.txt" --target-gpus 128 &&
 has canary_inputs_negative "value '-2s' for step-time ($TMP/neg.txt:2) is out of range"
+# every physical option is bounded to a plausible range (--help shows it): a
+# value outside, tiny or huge, exits 2 naming the option, never inf/nan
+for case in "nic-gbps 1e-300" "nic-gbps 1e7" "bw-gbps 1e-300" "alpha-us 1e300" "step-time 1e-12s" \
+	"params 1e-300" "peak-tflops 1e-300" "mfu-now 1e-300" "power-cap 1e-300" "grad-bytes-per-param 1e-300" \
+	"tokens-per-step 1e300" "run-steps 1e300" "gpus-per-node 100000" "checkpoint-interval 1e-300" \
+	"scaling-efficiency 1e-300" "compute-share 1e-300" "pue 9" "price-per-kwh 1e300" "carbon 1e300"; do
+	set -- $case
+	expect "canary_bound_$1_$2" 2 "$HR" canary --gpus-now 64 --target-gpus 128 --step-time 1.6 "--$1" "$2" &&
+	has "canary_bound_$1_$2" "value '$2' for --$1 is out of range (expected"
+done
+printf 'gpus-now = 64\nstep-time = 1.6\nnic-gbps = 1e-300\n' >"$TMP/tiny.txt"
+expect canary_inputs_bounded 2 "$HR" canary --inputs "$TMP/tiny.txt" --target-gpus 128 &&
+has canary_inputs_bounded "for nic-gbps ($TMP/tiny.txt:3) is out of range"
 head -c 2000 $DATA/allreduce_bw.json >"$TMP/truncated.json"
 expect canary_truncated_result 2 "$HR" canary "${TEXTBOOK[@]}" "$TMP/truncated.json" &&
 has canary_truncated_result "$TMP/truncated.json:" "not valid JSON"

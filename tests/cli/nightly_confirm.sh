@@ -91,6 +91,20 @@ else
 	nok nightly_no_confirm "exit $rc, candidates '$(cand "$TMP/noconf.out")'" "$TMP/noconf.out"
 fi
 
+# local mode: another node's FAIL among the results sharing the stamp is
+# never re-run on this host (its results would be this host's, filed under
+# that node): said why, nothing written under that node (n3 is still
+# named: its REGRESSED metrics make it health_report's drain candidate)
+cp -a "$TMP/fleet3" "$TMP/fleet4"
+me=$(hostname -s 2>/dev/null || hostname)
+scripts/nightly --results "$TMP/fleet4" --stamp 20250117T030000Z --quick >"$TMP/local.out" 2>&1; rc=$?
+if [ $rc = 1 ] && [ ! -e "$TMP/fleet4/n3/20250117T030000Z.confirm" ] &&
+	grep -q "^  n3: not re-run: n3 is not this host ($me)" "$TMP/local.out"; then
+	ok nightly_local_never_reruns_another_node
+else
+	nok nightly_local_never_reruns_another_node "exit $rc (want 1), $(ls -d "$TMP/fleet4/n3/"*.confirm 2>/dev/null)" "$TMP/local.out"
+fi
+
 # ssh that cannot reach the node: the error says ssh failed, and why (its
 # own last line), not only the exit status and a log's path
 mkdir -p "$TMP/nossh" "$TMP/r255"

@@ -6,8 +6,12 @@
 # power model that follows the enforced limit). The sweep and its figures,
 # the read-back, the restore on every exit path (the end, a failed point, a
 # cap that never reads back, SIGTERM mid-sweep, kill -9 then the next start),
-# the refusals (no root, a state file that cannot be written, a cap outside
-# the constraints, a GPU another live run is capping).
+# the refusals (no root, probed without a write; a state file that cannot be
+# written; a cap outside the constraints or above the original limit; a GPU
+# another live run is capping), an operator's cap below the default as the
+# reference, a state file that is not trusted (mode, owner, folder, link,
+# named pipe, an original outside the constraints), and the original read
+# under the state lock (a race with another run's restore).
 cd "$(dirname "$0")/../.." || exit 1
 source scripts/test-env
 T=$(mktemp -d /tmp/ch_powercap_test.XXXXXX)
@@ -20,8 +24,16 @@ nok() { echo "not ok $1: $2"; [ -n "${3:-}" ] && [ -f "$3" ] && sed 's/^/    /' 
 for f in "$R" "$FAKE/libnvidia-ml.so.1"; do
 	[ -e "$f" ] || { echo "skip powercap: $f not built (make test builds it)"; exit 0; }
 done
+# roofline's permission probe reads the privilege a limit needs (CAP_SYS_ADMIN)
+cap=$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status 2>/dev/null)
+if [ -n "$cap" ] && [ $(( (16#$cap >> 21) & 1 )) = 0 ]; then
+	echo "skip powercap: this shell lacks CAP_SYS_ADMIN, which setting a power limit needs (run the tests as root)"
+	exit 0
+fi
 export LD_LIBRARY_PATH=$FAKE FAKE_NVML_LOAD=compute
-unset FAKE_NVML_NO_PERMISSION FAKE_NVML_READBACK_MS FAKE_NVML_OTHER_LIMIT_W CH_STANDIN_FAIL
+unset FAKE_NVML_NO_PERMISSION FAKE_NVML_READBACK_MS FAKE_NVML_OTHER_LIMIT_W CH_STANDIN_FAIL FAKE_NVML_SET_LOG
+# run a command as a user without root's privilege (nobody when this is root)
+as_user() { if [ "$(id -u)" = 0 ]; then setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; else "$@"; fi; }
 
 # a fresh GPU state (both GPUs at their first limits) and state file per case
 fresh() { export FAKE_NVML_STATE=$T/$1.nvml CH_POWER_STATE=$T/$1.state/power-limits.json; rm -f "$FAKE_NVML_STATE"; }
@@ -37,17 +49,18 @@ wait_capped() {
 	return 1
 }
 
-# ---- the sweep: both GPUs, four caps, exact figures of the model
+# ---- the sweep: both GPUs at 700 W, four caps, exact figures of the model
 fresh sweep
+printf '700000 700000 0\n700000 500000 0\n' >"$FAKE_NVML_STATE"
 $R --power-limits 100%,90%,80%,70% --json "$T/sweep.json" >"$T/sweep.out" 2>&1; rc=$?
-if [ $rc = 0 ] && [ "$(limits)" = "700000 500000" ] && [ ! -e "$CH_POWER_STATE" ] && python3 - "$T/sweep.json" <<'EOF'
+if [ $rc = 0 ] && [ "$(limits)" = "700000 700000" ] && [ ! -e "$CH_POWER_STATE" ] && python3 - "$T/sweep.json" <<'EOF'
 import json, math, sys
 d = json.load(open(sys.argv[1]))
 assert d["status"] == "ok", d["reason"]
 top = 1980.0
 def mhz(cap):  # the stand-in NVML's clock under a cap (fake_nvml_power.c)
     return top if cap >= 680 else math.floor(top * ((cap - 80) / 600) ** (1 / 3))
-for dev, orig in (("gpu0", 700.0), ("gpu1", 500.0)):
+for dev, orig in (("gpu0", 700.0), ("gpu1", 700.0)):
     g = [x for x in d["results"]["devices"] if x["device"] == dev][0]
     s = g["power_sweep"]
     assert s["default_limit_w"] == 700 and s["original_limit_w"] == orig, s
@@ -83,8 +96,8 @@ n = d["results"]["power_recommendation"]
 assert n["cap_w"] == 630 and n["gpus_swept"] == 2 and abs(n["worst_compute_loss_pct"] - 2.88) < 0.01, n
 EOF
 then ok powercap_sweep_figures_and_restore; else nok powercap_sweep_figures_and_restore "exit $rc, limits $(limits)" "$T/sweep.out"; fi
-grep -q "^# recommended cap: 630 W (90% of the default 700 W): gemm bf16 -2.9% (tolerance 5%)" "$T/sweep.out" &&
-	grep -q "^# restored at the end of the sweep: 500 W (reads back 500 W)" "$T/sweep.out" &&
+grep -q "^# recommended cap: 630 W (90% of the original limit 700 W): gemm bf16 -2.9% (tolerance 5%)" "$T/sweep.out" &&
+	grep -q "^# restored at the end of the sweep: 700 W (reads back 700 W)" "$T/sweep.out" &&
 	grep -q "^# node power cap: 630 W for the 2 swept GPU(s)" "$T/sweep.out" &&
 	ok powercap_sweep_table || nok powercap_sweep_table "lines missing" "$T/sweep.out"
 
@@ -117,6 +130,38 @@ EOF
 then ok powercap_canary_at_a_cap; else nok powercap_canary_at_a_cap "power_cap" "$T/canary.out"; fi
 grep -q "^at a power cap of 630 W" "$T/canary.out" && grep -q "step time at the target .* (+" "$T/canary.out" &&
 	ok powercap_canary_lines || nok powercap_canary_lines "lines" "$T/canary.out"
+
+# ---- an operator's cap below the default is the reference and is never
+# raised: gpu1 at 500 W, percentages of 500 W, no write above it
+fresh operator
+FAKE_NVML_SET_LOG=$T/op.log $R --power-limits 100%,90%,80%,70% --devices 1 --json "$T/op.json" >"$T/op.out" 2>&1; rc=$?
+if [ $rc = 0 ] && [ "$(limits)" = "700000 500000" ] && [ ! -e "$CH_POWER_STATE" ] &&
+	[ "$(cut -d' ' -f2 "$T/op.log" | sort -n | tail -1)" = 500000 ] && python3 - "$T/op.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))["results"]["devices"][0]["power_sweep"]
+assert s["original_limit_w"] == 500 and s["default_limit_w"] == 700, s
+assert [c["cap_w"] for c in s["caps"]] == [500, 450, 400, 350], [c["cap_w"] for c in s["caps"]]
+assert [c["reference"] for c in s["caps"]] == [True, False, False, False]
+assert [round(c["pct_of_original"]) for c in s["caps"]] == [100, 90, 80, 70]
+r = s["recommendation"]
+assert r["judged"] and r["reference_cap_w"] == 500 and r["cap_w"] == 450 and r["stopped_at_cap_w"] == 400, r
+assert s["restored"]["ok"] and s["restored"]["limit_w"] == 500
+EOF
+then ok powercap_operator_cap_is_the_reference; else nok powercap_operator_cap_is_the_reference "exit $rc, limits $(limits), writes $(paste -sd, "$T/op.log" 2>/dev/null)" "$T/op.out"; fi
+fresh above
+FAKE_NVML_SET_LOG=$T/ab.log $R --power-limits 600W --devices 1 --json "$T/ab.json" >"$T/ab.out" 2>&1; rc1=$?
+$R --power-limits 600W --power-above-original --devices 1 --json "$T/ab2.json" >"$T/ab2.out" 2>&1; rc2=$?
+if [ $rc1 = 2 ] && [ ! -s "$T/ab.log" ] && [ $rc2 = 0 ] && [ "$(limits)" = "700000 500000" ] &&
+	grep -q "power cap '600W' (600.0 W) is above the limit this GPU has now, 500 W .*--power-above-original" "$T/ab.out" &&
+	python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))['results']['devices'][0]['power_sweep']
+assert [c['cap_w'] for c in s['caps']] == [600, 500] and s['caps'][1]['reference'], s['caps']
+assert s['restored']['limit_w'] == 500" "$T/ab2.json"; then
+	ok powercap_above_original_only_when_asked
+else
+	nok powercap_above_original_only_when_asked "exits $rc1 $rc2 (want 2 0), limits $(limits)" "$T/ab.out"
+fi
 
 # ---- the read-back: the enforced limit follows 150 ms after each set
 fresh readback
@@ -226,11 +271,11 @@ FAKE_NVML_NO_PERMISSION=1 $R --power-restore >"$T/dead1.out" 2>&1; rc1=$?
 FAKE_NVML_NO_PERMISSION=1 $R --power-limits 100%,80% --devices 0 --json "$T/dead2.json" >"$T/dead2.out" 2>&1; rc2=$?
 kept=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['gpus']))" "$CH_POWER_STATE" 2>&1)
 $R --power-restore >"$T/dead3.out" 2>&1; rc3=$?
-if [ $rc1 = 3 ] && [ $rc2 = 3 ] && [ "$kept" = 1 ] && [ $rc3 = 0 ] && [ "$(limits)" = "700000 500000" ] && [ ! -e "$CH_POWER_STATE" ] &&
+if [ $rc1 = 3 ] && [ $rc2 = 4 ] && [ "$kept" = 1 ] && grep -q "still recorded in .* by a run that died" "$T/dead2.out" && [ $rc3 = 0 ] && [ "$(limits)" = "700000 500000" ] && [ ! -e "$CH_POWER_STATE" ] &&
 	grep -q "NOT restored: setting a GPU power limit needs root" "$T/dead1.out" && grep -q ": restored" "$T/dead3.out"; then
 	ok powercap_restore_needs_root_keeps_entry
 else
-	nok powercap_restore_needs_root_keeps_entry "exits $rc1 $rc2 $rc3 (want 3 3 0), entries $kept, limits $(limits)" "$T/dead1.out"
+	nok powercap_restore_needs_root_keeps_entry "exits $rc1 $rc2 $rc3 (want 3 4 0), entries $kept, limits $(limits)" "$T/dead1.out"
 fi
 fresh foreign
 printf '450000 700000 0\n500000 500000 0\n' >"$FAKE_NVML_STATE"
@@ -243,10 +288,13 @@ else
 	nok powercap_recovery_leaves_a_foreign_limit "exit $rc, limits $(limits)" "$T/foreign.out"
 fi
 
-# ---- refusals: nothing changed
+# ---- refusals: nothing changed; without root's privilege the probe reads,
+# it never writes a limit
 fresh noroot
-FAKE_NVML_NO_PERMISSION=1 $R --power-limits 100%,80% --json "$T/nr.json" >"$T/nr.out" 2>&1; rc=$?
-if [ $rc = 3 ] && [ "$(limits)" = "700000 500000" ] && [ ! -e "$CH_POWER_STATE" ] && python3 - "$T/nr.json" <<'EOF'
+mkdir -p "$T/user" && chmod 755 "$T" && chmod 777 "$T/user"
+FAKE_NVML_SET_LOG=$T/user/nr.log as_user $R --power-limits 100%,80% --json "$T/user/nr.json" >"$T/nr.out" 2>&1; rc=$?
+if [ $rc = 3 ] && [ "$(limits)" = "700000 500000" ] && [ ! -e "$CH_POWER_STATE" ] && [ ! -s "$T/user/nr.log" ] &&
+	python3 - "$T/user/nr.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["status"] == "unavailable" and d["exit_code"] == 3
@@ -254,7 +302,7 @@ for g in d["results"]["devices"]:
     assert g["status"] == "unavailable" and "needs root" in g["reason"] and "no limit changed" in g["reason"], g["reason"]
     assert g["power_sweep"]["caps"] == [] and g["points"] == []
 EOF
-then ok powercap_refused_without_root; else nok powercap_refused_without_root "exit $rc, limits $(limits)" "$T/nr.out"; fi
+then ok powercap_refused_without_root; else nok powercap_refused_without_root "exit $rc, limits $(limits), writes $(paste -sd, "$T/user/nr.log" 2>/dev/null)" "$T/nr.out"; fi
 
 fresh nostate
 CH_POWER_STATE=/dev/null/clusterhealth/power-limits.json $R --power-limits 80% --devices 0 --json "$T/ns.json" >"$T/ns.out" 2>&1; rc=$?
@@ -290,5 +338,81 @@ if [ $rc = 2 ] && [ "$(limits)" = "350000 500000" ] && [ -e "$CH_POWER_STATE" ] 
 	ok powercap_live_run_left_alone
 else
 	nok powercap_live_run_left_alone "exit $rc, limits $(limits)" "$T/lv.out"
+fi
+# ---- a state file is trusted only when it is a regular file, owned by root
+# or this user and writable by no one else, in a folder that is the same: a
+# forged entry (original 200 W, the minimum, "caps" the limit the GPU has)
+# would set that limit at every start. Each is refused, the GPU untouched.
+forged() { # NAME: a dead run's entry that would set gpu0 from 700 W to 200 W
+	fresh "$1"
+	printf '700000 700000 0\n500000 500000 0\n' >"$FAKE_NVML_STATE"
+	dead_entry GPU-00000000-0000-0000-0000-000000000000 200 '[700]'
+}
+trust_case() { # NAME WANT_TEXT: --power-restore refuses, nothing set
+	local rc
+	FAKE_NVML_SET_LOG=$T/$1.log timeout 60 $R --power-restore >"$T/$1.out" 2>&1; rc=$?
+	if [ $rc = 4 ] && [ "$(limits)" = "700000 500000" ] && [ ! -s "$T/$1.log" ] && grep -q -- "$2" "$T/$1.out"; then
+		ok "powercap_state_$1"
+	else
+		nok "powercap_state_$1" "exit $rc (want 4), limits $(limits)" "$T/$1.out"
+	fi
+}
+forged group_writable; chmod 666 "$CH_POWER_STATE"
+trust_case group_writable "is writable by others (mode 0666): not trusting it"
+forged foreign_owner; chown 65534 "$CH_POWER_STATE" 2>/dev/null
+if [ "$(stat -c %u "$CH_POWER_STATE")" = 65534 ] && [ "$(id -u)" = 0 ]; then
+	trust_case foreign_owner "is owned by uid 65534, neither root nor this user"
+else
+	echo "ok powercap_state_foreign_owner # skip: chown needs root"
+fi
+forged open_folder; chmod 777 "$(dirname "$CH_POWER_STATE")"
+trust_case open_folder "the folder of the power-limit state file '.*' is writable by others"
+forged link; mv "$CH_POWER_STATE" "$CH_POWER_STATE.real"; ln -s "$CH_POWER_STATE.real" "$CH_POWER_STATE"
+trust_case link "a symbolic link: not followed"
+# a named pipe at the state path: refused at once, never waited on
+fresh fifo; mkdir -p "$(dirname "$CH_POWER_STATE")"; mkfifo "$CH_POWER_STATE"
+trust_case fifo "is not a regular file: not reading it"
+fresh fifo_start; mkdir -p "$(dirname "$CH_POWER_STATE")"; mkfifo "$CH_POWER_STATE"
+timeout 60 $R --backend cpu --kernels copy --size 1M --iters 2 -q --json "$T/fifo2.json" >"$T/fifo2.out" 2>&1; rc=$?
+[ $rc = 0 ] && [ -f "$T/fifo2.json" ] && grep -q "is not a regular file" "$T/fifo2.out" &&
+	ok powercap_state_fifo_does_not_hang_a_start || nok powercap_state_fifo_does_not_hang_a_start "exit $rc" "$T/fifo2.out"
+# an original limit outside the GPU's constraints: refused, the entry kept
+fresh outside
+printf '350000 700000 0\n500000 500000 0\n' >"$FAKE_NVML_STATE"
+dead_entry GPU-00000000-0000-0000-0000-000000000000 150 '[350]'
+FAKE_NVML_SET_LOG=$T/outside.log $R --power-restore >"$T/outside.out" 2>&1; rc=$?
+if [ $rc = 4 ] && [ "$(limits)" = "350000 500000" ] && [ ! -s "$T/outside.log" ] && [ -e "$CH_POWER_STATE" ] &&
+	grep -q "NOT restored: original_limit_w 150.0 W is outside the range this GPU accepts, 200-700 W" "$T/outside.out"; then
+	ok powercap_state_original_outside_constraints_refused
+else
+	nok powercap_state_original_outside_constraints_refused "exit $rc, limits $(limits)" "$T/outside.out"
+fi
+
+# ---- a race: run B starts while another run's cap (350 W) is on gpu0 and
+# that run holds the state lock; the other run then puts 700 W back and
+# lets go. B must record 700 W (read under the lock), never 350 W.
+fresh race
+mkdir -p "$(dirname "$CH_POWER_STATE")"
+printf '350000 700000 0\n500000 500000 0\n' >"$FAKE_NVML_STATE"
+exec 9>"$CH_POWER_STATE.lock"
+flock 9
+$R --power-limits 100%,90% --devices 0 --json "$T/race.json" >"$T/race.out" 2>&1 9>&- &
+pid=$!
+for i in $(seq 1 400); do # until B waits on the lock
+	ls -l /proc/$pid/fd 2>/dev/null | grep -q "power-limits.json.lock" && break
+	sleep 0.05
+done
+printf '700000 350000 0\n500000 500000 0\n' >"$FAKE_NVML_STATE"
+exec 9>&-
+wait $pid; rc=$?
+if [ "$(limits)" = "700000 500000" ] && [ ! -e "$CH_POWER_STATE" ] &&
+	{ { [ $rc = 4 ] && grep -q "changed from 350.0 W to 700.0 W while this run started" "$T/race.out"; } ||
+	  { [ $rc = 0 ] && python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))['results']['devices'][0]['power_sweep']
+assert s['restored']['limit_w'] == 700, s['restored']" "$T/race.json"; }; }; then
+	ok powercap_race_records_the_limit_under_the_lock
+else
+	nok powercap_race_records_the_limit_under_the_lock "exit $rc, limits $(limits)" "$T/race.out"
 fi
 exit 0

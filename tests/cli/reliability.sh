@@ -282,6 +282,20 @@ timeout 20 "$HR" history --db "$TMP/db.fifo" "$G"/*/$N >"$TMP/db7" 2>&1; r2=$?
 [ $r1 = 2 ] && [ $r2 = 2 ] && grep -q "'/dev/null' is a character device, not a regular file; nothing changed" "$TMP/db6" &&
 	grep -q "is a named pipe, not a regular file" "$TMP/db7" && [ -p "$TMP/db.fifo" ] &&
 	ok history_db_device_or_fifo_refused || nok history_db_device_or_fifo_refused "exit $r1, $r2 (want 2, 2)" "$TMP/db6"
+# a database anyone may write, or another user's: refused before SQLite
+# opens it (its REGRESSED metrics name drain candidates), nothing recorded
+"$HR" history --db "$TMP/open.sqlite" >/dev/null 2>&1
+chmod 666 "$TMP/open.sqlite"
+"$HR" history --db "$TMP/open.sqlite" "$G"/*/$N >"$TMP/db8" 2>&1; r1=$?
+cp "$TMP/open.sqlite" "$TMP/other.sqlite" && chmod 644 "$TMP/other.sqlite" && chown 65534 "$TMP/other.sqlite" 2>/dev/null
+if [ "$(stat -c %u "$TMP/other.sqlite")" = 65534 ] && [ "$(id -u)" != 65534 ]; then
+	"$HR" history --db "$TMP/other.sqlite" "$G"/*/$N >"$TMP/db9" 2>&1; r2=$?
+	grep -q "is owned by uid 65534, neither root nor this user" "$TMP/db9" || r2=x
+else
+	r2=2 # chown needs root: the owner's case is not tried
+fi
+[ $r1 = 2 ] && [ "$r2" = 2 ] && grep -q "is writable by anyone (mode 0666): not trusting it" "$TMP/db8" &&
+	ok history_db_owner_and_mode_checked || nok history_db_owner_and_mode_checked "exit $r1, $r2 (want 2, 2)" "$TMP/db8"
 # a reader holding the database: the night is recorded at once (WAL)
 H=$TMP/locked.sqlite
 "$HR" history --db "$H" >/dev/null 2>&1

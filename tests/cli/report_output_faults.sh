@@ -5,6 +5,8 @@
 #     was written whole, nothing else left;
 #   - a full or missing $TMPDIR (health.prom's samples are spilled there):
 #     exit 4 naming that directory, not an output, the outputs unchanged;
+#   - another health_report writing to the same --out (its lock held):
+#     exit 4 saying so, nothing written, never a mixed set;
 #   - SIGTERM while the outputs are written on a file system without
 #     O_TMPFILE (NFS; the atomic writer's named temporary): the outputs
 #     unchanged and no temporary left beside them.
@@ -32,7 +34,7 @@ same() {
 	for f in profile.json report.md health.prom report.html; do
 		cmp -s "$2/$f" "$3/$f" || { echo "not ok $1: $2/$f changed or missing"; return 1; }
 	done
-	extra=$(ls -A "$2" | grep -vxE 'profile.json|report.md|health.prom|report.html|filler')
+	extra=$(ls -A "$2" | grep -vxE 'profile.json|report.md|health.prom|report.html|filler|\.health_report\.lock')
 	[ -z "$extra" ] || { echo "not ok $1: left in $2: $extra"; return 1; }
 	return 0
 }
@@ -46,7 +48,7 @@ M=$TMP/full
 if mkdir -p "$M" && mount -t tmpfs -o size=1536k tmpfs "$M" 2>/dev/null; then
 	MNTS+=("$M")
 	out=$("$HR" -q --out "$M/out" "$TMP/fleet" 2>&1); rc=$?
-	left=$(ls -A "$M/out" | grep -vxE 'profile.json|report.md|health.prom|report.html')
+	left=$(ls -A "$M/out" | grep -vxE 'profile.json|report.md|health.prom|report.html|\.health_report\.lock')
 	if [ $rc != 4 ] || ! grep -qE "cannot write '$M/out/(profile.json|report.md|health.prom|report.html)': No space left on device" <<<"$out" ||
 	   grep -q "out of memory" <<<"$out"; then
 		echo "not ok report_full_out_dir: exit $rc (want 4): $out"
@@ -112,4 +114,22 @@ else
 	else
 		same report_signal_leaves_no_temporary "$TMP/sig" "$TMP/ref" && echo "ok report_signal_leaves_no_temporary"
 	fi
+fi
+
+# ---- two runs, one --out: the second is refused while the first holds the
+# directory's lock (here the test holds it), nothing of it is written
+mkdir -p "$TMP/locked"
+exec 8>"$TMP/locked/.health_report.lock"
+flock 8
+out=$("$HR" -q --out "$TMP/locked" "$TMP/fleet" 8>&- 2>&1); rc=$?
+exec 8>&-
+if [ $rc = 4 ] && [ -z "$(ls -A "$TMP/locked" | grep -vx '\.health_report\.lock')" ] &&
+	grep -qF "the output directory '$TMP/locked' is being written by another health_report" <<<"$out"; then
+	"$HR" -q --out "$TMP/locked" "$TMP/fleet" >/dev/null 2>&1; rc=$?
+	# once let go, the next run writes the whole set
+	[ $rc -le 1 ] && [ -s "$TMP/locked/report.md" ] && [ -s "$TMP/locked/report.html" ] && [ -s "$TMP/locked/health.prom" ] &&
+		python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$TMP/locked/profile.json" &&
+		echo "ok report_out_locked_refused" || echo "not ok report_out_locked_refused: exit $rc once the lock was let go"
+else
+	echo "not ok report_out_locked_refused: exit $rc (want 4), left $(ls -A "$TMP/locked" | paste -sd' '): $out"
 fi

@@ -285,6 +285,26 @@ has eff_question_from_logs "scaling efficiency at 64 GPUs            62.5% (vs 3
 expect eff_question_needs_gpus 2 "$HR" canary --target-efficiency 95% &&
 has eff_question_needs_gpus "needs --gpus-now and --baseline-gpus"
 
+# ---- step numbers are bounded at the reader: one out of range is that
+# line's problem, named, and the rest is read (never an overflow)
+mkdir -p "$TMP/bounds"
+for s in $(seq 1 15); do
+	printf '{"rank":0,"host":"n1","step":%d,"start":%d,"end":%d.5,"phases":{"forward":0.1,"backward":0.2}}\n' $s $s $s
+done >"$TMP/bounds/ok.jsonl"
+{ printf '{"rank":0,"host":"n1","step":9223372036854775807,"start":0,"end":0.5}\n'; cat "$TMP/bounds/ok.jsonl"; } >"$TMP/bounds/big.jsonl"
+{ printf '[rank1] step 9223372036854775807 | loss 2.0 | 0.8 s/step\n'
+  printf '[rank1] step 99999999999999999999 | loss 2.0 | 0.8 s/step\n'
+  for s in $(seq 1 15); do printf '[rank1] step %d | loss 2.0 | 0.8 s/step\n' $s; done
+  printf 'step: 1e300  loss: 2.0  memory: 1GiB  tps: 7,282\n'; } >"$TMP/bounds/big.log"
+expect steps_step_out_of_range 0 "$HR" steps "$TMP/bounds/big.jsonl" "$TMP/bounds/big.log" &&
+has steps_step_out_of_range "big.jsonl:1: skipped: step number out of range (0 to 1000000000000)" \
+	"big.log:1: skipped: step number out of range" "big.log:2: skipped: step number out of range" \
+	"big.log:18: skipped: step number out of range" "2 ranks on 1 node in the logs"
+# ---- one file, two formats, the same rank number: two ranks, never merged
+{ for s in $(seq 1 15); do printf '[rank0] step %d | loss 2.0 | 0.8 s/step\n' $s; done; cat "$TMP/bounds/ok.jsonl"; } >"$TMP/bounds/mix.log"
+expect steps_formats_kept_apart 0 "$HR" steps "$TMP/bounds/mix.log" &&
+has steps_formats_kept_apart "steps: 2 ranks on 1 node in the logs; clusterhealth JSON lines, plain step lines; 30 step records" \
+	"rank 0 (plain step lines)" "rank 0 (clusterhealth JSON lines"
 expect steps_help 0 "$HR" steps --help && has steps_help "Usage: health_report steps" "--baseline PATH"
 expect steps_no_args 2 "$HR" steps && has steps_no_args "no step log given"
 exit 0

@@ -17,6 +17,10 @@
  *   FAKE_NVML_NO_PERMISSION=1  nvmlDeviceSetPowerManagementLimit answers
  *                           NVML_ERROR_NO_PERMISSION, as it does for a user
  *                           who is not root
+ *   FAKE_NVML_SET_LOG=FILE  every nvmlDeviceSetPowerManagementLimit call
+ *                           is appended to FILE as "GPU MW" (before its
+ *                           answer: a refused call is logged too), so a
+ *                           test sees every limit a run tried to write
  *   FAKE_NVML_READBACK_MS=N the enforced limit follows a new limit N ms
  *                           after it was set (default 0)
  *   FAKE_NVML_OTHER_LIMIT_W=N  another limiter (a chassis or system limit)
@@ -270,6 +274,15 @@ nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t d, unsigned mw)
 	struct gpu_state s[NGPU];
 	int i = idx(d);
 
+	const char *log = getenv("FAKE_NVML_SET_LOG");
+
+	if (log && *log) {
+		FILE *f = fopen(log, "a");
+		if (f) {
+			fprintf(f, "%d %u\n", i, mw);
+			fclose(f);
+		}
+	}
 	if (i < 0 || mw < MIN_MW || mw > MAX_MW)
 		return INVALID_ARGUMENT;
 	if (env_num("FAKE_NVML_NO_PERMISSION", 0) != 0)

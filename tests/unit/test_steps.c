@@ -564,3 +564,54 @@ Test(steps, mfu_and_scaling_formulas)
 	cr_assert_eq(s.mode, 2);
 	NEAR(s.efficiency, (1 / 0.6) / 2, 1e-12);
 }
+
+/* Megatron-LM's per-rank timers of many ranks over several blocks: each
+ * rank's figures are its own (the per-rank table is hashed, grows past its
+ * first size and is emptied between blocks), whatever order the ranks come in. */
+struct per_rank_check {
+	long n, wrong, by_step[3];
+};
+
+static int check_per_rank(const struct hr_step_rec *r, void *ctx)
+{
+	struct per_rank_check *c = ctx;
+	if (r->step == 3 && r->rank < 0)
+		return 0; /* the last iteration, without a timer block */
+	c->n++;
+	if (r->rank < 0 || r->step < 1 || r->step > 2 ||
+	    fabs(r->phase[HR_PH_FORWARD] - r->rank / 1000.0) > 1e-9 ||
+	    fabs(r->phase[HR_PH_BACKWARD] - (2.0 * r->rank + r->step) / 1000.0) > 1e-9)
+		c->wrong++;
+	else
+		c->by_step[r->step]++;
+	return 0;
+}
+
+Test(steps, megatron_per_rank_timers_many_ranks)
+{
+	char path[] = "/tmp/ch-steps-XXXXXX";
+	int fd = mkstemp(path), it, k, nr = 600;
+	FILE *f = fdopen(fd, "w");
+	struct per_rank_check c;
+	struct hr_issues is;
+
+	for (it = 1; it <= 2; it++) {
+		fprintf(f, " iteration        %d/     100 | consumed samples:          640 | elapsed time per iteration (ms): "
+			"1000.0 | global batch size:    64 |\ntimes across ranks (ms):\n  forward-compute:\n", it);
+		for (k = 0; k < nr; k++) /* the second block lists the ranks backwards */
+			fprintf(f, "     rank %3d: %d.00\n", it == 1 ? k : nr - 1 - k, it == 1 ? k : nr - 1 - k);
+		fprintf(f, "  backward-compute:\n");
+		for (k = 0; k < nr; k++)
+			fprintf(f, "     rank %3d: %d.00\n", (k * 7) % nr, 2 * ((k * 7) % nr) + it);
+	}
+	fprintf(f, " iteration        3/     100 | consumed samples:          640 | elapsed time per iteration (ms): 1000.0 |\n");
+	fclose(f);
+	memset(&c, 0, sizeof(c));
+	memset(&is, 0, sizeof(is));
+	cr_assert_eq(hr_steps_read(path, check_per_rank, &c, &is, NULL), 0);
+	unlink(path);
+	cr_assert_eq(c.wrong, 0, "%ld of %ld records with another rank's figures", c.wrong, c.n);
+	cr_assert_eq(c.by_step[1], nr);
+	cr_assert_eq(c.by_step[2], nr);
+	hr_issues_release(&is);
+}
