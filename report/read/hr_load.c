@@ -2,7 +2,7 @@
  * hr_load.c - read result files and nccl-tests logs into the fleet model.
  */
 #include "report/read/hr_model.h"
-#include "report/judge/hr_checkpoint.h"
+#include "report/read/hr_ckpt_load.h"
 #include "report/judge/hr_inventory.h"
 #include "report/read/hr_result.h"
 #include "report/judge/hr_cost.h"
@@ -860,11 +860,10 @@ static int load_loader(struct ctx *c, const struct hr_result *r, int node)
 	l->node = node;
 	l->verdict = dup_or_null(r->verdict.str);
 	l->step_ms = num_field(c, &r->step_ms, "step_ms", "results", 0);
-	/* loader_contention's documented thresholds (docs/loader_contention.md) unless the result gives its own */
-	l->wait_warn = 0.05;
-	l->wait_fail = 0.20;
-	l->util_pass = 0.90;
-	l->util_fail = 0.70;
+	/* the result's own thresholds; NAN where it gives none: the judge then
+	 * applies loader_contention's documented ones (docs/loader_contention.md),
+	 * the parameters of the row loader_input_bound (report/judge/hr_rules.c) */
+	l->wait_warn = l->wait_fail = l->util_pass = l->util_fail = NAN;
 	if (r->lthr.present) {
 		double x;
 		if (!isnan(x = num_field(c, &r->lthr.wait_warn, "input_wait_warn_frac", "results.thresholds", 0)))

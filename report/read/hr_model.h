@@ -185,8 +185,9 @@ struct hr_loader_cfg {
 struct hr_loader {
 	int node;
 	double step_ms;            /* the emulated step, ms; NAN unknown */
-	double wait_warn, wait_fail; /* its thresholds (fractions), from the result or
-					the documented defaults */
+	double wait_warn, wait_fail; /* its thresholds (fractions), from the result;
+					NAN none (the judge applies the rule
+					table's loader_input_bound defaults) */
 	double util_pass, util_fail;
 	double base_psi_pct;       /* the baseline configuration's host CPU pressure
 				      (psi_cpu_some_avg10, %), NAN unknown */
