@@ -9,7 +9,6 @@
 #include "report/read/hr_ckpt_load.h"
 #include "report/judge/hr_inventory.h"
 #include "report/read/hr_result.h"
-#include "report/judge/hr_cost.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
 #include "base/ch_result.h"

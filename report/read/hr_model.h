@@ -330,6 +330,18 @@ void hr_fleet_release(struct hr_fleet *f);
  */
 int hr_gpu_nvlink_all(const struct ch_datasheet *ds);
 
+/* Assumed power of a GPU whose model is not in the rated-power table. */
+#define HR_DEFAULT_GPU_W 300.0
+
+/**
+ * hr_gpu_rated_w - rated board power (maximum TDP) of a GPU model.
+ * @ds:     [in] datasheet entry (NULL: unknown model).
+ * @source: [out] where the figure comes from (static string); may be NULL.
+ * Returns watts: the vendor datasheet's maximum thermal design power, or
+ * HR_DEFAULT_GPU_W ("assumed") when the model is unknown.
+ */
+double hr_gpu_rated_w(const struct ch_datasheet *ds, const char **source);
+
 #ifdef __cplusplus
 }
 #endif

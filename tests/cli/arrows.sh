@@ -79,7 +79,6 @@ declare -A STAGE_ALLOWED=(
 	[render]="read judge render top"
 )
 STAGE_EXCEPT="report/read/hr_load.c:report/judge/hr_inventory.h
-report/read/hr_load.c:report/judge/hr_cost.h
 report/judge/hr_rule_history.c:report/history/hr_history.h"
 
 # check_stages ROOT: one line "FILE: WHY" per include across report's stages
