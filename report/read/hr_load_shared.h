@@ -47,6 +47,8 @@ struct pre {
  * (run_reasons() in report/judge/hr_rule_inventory.c). */
 int hl_unavailable(const struct hr_result *r);
 
+/* A roofline result @r of node @node into c->f: its devices. Returns 0,
+ * or CH_ERR_RUNTIME out of memory. */
 int hl_load_roofline(struct ctx *c, const struct hr_result *r, int node);
 
 /* ---- hr_load.c */
@@ -55,6 +57,7 @@ int hl_load_roofline(struct ctx *c, const struct hr_result *r, int node);
  * later). */
 void hl_set_cfg(struct hr_fleet *f, int node, int key, const char *val);
 
+/* An input problem of the file being loaded: @fmt with @where and @key. */
 void hl_skip(struct ctx *c, const char *fmt, const char *where, const char *key);
 
 /* @v (key @key of @where): a non-negative finite number, or NAN (and an
@@ -62,6 +65,7 @@ void hl_skip(struct ctx *c, const char *fmt, const char *where, const char *key)
 double hl_num_field(struct ctx *c, const struct hr_rv *v, const char *key,
 			const char *where, int required);
 
+/* A copy of @s, NULL when @s is NULL (or out of memory). */
 char *hl_dup_or_null(const char *s);
 
 /* Join strings, or copy one string, into "a; b". NULL when empty. */
@@ -72,6 +76,8 @@ char *hl_join_strings(const struct hr_rstrs *v);
  * and "throttled"; reasons are kept only from samples that were throttled. */
 void hl_add_reasons(const struct hr_result_sample *s, struct hr_buf *rb);
 
+/* Read JSON document @doc into @x (the result reader, and the check of
+ * its strings for control characters). */
 void hl_pre_read(const json_t *doc, struct pre *x);
 
 /* hr_fleet_load_json() for a document whose record is @x (released here). */
