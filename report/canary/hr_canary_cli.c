@@ -7,6 +7,7 @@
 #include "report/canary/hr_canary_power.h"
 #include "report/canary/hr_canary.h"
 #include "report/canary/hr_canary_eff.h"
+#include "report/canary/hr_ckpt_canary.h"
 #include "report/judge/hr_checkpoint.h"
 #include "report/judge/hr_quality.h"
 #include "report/canary/hr_fit.h"

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "base/ch_datasheet.h"
+#include "report/read/hr_model.h" /* hr_gpu_rated_w(), HR_DEFAULT_GPU_W */
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,9 +32,6 @@ struct hr_fleet;
 /* Assumed CPU package power for estimates (no rated figure in the result
  * files): 250 W, a typical TDP of current server CPUs. */
 #define HR_DEFAULT_CPU_W 250.0
-/* Assumed power of a GPU whose model is not in the rated-power table. */
-#define HR_DEFAULT_GPU_W 300.0
-
 struct hr_cost_params {
 	double pue;               /* facility energy / IT energy, >= 1 */
 	double price_per_kwh;     /* in @currency */
@@ -45,15 +43,6 @@ struct hr_cost_params {
 
 /** hr_cost_defaults - fill @p with the documented defaults. */
 void hr_cost_defaults(struct hr_cost_params *p);
-
-/**
- * hr_gpu_rated_w - rated board power (maximum TDP) of a GPU model.
- * @ds:     [in] datasheet entry (NULL: unknown model).
- * @source: [out] where the figure comes from (static string); may be NULL.
- * Returns watts: the vendor datasheet's maximum thermal design power, or
- * HR_DEFAULT_GPU_W ("assumed") when the model is unknown.
- */
-double hr_gpu_rated_w(const struct ch_datasheet *ds, const char **source);
 
 /**
  * hr_cost_profile - the "run_cost" object of the profile.

@@ -1,4 +1,5 @@
 #include "report/judge/hr_expect.h"
+#include "report/judge/hr_rules.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
 
@@ -7,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MEM_FRACTION 0.85
-#define COMPUTE_FRACTION 0.80
 
 /* Measured intra-node all-reduce references (REFERENCE.md). */
 static const struct {
@@ -90,17 +89,20 @@ int hr_expect_init(struct hr_expect *e)
 	const struct ch_datasheet *t = ch_datasheet_table(&n);
 
 	memset(e, 0, sizeof(*e));
-	e->memory_fraction = MEM_FRACTION;
-	e->compute_fraction = COMPUTE_FRACTION;
-	e->th.warn_ratio = 0.90;
-	e->th.fail_ratio = 0.75;
-	e->th.z_outlier = 3.5;
-	e->th.warn_pct_below = 5;
-	e->th.fail_pct_below = 10;
-	e->th.mad_floor_frac = 0.001;
-	e->th.min_fleet = 3;
-	e->th.pcie_class_gbps = 64;
-	e->th.false_alarm = 1e-4;
+	/* the defaults are the rules' parameters (hr_rules.c): the expectation's
+	 * fractions and the absolute and fleet thresholds of memory_low, the
+	 * PCIe class of nvlink_degraded */
+	e->memory_fraction = hr_rule_param("memory_low", "memory_fraction");
+	e->compute_fraction = hr_rule_param("memory_low", "compute_fraction");
+	e->th.warn_ratio = hr_rule_param("memory_low", "warn_ratio");
+	e->th.fail_ratio = hr_rule_param("memory_low", "fail_ratio");
+	e->th.z_outlier = hr_rule_param("memory_low", "z_outlier");
+	e->th.warn_pct_below = hr_rule_param("memory_low", "warn_pct_below");
+	e->th.fail_pct_below = hr_rule_param("memory_low", "fail_pct_below");
+	e->th.mad_floor_frac = hr_rule_param("memory_low", "mad_floor_frac");
+	e->th.min_fleet = (int)hr_rule_param("memory_low", "min_fleet");
+	e->th.pcie_class_gbps = hr_rule_param("nvlink_degraded", "pcie_class_gbps");
+	e->th.false_alarm = hr_rule_param("memory_low", "false_alarm");
 	e->skus = calloc((size_t)n, sizeof(*e->skus));
 	if (!e->skus)
 		return CH_ERR_RUNTIME;
@@ -403,13 +405,13 @@ json_t *hr_expect_profile(const struct hr_expect *e)
 	json_object_set_new(th, "min_fleet", json_integer(e->th.min_fleet));
 	json_object_set_new(th, "pcie_class_gbps", json_real(e->th.pcie_class_gbps));
 	json_object_set_new(th, "false_alarm_per_node", json_real(e->th.false_alarm));
-	json_object_set_new(th, "nic_efficiency", json_real(HR_NIC_EFFICIENCY));
-	json_object_set_new(th, "curve_dip", json_real(HR_CURVE_DIP));
-	json_object_set_new(th, "curve_gap", json_real(HR_CURVE_GAP));
-	json_object_set_new(th, "curve_collapse_span", json_real(HR_CURVE_SPAN));
-	json_object_set_new(th, "curve_collapse_rise", json_real(HR_CURVE_FLAT));
-	json_object_set_new(th, "curve_latency_floor", json_real(HR_CURVE_LATENCY));
-	json_object_set_new(th, "curve_alternation_step", json_real(HR_CURVE_ALT));
+	json_object_set_new(th, "nic_efficiency", json_real(hr_rule_param("inter_node_busbw_low", "nic_efficiency")));
+	json_object_set_new(th, "curve_dip", json_real(hr_rule_param("curve_dip", "dip")));
+	json_object_set_new(th, "curve_gap", json_real(hr_rule_param("curve_gap", "gap")));
+	json_object_set_new(th, "curve_collapse_span", json_real(hr_rule_param("curve_collapse", "span")));
+	json_object_set_new(th, "curve_collapse_rise", json_real(1 + hr_rule_param("curve_collapse", "rise")));
+	json_object_set_new(th, "curve_latency_floor", json_real(hr_rule_param("curve_dip", "latency")));
+	json_object_set_new(th, "curve_alternation_step", json_real(hr_rule_param("curve_alternation", "step")));
 	json_object_set_new(o, "thresholds", th);
 	for (i = 0; i < e->nskus; i++) {
 		const struct hr_sku_expect *x = &e->skus[i];

@@ -59,30 +59,18 @@ struct hr_sku_expect {
 /*
  * Inter-node all-reduce busbw per NIC: 46-48 GB/s per 400 Gb/s NDR NIC and
  * about 24 GB/s per 200 Gb/s HDR NIC (REFERENCE.md, measured references):
- * the low end, 46 of the 50 GB/s line rate, as the attainable fraction.
+ * the low end, 46 of the 50 GB/s line rate, as the attainable fraction:
+ * the parameter nic_efficiency of the row inter_node_busbw_low (hr_rules.c).
  */
-#define HR_NIC_EFFICIENCY 0.92
 
 /* Bus-bandwidth references describe the large-message plateau (they are
- * measured at 8 GB): a sweep whose largest size is below this is compared
- * with like sweeps only. */
-#define HR_REF_MIN_BYTES 1073741824.0
+ * measured at 8 GB): a sweep whose largest size is below the parameter
+ * ref_min_bytes of the busbw rows (hr_rules.c) is compared with like sweeps
+ * only. */
 
-/* Curve-shape thresholds (docs/health_report.md, "Curve shape"). */
-#define HR_CURVE_MIN_BYTES 65536.0 /* where a sweep records no time: sizes below are
-				      taken as latency-bound, not judged */
-#define HR_CURVE_LATENCY 2.0       /* a cell is past the latency floor (judged) when
-				      its time is at least 2x the smallest time of
-				      its half of the sweep: busbw there moves with
-				      bandwidth, not with the fixed cost of a call */
-#define HR_CURVE_ALT 0.10          /* alternation: steps of at least 10% up and down */
-#define HR_CURVE_DIP 0.80          /* dip: below both neighbours and below 0.80 x
-				      their geometric mean */
-#define HR_CURVE_GAP 0.50          /* out-of-place / in-place (or the inverse) below */
-#define HR_CURVE_SPAN 8.0          /* collapse: over sizes at least 8x apart ... */
-#define HR_CURVE_FLAT 1.10         /* ... busbw rises by less than 10% ... */
-#define HR_CURVE_MID 0.50          /* ... from below half of the plateau, which the
-				      curve then reaches */
+/* Curve-shape thresholds: the parameters of the rows curve_dip, curve_gap,
+ * curve_alternation and curve_collapse of the rule table (hr_rules.c;
+ * docs/health_report.md, "Curve shape"). */
 
 /* Verdict thresholds. */
 struct hr_thresholds {

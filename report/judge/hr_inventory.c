@@ -5,6 +5,7 @@
  */
 #include "report/judge/hr_inventory.h"
 #include "report/judge/hr_ibcounters.h"
+#include "report/judge/hr_rules.h"
 #include "report/judge/hr_family.h"
 #include "report/judge/hr_analyze.h"
 #include "base/ch_common.h"
@@ -462,7 +463,7 @@ static void gpu_rules(struct ctx *c, int node, const json_t *g, size_t pos)
 
 static void power_rule(struct ctx *c, int node, const json_t *gpus)
 {
-	double max = -1, v;
+	double max = -1, v, same_w = hr_rule_param("power_limit_mismatch", "same_w");
 	size_t i, n = 0, at_max = 0;
 	const json_t *g;
 	json_array_foreach(gpus, i, g)
@@ -470,11 +471,11 @@ static void power_rule(struct ctx *c, int node, const json_t *gpus)
 			max = v;
 	json_array_foreach(gpus, i, g)
 		if (!isnan(v = dnum(g, "power.limit_enforced_w")))
-			n++, at_max += v >= max - 0.5;
+			n++, at_max += v >= max - same_w;
 	json_array_foreach(gpus, i, g) {
 		char subj[32];
 		v = dnum(g, "power.limit_enforced_w");
-		if (isnan(v) || v >= max - 0.5)
+		if (isnan(v) || v >= max - same_w)
 			continue;
 		snprintf(subj, sizeof(subj), "gpu%d", gpu_index(g, i));
 		emit(c, node, HR_WARN, "power_limit_mismatch", subj,

@@ -146,6 +146,8 @@ struct reason *hj_add_reason(struct an *a, int node, int level, const char *code
 			     const char *subject, const char *source, const char *action,
 			     const char *fmt, ...) __attribute__((format(printf, 8, 9)));
 
+/* The class of like values @key (a label and unit for the outputs),
+ * created when new. Returns its index in a->c, -1 out of memory. */
 int hj_class_of(struct an *a, const char *key, const char *label, const char *unit);
 
 /* The text printf would write into a buffer of @size bytes (truncated as
@@ -154,6 +156,8 @@ int hj_class_of(struct an *a, const char *key, const char *label, const char *un
 const char *hj_keep(struct an *a, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* A new value appended to *@arr (*@n values, room for *@cap), its
+ * figures NAN until set. Returns it, NULL out of memory (a->oom set). */
 struct inst *hj_new_inst(struct an *a, struct inst **arr, size_t *n, size_t *cap);
 
 /* The spread floor of a value (relative): its own noise, mad_floor_frac. */
@@ -162,21 +166,29 @@ double hj_noise_floor(const struct an *a, const struct inst *p);
 /* Per node the comparisons made for it (a->m_node), then every value judged. */
 void hj_judge_all(struct an *a);
 
+/* Values @v (@n of them) against their classes: each class's fleet
+ * statistics, then each value's robust z and distance from its medians. */
 void hj_compare(struct an *a, struct inst *v, size_t n);
 
+/* A device metric as the outputs name it ("memory roof", "bf16 compute
+ * roof") into @buf of @n bytes; returns @buf. */
 const char *hj_metric_label(int metric, char *buf, size_t n);
 
+/* A device metric's key ("memory_gbps", "compute_gflops.bf16") into @buf
+ * of @n bytes; returns @buf. */
 const char *hj_metric_key(int metric, char *buf, size_t n);
 
 /* "812 TFLOP/s", "4.15 TB/s" style with the unit chosen by size. */
 const char *hj_fmt_val(double v, int flops, char *buf, size_t n);
 
+/* @v as a JSON real, null when not finite. New reference. */
 json_t *hj_jnum(double v);
 
 /* A size or a count: an exact JSON integer when it is integral (doubles
  * hold integers exactly up to 2^53), else a real, else null. */
 json_t *hj_jcount(double v);
 
+/* @s as a JSON string, null when NULL. New reference. */
 json_t *hj_jstr_or_null(const char *s);
 
 /* Whether the run started at @u from result file @r is later than the one
@@ -186,8 +198,11 @@ json_t *hj_jstr_or_null(const char *s);
  * one file are never later than each other. */
 int hj_later_run(time_t u, const char *r, time_t t, const char *s);
 
+/* Whether @x and @y are one device (node, device, and bus id where both
+ * have one): runs of it from different result files. */
 int hj_same_device(const struct hr_device *x, const struct hr_device *y);
 
+/* Whether groups @a and @b span the same nodes. */
 int hj_same_nodes(const struct hr_group *a, const struct hr_group *b);
 
 /* Whether result file @source holds a group of @node that a later sweep in
@@ -204,6 +219,8 @@ void hj_inventory_reason(void *ctx, int node, int level, const char *code, const
  * f->runs, -1 none) and the CV @cv of its measurement at @at. */
 void hj_set_quality(struct an *a, struct inst *p, long run, double cv, const char *at);
 
+/* One value per device and metric (a->di): its expectation, class and
+ * measurement quality. */
 void hj_device_instances(struct an *a);
 
 /* A FAIL is confirmed, and its node a drain candidate, when roofline's
@@ -239,6 +256,7 @@ const char *hj_hist_how(const struct inst *p);
 
 void hj_group_instances(struct an *a);
 
+/* The value of group @g, NULL when it has none. */
 const struct inst *hj_group_inst(const struct an *a, size_t g);
 
 /* ---- hr_rule_loader.c */
@@ -258,16 +276,22 @@ const char *hj_inst_not_judged(const struct an *a, const struct inst *p, char *b
  * median 365 GB/s of 10". */
 const char *hj_inst_against(const struct an *a, const struct inst *p, char *buf, size_t n);
 
+/* A reason as the profile writes it. New reference. */
 json_t *hj_reason_json(const struct reason *r);
 
+/* qsort order of reasons: worst level first, then by code. */
 int hj_cmp_reason(const void *x, const void *y);
 
+/* Device @i in full, as the profile writes it. New reference. */
 json_t *hj_device_json(const struct an *a, size_t i);
 
+/* Group @i as the profile writes it. New reference. */
 json_t *hj_group_json(const struct an *a, size_t i);
 
+/* A node's loader in full, as the profile writes it. New reference. */
 json_t *hj_loader_json(const struct hr_loader *l);
 
+/* qsort order of struct node_order: worst verdict first, then by name. */
 int hj_cmp_node(const void *x, const void *y);
 
 /* With @bounded, a class of more than HR_DIST_KEEP values keeps its
@@ -275,6 +299,8 @@ int hj_cmp_node(const void *x, const void *y);
  * each with its rank (1 = lowest) and "values_kept" saying so. */
 json_t *hj_distributions_json(const struct an *a, int bounded);
 
+/* The profile's "inputs": the files found (@input_files) and read, and
+ * the input problems. New reference. */
 json_t *hj_inputs_json(const struct hr_fleet *f, size_t input_files);
 
 /* A device of a node whose detail is bounded (--detail flagged, a PASS
@@ -306,8 +332,10 @@ int hj_build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drif
 /* hr_analyze()'s sink: the parts put together into one object. */
 int hj_collect_part(void *ctx, const json_t *part);
 
+/* hr_analyze()'s sink: each node appended to the document's "nodes". */
 int hj_collect_node(void *ctx, const json_t *node, const json_t *full);
 
+/* hr_analyze()'s sink: the head's members set in the document. */
 int hj_collect_head(void *ctx, const json_t *head);
 
 #endif

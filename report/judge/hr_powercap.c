@@ -3,6 +3,7 @@
  * fleet's recommended power cap (see hr_powercap.h).
  */
 #include "report/judge/hr_powercap.h"
+#include "report/judge/hr_rules.h"
 #include "report/judge/hr_family.h"
 #include "report/judge/hr_analyze.h"
 #include "base/ch_common.h"
@@ -17,7 +18,8 @@
 	"clocks (docs/roofline.md, \"Power caps\"); NVML enforced limits from each node's inventory"
 #define SRC_FLEET "roofline --power-limits sweeps (docs/roofline.md, \"Power caps\"): each GPU's lowest cap within " \
 	"its tolerance of the default limit's compute-bound figure"
-#define SAME_W 0.5
+/* two limits within the tolerance of the row power_cap_uneven (hr_rules.c) are one */
+#define SAME_W hr_rule_param("power_cap_uneven", "same_w")
 
 /* ------------------------------------------------------------ uneven caps across a group */
 

@@ -3,6 +3,7 @@
  * (hr_quality.h).
  */
 #include "report/judge/hr_quality.h"
+#include "report/judge/hr_rules.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -35,11 +36,11 @@ void hr_quality_host(struct hr_quality *q, const struct hr_conditions *c)
 	q->host_known = 1;
 	psi = worst(c->before.cpu_pressure_pct, c->after.cpu_pressure_pct);
 	busy = worst(c->before.cpu_busy_pct, c->after.cpu_busy_pct);
-	if (psi >= HR_Q_MAX_PRESSURE_PCT)
+	if (psi >= hr_rule_param("measurement_noisy", "max_pressure_pct"))
 		add(q, "%shost CPU pressure %.0f%%", psi);
-	if (busy >= HR_Q_MAX_BUSY_PCT)
+	if (busy >= hr_rule_param("measurement_noisy", "max_busy_pct"))
 		add(q, "%shost CPUs %.0f%% busy with other work", busy);
-	if (c->per_core > HR_Q_MAX_PER_CORE)
+	if (c->per_core > hr_rule_param("measurement_noisy", "max_per_core"))
 		add(q, "%soversubscribed: %.2g threads per CPU", c->per_core);
 }
 
@@ -110,7 +111,7 @@ void hr_quality_cv(struct hr_quality *q, double cv, const char *at)
 	if (isnan(cv))
 		return;
 	q->cv_known = 1;
-	if (!(cv > HR_Q_MAX_CV))
+	if (!(cv > hr_rule_param("measurement_noisy", "max_cv")))
 		return;
 	l = strlen(q->why);
 	if (l + 2 < sizeof(q->why))
@@ -124,7 +125,7 @@ void hr_quality_host_busy(struct hr_quality *q, double psi_pct)
 	if (isnan(psi_pct))
 		return;
 	q->host_known = 1;
-	if (psi_pct >= HR_Q_MAX_PRESSURE_PCT)
+	if (psi_pct >= hr_rule_param("measurement_noisy", "max_pressure_pct"))
 		add(q, "%shost CPU pressure %.0f%% before the load started (loader_contention's baseline)", psi_pct);
 }
 

@@ -9,12 +9,12 @@
  * Measurement quality. A figure is judged only when
  *  - the per-call coefficient of variation of the measurement behind it
  *    (roofline's time_sec.cv of the point that set the roof, allreduce_bw's
- *    time_us.cv of the cell) is at most HR_Q_MAX_CV, and
+ *    time_us.cv of the cell) is at most max_cv, and
  *  - the result file's envelope "conditions" (docs/results-schema.md) show
  *    an idle enough host before and after the run: CPU pressure (PSI "some"
- *    avg10) below HR_Q_MAX_PRESSURE_PCT, CPUs busy with other work below
- *    HR_Q_MAX_BUSY_PCT, and no oversubscription (per_core at most
- *    HR_Q_MAX_PER_CORE).
+ *    avg10) below max_pressure_pct, CPUs busy with other work below
+ *    max_busy_pct, and no oversubscription (per_core at most
+ *    max_per_core).
  * Otherwise the figure is "not judged: noisy measurement (...)", never a
  * WARN. A value the file does not record (older files, nccl-tests logs:
  * no CV, no conditions) is unknown, and unknown is judged as clean: the
@@ -48,10 +48,12 @@
 extern "C" {
 #endif
 
-#define HR_Q_MAX_CV 0.10            /* per-call CV above: noisy */
-#define HR_Q_MAX_PRESSURE_PCT 20.0  /* host CPU pressure (PSI some avg10, %) at or above: noisy */
-#define HR_Q_MAX_BUSY_PCT 50.0      /* host CPUs busy with other work (%) at or above: noisy */
-#define HR_Q_MAX_PER_CORE 1.0       /* processes x threads per online CPU above: oversubscribed */
+/* The bounds below are the parameters of the row measurement_noisy of the
+ * rule table (hr_rules.c): max_cv, a per-call CV above it is noisy (0.10);
+ * max_pressure_pct, host CPU pressure (PSI some avg10, %) at or above it is
+ * noisy (20); max_busy_pct, host CPUs busy with other work (%) at or above
+ * it is noisy (50); max_per_core, processes x threads per online CPU above
+ * it is oversubscribed (1). */
 
 /* Asymptotic efficiency of the MAD as an estimate of a normal standard
  * deviation (about 37%: Rousseeuw and Croux, 1993): the spread of n values
@@ -74,8 +76,8 @@ void hr_quality_init(struct hr_quality *q);
 /**
  * hr_quality_host - add what a run's conditions say (@c may be NULL or not
  * known: nothing added). Noisy when CPU pressure before or after is at or
- * above HR_Q_MAX_PRESSURE_PCT, the CPUs busy with other work at or above
- * HR_Q_MAX_BUSY_PCT, or per_core above HR_Q_MAX_PER_CORE; @q->why names
+ * above max_pressure_pct, the CPUs busy with other work at or above
+ * max_busy_pct, or per_core above max_per_core; @q->why names
  * the worst figure of each ("host CPU pressure 84%", "host CPUs 62% busy
  * with other work", "oversubscribed: 2.0 threads per CPU").
  */
@@ -92,14 +94,14 @@ void hr_quality_result_host(struct hr_quality *q, const struct hr_result *r, int
 /**
  * hr_quality_cv - add the per-call CV of the measurement (@cv, NAN: not
  * recorded, nothing added) at @at ("2M", "triad fp64"; may be NULL).
- * Noisy when @cv > HR_Q_MAX_CV ("CV 0.76 at 2M").
+ * Noisy when @cv > max_cv ("CV 0.76 at 2M").
  */
 void hr_quality_cv(struct hr_quality *q, double cv, const char *at);
 
 /**
  * hr_quality_host_busy - the loader's own baseline: noisy ("host busy")
  * when its host CPU pressure (@psi_pct, %) is at or above
- * HR_Q_MAX_PRESSURE_PCT; NAN: not recorded.
+ * max_pressure_pct; NAN: not recorded.
  */
 void hr_quality_host_busy(struct hr_quality *q, double psi_pct);
 

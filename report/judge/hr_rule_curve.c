@@ -3,6 +3,7 @@
  * between out-of-place and in-place, alternation and collapse.
  */
 #include "report/judge/hr_judge.h"
+#include "report/judge/hr_rules.h"
 #include "report/judge/hr_quality.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
@@ -15,6 +16,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The curve rules' parameters (rows curve_dip, curve_gap, curve_alternation
+ * and curve_collapse of hr_rules.c), read once per judge run by
+ * curve_reasons(): dip, gap and mid as fractions, step and rise as
+ * fractions of a step, span a ratio of sizes, latency a ratio of times,
+ * min_bytes in bytes, min_sizes a count. */
+static struct {
+	double dip, gap, step, mid, rise, span, latency, min_bytes, min_sizes;
+} cp;
+
+static void curve_params(void)
+{
+	cp.dip = hr_rule_param("curve_dip", "dip");
+	cp.latency = hr_rule_param("curve_dip", "latency");
+	cp.min_bytes = hr_rule_param("curve_dip", "min_bytes");
+	cp.gap = hr_rule_param("curve_gap", "gap");
+	cp.step = hr_rule_param("curve_alternation", "step");
+	cp.min_sizes = hr_rule_param("curve_alternation", "min_sizes");
+	cp.mid = hr_rule_param("curve_collapse", "mid");
+	cp.rise = hr_rule_param("curve_collapse", "rise");
+	cp.span = hr_rule_param("curve_collapse", "span");
+}
 
 static void curve_add(struct an *a, const struct hr_group *g, int level, const char *code, const char *action,
 		      const char *text)
@@ -33,10 +56,10 @@ static void curve_add(struct an *a, const struct hr_group *g, int level, const c
 /* One cell of a curve as the shape rules see it. */
 struct ccell {
 	int ok;            /* a value to judge (present, clean) */
-	int noisy;         /* present but noisy: CV above HR_Q_MAX_CV */
+	int noisy;         /* present but noisy: CV above max_cv (measurement_noisy, hr_rules.c) */
 	int regime;        /* past the latency floor: its time at least
-			      HR_CURVE_LATENCY x the smallest of the half
-			      (sizes >= HR_CURVE_MIN_BYTES where the time is
+			      latency x the smallest of the half
+			      (sizes >= min_bytes where the time is
 			      not recorded) */
 	double bytes;
 	double bw;         /* busbw at the median per-call period where recorded */
@@ -91,7 +114,7 @@ static void curve_cells(const struct hr_group *g, size_t f0, size_t n, int h, st
 			bw *= cl->time_us / cl->median_us; /* at the median per-call period */
 		c[j].bw = bw;
 		c[j].e = spread_of(cl->cv, bw, printed);
-		c[j].noisy = cl->cv > HR_Q_MAX_CV;
+		c[j].noisy = cl->cv > hr_rule_param("measurement_noisy", "max_cv");
 		c[j].ok = !c[j].noisy && bw >= 0;
 		c[j].confirm = cl->confirm;
 		c[j].cbw = cl->confirm_busbw;
@@ -100,7 +123,7 @@ static void curve_cells(const struct hr_group *g, size_t f0, size_t n, int h, st
 			tmin = t;
 	}
 	/* past the latency floor: the time of this size and of every larger
-	 * one at least HR_CURVE_LATENCY x the smallest (the trend of time with
+	 * one at least latency x the smallest (the trend of time with
 	 * size, so that one slow call at a small size is not taken for it) */
 	{
 		double run = NAN;
@@ -110,7 +133,7 @@ static void curve_cells(const struct hr_group *g, size_t f0, size_t n, int h, st
 			double t = cl->median_us > 0 ? cl->median_us : cl->time_us;
 			if (t > 0 && (isnan(run) || t < run))
 				run = t;
-			c[j].regime = t > 0 && tmin > 0 ? run >= HR_CURVE_LATENCY * tmin : c[j].bytes >= HR_CURVE_MIN_BYTES;
+			c[j].regime = t > 0 && tmin > 0 ? run >= cp.latency * tmin : c[j].bytes >= cp.min_bytes;
 		}
 	}
 }
@@ -119,14 +142,14 @@ static void curve_cells(const struct hr_group *g, size_t f0, size_t n, int h, st
 static int is_dip(double m, double em, const struct ccell *l, const struct ccell *r)
 {
 	double up = m * (1 + em);
-	return m < l->bw && m < r->bw && m < HR_CURVE_DIP * sqrt(l->bw * r->bw) &&
+	return m < l->bw && m < r->bw && m < cp.dip * sqrt(l->bw * r->bw) &&
 	       up < l->bw * (1 - l->e) && up < r->bw * (1 - r->e);
 }
 
-/* Whether @lo (spread @elo) is below HR_CURVE_GAP x @hi (spread @ehi) beyond both spreads. */
+/* Whether @lo (spread @elo) is below gap x @hi (spread @ehi) beyond both spreads. */
 static int is_gap(double lo, double elo, double hi, double ehi)
 {
-	return lo * (1 + elo) < HR_CURVE_GAP * hi * (1 - ehi);
+	return lo * (1 + elo) < cp.gap * hi * (1 - ehi);
 }
 
 /* What the re-measurement of a finding says, for its text. */
@@ -195,8 +218,8 @@ struct cshape {
 };
 
 /* A regular alternation in half @x: the sign of the step flips at every
- * size, each step at least HR_CURVE_ALT and beyond the cells' spread, over
- * 4 steps (5 sizes) or more. The longest into [*lo, *hi], said in s->alt;
+ * size, each step at least step and beyond the cells' spread, over
+ * min_sizes sizes or more. The longest into [*lo, *hi], said in s->alt;
  * *hi 0 when none. */
 static void curve_alternation(const struct ccell *x, size_t n, const char *half, struct cshape *s, size_t *lo,
 			      size_t *hi)
@@ -208,7 +231,7 @@ static void curve_alternation(const struct ccell *x, size_t n, const char *half,
 	*lo = *hi = 0;
 	for (j = 1; j < n; j++) {
 		int okj = x[j].ok && x[j - 1].ok && x[j].regime && x[j - 1].regime && x[j - 1].bw > 0 &&
-			  fabs(x[j].bw / x[j - 1].bw - 1) >= HR_CURVE_ALT &&
+			  fabs(x[j].bw / x[j - 1].bw - 1) >= cp.step &&
 			  fabs(x[j].bw - x[j - 1].bw) > x[j].bw * x[j].e + x[j - 1].bw * x[j - 1].e;
 		int up = x[j].bw > x[j - 1].bw;
 		if (!okj) {
@@ -222,7 +245,7 @@ static void curve_alternation(const struct ccell *x, size_t n, const char *half,
 			len++;
 		}
 		up_prev = up;
-		if (len >= 4 && j - start > *hi - *lo) {
+		if (len + 1 >= (size_t)cp.min_sizes && j - start > *hi - *lo) {
 			*lo = start;
 			*hi = j;
 		}
@@ -238,7 +261,7 @@ static void curve_alternation(const struct ccell *x, size_t n, const char *half,
 }
 
 /* Dips in half @x: a size past the latency floor below both neighbours
- * beyond their spread and below HR_CURVE_DIP x their geometric mean; none
+ * beyond their spread and below dip x their geometric mean; none
  * inside the alternation [alt_lo, alt_hi] (alt_hi 0: none). */
 static void curve_dips(struct ccell *x, size_t n, const char *half, size_t alt_lo, size_t alt_hi, struct cshape *s)
 {
@@ -250,7 +273,7 @@ static void curve_dips(struct ccell *x, size_t n, const char *half, size_t alt_l
 		if (!m->regime || (alt_hi && j >= alt_lo && j <= alt_hi))
 			continue; /* latency-bound, or part of a named alternation */
 		if (!(l->ok || l->noisy) || !(m->ok || m->noisy) || !(r->ok || r->noisy) ||
-		    !(m->bw < l->bw && m->bw < r->bw && m->bw < HR_CURVE_DIP * sqrt(l->bw * r->bw)))
+		    !(m->bw < l->bw && m->bw < r->bw && m->bw < cp.dip * sqrt(l->bw * r->bw)))
 			continue;
 		if (l->noisy || m->noisy || r->noisy) {
 			const struct ccell *w = m->noisy ? m : l->noisy ? l : r;
@@ -275,8 +298,8 @@ static void curve_dips(struct ccell *x, size_t n, const char *half, size_t alt_l
 }
 
 /* A mid-range collapse in half @x (the first of the sweep only): from a size
- * past the latency floor below HR_CURVE_MID x the plateau, busbw rises by
- * less than HR_CURVE_FLAT over at least HR_CURVE_SPAN x in size. */
+ * past the latency floor below mid x the plateau, busbw rises by
+ * less than 1 + rise over at least span x in size. */
 static void curve_collapse(const struct ccell *x, size_t n, const char *half, struct cshape *s)
 {
 	double plateau = 0;
@@ -289,7 +312,7 @@ static void curve_collapse(const struct ccell *x, size_t n, const char *half, st
 	for (j = 0; j < n && !s->col.n; j++) {
 		double b0 = x[j].bw, mx = b0;
 		size_t end = 0;
-		if (!x[j].ok || !x[j].regime || !(b0 < HR_CURVE_MID * plateau) || !(b0 > 0))
+		if (!x[j].ok || !x[j].regime || !(b0 < cp.mid * plateau) || !(b0 > 0))
 			continue;
 		for (k = j + 1; k < n; k++) {
 			double b = x[k].bw;
@@ -297,9 +320,9 @@ static void curve_collapse(const struct ccell *x, size_t n, const char *half, st
 				break;
 			if (b > mx)
 				mx = b;
-			if (mx >= HR_CURVE_FLAT * b0)
+			if (mx >= (1 + cp.rise) * b0)
 				break;
-			if (x[k].bytes >= HR_CURVE_SPAN * x[j].bytes)
+			if (x[k].bytes >= cp.span * x[j].bytes)
 				end = k;
 		}
 		if (end)
@@ -312,7 +335,7 @@ static void curve_collapse(const struct ccell *x, size_t n, const char *half, st
 }
 
 /* Out-of-place / in-place gaps between the halves @oop and @ip: one below
- * HR_CURVE_GAP x the other beyond their spread, the re-measurement of
+ * gap x the other beyond their spread, the re-measurement of
  * either cell replacing it. */
 static void curve_gaps(const struct ccell *oop, const struct ccell *ip, size_t n, struct cshape *s)
 {
@@ -326,7 +349,7 @@ static void curve_gaps(const struct ccell *oop, const struct ccell *ip, size_t n
 			continue;
 		lo = o->bw < p->bw ? o : p;
 		hi = lo == o ? p : o;
-		if (!(lo->bw < HR_CURVE_GAP * hi->bw))
+		if (!(lo->bw < cp.gap * hi->bw))
 			continue;
 		if (o->noisy || p->noisy) {
 			if (!s->nnoisy++)
@@ -359,13 +382,13 @@ static void curve_report(struct an *a, size_t i, const struct hr_group *g, const
 	char crit[200];
 
 	snprintf(crit, sizeof(crit), "a size below both neighbours beyond their measured spread and below %.0f%% of their geometric mean, past the latency floor",
-		 100 * HR_CURVE_DIP);
+		 100 * cp.dip);
 	cfind_report(a, g, "curve_dip", CURVE_ACTION, &s->dip, s->dip.n > 1 ? "busbw dips at" : "busbw dip at", crit);
-	snprintf(crit, sizeof(crit), "one below %.0f%% of the other beyond their spread", 100 * HR_CURVE_GAP);
+	snprintf(crit, sizeof(crit), "one below %.0f%% of the other beyond their spread", 100 * cp.gap);
 	cfind_report(a, g, "curve_gap", "out-of-place and in-place differ in buffer handling only: " CURVE_ACTION,
 		     &s->gap, "out-of-place and in-place busbw differ at", crit);
 	snprintf(crit, sizeof(crit), "a rise under %.0f%% over at least %.0fx in size, past the latency floor, from below %.0f%% of the plateau",
-		 100 * (HR_CURVE_FLAT - 1), HR_CURVE_SPAN, 100 * HR_CURVE_MID);
+		 100 * cp.rise, cp.span, 100 * cp.mid);
 	cfind_report(a, g, "curve_collapse", CURVE_ACTION, &s->col, "mid-range collapse:", crit);
 	if (s->alt.s)
 		curve_add(a, g, HR_INFO, "curve_alternation",
@@ -435,12 +458,12 @@ static int curve_group(struct an *a, size_t i)
  * "Curve shape"), per half (out-of-place, in-place), on the busbw at the
  * median per-call period where recorded, rows of size 0 dropped: a dip (a
  * size below both neighbours beyond the cells' measured spread and below
- * HR_CURVE_DIP x their geometric mean), an out-of-place / in-place gap
- * (one below HR_CURVE_GAP x the other beyond their spread), a mid-range
- * collapse (from a size past the latency floor below HR_CURVE_MID x the
- * plateau, busbw rises by less than HR_CURVE_FLAT over at least
- * HR_CURVE_SPAN x in size), and a regular alternation (busbw up and down by
- * HR_CURVE_ALT or more over at least 5 neighbouring sizes, named as such,
+ * dip x their geometric mean), an out-of-place / in-place gap
+ * (one below gap x the other beyond their spread), a mid-range
+ * collapse (from a size past the latency floor below mid x the
+ * plateau, busbw rises by less than 1 + rise over at least
+ * span x in size), and a regular alternation (busbw up and down by
+ * step or more over at least 5 neighbouring sizes, named as such,
  * not as dips). A dip or gap is WARN only when the cell's re-measurement
  * (allreduce_bw's "confirm") agrees, or without one ("not confirmed");
  * "did not reproduce" (info) otherwise. A finding on a noisy cell is not
@@ -450,6 +473,7 @@ static void curve_reasons(struct an *a)
 {
 	size_t i;
 
+	curve_params();
 	for (i = 0; i < a->f->ngroups; i++)
 		if (curve_group(a, i)) {
 			a->oom = 1;

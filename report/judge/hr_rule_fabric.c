@@ -4,6 +4,7 @@
  * stragglers, and what no fabric rule could judge.
  */
 #include "report/judge/hr_judge.h"
+#include "report/judge/hr_rules.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
 #include "base/ch_result.h"
@@ -31,7 +32,7 @@ static int ranks_per_node(const struct hr_group *g)
 /*
  * Expected large-message busbw of a multi-node all-reduce: from the NICs the
  * nodes recorded (active NICs x line rate, the share the group's ranks use
- * of the node's GPUs, x HR_NIC_EFFICIENCY; the slowest node bounds it), else
+ * of the node's GPUs, x the NIC efficiency (nic_efficiency, hr_rules.c); the slowest node bounds it), else
  * from the GPU model's typical cluster (assumed), else not judged. Writes
  * the basis (@basis) or why there is none (@why).
  */
@@ -67,7 +68,7 @@ static double node_rdma_gbps(const struct hr_node *nd, int *active, int *down, i
 /*
  * Expected large-message busbw of a multi-node all-reduce: from the NICs the
  * nodes recorded (active RDMA ports x line rate, the share the group's ranks
- * use of the node's GPUs, x HR_NIC_EFFICIENCY; the slowest node bounds it),
+ * use of the node's GPUs, x the NIC efficiency (nic_efficiency, hr_rules.c); the slowest node bounds it),
  * else from the GPU model's typical cluster (assumed), else not judged.
  * Writes the basis (@basis) or why there is none (@why).
  */
@@ -94,7 +95,7 @@ static double inter_expected(const struct an *a, const struct hr_group *g,
 		if (!gpus)
 			gpus = nd->ngpus;
 		share = gpus >= r && gpus > 0 ? (double)r / gpus : 1.0;
-		v = tot * share / 8 * HR_NIC_EFFICIENCY;
+		v = tot * share / 8 * hr_rule_param("inter_node_busbw_low", "nic_efficiency");
 		if (isnan(best) || v < best) {
 			best = v;
 			slow = g->nodes[k];
@@ -109,15 +110,15 @@ static double inter_expected(const struct an *a, const struct hr_group *g,
 			 f->nodes[slow].name, s_act, s_act == 1 ? "" : "s",
 			 hr_fmt_num(s_total, num, sizeof(num)),
 			 s_down ? " (" : "", s_down ? (s_down == 1 ? "1 more not active" : "more not active") : "",
-			 s_down ? ")" : "", r, r == 1 ? "" : "s", s_gpus > 0 ? s_gpus : r, HR_NIC_EFFICIENCY,
+			 s_down ? ")" : "", r, r == 1 ? "" : "s", s_gpus > 0 ? s_gpus : r, hr_rule_param("inter_node_busbw_low", "nic_efficiency"),
 			 g->nnodes > 1 ? " (the slowest node of the group)" : "");
 		return best;
 	}
 	if (x && !isnan(x->cluster_nic_gbps_per_gpu)) {
 		snprintf(basis, nb, "assumed reference (no NIC inventory in the inputs): %d ranks per node x %s Gb/s / 8 x %.2f; %s",
-			 r, hr_fmt_num(x->cluster_nic_gbps_per_gpu, num, sizeof(num)), HR_NIC_EFFICIENCY,
+			 r, hr_fmt_num(x->cluster_nic_gbps_per_gpu, num, sizeof(num)), hr_rule_param("inter_node_busbw_low", "nic_efficiency"),
 			 x->cluster_source);
-		return r * x->cluster_nic_gbps_per_gpu / 8 * HR_NIC_EFFICIENCY;
+		return r * x->cluster_nic_gbps_per_gpu / 8 * hr_rule_param("inter_node_busbw_low", "nic_efficiency");
 	}
 	snprintf(why, nw, "no NIC inventory in the result files and no cluster reference for %s",
 		 g->gpu_name ? g->gpu_name : "an unknown GPU model");
@@ -222,7 +223,7 @@ void hj_group_instances(struct an *a)
 				 !strncmp(p->basis, "assumed", 7) ? "assumed cluster reference" : "given");
 			p->assumed_cap = !strncmp(p->basis, "assumed", 7);
 		}
-		if (!isnan(p->expected) && g->large_bytes < HR_REF_MIN_BYTES) {
+		if (!isnan(p->expected) && g->large_bytes < hr_rule_param("inter_node_busbw_low", "ref_min_bytes")) {
 			p->why = hj_keep(a, INST_WHY_MAX, "its largest size, %s, is below 1 GiB: busbw has not reached the plateau the reference describes",
 				 hr_fmt_bytes(g->large_bytes, sz, sizeof(sz)));
 			p->expected = NAN;
@@ -264,7 +265,7 @@ static void group_reasons(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
 	size_t i;
-	int k;
+	int k, min_pairs = (int)hr_rule_param("inter_node_link", "min_pairs");
 	char val[48];
 
 	for (i = 0; i < f->ngroups; i++) {
@@ -334,7 +335,7 @@ static void group_reasons(struct an *a)
 		struct reason *r;
 		size_t j;
 		int n = 0, solid = 0;
-		if (a->slow_pairs[i] < 2)
+		if (a->slow_pairs[i] < min_pairs)
 			continue;
 		for (j = 0; j < a->ngi; j++) {
 			const struct inst *p = &a->gi[j];
@@ -351,13 +352,13 @@ static void group_reasons(struct an *a)
 		}
 		/* two pairs that share the node are two measurements that agree:
 		 * confirmed, unless they rest on an assumed reference alone */
-		r = hj_add_reason(a, (int)i, solid >= 2 ? HR_FAIL : HR_WARN, "inter_node_link", "inter-node", NULL,
-			       solid >= 2 ? "inter-node link: " INTER_ACTION "; check its cables, then drain"
+		r = hj_add_reason(a, (int)i, solid >= min_pairs ? HR_FAIL : HR_WARN, "inter_node_link", "inter-node", NULL,
+			       solid >= min_pairs ? "inter-node link: " INTER_ACTION "; check its cables, then drain"
 					  : "record the NIC inventory (result files with host.inventory) so that the pairs are judged against the NICs the nodes have; meanwhile: " INTER_ACTION,
 			       "common to %d slow node pairs: %s%s", a->slow_pairs[i], names.s ? names.s : "",
-			       solid >= 2 ? "; confirmed by two pairs that share the node"
+			       solid >= min_pairs ? "; confirmed by two pairs that share the node"
 					  : "; judged against an assumed reference only (no NIC inventory, no like pairs): at most WARN");
-		if (r && solid >= 2)
+		if (r && solid >= min_pairs)
 			r->drain = 1;
 		hr_buf_release(&names);
 	}
@@ -369,7 +370,7 @@ static void group_reasons(struct an *a)
 		if (p->fabric != 2 || p->level < HR_WARN)
 			continue;
 		for (k = 0; g->nnodes == 2 && k < g->nnodes; k++)
-			if (a->slow_pairs[g->nodes[k]] >= 2)
+			if (a->slow_pairs[g->nodes[k]] >= min_pairs)
 				suspect = 1;
 		if (suspect)
 			continue; /* explained by the suspect node */

@@ -4,6 +4,7 @@
  * the history level of the device roofs).
  */
 #include "report/judge/hr_judge.h"
+#include "report/judge/hr_rules.h"
 #include "report/history/hr_history.h"
 #include "base/ch_common.h"
 #include "report/hr_util.h"
@@ -38,6 +39,17 @@ static int cmp_hist(const void *x, const void *y)
  * sorted @pts, n when the run is this one alone). @v: room for n + 1 values.
  * Returns 1 when it regressed, 0 when not or with fewer than min_nights.
  */
+/* The history rule's configuration: `health_report history`'s defaults
+ * with the parameters of the row fabric_regressed (hr_rules.c). */
+static void history_cfg(struct hr_check_cfg *cfg)
+{
+	hr_check_cfg_init(cfg);
+	cfg->threshold_pct = hr_rule_param("fabric_regressed", "threshold_pct");
+	cfg->persist = (int)hr_rule_param("fabric_regressed", "persist");
+	cfg->window = (int)hr_rule_param("fabric_regressed", "window");
+	cfg->min_nights = (int)hr_rule_param("fabric_regressed", "min_nights");
+}
+
 static int judge_history(const struct an *a, struct inst *p, struct hist_pt *pts, size_t n, double *v,
 			 const struct hr_check_cfg *cfg0, size_t *since)
 {
@@ -103,7 +115,7 @@ void hj_device_history(struct an *a)
 		a->oom = 1;
 		return;
 	}
-	hr_check_cfg_init(&cfg);
+	history_cfg(&cfg);
 	for (i = 0; i < a->ndi; i++) {
 		struct inst *p = &a->di[i];
 		const struct hr_device *d = &f->devices[p->subject];
@@ -151,7 +163,7 @@ static void history_reasons(struct an *a)
 		a->oom = 1;
 		return;
 	}
-	hr_check_cfg_init(&cfg);
+	history_cfg(&cfg);
 	for (i = 0; i < a->ngi; i++) {
 		struct inst *p = &a->gi[i];
 		const struct hr_group *g = &f->groups[p->subject];

@@ -4,6 +4,7 @@
  * loader_contention, affinity_collapsed, loader_not_judged).
  */
 #include "report/judge/hr_judge.h"
+#include "report/judge/hr_rules.h"
 #include "report/judge/hr_quality.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
@@ -65,11 +66,23 @@ static void cfg_text(const struct hr_loader_cfg *c, char *buf, size_t n)
  * lateness p99 (WARN from one whole step: the batch of that step is late
  * by construction). @why: [out] what crossed its threshold, with the
  * margin. */
-static int loader_level(const struct hr_loader *l, const struct hr_loader_cfg *c, char *why, size_t n)
+/* Threshold @name of loader @l: the result's own, else the row
+ * loader_input_bound's (hr_rules.c). */
+static double loader_thr(double own, const char *name)
 {
+	return isnan(own) ? hr_rule_param("loader_input_bound", name) : own;
+}
+
+static int loader_level(const struct hr_loader *l0, const struct hr_loader_cfg *c, char *why, size_t n)
+{
+	struct hr_loader thr = *l0, *l = &thr;
 	int level = HR_INFO;
 	size_t len;
 	why[0] = '\0';
+	thr.wait_warn = loader_thr(l0->wait_warn, "wait_warn");
+	thr.wait_fail = loader_thr(l0->wait_fail, "wait_fail");
+	thr.util_pass = loader_thr(l0->util_pass, "util_pass");
+	thr.util_fail = loader_thr(l0->util_fail, "util_fail");
 	if (c->input_wait_frac >= l->wait_warn) {
 		int lv = c->input_wait_frac >= l->wait_fail ? HR_FAIL : HR_WARN;
 		len = strlen(why);

@@ -40,14 +40,29 @@ enum hr_rule_pass {
 	HR_NPASSES
 };
 
+/* One parameter of a rule: a number its code reads from its row
+ * (hr_rule_param()) and the table prints into its threshold or source text
+ * (hr_rules_markdown()), so that the docs and the judge cannot disagree. */
+struct hr_param {
+	const char *name;   /* as the code asks for it ("warn_ratio"); NULL ends */
+	double value;       /* its value (the default where --expect may set it) */
+	const char *fmt;    /* printf format of one double: how the text shows it */
+	double shown_x;     /* the text shows value x shown_x (0: x 1): a fraction
+			       as a percentage (100), bytes as KiB (1/1024) */
+};
+
+#define HR_RULE_NPARAMS 10
+
 struct hr_rule {
 	const char *code;      /* the reason code in the profile */
 	const char *level;     /* "info", "warn", "fail", "warn/fail" */
 	const char *judges;    /* what it judges */
-	const char *threshold; /* its threshold (the default: --expect may set the fleet and expectation ones) */
-	const char *source;    /* where the threshold comes from */
+	const char *threshold; /* its threshold (the default: --expect may set the fleet and expectation ones);
+				  "{name}" is the parameter of that name, printed by its fmt */
+	const char *source;    /* where the threshold comes from ("{name}" as above) */
 	const char *function;  /* the function(s) that apply it (report/judge/) */
 	enum hr_rule_pass pass; /* the pass that runs it (its first function) */
+	struct hr_param params[HR_RULE_NPARAMS]; /* its numbers, NULL name ends */
 };
 
 /* The table, in the order the judge runs it. */
@@ -58,6 +73,32 @@ extern const size_t hr_nrules;
 const struct hr_rule *hr_rule_find(const char *code);
 
 /**
+ * hr_rule_param - parameter @name of the row of reason code @code: the
+ * number the rule's code applies (and the table prints).
+ * Returns it; NAN when the row or the parameter does not exist (a
+ * programming error: tests/cli/rules_table.sh runs every rule's code).
+ */
+double hr_rule_param(const char *code, const char *name);
+
+/**
+ * hr_rule_text - @tmpl (a row's threshold or source) with each "{name}"
+ * replaced by the row's parameter @name as its fmt prints it, into @buf of
+ * @n bytes (truncated as snprintf does). An unknown name is kept as written.
+ * Returns 0, or -1 when @buf was too small.
+ */
+int hr_rule_text(const struct hr_rule *r, const char *tmpl, char *buf, size_t n);
+
+/**
+ * hr_rules_params - the rows' parameters, one a line, to @out: the code,
+ * the name, the value (%.17g), the value as the table prints it, and
+ * "shown" when the row's threshold or source prints it ("-" when not),
+ * tab-separated (`health_report rules --params`: what
+ * tests/cli/check-rules-doc.py compares the docs' numbers with).
+ * Returns 0, or -1 on a write error.
+ */
+int hr_rules_params(FILE *out);
+
+/**
  * hr_rules_markdown - the table as a Markdown table (code, level, judges,
  * threshold, source, function), one row per rule, to @out.
  * Returns 0, or -1 on a write error.
@@ -65,7 +106,8 @@ const struct hr_rule *hr_rule_find(const char *code);
 int hr_rules_markdown(FILE *out);
 
 /**
- * hr_rules_main - `health_report rules`: prints the table (Markdown).
+ * hr_rules_main - `health_report rules [--params]`: prints the table
+ * (Markdown), or with --params its parameters (hr_rules_params()).
  * Returns the exit status: 0, 2 on a usage error, 4 (printed) when the
  * table cannot be written to stdout (a full device, a closed stdout).
  */

@@ -185,8 +185,9 @@ struct hr_loader_cfg {
 struct hr_loader {
 	int node;
 	double step_ms;            /* the emulated step, ms; NAN unknown */
-	double wait_warn, wait_fail; /* its thresholds (fractions), from the result or
-					the documented defaults */
+	double wait_warn, wait_fail; /* its thresholds (fractions), from the result;
+					NAN none (the judge applies the rule
+					table's loader_input_bound defaults) */
 	double util_pass, util_fail;
 	double base_psi_pct;       /* the baseline configuration's host CPU pressure
 				      (psi_cpu_some_avg10, %), NAN unknown */
@@ -328,6 +329,18 @@ void hr_fleet_release(struct hr_fleet *f);
  * pairs) and L40S, -1 when @ds is NULL (unknown).
  */
 int hr_gpu_nvlink_all(const struct ch_datasheet *ds);
+
+/* Assumed power of a GPU whose model is not in the rated-power table. */
+#define HR_DEFAULT_GPU_W 300.0
+
+/**
+ * hr_gpu_rated_w - rated board power (maximum TDP) of a GPU model.
+ * @ds:     [in] datasheet entry (NULL: unknown model).
+ * @source: [out] where the figure comes from (static string); may be NULL.
+ * Returns watts: the vendor datasheet's maximum thermal design power, or
+ * HR_DEFAULT_GPU_W ("assumed") when the model is unknown.
+ */
+double hr_gpu_rated_w(const struct ch_datasheet *ds, const char **source);
 
 #ifdef __cplusplus
 }
