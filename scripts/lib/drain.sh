@@ -19,7 +19,10 @@
 #                              second drain for the same FAULT within DAYS
 #                              days escalates: Reason "clusterhealth: drained
 #                              2x in DAYS days for FAULT: replace", which
-#                              resume_node never undoes. Sets drain_msg.
+#                              resume_node never undoes. A node drained
+#                              already for FAULT is left as it is, and one
+#                              drained by anyone else keeps its Reason.
+#                              Sets drain_msg.
 #   resume_node NODE EVIDENCE HIST
 #                              resume NODE when it is drained by the tool
 #                              (Reason prefix) and not escalated; 0 resumed,
@@ -76,12 +79,24 @@ drain_node() {
 	n=$((n + 1))
 	if [ "$n" -ge 2 ]; then
 		reason=$(drain_reason "$DRAIN_PREFIX drained ${n}x in $days days for $fault: replace")
-		_hist_add "$hist" "$node" escalate "$fault" "$text"
 	else
 		reason=$(drain_reason "$DRAIN_PREFIX $text")
 	fi
-	_hist_add "$hist" "$node" drain "$fault" "$text"
+	# already drained for it (the gate runs every HealthCheckInterval): no new drain
+	local st
+	st=$(node_drain_state "$node") && case "${st%%$'\t'*}" in *DRAIN*)
+		case "${st#*$'\t'}" in "$DRAIN_PREFIX $text" | "$DRAIN_PREFIX "*" for $fault: replace" | "$DRAIN_PREFIX $fault"*)
+			drain_msg="$node: drained already (Reason: ${st#*$'\t'})"
+			return 0 ;;
+		"$DRAIN_PREFIX"*) ;;
+		*)	# a person's drain (or Slurm's): its Reason is kept
+			drain_msg="$node: drained already by someone else (Reason: ${st#*$'\t'}); Reason kept, not '$reason'"
+			return 0 ;;
+		esac ;;
+	esac
 	if scontrol update "NodeName=$node" State=DRAIN "Reason=$reason" 2>/dev/null; then
+		[ "$n" -ge 2 ] && _hist_add "$hist" "$node" escalate "$fault" "$text"
+		_hist_add "$hist" "$node" drain "$fault" "$text"
 		drain_msg="drained $node: $reason"
 		return 0
 	fi
