@@ -3,7 +3,7 @@
  * cluster-health profile (hr_report.h), or run a subcommand:
  * `health_report canary ...` (hr_canary.h), `health_report history ...`
  * (hr_history.h), `health_report steps ...` (hr_steps_cmd.h), `health_report rules`
- * (hr_rules.h). See README.md and docs/health_report.md.
+ * (hr_rules.h), `health_report kernel-log ...` (hr_kernlog_cmd.h). See README.md and docs/health_report.md.
  */
 #include <string.h>
 
@@ -14,6 +14,7 @@
 #include "report/judge/hr_rules.h"
 #include "report/read/hr_model.h"
 #include "report/hr_steps_cmd.h"
+#include "report/hr_kernlog_cmd.h"
 
 int main(int argc, char **argv)
 {
@@ -28,5 +29,7 @@ int main(int argc, char **argv)
 		return hr_rules_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "steps"))
 		return hr_steps_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "kernel-log"))
+		return hr_kernlog_main(argc - 1, argv + 1);
 	return hr_report_main(argc, argv);
 }

@@ -150,7 +150,7 @@ PY
 	chmod +x "$TMP/fakebin/sbatch" "$TMP/fakebin/sinfo"
 	PATH=$TMP/fakebin:$PATH scripts/nightly --submit --partition gpu --results "$TMP/sub" --stamp 20250118T030000Z >"$TMP/submit.out" 2>&1; rc=$?
 	if [ $rc = 0 ] && [ "$(wc -l <"$TMP/sbatch.log")" = 3 ] &&
-		grep -q -- '--nodelist=gpu01 -p gpu --export=ALL scripts/slurm/sweep.sbatch \[env CH_STAMP=20250118T030000Z CH_NO_REPORT=1\]' "$TMP/sbatch.log" &&
+		grep -q -- '--nodelist=gpu01 -p gpu --export=ALL --output=.*/\.nightly-20250118T030000Z-gpu01-%j\.out scripts/slurm/sweep.sbatch \[env CH_STAMP=20250118T030000Z CH_NO_REPORT=1\]' "$TMP/sbatch.log" &&
 		grep -q -- '--nodelist=gpu02 ' "$TMP/sbatch.log" &&
 		grep -q -- "--dependency=afterany:1001:1002 .*scripts/nightly --no-sweep .*'--stamp' '20250118T030000Z'" "$TMP/sbatch.log" &&
 		grep -q 'submitted 2 sweep job(s) (1001 1002) and the report job 1003' "$TMP/submit.out"; then

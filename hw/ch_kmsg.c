@@ -1,0 +1,502 @@
+/*
+ * ch_kmsg.c - kernel-log fault lines and the Xid table (ch_kmsg.h).
+ */
+#include "hw/ch_kmsg.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/ch_common.h"
+
+/*
+ * The built-in table. Source: NVIDIA, "Xid Errors", the Xid catalog
+ * (https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html):
+ * mnemonic, description and the immediate-action resolution bucket of
+ * each code; the tool's action follows the bucket (docs/xid.md):
+ * RESTART_APP and IGNORE inform, RESET_GPU resets, RESTART_BM reboots,
+ * CONTACT_SUPPORT and the NVLink workflow drain.
+ */
+static const struct ch_xid_class builtin[] = {
+	{ 8, "ROBUST_CHANNEL_FIFO_ERROR_IDLE_TIMEOUT", "GPU stopped processing", "RESTART_APP", CH_KA_INFORM, 0, 0 },
+	{ 13, "ROBUST_CHANNEL_GR_EXCEPTION", "graphics engine exception (an application's fault)", "RESTART_APP", CH_KA_INFORM, 0, 0 },
+	{ 31, "ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT", "GPU memory page fault (an application's fault)", "RESTART_APP", CH_KA_INFORM, 0, 0 },
+	{ 32, "ROBUST_CHANNEL_PBDMA_ERROR", "invalid or corrupted push buffer stream", "RESTART_APP", CH_KA_INFORM, 0, 0 },
+	{ 43, "ROBUST_CHANNEL_RESETCHANNEL_VERIF_ERROR", "GPU stopped processing (an application's fault)", "RESTART_APP", CH_KA_INFORM, 0, 0 },
+	{ 45, "ROBUST_CHANNEL_PREEMPTIVE_REMOVAL", "preemptive cleanup, due to previous errors", "IGNORE", CH_KA_INFORM, 0, 0 },
+	{ 48, "ROBUST_CHANNEL_DBE", "double bit ECC error", "RESET_GPU", CH_KA_DRAIN, 1, 0 },
+	{ 61, "PMU_BREAKPOINT", "internal micro-controller breakpoint/warning", "RESET_GPU", CH_KA_RESET, 1, 0 },
+	{ 62, "PMU_HALT_ERROR", "internal micro-controller halt", "RESET_GPU", CH_KA_RESET, 1, 0 },
+	{ 63, "ROBUST_CHANNEL_ECC_PAGE_RETIREMENT_OR_ROW_REMAP", "ECC page retirement or row remapping recording event", "RESET_GPU", CH_KA_RESET, 1, 0 },
+	{ 64, "ROBUST_CHANNEL_ECC_PAGE_RETIREMENT_OR_ROW_REMAP_FAILURE", "ECC page retirement or row remapper recording failure", "CONTACT_SUPPORT", CH_KA_DRAIN, 1, 0 },
+	{ 74, "NVLINK_ERROR", "NVLink error", "WORKFLOW_NVLINK_ERR", CH_KA_DRAIN, 1, 0 },
+	{ 79, "GPU_HAS_FALLEN_OFF_THE_BUS", "fallen off the bus", "RESTART_BM", CH_KA_REBOOT, 1, 0 },
+	{ 92, "EXCESSIVE_SBE_INTERRUPTS", "high single-bit ECC error rate", "IGNORE", CH_KA_INFORM, 1, 0 },
+	{ 94, "ROBUST_CHANNEL_CONTAINED_ERROR", "contained ECC error", "RESTART_APP", CH_KA_INFORM, 1, 0 },
+	{ 95, "ROBUST_CHANNEL_UNCONTAINED_ERROR", "uncontained ECC error", "RESET_GPU", CH_KA_RESET, 1, 0 },
+	{ 109, "ROBUST_CHANNEL_CTXSW_TIMEOUT_ERROR", "context switch timeout", "RESTART_APP", CH_KA_INFORM, 0, 0 },
+	{ 119, "GSP_RPC_TIMEOUT", "GSP RPC timeout", "RESET_GPU", CH_KA_RESET, 1, 0 },
+	{ 120, "GSP_ERROR", "GSP error", "RESET_GPU", CH_KA_RESET, 1, 0 },
+	{ 121, "C2C_LINK_CORRECTED_ERROR", "C2C link corrected error", "IGNORE", CH_KA_INFORM, 1, 0 },
+	{ 140, "ECC_UNRECOVERABLE_ERROR", "unrecovered ECC error", "RESET_GPU", CH_KA_RESET, 1, 0 },
+	{ 154, "GPU_RECOVERY_ACTION_CHANGED", "GPU recovery action changed (a reset or reboot is required)", "RESET_GPU", CH_KA_RESET, 1, 0 },
+};
+
+const struct ch_xid_class *ch_xid_builtin(size_t *n)
+{
+	*n = sizeof(builtin) / sizeof(builtin[0]);
+	return builtin;
+}
+
+void ch_kmsg_parser_init(struct ch_kmsg_parser *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+static int hexn(const char *s, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+int ch_kmsg_bus_norm(const char *in, char *out, size_t n)
+{
+	/* [dddd[dddd]:]bb:dd[.f] */
+	const char *s = in;
+	char dom[5] = "0000";
+	size_t len;
+
+	if (n < 16)
+		return -1;
+	out[0] = 0;
+	if (!strncmp(s, "PCI:", 4))
+		s += 4;
+	len = strspn(s, "0123456789abcdefABCDEF");
+	if (s[len] == ':' && (len == 4 || len == 8)) {
+		memcpy(dom, s + len - 4, 4);
+		s += len + 1;
+	}
+	if (!hexn(s, 2) || s[2] != ':' || !hexn(s + 3, 2))
+		return -1;
+	char fn = '0';
+	if (s[5] == '.') {
+		if (!isxdigit((unsigned char)s[6]) || isxdigit((unsigned char)s[7]))
+			return -1;
+		fn = s[6];
+	} else if (isxdigit((unsigned char)s[5])) {
+		return -1;
+	}
+	snprintf(out, n, "%.4s:%.2s:%.2s.%c", dom, s, s + 3, fn);
+	for (char *c = out; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	return 0;
+}
+
+/* the first bus id in @s, normalised, into @out (16 bytes); -1 none */
+static int find_bus(const char *s, char *out)
+{
+	for (const char *c = s; *c; c++) {
+		if ((c == s || !isxdigit((unsigned char)c[-1])) && isxdigit((unsigned char)*c) &&
+		    ch_kmsg_bus_norm(c, out, 16) == 0 && (c[2] == ':' || c[4] == ':' || c[8] == ':'))
+			return 0;
+	}
+	out[0] = 0;
+	return -1;
+}
+
+static const char *months[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+
+/* an ISO date-time "YYYY-MM-DDTHH:MM:SS[,.frac][Z|+hh[:]mm]" at @s: its
+ * epoch seconds into *t; returns the characters read, 0 when not one */
+static int parse_iso(const char *s, double *t)
+{
+	struct tm tm = { 0 };
+	int y, mo, d, h, mi, sec, used = 0, zh = 0, zm = 0;
+	double frac = 0;
+	char sign = 0;
+
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &used) != 6 || used != 19)
+		return 0;
+	if (s[used] == ',' || s[used] == '.') {
+		int k = used + 1;
+		double scale = 0.1;
+		while (isdigit((unsigned char)s[k])) {
+			frac += (s[k] - '0') * scale;
+			scale /= 10;
+			k++;
+		}
+		used = k;
+	}
+	if (s[used] == 'Z') {
+		used++;
+	} else if (s[used] == '+' || s[used] == '-') {
+		sign = s[used];
+		if (isdigit((unsigned char)s[used + 1]) && isdigit((unsigned char)s[used + 2])) {
+			zh = (s[used + 1] - '0') * 10 + (s[used + 2] - '0');
+			used += 3;
+			if (s[used] == ':')
+				used++;
+			if (isdigit((unsigned char)s[used]) && isdigit((unsigned char)s[used + 1])) {
+				zm = (s[used] - '0') * 10 + (s[used + 1] - '0');
+				used += 2;
+			}
+		}
+	}
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	*t = (double)timegm(&tm) + frac - (sign == '-' ? -1 : 1) * (sign ? zh * 3600 + zm * 60 : 0);
+	return used;
+}
+
+static void set_clock(struct ch_kfault *f)
+{
+	if (isnan(f->wall_sec))
+		return;
+	time_t t = (time_t)f->wall_sec;
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	snprintf(f->clock, sizeof(f->clock), "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+/* the message of @line past its prefixes; times into @f */
+static const char *strip_prefix(const char *s, struct ch_kfault *f)
+{
+	int used, a, b, c;
+	double t;
+
+	/* dmesg -x: "kern  :err   : " */
+	if (!strncmp(s, "kern ", 5) && strchr(s, ':')) {
+		const char *q = strchr(s, ':');
+		q = strchr(q + 1, ':');
+		if (q)
+			s = q + 1;
+		while (*s == ' ')
+			s++;
+	}
+	/* /dev/kmsg: "prio,seq,usec,flags;" */
+	if (sscanf(s, "%d,%d,%d%n", &a, &b, &c, &used) == 3) {
+		unsigned long long us;
+		const char *semi = strchr(s, ';');
+		if (semi && sscanf(s, "%*d,%*u,%llu", &us) == 1) {
+			f->boot_sec = (double)us / 1e6;
+			return semi + 1;
+		}
+	}
+	if ((used = parse_iso(s, &t)) > 0) {
+		f->wall_sec = t;
+		s += used;
+	} else if (isdigit((unsigned char)s[0]) && sscanf(s, "%lf%n", &t, &used) == 1 && s[used] == ' ' && t > 1e8) {
+		f->wall_sec = t; /* journalctl -o short-unix */
+		s += used;
+	} else if (strlen(s) > 15 && s[3] == ' ' && s[6] == ' ' && s[9] == ':' && s[12] == ':') {
+		for (int m = 0; m < 12; m++)
+			if (!strncmp(s, months[m], 3))
+				snprintf(f->clock, sizeof(f->clock), "%.8s", s + 7);
+		if (f->clock[0])
+			s += 15;
+	}
+	while (*s == ' ')
+		s++;
+	/* "HOST kernel: " */
+	const char *k = strstr(s, " kernel: ");
+	if (k && memchr(s, ' ', (size_t)(k - s)) == NULL)
+		s = k + 9;
+	else if (!strncmp(s, "kernel: ", 8))
+		s += 8;
+	while (*s == ' ')
+		s++;
+	if (*s == '[' && sscanf(s + 1, "%lf]%n", &t, &used) == 1) {
+		f->boot_sec = t;
+		s += 1 + used;
+		while (*s == ' ')
+			s++;
+	}
+	return s;
+}
+
+static void set_text(struct ch_kfault *f, const char *msg)
+{
+	size_t i = 0;
+	for (; msg[i] && msg[i] != '\n' && i + 1 < sizeof(f->text); i++)
+		f->text[i] = (unsigned char)msg[i] < 0x20 || msg[i] == 0x7f ? '?' : msg[i];
+	f->text[i] = 0;
+	while (i > 0 && f->text[i - 1] == ' ')
+		f->text[--i] = 0;
+}
+
+/* "PREFIX (PCI:BUS): CODE," at @m */
+static int xid_code(const char *m, const char *key, char *bus, int *code)
+{
+	const char *p = strstr(m, key);
+	if (!p)
+		return 0;
+	p += strlen(key);
+	while (*p == ' ')
+		p++;
+	if (*p != '(')
+		return 0;
+	const char *close = strchr(p, ')');
+	if (!close || close - p > 40)
+		return 0;
+	char inner[48];
+	snprintf(inner, sizeof(inner), "%.*s", (int)(close - p - 1), p + 1);
+	if (ch_kmsg_bus_norm(inner, bus, 16) != 0)
+		bus[0] = 0;
+	p = close + 1;
+	if (*p == ':')
+		p++;
+	while (*p == ' ')
+		p++;
+	char *end;
+	long v = strtol(p, &end, 10);
+	if (end == p || v < 0 || v > 1000000)
+		return 0;
+	*code = (int)v;
+	return 1;
+}
+
+static int parse_nvidia(struct ch_kmsg_parser *p, const char *m, struct ch_kfault *f)
+{
+	if (xid_code(m, "NVRM: Xid", f->bus_id, &f->code)) {
+		f->kind = CH_KF_XID;
+		return 1;
+	}
+	if (strstr(m, "SXid") && xid_code(m, "SXid", f->bus_id, &f->code)) {
+		const char *rest = strchr(strstr(m, "SXid"), ')');
+		rest = rest ? strchr(rest, ',') : NULL;
+		rest = rest ? rest + 1 : "";
+		while (*rest == ' ')
+			rest++;
+		/* the follow-up lines of one SXid: not counted again */
+		if (!strncmp(rest, "Data {", 6) || !strncmp(rest, "Severity", 8))
+			return 0;
+		f->kind = CH_KF_SXID;
+		return 1;
+	}
+	if (!strncmp(m, "NVRM: The NVIDIA GPU ", 21)) {
+		find_bus(m + 21, p->off_bus_id);
+		return 0;
+	}
+	if (strstr(m, "fallen off the bus")) {
+		if (find_bus(m, f->bus_id) != 0)
+			snprintf(f->bus_id, sizeof(f->bus_id), "%s", p->off_bus_id);
+		p->off_bus_id[0] = 0;
+		f->kind = CH_KF_XID;
+		f->code = 79;
+		return 1;
+	}
+	return 0;
+}
+
+static int parse_aer(struct ch_kmsg_parser *p, const char *m, struct ch_kfault *f)
+{
+	const char *r = strstr(m, "AER:");
+	if (r && strstr(r, "received")) {
+		const char *from = strstr(r, " from ");
+		if (!from || find_bus(from + 6, p->aer_from) != 0)
+			p->aer_from[0] = 0;
+		return 0;
+	}
+	const char *e = strstr(m, "PCIe Bus Error: severity=");
+	if (!e)
+		return 0;
+	f->kind = CH_KF_AER;
+	e += strlen("PCIe Bus Error: severity=");
+	f->code = !strncmp(e, "Corrected", 9) || !strncmp(e, "Correctable", 11) ? 0
+		: strstr(e, "Non-Fatal") || strstr(e, "Nonfatal") ? 1 : 2;
+	if (p->aer_from[0])
+		snprintf(f->bus_id, sizeof(f->bus_id), "%s", p->aer_from);
+	else
+		find_bus(m, f->bus_id);
+	p->aer_from[0] = 0;
+	return 1;
+}
+
+static int parse_mlx5(const char *m, struct ch_kfault *f)
+{
+	if (strncmp(m, "mlx5_core ", 10))
+		return 0;
+	if (strstr(m, "Link down") || strstr(m, "Link DOWN"))
+		f->kind = CH_KF_LINK_DOWN;
+	else if (strstr(m, "Link up") || strstr(m, "Link ACTIVE"))
+		f->kind = CH_KF_LINK_UP;
+	else
+		return 0;
+	find_bus(m + 10, f->bus_id);
+	return 1;
+}
+
+int ch_kmsg_parse_line(struct ch_kmsg_parser *p, const char *line, struct ch_kfault *f)
+{
+	struct ch_kfault t;
+	memset(&t, 0, sizeof(t));
+	t.boot_sec = NAN;
+	t.wall_sec = NAN;
+	const char *m = strip_prefix(line, &t);
+	if (!parse_nvidia(p, m, &t) && !parse_aer(p, m, &t) && !parse_mlx5(m, &t))
+		return 0;
+	set_text(&t, m);
+	set_clock(&t);
+	*f = t;
+	return 1;
+}
+
+/* ---- the table */
+
+static int action_from(const char *s, enum ch_kaction *a)
+{
+	static const char *const names[] = { "none", "inform", "reset", "drain", "reboot" };
+	for (int i = 1; i < 5; i++)
+		if (!strcmp(s, names[i])) {
+			*a = (enum ch_kaction)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *ch_kaction_name(enum ch_kaction a)
+{
+	static const char *const names[] = { "none", "inform", "reset", "drain", "reboot" };
+	return (unsigned)a < 5 ? names[a] : "?";
+}
+
+const char *ch_kfault_kind_name(enum ch_kfault_kind k)
+{
+	static const char *const names[] = { "xid", "sxid", "aer", "link_down", "link_up" };
+	return (unsigned)k < 5 ? names[k] : "?";
+}
+
+static int table_put(struct ch_xid_table *t, const struct ch_xid_class *c)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->rows[i].code == c->code) {
+			t->rows[i] = *c;
+			return 0;
+		}
+	struct ch_xid_class *r = realloc(t->rows, (t->n + 1) * sizeof(*r));
+	if (!r)
+		return CH_ERR_RUNTIME;
+	t->rows = r;
+	t->rows[t->n++] = *c;
+	return 0;
+}
+
+/* one line of a user table into @c; 1 a row, 0 a comment or empty, -1 bad */
+static int user_row(char *line, struct ch_xid_class *c, char *why, size_t n)
+{
+	char *f[4] = { 0 }, *save = NULL, *end;
+	int k = 0;
+
+	line[strcspn(line, "\r\n")] = 0;
+	if (!line[strspn(line, " \t")] || line[strspn(line, " \t")] == '#')
+		return 0;
+	for (char *tok = strtok_r(line, "\t", &save); tok && k < 4; tok = strtok_r(NULL, "\t", &save))
+		f[k++] = tok;
+	if (k < 4) {
+		snprintf(why, n, "expected 4 TAB-separated fields (CODE ACTION MNEMONIC MEANING), found %d", k);
+		return -1;
+	}
+	memset(c, 0, sizeof(*c));
+	long v = strtol(f[0], &end, 10);
+	if (*end || end == f[0] || v < 0 || v > 1000000) {
+		snprintf(why, n, "invalid code '%s' (expected a whole number)", f[0]);
+		return -1;
+	}
+	c->code = (int)v;
+	if (action_from(f[1], &c->action) != 0) {
+		snprintf(why, n, "invalid action '%s' (expected inform, reset, drain or reboot)", f[1]);
+		return -1;
+	}
+	snprintf(c->mnemonic, sizeof(c->mnemonic), "%s", f[2]);
+	snprintf(c->meaning, sizeof(c->meaning), "%s", f[3]);
+	snprintf(c->nvidia, sizeof(c->nvidia), "(user table)");
+	c->hardware = c->action != CH_KA_INFORM;
+	c->user = 1;
+	return 1;
+}
+
+int ch_xid_table_load(struct ch_xid_table *t, const char *path, char *why, size_t n)
+{
+	size_t nb;
+	const struct ch_xid_class *b = ch_xid_builtin(&nb);
+	int rc = 0;
+
+	t->rows = NULL;
+	t->n = 0;
+	for (size_t i = 0; i < nb && rc == 0; i++)
+		rc = table_put(t, &b[i]);
+	if (rc == 0 && path) {
+		FILE *fp = fopen(path, "r");
+		if (!fp) {
+			snprintf(why, n, "cannot read the Xid table '%s': %s", path, strerror(errno));
+			ch_xid_table_free(t);
+			return CH_ERR_RUNTIME;
+		}
+		char line[512], msg[160];
+		int ln = 0;
+		struct ch_xid_class c;
+		while (rc == 0 && fgets(line, sizeof(line), fp)) {
+			ln++;
+			int r = user_row(line, &c, msg, sizeof(msg));
+			if (r < 0) {
+				snprintf(why, n, "the Xid table '%s', line %d: %s", path, ln, msg);
+				rc = CH_ERR_USAGE;
+			} else if (r > 0) {
+				rc = table_put(t, &c);
+			}
+		}
+		fclose(fp);
+	}
+	if (rc == CH_ERR_RUNTIME && why[0] == 0)
+		snprintf(why, n, "out of memory");
+	if (rc != 0)
+		ch_xid_table_free(t);
+	return rc;
+}
+
+void ch_xid_table_free(struct ch_xid_table *t)
+{
+	if (!t)
+		return;
+	free(t->rows);
+	t->rows = NULL;
+	t->n = 0;
+}
+
+const struct ch_xid_class *ch_xid_lookup(const struct ch_xid_table *t, int code)
+{
+	for (size_t i = 0; t && i < t->n; i++)
+		if (t->rows[i].code == code)
+			return &t->rows[i];
+	return NULL;
+}
+
+enum ch_kaction ch_kfault_action(const struct ch_xid_table *t, const struct ch_kfault *f)
+{
+	const struct ch_xid_class *c;
+
+	switch (f->kind) {
+	case CH_KF_XID:
+		c = ch_xid_lookup(t, f->code);
+		return c ? c->action : CH_KA_INFORM;
+	case CH_KF_SXID:
+		return strstr(f->text, "Non-fatal") || strstr(f->text, "Nonfatal") || !strstr(f->text, "atal")
+			? CH_KA_INFORM : CH_KA_DRAIN;
+	case CH_KF_AER:
+		return f->code == 2 ? CH_KA_DRAIN : CH_KA_INFORM;
+	case CH_KF_LINK_DOWN:
+		return CH_KA_INFORM;
+	default:
+		return CH_KA_NONE;
+	}
+}

@@ -1,0 +1,588 @@
+/*
+ * hr_kernlog_cmd.c - `health_report kernel-log` (hr_kernlog_cmd.h).
+ */
+#include "report/hr_kernlog_cmd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/ch_common.h"
+#include "base/ch_parse.h"
+#include "base/ch_result.h"
+#include "hw/ch_kmsg.h"
+
+#define KL_MAX_DEVS 256
+#define KL_MAX_GROUPS 512
+
+struct kl_opts {
+	const char *log, *inventory, *table, *json, *state;
+	double since, window, now;
+	long flaps;
+	int force, quiet, print_table;
+};
+
+/* a GPU or NIC of the inventory */
+struct kl_dev {
+	char bus[16], name[48], uuid[64];
+	int gpu_index; /* -1 a NIC */
+};
+
+/* the faults of one kind and code on one device */
+struct kl_group {
+	char dev[48], bus[16], uuid[64];
+	int gpu_index;
+	enum ch_kfault_kind kind;
+	int code;
+	long count, ups;
+	double first_wall, last_wall, last_boot;
+	char last_clock[9];
+	char text[200];
+	enum ch_kaction action;
+};
+
+struct kl_run {
+	struct kl_opts o;
+	struct ch_xid_table table;
+	struct kl_dev devs[KL_MAX_DEVS];
+	int ndevs, have_inventory;
+	struct kl_group g[KL_MAX_GROUPS];
+	int ng;
+	long lines, skipped_old;
+	double boot_epoch; /* wall time of boot for /dev/kmsg, NAN otherwise */
+};
+
+static void usage(void)
+{
+	printf("Usage: health_report kernel-log [OPTIONS]\n"
+	       "\n"
+	       "The GPU and NIC faults in the kernel log: NVRM Xid and NVSwitch SXid\n"
+	       "reports, 'fallen off the bus', PCIe AER errors, mlx5_core link flaps.\n"
+	       "Each is mapped to its GPU (index, UUID) or NIC by the bus ids of\n"
+	       "--inventory, classified by the Xid table (NVIDIA's catalog; docs/xid.md)\n"
+	       "and printed one line per device and code in NHC's style, most severe\n"
+	       "first: 'ERROR: clusterhealth: gpu1 Xid 79 (fallen off the bus) at\n"
+	       "02:14:07: drain (...)' for a fault to drain for (action reset, drain or\n"
+	       "reboot), 'INFO: clusterhealth: ...' for one that informs.\n"
+	       "\n"
+	       "Options:\n"
+	       "  --kernel-log FILE  read FILE ('-': standard input): dmesg, journalctl -k\n"
+	       "                     (short-iso, short-unix, short) or /dev/kmsg lines\n"
+	       "                     (default: /dev/kmsg, this machine's kernel log)\n"
+	       "  --inventory FILE   a result file of this node (any binary's): the bus\n"
+	       "                     ids of its GPUs and NICs; without it devices are\n"
+	       "                     named by bus id\n"
+	       "  --since TIME       only lines at or after TIME (YYYY-MM-DDTHH:MM:SSZ or\n"
+	       "                     seconds since the epoch)\n"
+	       "  --window SEC       only lines of the last SEC seconds (units: s, m, h)\n"
+	       "  --state FILE       since the last run: read the time FILE holds (when it\n"
+	       "                     exists), then write this run's time into it\n"
+	       "  --now TIME         the time taken as now (tests; default: the clock)\n"
+	       "  --xid-table FILE   rows that replace or add to the built-in Xid table:\n"
+	       "                     CODE<TAB>ACTION<TAB>MNEMONIC<TAB>MEANING, ACTION one\n"
+	       "                     of inform, reset, drain, reboot\n"
+	       "  --flaps N          a NIC link that went down N times drains (default 3)\n"
+	       "  --json FILE        write the result document (JSON), atomically\n"
+	       "  --force            replace FILE if it exists (one clusterhealth wrote)\n"
+	       "  --table            print the Xid table (Markdown) and exit\n"
+	       "  -q, --quiet        print only the ERROR lines\n"
+	       "  -h, --help         show this help\n"
+	       "\n"
+	       "A line whose time is unknown (dmesg's seconds since boot in a file) is\n"
+	       "counted whatever --since or --window say. Lines of an Xid code not in\n"
+	       "the table inform.\n"
+	       "\n"
+	       "Exit status: 0 nothing to drain for, 1 a fault to drain for, 2 usage or\n"
+	       "input error, 4 run-time error.\n"
+	       "\n"
+	       "Examples:\n"
+	       "  health_report kernel-log --inventory results/gpu3/last/roofline.json --window 1h\n"
+	       "  journalctl -k -o short-iso --since -1h | health_report kernel-log --kernel-log -\n");
+}
+
+/* TIME: ISO UTC or epoch seconds */
+static int parse_time(const char *opt, const char *s, double *out)
+{
+	struct tm tm = { 0 };
+	if (ch_valid_utc(s, 0)) {
+		sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+		       &tm.tm_min, &tm.tm_sec);
+		tm.tm_year -= 1900;
+		tm.tm_mon -= 1;
+		*out = (double)timegm(&tm);
+		return 0;
+	}
+	if (ch_parse_double(opt, s, 0, 1e11, out) == 0)
+		return 0;
+	return CH_ERR_USAGE;
+}
+
+static int parse_opts(struct kl_opts *o, int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "kernel-log", required_argument, 0, 'k' }, { "inventory", required_argument, 0, 'i' },
+		{ "since", required_argument, 0, 's' },      { "window", required_argument, 0, 'w' },
+		{ "state", required_argument, 0, 'S' },      { "now", required_argument, 0, 'n' },
+		{ "xid-table", required_argument, 0, 't' },  { "flaps", required_argument, 0, 'f' },
+		{ "json", required_argument, 0, 'j' },       { "force", no_argument, 0, 'F' },
+		{ "table", no_argument, 0, 'T' },            { "quiet", no_argument, 0, 'q' },
+		{ "help", no_argument, 0, 'h' },             { 0, 0, 0, 0 }
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->since = o->window = o->now = NAN;
+	o->flaps = 3;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qh", longs, NULL)) != -1) {
+		switch (c) {
+		case 'k': o->log = optarg; break;
+		case 'i': o->inventory = optarg; break;
+		case 's': if (parse_time("--since", optarg, &o->since)) return CH_ERR_USAGE; break;
+		case 'w':
+			if (ch_parse_duration("--window", optarg, &o->window))
+				return CH_ERR_USAGE;
+			if (!(o->window > 0) || o->window > 366 * 86400.0)
+				return ch_usage_error("invalid value '%s' for --window (expected more than 0, at most 366 days)", optarg);
+			break;
+		case 'S': o->state = optarg; break;
+		case 'n': if (parse_time("--now", optarg, &o->now)) return CH_ERR_USAGE; break;
+		case 't': o->table = optarg; break;
+		case 'f': if (ch_parse_long("--flaps", optarg, 1, 1000000, &o->flaps)) return CH_ERR_USAGE; break;
+		case 'j': o->json = optarg; break;
+		case 'F': o->force = 1; break;
+		case 'T': o->print_table = 1; break;
+		case 'q': o->quiet = 1; break;
+		case 'h': usage(); exit(0);
+		default: return ch_usage_error("unknown option (see 'health_report kernel-log --help')");
+		}
+	}
+	if (optind < argc)
+		return ch_usage_error("unexpected argument '%s' (the log is given with --kernel-log)", argv[optind]);
+	if (isnan(o->now)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		o->now = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+	}
+	if (o->json && ch_check_output_file("--json", o->json, o->force))
+		return CH_ERR_USAGE;
+	return 0;
+}
+
+static void print_table(const struct ch_xid_table *t)
+{
+	printf("| Xid | NVIDIA's mnemonic | meaning | NVIDIA's action | our action | hardware fault |\n");
+	printf("|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct ch_xid_class *c = &t->rows[i];
+		printf("| %d | `%s` | %s | %s | %s | %s |\n", c->code, c->mnemonic, c->meaning, c->nvidia,
+		       ch_kaction_name(c->action), c->hardware ? "yes" : "no");
+	}
+}
+
+/* the GPUs and NICs of a result file's host.inventory */
+static int load_inventory(struct kl_run *r)
+{
+	json_error_t err;
+	json_t *doc = json_load_file(r->o.inventory, 0, &err), *inv, *v;
+	size_t i;
+
+	if (!doc) {
+		ch_error("cannot read the inventory '%s' (--inventory): %s", r->o.inventory, err.text);
+		return CH_ERR_USAGE;
+	}
+	inv = json_object_get(json_object_get(doc, "host"), "inventory");
+	if (!json_is_object(inv)) {
+		ch_error("'%s' (--inventory) has no host.inventory (a clusterhealth result file is expected)", r->o.inventory);
+		json_decref(doc);
+		return CH_ERR_USAGE;
+	}
+	json_array_foreach(json_object_get(inv, "gpus"), i, v) {
+		const char *b = json_string_value(json_object_get(v, "pci_bus_id"));
+		struct kl_dev *d = &r->devs[r->ndevs];
+		if (!b || r->ndevs >= KL_MAX_DEVS || ch_kmsg_bus_norm(b, d->bus, sizeof(d->bus)))
+			continue;
+		d->gpu_index = (int)json_integer_value(json_object_get(v, "index"));
+		snprintf(d->name, sizeof(d->name), "gpu%d", d->gpu_index);
+		snprintf(d->uuid, sizeof(d->uuid), "%s", json_string_value(json_object_get(v, "uuid")) ?: "");
+		r->ndevs++;
+	}
+	json_array_foreach(json_object_get(inv, "nics"), i, v) {
+		const char *b = json_string_value(json_object_get(v, "pci_bus_id"));
+		const char *n = json_string_value(json_object_get(v, "device"));
+		struct kl_dev *d = &r->devs[r->ndevs];
+		if (!b || r->ndevs >= KL_MAX_DEVS || ch_kmsg_bus_norm(b, d->bus, sizeof(d->bus)))
+			continue;
+		d->gpu_index = -1;
+		snprintf(d->name, sizeof(d->name), "%s", n ? n : d->bus);
+		r->ndevs++;
+	}
+	r->have_inventory = 1;
+	json_decref(doc);
+	return 0;
+}
+
+static const struct kl_dev *find_dev(const struct kl_run *r, const char *bus)
+{
+	for (int i = 0; bus[0] && i < r->ndevs; i++)
+		if (!strcmp(r->devs[i].bus, bus))
+			return &r->devs[i];
+	return NULL;
+}
+
+static void add_fault(struct kl_run *r, const struct ch_kfault *f)
+{
+	const struct kl_dev *d = find_dev(r, f->bus_id);
+	double wall = f->wall_sec;
+	enum ch_kfault_kind kind = f->kind == CH_KF_LINK_UP ? CH_KF_LINK_DOWN : f->kind;
+	int code = kind == CH_KF_LINK_DOWN ? 0 : f->code;
+	char name[48];
+	struct kl_group *g = NULL;
+
+	if (isnan(wall) && !isnan(r->boot_epoch) && !isnan(f->boot_sec))
+		wall = r->boot_epoch + f->boot_sec;
+	if (!isnan(r->o.since) && !isnan(wall) && wall < r->o.since) {
+		r->skipped_old++;
+		return;
+	}
+	/* AER and link lines of other devices than the inventory's GPUs and NICs */
+	if (r->have_inventory && !d && (f->kind == CH_KF_AER || kind == CH_KF_LINK_DOWN))
+		return;
+	if (d)
+		snprintf(name, sizeof(name), "%s", d->name);
+	else
+		snprintf(name, sizeof(name), "%s%s", f->kind == CH_KF_SXID ? "nvswitch " : "pci ",
+			 f->bus_id[0] ? f->bus_id : "(bus unknown)");
+	for (int i = 0; i < r->ng && !g; i++)
+		if (r->g[i].kind == kind && r->g[i].code == code && !strcmp(r->g[i].dev, name))
+			g = &r->g[i];
+	if (!g) {
+		if (r->ng >= KL_MAX_GROUPS)
+			return;
+		g = &r->g[r->ng++];
+		memset(g, 0, sizeof(*g));
+		snprintf(g->dev, sizeof(g->dev), "%s", name);
+		snprintf(g->bus, sizeof(g->bus), "%s", f->bus_id);
+		snprintf(g->uuid, sizeof(g->uuid), "%s", d ? d->uuid : "");
+		g->gpu_index = d ? d->gpu_index : -1;
+		g->kind = kind;
+		g->code = code;
+		g->first_wall = wall;
+	}
+	if (f->kind == CH_KF_LINK_UP) {
+		g->ups++;
+		return;
+	}
+	g->count++;
+	g->last_wall = wall;
+	g->last_boot = f->boot_sec;
+	snprintf(g->last_clock, sizeof(g->last_clock), "%s", f->clock);
+	if (!g->last_clock[0] && !isnan(wall)) {
+		time_t t = (time_t)wall;
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		strftime(g->last_clock, sizeof(g->last_clock), "%H:%M:%S", &tm);
+	}
+	snprintf(g->text, sizeof(g->text), "%s", f->text);
+	enum ch_kaction a = ch_kfault_action(&r->table, f);
+	if (a > g->action)
+		g->action = a;
+}
+
+static int read_stream(struct kl_run *r, FILE *fp)
+{
+	char line[4096];
+	struct ch_kmsg_parser p;
+	struct ch_kfault f;
+
+	ch_kmsg_parser_init(&p);
+	while (fgets(line, sizeof(line), fp)) {
+		r->lines++;
+		if (ch_kmsg_parse_line(&p, line, &f))
+			add_fault(r, &f);
+	}
+	return ferror(fp) ? -1 : 0;
+}
+
+/* /dev/kmsg: one record per read(), until none is left (non-blocking) */
+static int read_kmsg(struct kl_run *r)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	char rec[8192];
+	struct ch_kmsg_parser p;
+	struct ch_kfault f;
+	struct timespec rt, bt;
+
+	if (fd < 0) {
+		ch_error("cannot read the kernel log '/dev/kmsg': %s (give a file with --kernel-log, e.g. from journalctl -k -o short-iso)",
+			 strerror(errno));
+		return CH_ERR_USAGE;
+	}
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_BOOTTIME, &bt);
+	r->boot_epoch = (rt.tv_sec - bt.tv_sec) + (rt.tv_nsec - bt.tv_nsec) * 1e-9;
+	ch_kmsg_parser_init(&p);
+	for (;;) {
+		ssize_t n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue; /* records overwritten while we read: go on */
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		rec[strcspn(rec, "\n")] = 0; /* the continuation lines (key=value) aside */
+		r->lines++;
+		if (ch_kmsg_parse_line(&p, rec, &f))
+			add_fault(r, &f);
+	}
+	close(fd);
+	return 0;
+}
+
+static int read_log(struct kl_run *r)
+{
+	FILE *fp;
+	int rc;
+
+	r->boot_epoch = NAN;
+	if (!r->o.log)
+		return read_kmsg(r);
+	if (!strcmp(r->o.log, "-"))
+		return read_stream(r, stdin) ? (ch_error("cannot read the kernel log from standard input"), CH_ERR_USAGE) : 0;
+	fp = fopen(r->o.log, "r");
+	if (!fp) {
+		ch_error("cannot read the kernel log '%s' (--kernel-log): %s", r->o.log, strerror(errno));
+		return CH_ERR_USAGE;
+	}
+	rc = read_stream(r, fp);
+	fclose(fp);
+	if (rc) {
+		ch_error("cannot read the kernel log '%s' (--kernel-log): a read error", r->o.log);
+		return CH_ERR_USAGE;
+	}
+	return 0;
+}
+
+/* the flaps rule: a link down --flaps times drains */
+static void judge_links(struct kl_run *r)
+{
+	for (int i = 0; i < r->ng; i++)
+		if (r->g[i].kind == CH_KF_LINK_DOWN)
+			r->g[i].action = r->g[i].count >= r->o.flaps ? CH_KA_DRAIN
+					 : r->g[i].count > 0 ? CH_KA_INFORM : CH_KA_NONE;
+}
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct kl_group *x = a, *y = b;
+	if (x->action != y->action)
+		return (int)y->action - (int)x->action;
+	int c = strcmp(x->dev, y->dev);
+	return c ? c : x->code - y->code;
+}
+
+/* "Xid 79 (fallen off the bus)" and the action's detail */
+static void describe(const struct kl_run *r, const struct kl_group *g, char *what, size_t n, char *detail, size_t m)
+{
+	const struct ch_xid_class *c;
+	static const char *const aer[] = { "corrected", "uncorrected non-fatal", "uncorrected fatal" };
+
+	switch (g->kind) {
+	case CH_KF_XID:
+		c = ch_xid_lookup(&r->table, g->code);
+		snprintf(what, n, "Xid %d (%s)", g->code, c ? c->meaning : "not in the Xid table");
+		snprintf(detail, m, "%s%s%s; ", c && !c->hardware ? "an application's or the driver's fault; " : "",
+			 c ? "NVIDIA " : "an unknown code informs", c ? c->nvidia : "");
+		break;
+	case CH_KF_SXID:
+		snprintf(what, n, "SXid %d (NVSwitch%s)", g->code, g->action >= CH_KA_DRAIN ? ", fatal" : ", non-fatal");
+		snprintf(detail, m, "the line: %.120s; ", g->text);
+		break;
+	case CH_KF_AER:
+		snprintf(what, n, "PCIe AER %s error", aer[g->code < 0 || g->code > 2 ? 2 : g->code]);
+		snprintf(detail, m, "the line: %.120s; ", g->text);
+		break;
+	default:
+		snprintf(what, n, "link down %ld times, up %ld times", g->count, g->ups);
+		snprintf(detail, m, "--flaps %ld; ", r->o.flaps);
+		break;
+	}
+}
+
+static void print_groups(const struct kl_run *r)
+{
+	char what[160], detail[200], at[48];
+	static const char *const todo[] = { "", "", "reset the GPU; ", "repair; ", "reboot the node; " };
+
+	for (int i = 0; i < r->ng; i++) {
+		const struct kl_group *g = &r->g[i];
+		int err = g->action >= CH_KA_RESET;
+		if ((!err && r->o.quiet) || g->action == CH_KA_NONE)
+			continue;
+		describe(r, g, what, sizeof(what), detail, sizeof(detail));
+		if (g->last_clock[0])
+			snprintf(at, sizeof(at), "%s", g->last_clock);
+		else if (!isnan(g->last_boot))
+			snprintf(at, sizeof(at), "%.1f s after boot", g->last_boot);
+		else
+			snprintf(at, sizeof(at), "an unknown time");
+		printf("%s: clusterhealth: %s %s at %s: %s (%s%s%ld line%s)\n", err ? "ERROR" : "INFO", g->dev, what, at,
+		       err ? "drain" : "no drain", todo[g->action], detail, g->count, g->count == 1 ? "" : "s");
+	}
+}
+
+static json_t *iso_or_null(double t)
+{
+	char buf[32];
+	if (isnan(t))
+		return json_null();
+	time_t s = (time_t)t;
+	struct tm tm;
+	gmtime_r(&s, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return json_string(buf);
+}
+
+static json_t *groups_json(const struct kl_run *r)
+{
+	json_t *arr = json_array();
+	for (int i = 0; i < r->ng; i++) {
+		const struct kl_group *g = &r->g[i];
+		const struct ch_xid_class *c = g->kind == CH_KF_XID ? ch_xid_lookup(&r->table, g->code) : NULL;
+		json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:I, s:I, s:o, s:o, s:s}", "device", g->dev,
+				      "bus_id", g->bus, "kind", ch_kfault_kind_name(g->kind), "code", g->code,
+				      "action", ch_kaction_name(g->action), "drain",
+				      g->action >= CH_KA_RESET ? "yes" : "no", "lines", (json_int_t)g->count,
+				      "link_ups", (json_int_t)g->ups, "first_utc", iso_or_null(g->first_wall),
+				      "last_utc", iso_or_null(g->last_wall), "last_line", g->text);
+		if (!o)
+			continue;
+		json_object_set_new(o, "gpu_index", g->gpu_index >= 0 ? json_integer(g->gpu_index) : json_null());
+		json_object_set_new(o, "uuid", g->uuid[0] ? json_string(g->uuid) : json_null());
+		if (c) {
+			json_object_set_new(o, "mnemonic", json_string(c->mnemonic));
+			json_object_set_new(o, "meaning", json_string(c->meaning));
+			json_object_set_new(o, "nvidia_action", json_string(c->nvidia));
+			json_object_set_new(o, "hardware", json_boolean(c->hardware));
+			json_object_set_new(o, "table", json_string(c->user ? "user" : "built-in (docs/xid.md)"));
+		}
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static int write_json(const struct kl_run *r, int argc, char **argv, int drains)
+{
+	struct ch_result *res = ch_result_new("kernel_log", argc, argv);
+	int rc;
+
+	if (!res)
+		return CH_ERR_RUNTIME;
+	if (ch_result_set_path(res, r->o.json, r->o.force)) {
+		ch_result_free(res);
+		return CH_ERR_USAGE;
+	}
+	json_t *kl = json_pack("{s:s, s:o, s:o, s:I, s:I, s:o}", "source", r->o.log ? r->o.log : "/dev/kmsg",
+			       "since_utc", iso_or_null(r->o.since), "window_sec",
+			       isnan(r->o.window) ? json_null() : json_real(r->o.window), "lines_read", (json_int_t)r->lines,
+			       "lines_before_since", (json_int_t)r->skipped_old, "faults", groups_json(r));
+	json_object_set_new(ch_result_results(res), "kernel_log", kl);
+	rc = ch_result_finish(res, drains ? CH_ERR_CHECK : CH_OK,
+			      drains ? "a kernel-log fault to drain for" : NULL);
+	ch_result_free(res);
+	return rc;
+}
+
+/* --state: the time of the last run in, this run's out (atomically) */
+static int state_read(struct kl_run *r)
+{
+	FILE *fp = fopen(r->o.state, "r");
+	double t;
+	if (!fp)
+		return errno == ENOENT ? 0 : (ch_error("cannot read the state file '%s' (--state): %s", r->o.state, strerror(errno)), CH_ERR_USAGE);
+	int ok = fscanf(fp, "%lf", &t) == 1 && t > 0 && t < 1e11;
+	fclose(fp);
+	if (!ok) {
+		ch_error("the state file '%s' (--state) does not hold a time (seconds since the epoch); remove it to read the whole log", r->o.state);
+		return CH_ERR_USAGE;
+	}
+	if (isnan(r->o.since) || t > r->o.since)
+		r->o.since = t;
+	return 0;
+}
+
+static int state_write(const struct kl_run *r)
+{
+	char tmp[4096];
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", r->o.state, (int)getpid());
+	FILE *fp = fopen(tmp, "w");
+	if (!fp || fprintf(fp, "%.3f\n", r->o.now) < 0 || fflush(fp) || fsync(fileno(fp))) {
+		if (fp)
+			fclose(fp);
+		unlink(tmp);
+		ch_error("cannot write the state file '%s' (--state)", r->o.state);
+		return CH_ERR_RUNTIME;
+	}
+	fclose(fp);
+	if (rename(tmp, r->o.state)) {
+		unlink(tmp);
+		ch_error("cannot write the state file '%s' (--state): %s", r->o.state, strerror(errno));
+		return CH_ERR_RUNTIME;
+	}
+	return 0;
+}
+
+static int run(struct kl_run *r, int argc, char **argv)
+{
+	char why[512] = "";
+	int rc, drains = 0;
+
+	if (ch_xid_table_load(&r->table, r->o.table, why, sizeof(why))) {
+		ch_error("%s (--xid-table)", why);
+		return 2;
+	}
+	if (r->o.print_table) {
+		print_table(&r->table);
+		return 0;
+	}
+	if (!isnan(r->o.window) && (isnan(r->o.since) || r->o.now - r->o.window > r->o.since))
+		r->o.since = r->o.now - r->o.window;
+	if ((r->o.state && state_read(r)) || (r->o.inventory && load_inventory(r)) || read_log(r))
+		return 2;
+	judge_links(r);
+	qsort(r->g, (size_t)r->ng, sizeof(r->g[0]), group_cmp);
+	for (int i = 0; i < r->ng; i++)
+		drains += r->g[i].action >= CH_KA_RESET;
+	print_groups(r);
+	if (r->o.json && (rc = write_json(r, argc, argv, drains)))
+		return rc == CH_ERR_USAGE ? 2 : 4;
+	if (r->o.state && state_write(r))
+		return 4;
+	return drains ? 1 : 0;
+}
+
+int hr_kernlog_main(int argc, char **argv)
+{
+	struct kl_run *r = calloc(1, sizeof(*r));
+	int rc;
+
+	ch_set_prog("health_report kernel-log");
+	if (!r) {
+		ch_error("out of memory");
+		return 4;
+	}
+	if (parse_opts(&r->o, argc, argv)) {
+		free(r);
+		return 2;
+	}
+	rc = run(r, argc, argv);
+	ch_xid_table_free(&r->table);
+	free(r);
+	return rc;
+}

@@ -1,0 +1,109 @@
+#!/bin/bash
+# kernel_log.sh - `health_report kernel-log` (docs/xid.md) on the real-format
+# fixtures of tests/data/kernel-log with the stand-in node's inventory (the
+# fake NVML's two GPUs, the hgx-ndr8 sysfs tree's NICs): every Xid class of
+# the table judged as docs/xid.md documents it, the NHC line, the window,
+# since-last-run, a user's table, the result file, bad inputs.
+cd "$(dirname "$0")/../.." || exit 1
+source scripts/test-env
+HR=$B/health_report
+K=tests/data/kernel-log
+TMP=$(mktemp -d /tmp/ch_kernel_log.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+ok() { echo "ok $1"; }
+nok() { echo "not ok $1: $2"; [ -n "${3:-}" ] && [ -f "$3" ] && sed 's/^/    /' "$3" | tail -30; }
+if [ ! -x "$HR" ] || [ ! -x "$B/roofline" ] || [ ! -e "$B/tests/fake-nvml/libnvidia-ml.so.1" ]; then
+	echo "skip kernel_log: $HR, $B/roofline or the fake NVML is not built (make test builds them)"
+	exit 0
+fi
+# the stand-in node's inventory: any result file of it
+INV=$TMP/inv.json
+LD_LIBRARY_PATH=$B/tests/fake-nvml CH_SYSFS_ROOT=tests/data/sysfs/hgx-ndr8 "$B/roofline" --backend cpu \
+	--kernels triad --size 1M --iters 2 --confirm 0 --json "$INV" -q >"$TMP/inv.out" 2>&1 ||
+	{ nok kernel_log_inventory "roofline failed" "$TMP/inv.out"; exit 0; }
+
+# docs/xid.md's table is the program's
+"$HR" kernel-log --table >"$TMP/table.md"
+sed -n '/xid-table:begin/,/xid-table:end/p' docs/xid.md | sed '1d;$d' >"$TMP/doc.md"
+if [ -s "$TMP/table.md" ] && cmp -s "$TMP/table.md" "$TMP/doc.md"; then ok kernel_log_table_in_docs
+else nok kernel_log_table_in_docs "docs/xid.md's table differs from 'health_report kernel-log --table'"; diff "$TMP/doc.md" "$TMP/table.md" | head; fi
+
+# every class of the table judged as documented: ERROR (drain) for reset,
+# drain, reboot; INFO for inform; one line per code
+"$HR" kernel-log --kernel-log $K/every-class.log --inventory "$INV" >"$TMP/every.out" 2>&1; rc=$?
+python3 - "$TMP/doc.md" "$TMP/every.out" <<'PY' >"$TMP/every.check" 2>&1
+import re, sys
+doc, out = open(sys.argv[1]).read(), open(sys.argv[2]).read().splitlines()
+rows = [l.split("|") for l in doc.splitlines() if re.match(r"\| \d+ \|", l)]
+bad = []
+for r in rows:
+    code, action = int(r[1]), r[5].strip()
+    lines = [l for l in out if re.search(r" Xid %d \(" % code, l)]
+    want = "ERROR" if action in ("reset", "drain", "reboot") else "INFO"
+    if len(lines) != 1 or not lines[0].startswith(want + ": clusterhealth: gpu"):
+        bad.append("Xid %d (%s): %s" % (code, action, lines))
+    elif want == "ERROR" and ": drain (" not in lines[0]:
+        bad.append("Xid %d: no ': drain (' in %s" % (code, lines[0]))
+print("%d codes" % len(rows))
+for b in bad: print(b)
+sys.exit(1 if bad or len(rows) < 20 else 0)
+PY
+if [ $? = 0 ] && [ $rc = 1 ]; then ok "kernel_log_every_class_as_documented ($(head -1 "$TMP/every.check"))"
+else nok kernel_log_every_class_as_documented "exit $rc" "$TMP/every.check"; fi
+# the application's codes are on gpu0 only: it has no ERROR line
+if grep -q '^INFO: clusterhealth: gpu0 Xid 13 ' "$TMP/every.out" && ! grep -q '^ERROR: clusterhealth: gpu0 ' "$TMP/every.out"; then
+	ok kernel_log_application_xids_inform
+else nok kernel_log_application_xids_inform "gpu0's lines" "$TMP/every.out"; fi
+
+# the NHC line, first, for the node's worst fault; flaps on mlx5_0; AER on gpu0
+"$HR" kernel-log --kernel-log $K/h100-node-journal.log --inventory "$INV" --now 2026-12-06T03:00:00Z \
+	--json "$TMP/kl.json" >"$TMP/j.out" 2>&1; rc=$?
+if [ $rc = 1 ] && head -1 "$TMP/j.out" | grep -q '^ERROR: clusterhealth: gpu1 Xid 79 (fallen off the bus) at 02:14:07: drain (reboot the node; NVIDIA RESTART_BM; 2 lines)$' &&
+	grep -q '^ERROR: clusterhealth: mlx5_0 link down 3 times, up 3 times at 02:12:00: drain' "$TMP/j.out" &&
+	grep -q '^INFO: clusterhealth: gpu0 PCIe AER corrected error at 02:13:10: no drain' "$TMP/j.out"; then
+	ok kernel_log_nhc_lines
+else nok kernel_log_nhc_lines "exit $rc" "$TMP/j.out"; fi
+if python3 - "$TMP/kl.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["tool"] == "kernel_log" and d["status"] == "failed", (d["tool"], d["status"])
+f = d["results"]["kernel_log"]["faults"]
+x = [g for g in f if g["kind"] == "xid" and g["code"] == 79][0]
+assert x["gpu_index"] == 1 and x["uuid"] == "GPU-00000000-0000-0000-0000-000000000001", x
+assert x["action"] == "reboot" and x["drain"] == "yes" and x["lines"] == 2 and x["last_utc"] == "2026-12-06T02:14:07Z", x
+assert x["nvidia_action"] == "RESTART_BM" and x["hardware"] is True, x
+l = [g for g in f if g["kind"] == "link_down"][0]
+assert l["device"] == "mlx5_0" and l["lines"] == 3 and l["link_ups"] == 3 and l["gpu_index"] is None, l
+PY
+then ok kernel_log_result_file; else nok kernel_log_result_file "the JSON"; fi
+
+# a window: the last 2900 s hold Xid 79 and the last flap only (1 < 3: no drain)
+"$HR" kernel-log --kernel-log $K/h100-node-journal.log --inventory "$INV" --now 2026-12-06T03:00:00Z --window 2900 >"$TMP/w.out" 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q '^ERROR: clusterhealth: gpu1 Xid 79' "$TMP/w.out" && grep -q '^INFO: clusterhealth: mlx5_0 link down 1 times' "$TMP/w.out"; then
+	ok kernel_log_window
+else nok kernel_log_window "exit $rc" "$TMP/w.out"; fi
+# since the last run: the first run counts, the second (state written) finds nothing
+"$HR" kernel-log --kernel-log $K/h100-node-journal.log --inventory "$INV" --state "$TMP/state" --now 2026-12-06T03:00:00Z >"$TMP/s1.out" 2>&1; r1=$?
+"$HR" kernel-log --kernel-log $K/h100-node-journal.log --inventory "$INV" --state "$TMP/state" --now 2026-12-06T03:05:00Z >"$TMP/s2.out" 2>&1; r2=$?
+if [ $r1 = 1 ] && [ $r2 = 0 ] && [ ! -s "$TMP/s2.out" ] && grep -qx "1796526300.000" "$TMP/state"; then ok kernel_log_since_last_run
+else nok kernel_log_since_last_run "exits $r1 $r2" "$TMP/s2.out"; fi
+
+# a user's table: Xid 13 drains here
+printf '# site\n13\tdrain\tGR\tgraphics exception, drained here\n' >"$TMP/t.tsv"
+grep '): 13, ' $K/every-class.log >"$TMP/x13.log"
+"$HR" kernel-log --kernel-log "$TMP/x13.log" >"$TMP/u0.out" 2>&1; r0=$?
+"$HR" kernel-log --kernel-log "$TMP/x13.log" --xid-table "$TMP/t.tsv" >"$TMP/u1.out" 2>&1; r1=$?
+if [ $r0 = 0 ] && [ $r1 = 1 ] && grep -q '^ERROR: .* Xid 13 (graphics exception, drained here)' "$TMP/u1.out"; then ok kernel_log_user_table
+else nok kernel_log_user_table "exits $r0 $r1" "$TMP/u1.out"; fi
+
+# bad inputs: exit 2, the input named
+printf '13\tpanic\tX\ty\n' >"$TMP/bad.tsv"
+echo '{"tool":"x"}' >"$TMP/noinv.json"
+bad=0
+for args in "--kernel-log $TMP/missing.log" "--xid-table $TMP/bad.tsv" "--inventory $TMP/noinv.json" \
+	"--since yesterday" "--window -5" "--flaps 0" "stray"; do
+	# shellcheck disable=SC2086
+	out=$("$HR" kernel-log --kernel-log $K/every-class.log $args 2>&1); rc=$?
+	if [ $rc != 2 ] || ! grep -q 'error:' <<<"$out"; then echo "    $args: exit $rc: $out" | head -3; bad=1; fi
+done
+[ $bad = 0 ] && ok kernel_log_bad_inputs || nok kernel_log_bad_inputs "see above"
