@@ -348,6 +348,18 @@ static int time_call(struct ch_dev *d, const cublasLtMatmulAlgo_t *algo, double 
 	return 0;
 }
 
+/* C filled with NaN (0xff bytes are a NaN in fp64, fp32 and bf16), so that
+ * an algorithm that writes nothing fails the check, where a zeroed C could
+ * pass as a small result. Done before the algorithm trials and again once
+ * the algorithm is chosen (and whenever a point reuses the setup), so that
+ * the checked C holds only what the chosen algorithm's calls wrote.
+ * Returns 0 or CH_ERR_RUNTIME (reported). */
+static int gemm_c_nan(struct ch_dev *d, size_t bytes)
+{
+	CH_CUDA_CHECK(cudaMemsetAsync(d->gc, 0xff, bytes, d->stream), NULL);
+	return 0;
+}
+
 /* Allocate and fill the operands, describe the operation, and keep the
  * fastest of the top GEMM_ALGOS heuristic algorithms (best of 3 calls each). */
 static int gemm_setup(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n, uint64_t k, int fast)
@@ -364,7 +376,7 @@ static int gemm_setup(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n
 
 	fast = fast && dt == CH_FP8;
 	if (d->gdt == (int)dt && d->gm == m && d->gn == n && d->gk == k && d->have_algo && d->gfast == fast)
-		return 0;
+		return gemm_c_nan(d, m * n * out_sz);
 	gemm_free(d);
 	lt_types(dt, &tab, &tc, &comp, &tscale);
 	CH_CUDA_CHECK(cudaMalloc(&d->ga, m * k * in_sz), NULL);
@@ -372,10 +384,8 @@ static int gemm_setup(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n
 	CH_CUDA_CHECK(cudaMalloc(&d->gc, m * n * out_sz), NULL);
 	CH_CUDA_CHECK((cudaError_t)ch_cu_fill_gemm(dt, d->ga, m * k, CH_GEMM_SEED_A, d->stream), NULL);
 	CH_CUDA_CHECK((cudaError_t)ch_cu_fill_gemm(dt, d->gb, k * n, CH_GEMM_SEED_B, d->stream), NULL);
-	/* NaN everywhere (0xff bytes are a NaN in fp64, fp32 and bf16): an
-	 * algorithm that writes nothing fails the check, where a zeroed C
-	 * could pass as a small result */
-	CH_CUDA_CHECK(cudaMemsetAsync(d->gc, 0xff, m * n * out_sz, d->stream), NULL);
+	if ((i = gemm_c_nan(d, m * n * out_sz)) != 0)
+		return i;
 	d->gdt = dt;
 	d->gm = m;
 	d->gn = n;
@@ -426,7 +436,9 @@ static int gemm_setup(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n
 		ch_error("none of the %d cuBLASLt algorithms ran for a %s GEMM on %s", nres, ch_dtype_name(dt), d->prop.name);
 		return CH_ERR_RUNTIME;
 	}
-	return 0;
+	/* the trial loop left the last algorithm's C: NaN again, so that the
+	 * checked calls' C is the chosen algorithm's own */
+	return gemm_c_nan(d, m * n * out_sz);
 }
 
 static int cuda_setup(struct ch_dev *d, const struct ch_point_spec *p)
