@@ -364,6 +364,8 @@ struct ch_dev_info {
 	char blas[96];           /* CPU: BLAS and the core it selected; GPU: cuBLASLt version */
 	char runtime[192];       /* GPU: CUDA runtime/driver versions; CPU: "" */
 	char note[256];          /* a warning about this device's setup, or "" */
+	char nvml_match[16];     /* GPU: how its NVML device was found ("pci_bus_id",
+				  * "uuid", "index", "none": ch_nvml_match_name()); CPU: "" */
 };
 
 /* One point to measure. */

@@ -67,6 +67,7 @@ struct ch_dev {
 	int inflight;
 	/* NVML */
 	int nvml;
+	enum ch_nvml_match nv_match; /* how d->nv was found */
 	ch_nvml_dev_t nv;
 };
 
@@ -174,8 +175,13 @@ static int cuda_open_inner(struct ch_dev *d, char *why, size_t n)
 	LT_TRY(cublasLtCreate(&d->lt));
 	ch_cu_set_sms(d->prop.multiProcessorCount);
 	if (ch_nvml_init(NULL, 0) == 0) {
+		char uuid[48];
+		int count = 0;
 		d->nvml = 1;
-		if (ch_nvml_device_by_pci(d->bus_id, &d->nv) != 0) {
+		if (cudaGetDeviceCount(&count) != cudaSuccess)
+			count = 0;
+		ch_nvml_uuid_str((const unsigned char *)d->prop.uuid.bytes, uuid, sizeof(uuid));
+		if (ch_nvml_device_for_cuda(d->bus_id, uuid, d->index, count, &d->nv, &d->nv_match) != 0) {
 			ch_nvml_shutdown();
 			d->nvml = 0;
 		}
@@ -235,10 +241,16 @@ static int cuda_info(struct ch_dev *d, struct ch_dev_info *o)
 	snprintf(o->clock_source, sizeof(o->clock_source), "cudaDevAttrClockRate (peak SM clock)");
 	snprintf(o->isa, sizeof(o->isa), "sm_%d", d->cc);
 	snprintf(o->blas, sizeof(o->blas), "cuBLASLt %zu", cublasLtGetVersion());
-	snprintf(o->runtime, sizeof(o->runtime), "CUDA runtime %d, driver %d%s%s", rt, drv,
-		 d->nvml ? ", NVIDIA driver " : "", d->nvml && ch_nvml_driver_version(v, sizeof(v)) ? v : "");
+	snprintf(o->runtime, sizeof(o->runtime), "CUDA runtime %d, driver %d%s%s%s%s", rt, drv,
+		 d->nvml ? ", NVIDIA driver " : "", d->nvml && ch_nvml_driver_version(v, sizeof(v)) ? v : "",
+		 d->nvml ? ", NVML device matched by " : "", d->nvml ? ch_nvml_match_name(d->nv_match) : "");
+	snprintf(o->nvml_match, sizeof(o->nvml_match), "%s", ch_nvml_match_name(d->nvml ? d->nv_match : CH_NVML_MATCH_NONE));
 	if (!d->nvml)
-		snprintf(o->note, sizeof(o->note), "NVML not available: no clocks, power, temperature or throttle reasons");
+		snprintf(o->note, sizeof(o->note), "NVML not available or no NVML device matched this GPU's PCI bus id, "
+			 "UUID or index: no clocks, power, energy, temperature or throttle reasons");
+	else if (d->nv_match != CH_NVML_MATCH_PCI)
+		snprintf(o->note, sizeof(o->note), "NVML device matched by %s, not by the PCI bus id %s",
+			 ch_nvml_match_name(d->nv_match), d->bus_id);
 	return 0;
 }
 
