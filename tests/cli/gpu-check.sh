@@ -13,7 +13,9 @@
 #  4. --run from that bundle reports every GPU path unavailable, exit 3 -
 #     inside a private mount namespace where the system's copies of every
 #     bundled library, Open MPI's, PMIx's and PLplot's folders and ssh are
-#     hidden (as on the GPU machine), when this machine lets us make one.
+#     hidden (as on the GPU machine), when this machine lets us make one;
+#  ... 8. a bundle whose binary needs a libcudart found nowhere: exit 4
+#     before any step, naming the library, where it looked and the fix.
 # Skips with a reason when no binary is built or there is no CUDA toolkit.
 cd "$(dirname "$0")/../.." || exit 1
 source scripts/test-env
@@ -264,4 +266,25 @@ check "gpu-check --run, glibc 2.17: names this machine's glibc and the one neede
 check "gpu-check --run, glibc 2.17: no step ran" bash -c '[ ! -e "$1/steps.tsv" ] && ! grep -q "^gpu-check: \[" "$2"' _ "$T/out7" "$T/run7.log"
 check "gpu-check --bundle: the manifest names what needs the newest glibc" \
 	grep -qE "^glibc_required_by: [^ ]+ \\([a-z_0-9]+@GLIBC_$need" "$T/bundle/MANIFEST.txt"
+
+# ---------------------------------------------------------------- 8. a GPU library missing
+# a bundle whose binary needs libcudart.so.99 (a CUDA this machine lacks, as
+# libcudart.so.13 on a GPU machine without it), found nowhere:
+# stop first, naming it, where it was looked for and the fix (no exit 127)
+mkdir -p "$T/nolib/stub" "$T/nolib/b/bin" "$T/nolib/b/lib"
+printf 'int cudaStandIn(void) { return 0; }\n' >"$T/nolib/stub.c"
+printf 'int cudaStandIn(void);\nint main(void) { return cudaStandIn(); }\n' >"$T/nolib/main.c"
+if cc -shared -fPIC -Wl,-soname,libcudart.so.99 "$T/nolib/stub.c" -o "$T/nolib/stub/libcudart.so.99" 2>/dev/null &&
+	cc "$T/nolib/main.c" -L"$T/nolib/stub" -l:libcudart.so.99 -o "$T/nolib/b/bin/roofline" 2>/dev/null; then
+	cp "$T/bundle/MANIFEST.txt" "$T/nolib/b/MANIFEST.txt"
+	rm -rf "$T/nolib/stub"
+	GPU_CHECK_LIB_DIRS="$T/nolib/none" scripts/gpu-check --run "$T/nolib/b" --out "$T/out8" >"$T/run8.log" 2>&1; rc=$?
+	check "gpu-check --run, libcudart.so.99 missing: exits 4" [ $rc -eq 4 ]
+	check "gpu-check --run, libcudart.so.99 missing: names it, where it looked and the fix" \
+		bash -c 'grep -qF "libcudart.so.99 not found" "$1" && grep -qF "LD_LIBRARY_PATH=" "$1" && grep -qF "pip install nvidia-cuda-runtime nvidia-cublas nvidia-nccl-cu13" "$1" && grep -qF GPU_CHECK_LIB_DIRS "$1"' _ "$T/run8.log"
+	check "gpu-check --run, libcudart.so.99 missing: no step ran" bash -c '[ ! -e "$1/steps.tsv" ] || [ "$(wc -l <"$1/steps.tsv")" -le 1 ]' _ "$T/out8"
+	check "gpu-check --run, libcudart.so.99 missing: gpu-libs.txt says so" grep -qxF "libcudart.so.99 => not found" "$T/out8/gpu-libs.txt"
+else
+	echo "skip gpu-check --run with a GPU library missing: no C compiler"
+fi
 exit 0
