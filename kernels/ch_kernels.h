@@ -345,6 +345,19 @@ void ch_check_gemm(enum ch_dtype dt, uint64_t m, uint64_t n, uint64_t k,
 /* ------------------------------------------------------------ backends */
 
 struct ch_dev; /* one open device, private to its backend */
+
+/* Host<->device copy bandwidth of one device (ch_backend.host_copy), in GB/s
+ * (1e9 bytes/s), each the median over the calls of one copy's device-timed
+ * duration; pinned host memory, one copy engine per direction. */
+struct ch_copy_bw {
+	double h2d_gbps;        /* host to device alone */
+	double d2h_gbps;        /* device to host alone */
+	double bidir_h2d_gbps;  /* host to device while device to host runs */
+	double bidir_d2h_gbps;  /* device to host while host to device runs */
+	double bidir_gbps;      /* both at once: total bytes / span of both */
+	uint64_t bytes;         /* bytes per copy */
+	int calls;              /* copies per direction */
+};
 struct ch_nvml_violations; /* hw/ch_nvml.h */
 
 /* What a backend tells about an open device. */
@@ -462,6 +475,18 @@ struct ch_backend {
 	 * accumulation (ch_point_spec.fast_accum): roofline then measures both
 	 * modes, labelled. */
 	int fp8_fast_accum;
+	/* host_copy - host<->device copy bandwidth (struct ch_copy_bw): @calls
+	 * copies of @bytes between pinned host memory and the device in each
+	 * direction, then both directions at once. Safe to call for several
+	 * devices from several threads at once. May be NULL (no host link,
+	 * e.g. the CPU); returns 0, CH_ERR_UNAVAILABLE or CH_ERR_RUNTIME. */
+	int (*host_copy)(struct ch_dev *d, uint64_t bytes, int calls, struct ch_copy_bw *out);
+	/* peer_copy - device-to-device copy bandwidth from @src to @dst
+	 * (@calls copies of @bytes; cudaMemcpyPeer), with peer access enabled
+	 * (@p2p = 1; CH_ERR_UNAVAILABLE when the pair cannot) or disabled
+	 * (staged through the host). @gbps: [out] median GB/s (1e9 B/s).
+	 * May be NULL. */
+	int (*peer_copy)(struct ch_dev *src, struct ch_dev *dst, int p2p, uint64_t bytes, int calls, double *gbps);
 };
 
 /* The backends (each defined by its own folder). */

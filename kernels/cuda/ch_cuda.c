@@ -10,6 +10,7 @@
 #include "base/ch_stats.h"
 #include "hw/ch_nvml.h"
 #include "kernels/ch_patterns.h"
+#include "kernels/cuda/ch_cuda_copy.h"
 #include "kernels/cuda/ch_cuda_ops.h"
 
 #include <cublasLt.h>
@@ -681,6 +682,24 @@ static int cuda_throttled(struct ch_dev *d)
 	return ch_nvml_throttled(s.reasons);
 }
 
+static int cuda_host_copy(struct ch_dev *d, uint64_t bytes, int calls, struct ch_copy_bw *out)
+{
+	char why[256];
+	int rc = ch_cuda_copy_host(d->index, bytes, calls, out, why, sizeof(why));
+	if (rc)
+		ch_error("host copy bandwidth of GPU %d (%s): %s", d->index, d->bus_id, why);
+	return rc;
+}
+
+static int cuda_peer_copy(struct ch_dev *src, struct ch_dev *dst, int p2p, uint64_t bytes, int calls, double *gbps)
+{
+	char why[256];
+	int rc = ch_cuda_copy_peer(src->index, dst->index, p2p, bytes, calls, gbps, why, sizeof(why));
+	if (rc && rc != CH_ERR_UNAVAILABLE)
+		ch_error("peer copy GPU %d -> GPU %d (P2P %s): %s", src->index, dst->index, p2p ? "on" : "off", why);
+	return rc;
+}
+
 const struct ch_backend ch_backend_cuda = {
 	.name = "cuda",
 	.probe = cuda_probe,
@@ -705,4 +724,6 @@ const struct ch_backend ch_backend_cuda = {
 	.batch_done = cuda_batch_done,
 	.throttle_ns = cuda_throttle_ns,
 	.fp8_fast_accum = 1,
+	.host_copy = cuda_host_copy,
+	.peer_copy = cuda_peer_copy,
 };
