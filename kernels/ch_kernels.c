@@ -424,10 +424,10 @@ double ch_gemm_accum_eps(enum ch_dtype dt)
 int ch_gemm_input_digits(enum ch_dtype dt)
 {
 	switch (dt) {
-	case CH_FP64: return 53;
-	case CH_FP32: return 24;
-	case CH_FP8: return 2;
-	default: return 7; /* tf32, bf16, fp16 */
+	case CH_FP64: return CH_GEMM_DIGITS_FP64;
+	case CH_FP32: return CH_GEMM_DIGITS_FP32;
+	case CH_FP8: return CH_GEMM_DIGITS_FP8;
+	default: return CH_GEMM_DIGITS_TENSOR; /* tf32, bf16, fp16 */
 	}
 }
 

@@ -66,6 +66,14 @@ CH_HD uint64_t ch_splitmix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/* Significant bits of the GEMM inputs per dtype (ch_gemm_input_digits(),
+ * kernels/ch_kernels.h, says why), here so that tools/gpu-check-ref.cu
+ * fills its matrices with the very values roofline's GEMMs use. */
+#define CH_GEMM_DIGITS_FP64 53
+#define CH_GEMM_DIGITS_FP32 24
+#define CH_GEMM_DIGITS_TENSOR 7 /* tf32, bf16, fp16 */
+#define CH_GEMM_DIGITS_FP8 2
+
 /*
  * ch_gemm_value - element @idx of a random GEMM operand.
  * @digits: significant bits of the values, at most the operand dtype's
