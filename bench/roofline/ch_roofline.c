@@ -4,6 +4,7 @@
  */
 #include "bench/roofline/ch_roofline.h"
 #include "bench/roofline/ch_roofline_int.h"
+#include "bench/roofline/ch_roofline_copy.h"
 #include "base/ch_common.h"
 #include "base/ch_datasheet.h"
 #include "comm/ch_comm.h"
@@ -460,6 +461,11 @@ int ch_rl_run_backend(const struct ch_rl_opts *o, const struct ch_world *mpi, co
 		be->close(r.dev);
 		ch_result_checkpoint(res);
 	}
+	/* the host link of the GPUs measured: each alone, all at once, and
+	 * device to device (bench/roofline/ch_roofline_copy.h) */
+	if (gpu && be->host_copy && !o->power.ncaps && ch_rl_host_link_run(be, idx, nidx, count, ch_result_results(res),
+									      devices) == 0)
+		ch_result_checkpoint(res);
 	return status;
 }
 
@@ -546,6 +552,7 @@ int ch_rl_run(const struct ch_rl_opts *o, const struct ch_world *mpi, struct ch_
 	json_array_foreach(all, i, d)
 		print_table(d, o);
 	print_node(median, flagged);
+	ch_rl_host_link_print(json_object_get(results, "host_link"), all);
 	if (o->power.ncaps)
 		ch_rl_power_print_node(json_object_get(results, "power_recommendation"));
 	json_decref(all);

@@ -3,6 +3,7 @@
 #include "hw/ch_nvml.h"
 #include "hw/ch_pcie.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,4 +175,122 @@ json_t *ch_rl_host_link(const struct ch_backend *be, struct ch_dev **devs, const
 	json_object_set_new(hl, "peer", ndev > 1 && be->peer_copy ? peer_matrix(be, devs, labels, ndev, bytes, calls)
 								   : json_null());
 	return hl;
+}
+
+/* the device object named @name in @devices, or NULL */
+static json_t *device_named(json_t *devices, const char *name)
+{
+	size_t i;
+	json_t *d;
+	json_array_foreach(devices, i, d) {
+		const char *n = json_string_value(json_object_get(d, "device"));
+		if (n && !strcmp(n, name))
+			return d;
+	}
+	return NULL;
+}
+
+int ch_rl_host_link_run(const struct ch_backend *be, const int *idx, int nidx, int count, json_t *results,
+			json_t *devices)
+{
+	struct ch_dev *devs[64];
+	char labels[64][32], bus[64][32], why[256];
+	const char *lp[64], *bp[64];
+	json_t *hl, *gpus, *g;
+	int n = 0, i;
+	size_t k;
+
+	if (!be->host_copy)
+		return CH_ERR_UNAVAILABLE;
+	for (i = 0; i < nidx && n < 64; i++) {
+		struct ch_dev_info info;
+		if (idx[i] < 0 || idx[i] >= count || be->open(idx[i], &devs[n], why, sizeof(why)) != 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		be->info(devs[n], &info);
+		snprintf(labels[n], sizeof(labels[n]), "gpu%d", idx[i]);
+		snprintf(bus[n], sizeof(bus[n]), "%s", info.pci_bus_id);
+		lp[n] = labels[n];
+		bp[n] = bus[n];
+		n++;
+	}
+	if (!n)
+		return CH_ERR_UNAVAILABLE;
+	hl = ch_rl_host_link(be, devs, lp, bp, n, CH_RL_COPY_BYTES, CH_RL_COPY_CALLS);
+	for (i = 0; i < n; i++)
+		be->close(devs[i]);
+	if (!hl)
+		return CH_ERR_UNAVAILABLE;
+	gpus = json_object_get(hl, "gpus");
+	json_array_foreach(gpus, k, g) {
+		json_t *d = device_named(devices, json_string_value(json_object_get(g, "device")));
+		if (d)
+			json_object_set(d, "host_link", g);
+	}
+	json_object_del(hl, "gpus");
+	json_object_set_new(results, "host_link", hl);
+	return 0;
+}
+
+static double num(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+void ch_rl_host_link_print(const json_t *hl, const json_t *devices)
+{
+	const json_t *d, *peer;
+	size_t i;
+
+	if (!json_is_object(hl))
+		return;
+	printf("\n# host link (pinned copies, median of %lld copies of %lld MiB each way, measured; expectation given: %s)\n",
+	       (long long)json_integer_value(json_object_get(hl, "calls")),
+	       (long long)json_integer_value(json_object_get(hl, "bytes")) >> 20, CH_PCIE_EXPECT_SOURCE);
+	json_array_foreach(devices, i, d) {
+		const json_t *g = json_object_get(d, "host_link"), *a = json_object_get(g, "alone"), *p;
+		const json_t *all = json_object_get(g, "all_at_once");
+		if (!json_is_object(g))
+			continue;
+		p = json_object_get(g, "pcie");
+		if (!json_is_object(a)) {
+			printf("# %-6s copies failed\n", json_string_value(json_object_get(g, "device")));
+			continue;
+		}
+		printf("# %-6s H2D %.1f GB/s, D2H %.1f, both at once %.1f", json_string_value(json_object_get(g, "device")),
+		       num(a, "h2d_gbps"), num(a, "d2h_gbps"), num(a, "bidir_gbps"));
+		if (json_is_object(all))
+			printf("; with every GPU copying: H2D %.1f, D2H %.1f", num(all, "h2d_gbps"), num(all, "d2h_gbps"));
+		if (json_is_object(p))
+			printf("; PCIe Gen%lld x%lld (max Gen%lld x%lld), expected %.1f GB/s one way",
+			       (long long)json_integer_value(json_object_get(p, "gen_current")),
+			       (long long)json_integer_value(json_object_get(p, "width_current")),
+			       (long long)json_integer_value(json_object_get(p, "gen_max")),
+			       (long long)json_integer_value(json_object_get(p, "width_max")), num(g, "expected_max_gbps"));
+		else
+			printf("; PCIe link not known (NVML)");
+		printf("\n");
+	}
+	peer = json_object_get(hl, "peer");
+	if (json_is_object(peer)) {
+		const json_t *names = json_object_get(peer, "devices");
+		int q;
+		for (q = 0; q < 2; q++) {
+			const json_t *m = json_object_get(peer, q ? "p2p_off" : "p2p_on"), *row;
+			printf("# device to device, P2P %s (GB/s, median, measured; row: source)\n", q ? "off" : "on");
+			json_array_foreach(m, i, row) {
+				size_t j;
+				const json_t *v;
+				printf("#   %-6s", json_string_value(json_array_get(names, i)));
+				json_array_foreach(row, j, v) {
+					if (json_is_number(v))
+						printf(" %8.1f", json_number_value(v));
+					else
+						printf(" %8s", "-");
+				}
+				printf("\n");
+			}
+		}
+	}
 }

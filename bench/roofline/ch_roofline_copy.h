@@ -47,6 +47,28 @@ json_t *ch_rl_host_link(const struct ch_backend *be, struct ch_dev **devs, const
 			const char *const *bus_ids, int ndev, uint64_t bytes, int calls);
 
 /*
+ * ch_rl_host_link_run - roofline's host link step for a GPU backend: open
+ * the @nidx GPUs @idx (indices of @be, below @count) together, measure
+ * (ch_rl_host_link(), CH_RL_COPY_BYTES, CH_RL_COPY_CALLS; all at once and
+ * the peer matrix only when this process holds more than one GPU), close
+ * them, and record: each GPU's entry as "host_link" of its device object in
+ * @devices (found by "device" name, "gpuI"), the run's {bytes, calls,
+ * method, expectation_source, all_at_once_total_gbps, peer} as
+ * @results["host_link"]. Devices that cannot be opened get no entry.
+ * Returns 0, or CH_ERR_UNAVAILABLE when @be has no host_copy or no GPU
+ * opened (nothing recorded).
+ */
+int ch_rl_host_link_run(const struct ch_backend *be, const int *idx, int nidx, int count, json_t *results,
+			json_t *devices);
+
+/*
+ * ch_rl_host_link_print - the host link lines of the terminal output: per
+ * GPU its measured medians, the link and the expectation (given); then the
+ * peer matrices. Nothing when @hl is not an object.
+ */
+void ch_rl_host_link_print(const json_t *hl, const json_t *devices);
+
+/*
  * ch_rl_host_link_pcie - the PCIe link of the GPU at @bus_id from NVML
  * (ch_nvml_gpu_inventory's "pcie"), a new object, or NULL when NVML cannot
  * tell.
