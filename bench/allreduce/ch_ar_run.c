@@ -127,12 +127,13 @@ static int choose_backend(struct ctx *c, char *reason, size_t n)
 static int setup_device(struct ctx *c, struct ch_comm_device *dev)
 {
 	const struct ch_world_rank *me = ch_ar_world_info(c->w, c->rank);
-	MPI_Comm local = MPI_Comm_f2c(ch_ar_world_local(c->w));
+	MPI_Comm local;
 	char why[WHY_LEN] = "", *ids;
 	int rc, a, b;
 
-	if (c->gmode)
+	if (c->gmode) /* no MPI call: the world may have no MPI (-g N) */
 		return gmode_setup_devices(c, dev);
+	local = MPI_Comm_f2c(ch_ar_world_local(c->w));
 	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "setting up the device");
 	rc = c->be->open(me->local_rank, me->local_size, dev, &c->cx, why, sizeof(why));
 	if (rc) {
