@@ -41,6 +41,46 @@ check "host_link: the printed lines name the link and the expectation" \
 	grep -qF '# gpu1   H2D 27.7 GB/s, D2H 27.7, both at once 49.9; with every GPU copying: H2D 27.7, D2H 27.7; PCIe Gen5 x8 (max Gen5 x16), expected 53.6 GB/s one way' "$T/out.txt"
 check "host_link: the P2P matrices are printed" \
 	bash -c 'grep -qF "# device to device, P2P on" "$1" && grep -qF "# device to device, P2P off" "$1"' _ "$T/out.txt"
+# the reporter: gpu1 (x8 of x16, half its expectation) FAIL host_link_low
+# naming the link; gpu0 meets its expectation; a GPU at 70% of it with a
+# full-width link WARN; one without its link not judged
+HR=$B/health_report
+if [ -x "$HR" ]; then
+	codes() { # FILE: "device code level" of every host_link reason
+		LD_LIBRARY_PATH= "$HR" "$1" --out "$T/rep" >/dev/null 2>&1
+		python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for n in d["nodes"]:
+    for r in n.get("reasons", []):
+        if r["code"].startswith("host_link"):
+            print(r.get("subject"), r["code"], r["level"])' "$T/rep/profile.json" | sort
+	}
+	export -f codes
+	export HR T
+	check "host_link: health_report FAILs the GPU whose link trained down, and only it" \
+		bash -c '[ "$(codes "$1")" = "gpu1 host_link_low fail" ]' _ "$T/r.json"
+	python3 - "$T/r.json" "$T/r70.json" "$T/rnolink.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = {x["device"]: x for x in d["results"]["devices"]}
+g0 = g["gpu0"]["host_link"]
+g0["alone"]["h2d_gbps"] = 0.7 * g0["expected_max_gbps"]
+json.dump(d, open(sys.argv[2], "w"))
+g0["alone"]["h2d_gbps"] = 55.0
+g0["pcie"] = None
+g0["expected_gbps"] = g0["expected_max_gbps"] = None
+json.dump(d, open(sys.argv[3], "w"))
+PY
+	check "host_link: a full-width link at 70% of its expectation is a WARN" \
+		bash -c '[ "$(codes "$1" | head -1)" = "gpu0 host_link_low warn" ]' _ "$T/r70.json"
+	check "host_link: a GPU without its link is not judged, never PASS" \
+		bash -c 'codes "$1" | grep -qx "gpu0 host_link_not_judged info"' _ "$T/rnolink.json"
+	LD_LIBRARY_PATH= "$HR" "$T/r.json" --out "$T/rep" >"$T/rep.txt" 2>&1
+	check "host_link: the reason names both figures, the share, the expectation and its source" \
+		grep -qF "gpu1's host copies reach 27.7 GB/s host to device and 27.7 device to host (median, measured), 52% of the 53.6 GB/s one-way expectation of its link's maximum, Gen5 x16 (given: PCIe line rate x 0.85" "$T/rep.txt"
+fi
+
 # one GPU (--devices 1): no all-at-once, no peer matrix
 timeout 120 "$R" --backend cuda --devices 1 --kernels triad --iters 3 --json "$T/r1.json" >"$T/out1.txt" 2>&1
 check "host_link: one GPU: no peer matrix, no all-at-once figures" python3 -c '
