@@ -61,6 +61,8 @@ static void describe_device(struct rl_dev *r, int is_gpu)
 
 	json_object_set_new(r->jdev, "name", json_string(r->info.name));
 	json_object_set_new(r->jdev, "pci_bus_id", r->info.pci_bus_id[0] ? json_string(r->info.pci_bus_id) : json_null());
+	if (is_gpu) /* how its NVML device was found: "pci_bus_id", "uuid", "index", "none" */
+		json_object_set_new(r->jdev, "nvml_match", r->info.nvml_match[0] ? json_string(r->info.nvml_match) : json_null());
 	r->ds = is_gpu ? ch_datasheet_lookup(r->info.name) : NULL;
 	if (r->ds) {
 		json_t *ds = json_object(), *g = json_object();

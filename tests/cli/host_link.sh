@@ -33,6 +33,7 @@ assert g1["pcie"] == {"gen_current": 5, "gen_max": 5, "width_current": 8, "width
 assert abs(g1["expected_gbps"] - 26.78) < 0.01 and abs(g1["expected_max_gbps"] - 53.56) < 0.01
 assert abs(g0["expected_gbps"] - 53.56) < 0.01
 assert g1["alone"]["h2d_gbps"] < 0.6 * g1["expected_max_gbps"]  # the x8 link shows
+assert all(d["nvml_match"] == "index" for d in r["devices"])  # the stand-in's NVML match, recorded
 peer = hl["peer"]
 assert peer["devices"] == ["gpu0", "gpu1"]
 assert peer["p2p_on"][0][0] is None and peer["p2p_on"][0][1] > 0 and peer["p2p_off"][1][0] > 0

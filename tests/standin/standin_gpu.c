@@ -109,6 +109,7 @@ static int sb_info(struct ch_dev *d, struct ch_dev_info *o)
 	snprintf(o->isa, sizeof(o->isa), "sm_90");
 	snprintf(o->blas, sizeof(o->blas), "stand-in (modelled times)");
 	snprintf(o->runtime, sizeof(o->runtime), "stand-in");
+	snprintf(o->nvml_match, sizeof(o->nvml_match), "index"); /* the stand-in opens NVML's device by index */
 	snprintf(o->note, sizeof(o->note), "stand-in GPU for tests: times modelled from the NVML clocks (tests/standin)");
 	return 0;
 }
