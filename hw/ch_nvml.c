@@ -38,6 +38,49 @@ struct ch_nvml_pci_info {
 	char bus_id[32];
 };
 
+/*
+ * nvmlFieldValue_t and the field ids of the clock-event reason counters, as
+ * nvml.h declares them (NVML API Reference Guide, "Field Value Queries";
+ * nvml.h of driver R570 and later, CUDA 12.8 and 13.0): fieldId, scopeId
+ * (unsigned int), timestamp, latencyUsec (long long), valueType
+ * (nvmlValueType_t, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3), nvmlReturn,
+ * then an 8-byte union. The ids follow the NVLink FEC history counters
+ * (235-250); a driver that predates them answers
+ * NVML_ERROR_INVALID_ARGUMENT or _NOT_SUPPORTED for each field, which leaves
+ * that counter n/a. Declared here so that every build reads them, with or
+ * without nvml.h; checked against nvml.h when the build has it.
+ */
+struct ch_nvml_field_value {
+	unsigned int field_id;
+	unsigned int scope_id;
+	long long timestamp;
+	long long latency_usec;
+	int value_type;
+	int nvml_return;
+	union {
+		double d;
+		unsigned int ui;
+		unsigned long ul;
+		unsigned long long ull;
+		long long sll;
+		int si;
+		unsigned short us;
+	} value;
+};
+#define CH_NVML_VALUE_TYPE_UNSIGNED_LONG_LONG 3
+#define CH_NVML_FI_SW_THERM_SLOWDOWN 251   /* NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN */
+#define CH_NVML_FI_HW_THERM_SLOWDOWN 252   /* ..._HW_THERM_SLOWDOWN */
+#define CH_NVML_FI_HW_POWER_BRAKE 253      /* ..._HW_POWER_BRAKE_SLOWDOWN */
+#ifdef HAVE_NVML_H
+_Static_assert(sizeof(struct ch_nvml_field_value) == sizeof(nvmlFieldValue_t), "nvmlFieldValue_t layout");
+#ifdef NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN
+_Static_assert(CH_NVML_FI_SW_THERM_SLOWDOWN == NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN &&
+	       CH_NVML_FI_HW_THERM_SLOWDOWN == NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN &&
+	       CH_NVML_FI_HW_POWER_BRAKE == NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN,
+	       "clock-event reason field ids");
+#endif
+#endif
+
 /* Return codes and arguments used by the inventory (nvml.h values). */
 #define CH_NVML_ERROR_INVALID_ARGUMENT 2
 #define CH_NVML_ERROR_INSUFFICIENT_SIZE 7
@@ -56,6 +99,7 @@ static struct {
 	nvmlReturn_t (*count)(unsigned int *);
 	nvmlReturn_t (*by_index)(unsigned int, nvmlDevice_t *);
 	nvmlReturn_t (*by_pci)(const char *, nvmlDevice_t *);
+	nvmlReturn_t (*by_uuid)(const char *, nvmlDevice_t *);
 	nvmlReturn_t (*name)(nvmlDevice_t, char *, unsigned int);
 	nvmlReturn_t (*clock)(nvmlDevice_t, nvmlClockType_t, unsigned int *);
 	nvmlReturn_t (*power)(nvmlDevice_t, unsigned int *);
@@ -64,9 +108,7 @@ static struct {
 	nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long *);
 	/* nvmlViolationTime_t *: {referenceTime (us), violationTime (ns)} */
 	nvmlReturn_t (*violation)(nvmlDevice_t, int, unsigned long long *);
-#if defined(HAVE_NVML_H) && defined(NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN)
-	nvmlReturn_t (*field_values)(nvmlDevice_t, int, nvmlFieldValue_t *);
-#endif
+	nvmlReturn_t (*field_values)(nvmlDevice_t, int, struct ch_nvml_field_value *);
 	/* inventory (ch_nvml_gpu_inventory); each may be NULL in an old driver.
 	 * Enum arguments are passed as int and unsigned int (the ABI of C enums). */
 	nvmlReturn_t (*pci_info)(nvmlDevice_t, struct ch_nvml_pci_info *);
@@ -138,6 +180,7 @@ int ch_nvml_init(char *why, size_t n)
 	*(void **)&nv.count = sym("nvmlDeviceGetCount_v2");
 	*(void **)&nv.by_index = sym("nvmlDeviceGetHandleByIndex_v2");
 	*(void **)&nv.by_pci = sym("nvmlDeviceGetHandleByPciBusId_v2");
+	*(void **)&nv.by_uuid = sym("nvmlDeviceGetHandleByUUID");
 	*(void **)&nv.name = sym("nvmlDeviceGetName");
 	*(void **)&nv.clock = sym("nvmlDeviceGetClockInfo");
 	*(void **)&nv.power = sym("nvmlDeviceGetPowerUsage");
@@ -147,9 +190,7 @@ int ch_nvml_init(char *why, size_t n)
 		*(void **)&nv.reasons = sym("nvmlDeviceGetCurrentClocksThrottleReasons");
 	*(void **)&nv.energy = sym("nvmlDeviceGetTotalEnergyConsumption");
 	*(void **)&nv.violation = sym("nvmlDeviceGetViolationStatus");
-#if defined(HAVE_NVML_H) && defined(NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN)
 	*(void **)&nv.field_values = sym("nvmlDeviceGetFieldValues");
-#endif
 	*(void **)&nv.pci_info = sym("nvmlDeviceGetPciInfo_v3");
 	*(void **)&nv.uuid = sym("nvmlDeviceGetUUID");
 	*(void **)&nv.serial = sym("nvmlDeviceGetSerial");
@@ -257,6 +298,61 @@ int ch_nvml_device_by_pci(const char *bus_id, ch_nvml_dev_t *out)
 	return 0;
 #else
 	(void)bus_id; (void)out;
+	return CH_ERR_UNAVAILABLE;
+#endif
+}
+
+const char *ch_nvml_match_name(enum ch_nvml_match how)
+{
+	switch (how) {
+	case CH_NVML_MATCH_PCI: return "pci_bus_id";
+	case CH_NVML_MATCH_UUID: return "uuid";
+	case CH_NVML_MATCH_INDEX: return "index";
+	default: return "none";
+	}
+}
+
+char *ch_nvml_uuid_str(const unsigned char bytes[16], char *buf, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	char s[41];
+	int i, o = 0;
+
+	memcpy(s, "GPU-", 4);
+	o = 4;
+	for (i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			s[o++] = '-';
+		s[o++] = hex[bytes[i] >> 4];
+		s[o++] = hex[bytes[i] & 15];
+	}
+	s[o] = '\0';
+	snprintf(buf, n, "%s", s);
+	return buf;
+}
+
+int ch_nvml_device_for_cuda(const char *bus_id, const char *uuid, int cuda_index, int cuda_count,
+			    ch_nvml_dev_t *out, enum ch_nvml_match *how)
+{
+	*how = CH_NVML_MATCH_NONE;
+#ifdef HAVE_NVML
+	nvmlDevice_t d;
+	if (nv.refs <= 0)
+		return CH_ERR_UNAVAILABLE;
+	if (bus_id && bus_id[0] && nv.by_pci && nv.by_pci(bus_id, &d) == NVML_SUCCESS) {
+		*how = CH_NVML_MATCH_PCI;
+	} else if (uuid && uuid[0] && nv.by_uuid && nv.by_uuid(uuid, &d) == NVML_SUCCESS) {
+		*how = CH_NVML_MATCH_UUID;
+	} else if (cuda_index >= 0 && cuda_count > 0 && ch_nvml_device_count() == cuda_count &&
+		   nv.by_index((unsigned)cuda_index, &d) == NVML_SUCCESS) {
+		*how = CH_NVML_MATCH_INDEX;
+	} else {
+		return CH_ERR_USAGE;
+	}
+	*out = (ch_nvml_dev_t)d;
+	return 0;
+#else
+	(void)bus_id; (void)uuid; (void)cuda_index; (void)cuda_count; (void)out;
 	return CH_ERR_UNAVAILABLE;
 #endif
 }
@@ -448,23 +544,22 @@ int ch_nvml_violations(ch_nvml_dev_t dev, struct ch_nvml_violations *v)
 			v->power_ns = (double)t[1], got = 1;
 		if (nv.violation && nv.violation(d, 1, t) == NVML_SUCCESS)
 			v->thermal_ns = (double)t[1], got = 1;
-#if defined(HAVE_NVML_H) && defined(NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN)
-		/* the clock-event reason counters (ns), with the ids of the nvml.h
-		 * the build used; a driver without them answers per field */
+		/* the clock-event reason counters (ns); a driver without them
+		 * answers per field */
 		if (nv.field_values) {
-			nvmlFieldValue_t f[3];
+			struct ch_nvml_field_value f[3];
 			double *dst[3] = { &v->sw_thermal_ns, &v->hw_thermal_ns, &v->hw_power_brake_ns };
 			int i;
 			memset(f, 0, sizeof(f));
-			f[0].fieldId = NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN;
-			f[1].fieldId = NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN;
-			f[2].fieldId = NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN;
+			f[0].field_id = CH_NVML_FI_SW_THERM_SLOWDOWN;
+			f[1].field_id = CH_NVML_FI_HW_THERM_SLOWDOWN;
+			f[2].field_id = CH_NVML_FI_HW_POWER_BRAKE;
 			if (nv.field_values(d, 3, f) == NVML_SUCCESS)
 				for (i = 0; i < 3; i++)
-					if (f[i].nvmlReturn == NVML_SUCCESS && f[i].valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG)
-						*dst[i] = (double)f[i].value.ullVal, got = 1;
+					if (f[i].nvml_return == NVML_SUCCESS &&
+					    f[i].value_type == CH_NVML_VALUE_TYPE_UNSIGNED_LONG_LONG)
+						*dst[i] = (double)f[i].value.ull, got = 1;
 		}
-#endif
 		return got ? 0 : CH_ERR_UNAVAILABLE;
 	}
 #else

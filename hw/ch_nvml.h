@@ -15,8 +15,8 @@
  * predates it), nvmlDeviceGetTotalEnergyConsumption (millijoules since the
  * driver was loaded, Volta and newer), nvmlDeviceGetViolationStatus
  * (nanoseconds the clocks were held below the applications clocks, per
- * policy), nvmlDeviceGetFieldValues (the clock-event reason counters, when
- * built against an nvml.h that defines them), nvmlSystemGetDriverVersion.
+ * policy), nvmlDeviceGetFieldValues (the clock-event reason counters),
+ * nvmlSystemGetDriverVersion.
  *
  * Not thread-safe: call from one thread.
  */
@@ -104,6 +104,41 @@ int ch_nvml_device_by_index(unsigned index, ch_nvml_dev_t *out);
  */
 int ch_nvml_device_by_pci(const char *bus_id, ch_nvml_dev_t *out);
 
+/* How a CUDA device was paired with its NVML handle. */
+enum ch_nvml_match {
+	CH_NVML_MATCH_NONE,  /* not paired */
+	CH_NVML_MATCH_PCI,   /* by PCI bus id (the usual case) */
+	CH_NVML_MATCH_UUID,  /* by UUID: the bus id lookup failed (a VM or
+			      * container can show CUDA another bus id) */
+	CH_NVML_MATCH_INDEX, /* by index: neither worked, and NVML and CUDA
+			      * see the same number of GPUs */
+};
+
+/** ch_nvml_match_name - "pci_bus_id", "uuid", "index" or "none". */
+const char *ch_nvml_match_name(enum ch_nvml_match how);
+
+/**
+ * ch_nvml_uuid_str - a device UUID's 16 bytes (cudaDeviceProp.uuid) as
+ * NVML writes it, "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (lower-case
+ * hex, 40 characters). @buf: [out] at least 41 bytes. Returns @buf.
+ */
+char *ch_nvml_uuid_str(const unsigned char bytes[16], char *buf, size_t n);
+
+/**
+ * ch_nvml_device_for_cuda - the NVML handle of a CUDA device: by its PCI
+ * bus id (nvmlDeviceGetHandleByPciBusId_v2), else by its UUID
+ * (nvmlDeviceGetHandleByUUID), else by its index when NVML sees exactly
+ * @cuda_count GPUs (CUDA_VISIBLE_DEVICES hides GPUs from CUDA, not from
+ * NVML, so unequal counts mean the indexes may differ).
+ * @bus_id: [in] "0000:3b:00.0" or NULL.  @uuid: [in] "GPU-..." or NULL.
+ * @cuda_index, @cuda_count: [in] the device's CUDA index and CUDA's count.
+ * @out: [out] handle.  @how: [out] which lookup matched (NONE on failure).
+ * Returns 0, CH_ERR_UNAVAILABLE (NVML not initialised) or CH_ERR_USAGE
+ * (none matched).
+ */
+int ch_nvml_device_for_cuda(const char *bus_id, const char *uuid, int cuda_index, int cuda_count,
+			    ch_nvml_dev_t *out, enum ch_nvml_match *how);
+
 /**
  * ch_nvml_device_name - product name, e.g. "NVIDIA H200".
  * @buf: [out] destination (96 bytes is enough). Returns @buf, or NULL (n/a).
@@ -175,9 +210,10 @@ void ch_nvml_violations_na(struct ch_nvml_violations *v);
 
 /**
  * ch_nvml_violations - read the counters of @dev.
- * The three clock-event reason counters are read (nvmlDeviceGetFieldValues)
- * only in a build against an nvml.h that defines their field ids (their
- * numbering changed between releases); otherwise they stay NAN.
+ * The three clock-event reason counters are read with
+ * nvmlDeviceGetFieldValues (field ids 251-253 of nvml.h, driver R570 and
+ * later, declared in ch_nvml.c so that every build reads them); a driver
+ * that does not know a field leaves that counter NAN.
  * Returns 0 when at least one counter was read, CH_ERR_UNAVAILABLE otherwise.
  */
 int ch_nvml_violations(ch_nvml_dev_t dev, struct ch_nvml_violations *v);

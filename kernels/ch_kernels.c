@@ -406,22 +406,28 @@ void ch_gemm_sample_positions(uint64_t m, uint64_t n, int count,
 	}
 }
 
+int ch_gemm_accum_margin_bits(enum ch_dtype dt)
+{
+	return dt == CH_FP64 || dt == CH_FP32 ? 0 : CH_GEMM_ACCUM_MARGIN_BITS;
+}
+
 double ch_gemm_accum_eps(enum ch_dtype dt)
 {
 	switch (dt) {
 	case CH_FP64: return ldexp(1.0, -53);
-	case CH_FP8: return ldexp(1.0, -13);
-	default: return ldexp(1.0, -24);
+	case CH_FP32: return ldexp(1.0, -24);
+	default: /* tensor cores: 2^(1-p) (truncation too), p less the margin */
+		return ldexp(1.0, 1 - (ch_gemm_accum_bits(dt) - ch_gemm_accum_margin_bits(dt)));
 	}
 }
 
 int ch_gemm_input_digits(enum ch_dtype dt)
 {
 	switch (dt) {
-	case CH_FP64: return 53;
-	case CH_FP32: return 24;
-	case CH_FP8: return 4;
-	default: return 8; /* tf32, bf16, fp16: bf16's significand */
+	case CH_FP64: return CH_GEMM_DIGITS_FP64;
+	case CH_FP32: return CH_GEMM_DIGITS_FP32;
+	case CH_FP8: return CH_GEMM_DIGITS_FP8;
+	default: return CH_GEMM_DIGITS_TENSOR; /* tf32, bf16, fp16 */
 	}
 }
 
@@ -481,8 +487,10 @@ double ch_gemm_tolerance(enum ch_dtype dt, uint64_t k, const struct ch_gemm_expe
 {
 	const double eo = ch_dtype_eps(ch_gemm_out_dtype(dt)), ea = ch_gemm_accum_eps(dt);
 	/* products of two values m 2^-(d-1) are multiples of 2^-2(d-1): a
-	 * partial sum below 2^p of those units is exact in p bits */
-	const double exact_below = ldexp(1.0, ch_gemm_accum_bits(dt) - 2 * (ch_gemm_input_digits(dt) - 1));
+	 * partial sum below 2^p of those units is exact in p bits; p is the
+	 * accumulator's documented bits less the margin */
+	const double exact_below = ldexp(1.0, ch_gemm_accum_bits(dt) - ch_gemm_accum_margin_bits(dt) -
+					      2 * (ch_gemm_input_digits(dt) - 1));
 	double acc;
 
 	if (e->range < exact_below)

@@ -231,30 +231,54 @@ struct ch_gemm_sample {
 void ch_gemm_sample_positions(uint64_t m, uint64_t n, int count,
 			      struct ch_gemm_sample *out);
 
+/*
+ * The accumulators the GEMM check allows for, and its margin over them.
+ * fp64 (DMMA or FMA units) and fp32 (CUDA-core FMA, CUBLAS_COMPUTE_32F)
+ * round to nearest in IEEE binary64 / binary32: 53 and 24 bits, no bit
+ * margin (the fp32/fp64 bound's margin is CH_GEMM_CHECK_LAMBDA).
+ * Tensor cores: tf32, bf16 and fp16 accumulate in fp32 (24 bits; NVIDIA
+ * H100 whitepaper, "Hopper FP8 and FP16/BF16/TF32 ... FP32 accumulate"),
+ * and may truncate and align addends to the largest of a group (Fasi,
+ * Higham, Mikaitis, Pranesh, PeerJ Comput. Sci. 7:e330, 2021); Hopper's fp8
+ * MMA accumulates in a 22-bit format, e8m13, 14 significant bits
+ * (SageAttention2, arXiv:2411.10958, section 4.3; DeepSeek-V3 technical
+ * report, arXiv:2412.19437, section 3.3.2: "around 14 bits"). The check
+ * assumes CH_GEMM_ACCUM_MARGIN_BITS fewer bits than that for every
+ * tensor-core dtype (22 and 12), so that an accumulator up to 4x coarser
+ * than published still passes a correct result.
+ */
+#define CH_GEMM_ACCUM_MARGIN_BITS 2
+
 /**
- * ch_gemm_accum_eps - unit roundoff of the GEMM accumulation in dtype @dt
- * (2^(1-p) for an accumulator of p significant bits, so that truncation is
- * covered too): 2^-53 (fp64), 2^-24 (fp32 accumulation for fp32, tf32,
- * bf16, fp16), and 2^-13 for fp8, whose Hopper tensor-core accumulation
- * keeps about 14 bits (DeepSeek-V3 technical report, arXiv:2412.19437,
- * section 3.3.2).
+ * ch_gemm_accum_margin_bits - bits fewer than ch_gemm_accum_bits() the
+ * check assumes: 0 for fp64 and fp32, CH_GEMM_ACCUM_MARGIN_BITS for the
+ * tensor-core dtypes (tf32, bf16, fp16, fp8).
+ */
+int ch_gemm_accum_margin_bits(enum ch_dtype dt);
+
+/**
+ * ch_gemm_accum_eps - unit roundoff the check allows the GEMM accumulation
+ * in dtype @dt: 2^-53 (fp64) and 2^-24 (fp32), round to nearest; for the
+ * tensor-core dtypes 2^(1-p), p = ch_gemm_accum_bits() less the margin, so
+ * that truncation is covered too: 2^-21 (tf32, bf16, fp16), 2^-11 (fp8).
  */
 double ch_gemm_accum_eps(enum ch_dtype dt);
 
 /**
  * ch_gemm_input_digits - significant bits of the GEMM input values
  * (ch_gemm_value()'s @digits) for dtype @dt: 53 fp64, 24 fp32 (so that a
- * TF32 substitution shows), 4 fp8 (e4m3), and 8 for tf32, bf16 and fp16,
- * the tensor-core dtypes: their products are multiples of 2^-14 below 4, so
- * every partial sum below 1024 in magnitude (k up to about 200,000 on
- * these random inputs) is exact in fp32, whatever the tensor core's
- * rounding; any error beyond the output's rounding is then a wrong result.
+ * TF32 substitution shows), 7 for tf32, bf16 and fp16, 2 for fp8 (e4m3):
+ * products are multiples of 2^-12 (2^-2 for fp8), so every partial sum
+ * below 1024 in magnitude is exact in the margin's 22 (12) accumulator bits
+ * (k up to about 30,000 on these random inputs), whatever the tensor
+ * core's rounding; any error beyond the output's rounding is then a wrong
+ * result.
  */
 int ch_gemm_input_digits(enum ch_dtype dt);
 
 /**
- * ch_gemm_accum_bits - significant bits p of that accumulator: 53 (fp64),
- * 24 (fp32 accumulation), 14 (fp8).
+ * ch_gemm_accum_bits - significant bits of the accumulator the hardware is
+ * documented to have (above): 53 (fp64), 24 (fp32 accumulation), 14 (fp8).
  */
 int ch_gemm_accum_bits(enum ch_dtype dt);
 
@@ -280,12 +304,13 @@ void ch_gemm_expected(enum ch_dtype dt, uint64_t i, uint64_t j, uint64_t k, stru
 
 /**
  * ch_gemm_tolerance - the largest |got - want| a correct C entry can show.
- * With u = ch_gemm_accum_eps(@dt), p = ch_gemm_accum_bits(@dt), d the
- * ch_gemm_input_digits(@dt), R = @e->range and eo = ch_dtype_eps(output dtype):
+ * With u = ch_gemm_accum_eps(@dt), p = ch_gemm_accum_bits(@dt) less
+ * ch_gemm_accum_margin_bits(@dt), d the ch_gemm_input_digits(@dt),
+ * R = @e->range and eo = ch_dtype_eps(output dtype):
  *   - R < 2^(p - 2(d-1)): every partial sum of consecutive products is a
  *     multiple of 2^-2(d-1) below 2^p of those units, so the accumulation
- *     is exact (fp8 inputs m/8: R < 256, most entries at k = 8192; tf32,
- *     bf16, fp16: R < 1024): acc = 0;
+ *     is exact (fp8 inputs m/2 in 12 bits, tf32, bf16, fp16 inputs m/64 in
+ *     22 bits: R < 1024, every sampled entry at k = 8192): acc = 0;
  *   - else tf32, bf16, fp16, fp8 (tensor cores, whose accumulation may
  *     truncate: Fasi et al., PeerJ Comput. Sci. 7:e330, 2021):
  *     acc = (k - 1) u R, whatever the rounding mode;
@@ -320,6 +345,19 @@ void ch_check_gemm(enum ch_dtype dt, uint64_t m, uint64_t n, uint64_t k,
 /* ------------------------------------------------------------ backends */
 
 struct ch_dev; /* one open device, private to its backend */
+
+/* Host<->device copy bandwidth of one device (ch_backend.host_copy), in GB/s
+ * (1e9 bytes/s), each the median over the calls of one copy's device-timed
+ * duration; pinned host memory, one copy engine per direction. */
+struct ch_copy_bw {
+	double h2d_gbps;        /* host to device alone */
+	double d2h_gbps;        /* device to host alone */
+	double bidir_h2d_gbps;  /* host to device while device to host runs */
+	double bidir_d2h_gbps;  /* device to host while host to device runs */
+	double bidir_gbps;      /* both at once: total bytes / span of both */
+	uint64_t bytes;         /* bytes per copy */
+	int calls;              /* copies per direction */
+};
 struct ch_nvml_violations; /* hw/ch_nvml.h */
 
 /* What a backend tells about an open device. */
@@ -339,6 +377,8 @@ struct ch_dev_info {
 	char blas[96];           /* CPU: BLAS and the core it selected; GPU: cuBLASLt version */
 	char runtime[192];       /* GPU: CUDA runtime/driver versions; CPU: "" */
 	char note[256];          /* a warning about this device's setup, or "" */
+	char nvml_match[16];     /* GPU: how its NVML device was found ("pci_bus_id",
+				  * "uuid", "index", "none": ch_nvml_match_name()); CPU: "" */
 };
 
 /* One point to measure. */
@@ -435,6 +475,18 @@ struct ch_backend {
 	 * accumulation (ch_point_spec.fast_accum): roofline then measures both
 	 * modes, labelled. */
 	int fp8_fast_accum;
+	/* host_copy - host<->device copy bandwidth (struct ch_copy_bw): @calls
+	 * copies of @bytes between pinned host memory and the device in each
+	 * direction, then both directions at once. Safe to call for several
+	 * devices from several threads at once. May be NULL (no host link,
+	 * e.g. the CPU); returns 0, CH_ERR_UNAVAILABLE or CH_ERR_RUNTIME. */
+	int (*host_copy)(struct ch_dev *d, uint64_t bytes, int calls, struct ch_copy_bw *out);
+	/* peer_copy - device-to-device copy bandwidth from @src to @dst
+	 * (@calls copies of @bytes; cudaMemcpyPeer), with peer access enabled
+	 * (@p2p = 1; CH_ERR_UNAVAILABLE when the pair cannot) or disabled
+	 * (staged through the host). @gbps: [out] median GB/s (1e9 B/s).
+	 * May be NULL. */
+	int (*peer_copy)(struct ch_dev *src, struct ch_dev *dst, int p2p, uint64_t bytes, int calls, double *gbps);
 };
 
 /* The backends (each defined by its own folder). */

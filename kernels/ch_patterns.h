@@ -66,10 +66,19 @@ CH_HD uint64_t ch_splitmix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/* Significant bits of the GEMM inputs per dtype (ch_gemm_input_digits(),
+ * kernels/ch_kernels.h, says why), here so that tools/gpu-check-ref.cu
+ * fills its matrices with the very values roofline's GEMMs use. */
+#define CH_GEMM_DIGITS_FP64 53
+#define CH_GEMM_DIGITS_FP32 24
+#define CH_GEMM_DIGITS_TENSOR 7 /* tf32, bf16, fp16 */
+#define CH_GEMM_DIGITS_FP8 2
+
 /*
  * ch_gemm_value - element @idx of a random GEMM operand.
- * @digits: significand bits of the operand's dtype (53 fp64, 24 fp32,
- *          11 tf32/fp16, 8 bf16, 4 fp8 e4m3).
+ * @digits: significant bits of the values, at most the operand dtype's
+ *          (ch_gemm_input_digits(): 53 fp64, 24 fp32, 7 tf32/bf16/fp16,
+ *          2 fp8 e4m3).
  * Returns m x 2^-(digits-1) for an odd integer m drawn uniformly from
  * [-(2^digits - 1), 2^digits - 1]: a value in (-2, 2), never zero, exactly
  * representable in the dtype, so the device holds exactly what the host

@@ -4,9 +4,12 @@
  * A deliberately small program, independent of libclusterhealth, that makes
  * the plainest library calls a user would write, so that scripts/gpu-check
  * can put roofline's figures beside them in the same run:
- *   - GEMM, M = N = K = --size (default 8192), random data in [-1, 1), the
- *     same call as roofline's GEMM points (kernels/cuda/ch_cuda.c), so that
- *     the two compare like with like: cublasLtMatmul, "TN" (A stored K x M,
+ *   - GEMM, M = N = K = --size (default 8192), on the very inputs of
+ *     roofline's GEMM points (kernels/ch_patterns.h: ch_gemm_value() with
+ *     roofline's seeds and significant bits per dtype; GEMM speed on
+ *     power-limited GPUs depends on the data), the same call as roofline's
+ *     (kernels/cuda/ch_cuda.c), so that the two compare like with like:
+ *     cublasLtMatmul, "TN" (A stored K x M,
  *     op(A) = A^T; B K x N; C M x N), alpha 1, beta 0, 64 MiB of workspace,
  *     the same types:
  *       fp64  fp64 in and out, CUBLAS_COMPUTE_64F
@@ -51,13 +54,17 @@
  * does not know it), so that scripts/gpu-check finds GPUs where nvidia-smi
  * is missing; exit 3 when there is none.
  *
- * Build: nvcc -O2 -std=c++17 -o gpu-check-ref gpu-check-ref.cu -lcublasLt -lcublas
+ * Build (from the repository root): nvcc -O2 -std=c++17 -I. -o gpu-check-ref
+ * tools/gpu-check-ref.cu -lcublasLt -lcublas
  */
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
+
+#include "kernels/ch_kernels.h"
+#include "kernels/ch_patterns.h"
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -122,14 +129,19 @@ template <> __device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float f) {
 template <> __device__ inline __half from_float<__half>(float f) { return __float2half(f); }
 template <> __device__ inline __nv_fp8_e4m3 from_float<__nv_fp8_e4m3>(float f) { return __nv_fp8_e4m3(f); }
 
-/* uniform in [-1, 1): never zeros (zeros run faster than random data) */
-template <typename T> __global__ void fill_random(T *p, size_t n, uint64_t seed)
+/* roofline's GEMM inputs (ch_gemm_value(), exact in every dtype, never
+ * zero: zeros run faster than random data) */
+template <typename T> __global__ void fill_gemm(T *p, size_t n, uint64_t seed, int digits)
 {
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-	     i += (size_t)gridDim.x * blockDim.x) {
-		float u = (float)(mix32(seed * 0x100000001b3ull + i) >> 8) * (1.0f / 16777216.0f);
-		p[i] = from_float<T>(2.0f * u - 1.0f);
-	}
+	     i += (size_t)gridDim.x * blockDim.x)
+		p[i] = from_float<T>((float)ch_gemm_value(seed, i, digits));
+}
+template <> __global__ void fill_gemm<double>(double *p, size_t n, uint64_t seed, int digits)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x)
+		p[i] = ch_gemm_value(seed, i, digits);
 }
 
 template <typename T> static double to_double(T v) { return (double)v; }
@@ -297,6 +309,7 @@ struct gemm_case {
 	cudaDataType_t ab, c, scale; /* A and B, C/D, alpha and beta */
 	cublasComputeType_t compute;
 	double u_in, u_acc, u_out; /* unit roundoffs: input rounding, accumulation, output */
+	int digits;                /* significant bits of the inputs (kernels/ch_patterns.h) */
 };
 
 /*
@@ -399,8 +412,8 @@ static int run_lt(cublasLtHandle_t lt, const gemm_case &gc, int n, int warmup, i
 	CUDA_TRY(cudaMalloc(&B, elems * sizeof(TA)));
 	CUDA_TRY(cudaMalloc(&C, elems * sizeof(TC)));
 	CUDA_TRY(cudaMalloc(&ws, ws_bytes));
-	fill_random<TA><<<1024, 256>>>(A, elems, 1);
-	fill_random<TA><<<1024, 256>>>(B, elems, 2);
+	fill_gemm<TA><<<1024, 256>>>(A, elems, CH_GEMM_SEED_A, gc.digits);
+	fill_gemm<TA><<<1024, 256>>>(B, elems, CH_GEMM_SEED_B, gc.digits);
 	CUDA_TRY(cudaMemset(C, 0xff, elems * sizeof(TC))); /* NaN: an entry never written fails */
 	CUDA_TRY(cudaGetLastError());
 
@@ -600,20 +613,22 @@ int main(int argc, char **argv)
 		printf("  dtype api                   n  median TF/s  best TF/s  check\n");
 		static const gemm_case cases[] = {
 			{ "fp64", "cublasLtMatmul TN", CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F,
-			  0, 0x1p-53, 0x1p-53 },
+			  0, 0x1p-53, 0x1p-53, CH_GEMM_DIGITS_FP64 },
 			{ "fp32", "cublasLtMatmul TN", CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F,
-			  0, 0x1p-24, 0x1p-24 },
+			  0, 0x1p-24, 0x1p-24, CH_GEMM_DIGITS_FP32 },
+			/* tensor cores: roofline's accumulators less its 2-bit
+			 * margin (kernels/ch_kernels.h, CH_GEMM_ACCUM_MARGIN_BITS) */
 			{ "tf32", "cublasLtMatmul TN", CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32,
-			  0x1p-11, 0x1p-24, 0x1p-24 },
+			  0x1p-11, 0x1p-21, 0x1p-24, CH_GEMM_DIGITS_TENSOR },
 			{ "bf16", "cublasLtMatmul TN", CUDA_R_16BF, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F,
-			  0, 0x1p-24, 0x1p-24 },
+			  0, 0x1p-21, 0x1p-24, CH_GEMM_DIGITS_TENSOR },
 			{ "fp16", "cublasLtMatmul TN", CUDA_R_16F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F,
-			  0, 0x1p-24, 0x1p-24 },
-			/* Hopper's fp8 tensor cores keep about 14 bits of the
-			 * accumulation (DeepSeek-V3 technical report, 3.3.2);
-			 * 2^-13 covers truncation */
+			  0, 0x1p-21, 0x1p-24, CH_GEMM_DIGITS_TENSOR },
+			/* Hopper's fp8 MMA accumulates in e8m13, 14 bits
+			 * (SageAttention2; DeepSeek-V3 report, 3.3.2): 12 with
+			 * the margin, 2^-11 covers truncation */
 			{ "fp8", "cublasLtMatmul TN", CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F,
-			  0, 0x1p-13, 0x1p-8 },
+			  0, 0x1p-11, 0x1p-8, CH_GEMM_DIGITS_FP8 },
 		};
 		for (const gemm_case &gc : cases) {
 			if (rc)

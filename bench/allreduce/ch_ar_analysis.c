@@ -255,7 +255,7 @@ static int usable(double v)
 	return isfinite(v) && v > 0;
 }
 
-int ch_ar_confirm_cells(const double *bw, int n, unsigned char *why)
+int ch_ar_confirm_cells(const double *bw, int n, int group_ranks, unsigned char *why)
 {
 	int s, p, f, count = 0;
 
@@ -284,7 +284,7 @@ int ch_ar_confirm_cells(const double *bw, int n, unsigned char *why)
 						why[s * 2 + p] |= CH_AR_CONFIRM_WHY_DIP;
 				}
 			}
-		for (f = 0; f < 2; f++) {
+		for (f = 0; f < 2 && group_ranks > 1; f++) {
 			double a = bw[s * 4 + f], b = bw[s * 4 + 2 + f];
 			if (usable(a) && usable(b) && (a < b ? a < CH_AR_CONFIRM_GAP * b : b < CH_AR_CONFIRM_GAP * a)) {
 				why[s * 2] |= CH_AR_CONFIRM_WHY_GAP;

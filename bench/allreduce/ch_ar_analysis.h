@@ -153,7 +153,10 @@ int ch_ar_suspect_nodes(const struct ch_ar_group_bw *g, int n,
  *        CH_AR_CONFIRM_DIP x its one neighbour;
  *   gap: the lower of the out-of-place and in-place cells of a size is
  *        below CH_AR_CONFIRM_GAP x the higher (more than 15% apart); both
- *        cells are measured again.
+ *        cells are measured again. Only where the two placements measure
+ *        the same work: in a group of one rank the in-place all-reduce
+ *        moves nothing and the out-of-place one copies the buffer, so their
+ *        figures differ by design and are never compared.
  * Each test runs on two figures of the cell, the algbw of the loop time
  * (the table's) and that of the median iteration period (time_us.median);
  * either one flags it. algbw has the shape of busbw (one factor per
@@ -172,11 +175,13 @@ int ch_ar_suspect_nodes(const struct ch_ar_group_bw *g, int n,
  *       bw[s * 4 + place * 2 + fig], place 0 out-of-place, 1 in-place; fig
  *       0 from the loop time, 1 from the median period (any unit; NAN, 0 or
  *       negative: not measured).
+ * @group_ranks: [in] ranks in the group measured: the gap test runs only
+ *       for more than one (see above).
  * @why: [out] 2 per size (why[s * 2 + place]): 0, or CH_AR_CONFIRM_WHY_DIP
  *       and / or CH_AR_CONFIRM_WHY_GAP.
- * Returns the number of cells flagged.
+ * Returns the number of cells flagged (0: no confirmation pass is needed).
  */
-int ch_ar_confirm_cells(const double *bw, int n, unsigned char *why);
+int ch_ar_confirm_cells(const double *bw, int n, int group_ranks, unsigned char *why);
 
 #ifdef __cplusplus
 }

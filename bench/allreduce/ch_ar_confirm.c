@@ -45,7 +45,8 @@ int confirm_plan(struct ctx *c, const struct ch_ar_phase *ph, unsigned char *why
 
 	for (g = 0; g < ph->ngroups; g++)
 		for (a = 0; a < c->o->nalgos; a++)
-			ch_ar_confirm_cells(c->pfig + cell_index(c, g, a, 0) * 4, ns, why + cell_index(c, g, a, 0) * 2);
+			ch_ar_confirm_cells(c->pfig + cell_index(c, g, a, 0) * 4, ns, ph->groups[g].nranks,
+					    why + cell_index(c, g, a, 0) * 2);
 	for (a = 0; a < c->o->nalgos; a++)
 		for (s = 0; s < ns; s++)
 			for (g = 0; g < ph->ngroups; g++)

@@ -58,8 +58,15 @@ static int agree_why(struct ctx *c, int rc, const char *why, char *first, size_t
 		all = calloc((size_t)c->nproc, WHY_LEN);
 		codes = calloc((size_t)c->nproc, sizeof(int));
 	}
-	MPI_Gather(mine, WHY_LEN, MPI_CHAR, all, WHY_LEN, MPI_CHAR, 0, ctrl_comm(c));
-	MPI_Gather(&rc, 1, MPI_INT, codes, 1, MPI_INT, 0, ctrl_comm(c));
+	if (!ch_ar_world_mpi(c->w)) { /* one process, no MPI */
+		if (all && codes) {
+			memcpy(all, mine, WHY_LEN);
+			codes[0] = rc;
+		}
+	} else {
+		MPI_Gather(mine, WHY_LEN, MPI_CHAR, all, WHY_LEN, MPI_CHAR, 0, ctrl_comm(c));
+		MPI_Gather(&rc, 1, MPI_INT, codes, 1, MPI_INT, 0, ctrl_comm(c));
+	}
 	if (c->rank == 0 && all && codes) {
 		for (i = 0; i < c->nproc; i++)
 			if (codes[i]) {
@@ -120,12 +127,13 @@ static int choose_backend(struct ctx *c, char *reason, size_t n)
 static int setup_device(struct ctx *c, struct ch_comm_device *dev)
 {
 	const struct ch_world_rank *me = ch_ar_world_info(c->w, c->rank);
-	MPI_Comm local = MPI_Comm_f2c(ch_ar_world_local(c->w));
+	MPI_Comm local;
 	char why[WHY_LEN] = "", *ids;
 	int rc, a, b;
 
-	if (c->gmode)
+	if (c->gmode) /* no MPI call: the world may have no MPI (-g N) */
 		return gmode_setup_devices(c, dev);
+	local = MPI_Comm_f2c(ch_ar_world_local(c->w));
 	ch_ar_wd_enter(c->w, CH_AR_ACT_LOCAL, "setting up the device");
 	rc = c->be->open(me->local_rank, me->local_size, dev, &c->cx, why, sizeof(why));
 	if (rc) {
@@ -244,7 +252,8 @@ static uint64_t usable_max_bytes(struct ctx *c, uint64_t free_bytes)
 	uint64_t reserve = 1ULL << 30, all_free = free_bytes;
 	int nbuf = c->o->check ? 3 : 2;
 
-	MPI_Allreduce(&free_bytes, &all_free, 1, MPI_UINT64_T, MPI_MIN, ctrl_comm(c));
+	if (ch_ar_world_mpi(c->w))
+		MPI_Allreduce(&free_bytes, &all_free, 1, MPI_UINT64_T, MPI_MIN, ctrl_comm(c));
 	if (c->be->memory && !strcmp(c->be->memory, "host memory") && reserve > all_free / 4)
 		reserve = all_free / 4; /* small hosts: keep a quarter back */
 	reserve += c->be->comm_reserve_bytes * (uint64_t)c->o->nalgos;
@@ -380,9 +389,11 @@ static int setup_backend(struct ctx *c, char *ver, size_t nver, int *status)
 	char reason[1024] = "";
 	int rc, i, j;
 
-	/* -g N > 1: one process drives N GPUs through the nccl backend */
+	/* -g N (N >= 1) without a launcher, or N > 1: one process drives N GPUs
+	 * through the nccl backend, without MPI (-g 1 under mpirun: one GPU
+	 * per rank, the launched path) */
 	c->backend_choice = o->backend;
-	if (o->ngpus > 1) {
+	if (o->ngpus > 1 || (o->ngpus == 1 && !ch_ar_world_mpi(c->w))) {
 		const char *bad = c->nproc > 1 ? "runs in one process: start it without mpirun (or give each rank one GPU: -g 1 under mpirun)" :
 			o->backend == CH_AR_BACKEND_MPI ? "needs the nccl backend (the mpi backend runs one rank per process)" :
 			o->delay_rank >= 0 ? "and --inject-delay do not mix: one thread drives every GPU, so a delay delays them all" : NULL;
@@ -416,7 +427,7 @@ static int setup_backend(struct ctx *c, char *ver, size_t nver, int *status)
 	/* the single-process mode: -g N, or a GPU backend without a launcher
 	 * (every visible GPU, as `all_reduce_perf -g N` on one node) */
 	if (c->be->comm_create_group && c->be->run_group && c->be->devices && c->nproc == 1 &&
-	    (o->ngpus > 1 || (o->ngpus == 0 && !ch_world_launched()))) {
+	    ((o->ngpus >= 1 && !ch_ar_world_mpi(c->w)) || o->ngpus > 1 || (o->ngpus == 0 && !ch_world_launched()))) {
 		int vis = c->be->devices();
 		if (o->ngpus > vis) {
 			const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
@@ -429,15 +440,17 @@ static int setup_backend(struct ctx *c, char *ver, size_t nver, int *status)
 			*status = finish(c, CH_ERR_UNAVAILABLE, "backend %s unavailable: %s", c->be->name, reason);
 			return 1;
 		}
-		if ((o->ngpus > 1 ? o->ngpus : vis) > 1) {
+		/* -g N: the single-process path for every N >= 1 (nccl-tests runs
+		 * -g 1 so); without -g, for more than one visible GPU */
+		if (o->ngpus >= 1 || vis > 1) {
 			if (o->delay_rank >= 0) {
 				if (c->rank == 0)
-					ch_usage_error("--inject-delay needs one rank per process: launch with mpirun, or pass -g 1 (this process would drive %d GPUs from one thread)", vis);
+					ch_usage_error("--inject-delay needs one rank per process: launch with mpirun, one GPU per rank (this process would drive %d GPUs from one thread)", vis);
 				*status = finish(c, CH_ERR_USAGE, "--inject-delay needs one rank per process");
 				return 1;
 			}
 			c->gmode = 1;
-			c->size = o->ngpus > 1 ? o->ngpus : vis;
+			c->size = o->ngpus >= 1 ? o->ngpus : vis;
 		}
 	}
 	rc = 0;
@@ -639,7 +652,8 @@ static int verdict(struct ctx *c)
 		}
 		fflush(stdout);
 	}
-	MPI_Bcast(&status, 1, MPI_INT, 0, ctrl_comm(c));
+	if (ch_ar_world_mpi(c->w))
+		MPI_Bcast(&status, 1, MPI_INT, 0, ctrl_comm(c));
 	return finish(c, status, status ? "%s" : NULL, reason);
 }
 

@@ -132,12 +132,35 @@ const struct ch_world_rank *ch_ar_world_info(const struct ch_ar_world *w, int r)
 	return ch_world_info(&w->base, r);
 }
 
-/* Always MPI (a singleton without a launcher), MPI_THREAD_FUNNELED for the
+/* MPI (a singleton without a launcher), MPI_THREAD_FUNNELED for the
  * watchdog's thread (it never calls MPI; Open MPI runs FUNNELED as fast as
  * MPI_THREAD_SINGLE: no locks per call), nodes from the shared-memory split,
- * host names of up to 63 bytes. */
+ * host names of up to 63 bytes; except -g N without a launcher (one process
+ * driving N GPUs, nccl-tests' single-process mode), which needs no MPI and
+ * never initialises it (prescan_ngpus()). */
 static const struct ch_world_how world_how = { .only_launched = 0, .funneled = 1, .hosts_by_name = 0,
 					       .host_len = 64 };
+
+/* -g N / --ngpus N (N >= 1) on the command line, before MPI_Init would parse
+ * it (the real parse, later, reports a bad value): 1 when given */
+static int prescan_ngpus(int argc, char **argv)
+{
+	int i;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+		if (!strcmp(a, "--"))
+			break;
+		if ((!strcmp(a, "-g") || !strcmp(a, "--ngpus")) && i + 1 < argc)
+			v = argv[i + 1];
+		else if (!strncmp(a, "--ngpus=", 8))
+			v = a + 8;
+		else if (!strncmp(a, "-g", 2) && a[2])
+			v = a + 2;
+		if (v && atoi(v) >= 1)
+			return 1;
+	}
+	return 0;
+}
 
 static void __attribute__((noreturn)) leave(struct ch_ar_world *w);
 static int lock_doc_for(struct ch_ar_world *w, double sec);
@@ -245,6 +268,7 @@ static void *guard(void *arg)
 int ch_ar_world_init(int *argc, char ***argv, double default_timeout_sec, struct ch_ar_world **out)
 {
 	struct ch_ar_world *w = calloc(1, sizeof(*w));
+	struct ch_world_how how;
 	int rc;
 
 	*out = NULL;
@@ -270,7 +294,9 @@ int ch_ar_world_init(int *argc, char ***argv, double default_timeout_sec, struct
 	 * algorithm variable is ignored. Dynamic rules with no rules file and no
 	 * forced algorithm fall back to the fixed rules, so "default" is unchanged. */
 	setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 0);
-	if ((rc = ch_world_init(argc, argv, &world_how, &w->base)) != 0) {
+	how = world_how;
+	how.only_launched = prescan_ngpus(*argc, *argv); /* -g N: MPI only under a launcher */
+	if ((rc = ch_world_init(argc, argv, &how, &w->base)) != 0) {
 		stop_guard(w);
 		pthread_mutex_destroy(&w->doc_mutex);
 		pthread_mutex_destroy(&w->where_mutex);
@@ -398,7 +424,7 @@ void ch_ar_world_abort(struct ch_ar_world *w, int status, const char *fmt, ...)
 	fflush(stderr);
 	/* MPI is MPI_THREAD_FUNNELED: from another thread (a signal thread),
 	 * exit without MPI; the launcher ends the other ranks */
-	if (pthread_equal(pthread_self(), w->main_thread))
+	if (w->base.active && pthread_equal(pthread_self(), w->main_thread))
 		MPI_Abort(MPI_COMM_WORLD, ch_exit_code(status));
 	_exit(ch_exit_code(status));
 }
@@ -571,12 +597,15 @@ static int exchange_addrs(struct ch_ar_world *w)
 	w->addrs = calloc((size_t)w->base.size, sizeof(*w->addrs));
 	if (!w->addrs)
 		return CH_ERR_RUNTIME;
-	if (MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, w->addrs, (int)sizeof(me), MPI_BYTE, MPI_Comm_f2c(w->base.ctrl)) != MPI_SUCCESS)
+	if (!w->base.active) /* a world of one without MPI */
+		memcpy(w->addrs, &me, sizeof(me));
+	else if (MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, w->addrs, (int)sizeof(me), MPI_BYTE,
+			       MPI_Comm_f2c(w->base.ctrl)) != MPI_SUCCESS)
 		return CH_ERR_RUNTIME;
 	/* a run id, so that a stray datagram of another run is ignored */
 	if (w->base.rank == 0)
 		id = ((uint64_t)now_ns() << 16) ^ (uint64_t)getpid();
-	if (MPI_Bcast(&id, 1, MPI_UINT64_T, 0, MPI_Comm_f2c(w->base.ctrl)) != MPI_SUCCESS)
+	if (w->base.active && MPI_Bcast(&id, 1, MPI_UINT64_T, 0, MPI_Comm_f2c(w->base.ctrl)) != MPI_SUCCESS)
 		return CH_ERR_RUNTIME;
 	w->run_id = id;
 	return 0;
@@ -1062,7 +1091,9 @@ void ch_ar_wd_timeout(struct ch_ar_world *w, int iter)
 	__atomic_store_n(&w->fire_now, 1, __ATOMIC_RELEASE);
 	if (!w->thread_started) {
 		ch_error("rank %d (host '%s'): the all-reduce did not complete in time", w->base.rank, w->base.info[w->base.rank].host);
-		MPI_Abort(MPI_COMM_WORLD, CH_EXIT_RUNTIME);
+		if (w->base.active)
+			MPI_Abort(MPI_COMM_WORLD, CH_EXIT_RUNTIME);
+		_exit(CH_EXIT_RUNTIME);
 	}
 	for (;;) /* the monitoring thread reports and exits */
 		sleep_sec(1.0);
@@ -1087,9 +1118,16 @@ static int poll_request(struct ch_ar_world *w, MPI_Request *req)
 	}
 }
 
+int ch_ar_world_mpi(const struct ch_ar_world *w)
+{
+	return w->base.active;
+}
+
 int ch_ar_world_barrier(struct ch_ar_world *w)
 {
 	MPI_Request req;
+	if (!w->base.active)
+		return 0;
 	if (MPI_Ibarrier(MPI_Comm_f2c(w->base.ctrl), &req) != MPI_SUCCESS)
 		return CH_ERR_RUNTIME;
 	return poll_request(w, &req);
@@ -1098,6 +1136,10 @@ int ch_ar_world_barrier(struct ch_ar_world *w)
 int ch_ar_world_gather(struct ch_ar_world *w, const double *send, int n, double *recv)
 {
 	MPI_Request req;
+	if (!w->base.active) {
+		memmove(recv, send, (size_t)(n > 0 ? n : 0) * sizeof(double));
+		return 0;
+	}
 	if (MPI_Igather(send, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, 0, MPI_Comm_f2c(w->base.ctrl), &req) != MPI_SUCCESS)
 		return CH_ERR_RUNTIME;
 	return poll_request(w, &req);

@@ -141,6 +141,13 @@ int ch_ar_world_ctrl(const struct ch_ar_world *w);
 int ch_ar_world_local(const struct ch_ar_world *w);
 
 /**
+ * ch_ar_world_mpi - 1 when MPI is initialised (a launched world, or a
+ * singleton), 0 for a world of one without MPI (-g N without a launcher):
+ * then the world's collectives are the identity and no MPI call may be made.
+ */
+int ch_ar_world_mpi(const struct ch_ar_world *w);
+
+/**
  * ch_ar_world_barrier - a barrier on the control communicator, polled with
  * sleeps between polls (leaving the CPU to ranks still measuring). No
  * deadline of its own: ranks still busy are covered by their own watchdog,

@@ -97,8 +97,17 @@ int ch_world_init(int *argc, char ***argv, const struct ch_world_how *how, struc
 	w->size = w->local_size = w->nhosts = 1;
 	w->ctrl = w->local = -1;
 	gethostname(w->host, (size_t)len - 1);
-	if (how->only_launched && !ch_world_launched())
+	if (how->only_launched && !ch_world_launched()) {
+		/* a world of one without MPI: the one rank's layout, so that
+		 * ch_world_info() answers as in an MPI world of one */
+		w->info = calloc(1, sizeof(*w->info));
+		if (w->info) {
+			w->info[0].local_size = 1;
+			w->info[0].pid = (long)getpid();
+			memcpy(w->info[0].host, w->host, sizeof(w->info[0].host));
+		}
 		return 0;
+	}
 	if (how->funneled ? mpi_failed(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread")
 			  : mpi_failed(MPI_Init(argc, argv), "MPI_Init"))
 		return CH_ERR_RUNTIME;
@@ -113,8 +122,11 @@ void ch_world_finalize(struct ch_world *w)
 {
 	MPI_Comm c;
 
-	if (!w->active)
+	if (!w->active) {
+		free(w->info);
+		w->info = NULL;
 		return;
+	}
 	c = MPI_Comm_f2c(w->ctrl);
 	MPI_Comm_free(&c);
 	c = MPI_Comm_f2c(w->local);

@@ -62,7 +62,8 @@ struct ch_world {
 	int nhosts;       /* hosts among the ranks (see ch_world_how.hosts_by_name) */
 	char host[CH_WORLD_HOST_MAX]; /* this rank's host name */
 	/* when active: */
-	struct ch_world_rank *info; /* size entries, every rank's layout (owned; NULL when not active) */
+	struct ch_world_rank *info; /* size entries, every rank's layout (owned; without MPI the one
+				     * rank's: local rank 0 of 1, node 0, this host and pid) */
 	int ctrl;         /* Fortran handle of the control communicator (a dup of the world); -1 when not active */
 	int local;        /* Fortran handle of this node's communicator; -1 when not active */
 };
@@ -93,8 +94,8 @@ int ch_world_launched(void);
 void ch_world_finalize(struct ch_world *w);
 
 /**
- * ch_world_info - local: rank @r's layout, NULL when @r is out of range or
- * the world is not active.
+ * ch_world_info - local: rank @r's layout, NULL when @r is out of range
+ * (a world of one without MPI has rank 0's).
  */
 const struct ch_world_rank *ch_world_info(const struct ch_world *w, int r);
 

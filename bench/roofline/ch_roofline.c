@@ -4,6 +4,7 @@
  */
 #include "bench/roofline/ch_roofline.h"
 #include "bench/roofline/ch_roofline_int.h"
+#include "bench/roofline/ch_roofline_copy.h"
 #include "base/ch_common.h"
 #include "base/ch_datasheet.h"
 #include "comm/ch_comm.h"
@@ -59,6 +60,8 @@ static void describe_device(struct rl_dev *r, int is_gpu)
 
 	json_object_set_new(r->jdev, "name", json_string(r->info.name));
 	json_object_set_new(r->jdev, "pci_bus_id", r->info.pci_bus_id[0] ? json_string(r->info.pci_bus_id) : json_null());
+	if (is_gpu) /* how its NVML device was found: "pci_bus_id", "uuid", "index", "none" */
+		json_object_set_new(r->jdev, "nvml_match", r->info.nvml_match[0] ? json_string(r->info.nvml_match) : json_null());
 	r->ds = is_gpu ? ch_datasheet_lookup(r->info.name) : NULL;
 	if (r->ds) {
 		json_t *ds = json_object(), *g = json_object();
@@ -459,6 +462,11 @@ int ch_rl_run_backend(const struct ch_rl_opts *o, const struct ch_world *mpi, co
 		be->close(r.dev);
 		ch_result_checkpoint(res);
 	}
+	/* the host link of the GPUs measured: each alone, all at once, and
+	 * device to device (bench/roofline/ch_roofline_copy.h) */
+	if (gpu && be->host_copy && !o->power.ncaps && ch_rl_host_link_run(be, idx, nidx, count, ch_result_results(res),
+									      devices) == 0)
+		ch_result_checkpoint(res);
 	return status;
 }
 
@@ -545,6 +553,7 @@ int ch_rl_run(const struct ch_rl_opts *o, const struct ch_world *mpi, struct ch_
 	json_array_foreach(all, i, d)
 		print_table(d, o);
 	print_node(median, flagged);
+	ch_rl_host_link_print(json_object_get(results, "host_link"), all);
 	if (o->power.ncaps)
 		ch_rl_power_print_node(json_object_get(results, "power_recommendation"));
 	json_decref(all);

@@ -10,6 +10,7 @@
 #include "base/ch_stats.h"
 #include "hw/ch_nvml.h"
 #include "kernels/ch_patterns.h"
+#include "kernels/cuda/ch_cuda_copy.h"
 #include "kernels/cuda/ch_cuda_ops.h"
 
 #include <cublasLt.h>
@@ -67,6 +68,7 @@ struct ch_dev {
 	int inflight;
 	/* NVML */
 	int nvml;
+	enum ch_nvml_match nv_match; /* how d->nv was found */
 	ch_nvml_dev_t nv;
 };
 
@@ -174,8 +176,13 @@ static int cuda_open_inner(struct ch_dev *d, char *why, size_t n)
 	LT_TRY(cublasLtCreate(&d->lt));
 	ch_cu_set_sms(d->prop.multiProcessorCount);
 	if (ch_nvml_init(NULL, 0) == 0) {
+		char uuid[48];
+		int count = 0;
 		d->nvml = 1;
-		if (ch_nvml_device_by_pci(d->bus_id, &d->nv) != 0) {
+		if (cudaGetDeviceCount(&count) != cudaSuccess)
+			count = 0;
+		ch_nvml_uuid_str((const unsigned char *)d->prop.uuid.bytes, uuid, sizeof(uuid));
+		if (ch_nvml_device_for_cuda(d->bus_id, uuid, d->index, count, &d->nv, &d->nv_match) != 0) {
 			ch_nvml_shutdown();
 			d->nvml = 0;
 		}
@@ -235,10 +242,16 @@ static int cuda_info(struct ch_dev *d, struct ch_dev_info *o)
 	snprintf(o->clock_source, sizeof(o->clock_source), "cudaDevAttrClockRate (peak SM clock)");
 	snprintf(o->isa, sizeof(o->isa), "sm_%d", d->cc);
 	snprintf(o->blas, sizeof(o->blas), "cuBLASLt %zu", cublasLtGetVersion());
-	snprintf(o->runtime, sizeof(o->runtime), "CUDA runtime %d, driver %d%s%s", rt, drv,
-		 d->nvml ? ", NVIDIA driver " : "", d->nvml && ch_nvml_driver_version(v, sizeof(v)) ? v : "");
+	snprintf(o->runtime, sizeof(o->runtime), "CUDA runtime %d, driver %d%s%s%s%s", rt, drv,
+		 d->nvml ? ", NVIDIA driver " : "", d->nvml && ch_nvml_driver_version(v, sizeof(v)) ? v : "",
+		 d->nvml ? ", NVML device matched by " : "", d->nvml ? ch_nvml_match_name(d->nv_match) : "");
+	snprintf(o->nvml_match, sizeof(o->nvml_match), "%s", ch_nvml_match_name(d->nvml ? d->nv_match : CH_NVML_MATCH_NONE));
 	if (!d->nvml)
-		snprintf(o->note, sizeof(o->note), "NVML not available: no clocks, power, temperature or throttle reasons");
+		snprintf(o->note, sizeof(o->note), "NVML not available or no NVML device matched this GPU's PCI bus id, "
+			 "UUID or index: no clocks, power, energy, temperature or throttle reasons");
+	else if (d->nv_match != CH_NVML_MATCH_PCI)
+		snprintf(o->note, sizeof(o->note), "NVML device matched by %s, not by the PCI bus id %s",
+			 ch_nvml_match_name(d->nv_match), d->bus_id);
 	return 0;
 }
 
@@ -348,6 +361,18 @@ static int time_call(struct ch_dev *d, const cublasLtMatmulAlgo_t *algo, double 
 	return 0;
 }
 
+/* C filled with NaN (0xff bytes are a NaN in fp64, fp32 and bf16), so that
+ * an algorithm that writes nothing fails the check, where a zeroed C could
+ * pass as a small result. Done before the algorithm trials and again once
+ * the algorithm is chosen (and whenever a point reuses the setup), so that
+ * the checked C holds only what the chosen algorithm's calls wrote.
+ * Returns 0 or CH_ERR_RUNTIME (reported). */
+static int gemm_c_nan(struct ch_dev *d, size_t bytes)
+{
+	CH_CUDA_CHECK(cudaMemsetAsync(d->gc, 0xff, bytes, d->stream), NULL);
+	return 0;
+}
+
 /* Allocate and fill the operands, describe the operation, and keep the
  * fastest of the top GEMM_ALGOS heuristic algorithms (best of 3 calls each). */
 static int gemm_setup(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n, uint64_t k, int fast)
@@ -364,7 +389,7 @@ static int gemm_setup(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n
 
 	fast = fast && dt == CH_FP8;
 	if (d->gdt == (int)dt && d->gm == m && d->gn == n && d->gk == k && d->have_algo && d->gfast == fast)
-		return 0;
+		return gemm_c_nan(d, m * n * out_sz);
 	gemm_free(d);
 	lt_types(dt, &tab, &tc, &comp, &tscale);
 	CH_CUDA_CHECK(cudaMalloc(&d->ga, m * k * in_sz), NULL);
@@ -372,10 +397,8 @@ static int gemm_setup(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n
 	CH_CUDA_CHECK(cudaMalloc(&d->gc, m * n * out_sz), NULL);
 	CH_CUDA_CHECK((cudaError_t)ch_cu_fill_gemm(dt, d->ga, m * k, CH_GEMM_SEED_A, d->stream), NULL);
 	CH_CUDA_CHECK((cudaError_t)ch_cu_fill_gemm(dt, d->gb, k * n, CH_GEMM_SEED_B, d->stream), NULL);
-	/* NaN everywhere (0xff bytes are a NaN in fp64, fp32 and bf16): an
-	 * algorithm that writes nothing fails the check, where a zeroed C
-	 * could pass as a small result */
-	CH_CUDA_CHECK(cudaMemsetAsync(d->gc, 0xff, m * n * out_sz, d->stream), NULL);
+	if ((i = gemm_c_nan(d, m * n * out_sz)) != 0)
+		return i;
 	d->gdt = dt;
 	d->gm = m;
 	d->gn = n;
@@ -426,7 +449,9 @@ static int gemm_setup(struct ch_dev *d, enum ch_dtype dt, uint64_t m, uint64_t n
 		ch_error("none of the %d cuBLASLt algorithms ran for a %s GEMM on %s", nres, ch_dtype_name(dt), d->prop.name);
 		return CH_ERR_RUNTIME;
 	}
-	return 0;
+	/* the trial loop left the last algorithm's C: NaN again, so that the
+	 * checked calls' C is the chosen algorithm's own */
+	return gemm_c_nan(d, m * n * out_sz);
 }
 
 static int cuda_setup(struct ch_dev *d, const struct ch_point_spec *p)
@@ -657,6 +682,24 @@ static int cuda_throttled(struct ch_dev *d)
 	return ch_nvml_throttled(s.reasons);
 }
 
+static int cuda_host_copy(struct ch_dev *d, uint64_t bytes, int calls, struct ch_copy_bw *out)
+{
+	char why[256];
+	int rc = ch_cuda_copy_host(d->index, bytes, calls, out, why, sizeof(why));
+	if (rc)
+		ch_error("host copy bandwidth of GPU %d (%s): %s", d->index, d->bus_id, why);
+	return rc;
+}
+
+static int cuda_peer_copy(struct ch_dev *src, struct ch_dev *dst, int p2p, uint64_t bytes, int calls, double *gbps)
+{
+	char why[256];
+	int rc = ch_cuda_copy_peer(src->index, dst->index, p2p, bytes, calls, gbps, why, sizeof(why));
+	if (rc && rc != CH_ERR_UNAVAILABLE)
+		ch_error("peer copy GPU %d -> GPU %d (P2P %s): %s", src->index, dst->index, p2p ? "on" : "off", why);
+	return rc;
+}
+
 const struct ch_backend ch_backend_cuda = {
 	.name = "cuda",
 	.probe = cuda_probe,
@@ -681,4 +724,6 @@ const struct ch_backend ch_backend_cuda = {
 	.batch_done = cuda_batch_done,
 	.throttle_ns = cuda_throttle_ns,
 	.fp8_fast_accum = 1,
+	.host_copy = cuda_host_copy,
+	.peer_copy = cuda_peer_copy,
 };

@@ -7,6 +7,7 @@
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
+#include "kernels/ch_kernel_body.h"
 #include "kernels/ch_patterns.h"
 #include "kernels/cuda/ch_cuda_ops.h"
 
@@ -17,11 +18,7 @@ const int kThreads = 256;
 
 unsigned grid_for(uint64_t n)
 {
-	uint64_t blocks = (n + kThreads - 1) / kThreads;
-	uint64_t cap = (uint64_t)g_sms * 32;
-	if (blocks > cap)
-		blocks = cap;
-	return blocks ? (unsigned)blocks : 1u;
+	return (unsigned)ch_kb_blocks(n, kThreads, g_sms);
 }
 
 /* ---- conversions between double and the storage types */
@@ -53,79 +50,48 @@ __global__ void fill_k(T *a, T *b, T *c, uint64_t n, int with_c)
  * BabelStream's kernels, vectorised: each thread moves 16 bytes per load
  * (float4, double2), so that enough bytes are in flight per SM to reach
  * HBM bandwidth (one 4-byte load per iteration left fp32 latency-bound);
- * the last n mod W elements are done one by one. cudaMalloc'd arrays are
- * 256-byte aligned. An operation reads only the arrays its formula names
- * (copy: a, mul: b, add and triad: a and b), so the traffic is BabelStream's.
+ * the last n mod W elements are done one by one, and arrays that are not
+ * 16-byte aligned (cudaMalloc'd ones are) one by one throughout. An
+ * operation reads only the arrays its formula names (copy: a, mul: b, add
+ * and triad: a and b), so the traffic is BabelStream's. The per-thread
+ * bodies are kernels/ch_kernel_body.h's, which the unit tests run on the host.
  */
-template <typename T> struct vec;
-template <> struct vec<float> { typedef float4 type; static const int w = 4; };
-template <> struct vec<double> { typedef double2 type; static const int w = 2; };
+__device__ __forceinline__ uint64_t thread_id(void) { return (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; }
+__device__ __forceinline__ uint64_t thread_count(void) { return (uint64_t)gridDim.x * blockDim.x; }
 
-struct op_copy { static const bool ra = true, rb = false;
-	template <typename T> __device__ T operator()(T a, T, T) const { return a; } };
-struct op_mul { static const bool ra = false, rb = true;
-	template <typename T> __device__ T operator()(T, T b, T s) const { return s * b; } };
-struct op_add { static const bool ra = true, rb = true;
-	template <typename T> __device__ T operator()(T a, T b, T) const { return a + b; } };
-struct op_triad { static const bool ra = true, rb = true;
-	template <typename T> __device__ T operator()(T a, T b, T s) const { return a + s * b; } };
-
-template <typename Op, typename T>
-__device__ __forceinline__ float4 vapply(Op op, float4 a, float4 b, T s)
+template <int OP>
+__global__ void stream_f32_k(const float *__restrict__ a, const float *__restrict__ b, float *__restrict__ c,
+			     uint64_t n, float s, unsigned w)
 {
-	return make_float4(op(a.x, b.x, s), op(a.y, b.y, s), op(a.z, b.z, s), op(a.w, b.w, s));
-}
-template <typename Op, typename T>
-__device__ __forceinline__ double2 vapply(Op op, double2 a, double2 b, T s)
-{
-	return make_double2(op(a.x, b.x, s), op(a.y, b.y, s));
+	ch_kb_stream_f32(OP, a, b, c, n, s, w, thread_id(), thread_count());
 }
 
-template <typename T, typename Op>
-__global__ void stream_k(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ c, uint64_t n, T s, Op op)
+template <int OP>
+__global__ void stream_f64_k(const double *__restrict__ a, const double *__restrict__ b, double *__restrict__ c,
+			     uint64_t n, double s, unsigned w)
 {
-	typedef typename vec<T>::type V;
-	const uint64_t nv = n / vec<T>::w, st = (uint64_t)gridDim.x * blockDim.x;
-	const V *__restrict__ av = (const V *)a;
-	const V *__restrict__ bv = (const V *)b;
-	V *__restrict__ cv = (V *)c;
-	uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-	for (uint64_t v = i; v < nv; v += st) {
-		V x = {}, y = {};
-		if constexpr (Op::ra)
-			x = av[v];
-		if constexpr (Op::rb)
-			y = bv[v];
-		cv[v] = vapply(op, x, y, s);
-	}
-	for (uint64_t e = nv * vec<T>::w + i; e < n; e += st)
-		c[e] = op(Op::ra ? a[e] : T(0), Op::rb ? b[e] : T(0), s);
+	ch_kb_stream_f64(OP, a, b, c, n, s, w, thread_id(), thread_count());
 }
 
-__device__ __forceinline__ double vdot(float4 a, float4 b)
+__device__ __forceinline__ double dot_part(const float *a, const float *b, uint64_t n, unsigned w)
 {
-	return (double)(a.x * b.x) + (double)(a.y * b.y) + (double)(a.z * b.z) + (double)(a.w * b.w);
+	return ch_kb_dot_f32(a, b, n, w, thread_id(), thread_count());
 }
-__device__ __forceinline__ double vdot(double2 a, double2 b) { return a.x * b.x + a.y * b.y; }
+__device__ __forceinline__ double dot_part(const double *a, const double *b, uint64_t n, unsigned w)
+{
+	return ch_kb_dot_f64(a, b, n, w, thread_id(), thread_count());
+}
 
 /* products in T, sum in fp64: per thread, then per block, one atomic per block */
 template <typename T>
-__global__ void dot_k(const T *__restrict__ a, const T *__restrict__ b, uint64_t n, double *out)
+__global__ void dot_k(const T *__restrict__ a, const T *__restrict__ b, uint64_t n, unsigned w, double *out)
 {
-	typedef typename vec<T>::type V;
 	__shared__ double part[kThreads];
-	const uint64_t nv = n / vec<T>::w, st = (uint64_t)gridDim.x * blockDim.x;
-	uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-	double sum = 0;
-	for (uint64_t v = i; v < nv; v += st)
-		sum += vdot(((const V *)a)[v], ((const V *)b)[v]);
-	for (uint64_t e = nv * vec<T>::w + i; e < n; e += st)
-		sum += (double)(a[e] * b[e]);
-	part[threadIdx.x] = sum;
+	part[threadIdx.x] = dot_part(a, b, n, w);
 	__syncthreads();
-	for (int w = kThreads / 2; w > 0; w /= 2) {
-		if ((int)threadIdx.x < w)
-			part[threadIdx.x] += part[threadIdx.x + w];
+	for (int h = kThreads / 2; h > 0; h /= 2) {
+		if ((int)threadIdx.x < h)
+			part[threadIdx.x] += part[threadIdx.x + h];
 		__syncthreads();
 	}
 	if (threadIdx.x == 0)
@@ -133,30 +99,16 @@ __global__ void dot_k(const T *__restrict__ a, const T *__restrict__ b, uint64_t
 }
 
 /* Four independent chains per thread so that FMA latency is hidden even
- * at moderate occupancy. */
-template <typename T>
-__global__ void ladder_k(const T *__restrict__ x, T *__restrict__ y, uint64_t n, int k, T alpha, T beta)
+ * at moderate occupancy (ch_kernel_body.h). */
+__global__ void ladder_f32_k(const float *__restrict__ x, float *__restrict__ y, uint64_t n, int k, float alpha, float beta)
 {
-	uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, s = (uint64_t)gridDim.x * blockDim.x;
-	for (; i + 3 * s < n; i += 4 * s) {
-		T r0 = x[i], r1 = x[i + s], r2 = x[i + 2 * s], r3 = x[i + 3 * s];
-		for (int q = 0; q < k; q++) {
-			r0 = fma(r0, alpha, beta);
-			r1 = fma(r1, alpha, beta);
-			r2 = fma(r2, alpha, beta);
-			r3 = fma(r3, alpha, beta);
-		}
-		y[i] = r0;
-		y[i + s] = r1;
-		y[i + 2 * s] = r2;
-		y[i + 3 * s] = r3;
-	}
-	for (; i < n; i += s) {
-		T r = x[i];
-		for (int q = 0; q < k; q++)
-			r = fma(r, alpha, beta);
-		y[i] = r;
-	}
+	ch_kb_ladder_f32(x, y, n, k, alpha, beta, thread_id(), thread_count());
+}
+
+__global__ void ladder_f64_k(const double *__restrict__ x, double *__restrict__ y, uint64_t n, int k, double alpha,
+			     double beta)
+{
+	ch_kb_ladder_f64(x, y, n, k, alpha, beta, thread_id(), thread_count());
 }
 
 /* bf16: pairs of elements through __hfma2 (native bf16 FMA, sm_80+) */
@@ -304,28 +256,36 @@ int ch_cu_stream(enum ch_kernel_id op, enum ch_dtype dt, const void *a, const vo
 		 uint64_t n, double scalar, double *dot_dev, void *stream)
 {
 	cudaStream_t st = (cudaStream_t)stream;
-#define STREAM_CASE(T)                                                                            \
-	{                                                                                         \
-		unsigned g = grid_for(n / vec<T>::w + 1);                                         \
-		const T *a_ = (const T *)a, *b_ = (const T *)b;                                   \
-		T *c_ = (T *)c, s_ = (T)scalar;                                                   \
-		switch (op) {                                                                     \
-		case CH_K_COPY: stream_k<T><<<g, kThreads, 0, st>>>(a_, b_, c_, n, s_, op_copy()); break; \
-		case CH_K_MUL: stream_k<T><<<g, kThreads, 0, st>>>(a_, b_, c_, n, s_, op_mul()); break; \
-		case CH_K_ADD: stream_k<T><<<g, kThreads, 0, st>>>(a_, b_, c_, n, s_, op_add()); break; \
-		case CH_K_TRIAD: stream_k<T><<<g, kThreads, 0, st>>>(a_, b_, c_, n, s_, op_triad()); break; \
-		case CH_K_DOT: dot_k<T><<<g, kThreads, 0, st>>>(a_, b_, n, dot_dev); break;       \
-		default: return (int)cudaErrorInvalidValue;                                       \
-		}                                                                                 \
-	}
+	const void *ra = ch_kb_reads_a(op) ? a : NULL, *rb = ch_kb_reads_b(op) ? b : NULL;
+	const void *wc = op == CH_K_DOT ? NULL : c;
+
 	if (dt == CH_FP64) {
-		STREAM_CASE(double)
+		unsigned w = ch_kb_width(2, ra, rb, wc), g = grid_for(n / w + 1);
+		const double *a_ = (const double *)a, *b_ = (const double *)b;
+		double *c_ = (double *)c;
+		switch (op) {
+		case CH_K_COPY: stream_f64_k<CH_K_COPY><<<g, kThreads, 0, st>>>(a_, b_, c_, n, scalar, w); break;
+		case CH_K_MUL: stream_f64_k<CH_K_MUL><<<g, kThreads, 0, st>>>(a_, b_, c_, n, scalar, w); break;
+		case CH_K_ADD: stream_f64_k<CH_K_ADD><<<g, kThreads, 0, st>>>(a_, b_, c_, n, scalar, w); break;
+		case CH_K_TRIAD: stream_f64_k<CH_K_TRIAD><<<g, kThreads, 0, st>>>(a_, b_, c_, n, scalar, w); break;
+		case CH_K_DOT: dot_k<double><<<g, kThreads, 0, st>>>(a_, b_, n, w, dot_dev); break;
+		default: return (int)cudaErrorInvalidValue;
+		}
 	} else if (dt == CH_FP32) {
-		STREAM_CASE(float)
+		unsigned w = ch_kb_width(4, ra, rb, wc), g = grid_for(n / w + 1);
+		const float *a_ = (const float *)a, *b_ = (const float *)b;
+		float *c_ = (float *)c, s_ = (float)scalar;
+		switch (op) {
+		case CH_K_COPY: stream_f32_k<CH_K_COPY><<<g, kThreads, 0, st>>>(a_, b_, c_, n, s_, w); break;
+		case CH_K_MUL: stream_f32_k<CH_K_MUL><<<g, kThreads, 0, st>>>(a_, b_, c_, n, s_, w); break;
+		case CH_K_ADD: stream_f32_k<CH_K_ADD><<<g, kThreads, 0, st>>>(a_, b_, c_, n, s_, w); break;
+		case CH_K_TRIAD: stream_f32_k<CH_K_TRIAD><<<g, kThreads, 0, st>>>(a_, b_, c_, n, s_, w); break;
+		case CH_K_DOT: dot_k<float><<<g, kThreads, 0, st>>>(a_, b_, n, w, dot_dev); break;
+		default: return (int)cudaErrorInvalidValue;
+		}
 	} else {
 		return (int)cudaErrorInvalidValue;
 	}
-#undef STREAM_CASE
 	return last_error();
 }
 
@@ -335,11 +295,11 @@ int ch_cu_ladder(enum ch_dtype dt, const void *x, void *y, uint64_t n, int k,
 	cudaStream_t st = (cudaStream_t)stream;
 	switch (dt) {
 	case CH_FP64:
-		ladder_k<double><<<grid_for(n / 4 + 1), kThreads, 0, st>>>((const double *)x, (double *)y, n, k, alpha, beta);
+		ladder_f64_k<<<grid_for(n / 4 + 1), kThreads, 0, st>>>((const double *)x, (double *)y, n, k, alpha, beta);
 		break;
 	case CH_FP32:
-		ladder_k<float><<<grid_for(n / 4 + 1), kThreads, 0, st>>>((const float *)x, (float *)y, n, k,
-									   (float)alpha, (float)beta);
+		ladder_f32_k<<<grid_for(n / 4 + 1), kThreads, 0, st>>>((const float *)x, (float *)y, n, k,
+								       (float)alpha, (float)beta);
 		break;
 	case CH_BF16: {
 		__nv_bfloat162 a2 = __floats2bfloat162_rn((float)alpha, (float)alpha);

@@ -136,6 +136,7 @@ static const struct hr_family *const families[HR_NPASSES] = {
 	[HR_PASS_RUNS] = &hr_family_runs,
 	[HR_PASS_INVENTORY] = &hr_family_inventory,
 	[HR_PASS_POWERCAP] = &hr_family_powercap,
+	[HR_PASS_HOSTLINK] = &hr_family_hostlink,
 	[HR_PASS_CURVES] = &hr_family_curves,
 	[HR_PASS_NOT_JUDGED] = &hr_family_not_judged,
 };

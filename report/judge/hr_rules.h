@@ -35,6 +35,7 @@ enum hr_rule_pass {
 	HR_PASS_RUNS,        /* hr_rule_inventory.c: the result files' status */
 	HR_PASS_INVENTORY,   /* hr_inventory_rules (hr_inventory.c) */
 	HR_PASS_POWERCAP,    /* hr_powercap_rules (hr_powercap.c) */
+	HR_PASS_HOSTLINK,    /* hr_rule_hostlink.c: each GPU's host<->device copies against its PCIe link */
 	HR_PASS_CURVES,      /* hr_rule_curve.c: busbw curve shape */
 	HR_PASS_NOT_JUDGED,  /* hr_rule_fabric.c: what no fabric rule could judge */
 	HR_NPASSES

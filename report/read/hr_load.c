@@ -46,85 +46,6 @@ int hr_gpu_nvlink_all(const struct ch_datasheet *ds)
 	return strstr(ds->sku, "SXM") || !strcmp(ds->sku, "B200");
 }
 
-int hr_fleet_node(struct hr_fleet *f, const char *name)
-{
-	size_t i;
-	struct hr_node *n;
-	json_t *hit;
-
-	/* a hash from name to index (jansson's object), so that a fleet of
-	 * thousands of nodes loads in linear time; rebuilt when it does not
-	 * cover every node */
-	if (!f->node_index || json_object_size(f->node_index) != f->nnodes) {
-		json_decref(f->node_index);
-		f->node_index = json_object();
-		for (i = 0; f->node_index && i < f->nnodes; i++)
-			json_object_set_new(f->node_index, f->nodes[i].name, json_integer((json_int_t)i));
-	}
-	hit = f->node_index ? json_object_get(f->node_index, name) : NULL;
-	if (hit && (size_t)json_integer_value(hit) < f->nnodes &&
-	    !strcmp(f->nodes[json_integer_value(hit)].name, name))
-		return (int)json_integer_value(hit);
-	if (!f->node_index || hit) /* no index, or a stale entry: look it up */
-		for (i = 0; i < f->nnodes; i++)
-			if (!strcmp(f->nodes[i].name, name))
-				return (int)i;
-	GROW(f->nodes, f->nnodes, n);
-	if (!n)
-		return -1;
-	n->name = strdup(name);
-	if (!n->name) {
-		f->nnodes--;
-		return -1;
-	}
-	if (f->node_index)
-		json_object_set_new(f->node_index, name, json_integer((json_int_t)(f->nnodes - 1)));
-	return (int)(f->nnodes - 1);
-}
-
-/* Set a configuration value of a node (later files win: newer nights sort
- * later). */
-void hl_set_cfg(struct hr_fleet *f, int node, int key, const char *val)
-{
-	char *v;
-	if (node < 0 || !val || !*val)
-		return;
-	v = strdup(val);
-	if (!v)
-		return;
-	free(f->nodes[node].cfg[key]);
-	f->nodes[node].cfg[key] = v;
-}
-
-void hl_skip(struct ctx *c, const char *fmt, const char *where, const char *key)
-{
-	hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0, fmt, where, key);
-}
-
-/* @v (key @key of @where): a non-negative finite number, or NAN (and an
- * issue when it is not one, or is absent and @required). */
-double hl_num_field(struct ctx *c, const struct hr_rv *v, const char *key,
-			const char *where, int required)
-{
-	double x;
-	if (!v->json || v->is_null) {
-		if (required)
-			hl_skip(c, "%s: missing '%s'; skipped", where, key);
-		return NAN;
-	}
-	if (isnan(v->num)) {
-		hl_skip(c, "%s: '%s' is not a number; skipped", where, key);
-		return NAN;
-	}
-	x = v->num;
-	if (!isfinite(x) || x < 0) {
-		hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
-			     "%s: '%s' is '%g' (must be a finite number >= 0); skipped", where, key, x);
-		return NAN;
-	}
-	return x;
-}
-
 /* @v (key @key of @where): a fraction from 0 to 1, or NAN (and an issue
  * when it is another number or not a number; absent or null: no issue). */
 static double frac_field(struct ctx *c, const struct hr_rv *v, const char *key, const char *where)
@@ -161,42 +82,6 @@ static int count_field(struct ctx *c, const struct hr_rv *v, const char *key, co
 static int int_of(double x)
 {
 	return x >= 0 && x <= INT_MAX && x == floor(x) ? (int)x : -1;
-}
-
-char *hl_dup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
-/* Join strings, or copy one string, into "a; b". NULL when empty. */
-char *hl_join_strings(const struct hr_rstrs *v)
-{
-	struct hr_buf b = { 0 };
-	size_t i;
-	if (v->is_string)
-		return strlen(v->v[0]) ? strdup(v->v[0]) : NULL;
-	for (i = 0; i < v->n; i++) {
-		if (b.len)
-			hr_buf_puts(&b, "; ");
-		hr_buf_puts(&b, v->v[i]);
-	}
-	return b.s;
-}
-
-/* Throttle reasons from roofline's telemetry: {"before": sample, "after":
- * sample} where a sample (ch_nvml_sample_json) has "clock_event_reasons"
- * and "throttled"; reasons are kept only from samples that were throttled. */
-void hl_add_reasons(const struct hr_result_sample *s, struct hr_buf *rb)
-{
-	size_t i;
-	if (!s->throttled)
-		return;
-	for (i = 0; i < s->reasons.n; i++) {
-		const char *name = s->reasons.v[i];
-		if (rb->s && strstr(rb->s, name))
-			continue;
-		hr_buf_printf(rb, "%s%s", rb->len ? ", " : "", name);
-	}
 }
 
 static int group_add_node(struct hr_group *g, int node)
@@ -947,7 +832,7 @@ void hr_fleet_release(struct hr_fleet *f)
 		struct hr_device *d = &f->devices[i];
 		free(d->device); free(d->kind); free(d->name); free(d->pci_bus_id);
 		free(d->sku); free(d->status); free(d->reason); free(d->throttle_reasons);
-		free(d->clocks); free(d->points); free(d->source);
+		free(d->clocks); free(d->points); free(d->source); free(d->host_link);
 		if (d->power) {
 			free(d->power->pts); free(d->power->rec_why); free(d->power);
 		}

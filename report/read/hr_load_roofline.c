@@ -86,6 +86,31 @@ static void device_roofs(struct ctx *c, const struct hr_result_device *d, struct
 	}
 }
 
+static double hl_num(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* roofline's "host_link" of a GPU: its medians alone and its PCIe link;
+ * NULL when absent or not an object (an older result file, the CPU) */
+static struct hr_host_link *host_link(const json_t *hl)
+{
+	const json_t *alone = json_object_get(hl, "alone"), *pcie = json_object_get(hl, "pcie");
+	struct hr_host_link *h;
+
+	if (!json_is_object(hl) || !(h = calloc(1, sizeof(*h))))
+		return NULL;
+	h->h2d_gbps = hl_num(alone, "h2d_gbps");
+	h->d2h_gbps = hl_num(alone, "d2h_gbps");
+	h->expected_max_gbps = hl_num(hl, "expected_max_gbps");
+	h->gen = (int)json_integer_value(json_object_get(pcie, "gen_current"));
+	h->width = (int)json_integer_value(json_object_get(pcie, "width_current"));
+	h->gen_max = (int)json_integer_value(json_object_get(pcie, "gen_max"));
+	h->width_max = (int)json_integer_value(json_object_get(pcie, "width_max"));
+	return h;
+}
+
 /* Clocks, throttle reasons and the valid points of a device. */
 static int device_points(struct ctx *c, const struct hr_result_device *d, struct hr_device *dv, int dnode)
 {
@@ -102,6 +127,7 @@ static int device_points(struct ctx *c, const struct hr_result_device *d, struct
 	}
 	dv->throttle_reasons = hl_join_strings(&d->throttle_reasons);
 	telemetry_info(&d->telemetry, &dv->throttle_reasons);
+	dv->host_link = host_link(d->host_link.json);
 	if (d->points_list.is_array && d->points_list.n) {
 		dv->points = calloc(d->points_list.n, sizeof(*dv->points));
 		if (!dv->points)

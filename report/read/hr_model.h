@@ -75,6 +75,16 @@ struct hr_power_pt {
 	double gbps;               /* the memory-bound point */
 };
 
+/* A GPU's host link (roofline's "host_link"): the medians of its pinned
+ * copies alone (GB/s, measured; NAN: not measured) and the PCIe link NVML
+ * reported (0: unknown) with the one-way bandwidth such a link is expected
+ * to carry (given, hw/ch_pcie.h; NAN: unknown). */
+struct hr_host_link {
+	double h2d_gbps, d2h_gbps;
+	int gen, width, gen_max, width_max;
+	double expected_max_gbps;  /* of the link's maximum generation and width */
+};
+
 /* A device's power-cap sweep (roofline --power-limits). */
 struct hr_power {
 	double default_w;          /* the default limit: the reference, W */
@@ -111,6 +121,7 @@ struct hr_device {
 	struct hr_point *points;
 	size_t npoints;
 	struct hr_power *power;     /* its power-cap sweep, NULL none */
+	struct hr_host_link *host_link; /* its host link, NULL none */
 	char *source;               /* result file */
 };
 

@@ -483,6 +483,7 @@ static int read_device(const json_t *d, void *slot)
 	READ_FIELDS(d, device_fields, dv);
 	dv->throttled = json_is_true(json_object_get(d, "throttled"));
 	dv->clocks = key(d, "clocks");
+	dv->host_link = key(d, "host_link");
 	dv->clock_mhz = key(json_object_get(d, "config"), "clock_mhz");
 	if ((rc = strs(json_object_get(d, "throttle_reasons"), &dv->throttle_reasons)) ||
 	    (rc = telemetry(json_object_get(d, "telemetry"), &dv->telemetry)))

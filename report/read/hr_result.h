@@ -278,6 +278,7 @@ struct hr_result_device {
 	struct hr_rlist points_list; /* "points" */
 	struct hr_result_point *points;
 	struct hr_result_power power; /* "power_sweep" */
+	struct hr_rv host_link;      /* "host_link" (roofline's host link step), read by hr_load.c */
 };
 
 struct hr_result {

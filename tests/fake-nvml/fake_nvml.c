@@ -33,6 +33,13 @@
  * over any interval. Its power violation time (nvmlDeviceGetViolationStatus)
  * is 0 on gpu0 and a quarter of the busy time on gpu1, thermal 0 on both.
  * Times are CLOCK_MONOTONIC seconds (ch_now_sec()'s clock).
+ *
+ * Clock-event reason counters (nvmlDeviceGetFieldValues, fields 251 SW
+ * thermal, 252 HW thermal, 253 HW power brake, ns): gpu0 0, 0, 0; gpu1
+ * 2,000,000, 500,000 and "not supported" for the power brake (as a driver
+ * without that counter); any other field id: invalid argument. Under the
+ * busy-interval model gpu1's SW and HW thermal counters add a tenth and a
+ * twentieth of its busy time.
  */
 #include <math.h>
 #include <pthread.h>
@@ -264,4 +271,41 @@ int fake_busy_violation_ns(unsigned d, int policy, unsigned long long *ref_us, u
 	}
 	pthread_mutex_unlock(&mu);
 	return on;
+}
+
+/* nvmlFieldValue_t (nvml.h) */
+struct field_value {
+	unsigned field_id, scope_id;
+	long long timestamp, latency_usec;
+	int value_type, nvml_return;
+	union { double d; unsigned ui; unsigned long ul; unsigned long long ull; long long sll; int si; unsigned short us; } value;
+};
+
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int count, struct field_value *v)
+{
+	static const unsigned long long ns[2][3] = { { 0, 0, 0 }, { 2000000, 500000, 0 } };
+	int i;
+	if (count < 0 || (count && !v))
+		return INVALID_ARGUMENT;
+	for (i = 0; i < count; i++) {
+		unsigned f = v[i].field_id;
+		v[i].timestamp = (long long)(now_sec() * 1e6);
+		v[i].latency_usec = 0;
+		if (f < 251 || f > 253) {
+			v[i].nvml_return = INVALID_ARGUMENT;
+			continue;
+		}
+		if (d->i == 1 && f == 253) {
+			v[i].nvml_return = NOT_SUPPORTED;
+			continue;
+		}
+		v[i].nvml_return = OK;
+		v[i].value_type = 3; /* NVML_VALUE_TYPE_UNSIGNED_LONG_LONG */
+		v[i].value.ull = ns[d->i][f - 251];
+		pthread_mutex_lock(&mu);
+		if (d->i == 1 && busy_model_on[1] && f != 253)
+			v[i].value.ull += (unsigned long long)llround((f == 251 ? 0.10 : 0.05) * busy_in(1, origin, now_sec()) * 1e9);
+		pthread_mutex_unlock(&mu);
+	}
+	return OK;
 }

@@ -17,6 +17,12 @@
  * The call sleeps, then spins, until its modelled time has passed, so the
  * energy window (wall time x the fake's power) sees the same duration.
  * Every check passes (the kernels and checks are tested elsewhere).
+ * Copies (host_copy, peer_copy) take no time and report a model of the link
+ * NVML says the GPU trained to: one way 0.88 x the PCIe line rate
+ * (hw/ch_pcie.h) of its current generation and width, each direction 0.9
+ * of that when both run at once; device to device 360 GB/s with P2P on
+ * (NVLink) and half the slower GPU's one-way host link with P2P off
+ * (staged through the host).
  *
  * CH_STANDIN_FAIL="kernel:dtype:stage@W" makes that stage ("setup" or
  * "run") of that point fail while the enforced power limit is W watts
@@ -25,6 +31,7 @@
 #include "base/ch_common.h"
 #include "base/ch_stats.h"
 #include "hw/ch_nvml.h"
+#include "hw/ch_pcie.h"
 #include "hw/ch_powercap.h"
 #include "kernels/ch_kernels.h"
 
@@ -102,6 +109,7 @@ static int sb_info(struct ch_dev *d, struct ch_dev_info *o)
 	snprintf(o->isa, sizeof(o->isa), "sm_90");
 	snprintf(o->blas, sizeof(o->blas), "stand-in (modelled times)");
 	snprintf(o->runtime, sizeof(o->runtime), "stand-in");
+	snprintf(o->nvml_match, sizeof(o->nvml_match), "index"); /* the stand-in opens NVML's device by index */
 	snprintf(o->note, sizeof(o->note), "stand-in GPU for tests: times modelled from the NVML clocks (tests/standin)");
 	return 0;
 }
@@ -235,6 +243,44 @@ static int sb_throttled(struct ch_dev *d)
 	return ch_nvml_throttled(s.reasons);
 }
 
+/* the modelled one-way host link of @d, GB/s (0 when NVML cannot tell) */
+static double sb_link_gbps(struct ch_dev *d)
+{
+	json_t *inv = ch_nvml_gpu_inventory(d->nv, (unsigned)d->index), *pcie;
+	double g = 0;
+	if (!inv)
+		return 0;
+	pcie = json_object_get(inv, "pcie");
+	g = 0.88 / CH_PCIE_COPY_EFFICIENCY *
+	    ch_pcie_expected_gbps((int)json_integer_value(json_object_get(pcie, "gen_current")),
+				  (int)json_integer_value(json_object_get(pcie, "width_current")));
+	json_decref(inv);
+	return g;
+}
+
+static int sb_host_copy(struct ch_dev *d, uint64_t bytes, int calls, struct ch_copy_bw *out)
+{
+	double g = sb_link_gbps(d);
+	memset(out, 0, sizeof(*out));
+	if (!(g > 0))
+		return CH_ERR_UNAVAILABLE;
+	out->h2d_gbps = out->d2h_gbps = g;
+	out->bidir_h2d_gbps = out->bidir_d2h_gbps = 0.9 * g;
+	out->bidir_gbps = 1.8 * g;
+	out->bytes = bytes;
+	out->calls = calls;
+	return 0;
+}
+
+static int sb_peer_copy(struct ch_dev *src, struct ch_dev *dst, int p2p, uint64_t bytes, int calls, double *gbps)
+{
+	double a = sb_link_gbps(src), b = sb_link_gbps(dst);
+	(void)bytes;
+	(void)calls;
+	*gbps = p2p ? 360.0 : 0.5 * (a < b ? a : b);
+	return 0;
+}
+
 const struct ch_backend ch_backend_standin = {
 	.name = "standin",
 	.probe = sb_probe,
@@ -252,4 +298,6 @@ const struct ch_backend ch_backend_standin = {
 	.energy_j = sb_energy,
 	.energy_window_sec = 0.1,
 	.throttled = sb_throttled,
+	.host_copy = sb_host_copy,
+	.peer_copy = sb_peer_copy,
 };

@@ -167,7 +167,7 @@ Test(allreduce_analysis, confirm_dip_below_both_neighbours)
 	unsigned char why[12];
 
 	fill(bw, v, 6);
-	cr_assert_eq(ch_ar_confirm_cells(bw, 6, why), 2);
+	cr_assert_eq(ch_ar_confirm_cells(bw, 6, 2, why), 2);
 	cr_assert_eq(why[3 * 2], CH_AR_CONFIRM_WHY_DIP);
 	cr_assert_eq(why[3 * 2 + 1], CH_AR_CONFIRM_WHY_DIP);
 	/* 5% below two equal neighbours is not a dip; 11% is */
@@ -175,9 +175,9 @@ Test(allreduce_analysis, confirm_dip_below_both_neighbours)
 		double w[] = { 2.0, 1.90, 2.0 }, x[] = { 2.0, 1.78, 2.0 }, b[12];
 		unsigned char y[6];
 		fill(b, w, 3);
-		cr_assert_eq(ch_ar_confirm_cells(b, 3, y), 0);
+		cr_assert_eq(ch_ar_confirm_cells(b, 3, 2, y), 0);
 		fill(b, x, 3);
-		cr_assert_eq(ch_ar_confirm_cells(b, 3, y), 2);
+		cr_assert_eq(ch_ar_confirm_cells(b, 3, 2, y), 2);
 		cr_assert_eq(y[2], CH_AR_CONFIRM_WHY_DIP);
 	}
 }
@@ -190,10 +190,10 @@ Test(allreduce_analysis, confirm_rising_curve_and_last_size)
 	unsigned char why[12];
 
 	fill(bw, v, 6);
-	cr_assert_eq(ch_ar_confirm_cells(bw, 6, why), 0);
+	cr_assert_eq(ch_ar_confirm_cells(bw, 6, 2, why), 0);
 	v[5] = 9.0 * 0.85;
 	fill(bw, v, 6);
-	cr_assert_eq(ch_ar_confirm_cells(bw, 6, why), 2);
+	cr_assert_eq(ch_ar_confirm_cells(bw, 6, 2, why), 2);
 	cr_assert_eq(why[5 * 2], CH_AR_CONFIRM_WHY_DIP);
 	/* the smallest size below its one neighbour is the normal start of a curve */
 	cr_assert_eq(why[0], 0);
@@ -206,12 +206,32 @@ Test(allreduce_analysis, confirm_gap_between_placements)
 
 	fill(bw, v, 3);
 	bw[1 * 4 + 2] = bw[1 * 4 + 3] = 4.0 * 0.84; /* in-place 16% below out-of-place */
-	cr_assert_eq(ch_ar_confirm_cells(bw, 3, why), 2);
+	cr_assert_eq(ch_ar_confirm_cells(bw, 3, 2, why), 2);
 	/* both cells of the size; the in-place one is a dip of its own too */
 	cr_assert_eq(why[2], CH_AR_CONFIRM_WHY_GAP);
 	cr_assert_eq(why[3], CH_AR_CONFIRM_WHY_GAP | CH_AR_CONFIRM_WHY_DIP);
 	bw[1 * 4 + 2] = bw[1 * 4 + 3] = 4.0 * 0.90; /* 10% apart: not a gap, not a dip (10% = the limit) */
-	cr_assert_eq(ch_ar_confirm_cells(bw, 3, why), 0);
+	cr_assert_eq(ch_ar_confirm_cells(bw, 3, 2, why), 0);
+}
+
+/* a group of one rank: in-place moves nothing, out-of-place copies the
+ * buffer, so every size's two placements differ by design; no gap is
+ * flagged and a smooth sweep needs no confirmation at all */
+Test(allreduce_analysis, confirm_no_gap_in_a_group_of_one_rank)
+{
+	double v[] = { 1.0, 2.0, 4.0, 8.0 }, bw[16];
+	unsigned char why[8];
+	int s;
+
+	fill(bw, v, 4);
+	for (s = 0; s < 4; s++)
+		bw[s * 4 + 2] = bw[s * 4 + 3] = 5.0 * v[s]; /* in-place 5x faster everywhere */
+	cr_assert_eq(ch_ar_confirm_cells(bw, 4, 2, why), 8, "two ranks: every size a gap");
+	cr_assert_eq(ch_ar_confirm_cells(bw, 4, 1, why), 0, "one rank: nothing to confirm");
+	/* a dip is still a dip in a group of one */
+	bw[2 * 4 + 0] = bw[2 * 4 + 1] = 1.0;
+	cr_assert_eq(ch_ar_confirm_cells(bw, 4, 1, why), 1);
+	cr_assert_eq(why[2 * 2], CH_AR_CONFIRM_WHY_DIP);
 }
 
 Test(allreduce_analysis, confirm_on_either_figure)
@@ -222,7 +242,7 @@ Test(allreduce_analysis, confirm_on_either_figure)
 
 	fill(bw, v, 3);
 	bw[1 * 4 + 1] = 2.0; /* out-of-place, median period */
-	cr_assert_eq(ch_ar_confirm_cells(bw, 3, why), 2);
+	cr_assert_eq(ch_ar_confirm_cells(bw, 3, 2, why), 2);
 	cr_assert_eq(why[2], CH_AR_CONFIRM_WHY_DIP | CH_AR_CONFIRM_WHY_GAP);
 	cr_assert_eq(why[3], CH_AR_CONFIRM_WHY_GAP);
 }
@@ -235,9 +255,9 @@ Test(allreduce_analysis, confirm_skips_unmeasured_cells)
 	unsigned char why[10];
 
 	fill(bw, v, 5);
-	cr_assert_eq(ch_ar_confirm_cells(bw, 5, why), 2);
+	cr_assert_eq(ch_ar_confirm_cells(bw, 5, 2, why), 2);
 	cr_assert_eq(why[0], 0);
 	cr_assert_eq(why[4], 0);
 	cr_assert_eq(why[6], CH_AR_CONFIRM_WHY_DIP);
-	cr_assert_eq(ch_ar_confirm_cells(bw, 0, why), 0);
+	cr_assert_eq(ch_ar_confirm_cells(bw, 0, 2, why), 0);
 }

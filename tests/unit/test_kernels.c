@@ -161,7 +161,7 @@ Test(kernels, dtypes)
 /* GEMM inputs are exactly representable, odd multiples of 2^-(digits-1), never 0. */
 Test(kernels, gemm_values_exact_in_their_dtype)
 {
-	static const int digits[] = { 53, 24, 11, 8, 4 };
+	static const int digits[] = { 53, 24, 11, 8, 7, 4, 2 };
 	size_t d;
 	uint64_t i;
 
@@ -174,13 +174,13 @@ Test(kernels, gemm_values_exact_in_their_dtype)
 			cr_assert_float_eq(fmod(fabs(m), 2.0), 1.0, 0, "even: could round to zero");
 			cr_assert_lt(fabs(m), ldexp(1.0, digits[d]));
 		}
-	/* the dtypes' inputs: tensor-core dtypes with bf16's 8 bits (exact sums) */
+	/* the dtypes' inputs: tensor-core dtypes with few bits (exact sums) */
 	cr_assert_eq(ch_gemm_input_digits(CH_FP64), 53);
 	cr_assert_eq(ch_gemm_input_digits(CH_FP32), 24);
-	cr_assert_eq(ch_gemm_input_digits(CH_TF32), 8);
-	cr_assert_eq(ch_gemm_input_digits(CH_FP16), 8);
-	cr_assert_eq(ch_gemm_input_digits(CH_BF16), 8);
-	cr_assert_eq(ch_gemm_input_digits(CH_FP8), 4);
+	cr_assert_eq(ch_gemm_input_digits(CH_TF32), 7);
+	cr_assert_eq(ch_gemm_input_digits(CH_FP16), 7);
+	cr_assert_eq(ch_gemm_input_digits(CH_BF16), 7);
+	cr_assert_eq(ch_gemm_input_digits(CH_FP8), 2);
 	/* fp32 storage keeps the fp32 and fp8 values exactly */
 	cr_assert_float_eq((double)(float)ch_gemm_value(7, 3, 24), ch_gemm_value(7, 3, 24), 0);
 }
@@ -376,18 +376,20 @@ static double to_out(enum ch_dtype dt, double v)
 	}
 }
 
-enum gsim { G_SEQ, G_BLOCK32, G_SEQ_TRUNC, G_ZERO, G_NAN, G_TF32_OUT, G_TF32_IN, G_HALF };
+enum gsim { G_SEQ, G_BLOCK32, G_SEQ_TRUNC, G_SEQ_TRUNC_MARGIN, G_ZERO, G_NAN, G_TF32_OUT, G_TF32_IN, G_HALF };
 
 /* Entry (i, j) as a device would compute it. G_SEQ: one product after the
  * other into an accumulator of ch_gemm_accum_bits() bits, rounded to
  * nearest (fp32: fmaf; fp64: fma); G_BLOCK32: blocks of 32 summed exactly
  * then added to it (a tensor core's k-chunks); G_SEQ_TRUNC: G_SEQ
- * truncating (a tensor core's accumulator); G_TF32_IN: inputs rounded to TF32 first;
+ * truncating (a tensor core's accumulator); G_SEQ_TRUNC_MARGIN: that with
+ * ch_gemm_accum_margin_bits() fewer bits; G_TF32_IN: inputs rounded to TF32 first;
  * G_TF32_OUT: the exact result rounded to TF32; G_HALF: half the exact
  * result (a wrong scale). */
 static double device_entry(enum ch_dtype dt, uint64_t i, uint64_t j, uint64_t k, enum gsim how)
 {
-	const int d = ch_gemm_input_digits(dt), p = ch_gemm_accum_bits(dt);
+	const int d = ch_gemm_input_digits(dt);
+	const int p = ch_gemm_accum_bits(dt) - (how == G_SEQ_TRUNC_MARGIN ? ch_gemm_accum_margin_bits(dt) : 0);
 	struct ch_gemm_expect e;
 	double acc = 0, blk = 0;
 	float acc32 = 0;
@@ -426,7 +428,7 @@ static double device_entry(enum ch_dtype dt, uint64_t i, uint64_t j, uint64_t k,
 			acc32 = fmaf((float)a, (float)b, acc32);
 			acc = acc32;
 		} else {
-			acc = round_bits(acc + a * b, p, how == G_SEQ_TRUNC);
+			acc = round_bits(acc + a * b, p, how == G_SEQ_TRUNC || how == G_SEQ_TRUNC_MARGIN);
 		}
 	}
 	return to_out(dt, acc);
@@ -443,6 +445,9 @@ static void device_c(enum ch_dtype dt, uint64_t k, enum gsim how, struct ch_gemm
 static int gemm_check_ok(enum ch_dtype dt, uint64_t k, enum gsim how, struct ch_check *c)
 {
 	struct ch_gemm_sample s[GS];
+	struct ch_check own;
+	if (!c)
+		c = &own;
 	device_c(dt, k, how, s);
 	ch_check_gemm(dt, GDIM, GDIM, k, s, GS, c);
 	return c->ok;
@@ -499,26 +504,67 @@ Test(gemm_check, unwritten_and_tf32_c_fail_every_dtype, .timeout = 120)
 		}
 }
 
-/* The fp8 bound rests on exact partial sums (m/8 inputs): at k = 256 every
- * sampled entry is exact, at k = 8192 most are, and the bound of the others
- * covers a truncating 14-bit accumulator. */
-Test(gemm_check, fp8_exact_partial_sums)
+/* The tensor-core dtypes' bound rests on exact partial sums: at k = 256
+ * and 8192 every sampled entry is exact in the accumulator the check
+ * assumes (the documented bits less the margin), so the tolerance is the
+ * output's rounding alone; and a correct C from an accumulator of exactly
+ * those fewer bits, truncating, still passes. */
+Test(gemm_check, tensor_core_sums_exact_within_the_margin, .timeout = 120)
 {
+	static const enum ch_dtype dts[] = { CH_TF32, CH_BF16, CH_FP16, CH_FP8 };
+	static const uint64_t ks[] = { 256, 8192 };
 	struct ch_gemm_sample s[GS];
 	struct ch_gemm_expect e;
-	int q, exact256 = 0, exact8192 = 0;
+	size_t d, x;
+	int q;
 
+	cr_assert_eq(ch_gemm_accum_bits(CH_FP8) - ch_gemm_accum_margin_bits(CH_FP8), 12);
+	cr_assert_eq(ch_gemm_accum_bits(CH_BF16) - ch_gemm_accum_margin_bits(CH_BF16), 22);
+	cr_assert_eq(ch_gemm_accum_margin_bits(CH_FP32), 0);
+	cr_assert_eq(ch_gemm_accum_margin_bits(CH_FP64), 0);
 	ch_gemm_sample_positions(GDIM, GDIM, GS, s);
-	for (q = 0; q < GS; q++) {
-		ch_gemm_expected(CH_FP8, s[q].i, s[q].j, 256, &e);
-		exact256 += e.range < 256;
-		cr_assert_float_eq(ch_gemm_tolerance(CH_FP8, 256, &e), (ch_dtype_eps(CH_BF16) + ch_dtype_eps(CH_FP64)) * fabs(e.want), 1e-12);
-		ch_gemm_expected(CH_FP8, s[q].i, s[q].j, 8192, &e);
-		exact8192 += e.range < 256;
-		cr_assert_float_eq(ldexp(e.want, 6), nearbyint(ldexp(e.want, 6)), 0, "not a multiple of 1/64");
+	for (d = 0; d < sizeof(dts) / sizeof(dts[0]); d++)
+		for (x = 0; x < 2; x++) {
+			const double eo = ch_dtype_eps(ch_gemm_out_dtype(dts[d]));
+			const int dg = ch_gemm_input_digits(dts[d]);
+			for (q = 0; q < GS; q++) {
+				ch_gemm_expected(dts[d], s[q].i, s[q].j, ks[x], &e);
+				cr_assert_lt(e.range, 1024, "%s k=%llu sample %d: range %g", ch_dtype_name(dts[d]),
+					     (unsigned long long)ks[x], q, e.range);
+				cr_assert_float_eq(ch_gemm_tolerance(dts[d], ks[x], &e),
+						   (eo + ch_dtype_eps(CH_FP64)) * fabs(e.want), 1e-12);
+				cr_assert_float_eq(ldexp(e.want, 2 * (dg - 1)), nearbyint(ldexp(e.want, 2 * (dg - 1))), 0,
+						   "not a multiple of the products' unit");
+			}
+			cr_assert(gemm_check_ok(dts[d], ks[x], G_SEQ_TRUNC_MARGIN, NULL),
+				  "%s k=%llu: a truncating accumulator of the margin's bits failed", ch_dtype_name(dts[d]),
+				  (unsigned long long)ks[x]);
+		}
+}
+
+/* A device sum one bit off in one entry, or an accumulator coarser than
+ * the margin allows over a long sum, fails: the bound is not so wide that
+ * anything passes. */
+Test(gemm_check, one_wrong_entry_fails_every_dtype, .timeout = 120)
+{
+	static const enum ch_dtype dts[] = { CH_FP64, CH_FP32, CH_TF32, CH_BF16, CH_FP16, CH_FP8 };
+	struct ch_gemm_sample s[GS];
+	struct ch_check c;
+	size_t d;
+
+	for (d = 0; d < sizeof(dts) / sizeof(dts[0]); d++) {
+		/* the product unit 2^-2(d-1) for the tensor-core dtypes (one
+		 * product's last bit); 1e-3 |value| for fp32 and fp64 */
+		const int dg = ch_gemm_input_digits(dts[d]);
+		device_c(dts[d], 8192, G_SEQ, s);
+		ch_check_gemm(dts[d], GDIM, GDIM, 8192, s, GS, &c);
+		cr_assert(c.ok, "%s", ch_dtype_name(dts[d]));
+		s[17].got += dts[d] == CH_FP64 || dts[d] == CH_FP32 ? 1e-3 * fabs(s[17].got)
+								: 4 * ch_dtype_eps(ch_gemm_out_dtype(dts[d])) * fabs(s[17].got) +
+									  ldexp(1.0, -2 * (dg - 1));
+		ch_check_gemm(dts[d], GDIM, GDIM, 8192, s, GS, &c);
+		cr_assert(!c.ok && c.bad == 1 && c.first_bad == 17, "%s: one wrong entry passed", ch_dtype_name(dts[d]));
 	}
-	cr_assert_eq(exact256, GS);
-	cr_assert_gt(exact8192, GS / 2);
 }
 
 /* Every ISA build of the CPU kernels computes the same, exact, results. */

@@ -33,8 +33,12 @@ Test(world, one_without_a_launcher, .init = no_launcher)
 	cr_assert(!w.active && w.rank == 0 && w.size == 1, "a world of one without MPI");
 	cr_assert(w.local_rank == 0 && w.local_size == 1 && w.nhosts == 1, "one rank on one host");
 	cr_assert_str_eq(w.host, host);
-	cr_assert_null(w.info);
-	cr_assert_null(ch_world_info(&w, 0));
+	/* the one rank's layout, as an MPI world of one would have it */
+	cr_assert_not_null(ch_world_info(&w, 0));
+	cr_assert(ch_world_info(&w, 0)->local_rank == 0 && ch_world_info(&w, 0)->local_size == 1 &&
+		  ch_world_info(&w, 0)->host_node == 0 && ch_world_info(&w, 0)->pid == (long)getpid());
+	cr_assert_str_eq(ch_world_info(&w, 0)->host, host);
+	cr_assert_null(ch_world_info(&w, 1));
 	cr_assert_eq(argc, 1);
 	ch_world_finalize(&w);
 	ch_world_finalize(&w); /* safe twice */
