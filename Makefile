@@ -6,7 +6,7 @@
 #   make bench      harness-overhead comparisons and workflow timings, one
 #                   interleaved run, table into docs/performance.md (scripts/bench/run)
 #   make detection  false alarms and detection power on drawn fleets, tables into
-#                   docs/health_report.md (scripts/measure-detection, ~10 min)
+#                   docs/health_report.md (scripts/measure-detection, an hour or more)
 #
 # Options (on the command line):
 #   WITH_CUDA=auto|yes|no   CUDA kernels and cuBLASLt GEMM  (default auto)
