@@ -20,7 +20,7 @@
 void hr_cusum_cfg_init(struct hr_cusum_cfg *c)
 {
 	c->window = 14;
-	c->min_nights = 3;
+	c->min_nights = 7;
 	c->k = 2.0;
 	c->clip = 4.0;
 	c->alpha = 0.0005;

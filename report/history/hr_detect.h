@@ -58,7 +58,9 @@ extern "C" {
 /* The detector's settings. */
 struct hr_cusum_cfg {
 	int window;       /* nights in a reference level (14) */
-	int min_nights;   /* fewest reference nights (3) */
+	int min_nights;   /* fewest reference nights (7: a reference of fewer
+			     nights is too often far off, and a frozen reference
+			     far above a healthy series flags it night after night) */
 	double k;         /* allowance, in noise sd (2: tuned to steps of 3.5-5 sd, a 10% drop at 3% noise, 5% at 1%) */
 	double clip;      /* largest |score| one night counts (4) */
 	double alpha;     /* false alarms per node and night (0.0005) */

@@ -725,7 +725,10 @@ static int detect(struct hr_noise_pool *pool, const struct hr_check_cfg *cfg, in
 	size_t nres, lo = b->n > 3 * (size_t)cfg->window ? b->n - 3 * (size_t)cfg->window : 0;
 
 	cc.window = cfg->window;
-	cc.min_nights = cfg->min_nights;
+	if (cc.min_nights < cfg->min_nights)
+		cc.min_nights = cfg->min_nights;
+	if (cc.min_nights > cfg->window)
+		cc.min_nights = cfg->window;
 	if (hr_noise_pool_sigma(pool, hr_noise_class(gpu, metric, cls, sizeof(cls)), &sigma, &nres) ||
 	    hr_cusum_run(b->v + lo, b->n - lo, sigma, &cc, &c) || !c.judged)
 		return 0;
