@@ -519,7 +519,7 @@ double hr_noise_pool_threshold(struct hr_noise_pool *p, int m, int nref, const s
 	for (i = 0; i < p->nth; i++)
 		if (p->th[i].m == m && p->th[i].nref == nref)
 			return p->th[i].h;
-	h = hr_cusum_threshold(m / cfg->alpha, cfg->k, cfg->clip, p->w, nref);
+	h = hr_cusum_threshold(HR_DETECT_NIGHTS_PER_ALARM * m / cfg->alpha, cfg->k, cfg->clip, p->w, nref);
 	if (p->nth < (int)(sizeof(p->th) / sizeof(p->th[0]))) {
 		p->th[p->nth].m = m;
 		p->th[p->nth].nref = nref;

@@ -35,7 +35,8 @@
  *  - The threshold h is set from the false-alarm budget: a node with m
  *    series may be flagged alpha times per night (0.0005 by default, half
  *    of 1 per 1,000 node-nights), so each series' average run length
- *    between false alarms must be m / alpha nights. The run length of the
+ *    between false alarms must be 2 m / alpha nights (a false alarm stays
+ *    above h for about 2 nights). The run length of the
  *    CUSUM for the noise model above is computed by Brook and Evans'
  *    Markov chain (Biometrika 59, 1972: [0, h] in HR_DETECT_GRID cells, the
  *    expected nights to absorption from S = 0), averaged (as a rate) over
@@ -54,6 +55,9 @@ extern "C" {
 #define HR_DETECT_MIN_TAIL 200  /* fewest pooled residuals to learn the tail */
 #define HR_DETECT_MIN_CLASS 20  /* fewest residuals of a class to learn its sigma */
 #define HR_DETECT_GRID 80       /* cells of the Brook-Evans chain */
+#define HR_DETECT_NIGHTS_PER_ALARM 2 /* nights a false alarm stays above h: its
+				 overshoot is at most clip - k (= k by default), which
+				 a healthy night takes away on average */
 
 /* The detector's settings. */
 struct hr_cusum_cfg {
@@ -205,8 +209,8 @@ double hr_noise_pool_tail(const struct hr_noise_pool *p);
 
 /**
  * hr_noise_pool_threshold - the CUSUM threshold h for a series of a node
- * with @m series and a reference of @nref nights: m / cfg->alpha nights
- * between false alarms on the learned noise (hr_cusum_threshold() with
+ * with @m series and a reference of @nref nights: HR_DETECT_NIGHTS_PER_ALARM
+ * x m / cfg->alpha nights between false alarms on the learned noise (hr_cusum_threshold() with
  * cfg->k and cfg->clip), cached per (@m, @nref).
  */
 double hr_noise_pool_threshold(struct hr_noise_pool *p, int m, int nref, const struct hr_cusum_cfg *cfg);
