@@ -955,8 +955,13 @@ static void usage(FILE *f)
 	      "night; wider when few nights estimate the spread). A regression on --persist\n"
 	      "consecutive nights (default 2) is 'REGRESSED ... since DATE' and the node\n"
 	      "becomes a drain candidate; on the night checked alone it is 'WARN ...\n"
-	      "regressed once; re-run'. With no inputs, only the check runs (on --night, or\n"
-	      "the latest night recorded).\n"
+	      "regressed once; re-run'. Each series is also watched by a change detector:\n"
+	      "a CUSUM of its nights against its own level (the winsorized mean of at least\n"
+	      "7 earlier nights), on the night-to-night noise learned from all series of its\n"
+	      "metric and kind of device, with a threshold from 0.0005 false alarms per node\n"
+	      "and night; it says 'REGRESSED ... regressed X% since DATE, N nights; CUSUM S\n"
+	      "over H' (docs/workflows.md, \"Change detection\"). With no inputs, only the\n"
+	      "check runs (on --night, or the latest night recorded).\n"
 	      "\n"
 	      "Options:\n"
 	      "  --db FILE          the history database (created when missing; required)\n"
@@ -1330,7 +1335,7 @@ static int history_main(int argc, char **argv)
 		size_t once = 0, i;
 		for (i = 0; i < nreg; i++)
 			once += !reg[i].persisted;
-		printf("history: checked night %s against each series' median of up to %d earlier nights (at least %d), threshold %g%% and beyond the series' own night-to-night spread: %zu regressed (%d nights or more); %zu regressed once (re-run); %zu of %zu series not judged (fewer than %d earlier nights)%s\n",
+		printf("history: checked night %s against each series' median of up to %d earlier nights (at least %d), threshold %g%% and beyond the series' own night-to-night spread, and by the change detector: %zu regressed (%d nights or more); %zu regressed once (re-run); %zu of %zu series not judged (fewer than %d earlier nights)%s\n",
 		       o.night[0] ? o.night : "(none: the history is empty)", o.cfg.window, o.cfg.min_nights,
 		       o.cfg.threshold_pct, nreg - once, o.cfg.persist, once, cnt.not_judged, cnt.series,
 		       o.cfg.min_nights, cnt.not_judged == cnt.series ? ": NOT JUDGED" : "");
