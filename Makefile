@@ -5,6 +5,8 @@
 #   make sweep      build, then run the node health sweep (scripts/sweep)
 #   make bench      harness-overhead comparisons and workflow timings, one
 #                   interleaved run, table into docs/performance.md (scripts/bench/run)
+#   make detection  false alarms and detection power on drawn fleets, tables into
+#                   docs/health_report.md (scripts/measure-detection, an hour or more)
 #
 # Options (on the command line):
 #   WITH_CUDA=auto|yes|no   CUDA kernels and cuBLASLt GEMM  (default auto)
@@ -203,7 +205,7 @@ ifeq ($(MAKELEVEL),1)
 $(info clusterhealth: CUDA $(if $(HAVE_CUDA),yes ($(CUDA_HOME), arch $(CUDA_ARCH)),no) | NCCL $(if $(HAVE_NCCL),yes,no) | NVML $(if $(HAVE_NVML),run-time loading$(if $(NVML_HEADER), (nvml.h),),no) | MPI $(shell pkg-config --modversion ompi-c 2>/dev/null) | sanitizers $(if $(filter 1,$(SANITIZE)),on,off))
 endif
 
-.PHONY: all test unit cli sweep bench clean
+.PHONY: all test unit cli sweep bench detection clean
 all: $(LIB) $(BINS)
 
 $(B)/obj/%.o: %.c $(FLAGS_FILE)
@@ -289,6 +291,9 @@ sweep: all
 
 bench: all
 	$(Q)B=$(B) scripts/bench/run
+
+detection: all
+	$(Q)B=$(B) scripts/measure-detection --doc docs/health_report.md --json $(B)/detection.json
 
 clean:
 	rm -rf $(B)

@@ -98,6 +98,7 @@ void hr_check_cfg_init(struct hr_check_cfg *c)
 	c->comparisons = 1;
 	c->floor_frac = 1e-3;
 	c->z_min = 3.5;
+	hr_cusum_cfg_init(&c->cusum);
 }
 
 /* The application id (SQLite header offset 68) of a history: "CHHY". Older
@@ -667,19 +668,143 @@ int hr_history_latest(struct hr_history *h, char *buf, size_t n)
 	return 0;
 }
 
+/* one series' values (oldest first) and nights, up to @night */
+struct series_buf {
+	double *v;
+	char (*nights)[32];
+	size_t n, cap;
+};
+
+static int load_series(sqlite3_stmt *hist, const char *node, const char *gpu, const char *metric,
+		       const char *night, struct series_buf *b)
+{
+	sqlite3_reset(hist);
+	sqlite3_bind_text(hist, 1, node, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(hist, 2, gpu, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(hist, 3, metric, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(hist, 4, night, -1, SQLITE_TRANSIENT);
+	b->n = 0;
+	while (sqlite3_step(hist) == SQLITE_ROW) {
+		if (b->n == b->cap) {
+			size_t nc = b->cap ? 2 * b->cap : 64;
+			double *nv = realloc(b->v, nc * sizeof(*b->v));
+			char (*nn)[32];
+			if (!nv)
+				return CH_ERR_RUNTIME;
+			b->v = nv;
+			if (!(nn = realloc(b->nights, nc * sizeof(*b->nights))))
+				return CH_ERR_RUNTIME;
+			b->nights = nn;
+			b->cap = nc;
+		}
+		snprintf(b->nights[b->n], sizeof(b->nights[0]), "%s", (const char *)sqlite3_column_text(hist, 0));
+		b->v[b->n++] = sqlite3_column_double(hist, 1);
+	}
+	return 0;
+}
+
+/* the noise model: every series of the night pooled by class */
+static int learn_noise(sqlite3_stmt *series, sqlite3_stmt *hist, const char *night, const struct hr_check_cfg *cfg,
+		       struct series_buf *b, struct hr_noise_pool *pool)
+{
+	char cls[192];
+
+	sqlite3_reset(series);
+	while (sqlite3_step(series) == SQLITE_ROW) {
+		const char *node = (const char *)sqlite3_column_text(series, 0);
+		const char *gpu = (const char *)sqlite3_column_text(series, 1);
+		const char *metric = (const char *)sqlite3_column_text(series, 2);
+		if (!strcmp(node, HR_HISTORY_FLEET))
+			continue;
+		if (load_series(hist, node, gpu, metric, night, b) ||
+		    hr_noise_pool_add(pool, hr_noise_class(gpu, metric, cls, sizeof(cls)), b->v, b->n, cfg->window))
+			return CH_ERR_RUNTIME;
+	}
+	return hr_noise_pool_fit(pool, cfg->cusum.floor_sigma);
+}
+
+/* the change detector on one series: 1 (and @r filled) when it regressed */
+static int detect(struct hr_noise_pool *pool, const struct hr_check_cfg *cfg, int m, const char *gpu,
+		  const char *metric, const struct series_buf *b, struct hr_regression *r)
+{
+	struct hr_cusum_cfg cc = cfg->cusum;
+	struct hr_cusum c;
+	char cls[192];
+	double sigma, hth;
+	size_t nres, lo = b->n > 3 * (size_t)cfg->window ? b->n - 3 * (size_t)cfg->window : 0;
+
+	cc.window = cfg->window;
+	if (cc.min_nights < cfg->min_nights)
+		cc.min_nights = cfg->min_nights;
+	if (cc.min_nights > cfg->window)
+		cc.min_nights = cfg->window;
+	if (hr_noise_pool_sigma(pool, hr_noise_class(gpu, metric, cls, sizeof(cls)), &sigma, &nres) ||
+	    hr_cusum_run(b->v + lo, b->n - lo, sigma, &cc, &c) || !c.judged)
+		return 0;
+	hth = hr_noise_pool_threshold(pool, m, c.nref, &cc);
+	if (!(c.s > hth))
+		return 0;
+	r->cusum = 1;
+	r->persisted = 1;
+	r->cusum_s = c.s;
+	r->cusum_h = hth;
+	r->noise_pct = 100 * sigma;
+	r->noise_n = nres;
+	r->tail_w = hr_noise_pool_tail(pool);
+	r->nights = c.nights;
+	r->baseline = c.reference;
+	r->pct = c.pct;
+	r->nbaseline = c.nref;
+	snprintf(r->since, sizeof(r->since), "%s", b->nights[lo + c.since]);
+	return 1;
+}
+
+static int add_result(struct hr_regression **res, size_t *nres, size_t *cap, const struct hr_regression *r)
+{
+	if (*nres == *cap) {
+		size_t nc = *cap ? 2 * *cap : 16;
+		struct hr_regression *nr = realloc(*res, nc * sizeof(*nr));
+		if (!nr)
+			return CH_ERR_RUNTIME;
+		*res = nr;
+		*cap = nc;
+	}
+	(*res)[(*nres)++] = *r;
+	return 0;
+}
+
+/* the series of each node on that night: the comparisons made for it */
+static json_t *series_per_node(struct hr_history *h, const char *night)
+{
+	sqlite3_stmt *pernode = NULL;
+	json_t *counts = json_object();
+
+	if (!counts || sqlite3_prepare_v2(h->db, "SELECT node, count(*) FROM metrics WHERE night = ? GROUP BY node", -1,
+					  &pernode, NULL) != SQLITE_OK) {
+		sql_err(h, "query");
+		json_decref(counts);
+		return NULL;
+	}
+	sqlite3_bind_text(pernode, 1, night, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(pernode) == SQLITE_ROW)
+		json_object_set_new(counts, (const char *)sqlite3_column_text(pernode, 0),
+				    json_integer(sqlite3_column_int(pernode, 1)));
+	sqlite3_finalize(pernode);
+	return counts;
+}
+
 int hr_history_check(struct hr_history *h, const char *night,
 		     const struct hr_check_cfg *cfg, struct hr_regression **out,
 		     size_t *n, struct hr_check_count *count)
 {
 	struct hr_check_count cnt = { 0, 0 };
-	sqlite3_stmt *series = NULL, *hist = NULL, *pernode = NULL;
+	sqlite3_stmt *series = NULL, *hist = NULL;
 	json_t *counts = NULL;
 	struct hr_regression *res = NULL;
+	struct hr_noise_pool *pool = NULL;
+	struct series_buf b = { 0 };
 	size_t nres = 0, cap = 0;
 	char latest[32];
-	double *v = NULL;
-	char (*nights)[32] = NULL;
-	size_t vcap = 0;
 	int rc = CH_ERR_RUNTIME;
 
 	*out = NULL;
@@ -698,81 +823,58 @@ int hr_history_check(struct hr_history *h, const char *night,
 		sql_err(h, "query");
 		goto out;
 	}
-	/* the series of each node on that night: the comparisons made for it */
-	if (sqlite3_prepare_v2(h->db, "SELECT node, count(*) FROM metrics WHERE night = ? GROUP BY node", -1, &pernode,
-			       NULL) != SQLITE_OK || !(counts = json_object())) {
-		sql_err(h, "query");
+	if (!(counts = series_per_node(h, night)) || !(pool = hr_noise_pool_new()))
 		goto out;
-	}
-	sqlite3_bind_text(pernode, 1, night, -1, SQLITE_TRANSIENT);
-	while (sqlite3_step(pernode) == SQLITE_ROW)
-		json_object_set_new(counts, (const char *)sqlite3_column_text(pernode, 0),
-				    json_integer(sqlite3_column_int(pernode, 1)));
 	sqlite3_bind_text(series, 1, night, -1, SQLITE_TRANSIENT);
+	if (learn_noise(series, hist, night, cfg, &b, pool))
+		goto out;
+	sqlite3_reset(series);
 	while (sqlite3_step(series) == SQLITE_ROW) {
 		const char *node = (const char *)sqlite3_column_text(series, 0);
 		const char *gpu = (const char *)sqlite3_column_text(series, 1);
 		const char *metric = (const char *)sqlite3_column_text(series, 2);
-		size_t m = 0;
 		struct hr_check_cfg c1 = *cfg;
+		struct hr_regression r;
 		struct hr_trend t;
-		int r;
+		int found;
 
-		sqlite3_reset(hist);
-		sqlite3_bind_text(hist, 1, node, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(hist, 2, gpu, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(hist, 3, metric, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(hist, 4, night, -1, SQLITE_TRANSIENT);
-		while (sqlite3_step(hist) == SQLITE_ROW) {
-			if (m == vcap) {
-				size_t nc = vcap ? 2 * vcap : 64;
-				double *nv = realloc(v, nc * sizeof(*v));
-				char (*nn)[32];
-				if (!nv)
-					goto out;
-				v = nv;
-				nn = realloc(nights, nc * sizeof(*nights));
-				if (!nn)
-					goto out;
-				nights = nn;
-				vcap = nc;
-			}
-			snprintf(nights[m], sizeof(nights[m]), "%s", (const char *)sqlite3_column_text(hist, 0));
-			v[m++] = sqlite3_column_double(hist, 1);
-		}
+		if (load_series(hist, node, gpu, metric, night, &b))
+			goto out;
 		cnt.series++;
-		if (m - 1 < (size_t)cfg->min_nights) { /* m >= 1: tonight is in it */
+		if (b.n - 1 < (size_t)cfg->min_nights) { /* b.n >= 1: tonight is in it */
 			cnt.not_judged++;
 			continue;
 		}
 		c1.comparisons = (int)json_integer_value(json_object_get(counts, node));
 		if (c1.comparisons < 1)
 			c1.comparisons = 1;
-		if (!(r = hr_history_trend(v, m, &c1, &t)))
-			continue;
-		if (nres == cap) {
-			size_t nc = cap ? 2 * cap : 16;
-			struct hr_regression *nr = realloc(res, nc * sizeof(*nr));
-			if (!nr)
-				goto out;
-			res = nr;
-			cap = nc;
+		memset(&r, 0, sizeof(r));
+		/* the median rule's REGRESSED stands; else the detector's; else
+		 * the median rule's "regressed once" */
+		found = hr_history_trend(b.v, b.n, &c1, &t);
+		if (found != HR_TREND_REGRESSED && strcmp(node, HR_HISTORY_FLEET) &&
+		    detect(pool, cfg, c1.comparisons, gpu, metric, &b, &r))
+			found = 0;
+		else if (found) {
+			r.persisted = found == HR_TREND_REGRESSED;
+			r.spread_pct = t.spread_pct;
+			r.z = t.z;
+			r.cut = t.cut;
+			r.baseline = t.baseline;
+			r.pct = t.pct;
+			r.nights = t.nights;
+			r.nbaseline = (int)(t.since > (size_t)cfg->window ? (size_t)cfg->window : t.since);
+			snprintf(r.since, sizeof(r.since), "%s", b.nights[t.since]);
 		}
-		memset(&res[nres], 0, sizeof(res[0]));
-		res[nres].persisted = r == HR_TREND_REGRESSED;
-		res[nres].spread_pct = t.spread_pct;
-		res[nres].z = t.z;
-		res[nres].cut = t.cut;
-		snprintf(res[nres].node, sizeof(res[0].node), "%s", node);
-		snprintf(res[nres].gpu, sizeof(res[0].gpu), "%s", gpu);
-		snprintf(res[nres].metric, sizeof(res[0].metric), "%s", metric);
-		snprintf(res[nres].night, sizeof(res[0].night), "%s", night);
-		snprintf(res[nres].since, sizeof(res[0].since), "%s", nights[t.since]);
-		res[nres].value = v[m - 1];
-		res[nres].baseline = t.baseline;
-		res[nres].pct = t.pct;
-		res[nres].nbaseline = (int)(t.since > (size_t)cfg->window ? (size_t)cfg->window : t.since);
-		nres++;
+		if (!found && !r.cusum)
+			continue;
+		snprintf(r.node, sizeof(r.node), "%s", node);
+		snprintf(r.gpu, sizeof(r.gpu), "%s", gpu);
+		snprintf(r.metric, sizeof(r.metric), "%s", metric);
+		snprintf(r.night, sizeof(r.night), "%s", night);
+		r.value = b.v[b.n - 1];
+		if (add_result(&res, &nres, &cap, &r))
+			goto out;
 	}
 	*out = res;
 	*n = nres;
@@ -782,11 +884,11 @@ int hr_history_check(struct hr_history *h, const char *night,
 	rc = 0;
 out:
 	free(res);
-	free(v);
-	free(nights);
+	free(b.v);
+	free(b.nights);
+	hr_noise_pool_free(pool);
 	sqlite3_finalize(series);
 	sqlite3_finalize(hist);
-	sqlite3_finalize(pernode);
 	json_decref(counts);
 	return rc;
 }
@@ -862,8 +964,13 @@ static void usage(FILE *f)
 	      "night; wider when few nights estimate the spread). A regression on --persist\n"
 	      "consecutive nights (default 2) is 'REGRESSED ... since DATE' and the node\n"
 	      "becomes a drain candidate; on the night checked alone it is 'WARN ...\n"
-	      "regressed once; re-run'. With no inputs, only the check runs (on --night, or\n"
-	      "the latest night recorded).\n"
+	      "regressed once; re-run'. Each series is also watched by a change detector:\n"
+	      "a CUSUM of its nights against its own level (the winsorized mean of at least\n"
+	      "7 earlier nights), on the night-to-night noise learned from all series of its\n"
+	      "metric and kind of device, with a threshold from 0.0005 false alarms per node\n"
+	      "and night; it says 'REGRESSED ... regressed X% since DATE, N nights; CUSUM S\n"
+	      "over H' (docs/workflows.md, \"Change detection\"). With no inputs, only the\n"
+	      "check runs (on --night, or the latest night recorded).\n"
 	      "\n"
 	      "Options:\n"
 	      "  --db FILE          the history database (created when missing; required)\n"
@@ -1130,7 +1237,13 @@ static int report_regressions(const struct hist_opts *o, const char *night, cons
 	for (i = 0; i < nreg; i++) {
 		int dup = 0;
 		const char *unit = metric_unit(reg[i].metric);
-		if (reg[i].persisted)
+		if (reg[i].cusum)
+			printf("REGRESSED %s %s %s: regressed %.1f%% since %.10s, %d night%s; CUSUM %.1f over %.1f (now %.4g%s, reference %.4g%s = winsorized mean of %d nights before %.10s; night-to-night noise %.2g%% learned from %zu values of its class, tail weight %.2f)\n",
+			       hr_term(reg[i].node), hr_term(reg[i].gpu), hr_term(reg[i].metric), reg[i].pct, reg[i].since,
+			       reg[i].nights, reg[i].nights == 1 ? "" : "s", reg[i].cusum_s, reg[i].cusum_h, reg[i].value,
+			       unit, reg[i].baseline, unit, reg[i].nbaseline, reg[i].since, reg[i].noise_pct, reg[i].noise_n,
+			       reg[i].tail_w);
+		else if (reg[i].persisted)
 			printf("REGRESSED %s %s %s: regressed %.1f%% since %.10s (now %.4g%s, baseline %.4g%s = median of %d nights before %.10s; beyond the nights' spread %.2g%%: robust z %.1f, cut-off %.1f)\n",
 			       hr_term(reg[i].node), hr_term(reg[i].gpu), hr_term(reg[i].metric), reg[i].pct, reg[i].since,
 			       reg[i].value, unit, reg[i].baseline, unit, reg[i].nbaseline, reg[i].since, reg[i].spread_pct, reg[i].z,
@@ -1154,13 +1267,22 @@ static int report_regressions(const struct hist_opts *o, const char *night, cons
 	}
 	if (o->json_path) {
 		json_t *doc = json_object(), *arr = json_array();
-		for (i = 0; i < nreg; i++)
-			json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:i, s:s, s:b, s:f, s:f, s:f}",
+		for (i = 0; i < nreg; i++) {
+			json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:i, s:s, s:b, s:i, s:s}",
 				"node", reg[i].node, "gpu", reg[i].gpu, "metric", reg[i].metric,
 				"night", reg[i].night, "since", reg[i].since, "value", reg[i].value,
 				"baseline", reg[i].baseline, "pct", reg[i].pct, "baseline_nights", reg[i].nbaseline,
 				"level", reg[i].persisted ? "regressed" : "warn", "persisted", reg[i].persisted,
-				"spread_pct", reg[i].spread_pct, "z", reg[i].z, "cut", reg[i].cut));
+				"nights", reg[i].nights, "rule", reg[i].cusum ? "cusum" : "median");
+			if (reg[i].cusum)
+				json_object_update_new(e, json_pack("{s:f, s:f, s:f, s:I, s:f}", "cusum", reg[i].cusum_s,
+					"cusum_threshold", reg[i].cusum_h, "noise_pct", reg[i].noise_pct,
+					"noise_values", (json_int_t)reg[i].noise_n, "tail_weight", reg[i].tail_w));
+			else
+				json_object_update_new(e, json_pack("{s:f, s:f, s:f}", "spread_pct", reg[i].spread_pct,
+					"z", reg[i].z, "cut", reg[i].cut));
+			json_array_append_new(arr, e);
+		}
 		json_object_set_new(doc, "schema", json_string("clusterhealth.history-check"));
 		json_object_set_new(doc, "schema_version", json_integer(1));
 		json_object_set_new(doc, "night", night[0] ? json_string(night) : json_null());
@@ -1169,6 +1291,7 @@ static int report_regressions(const struct hist_opts *o, const char *night, cons
 		json_object_set_new(doc, "threshold_pct", json_real(o->cfg.threshold_pct));
 		json_object_set_new(doc, "persist_nights", json_integer(o->cfg.persist));
 		json_object_set_new(doc, "false_alarm_per_node", json_real(o->cfg.alpha));
+		json_object_set_new(doc, "cusum_false_alarm_per_node", json_real(o->cfg.cusum.alpha));
 		json_object_set_new(doc, "series_checked", json_integer((json_int_t)cnt->series));
 		json_object_set_new(doc, "series_not_judged", json_integer((json_int_t)cnt->not_judged));
 		json_object_set_new(doc, "regressions", arr);
@@ -1221,7 +1344,7 @@ static int history_main(int argc, char **argv)
 		size_t once = 0, i;
 		for (i = 0; i < nreg; i++)
 			once += !reg[i].persisted;
-		printf("history: checked night %s against each series' median of up to %d earlier nights (at least %d), threshold %g%% and beyond the series' own night-to-night spread: %zu regressed (%d nights or more); %zu regressed once (re-run); %zu of %zu series not judged (fewer than %d earlier nights)%s\n",
+		printf("history: checked night %s against each series' median of up to %d earlier nights (at least %d), threshold %g%% and beyond the series' own night-to-night spread, and by the change detector: %zu regressed (%d nights or more); %zu regressed once (re-run); %zu of %zu series not judged (fewer than %d earlier nights)%s\n",
 		       o.night[0] ? o.night : "(none: the history is empty)", o.cfg.window, o.cfg.min_nights,
 		       o.cfg.threshold_pct, nreg - once, o.cfg.persist, once, cnt.not_judged, cnt.series,
 		       o.cfg.min_nights, cnt.not_judged == cnt.series ? ": NOT JUDGED" : "");

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "report/history/hr_detect.h"
 #include "report/read/hr_input.h"
 
 #ifdef __cplusplus
@@ -121,6 +122,14 @@ struct hr_regression {
 	double baseline;      /* median of the nights before @since */
 	double pct;           /* drop, % of the baseline */
 	int nbaseline;        /* nights in the baseline */
+	int cusum;            /* 1: found by the change detector (hr_detect.h):
+				 REGRESSED; 0: by the median rule above */
+	double cusum_s;       /* the detector: its statistic tonight, */
+	double cusum_h;       /* ... the threshold it passed, */
+	double noise_pct;     /* ... the class's learned night-to-night noise, % */
+	size_t noise_n;       /* ... from this many pooled residuals, */
+	double tail_w;        /* ... the noise model's tail weight (hr_detect.h) */
+	int nights;           /* nights in the regressed run */
 };
 
 struct hr_check_cfg {
@@ -132,6 +141,8 @@ struct hr_check_cfg {
 	int comparisons;      /* series of the node checked that night (Bonferroni; >= 1) */
 	double floor_frac;    /* least spread, fraction of the baseline (0.001) */
 	double z_min;         /* least cut-off on the robust z (3.5) */
+	struct hr_cusum_cfg cusum; /* the change detector (its window and
+				 min_nights are taken from the above) */
 };
 
 /** hr_check_cfg_init - the defaults: 14 nights, at least 3, 10%, 2 nights
@@ -209,7 +220,14 @@ struct hr_check_count {
 };
 
 /**
- * hr_history_check - check every series that has a value on @night.
+ * hr_history_check - check every series that has a value on @night: the
+ * change detector (hr_detect.h: the noise of each class learned from all
+ * series' last cfg->window nights, a CUSUM per series over its last
+ * 3 x cfg->window nights, its threshold from cfg->cusum.alpha and the
+ * node's series that night) and the median rule (hr_history_trend()): a
+ * series the median rule finds REGRESSED is reported by it; else one the
+ * detector finds is REGRESSED (cusum 1); else the median rule's "regressed
+ * once" (WARN) if it says so.
  * @night: [in] the night to check; NULL for the latest in the database.
  * @out:   [out] malloc'ed array of regressions (caller frees), NULL when none.
  * @n:     [out] its length.

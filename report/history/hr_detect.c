@@ -1,0 +1,529 @@
+/*
+ * hr_detect.c - the pooled noise model and the CUSUM change detector of
+ * the history (hr_detect.h; arithmetic there and in docs/workflows.md).
+ */
+#include "report/history/hr_detect.h"
+#include "base/ch_common.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_WINDOW 1024
+#define MAD_SD 1.482602218505602  /* 1 / Phi^-1(3/4): the MAD of N(0, 1) is 1 / 1.4826 */
+#define T3_MAD 0.7648923          /* median |T| of Student's t, 3 dof */
+#define N_MAD 0.6744897501960817  /* median |Z| of N(0, 1) */
+#define REF_WIN 2.5               /* a reference night counts at most this far from the median (noise sd) */
+
+void hr_cusum_cfg_init(struct hr_cusum_cfg *c)
+{
+	c->window = 14;
+	c->min_nights = 7;
+	c->k = 2.0;
+	c->clip = 4.0;
+	c->alpha = 0.0005;
+	c->floor_sigma = 0.001;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* median of v[0..n-1] (n >= 1); v is sorted */
+static double median_sort(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* the q-quantile of sorted v (linear between order statistics) */
+static double quantile(const double *v, size_t n, double q)
+{
+	double pos = q * (double)(n - 1);
+	size_t i = (size_t)pos;
+	if (i + 1 >= n)
+		return v[n - 1];
+	return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
+}
+
+size_t hr_noise_residuals(const double *v, size_t n, int window, double *out)
+{
+	double y[MAX_WINDOW], others[MAX_WINDOW];
+	size_t m = 0, i, j, lo;
+
+	if (window < 1)
+		return 0;
+	if (window > MAX_WINDOW)
+		window = MAX_WINDOW;
+	lo = n > (size_t)window ? n - (size_t)window : 0;
+	for (i = lo; i < n; i++)
+		if (isfinite(v[i]) && v[i] > 0)
+			y[m++] = log(v[i]);
+	if (m < 3)
+		return 0;
+	for (i = 0; i < m; i++) {
+		size_t k = 0;
+		for (j = 0; j < m; j++)
+			if (j != i)
+				others[k++] = y[j];
+		out[i] = (y[i] - median_sort(others, k)) / sqrt(1 + M_PI / (2.0 * (double)(m - 1)));
+	}
+	return m;
+}
+
+double hr_noise_sigma(double *r, size_t n, double floor)
+{
+	size_t i;
+	double s;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++)
+		r[i] = fabs(r[i]);
+	s = MAD_SD * median_sort(r, n);
+	return s > floor ? s : floor;
+}
+
+static double norm_cdf(double x)
+{
+	return 0.5 * erfc(-x / M_SQRT2);
+}
+
+/* Student's t with 3 degrees of freedom, closed form */
+static double t3_cdf(double t)
+{
+	double a = t / sqrt(3.0);
+	return 0.5 + (atan(a) + a / (1 + a * a)) / M_PI;
+}
+
+double hr_noise_cdf(double x, double w)
+{
+	/* both parts with median |u| = 0.6745 (robust sd 1) */
+	return (1 - w) * norm_cdf(x) + w * t3_cdf(x * T3_MAD / N_MAD);
+}
+
+/* the q-quantile of |u| under the model (bisection) */
+static double model_abs_quantile(double q, double w)
+{
+	double lo = 0, hi = 100;
+	int i;
+	for (i = 0; i < 100; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (2 * hr_noise_cdf(mid, w) - 1 < q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
+}
+
+static double model_ratio(double w)
+{
+	return model_abs_quantile(0.9, w) / model_abs_quantile(0.5, w);
+}
+
+double hr_noise_tail_weight(double *u, size_t n)
+{
+	double ratio, lo = 0, hi = 1;
+	size_t i;
+	int it;
+
+	if (n < HR_DETECT_MIN_TAIL)
+		return 1;
+	for (i = 0; i < n; i++)
+		u[i] = fabs(u[i]);
+	qsort(u, n, sizeof(*u), cmp_double);
+	if (!(quantile(u, n, 0.5) > 0))
+		return 1;
+	ratio = quantile(u, n, 0.9) / quantile(u, n, 0.5);
+	if (ratio <= model_ratio(0))
+		return 0;
+	if (ratio >= model_ratio(1))
+		return 1;
+	for (it = 0; it < 40; it++) {
+		double mid = 0.5 * (lo + hi);
+		if (model_ratio(mid) < ratio)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi; /* the heavier side of the bracket */
+}
+
+/* P(x <= a), x = -clip(u - e, -c, c) - k: one night's CUSUM increment
+ * when the reference is e (robust sd) above the series' true level */
+static double incr_cdf(double a, double k, double c, double w, double e)
+{
+	double b = -a - k; /* x <= a  <=>  clip(u - e) >= b */
+	if (b <= -c)
+		return 1;
+	if (b > c)
+		return 0;
+	return 1 - hr_noise_cdf(b + e, w);
+}
+
+/* solve A x = b in place (n x n, row-major), partial pivoting; 0 or -1 */
+static int solve(double *A, double *b, int n)
+{
+	int i, j, r;
+
+	for (i = 0; i < n; i++) {
+		int p = i;
+		for (r = i + 1; r < n; r++)
+			if (fabs(A[r * n + i]) > fabs(A[p * n + i]))
+				p = r;
+		if (!(fabs(A[p * n + i]) > 1e-300))
+			return -1;
+		if (p != i) {
+			double t;
+			for (j = 0; j < n; j++) {
+				t = A[i * n + j];
+				A[i * n + j] = A[p * n + j];
+				A[p * n + j] = t;
+			}
+			t = b[i];
+			b[i] = b[p];
+			b[p] = t;
+		}
+		for (r = i + 1; r < n; r++) {
+			double f = A[r * n + i] / A[i * n + i];
+			if (f == 0)
+				continue;
+			for (j = i; j < n; j++)
+				A[r * n + j] -= f * A[i * n + j];
+			b[r] -= f * b[i];
+		}
+	}
+	for (i = n - 1; i >= 0; i--) {
+		double s = b[i];
+		for (j = i + 1; j < n; j++)
+			s -= A[i * n + j] * b[j];
+		b[i] = s / A[i * n + i];
+	}
+	return 0;
+}
+
+static double arl_shift(double h, double k, double c, double w, double e)
+{
+	enum { N = HR_DETECT_GRID };
+	static _Thread_local double A[N * N];
+	double b[N], d = h / (N - 0.5);
+	int i, l;
+
+	if (!(h > 0))
+		return 1;
+	/* (I - R) L = 1: R[i][l] the chance to go from cell i to cell l */
+	for (i = 0; i < N; i++) {
+		double s = i * d;
+		for (l = 0; l < N; l++) {
+			double p = l == 0 ? incr_cdf(0.5 * d - s, k, c, w, e)
+					  : incr_cdf((l + 0.5) * d - s, k, c, w, e) -
+					    incr_cdf((l - 0.5) * d - s, k, c, w, e);
+			A[i * N + l] = (i == l) - p;
+		}
+		b[i] = 1;
+	}
+	if (solve(A, b, N))
+		return HUGE_VAL;
+	return b[0];
+}
+
+double hr_cusum_arl(double h, double k, double c, double w)
+{
+	return arl_shift(h, k, c, w, 0);
+}
+
+double hr_noise_ref_sd(int nref, double w)
+{
+	/* E[clip(u, -REF_WIN, REF_WIN)^2] under the model, by the midpoint rule */
+	double m2 = 0, step = 0.01, x;
+	if (nref < 1)
+		return HUGE_VAL;
+	for (x = -REF_WIN - 10; x < REF_WIN + 10; x += step) {
+		double mid = x + 0.5 * step, c = mid > REF_WIN ? REF_WIN : mid < -REF_WIN ? -REF_WIN : mid;
+		m2 += c * c * (hr_noise_cdf(x + step, w) - hr_noise_cdf(x, w));
+	}
+	return sqrt(m2 / nref);
+}
+
+double hr_cusum_rate(double h, double k, double c, double w, int nref)
+{
+	/* Gauss-Hermite, 7 points, over e ~ N(0, sd^2) */
+	static const double x[4] = { 0, 1.154405394739968, 2.366759410734541, 3.750439717725742 };
+	static const double g[4] = { 0.457142857142857, 0.240123178605013, 0.030757123967586, 0.000548268855972 };
+	double sd = nref > 0 ? hr_noise_ref_sd(nref, w) : 0, r = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		r += g[i] / arl_shift(h, k, c, w, sd * x[i]);
+		if (i)
+			r += g[i] / arl_shift(h, k, c, w, -sd * x[i]);
+	}
+	return r;
+}
+
+double hr_cusum_threshold(double arl0, double k, double c, double w, int nref)
+{
+	double lo = 0, hi = 1;
+	int i;
+
+	while (hr_cusum_rate(hi, k, c, w, nref) > 1 / arl0) {
+		lo = hi;
+		hi *= 2;
+		if (hi > 1000)
+			return 1000;
+	}
+	for (i = 0; i < 60 && hi - lo > 1e-3 * hi; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (hr_cusum_rate(mid, k, c, w, nref) > 1 / arl0)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* one clipped night adds at most c - k: never a regression alone */
+	return hi > c - k ? hi : c - k;
+}
+
+/* median of ln v over [a, b) */
+static double log_median(const double *v, size_t a, size_t b)
+{
+	double t[MAX_WINDOW];
+	size_t i, m = 0;
+	for (i = a; i < b && m < MAX_WINDOW; i++)
+		t[m++] = log(v[i]);
+	return median_sort(t, m);
+}
+
+/* the reference level of v[a, b): the mean of ln v, each value at most
+ * REF_WIN sigma from their median (winsorized: a tail night counts little) */
+static double log_reference(const double *v, size_t a, size_t b, double sigma)
+{
+	double med = log_median(v, a, b), s = 0;
+	size_t i;
+	for (i = a; i < b; i++) {
+		double y = log(v[i]);
+		s += y > med + REF_WIN * sigma ? med + REF_WIN * sigma : y < med - REF_WIN * sigma ? med - REF_WIN * sigma : y;
+	}
+	return s / (double)(b - a);
+}
+
+int hr_cusum_run(const double *v, size_t n, double sigma, const struct hr_cusum_cfg *cfg,
+		 struct hr_cusum *out)
+{
+	double s = 0, ref = 0;
+	size_t t, start = 0, w = cfg->window < 1 ? 1 : cfg->window > MAX_WINDOW ? MAX_WINDOW : (size_t)cfg->window;
+	int nref = 0, have = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!(sigma > 0))
+		return CH_ERR_USAGE;
+	for (t = 0; t < n; t++)
+		if (!isfinite(v[t]) || !(v[t] > 0))
+			return CH_ERR_USAGE;
+	for (t = 0; t < n; t++) {
+		double z;
+		if (s == 0) {
+			/* the reference: the nights up to yesterday; frozen while S > 0 */
+			size_t lo = t > w ? t - w : 0;
+			nref = (int)(t - lo);
+			have = nref >= cfg->min_nights;
+			if (have)
+				ref = log_reference(v, lo, t, sigma);
+			start = t;
+		}
+		if (!have)
+			continue;
+		z = (log(v[t]) - ref) / sigma;
+		if (z > cfg->clip)
+			z = cfg->clip;
+		if (z < -cfg->clip)
+			z = -cfg->clip;
+		s = s - z - cfg->k;
+		if (s < 0)
+			s = 0;
+	}
+	out->judged = have;
+	out->s = s;
+	out->nref = nref;
+	out->reference = have ? exp(ref) : 0;
+	if (have && s > 0) {
+		out->since = start;
+		out->nights = (int)(n - start);
+		out->pct = 100 * (1 - exp(log_median(v, start, n) - ref));
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ the pool */
+
+#define POOL_CAP 65536
+#define TAIL_CAP 262144
+
+struct pool_class {
+	char key[192];
+	double *r;
+	size_t n, seen;
+	double sigma;
+	int has_sigma;
+};
+
+struct hr_noise_pool {
+	struct pool_class *c;
+	size_t n, cap;
+	double w;
+	uint64_t rng;
+	struct {
+		int m, nref;
+		double h;
+	} th[64];
+	int nth;
+};
+
+struct hr_noise_pool *hr_noise_pool_new(void)
+{
+	struct hr_noise_pool *p = calloc(1, sizeof(*p));
+	if (p) {
+		p->w = 1;
+		p->rng = 0x9E3779B97F4A7C15ull;
+	}
+	return p;
+}
+
+void hr_noise_pool_free(struct hr_noise_pool *p)
+{
+	size_t i;
+	if (!p)
+		return;
+	for (i = 0; i < p->n; i++)
+		free(p->c[i].r);
+	free(p->c);
+	free(p);
+}
+
+const char *hr_noise_class(const char *gpu, const char *metric, char *buf, size_t n)
+{
+	const char *kind = gpu;
+	if (!strncmp(gpu, "gpu", 3))
+		kind = "gpu";
+	snprintf(buf, n, "%s@%s", metric, kind);
+	return buf;
+}
+
+static struct pool_class *pool_find(const struct hr_noise_pool *p, const char *cls)
+{
+	size_t i;
+	for (i = 0; i < p->n; i++)
+		if (!strcmp(p->c[i].key, cls))
+			return &p->c[i];
+	return NULL;
+}
+
+static uint64_t pool_rand(struct hr_noise_pool *p)
+{
+	p->rng ^= p->rng >> 12;
+	p->rng ^= p->rng << 25;
+	p->rng ^= p->rng >> 27;
+	return p->rng * 2685821657736338717ull;
+}
+
+int hr_noise_pool_add(struct hr_noise_pool *p, const char *cls, const double *v, size_t n, int window)
+{
+	double r[MAX_WINDOW];
+	struct pool_class *c = pool_find(p, cls);
+	size_t m, i;
+
+	m = hr_noise_residuals(v, n, window, r);
+	if (!m)
+		return 0;
+	if (!c) {
+		if (p->n == p->cap) {
+			size_t nc = p->cap ? 2 * p->cap : 16;
+			struct pool_class *cc = realloc(p->c, nc * sizeof(*cc));
+			if (!cc)
+				return CH_ERR_RUNTIME;
+			p->c = cc;
+			p->cap = nc;
+		}
+		c = &p->c[p->n++];
+		memset(c, 0, sizeof(*c));
+		snprintf(c->key, sizeof(c->key), "%s", cls);
+		if (!(c->r = malloc(POOL_CAP * sizeof(double)))) {
+			p->n--;
+			return CH_ERR_RUNTIME;
+		}
+	}
+	for (i = 0; i < m; i++, c->seen++) {
+		if (c->n < POOL_CAP) {
+			c->r[c->n++] = r[i];
+		} else {
+			/* reservoir: the seen-th value replaces one with chance cap / seen */
+			uint64_t j = pool_rand(p) % (c->seen + 1);
+			if (j < POOL_CAP)
+				c->r[j] = r[i];
+		}
+	}
+	return 0;
+}
+
+int hr_noise_pool_fit(struct hr_noise_pool *p, double floor)
+{
+	double *u = NULL, *tmp = NULL;
+	size_t i, j, nu = 0;
+
+	if (!(tmp = malloc(POOL_CAP * sizeof(double))) || !(u = malloc(TAIL_CAP * sizeof(double)))) {
+		free(tmp);
+		return CH_ERR_RUNTIME;
+	}
+	for (i = 0; i < p->n; i++) {
+		struct pool_class *c = &p->c[i];
+		c->has_sigma = c->n >= HR_DETECT_MIN_CLASS;
+		if (!c->has_sigma)
+			continue;
+		memcpy(tmp, c->r, c->n * sizeof(double));
+		c->sigma = hr_noise_sigma(tmp, c->n, floor);
+		for (j = 0; j < c->n && nu < TAIL_CAP; j++)
+			u[nu++] = c->r[j] / c->sigma;
+	}
+	p->w = hr_noise_tail_weight(u, nu);
+	p->nth = 0;
+	free(tmp);
+	free(u);
+	return 0;
+}
+
+int hr_noise_pool_sigma(const struct hr_noise_pool *p, const char *cls, double *sigma, size_t *nres)
+{
+	const struct pool_class *c = pool_find(p, cls);
+	if (!c || !c->has_sigma)
+		return -1;
+	*sigma = c->sigma;
+	*nres = c->n;
+	return 0;
+}
+
+double hr_noise_pool_tail(const struct hr_noise_pool *p)
+{
+	return p->w;
+}
+
+double hr_noise_pool_threshold(struct hr_noise_pool *p, int m, int nref, const struct hr_cusum_cfg *cfg)
+{
+	int i;
+	double h;
+	if (m < 1)
+		m = 1;
+	for (i = 0; i < p->nth; i++)
+		if (p->th[i].m == m && p->th[i].nref == nref)
+			return p->th[i].h;
+	h = hr_cusum_threshold(HR_DETECT_NIGHTS_PER_ALARM * m / cfg->alpha, cfg->k, cfg->clip, p->w, nref);
+	if (p->nth < (int)(sizeof(p->th) / sizeof(p->th[0]))) {
+		p->th[p->nth].m = m;
+		p->th[p->nth].nref = nref;
+		p->th[p->nth++].h = h;
+	}
+	return h;
+}

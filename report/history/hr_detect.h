@@ -1,0 +1,221 @@
+/*
+ * hr_detect.h - the noise model learned from a history's pooled nights and
+ * the sequential change detector (one-sided CUSUM, Page's test) that
+ * `health_report history` runs over each series.
+ *
+ * The arithmetic (docs/workflows.md, "Change detection"):
+ *
+ *  - Every value is taken on a log scale, y = ln(value): a drop of d% is
+ *    the same step whatever the metric's unit or level.
+ *  - A series' persistent offset (a GPU that is always 2% slower) is its
+ *    own level: each night's residual is y minus the median of the
+ *    series' other nights in the window (leave one out). The median of n
+ *    normal values has variance pi/2 x sigma^2 / n (its asymptotic
+ *    efficiency, 2/pi), so the residual is divided by sqrt(1 + pi / (2
+ *    (n - 1))) to stand for the night-to-night noise alone.
+ *  - Night-to-night noise of a class (a metric on one kind of device:
+ *    "roofline.compute_gflops.bf16 on gpu", "checkpoint... on -") is
+ *    pooled over every series of that class and every night of the
+ *    window: sigma = 1.4826 x the median absolute residual (the MAD, which
+ *    a heavy tail or a faulty series barely moves).
+ *  - The tail of the noise: the standardized residuals u = r / sigma of
+ *    all classes are modelled as a mixture (1 - w) N(0, 1) + w T3, T3
+ *    Student's t with 3 degrees of freedom scaled to the same robust
+ *    spread (1.4826 x MAD = 1); w is set so that the model's ratio of the
+ *    90% quantile of |u| to its median matches the pooled residuals'
+ *    (2.44 for the normal, 3.08 for t3). Too few residuals (under
+ *    HR_DETECT_MIN_TAIL): w = 1, the heavy tail assumed.
+ *  - The detector: with the series' reference level ref (the mean of up
+ *    to `window` nights before the current run, each at most 2.5 sigma
+ *    from their median, so that one tail night moves it little; frozen while the run
+ *    lasts, so that a lasting drop does not pull its own reference down)
+ *    each night's score z = clip((y - ref) / sigma, -c, c) feeds
+ *    S = max(0, S - z - k) (Page, 1954). The clip bounds what one night can
+ *    add (c - k), so a single far value never makes a regression on its own.
+ *  - The threshold h is set from the false-alarm budget: a node with m
+ *    series may be flagged alpha times per night (0.0005 by default, half
+ *    of 1 per 1,000 node-nights), so each series' average run length
+ *    between false alarms must be 2 m / alpha nights (a false alarm stays
+ *    above h for about 2 nights). The run length of the
+ *    CUSUM for the noise model above is computed by Brook and Evans'
+ *    Markov chain (Biometrika 59, 1972: [0, h] in HR_DETECT_GRID cells, the
+ *    expected nights to absorption from S = 0), averaged (as a rate) over
+ *    the error of the reference level, which shifts every night's score
+ *    alike (hr_noise_ref_sd()), and h found by bisection for each n_ref.
+ */
+#ifndef HR_DETECT_H
+#define HR_DETECT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HR_DETECT_MIN_TAIL 200  /* fewest pooled residuals to learn the tail */
+#define HR_DETECT_MIN_CLASS 20  /* fewest residuals of a class to learn its sigma */
+#define HR_DETECT_GRID 80       /* cells of the Brook-Evans chain */
+#define HR_DETECT_NIGHTS_PER_ALARM 2 /* nights a false alarm stays above h: its
+				 overshoot is at most clip - k (= k by default), which
+				 a healthy night takes away on average */
+
+/* The detector's settings. */
+struct hr_cusum_cfg {
+	int window;       /* nights in a reference level (14) */
+	int min_nights;   /* fewest reference nights (7: a reference of fewer
+			     nights is too often far off, and a frozen reference
+			     far above a healthy series flags it night after night) */
+	double k;         /* allowance, in noise sd (2: tuned to steps of 3.5-5 sd, a 10% drop at 3% noise, 5% at 1%) */
+	double clip;      /* largest |score| one night counts (4) */
+	double alpha;     /* false alarms per node and night (0.0005) */
+	double floor_sigma; /* least noise sd on the log scale (0.001: 0.1%) */
+};
+
+/** hr_cusum_cfg_init - the defaults above. */
+void hr_cusum_cfg_init(struct hr_cusum_cfg *c);
+
+/**
+ * hr_noise_residuals - one series' standardized leave-one-out residuals.
+ * @v:      [in] @n values (> 0; others are skipped), oldest first.
+ * @n:      [in] their count.
+ * @window: [in] only the last @window values are used (>= 1).
+ * @out:    [out] room for @window doubles: ln(v_i) minus the median of ln
+ *          of the other values, divided by sqrt(1 + pi / (2 (m - 1))), m
+ *          the values used.
+ * Returns the number written (0 when fewer than 3 values are usable).
+ */
+size_t hr_noise_residuals(const double *v, size_t n, int window, double *out);
+
+/**
+ * hr_noise_sigma - the robust night-to-night sd of pooled residuals:
+ * 1.4826 x median |r|, at least @floor. @r is reordered. 0 when @n is 0.
+ */
+double hr_noise_sigma(double *r, size_t n, double floor);
+
+/**
+ * hr_noise_tail_weight - the weight w of the t3 part of the noise model.
+ * @u: [in,out] @n standardized residuals (reordered).
+ * Returns w in [0, 1] (the ratio of the 90% quantile of |u| to its median
+ * matched, see above); 1 when @n < HR_DETECT_MIN_TAIL.
+ */
+double hr_noise_tail_weight(double *u, size_t n);
+
+/**
+ * hr_noise_cdf - P(u <= x) under the noise model with tail weight @w
+ * (u in units of the robust sd).
+ */
+double hr_noise_cdf(double x, double w);
+
+/**
+ * hr_cusum_arl - average run length (nights) of the CUSUM from S = 0 to
+ * S > @h, with allowance @k and clip @c, on noise of tail weight @w and no
+ * change. Returns it, or HUGE_VAL when the chain cannot be solved.
+ */
+double hr_cusum_arl(double h, double k, double c, double w);
+
+/**
+ * hr_noise_ref_sd - the sd (in robust noise sd) of a reference level of
+ * @nref nights (their mean, each night winsorized at 2.5 noise sd from
+ * their median): sqrt(E[clip(u, -2.5, 2.5)^2] / nref) under the model.
+ */
+double hr_noise_ref_sd(int nref, double w);
+
+/**
+ * hr_cusum_rate - false alarms per night of one series: the mean of 1 /
+ * ARL over the error e of its reference level, e ~ N(0, hr_noise_ref_sd()^2)
+ * (each night's score is then u - e: a reference set too high by chance
+ * makes every night look low until the run resets; 7-point Gauss-Hermite
+ * quadrature). @nref 0: a known reference (1 / ARL).
+ */
+double hr_cusum_rate(double h, double k, double c, double w, int nref);
+
+/**
+ * hr_cusum_threshold - the least h whose false-alarm rate
+ * (hr_cusum_rate()) is at most 1 / @arl0 per night (bisection to 0.1%);
+ * capped at 1000, and at least @c - @k (what one clipped night adds: S > h
+ * is never reached by one night alone).
+ */
+double hr_cusum_threshold(double arl0, double k, double c, double w, int nref);
+
+/* What the detector found on one series at its last night. */
+struct hr_cusum {
+	double s;          /* the CUSUM statistic after the last night */
+	double reference;  /* the reference level (in the values' unit) */
+	double pct;        /* drop of the run's median below it, % (> 0: lower) */
+	size_t since;      /* index of the run's first night (S > 0 since) */
+	int nights;        /* nights in the run (0: S is 0) */
+	int nref;          /* nights in the reference */
+	int judged;        /* 0: too few nights before the run to judge */
+};
+
+/**
+ * hr_cusum_run - the detector over one series.
+ * @v:     [in] @n values (> 0), oldest first.
+ * @sigma: [in] the class's noise sd on the log scale (hr_noise_sigma()).
+ * @cfg:   [in] window, min_nights, k, clip.
+ * @out:   [out] the state after v[n - 1].
+ * Returns 0; CH_ERR_USAGE for a value that is not finite and > 0 or
+ * sigma <= 0. Cost O(n x window).
+ */
+int hr_cusum_run(const double *v, size_t n, double sigma, const struct hr_cusum_cfg *cfg,
+		 struct hr_cusum *out);
+
+/*
+ * The noise model of a whole history: residuals pooled per class over
+ * every series, then the class's sigma, the tail weight of all classes,
+ * and the CUSUM threshold for a node of m series (cached per m).
+ */
+struct hr_noise_pool;
+
+/** hr_noise_pool_new - an empty pool (free with hr_noise_pool_free()).
+ * Returns NULL when out of memory. */
+struct hr_noise_pool *hr_noise_pool_new(void);
+
+/** hr_noise_pool_free - free @p (NULL is accepted). */
+void hr_noise_pool_free(struct hr_noise_pool *p);
+
+/**
+ * hr_noise_class - the class of a series: its metric on its kind of device
+ * ("gpu" for gpu0..gpuN, "cpu", "-" for node-level metrics; else the
+ * device column). Writes "METRIC@KIND" into @buf (@n bytes) and returns it.
+ */
+const char *hr_noise_class(const char *gpu, const char *metric, char *buf, size_t n);
+
+/**
+ * hr_noise_pool_add - pool one series' residuals (hr_noise_residuals()
+ * over its last @window values) into class @cls. A class keeps at most
+ * 65,536 residuals (a fixed-seed reservoir sample beyond that).
+ * Returns 0, CH_ERR_RUNTIME when out of memory.
+ */
+int hr_noise_pool_add(struct hr_noise_pool *p, const char *cls, const double *v, size_t n, int window);
+
+/**
+ * hr_noise_pool_fit - learn each class's sigma (hr_noise_sigma(), at least
+ * @floor) and the tail weight of all classes' standardized residuals
+ * together (hr_noise_tail_weight()). Classes with fewer than
+ * HR_DETECT_MIN_CLASS residuals get no sigma (their series are not judged
+ * by the detector). Returns 0, CH_ERR_RUNTIME when out of memory.
+ */
+int hr_noise_pool_fit(struct hr_noise_pool *p, double floor);
+
+/**
+ * hr_noise_pool_sigma - the learned sigma of class @cls (log scale) and the
+ * residuals it came from. Returns 0, or -1 when the class has none.
+ */
+int hr_noise_pool_sigma(const struct hr_noise_pool *p, const char *cls, double *sigma, size_t *nres);
+
+/** hr_noise_pool_tail - the learned tail weight w (after hr_noise_pool_fit()). */
+double hr_noise_pool_tail(const struct hr_noise_pool *p);
+
+/**
+ * hr_noise_pool_threshold - the CUSUM threshold h for a series of a node
+ * with @m series and a reference of @nref nights: HR_DETECT_NIGHTS_PER_ALARM
+ * x m / cfg->alpha nights between false alarms on the learned noise (hr_cusum_threshold() with
+ * cfg->k and cfg->clip), cached per (@m, @nref).
+ */
+double hr_noise_pool_threshold(struct hr_noise_pool *p, int m, int nref, const struct hr_cusum_cfg *cfg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
