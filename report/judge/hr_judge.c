@@ -184,6 +184,11 @@ struct inst *hj_new_inst(struct an *a, struct inst **arr, size_t *n, size_t *cap
 	return x;
 }
 
+const struct inst *hj_group_inst(const struct an *a, size_t g)
+{
+	return a->grp_inst && a->grp_inst[g] >= 0 ? &a->gi[a->grp_inst[g]] : NULL;
+}
+
 /* Fleet statistics of every class, then the significance of each value
  * (hr_quality.h, docs/health_report.md "False alarms"). */
 static const struct inst *sort_base;

@@ -159,6 +159,9 @@ const char *hj_keep(struct an *a, size_t size, const char *fmt, ...)
 /* A new value appended to *@arr (*@n values, room for *@cap), its
  * figures NAN until set. Returns it, NULL out of memory (a->oom set). */
 struct inst *hj_new_inst(struct an *a, struct inst **arr, size_t *n, size_t *cap);
+/* The value of group @g (made by hj_group_instances()), NULL when it has
+ * none. */
+const struct inst *hj_group_inst(const struct an *a, size_t g);
 
 /* The spread floor of a value (relative): its own noise, mad_floor_frac. */
 double hj_noise_floor(const struct an *a, const struct inst *p);
@@ -255,9 +258,6 @@ const char *hj_hist_how(const struct inst *p);
 /* ---- hr_rule_fabric.c */
 
 void hj_group_instances(struct an *a);
-
-/* The value of group @g, NULL when it has none. */
-const struct inst *hj_group_inst(const struct an *a, size_t g);
 
 /* ---- hr_rule_loader.c */
 

@@ -249,11 +249,6 @@ void hj_group_instances(struct an *a)
 	mark_superseded_groups(a);
 }
 
-const struct inst *hj_group_inst(const struct an *a, size_t g)
-{
-	return a->grp_inst && a->grp_inst[g] >= 0 ? &a->gi[a->grp_inst[g]] : NULL;
-}
-
 /* The margins of a flagged group (inst_margins()). */
 static void group_detail(const struct an *a, const struct inst *p, const char *like,
 			 char *detail, size_t n)
