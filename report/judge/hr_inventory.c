@@ -1,9 +1,11 @@
 /*
  * hr_inventory.c - passive hardware checks on host.inventory: rules, drift
- * keys, profile and Prometheus parts. Thresholds and sources are written
+ * actions, profile and Prometheus parts (the loading, drift keys included:
+ * report/read/hr_inventory_load.c). Thresholds and sources are written
  * out in the reason texts and in docs/health_report.md.
  */
 #include "report/judge/hr_inventory.h"
+#include "report/read/hr_inventory_load.h"
 #include "report/judge/hr_ibcounters.h"
 #include "report/judge/hr_rules.h"
 #include "report/judge/hr_family.h"
@@ -28,35 +30,6 @@
 
 /* ------------------------------------------------------------ JSON access */
 
-/* The value at a dotted path ("ecc.volatile.uncorrected"), NULL if absent. */
-static const json_t *jdot(const json_t *o, const char *path)
-{
-	char key[64];
-	while (o && *path) {
-		size_t n = strcspn(path, ".");
-		if (n >= sizeof(key))
-			return NULL;
-		memcpy(key, path, n);
-		key[n] = '\0';
-		o = json_object_get(o, key);
-		path += n + (path[n] == '.');
-	}
-	return o;
-}
-
-static double dnum(const json_t *o, const char *path)
-{
-	const json_t *v = jdot(o, path);
-	if (json_is_boolean(v))
-		return json_is_true(v);
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static const char *dstr(const json_t *o, const char *path)
-{
-	return json_string_value(jdot(o, path));
-}
-
 static int has_string(const json_t *arr, const char *s)
 {
 	size_t i;
@@ -73,229 +46,7 @@ static int gpu_index(const json_t *g, size_t pos)
 	return json_is_integer(ix) ? (int)json_integer_value(ix) : (int)pos;
 }
 
-/* ------------------------------------------------------------ loading */
-
-static int cmp_cstr(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Distinct values of @field over the records of @arr (optionally only those
- * whose "kind" is @kind), sorted, joined with ","; NULL when none. */
-static char *distinct(const json_t *arr, const char *field, const char *kind)
-{
-	const char *v[128];
-	size_t n = 0, i, k, len = 1;
-	const json_t *o;
-	char *out;
-
-	json_array_foreach(arr, i, o) {
-		const char *s = dstr(o, field);
-		if (!s || (kind && (!dstr(o, "kind") || strcmp(dstr(o, "kind"), kind))))
-			continue;
-		for (k = 0; k < n && strcmp(v[k], s); k++)
-			;
-		if (k == n && n < 128)
-			v[n++] = s, len += strlen(s) + 1;
-	}
-	if (!n)
-		return NULL;
-	qsort(v, n, sizeof(*v), cmp_cstr);
-	if (!(out = malloc(len)))
-		return NULL;
-	out[0] = '\0';
-	for (k = 0; k < n; k++) {
-		if (k)
-			strcat(out, ",");
-		strcat(out, v[k]);
-	}
-	return out;
-}
-
-/* The most common value (ties: the larger) of @v[0..n). */
-static double mode(const double *v, size_t n, size_t *count)
-{
-	size_t i, j, best_n = 0;
-	double best = NAN;
-	for (i = 0; i < n; i++) {
-		size_t c = 0;
-		for (j = 0; j < n; j++)
-			c += v[j] == v[i];
-		if (c > best_n || (c == best_n && v[i] > best))
-			best_n = c, best = v[i];
-	}
-	if (count)
-		*count = best_n;
-	return best;
-}
-
-static void set_node_cfg(struct hr_node *nd, int key, char *val)
-{
-	if (!val)
-		return;
-	free(nd->cfg[key]);
-	nd->cfg[key] = val;
-}
-
-/* The fields of an inventory record that the rules read, and their type:
- * 'n' a number >= 0, 'b' a boolean, 's' a string, 'a' an array
- * (docs/results-schema.md, "host.inventory"). null stands for "could not
- * be read" and is not a problem. */
-struct field {
-	const char *path;
-	char type;
-};
-static const struct field gpu_fields[] = {
-	{ "name", 's' }, { "pci_bus_id", 's' },
-	{ "pcie.gen_current", 'n' }, { "pcie.gen_max", 'n' }, { "pcie.width_current", 'n' }, { "pcie.width_max", 'n' },
-	{ "nvlink.links", 'n' }, { "nvlink.up", 'n' }, { "nvlink.states", 'a' },
-	{ "ecc.volatile.uncorrected", 'n' }, { "ecc.aggregate.uncorrected", 'n' },
-	{ "remap.pending", 'b' }, { "remap.failure", 'b' }, { "retired_pages.pending", 'b' },
-	{ "power.limit_enforced_w", 'n' }, { "power.limit_default_w", 'n' },
-	{ "clocks.sm_app_mhz", 'n' }, { "clocks.sm_default_app_mhz", 'n' },
-	{ "clock_event_reasons", 'a' }, { "vbios_version", 's' }, { NULL, 0 }
-};
-static const struct field nic_fields[] = {
-	{ "device", 's' }, { "port", 'n' }, { "kind", 's' }, { "state", 's' }, { "rate_gbps", 'n' },
-	{ "link_layer", 's' }, { "near_gpus", 'a' }, { "fw_version", 's' }, { NULL, 0 }
-};
-static const struct field cpu_fields[] = {
-	{ "governor", 's' }, { "turbo", 'b' }, { "turbo_source", 's' }, { NULL, 0 }
-};
-
-/* What is wrong with @v as a value of type @t, or NULL when it is fine. */
-static const char *type_problem(const json_t *v, char t)
-{
-	switch (t) {
-	case 'n':
-		if (!json_is_number(v))
-			return "not a number";
-		return json_number_value(v) < 0 ? "negative" : NULL;
-	case 'b':
-		return json_is_boolean(v) ? NULL : "not true or false";
-	case 's':
-		return json_is_string(v) ? NULL : "not a string";
-	default:
-		return json_is_array(v) ? NULL : "not an array";
-	}
-}
-
-/* List, as skipped input, each field of record @rec (at @where) whose value
- * is of the wrong type, and make it null (not read): the checks that read
- * it are then not judged. Returns 1 when @rec itself is neither an object
- * nor null (the caller makes it null), else 0. */
-static int check_fields(struct hr_fleet *f, const char *path, const char *where,
-			json_t *rec, const struct field *fl)
-{
-	if (!json_is_object(rec)) {
-		if (!rec || json_is_null(rec))
-			return 0;
-		hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
-			     "host.inventory.%s: not an object; its checks are not judged", where);
-		return 1;
-	}
-	for (; fl->path; fl++) {
-		json_t *o = rec, *up = NULL;
-		const char *p = fl->path, *why = NULL;
-		char key[64];
-		while (o && *p) {
-			size_t n = strcspn(p, ".");
-			snprintf(key, sizeof(key), "%.*s", (int)n, p);
-			up = o;
-			o = json_object_get(o, key);
-			p += n + (p[n] == '.');
-			if (*p && o && !json_is_null(o) && !json_is_object(o)) {
-				why = "not an object";
-				break;
-			}
-		}
-		if (!why && o && !json_is_null(o))
-			why = type_problem(o, fl->type);
-		if (!why)
-			continue;
-		hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
-			     "host.inventory.%s.%.*s: %s; the checks that read it are not judged", where,
-			     (int)(p - fl->path - (*p != '\0')), fl->path, why);
-		json_object_set_new(up, key, json_null()); /* later fields below it: null */
-	}
-	return 0;
-}
-
-/* check_fields() over every record of the inventory @inv (a copy: it is
- * edited). */
-static void check_inventory(struct hr_fleet *f, const char *path, json_t *inv)
-{
-	json_t *gpus = json_object_get(inv, "gpus"), *nics = json_object_get(inv, "nics");
-	size_t i;
-	char where[48];
-	for (i = 0; i < json_array_size(gpus); i++) {
-		snprintf(where, sizeof(where), "gpus[%zu]", i);
-		if (check_fields(f, path, where, json_array_get(gpus, i), gpu_fields))
-			json_array_set_new(gpus, i, json_null());
-	}
-	for (i = 0; i < json_array_size(nics); i++) {
-		snprintf(where, sizeof(where), "nics[%zu]", i);
-		if (check_fields(f, path, where, json_array_get(nics, i), nic_fields))
-			json_array_set_new(nics, i, json_null());
-	}
-	if (check_fields(f, path, "cpu", json_object_get(inv, "cpu"), cpu_fields))
-		json_object_set_new(inv, "cpu", json_null());
-}
-
-int hr_inventory_load(struct hr_fleet *f, int node, const json_t *host, const json_t *end,
-		      const char *path, time_t start)
-{
-	const json_t *inv = json_object_get(host, "inventory"), *g;
-	struct hr_node *nd;
-	double lim[128];
-	size_t n = 0, i;
-	char buf[32];
-
-	if (node < 0 || !inv || json_is_null(inv))
-		return 0;
-	if (!json_is_object(inv) ||
-	    (json_object_get(inv, "gpus") && !json_is_array(json_object_get(inv, "gpus"))) ||
-	    (json_object_get(inv, "nics") && !json_is_array(json_object_get(inv, "nics")))) {
-		hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
-			     "host.inventory is not an object with arrays 'gpus' and 'nics': its checks are not judged");
-		return 0;
-	}
-	nd = &f->nodes[node];
-	if (nd->inventory && start < nd->inventory_time)
-		return 0; /* keep the newer one */
-	hr_inventory_node_release(nd);
-	nd->inventory = json_deep_copy(inv);
-	nd->inventory_source = strdup(path);
-	nd->inventory_time = start;
-	if (!nd->inventory || !nd->inventory_source)
-		return CH_ERR_RUNTIME;
-	if (json_is_object(end) && !(nd->rdma_counters_end = json_deep_copy(end)))
-		return CH_ERR_RUNTIME;
-	check_inventory(f, path, nd->inventory);
-	/* from the checked copy: a field listed as wrong-typed is not read */
-	inv = nd->inventory;
-	set_node_cfg(nd, HR_CFG_VBIOS, distinct(json_object_get(inv, "gpus"), "vbios_version", NULL));
-	set_node_cfg(nd, HR_CFG_NIC_FW, distinct(json_object_get(inv, "nics"), "fw_version", "rdma"));
-	json_array_foreach(json_object_get(inv, "gpus"), i, g)
-		if (!isnan(dnum(g, "power.limit_enforced_w")) && n < 128)
-			lim[n++] = dnum(g, "power.limit_enforced_w");
-	if (n) {
-		snprintf(buf, sizeof(buf), "%g W", mode(lim, n, NULL));
-		set_node_cfg(nd, HR_CFG_POWER_LIMIT, strdup(buf));
-	}
-	return 0;
-}
-
-void hr_inventory_node_release(struct hr_node *n)
-{
-	json_decref(n->inventory);
-	json_decref(n->rdma_counters_end);
-	free(n->inventory_source);
-	n->inventory = NULL;
-	n->rdma_counters_end = NULL;
-	n->inventory_source = NULL;
-	n->inventory_time = 0;
-}
+/* ------------------------------------------------------------ drift */
 
 const char *hr_inventory_drift_action(int key)
 {
@@ -364,9 +115,9 @@ static double fleet_nvlink_up(const struct hr_fleet *f, const char *name)
 	const json_t *g;
 	for (n = 0; n < f->nnodes; n++)
 		json_array_foreach(json_object_get(f->nodes[n].inventory, "gpus"), i, g)
-			if (name && dstr(g, "name") && !strcmp(dstr(g, "name"), name) &&
-			    dnum(g, "nvlink.up") > best)
-				best = dnum(g, "nvlink.up");
+			if (name && hr_inv_str(g, "name") && !strcmp(hr_inv_str(g, "name"), name) &&
+			    hr_inv_num(g, "nvlink.up") > best)
+				best = hr_inv_num(g, "nvlink.up");
 	return best;
 }
 
@@ -375,12 +126,12 @@ static void gpu_rules(struct ctx *c, int node, const json_t *g, size_t pos)
 	static const char *const throttles[] = { "sw_power_cap", "hw_slowdown", "sw_thermal_slowdown",
 		"hw_thermal_slowdown", "hw_power_brake_slowdown" };
 	static const char *const nvl[] = { "crc_data", "crc_flit", "ecc_data", "recovery", "replay" };
-	const char *bus = dstr(g, "pci_bus_id") ? dstr(g, "pci_bus_id") : "?";
+	const char *bus = hr_inv_str(g, "pci_bus_id") ? hr_inv_str(g, "pci_bus_id") : "?";
 	const json_t *reasons = json_object_get(g, "clock_event_reasons");
-	double w = dnum(g, "pcie.width_current"), wm = dnum(g, "pcie.width_max");
-	double gen = dnum(g, "pcie.gen_current"), genm = dnum(g, "pcie.gen_max");
-	double links = dnum(g, "nvlink.links"), up = dnum(g, "nvlink.up");
-	double unc = dnum(g, "ecc.volatile.uncorrected"), agg = dnum(g, "ecc.aggregate.uncorrected");
+	double w = hr_inv_num(g, "pcie.width_current"), wm = hr_inv_num(g, "pcie.width_max");
+	double gen = hr_inv_num(g, "pcie.gen_current"), genm = hr_inv_num(g, "pcie.gen_max");
+	double links = hr_inv_num(g, "nvlink.links"), up = hr_inv_num(g, "nvlink.up");
+	double unc = hr_inv_num(g, "ecc.volatile.uncorrected"), agg = hr_inv_num(g, "ecc.aggregate.uncorrected");
 	char subj[32], list[256];
 	size_t i, len;
 
@@ -399,7 +150,7 @@ static void gpu_rules(struct ctx *c, int node, const json_t *g, size_t pos)
 		else
 			c->gen_idle++;
 	}
-	if (links > 0 && up < links && fleet_nvlink_up(c->f, dstr(g, "name")) > 0) {
+	if (links > 0 && up < links && fleet_nvlink_up(c->f, hr_inv_str(g, "name")) > 0) {
 		const json_t *st = json_object_get(json_object_get(g, "nvlink"), "states"), *s;
 		len = 0;
 		list[0] = '\0';
@@ -417,7 +168,7 @@ static void gpu_rules(struct ctx *c, int node, const json_t *g, size_t pos)
 		char p[48];
 		double v;
 		snprintf(p, sizeof(p), "nvlink.errors.%s", nvl[i]);
-		v = dnum(g, p);
+		v = hr_inv_num(g, p);
 		if (v > 0 && len < sizeof(list))
 			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s %.0f", len ? ", " : "", nvl[i], v);
 	}
@@ -435,13 +186,13 @@ static void gpu_rules(struct ctx *c, int node, const json_t *g, size_t pos)
 		emit(c, node, HR_INFO, "ecc_history", subj, NULL,
 		     "%s: %.0f uncorrectable ECC error(s) in its lifetime, none since the driver loaded (recorded, not judged)",
 		     subj, agg);
-	if (dnum(g, "remap.failure") > 0)
+	if (hr_inv_num(g, "remap.failure") > 0)
 		emit(c, node, HR_FAIL, "row_remap", subj, "drain and replace the GPU (row remapping failed: no spare rows)",
 		     "%s: row remapping failed (threshold: any failure; source: %s)", subj, SRC_REMAP);
-	else if (dnum(g, "remap.pending") > 0)
+	else if (hr_inv_num(g, "remap.pending") > 0)
 		emit(c, node, HR_FAIL, "row_remap", subj, "drain, then reset the GPU (nvidia-smi -r) to apply the remap",
 		     "%s: row remap pending (threshold: any pending; source: %s)", subj, SRC_REMAP);
-	if (dnum(g, "retired_pages.pending") > 0)
+	if (hr_inv_num(g, "retired_pages.pending") > 0)
 		emit(c, node, HR_FAIL, "row_remap", subj, "drain, then reset the GPU (nvidia-smi -r) to retire the page",
 		     "%s: page retirement pending (threshold: any pending; source: %s)", subj, SRC_REMAP);
 	len = 0;
@@ -454,11 +205,11 @@ static void gpu_rules(struct ctx *c, int node, const json_t *g, size_t pos)
 		     "check cooling and power delivery (nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER)",
 		     "%s clocks held down at idle: %s (threshold: any power or thermal reason at idle; source: %s)",
 		     subj, list, SRC_CLOCKS);
-	if (dnum(g, "clocks.sm_app_mhz") > 0 && dnum(g, "clocks.sm_default_app_mhz") > 0 &&
-	    dnum(g, "clocks.sm_app_mhz") < dnum(g, "clocks.sm_default_app_mhz"))
+	if (hr_inv_num(g, "clocks.sm_app_mhz") > 0 && hr_inv_num(g, "clocks.sm_default_app_mhz") > 0 &&
+	    hr_inv_num(g, "clocks.sm_app_mhz") < hr_inv_num(g, "clocks.sm_default_app_mhz"))
 		emit(c, node, HR_WARN, "clocks_capped", subj, "reset the applications clocks (nvidia-smi -rac)",
 		     "%s SM applications clock %.0f MHz, below its default %.0f MHz (threshold: below the default; source: %s)",
-		     subj, dnum(g, "clocks.sm_app_mhz"), dnum(g, "clocks.sm_default_app_mhz"), SRC_CLOCKS);
+		     subj, hr_inv_num(g, "clocks.sm_app_mhz"), hr_inv_num(g, "clocks.sm_default_app_mhz"), SRC_CLOCKS);
 }
 
 static void power_rule(struct ctx *c, int node, const json_t *gpus)
@@ -467,14 +218,14 @@ static void power_rule(struct ctx *c, int node, const json_t *gpus)
 	size_t i, n = 0, at_max = 0;
 	const json_t *g;
 	json_array_foreach(gpus, i, g)
-		if ((v = dnum(g, "power.limit_enforced_w")) > max)
+		if ((v = hr_inv_num(g, "power.limit_enforced_w")) > max)
 			max = v;
 	json_array_foreach(gpus, i, g)
-		if (!isnan(v = dnum(g, "power.limit_enforced_w")))
+		if (!isnan(v = hr_inv_num(g, "power.limit_enforced_w")))
 			n++, at_max += v >= max - same_w;
 	json_array_foreach(gpus, i, g) {
 		char subj[32];
-		v = dnum(g, "power.limit_enforced_w");
+		v = hr_inv_num(g, "power.limit_enforced_w");
 		if (isnan(v) || v >= max - same_w)
 			continue;
 		snprintf(subj, sizeof(subj), "gpu%d", gpu_index(g, i));
@@ -526,7 +277,7 @@ static void nic_rules(struct ctx *c, int node)
 		if (isnan(p->rate))
 			continue;
 		if (n >= 2) {
-			ref = mode(v, n, NULL);
+			ref = hr_inv_mode(v, n, NULL);
 			how = "the fleet's rate of that port";
 		} else {
 			n = 0;
@@ -534,7 +285,7 @@ static void nic_rules(struct ctx *c, int node)
 				if (c->ports[j].node == node && c->ports[j].active && !isnan(c->ports[j].rate) &&
 				    p->layer && c->ports[j].layer && !strcmp(p->layer, c->ports[j].layer) && n < 512)
 					v[n++] = c->ports[j].rate;
-			ref = mode(v, n, &cnt);
+			ref = hr_inv_mode(v, n, &cnt);
 			if (n >= 3 && cnt * 2 > n)
 				how = "the rate of most of the node's ports of that link layer";
 			else
@@ -557,7 +308,7 @@ static void nic_rules(struct ctx *c, int node)
 
 static void cpu_rules(struct ctx *c, int node, const json_t *cpu)
 {
-	const char *gov = dstr(cpu, "governor");
+	const char *gov = hr_inv_str(cpu, "governor");
 	if (gov && strcmp(gov, "performance"))
 		emit(c, node, HR_WARN, "cpu_governor", "cpu",
 		     "set the performance governor (cpupower frequency-set -g performance), or accept slower host-side work",
@@ -566,7 +317,7 @@ static void cpu_rules(struct ctx *c, int node, const json_t *cpu)
 	if (json_is_false(json_object_get(cpu, "turbo")))
 		emit(c, node, HR_WARN, "cpu_turbo", "cpu", "enable turbo (BIOS, or the turbo_source file in sysfs)",
 		     "CPU turbo is off (%s) (threshold: on; source: %s)",
-		     dstr(cpu, "turbo_source") ? dstr(cpu, "turbo_source") : "sysfs", SRC_GOV);
+		     hr_inv_str(cpu, "turbo_source") ? hr_inv_str(cpu, "turbo_source") : "sysfs", SRC_GOV);
 }
 
 void hr_inventory_rules(const struct hr_fleet *f, hr_inventory_emit_fn fn, void *ectx)
@@ -578,7 +329,7 @@ void hr_inventory_rules(const struct hr_fleet *f, hr_inventory_emit_fn fn, void 
 	for (n = 0; n < f->nnodes; n++)
 		json_array_foreach(json_object_get(f->nodes[n].inventory, "nics"), i, o) {
 			struct port *p;
-			if (!dstr(o, "kind") || strcmp(dstr(o, "kind"), "rdma") || !dstr(o, "state"))
+			if (!hr_inv_str(o, "kind") || strcmp(hr_inv_str(o, "kind"), "rdma") || !hr_inv_str(o, "state"))
 				continue;
 			if (c.nports == cap) {
 				struct port *np = realloc(c.ports, (cap = cap ? 2 * cap : 64) * sizeof(*np));
@@ -588,11 +339,11 @@ void hr_inventory_rules(const struct hr_fleet *f, hr_inventory_emit_fn fn, void 
 			}
 			p = &c.ports[c.nports++];
 			p->node = (int)n;
-			p->device = dstr(o, "device");
+			p->device = hr_inv_str(o, "device");
 			p->port = json_is_integer(json_object_get(o, "port")) ? json_integer_value(json_object_get(o, "port")) : 0;
-			p->layer = dstr(o, "link_layer");
-			p->active = !strcmp(dstr(o, "state"), "ACTIVE");
-			p->rate = dnum(o, "rate_gbps");
+			p->layer = hr_inv_str(o, "link_layer");
+			p->active = !strcmp(hr_inv_str(o, "state"), "ACTIVE");
+			p->rate = hr_inv_num(o, "rate_gbps");
 		}
 	for (n = 0; n < f->nnodes; n++) {
 		const json_t *inv = f->nodes[n].inventory, *gpus = json_object_get(inv, "gpus");
@@ -624,12 +375,12 @@ static double nic_gbps_of(const json_t *inv, int gpu)
 	const json_t *o, *ix;
 	json_array_foreach(json_object_get(inv, "nics"), i, o) {
 		size_t k;
-		if (!dstr(o, "kind") || strcmp(dstr(o, "kind"), "rdma") || !dstr(o, "state") ||
-		    strcmp(dstr(o, "state"), "ACTIVE") || isnan(dnum(o, "rate_gbps")))
+		if (!hr_inv_str(o, "kind") || strcmp(hr_inv_str(o, "kind"), "rdma") || !hr_inv_str(o, "state") ||
+		    strcmp(hr_inv_str(o, "state"), "ACTIVE") || isnan(hr_inv_num(o, "rate_gbps")))
 			continue;
 		json_array_foreach(json_object_get(o, "near_gpus"), k, ix)
 			if (json_is_integer(ix) && json_integer_value(ix) == gpu)
-				sum += dnum(o, "rate_gbps");
+				sum += hr_inv_num(o, "rate_gbps");
 	}
 	return sum;
 }
@@ -739,8 +490,8 @@ void hr_inventory_prom_node(const json_t *n, size_t k, struct hr_buf *b)
 		const struct gauge *x = &gpu_gauges[k];
 		for (q = k + 1; q-- > 0 && !family;) /* the family this gauge continues */
 			family = gpu_gauges[q].family;
-		json_array_foreach(jdot(n, "inventory.gpus"), j, g) {
-			double v = dnum(g, x->path);
+		json_array_foreach(hr_inv_dot(n, "inventory.gpus"), j, g) {
+			double v = hr_inv_num(g, x->path);
 			if (isnan(v))
 				continue;
 			snprintf(ix, sizeof(ix), "%d", gpu_index(g, j));
@@ -755,8 +506,8 @@ void hr_inventory_prom_node(const json_t *n, size_t k, struct hr_buf *b)
 			hr_buf_printf(b, "} %.10g\n", v);
 		}
 	} else if (k == NGAUGES) {
-		json_array_foreach(jdot(n, "inventory.gpu_nic_gbps"), j, o) {
-			snprintf(ix, sizeof(ix), "%d", gpu_index(json_array_get(jdot(n, "inventory.gpus"), j), j));
+		json_array_foreach(hr_inv_dot(n, "inventory.gpu_nic_gbps"), j, o) {
+			snprintf(ix, sizeof(ix), "%d", gpu_index(json_array_get(hr_inv_dot(n, "inventory.gpus"), j), j));
 			hr_buf_puts(b, "clusterhealth_gpu_nic_rate_bytes_per_second{node=\"");
 			hr_buf_prom_label(b, json_string_value(json_object_get(n, "name")));
 			hr_buf_puts(b, "\"");
@@ -765,17 +516,17 @@ void hr_inventory_prom_node(const json_t *n, size_t k, struct hr_buf *b)
 		}
 	} else if (k <= NGAUGES + 2) {
 		int act = k == NGAUGES + 2;
-		json_array_foreach(jdot(n, "inventory.nics"), j, o) {
-			double v = act ? (dstr(o, "state") ? !strcmp(dstr(o, "state"), "ACTIVE") : NAN) : dnum(o, "rate_gbps") * 125e6;
+		json_array_foreach(hr_inv_dot(n, "inventory.nics"), j, o) {
+			double v = act ? (hr_inv_str(o, "state") ? !strcmp(hr_inv_str(o, "state"), "ACTIVE") : NAN) : hr_inv_num(o, "rate_gbps") * 125e6;
 			if (isnan(v))
 				continue;
-			snprintf(ix, sizeof(ix), "%lld", (long long)dnum(o, "port"));
+			snprintf(ix, sizeof(ix), "%lld", (long long)hr_inv_num(o, "port"));
 			hr_buf_printf(b, "%s{node=\"", nic_family[act]);
 			hr_buf_prom_label(b, json_string_value(json_object_get(n, "name")));
 			hr_buf_puts(b, "\"");
-			label(b, "device", dstr(o, "device"));
+			label(b, "device", hr_inv_str(o, "device"));
 			label(b, "port", ix);
-			label(b, "link_layer", dstr(o, "link_layer"));
+			label(b, "link_layer", hr_inv_str(o, "link_layer"));
 			hr_buf_printf(b, "} %.10g\n", v);
 		}
 	}

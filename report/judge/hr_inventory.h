@@ -3,7 +3,9 @@
  * judge each node's "host.inventory" (docs/results-schema.md) - PCIe links,
  * NVLink, ECC and row remapping, power limits, clocks, NIC ports, CPU
  * governor - its configuration-drift keys, its part of the profile and of
- * the Prometheus file, and the network rate each GPU can reach.
+ * the Prometheus file, and the network rate each GPU can reach. The
+ * inventory is read, and its drift keys set, by
+ * report/read/hr_inventory_load.h.
  *
  * Rules, thresholds and sources: docs/health_report.md, "Hardware inventory
  * checks". Every reason text names its threshold and source.
@@ -20,26 +22,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/**
- * hr_inventory_load - keep the inventory of one result file for its node.
- * @f:     [in,out] fleet; f->nodes[@node] gets a copy of host.inventory
- *         (the newest by @start when several files carry one) and its
- *         drift keys HR_CFG_VBIOS, HR_CFG_NIC_FW, HR_CFG_POWER_LIMIT.
- * @node:  [in] node index.  @host: [in] the file's "host" object (borrowed).
- * @end:   [in] the file's conditions.rdma_counters_end (borrowed; NULL:
- *         none), kept with the inventory for the port counter rules
- *         (hr_ibcounters.h).
- * @path:  [in] the file (recorded as the inventory's source).
- * @start: [in] the file's start time (0 unknown).
- * A host without "inventory" (older result files) leaves the node as it
- * was. Returns 0, or CH_ERR_RUNTIME when out of memory.
- */
-int hr_inventory_load(struct hr_fleet *f, int node, const json_t *host, const json_t *end,
-		      const char *path, time_t start);
-
-/** hr_inventory_node_release - free what hr_inventory_load() kept for @n. */
-void hr_inventory_node_release(struct hr_node *n);
 
 /* One verdict reason: as the judge's reasons (hr_family.h) (level HR_INFO/WARN/FAIL
  * of hr_analyze.h; code, subject, source and action as in the profile). */

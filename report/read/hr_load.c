@@ -7,7 +7,7 @@
 #include "report/read/hr_model.h"
 #include "report/read/hr_load_shared.h"
 #include "report/read/hr_ckpt_load.h"
-#include "report/judge/hr_inventory.h"
+#include "report/read/hr_inventory_load.h"
 #include "report/read/hr_result.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"

@@ -45,7 +45,7 @@ struct hr_node {
 	char *cfg[HR_CFG_NKEYS];    /* NULL when no input said */
 	char *cpu_model;
 	int ngpus;                  /* GPUs listed in host.gpus (max seen) */
-	json_t *inventory;          /* host.inventory (hr_inventory.h), NULL none */
+	json_t *inventory;          /* host.inventory (hr_inventory_load.h), NULL none */
 	json_t *rdma_counters_end;  /* that file's conditions.rdma_counters_end, NULL none */
 	char *inventory_source;     /* the result file it came from */
 	time_t inventory_time;      /* that file's start time */

@@ -3,7 +3,7 @@
  * (docs/results-schema.md) read into a typed record, every field that the
  * report (hr_load.c, into the fleet of hr_model.h), the canary and the
  * history use, so that no other part of report/ looks up a key of a result
- * document (a host's inventory aside: hr_inventory.h reads r->host).
+ * document (a host's inventory aside: hr_inventory_load.h reads r->host).
  *
  * The record is a view: every string and every struct hr_rv is borrowed
  * from the document and valid while the document lives; the arrays of the
@@ -299,7 +299,7 @@ struct hr_result {
 	int control_checked;
 	long control;
 	char control_where[128];
-	const json_t *host;          /* "host" when an object (for hr_inventory.h), else NULL */
+	const json_t *host;          /* "host" when an object (for hr_inventory_load.h), else NULL */
 	struct hr_rv host_packages;  /* "host"."packages": CPU packages */
 	const char *host_cpu_model;  /* "host"."cpu_model" */
 	size_t host_ngpus;           /* entries of "host"."gpus", 0 when not an array */
