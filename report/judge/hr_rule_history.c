@@ -5,7 +5,7 @@
  */
 #include "report/judge/hr_judge.h"
 #include "report/judge/hr_rules.h"
-#include "report/history/hr_history.h"
+#include "report/judge/hr_trend.h"
 #include "base/ch_common.h"
 #include "report/hr_util.h"
 #include "base/ch_result.h"

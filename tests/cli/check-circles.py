@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check-circles.py ROOT OBJDIR [EXCEPT]: the circles between the files of a
+"""check-circles.py ROOT OBJDIR: the circles between the files of a
 source tree (tests/cli/arrows.sh; docs/architecture.md, "The picture of the
 tree").
 
@@ -12,12 +12,10 @@ read). A .c file including a header is not an arrow by itself: what it
 uses of the header's functions is (a header declaring what several .c
 files define is no circle by itself). A circle is a set of two or more
 files that reach each other along these arrows (a strongly connected
-component). EXCEPT: lines "A -> B", arrows left out of the graph (known
-circles, each to be removed as the code is cut).
+component); no arrow is left out.
 
 Prints one line per circle: its files, then one arrow per line of a cycle
-through them with why it exists; and one line per EXCEPT arrow that does
-not exist or closes no circle; nothing when all is well. Exit status 0;
+through them with why it exists; nothing when all is well. Exit status 0;
 2 on bad usage.
 """
 import os
@@ -145,29 +143,14 @@ def cycle(comp, succ):
 
 
 def main():
-    if len(sys.argv) not in (3, 4):
+    if len(sys.argv) != 3:
         print(__doc__.split('\n')[0], file=sys.stderr)
         return 2
     root, objdir = sys.argv[1], sys.argv[2]
-    skip = set()
-    if len(sys.argv) == 4:
-        for line in sys.argv[3].splitlines():
-            m = re.match(r'^\s*(\S+)\s*->\s*(\S+)\s*$', line)
-            if m:
-                skip.add((m.group(1), m.group(2)))
     srcs = files(root)
     arrows = {}
     include_arrows(root, srcs, arrows)
     symbol_arrows(root, objdir, srcs, arrows)
-    whole, _ = circles(arrows)
-    comp_of = {m: i for i, c in enumerate(whole) for m in c}
-    for a, b in sorted(skip):
-        if (a, b) not in arrows:
-            print('CIRCLE_EXCEPT "%s -> %s": no such arrow (remove it)' % (a, b))
-        elif comp_of.get(a, -1) != comp_of.get(b, -2):
-            print('CIRCLE_EXCEPT "%s -> %s": closes no circle (remove it)' % (a, b))
-    for e in skip:
-        arrows.pop(e, None)
     comps, succ = circles(arrows)
     for comp in comps:
         cyc = cycle(comp, succ)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "base/ch_common.h"
-#include "report/history/hr_detect.h"
+#include "report/judge/hr_detect.h"
 
 /* a fixed-seed generator of normal and t3 draws (xorshift64*, Box-Muller) */
 static uint64_t rs = 88172645463325252ull;

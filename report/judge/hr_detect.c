@@ -2,7 +2,7 @@
  * hr_detect.c - the pooled noise model and the CUSUM change detector of
  * the history (hr_detect.h; arithmetic there and in docs/workflows.md).
  */
-#include "report/history/hr_detect.h"
+#include "report/judge/hr_detect.h"
 #include "base/ch_common.h"
 
 #include <math.h>
