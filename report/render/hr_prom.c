@@ -1,6 +1,7 @@
 /*
- * hr_prom.c - health.prom, the Prometheus text format, from the
- * profile and the nodes' samples (hr_render_int.h).
+ * hr_prom.c - health.prom, the Prometheus text format: each node's
+ * samples from its rows (hr_rows.h), the fleet's from the profile, joined
+ * (hr_render_int.h).
  */
 #include "report/render/hr_render.h"
 #include "report/render/hr_steps_render.h"
@@ -47,12 +48,6 @@ static void prom_sample(struct hr_buf *b, const char *name, double v, ...)
 	hr_buf_printf(b, "%s %.10g\n", first ? "" : "}", v);
 }
 
-/* a JSON number as a double, NAN for anything else */
-static double hr_jnum_v(const json_t *v)
-{
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 /* The families of one sample or more per node, in the order health.prom lists them. */
 static const struct fam node_fams[HR_PROM_NODE_FAMILIES] = {
 	{ "clusterhealth_node_verdict", "Node verdict of health_report: 0 PASS, 1 WARN, 2 FAIL, -1 NOT JUDGED (no check could be judged).", "gauge" },
@@ -72,124 +67,139 @@ static const struct fam node_fams[HR_PROM_NODE_FAMILIES] = {
 };
 
 /* the node's WARN and FAIL reasons counted by code and level, one sample each */
-static void prom_findings(struct hr_buf *b, const char *name, const json_t *n)
+static void prom_findings(struct hr_buf *b, const char *name, const struct hr_node_row *n)
 {
-	const json_t *r, *q;
 	size_t j, i;
 
-	json_array_foreach(json_object_get(n, "reasons"), j, r) {
-		const char *code = hr_jstr(r, "code"), *lv = hr_jstr(r, "level");
+	for (j = 0; j < n->nreasons; j++) {
+		const char *code = n->reasons[j].code, *lv = n->reasons[j].level;
 		int cnt = 0, seen = 0;
 		if (!code || !lv || (strcmp(lv, "warn") && strcmp(lv, "fail")))
 			continue;
-		json_array_foreach(json_object_get(n, "reasons"), i, q) {
-			const char *c2 = hr_jstr(q, "code"), *l2 = hr_jstr(q, "level");
+		for (i = 0; i < n->nreasons; i++) {
+			const char *c2 = n->reasons[i].code, *l2 = n->reasons[i].level;
 			if (!c2 || !l2 || strcmp(c2, code) || strcmp(l2, lv))
 				continue;
 			seen |= i < j; /* counted at its first reason */
 			cnt++;
 		}
 		if (!seen)
-			prom_sample(b, name, cnt, "node", hr_jstr(n, "name"), "code", code, "level", lv, NULL);
+			prom_sample(b, name, cnt, "node", n->name, "code", code, "level", lv, NULL);
 	}
 }
 
-/* a device's figures of one metric (memory, or compute by dtype when
- * @dtype), from its metrics (full detail) or its values (bounded), x @scale */
-static void prom_roofs(struct hr_buf *b, const char *name, const json_t *n, int dtype, double scale)
+/* the devices' figures of one metric (memory, or compute by dtype when
+ * @dtype), from their metrics (full detail) or their values (bounded),
+ * x @scale */
+static void prom_roofs(struct hr_buf *b, const char *name, const struct hr_rows *r, int dtype, double scale)
 {
-	const json_t *d, *m;
-	size_t j, q;
+	size_t j;
 
-	json_array_foreach(json_object_get(n, "devices"), j, d) {
-		const char *key, *sku = hr_jstr(d, "sku") ? hr_jstr(d, "sku") : "";
-		json_array_foreach(json_object_get(d, "metrics"), q, m) {
-			const char *mk = hr_jstr(m, "metric");
-			if (!dtype && !strcmp(mk, "memory_gbps"))
-				prom_sample(b, name, hr_jnum(m, "value") * scale, "node", hr_jstr(n, "name"),
-					    "device", hr_jstr(d, "device"), "sku", sku, NULL);
-			else if (dtype && !strncmp(mk, "compute_gflops.", 15))
-				prom_sample(b, name, hr_jnum(m, "value") * scale, "node", hr_jstr(n, "name"),
-					    "device", hr_jstr(d, "device"), "sku", sku, "dtype", mk + 15, NULL);
-		}
-		/* a node of bounded detail: its devices' values */
-		json_object_foreach((json_t *)json_object_get(d, "values"), key, m) {
-			if (!dtype && !strcmp(key, "memory_gbps"))
-				prom_sample(b, name, hr_jnum_v(m) * scale, "node", hr_jstr(n, "name"),
-					    "device", hr_jstr(d, "device"), "sku", sku, NULL);
-			else if (dtype && !strncmp(key, "compute_gflops.", 15))
-				prom_sample(b, name, hr_jnum_v(m) * scale, "node", hr_jstr(n, "name"),
-					    "device", hr_jstr(d, "device"), "sku", sku, "dtype", key + 15, NULL);
-		}
+	for (j = 0; j < r->ndevices; j++) {
+		const struct hr_device_row *d = &r->devices[j];
+		const char *mk = d->metric, *sku = d->sku ? d->sku : "";
+		if (d->is_status || !mk)
+			continue;
+		if (!dtype && !strcmp(mk, "memory_gbps"))
+			prom_sample(b, name, d->value * scale, "node", d->node, "device", d->device, "sku", sku, NULL);
+		else if (dtype && !strncmp(mk, "compute_gflops.", 15))
+			prom_sample(b, name, d->value * scale, "node", d->node, "device", d->device, "sku", sku,
+				    "dtype", mk + 15, NULL);
+	}
+	/* nodes of bounded detail: their devices' values */
+	for (j = 0; j < r->nvalues; j++) {
+		const struct hr_value_row *v = &r->values[j];
+		const char *sku = v->sku ? v->sku : "";
+		if (!dtype && !strcmp(v->metric, "memory_gbps"))
+			prom_sample(b, name, v->value * scale, "node", v->node, "device", v->device, "sku", sku, NULL);
+		else if (dtype && !strncmp(v->metric, "compute_gflops.", 15))
+			prom_sample(b, name, v->value * scale, "node", v->node, "device", v->device, "sku", sku,
+				    "dtype", v->metric + 15, NULL);
 	}
 }
 
-void hr_prom_node(size_t k, const json_t *n, struct hr_buf *b)
+/* the node families of the nodes' verdicts and reasons (k 0 to 3) */
+static void prom_verdicts(size_t k, const char *name, const struct hr_node_row *n, struct hr_buf *b)
 {
-	const char *name = node_fams[k < HR_PROM_NODE_FAMILIES ? k : 0].name;
-	const json_t *d, *m, *r;
-	size_t j, q;
+	static const char *const lv[] = { "info", "warn", "fail" };
+	const char *v = n->verdict;
+	int cnt[3] = { 0, 0, 0 }, l;
+	size_t j;
 
 	switch (k) {
-	case 0: {
-		const char *v = hr_jstr(n, "verdict");
+	case 0:
 		prom_sample(b, name, v && !strcmp(v, "FAIL") ? 2 : v && !strcmp(v, "WARN") ? 1 :
 			    v && !strcmp(v, "NOT JUDGED") ? -1 : 0,
-			    "node", hr_jstr(n, "name"), NULL);
+			    "node", n->name, NULL);
 		break;
-	}
 	case 1:
-		prom_sample(b, name, json_is_true(json_object_get(n, "drain_candidate")),
-			    "node", hr_jstr(n, "name"), NULL);
+		prom_sample(b, name, n->drain_candidate, "node", n->name, NULL);
 		break;
-	case 2: {
-		static const char *const lv[] = { "info", "warn", "fail" };
-		int cnt[3] = { 0, 0, 0 }, l;
-		json_array_foreach(json_object_get(n, "reasons"), j, r)
+	case 2:
+		for (j = 0; j < n->nreasons; j++)
 			for (l = 0; l < 3; l++)
-				if (hr_jstr(r, "level") && !strcmp(hr_jstr(r, "level"), lv[l]))
+				if (n->reasons[j].level && !strcmp(n->reasons[j].level, lv[l]))
 					cnt[l]++;
 		for (l = 0; l < 3; l++)
-			prom_sample(b, name, cnt[l], "node", hr_jstr(n, "name"), "level", lv[l], NULL);
+			prom_sample(b, name, cnt[l], "node", n->name, "level", lv[l], NULL);
+		break;
+	default:
+		prom_findings(b, name, n);
 		break;
 	}
+}
+
+void hr_prom_node(size_t k, const struct hr_rows *r, struct hr_buf *b)
+{
+	const char *name = node_fams[k < HR_PROM_NODE_FAMILIES ? k : 0].name;
+	size_t j;
+	char nr[24];
+
+	switch (k) {
+	case 0:
+	case 1:
+	case 2:
 	case 3:
-		prom_findings(b, name, n);
+		for (j = 0; j < r->nnodes; j++)
+			prom_verdicts(k, name, &r->nodes[j], b);
 		break;
 	case 4: /* GB/s and GFLOP/s in base units */
 	case 5:
-		prom_roofs(b, name, n, k == 5, 1e9);
+		prom_roofs(b, name, r, k == 5, 1e9);
 		break;
 	case 6:
 	case 7:
-		json_array_foreach(json_object_get(n, "devices"), j, d)
-			json_array_foreach(json_object_get(d, "metrics"), q, m)
-				prom_sample(b, name, k == 6 ? hr_jnum(m, "pct_of_expected") / 100 : hr_jnum(m, "z"),
-					    "node", hr_jstr(n, "name"), "device", hr_jstr(d, "device"),
-					    "metric", hr_jstr(m, "metric"), NULL);
+		for (j = 0; j < r->ndevices; j++) {
+			const struct hr_device_row *d = &r->devices[j];
+			if (!d->is_status)
+				prom_sample(b, name, k == 6 ? d->pct_of_expected / 100 : d->z, "node", d->node,
+					    "device", d->device, "metric", d->metric, NULL);
+		}
 		break;
 	case 8:
-		json_array_foreach(json_object_get(n, "busbw"), j, d) {
-			char nr[24];
-			snprintf(nr, sizeof(nr), "%lld", hr_jint(d, "nranks", 0));
-			prom_sample(b, name, hr_jnum(d, "large_msg_busbw_gbps") * 1e9, "node", hr_jstr(n, "name"),
-				    "group", hr_jstr(d, "group"), "kind", hr_jstr(d, "kind"), "algo", hr_jstr(d, "algo"),
-				    "nranks", nr, NULL);
+		for (j = 0; j < r->nbusbw; j++) {
+			const struct hr_busbw_row *g = &r->busbw[j];
+			snprintf(nr, sizeof(nr), "%lld", g->nranks);
+			prom_sample(b, name, g->large_msg_busbw_gbps * 1e9, "node", g->node, "group", g->group,
+				    "kind", g->kind, "algo", g->algo, "nranks", nr, NULL);
 		}
 		break;
 	case 9:
 	case 10:
-		json_array_foreach(json_object_get(json_object_get(n, "loader"), "configs"), j, d)
-			prom_sample(b, name, k == 9 ? hr_jnum(d, "input_wait_frac") : hr_jnum(d, "lateness_p99_us") * 1e-6,
-				    "node", hr_jstr(n, "name"), "config", hr_jstr(d, "name"), "placement", hr_jstr(d, "placement"), NULL);
+		for (j = 0; j < r->nloader; j++) {
+			const struct hr_loader_row *c = &r->loader[j];
+			prom_sample(b, name, k == 9 ? c->input_wait_frac : c->lateness_p99_us * 1e-6,
+				    "node", c->node, "config", c->config, "placement", c->placement, NULL);
+		}
 		break;
 	case 11:
 	case 12:
 	case 13:
-		json_array_foreach(json_object_get(n, "checkpoint"), j, d)
-			prom_sample(b, name, k == 11 ? hr_jnum(d, "rank_write_gbps") * 1e9 : k == 12 ? hr_jnum(d, "block_sec") :
-				    (double)hr_jint(d, "bad_files", 0), "node", hr_jstr(n, "name"),
-				    "mount", hr_jstr(d, "mount"), NULL);
+		for (j = 0; j < r->nckpt; j++) {
+			const struct hr_ckpt_row *c = &r->ckpt[j];
+			prom_sample(b, name, k == 11 ? c->rank_write_gbps * 1e9 : k == 12 ? c->block_sec :
+				    (double)c->bad_files, "node", c->node, "mount", c->mount, NULL);
+		}
 		break;
 	default:
 		break;

@@ -69,7 +69,7 @@ void hr_md_node(struct hr_buf *b, const struct hr_node_row *n);
 void hr_md_ckpt(struct hr_buf *b, const struct hr_ckpt_row *r);
 int hr_md_render(const json_t *p, struct hr_buf *b, const struct hr_render_parts *parts);
 /* health.prom (hr_prom.c) */
-void hr_prom_node(size_t k, const json_t *n, struct hr_buf *b);
+void hr_prom_node(size_t k, const struct hr_rows *r, struct hr_buf *b);
 int hr_prom_render(const json_t *p, FILE *out, const struct hr_render_parts *parts);
 /* report.html (hr_html.c): @diffs maps a node to its configuration where
  * it differs from the fleet's majority (hr_html_config_diffs()) */

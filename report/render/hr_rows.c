@@ -50,6 +50,7 @@ static int build_nodes(const json_t *nodes, struct hr_rows *r)
 		for (q = 0; q < HR_ROWS_CONFIG_KEYS; q++)
 			row->config[q] = hr_jstr(cfg, hr_rows_config_keys[q]);
 		row->not_like_for_like = json_is_false(json_object_get(n, "like_for_like"));
+		row->drain_candidate = json_is_true(json_object_get(n, "drain_candidate"));
 		row->not_judged_reason = hr_jstr(n, "not_judged_reason");
 		row->reasons = rows_alloc(json_array_size(rs), sizeof(*row->reasons));
 		if (!row->reasons)
@@ -149,6 +150,31 @@ static int build_devices(const json_t *nodes, struct hr_rows *r)
 	return 0;
 }
 
+/* The values of the devices of nodes of bounded detail, in profile order. */
+static int build_values(const json_t *nodes, struct hr_rows *r)
+{
+	const json_t *n, *d, *v;
+	const char *key;
+	size_t i, j, rows = 0;
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(n, "devices"), j, d)
+			rows += json_object_size(json_object_get(d, "values"));
+	r->values = rows_alloc(rows, sizeof(*r->values));
+	if (!r->values)
+		return CH_ERR_RUNTIME;
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(json_object_get(n, "devices"), j, d)
+			json_object_foreach((json_t *)json_object_get(d, "values"), key, v) {
+				struct hr_value_row *row = &r->values[r->nvalues++];
+				row->node = hr_jstr(n, "name");
+				row->device = hr_jstr(d, "device");
+				row->sku = hr_jstr(d, "sku");
+				row->metric = key;
+				row->value = json_is_number(v) ? json_number_value(v) : NAN;
+			}
+	return 0;
+}
+
 int hr_rows_group_flagged(const json_t *g)
 {
 	return level_flagged(hr_jstr(json_object_get(g, "comparison"), "level")) ||
@@ -233,6 +259,31 @@ static int build_loader(const json_t *nodes, struct hr_rows *r)
 	return 0;
 }
 
+static const json_t *busbw_entries(const json_t *n)
+{
+	return json_object_get(n, "busbw");
+}
+
+static int build_busbw(const json_t *nodes, struct hr_rows *r)
+{
+	const json_t *n, *c;
+	size_t i, j;
+	r->busbw = per_node_rows(nodes, busbw_entries, sizeof(*r->busbw));
+	if (!r->busbw)
+		return CH_ERR_RUNTIME;
+	json_array_foreach(nodes, i, n)
+		json_array_foreach(busbw_entries(n), j, c) {
+			struct hr_busbw_row *row = &r->busbw[r->nbusbw++];
+			row->node = hr_jstr(n, "name");
+			row->group = hr_jstr(c, "group");
+			row->kind = hr_jstr(c, "kind");
+			row->algo = hr_jstr(c, "algo");
+			row->nranks = hr_jint(c, "nranks", 0);
+			row->large_msg_busbw_gbps = hr_jnum(c, "large_msg_busbw_gbps");
+		}
+	return 0;
+}
+
 static int build_ckpt(const json_t *nodes, struct hr_rows *r)
 {
 	const json_t *n, *c;
@@ -286,6 +337,7 @@ int hr_rows_build(const json_t *p, struct hr_rows *r)
 	const json_t *nodes = json_object_get(p, "nodes");
 	memset(r, 0, sizeof(*r));
 	if (build_nodes(nodes, r) || build_findings_drift(p, r) || build_devices(nodes, r) ||
+	    build_values(nodes, r) || build_busbw(nodes, r) ||
 	    build_groups(json_object_get(p, "groups"), r) || build_loader(nodes, r) || build_ckpt(nodes, r) ||
 	    build_issues(json_object_get(json_object_get(p, "inputs"), "issues"), r))
 		return CH_ERR_RUNTIME;
@@ -303,6 +355,8 @@ void hr_rows_free(struct hr_rows *r)
 	free(r->findings);
 	free(r->drift);
 	free(r->devices);
+	free(r->values);
+	free(r->busbw);
 	free(r->groups);
 	free(r->loader);
 	free(r->ckpt);

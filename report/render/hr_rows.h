@@ -2,8 +2,8 @@
  * hr_rows.h - the report's tables as typed rows, built once from the
  * profile (docs/profile-schema.md): node verdicts and their reasons, fleet
  * findings, configuration drift, device metrics, all-reduce groups, loader
- * configurations, checkpoint writes and input problems. report.md (hr_render_markdown) and
- * report.html (hr_render_html) format the same rows; what a table leaves
+ * configurations, checkpoint writes and input problems. report.md (hr_render_markdown),
+ * report.html (hr_render_html) and health.prom (hr_prom_node) format the same rows; what a table leaves
  * out (past its row limit, only the flagged rows) is the renderer's choice,
  * the flags and counts it needs are here.
  *
@@ -45,6 +45,7 @@ struct hr_node_row {
 	const char *verdict, *name;
 	const char *config[HR_ROWS_CONFIG_KEYS]; /* by hr_rows_config_keys */
 	int not_like_for_like;                   /* like_for_like is false */
+	int drain_candidate;                     /* drain_candidate is true */
 	const char *not_judged_reason;           /* a NOT JUDGED node's, else NULL */
 	struct hr_reason_row *reasons;           /* owned by the rows */
 	size_t nreasons;
@@ -76,6 +77,21 @@ struct hr_device_row {
 	double value, pct_of_datasheet, pct_of_expected, pct_of_fleet_median, z,
 		pct_of_node_median;
 	int flagged;              /* a metric whose level is given and not "info" */
+};
+
+/* A figure of a device of a node of bounded detail (its "values": metric
+ * -> number, no metrics of its own). */
+struct hr_value_row {
+	const char *node, *device, *sku;
+	const char *metric;       /* the key ("memory_gbps", "compute_gflops.bf16") */
+	double value;             /* NAN when not a number */
+};
+
+/* A node's all-reduce group (the node's "busbw" entries). */
+struct hr_busbw_row {
+	const char *node, *group, *kind, *algo;
+	long long nranks;         /* 0: not recorded */
+	double large_msg_busbw_gbps;
 };
 
 /* An all-reduce group (one collective, algorithm and rank count of a file). */
@@ -124,6 +140,8 @@ struct hr_rows {
 	struct hr_drift_row *drift;      size_t ndrift;
 	struct hr_device_row *devices;   size_t ndevices;
 	size_t metrics, metrics_flagged; /* device rows that are metrics; flagged */
+	struct hr_value_row *values;     size_t nvalues;
+	struct hr_busbw_row *busbw;      size_t nbusbw;
 	struct hr_group_row *groups;     size_t ngroups;
 	size_t groups_flagged;
 	struct hr_loader_row *loader;    size_t nloader;

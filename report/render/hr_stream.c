@@ -121,7 +121,7 @@ int hr_render_node(struct hr_render *r, const json_t *node, const json_t *full)
 	if (r->o.prom)
 		for (k = 0; k < r->nprom && !r->err; k++) {
 			if (k < HR_PROM_NODE_FAMILIES)
-				hr_prom_node(k, node, &b);
+				hr_prom_node(k, &rows, &b);
 			else
 				hr_inventory_prom_node(node, k - HR_PROM_NODE_FAMILIES, &b);
 			if (hr_spill_add(&r->parts.prom[k], &b))

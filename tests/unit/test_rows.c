@@ -13,7 +13,7 @@
 
 static const char profile_text[] =
 	"{\"nodes\": ["
-	" {\"name\": \"n1\", \"verdict\": \"FAIL\", \"like_for_like\": false,"
+	" {\"name\": \"n1\", \"verdict\": \"FAIL\", \"like_for_like\": false, \"drain_candidate\": true,"
 	"  \"config\": {\"driver\": \"550.54\", \"cuda\": \"12.4\"},"
 	"  \"reasons\": [{\"level\": \"fail\", \"text\": \"slow\", \"action\": \"drain\"},"
 	"               {\"level\": \"info\", \"text\": \"fine\"}],"
@@ -26,8 +26,12 @@ static const char profile_text[] =
 	"                \"reason\": \"no CUDA device\", \"metrics\": []}],"
 	"  \"loader\": {\"configs\": [{\"name\": \"c1\", \"placement\": \"spread\", \"workers\": 4,"
 	"                            \"verdict\": \"fail\", \"accel_util\": 0.5},"
-	"                           {\"name\": \"c2\", \"verdict\": \"pass\"}]}},"
-	" {\"name\": \"n2\", \"verdict\": \"PASS\", \"reasons\": []}],"
+	"                           {\"name\": \"c2\", \"verdict\": \"pass\"}]},"
+	"  \"busbw\": [{\"group\": \"g1\", \"kind\": \"intra\", \"algo\": \"ring\", \"nranks\": 8,"
+	"              \"large_msg_busbw_gbps\": 180}, {\"group\": \"g4\"}]},"
+	" {\"name\": \"n2\", \"verdict\": \"PASS\", \"reasons\": [], \"detail\": \"bounded\","
+	"  \"devices\": [{\"device\": \"gpu0\", \"sku\": \"H100-SXM\","
+	"                \"values\": {\"memory_gbps\": 3000, \"compute_gflops.bf16\": null}}]}],"
 	" \"groups\": ["
 	"  {\"name\": \"g1\", \"kind\": \"intra\", \"nodes\": [\"a\", \"b\", \"c\", \"d\", \"e\", \"f\"],"
 	"   \"nranks\": 8, \"comparison\": {\"level\": \"info\", \"pct_of_fleet_median\": 99}},"
@@ -71,6 +75,35 @@ Test(rows, nodes_reasons_and_configuration)
 	cr_expect_null(r.drift[0].majority);
 	cr_assert_eq(r.drift[0].nvalues, 1);
 	cr_expect_str_eq(r.drift[0].values[0].value, "550.54");
+	hr_rows_free(&r);
+	json_decref(p);
+}
+
+Test(rows, drain_busbw_and_bounded_values)
+{
+	json_t *p = profile();
+	struct hr_rows r;
+	cr_assert_eq(hr_rows_build(p, &r), 0);
+	cr_expect_eq(r.nodes[0].drain_candidate, 1);
+	cr_expect_eq(r.nodes[1].drain_candidate, 0);
+	cr_assert_eq(r.nbusbw, 2);
+	cr_expect_str_eq(r.busbw[0].node, "n1");
+	cr_expect_str_eq(r.busbw[0].group, "g1");
+	cr_expect_str_eq(r.busbw[0].algo, "ring");
+	cr_expect_eq(r.busbw[0].nranks, 8);
+	cr_expect_eq(r.busbw[0].large_msg_busbw_gbps, 180);
+	cr_expect_null(r.busbw[1].kind);
+	cr_expect_eq(r.busbw[1].nranks, 0);
+	cr_expect(isnan(r.busbw[1].large_msg_busbw_gbps));
+	/* the bounded node's values, not device rows */
+	cr_assert_eq(r.nvalues, 2);
+	cr_expect_str_eq(r.values[0].node, "n2");
+	cr_expect_str_eq(r.values[0].sku, "H100-SXM");
+	cr_expect_str_eq(r.values[0].metric, "memory_gbps");
+	cr_expect_eq(r.values[0].value, 3000);
+	cr_expect_str_eq(r.values[1].metric, "compute_gflops.bf16");
+	cr_expect(isnan(r.values[1].value));
+	cr_expect_eq(r.ndevices, 3);
 	hr_rows_free(&r);
 	json_decref(p);
 }
