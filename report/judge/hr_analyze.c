@@ -139,6 +139,7 @@ static const struct hr_family *const families[HR_NPASSES] = {
 	[HR_PASS_HOSTLINK] = &hr_family_hostlink,
 	[HR_PASS_CURVES] = &hr_family_curves,
 	[HR_PASS_NOT_JUDGED] = &hr_family_not_judged,
+	[HR_PASS_XID] = &hr_family_xid,
 };
 
 /* The rule table (hr_rules.h), run: each row's pass once, in the order the

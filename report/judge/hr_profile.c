@@ -179,7 +179,8 @@ static json_t *headline_json(const struct an *a, const struct inst *p)
 static void mark_hard_faults(struct an *a)
 {
 	static const char *const hard[] = { "wrong_results", "validation_failed", "nvlink_down", "ecc_uncorrected",
-					    "row_remap", "pcie_link", "nic_port_down", "checkpoint_read_back", NULL };
+					    "row_remap", "pcie_link", "nic_port_down", "checkpoint_read_back",
+					    "xid_fault", "sxid", "pcie_aer", "link_flap", NULL };
 	size_t i;
 	int k;
 	for (i = 0; i < a->nr; i++)

@@ -115,8 +115,8 @@ static void run_reasons(struct an *a)
 			for (j = 0; j < f->ngroups; j++)
 				if (!strcmp(f->groups[j].source, r->path) && f->groups[j].wrong_total > 0)
 					covered = 1;
-			if (!strcmp(r->tool, "loader_contention"))
-				covered = 1; /* its verdict is the reason */
+			if (!strcmp(r->tool, "loader_contention") || !strcmp(r->tool, "kernel_log"))
+				covered = 1; /* its verdict is the reason (kernel_log: hr_rule_xid.c) */
 			if (!covered)
 				hj_add_reason(a, r->node, HR_FAIL, "check_failed", r->tool, r->path,
 					   "read the tool's output; re-run it alone on the node",

@@ -612,6 +612,8 @@ static int load_result(struct ctx *c, const struct hr_result *r)
 		rc = load_allreduce(c, r, node, run);
 	} else if (!strcmp(tool, "checkpoint_io")) {
 		rc = hr_ckpt_load(c->f, c->path, r);
+	} else if (!strcmp(tool, "kernel_log")) {
+		rc = hl_load_kernel_log(c, r, node);
 	} else {
 		rc = load_loader(c, r, node);
 	}
@@ -861,6 +863,7 @@ void hr_fleet_release(struct hr_fleet *f)
 	free(f->nodes); free(f->devices); free(f->groups); free(f->stragglers);
 	free(f->loaders); free(f->runs);
 	hr_ckpt_release(f);
+	hl_kfault_release(f);
 	hr_issues_release(&f->issues);
 	json_decref(f->node_index);
 	memset(f, 0, sizeof(*f));

@@ -51,6 +51,19 @@ int hl_unavailable(const struct hr_result *r);
  * or CH_ERR_RUNTIME out of memory. */
 int hl_load_roofline(struct ctx *c, const struct hr_result *r, int node);
 
+/* ---- hr_load_kernlog.c */
+
+/* A kernel_log result @r of node @node into c->f: its faults (struct
+ * hr_kfault); a fault that is not one is an input problem (skipped).
+ * Returns 0, or CH_ERR_RUNTIME out of memory. */
+int hl_load_kernel_log(struct ctx *c, const struct hr_result *r, int node);
+
+/* Free the strings of one fault and zero it. */
+void hl_kfault_free(struct hr_kfault *k);
+
+/* Free what hl_load_kernel_log() added to @f. */
+void hl_kfault_release(struct hr_fleet *f);
+
 /* ---- hr_load.c */
 
 /* Set a configuration value of a node (later files win: newer nights sort

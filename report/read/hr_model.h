@@ -251,6 +251,29 @@ struct hr_run {
 
 struct hr_ckpt;
 
+/* One fault of a node's kernel log: a device and a code as
+ * `health_report kernel-log` grouped them (kernel_log results, docs/xid.md;
+ * read by report/read/hr_load_kernlog.c, judged by
+ * report/judge/hr_rule_xid.c). Strings owned by the fleet. */
+struct hr_kfault {
+	int node;                  /* fleet node index */
+	char *source;              /* the result file */
+	char *log;                 /* the kernel log it read ("/dev/kmsg", a file) */
+	char *kind;                /* "xid", "sxid", "aer", "link_down" */
+	int code;                  /* the Xid / SXid; AER: 0 corrected, 1 non-fatal, 2 fatal */
+	char *action;              /* the tool's: "inform", "reset", "drain", "reboot" */
+	char *device;              /* "gpu1", "mlx5_0", "pci 0000:43:00.0" */
+	char *bus_id;              /* NULL unknown */
+	int gpu_index;             /* -1: not a GPU of the inventory */
+	char *uuid;                /* NULL unknown */
+	char *mnemonic, *meaning, *nvidia_action; /* Xids of the table, else NULL */
+	int hardware;              /* 1 a hardware fault, 0 an application's or the driver's, -1 not said */
+	long lines;                /* lines counted (a link: its downs) */
+	long link_ups;             /* a link: its ups */
+	char *first_utc, *last_utc; /* NULL: the line had no wall time */
+	char *last_line;           /* the last line of the fault, NULL none */
+};
+
 struct hr_fleet {
 	struct hr_node *nodes;       size_t nnodes;
 	struct hr_device *devices;   size_t ndevices;
@@ -259,6 +282,7 @@ struct hr_fleet {
 	struct hr_loader *loaders;   size_t nloaders;
 	struct hr_ckpt *ckpts;       size_t nckpts; /* checkpoint_io (hr_checkpoint.h) */
 	struct hr_run *runs;         size_t nruns;
+	struct hr_kfault *kfaults;   size_t nkfaults; /* kernel_log (hr_load_kernlog.c) */
 	struct hr_issues issues;     /* input problems */
 	size_t files_read;           /* files that contributed data */
 	size_t files_ignored;        /* our own outputs */

@@ -138,6 +138,15 @@ static const struct field ckpt_rank_fields[] = {
 	{ "bytes", offsetof(struct hr_result_ckpt_rank, bytes) },
 };
 
+#define KF(k, m) { k, offsetof(struct hr_result_kfault, m) }
+static const struct field kfault_fields[] = {
+	KF("device", device), KF("bus_id", bus_id), KF("kind", kind), KF("code", code), KF("action", action),
+	KF("lines", lines), KF("link_ups", link_ups), KF("first_utc", first_utc), KF("last_utc", last_utc),
+	KF("last_line", last_line), KF("gpu_index", gpu_index), KF("uuid", uuid), KF("mnemonic", mnemonic),
+	KF("meaning", meaning), KF("nvidia_action", nvidia_action), KF("hardware", hardware), KF("table", table),
+};
+#undef KF
+
 static const struct field ckpt_point_fields[] = {
 	{ "writers", offsetof(struct hr_result_ckpt_point, writers) },
 	{ "bytes", offsetof(struct hr_result_ckpt_point, bytes) },
@@ -533,6 +542,20 @@ static int read_ckpt_rank(const json_t *e, void *slot)
 	return 0;
 }
 
+static int read_kfault(const json_t *e, void *slot)
+{
+	READ_FIELDS(e, kfault_fields, slot);
+	return 0;
+}
+
+/* results.kernel_log (health_report kernel-log, docs/xid.md) */
+static int read_kernel_log(struct hr_result *r)
+{
+	const json_t *kl = json_object_get(r->results, "kernel_log");
+	r->kl_source = key(kl, "source");
+	return read_list(kl, "faults", &r->kfaults_list, (void **)&r->kfaults, sizeof(*r->kfaults), read_kfault);
+}
+
 static int read_ckpt_point(const json_t *e, void *slot)
 {
 	READ_FIELDS(e, ckpt_point_fields, slot);
@@ -644,6 +667,8 @@ int hr_result_read(const json_t *doc, struct hr_result *r)
 		return read_roofline(r);
 	if (!strcmp(r->tool, "checkpoint_io"))
 		return read_checkpoint(doc, r);
+	if (!strcmp(r->tool, "kernel_log"))
+		return read_kernel_log(r);
 	return 0;
 }
 
@@ -679,6 +704,7 @@ void hr_result_release(struct hr_result *r)
 	free(r->per_rank);
 	free(r->bad_ranks);
 	free(r->scaling);
+	free(r->kfaults);
 	free(r->sweeps);
 	free(r->layout);
 	free(r->stragglers);
@@ -884,9 +910,9 @@ int hr_result_accept(const struct hr_result *r, const char *path, int named, str
 		return HR_RESULT_SKIPPED;
 	}
 	if (!tool || (strcmp(tool, "roofline") && strcmp(tool, "allreduce_bw") &&
-		      strcmp(tool, "loader_contention") && strcmp(tool, "checkpoint_io"))) {
+		      strcmp(tool, "loader_contention") && strcmp(tool, "checkpoint_io") && strcmp(tool, "kernel_log"))) {
 		hr_issue_add(is, HR_ISSUE_SKIPPED, path, 0, 0,
-			     "unknown tool '%.60s' (expected roofline, allreduce_bw, loader_contention or checkpoint_io); file skipped",
+			     "unknown tool '%.60s' (expected roofline, allreduce_bw, loader_contention, checkpoint_io or kernel_log); file skipped",
 			     tool ? tool : "(none)");
 		return HR_RESULT_SKIPPED;
 	}

@@ -131,6 +131,19 @@ struct hr_result_rank {
 	struct hr_result_mount dir_mount; /* checkpoint_io: where the rank writes */
 };
 
+/* results.kernel_log.faults[] (kernel_log: one device and code of the
+ * kernel log, docs/xid.md). */
+struct hr_result_kfault {
+	struct hr_rv device, bus_id;  /* "gpu1" / "mlx5_0" / "pci 0000:43:00.0", its bus id */
+	struct hr_rv kind;            /* "xid", "sxid", "aer", "link_down", "link_up" */
+	struct hr_rv code;            /* the Xid / SXid; AER: 0 corrected .. 2 fatal */
+	struct hr_rv action;          /* "none", "inform", "reset", "drain", "reboot" */
+	struct hr_rv lines, link_ups; /* lines counted (link: downs), ups */
+	struct hr_rv first_utc, last_utc, last_line;
+	struct hr_rv gpu_index, uuid; /* null when not a GPU of the inventory */
+	struct hr_rv mnemonic, meaning, nvidia_action, hardware, table; /* Xids in the table */
+};
+
 /* results.sync.per_rank[] (checkpoint_io). */
 struct hr_result_ckpt_rank {
 	struct hr_rv rank;
@@ -346,6 +359,10 @@ struct hr_result {
 	struct hr_rv staged_block_sec, staged_copy_sec; /* s */
 	struct hr_rlist scaling_list; /* "results"."scaling"."points" */
 	struct hr_result_ckpt_point *scaling;
+	/* kernel_log */
+	struct hr_rv kl_source;      /* "results"."kernel_log"."source": the log read */
+	struct hr_rlist kfaults_list; /* "results"."kernel_log"."faults" */
+	struct hr_result_kfault *kfaults;
 };
 
 /**
@@ -365,6 +382,7 @@ const char *hr_result_tool(const json_t *doc);
  *       (allreduce_bw: sweeps, layout, stragglers; loader_contention:
  *       configs and recommendation; roofline: devices and their points;
  *       checkpoint_io: layout, sync, verify, config, staged, scaling;
+ *       kernel_log: its source and faults;
  *       other tools: the envelope only). Release with hr_result_release(), also after an
  *       error.
  * Returns 0, or CH_ERR_RUNTIME when out of memory.
