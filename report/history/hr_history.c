@@ -4,6 +4,7 @@
  * (hr_history.h; method in docs/workflows.md).
  */
 #include "report/history/hr_history.h"
+#include "report/history/hr_hist_kfault.h"
 #include "report/judge/hr_checkpoint.h"
 #include "report/judge/hr_quality.h"
 #include "report/read/hr_result.h"
@@ -227,6 +228,7 @@ int hr_history_open(const char *path, int lock_timeout_sec, struct hr_history **
 		" metric TEXT NOT NULL, value REAL NOT NULL, source TEXT,"
 		" PRIMARY KEY(node, gpu, metric, night));"
 		"CREATE INDEX IF NOT EXISTS metrics_night ON metrics(night);"
+		HR_HIST_KFAULT_DDL
 		"INSERT OR IGNORE INTO meta VALUES('schema', '" HISTORY_SCHEMA "');"
 		"INSERT OR IGNORE INTO meta VALUES('schema_version', '" HISTORY_SCHEMA_VERSION "');"
 		"PRAGMA application_id = 1128810585;" /* HISTORY_APP_ID */
@@ -530,6 +532,8 @@ static int record_result(struct hr_history *h, const char *night, const char *pa
 		return bad(is, path, where, "a string without control characters");
 	if (!r->hostname)
 		return bad(is, path, "host.hostname", "a string");
+	if (!strcmp(r->tool, "kernel_log")) /* faults, not measurements: never noisy */
+		return hr_hist_kfault_record(h->db, night, path, r, nrec, is);
 	{
 		/* a busy or oversubscribed host: nothing of the file is a trend */
 		struct hr_quality q;
@@ -1146,7 +1150,7 @@ static int write_prom(const char *path, const char *night, const struct hr_regre
 
 /* Print the regressions and drain candidates, and write them to o->json_path. */
 static int report_regressions(const struct hist_opts *o, const char *night, const struct hr_regression *reg,
-			      size_t nreg, const struct hr_check_count *cnt)
+			      size_t nreg, const struct hr_check_count *cnt, json_t *kernel_log)
 {
 	json_t *drain = json_array();
 	size_t i, j;
@@ -1214,6 +1218,7 @@ static int report_regressions(const struct hist_opts *o, const char *night, cons
 		json_object_set_new(doc, "series_not_judged", json_integer((json_int_t)cnt->not_judged));
 		json_object_set_new(doc, "regressions", arr);
 		json_object_set_new(doc, "drain_candidates", json_incref(drain));
+		json_object_set(doc, "kernel_log", kernel_log ? kernel_log : json_null());
 		rc = ch_json_write_atomic(o->json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 		json_decref(doc);
 	}
@@ -1232,6 +1237,7 @@ static int history_main(int argc, char **argv)
 	size_t nreg = 0;
 	int rc;
 	struct hr_issues issues = { 0 };
+	json_t *kl = NULL;
 
 	if ((rc = parse_opts(argc, argv, &o)) >= 0)
 		return rc;
@@ -1267,13 +1273,15 @@ static int history_main(int argc, char **argv)
 		       o.cfg.threshold_pct, nreg - once, o.cfg.persist, once, cnt.not_judged, cnt.series,
 		       o.cfg.min_nights, cnt.not_judged == cnt.series ? ": NOT JUDGED" : "");
 	}
-	if ((rc = report_regressions(&o, o.night, reg, nreg, &cnt)))
+	if ((rc = hr_hist_kfault_check(h->db, o.night[0] ? o.night : NULL, o.cfg.window, o.quiet, &kl)) ||
+	    (rc = report_regressions(&o, o.night, reg, nreg, &cnt, kl)))
 		goto out;
 	rc = 0;
 	for (size_t i = 0; i < nreg; i++)
 		if (reg[i].persisted)
 			rc = CH_ERR_CHECK;
 out:
+	json_decref(kl);
 	hr_issues_release(&issues);
 	free(reg);
 	hr_history_close(h);

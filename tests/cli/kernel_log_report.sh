@@ -135,3 +135,36 @@ if [ $rc = 1 ] && grep -q 'faults\[0\]: not a fault' "$TMP/bad.out" && grep -q '
 	grep -q "kl-zero.json.*no 'faults' array" "$TMP/bad.out" && [ "$n" = 20 ]; then
 	ok kernel_log_report_bad_faults
 else nok kernel_log_report_bad_faults "exit $rc, $n Xid reasons (want 20)" "$TMP/bad.out"; fi
+
+# the history: Xids counted per night and node; a node with Xids on 2
+# nights named (n1: fatal ones on nights 1 and 3), one night alone not (n2)
+H=$TMP/hist && mkdir -p "$H"
+python3 - "$TMP/fleet/kl-n1.json" "$H" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); f = d["results"]["kernel_log"]["faults"]
+fatal = [g for g in f if g["action"] in ("reset", "drain", "reboot")][:2]
+app = [g for g in f if g["kind"] == "xid" and g["code"] in (13, 31, 43)]
+for night, n1, n2 in ((1, fatal, app), (2, [], []), (3, fatal[:1], [])):
+    for host, faults in (("n1", n1), ("n2", n2)):
+        x = json.loads(json.dumps(d)); x["host"]["hostname"] = host; x["results"]["kernel_log"]["faults"] = faults
+        json.dump(x, open("%s/%s-%d.json" % (sys.argv[2], host, night), "w"))
+PY
+for i in 1 2 3; do
+	"$HR" history --db "$H/h.db" --night 2026-12-0$i --json "$H/c$i.json" "$H/n1-$i.json" "$H/n2-$i.json" >"$H/out$i" 2>&1 || echo "exit $?" >>"$H/out$i"
+done
+if grep -q '^XID n1: Xids on 2 of the 3 nights its kernel log was read (2026-12-01: 2 fatal, 0 information; 2026-12-03: 1 fatal, 0 information)' "$H/out3" &&
+	! grep -q '^XID n2' "$H/out3" && ! grep -q '^XID' "$H/out1" "$H/out2" &&
+	python3 -c "
+import json; k = json.load(open('$H/c3.json'))['kernel_log']
+assert k['recurring'] == ['n1'] and k['nights_read'] == {'n1': 3, 'n2': 3}, k
+n = {(e['node'], e['night']): (e['xid_fatal'], e['xid_info']) for e in k['per_night']}
+assert n == {('n1', '2026-12-01'): (2, 0), ('n1', '2026-12-03'): (1, 0), ('n2', '2026-12-01'): (0, 3)}, n
+"; then ok kernel_log_history_per_night
+else nok kernel_log_history_per_night "the XID lines" "$H/out3"; fi
+# a wrong fault: the file skipped, nothing recorded of it
+python3 -c "
+import json; d = json.load(open('$H/n1-1.json')); d['results']['kernel_log']['faults'][0]['code'] = None
+json.dump(d, open('$H/wrong.json', 'w'))"
+"$HR" history --db "$H/h.db" --night 2026-12-04 "$H/wrong.json" >"$H/out4" 2>&1; rc=$?
+if [ $rc = 2 ] && grep -q 'faults\[0\]: expected a fault' "$H/out4"; then ok kernel_log_history_wrong_fault
+else nok kernel_log_history_wrong_fault "exit $rc" "$H/out4"; fi
