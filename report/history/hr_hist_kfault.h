@@ -36,7 +36,8 @@ extern "C" {
  * and one row per fault (a device and a code; "link_up" groups and faults
  * whose action is "none" left out). A fault that is not one (no kind,
  * device, integer code or action) is an input problem in @is (the file
- * skipped). @nrec: [in,out] rows recorded.
+ * skipped). @nrec: [in,out] rows recorded (not counted as the history's
+ * values: its caller keeps them apart).
  * Returns 0; CH_ERR_USAGE when the file is skipped; CH_ERR_RUNTIME on an
  * SQLite error (printed).
  */

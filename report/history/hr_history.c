@@ -532,8 +532,10 @@ static int record_result(struct hr_history *h, const char *night, const char *pa
 		return bad(is, path, where, "a string without control characters");
 	if (!r->hostname)
 		return bad(is, path, "host.hostname", "a string");
-	if (!strcmp(r->tool, "kernel_log")) /* faults, not measurements: never noisy */
-		return hr_hist_kfault_record(h->db, night, path, r, nrec, is);
+	if (!strcmp(r->tool, "kernel_log")) { /* faults, not measurements (nor values): never noisy */
+		size_t nkf = 0;
+		return hr_hist_kfault_record(h->db, night, path, r, &nkf, is);
+	}
 	{
 		/* a busy or oversubscribed host: nothing of the file is a trend */
 		struct hr_quality q;

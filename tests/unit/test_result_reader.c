@@ -231,3 +231,34 @@ Test(result_reader, conditions_spread_and_confirmation)
 	hr_result_release(&r);
 	json_decref(d);
 }
+
+Test(result_reader, kernel_log_faults)
+{
+	json_t *d = doc_of("{" ENVELOPE("kernel_log") ", \"results\": {\"kernel_log\": {\"source\": \"/dev/kmsg\", \"faults\": ["
+			   "{\"device\": \"gpu1\", \"bus_id\": \"0000:43:00.0\", \"kind\": \"xid\", \"code\": 79,"
+			   " \"action\": \"reboot\", \"lines\": 2, \"last_utc\": \"2026-12-06T02:14:07Z\", \"gpu_index\": 1,"
+			   " \"uuid\": \"GPU-1\", \"meaning\": \"fallen off the bus\", \"hardware\": true},"
+			   "{\"device\": \"mlx5_0\", \"kind\": \"link_down\", \"code\": \"x\", \"gpu_index\": null}]}}}");
+	struct hr_result r;
+
+	cr_assert_eq(hr_result_read(d, &r), 0);
+	cr_assert_str_eq(r.tool, "kernel_log");
+	cr_assert_str_eq(r.kl_source.str, "/dev/kmsg");
+	cr_assert(r.kfaults_list.is_array);
+	cr_assert_eq(r.kfaults_list.n, 2);
+	cr_assert_str_eq(r.kfaults[0].kind.str, "xid");
+	cr_assert(r.kfaults[0].code.is_int);
+	cr_assert_eq(r.kfaults[0].code.i, 79);
+	cr_assert_str_eq(r.kfaults[0].action.str, "reboot");
+	cr_assert_eq(r.kfaults[0].gpu_index.i, 1);
+	cr_assert_str_eq(r.kfaults[0].uuid.str, "GPU-1");
+	cr_assert(r.kfaults[0].hardware.is_true);
+	cr_assert_str_eq(r.kfaults[0].last_utc.str, "2026-12-06T02:14:07Z");
+	/* a wrong code is read as found (a string), for the loader to refuse */
+	cr_assert_not(r.kfaults[1].code.is_int);
+	cr_assert_str_eq(r.kfaults[1].code.str, "x");
+	cr_assert(r.kfaults[1].gpu_index.is_null);
+	cr_assert_null(r.kfaults[1].action.json);
+	hr_result_release(&r);
+	json_decref(d);
+}
