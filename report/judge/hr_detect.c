@@ -3,6 +3,7 @@
  * the history (hr_detect.h; arithmetic there and in docs/workflows.md).
  */
 #include "report/judge/hr_detect.h"
+#include "report/judge/hr_rules.h"
 #include "base/ch_common.h"
 
 #include <math.h>
@@ -19,12 +20,13 @@
 
 void hr_cusum_cfg_init(struct hr_cusum_cfg *c)
 {
-	c->window = 14;
-	c->min_nights = 7;
-	c->k = 2.0;
-	c->clip = 4.0;
-	c->alpha = 0.0005;
-	c->floor_sigma = 0.001;
+	/* the history_cusum row's parameters (hr_rules.c) */
+	c->window = (int)hr_rule_param("history_cusum", "window");
+	c->min_nights = (int)hr_rule_param("history_cusum", "reference_nights");
+	c->k = hr_rule_param("history_cusum", "k");
+	c->clip = hr_rule_param("history_cusum", "clip");
+	c->alpha = hr_rule_param("history_cusum", "budget_node_night");
+	c->floor_sigma = hr_rule_param("history_cusum", "floor_sigma");
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -4,20 +4,22 @@
  */
 #include "report/judge/hr_trend.h"
 #include "report/judge/hr_quality.h"
+#include "report/judge/hr_rules.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 void hr_check_cfg_init(struct hr_check_cfg *c)
 {
-	c->window = 14;
-	c->min_nights = 3;
-	c->threshold_pct = 10;
-	c->persist = 2;
-	c->alpha = 1e-4;
+	/* the fabric_regressed row's parameters (hr_rules.c) */
+	c->window = (int)hr_rule_param("fabric_regressed", "window");
+	c->min_nights = (int)hr_rule_param("fabric_regressed", "min_nights");
+	c->threshold_pct = hr_rule_param("fabric_regressed", "threshold_pct");
+	c->persist = (int)hr_rule_param("fabric_regressed", "persist");
+	c->alpha = hr_rule_param("fabric_regressed", "alpha");
 	c->comparisons = 1;
-	c->floor_frac = 1e-3;
-	c->z_min = 3.5;
+	c->floor_frac = hr_rule_param("fabric_regressed", "mad_floor_frac");
+	c->z_min = hr_rule_param("fabric_regressed", "z_min");
 	hr_cusum_cfg_init(&c->cusum);
 }
 
