@@ -78,3 +78,52 @@ check health_report_loader_bad_spread_not_used bad_sd "WARN loader_input_bound:w
 grep -qF "results.configs[1]: 'accel_util_sd' is '-0.02' (must be a finite number >= 0); skipped" "$TMP/o-bad_sd.txt" &&
 	echo "ok health_report_loader_bad_spread_listed" ||
 	echo "not ok health_report_loader_bad_spread_listed: $(grep -i accel_util_sd "$TMP/o-bad_sd.txt" | head -2)"
+
+# ---- rates: 1,000 healthy node-nights whose loader figures are the mean
+# of 10 repeats drawn with a spread of 3% of the figure (utilisation 0.93,
+# input wait 0.02 of the step), half of the nodes 3% slower on everything
+# (utilisation x 0.97 = 0.902, input wait x 1.03): the nodes flagged by the
+# loader rules, with the spread (at most 1: the budget of 1 per 1,000
+# node-nights) and the same figures without it (the rule's old form: many;
+# it shows the count can fail)
+python3 - tests/data/report/labelled-healthy/node01/loader_contention.json "$TMP/rate" <<'PY'
+import copy, json, math, os, random, sys
+src = json.load(open(sys.argv[1]))
+out = sys.argv[2]
+rng = random.Random(31)
+for spread in (1, 0):
+    for k in range(1000):
+        d = copy.deepcopy(src)
+        node = "n%04d" % k
+        d["host"]["hostname"] = node
+        slow = 0.97 if k % 2 else 1.0
+        for c in d["results"]["configs"]:
+            if c["placement"] == "baseline":
+                continue
+            u = [min(1.0, 0.93 * slow * (1 + rng.gauss(0, 0.03))) for _ in range(10)]
+            w = [max(0.0, 0.02 / slow * (1 + rng.gauss(0, 0.03))) for _ in range(10)]
+            mu, mw = sum(u) / 10, sum(w) / 10
+            c["accel_util"], c["input_wait_frac"] = mu, mw
+            if spread:
+                c["repeats"] = 10
+                c["accel_util_sd"] = math.sqrt(sum((x - mu) ** 2 for x in u) / 9)
+                c["input_wait_frac_sd"] = math.sqrt(sum((x - mw) ** 2 for x in w) / 9)
+        os.makedirs(os.path.join(out, str(spread), node), exist_ok=True)
+        json.dump(d, open(os.path.join(out, str(spread), node, "loader_contention.json"), "w"))
+PY
+rate() { # DIR: the nodes WARN or FAIL
+	"$HR" -q --max-plots 1 --out "$TMP/o-rate$1" "$TMP/rate/$1" >/dev/null 2>&1
+	python3 - "$TMP/o-rate$1/profile.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+print(sum(1 for n in p["nodes"] if n["verdict"] in ("WARN", "FAIL")), len(p["nodes"]))
+PY
+}
+with=$(rate 1)
+without=$(rate 0)
+echo "# loader rules on 1,000 healthy node-nights (3% spread over 10 repeats, half 3% slower): flagged with the spread $with, without it $without"
+if [ "${with% *}" -le 1 ] && [ "${with#* }" = 1000 ] && [ "${without% *}" -ge 100 ]; then
+	echo "ok health_report_loader_false_alarm_rate"
+else
+	echo "not ok health_report_loader_false_alarm_rate: flagged $with with the spread (want <= 1 of 1000), $without without it (want >= 100)"
+fi
