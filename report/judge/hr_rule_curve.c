@@ -486,7 +486,8 @@ static int curve_group(struct an *a, size_t i)
  * plateau, busbw rises by less than 1 + rise over at least
  * span x in size), and a regular alternation (busbw up and down by
  * step or more over at least 5 neighbouring sizes, named as such,
- * not as dips). A dip or gap is WARN only when the cell's re-measurement
+ * not as dips; a size inside it is judged for a dip against its like
+ * sizes, two steps away, instead of its neighbours). A dip or gap is WARN only when the cell's re-measurement
  * (allreduce_bw's "confirm") agrees, or without one ("not confirmed");
  * "did not reproduce" (info) otherwise. A finding on a noisy cell is not
  * judged; a sweep on a busy host is not judged.
