@@ -337,6 +337,10 @@ const char *ch_lc_verdict_name(int v);
 
 #define CH_LC_MAX_REASONS 6
 
+/* The repeats a configuration's figures are measured over: its steps cut
+ * into this many consecutive windows (struct ch_lc_metrics' spreads). */
+#define CH_LC_REPEATS 10
+
 /* What one configuration measured (all GPUs' feeders together). */
 struct ch_lc_metrics {
 	int steps;                 /* feeder steps measured, all feeders */
@@ -346,6 +350,12 @@ struct ch_lc_metrics {
 	double copy_p50_us;        /* hand-off copy per step, median */
 	double input_wait_frac;    /* sum of input waits / wall time, mean over feeders */
 	double accel_util;         /* device busy / wall time, mean over feeders */
+	int repeats;               /* windows the spreads below are over (CH_LC_REPEATS) */
+	double input_wait_frac_sd; /* standard deviation of input_wait_frac over the
+				      run's repeats (consecutive windows of equal
+				      steps, each computed as the whole run); NAN
+				      when a feeder has under 2 steps per window */
+	double accel_util_sd;      /* ... of accel_util */
 	double batches_per_sec;    /* all feeders together */
 	double runq_delay_us;      /* feeder run-queue wait per step (schedstat), mean; < 0 unknown */
 	double invol_ctx_switches; /* feeders' involuntary context switches, sum; < 0 unknown */

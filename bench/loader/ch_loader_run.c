@@ -87,6 +87,7 @@ struct lc_feeder {
 	volatile int *abort_flag;
 	/* results */
 	double *late_us, *wait_us, *copy_us;
+	double *end_s;           /* each step's end (the device's busy_until), s after t0 */
 	int done_steps;
 	double wall_sec, busy_sec, wait_sec;
 	double runq_ns, nivcsw;  /* < 0 unknown */
@@ -385,6 +386,7 @@ static void *feeder_main(void *arg)
 		start = tc > busy_until ? tc : busy_until;
 		busy_until = start + env->step_sec;
 		f->busy_sec += env->step_sec;
+		f->end_s[k] = busy_until - t0;
 		f->late_us[k] = (tw - d) * 1e6;
 		f->wait_us[k] = (tr - tw) * 1e6;
 		f->copy_us[k] = (tc - tr) * 1e6;
@@ -712,7 +714,8 @@ static int start_feeders(struct lc_run *run)
 		f->late_us = calloc((size_t)run->steps, sizeof(double));
 		f->wait_us = calloc((size_t)run->steps, sizeof(double));
 		f->copy_us = calloc((size_t)run->steps, sizeof(double));
-		if (!f->late_us || !f->wait_us || !f->copy_us) {
+		f->end_s = calloc((size_t)run->steps, sizeof(double));
+		if (!f->late_us || !f->wait_us || !f->copy_us || !f->end_s) {
 			ch_error("out of memory");
 			rc = CH_ERR_RUNTIME;
 			break;
@@ -814,6 +817,47 @@ static int pool_sorted(const struct lc_run *run, enum lc_series which, double *a
 	return n;
 }
 
+/* The spread of the input wait and the accelerator utilisation over
+ * repeats: each feeder's steps cut into CH_LC_REPEATS consecutive windows
+ * of equal step counts, each window's figures computed as the whole run's
+ * are (its waits and its device busy time over its wall time, the mean over
+ * feeders), and their sample standard deviations over the windows into
+ * @m. NAN when a feeder has fewer than 2 steps per window. */
+static void repeat_spread(const struct lc_run *run, struct ch_lc_metrics *m)
+{
+	double w[CH_LC_REPEATS] = { 0 }, u[CH_LC_REPEATS] = { 0 }, mw = 0, mu = 0, vw = 0, vu = 0;
+	int G = run->G, g, r, R = CH_LC_REPEATS;
+
+	m->repeats = R;
+	m->input_wait_frac_sd = m->accel_util_sd = NAN;
+	for (g = 0; g < G; g++)
+		if (run->fd[g].done_steps < 2 * R)
+			return;
+	for (g = 0; g < G; g++) {
+		const struct lc_feeder *f = &run->fd[g];
+		for (r = 0; r < R; r++) {
+			int k0 = r * f->done_steps / R, k1 = (r + 1) * f->done_steps / R, k;
+			double wall = f->end_s[k1 - 1] - (k0 ? f->end_s[k0 - 1] : 0), wait = 0;
+			if (!(wall > 0))
+				return;
+			for (k = k0; k < k1; k++)
+				wait += f->wait_us[k] / 1e6;
+			w[r] += wait / wall / G;
+			u[r] += (k1 - k0) * run->env->step_sec / wall / G;
+		}
+	}
+	for (r = 0; r < R; r++) {
+		mw += w[r] / R;
+		mu += u[r] / R;
+	}
+	for (r = 0; r < R; r++) {
+		vw += (w[r] - mw) * (w[r] - mw) / (R - 1);
+		vu += (u[r] - mu) * (u[r] - mu) / (R - 1);
+	}
+	m->input_wait_frac_sd = sqrt(vw);
+	m->accel_util_sd = sqrt(vu);
+}
+
 /* The feeders' sums and means, and their run-queue and context-switch
  * counts (unknown when any feeder's is). */
 static void feeder_metrics(const struct lc_run *run, struct ch_lc_metrics *m)
@@ -842,6 +886,7 @@ static void feeder_metrics(const struct lc_run *run, struct ch_lc_metrics *m)
 			csw += f->nivcsw;
 	}
 	m->wall_sec = wall;
+	repeat_spread(run, m);
 	if (runq_ok && total > 0)
 		m->runq_delay_us = runq / total / 1e3;
 	if (csw_ok)
@@ -909,6 +954,7 @@ static void run_release(struct lc_run *run)
 			free(run->fd[g].late_us);
 			free(run->fd[g].wait_us);
 			free(run->fd[g].copy_us);
+			free(run->fd[g].end_s);
 		}
 	free(run->fd);
 	free(run->th);

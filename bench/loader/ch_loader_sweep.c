@@ -12,6 +12,7 @@
 #include "hw/ch_host.h"
 #include "base/ch_parse.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -437,6 +438,9 @@ static json_t *config_json(const struct ch_lc_cfg *c, const struct ch_lc_metrics
 	json_object_set_new(o, "lateness_us", lat);
 	json_object_set_new(o, "input_wait_frac", json_real(m->input_wait_frac));
 	json_object_set_new(o, "accel_util", json_real(m->accel_util));
+	json_object_set_new(o, "repeats", json_integer(m->repeats));
+	json_object_set_new(o, "input_wait_frac_sd", isnan(m->input_wait_frac_sd) ? json_null() : json_real(m->input_wait_frac_sd));
+	json_object_set_new(o, "accel_util_sd", isnan(m->accel_util_sd) ? json_null() : json_real(m->accel_util_sd));
 	json_object_set_new(o, "batches_per_sec", json_real(m->batches_per_sec));
 	json_object_set_new(o, "runq_delay_us", num_or_null(m->runq_delay_us));
 	json_object_set_new(o, "invol_ctx_switches", num_or_null(m->invol_ctx_switches));

@@ -88,7 +88,15 @@ int hr_ckpt_grade(const struct hr_ckpt *e, double peers_gbps, double *stall, dou
 	*stall = ratio > 1 ? e->block_sec * (1 - 1 / ratio) / *interval : 0;
 	if (ratio < hr_rule_param("checkpoint_slow_write", "min_ratio"))
 		return LVL_INFO;
-	return *stall >= hr_rule_param("checkpoint_slow_write", "fail_stall") ? LVL_FAIL : *stall >= hr_rule_param("checkpoint_slow_write", "warn_stall") ? LVL_WARN : LVL_INFO;
+	if (*stall >= hr_rule_param("checkpoint_slow_write", "fail_stall"))
+		return LVL_FAIL;
+	/* from symptom_ratio slower: WARN whatever the stall (a symptom) */
+	return *stall >= hr_rule_param("checkpoint_slow_write", "warn_stall") || hr_ckpt_symptom(ratio) ? LVL_WARN : LVL_INFO;
+}
+
+int hr_ckpt_symptom(double ratio)
+{
+	return ratio >= hr_rule_param("checkpoint_slow_write", "symptom_ratio");
 }
 
 void hr_ckpt_reasons(const struct hr_fleet *f, hr_ckpt_reason_fn fn, void *ctx)
@@ -127,6 +135,10 @@ void hr_ckpt_reasons(const struct hr_fleet *f, hr_ckpt_reason_fn fn, void *ctx)
 			 np == 1 ? "" : "s", 100 * stall, e->block_sec, e->block_sec / ratio, interval,
 			 assumed ? "assumed: the result has no --interval" : "the run's --interval",
 			 100 * hr_rule_param("checkpoint_slow_write", "warn_stall"), 100 * hr_rule_param("checkpoint_slow_write", "fail_stall"), hr_rule_param("checkpoint_slow_write", "min_ratio"));
+		if (hr_ckpt_symptom(ratio)) /* named as a symptom, whatever the stall */
+			snprintf(text + strlen(text), sizeof(text) - strlen(text),
+				 "; %.1fx slower than its %d peer%s on %s: a storage or network symptom (WARN from %gx slower, whatever the stall)",
+				 ratio, np, np == 1 ? "" : "s", e->mount, hr_rule_param("checkpoint_slow_write", "symptom_ratio"));
 		fn(ctx, e->node, level, "checkpoint_slow_write", subj, e->path,
 		   level == LVL_INFO ? "nothing to do at this interval; if checkpoints get bigger or more frequent, check the node's NIC, link to the storage and mount options"
 				     : "check the node's NIC and link to the storage, and its mount options (rsize/wsize, nconnect, striping) against its peers'",
@@ -157,9 +169,10 @@ json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node)
 			if (busy)
 				snprintf(against, sizeof(against), "speed not judged: noisy measurement (%s); re-run on an idle node", q.why);
 			else if (np >= 1 && !isnan(med) && e->rank_gbps > 0)
-				snprintf(against, sizeof(against), "the median of its %d peer%s on the same mount (fleet); graded by the stall it adds at a %.0f s interval (%s): WARN from %.0f%%, FAIL from %.0f%% of wall-clock, from %.0fx slower",
+				snprintf(against, sizeof(against), "the median of its %d peer%s on the same mount (fleet); graded by the stall it adds at a %.0f s interval (%s): WARN from %.0f%%, FAIL from %.0f%% of wall-clock, from %.0fx slower; WARN from %.0fx slower whatever the stall (a storage or network symptom)",
 					 np, np == 1 ? "" : "s", interval, assumed ? "assumed" : "the run's --interval",
-					 100 * hr_rule_param("checkpoint_slow_write", "warn_stall"), 100 * hr_rule_param("checkpoint_slow_write", "fail_stall"), hr_rule_param("checkpoint_slow_write", "min_ratio"));
+					 100 * hr_rule_param("checkpoint_slow_write", "warn_stall"), 100 * hr_rule_param("checkpoint_slow_write", "fail_stall"), hr_rule_param("checkpoint_slow_write", "min_ratio"),
+					 hr_rule_param("checkpoint_slow_write", "symptom_ratio"));
 			else
 				snprintf(against, sizeof(against), "not judged: no peer wrote to this mount");
 			json_array_append_new(a, json_pack("{s:s, s:b, s:i, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:b, s:i, s:b, s:s, s:s, s:s}",

@@ -36,7 +36,10 @@ extern "C" {
  * interval. Below min_ratio times slower than its peers it is
  * ordinary spread of writes to a shared mount (not judged as slow); from
  * there WARN when the added stall is warn_stall of wall-clock or
- * more, FAIL from fail_stall. The interval is the result's own
+ * more, FAIL from fail_stall; from symptom_ratio times slower (3x) WARN
+ * at least, whatever the stall: a node that much slower than its peers on
+ * the same mount is a storage or network symptom even where it costs
+ * little at today's interval. The interval is the result's own
  * (checkpoint_io --interval), else the row's interval_sec (30 min,
  * docs/checkpoint_io.md's example), labelled assumed. */
 
@@ -58,6 +61,14 @@ void hr_ckpt_reasons(const struct hr_fleet *f, hr_ckpt_reason_fn fn, void *ctx);
  * Returns 0 info, 1 warn, 2 fail.
  */
 int hr_ckpt_grade(const struct hr_ckpt *e, double peers_gbps, double *stall, double *interval, int *assumed);
+
+/**
+ * hr_ckpt_symptom - whether a node @ratio times slower than its peers'
+ * median (peers' per-rank bandwidth / the node's) is at least the row's
+ * symptom_ratio: WARN whatever the stall (the rule above).
+ * Returns 1 or 0 (0 for NAN).
+ */
+int hr_ckpt_symptom(double ratio);
 
 /**
  * hr_ckpt_node_json - the profile's "checkpoint" array of node @node: per

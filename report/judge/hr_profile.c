@@ -282,7 +282,7 @@ static json_t *node_json(struct an *a, const struct prof *q, size_t i, const cha
 	json_object_set_new(hl, "intra_node_busbw", headline_json(a, nc->intra));
 	json_object_set_new(hl, "inter_node_busbw", headline_json(a, nc->inter));
 	/* the loader as judged here (on its figures), not its own label */
-	json_object_set_new(hl, "loader", !l ? json_null() : a->loader[n] == 2 ? json_string("not judged (host busy)") :
+	json_object_set_new(hl, "loader", !l ? json_null() : a->loader[n] == 2 ? json_string(strncmp(a->loader_why[n], "host busy", 9) ? "not judged (within its spread)" : "not judged (host busy)") :
 			    a->loader[n] == 1 && !l->mask_collapsed ? json_string(a->loader_lv[n] == HR_FAIL ? "fail" :
 							     a->loader_lv[n] == HR_WARN ? "warn" : "pass")
 					   : l->verdict ? json_string(l->verdict) : json_null());

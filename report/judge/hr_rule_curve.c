@@ -215,6 +215,7 @@ struct cshape {
 	struct cfind dip, gap, col;
 	struct hr_buf alt, noisy; /* the alternations named; the first finding on noisy cells */
 	int nnoisy;               /* findings on noisy cells */
+	int dip_inside;           /* a dip judged against its like sizes, inside an alternation */
 };
 
 /* A regular alternation in half @x: the sign of the step flips at every
@@ -261,17 +262,28 @@ static void curve_alternation(const struct ccell *x, size_t n, const char *half,
 }
 
 /* Dips in half @x: a size past the latency floor below both neighbours
- * beyond their spread and below dip x their geometric mean; none
- * inside the alternation [alt_lo, alt_hi] (alt_hi 0: none). */
+ * beyond their spread and below dip x their geometric mean. Inside the
+ * alternation [alt_lo, alt_hi] (alt_hi 0: none) its neighbours are the
+ * other phase of the alternation: there a size is judged the same way
+ * against its like sizes instead, the sizes two steps away on either side
+ * (the same phase), both within the alternation; a size without both is
+ * not judged for a dip. */
 static void curve_dips(struct ccell *x, size_t n, const char *half, size_t alt_lo, size_t alt_hi, struct cshape *s)
 {
 	size_t j;
 	char s1[32], s2[32], sp[160];
 
 	for (j = 1; j + 1 < n; j++) {
+		int inside = alt_hi && j >= alt_lo && j <= alt_hi;
 		struct ccell *l = &x[j - 1], *m = &x[j], *r = &x[j + 1];
-		if (!m->regime || (alt_hi && j >= alt_lo && j <= alt_hi))
-			continue; /* latency-bound, or part of a named alternation */
+		if (inside && (j < alt_lo + 2 || j + 2 > alt_hi))
+			continue; /* in the alternation without like sizes on both sides */
+		if (inside) {
+			l = &x[j - 2];
+			r = &x[j + 2];
+		}
+		if (!m->regime)
+			continue; /* latency-bound */
 		if (!(l->ok || l->noisy) || !(m->ok || m->noisy) || !(r->ok || r->noisy) ||
 		    !(m->bw < l->bw && m->bw < r->bw && m->bw < cp.dip * sqrt(l->bw * r->bw)))
 			continue;
@@ -291,9 +303,19 @@ static void curve_dips(struct ccell *x, size_t n, const char *half, size_t alt_l
 			snprintf(sp, sizeof(sp), "; per-call CV %.2f, %.2f, %.2f", l->cv, m->cv, r->cv);
 		if (m->confirm != HR_CONFIRM_NONE)
 			snprintf(sp + strlen(sp), sizeof(sp) - strlen(sp), "; measured again %.2f GB/s", m->cbw);
-		cfind_add(&s->dip, m->confirm, m->confirm != HR_CONFIRM_NONE && is_dip(m->cbw, m->ce, l, r),
-			  "%s %s %.2f GB/s (neighbours %.2f and %.2f%s)",
-			  hr_fmt_bytes(m->bytes, s1, sizeof(s1)), half, m->bw, l->bw, r->bw, sp);
+		if (inside) {
+			char s3[32], s4[32];
+			s->dip_inside = 1;
+			cfind_add(&s->dip, m->confirm, m->confirm != HR_CONFIRM_NONE && is_dip(m->cbw, m->ce, l, r),
+				  "%s %s %.2f GB/s inside an alternation (%.2f of its neighbours' geometric mean, %.2f of its like sizes': %s %.2f and %s %.2f%s)",
+				  hr_fmt_bytes(m->bytes, s1, sizeof(s1)), half, m->bw, m->bw / sqrt(x[j - 1].bw * x[j + 1].bw),
+				  m->bw / sqrt(l->bw * r->bw),
+				  hr_fmt_bytes(l->bytes, s3, sizeof(s3)), l->bw, hr_fmt_bytes(r->bytes, s4, sizeof(s4)), r->bw, sp);
+		} else {
+			cfind_add(&s->dip, m->confirm, m->confirm != HR_CONFIRM_NONE && is_dip(m->cbw, m->ce, l, r),
+				  "%s %s %.2f GB/s (neighbours %.2f and %.2f%s)",
+				  hr_fmt_bytes(m->bytes, s1, sizeof(s1)), half, m->bw, l->bw, r->bw, sp);
+		}
 	}
 }
 
@@ -379,10 +401,10 @@ static void curve_gaps(const struct ccell *oop, const struct ccell *ip, size_t n
  * cells leaves its shape not judged. */
 static void curve_report(struct an *a, size_t i, const struct hr_group *g, const struct cshape *s)
 {
-	char crit[200];
+	char crit[300];
 
-	snprintf(crit, sizeof(crit), "a size below both neighbours beyond their measured spread and below %.0f%% of their geometric mean, past the latency floor",
-		 100 * cp.dip);
+	snprintf(crit, sizeof(crit), "a size below both neighbours%s beyond their measured spread and below %.0f%% of their geometric mean, past the latency floor",
+		 s->dip_inside ? " (inside an alternation: both like sizes, two steps away)" : "", 100 * cp.dip);
 	cfind_report(a, g, "curve_dip", CURVE_ACTION, &s->dip, s->dip.n > 1 ? "busbw dips at" : "busbw dip at", crit);
 	snprintf(crit, sizeof(crit), "one below %.0f%% of the other beyond their spread", 100 * cp.gap);
 	cfind_report(a, g, "curve_gap", "out-of-place and in-place differ in buffer handling only: " CURVE_ACTION,
@@ -464,7 +486,8 @@ static int curve_group(struct an *a, size_t i)
  * plateau, busbw rises by less than 1 + rise over at least
  * span x in size), and a regular alternation (busbw up and down by
  * step or more over at least 5 neighbouring sizes, named as such,
- * not as dips). A dip or gap is WARN only when the cell's re-measurement
+ * not as dips; a size inside it is judged for a dip against its like
+ * sizes, two steps away, instead of its neighbours). A dip or gap is WARN only when the cell's re-measurement
  * (allreduce_bw's "confirm") agrees, or without one ("not confirmed");
  * "did not reproduce" (info) otherwise. A finding on a noisy cell is not
  * judged; a sweep on a busy host is not judged.

@@ -73,29 +73,65 @@ static double loader_thr(double own, const char *name)
 	return isnan(own) ? hr_rule_param("loader_input_bound", name) : own;
 }
 
-static int loader_level(const struct hr_loader *l0, const struct hr_loader_cfg *c, char *why, size_t n)
+/* The margin a figure of spread @sd over @repeats repeats must cross its
+ * threshold by: the cut-off at the row's false-alarm budget over its
+ * comparisons (Student's t at repeats - 1 degrees of freedom, hr_cutoff())
+ * times the standard error of the run's figure, sd / sqrt(repeats); 0 when
+ * no spread was recorded (the figure is judged as it is). @cut: [out] the
+ * cut-off (NAN for 0). */
+static double loader_margin(double sd, int repeats, double *cut)
+{
+	*cut = NAN;
+	if (isnan(sd) || repeats < 2)
+		return 0;
+	*cut = hr_t_upper(hr_rule_param("loader_input_bound", "false_alarm") / hr_rule_param("loader_input_bound", "comparisons"),
+			  repeats - 1);
+	return *cut * sd / sqrt(repeats);
+}
+
+/* The spread's part of a figure's text: empty without one. */
+static void spread_text(double sd, int repeats, double cut, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	if (!isnan(cut))
+		snprintf(buf, n, ", beyond its spread: standard deviation %.2g points over %d repeats, cut-off %.3g standard errors", 100 * sd,
+			 repeats, cut);
+}
+
+/* @within: [out] set to 1 when a figure crossed its threshold by less
+ * than its margin (loader_margin(): within its spread, not judged). */
+static int loader_level(const struct hr_loader *l0, const struct hr_loader_cfg *c, char *why, size_t n, int *within)
 {
 	struct hr_loader thr = *l0, *l = &thr;
 	int level = HR_INFO;
 	size_t len;
+	double cw, cu, mw = loader_margin(c->input_wait_frac_sd, c->repeats, &cw), mu = loader_margin(c->accel_util_sd, c->repeats, &cu);
+	char sp[160];
 	why[0] = '\0';
+	*within = 0;
 	thr.wait_warn = loader_thr(l0->wait_warn, "wait_warn");
 	thr.wait_fail = loader_thr(l0->wait_fail, "wait_fail");
 	thr.util_pass = loader_thr(l0->util_pass, "util_pass");
 	thr.util_fail = loader_thr(l0->util_fail, "util_fail");
-	if (c->input_wait_frac >= l->wait_warn) {
-		int lv = c->input_wait_frac >= l->wait_fail ? HR_FAIL : HR_WARN;
+	if (c->input_wait_frac >= l->wait_warn && c->input_wait_frac - mw < l->wait_warn)
+		*within = 1;
+	else if (c->input_wait_frac >= l->wait_warn) {
+		int lv = c->input_wait_frac - mw >= l->wait_fail ? HR_FAIL : HR_WARN;
 		len = strlen(why);
-		snprintf(why + len, n - len, "%sinput wait %.1f%% of the step (WARN from %.0f%%, FAIL from %.0f%%: TensorFlow profiler input-pipeline analysis)",
-			 len ? "; " : "", 100 * c->input_wait_frac, 100 * l->wait_warn, 100 * l->wait_fail);
+		spread_text(c->input_wait_frac_sd, c->repeats, cw, sp, sizeof(sp));
+		snprintf(why + len, n - len, "%sinput wait %.1f%% of the step%s (WARN from %.0f%%, FAIL from %.0f%%: TensorFlow profiler input-pipeline analysis)",
+			 len ? "; " : "", 100 * c->input_wait_frac, sp, 100 * l->wait_warn, 100 * l->wait_fail);
 		if (lv > level)
 			level = lv;
 	}
-	if (c->accel_util < l->util_pass) {
-		int lv = c->accel_util < l->util_fail ? HR_FAIL : HR_WARN;
+	if (c->accel_util < l->util_pass && c->accel_util + mu >= l->util_pass)
+		*within = 1;
+	else if (c->accel_util < l->util_pass) {
+		int lv = c->accel_util + mu < l->util_fail ? HR_FAIL : HR_WARN;
 		len = strlen(why);
-		snprintf(why + len, n - len, "%saccelerator utilisation %.1f%% (WARN below %.0f%%, FAIL below %.0f%%: DLIO / MLPerf Storage)",
-			 len ? "; " : "", 100 * c->accel_util, 100 * l->util_pass, 100 * l->util_fail);
+		spread_text(c->accel_util_sd, c->repeats, cu, sp, sizeof(sp));
+		snprintf(why + len, n - len, "%saccelerator utilisation %.1f%%%s (WARN below %.0f%%, FAIL below %.0f%%: DLIO / MLPerf Storage)",
+			 len ? "; " : "", 100 * c->accel_util, sp, 100 * l->util_pass, 100 * l->util_fail);
 		if (lv > level)
 			level = lv;
 	}
@@ -140,7 +176,7 @@ static void loader_reasons(struct an *a)
 		const struct hr_loader *l = hj_node_loader(f, (int)n);
 		const struct hr_loader_cfg *rec, *asis = NULL, *shared = NULL;
 		struct hr_quality q;
-		int level, la = HR_INFO, ls = HR_INFO;
+		int level, la = HR_INFO, ls = HR_INFO, within = 0;
 		char t1[400], w1[600], w2[600], w3[600], action[768];
 		if (!l)
 			continue;
@@ -182,7 +218,18 @@ static void loader_reasons(struct an *a)
 				 l->rec_numactl ? ")" : "");
 		else
 			snprintf(action, sizeof(action), "move workers off the feeder cores (loader_contention's isolated placement)");
-		level = rec ? loader_level(l, rec, w1, sizeof(w1)) : HR_INFO;
+		level = rec ? loader_level(l, rec, w1, sizeof(w1), &within) : HR_INFO;
+		if (level < HR_WARN && within) {
+			/* across a threshold by less than its spread: not judged */
+			cfg_text(rec, t1, sizeof(t1));
+			a->loader[n] = 2;
+			snprintf(a->loader_why[n], sizeof(a->loader_why[n]), "a figure within its spread of its threshold (%s)", rec->name);
+			hj_add_reason(a, (int)n, HR_INFO, "loader_not_judged", "loader", l->source,
+				   "re-run with a longer --duration (more steps per repeat narrow the spread)",
+				   "loader not judged: with the recommended placement a figure is across its threshold by less than its spread over repeats (%s; standard deviation over %d repeats: input wait %.2g, utilisation %.2g points; cut-off at the rule's false-alarm budget)",
+				   t1, rec->repeats, 100 * rec->input_wait_frac_sd, 100 * rec->accel_util_sd);
+			continue;
+		}
 		a->loader_lv[n] = level;
 		if (level >= HR_WARN) {
 			char act2[1024];
@@ -195,9 +242,9 @@ static void loader_reasons(struct an *a)
 			continue;
 		}
 		if (asis)
-			la = loader_level(l, asis, w2, sizeof(w2));
+			la = loader_level(l, asis, w2, sizeof(w2), &within);
 		if (shared)
-			ls = loader_level(l, shared, w3, sizeof(w3));
+			ls = loader_level(l, shared, w3, sizeof(w3), &within);
 		if (la >= HR_WARN) {
 			cfg_text(asis, t1, sizeof(t1));
 			hj_add_reason(a, (int)n, HR_WARN, "loader_contention", "loader", l->source, action,

@@ -405,6 +405,11 @@ static int loader_cfg(struct ctx *c, const struct hr_result_config *v, size_t i,
 	k->lateness_max_us = hl_num_field(c, &v->lateness_max_us, "lateness_us.max", where, 0);
 	k->input_wait_frac = frac_field(c, &v->input_wait_frac, "input_wait_frac", where);
 	k->accel_util = frac_field(c, &v->accel_util, "accel_util", where);
+	k->repeats = count_field(c, &v->repeats, "repeats", where, 0, 0);
+	k->input_wait_frac_sd = frac_field(c, &v->input_wait_frac_sd, "input_wait_frac_sd", where);
+	k->accel_util_sd = frac_field(c, &v->accel_util_sd, "accel_util_sd", where);
+	if (k->repeats < 2) /* a spread needs two repeats */
+		k->input_wait_frac_sd = k->accel_util_sd = NAN;
 	k->verdict = hl_dup_or_null(v->verdict.str);
 	k->reasons = hl_join_strings(&v->reasons);
 	return 0;

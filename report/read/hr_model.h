@@ -189,6 +189,10 @@ struct hr_loader_cfg {
 	double hog_util;
 	double lateness_p50_us, lateness_p99_us, lateness_max_us;
 	double input_wait_frac, accel_util;
+	double input_wait_frac_sd, accel_util_sd; /* their standard deviations over
+				      the run's repeats (loader_contention's
+				      "repeats" windows); NAN not recorded */
+	int repeats;               /* the repeats (0: not recorded) */
 	char *verdict;             /* "pass", "warn", "fail" */
 	char *reasons;             /* the producer's reasons joined with "; " */
 };

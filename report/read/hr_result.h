@@ -175,6 +175,8 @@ struct hr_result_config {
 	struct hr_rv lateness_p50_us, lateness_p99_us, lateness_max_us;
 	struct hr_rv input_wait_frac; /* share of the step waiting on input, 0..1 */
 	struct hr_rv accel_util;     /* accelerator utilisation, 0..1 */
+	struct hr_rv repeats;        /* the repeats the two spreads below are over */
+	struct hr_rv input_wait_frac_sd, accel_util_sd; /* their standard deviations over the repeats */
 	struct hr_rv verdict;        /* "pass", "warn", "fail" */
 	struct hr_rstrs reasons;
 	struct hr_rv psi_avg10;      /* "psi_cpu_some_avg10": host CPU pressure, % */

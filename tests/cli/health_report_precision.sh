@@ -91,6 +91,11 @@ for k, s in enumerate(SIZES):
     if s >= 131072 and k % 2:
         c[k] = (s, [cell(s, 0.6 * curve(s)), cell(s, 0.6 * curve(s))])
 write("alternation", doc(c))
+# a dip inside that alternation: the down cell at 2 MiB at half its like
+# sizes' trend (it stays below its neighbours: the alternation holds)
+k = SIZES.index(8 * 4 ** 9)
+c[k] = (SIZES[k], [cell(SIZES[k], 0.3 * curve(SIZES[k])), cell(SIZES[k], 0.3 * curve(SIZES[k]))])
+write("alternation_dip", doc(c))
 PY
 # verdict of FILE: "VERDICT code:level,... noisy N"
 summ() {
@@ -128,6 +133,14 @@ check health_report_curve_collapse_below_1gbps collapse "WARN curve_collapse:war
 	"mid-range collapse: out-of-place busbw flat or falling from 32K (0.30 GB/s) to 2M (0.30 GB/s), 64x the size, while the plateau is 19.99 GB/s"
 check health_report_curve_alternation_named alternation "PASS curve_alternation:info,fabric_not_judged:info noisy 0" \
 	"out-of-place busbw alternates up and down between neighbouring sizes from 128K to 128M"
+check health_report_curve_dip_inside_alternation alternation_dip "WARN curve_alternation:info,curve_dip:warn,fabric_not_judged:info noisy 0" \
+	"busbw dips at 2M out-of-place 5.73 GB/s inside an alternation"
+# the same in a log derived from a real one (tests/data/report/nccl-derived/
+# alternation_dip.txt: log 06's 64 MiB cell at 0.46 of its neighbours'
+# geometric mean inside an alternation from 16 MiB to 8 GiB)
+cp tests/data/report/nccl-derived/alternation_dip.txt "$TMP/alternation_real.json"
+check health_report_curve_dip_inside_alternation_real_log alternation_real "WARN curve_alternation:info,curve_dip:warn noisy 0" \
+	"busbw dips at 64M out-of-place 78.44 GB/s inside an alternation (0.46 of its neighbours' geometric mean, 0.69 of its like sizes': 16M 83.85 and 256M 154.97), not confirmed (no re-measurement in the input); 64M in-place 78.78 GB/s inside an alternation"
 
 # ---- a GPU 12% below its node's other GPUs, in a fleet of 20 quiet nodes
 python3 tests/data/report/make-noise-fleet.py "$TMP/gpu" 0.005 7 20

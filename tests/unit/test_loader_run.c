@@ -5,6 +5,7 @@
  * caught on every batch.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <criterion/redirect.h>
 #include <string.h>
 
@@ -66,6 +67,11 @@ Test(loader_run, workers_feed_valid_batches, .init = setup, .fini = teardown)
 	cr_assert(m.worker_invol_ctx_switches >= 0);
 	/* device busy time is one step per batch: util = steps x step / wall */
 	cr_assert_float_eq(m.accel_util, 20 * 0.005 / m.wall_sec, 1e-9);
+	/* the spread over repeats: 20 steps in 10 windows of 2 */
+	cr_assert_eq(m.repeats, CH_LC_REPEATS);
+	cr_assert(isfinite(m.accel_util_sd) && m.accel_util_sd >= 0 && m.accel_util_sd < 1, "util sd %g", m.accel_util_sd);
+	cr_assert(isfinite(m.input_wait_frac_sd) && m.input_wait_frac_sd >= 0 && m.input_wait_frac_sd < 1, "wait sd %g",
+		  m.input_wait_frac_sd);
 }
 
 Test(loader_run, baseline_recycles_without_workers, .init = setup, .fini = teardown)
