@@ -103,6 +103,8 @@ const struct hr_rule hr_rules[] = {
 	{ "curve_not_judged", "info", "a curve finding on noisy cells or a busy host", "the cells' spread or the host's load", "the result's measurement conditions", "curve_reasons", HR_PASS_CURVES, { { NULL, 0, NULL, 0 } } },
 	{ "curve_collapse", "warn", "a busbw curve below its plateau that stops rising", "below {mid} x the plateau and rising < {rise}% over {span}x in size", "a healthy curve roughly doubles per doubling of size before its plateau", "curve_reasons", HR_PASS_CURVES,
 	  { { "mid", 0.50, "%.2f", 0 }, { "rise", 0.10, "%.0f", 100 }, { "span", 8, "%g", 0 } } },
+	{ "dcgm_diag_fail", "fail", "a test of DCGM's diagnostic (dcgmi diag -j) on a GPU", "DCGM marked it Fail", "DCGM diag: its own test and thresholds (docs.nvidia.com/datacenter/dcgm, \"DCGM Diagnostics\")", "dcgm_rules", HR_PASS_DCGM, { { NULL, 0, NULL, 0 } } },
+	{ "dcgm_diag_warn", "warn", "a test of DCGM's diagnostic (dcgmi diag -j) on a GPU", "DCGM marked it Warn (Skip and Not Run are not judged)", "DCGM diag: its own test and thresholds", "dcgm_rules", HR_PASS_DCGM, { { NULL, 0, NULL, 0 } } },
 	{ "measurement_noisy", "info", "a node's checks measured too noisily to judge", "a busy or oversubscribed host, a per-call spread above the bound", "docs/health_report.md, \"Measurement quality\"", "not_judged_reasons", HR_PASS_NOT_JUDGED,
 	  { { "max_cv", 0.10, "%g", 0 }, { "max_pressure_pct", 20, "%g", 0 }, { "max_busy_pct", 50, "%g", 0 }, { "max_per_core", 1, "%g", 0 } } },
 	{ "fabric_not_judged", "info", "a node none of whose fabric checks could be judged", "no expectation, too few like groups, too little history", "docs/health_report.md, \"Not judged\"", "not_judged_reasons", HR_PASS_NOT_JUDGED, { { NULL, 0, NULL, 0 } } },

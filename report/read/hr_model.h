@@ -250,6 +250,8 @@ struct hr_run {
 };
 
 struct hr_ckpt;
+struct hr_dcgm_result; /* hr_dcgm.h */
+struct hr_nvbw;        /* hr_nvbw.h */
 
 /* One fault of a node's kernel log: a device and a code as
  * `health_report kernel-log` grouped them (kernel_log results, docs/xid.md;
@@ -283,6 +285,8 @@ struct hr_fleet {
 	struct hr_ckpt *ckpts;       size_t nckpts; /* checkpoint_io (hr_checkpoint.h) */
 	struct hr_run *runs;         size_t nruns;
 	struct hr_kfault *kfaults;   size_t nkfaults; /* kernel_log (hr_load_kernlog.c) */
+	struct hr_dcgm_result *dcgm; size_t ndcgm; /* dcgmi diag -j results (hr_dcgm.h) */
+	struct hr_nvbw *nvbw;        size_t nnvbw; /* nvbandwidth -j runs (hr_nvbw.h) */
 	struct hr_issues issues;     /* input problems */
 	size_t files_read;           /* files that contributed data */
 	size_t files_ignored;        /* our own outputs */
