@@ -9,6 +9,7 @@
 #include "report/read/hr_ckpt_load.h"
 #include "report/read/hr_inventory_load.h"
 #include "report/read/hr_dcgm.h"
+#include "report/read/hr_nvbw.h"
 #include "report/read/hr_result.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
@@ -669,6 +670,8 @@ int hl_load_json_read(struct hr_fleet *f, const char *path, const json_t *doc, i
 	}
 	if (hr_dcgm_detect(doc))
 		return hr_dcgm_load(f, path, doc);
+	if (hr_nvbw_detect(doc))
+		return hr_nvbw_load(f, path, doc);
 	if (!named) {
 		f->files_ignored++;
 		hr_issue_add(&f->issues, HR_ISSUE_NOTE, path, 0, 0,
@@ -868,6 +871,7 @@ void hr_fleet_release(struct hr_fleet *f)
 	hr_ckpt_release(f);
 	hl_kfault_release(f);
 	hr_dcgm_release(f);
+	hr_nvbw_release(f);
 	hr_issues_release(&f->issues);
 	json_decref(f->node_index);
 	memset(f, 0, sizeof(*f));

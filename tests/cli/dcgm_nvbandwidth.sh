@@ -75,3 +75,82 @@ check "dcgm: the unreadable parts are printed, naming the version" grep -q 'DCGM
 check "dcgm: an unknown status is named" grep -q 'without a status DCGM prints' "$T/o2.txt"
 check "dcgm: the node is the file's folder" python3 -c "
 import json; p=json.load(open('$T/o1/profile.json')); assert 'node-b' in [n['name'] for n in p['nodes']]"
+
+# nvbandwidth: the real v0.5 sample (one GPU, no device list: the node is
+# the folder) beside node01's roofline result, whose inventory gives gpu0's
+# link (Gen5 x16: 53.6 GB/s expected): its 12.4 / 13.2 GB/s are a FAIL
+N=tests/data/nvbandwidth/nvbandwidth-v0.5-1gpu.json
+mkdir -p "$T/nv/node01" "$T/nv/node09" "$T/nv/node02" "$T/nv/elsewhere"
+cp tests/data/report/fleet-inventory/healthy/node01/roofline.json "$T/nv/node01/"
+cp "$N" "$T/nv/node01/nvbw.json"
+cp "$N" "$T/nv/node09/nvbw.json"
+python3 - "$T/nv" "$N" <<'PY'
+import json, sys
+d, src = sys.argv[1], sys.argv[2]
+# node02: a roofline result whose inventory says GPU index 1 (0000:28:00.0) trained to x8
+r = json.load(open("tests/data/report/fleet-inventory/healthy/node01/roofline.json"))
+r["host"]["hostname"] = "node02"
+r["host"]["inventory"]["gpus"][1]["pcie"]["width_current"] = 8
+json.dump(r, open(d + "/node02/roofline.json", "w"))
+# node02's nvbandwidth run, kept in another folder: the device list names the host and
+# the PCI addresses (device 0 is the inventory's index 1), with a device-to-device matrix
+n = json.load(open(src))
+nv = n["nvbandwidth"]
+nv["GPU Device list"] = ["0: NVIDIA H100 80GB HBM3 (00000000:28:00): (node02)",
+                         "1: NVIDIA H100 80GB HBM3 (00000000:18:00): (node02)"]
+for c in nv["testcases"]:
+    if c["name"] == "host_to_device_memcpy_ce":
+        c["bandwidth_matrix"] = [["45.1", "52.0"]]
+    if c["name"] == "device_to_host_memcpy_ce":
+        c["bandwidth_matrix"] = [["46.0", "N/A"]]
+    if c["name"] == "device_to_device_memcpy_read_ce":
+        c.update(status="Passed", bandwidth_description="memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)",
+                 bandwidth_matrix=[["N/A", "376.5"], ["377.1", "N/A"]])
+    if c["name"] == "device_to_device_memcpy_write_ce":
+        c.update(status="Passed", bandwidth_matrix=[["N/A", "1e"], ["2", "N/A"]])  # one wrong cell
+json.dump(n, open(d + "/elsewhere/nvbw.json", "w"))
+PY
+"$HR" --out "$T/o3" "$T/nv" >"$T/o3.txt" 2>&1
+check "nvbandwidth: a host link far below its expectation makes the report exit 1" [ $? -eq 1 ]
+check "nvbandwidth: judged as roofline's host link where the inventory gives the link, else listed" python3 - "$T/o3/profile.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+nodes = {n["name"]: n for n in p["nodes"]}
+assert "elsewhere" not in nodes, set(nodes)  # the device list's host wins over the folder
+def rs(n, code):
+    return [r for r in nodes[n]["reasons"] if r["code"] == code]
+a = rs("node01", "nvbw_host_link_low")
+assert len(a) == 1 and a[0]["level"] == "fail" and a[0]["subject"] == "gpu0", a
+assert "12.4 GB/s host to device" in a[0]["text"] and "53.6" in a[0]["text"] and "Gen5 x16" in a[0]["text"], a
+nj = rs("node09", "nvbw_host_link_not_judged")
+assert len(nj) == 1 and "12.40" in nj[0]["text"] and "inventory gives no PCIe link" in nj[0]["text"], nj
+assert not rs("node09", "nvbw_host_link_low")
+# node02: device 0 (the x8 GPU by its PCI address) at 45.1 GB/s is 0.84 of 53.6, at or above
+# 0.80: no finding (the rule must not fire); device 1 has no device-to-host figure: not judged
+b = rs("node02", "nvbw_host_link_low")
+assert not b, b
+nj2 = rs("node02", "nvbw_host_link_not_judged")
+assert len(nj2) == 1 and nj2[0]["subject"] == "gpu1" and "no figure" in nj2[0]["text"], nj2
+d2d = rs("node02", "nvbw_d2d")
+assert len(d2d) == 1 and "0->1 376.5" in d2d[0]["text"] and "1->0 377.1" in d2d[0]["text"], d2d
+PY
+check "nvbandwidth: a wrong matrix cell is named unreadable" grep -q 'nvbandwidth JSON (v0.5): 1 test case(s) unreadable' "$T/o3.txt"
+
+# the same node02 with device 0 at 40 GB/s: below 0.80 with its link at x8 of x16 is a FAIL
+# (matched by PCI address: by index it would be the x16 GPU, a WARN)
+python3 - "$T/nv/elsewhere/nvbw.json" <<'PY'
+import json, sys
+n = json.load(open(sys.argv[1]))
+for c in n["nvbandwidth"]["testcases"]:
+    if c["name"] == "host_to_device_memcpy_ce":
+        c["bandwidth_matrix"] = [["40.0", "52.0"]]
+json.dump(n, open(sys.argv[1], "w"))
+PY
+"$HR" --out "$T/o4" "$T/nv" >/dev/null 2>&1
+check "nvbandwidth: the GPU matched by its PCI address, its narrow link a FAIL" python3 - "$T/o4/profile.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+n = [n for n in p["nodes"] if n["name"] == "node02"][0]
+b = [r for r in n["reasons"] if r["code"] == "nvbw_host_link_low"]
+assert len(b) == 1 and b[0]["level"] == "fail" and b[0]["subject"] == "gpu0" and "narrower" in b[0]["text"], b
+PY
