@@ -104,9 +104,10 @@ static void nvbw_hostlink(const struct hr_fleet *f, const struct hr_nvbw *r, hr_
 			low = NAN;
 		if (!(low > 0) || !(exp > 0)) {
 			snprintf(text, sizeof(text),
-				 "%s%s%s's host copies by nvbandwidth (CE memcpy, measured): %.2f GB/s host to device, %.2f "
+				 "%s%s%s%s's host copies by nvbandwidth (CE memcpy, measured): %.2f GB/s host to device, %.2f "
 				 "device to host; not judged: %s",
-				 subj, r->gpus && j < r->ngpus ? ", " : "", r->gpus && j < r->ngpus ? r->gpus[j] : "", hv, dv,
+				 subj, r->gpus && j < r->ngpus ? " (" : "", r->gpus && j < r->ngpus ? r->gpus[j] : "",
+				 r->gpus && j < r->ngpus ? ")" : "", hv, dv,
 				 !(low > 0) ? "a direction has no figure (not run, N/A or zero)"
 					    : "the node's inventory gives no PCIe link for this GPU (no roofline or "
 					      "allreduce_bw result with host.inventory from this node)");

@@ -96,11 +96,14 @@ static int devices_of(struct hr_nvbw *r, const json_t *list, char *host, size_t 
 			continue;
 		colon = strchr(s, ':');
 		hp = strrchr(s, '(');
-		snprintf(name, sizeof(name), "%.*s", hp && colon && hp > colon + 2 ? (int)(hp - colon - 2 - 1) : 0,
-			 colon ? colon + 2 : "");
-		if (hp && hp > s && strlen(hp) > 2 && hp[strlen(hp) - 1] == ')' && hp[-1] == ' ' && hp - 2 > s &&
-		    hp[-2] == ':' && !i)
-			snprintf(host, nhost, "%.*s", (int)(strlen(hp) - 2), hp + 1);
+		/* "(HOST)" ends the entry after "): " */
+		if (hp && colon && hp >= colon + 4 && hp[strlen(hp) - 1] == ')' && hp[-1] == ' ' && hp[-2] == ':') {
+			if (!i)
+				snprintf(host, nhost, "%.*s", (int)(strlen(hp) - 2), hp + 1);
+			snprintf(name, sizeof(name), "%.*s", (int)(hp - 2 - (colon + 2)), colon + 2);
+		} else if (colon && colon[1]) {
+			snprintf(name, sizeof(name), "%s", colon + 1 + (colon[1] == ' '));
+		}
 		pp = colon ? strchr(colon, '(') : NULL;
 		if (pp && sscanf(pp, "(%x:%x:%x)", &dom, &bus, &dev) == 3)
 			r->pci[i] = (dom & 0xffffu) << 16 | (bus & 0xffu) << 8 | (dev & 0xffu);
