@@ -45,7 +45,7 @@ void hr_report_usage(FILE *f, int subcommands)
 "and kernel_log (health_report kernel-log: Xid, SXid, AER, link flaps)\n"
 "(one node or a fleet, one night or many) and nccl-tests output (text logs in\n"
 "every format, or -J JSON), dcgmi diag -j and nvbandwidth -j output (the node:\n"
-"the folder that holds the file, or nvbandwidth's device list) into a\n"
+"that of our results in the same folder, else the folder's name) into a\n"
 "cluster-health profile: per node and GPU the\n"
 "measured roofs against the datasheet and the fleet, busbw per group and\n"
 "algorithm, stragglers, the loader verdict, checkpoint writes per node and\n"

@@ -34,8 +34,8 @@ static void dcgm_rules(const struct hr_fleet *f, hr_emit_fn emit, void *ctx)
 		char subj[160], text[3072];
 		int fail = r->status == HR_DCGM_FAIL;
 
-		if (!fail && r->status != HR_DCGM_WARN)
-			continue;
+		if ((!fail && r->status != HR_DCGM_WARN) || r->node < 0)
+			continue; /* node < 0: not placed (loaded without hr_fleet_load_files()) */
 		if (!r->gpus[0])
 			snprintf(subj, sizeof(subj), "node (DCGM %s)", r->test);
 		else if (strchr(r->gpus, ',') || strchr(r->gpus, ' '))
@@ -159,6 +159,8 @@ static void dcgm_nvbw_rules(const struct hr_fleet *f, hr_emit_fn emit, void *ctx
 	size_t i;
 	dcgm_rules(f, emit, ctx);
 	for (i = 0; i < f->nnvbw; i++) {
+		if (f->nvbw[i].node < 0)
+			continue;
 		nvbw_hostlink(f, &f->nvbw[i], emit, ctx);
 		nvbw_d2d(&f->nvbw[i], emit, ctx);
 	}

@@ -4,6 +4,7 @@
  * 4.x layouts into hr_dcgm_result records.
  */
 #include "report/read/hr_dcgm.h"
+#include "report/read/hr_nvbw.h"
 #include "report/read/hr_model.h"
 #include "report/read/hr_load_shared.h"
 #include "base/ch_common.h"
@@ -43,6 +44,47 @@ char *hr_dcgm_node_of(const char *path, char *buf, size_t n)
 	len = strlen(start);
 	snprintf(buf, n, "%.*s", (int)len, len ? start : "/");
 	return buf;
+}
+
+char *hr_dir_of(const char *path, char *buf, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+	snprintf(buf, n, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	return buf;
+}
+
+/* the node of a run of ours read from folder @dir, -1 none */
+static int node_of_dir(const struct hr_fleet *f, const char *dir)
+{
+	char d[4096];
+	size_t i;
+	for (i = 0; i < f->nruns; i++)
+		if (f->runs[i].node >= 0 && f->runs[i].path && !strcmp(hr_dir_of(f->runs[i].path, d, sizeof(d)), dir))
+			return f->runs[i].node;
+	return -1;
+}
+
+static int place_one(struct hr_fleet *f, const char *dir, const char *path, int *node)
+{
+	char name[256];
+	if (*node >= 0)
+		return 0;
+	*node = node_of_dir(f, dir);
+	if (*node < 0)
+		*node = hr_fleet_node(f, hr_dcgm_node_of(path, name, sizeof(name)));
+	return *node < 0 ? CH_ERR_RUNTIME : 0;
+}
+
+int hr_dcgm_place(struct hr_fleet *f)
+{
+	size_t i;
+	for (i = 0; i < f->ndcgm; i++)
+		if (place_one(f, f->dcgm[i].dir, f->dcgm[i].source, &f->dcgm[i].node))
+			return CH_ERR_RUNTIME;
+	for (i = 0; i < f->nnvbw; i++)
+		if (place_one(f, f->nvbw[i].dir, f->nvbw[i].source, &f->nvbw[i].node))
+			return CH_ERR_RUNTIME;
+	return 0;
 }
 
 const char *hr_dcgm_status_name(int status)
@@ -130,8 +172,7 @@ static int messages_of(const json_t *res, char **out)
 
 struct dl {
 	struct hr_fleet *f;
-	const char *path, *version;
-	int node;
+	const char *path, *version, *dir;
 	size_t unreadable;
 	char first[256];
 };
@@ -162,15 +203,16 @@ static int add_result(struct dl *d, const char *cat, const char *test, const jso
 		free(msg);
 		return CH_ERR_RUNTIME;
 	}
-	r->node = d->node;
+	r->node = -1;
 	r->status = st;
+	r->dir = strdup(d->dir);
 	r->message = msg;
 	r->category = cat ? strdup(cat) : NULL;
 	r->test = strdup(test);
 	r->gpus = strdup(gpus);
 	r->version = d->version ? strdup(d->version) : NULL;
 	r->source = strdup(d->path);
-	if (!r->test || !r->gpus || !r->source || (cat && !r->category) || (d->version && !r->version))
+	if (!r->test || !r->gpus || !r->source || !r->dir || (cat && !r->category) || (d->version && !r->version))
 		return CH_ERR_RUNTIME;
 	return 0;
 }
@@ -206,8 +248,8 @@ int hr_dcgm_load(struct hr_fleet *f, const char *path, const json_t *doc)
 {
 	const json_t *root = dcgm_root(doc), *cats, *c;
 	const json_t *meta = json_object_get(doc, "metadata");
-	struct dl d = { f, path, NULL, -1, 0, "" };
-	char node[256];
+	struct dl d = { f, path, NULL, NULL, 0, "" };
+	char dir[4096];
 	size_t i, n0 = f->ndcgm;
 	int rc;
 
@@ -228,9 +270,7 @@ int hr_dcgm_load(struct hr_fleet *f, const char *path, const json_t *doc)
 				    "test_categories array; unreadable, file skipped",
 				    d.version ? d.version : "version not given") ? CH_ERR_RUNTIME : 0;
 	}
-	d.node = hr_fleet_node(f, hr_dcgm_node_of(path, node, sizeof(node)));
-	if (d.node < 0)
-		return CH_ERR_RUNTIME;
+	d.dir = hr_dir_of(path, dir, sizeof(dir));
 	json_array_foreach(cats, i, c) {
 		const json_t *tests = json_object_get(c, "tests");
 		if (!json_is_array(tests)) {
@@ -256,7 +296,7 @@ void hr_dcgm_release(struct hr_fleet *f)
 	size_t i;
 	for (i = 0; i < f->ndcgm; i++) {
 		struct hr_dcgm_result *r = &f->dcgm[i];
-		free(r->category); free(r->test); free(r->gpus); free(r->message);
+		free(r->dir); free(r->category); free(r->test); free(r->gpus); free(r->message);
 		free(r->version); free(r->source);
 	}
 	free(f->dcgm);

@@ -19,8 +19,10 @@
  * in the fleet's issues, with the DCGM version the file gives, never
  * guessed.
  *
- * The JSON carries no host name: the node is the name of the folder that
- * holds the file (hr_dcgm_node_of()).
+ * The JSON carries no host name: the node is the host of a result file of
+ * ours in the same folder (a sweep's folder, results/HOST/STAMP/), else the
+ * name of the folder that holds the file (hr_dcgm_node_of()); placed once
+ * every input is loaded (hr_dcgm_place()).
  */
 #ifndef HR_DCGM_H
 #define HR_DCGM_H
@@ -45,7 +47,8 @@ enum hr_dcgm_status {
 
 /* One test's result on one GPU (or on the GPUs it names together). */
 struct hr_dcgm_result {
-	int node;          /* index into fleet.nodes */
+	int node;          /* index into fleet.nodes; -1 until hr_dcgm_place() */
+	char *dir;         /* the folder of the file, as its path gives it */
 	char *category;    /* "Deployment", "Hardware", ...; NULL none */
 	char *test;        /* "memory", "PCIe", "software" */
 	char *gpus;        /* "0", "0,1,2,3"; "" when the result names none */
@@ -70,15 +73,30 @@ int hr_dcgm_detect(const json_t *doc);
 char *hr_dcgm_node_of(const char *path, char *buf, size_t n);
 
 /**
+ * hr_dir_of - the folder part of @path as given ("a/b/c.json" -> "a/b";
+ * "c.json" -> "."), into @buf of @n bytes. Returns @buf.
+ */
+char *hr_dir_of(const char *path, char *buf, size_t n);
+
+/**
  * hr_dcgm_load - add the results of the `dcgmi diag -j` document @doc
  * (borrowed), read from @path, to @f: one hr_dcgm_result per test and GPU
- * (Pass, Skip and Not Run kept, for the listing), its node named by
- * hr_dcgm_node_of(). What cannot be read is recorded in f->issues (a file
+ * (Pass, Skip and Not Run kept, for the listing), its node left for
+ * hr_dcgm_place(). What cannot be read is recorded in f->issues (a file
  * of an unknown layout is skipped whole, naming the version it gives).
  * Returns 0 (also when the file was skipped), CH_ERR_RUNTIME when out of
  * memory.
  */
 int hr_dcgm_load(struct hr_fleet *f, const char *path, const json_t *doc);
+
+/**
+ * hr_dcgm_place - put every DCGM result and nvbandwidth run (hr_nvbw.h)
+ * that has no node yet on one: the node of a result file of ours
+ * (f->runs) in the same folder, else the node named after the folder
+ * (hr_dcgm_node_of()). hr_fleet_load_files() calls it once all are loaded.
+ * Returns 0, CH_ERR_RUNTIME when out of memory.
+ */
+int hr_dcgm_place(struct hr_fleet *f);
 
 /** hr_dcgm_status_name - "Pass", "Fail", "Warn", "Skip", "Not Run". */
 const char *hr_dcgm_status_name(int status);

@@ -328,6 +328,8 @@ int hr_fleet_load_file(struct hr_fleet *f, const char *path, int named);
  * document into its typed record (hr_result.h) up to 4 files per thread
  * ahead of the one being loaded, so that loading in order is all that is
  * left to this thread (one after another when no thread can be started).
+ * Then places the DCGM and nvbandwidth results that name no host on their
+ * nodes (hr_dcgm_place(), hr_dcgm.h).
  * @paths: [in] @n file names; @named: [in] @n flags as hr_fleet_load_file's.
  * Returns 0, or CH_ERR_RUNTIME when out of memory (printed; loading stops
  * there).

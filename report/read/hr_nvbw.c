@@ -151,7 +151,7 @@ int hr_nvbw_load(struct hr_fleet *f, const char *path, const json_t *doc)
 {
 	const json_t *n = json_object_get(doc, "nvbandwidth"), *cases = json_object_get(n, "testcases"), *t;
 	const char *ver = json_string_value(json_object_get(n, "version")), *bad = NULL;
-	char host[256], notrun[2048] = "";
+	char host[256], notrun[2048] = "", dir[4096];
 	struct hr_nvbw *r;
 	size_t i, nbad = 0;
 	int rc;
@@ -162,13 +162,11 @@ int hr_nvbw_load(struct hr_fleet *f, const char *path, const json_t *doc)
 	if (!r)
 		return CH_ERR_RUNTIME;
 	r->node = -1;
-	if (!(r->source = strdup(path)) || (ver && ver[0] && !(r->version = strdup(ver))))
+	if (!(r->source = strdup(path)) || !(r->dir = strdup(hr_dir_of(path, dir, sizeof(dir)))) || (ver && ver[0] && !(r->version = strdup(ver))))
 		return CH_ERR_RUNTIME;
 	if (devices_of(r, json_object_get(n, "GPU Device list"), host, sizeof(host)))
 		return CH_ERR_RUNTIME;
-	if (!host[0])
-		hr_dcgm_node_of(path, host, sizeof(host));
-	if ((r->node = hr_fleet_node(f, host)) < 0)
+	if (host[0] && (r->node = hr_fleet_node(f, host)) < 0)
 		return CH_ERR_RUNTIME;
 	json_array_foreach(cases, i, t) {
 		const char *b = NULL;
@@ -202,7 +200,7 @@ void hr_nvbw_release(struct hr_fleet *f)
 		}
 		for (g = 0; g < r->ngpus && r->gpus; g++)
 			free(r->gpus[g]);
-		free(r->cases); free(r->gpus); free(r->pci); free(r->version); free(r->not_run); free(r->source);
+		free(r->cases); free(r->gpus); free(r->pci); free(r->version); free(r->not_run); free(r->source); free(r->dir);
 	}
 	free(f->nvbw);
 	f->nvbw = NULL;

@@ -13,8 +13,8 @@
  * "sum", "error"}], "error", "warning"}}. Anything else is named as
  * unreadable in the fleet's issues.
  *
- * The node is the host the device list names; without one, the name of the
- * folder that holds the file (hr_dcgm_node_of()).
+ * The node is the host the device list names; without one, as for DCGM's
+ * results (hr_dcgm_place()).
  */
 #ifndef HR_NVBW_H
 #define HR_NVBW_H
@@ -38,7 +38,8 @@ struct hr_nvbw_case {
 
 /* One nvbandwidth run (one file). */
 struct hr_nvbw {
-	int node;            /* index into fleet.nodes */
+	int node;            /* index into fleet.nodes; -1 until hr_dcgm_place() */
+	char *dir;           /* the folder of the file, as its path gives it */
 	char *version;       /* nvbandwidth's "version" (or git_version), NULL none */
 	char **gpus;         /* the device list's entries without index and host, NULL none */
 	unsigned *pci;       /* per GPU (domain << 16 | bus << 8 | device), 0 unknown */

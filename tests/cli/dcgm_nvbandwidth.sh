@@ -154,3 +154,21 @@ n = [n for n in p["nodes"] if n["name"] == "node02"][0]
 b = [r for r in n["reasons"] if r["code"] == "nvbw_host_link_low"]
 assert len(b) == 1 and b[0]["level"] == "fail" and b[0]["subject"] == "gpu0" and "narrower" in b[0]["text"], b
 PY
+
+# in a sweep's folder (results/HOST/STAMP/) beside a result file of ours, a
+# DCGM file and an nvbandwidth file without a device list are that host's,
+# not the stamp's
+S="$T/sweep/node01/20261206T010000Z"
+mkdir -p "$S"
+cp tests/data/report/fleet-inventory/healthy/node01/roofline.json "$S/"
+cp "$D/dcgm-4.2.3-gb10.json" "$S/dcgm.json"
+cp "$N" "$S/nvbw.json"
+"$HR" --out "$T/o5" "$T/sweep" >/dev/null 2>&1
+check "dcgm/nvbandwidth: in a sweep's folder, on the host of the result file beside them" python3 - "$T/o5/profile.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+names = [n["name"] for n in p["nodes"]]
+assert names == ["node01"], names
+codes = {r["code"] for r in p["nodes"][0]["reasons"]}
+assert {"dcgm_diag_fail", "nvbw_host_link_low"} <= codes, codes
+PY
