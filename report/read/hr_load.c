@@ -675,12 +675,12 @@ int hl_load_json_read(struct hr_fleet *f, const char *path, const json_t *doc, i
 	if (!named) {
 		f->files_ignored++;
 		hr_issue_add(&f->issues, HR_ISSUE_NOTE, path, 0, 0,
-			     "ignored: a JSON document that is neither a result file nor nccl-tests output (schema '%s')",
+			     "ignored: a JSON document that is neither a result file nor nccl-tests, dcgmi diag or nvbandwidth output (schema '%s')",
 			     schema ? schema : "none");
 		return 0;
 	}
 	hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
-		     "unknown JSON document (schema '%s'; expected a clusterhealth.result file or nccl-tests -J output); file skipped",
+		     "unknown JSON document (schema '%s'; expected a clusterhealth.result file, nccl-tests -J, dcgmi diag -j or nvbandwidth -j output); file skipped",
 		     schema ? schema : "none");
 	return 0;
 }

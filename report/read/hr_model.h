@@ -307,7 +307,8 @@ int hr_fleet_node(struct hr_fleet *f, const char *name);
  *         it was found in a directory.
  * Classifies the file by content: a JSON document with schema
  * "clusterhealth.result" (roofline, allreduce_bw, loader_contention), a
- * nccl-tests -J document, or a nccl-tests text log. Ignored (counted in
+ * nccl-tests -J document, a dcgmi diag -j or nvbandwidth -j document
+ * (hr_dcgm.h, hr_nvbw.h), or a nccl-tests text log. Ignored (counted in
  * files_ignored): a health_report profile ("clusterhealth.profile"), the
  * stdout of allreduce_bw (nccl-tests layout, its result file is the data),
  * and, when found in a directory, any other valid JSON or text that is not
