@@ -138,6 +138,7 @@ static const struct hr_family *const families[HR_NPASSES] = {
 	[HR_PASS_POWERCAP] = &hr_family_powercap,
 	[HR_PASS_HOSTLINK] = &hr_family_hostlink,
 	[HR_PASS_CURVES] = &hr_family_curves,
+	[HR_PASS_DCGM] = &hr_family_dcgm,
 	[HR_PASS_NOT_JUDGED] = &hr_family_not_judged,
 	[HR_PASS_XID] = &hr_family_xid,
 };

@@ -44,7 +44,8 @@ struct hr_family {
 /* The families, one per pass of enum hr_rule_pass (hr_rules.h). */
 extern const struct hr_family hr_family_drift, hr_family_devices, hr_family_groups, hr_family_history,
 	hr_family_stragglers, hr_family_loader, hr_family_checkpoint, hr_family_runs, hr_family_inventory,
-	hr_family_powercap, hr_family_hostlink, hr_family_curves, hr_family_not_judged, hr_family_xid;
+	hr_family_powercap, hr_family_hostlink, hr_family_curves, hr_family_not_judged, hr_family_xid,
+	hr_family_dcgm;
 
 #ifdef __cplusplus
 }

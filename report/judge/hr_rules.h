@@ -37,6 +37,7 @@ enum hr_rule_pass {
 	HR_PASS_POWERCAP,    /* hr_powercap_rules (hr_powercap.c) */
 	HR_PASS_HOSTLINK,    /* hr_rule_hostlink.c: each GPU's host<->device copies against its PCIe link */
 	HR_PASS_CURVES,      /* hr_rule_curve.c: busbw curve shape */
+	HR_PASS_DCGM,        /* hr_rule_dcgm.c: DCGM diagnostics' and nvbandwidth's results */
 	HR_PASS_NOT_JUDGED,  /* hr_rule_fabric.c: what no fabric rule could judge */
 	HR_PASS_XID,         /* hr_rule_xid.c: the kernel log's faults (kernel_log results) */
 	HR_NPASSES

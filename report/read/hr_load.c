@@ -8,6 +8,8 @@
 #include "report/read/hr_load_shared.h"
 #include "report/read/hr_ckpt_load.h"
 #include "report/read/hr_inventory_load.h"
+#include "report/read/hr_dcgm.h"
+#include "report/read/hr_nvbw.h"
 #include "report/read/hr_result.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
@@ -671,15 +673,19 @@ int hl_load_json_read(struct hr_fleet *f, const char *path, const json_t *doc, i
 		hr_nt_log_release(&log);
 		return rc;
 	}
+	if (hr_dcgm_detect(doc))
+		return hr_dcgm_load(f, path, doc);
+	if (hr_nvbw_detect(doc))
+		return hr_nvbw_load(f, path, doc);
 	if (!named) {
 		f->files_ignored++;
 		hr_issue_add(&f->issues, HR_ISSUE_NOTE, path, 0, 0,
-			     "ignored: a JSON document that is neither a result file nor nccl-tests output (schema '%s')",
+			     "ignored: a JSON document that is neither a result file nor nccl-tests, dcgmi diag or nvbandwidth output (schema '%s')",
 			     schema ? schema : "none");
 		return 0;
 	}
 	hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
-		     "unknown JSON document (schema '%s'; expected a clusterhealth.result file or nccl-tests -J output); file skipped",
+		     "unknown JSON document (schema '%s'; expected a clusterhealth.result file, nccl-tests -J, dcgmi diag -j or nvbandwidth -j output); file skipped",
 		     schema ? schema : "none");
 	return 0;
 }
@@ -869,6 +875,8 @@ void hr_fleet_release(struct hr_fleet *f)
 	free(f->loaders); free(f->runs);
 	hr_ckpt_release(f);
 	hl_kfault_release(f);
+	hr_dcgm_release(f);
+	hr_nvbw_release(f);
 	hr_issues_release(&f->issues);
 	json_decref(f->node_index);
 	memset(f, 0, sizeof(*f));

@@ -6,6 +6,7 @@
 #include "report/read/hr_model.h"
 #include "report/read/hr_load_shared.h"
 #include "report/read/hr_ckpt_load.h"
+#include "report/read/hr_dcgm.h"
 #include "report/read/hr_result.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
@@ -314,7 +315,7 @@ static int usable_cpus(void)
 	return n > 0 ? (int)n : 1;
 }
 
-int hr_fleet_load_files(struct hr_fleet *f, const char *const *paths, const unsigned char *named, size_t n)
+static int load_all(struct hr_fleet *f, const char *const *paths, const unsigned char *named, size_t n)
 {
 	struct ahead *a;
 	pthread_t th[MAX_READERS];
@@ -390,5 +391,16 @@ done:
 	free(a->slot);
 	free(a->ready);
 	free(a);
+	return rc;
+}
+
+int hr_fleet_load_files(struct hr_fleet *f, const char *const *paths, const unsigned char *named, size_t n)
+{
+	int rc = load_all(f, paths, named, n);
+	/* the other tools' results without a host: on the node of their folder */
+	if (!rc && hr_dcgm_place(f)) {
+		ch_error("out of memory while placing DCGM and nvbandwidth results on their nodes");
+		rc = CH_ERR_RUNTIME;
+	}
 	return rc;
 }

@@ -254,6 +254,8 @@ struct hr_run {
 };
 
 struct hr_ckpt;
+struct hr_dcgm_result; /* hr_dcgm.h */
+struct hr_nvbw;        /* hr_nvbw.h */
 
 /* One fault of a node's kernel log: a device and a code as
  * `health_report kernel-log` grouped them (kernel_log results, docs/xid.md;
@@ -287,6 +289,8 @@ struct hr_fleet {
 	struct hr_ckpt *ckpts;       size_t nckpts; /* checkpoint_io (hr_checkpoint.h) */
 	struct hr_run *runs;         size_t nruns;
 	struct hr_kfault *kfaults;   size_t nkfaults; /* kernel_log (hr_load_kernlog.c) */
+	struct hr_dcgm_result *dcgm; size_t ndcgm; /* dcgmi diag -j results (hr_dcgm.h) */
+	struct hr_nvbw *nvbw;        size_t nnvbw; /* nvbandwidth -j runs (hr_nvbw.h) */
 	struct hr_issues issues;     /* input problems */
 	size_t files_read;           /* files that contributed data */
 	size_t files_ignored;        /* our own outputs */
@@ -307,7 +311,8 @@ int hr_fleet_node(struct hr_fleet *f, const char *name);
  *         it was found in a directory.
  * Classifies the file by content: a JSON document with schema
  * "clusterhealth.result" (roofline, allreduce_bw, loader_contention), a
- * nccl-tests -J document, or a nccl-tests text log. Ignored (counted in
+ * nccl-tests -J document, a dcgmi diag -j or nvbandwidth -j document
+ * (hr_dcgm.h, hr_nvbw.h), or a nccl-tests text log. Ignored (counted in
  * files_ignored): a health_report profile ("clusterhealth.profile"), the
  * stdout of allreduce_bw (nccl-tests layout, its result file is the data),
  * and, when found in a directory, any other valid JSON or text that is not
@@ -328,6 +333,8 @@ int hr_fleet_load_file(struct hr_fleet *f, const char *path, int named);
  * document into its typed record (hr_result.h) up to 4 files per thread
  * ahead of the one being loaded, so that loading in order is all that is
  * left to this thread (one after another when no thread can be started).
+ * Then places the DCGM and nvbandwidth results that name no host on their
+ * nodes (hr_dcgm_place(), hr_dcgm.h).
  * @paths: [in] @n file names; @named: [in] @n flags as hr_fleet_load_file's.
  * Returns 0, or CH_ERR_RUNTIME when out of memory (printed; loading stops
  * there).
