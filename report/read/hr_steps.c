@@ -8,6 +8,7 @@
  * checkpoint start and end) is carried in a small per-file state.
  */
 #include "report/read/hr_steps.h"
+#include "report/read/hr_steps_more.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
 
@@ -72,6 +73,11 @@ struct parser {
 	long ckpt_iter;  /* "saving checkpoint at iteration N": N, or -1 */
 	int ckpt_saved;  /* "successfully saved checkpoint": its duration may follow */
 	double eval_sec; /* the last "evaluate" timer (s), NAN */
+
+	/* the formats of report/read/hr_steps_more.h */
+	struct hr_steps_more more;
+	/* whole lines of a variant not read, by format: named once, counted */
+	long variant_n[HR_SF_N];
 };
 
 static void rec_init(struct hr_step_rec *r, struct parser *p, int format, int kind)
@@ -111,6 +117,22 @@ static void malformed(struct parser *p, const char *line, size_t len, const char
 		     "%s: '%s'; line skipped", what, esc);
 }
 
+/* A whole line of @format that is of a variant the reader does not know
+ * (@why: what it lacks): named once per file, counted (file_summary()). */
+static void variant(struct parser *p, const char *line, size_t len, int format, const char *why)
+{
+	char esc[400];
+
+	if (p->info)
+		p->info->malformed++;
+	if (format <= 0 || format >= HR_SF_N || p->variant_n[format]++)
+		return;
+	hr_steps_clip(line, len, 160, esc, sizeof(esc));
+	hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, (int)(p->line > 2147483647 ? 0 : p->line), 0,
+		     "a whole %s line of a variant this reader does not read (%s): '%s'; every line like it is skipped",
+		     hr_steps_format_name(format), why, esc);
+}
+
 /* A step number read as a double: itself when whole, 0 or more and at most
  * HR_STEPS_MAX_STEP; HR_STEPS_MAX_STEP + 1 (refused by emit()) when larger;
  * never a cast of a value that does not fit. */
@@ -145,68 +167,6 @@ static int emit(struct parser *p, struct hr_step_rec *r)
 }
 
 /* ------------------------------------------------------------- helpers */
-
-static const char *skip_sp(const char *s)
-{
-	while (*s == ' ' || *s == '\t')
-		s++;
-	return s;
-}
-
-/* a number as printed: "7,282", "1,234.56", "-3.1E+00", "N/A" fails.
- * Commas are accepted between digits only. Returns 0 and *end, or -1. */
-static int num(const char *s, double *v, const char **end)
-{
-	char tmp[64];
-	size_t o = 0;
-	const char *q = skip_sp(s);
-	char *e;
-
-	while (*q && o + 1 < sizeof(tmp)) {
-		if (isdigit((unsigned char)*q) || *q == '.' || *q == '-' || *q == '+' ||
-		    ((*q == 'e' || *q == 'E') && o > 0 && isdigit((unsigned char)tmp[o - 1])))
-			tmp[o++] = *q;
-		else if (*q == ',' && o > 0 && isdigit((unsigned char)tmp[o - 1]) && isdigit((unsigned char)q[1]) &&
-			 isdigit((unsigned char)q[2]) && isdigit((unsigned char)q[3]) &&
-			 !isdigit((unsigned char)q[4]))
-			; /* thousands separator */
-		else
-			break;
-		q++;
-	}
-	tmp[o] = '\0';
-	if (!o)
-		return -1;
-	errno = 0;
-	*v = strtod(tmp, &e);
-	if (e == tmp || *e || errno || !isfinite(*v))
-		return -1;
-	if (end)
-		*end = s + (q - s);
-	return 0;
-}
-
-/* "key" followed by ':' and a number, searched after @from; the key must
- * start the line or follow a blank. Returns 0 and the value, -1 when absent
- * or not a number (and *present set when the key is there). */
-static int key_num(const char *from, const char *key, double *v, int *present)
-{
-	size_t kl = strlen(key);
-	const char *q = from;
-
-	if (present)
-		*present = 0;
-	while ((q = strstr(q, key))) {
-		if ((q == from || q[-1] == ' ' || q[-1] == '\t' || q[-1] == ',' || q[-1] == '|') &&
-		    q[kl] == ':') {
-			if (present)
-				*present = 1;
-			return num(q + kl + 1, v, NULL);
-		}
-		q += kl;
-	}
-	return -1;
-}
 
 static int all_digits(const char *s, size_t n)
 {
@@ -373,23 +333,29 @@ static int torchtitan_line(struct parser *p, const char *msg, const char *full, 
 	r.rank = rank;
 	r.local_rank = local_rank;
 	r.t_end = t;
-	if (num(after, &v, NULL) || v < 0 || v != floor(v)) {
+	if (hr_steps_num(after, &v, NULL) || v < 0 || v != floor(v)) {
 		malformed(p, full, flen, "torchtitan step line without a step number");
 		return 1;
 	}
 	r.step = to_step(v);
-	if (key_num(after, "loss", &r.loss, &present) && present)
+	if (hr_steps_key_num(after, "loss", &r.loss, &present) && present)
 		r.loss = NAN;
-	if (key_num(after, "tps", &r.tokens_per_sec, &present)) {
+	/* tps: tokens/s per GPU; torchtitan 2024 printed it as "wps" */
+	if (hr_steps_key_num(after, "tps", &r.tokens_per_sec, &present) &&
+	    hr_steps_key_num(after, "wps", &r.tokens_per_sec, &present)) {
+		r.tokens_per_sec = NAN;
+		if (!eval && strstr(after, "mfu:") && !present) {
+			variant(p, full, flen, HR_SF_TORCHTITAN, "no 'tps:' or 'wps:'");
+			return 1;
+		}
 		if (!eval) {
 			malformed(p, full, flen, "torchtitan step line without a readable tps (cut off?)");
 			return 1;
 		}
-		r.tokens_per_sec = NAN;
 	}
-	if (key_num(after, "tflops", &r.tflops, NULL))
+	if (hr_steps_key_num(after, "tflops", &r.tflops, NULL))
 		r.tflops = NAN;
-	if (!key_num(after, "mfu", &v, NULL))
+	if (!hr_steps_key_num(after, "mfu", &v, NULL))
 		r.mfu = v / 100;
 	emit(p, &r);
 	return 1;
@@ -411,7 +377,7 @@ static int torchtitan_ckpt(struct parser *p, const char *msg, int rank, int loca
 	    !(q = strstr(msg, "Finished staging the checkpoint in ")))
 		return 0;
 	q = strstr(q, " in ") + 4;
-	if (num(q, &v, NULL) || v < 0)
+	if (hr_steps_num(q, &v, NULL) || v < 0)
 		return 0;
 	rec_init(&r, p, HR_SF_TORCHTITAN, HR_SK_CKPT);
 	r.rank = rank;
@@ -426,35 +392,6 @@ static int torchtitan_ckpt(struct parser *p, const char *msg, int rank, int loca
 }
 
 /* ------------------------------------------------------------ Megatron */
-
-static int timer_phase(const char *name, int *parent)
-{
-	static const struct { const char *n; int ph; } map[] = {
-		{ "forward-compute", HR_PH_FORWARD },
-		{ "backward-compute", HR_PH_BACKWARD },
-		{ "forward-backward", HR_PH_FWDBWD },
-		{ "optimizer", HR_PH_OPTIMIZER },
-		{ "batch-generator", HR_PH_INPUT },
-		{ "all-grads-sync", HR_PH_ALLREDUCE },
-		{ "grads-all-reduce", HR_PH_ALLREDUCE },
-		{ "grads-reduce-scatter", HR_PH_ALLREDUCE },
-		{ "params-all-gather", HR_PH_ALLREDUCE },
-		{ "layernorm-grads-all-reduce", HR_PH_ALLREDUCE },
-		{ "embedding-grads-all-reduce", HR_PH_ALLREDUCE },
-		{ "backward-params-all-reduce", HR_PH_ALLREDUCE },
-		{ "backward-layernorm-all-reduce", HR_PH_ALLREDUCE },
-		{ "backward-embedding-all-reduce", HR_PH_ALLREDUCE },
-	};
-	size_t i;
-
-	*parent = !strcmp(name, "backward-reduce-model-grads");
-	if (*parent)
-		return HR_PH_ALLREDUCE;
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (!strcmp(name, map[i].n))
-			return map[i].ph;
-	return -1;
-}
 
 static int mg_emit_pending(struct parser *p)
 {
@@ -474,7 +411,7 @@ static void timers_to_phases(const struct timer *t, int nt, double *lo, double *
 		slo[i] = shi[i] = NAN;
 	*any = 0;
 	for (i = 0; i < nt; i++) {
-		ph = timer_phase(t[i].name, &parent);
+		ph = hr_steps_timer_phase(t[i].name, &parent);
 		if (ph < 0)
 			continue;
 		*any = 1;
@@ -613,15 +550,15 @@ static int mg_block_line(struct parser *p, const char *s)
 
 	if (strncmp(q, "  ", 2))
 		return 0;
-	q = skip_sp(q);
+	q = hr_steps_skip_sp(q);
 	if (p->block == 3) {
 		int r, nch = 0;
 		if (sscanf(q, "rank %d:%n", &r, &nch) == 1 && nch > 0 && p->cur[0]) {
 			struct rank_times *rt;
 			int ph, parent;
-			if (num(q + nch, &a, NULL))
+			if (hr_steps_num(q + nch, &a, NULL))
 				return 1;
-			ph = timer_phase(p->cur, &parent);
+			ph = hr_steps_timer_phase(p->cur, &parent);
 			if (!strcmp(p->cur, "save-checkpoint")) {
 				int k = find_timer(p->t, p->nt, "save-checkpoint");
 				if (k < 0 && p->nt < MAX_TIMERS) {
@@ -656,13 +593,13 @@ static int mg_block_line(struct parser *p, const char *s)
 		return 0;
 	memcpy(name, q, (size_t)(dots - q));
 	name[dots - q] = '\0';
-	q = skip_sp(colon + 1);
+	q = hr_steps_skip_sp(colon + 1);
 	if (p->nt >= MAX_TIMERS)
 		return 1;
 	if (*q == '(') {
 		if (sscanf(q, "(%lf, %lf)", &a, &b) != 2)
 			return 1;
-	} else if (num(q, &a, NULL)) {
+	} else if (hr_steps_num(q, &a, NULL)) {
 		return 1;
 	} else {
 		b = a;
@@ -683,14 +620,16 @@ static int mg_oneline_timers(struct parser *p, const char *s)
 
 	if (!q || strstr(s, "iteration"))
 		return 0;
+	if (strstr(q, "_microstep:") || strstr(q, "backward_inner:"))
+		return 1; /* DeepSpeed's engine timers: per micro-step, or its own names */
 	snprintf(buf, sizeof(buf), "%s", q + 11);
 	p->nt = 0;
 	for (tok = strtok_r(buf, "|", &save); tok && p->nt < MAX_TIMERS; tok = strtok_r(NULL, "|", &save)) {
 		char *c = strrchr(tok, ':');
-		const char *nm = skip_sp(tok);
+		const char *nm = hr_steps_skip_sp(tok);
 		double v;
 		size_t n;
-		if (!c || num(c + 1, &v, NULL))
+		if (!c || hr_steps_num(c + 1, &v, NULL))
 			continue;
 		n = (size_t)(c - nm);
 		while (n && nm[n - 1] == ' ')
@@ -730,17 +669,37 @@ static int mg_iteration(struct parser *p, const char *s, const char *full, size_
 	r.local_rank = local_rank;
 	r.step = it;
 	r.t_end = t;
-	f = strstr(q, "elapsed time per iteration (ms):");
-	if (!f || num(f + 32, &v, NULL) || !(v > 0)) {
-		malformed(p, full, flen, "Megatron-LM iteration line without a readable 'elapsed time per iteration (ms)' (cut off?)");
+	/* the mean over the log interval; Megatron-DeepSpeed (BigScience) in s */
+	if ((f = strstr(q, "elapsed time per iteration (ms):")) && !hr_steps_num(f + 32, &v, NULL) && v > 0)
+		r.step_sec = v / 1e3;
+	else if ((f = strstr(q, "elapsed time per iteration (s):")) && !hr_steps_num(f + 31, &v, NULL) && v > 0)
+		r.step_sec = v;
+	else {
+		size_t n = strlen(q);
+		while (n && q[n - 1] == ' ')
+			n--;
+		if (!strstr(q, "elapsed time per iteration") && n && q[n - 1] == '|')
+			variant(p, full, flen, HR_SF_MEGATRON, "no 'elapsed time per iteration'");
+		else
+			malformed(p, full, flen, "Megatron-LM iteration line without a readable 'elapsed time per iteration (ms)' (cut off?)");
 		return 1;
 	}
-	r.step_sec = v / 1e3;
-	if ((f = strstr(q, "throughput per GPU (TFLOP/s/GPU):")) && !num(f + 33, &v, NULL))
+	/* TFLOP/s per GPU: Megatron-LM's, Megatron-DeepSpeed's "TFLOPs", GPT-NeoX's */
+	if ((f = strstr(q, "throughput per GPU (TFLOP/s/GPU):")) && !hr_steps_num(f + 33, &v, NULL))
 		r.tflops = v;
-	if ((f = strstr(q, "global batch size:")) && !num(f + 18, &v, NULL))
+	else if ((f = strstr(q, "| TFLOPs:")) && !hr_steps_num(f + 9, &v, NULL))
+		r.tflops = v;
+	else if ((f = strstr(q, "approx flops per GPU:")) && !hr_steps_num(f + 21, &v, NULL))
+		r.tflops = v;
+	/* Megatron-DeepSpeed: tokens/s per GPU ("consumed tokens" and "samples
+	 * per second" are the job's: not per GPU, not read) */
+	if ((f = strstr(q, "tokens per gpu per second (tgs):")) && !hr_steps_num(f + 32, &v, NULL) && v > 0) {
+		r.tokens_per_sec = v;
+		r.tokens = v * r.step_sec;
+	}
+	if ((f = strstr(q, "global batch size:")) && !hr_steps_num(f + 18, &v, NULL))
 		r.global_batch = v;
-	if ((f = strstr(q, "lm loss:")) && !num(f + 8, &v, NULL))
+	if ((f = strstr(q, "lm loss:")) && !hr_steps_num(f + 8, &v, NULL))
 		r.loss = v;
 	p->pending = r;
 	p->have_pending = 1;
@@ -821,19 +780,19 @@ static int maxtext_line(struct parser *p, const char *s, const char *full, size_
 	r.rank = rank;
 	r.local_rank = local_rank;
 	r.t_end = t;
-	if (num(q + 15, &v, NULL) || v < 0 || v != floor(v) ||
-	    key_num(q, "seconds", &r.step_sec, NULL) || !(r.step_sec > 0)) {
+	if (hr_steps_num(q + 15, &v, NULL) || v < 0 || v != floor(v) ||
+	    hr_steps_key_num(q, "seconds", &r.step_sec, NULL) || !(r.step_sec > 0)) {
 		malformed(p, full, flen, "MaxText step line without a readable step and 'seconds' (cut off?)");
 		return 1;
 	}
 	r.step = to_step(v);
-	if (key_num(q, "TFLOP/s/device", &r.tflops, NULL) && key_num(q, "TFLOP/s", &r.tflops, NULL))
+	if (hr_steps_key_num(q, "TFLOP/s/device", &r.tflops, NULL) && hr_steps_key_num(q, "TFLOP/s", &r.tflops, NULL))
 		r.tflops = NAN;
-	if (key_num(q, "Tokens/s/device", &r.tokens_per_sec, NULL))
+	if (hr_steps_key_num(q, "Tokens/s/device", &r.tokens_per_sec, NULL))
 		r.tokens_per_sec = NAN;
 	else
 		r.tokens = r.tokens_per_sec * r.step_sec;
-	if (key_num(q, "loss", &r.loss, NULL))
+	if (hr_steps_key_num(q, "loss", &r.loss, NULL))
 		r.loss = NAN;
 	emit(p, &r);
 	return 1;
@@ -841,29 +800,12 @@ static int maxtext_line(struct parser *p, const char *s, const char *full, size_
 
 /* ---------------------------------------------------------------- plain */
 
-/* "128.4k" -> 128400 */
-static int num_si(const char *s, double *v, const char **end)
-{
-	const char *e;
-	if (num(s, v, &e))
-		return -1;
-	if (*e == 'k' || *e == 'K')
-		*v *= 1e3, e++;
-	else if (*e == 'M')
-		*v *= 1e6, e++;
-	else if (*e == 'G')
-		*v *= 1e9, e++;
-	if (end)
-		*end = e;
-	return 0;
-}
-
 static int plain_line(struct parser *p, const char *s, const char *full, size_t flen, int rank,
 		      int local_rank, double t)
 {
 	char buf[HR_STEPS_MAX_LINE + 1], *tok, *save = NULL;
 	struct hr_step_rec r;
-	const char *q = skip_sp(s);
+	const char *q = hr_steps_skip_sp(s);
 	long step;
 	int nch = 0;
 
@@ -876,25 +818,25 @@ static int plain_line(struct parser *p, const char *s, const char *full, size_t 
 	r.t_end = t;
 	snprintf(buf, sizeof(buf), "%s", q + nch + 1);
 	for (tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save)) {
-		const char *f = skip_sp(tok), *e;
+		const char *f = hr_steps_skip_sp(tok), *e;
 		double v;
-		if (!strncmp(f, "loss ", 5) && !num(f + 5, &v, NULL))
+		if (!strncmp(f, "loss ", 5) && !hr_steps_num(f + 5, &v, NULL))
 			r.loss = v;
-		else if (!strncasecmp(f, "MFU ", 4) && !num(f + 4, &v, &e))
+		else if (!strncasecmp(f, "MFU ", 4) && !hr_steps_num(f + 4, &v, &e))
 			r.mfu = *e == '%' ? v / 100 : v;
 		else if ((!strncmp(f, "dataloader wait", 15) || !strncmp(f, "input wait", 10))) {
 			const char *n = f + (f[0] == 'd' ? 15 : 10);
-			if (!num(n, &v, &e)) {
-				e = skip_sp(e);
+			if (!hr_steps_num(n, &v, &e)) {
+				e = hr_steps_skip_sp(e);
 				r.phase[HR_PH_INPUT] = *e == '%' ? -v / 100 : !strncmp(e, "ms", 2) ? v / 1e3 : v;
 			}
-		} else if (!strncmp(f, "checkpoint ", 11) && !num(f + 11, &v, &e)) {
-			e = skip_sp(e);
+		} else if (!strncmp(f, "checkpoint ", 11) && !hr_steps_num(f + 11, &v, &e)) {
+			e = hr_steps_skip_sp(e);
 			r.ckpt_sec = !strncmp(e, "min", 3) ? v * 60 : !strncmp(e, "ms", 2) ? v / 1e3 : v;
-		} else if (!strncmp(f, "host cpu ", 9) && !num(f + 9, &v, &e))
+		} else if (!strncmp(f, "host cpu ", 9) && !hr_steps_num(f + 9, &v, &e))
 			r.host_cpu = *e == '%' ? v / 100 : v;
-		else if (!num_si(f, &v, &e)) {
-			e = skip_sp(e);
+		else if (!hr_steps_num_si(f, &v, &e)) {
+			e = hr_steps_skip_sp(e);
 			if (!strncmp(e, "s/step", 6))
 				r.step_sec = v;
 			else if (!strncmp(e, "ms/step", 7))
@@ -1092,7 +1034,7 @@ static int json_line(struct parser *p, const char *s, const char *full, size_t f
 		json_decref(o);
 		return !!strstr(open, "\"step\"");
 	}
-	if (!python && open == skip_sp(s) && (json_object_get(o, "rank") || json_object_get(o, "phases") ||
+	if (!python && open == hr_steps_skip_sp(s) && (json_object_get(o, "rank") || json_object_get(o, "phases") ||
 					      json_object_get(o, "step_time") || json_object_get(o, "end")))
 		done = jsonl_record(p, o, full, flen);
 	else
@@ -1123,6 +1065,28 @@ static int hf_state_doc(struct parser *p, json_t *doc)
 
 /* ------------------------------------------------------------- one line */
 
+/* NeMo 2.0, nanoGPT, nanotron, DeepSpeed, Lightning (hr_steps_more.h) */
+static int more_line(struct parser *p, const char *s, const char *full, size_t flen, int rank, int local_rank,
+		     double t)
+{
+	struct hr_step_rec r;
+	char why[200];
+	int rc;
+
+	rec_init(&r, p, HR_SF_NONE, HR_SK_STEP);
+	r.rank = rank;
+	r.local_rank = local_rank;
+	r.t_end = t;
+	rc = hr_steps_more_line(s, &r, &p->more, why, sizeof(why));
+	if (rc == HR_SM_RECORD)
+		emit(p, &r);
+	else if (rc == HR_SM_MALFORMED)
+		malformed(p, full, flen, "%s", why);
+	else if (rc == HR_SM_VARIANT)
+		variant(p, full, flen, r.format, why);
+	return rc != HR_SM_NOT_MINE;
+}
+
 static void one_line(struct parser *p, char *line, size_t len)
 {
 	char full[HR_STEPS_MAX_LINE + 1];
@@ -1143,6 +1107,8 @@ static void one_line(struct parser *p, char *line, size_t len)
 	/* format by format; the order puts the cheapest tests first */
 	if (strchr(s, '{') && json_line(p, s, full, len, rank, local_rank, t))
 		return;
+	if (more_line(p, s, full, len, rank, local_rank, t))
+		return;
 	if (strstr(s, "completed step:") && maxtext_line(p, s, full, len, rank, local_rank, t))
 		return;
 	if (p->block || strstr(s, "iteration") || strstr(s, "across ranks") || strstr(s, "time (ms)") ||
@@ -1154,7 +1120,7 @@ static void one_line(struct parser *p, char *line, size_t len)
 		if (torchtitan_line(p, strstr(s, " - ") ? strstr(s, " - ") : s, full, len, rank, local_rank, t)) {
 			const char *q = strstr(s, "step:");
 			double v;
-			if (!num(q + 5, &v, NULL))
+			if (!hr_steps_num(q + 5, &v, NULL))
 				p->tt_last_step = v >= 0 ? to_step(v) : -1;
 			return;
 		}
@@ -1380,6 +1346,10 @@ static int file_summary(struct parser *p, const struct lines *L, int doc_mode, o
 	if (p->listed > MAX_LISTED)
 		hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, 0, 0, "%ld more unreadable step lines not listed",
 			     p->listed - MAX_LISTED);
+	for (i = 1; i < HR_SF_N; i++)
+		if (p->variant_n[i] > 1)
+			hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, 0, 0,
+				     "%ld lines of that %s variant skipped in all", p->variant_n[i], hr_steps_format_name(i));
 	for (i = 1; i < HR_SF_N; i++) {
 		nrec += info->records[i];
 		if (info->records[i]) {
@@ -1401,9 +1371,13 @@ static int file_summary(struct parser *p, const struct lines *L, int doc_mode, o
 					     "a JSON document larger than %u bytes; file skipped", MAX_DOC_BYTES);
 			else if (!p->line)
 				hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, 0, 0, "empty file; file skipped");
+			else if (p->more.ds_throughput)
+				hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, 0, 0,
+					     "only DeepSpeed's throughput lines ('SamplesPerSec=', %ld): samples/s of the whole job, with no step time nor batch size to turn them into one; log the engine's 'steps: N loss: X iter time (s): X' lines (steps_per_print) or the framework's own; file skipped",
+					     p->more.ds_throughput);
 			else
 				hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, 1, 0,
-					     "no training-step line of a known format (torchtitan, Megatron-LM, MaxText, Hugging Face Trainer, plain '[rankN] step N | X s/step', clusterhealth JSON lines) in %ld line%s; the first reads '%s'; file skipped",
+					     "no training-step line of a known format (torchtitan, Megatron-LM, Megatron-DeepSpeed, MaxText, Hugging Face Trainer, NeMo 2.0, nanoGPT, nanotron, DeepSpeed engine, PyTorch Lightning, plain '[rankN] step N | X s/step', clusterhealth JSON lines) in %ld line%s; the first reads '%s'; file skipped",
 					     p->line, p->line == 1 ? "" : "s", esc);
 		}
 		return HR_STEPS_SKIP;

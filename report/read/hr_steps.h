@@ -8,7 +8,7 @@
  *  - clusterhealth JSON lines: one object per rank and step (schema in
  *    docs/canary.md), read with jansson;
  *  - torchtitan: "step: 14  loss: ...  memory: ...  tps: 7,282  tflops: ...
- *    mfu: ...%", with torchrun's "[rankN]:" / "[defaultN]:" prefix (the
+ *    mfu: ...%" (2024: "wps:" for tps, no tflops), with torchrun's "[rankN]:" / "[defaultN]:" prefix (the
  *    LOCAL rank) or none, its "[titan] DATE TIME,ms" timestamp, its
  *    checkpoint lines ("Saving the checkpoint." ... "Finished saving the
  *    checkpoint in X seconds.") and "validate step:" lines;
@@ -19,7 +19,10 @@
  *    across ranks (ms):" and per-rank "times across ranks (ms):" blocks of
  *    --timing-log-option minmax, max and all; "saving checkpoint at
  *    iteration N" with its save-checkpoint timer; "validation loss at
- *    iteration N";
+ *    iteration N"; Megatron-DeepSpeed's iteration lines ("elapsed time per
+ *    iteration (ms)" or "(s)", "tokens per gpu per second (tgs)", "TFLOPs",
+ *    "approx flops per GPU") and one-line timers ("forward | backward |
+ *    backward-backward | backward-allreduce | optimizer | batch generator");
  *  - MaxText: "completed step: N, seconds: X, TFLOP/s[/device]: X,
  *    [Tokens/s/device: X,] ... loss: X", with or without absl's
  *    "IMMDD HH:MM:SS.us" prefix;
@@ -27,12 +30,15 @@
  *    {'train_runtime': ..., 'train_steps_per_second': ...}) and its
  *    trainer_state.json (log_history);
  *  - the plain form "[rankN] step N | loss X | X s/step | X tok/s | MFU X% |
- *    dataloader wait X s".
+ *    dataloader wait X s";
+ *  - NeMo 2.0, nanoGPT, nanotron, DeepSpeed's engine lines and PyTorch
+ *    Lightning's progress bar: report/read/hr_steps_more.h.
  * Prefixes of launchers are taken off first: ANSI colours, mpirun's
  * "[1,N]<stdout>:", srun's "N: " and torchrun's "[roleN]:".
  *
  * Every line that looks like a step line of a format but cannot be read is
- * an input problem naming the file and line; a file with no step line at
+ * an input problem naming the file and line (a whole line of a variant the
+ * reader does not know is named once, with its format and count); a file with no step line at
  * all, binary data, or an unreadable file is skipped with the reason. Never
  * a crash: lines are read into a bounded buffer (HR_STEPS_MAX_LINE).
  */
@@ -62,6 +68,11 @@ enum hr_steps_format {
 	HR_SF_MAXTEXT,
 	HR_SF_HF,         /* Hugging Face Trainer */
 	HR_SF_PLAIN,      /* "[rankN] step N | ... s/step | ..." */
+	HR_SF_NEMO,       /* NeMo 2.0 progress lines */
+	HR_SF_NANOGPT,
+	HR_SF_NANOTRON,
+	HR_SF_DEEPSPEED,  /* DeepSpeed's engine lines */
+	HR_SF_LIGHTNING,  /* PyTorch Lightning's progress bar */
 	HR_SF_N
 };
 

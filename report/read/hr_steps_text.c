@@ -12,7 +12,8 @@
 const char *hr_steps_format_name(int f)
 {
 	static const char *const n[] = { "none", "clusterhealth JSON lines", "torchtitan", "Megatron-LM",
-					 "MaxText", "Hugging Face Trainer", "plain step lines" };
+					 "MaxText", "Hugging Face Trainer", "plain step lines", "NeMo 2.0",
+					 "nanoGPT", "nanotron", "DeepSpeed engine", "PyTorch Lightning" };
 	return f >= 0 && f < HR_SF_N ? n[f] : "?";
 }
 

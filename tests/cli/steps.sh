@@ -305,6 +305,39 @@ has steps_step_out_of_range "big.jsonl:1: skipped: step number out of range (0 t
 expect steps_formats_kept_apart 0 "$HR" steps "$TMP/bounds/mix.log" &&
 has steps_formats_kept_apart "steps: 2 ranks on 1 node in the logs; clusterhealth JSON lines, plain step lines; 30 step records" \
 	"rank 0 (plain step lines)" "rank 0 (clusterhealth JSON lines"
+# ---- more frameworks: a real sample each (tests/data/steps/README.md), the
+# figures a person reads off the log
+expect steps_torchtitan_wps 0 "$HR" steps $DATA/torchtitan_pr364_wps.log &&
+has steps_torchtitan_wps "torchtitan; 4 step records" "3.81k tokens/s per GPU as logged" "MFU in the log                                 22.30%" &&
+hasnt steps_torchtitan_wps_no_cut "cut off"
+expect steps_nemo2 0 "$HR" steps $DATA/nemo2_bionemo_pr740.log &&
+has steps_nemo2 "NeMo 2.0; 6 step records" "training step (median over ranks)              31.6 ms" &&
+hasnt steps_nemo2_not_megatron "Megatron-LM iteration line"
+expect steps_megatron_deepspeed_timers 0 "$HR" steps $DATA/megatron_deepspeed_ds3742_timers.log &&
+has steps_megatron_deepspeed_timers "forward 0.66 s (16%), backward 2.16 s (53%), optimizer 1.17 s (29%)" "112.9 TFLOP/s per GPU"
+expect steps_megatron_deepspeed_tgs 0 "$HR" steps --params 1e9 --peak-tflops 989 --gpus 8 $DATA/megatron_deepspeed_alcf_tgs.log &&
+has steps_megatron_deepspeed_tgs "1.14k per GPU" "69.24 TFLOP/s per GPU" "MFU recomputed                                 0.69%" &&
+hasnt steps_megatron_deepspeed_tgs_tokens "tokens: not in these logs"
+expect steps_megatron_deepspeed_seconds 0 "$HR" steps $DATA/megatron_deepspeed_bigscience_seconds.log &&
+has steps_megatron_deepspeed_seconds "training step (median over ranks)              106.40 s" "147.4 TFLOP/s per GPU"
+expect steps_nanogpt 0 "$HR" steps $DATA/nanogpt_issue215.log &&
+has steps_nanogpt "nanoGPT; 11 step records" "training step (median over ranks)              1.10 s" "MFU in the log                                 15.34%"
+# nanotron: 11.4K tokens/s per GPU; 6 x 1e9 x 11400 / 989e12 = 6.92%
+expect steps_nanotron 0 "$HR" steps --params 1e9 --peak-tflops 989 --gpus 8 $DATA/nanotron_issue390.log &&
+has steps_nanotron "nanotron; 4 step records" "11.50 s" "11.4k per GPU" "38.3 TFLOP/s per GPU" "MFU recomputed                                 6.92%"
+expect steps_nanotron_host 0 "$HR" steps $DATA/nanotron_pr23_host.log &&
+has steps_nanotron_host "1 rank on 1 node" "ip-26-0-160-"
+expect steps_lightning 0 "$HR" steps $DATA/lightning_issue4225.log &&
+has steps_lightning "PyTorch Lightning; 5 step records" "4.87 s"
+expect steps_deepspeed_throughput_only 2 "$HR" steps $DATA/deepspeed_samplespersec_issue1825.txt &&
+has steps_deepspeed_throughput_only "only DeepSpeed's throughput lines ('SamplesPerSec=', 2)"
+# a whole line of an unknown variant: named once, then counted
+for s in 5 6 7; do printf 'step: %d  loss: 7.0  memory: 66.91GiB(37.51%%)  tflops: 313.36  mfu: 13.93%%\n' $s; done >"$TMP/bounds/variant.log"
+cat $DATA/torchtitan_pr364_wps.log >>"$TMP/bounds/variant.log"
+expect steps_variant_once 0 "$HR" steps "$TMP/bounds/variant.log" &&
+has steps_variant_once "variant.log:1: skipped: a whole torchtitan line of a variant this reader does not read (no 'tps:' or 'wps:')" \
+	"3 lines of that torchtitan variant skipped in all" &&
+hasnt steps_variant_once_not_per_line "variant.log:2:" "cut off"
 expect steps_help 0 "$HR" steps --help && has steps_help "Usage: health_report steps" "--baseline PATH"
 expect steps_no_args 2 "$HR" steps && has steps_no_args "no step log given"
 exit 0

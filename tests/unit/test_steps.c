@@ -615,3 +615,161 @@ Test(steps, megatron_per_rank_timers_many_ranks)
 	cr_assert_eq(c.by_step[2], nr);
 	hr_issues_release(&is);
 }
+
+/* The formats of report/read/hr_steps_more.h and the Megatron-DeepSpeed
+ * and torchtitan 2024 variants: the figures a person reads off each sample
+ * (tests/data/steps/README.md names the sources). */
+Test(steps, torchtitan_2024_wps)
+{
+	struct got g;
+	struct hr_issues is;
+	struct hr_steps_file_info info;
+
+	cr_assert_eq(readf(D "torchtitan_pr364_wps.log", &g, &is, &info), 0);
+	cr_assert_eq(info.format, HR_SF_TORCHTITAN);
+	cr_assert_eq(g.n, 4);
+	cr_assert_eq(g.r[1].step, 10);
+	NEAR(g.r[1].tokens_per_sec, 2792, 0); /* "wps: 2,792": per GPU */
+	cr_assert(isnan(g.r[1].tflops), "no tflops in 2024's lines");
+	NEAR(g.r[3].mfu, 0.2227, 1e-12);
+	NEAR(g.r[2].t_end - g.r[1].t_end, 21.503, 1e-6);
+	cr_assert_eq(is.n, 0, "wps lines are no input problem");
+	hr_issues_release(&is);
+}
+
+Test(steps, nemo2_step_timing)
+{
+	struct got g;
+	struct hr_issues is;
+	struct hr_steps_file_info info;
+
+	cr_assert_eq(readf(D "nemo2_bionemo_pr740.log", &g, &is, &info), 0);
+	cr_assert_eq(info.format, HR_SF_NEMO);
+	cr_assert_eq(g.n, 6);
+	cr_assert_eq(g.r[0].step, 120);
+	NEAR(g.r[0].step_sec, 0.03146, 1e-12);
+	NEAR(g.r[4].step_sec, 0.0317, 1e-12);
+	NEAR(g.r[2].loss, 1.333, 1e-12);
+	NEAR(g.r[0].global_batch, 1, 0);
+	cr_assert(isnan(g.r[0].tokens_per_sec), "NeMo prints no tokens");
+	cr_assert_eq(is.n, 0);
+	hr_issues_release(&is);
+}
+
+Test(steps, megatron_deepspeed_timers_tokens_and_seconds)
+{
+	struct got g;
+	struct hr_issues is;
+	struct hr_steps_file_info info;
+
+	cr_assert_eq(readf(D "megatron_deepspeed_ds3742_timers.log", &g, &is, &info), 0);
+	cr_assert_eq(g.n, 1);
+	cr_assert_eq(g.r[0].step, 34);
+	NEAR(g.r[0].step_sec, 4.1031, 1e-9);
+	NEAR(g.r[0].tflops, 112.9, 1e-9); /* "approx flops per GPU: 112.9TFLOPS" */
+	NEAR(g.r[0].phase[HR_PH_FORWARD], 0.65986, 1e-9);
+	NEAR(g.r[0].phase[HR_PH_BACKWARD], 2.16466, 1e-9); /* backward-backward */
+	NEAR(g.r[0].phase[HR_PH_ALLREDUCE], 0, 0);          /* backward-allreduce */
+	NEAR(g.r[0].phase[HR_PH_OPTIMIZER], 1.17251, 1e-9);
+	NEAR(g.r[0].phase[HR_PH_INPUT], 0.00083, 1e-12);    /* batch generator */
+	cr_assert_eq(is.n, 0);
+	hr_issues_release(&is);
+
+	cr_assert_eq(readf(D "megatron_deepspeed_alcf_tgs.log", &g, &is, &info), 0);
+	cr_assert_eq(g.n, 2);
+	NEAR(g.r[0].step_sec, 14.2875, 1e-9);
+	NEAR(g.r[0].tokens_per_sec, 1146.733, 1e-9); /* tgs: per GPU */
+	NEAR(g.r[0].tokens, 1146.733 * 14.2875, 1e-6);
+	NEAR(g.r[1].tflops, 68.63, 1e-12);
+	NEAR(g.r[1].global_batch, 768, 0);
+	hr_issues_release(&is);
+
+	cr_assert_eq(readf(D "megatron_deepspeed_bigscience_seconds.log", &g, &is, &info), 0);
+	cr_assert_eq(g.n, 3);
+	cr_assert_eq(g.r[0].local_rank, 7);
+	NEAR(g.r[0].step_sec, 106.46, 1e-9); /* "elapsed time per iteration (s)" */
+	NEAR(g.r[1].tflops, 148.06, 1e-9);
+	cr_assert(isnan(g.r[0].tokens_per_sec), "consumed tokens are the job's, not per GPU");
+	cr_assert_eq(is.n, 0);
+	hr_issues_release(&is);
+}
+
+Test(steps, nanogpt_nanotron_lightning)
+{
+	struct got g;
+	struct hr_issues is;
+	struct hr_steps_file_info info;
+
+	cr_assert_eq(readf(D "nanogpt_issue215.log", &g, &is, &info), 0);
+	cr_assert_eq(info.format, HR_SF_NANOGPT);
+	cr_assert_eq(g.n, 11);
+	cr_assert_eq(g.r[0].step, 2920);
+	NEAR(g.r[0].step_sec, 1.09934, 1e-12);
+	NEAR(g.r[0].mfu, 0.1534, 1e-12);
+	NEAR(g.r[8].step_sec, 35.39233, 1e-12); /* iter 3000: after the evaluation and save */
+	cr_assert(isnan(g.r[9].loss), "loss nan");
+	NEAR(g.r[1].t_end - g.r[0].t_end, 11, 1e-9);
+	cr_assert_eq(is.n, 0);
+	hr_issues_release(&is);
+
+	cr_assert_eq(readf(D "nanotron_pr23_host.log", &g, &is, &info), 0);
+	cr_assert_eq(info.format, HR_SF_NANOTRON);
+	cr_assert_eq(g.n, 3);
+	cr_assert_eq(g.r[1].step, 992);
+	NEAR(g.r[1].step_sec, 0.0412, 1e-12);
+	NEAR(g.r[1].tokens_per_sec, 1940, 1e-9); /* tokens_per_sec_per_gpu: 1.94K */
+	NEAR(g.r[1].tflops, 0.0095, 1e-12);
+	cr_assert_str_eq(g.r[0].host, "ip-26-0-160-225");
+	hr_issues_release(&is);
+
+	cr_assert_eq(readf(D "nanotron_issue390.log", &g, &is, &info), 0);
+	cr_assert_eq(g.n, 4);
+	NEAR(g.r[0].step_sec, 11.5, 1e-9); /* "11.5K" ms */
+	NEAR(g.r[0].tokens_per_sec, 11400, 1e-9);
+	hr_issues_release(&is);
+
+	cr_assert_eq(readf(D "lightning_issue4225.log", &g, &is, &info), 0);
+	cr_assert_eq(info.format, HR_SF_LIGHTNING);
+	cr_assert_eq(g.n, 5, "one record per batch, not per refresh");
+	cr_assert_eq(g.r[3].step, 4);
+	NEAR(g.r[3].step_sec, 4.47, 1e-12);
+	NEAR(g.r[3].loss, 10.047, 1e-12);
+	cr_assert_eq(is.n, 0);
+	hr_issues_release(&is);
+}
+
+Test(steps, deepspeed_and_unknown_variants)
+{
+	struct got g;
+	struct hr_issues is;
+	char path[] = "/tmp/ch_steps_variant_XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+
+	cr_assert_eq(readf(D "deepspeed_samplespersec_issue1825.txt", &g, &is, NULL), HR_STEPS_SKIP);
+	cr_assert(has_issue(&is, HR_ISSUE_SKIPPED, -1, "SamplesPerSec="));
+	hr_issues_release(&is);
+
+	cr_assert(fd >= 0);
+	f = fdopen(fd, "w");
+	/* DeepSpeed's engine line (form of Megatron-DeepSpeed's test script), a
+	 * torchtitan line of no tps, three times, and a cut one */
+	fputs("steps: 200 loss: 5.5508 lm loss: 5.5103 moe loss: 0.0405 iter time (s): 0.936 samples/sec: 136.706\n"
+	      "step: 5  loss: 7.0  memory: 66.91GiB(37.51%)  tflops: 313.36  mfu: 13.93%\n"
+	      "step: 6  loss: 7.0  memory: 66.91GiB(37.51%)  tflops: 313.36  mfu: 13.93%\n"
+	      "step: 7  loss: 7.0  memory: 66.91GiB(37.51%)  tflops: 313.36  mfu: 13.93%\n"
+	      "step: 8  loss: 7.0  memory: 66.9\n", f);
+	fclose(f);
+	cr_assert_eq(readf(path, &g, &is, NULL), 0);
+	unlink(path);
+	cr_assert_eq(g.n, 1);
+	cr_assert_eq(g.r[0].format, HR_SF_DEEPSPEED);
+	cr_assert_eq(g.r[0].step, 200);
+	NEAR(g.r[0].step_sec, 0.936, 1e-12);
+	NEAR(g.r[0].loss, 5.5508, 1e-12);
+	cr_assert(has_issue(&is, HR_ISSUE_SKIPPED, 2, "variant"), "the variant named at its first line");
+	cr_assert(!has_issue(&is, HR_ISSUE_SKIPPED, 3, "variant"), "named once, not per line");
+	cr_assert(has_issue(&is, HR_ISSUE_SKIPPED, -1, "3 lines of that torchtitan variant"));
+	cr_assert(has_issue(&is, HR_ISSUE_SKIPPED, 5, "cut off"));
+	hr_issues_release(&is);
+}
