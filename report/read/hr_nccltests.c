@@ -394,12 +394,44 @@ static int parse_header(struct parser *p, char **tok, int ntok, int line)
 	return 0;
 }
 
+/*
+ * Old alltoall_perf (and other collectives with no reduction) printed an
+ * empty redop cell: "268435456  1048576  float  520935  0.52 ..." under a
+ * "size count type redop time ..." header, one token short. When the
+ * token under the redop column (and the one under root, if any) is a
+ * number, the row is read with an empty redop: *@tok is pointed at
+ * @fixed, the row with "" inserted. Returns 1 when done, else 0.
+ */
+static int fill_empty_redop(const struct table *t, char ***tok, int ntok, char **fixed)
+{
+	static char empty[1] = "";
+	int i, k = -1;
+	double v;
+
+	for (i = 0; i < t->ncols && i < ntok; i++)
+		if (t->role[i] == C_REDOP) {
+			k = i;
+			break;
+		}
+	if (k < 0 || ntok + 1 > MAX_TOK || parse_num((*tok)[k], &v))
+		return 0;
+	for (i = 0; i < k; i++)
+		fixed[i] = (*tok)[i];
+	fixed[k] = empty;
+	for (i = k; i < ntok; i++)
+		fixed[i + 1] = (*tok)[i];
+	fixed[ntok + 1] = NULL;
+	*tok = fixed;
+	return 1;
+}
+
 static int parse_row(struct parser *p, char **tok, int ntok, int line, int last_line,
 		     const char *raw)
 {
 	struct hr_nt_run *r = p->run;
 	struct hr_nt_row row;
 	const struct table *t = &p->tab;
+	char *fixed[MAX_TOK + 1];
 	int want, i, ti;
 
 	if (!r || !p->have_tab) {
@@ -408,6 +440,8 @@ static int parse_row(struct parser *p, char **tok, int ntok, int line, int last_
 		return 0;
 	}
 	want = t->ncols + (t->has_timestamp ? 1 : 0);
+	if (ntok == want - 1 && fill_empty_redop(t, &tok, ntok, fixed))
+		ntok = want;
 	if (ntok != want) {
 		if (ntok < want && last_line)
 			hr_issue_add(p->issues, HR_ISSUE_SKIPPED, p->path, line, 0,

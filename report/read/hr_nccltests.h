@@ -1,8 +1,9 @@
 /*
  * hr_nccltests.h - parsers for NVIDIA nccl-tests output as users have it:
  * the text log (every format from the 2019 `error` column to the current
- * `#wrong` columns, several runs in one file, interleaved NCCL INFO and
- * error lines, truncated logs) and the JSON file written with `-J`.
+ * `#wrong` columns, old alltoall_perf's empty redop cells, several runs in
+ * one file, interleaved NCCL INFO and error lines, truncated logs) and the
+ * JSON file written with `-J`.
  *
  * The parsers never stop at the first problem: every malformed or
  * truncated part is recorded as an hr_issue with the file and line (and,

@@ -99,7 +99,7 @@ p = json.load(open(sys.argv[1]))
 orig = dict(l.split() for l in open(sys.argv[2]))
 want = {"01": "all_reduce", "03": "all_reduce", "05": "all_reduce", "06": "all_reduce",
         "08": "all_gather", "10": "all_reduce", "11": "all_reduce", "12": "unknown",
-        "14": "all_reduce", "allreduce_night.txt": "reduce_scatter"}
+        "14": "all_reduce", "15": "unknown", "allreduce_night.txt": "reduce_scatter"}
 errs = []
 seen = 0
 for g in p["groups"]:
@@ -108,7 +108,7 @@ for g in p["groups"]:
     seen += 1
     if g["collective"] != w:
         errs.append("%s (%s): %s, want %s (%s)" % (g["name"], o, g["collective"], w, g["collective_from"]))
-    if "file name" in (g["collective_from"] or "") and "cannot tell" not in g["collective_from"] and o[:2] != "12":
+    if "file name" in (g["collective_from"] or "") and "cannot tell" not in g["collective_from"] and o[:2] not in ("12", "15"):
         errs.append("%s: from the file name: %s" % (o, g["collective_from"]))
     if g["reported_avg_busbw_gbps"] is not None and abs(g["avg_busbw_gbps"] - g["reported_avg_busbw_gbps"]) > 0.0055:
         errs.append("%s: avg %.4f vs the log's %.4f" % (o, g["avg_busbw_gbps"], g["reported_avg_busbw_gbps"]))

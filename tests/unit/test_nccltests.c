@@ -5,7 +5,9 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report/read/hr_model.h"
 #include "report/read/hr_nccltests.h"
@@ -77,6 +79,9 @@ static const struct known logs[] = {
 	  NAN, NAN, NAN, NAN, 0, "" },
 	{ "14_gh200_2node_2gpu_cscs_newfmt.txt", 8, HR_NT_FMT_WRONG, "all_reduce", 2, 1,
 	  14.9966, 14.997, 22.86, 134217728.0, 0, "2.30.7" },
+	/* old alltoall_perf: an empty redop cell, 11 tokens under 12 columns */
+	{ "15_v100_8node_64gpu_alltoall_oldfmt_empty_redop.txt", 2, HR_NT_FMT_ERROR, "alltoall", 0, 1,
+	  0.507636, 0.51, 0.51, 536870912.0, 0, "" },
 };
 
 Test(nccltests, real_logs_parse_with_known_figures)
@@ -155,7 +160,37 @@ Test(nccltests, computed_average_equals_logs_avg_line)
 		hr_nt_log_release(&l);
 		hr_issues_release(&is);
 	}
-	cr_assert_eq(checked, 6, "logs with an Avg line: %zu", checked);
+	cr_assert_eq(checked, 7, "logs with an Avg line: %zu", checked);
+}
+
+/* The empty redop cell is read only where the cell under redop is a number:
+ * a row one token short with a word there stays malformed. */
+Test(nccltests, empty_redop_only_where_a_number_follows)
+{
+	char path[] = "/tmp/ch_nt_redop_XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+	struct hr_nt_log l;
+	struct hr_issues is;
+
+	cr_assert(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs("#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+	      "   268435456       1048576     float           520935    0.52    0.51  0e+00   519562    0.52    0.51  1e+00\n"
+	      "   536870912       2097152     float     sum   1041974    0.52    0.51  0e+00  1041299    0.52    0.51\n"
+	      "# Avg bus bandwidth    : 0.51\n",
+	      f);
+	fclose(f);
+	parse(path, &l, &is);
+	unlink(path);
+	cr_assert_eq(l.nruns, 1);
+	cr_assert_eq(l.runs[0].nrows, 1);
+	cr_expect_str_eq(l.runs[0].rows[0].redop, "");
+	cr_expect_float_eq(l.runs[0].rows[0].oop.time_us, 520935, 0);
+	cr_expect_float_eq(l.runs[0].rows[0].ip.busbw_gbps, 0.51, 1e-12);
+	cr_expect(has_issue(&is, HR_ISSUE_SKIPPED, 3, "expected 12 columns, found 11"));
+	hr_nt_log_release(&l);
+	hr_issues_release(&is);
 }
 
 Test(nccltests, tolerance_formula)
