@@ -2,8 +2,10 @@
 #include "base/ch_common.h"
 
 #include <ctype.h>
+#include <getopt.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,4 +228,112 @@ int ch_parse_duration(const char *opt, const char *s, double *out)
 bad:
 	return ch_usage_error("invalid duration '%s' for %s (expected a number with an optional unit: ms, s, m or min, h; seconds when none)",
 			      s ? s : "", opt);
+}
+
+/* ------------------------------------------------------- option errors */
+
+/* Levenshtein distance of @a and @b (names of options: short), capped */
+static int edit_distance(const char *a, const char *b)
+{
+	int la = (int)strlen(a), lb = (int)strlen(b), i, j;
+	int prev[64], cur[64];
+
+	if (la > 62 || lb > 62)
+		return 99;
+	for (j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (j = 1; j <= lb; j++) {
+			int d = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			if (prev[j] + 1 < d)
+				d = prev[j] + 1;
+			if (cur[j - 1] + 1 < d)
+				d = cur[j - 1] + 1;
+			cur[j] = d;
+		}
+		memcpy(prev, cur, sizeof(int) * (size_t)(lb + 1));
+	}
+	return prev[lb];
+}
+
+static int option_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int option_message(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "error: %s: ", ch_prog());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\ntry '%s --help' for more information\n", ch_prog());
+	return CH_ERR_USAGE;
+}
+
+/* an unknown or ambiguous long option: @text is "--name[=value]" */
+static int long_option_error(const char *text, const struct option *longopts)
+{
+	char name[128], list[400];
+	const char *best = NULL;
+	size_t n = strcspn(text + 2, "="), u = 0;
+	int i, nprefix = 0, bestd = 99, maxd;
+
+	if (n >= sizeof(name))
+		n = sizeof(name) - 1;
+	memcpy(name, text + 2, n);
+	name[n] = '\0';
+	list[0] = '\0';
+	for (i = 0; longopts && longopts[i].name; i++) {
+		int d;
+		if (n && !strncmp(longopts[i].name, name, n)) {
+			nprefix++;
+			if (u < sizeof(list))
+				u += (size_t)snprintf(list + u, sizeof(list) - u, "%s--%s", u ? ", " : "",
+						      longopts[i].name);
+		}
+		d = edit_distance(name, longopts[i].name);
+		if (d < bestd) {
+			bestd = d;
+			best = longopts[i].name;
+		}
+	}
+	if (nprefix > 1)
+		return option_message("ambiguous option '--%s' (%s)", name, list);
+	maxd = n <= 4 ? 1 : 2;
+	if (best && bestd <= maxd)
+		return option_message("unknown option '--%s' (did you mean --%s?)", name, best);
+	return option_message("unknown option '--%s'", name);
+}
+
+int ch_option_error(char *const argv[], const char *shortopts, const struct option *longopts)
+{
+	const char *text = optind > 0 ? argv[optind - 1] : NULL;
+	int i;
+
+	if (text && text[0] == '-' && text[1] == '-' && text[2]) {
+		/* a long option: known (a value missing or not taken) or not */
+		size_t n = strcspn(text + 2, "=");
+		int hit = -1, nhit = 0;
+		for (i = 0; longopts && longopts[i].name; i++)
+			if (!strncmp(longopts[i].name, text + 2, n)) {
+				if (strlen(longopts[i].name) == n) { /* exact: that one */
+					hit = i;
+					nhit = 1;
+					break;
+				}
+				hit = i; /* an abbreviation getopt_long took */
+				nhit++;
+			}
+		if (nhit == 1) {
+			if (text[2 + n] == '=' && longopts[hit].has_arg == no_argument)
+				return option_message("option '--%s' takes no value", longopts[hit].name);
+			return option_message("option '--%s' needs a value", longopts[hit].name);
+		}
+		return long_option_error(text, longopts);
+	}
+	if (optopt && optopt < 0x100 && shortopts && strchr(shortopts, optopt) && optopt != ':')
+		return option_message("option '-%c' needs a value", optopt);
+	if (optopt && optopt < 0x100)
+		return option_message("unknown option '-%c'", optopt);
+	return option_message("unknown option '%s'", text ? text : "?");
 }

@@ -118,6 +118,28 @@ int ch_split_list(char *s, char **items, int max);
  */
 int ch_lookup(const char *opt, const char *s, const char *const *names);
 
+struct option;
+
+/**
+ * ch_option_error - the one wording of a command-line option error in
+ * every binary and subcommand, after getopt_long() (run with opterr = 0,
+ * so that it prints nothing itself) returned '?' or ':'. Prints to stderr
+ *   "error: PROG: unknown option '--grups' (did you mean --groups?)",
+ *   "error: PROG: unknown option '-z'",
+ *   "error: PROG: ambiguous option '--g' (--gpus, --groups)",
+ *   "error: PROG: option '--json' needs a value",
+ *   "error: PROG: option '--force' takes no value",
+ * then "try 'PROG --help' for more information" (PROG: ch_prog(), never a
+ * path). The suggestion is the long option nearest in edit distance (at
+ * most 2 edits, or 1 for names of 4 letters or fewer), none when no name is
+ * that near.
+ * @argv:      [in] the argument vector getopt_long() read (optind and optopt
+ *             as it left them).
+ * @shortopts: [in] its short options; @longopts: [in] its long options.
+ * Returns CH_ERR_USAGE.
+ */
+int ch_option_error(char *const argv[], const char *shortopts, const struct option *longopts);
+
 #ifdef __cplusplus
 }
 #endif

@@ -141,6 +141,7 @@ static int parse_opts(struct kl_opts *o, int argc, char **argv)
 	o->since = o->window = o->now = NAN;
 	o->flaps = 3;
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "qh", longs, NULL)) != -1) {
 		switch (c) {
 		case 'k': o->log = optarg; break;
@@ -161,7 +162,7 @@ static int parse_opts(struct kl_opts *o, int argc, char **argv)
 		case 'T': o->print_table = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': usage(); exit(0);
-		default: return ch_usage_error("unknown option (see 'health_report kernel-log --help')");
+		default: return ch_option_error(argv, "qh", longs);
 		}
 	}
 	if (optind < argc)

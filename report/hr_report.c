@@ -573,9 +573,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *done)
 			*done = 1;
 			return 0;
 		default:
-			if (optopt && optopt < 0x100 && optopt != '?')
-				return ch_usage_error("unknown option '-%c'", optopt);
-			return ch_usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+			return ch_option_error(argv, "qhV", longopts);
 		}
 	}
 	if (optind >= argc)

@@ -124,7 +124,7 @@ static int parse_opts(int argc, char **argv, struct steps_opts *so)
 	int c, rc = 0;
 
 	optind = 0;
-	opterr = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "qh", lo, NULL)) != -1) {
 		switch (c) {
 		case O_WARMUP:
@@ -183,8 +183,7 @@ static int parse_opts(int argc, char **argv, struct steps_opts *so)
 			usage(stdout);
 			return CH_EXIT_OK;
 		default:
-			fprintf(stderr, "try '%s --help' for more information\n", ch_prog());
-			return CH_EXIT_USAGE;
+			return ch_exit_code(ch_option_error(argv, "qh", lo));
 		}
 		if (rc)
 			return ch_exit_code(rc);

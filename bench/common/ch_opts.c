@@ -51,9 +51,8 @@ int ch_common_opt(int c, const char *arg, struct ch_common_opts *o)
 		return 1;
 	case '?':
 	case ':':
-		/* getopt_long already printed what was wrong */
-		fprintf(stderr, "try '%s --help' for more information\n", ch_prog());
-		return CH_ERR_USAGE;
+		/* ch_opts_getopt() words it (ch_option_error()); a caller of its own */
+		return ch_usage_error("unknown option");
 	default:
 		return 0;
 	}
@@ -65,8 +64,10 @@ int ch_opts_getopt(int argc, char **argv, const char *shortopts, const struct op
 	int c, rc;
 
 	optind = 0; /* glibc: start again from argv[1], forgetting any earlier scan */
-	opterr = 1;
+	opterr = 0; /* ch_option_error() words what was wrong */
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return ch_option_error(argv, shortopts, longopts);
 		rc = tool(c, optarg, ctx);
 		if (rc == 0)
 			rc = ch_common_opt(c, optarg, common);

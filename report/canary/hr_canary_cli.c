@@ -846,16 +846,14 @@ static int parse_opts(int argc, char **argv, const struct option *longopts, stru
 	int c, rc;
 
 	optind = 0;
-	opterr = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return CH_EXIT_OK;
 		}
-		if (c == '?' || c == ':') {
-			fprintf(stderr, "try '%s --help' for more information\n", ch_prog());
-			return CH_EXIT_USAGE;
-		}
+		if (c == '?' || c == ':')
+			return ch_exit_code(ch_option_error(argv, "qh", longopts));
 		if (c == O_INPUTS)
 			co->inputs = optarg;
 	}

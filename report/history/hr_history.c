@@ -979,7 +979,7 @@ static int parse_opts(int argc, char **argv, struct hist_opts *o)
 	o->lock_timeout = DEFAULT_LOCK_TIMEOUT_SEC;
 	hr_check_cfg_init(&o->cfg);
 	optind = 0;
-	opterr = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_DB:
@@ -1039,8 +1039,7 @@ static int parse_opts(int argc, char **argv, struct hist_opts *o)
 			usage(stdout);
 			return CH_EXIT_OK;
 		default:
-			fprintf(stderr, "try '%s --help' for more information\n", ch_prog());
-			return CH_EXIT_USAGE;
+			return ch_exit_code(ch_option_error(argv, "qh", longopts));
 		}
 	}
 	if (!o->db)

@@ -1,6 +1,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <criterion/redirect.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -92,6 +93,55 @@ Test(parse, lookup_names_value_and_choices)
 	fflush(stderr);
 	cr_assert_stderr_eq_str("clusterhealth: error: unknown value 'quad' for -d (expected: float, double)\n"
 				"try 'clusterhealth --help' for more information\n");
+}
+
+/* getopt_long() over @argv (opterr 0), then ch_option_error() on its first
+ * complaint; the stderr it wrote compared whole */
+static int first_option_error(int argc, char **argv)
+{
+	static const struct option lo[] = { { "groups", required_argument, 0, 'G' },
+					    { "gpus", required_argument, 0, 'g' },
+					    { "json", required_argument, 0, 'j' },
+					    { "force", no_argument, 0, 'F' },
+					    { 0, 0, 0, 0 } };
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "qh", lo, NULL)) != -1)
+		if (c == '?' || c == ':')
+			return ch_option_error(argv, "qh", lo);
+	return 0;
+}
+
+Test(parse, option_errors_one_wording)
+{
+	char p[] = "prog", a1[] = "--grups", a2[] = "2", b1[] = "--json", c1[] = "--force=1", d1[] = "--g",
+	     e1[] = "-z", f1[] = "--frobnicate";
+	char *v1[] = { p, a1, a2, NULL }, *v2[] = { p, b1, NULL }, *v3[] = { p, c1, NULL }, *v4[] = { p, d1, a2, NULL },
+	     *v5[] = { p, e1, NULL }, *v6[] = { p, f1, NULL };
+
+	cr_redirect_stderr();
+	ch_set_prog("prog");
+	cr_assert_eq(first_option_error(3, v1), CH_ERR_USAGE);
+	cr_assert_eq(first_option_error(2, v2), CH_ERR_USAGE);
+	cr_assert_eq(first_option_error(2, v3), CH_ERR_USAGE);
+	cr_assert_eq(first_option_error(3, v4), CH_ERR_USAGE);
+	cr_assert_eq(first_option_error(2, v5), CH_ERR_USAGE);
+	cr_assert_eq(first_option_error(2, v6), CH_ERR_USAGE);
+	fflush(stderr);
+	cr_assert_stderr_eq_str("error: prog: unknown option '--grups' (did you mean --groups?)\n"
+				"try 'prog --help' for more information\n"
+				"error: prog: option '--json' needs a value\n"
+				"try 'prog --help' for more information\n"
+				"error: prog: option '--force' takes no value\n"
+				"try 'prog --help' for more information\n"
+				"error: prog: ambiguous option '--g' (--groups, --gpus)\n"
+				"try 'prog --help' for more information\n"
+				"error: prog: unknown option '-z'\n"
+				"try 'prog --help' for more information\n"
+				"error: prog: unknown option '--frobnicate'\n"
+				"try 'prog --help' for more information\n");
 }
 
 Test(common, exit_codes)
