@@ -98,8 +98,12 @@ int hr_steps_canary_apply(const struct hr_steps_run *now, const char *now_from, 
 		}
 		if (!in->host_cpu_frac.src && now->host_cpu >= 0 && now->host_cpu <= 1)
 			in->host_cpu_frac = meas(now->host_cpu);
-		if (!in->tokens_per_step.src && now->tokens_per_step > 0)
-			in->tokens_per_step = meas(now->tokens_per_step);
+		double job_tok = hr_steps_job_tokens(now, in->gpus_now.src ? in->gpus_now.v : 0);
+		if (!in->tokens_per_step.src && job_tok > 0) {
+			/* the logs' per-GPU tokens x the job's GPUs (given or the ranks) */
+			in->tokens_per_step = meas(job_tok);
+			in->tokens_per_step.src |= now->tokens_per_step > 0 ? 0 : in->gpus_now.src;
+		}
 		if (s && !in->straggler[0]) {
 			char e1[400], e2[300];
 			if (s->node[0])

@@ -760,9 +760,14 @@ static void derive_throughput(struct hr_steps_run *run, double *buf)
 			n_tok++;
 		}
 	if (n_tok && n_tok == run->nranks && run->step_sec > 0) {
-		run->tokens_per_step = sum;
-		run->tokens_per_sec = sum / run->step_sec;
-		run->tps_per_gpu = run->tokens_per_sec / (double)run->nranks;
+		/* every record's tokens are its own GPU's: the sum over the ranks
+		 * is the job's only when the logs hold more than one rank (one
+		 * rank's log: the job's needs its GPU count, hr_steps_job_tokens()) */
+		run->tps_per_gpu = sum / run->step_sec / (double)run->nranks;
+		if (run->nranks > 1) {
+			run->tokens_per_step = sum;
+			run->tokens_per_sec = sum / run->step_sec;
+		}
 	} else {
 		run->tps_per_gpu = ranks_median(run, offsetof(struct hr_steps_rank, tps), buf);
 	}
@@ -973,11 +978,21 @@ int hr_steps_mfu(const struct hr_steps_run *r, double params, double gpus, doubl
 	return 0;
 }
 
+double hr_steps_job_tokens(const struct hr_steps_run *r, double gpus)
+{
+	if (r->tokens_per_step > 0)
+		return r->tokens_per_step;
+	if (r->tps_per_gpu > 0 && r->step_sec > 0 && gpus > 0)
+		return r->tps_per_gpu * r->step_sec * gpus;
+	return NAN;
+}
+
 int hr_steps_scaling(const struct hr_steps_run *base, const struct hr_steps_run *now, double n0, double n1,
 		     struct hr_steps_scaling *out)
 {
 	double t0 = !isnan(base->wall_step_sec) ? base->wall_step_sec : base->step_sec;
 	double t1 = !isnan(now->wall_step_sec) ? now->wall_step_sec : now->step_sec;
+	double tok0, tok1;
 
 	memset(out, 0, sizeof(*out));
 	out->n0 = n0;
@@ -987,13 +1002,15 @@ int hr_steps_scaling(const struct hr_steps_run *base, const struct hr_steps_run 
 	out->speedup = out->efficiency = NAN;
 	if (!(t0 > 0) || !(t1 > 0) || !(n0 > 0) || !(n1 > 0))
 		return -1;
-	if (base->tokens_per_step > 0 && now->tokens_per_step > 0) {
-		double g0 = base->tokens_per_step / n0, g1 = now->tokens_per_step / n1;
+	tok0 = hr_steps_job_tokens(base, n0);
+	tok1 = hr_steps_job_tokens(now, n1);
+	if (tok0 > 0 && tok1 > 0) {
+		double g0 = tok0 / n0, g1 = tok1 / n1;
 		if (fabs(g1 / g0 - 1) <= 0.02)
 			out->mode = 1;
-		else if (fabs(now->tokens_per_step / base->tokens_per_step - 1) <= 0.02)
+		else if (fabs(tok1 / tok0 - 1) <= 0.02)
 			out->mode = 2;
-		out->speedup = (now->tokens_per_step / t1) / (base->tokens_per_step / t0);
+		out->speedup = (tok1 / t1) / (tok0 / t0);
 	} else {
 		out->speedup = (n1 / t1) / (n0 / t0);
 	}

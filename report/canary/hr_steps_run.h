@@ -77,9 +77,20 @@ int hr_steps_mfu(const struct hr_steps_run *r, double params, double gpus, doubl
 		 struct hr_steps_mfu *out);
 
 /**
+ * hr_steps_job_tokens - the job's tokens per training step: the logs' sum
+ * over ranks when they hold more than one rank, else the per-GPU tokens/s
+ * x the training step x @gpus (every format's tokens are per GPU:
+ * docs/canary.md, "Per GPU or per job").
+ * @r: [in] the run. @gpus: [in] the job's GPUs (0 unknown).
+ * Returns the tokens, NAN when the logs have none or @gpus is needed and 0.
+ */
+double hr_steps_job_tokens(const struct hr_steps_run *r, double gpus);
+
+/**
  * hr_steps_scaling - throughput(n1) / (n1/n0 x throughput(n0)), the
- * throughput being tokens/s when both logs give tokens, else GPUs / step
- * (weak scaling assumed).
+ * throughput being tokens/s when both logs give tokens (the job's:
+ * hr_steps_job_tokens() at @n0 and @n1), else GPUs / step (weak scaling
+ * assumed).
  * @base, @now: [in] runs. @n0, @n1: [in] their GPU counts. @out: [out].
  * Returns 0, or -1 when a step time is unknown.
  */

@@ -176,7 +176,8 @@ has steps_rank0_gpus_unknown \
 hasnt steps_rank0_gpus_unknown_no_count "1 GPUs" "95.8%"
 expect steps_rank0_gpus_given 0 "$HR" steps --gpus 64 --baseline-gpus 32 --baseline $DATA/torchtitan_pr3393_a.log $DATA/torchtitan_pr3393_b.log &&
 has steps_rank0_gpus_given "32 GPUs at 1.12 s -> 64 GPUs at 1.17 s (wall-clock steps) [given+measured]" \
-	"x1.92 the throughput for 2x the GPUs: 95.8% efficiency; weak scaling assumed (no tokens in a log) [given+measured+assumed]"
+	"x1.92 the throughput for 2x the GPUs: 95.9% efficiency; weak scaling: tokens per GPU and step held [given+measured]" \
+	"7.01k tokens/s per GPU as logged, x 64 GPUs = 448k tokens/s [measured+given]"
 expect steps_rank0_mfu 0 "$HR" steps --params 1e9 --gpu "H100 SXM" $DATA/torchtitan_pr3393_a.log &&
 has steps_rank0_mfu "MFU recomputed                                 4.43% of training steps, 4.43% of wall-clock (6 x 1e+09 params x tokens/s per GPU / 989.5 TFLOP/s, datasheet H100 SXM, bf16 dense)" &&
 hasnt steps_rank0_mfu_no_count "1 GPUs"
@@ -316,7 +317,7 @@ hasnt steps_nemo2_not_megatron "Megatron-LM iteration line"
 expect steps_megatron_deepspeed_timers 0 "$HR" steps $DATA/megatron_deepspeed_ds3742_timers.log &&
 has steps_megatron_deepspeed_timers "forward 0.66 s (16%), backward 2.16 s (53%), optimizer 1.17 s (29%)" "112.9 TFLOP/s per GPU"
 expect steps_megatron_deepspeed_tgs 0 "$HR" steps --params 1e9 --peak-tflops 989 --gpus 8 $DATA/megatron_deepspeed_alcf_tgs.log &&
-has steps_megatron_deepspeed_tgs "1.14k per GPU" "69.24 TFLOP/s per GPU" "MFU recomputed                                 0.69%" &&
+has steps_megatron_deepspeed_tgs "1.14k tokens/s per GPU as logged, x 8 GPUs = 9.09k tokens/s [measured+given]" "69.24 TFLOP/s per GPU" "MFU recomputed                                 0.69%" &&
 hasnt steps_megatron_deepspeed_tgs_tokens "tokens: not in these logs"
 expect steps_megatron_deepspeed_seconds 0 "$HR" steps $DATA/megatron_deepspeed_bigscience_seconds.log &&
 has steps_megatron_deepspeed_seconds "training step (median over ranks)              106.40 s" "147.4 TFLOP/s per GPU"
@@ -324,9 +325,19 @@ expect steps_nanogpt 0 "$HR" steps $DATA/nanogpt_issue215.log &&
 has steps_nanogpt "nanoGPT; 11 step records" "training step (median over ranks)              1.10 s" "MFU in the log                                 15.34%"
 # nanotron: 11.4K tokens/s per GPU; 6 x 1e9 x 11400 / 989e12 = 6.92%
 expect steps_nanotron 0 "$HR" steps --params 1e9 --peak-tflops 989 --gpus 8 $DATA/nanotron_issue390.log &&
-has steps_nanotron "nanotron; 4 step records" "11.50 s" "11.4k per GPU" "38.3 TFLOP/s per GPU" "MFU recomputed                                 6.92%"
+has steps_nanotron "nanotron; 4 step records" "11.50 s" "11.4k tokens/s per GPU as logged, x 8 GPUs = 91.2k tokens/s" "38.3 TFLOP/s per GPU" "MFU recomputed                                 6.92%"
 expect steps_nanotron_host 0 "$HR" steps $DATA/nanotron_pr23_host.log &&
-has steps_nanotron_host "1 rank on 1 node" "ip-26-0-160-"
+has steps_nanotron_host "1 rank on 1 node" "ip-26-0-160-" "1.94k tokens/s per GPU as logged (the job's total needs its GPU count: --gpus)"
+# a per-GPU figure is never the job's: MaxText's Tokens/s/device x 8 GPUs, and
+# the canary's GPU-hours per 1M tokens the same at any GPU count:
+# 1e6 / (19,222 x 8) s x 8 GPUs / 3600 = 0.01445 (the window's median 19.22k)
+expect steps_maxtext_per_device 0 "$HR" steps --gpus 8 $DATA/maxtext_pr4847_absl.log &&
+has steps_maxtext_per_device "19.2k tokens/s per GPU as logged, x 8 GPUs = 154k tokens/s [measured+given]"
+expect canary_maxtext_per_device 1 "$HR" canary --steps $DATA/maxtext_pr4847_absl.log --gpus-now 8 --target-gpus 16 &&
+has canary_maxtext_per_device "at 8 GPUs (today)                        0.01445 GPU-hours per 1M tokens" \
+	"at 16 GPUs                               0.01445 GPU-hours per 1M tokens (x1.00)"
+expect canary_maxtext_per_device_64 1 "$HR" canary --steps $DATA/maxtext_pr4847_absl.log --gpus-now 64 --target-gpus 128 &&
+has canary_maxtext_per_device_64 "at 64 GPUs (today)                       0.01445 GPU-hours per 1M tokens"
 expect steps_lightning 0 "$HR" steps $DATA/lightning_issue4225.log &&
 has steps_lightning "PyTorch Lightning; 5 step records" "4.87 s"
 expect steps_deepspeed_throughput_only 2 "$HR" steps $DATA/deepspeed_samplespersec_issue1825.txt &&
