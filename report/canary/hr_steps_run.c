@@ -30,7 +30,7 @@ void hr_steps_opts_init(struct hr_steps_opts *o)
 struct sample {
 	long step;
 	double step_sec, ph[HR_PH_N], lo[HR_PH_N], hi[HR_PH_N];
-	double tokens, tps, mfu, tflops, cpu;
+	double tokens, tps, mfu, tflops, cpu, job_tokens;
 };
 
 struct acc {
@@ -283,6 +283,26 @@ static int push(struct sample **v, size_t *n, size_t *cap, const struct sample *
 
 /* ------------------------------------------------------ one record */
 
+/* one record's figures as a window sample (step @s, @per seconds) */
+static void to_sample(const struct hr_step_rec *r, long s, double per, struct sample *sm)
+{
+	int i;
+
+	sm->step = s;
+	sm->step_sec = per;
+	for (i = 0; i < HR_PH_N; i++) {
+		sm->ph[i] = r->phase[i];
+		sm->lo[i] = r->phase_lo[i];
+		sm->hi[i] = r->phase_hi[i];
+	}
+	sm->tokens = r->tokens;
+	sm->job_tokens = r->job_tokens;
+	sm->tps = r->tokens_per_sec;
+	sm->mfu = r->mfu;
+	sm->tflops = r->tflops;
+	sm->cpu = r->host_cpu;
+}
+
 static int on_rec(const struct hr_step_rec *r, void *vctx)
 {
 	struct ctx *c = vctx;
@@ -402,18 +422,7 @@ static int on_rec(const struct hr_step_rec *r, void *vctx)
 		long s = r->step >= 0 ? r->step : a->nstep_recs - 1;
 		long first = r->step >= 0 ? a->first_step : 0;
 		struct sample sm;
-		sm.step = s;
-		sm.step_sec = per;
-		for (i = 0; i < HR_PH_N; i++) {
-			sm.ph[i] = r->phase[i];
-			sm.lo[i] = r->phase_lo[i];
-			sm.hi[i] = r->phase_hi[i];
-		}
-		sm.tokens = r->tokens;
-		sm.tps = r->tokens_per_sec;
-		sm.mfu = r->mfu;
-		sm.tflops = r->tflops;
-		sm.cpu = r->host_cpu;
+		to_sample(r, s, per, &sm);
 		if (kept_apart) {
 			if (s >= first + c->o->warmup && s < first + c->o->warmup + c->o->window)
 				exclude(c, s);
@@ -456,6 +465,19 @@ static double med_field(const struct sample *s, size_t n, size_t off, double *bu
 	return k == n && k ? median_of(buf, k) : NAN;
 }
 
+/* the median of a field over the samples that have it (the job's tokens:
+ * a log's first line has no earlier count to take a difference from) */
+static double med_field_any(const struct sample *s, size_t n, size_t off, double *buf)
+{
+	size_t i, k = 0;
+	for (i = 0; i < n; i++) {
+		double v = *(const double *)((const char *)&s[i] + off);
+		if (!isnan(v))
+			buf[k++] = v;
+	}
+	return k ? median_of(buf, k) : NAN;
+}
+
 static void rank_stats(struct ctx *c, const struct acc *a, struct hr_steps_rank *rk, double *buf)
 {
 	const struct sample *s = a->nwin ? a->win : a->early;
@@ -492,6 +514,7 @@ static void rank_stats(struct ctx *c, const struct acc *a, struct hr_steps_rank 
 	rk->nwin = n;
 	rk->step_med = rk->step_p95 = rk->step_mad = rk->compute_med = rk->input_frac = NAN;
 	rk->tokens_step = rk->tps = rk->mfu_logged = rk->tflops_logged = rk->host_cpu = rk->z = NAN;
+	rk->job_tokens_step = NAN;
 	rk->excess_sec = NAN;
 	for (p = 0; p < HR_PH_N; p++)
 		rk->phase_med[p] = NAN;
@@ -510,6 +533,7 @@ static void rank_stats(struct ctx *c, const struct acc *a, struct hr_steps_rank 
 	for (p = 0; p < HR_PH_N; p++)
 		rk->phase_med[p] = med_field(s, n, offsetof(struct sample, ph) + (size_t)p * sizeof(double), buf);
 	rk->tokens_step = med_field(s, n, offsetof(struct sample, tokens), buf);
+	rk->job_tokens_step = med_field_any(s, n, offsetof(struct sample, job_tokens), buf);
 	rk->tps = med_field(s, n, offsetof(struct sample, tps), buf);
 	if (isnan(rk->tps) && rk->tokens_step > 0)
 		rk->tps = rk->tokens_step / rk->step_med;
@@ -771,6 +795,14 @@ static void derive_throughput(struct hr_steps_run *run, double *buf)
 	} else {
 		run->tps_per_gpu = ranks_median(run, offsetof(struct hr_steps_rank, tps), buf);
 	}
+	/* the job's count a log prints (not per GPU: per GPU needs the GPUs) */
+	if (isnan(run->tokens_per_step) && run->step_sec > 0) {
+		double job = ranks_median(run, offsetof(struct hr_steps_rank, job_tokens_step), buf);
+		if (job > 0) {
+			run->tokens_per_step = job;
+			run->tokens_per_sec = job / run->step_sec;
+		}
+	}
 	run->mfu_logged = ranks_median(run, offsetof(struct hr_steps_rank, mfu_logged), buf);
 	run->tflops_logged = ranks_median(run, offsetof(struct hr_steps_rank, tflops_logged), buf);
 	run->host_cpu = ranks_median(run, offsetof(struct hr_steps_rank, host_cpu), buf);
@@ -964,6 +996,8 @@ int hr_steps_mfu(const struct hr_steps_run *r, double params, double gpus, doubl
 	out->mfu = out->mfu_wall = out->ratio = out->implied_peak_tflops = out->implied_flops_per_token = NAN;
 	out->logged = r->mfu_logged;
 	per_gpu = r->tps_per_gpu;
+	if (isnan(per_gpu) && r->tokens_per_sec > 0 && gpus > 0)
+		per_gpu = r->tokens_per_sec / gpus; /* the job's count a log prints */
 	out->tokens_per_sec = gpus > 0 ? per_gpu * gpus : NAN; /* the job's: needs its GPU count */
 	if (!(per_gpu > 0) || !(params > 0) || !(peak_tflops > 0))
 		return -1;

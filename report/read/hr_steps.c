@@ -73,6 +73,8 @@ struct parser {
 	long ckpt_iter;  /* "saving checkpoint at iteration N": N, or -1 */
 	int ckpt_saved;  /* "successfully saved checkpoint": its duration may follow */
 	double eval_sec; /* the last "evaluate" timer (s), NAN */
+	double mg_ctok;  /* Megatron-DeepSpeed: the last "consumed tokens" and */
+	long mg_ctok_it; /* its iteration (0: none yet) */
 
 	/* the formats of report/read/hr_steps_more.h */
 	struct hr_steps_more more;
@@ -92,7 +94,7 @@ static void rec_init(struct hr_step_rec *r, struct parser *p, int format, int ki
 	r->local_rank = -1;
 	r->step = -1;
 	r->t_start = r->t_end = r->step_sec = r->ckpt_sec = NAN;
-	r->tokens = r->tokens_per_sec = r->tflops = r->mfu = r->loss = NAN;
+	r->tokens = r->tokens_per_sec = r->tflops = r->mfu = r->loss = r->job_tokens = NAN;
 	r->host_cpu = r->global_batch = r->runtime_sec = r->total_flos = NAN;
 	for (i = 0; i < HR_PH_N; i++)
 		r->phase[i] = r->phase_lo[i] = r->phase_hi[i] = NAN;
@@ -649,6 +651,25 @@ static int mg_oneline_timers(struct parser *p, const char *s)
 	return 1;
 }
 
+/* Megatron-DeepSpeed: the job's tokens in the iteration: global batch x
+ * "actual seqlen", else the growth of "consumed tokens" since the last
+ * iteration line over the iterations between */
+static void mg_job_tokens(struct parser *p, const char *q, struct hr_step_rec *r)
+{
+	const char *f;
+	double gbs, len, ct;
+
+	if ((f = strstr(q, "global batch size:")) && !hr_steps_num(f + 18, &gbs, NULL) &&
+	    (f = strstr(q, "actual seqlen:")) && !hr_steps_num(f + 14, &len, NULL) && gbs > 0 && len > 0)
+		r->job_tokens = gbs * len;
+	if (!(f = strstr(q, "consumed tokens:")) || hr_steps_num(f + 16, &ct, NULL) || ct < 0)
+		return;
+	if (isnan(r->job_tokens) && p->mg_ctok_it > 0 && r->step > p->mg_ctok_it && ct > p->mg_ctok)
+		r->job_tokens = (ct - p->mg_ctok) / (double)(r->step - p->mg_ctok_it);
+	p->mg_ctok = ct;
+	p->mg_ctok_it = r->step > 0 ? r->step : 0;
+}
+
 static int mg_iteration(struct parser *p, const char *s, const char *full, size_t flen, int rank,
 			int local_rank, double t)
 {
@@ -697,6 +718,7 @@ static int mg_iteration(struct parser *p, const char *s, const char *full, size_
 		r.tokens_per_sec = v;
 		r.tokens = v * r.step_sec;
 	}
+	mg_job_tokens(p, q, &r);
 	if ((f = strstr(q, "global batch size:")) && !hr_steps_num(f + 18, &v, NULL))
 		r.global_batch = v;
 	if ((f = strstr(q, "lm loss:")) && !hr_steps_num(f + 8, &v, NULL))

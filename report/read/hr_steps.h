@@ -124,6 +124,10 @@ struct hr_step_rec {
 	double ckpt_sec;       /* blocking checkpoint write: the step's own
 				  (JSON lines) or the event's duration */
 	double tokens;         /* tokens this rank processed in the step */
+	double job_tokens;     /* the job's tokens in the step, all GPUs, as the
+				  log counts them (Megatron-DeepSpeed: global
+				  batch x actual seqlen, or the difference of
+				  its consumed tokens); NAN */
 	double tokens_per_sec; /* per GPU, as logged */
 	double tflops;         /* model TFLOP/s per GPU, as logged */
 	double mfu;            /* MFU as logged, a fraction */

@@ -35,7 +35,9 @@ struct hr_steps_rank {
 				 forward+backward) + optimizer; else step - all-reduce
 				 - input wait; NAN */
 	double input_frac;    /* input wait / step over the window */
-	double tokens_step;   /* tokens per step, median */
+	double tokens_step;   /* tokens per step, median (the rank's own) */
+	double job_tokens_step; /* the job's tokens per step as the log counts
+				   them (Megatron-DeepSpeed), median; NAN */
 	double tps;           /* tokens/s per GPU as logged (median) */
 	double mfu_logged;    /* median of the log's MFU */
 	double tflops_logged; /* median of the log's TFLOP/s per GPU */
@@ -112,7 +114,9 @@ struct hr_steps_run {
 	double span_sec;           /* first to last timestamp */
 
 	/* throughput */
-	double tokens_per_step;    /* global, over ranks (NAN unless every rank says) */
+	double tokens_per_step;    /* global: the sum over ranks (NAN unless every
+				      rank says and there are more than one),
+				      else the job's count the log prints */
 	double tokens_per_sec;     /* global, training steps */
 	double tps_per_gpu;        /* per GPU, training steps */
 	double mfu_logged;         /* the log's MFU (median over ranks) */

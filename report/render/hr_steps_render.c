@@ -210,7 +210,27 @@ static void print_throughput(FILE *f, const struct hr_steps_view *v)
 	else
 		snprintf(val, sizeof(val), "unknown: one rank's log: the job's GPU count is not printed (--gpus N gives it)");
 	row(f, "GPUs", val, v->gpus_given ? "given" : "measured");
-	if (r->tokens_per_step > 0) {
+	if (r->tokens_per_step > 0 && isnan(r->tps_per_gpu)) {
+		/* the job's count the log prints: per GPU needs the GPUs */
+		fmt_si(a, sizeof(a), r->tokens_per_step);
+		fmt_si(b, sizeof(b), r->tokens_per_sec);
+		if (v->gpus > 0) {
+			fmt_si(c, sizeof(c), r->tokens_per_sec / v->gpus);
+			snprintf(val, sizeof(val), "%s per step (the job's, as logged), %s tokens/s over training steps, / %g GPUs = %s per GPU",
+				 a, b, v->gpus, c);
+		} else {
+			snprintf(val, sizeof(val), "%s per step (the job's, as logged), %s tokens/s over training steps; per GPU needs the job's GPU count (--gpus)",
+				 a, b);
+		}
+		row(f, "tokens", val, v->gpus > 0 && v->gpus_given ? "measured+given" : "measured");
+	} else if (r->tokens_per_step > 0 && r->nranks == 1) {
+		fmt_si(a, sizeof(a), r->tokens_per_step);
+		fmt_si(b, sizeof(b), r->tokens_per_sec);
+		fmt_si(c, sizeof(c), r->tps_per_gpu);
+		snprintf(val, sizeof(val), "%s per step (the job's, as logged), %s tokens/s over training steps; %s per GPU as logged: the two imply %.0f GPUs",
+			 a, b, c, r->tokens_per_sec / r->tps_per_gpu);
+		row(f, "tokens", val, "measured");
+	} else if (r->tokens_per_step > 0) {
 		fmt_si(a, sizeof(a), r->tokens_per_step);
 		fmt_si(b, sizeof(b), r->tokens_per_sec);
 		fmt_si(c, sizeof(c), r->tps_per_gpu);

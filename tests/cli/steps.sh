@@ -316,11 +316,19 @@ has steps_nemo2 "NeMo 2.0; 6 step records" "training step (median over ranks)   
 hasnt steps_nemo2_not_megatron "Megatron-LM iteration line"
 expect steps_megatron_deepspeed_timers 0 "$HR" steps $DATA/megatron_deepspeed_ds3742_timers.log &&
 has steps_megatron_deepspeed_timers "forward 0.66 s (16%), backward 2.16 s (53%), optimizer 1.17 s (29%)" "112.9 TFLOP/s per GPU"
-expect steps_megatron_deepspeed_tgs 0 "$HR" steps --params 1e9 --peak-tflops 989 --gpus 8 $DATA/megatron_deepspeed_alcf_tgs.log &&
-has steps_megatron_deepspeed_tgs "1.14k tokens/s per GPU as logged, x 8 GPUs = 9.09k tokens/s [measured+given]" "69.24 TFLOP/s per GPU" "MFU recomputed                                 0.69%" &&
+# the job's tokens (768 x 4096 a step) over 14.41 s = 218k tokens/s; tgs 1.14k
+# per GPU: the two imply 192 GPUs; MFU 6 x 1e9 x 1136.7 / 989e12 = 0.69%
+expect steps_megatron_deepspeed_tgs 0 "$HR" steps --params 1e9 --peak-tflops 989 --gpus 192 $DATA/megatron_deepspeed_alcf_tgs.log &&
+has steps_megatron_deepspeed_tgs "3.15M per step (the job's, as logged), 218k tokens/s over training steps; 1.14k per GPU as logged: the two imply 192 GPUs" \
+	"69.24 TFLOP/s per GPU" "MFU recomputed                                 0.69%" &&
 hasnt steps_megatron_deepspeed_tgs_tokens "tokens: not in these logs"
 expect steps_megatron_deepspeed_seconds 0 "$HR" steps $DATA/megatron_deepspeed_bigscience_seconds.log &&
-has steps_megatron_deepspeed_seconds "training step (median over ranks)              106.40 s" "147.4 TFLOP/s per GPU"
+has steps_megatron_deepspeed_seconds "training step (median over ranks)              106.40 s" "147.4 TFLOP/s per GPU" \
+	"4.19M per step (the job's, as logged), 39.4k tokens/s over training steps; per GPU needs the job's GPU count (--gpus)"
+# consumed tokens grow by 4,194,304 a step: / 106.40 s = 39.4k tokens/s; / 384 GPUs = 103
+# per GPU; 6 x 176e9 x 102.7 / 312e12 = 34.75% (BLOOM on A100s)
+expect steps_megatron_deepspeed_seconds_gpus 0 "$HR" steps --gpus 384 --params 176e9 --gpu "A100 SXM" $DATA/megatron_deepspeed_bigscience_seconds.log &&
+has steps_megatron_deepspeed_seconds_gpus "/ 384 GPUs = 103 per GPU [measured+given]" "MFU recomputed                                 34.75% of training steps"
 expect steps_nanogpt 0 "$HR" steps $DATA/nanogpt_issue215.log &&
 has steps_nanogpt "nanoGPT; 11 step records" "training step (median over ranks)              1.10 s" "MFU in the log                                 15.34%"
 # nanotron: 11.4K tokens/s per GPU; 6 x 1e9 x 11400 / 989e12 = 6.92%

@@ -682,6 +682,7 @@ Test(steps, megatron_deepspeed_timers_tokens_and_seconds)
 	NEAR(g.r[0].tokens, 1146.733 * 14.2875, 1e-6);
 	NEAR(g.r[1].tflops, 68.63, 1e-12);
 	NEAR(g.r[1].global_batch, 768, 0);
+	NEAR(g.r[0].job_tokens, 768.0 * 4096, 0); /* global batch x actual seqlen: the job's */
 	hr_issues_release(&is);
 
 	cr_assert_eq(readf(D "megatron_deepspeed_bigscience_seconds.log", &g, &is, &info), 0);
@@ -690,6 +691,8 @@ Test(steps, megatron_deepspeed_timers_tokens_and_seconds)
 	NEAR(g.r[0].step_sec, 106.46, 1e-9); /* "elapsed time per iteration (s)" */
 	NEAR(g.r[1].tflops, 148.06, 1e-9);
 	cr_assert(isnan(g.r[0].tokens_per_sec), "consumed tokens are the job's, not per GPU");
+	cr_assert(isnan(g.r[0].job_tokens), "no earlier count to take a difference from");
+	NEAR(g.r[1].job_tokens, 97834074112.0 - 97829879808.0, 0); /* 4,194,304 */
 	cr_assert_eq(is.n, 0);
 	hr_issues_release(&is);
 }
