@@ -322,7 +322,7 @@ static int torchtitan_line(struct parser *p, const char *msg, const char *full, 
 	const char *s = strstr(msg, "step:"), *after;
 	struct hr_step_rec r;
 	double v;
-	int present, eval = 0;
+	int present, present_w = 0, eval = 0;
 
 	if (!s || (s != msg && s[-1] != ' '))
 		return 0;
@@ -344,9 +344,9 @@ static int torchtitan_line(struct parser *p, const char *msg, const char *full, 
 		r.loss = NAN;
 	/* tps: tokens/s per GPU; torchtitan 2024 printed it as "wps" */
 	if (hr_steps_key_num(after, "tps", &r.tokens_per_sec, &present) &&
-	    hr_steps_key_num(after, "wps", &r.tokens_per_sec, &present)) {
+	    hr_steps_key_num(after, "wps", &r.tokens_per_sec, &present_w)) {
 		r.tokens_per_sec = NAN;
-		if (!eval && strstr(after, "mfu:") && !present) {
+		if (!eval && strstr(after, "mfu:") && !present && !present_w) {
 			variant(p, full, flen, HR_SF_TORCHTITAN, "no 'tps:' or 'wps:'");
 			return 1;
 		}
