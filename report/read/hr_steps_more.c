@@ -150,7 +150,10 @@ int hr_steps_timer_phase(const char *name, int *parent)
 
 /* "Training epoch 0, iteration 120/149 | lr: 3e-05 | consumed_samples: 121 |
  * global_batch_size: 1 | global_step: 120 | reduced_train_loss: 1.233 |
- * train_step_timing in s: 0.03146" (NeMo 2.0's progress printer) */
+ * train_step_timing in s: 0.03146" (NeMo 2.0's progress printer).
+ * Read: step_sec = train_step_timing (one step, NeMo's timing callback),
+ * loss, global_batch (samples, the job's). Not read: consumed_samples (the
+ * job's, cumulative); no tokens. */
 static int nemo_line(const char *s, struct hr_step_rec *r, char *why, size_t whyn)
 {
 	const char *q = strstr(s, "Training epoch ");
@@ -177,7 +180,10 @@ static int nemo_line(const char *s, struct hr_step_rec *r, char *why, size_t why
 
 /* ---------------------------------------------------------------- nanoGPT */
 
-/* "iter 2920: loss 3.9883, time 1099.34ms, mfu 15.34%" (nanoGPT train.py) */
+/* "iter 2920: loss 3.9883, time 1099.34ms, mfu 15.34%" (nanoGPT train.py).
+ * Read: step_sec = time (the one iteration just ended, all its micro-steps),
+ * loss, mfu (this process's: a running average against an A100's 312
+ * TFLOP/s); no tokens. */
 static int nanogpt_line(const char *s, struct hr_step_rec *r, char *why, size_t whyn)
 {
 	const char *q = strstr(s, "iter "), *t, *m;
@@ -210,7 +216,11 @@ static int nanogpt_line(const char *s, struct hr_step_rec *r, char *why, size_t 
 /* "[INFO|DP=0|PP=0|TP=0|host]: iteration: 991 / 1000 | consumed_tokens: 634K |
  * elapsed_time_per_iteration_ms: 45 | tokens_per_sec: 14.2K |
  * tokens_per_sec_per_gpu: 1.78K | global_batch_size: 20 | lm_loss: 10.6 |
- * ... | model_tflops_per_gpu: 0.00869 | ..." */
+ * ... | model_tflops_per_gpu: 0.00869 | ..."
+ * Read: step_sec = elapsed_time_per_iteration_ms (one iteration), per GPU:
+ * tokens_per_sec_per_gpu, model_tflops_per_gpu; tokens = the GPU's tokens
+ * in the step; the host. Not read: tokens_per_sec, consumed_tokens (the
+ * job's). */
 static int nanotron_line(const char *s, struct hr_step_rec *r, char *why, size_t whyn)
 {
 	const char *q = strstr(s, "iteration: "), *h;
@@ -252,7 +262,9 @@ static int nanotron_line(const char *s, struct hr_step_rec *r, char *why, size_t
 /* The engine's (pipeline) print every steps_per_print steps:
  * "steps: 200 loss: 5.5508 [lm loss: X moe loss: X] iter time (s): 0.936
  * samples/sec: 136.706" (newer: "step: N / M loss: ... eta: ..."); and its
- * throughput timer "... SamplesPerSec=83.48..." (no step time: seen only). */
+ * throughput timer "... SamplesPerSec=83.48..." (no step time: seen only).
+ * Read: step_sec = iter time (the mean over steps_per_print steps), loss.
+ * Not read: samples/sec (the job's global batch over that time). */
 static int deepspeed_line(const char *s, struct hr_step_rec *r, struct hr_steps_more *st, char *why,
 			  size_t whyn)
 {
@@ -289,7 +301,9 @@ static int deepspeed_line(const char *s, struct hr_step_rec *r, struct hr_steps_
 
 /* "Epoch 0:  22%|██▏       | 4/18 [00:17<01:02,  4.47s/it, loss=10.072,
  * v_num=193315]" (tqdm through PyTorch Lightning's TQDMProgressBar): one
- * record per batch count n (the bar's refreshes of the same n: seen). */
+ * record per batch count n (the bar's refreshes of the same n: seen).
+ * Read: step_sec = tqdm's smoothed rate (per batch of this process), loss;
+ * the step E x total + n. */
 static int lightning_line(const char *s, struct hr_step_rec *r, struct hr_steps_more *st, char *why,
 			  size_t whyn)
 {
