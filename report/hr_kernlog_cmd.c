@@ -297,18 +297,34 @@ static void add_fault(struct kl_run *r, const struct ch_kfault *f)
 		g->action = a;
 }
 
+/* Each line whole (a fixed buffer split a long line and read its tail as a
+ * line of its own, with no time, which no --window leaves out), its NUL
+ * bytes dropped (a syslog file holds runs of them after a crash, before the
+ * next line); a line longer than any kernel record (KL_LINE_MAX) is no
+ * kernel record and is skipped. */
+#define KL_LINE_MAX 65536
 static int read_stream(struct kl_run *r, FILE *fp)
 {
-	char line[4096];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
 	struct ch_kmsg_parser p;
 	struct ch_kfault f;
 
 	ch_kmsg_parser_init(&p);
-	while (fgets(line, sizeof(line), fp)) {
+	while ((n = getline(&line, &cap, fp)) >= 0) {
+		ssize_t i, k = 0;
 		r->lines++;
+		if (n > KL_LINE_MAX)
+			continue;
+		for (i = 0; i < n; i++)
+			if (line[i])
+				line[k++] = line[i];
+		line[k] = 0;
 		if (ch_kmsg_parse_line(&p, line, &f))
 			add_fault(r, &f);
 	}
+	free(line);
 	return ferror(fp) ? -1 : 0;
 }
 

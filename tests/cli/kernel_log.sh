@@ -107,3 +107,21 @@ for args in "--kernel-log $TMP/missing.log" "--xid-table $TMP/bad.tsv" "--invent
 	if [ $rc != 2 ] || ! grep -q 'error:' <<<"$out"; then echo "    $args: exit $rc: $out" | head -3; bad=1; fi
 done
 [ $bad = 0 ] && ok kernel_log_bad_inputs || nok kernel_log_bad_inputs "see above"
+
+# a line is read whole: a stale line longer than a fixed buffer whose end
+# holds an Xid is left out by the window (it was split, its tail read as a
+# line of no time and drained); NUL bytes before a line (syslog after a
+# crash) do not hide its Xid
+python3 - "$TMP/long.log" "$TMP/nul.log" <<'PY'
+import sys
+open(sys.argv[1], "w").write("2026-12-06T02:14:07+0000 gpu3 kernel: usb 1-1: Product: " + "x" * 4900 +
+                             " NVRM: Xid (PCI:0000:99:00): 79, pid=1\n")
+open(sys.argv[2], "wb").write(b"\0" * 1000 + b"2026-12-06T02:14:07+0000 gpu3 kernel: NVRM: Xid (PCI:0000:22:00): 79, pid=1\n")
+PY
+"$HR" kernel-log --kernel-log "$TMP/long.log" --now 2026-12-10T00:00:00Z --window 1h >"$TMP/long.out" 2>&1; r1=$?
+"$HR" kernel-log --kernel-log "$TMP/nul.log" >"$TMP/nul.out" 2>&1; r2=$?
+if [ $r1 = 0 ] && ! grep -q 'Xid' "$TMP/long.out" && [ $r2 = 1 ] && grep -q '^ERROR: .*Xid 79' "$TMP/nul.out"; then
+	ok kernel_log_long_and_nul_lines
+else
+	nok kernel_log_long_and_nul_lines "exits $r1 (long stale line: want 0) $r2 (NULs before an Xid: want 1)" "$TMP/nul.out"
+fi
