@@ -1,6 +1,6 @@
 /*
  * fake_nvml.c - a stand-in libnvidia-ml.so.1 for tests on machines without
- * a GPU: two GPUs with fixed, documented readings, so that the NVML
+ * a GPU: two GPUs (FAKE_NVML_GPUS, below) with fixed, documented readings, so that the NVML
  * inventory (hw/ch_nvml.c, ch_nvml_gpu_inventory) is exercised end to end
  * through dlopen. Built by `make test` as $(B)/tests/fake-nvml/libnvidia-ml.so.1
  * (with fake_nvml_power.c) and used by tests/cli/inventory.sh and
@@ -14,6 +14,15 @@
  *        error counters not supported, 1 volatile uncorrectable ECC error,
  *        500 W of 700 W, SM applications clock 1410 of 1980 MHz, reasons
  *        gpu_idle and hw_slowdown
+ *   gpu2 .. gpuN-1 (FAKE_NVML_GPUS=N, a whole number 1 to 16, default 2;
+ *        an 8-GPU node is the gate's stand-in): healthy, as gpu0 without
+ *        its faults: PCIe Gen5 x16, 18 links up, NVLink error counters 0,
+ *        ECC on and clean, no row remap, 700 W of 700 W, SM 1980 of 1980
+ *        MHz, reasons gpu_idle; bus ids 52, 61, 9d, c3, d1, df (a DGX H100's
+ *        after 1b and 43), then 0c, 2c, 6c, 7c, 8c, ac, bc, ec; UUID and
+ *        serial end in the index. Any other FAKE_NVML_GPUS is refused:
+ *        nvmlInit_v2 answers NVML_ERROR_UNKNOWN, whose nvmlErrorString
+ *        names the variable and the accepted range (also on stderr)
  * nvmlDeviceGetRetiredPages and nvmlDeviceGetRetiredPagesPendingStatus are
  * deliberately absent (as in a driver without them).
  *
@@ -56,7 +65,39 @@ struct pci { char legacy[16]; unsigned domain, bus, device, dev_id, subsys; char
 #define INVALID_ARGUMENT 2
 #define NOT_SUPPORTED 3
 
-static struct fake_dev devs[2] = { { 0 }, { 1 } };
+#define FAKE_MAX_GPUS 16
+static struct fake_dev devs[FAKE_MAX_GPUS] = { { 0 }, { 1 }, { 2 }, { 3 }, { 4 }, { 5 }, { 6 }, { 7 },
+					      { 8 }, { 9 }, { 10 }, { 11 }, { 12 }, { 13 }, { 14 }, { 15 } };
+static const unsigned bus_of[FAKE_MAX_GPUS] = { 0x1b, 0x43, 0x52, 0x61, 0x9d, 0xc3, 0xd1, 0xdf,
+						0x0c, 0x2c, 0x6c, 0x7c, 0x8c, 0xac, 0xbc, 0xec };
+static char count_why[160];
+
+/* The GPU count: FAKE_NVML_GPUS (1 to 16, default 2), or -1 (with
+ * count_why) when it is not a whole number in that range. Shared with
+ * fake_nvml_power.c. */
+int fake_nvml_gpu_count(void)
+{
+	const char *e = getenv("FAKE_NVML_GPUS");
+	char *end;
+	long v;
+	if (!e || !*e)
+		return 2;
+	v = strtol(e, &end, 10);
+	if (*end || end == e || v < 1 || v > FAKE_MAX_GPUS || e[0] == '+' || e[0] == '-' || e[0] == ' ') {
+		snprintf(count_why, sizeof(count_why),
+			 "fake NVML: FAKE_NVML_GPUS='%.40s' is not a GPU count (expected a whole number, 1 to %d)", e,
+			 FAKE_MAX_GPUS);
+		return -1;
+	}
+	return (int)v;
+}
+
+/* @d is a GPU of this node */
+static int have(unsigned d)
+{
+	int n = fake_nvml_gpu_count();
+	return n > 0 && d < (unsigned)n;
+}
 
 static nvmlReturn_t text(char *buf, unsigned n, const char *s)
 {
@@ -67,12 +108,12 @@ static nvmlReturn_t text(char *buf, unsigned n, const char *s)
 /* ---- the energy model */
 struct fake_batch { double t0, period, busy; int calls; };
 #define FAKE_MAX_BATCHES 65536
-static struct fake_batch batches[2][FAKE_MAX_BATCHES];
-static int nbatches[2];
+static struct fake_batch batches[FAKE_MAX_GPUS][FAKE_MAX_BATCHES];
+static int nbatches[FAKE_MAX_GPUS];
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static double busy_w = 500, idle_w = 0, refresh_s = 0.020, origin = -1;
-static const double base_j = 123456.0, power_frac[2] = { 0, 0.25 };
-static int busy_model_on[2];   /* a test told the model about GPU d's calls */
+static const double base_j = 123456.0, power_frac[FAKE_MAX_GPUS] = { 0, 0.25 };
+static int busy_model_on[FAKE_MAX_GPUS];   /* a test told the model about GPU d's calls */
 
 static double now_sec(void)
 {
@@ -136,7 +177,7 @@ int fake_nvml_busy(unsigned d, double t0, int calls, double period, double busy)
 	int rc = -1;
 	pthread_mutex_lock(&mu);
 	model_init();
-	if (d < 2 && nbatches[d] < FAKE_MAX_BATCHES && calls > 0) {
+	if (have(d) && nbatches[d] < FAKE_MAX_BATCHES && calls > 0) {
 		batches[d][nbatches[d]++] = (struct fake_batch){ t0, period, busy, calls };
 		busy_model_on[d] = 1;
 		rc = 0;
@@ -150,7 +191,7 @@ double fake_nvml_energy_between(unsigned d, double a, double b)
 	double e;
 	pthread_mutex_lock(&mu);
 	model_init();
-	e = d < 2 ? energy_in(d, a, b) : NAN;
+	e = have(d) ? energy_in(d, a, b) : NAN;
 	pthread_mutex_unlock(&mu);
 	return e;
 }
@@ -160,13 +201,17 @@ double fake_nvml_busy_between(unsigned d, double a, double b)
 	double s;
 	pthread_mutex_lock(&mu);
 	model_init();
-	s = d < 2 ? busy_in(d, a, b) : NAN;
+	s = have(d) ? busy_in(d, a, b) : NAN;
 	pthread_mutex_unlock(&mu);
 	return s;
 }
 
 nvmlReturn_t nvmlInit_v2(void)
 {
+	if (fake_nvml_gpu_count() < 0) {
+		fprintf(stderr, "%s\n", count_why);
+		return 999; /* NVML_ERROR_UNKNOWN */
+	}
 	pthread_mutex_lock(&mu);
 	model_init();
 	pthread_mutex_unlock(&mu);
@@ -175,14 +220,21 @@ nvmlReturn_t nvmlInit_v2(void)
 nvmlReturn_t nvmlShutdown(void) { return OK; }
 const char *nvmlErrorString(nvmlReturn_t r)
 {
-	return r == NOT_SUPPORTED ? "Not Supported" : r == 4 ? "Insufficient Permissions" : r == 999 ? "Unknown Error" :
+	return r == NOT_SUPPORTED ? "Not Supported" : r == 4 ? "Insufficient Permissions" : r == 999 ? (fake_nvml_gpu_count() < 0 ? count_why : "Unknown Error") :
 	       r ? "Invalid Argument" : "Success";
 }
 nvmlReturn_t nvmlSystemGetDriverVersion(char *b, unsigned n) { return text(b, n, "550.54.15"); }
-nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *c) { *c = 2; return OK; }
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *c)
+{
+	int n = fake_nvml_gpu_count();
+	if (n < 0)
+		return 999;
+	*c = (unsigned)n;
+	return OK;
+}
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d)
 {
-	if (i > 1)
+	if (!have(i))
 		return INVALID_ARGUMENT;
 	*d = &devs[i];
 	return OK;
@@ -191,18 +243,23 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *b, unsigned n) { (void)d; r
 nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, struct pci *p)
 {
 	memset(p, 0, sizeof(*p));
-	snprintf(p->bus_id, sizeof(p->bus_id), "00000000:%s:00.0", d->i ? "43" : "1B");
+	snprintf(p->bus_id, sizeof(p->bus_id), "00000000:%02X:00.0", bus_of[d->i]);
 	return OK;
 }
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *b, unsigned n)
 {
-	return text(b, n, d->i ? "GPU-00000000-0000-0000-0000-000000000001" : "GPU-00000000-0000-0000-0000-000000000000");
+	snprintf(b, n, "GPU-00000000-0000-0000-0000-%012d", d->i);
+	return OK;
 }
-nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t d, char *b, unsigned n) { return text(b, n, d->i ? "1652300000001" : "1652300000000"); }
+nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t d, char *b, unsigned n)
+{
+	snprintf(b, n, "16523000000%02d", d->i);
+	return OK;
+}
 nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t d, char *b, unsigned n) { (void)d; return text(b, n, "96.00.74.00.01"); }
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned *v) { (void)d; *v = 5; return OK; }
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned *v) { (void)d; *v = 5; return OK; }
-nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned *v) { *v = d->i ? 8 : 16; return OK; }
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned *v) { *v = d->i == 1 ? 8 : 16; return OK; }
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned *v) { (void)d; *v = 16; return OK; }
 nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned link, int *active)
 {
@@ -215,7 +272,7 @@ nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t d, unsigned link, int 
 {
 	if (d->i == 1)
 		return NOT_SUPPORTED;
-	*v = (link == 0 && counter == 2) ? 2 : 0; /* counter 2: NVML_NVLINK_ERROR_DL_CRC_FLIT */
+	*v = (d->i == 0 && link == 0 && counter == 2) ? 2 : 0; /* counter 2: NVML_NVLINK_ERROR_DL_CRC_FLIT */
 	return OK;
 }
 nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t d, int *cur, int *pend) { (void)d; *cur = *pend = 1; return OK; }
@@ -236,7 +293,7 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned *corr, unsigned 
 nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, int type, unsigned *v) { (void)d; *v = type == 1 ? 1980 : 2619; return OK; }
 nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t d, int type, unsigned *v)
 {
-	*v = type == 1 ? (d->i ? 1410 : 1980) : 2619;
+	*v = type == 1 ? (d->i == 1 ? 1410 : 1980) : 2619;
 	return OK;
 }
 nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t d, int type, unsigned *v) { (void)d; *v = type == 1 ? 1980 : 2619; return OK; }
@@ -248,7 +305,7 @@ int fake_busy_energy_mj(unsigned d, unsigned long long *mj)
 	double t, tick;
 	int on;
 	pthread_mutex_lock(&mu);
-	on = d < 2 && busy_model_on[d];
+	on = have(d) && busy_model_on[d];
 	if (on) {
 		t = now_sec();
 		tick = origin + floor((t - origin) / refresh_s) * refresh_s; /* the last refresh */
@@ -263,7 +320,7 @@ int fake_busy_violation_ns(unsigned d, int policy, unsigned long long *ref_us, u
 	double t;
 	int on;
 	pthread_mutex_lock(&mu);
-	on = d < 2 && busy_model_on[d];
+	on = have(d) && busy_model_on[d];
 	if (on) {
 		t = now_sec();
 		*ref_us = (unsigned long long)(t * 1e6);
@@ -283,7 +340,7 @@ struct field_value {
 
 nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int count, struct field_value *v)
 {
-	static const unsigned long long ns[2][3] = { { 0, 0, 0 }, { 2000000, 500000, 0 } };
+	static const unsigned long long ns[FAKE_MAX_GPUS][3] = { { 0, 0, 0 }, { 2000000, 500000, 0 } };
 	int i;
 	if (count < 0 || (count && !v))
 		return INVALID_ARGUMENT;

@@ -5,9 +5,9 @@
  * roofline's power-cap sweep (--power-limits), its read-back, its restores
  * and its refusal without root are tested on a machine without a GPU.
  *
- * The two GPUs of fake_nvml.c:
+ * The GPUs of fake_nvml.c (FAKE_NVML_GPUS, default 2):
  *   constraints 200-700 W, default limit 700 W (nvmlDeviceGetPowerManagement*)
- *   limits at first: gpu0 700 W, gpu1 500 W (an administrator's cap)
+ *   limits at first: gpu1 500 W (an administrator's cap), every other 700 W
  *
  * Environment (read on every call, so a test can change it between runs):
  *   FAKE_NVML_STATE=FILE    the limits persist in FILE across processes, as
@@ -56,7 +56,7 @@ typedef struct fake_dev { int i; } *nvmlDevice_t;
 #define INVALID_ARGUMENT 2
 #define NOT_SUPPORTED 3
 #define NO_PERMISSION 4
-#define NGPU 2
+#define NGPU 16 /* at most: fake_nvml.c's FAKE_MAX_GPUS */
 
 #define MIN_MW 200000u
 #define MAX_MW 700000u
@@ -70,6 +70,7 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d); /* fake
  * for a GPU a test drives through fake_nvml_busy() */
 int fake_busy_energy_mj(unsigned d, unsigned long long *mj);
 int fake_busy_violation_ns(unsigned d, int policy, unsigned long long *ref_us, unsigned long long *ns);
+int fake_nvml_gpu_count(void); /* fake_nvml.c: FAKE_NVML_GPUS, -1 when invalid */
 
 struct gpu_state {
 	unsigned limit_mw;    /* the limit last set */
@@ -77,7 +78,9 @@ struct gpu_state {
 	double set_at;        /* CLOCK_REALTIME seconds of the last set, 0 never */
 };
 
-static struct gpu_state mem_state[NGPU] = { { 700000u, 700000u, 0 }, { 500000u, 500000u, 0 } };
+#define W700 { 700000u, 700000u, 0 }
+static struct gpu_state mem_state[NGPU] = { W700, { 500000u, 500000u, 0 }, W700, W700, W700, W700, W700, W700,
+					    W700, W700, W700, W700, W700, W700, W700, W700 };
 
 static double now_real(void)
 {
@@ -128,9 +131,11 @@ static void load(struct gpu_state *s)
 	}
 	f = fopen(path, "r");
 	if (f) {
+		/* a line a GPU; GPUs past the file's last line (it was written
+		 * with a smaller FAKE_NVML_GPUS) keep their first limits */
 		for (i = 0; i < NGPU; i++)
 			if (fscanf(f, "%u %u %lf", &s[i].limit_mw, &s[i].prev_mw, &s[i].set_at) != 3) {
-				memcpy(s, mem_state, sizeof(mem_state));
+				memcpy(s + i, mem_state + i, sizeof(*s) * (NGPU - i));
 				break;
 			}
 		fclose(f);
@@ -154,7 +159,7 @@ static int save(const struct gpu_state *s)
 	f = fopen(tmp, "w");
 	if (!f)
 		return -1;
-	for (i = 0; i < NGPU; i++)
+	for (i = 0; i < NGPU && i < fake_nvml_gpu_count(); i++) /* one line a GPU of this node */
 		fprintf(f, "%u %u %.6f\n", s[i].limit_mw, s[i].prev_mw, s[i].set_at);
 	if (fclose(f) != 0 || rename(tmp, path) != 0) {
 		unlink(tmp);
@@ -168,7 +173,7 @@ static int save(const struct gpu_state *s)
 
 static int idx(nvmlDevice_t d)
 {
-	return d && d->i >= 0 && d->i < NGPU ? d->i : -1;
+	return d && d->i >= 0 && d->i < NGPU && d->i < fake_nvml_gpu_count() ? d->i : -1;
 }
 
 /* The enforced limit now: the set limit once FAKE_NVML_READBACK_MS have
@@ -379,7 +384,7 @@ nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned lon
 	if (idx(d) < 0)
 		return INVALID_ARGUMENT;
 	if (!busy()) {
-		*r = d->i ? 0x9ULL : 0x1ULL; /* gpu_idle (0x1), hw_slowdown (0x8) */
+		*r = d->i == 1 ? 0x9ULL : 0x1ULL; /* gpu_idle (0x1), hw_slowdown (0x8) */
 		return OK;
 	}
 	model(idx(d), &mhz, &w);

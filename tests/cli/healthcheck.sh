@@ -1,0 +1,86 @@
+#!/bin/bash
+# healthcheck.sh - scripts/healthcheck (the gate) outside Slurm, on the
+# stand-in 8-GPU node: the fake NVML with FAKE_NVML_GPUS=8 (tests/fake-nvml),
+# the hgx-ndr8 sysfs tree's NICs, roofline over the stand-in GPU backend
+# (tests/standin). The gate sees and judges 8 GPUs and names the faulty
+# ones only; its intra-node all-reduce, with no GPU here, is "not judged"
+# (allreduce_bw: unavailable), never a fault; a budget too short for it
+# says so; the fake refuses a GPU count out of range. Times are not
+# asserted (tests/cli/slurm.sh runs the gate through a real Slurm; `make
+# bench` times it).
+cd "$(dirname "$0")/../.." || exit 1
+source scripts/test-env
+TMP=$(mktemp -d /tmp/ch_healthcheck.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+ok() { echo "ok $1"; }
+nok() { echo "not ok $1: $2"; [ -n "${3:-}" ] && [ -f "$3" ] && sed 's/^/    /' "$3" | tail -30; }
+FAKE=$B/tests/fake-nvml
+if [ ! -x "$B/health_report" ] || [ ! -x "$B/allreduce_bw" ] || [ ! -x "$B/tests/roofline-standin" ] || [ ! -e "$FAKE/libnvidia-ml.so.1" ]; then
+	echo "skip healthcheck: health_report, allreduce_bw, the stand-in roofline or the fake NVML is not built (make test builds them)"
+	exit 0
+fi
+# gate OUT [ENV...] -- [ARGS...]: the gate on the stand-in node
+gate() {
+	local out=$1; shift
+	local envs=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	env B="$B" LD_LIBRARY_PATH="$FAKE" CH_SYSFS_ROOT=tests/data/sysfs/hgx-ndr8 \
+		CH_GATE_ROOFLINE="$B/tests/roofline-standin" "${envs[@]}" scripts/healthcheck --out "$out" --node standin "$@"
+}
+# field FILE EXPR: a Python expression over the result file's healthcheck part (h)
+field() { python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["results"]["healthcheck"]; print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null; }
+
+# ---- the 8-GPU stand-in: 8 GPUs seen and judged; only gpu0 and gpu1 (the
+# fake's faulty two) have faults; the all-reduce over 8 GPUs is not judged
+# here (no GPU) and the gate does not fail for it
+: >"$TMP/empty.log"
+gate "$TMP/g8" FAKE_NVML_GPUS=8 -- --kernel-log "$TMP/empty.log" >"$TMP/g8.out" 2>&1; rc=$?
+seen=$(field "$TMP/g8/healthcheck.json" 'h["gpus"]["seen"]')
+judged=$(field "$TMP/g8/healthcheck.json" '",".join(h["gpus"]["judged_devices"])')
+faulty=$(grep '^ERROR: clusterhealth: gpu' "$TMP/g8.out" | sed -E 's/^ERROR: clusterhealth: (gpu[0-9]+).*/\1/' | sort -u | paste -sd,)
+if [ $rc = 1 ] && [ "$seen" = 8 ] && [ "$judged" = gpu0,gpu1,gpu2,gpu3,gpu4,gpu5,gpu6,gpu7 ] && [ "$faulty" = gpu0,gpu1 ] &&
+	grep -q "GPUs: 8 seen, 8 judged" "$TMP/g8.out" && [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["host"]["inventory"]["gpus"]))' "$TMP/g8/inventory.json")" = 8 ]; then
+	ok "healthcheck_8_gpus_seen_and_judged (exit 1; judged $judged; faults on $faulty only; $(tail -1 "$TMP/g8.out"))"
+else nok healthcheck_8_gpus_seen_and_judged "exit $rc, seen '$seen', judged '$judged', faults on '$faulty'" "$TMP/g8.out"; fi
+
+st=$(field "$TMP/g8/healthcheck.json" '[c["status"] for c in h["checks"] if c["name"] == "allreduce"][0]')
+if [ "$st" = not_judged ] && grep -q '^INFO: clusterhealth: allreduce check not judged: .*unavailable.*(allreduce_bw exit 3)' "$TMP/g8.out" &&
+	! grep -q "the gate's allreduce check could not run" "$TMP/g8.out" && [ "$(field "$TMP/g8/healthcheck.json" 'h["gpus"]["seen"]')" = 8 ]; then
+	ok "healthcheck_allreduce_unavailable_not_judged ($(grep -m1 'allreduce check not judged' "$TMP/g8.out" | cut -c1-160))"
+else nok healthcheck_allreduce_unavailable_not_judged "allreduce check '$st'" "$TMP/g8.out"; fi
+
+# the default stand-in (2 GPUs) is unchanged
+gate "$TMP/g2" -- --kernel-log "$TMP/empty.log" --no-active >"$TMP/g2.out" 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "GPUs: 2 seen, 2 judged" "$TMP/g2.out" &&
+	[ "$(field "$TMP/g2/healthcheck.json" '[c["status"] for c in h["checks"] if c["name"] == "allreduce"][0]')" = skipped ]; then
+	ok "healthcheck_default_2_gpus (--no-active: the all-reduce not run; $(tail -1 "$TMP/g2.out" | cut -c1-120))"
+else nok healthcheck_default_2_gpus "exit $rc" "$TMP/g2.out"; fi
+
+# a node where the nccl backend is unavailable and NVML sees no GPU (the
+# fake NVML not loaded): the gate passes; the all-reduce is not judged
+gate "$TMP/g0" CH_GATE_ROOFLINE="$B/roofline" LD_LIBRARY_PATH=/nonexistent CH_GATE_ACTIVE_SEC=1 -- \
+	--kernel-log "$TMP/empty.log" >"$TMP/g0.out" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q '^INFO: clusterhealth: allreduce check not judged: ' "$TMP/g0.out" &&
+	[ "$(field "$TMP/g0/healthcheck.json" 'h["gpus"]["seen"]')" = 0 ]; then
+	ok "healthcheck_no_gpu_passes_allreduce_not_judged ($(tail -1 "$TMP/g0.out" | cut -c1-120))"
+else nok healthcheck_no_gpu_passes_allreduce_not_judged "exit $rc" "$TMP/g0.out"; fi
+
+# a budget that leaves no time for the all-reduce says so
+gate "$TMP/gb" FAKE_NVML_GPUS=8 CH_GATE_ACTIVE_SEC=1 CH_GATE_ALLREDUCE_SEC=3000 -- --kernel-log "$TMP/empty.log" --budget 30 >"$TMP/gb.out" 2>&1
+if grep -q '^INFO: clusterhealth: allreduce check not run: .* s of the --budget 30 left, 3005 s needed' "$TMP/gb.out"; then
+	ok "healthcheck_allreduce_outside_budget_says_so"
+else nok healthcheck_allreduce_outside_budget_says_so "no such line" "$TMP/gb.out"; fi
+
+# ---- the fake's GPU count: 1..16, anything else a clear error
+bad=
+for v in 0 17 x 2x -1 " 8"; do
+	FAKE_NVML_GPUS="$v" LD_LIBRARY_PATH="$FAKE" "$B/tests/roofline-standin" --backend cuda --kernels triad --size 1M \
+		--iters 2 --confirm 0 -q >"$TMP/bad.out" 2>&1; rc=$?
+	[ $rc = 3 ] && grep -q "FAKE_NVML_GPUS='$v' is not a GPU count (expected a whole number, 1 to 16)" "$TMP/bad.out" || bad="$bad '$v' (exit $rc)"
+done
+n16=$(FAKE_NVML_GPUS=16 LD_LIBRARY_PATH="$FAKE" CH_SYSFS_ROOT=tests/data/sysfs/hgx-ndr8 "$B/roofline" --backend cpu --kernels triad \
+	--size 1M --iters 2 --confirm 0 -q --json "$TMP/inv16.json" >/dev/null 2>&1 &&
+	python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["host"]["inventory"]["gpus"]; print(len(g), len({x["pci_bus_id"] for x in g}), len({x["uuid"] for x in g}))' "$TMP/inv16.json")
+if [ -z "$bad" ] && [ "$n16" = "16 16 16" ]; then ok "fake_nvml_gpu_count (16 GPUs, distinct bus ids and UUIDs; 0, 17, x, 2x, -1, ' 8' refused)"
+else nok fake_nvml_gpu_count "not refused:$bad; 16 GPUs: '$n16'" "$TMP/bad.out"; fi
