@@ -123,6 +123,8 @@ static int parse_iso(const char *s, double *t)
 
 	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &used) != 6 || used != 19)
 		return 0;
+	/* a time stamp whose fields are out of range: read, and impossible (NAN) */
+	int impossible = y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60;
 	if (s[used] == ',' || s[used] == '.') {
 		int k = used + 1;
 		double scale = 0.1;
@@ -155,6 +157,8 @@ static int parse_iso(const char *s, double *t)
 	tm.tm_min = mi;
 	tm.tm_sec = sec;
 	*t = (double)timegm(&tm) + frac - (sign == '-' ? -1 : 1) * (sign ? zh * 3600 + zm * 60 : 0);
+	if (impossible || zh > 23 || zm > 59)
+		*t = NAN;
 	return used;
 }
 
@@ -168,7 +172,28 @@ static void set_clock(struct ch_kfault *f)
 	snprintf(f->clock, sizeof(f->clock), "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
-/* the message of @line past its prefixes; times into @f */
+/* a time since boot that no kernel wrote: negative, not a number, or over
+ * CH_KMSG_MAX_UPTIME */
+static int bad_uptime(double t)
+{
+	return !(t >= 0 && t <= CH_KMSG_MAX_UPTIME);
+}
+
+/* dmesg -T: "[Sun Dec  6 02:14:07 2026]" (local time) at @s: its epoch
+ * seconds into *t; returns the characters read, 0 when not one */
+static int parse_ctime(const char *s, double *t)
+{
+	struct tm tm = { 0 };
+	const char *e;
+	if (s[0] != '[' || !(e = strptime(s + 1, "%a %b %e %H:%M:%S %Y", &tm)) || *e != ']')
+		return 0;
+	tm.tm_isdst = -1;
+	*t = (double)mktime(&tm);
+	return (int)(e + 1 - s);
+}
+
+/* the message of @line past its prefixes; times into @f (an impossible one:
+ * f->bad_time) */
 static const char *strip_prefix(const char *s, struct ch_kfault *f)
 {
 	int used, a, b, c;
@@ -189,11 +214,18 @@ static const char *strip_prefix(const char *s, struct ch_kfault *f)
 		const char *semi = strchr(s, ';');
 		if (semi && sscanf(s, "%*d,%*u,%llu", &us) == 1) {
 			f->boot_sec = (double)us / 1e6;
+			int k = 0;
+			sscanf(s, "%*d,%*u,%n", &k);
+			while (s[k] == ' ')
+				k++;
+			if (s[k] == '-' || bad_uptime(f->boot_sec)) /* "-5": strtoull wraps it */
+				f->bad_time = 1;
 			return semi + 1;
 		}
 	}
-	if ((used = parse_iso(s, &t)) > 0) {
+	if ((used = parse_iso(s, &t)) > 0 || (used = parse_ctime(s, &t)) > 0) {
 		f->wall_sec = t;
+		f->bad_time |= !isfinite(t) || t < 0;
 		s += used;
 	} else if (isdigit((unsigned char)s[0]) && sscanf(s, "%lf%n", &t, &used) == 1 && s[used] == ' ' && t > 1e8) {
 		f->wall_sec = t; /* journalctl -o short-unix */
@@ -217,6 +249,7 @@ static const char *strip_prefix(const char *s, struct ch_kfault *f)
 		s++;
 	if (*s == '[' && sscanf(s + 1, "%lf]%n", &t, &used) == 1) {
 		f->boot_sec = t;
+		f->bad_time |= bad_uptime(t);
 		s += 1 + used;
 		while (*s == ' ')
 			s++;
@@ -265,14 +298,29 @@ static int xid_code(const char *m, const char *key, char *bus, int *code)
 	return 1;
 }
 
+/* "nvidia-nvswitchN: SXid" at the start of @m: its "SXid", else NULL */
+static const char *sxid_at(const char *m)
+{
+	if (strncmp(m, "nvidia-nvswitch", 15))
+		return NULL;
+	m += 15;
+	while (isdigit((unsigned char)*m))
+		m++;
+	return !strncmp(m, ": SXid", 6) ? m + 2 : NULL;
+}
+
+/* Each message is recognised at the message's start only (past the
+ * prefixes), so that a line quoting one (a user's echo, a log of a log)
+ * is no fault. */
 static int parse_nvidia(struct ch_kmsg_parser *p, const char *m, struct ch_kfault *f)
 {
-	if (xid_code(m, "NVRM: Xid", f->bus_id, &f->code)) {
+	const char *sx = sxid_at(m);
+	if (!strncmp(m, "NVRM: Xid", 9) && xid_code(m, "NVRM: Xid", f->bus_id, &f->code)) {
 		f->kind = CH_KF_XID;
 		return 1;
 	}
-	if (strstr(m, "SXid") && xid_code(m, "SXid", f->bus_id, &f->code)) {
-		const char *rest = strchr(strstr(m, "SXid"), ')');
+	if (sx && xid_code(sx, "SXid", f->bus_id, &f->code)) {
+		const char *rest = strchr(sx, ')');
 		rest = rest ? strchr(rest, ',') : NULL;
 		rest = rest ? rest + 1 : "";
 		while (*rest == ' ')
@@ -287,7 +335,7 @@ static int parse_nvidia(struct ch_kmsg_parser *p, const char *m, struct ch_kfaul
 		find_bus(m + 21, p->off_bus_id);
 		return 0;
 	}
-	if (strstr(m, "fallen off the bus")) {
+	if (!strncmp(m, "NVRM: ", 6) && strstr(m, "fallen off the bus")) {
 		if (find_bus(m, f->bus_id) != 0)
 			snprintf(f->bus_id, sizeof(f->bus_id), "%s", p->off_bus_id);
 		p->off_bus_id[0] = 0;

@@ -15,7 +15,14 @@
  *                        (no year: the wall time stays unknown, the time of
  *                        day is kept for display)
  *   dmesg -x --time-format iso  "kern  :err   : 2025-01-25T10:34:54,859532+00:00 MESSAGE"
- * Messages recognised (real lines: tests/data/kernel-log/README):
+ *   dmesg -T             "[Sun Dec  6 02:14:07 2026] MESSAGE" (local time)
+ * A time stamp that no kernel wrote (a negative or not-a-number time since
+ * boot, one over CH_KMSG_MAX_UPTIME, an ISO time before 1970 or with a
+ * field out of range) is read and marked impossible (ch_kfault.bad_time);
+ * a time in the future is the caller's to judge (it knows now).
+ * Messages recognised at the message's start, past those prefixes (a line
+ * that quotes one further in, e.g. a user's echo or a log of a log, is no
+ * fault) (real lines: tests/data/kernel-log/README):
  *   "NVRM: Xid (PCI:0000:17:00): 79, pid=..., GPU has fallen off the bus."
  *   "nvidia-nvswitch3: SXid (PCI:0000:04:00.0): 22013, Non-fatal, Link 44 ..."
  *     (the "Data {...}" and "Severity ..." follow-up lines of an SXid are
@@ -70,7 +77,11 @@ struct ch_kfault {
 	double wall_sec;      /* seconds since the epoch (UTC), NAN when unknown */
 	char clock[9];        /* "HH:MM:SS" of the line's wall time ("" unknown) */
 	char text[200];       /* the message, cut to fit, control characters as '?' */
+	int bad_time;         /* 1: the line's time stamp is impossible (above); skip the line */
 };
+
+/* The longest time since boot taken as real (seconds; about 31.7 years). */
+#define CH_KMSG_MAX_UPTIME 1e9
 
 /* Parser state carried from line to line (multi-line messages). Zero it
  * (or use ch_kmsg_parser_init()) before the first line. */

@@ -21,6 +21,15 @@
 
 #define KL_MAX_DEVS 256
 #define KL_MAX_GROUPS 512
+/* a line more than this after --now (the clock) is in the future: its time
+ * is impossible (seconds) */
+#define KL_FUTURE_SEC 86400.0
+/* --since and --now: the accepted times (help and errors say the same) */
+#define KL_TIME_MAX 1e11
+#define KL_TIME_RANGE "YYYY-MM-DDTHH:MM:SSZ, or seconds since the epoch, from 0 (1970-01-01T00:00:00Z) to 100000000000 (5138-11-16T09:46:40Z)"
+/* --window: the accepted durations (help and errors say the same) */
+#define KL_WINDOW_MAX (366 * 86400.0)
+#define KL_WINDOW_RANGE "a number with an optional unit s, m or min, h, d (seconds when none), more than 0 and at most 366 d"
 
 struct kl_opts {
 	const char *log, *inventory, *table, *json, *state;
@@ -55,7 +64,7 @@ struct kl_run {
 	int ndevs, have_inventory;
 	struct kl_group g[KL_MAX_GROUPS];
 	int ng;
-	long lines, skipped_old;
+	long lines, skipped_old, bad_time;
 	double boot_epoch; /* wall time of boot for /dev/kmsg, NAN otherwise */
 };
 
@@ -79,12 +88,13 @@ static void usage(void)
 	       "  --inventory FILE   a result file of this node (any binary's): the bus\n"
 	       "                     ids of its GPUs and NICs; without it devices are\n"
 	       "                     named by bus id\n"
-	       "  --since TIME       only lines at or after TIME (YYYY-MM-DDTHH:MM:SSZ or\n"
-	       "                     seconds since the epoch)\n"
-	       "  --window SEC       only lines of the last SEC seconds (units: s, m, h)\n"
+	       "  --since TIME       only lines at or after TIME: " KL_TIME_RANGE "\n"
+	       "  --window DURATION  only lines of the last DURATION before --now: " KL_WINDOW_RANGE "\n"
 	       "  --state FILE       since the last run: read the time FILE holds (when it\n"
 	       "                     exists), then write this run's time into it\n"
-	       "  --now TIME         the time taken as now (tests; default: the clock)\n"
+	       "  --now TIME         the time taken as now (tests; default: the clock), as\n"
+	       "                     --since; lines more than a day after it are in the\n"
+	       "                     future (so --now 0 counts no line of a known time)\n"
 	       "  --xid-table FILE   rows that replace or add to the built-in Xid table:\n"
 	       "                     CODE<TAB>ACTION<TAB>MNEMONIC<TAB>MEANING, ACTION one\n"
 	       "                     of inform, reset, drain, reboot\n"
@@ -96,8 +106,11 @@ static void usage(void)
 	       "  -h, --help         show this help\n"
 	       "\n"
 	       "A line whose time is unknown (dmesg's seconds since boot in a file) is\n"
-	       "counted whatever --since or --window say. Lines of an Xid code not in\n"
-	       "the table inform.\n"
+	       "counted whatever --since or --window say. A line whose time is\n"
+	       "impossible (a negative or not-a-number time since boot, a date before\n"
+	       "1970 or with a field out of range, a time more than a day after --now)\n"
+	       "is skipped and counted (a warning; lines_bad_time in the result file).\n"
+	       "Lines of an Xid code not in the table inform.\n"
 	       "\n"
 	       "Exit status: 0 nothing to drain for, 1 a fault to drain for, 2 usage or\n"
 	       "input error, 4 run-time error.\n"
@@ -107,21 +120,45 @@ static void usage(void)
 	       "  journalctl -k -o short-iso --since -1h | health_report kernel-log --kernel-log -\n");
 }
 
-/* TIME: ISO UTC or epoch seconds */
+/* TIME: ISO UTC or epoch seconds, within KL_TIME_RANGE */
 static int parse_time(const char *opt, const char *s, double *out)
 {
 	struct tm tm = { 0 };
+	char *end;
+	double v;
 	if (ch_valid_utc(s, 0)) {
 		sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
 		       &tm.tm_min, &tm.tm_sec);
 		tm.tm_year -= 1900;
 		tm.tm_mon -= 1;
-		*out = (double)timegm(&tm);
-		return 0;
+		v = (double)timegm(&tm);
+	} else if (ch_parse_leading_double(s, &v, &end) || *end) {
+		return ch_usage_error("invalid time '%s' for %s (expected " KL_TIME_RANGE ")", s, opt);
 	}
-	if (ch_parse_double(opt, s, 0, 1e11, out) == 0)
-		return 0;
-	return CH_ERR_USAGE;
+	if (!(v >= 0 && v <= KL_TIME_MAX))
+		return ch_usage_error("time '%s' for %s is out of range (expected " KL_TIME_RANGE ")", s, opt);
+	*out = v;
+	return 0;
+}
+
+/* DURATION: KL_WINDOW_RANGE, into seconds */
+static int parse_window(const char *opt, const char *s, double *out)
+{
+	static const struct { const char *u; double mul; } units[] = {
+		{ "", 1 }, { "s", 1 }, { "m", 60 }, { "min", 60 }, { "h", 3600 }, { "d", 86400 },
+	};
+	char *end;
+	double v;
+	if (ch_parse_leading_double(s, &v, &end) == 0)
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strcmp(end, units[i].u)) {
+				v *= units[i].mul;
+				if (!(v > 0) || v > KL_WINDOW_MAX)
+					break;
+				*out = v;
+				return 0;
+			}
+	return ch_usage_error("invalid value '%s' for %s (expected " KL_WINDOW_RANGE ")", s, opt);
 }
 
 static int parse_opts(struct kl_opts *o, int argc, char **argv)
@@ -147,12 +184,7 @@ static int parse_opts(struct kl_opts *o, int argc, char **argv)
 		case 'k': o->log = optarg; break;
 		case 'i': o->inventory = optarg; break;
 		case 's': if (parse_time("--since", optarg, &o->since)) return CH_ERR_USAGE; break;
-		case 'w':
-			if (ch_parse_duration("--window", optarg, &o->window))
-				return CH_ERR_USAGE;
-			if (!(o->window > 0) || o->window > 366 * 86400.0)
-				return ch_usage_error("invalid value '%s' for --window (expected more than 0, at most 366 days)", optarg);
-			break;
+		case 'w': if (parse_window("--window", optarg, &o->window)) return CH_ERR_USAGE; break;
 		case 'S': o->state = optarg; break;
 		case 'n': if (parse_time("--now", optarg, &o->now)) return CH_ERR_USAGE; break;
 		case 't': o->table = optarg; break;
@@ -249,6 +281,12 @@ static void add_fault(struct kl_run *r, const struct ch_kfault *f)
 
 	if (isnan(wall) && !isnan(r->boot_epoch) && !isnan(f->boot_sec))
 		wall = r->boot_epoch + f->boot_sec;
+	/* an impossible time: no kernel wrote it (ch_kmsg.h), or it is more
+	 * than a day after now */
+	if (f->bad_time || (!isnan(wall) && !(wall >= 0 && wall <= r->o.now + KL_FUTURE_SEC))) {
+		r->bad_time++;
+		return;
+	}
 	if (!isnan(r->o.since) && !isnan(wall) && wall < r->o.since) {
 		r->skipped_old++;
 		return;
@@ -505,10 +543,11 @@ static int write_json(const struct kl_run *r, int argc, char **argv, int drains)
 		ch_result_free(res);
 		return CH_ERR_USAGE;
 	}
-	json_t *kl = json_pack("{s:s, s:o, s:o, s:I, s:I, s:o}", "source", r->o.log ? r->o.log : "/dev/kmsg",
+	json_t *kl = json_pack("{s:s, s:o, s:o, s:I, s:I, s:I, s:o}", "source", r->o.log ? r->o.log : "/dev/kmsg",
 			       "since_utc", iso_or_null(r->o.since), "window_sec",
 			       isnan(r->o.window) ? json_null() : json_real(r->o.window), "lines_read", (json_int_t)r->lines,
-			       "lines_before_since", (json_int_t)r->skipped_old, "faults", groups_json(r));
+			       "lines_before_since", (json_int_t)r->skipped_old, "lines_bad_time", (json_int_t)r->bad_time,
+			       "faults", groups_json(r));
 	json_object_set_new(ch_result_results(res), "kernel_log", kl);
 	rc = ch_result_finish(res, drains ? CH_ERR_CHECK : CH_OK,
 			      drains ? "a kernel-log fault to drain for" : NULL);
@@ -523,7 +562,7 @@ static int state_read(struct kl_run *r)
 	double t;
 	if (!fp)
 		return errno == ENOENT ? 0 : (ch_error("cannot read the state file '%s' (--state): %s", r->o.state, strerror(errno)), CH_ERR_USAGE);
-	int ok = fscanf(fp, "%lf", &t) == 1 && t > 0 && t < 1e11;
+	int ok = fscanf(fp, "%lf", &t) == 1 && t >= 0 && t <= KL_TIME_MAX;
 	fclose(fp);
 	if (!ok) {
 		ch_error("the state file '%s' (--state) does not hold a time (seconds since the epoch); remove it to read the whole log", r->o.state);
@@ -572,6 +611,9 @@ static int run(struct kl_run *r, int argc, char **argv)
 		r->o.since = r->o.now - r->o.window;
 	if ((r->o.state && state_read(r)) || (r->o.inventory && load_inventory(r)) || read_log(r))
 		return 2;
+	if (r->bad_time)
+		ch_warn("%ld fault line(s) of the kernel log skipped: an impossible time (negative, not a number, before 1970, "
+			"or more than a day after %s)", r->bad_time, isnan(r->o.now) ? "now" : "--now or the clock");
 	judge_links(r);
 	qsort(r->g, (size_t)r->ng, sizeof(r->g[0]), group_cmp);
 	for (int i = 0; i < r->ng; i++)

@@ -119,9 +119,75 @@ open(sys.argv[1], "w").write("2026-12-06T02:14:07+0000 gpu3 kernel: usb 1-1: Pro
 open(sys.argv[2], "wb").write(b"\0" * 1000 + b"2026-12-06T02:14:07+0000 gpu3 kernel: NVRM: Xid (PCI:0000:22:00): 79, pid=1\n")
 PY
 "$HR" kernel-log --kernel-log "$TMP/long.log" --now 2026-12-10T00:00:00Z --window 1h >"$TMP/long.out" 2>&1; r1=$?
-"$HR" kernel-log --kernel-log "$TMP/nul.log" >"$TMP/nul.out" 2>&1; r2=$?
+"$HR" kernel-log --kernel-log "$TMP/nul.log" --now 2026-12-10T00:00:00Z >"$TMP/nul.out" 2>&1; r2=$?
 if [ $r1 = 0 ] && ! grep -q 'Xid' "$TMP/long.out" && [ $r2 = 1 ] && grep -q '^ERROR: .*Xid 79' "$TMP/nul.out"; then
 	ok kernel_log_long_and_nul_lines
 else
 	nok kernel_log_long_and_nul_lines "exits $r1 (long stale line: want 0) $r2 (NULs before an Xid: want 1)" "$TMP/nul.out"
 fi
+
+# an Xid, SXid or "fallen off the bus" is one at the message's start only:
+# a line quoting one (a user's echo to the journal, an audit record, a log
+# of a log) is no fault; the real line beside them is
+cat >"$TMP/quoted.log" <<'EOF'
+2026-12-06T02:10:00+0000 gpu3 bash[4242]: NVRM: Xid (PCI:0000:43:00): 79, pid=0, name=(null), GPU has fallen off the bus.
+2026-12-06T02:11:00+0000 gpu3 kernel: audit: type=1105 msg='cmd=echo "NVRM: Xid (PCI:0000:43:00): 48, pid=1, DBE"'
+2026-12-06T02:12:00+0000 gpu3 kernel: python3[77]: saw nvidia-nvswitch3: SXid (PCI:0000:04:00.0): 12028, Fatal, Link 32
+2026-12-06T02:12:30+0000 gpu3 kernel: sshd[9]: note: NVRM: GPU 0000:43:00.0: GPU has fallen off the bus.
+2026-12-06T02:13:00+0000 gpu3 kernel: NVRM: Xid (PCI:0000:1b:00): 13, pid=2, name=python3, Graphics Exception
+EOF
+"$HR" kernel-log --kernel-log "$TMP/quoted.log" --inventory "$INV" --now 2026-12-06T03:00:00Z >"$TMP/quoted.out" 2>&1; rc=$?
+if [ $rc = 0 ] && [ "$(grep -c 'clusterhealth:' "$TMP/quoted.out")" = 1 ] && grep -q '^INFO: clusterhealth: gpu0 Xid 13 ' "$TMP/quoted.out"; then
+	ok "kernel_log_quoted_lines_are_no_faults (only the real Xid 13 line: $(head -c 80 "$TMP/quoted.out"))"
+else nok kernel_log_quoted_lines_are_no_faults "exit $rc (want 0: a quoted Xid 79, 48, SXid, fallen off the bus are no faults)" "$TMP/quoted.out"; fi
+
+# impossible times are skipped and counted: a negative, not-a-number or
+# absurd time since boot, a /dev/kmsg record of negative microseconds, a date
+# out of range, a time two days after --now; the one real line counts
+cat >"$TMP/times.log" <<'EOF'
+[   -5.000000] NVRM: Xid (PCI:0000:43:00): 79, pid=1, GPU has fallen off the bus.
+[nan] NVRM: Xid (PCI:0000:43:00): 48, pid=1, DBE
+[1e300] NVRM: Xid (PCI:0000:43:00): 64, pid=1, row remapper
+4,2210,-5000000,-;NVRM: Xid (PCI:0000:43:00): 74, pid=1, NVLink
+2026-13-40T02:14:07+0000 gpu3 kernel: NVRM: Xid (PCI:0000:43:00): 95, pid=1, uncontained
+1e308 gpu3 kernel: NVRM: Xid (PCI:0000:43:00): 119, pid=1, GSP
+2026-12-08T03:00:00+0000 gpu3 kernel: NVRM: Xid (PCI:0000:43:00): 120, pid=1, GSP error
+2026-12-06T02:13:00+0000 gpu3 kernel: NVRM: Xid (PCI:0000:1b:00): 13, pid=2, name=python3, Graphics Exception
+EOF
+"$HR" kernel-log --kernel-log "$TMP/times.log" --inventory "$INV" --now 2026-12-06T03:00:00Z --json "$TMP/times.json" >"$TMP/times.out" 2>"$TMP/times.err"; rc=$?
+nbad=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"]["kernel_log"]["lines_bad_time"])' "$TMP/times.json" 2>/dev/null)
+if [ $rc = 0 ] && [ "$nbad" = 7 ] && ! grep -q '^ERROR' "$TMP/times.out" && grep -q '^INFO: clusterhealth: gpu0 Xid 13 ' "$TMP/times.out" &&
+	grep -q 'warning: 7 fault line(s) of the kernel log skipped: an impossible time' "$TMP/times.err"; then
+	ok "kernel_log_impossible_times_skipped_and_counted (lines_bad_time $nbad; $(cut -c1-90 "$TMP/times.err"))"
+else nok kernel_log_impossible_times_skipped_and_counted "exit $rc (want 0), lines_bad_time '$nbad' (want 7)" "$TMP/times.out"; sed 's/^/    /' "$TMP/times.err"; fi
+
+# --now 0: every line of a known time is more than a day after it (the
+# future): none is counted
+"$HR" kernel-log --kernel-log $K/h100-node-journal.log --inventory "$INV" --now 0 --window 1h --json "$TMP/now0.json" >"$TMP/now0.out" 2>&1; rc=$?
+if [ $rc = 0 ] && ! grep -q 'clusterhealth:' "$TMP/now0.out" &&
+	python3 -c 'import json,sys; k=json.load(open(sys.argv[1]))["results"]["kernel_log"]; assert k["faults"] == [] and k["lines_bad_time"] > 0' "$TMP/now0.json"; then
+	ok "kernel_log_now_zero_counts_no_future_line"
+else nok kernel_log_now_zero_counts_no_future_line "exit $rc (want 0)" "$TMP/now0.out"; fi
+
+# --since, --now and --window: the errors name the units and range the help gives
+"$HR" kernel-log --help >"$TMP/help.out"
+trange=$(sed -n 's/.*--since TIME *only lines at or after TIME: //p' "$TMP/help.out")
+wrange=$(sed -n 's/.*--window DURATION *only lines of the last DURATION before --now: //p' "$TMP/help.out")
+bad=
+for args in "--since yesterday" "--since 2e11" "--since -1" "--now 9999-01-01T00:00:00Z" "--now nan"; do
+	# shellcheck disable=SC2086
+	out=$("$HR" kernel-log --kernel-log $K/every-class.log $args 2>&1); rc=$?
+	{ [ $rc = 2 ] && [ -n "$trange" ] && grep -qF "(expected $trange)" <<<"$out"; } || bad="$bad [$args: exit $rc: $(head -1 <<<"$out")]"
+done
+for args in "--window 400d" "--window 0" "--window 5x" "--window -5" "--window 1ms" "--window inf"; do
+	# shellcheck disable=SC2086
+	out=$("$HR" kernel-log --kernel-log $K/every-class.log $args 2>&1); rc=$?
+	{ [ $rc = 2 ] && [ -n "$wrange" ] && grep -qF "(expected $wrange)" <<<"$out"; } || bad="$bad [$args: exit $rc: $(head -1 <<<"$out")]"
+done
+for args in "--window 2d" "--window 90m" "--window 366d" "--since 0" "--since 2026-12-06T00:00:00Z"; do
+	# shellcheck disable=SC2086
+	"$HR" kernel-log --kernel-log $K/every-class.log $args >/dev/null 2>&1; rc=$?
+	[ $rc = 1 ] || bad="$bad [$args: exit $rc, want 1]"
+done
+if [ -z "$bad" ]; then ok "kernel_log_time_options_say_their_range (--window: $wrange)"
+else nok kernel_log_time_options_say_their_range "$bad"; fi
