@@ -83,6 +83,16 @@ static double cell(const struct hr_nvbw_case *c, int j)
 	return c && j < c->cols ? c->m[j] : NAN;
 }
 
+/* "12.40 GB/s", or "no figure" (N/A, or a cell the reader skipped) */
+static const char *figure(double v, char *buf, size_t n)
+{
+	if (isnan(v))
+		snprintf(buf, n, "no figure");
+	else
+		snprintf(buf, n, "%.2f GB/s", v);
+	return buf;
+}
+
 static void nvbw_hostlink(const struct hr_fleet *f, const struct hr_nvbw *r, hr_emit_fn emit, void *ctx)
 {
 	const struct hr_nvbw_case *h = hr_nvbw_find(r, "host_to_device_memcpy_ce");
@@ -96,7 +106,7 @@ static void nvbw_hostlink(const struct hr_fleet *f, const struct hr_nvbw *r, hr_
 		int wm = (int)json_integer_value(json_object_get(pcie, "width_max"));
 		int wc = (int)json_integer_value(json_object_get(pcie, "width_current"));
 		double hv = cell(h, j), dv = cell(d, j), low = hv < dv ? hv : dv, exp = ch_pcie_expected_gbps(gm, wm);
-		char subj[32], text[1024];
+		char subj[32], text[1024], hb[32], db[32];
 		int level;
 
 		snprintf(subj, sizeof(subj), "gpu%d", j);
@@ -104,10 +114,10 @@ static void nvbw_hostlink(const struct hr_fleet *f, const struct hr_nvbw *r, hr_
 			low = NAN;
 		if (!(low > 0) || !(exp > 0)) {
 			snprintf(text, sizeof(text),
-				 "%s%s%s%s's host copies by nvbandwidth (CE memcpy, measured): %.2f GB/s host to device, %.2f "
+				 "%s%s%s%s's host copies by nvbandwidth (CE memcpy, measured): %s host to device, %s "
 				 "device to host; not judged: %s",
 				 subj, r->gpus && j < r->ngpus ? " (" : "", r->gpus && j < r->ngpus ? r->gpus[j] : "",
-				 r->gpus && j < r->ngpus ? ")" : "", hv, dv,
+				 r->gpus && j < r->ngpus ? ")" : "", figure(hv, hb, sizeof(hb)), figure(dv, db, sizeof(db)),
 				 !(low > 0) ? "a direction has no figure (not run, N/A or zero)"
 					    : "the node's inventory gives no PCIe link for this GPU (no roofline or "
 					      "allreduce_bw result with host.inventory from this node)");
@@ -138,18 +148,21 @@ static void nvbw_d2d(const struct hr_nvbw *r, hr_emit_fn emit, void *ctx)
 	for (k = 0; k < r->ncases; k++) {
 		const struct hr_nvbw_case *c = &r->cases[k];
 		char text[4096], subj[] = "gpus";
-		size_t len;
+		size_t len, len0;
 		int i, j;
 
 		if (strncmp(c->name, "device_to_device", 16) || c->rows < 2)
 			continue;
 		len = (size_t)snprintf(text, sizeof(text), "nvbandwidth %s (%s, measured, GB/s; row -> column):",
 				       c->name, c->description ? c->description : "no description");
+		len0 = len;
 		for (i = 0; i < c->rows && len < sizeof(text); i++)
 			for (j = 0; j < c->cols && len < sizeof(text); j++)
 				if (!isnan(c->m[(size_t)i * (size_t)c->cols + (size_t)j]))
 					len += (size_t)snprintf(text + len, sizeof(text) - len, " %d->%d %.1f", i, j,
 							       c->m[(size_t)i * (size_t)c->cols + (size_t)j]);
+		if (len == len0)
+			snprintf(text + len, sizeof(text) - len, " no figure (every cell N/A or skipped)");
 		emit(ctx, r->node, HR_INFO, "nvbw_d2d", subj, r->source, NULL, text);
 	}
 }

@@ -111,9 +111,31 @@ static int status_of(const char *s)
 	return -1;
 }
 
+/* the largest GPU (entity) index taken as real */
+#define DCGM_MAX_GPU 4095
+
+/* @s is GPU indices: whole numbers 0 to DCGM_MAX_GPU, comma-separated
+ * (a space after a comma allowed), none empty */
+static int gpu_list_ok(const char *s)
+{
+	do {
+		long v = 0;
+		int digits = 0;
+		while (*s == ' ')
+			s++;
+		for (; *s >= '0' && *s <= '9'; s++, digits++)
+			if ((v = v * 10 + (*s - '0')) > DCGM_MAX_GPU)
+				return 0;
+		if (!digits || (*s && *s != ','))
+			return 0;
+	} while (*s && *s++ == ',');
+	return 1;
+}
+
 /* the GPUs a result names: gpu_ids / gpu_id (string or integer), or
  * entity_id of entity_group "GPU" (or none); 0 and "" when it names none,
- * -1 when a member has another shape */
+ * -1 when a member has another shape, -2 (the value in @buf) when it is not
+ * GPU indices (a negative or absurd index, "0,,1", "x") */
 static int gpus_of(const json_t *res, char *buf, size_t n)
 {
 	const char *keys[] = { "gpu_ids", "gpu_id", "entity_id" };
@@ -131,6 +153,8 @@ static int gpus_of(const json_t *res, char *buf, size_t n)
 			snprintf(buf, n, "%s", json_string_value(v));
 		else
 			return -1;
+		if (!gpu_list_ok(buf))
+			return -2;
 		if (k == 2 && grp && (!json_is_string(grp) || strcmp(json_string_value(grp), "GPU"))) {
 			char id[64];
 			snprintf(id, sizeof(id), "%s", buf);
@@ -186,13 +210,19 @@ static void unreadable(struct dl *d, const char *what, const char *test)
 static int add_result(struct dl *d, const char *cat, const char *test, const json_t *res)
 {
 	struct hr_dcgm_result *r;
-	char gpus[128], *msg;
+	char gpus[128], *msg, what[200];
 	int st = status_of(json_string_value(json_object_get(res, "status"))), rc;
 
 	if (st < 0)
 		return unreadable(d, "a result without a status DCGM prints (Pass, Fail, Warn, Skip, Not Run)", test), 0;
-	if (gpus_of(res, gpus, sizeof(gpus)))
+	rc = gpus_of(res, gpus, sizeof(gpus));
+	if (rc == -1)
 		return unreadable(d, "a result whose GPU is neither a string nor an integer", test), 0;
+	if (rc == -2) {
+		snprintf(what, sizeof(what), "a result whose GPUs '%.40s' are not GPU indices (whole numbers 0 to %d, comma-separated)",
+			 gpus, DCGM_MAX_GPU);
+		return unreadable(d, what, test), 0;
+	}
 	rc = messages_of(res, &msg);
 	if (rc == -2)
 		return CH_ERR_RUNTIME;
@@ -280,6 +310,12 @@ int hr_dcgm_load(struct hr_fleet *f, const char *path, const json_t *doc)
 		if ((rc = load_tests(&d, json_string_value(json_object_get(c, "category")), tests)))
 			return rc;
 	}
+	/* every result unreadable: the file gave nothing; skipped whole (not
+	 * read: with no other input the run is an input error, exit 2) */
+	if (d.unreadable && f->ndcgm == n0)
+		return hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
+				    "dcgmi diag JSON (DCGM %s): every part unreadable (%zu), first: %s; file skipped",
+				    d.version ? d.version : "version not given", d.unreadable, d.first) ? CH_ERR_RUNTIME : 0;
 	if (d.unreadable && hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
 					 "dcgmi diag JSON (DCGM %s): %zu part(s) unreadable, first: %s; the rest used",
 					 d.version ? d.version : "version not given", d.unreadable, d.first))

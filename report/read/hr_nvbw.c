@@ -7,6 +7,7 @@
 #include "report/read/hr_model.h"
 #include "report/read/hr_load_shared.h"
 #include "base/ch_common.h"
+#include "base/ch_parse.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,28 +29,59 @@ const struct hr_nvbw_case *hr_nvbw_find(const struct hr_nvbw *r, const char *nam
 	return NULL;
 }
 
-/* one cell: a number, or a string of one ("12.3964"), or "N/A" (NAN);
- * -1 anything else */
+/* the largest figure taken as a measurement (GB/s, or us for a latency) */
+#define NVBW_MAX_FIGURE 1e6
+
+/* one cell: a number, or a string of one ("12.3964"): 0 and *v; "N/A": 1
+ * (not measured, *v NAN); a number or string that is no figure (negative,
+ * "0x10", "1e308", "inf", ""): 2 (*v NAN); another JSON type: -1 */
 static int cell_of(const json_t *c, double *v)
 {
 	const char *s = json_string_value(c);
 	char *end;
+	*v = NAN;
 	if (json_is_number(c)) {
-		*v = json_number_value(c);
+		double x = json_number_value(c);
+		if (!(x >= 0 && x <= NVBW_MAX_FIGURE))
+			return 2;
+		*v = x;
 		return 0;
 	}
 	if (!s)
 		return -1;
-	if (!strcmp(s, "N/A")) {
-		*v = NAN;
-		return 0;
-	}
-	*v = strtod(s, &end);
-	return end != s && !*end && isfinite(*v) ? 0 : -1;
+	if (!strcmp(s, "N/A"))
+		return 1;
+	if (!ch_decimal_len(s) || ch_decimal_len(s) != strlen(s))
+		return 2;
+	double x = strtod(s, &end);
+	if (*end || !(x >= 0 && x <= NVBW_MAX_FIGURE))
+		return 2;
+	*v = x;
+	return 0;
 }
 
-/* the matrix of @m into @c; -1 when it is not rows of cells of one width */
-static int matrix_of(const json_t *m, struct hr_nvbw_case *c)
+/* the cells of a file that are no figure: counted, the first few named */
+struct nvbw_cells {
+	size_t bad, na;
+	char named[512];
+};
+
+static void bad_cell(struct nvbw_cells *b, const char *tcase, size_t i, size_t k, const json_t *cell)
+{
+	size_t len = strlen(b->named);
+	char val[48];
+	if (json_is_string(cell))
+		snprintf(val, sizeof(val), "'%.32s'", json_string_value(cell));
+	else
+		snprintf(val, sizeof(val), "%.6g", json_number_value(cell));
+	if (b->bad++ < 3)
+		snprintf(b->named + len, sizeof(b->named) - len, "%s%.60s[%zu][%zu] %s", len ? ", " : "", tcase, i, k, val);
+}
+
+/* the matrix of @m into @c; -1 when it is not rows of cells of one width.
+ * A cell that is no figure is NAN, counted and named in @b; an "N/A" off a
+ * square matrix's diagonal (a pair not measured) is NAN and counted. */
+static int matrix_of(const json_t *m, struct hr_nvbw_case *c, struct nvbw_cells *b)
 {
 	const json_t *row, *cell;
 	size_t i, k;
@@ -66,9 +98,15 @@ static int matrix_of(const json_t *m, struct hr_nvbw_case *c)
 	json_array_foreach(m, i, row) {
 		if (!json_is_array(row) || json_array_size(row) != (size_t)c->cols)
 			return -1;
-		json_array_foreach(row, k, cell)
-			if (cell_of(cell, &c->m[i * (size_t)c->cols + k]))
+		json_array_foreach(row, k, cell) {
+			int rc = cell_of(cell, &c->m[i * (size_t)c->cols + k]);
+			if (rc < 0)
 				return -1;
+			if (rc == 2)
+				bad_cell(b, c->name, i, k, cell);
+			if (rc == 1 && !(c->rows == c->cols && i == k))
+				b->na++;
+		}
 	}
 	return 0;
 }
@@ -113,7 +151,8 @@ static int devices_of(struct hr_nvbw *r, const json_t *list, char *host, size_t 
 	return 0;
 }
 
-static int add_case(struct hr_nvbw *r, const json_t *t, char *notrun, size_t nnr, const char **bad)
+static int add_case(struct hr_nvbw *r, const json_t *t, char *notrun, size_t nnr, const char **bad,
+		    struct nvbw_cells *cells)
 {
 	const char *name = json_string_value(json_object_get(t, "name"));
 	const char *st = json_string_value(json_object_get(t, "status"));
@@ -137,7 +176,7 @@ static int add_case(struct hr_nvbw *r, const json_t *t, char *notrun, size_t nnr
 	c->description = desc ? strdup(desc) : NULL;
 	if (!c->name || (desc && !c->description))
 		return -2;
-	rc = matrix_of(json_object_get(t, "bandwidth_matrix"), c);
+	rc = matrix_of(json_object_get(t, "bandwidth_matrix"), c, cells);
 	if (rc == -1) {
 		*bad = "a Passed test case whose bandwidth_matrix is not rows of numbers or \"N/A\" of one width";
 		free(c->name); free(c->description); free(c->m);
@@ -153,6 +192,7 @@ int hr_nvbw_load(struct hr_fleet *f, const char *path, const json_t *doc)
 	const char *ver = json_string_value(json_object_get(n, "version")), *bad = NULL;
 	char host[256], notrun[2048] = "", dir[4096];
 	struct hr_nvbw *r;
+	struct nvbw_cells cells = { 0, 0, "" };
 	size_t i, nbad = 0;
 	int rc;
 
@@ -170,7 +210,7 @@ int hr_nvbw_load(struct hr_fleet *f, const char *path, const json_t *doc)
 		return CH_ERR_RUNTIME;
 	json_array_foreach(cases, i, t) {
 		const char *b = NULL;
-		if ((rc = add_case(r, t, notrun, sizeof(notrun), &b)))
+		if ((rc = add_case(r, t, notrun, sizeof(notrun), &b, &cells)))
 			return CH_ERR_RUNTIME;
 		if (b && !nbad++)
 			bad = b;
@@ -180,6 +220,16 @@ int hr_nvbw_load(struct hr_fleet *f, const char *path, const json_t *doc)
 	if (nbad && hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
 				 "nvbandwidth JSON (%s): %zu test case(s) unreadable, first: %s; the rest used",
 				 ver ? ver : "version not given", nbad, bad))
+		return CH_ERR_RUNTIME;
+	if (cells.bad && hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
+				      "nvbandwidth JSON (%s): %zu matrix cell(s) not a figure (a decimal number, 0 to %g, or "
+				      "\"N/A\"), skipped: %s%s; the rest used",
+				      ver ? ver : "version not given", cells.bad, NVBW_MAX_FIGURE, cells.named,
+				      cells.bad > 3 ? ", ..." : ""))
+		return CH_ERR_RUNTIME;
+	if (cells.na && hr_issue_add(&f->issues, HR_ISSUE_NOTE, path, 0, 0,
+				     "nvbandwidth JSON (%s): %zu matrix cell(s) \"N/A\" (a pair or direction not measured: "
+				     "no figure, not judged)", ver ? ver : "version not given", cells.na))
 		return CH_ERR_RUNTIME;
 	if (json_is_string(json_object_get(n, "error")) &&
 	    hr_issue_add(&f->issues, HR_ISSUE_NOTE, path, 0, 0, "nvbandwidth reported an error: %s",

@@ -131,10 +131,13 @@ b = rs("node02", "nvbw_host_link_low")
 assert not b, b
 nj2 = rs("node02", "nvbw_host_link_not_judged")
 assert len(nj2) == 1 and nj2[0]["subject"] == "gpu1" and "no figure" in nj2[0]["text"], nj2
-d2d = rs("node02", "nvbw_d2d")
+d2d = [r for r in rs("node02", "nvbw_d2d") if "memcpy_read_ce" in r["text"]]
 assert len(d2d) == 1 and "0->1 376.5" in d2d[0]["text"] and "1->0 377.1" in d2d[0]["text"], d2d
+# the write matrix's wrong cell skipped, its other figure shown
+w = [r for r in rs("node02", "nvbw_d2d") if "memcpy_write_ce" in r["text"]]
+assert len(w) == 1 and "1->0 2.0" in w[0]["text"] and "0->1" not in w[0]["text"], w
 PY
-check "nvbandwidth: a wrong matrix cell is named unreadable" grep -q 'nvbandwidth JSON (v0.5): 1 test case(s) unreadable' "$T/o3.txt"
+check "nvbandwidth: a wrong matrix cell is skipped and named" grep -q "nvbandwidth JSON (v0.5): 1 matrix cell(s) not a figure .*device_to_device_memcpy_write_ce\[0\]\[1\] '1e'" "$T/o3.txt"
 
 # the same node02 with device 0 at 40 GB/s: below 0.80 with its link at x8 of x16 is a FAIL
 # (matched by PCI address: by index it would be the x16 GPU, a WARN)
@@ -171,4 +174,79 @@ names = [n["name"] for n in p["nodes"]]
 assert names == ["node01"], names
 codes = {r["code"] for r in p["nodes"][0]["reasons"]}
 assert {"dcgm_diag_fail", "nvbw_host_link_low"} <= codes, codes
+PY
+
+# a DCGM file none of whose results can be read gave nothing: skipped whole,
+# and alone it is no usable input (exit 2, docs/health_report.md "Exit status")
+mkdir -p "$T/allbad/node-z"
+python3 - "$T/allbad/node-z/dcgm.json" <<'PY'
+import json, sys
+doc = json.load(open("tests/data/dcgm/dcgm-4.2.3-gb10.json"))
+for cat in doc["DCGM Diagnostic"]["test_categories"]:
+    for t in cat["tests"]:
+        for r in t.get("results") or []:
+            r["status"] = "Inconclusive"
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+"$HR" --out "$T/o6" "$T/allbad" >"$T/o6.txt" 2>&1; rc=$?
+check "dcgm: a file of which no result can be read is skipped whole: exit 2" \
+	grep -q 'every part unreadable .*without a status DCGM prints.*file skipped' "$T/o6.txt"
+check "dcgm: ... and alone exits 2 (no usable input), not 0" [ $rc -eq 2 ]
+
+# GPU lists that are not GPU indices are refused, naming the value; the
+# file's other results are used
+mkdir -p "$T/ids/node-i"
+python3 - "$T/ids/node-i/dcgm.json" <<'PY'
+import json, sys
+doc = json.load(open("tests/data/dcgm/dcgm-per-gpu-strings.json"))
+root = doc.get("DCGM GPU Diagnostic") or doc["DCGM Diagnostic"]
+res = [r for c in root["test_categories"] for t in c["tests"] if t for r in t["results"]]
+bad = ["-1", "0,,1,x", "7x", "99999", -3]
+for r, v in zip(res, bad):
+    for k in ("gpu_ids", "gpu_id", "entity_id"):
+        r.pop(k, None)
+    r["gpu_ids"] = v
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+"$HR" --out "$T/o7" "$T/ids" >"$T/o7.txt" 2>&1
+check "dcgm: gpu_ids '-1', '0,,1,x', '7x', '99999', -3 refused with the value named, the rest used" python3 - "$T/o7/profile.json" "$T/o7.txt" <<'PY'
+import json, re, sys
+out = open(sys.argv[2]).read()
+assert re.search(r"5 part\(s\) unreadable, first: a result whose GPUs '-1' are not GPU indices \(whole numbers 0 to 4095, comma-separated\)", out), out
+p = json.load(open(sys.argv[1]))
+subjects = [r["subject"] for n in p["nodes"] for r in n["reasons"] if r["code"].startswith("dcgm_")]
+assert not [s for s in subjects if re.search(r"-|x|,,|99999", s)], subjects
+PY
+
+# nvbandwidth cells that are no figure ("-5", "0x10", "1e308", a number
+# -2, "inf") are skipped, counted and named, never used or printed; "N/A"
+# off the diagonal is counted as not measured
+mkdir -p "$T/cells/node01"
+cp tests/data/report/fleet-inventory/healthy/node01/roofline.json "$T/cells/node01/"
+python3 - "$N" "$T/cells/node01/nvbw.json" <<'PY'
+import json, sys
+n = json.load(open(sys.argv[1]))
+for c in n["nvbandwidth"]["testcases"]:
+    if c["name"] == "host_to_device_memcpy_ce":
+        c["bandwidth_matrix"] = [["-5"]]
+    if c["name"] == "device_to_host_memcpy_ce":
+        c["bandwidth_matrix"] = [["0x10"]]
+    if c["name"] == "device_to_device_memcpy_read_ce":
+        c.update(status="Passed", bandwidth_matrix=[["N/A", "1e308"], [-2, "N/A"]])
+    if c["name"] == "device_to_device_memcpy_write_ce":
+        c.update(status="Passed", bandwidth_matrix=[["N/A", "inf"], ["N/A", "N/A"]])
+json.dump(n, open(sys.argv[2], "w"))
+PY
+"$HR" --out "$T/o8" "$T/cells" >"$T/o8.txt" 2>&1
+check "nvbandwidth: '-5', '0x10', '1e308', -2, 'inf' skipped and named; N/A counted; none used or printed" python3 - "$T/o8/profile.json" "$T/o8.txt" <<'PY'
+import json, re, sys
+out = open(sys.argv[2]).read()
+assert re.search(r"5 matrix cell\(s\) not a figure .*host_to_device_memcpy_ce\[0\]\[0\] '-5', device_to_host_memcpy_ce\[0\]\[0\] '0x10', device_to_device_memcpy_read_ce\[0\]\[1\] '1e308', \.\.\.", out), out
+assert re.search(r"1 matrix cell\(s\) \"N/A\"", out), out
+p = json.load(open(sys.argv[1]))
+n = [n for n in p["nodes"] if n["name"] == "node01"][0]
+texts = " ".join(r["text"] for r in n["reasons"] if r["code"].startswith("nvbw"))
+assert not re.search(r"(^|[^0-9.])-5|16\.0|1e\+?308|-2|inf|nan", texts), texts
+nj = [r for r in n["reasons"] if r["code"] == "nvbw_host_link_not_judged"]
+assert len(nj) == 1 and not [r for r in n["reasons"] if r["code"] == "nvbw_host_link_low"], n["reasons"]
 PY
