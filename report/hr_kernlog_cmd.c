@@ -613,7 +613,7 @@ static int run(struct kl_run *r, int argc, char **argv)
 		return 2;
 	if (r->bad_time)
 		ch_warn("%ld fault line(s) of the kernel log skipped: an impossible time (negative, not a number, before 1970, "
-			"or more than a day after %s)", r->bad_time, isnan(r->o.now) ? "now" : "--now or the clock");
+			"or more than a day after now)", r->bad_time);
 	judge_links(r);
 	qsort(r->g, (size_t)r->ng, sizeof(r->g[0]), group_cmp);
 	for (int i = 0; i < r->ng; i++)
