@@ -110,6 +110,42 @@ Test(kmsg, not_faults)
 	cr_assert_eq(one("[ 12.0] usb 1-1: new high-speed USB device", &f), 0);
 }
 
+Test(kmsg, quoted_messages_are_not_faults)
+{
+	struct ch_kfault f;
+	cr_assert_eq(one("2026-12-06T02:10:00+0000 gpu3 bash[42]: NVRM: Xid (PCI:0000:43:00): 79, pid=0, GPU has fallen off the bus.", &f), 0);
+	cr_assert_eq(one("[ 12.0] audit: msg='echo NVRM: Xid (PCI:0000:43:00): 48, DBE'", &f), 0);
+	cr_assert_eq(one("[ 12.0] python3: saw nvidia-nvswitch3: SXid (PCI:0000:04:00.0): 12028, Fatal", &f), 0);
+	cr_assert_eq(one("[ 12.0] sshd: NVRM: GPU 0000:43:00.0: GPU has fallen off the bus.", &f), 0);
+	/* the same messages at the message's start are */
+	cr_assert_eq(one("[ 12.0] nvidia-nvswitch3: SXid (PCI:0000:04:00.0): 12028, Fatal, Link 32", &f), 1);
+	cr_assert_eq(f.kind, CH_KF_SXID);
+	cr_assert_eq(one("[ 12.0] NVRM: GPU 0000:43:00.0: GPU has fallen off the bus.", &f), 1);
+	cr_assert_eq(f.code, 79);
+}
+
+Test(kmsg, impossible_times_marked)
+{
+	struct ch_kfault f;
+	const char *m = "NVRM: Xid (PCI:0000:43:00): 79, pid=0";
+	const char *bad[] = { "[   -5.000000] ", "[nan] ", "[inf] ", "[1e300] ", "4,1,-5000000,-;",
+			      "2026-13-40T02:14:07+0000 h kernel: ", "1969-12-31T23:59:59+0000 h kernel: " };
+	const char *good[] = { "[    0.000000] ", "4,1,5000000,-;", "2026-12-06T02:14:07+0000 h kernel: ",
+			       "[Sun Dec  6 02:14:07 2026] " };
+	char line[256];
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(line, sizeof(line), "%s%s", bad[i], m);
+		cr_assert_eq(one(line, &f), 1, "%s", line);
+		cr_assert_eq(f.bad_time, 1, "%s", line);
+	}
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(line, sizeof(line), "%s%s", good[i], m);
+		cr_assert_eq(one(line, &f), 1, "%s", line);
+		cr_assert_eq(f.bad_time, 0, "%s", line);
+		cr_assert_eq(f.code, 79, "%s", line);
+	}
+}
+
 Test(kmsg, every_class_of_the_table_in_the_fixture)
 {
 	struct ch_kfault f[64];
