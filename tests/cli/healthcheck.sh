@@ -32,7 +32,7 @@ gate() {
 field() { python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["results"]["healthcheck"]; print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null; }
 
 # ---- the 8-GPU stand-in: 8 GPUs seen and judged; only gpu0 and gpu1 (the
-# fake's faulty two) have faults; the all-reduce over 8 GPUs is not judged
+# fake's faulty two) have faults, each line once; the all-reduce over 8 GPUs is not judged
 # here (no GPU) and the gate does not fail for it
 : >"$TMP/empty.log"
 gate "$TMP/g8" FAKE_NVML_GPUS=8 -- --kernel-log "$TMP/empty.log" >"$TMP/g8.out" 2>&1; rc=$?
@@ -40,7 +40,7 @@ seen=$(field "$TMP/g8/healthcheck.json" 'h["gpus"]["seen"]')
 judged=$(field "$TMP/g8/healthcheck.json" '",".join(h["gpus"]["judged_devices"])')
 faulty=$(grep '^ERROR: clusterhealth: gpu' "$TMP/g8.out" | sed -E 's/^ERROR: clusterhealth: (gpu[0-9]+).*/\1/' | sort -u | paste -sd,)
 if [ $rc = 1 ] && [ "$seen" = 8 ] && [ "$judged" = gpu0,gpu1,gpu2,gpu3,gpu4,gpu5,gpu6,gpu7 ] && [ "$faulty" = gpu0,gpu1 ] &&
-	grep -q "GPUs: 8 seen, 8 judged" "$TMP/g8.out" && [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["host"]["inventory"]["gpus"]))' "$TMP/g8/inventory.json")" = 8 ]; then
+	grep -q "GPUs: 8 seen, 8 judged" "$TMP/g8.out" && [ -z "$(sort "$TMP/g8.out" | uniq -d)" ] && [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["host"]["inventory"]["gpus"]))' "$TMP/g8/inventory.json")" = 8 ]; then
 	ok "healthcheck_8_gpus_seen_and_judged (exit 1; judged $judged; faults on $faulty only; $(tail -1 "$TMP/g8.out"))"
 else nok healthcheck_8_gpus_seen_and_judged "exit $rc, seen '$seen', judged '$judged', faults on '$faulty'" "$TMP/g8.out"; fi
 
