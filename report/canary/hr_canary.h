@@ -258,6 +258,18 @@ json_t *hr_canary_json(const struct hr_canary_in *in,
 void hr_canary_fixes_text(const struct hr_canary_out *o, char *b, size_t n);
 
 /**
+ * hr_canary_loss_name - a loss kind as the report names it
+ * ("synchronous checkpoint stall"); "?" for an unknown kind. Static text.
+ */
+const char *hr_canary_loss_name(enum hr_loss_kind k);
+
+/**
+ * hr_canary_loss_key - a loss kind as the JSON names it ("checkpoint",
+ * "input_wait", "communication", "rest", "straggler"); "?" unknown. Static.
+ */
+const char *hr_canary_loss_key(enum hr_loss_kind k);
+
+/**
  * hr_canary_verdict_name - "book", "fix-first", "do-not-book" or
  * "measure-first".
  */
