@@ -360,7 +360,10 @@ static int compute_comm_only(const struct hr_canary_in *in, struct hr_canary_out
 	}
 	fit_quality_notes(in, o);
 	if (!o->busbw_ratio_target.src && !in->ckpt_interval_sec.src && !in->input_wait_frac.src)
-		return ch_usage_error("nothing to judge: give --step-time, or allreduce_bw results (or --alpha-us/--bw-gbps), --checkpoint-interval/--checkpoint-block or --input-wait");
+		return ch_usage_error("nothing to judge: %s%sgive --step-time, or allreduce_bw results (or --alpha-us/--bw-gbps), --checkpoint-interval/--checkpoint-block or --input-wait",
+				      in->step_missing, in->step_missing[0] ? "; " : "");
+	if (in->step_missing[0])
+		note(o, "%s", in->step_missing);
 	note(o, "no --step-time: the verdict covers the checkpoint, the input wait and how the all-reduce scales; give --step-time (and --baseline-gpus/--baseline-step-time) for step time, efficiency, MFU and cost at the target");
 
 	for (i = 0; i < HR_LOSS_N; i++) {
@@ -573,7 +576,9 @@ static void cn_trend(const struct hr_canary_in *in, struct hr_canary_out *o, str
 		     n1 / in->baseline_gpus.v, t1 / in->baseline_step_sec.v);
 	} else if (w->no_model) {
 		o->insufficient = 1;
-		note(o, "%s and no baseline run: the step at %g GPUs cannot be predicted (the figures below hold today's step, which is optimistic)",
+		snprintf(o->target_not_measured, sizeof(o->target_not_measured),
+			 "not measured: needs a second run at another GPU count (--baseline-steps, or --baseline-gpus with --baseline-step-time) or an all-reduce model (allreduce_bw results or --alpha-us/--bw-gbps, with --params)");
+		note(o, "%s and no baseline run: nothing predicts the step at %g GPUs (its efficiency, throughput and cost are not measured)",
 		     w->no_model, w->n2);
 	}
 	o->ideal_step_sec = fig(w->ideal, w->s_ideal);
@@ -719,6 +724,16 @@ static void cn_cost(const struct hr_canary_in *in, struct hr_canary_out *o, cons
 	}
 }
 
+/* nothing predicts the target: its figures unknown, never today's held */
+static void cn_unpredicted(struct hr_canary_out *o)
+{
+	struct hr_fig none = { NAN, 0 };
+	o->step_target_sec = o->efficiency_target = o->throughput_ratio_target = none;
+	o->step_target_fixed_sec = o->efficiency_target_fixed = o->mfu_target = none;
+	o->gpu_hours_per_unit_target = o->cost_per_unit_target = o->cost_ratio_target = none;
+	o->largest_ok_gpus = 0;
+}
+
 /* the fixable losses not known, counted, and named into @b (may be NULL) */
 static int unknown_fixable(const struct hr_canary_out *o, char *b, size_t n)
 {
@@ -809,6 +824,8 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 	cn_mfu(in, o, &w);
 	cn_cost(in, o, &w);
 	cn_verdict(in, o);
+	if (o->target_not_measured[0])
+		cn_unpredicted(o);
 	return 0;
 }
 

@@ -69,6 +69,9 @@ struct hr_canary_in {
 	struct hr_fig target_gpus;        /* GPUs to book (> gpus_now) */
 	struct hr_fig baseline_gpus;      /* an earlier, smaller run (< gpus_now) */
 	struct hr_fig baseline_step_sec;  /* its step time: the ideal under weak scaling */
+	char step_missing[400];           /* why today's step logs gave no step time
+					     ("--steps PATH: no step time in these logs
+					     (...)"), "" none or not asked */
 	char gpus_now_from[320];          /* where a measured gpus_now came from ("--steps
 					     PATH: 64 ranks"; "" given or unknown) */
 	char baseline_gpus_from[320];     /* the same of baseline_gpus */
@@ -209,6 +212,11 @@ struct hr_canary_out {
 	int trend_used;                     /* no communication model: the target follows
 					       today's measured trend (baseline -> today) */
 	double trend_exponent;              /* step ~ GPUs^exponent of that trend */
+	char target_not_measured[300];      /* "" or why nothing predicts the target (no
+					       baseline and no all-reduce model): its step,
+					       efficiency, throughput, largest allocation,
+					       MFU and cost are then unknown (src 0), never
+					       today's figures taken for the target's */
 	char measure[400];                  /* MEASURE FIRST: what to measure or check */
 	enum hr_verdict verdict;
 	int nnotes;                         /* contradictions and caveats */

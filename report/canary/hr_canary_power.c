@@ -156,8 +156,9 @@ void hr_power_canary_compute(const struct hr_power_canary *k, const struct hr_ca
 	}
 	/* the step at the target, uncapped, and its compute-bound seconds */
 	if (o->comm_only || !o->step_target_sec.src) {
-		snprintf(po->why, sizeof(po->why), "no step time at the target (give --step-time): the slowdown of the "
-			 "compute-bound share alone is x%.3f", worst);
+		snprintf(po->why, sizeof(po->why), "no step time at the target (%s): the slowdown of the "
+			 "compute-bound share alone is x%.3f", o->comm_only ? "give --step-time" :
+			 "nothing predicts it: a second run at another GPU count or an all-reduce model", worst);
 		goto out;
 	}
 	t2 = o->step_target_sec.v;

@@ -416,6 +416,12 @@ static void print_target(FILE *f, const struct hr_canary_in *in, const struct hr
 
 
 	fprintf(f, "\nat %g GPUs (predicted)\n", n2);
+	if (o->target_not_measured[0]) {
+		fprintf(f, "  %-40s %s\n", "step time, scaling efficiency", o->target_not_measured);
+		snprintf(a, sizeof(a), "largest allocation at >= %.0f%% efficiency", 100 * in->min_efficiency.v);
+		fprintf(f, "  %-40s not measured (as above)\n", a);
+		return;
+	}
 	snprintf(v, sizeof(v), "%.2f s", o->step_target_sec.v);
 	row(f, "step time", v, o->step_target_sec.src);
 	if (o->level_target >= 0) {
@@ -466,9 +472,13 @@ static void print_cost(FILE *f, const struct hr_canary_in *in, const struct hr_c
 		snprintf(v, sizeof(v), "%.4g %s", o->gpu_hours_per_unit_now.v, unit);
 		row(f, a, v, o->gpu_hours_per_unit_now.src);
 		snprintf(a, sizeof(a), "at %g GPUs", n2);
-		snprintf(v, sizeof(v), "%.4g %s (x%.2f)", o->gpu_hours_per_unit_target.v, unit, o->cost_ratio_target.v);
-		row(f, a, v, o->gpu_hours_per_unit_target.src);
-		if (o->cost_per_unit_now.src) {
+		if (o->target_not_measured[0]) {
+			fprintf(f, "  %-40s not measured (the step at %g GPUs is not)\n", a, n2);
+		} else {
+			snprintf(v, sizeof(v), "%.4g %s (x%.2f)", o->gpu_hours_per_unit_target.v, unit, o->cost_ratio_target.v);
+			row(f, a, v, o->gpu_hours_per_unit_target.src);
+		}
+		if (o->cost_per_unit_now.src && o->cost_per_unit_target.src) {
 			snprintf(v, sizeof(v), "%.4g today, %.4g at %g GPUs (at %.4g per GPU-hour)",
 				 o->cost_per_unit_now.v, o->cost_per_unit_target.v, n2, in->price_per_gpu_hour.v);
 			row(f, o->unit_is_tokens ? "price per 1M tokens" : "price per 1000 GPU-steps", v,
@@ -478,8 +488,9 @@ static void print_cost(FILE *f, const struct hr_canary_in *in, const struct hr_c
 			fprintf(f, "  %g -> %g GPUs: %.3gx the hardware for x%.2f the throughput; each unit of work costs x%.2f the GPU-hours\n",
 				in->baseline_gpus.v, n1, o->hw_ratio_now.v, o->throughput_ratio_now.v,
 				t1 / in->baseline_step_sec.v);
-		fprintf(f, "  %g -> %g GPUs: %.3gx the hardware for x%.2f the throughput; each unit of work costs x%.2f the GPU-hours\n",
-			n1, n2, o->hw_ratio_target.v, o->throughput_ratio_target.v, o->cost_ratio_target.v);
+		if (o->throughput_ratio_target.src)
+			fprintf(f, "  %g -> %g GPUs: %.3gx the hardware for x%.2f the throughput; each unit of work costs x%.2f the GPU-hours\n",
+				n1, n2, o->hw_ratio_target.v, o->throughput_ratio_target.v, o->cost_ratio_target.v);
 	}
 }
 
@@ -510,8 +521,12 @@ static void print_verdict(FILE *f, const struct hr_canary_in *in, const struct h
 	if (in->baseline_gpus.src)
 		fprintf(f, "    - %g -> %g GPUs gave x%.2f the throughput for %.3gx the hardware (%.1f%% scaling efficiency)\n",
 			in->baseline_gpus.v, n1, o->throughput_ratio_now.v, o->hw_ratio_now.v, 100 * o->efficiency_now.v);
-	fprintf(f, "    - at %g GPUs the predicted step is %.2f s: %.1f%% efficiency against the ideal %.2f s (threshold %.0f%%)\n",
-		n2, o->step_target_sec.v, 100 * o->efficiency_target.v, o->ideal_step_sec.v, 100 * in->min_efficiency.v);
+	if (o->target_not_measured[0])
+		fprintf(f, "    - the efficiency at %g GPUs is %s\n", n2, o->target_not_measured);
+	else
+		fprintf(f, "    - at %g GPUs the predicted step is %.2f s: %.1f%% efficiency against the ideal %.2f s (threshold %.0f%%)\n",
+			n2, o->step_target_sec.v, 100 * o->efficiency_target.v, o->ideal_step_sec.v,
+			100 * in->min_efficiency.v);
 	for (i = 0; i < HR_LOSS_N; i++) {
 		const struct hr_loss *l = &o->loss[o->order[i]];
 		if (l->known && l->significant)
@@ -632,7 +647,10 @@ json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out
 	FIG("cost_ratio_target", cost_ratio_target, "x");
 #undef FIG
 	json_object_set_new(figs, "unit_of_work", json_string(o->unit_is_tokens ? "1M tokens" : "1000 GPU-steps"));
-	json_object_set_new(figs, "largest_ok_gpus", json_integer(o->largest_ok_gpus));
+	json_object_set_new(figs, "largest_ok_gpus", o->target_not_measured[0] ? json_null() :
+			    json_integer(o->largest_ok_gpus));
+	json_object_set_new(doc, "target_not_measured", o->target_not_measured[0] ?
+			    json_string(o->target_not_measured) : json_null());
 	for (i = 0; i < HR_LOSS_N; i++) {
 		const struct hr_loss *l = &o->loss[o->order[i]];
 		json_array_append_new(losses, json_pack("{s:s, s:b, s:b, s:b, s:o, s:o, s:o, s:o}",
