@@ -175,7 +175,7 @@ static int rough_target_fit(const struct hr_canary_in *in, struct hr_canary_out 
 	o->rough_fit = 1;
 	o->verdict = HR_VERDICT_MEASURE_FIRST;
 	snprintf(o->measure, sizeof(o->measure),
-		 "re-measure the all-reduce (allreduce_bw --scaling on quiet nodes, one rank per GPU): its fit misses its points by %.0f%% (rms), more than the %.0f%% a prediction can rest on",
+		 "re-measure the all-reduce on quiet nodes: " HR_CANARY_CMD_ALLREDUCE ": its fit misses its points by %.0f%% (rms), more than the %.0f%% a prediction can rest on",
 		 worst->fit.rms_rel_pct, HR_CANARY_ROUGH_FIT_PCT);
 	return 1;
 }
@@ -395,7 +395,8 @@ static int compute_comm_only(const struct hr_canary_in *in, struct hr_canary_out
 		o->insufficient = 1;
 		o->verdict = HR_VERDICT_MEASURE_FIRST;
 		snprintf(o->measure, sizeof(o->measure),
-			 "measure how the all-reduce scales (allreduce_bw results of this allocation, or --alpha-us/--bw-gbps) or the step time (--step-time with --baseline-gpus/--baseline-step-time)");
+			 "measure how the all-reduce scales: " HR_CANARY_CMD_ALLREDUCE " (or give --alpha-us/--bw-gbps); or the step time: "
+			 HR_CANARY_CMD_STEPS);
 	} else if (rough_target_fit(in, o)) {
 		/* verdict set */
 	} else if (o->busbw_ratio_target.v < in->min_efficiency.v)
@@ -737,9 +738,9 @@ static void cn_unpredicted(struct hr_canary_out *o)
 /* the fixable losses not known, counted, and named into @b (may be NULL) */
 static int unknown_fixable(const struct hr_canary_out *o, char *b, size_t n)
 {
-	static const char *const what[] = { "the checkpoint (--checkpoint-*, checkpoint_io or --steps)",
-					    "the input wait (loader_contention, --input-wait or --steps)",
-					    "the all-reduce (allreduce_bw results and --params)" };
+	static const char *const what[] = { HR_CANARY_CMD_CKPT,
+					    "the input wait: " HR_CANARY_CMD_LOADER,
+					    "the all-reduce: " HR_CANARY_CMD_ALLREDUCE };
 	size_t u = 0;
 	int i, k = 0;
 	if (b && n)
@@ -765,20 +766,21 @@ static void cn_verdict(const struct hr_canary_in *in, struct hr_canary_out *o)
 	else if (o->contradiction) {
 		o->verdict = HR_VERDICT_MEASURE_FIRST;
 		snprintf(o->measure, sizeof(o->measure),
-			 "re-measure the inputs the notes name as contradicting each other, on the same steps (wall-clock per step, checkpoints included)");
+			 "re-measure the inputs the notes name as contradicting each other, on the same steps (wall-clock per step, checkpoints included): "
+			 "health_report steps TODAY_LOGS (and --baseline SMALLER_RUN_LOGS) reads them from the job's own logs");
 	} else if (fix)
 		o->verdict = HR_VERDICT_FIX_FIRST;
 	else if (o->insufficient) {
 		o->verdict = HR_VERDICT_MEASURE_FIRST;
 		snprintf(o->measure, sizeof(o->measure),
-			 "measure a baseline run at fewer GPUs (--baseline-gpus, --baseline-step-time) or the all-reduce model (allreduce_bw results of this allocation with --params)");
+			 "measure " HR_CANARY_CMD_STEPS "; or the all-reduce model: " HR_CANARY_CMD_ALLREDUCE);
 	} else if (rough_target_fit(in, o)) {
 		/* verdict set */
 	} else if (o->efficiency_target.v >= in->min_efficiency.v)
 		o->verdict = HR_VERDICT_BOOK;
 	else if (unknown_fixable(o, NULL, 0) >= 2) {
 		/* DO NOT BOOK says nothing here would help: not on losses never measured */
-		char what[300];
+		char what[900];
 		unknown_fixable(o, what, sizeof(what));
 		o->insufficient = 1;
 		o->verdict = HR_VERDICT_MEASURE_FIRST;

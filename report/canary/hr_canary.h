@@ -155,6 +155,19 @@ enum hr_verdict {
 
 #define HR_CANARY_MAX_NOTES 12
 
+/* What to measure, and the command that measures it, for the MEASURE FIRST
+ * actions (the canary's and the efficiency question's): each names the
+ * measurement and its command, never a bare "MEASURE FIRST". */
+#define HR_CANARY_CMD_ALLREDUCE "allreduce_bw up to the gradient's size on this allocation, one rank per GPU " \
+	"(mpirun -np N build/allreduce_bw --scaling -b 8 -e SIZE --json results/allreduce.json; scripts/canary runs it), " \
+	"its results given to the canary with --params"
+#define HR_CANARY_CMD_LOADER "loader_contention on this node (build/loader_contention --json results/loader.json), " \
+	"and the input wait per rank in the job's step logs (--steps)"
+#define HR_CANARY_CMD_STEPS "the step at two GPU counts (health_report canary --steps TODAY_LOGS " \
+	"--baseline-steps SMALLER_RUN_LOGS, or --baseline-gpus with --baseline-step-time)"
+#define HR_CANARY_CMD_CKPT "the checkpoint's blocking time (build/checkpoint_io --interval INTERVAL " \
+	"--json results/checkpoint.json, or the job's step logs: --steps)"
+
 /* A fitted all-reduce model whose rms relative residual exceeds this (%) is
  * called rough in the notes. */
 #define HR_CANARY_ROUGH_FIT_PCT 20.0
@@ -217,7 +230,8 @@ struct hr_canary_out {
 					       efficiency, throughput, largest allocation,
 					       MFU and cost are then unknown (src 0), never
 					       today's figures taken for the target's */
-	char measure[400];                  /* MEASURE FIRST: what to measure or check */
+	char measure[1024];                 /* MEASURE FIRST: what to measure and the
+					       command (HR_CANARY_CMD_*), "" otherwise */
 	enum hr_verdict verdict;
 	int nnotes;                         /* contradictions and caveats */
 	char notes[HR_CANARY_MAX_NOTES][240];

@@ -59,7 +59,7 @@ int hr_canary_eff_compute(const struct hr_canary_in *in, struct hr_canary_eff *o
 		o->step_now = in->step_sec;
 	} else {
 		snprintf(o->measure, sizeof(o->measure),
-			 "today's scaling efficiency: --scaling-efficiency, or the step times (--step-time and --baseline-step-time, or --steps and --baseline-steps)");
+			 "today's scaling efficiency: " HR_CANARY_CMD_STEPS ", or give --scaling-efficiency");
 		return 0;
 	}
 	if (!o->step_now.src && in->step_sec.src)
@@ -94,10 +94,30 @@ int hr_canary_eff_compute(const struct hr_canary_in *in, struct hr_canary_eff *o
 		if (d < o->comm1.v)
 			o->busbw_factor = fig(o->comm1.v / (o->comm1.v - d), sc);
 	} else if (!o->reached && !o->comm1.src) {
-		snprintf(o->measure, sizeof(o->measure),
-			 "whether the all-reduce can give it: --params with allreduce_bw results of this allocation (or --alpha-us/--bw-gbps)%s",
-			 o->step_now.src ? "" : ", and today's step time");
+		snprintf(o->measure, sizeof(o->measure), "whether the all-reduce can give it: %s" HR_CANARY_CMD_ALLREDUCE
+			 " (or give --alpha-us/--bw-gbps)%s", in->params.src ? "" : "--params (the gradient's size) and ",
+			 o->step_now.src ? "" : "; and today's step time (--step-time, or --steps TODAY_LOGS)");
+	} else if (!o->reached) {
+		/* the all-reduce is known, today's step is not: it can give the
+		 * shrink only if the step is short enough */
+		double grow = o->comm1.v - o->comm0.v;
+		unsigned sc = o->comm0.src | o->comm1.src | o->shrink_frac.src;
+		if (grow > 0) {
+			o->step_max_for_comm = fig(grow / o->shrink_frac.v, sc);
+			snprintf(o->measure, sizeof(o->measure),
+				 "today's step time (--step-time, or today's step logs: health_report canary --steps TODAY_LOGS): "
+				 "the all-reduce's growth since %g GPUs (%.3f s) can give %.1f%% of the step only if the step is at most %.3f s",
+				 o->n0.v, grow, 100 * o->shrink_frac.v, o->step_max_for_comm.v);
+		} else {
+			snprintf(o->measure, sizeof(o->measure),
+				 "where today's step goes (the job's step logs: health_report steps TODAY_LOGS; stragglers, input wait: "
+				 HR_CANARY_CMD_LOADER "): the all-reduce did not grow since %g GPUs", o->n0.v);
+		}
 	}
+	if (!o->reached && !o->hide_frac.src && !o->busbw_factor.src && !o->measure[0])
+		snprintf(o->measure, sizeof(o->measure),
+			 "where today's step goes (the job's step logs: health_report steps TODAY_LOGS; stragglers, input wait: "
+			 HR_CANARY_CMD_LOADER "): the all-reduce did not grow since %g GPUs", o->n0.v);
 	return 0;
 }
 
@@ -167,11 +187,12 @@ static json_t *jf(struct hr_fig f)
 
 json_t *hr_canary_eff_json(const struct hr_canary_eff *o)
 {
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:s?}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:s?, s:o}",
 			 "gpus_baseline", jf(o->n0), "gpus_now", jf(o->n1), "efficiency_now", jf(o->eff_now),
 			 "efficiency_target", jf(o->eff_target), "step_now_sec", jf(o->step_now),
 			 "step_needed_sec", jf(o->step_needed), "shrink_frac", jf(o->shrink_frac),
 			 "shrink_sec", jf(o->shrink_sec), "comm_baseline_sec", jf(o->comm0), "comm_now_sec", jf(o->comm1),
 			 "hide_frac", jf(o->hide_frac), "reached", o->reached, "comm_can", o->comm_can,
-			 "answerable", o->answerable, "measure", o->measure[0] ? o->measure : NULL);
+			 "answerable", o->answerable, "measure", o->measure[0] ? o->measure : NULL,
+			 "step_max_for_comm_sec", jf(o->step_max_for_comm));
 }

@@ -30,8 +30,11 @@ struct hr_canary_eff {
 	struct hr_fig busbw_factor;    /* or busbw at n1 this much higher */
 	int reached;                   /* eff_now >= eff_target */
 	int comm_can;                  /* the all-reduce's growth is at least the shrink */
+	struct hr_fig step_max_for_comm; /* today's step unknown: the all-reduce's growth
+					   can give the shrink only if the step is at
+					   most this (s) */
 	int answerable;                /* 0: too little given (measure[] says what) */
-	char measure[240];
+	char measure[1024];            /* what to measure and its command, "" none */
 };
 
 /**

@@ -27,6 +27,46 @@ hasnt canary_one_log_no_efficiency "100.0%" "16 GPUs                            
 pycheck canary_one_log_no_efficiency_json \
 	"d['figures']['efficiency_target'] is None and d['figures']['step_target_sec'] is None and d['figures']['largest_ok_gpus'] is None and d['target_not_measured'].startswith('not measured: needs a second run at another GPU count') and d['measure']" \
 	"$TMP/one.json"
+
+# ---- after every MEASURE FIRST: what to measure and the command
+expect canary_eff_measure_named 1 "$HR" canary --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 90% \
+	--target-efficiency 95% --params 8e9 --alpha-us 5 --bw-gbps 40 --json "$TMP/eff.json" &&
+has canary_eff_measure_named "MEASURE FIRST today's step time (--step-time, or today's step logs: health_report canary --steps TODAY_LOGS)" \
+	"the all-reduce's growth since 8 GPUs (0.095 s) can give 5.3% of the step only if the step is at most 1.804 s"
+pycheck canary_eff_measure_named_json \
+	"d['efficiency_question']['measure'].startswith(\"today's step time\") and abs(d['efficiency_question']['step_max_for_comm_sec']['value'] - 1.804) < 0.001" \
+	"$TMP/eff.json"
+# every path to MEASURE FIRST: the text after it names a command to run
+mf() { # NAME ARGS...: MEASURE FIRST, followed by a command (build/..., health_report ..., allreduce_bw ...)
+	local name=$1
+	shift
+	"$HR" canary "$@" --json "$TMP/mf.json" --force >"$TMP/mf.out" 2>&1
+	if python3 - "$TMP/mf.json" "$TMP/mf.out" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+out = open(sys.argv[2]).read()
+cmd = re.compile(r"build/\w+ |health_report (canary|steps) |allreduce_bw |loader_contention |checkpoint_io ")
+ms = [m for m in (d.get("measure"), (d.get("efficiency_question") or {}).get("measure")) if m is not None]
+assert ms and all(cmd.search(m) for m in ms), ms
+for line in out.splitlines():
+    if "MEASURE FIRST" in line and not line.startswith("verdict:"):
+        rest = line.split("MEASURE FIRST", 1)[1]
+        assert cmd.search(rest), line
+for i, line in enumerate(out.splitlines()):
+    if line.startswith("verdict: MEASURE FIRST"):
+        assert cmd.search(out.splitlines()[i + 1]), out.splitlines()[i + 1]
+PY
+	then echo "ok $name"; else echo "not ok $name: MEASURE FIRST without a command"; sed 's/^/    /' "$TMP/mf.out" | tail -8; fi
+}
+mf canary_mf_no_baseline_no_model --gpus-now 64 --step-time 1.0 --target-gpus 128
+mf canary_mf_comm_only_no_model --gpus-now 8 --input-wait 1% --target-gpus 16
+mf canary_mf_contradiction --baseline-gpus 32 --baseline-step-time 2.0s --gpus-now 64 --step-time 1.6s --target-gpus 128
+mf canary_mf_unmeasured_fixables --baseline-gpus 32 --baseline-step-time 1.0s --gpus-now 64 --step-time 1.6s \
+	--target-gpus 128 --params 7e9 --alpha-us 5 --bw-gbps 40
+mf canary_mf_eff_no_efficiency --baseline-gpus 8 --gpus-now 128 --target-efficiency 95%
+mf canary_mf_eff_no_model --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 90% --target-efficiency 95%
+mf canary_mf_eff_no_step --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 90% --target-efficiency 95% \
+	--params 8e9 --alpha-us 5 --bw-gbps 40
 exit 0
 fi
 
@@ -98,4 +138,44 @@ hasnt canary_one_log_no_efficiency "100.0%" "16 GPUs                            
 pycheck canary_one_log_no_efficiency_json \
 	"d['figures']['efficiency_target'] is None and d['figures']['step_target_sec'] is None and d['figures']['largest_ok_gpus'] is None and d['target_not_measured'].startswith('not measured: needs a second run at another GPU count') and d['measure']" \
 	"$TMP/one.json"
+
+# ---- after every MEASURE FIRST: what to measure and the command
+expect canary_eff_measure_named 1 "$HR" canary --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 90% \
+	--target-efficiency 95% --params 8e9 --alpha-us 5 --bw-gbps 40 --json "$TMP/eff.json" &&
+has canary_eff_measure_named "MEASURE FIRST today's step time (--step-time, or today's step logs: health_report canary --steps TODAY_LOGS)" \
+	"the all-reduce's growth since 8 GPUs (0.095 s) can give 5.3% of the step only if the step is at most 1.804 s"
+pycheck canary_eff_measure_named_json \
+	"d['efficiency_question']['measure'].startswith(\"today's step time\") and abs(d['efficiency_question']['step_max_for_comm_sec']['value'] - 1.804) < 0.001" \
+	"$TMP/eff.json"
+# every path to MEASURE FIRST: the text after it names a command to run
+mf() { # NAME ARGS...: MEASURE FIRST, followed by a command (build/..., health_report ..., allreduce_bw ...)
+	local name=$1
+	shift
+	"$HR" canary "$@" --json "$TMP/mf.json" --force >"$TMP/mf.out" 2>&1
+	if python3 - "$TMP/mf.json" "$TMP/mf.out" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+out = open(sys.argv[2]).read()
+cmd = re.compile(r"build/\w+ |health_report (canary|steps) |allreduce_bw |loader_contention |checkpoint_io ")
+ms = [m for m in (d.get("measure"), (d.get("efficiency_question") or {}).get("measure")) if m is not None]
+assert ms and all(cmd.search(m) for m in ms), ms
+for line in out.splitlines():
+    if "MEASURE FIRST" in line and not line.startswith("verdict:"):
+        rest = line.split("MEASURE FIRST", 1)[1]
+        assert cmd.search(rest), line
+for i, line in enumerate(out.splitlines()):
+    if line.startswith("verdict: MEASURE FIRST"):
+        assert cmd.search(out.splitlines()[i + 1]), out.splitlines()[i + 1]
+PY
+	then echo "ok $name"; else echo "not ok $name: MEASURE FIRST without a command"; sed 's/^/    /' "$TMP/mf.out" | tail -8; fi
+}
+mf canary_mf_no_baseline_no_model --gpus-now 64 --step-time 1.0 --target-gpus 128
+mf canary_mf_comm_only_no_model --gpus-now 8 --input-wait 1% --target-gpus 16
+mf canary_mf_contradiction --baseline-gpus 32 --baseline-step-time 2.0s --gpus-now 64 --step-time 1.6s --target-gpus 128
+mf canary_mf_unmeasured_fixables --baseline-gpus 32 --baseline-step-time 1.0s --gpus-now 64 --step-time 1.6s \
+	--target-gpus 128 --params 7e9 --alpha-us 5 --bw-gbps 40
+mf canary_mf_eff_no_efficiency --baseline-gpus 8 --gpus-now 128 --target-efficiency 95%
+mf canary_mf_eff_no_model --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 90% --target-efficiency 95%
+mf canary_mf_eff_no_step --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 90% --target-efficiency 95% \
+	--params 8e9 --alpha-us 5 --bw-gbps 40
 exit 0
