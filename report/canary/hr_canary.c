@@ -205,7 +205,7 @@ static const char *count_name(struct hr_fig f, const char *from, const char *opt
 
 static int check_inputs(const struct hr_canary_in *in)
 {
-	char n0[400], n1[400];
+	char n0[HR_CANARY_PATH_TEXT + 100], n1[HR_CANARY_PATH_TEXT + 100];
 
 	if (!in->gpus_now.src)
 		return ch_usage_error("missing --gpus-now (the GPUs the job runs on today; or give allreduce_bw results to measure it)");

@@ -31,6 +31,13 @@
 extern "C" {
 #endif
 
+/* room for a path escaped for the terminal (PATH_MAX 4096 bytes, at most 4
+ * characters a byte) and a sentence around it */
+#define HR_CANARY_PATH_TEXT 16900
+/* a note's room: its longest fixed text (under 600 characters) and such a
+ * path; no note is cut */
+#define HR_CANARY_NOTE_MAX (HR_CANARY_PATH_TEXT + 1024)
+
 /* Where a figure came from; a derived figure has the union of its inputs'. */
 enum hr_src {
 	HR_SRC_GIVEN = 1,    /* on the command line or in the --inputs file */
@@ -69,12 +76,12 @@ struct hr_canary_in {
 	struct hr_fig target_gpus;        /* GPUs to book (> gpus_now) */
 	struct hr_fig baseline_gpus;      /* an earlier, smaller run (< gpus_now) */
 	struct hr_fig baseline_step_sec;  /* its step time: the ideal under weak scaling */
-	char step_missing[400];           /* why today's step logs gave no step time
+	char step_missing[HR_CANARY_PATH_TEXT + 512]; /* why today's step logs gave no step time
 					     ("--steps PATH: no step time in these logs
 					     (...)"), "" none or not asked */
-	char gpus_now_from[320];          /* where a measured gpus_now came from ("--steps
+	char gpus_now_from[HR_CANARY_PATH_TEXT];          /* where a measured gpus_now came from ("--steps
 					     PATH: 64 ranks"; "" given or unknown) */
-	char baseline_gpus_from[320];     /* the same of baseline_gpus */
+	char baseline_gpus_from[HR_CANARY_PATH_TEXT];     /* the same of baseline_gpus */
 	struct hr_fig params;             /* model parameters */
 	struct hr_fig grad_bytes_per_param; /* bytes all-reduced per parameter */
 	struct hr_fig mfu_now;            /* model FLOPs utilisation today, fraction */
@@ -85,7 +92,7 @@ struct hr_canary_in {
 	struct hr_fig ckpt_block_sec;     /* time a checkpoint blocks every rank */
 	struct hr_fig input_wait_frac;    /* share of the training step waiting on input */
 	char input_wait_from[96];         /* where a measured input wait came from */
-	char input_wait_not_measured[400]; /* why a loader_contention result read was not
+	char input_wait_not_measured[1024]; /* why a loader_contention result read was not
 					     taken as the input wait ("loader_contention on
 					     HOST was measured on a busy host (...); ..."),
 					     "" none: set only while input_wait_frac is unknown */
@@ -104,10 +111,10 @@ struct hr_canary_in {
 	struct hr_fig target_efficiency;  /* the efficiency question: reach this (hr_canary_eff.h) */
 	struct hr_fig scaling_efficiency; /* today's efficiency vs the baseline, when the
 					     step times are not given */
-	char straggler[240];              /* the worst straggler rank of today's step
+	char straggler[1024];              /* the worst straggler rank of today's step
 					     logs and its node, "" none */
 	struct hr_fig straggler_sec;      /* what it costs every step (s) */
-	char straggler_id[160];           /* the same rank, short: "rank 37 on node05" */
+	char straggler_id[1024];           /* the same rank, short: "rank 37 on node05" */
 	/* at a power cap (hr_canary_power.h); src 0 when not given */
 	struct hr_fig power_cap_w;        /* --power-cap: every GPU capped at this, W */
 	struct hr_fig power_compute_share; /* --compute-share: share of the step the GPUs
@@ -215,7 +222,7 @@ struct hr_canary_out {
 	int largest_ok_gpus;                /* largest GPU count <= target predicted
 					       at >= min_efficiency, 0 if none */
 	struct hr_loss loss[HR_LOSS_N];     /* by kind */
-	char straggler_id[160];             /* in->straggler_id, for the fixes' text */
+	char straggler_id[1024];             /* in->straggler_id, for the fixes' text */
 	int order[HR_LOSS_N];               /* kinds, largest loss first */
 	int contradiction;                  /* inputs that contradict each other (notes) */
 	int insufficient;                   /* too little to predict the target */
@@ -234,7 +241,7 @@ struct hr_canary_out {
 					       command (HR_CANARY_CMD_*), "" otherwise */
 	enum hr_verdict verdict;
 	int nnotes;                         /* contradictions and caveats */
-	char notes[HR_CANARY_MAX_NOTES][240];
+	char notes[HR_CANARY_MAX_NOTES][HR_CANARY_NOTE_MAX];
 };
 
 /**

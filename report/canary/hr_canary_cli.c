@@ -913,7 +913,7 @@ static void steps_from(char *b, size_t n, const char *opt, char *const *paths, i
  * @in. 0 or an error code (a GPU count needed and unknown: CH_ERR_USAGE). */
 static int load_steps(struct steps_in *st, struct hr_canary_in *in, struct hr_issues *issues)
 {
-	char now_from[300], base_from[300];
+	char now_from[HR_CANARY_PATH_TEXT], base_from[HR_CANARY_PATH_TEXT];
 	int rc;
 
 	if (st->nnow) {

@@ -142,7 +142,7 @@ static void print_verdict_head(FILE *f, const struct hr_canary_in *in, const str
 
 static void print_fixes(FILE *f, const struct hr_canary_out *o)
 {
-	char adv[400];
+	char adv[1500];
 	int i, k = 0;
 
 	if (o->wrong_results)
@@ -584,7 +584,7 @@ json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out
 {
 	json_t *doc = json_object(), *ins = json_object(), *figs = json_object();
 	json_t *losses = json_array(), *notes = json_array(), *fixes = json_array();
-	char adv[400];
+	char adv[1500];
 	int i;
 
 	if (!doc || !ins || !figs || !losses || !notes || !fixes)

@@ -46,7 +46,7 @@ static const struct hr_steps_rank *worst_straggler(const struct hr_steps_run *r)
 static int apply_gpus(const struct hr_steps_run *now, const char *now_from, const struct hr_steps_run *base,
 		      const char *base_from, struct hr_canary_in *in)
 {
-	char m1[600] = "", m2[600] = "";
+	char m1[HR_CANARY_PATH_TEXT + 200] = "", m2[HR_CANARY_PATH_TEXT + 200] = "";
 	double g;
 
 	if (now && !in->gpus_now.src) {
@@ -140,7 +140,7 @@ int hr_steps_canary_apply(const struct hr_steps_run *now, const char *now_from, 
 		/* a given --baseline-gpus combines with the measured step (the count
 		 * of a one-rank log is not in it), a given --baseline-step-time with
 		 * the measured count */
-		char why[400];
+		char why[HR_CANARY_PATH_TEXT + 512];
 		if (!in->baseline_step_sec.src)
 			apply_step(base, base_from, &in->baseline_step_sec, why, sizeof(why));
 	}

@@ -67,6 +67,21 @@ mf canary_mf_eff_no_efficiency --baseline-gpus 8 --gpus-now 128 --target-efficie
 mf canary_mf_eff_no_model --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 90% --target-efficiency 95%
 mf canary_mf_eff_no_step --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 90% --target-efficiency 95% \
 	--params 8e9 --alpha-us 5 --bw-gbps 40
+
+# ---- notes printed whole, in the terminal and in --json: the MFU note (242
+# characters, cut at 239 before) and a note naming a 1,000-character path
+TEXTBOOK=(--baseline-gpus 32 --baseline-step-time 1.0s --gpus-now 64 --step-time 1.6s
+	--checkpoint-interval 30m --checkpoint-block 5.5m --input-wait 10% --target-gpus 128)
+MFU_END="MFU was likely measured over training steps only, while the figures here include the stall"
+expect canary_mfu_note_whole 1 "$HR" canary "${TEXTBOOK[@]}" --baseline-mfu 44% --mfu-now 33% --json "$TMP/mfu.json" &&
+has canary_mfu_note_whole "$MFU_END"
+pycheck canary_mfu_note_whole_json "any(n.startswith('MFU went from 44.0%') and n.endswith('$MFU_END') for n in d['notes'])" "$TMP/mfu.json"
+LONG=$TMP/$(printf 'd%.0s' $(seq 1 200))/$(printf 'e%.0s' $(seq 1 200))/$(printf 'f%.0s' $(seq 1 200))/$(printf 'g%.0s' $(seq 1 200))/$(printf 'h%.0s' $(seq 1 200))
+mkdir -p "$LONG" && cp $STEPS/hf_issue9415_srun_labels.log "$LONG/run.log"
+expect canary_long_path_note_whole 1 "$HR" canary --steps "$LONG/run.log" --gpus-now 8 --input-wait 1% --target-gpus 16 \
+	--json "$TMP/long.json" &&
+has canary_long_path_note_whole "  - --steps $LONG/run.log: no step time in these logs (no timed step line, no timestamps between steps, no run summary such as Hugging Face's train_runtime)"
+pycheck canary_long_path_note_whole_json "any(n == '--steps $LONG/run.log: no step time in these logs (no timed step line, no timestamps between steps, no run summary such as Hugging Face\\'s train_runtime)' for n in d['notes'])" "$TMP/long.json"
 exit 0
 fi
 
@@ -178,4 +193,19 @@ mf canary_mf_eff_no_efficiency --baseline-gpus 8 --gpus-now 128 --target-efficie
 mf canary_mf_eff_no_model --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 90% --target-efficiency 95%
 mf canary_mf_eff_no_step --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 90% --target-efficiency 95% \
 	--params 8e9 --alpha-us 5 --bw-gbps 40
+
+# ---- notes printed whole, in the terminal and in --json: the MFU note (242
+# characters, cut at 239 before) and a note naming a 1,000-character path
+TEXTBOOK=(--baseline-gpus 32 --baseline-step-time 1.0s --gpus-now 64 --step-time 1.6s
+	--checkpoint-interval 30m --checkpoint-block 5.5m --input-wait 10% --target-gpus 128)
+MFU_END="MFU was likely measured over training steps only, while the figures here include the stall"
+expect canary_mfu_note_whole 1 "$HR" canary "${TEXTBOOK[@]}" --baseline-mfu 44% --mfu-now 33% --json "$TMP/mfu.json" &&
+has canary_mfu_note_whole "$MFU_END"
+pycheck canary_mfu_note_whole_json "any(n.startswith('MFU went from 44.0%') and n.endswith('$MFU_END') for n in d['notes'])" "$TMP/mfu.json"
+LONG=$TMP/$(printf 'd%.0s' $(seq 1 200))/$(printf 'e%.0s' $(seq 1 200))/$(printf 'f%.0s' $(seq 1 200))/$(printf 'g%.0s' $(seq 1 200))/$(printf 'h%.0s' $(seq 1 200))
+mkdir -p "$LONG" && cp $STEPS/hf_issue9415_srun_labels.log "$LONG/run.log"
+expect canary_long_path_note_whole 1 "$HR" canary --steps "$LONG/run.log" --gpus-now 8 --input-wait 1% --target-gpus 16 \
+	--json "$TMP/long.json" &&
+has canary_long_path_note_whole "  - --steps $LONG/run.log: no step time in these logs (no timed step line, no timestamps between steps, no run summary such as Hugging Face's train_runtime)"
+pycheck canary_long_path_note_whole_json "any(n == '--steps $LONG/run.log: no step time in these logs (no timed step line, no timestamps between steps, no run summary such as Hugging Face\\'s train_runtime)' for n in d['notes'])" "$TMP/long.json"
 exit 0
