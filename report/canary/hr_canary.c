@@ -249,6 +249,13 @@ static int check_inputs(const struct hr_canary_in *in)
 	}
 	if (in->input_wait_frac.src && !(in->input_wait_frac.v >= 0 && in->input_wait_frac.v < 1))
 		return ch_usage_error("invalid --input-wait '%g' (expected a fraction in [0, 1))", in->input_wait_frac.v);
+	if (in->input_wait_frac.src && in->power_compute_share.src &&
+	    in->input_wait_frac.v + in->power_compute_share.v > 1 + 1e-12)
+		return ch_usage_error("%s '%.3g%%' and --compute-share '%.3g%%' add up to %.3g%% of the step: more than the whole step "
+				      "(the input wait and the GPUs' compute are parts of one step)",
+				      in->input_wait_frac.src & HR_SRC_GIVEN ? "--input-wait" : "the measured input wait (--input-wait)",
+				      100 * in->input_wait_frac.v, 100 * in->power_compute_share.v,
+				      100 * (in->input_wait_frac.v + in->power_compute_share.v));
 	if (in->overlap.src && !(in->overlap.v >= 0 && in->overlap.v <= 1))
 		return ch_usage_error("invalid --overlap '%g' (expected a fraction in [0, 1])", in->overlap.v);
 	if (in->mfu_now.src && !(in->mfu_now.v > 0 && in->mfu_now.v <= 1))
@@ -725,6 +732,37 @@ static void cn_cost(const struct hr_canary_in *in, struct hr_canary_out *o, cons
 	}
 }
 
+/*
+ * The host CPUs busy while the dataloader workers share the GPU feeder
+ * threads' cores, the input wait not measured: a finding of its own. A
+ * late feeder delays its rank's step, and every rank waits for it in the
+ * collective, so input stalls pass for network stalls. It is among the
+ * fixes (after those with a size) and says what to measure; a verdict that
+ * would book, or not book, on the other losses measures first.
+ */
+static void cn_cpu_pinned(const struct hr_canary_in *in, struct hr_canary_out *o)
+{
+	char w[48] = "";
+	if (in->input_wait_frac.src || !in->host_cpu_frac.src || in->host_cpu_frac.v < HR_CANARY_CPU_BUSY ||
+	    strcmp(in->loader_placement, "shared"))
+		return;
+	o->cpu_pinned = 1;
+	if (in->loader_workers.src)
+		snprintf(w, sizeof(w), "%g ", in->loader_workers.v);
+	snprintf(o->cpu_pinned_text, sizeof(o->cpu_pinned_text),
+		 "host CPUs %.0f%% busy with %sdataloader workers pinned with the GPU feeder threads, on their cores: "
+		 "input stalls will masquerade as network stalls (a late feeder delays its rank, every rank waits for it in the collective)",
+		 100 * in->host_cpu_frac.v, w);
+	if (o->verdict == HR_VERDICT_BOOK || o->verdict == HR_VERDICT_DONT_BOOK) {
+		o->verdict = HR_VERDICT_MEASURE_FIRST;
+		o->insufficient = 1;
+		snprintf(o->measure, sizeof(o->measure), "measure " HR_CANARY_CMD_INPUT_WAIT);
+	} else if (o->verdict == HR_VERDICT_MEASURE_FIRST) {
+		size_t u = strlen(o->measure);
+		snprintf(o->measure + u, sizeof(o->measure) - u, "; and " HR_CANARY_CMD_INPUT_WAIT);
+	}
+}
+
 /* nothing predicts the target: its figures unknown, never today's held */
 static void cn_unpredicted(struct hr_canary_out *o)
 {
@@ -807,7 +845,7 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 		note(o, "allreduce_bw found wrong results in %ld rows (left out of the fit): the allocation corrupts data; drain and test it (see the health report) before trusting or booking anything",
 		     in->wrong_rows);
 	if (!in->step_sec.src)
-		return compute_comm_only(in, o);
+		return (rc = compute_comm_only(in, o)) ? rc : (cn_cpu_pinned(in, o), 0);
 
 	memset(&w, 0, sizeof(w));
 	w.n1 = in->gpus_now.v;
@@ -826,6 +864,7 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 	cn_mfu(in, o, &w);
 	cn_cost(in, o, &w);
 	cn_verdict(in, o);
+	cn_cpu_pinned(in, o);
 	if (o->target_not_measured[0])
 		cn_unpredicted(o);
 	return 0;

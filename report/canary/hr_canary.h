@@ -69,6 +69,14 @@ struct hr_comm_model {
 
 enum hr_level { HR_INTRA = 0, HR_INTER = 1, HR_NLEVELS };
 
+/* How data parallelism communicates per step (docs/canary.md, "FSDP"). */
+enum hr_parallelism {
+	HR_PAR_DDP = 0, /* one all-reduce of the gradient, overlapped with backward */
+	HR_PAR_FSDP     /* fully sharded: the gradient reduce-scattered, the
+			   parameters all-gathered for forward and for backward;
+			   the step's first all-gather is not overlapped */
+};
+
 /* What the canary knows. Unknown figures have src 0. */
 struct hr_canary_in {
 	struct hr_fig gpus_now;           /* GPUs the job runs on today (>= 1) */
@@ -108,6 +116,13 @@ struct hr_canary_in {
 					     measurements (measured): the allocation
 					     corrupts data, so it is never booked as is */
 	struct hr_fig host_cpu_frac;      /* busy share of the host CPUs while training */
+	struct hr_fig loader_workers;     /* dataloader worker processes per node (given) */
+	char loader_placement[16];        /* where they run, loader_contention's name:
+					     "shared" (pinned with the GPU feeder threads,
+					     on their cores), "isolated", "numa-local",
+					     "numa-remote", "as-is"; "" not given */
+	enum hr_parallelism parallelism;  /* how the gradient is communicated (HR_PAR_DDP
+					     unless given) */
 	struct hr_fig target_efficiency;  /* the efficiency question: reach this (hr_canary_eff.h) */
 	struct hr_fig scaling_efficiency; /* today's efficiency vs the baseline, when the
 					     step times are not given */
@@ -172,6 +187,9 @@ enum hr_verdict {
 	"and the input wait per rank in the job's step logs (--steps)"
 #define HR_CANARY_CMD_STEPS "the step at two GPU counts (health_report canary --steps TODAY_LOGS " \
 	"--baseline-steps SMALLER_RUN_LOGS, or --baseline-gpus with --baseline-step-time)"
+#define HR_CANARY_CMD_INPUT_WAIT "the input wait per rank (the job's step logs with their dataloader wait: " \
+	"--steps; or a profiler's) and " HR_CANARY_CMD_LOADER_NODE
+#define HR_CANARY_CMD_LOADER_NODE "loader_contention on this node (build/loader_contention --json results/loader.json)"
 #define HR_CANARY_CMD_CKPT "the checkpoint's blocking time (build/checkpoint_io --interval INTERVAL " \
 	"--json results/checkpoint.json, or the job's step logs: --steps)"
 
@@ -232,6 +250,12 @@ struct hr_canary_out {
 	int trend_used;                     /* no communication model: the target follows
 					       today's measured trend (baseline -> today) */
 	double trend_exponent;              /* step ~ GPUs^exponent of that trend */
+	int cpu_pinned;                     /* a finding: host CPUs busy (HR_CANARY_CPU_BUSY or
+					       more) while the dataloader workers are pinned
+					       with the GPU feeder threads (--loader-placement
+					       shared) and the input wait is not measured:
+					       input stalls would pass for network stalls */
+	char cpu_pinned_text[400];          /* that finding in words, "" none */
 	char target_not_measured[300];      /* "" or why nothing predicts the target (no
 					       baseline and no all-reduce model): its step,
 					       efficiency, throughput, largest allocation,

@@ -100,6 +100,9 @@ void hr_canary_fixes_text(const struct hr_canary_out *o, char *b, size_t n)
 					 k == 1 ? "" : k == cnt ? " and " : ", ", what[l->kind],
 					 l->kind == HR_LOSS_STRAGGLER ? o->straggler_id : "");
 	}
+	if (o->cpu_pinned && !(o->loss[HR_LOSS_INPUT].known && o->loss[HR_LOSS_INPUT].significant))
+		snprintf(b + used, used < n ? n - used : 0, "%sthe host CPU contention (dataloader workers on the feeder threads' cores)",
+			 k ? " and " : "");
 }
 
 static void print_model_rows(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
@@ -140,10 +143,18 @@ static void print_verdict_head(FILE *f, const struct hr_canary_in *in, const str
 	}
 }
 
+#define CPU_PINNED_ADVICE "give the dataloader its own cores: move the workers off the GPU feeder cores " \
+	"(loader_contention's isolated placement) or run fewer of them; size not measured: measure "
+
+/* the reasons' last line (the host CPU finding), then the fixes in order of
+ * size, the host CPU finding, of no measured size, after them */
 static void print_fixes(FILE *f, const struct hr_canary_out *o)
 {
 	char adv[1500];
 	int i, k = 0;
+
+	if (o->cpu_pinned)
+		fprintf(f, "    - %s\n", o->cpu_pinned_text);
 
 	if (o->wrong_results)
 		fprintf(f, "  fixes, in order of size:\n    %d. wrong all-reduce results: drain the nodes, run dcgmi diag and per-node and per-pair all-reduce tests to find the faulty GPU or link; nothing measured here is trustworthy until then\n",
@@ -162,6 +173,9 @@ static void print_fixes(FILE *f, const struct hr_canary_out *o)
 			fprintf(f, "    %d. %s: %s; recovers %.1f%% of the step (throughput +%.1f%%)\n", k,
 				loss_name(l->kind), fix_advice(o, l->kind, adv, sizeof(adv)), 100 * l->frac.v, 100 * l->gain_frac.v);
 	}
+	if (o->cpu_pinned)
+		fprintf(f, "%s    %d. host CPU contention (dataloader workers on the feeder threads' cores): " CPU_PINNED_ADVICE
+			HR_CANARY_CMD_INPUT_WAIT "\n", k ? "" : "  fixes, in order of size:\n", k + 1);
 }
 
 /* the straggler today's step logs named, and what it costs the step */
@@ -605,6 +619,9 @@ json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out
 	IN("checkpoint_block_sec", ckpt_block_sec, "s");
 	IN("input_wait_frac", input_wait_frac, "fraction");
 	IN("host_cpu_frac", host_cpu_frac, "fraction");
+	IN("loader_workers", loader_workers, "1");
+	json_object_set_new(ins, "loader_placement", in->loader_placement[0] ? json_string(in->loader_placement) : json_null());
+	json_object_set_new(ins, "parallelism", json_string(in->parallelism == HR_PAR_FSDP ? "fsdp" : "ddp"));
 	IN("overlap", overlap, "fraction");
 	IN("gpus_per_node", gpus_per_node, "gpus");
 	IN("price_per_gpu_hour", price_per_gpu_hour, "currency/GPU-hour");
@@ -662,6 +679,10 @@ json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out
 			json_array_append_new(fixes, json_pack("{s:s, s:s}", "kind", loss_key(l->kind),
 							       "advice", fix_advice(o, l->kind, adv, sizeof(adv))));
 	}
+	if (o->cpu_pinned)
+		json_array_append_new(fixes, json_pack("{s:s, s:s}", "kind", "host_cpu_pinned_workers",
+						       "advice", CPU_PINNED_ADVICE HR_CANARY_CMD_INPUT_WAIT));
+	json_object_set_new(doc, "host_cpu_finding", o->cpu_pinned ? json_string(o->cpu_pinned_text) : json_null());
 	for (i = 0; i < o->nnotes; i++)
 		json_array_append_new(notes, json_string(o->notes[i]));
 	json_object_set_new(doc, "schema", json_string("clusterhealth.canary"));

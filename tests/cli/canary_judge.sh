@@ -82,6 +82,48 @@ expect canary_long_path_note_whole 1 "$HR" canary --steps "$LONG/run.log" --gpus
 	--json "$TMP/long.json" &&
 has canary_long_path_note_whole "  - --steps $LONG/run.log: no step time in these logs (no timed step line, no timestamps between steps, no run summary such as Hugging Face's train_runtime)"
 pycheck canary_long_path_note_whole_json "any(n == '--steps $LONG/run.log: no step time in these logs (no timed step line, no timestamps between steps, no run summary such as Hugging Face\\'s train_runtime)' for n in d['notes'])" "$TMP/long.json"
+
+# ---- high host CPU with the dataloader workers pinned with the feeder
+# threads is a finding of its own, without --input-wait: named, what to
+# measure, and among the fixes in order (after the checkpoint, which has a size)
+CPU=(--baseline-gpus 32 --baseline-step-time 1.0s --gpus-now 64 --step-time 1.6s --checkpoint-interval 30m
+	--checkpoint-block 5.5m --target-gpus 128 --host-cpu 92% --loader-workers 64 --loader-placement shared)
+expect canary_cpu_pinned_finding 1 "$HR" canary "${CPU[@]}" --json "$TMP/cpu.json" &&
+has canary_cpu_pinned_finding \
+	"do not book 128 GPUs before fixing the checkpoint and the host CPU contention (dataloader workers on the feeder threads' cores) and re-measuring at 64 GPUs" \
+	"host CPUs 92% busy with 64 dataloader workers pinned with the GPU feeder threads, on their cores: input stalls will masquerade as network stalls" \
+	"    1. synchronous checkpoint stall: make the checkpoint asynchronous" \
+	"    2. host CPU contention (dataloader workers on the feeder threads' cores): give the dataloader its own cores" \
+	"measure the input wait per rank" "loader_contention on this node (build/loader_contention --json results/loader.json)"
+pycheck canary_cpu_pinned_finding_json \
+	"[x['kind'] for x in d['fixes']] == ['checkpoint', 'host_cpu_pinned_workers'] and 'masquerade as network stalls' in d['host_cpu_finding'] and d['inputs']['loader_placement'] == 'shared'" \
+	"$TMP/cpu.json"
+# nothing else to fix: measure first, naming the measurement
+expect canary_cpu_pinned_measure_first 1 "$HR" canary --baseline-gpus 32 --baseline-step-time 1.0s --gpus-now 64 \
+	--step-time 1.05s --target-gpus 128 --params 1e8 --alpha-us 5 --bw-gbps 40 --host-cpu 92% --loader-placement shared &&
+has canary_cpu_pinned_measure_first "verdict: MEASURE FIRST" \
+	"measure the input wait per rank (the job's step logs with their dataloader wait: --steps; or a profiler's) and loader_contention on this node"
+# the same host with the workers on their own cores, or the CPUs not busy: no finding
+expect canary_cpu_isolated_no_finding 1 "$HR" canary "${CPU[@]}" --loader-placement isolated &&
+hasnt canary_cpu_isolated_no_finding "masquerade" && echo "ok canary_cpu_isolated_no_finding"
+expect canary_cpu_idle_no_finding 1 "$HR" canary "${CPU[@]}" --host-cpu 40% &&
+hasnt canary_cpu_idle_no_finding "masquerade" && echo "ok canary_cpu_idle_no_finding"
+expect canary_bad_placement 2 "$HR" canary "${CPU[@]}" --loader-placement pinned &&
+has canary_bad_placement "unknown value 'pinned' for --loader-placement (expected: shared, isolated, numa-local, numa-remote, as-is)"
+
+# ---- --help and the checks agree: an input wait of the whole step is refused,
+# and so is an input wait and a compute share of more than the whole step
+expect canary_help_input_wait 0 "$HR" canary --help &&
+has canary_help_input_wait "at most the whole step [0 to below 1]"
+expect canary_input_wait_one 2 "$HR" canary --gpus-now 64 --step-time 1.6 --target-gpus 128 --input-wait 1 &&
+has canary_input_wait_one "value '1' for --input-wait is out of range (expected 0 to below 1"
+expect canary_input_wait_99 1 "$HR" canary --gpus-now 64 --step-time 1.6 --target-gpus 128 --input-wait 99% &&
+echo "ok canary_input_wait_99"
+expect canary_wait_plus_compute 2 "$HR" canary --gpus-now 64 --step-time 1.6 --target-gpus 128 --input-wait 60% \
+	--compute-share 50% &&
+has canary_wait_plus_compute "--input-wait '60%' and --compute-share '50%' add up to 110% of the step: more than the whole step"
+expect canary_wait_plus_compute_whole 1 "$HR" canary --gpus-now 64 --step-time 1.6 --target-gpus 128 --input-wait 50% \
+	--compute-share 50% && echo "ok canary_wait_plus_compute_whole"
 exit 0
 fi
 
@@ -208,4 +250,46 @@ expect canary_long_path_note_whole 1 "$HR" canary --steps "$LONG/run.log" --gpus
 	--json "$TMP/long.json" &&
 has canary_long_path_note_whole "  - --steps $LONG/run.log: no step time in these logs (no timed step line, no timestamps between steps, no run summary such as Hugging Face's train_runtime)"
 pycheck canary_long_path_note_whole_json "any(n == '--steps $LONG/run.log: no step time in these logs (no timed step line, no timestamps between steps, no run summary such as Hugging Face\\'s train_runtime)' for n in d['notes'])" "$TMP/long.json"
+
+# ---- high host CPU with the dataloader workers pinned with the feeder
+# threads is a finding of its own, without --input-wait: named, what to
+# measure, and among the fixes in order (after the checkpoint, which has a size)
+CPU=(--baseline-gpus 32 --baseline-step-time 1.0s --gpus-now 64 --step-time 1.6s --checkpoint-interval 30m
+	--checkpoint-block 5.5m --target-gpus 128 --host-cpu 92% --loader-workers 64 --loader-placement shared)
+expect canary_cpu_pinned_finding 1 "$HR" canary "${CPU[@]}" --json "$TMP/cpu.json" &&
+has canary_cpu_pinned_finding \
+	"do not book 128 GPUs before fixing the checkpoint and the host CPU contention (dataloader workers on the feeder threads' cores) and re-measuring at 64 GPUs" \
+	"host CPUs 92% busy with 64 dataloader workers pinned with the GPU feeder threads, on their cores: input stalls will masquerade as network stalls" \
+	"    1. synchronous checkpoint stall: make the checkpoint asynchronous" \
+	"    2. host CPU contention (dataloader workers on the feeder threads' cores): give the dataloader its own cores" \
+	"measure the input wait per rank" "loader_contention on this node (build/loader_contention --json results/loader.json)"
+pycheck canary_cpu_pinned_finding_json \
+	"[x['kind'] for x in d['fixes']] == ['checkpoint', 'host_cpu_pinned_workers'] and 'masquerade as network stalls' in d['host_cpu_finding'] and d['inputs']['loader_placement'] == 'shared'" \
+	"$TMP/cpu.json"
+# nothing else to fix: measure first, naming the measurement
+expect canary_cpu_pinned_measure_first 1 "$HR" canary --baseline-gpus 32 --baseline-step-time 1.0s --gpus-now 64 \
+	--step-time 1.05s --target-gpus 128 --params 1e8 --alpha-us 5 --bw-gbps 40 --host-cpu 92% --loader-placement shared &&
+has canary_cpu_pinned_measure_first "verdict: MEASURE FIRST" \
+	"measure the input wait per rank (the job's step logs with their dataloader wait: --steps; or a profiler's) and loader_contention on this node"
+# the same host with the workers on their own cores, or the CPUs not busy: no finding
+expect canary_cpu_isolated_no_finding 1 "$HR" canary "${CPU[@]}" --loader-placement isolated &&
+hasnt canary_cpu_isolated_no_finding "masquerade" && echo "ok canary_cpu_isolated_no_finding"
+expect canary_cpu_idle_no_finding 1 "$HR" canary "${CPU[@]}" --host-cpu 40% &&
+hasnt canary_cpu_idle_no_finding "masquerade" && echo "ok canary_cpu_idle_no_finding"
+expect canary_bad_placement 2 "$HR" canary "${CPU[@]}" --loader-placement pinned &&
+has canary_bad_placement "unknown value 'pinned' for --loader-placement (expected: shared, isolated, numa-local, numa-remote, as-is)"
+
+# ---- --help and the checks agree: an input wait of the whole step is refused,
+# and so is an input wait and a compute share of more than the whole step
+expect canary_help_input_wait 0 "$HR" canary --help &&
+has canary_help_input_wait "at most the whole step [0 to below 1]"
+expect canary_input_wait_one 2 "$HR" canary --gpus-now 64 --step-time 1.6 --target-gpus 128 --input-wait 1 &&
+has canary_input_wait_one "value '1' for --input-wait is out of range (expected 0 to below 1"
+expect canary_input_wait_99 1 "$HR" canary --gpus-now 64 --step-time 1.6 --target-gpus 128 --input-wait 99% &&
+echo "ok canary_input_wait_99"
+expect canary_wait_plus_compute 2 "$HR" canary --gpus-now 64 --step-time 1.6 --target-gpus 128 --input-wait 60% \
+	--compute-share 50% &&
+has canary_wait_plus_compute "--input-wait '60%' and --compute-share '50%' add up to 110% of the step: more than the whole step"
+expect canary_wait_plus_compute_whole 1 "$HR" canary --gpus-now 64 --step-time 1.6 --target-gpus 128 --input-wait 50% \
+	--compute-share 50% && echo "ok canary_wait_plus_compute_whole"
 exit 0
