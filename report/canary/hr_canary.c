@@ -181,9 +181,15 @@ static int rough_target_fit(const struct hr_canary_in *in, struct hr_canary_out 
 }
 
 /* model all-reduce time of the gradient, seconds */
-static double comm_sec(const struct hr_canary_in *in, int level, double bytes, double n)
+static double comm_sec(const struct hr_canary_in *in, int level, double bytes, double n, double *always)
 {
-	return hr_fit_predict_us(&in->comm[level].fit, bytes, (int)n) * 1e-6;
+	return hr_canary_comm_sec(in, level, bytes, n, always);
+}
+
+/* the exposed part of a step's communication C of which @e is never hidden */
+static double expo(double c, double e, double ov)
+{
+	return e + (1 - ov) * (c - e);
 }
 
 /* a GPU count that the step logs or result files measured (named by @from) */
@@ -357,11 +363,11 @@ static int compute_comm_only(const struct hr_canary_in *in, struct hr_canary_out
 		o->level_now = level_for(in, o, n1, &s1);
 		o->level_target = level_for(in, o, n2, &s2);
 		if (o->level_now >= 0) {
-			double c1 = comm_sec(in, o->level_now, S, n1), c2 = comm_sec(in, o->level_target, S, n2);
+			double c1 = comm_sec(in, o->level_now, S, n1, NULL), c2 = comm_sec(in, o->level_target, S, n2, NULL);
 			o->comm_now_sec = fig(c1, s1);
 			o->comm_target_sec = fig(c2, s2);
-			o->busbw_now_gbps = fig(hr_fit_busbw_gbps(S, (int)n1, c1 * 1e6), s1);
-			o->busbw_target_gbps = fig(hr_fit_busbw_gbps(S, (int)n2, c2 * 1e6), s2);
+			o->busbw_now_gbps = fig(hr_canary_comm_busbw(in, S, n1, c1), s1);
+			o->busbw_target_gbps = fig(hr_canary_comm_busbw(in, S, n2, c2), s2);
 			o->busbw_ratio_target = fig(o->busbw_target_gbps.v / o->busbw_now_gbps.v, s1 | s2);
 		}
 	}
@@ -425,7 +431,8 @@ struct cn_work {
 	double in_sec;              /* input wait per step */
 	double strag;               /* the worst straggler's cost per step (step logs) */
 	double S;                   /* bytes all-reduced per step */
-	double c0, c1, c2;          /* model all-reduce (s): baseline, today, target */
+	double c0, c1, c2;          /* model communication (s): baseline, today, target */
+	double e0, e1, e2;          /* the part of it no overlap hides (FSDP's first all-gather) */
 	double ov, comm_loss, rest; /* overlap; exposed all-reduce and the rest today (s) */
 	double ideal;               /* weak-scaling ideal step */
 	double g;                   /* step ~ GPUs^g (trend, no communication model) */
@@ -474,16 +481,16 @@ static void cn_comm(const struct hr_canary_in *in, struct hr_canary_out *o, stru
 		o->level_target = level_for(in, o, w->n2, &s2);
 		if (o->level_now >= 0) {
 			w->have_comm = 1;
-			w->c1 = comm_sec(in, o->level_now, w->S, w->n1);
-			w->c2 = comm_sec(in, o->level_target, w->S, w->n2);
+			w->c1 = comm_sec(in, o->level_now, w->S, w->n1, &w->e1);
+			w->c2 = comm_sec(in, o->level_target, w->S, w->n2, &w->e2);
 			o->comm_now_sec = fig(w->c1, s1);
 			o->comm_target_sec = fig(w->c2, s2);
-			o->busbw_target_gbps = fig(hr_fit_busbw_gbps(w->S, (int)w->n2, w->c2 * 1e6), s2);
+			o->busbw_target_gbps = fig(hr_canary_comm_busbw(in, w->S, w->n2, w->c2), s2);
 			w->s_c = s1 | s2;
 			if (w->have_base) {
 				unsigned s0 = w->s_S;
 				o->level_base = level_for(in, o, in->baseline_gpus.v, &s0);
-				w->c0 = comm_sec(in, o->level_base, w->S, in->baseline_gpus.v);
+				w->c0 = comm_sec(in, o->level_base, w->S, in->baseline_gpus.v, &w->e0);
 				o->comm_base_sec = fig(w->c0, s0);
 				w->s_c |= s0;
 			}
@@ -516,9 +523,10 @@ static void cn_ideal_from_baseline(const struct hr_canary_in *in, struct hr_cana
 	if (in->overlap.src) {
 		w->ov = in->overlap.v;
 		w->s_ov = in->overlap.src;
-	} else if (w->have_comm && w->c1 > w->c0) {
+	} else if (w->have_comm && w->c1 - w->e1 > w->c0 - w->e0) {
+		/* the growth less what no overlap hides, over what overlap could */
 		double grown = w->t1tr - w->in_sec - w->strag - t0;
-		w->ov = 1 - grown / (w->c1 - w->c0);
+		w->ov = 1 - (grown - (w->e1 - w->e0)) / ((w->c1 - w->e1) - (w->c0 - w->e0));
 		w->s_ov = sb | w->s_ck | w->s_in | w->s_strag | w->s_c;
 		if (w->ov < 0) {
 			w->ov = 0;
@@ -532,7 +540,7 @@ static void cn_ideal_from_baseline(const struct hr_canary_in *in, struct hr_cana
 		w->s_ov = HR_SRC_ASSUMED;
 	}
 	if (w->have_comm)
-		w->comm_loss = (1 - w->ov) * (w->c1 - w->c0);
+		w->comm_loss = expo(w->c1, w->e1, w->ov) - expo(w->c0, w->e0, w->ov);
 	w->rest = t1 - t0 - w->ck - w->in_sec - w->strag - w->comm_loss;
 	w->s_rest = sb | w->s_ck | w->s_in | w->s_strag | (w->have_comm ? w->s_c | w->s_ov : 0);
 	if (w->rest < -1e-12 * t1) {
@@ -556,7 +564,7 @@ static void cn_ideal_from_losses(const struct hr_canary_in *in, struct hr_canary
 		note(o, "no baseline to calibrate the overlap of communication with compute: 0 assumed (all of it exposed); give --overlap or --baseline-gpus/--baseline-step-time");
 	}
 	if (w->have_comm) {
-		w->comm_loss = (1 - w->ov) * w->c1;
+		w->comm_loss = expo(w->c1, w->e1, w->ov);
 		if (w->comm_loss > w->t1tr - w->in_sec - w->strag) {
 			note(o, "the predicted exposed all-reduce (%.3g s) is longer than the step less its other losses (%.3g s): the model or the inputs are off",
 			     w->comm_loss, w->t1tr - w->in_sec - w->strag);
@@ -626,14 +634,14 @@ static void cn_target(const struct hr_canary_in *in, struct hr_canary_out *o, st
 {
 	double n1 = w->n1, t1 = w->t1, n2 = w->n2, ov = w->ov, f = w->f;
 	unsigned s2 = o->train_step_sec.src | w->s_ck | in->target_gpus.src;
-	double dc = w->have_comm ? w->c2 - w->c1 : 0, fixed_tr;
+	double dc = w->have_comm ? expo(w->c2, w->e2, ov) - expo(w->c1, w->e1, ov) : 0, fixed_tr;
 	int i;
 
 	if (w->have_comm)
 		s2 |= w->s_c | w->s_ov;
 	else
 		s2 |= HR_SRC_ASSUMED;
-	w->t2tr = w->t1tr + (1 - ov) * dc;
+	w->t2tr = w->t1tr + dc;
 	w->t2 = w->t2tr / (1 - f);
 	if (o->trend_used) {
 		w->t2 = t1 * pow(n2 / n1, w->g);
@@ -642,6 +650,8 @@ static void cn_target(const struct hr_canary_in *in, struct hr_canary_out *o, st
 		s2 = in->step_sec.src | in->baseline_step_sec.src | in->gpus_now.src | in->baseline_gpus.src | HR_SRC_ASSUMED;
 	}
 	o->step_target_sec = fig(w->t2, s2);
+	if (w->have_comm)
+		o->exposed_comm_target_sec = fig(expo(w->c2, w->e2, ov), w->s_c | w->s_ov);
 	o->efficiency_target = fig(w->ideal / w->t2, s2 | w->s_ideal);
 	o->hw_ratio_target = fig(n2 / n1, in->target_gpus.src | in->gpus_now.src);
 	o->throughput_ratio_target = fig((n2 / w->t2) / (n1 / t1), s2 | in->gpus_now.src);
@@ -651,7 +661,7 @@ static void cn_target(const struct hr_canary_in *in, struct hr_canary_out *o, st
 	if (o->loss[HR_LOSS_STRAGGLER].significant)
 		fixed_tr -= w->strag;
 	if (o->loss[HR_LOSS_COMM].significant)
-		fixed_tr -= (1 - ov) * (w->c2 - (w->have_base ? w->c0 : 0));
+		fixed_tr -= expo(w->c2, w->e2, ov) - (w->have_base ? expo(w->c0, w->e0, ov) : 0);
 	o->step_target_fixed_sec = fig(o->loss[HR_LOSS_CKPT].significant ? fixed_tr : step_at(fixed_tr, f, 0, 0),
 				       s2 | w->s_in | w->s_strag);
 	o->efficiency_target_fixed = fig(w->ideal / o->step_target_fixed_sec.v, s2 | w->s_in | w->s_strag | w->s_ideal);
@@ -662,8 +672,9 @@ static void cn_target(const struct hr_canary_in *in, struct hr_canary_out *o, st
 	}
 	/* the largest allocation predicted at or above min_efficiency */
 	for (i = (int)n2; i > (int)n1; i--) {
-		double ci = w->have_comm ? comm_sec(in, level_for(in, o, i, &s2), w->S, i) : w->c1;
-		double si = o->trend_used ? t1 * pow(i / n1, w->g) : step_at(w->t1tr, f, ov, ci - w->c1);
+		double ei = w->e1, ci = w->have_comm ? comm_sec(in, level_for(in, o, i, &s2), w->S, i, &ei) : w->c1;
+		double si = o->trend_used ? t1 * pow(i / n1, w->g) :
+			    step_at(w->t1tr, f, 0, expo(ci, ei, ov) - expo(w->c1, w->e1, ov));
 		if (w->ideal / si >= in->min_efficiency.v) {
 			o->largest_ok_gpus = i;
 			break;
@@ -840,6 +851,7 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 	if (rc)
 		return rc;
 	o->wrong_results = in->wrong_rows > 0;
+	o->fsdp = in->parallelism == HR_PAR_FSDP;
 	snprintf(o->straggler_id, sizeof(o->straggler_id), "%s", in->straggler_id[0] ? in->straggler_id : "the worst rank");
 	if (in->wrong_rows > 0)
 		note(o, "allreduce_bw found wrong results in %ld rows (left out of the fit): the allocation corrupts data; drain and test it (see the health report) before trusting or booking anything",

@@ -222,7 +222,10 @@ struct hr_canary_out {
 	struct hr_fig comm_now_sec, comm_base_sec, comm_target_sec; /* model all-reduce time */
 	struct hr_fig busbw_target_gbps;    /* model busbw of the gradient all-reduce at target */
 	struct hr_fig overlap;              /* used (given, calibrated or assumed) */
-	struct hr_fig exposed_comm_sec;     /* (1 - overlap) x comm, today */
+	struct hr_fig exposed_comm_sec;     /* exposed communication today: (1 - overlap) x
+					       comm (ddp); the first all-gather + (1 -
+					       overlap) x the rest (fsdp) */
+	struct hr_fig exposed_comm_target_sec; /* the same at the target */
 	struct hr_fig step_target_sec;      /* predicted step at target */
 	struct hr_fig efficiency_target;    /* ideal / step at target */
 	struct hr_fig hw_ratio_target;      /* target / now */
@@ -247,6 +250,7 @@ struct hr_canary_out {
 	int rough_fit;                      /* the fitted all-reduce model the target's
 					       prediction uses misses its own points by
 					       more than HR_CANARY_ROUGH_FIT_PCT (rms) */
+	int fsdp;                           /* in->parallelism is HR_PAR_FSDP (the fixes' text) */
 	int trend_used;                     /* no communication model: the target follows
 					       today's measured trend (baseline -> today) */
 	double trend_exponent;              /* step ~ GPUs^exponent of that trend */
@@ -267,6 +271,39 @@ struct hr_canary_out {
 	int nnotes;                         /* contradictions and caveats */
 	char notes[HR_CANARY_MAX_NOTES][HR_CANARY_NOTE_MAX];
 };
+
+/**
+ * hr_canary_comm_sec - the communication of one training step on the
+ * model of fabric level @level, as in->parallelism has it (docs/canary.md,
+ * "FSDP"):
+ *   ddp:  one all-reduce of the gradient, C = T_AR(S, n);
+ *   fsdp: the reduce-scatter of the gradient and two all-gathers of the
+ *         parameters (forward and backward), each at the all-reduce's bus
+ *         bandwidth (hr_fit_predict_half_us()): C = T_RS(S, n) + 2 T_AG(S, n);
+ *         the first all-gather of the step (the forward's) cannot overlap
+ *         compute: *@always = T_AG(S, n).
+ * @in: [in] inputs (comm[@level] set).  @level: [in] enum hr_level.
+ * @bytes: [in] S, the gradient in bytes (params x grad bytes per parameter;
+ *         the parameters are gathered at the same bytes per parameter).
+ * @n: [in] ranks.  @always: [out] seconds of C no overlap can hide (0 for
+ *         ddp); may be NULL.
+ * Returns C in seconds.
+ */
+double hr_canary_comm_sec(const struct hr_canary_in *in, int level, double bytes, double n, double *always);
+
+/**
+ * hr_canary_comm_busbw - the bus bandwidth (GB/s) of a step's communication
+ * taking @sec: the all-reduce's busbw for ddp (2(n-1)/n x S / t), for fsdp
+ * (n-1)/n x 3S / t (the three collectives' bytes); @bytes, @n as above.
+ */
+double hr_canary_comm_busbw(const struct hr_canary_in *in, double bytes, double n, double sec);
+
+/**
+ * hr_canary_model_text - "model: data parallel (one all-reduce of the
+ * gradient per step)" or "model: FSDP (reduce-scatter + 2 all-gathers,
+ * first all-gather exposed)". Static text.
+ */
+const char *hr_canary_model_text(const struct hr_canary_in *in);
 
 /**
  * hr_canary_compute - run the model.

@@ -81,8 +81,9 @@ int hr_canary_eff_compute(const struct hr_canary_in *in, struct hr_canary_eff *o
 		int l0 = level(in, o->n0.v, &s0), l1 = level(in, o->n1.v, &s1);
 		o->grad_bytes = fig(in->params.v * gb.v, in->params.src | gb.src);
 		if (l0 >= 0 && l1 >= 0) {
-			o->comm0 = fig(hr_fit_predict_us(&in->comm[l0].fit, o->grad_bytes.v, (int)o->n0.v) * 1e-6, s0);
-			o->comm1 = fig(hr_fit_predict_us(&in->comm[l1].fit, o->grad_bytes.v, (int)o->n1.v) * 1e-6, s1);
+			o->comm0 = fig(hr_canary_comm_sec(in, l0, o->grad_bytes.v, o->n0.v, NULL), s0);
+			o->comm1 = fig(hr_canary_comm_sec(in, l1, o->grad_bytes.v, o->n1.v, NULL), s1);
+			o->fsdp = in->parallelism == HR_PAR_FSDP;
 		}
 	}
 	if (o->comm1.src && o->shrink_sec.src && !o->reached) {
@@ -154,7 +155,7 @@ void hr_canary_eff_print(FILE *f, const struct hr_canary_eff *o)
 		row(f, "today's step must shrink by", v, o->shrink_frac.src);
 	}
 	if (o->comm1.src) {
-		snprintf(l, sizeof(l), "gradient all-reduce at %g / %g GPUs", o->n0.v, o->n1.v);
+		snprintf(l, sizeof(l), "%s at %g / %g GPUs", o->fsdp ? "FSDP collectives" : "gradient all-reduce", o->n0.v, o->n1.v);
 		snprintf(v, sizeof(v), "%.3f s / %.3f s (%.3g GB)", o->comm0.v, o->comm1.v, o->grad_bytes.v / 1e9);
 		row(f, l, v, o->comm0.src | o->comm1.src);
 	}

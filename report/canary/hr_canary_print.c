@@ -15,6 +15,10 @@
 
 #define loss_name hr_canary_loss_name
 #define loss_key hr_canary_loss_key
+/* the communication rows' name: the model the canary used */
+#define BYTES_NAME(in) ((in)->parallelism == HR_PAR_FSDP ? "gradient (and parameters) per step" : \
+			"gradient all-reduced per step")
+#define COMM_NAME(in) ((in)->parallelism == HR_PAR_FSDP ? "FSDP collectives" : "gradient all-reduce")
 
 /* ------------------------------------------------------------ the report */
 
@@ -35,6 +39,8 @@ static const char *fix_advice(const struct hr_canary_out *o, enum hr_loss_kind k
 	case HR_LOSS_INPUT:
 		return "give the dataloader its own cores: move workers off the GPU feeder cores (see loader_contention's recommendation), or add workers";
 	case HR_LOSS_COMM:
+		if (o->fsdp)
+			return "prefetch the parameter all-gathers (FSDP's forward and backward prefetch) and overlap the gradient reduce-scatter with the backward pass, or shard within a node (hybrid sharding); check the fabric's busbw against its expectation";
 		return "overlap the gradient all-reduce with the backward pass (gradient bucketing), and check the fabric's busbw against its expectation";
 	case HR_LOSS_STRAGGLER:
 		snprintf(b, n, "replace or drain the GPU of %s (check its node: health report, dcgmi diag) or re-run without it",
@@ -111,6 +117,7 @@ static void print_model_rows(FILE *f, const struct hr_canary_in *in, const struc
 	char v[256], a[96];
 	int k;
 
+	fprintf(f, "  %s\n", hr_canary_model_text(in));
 	for (k = 0; k < 2; k++) {
 		int l = k ? o->level_target : o->level_now;
 		const struct hr_comm_model *m;
@@ -227,13 +234,13 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 	print_input_not_measured(f, in);
 	if (o->grad_bytes.src) {
 		fmt_units(a, sizeof(a), o->grad_bytes.v, "B");
-		row(f, in->params.src ? "gradient all-reduced per step" : "message size predicted", a, o->grad_bytes.src);
+		row(f, !in->params.src ? "message size predicted" : BYTES_NAME(in), a, o->grad_bytes.src);
 	}
 	print_model_rows(f, in, o);
 	if (o->busbw_now_gbps.src) {
 		fmt_time(a, sizeof(a), o->comm_now_sec.v);
 		snprintf(v, sizeof(v), "%s, busbw %.4g GB/s", a, o->busbw_now_gbps.v);
-		snprintf(b, sizeof(b), "all-reduce at %g GPUs", n1);
+		snprintf(b, sizeof(b), "%s at %g GPUs", in->parallelism == HR_PAR_FSDP ? "FSDP collectives" : "all-reduce", n1);
 		row(f, b, v, o->comm_now_sec.src);
 	}
 	fprintf(f, "\nwhere today's step goes, largest share first\n");
@@ -358,21 +365,22 @@ static void print_today(FILE *f, const struct hr_canary_in *in, const struct hr_
 	print_host_cpu(f, in);
 	if (o->grad_bytes.src) {
 		fmt_units(a, sizeof(a), o->grad_bytes.v, "B");
-		row(f, "gradient all-reduced per step", a, o->grad_bytes.src);
+		row(f, BYTES_NAME(in), a, o->grad_bytes.src);
 	}
 	if (o->level_now >= 0) {
 		print_model_rows(f, in, o);
 		if (in->baseline_gpus.src) {
 			fmt_time(b, sizeof(b), o->comm_base_sec.v);
-			snprintf(a, sizeof(a), "gradient all-reduce at %g GPUs", in->baseline_gpus.v);
+			snprintf(a, sizeof(a), "%s at %g GPUs", COMM_NAME(in), in->baseline_gpus.v);
 			row(f, a, b, o->comm_base_sec.src);
 		}
 		fmt_time(b, sizeof(b), o->comm_now_sec.v);
-		snprintf(a, sizeof(a), "gradient all-reduce at %g GPUs", n1);
+		snprintf(a, sizeof(a), "%s at %g GPUs", COMM_NAME(in), n1);
 		row(f, a, b, o->comm_now_sec.src);
 		snprintf(v, sizeof(v), "%.0f%%%s", 100 * o->overlap.v,
 			 in->overlap.src ? "" : o->overlap.src == HR_SRC_ASSUMED ? "" : " (calibrated from the growth since the baseline)");
-		row(f, "all-reduce hidden behind compute", v, o->overlap.src);
+		row(f, in->parallelism == HR_PAR_FSDP ? "hidden behind compute (but the 1st gather)" :
+		    "all-reduce hidden behind compute", v, o->overlap.src);
 	}
 	if (o->mfu_now.src) {
 		snprintf(v, sizeof(v), "%.1f%%", 100 * o->mfu_now.v);
@@ -441,7 +449,7 @@ static void print_target(FILE *f, const struct hr_canary_in *in, const struct hr
 	if (o->level_target >= 0) {
 		fmt_time(a, sizeof(a), o->comm_target_sec.v);
 		snprintf(v, sizeof(v), "%s, busbw %.4g GB/s", a, o->busbw_target_gbps.v);
-		row(f, "gradient all-reduce", v, o->comm_target_sec.src);
+		row(f, COMM_NAME(in), v, o->comm_target_sec.src);
 	}
 	snprintf(v, sizeof(v), "%.1f%% (ideal %.2f s)", 100 * o->efficiency_target.v, o->ideal_step_sec.v);
 	row(f, "scaling efficiency", v, o->efficiency_target.src);
@@ -662,6 +670,7 @@ json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out
 	FIG("cost_per_unit_now", cost_per_unit_now, "currency/unit");
 	FIG("cost_per_unit_target", cost_per_unit_target, "currency/unit");
 	FIG("cost_ratio_target", cost_ratio_target, "x");
+	FIG("exposed_comm_target_sec", exposed_comm_target_sec, "s");
 #undef FIG
 	json_object_set_new(figs, "unit_of_work", json_string(o->unit_is_tokens ? "1M tokens" : "1000 GPU-steps"));
 	json_object_set_new(figs, "largest_ok_gpus", o->target_not_measured[0] ? json_null() :
@@ -682,6 +691,7 @@ json_t *hr_canary_json(const struct hr_canary_in *in, const struct hr_canary_out
 	if (o->cpu_pinned)
 		json_array_append_new(fixes, json_pack("{s:s, s:s}", "kind", "host_cpu_pinned_workers",
 						       "advice", CPU_PINNED_ADVICE HR_CANARY_CMD_INPUT_WAIT));
+	json_object_set_new(doc, "model", json_string(hr_canary_model_text(in) + strlen("model: ")));
 	json_object_set_new(doc, "host_cpu_finding", o->cpu_pinned ? json_string(o->cpu_pinned_text) : json_null());
 	for (i = 0; i < o->nnotes; i++)
 		json_array_append_new(notes, json_string(o->notes[i]));

@@ -124,6 +124,43 @@ expect canary_wait_plus_compute 2 "$HR" canary --gpus-now 64 --step-time 1.6 --t
 has canary_wait_plus_compute "--input-wait '60%' and --compute-share '50%' add up to 110% of the step: more than the whole step"
 expect canary_wait_plus_compute_whole 1 "$HR" canary --gpus-now 64 --step-time 1.6 --target-gpus 128 --input-wait 50% \
 	--compute-share 50% && echo "ok canary_wait_plus_compute_whole"
+
+# ---- FSDP: the same inputs give the reduce-scatter and two all-gathers at
+# the all-reduce's busbw, the first all-gather exposed; checked by the formula
+FS=(--baseline-gpus 8 --baseline-step-time 1.0s --gpus-now 64 --step-time 1.3s --target-gpus 128 --params 8e9
+	--grad-bytes-per-param 2 --alpha-us 5 --bw-gbps 40 --overlap 50%)
+expect canary_ddp_model 1 "$HR" canary "${FS[@]}" --json "$TMP/ddp.json" &&
+has canary_ddp_model "model: data parallel (one all-reduce of the gradient per step)"
+expect canary_fsdp_model 1 "$HR" canary "${FS[@]}" --parallelism fsdp --json "$TMP/fsdp.json" &&
+has canary_fsdp_model "model: FSDP (reduce-scatter + 2 all-gathers, first all-gather exposed)" \
+	"FSDP collectives at 64 GPUs              1.18 s" \
+	"prefetch the parameter all-gathers"
+if python3 - "$TMP/ddp.json" "$TMP/fsdp.json" <<'PY'
+import json, sys
+ddp, fsdp = (json.load(open(p)) for p in sys.argv[1:3])
+S, B, a, ov, t1 = 8e9 * 2, 40e9, 5e-6, 0.5, 1.3
+ar = lambda n: 2 * (n - 1) / n * S / B + 2 * (n - 1) * a          # ring all-reduce, busbw B
+ag = lambda n: (n - 1) / n * S / B + (n - 1) * a                  # reduce-scatter or all-gather, busbw B
+def near(x, want, what):
+    assert abs(x / want - 1) < 1e-9, (what, x, want)
+fd, ff = ddp["figures"], fsdp["figures"]
+# data parallel: (1 - overlap) x the all-reduce's growth since the baseline
+near(fd["comm_now_sec"]["value"], ar(64), "ddp C(64)")
+near(fd["exposed_comm_sec"]["value"], (1 - ov) * (ar(64) - ar(8)), "ddp exposed today")
+near(fd["exposed_comm_target_sec"]["value"], (1 - ov) * ar(128), "ddp exposed at 128")
+near(fd["step_target_sec"]["value"], t1 + (1 - ov) * (ar(128) - ar(64)), "ddp step at 128")
+# FSDP: C = RS + 2 AG; exposed = the first AG + (1 - overlap) x the other two
+expo = lambda n: ag(n) + (1 - ov) * 2 * ag(n)
+near(ff["comm_now_sec"]["value"], 3 * ag(64), "fsdp C(64)")
+near(ff["exposed_comm_sec"]["value"], expo(64) - expo(8), "fsdp exposed today")
+near(ff["exposed_comm_target_sec"]["value"], expo(128), "fsdp exposed at 128")
+near(ff["step_target_sec"]["value"], t1 + expo(128) - expo(64), "fsdp step at 128")
+assert abs(ff["step_target_sec"]["value"] - fd["step_target_sec"]["value"]) > 1e-4
+assert ddp["model"].startswith("data parallel") and fsdp["model"].startswith("FSDP") and fsdp["inputs"]["parallelism"] == "fsdp"
+PY
+then echo "ok canary_fsdp_formula"; else echo "not ok canary_fsdp_formula"; fi
+expect canary_bad_parallelism 2 "$HR" canary "${FS[@]}" --parallelism zero3 &&
+has canary_bad_parallelism "unknown value 'zero3' for --parallelism (expected: ddp, fsdp)"
 exit 0
 fi
 
@@ -292,4 +329,41 @@ expect canary_wait_plus_compute 2 "$HR" canary --gpus-now 64 --step-time 1.6 --t
 has canary_wait_plus_compute "--input-wait '60%' and --compute-share '50%' add up to 110% of the step: more than the whole step"
 expect canary_wait_plus_compute_whole 1 "$HR" canary --gpus-now 64 --step-time 1.6 --target-gpus 128 --input-wait 50% \
 	--compute-share 50% && echo "ok canary_wait_plus_compute_whole"
+
+# ---- FSDP: the same inputs give the reduce-scatter and two all-gathers at
+# the all-reduce's busbw, the first all-gather exposed; checked by the formula
+FS=(--baseline-gpus 8 --baseline-step-time 1.0s --gpus-now 64 --step-time 1.3s --target-gpus 128 --params 8e9
+	--grad-bytes-per-param 2 --alpha-us 5 --bw-gbps 40 --overlap 50%)
+expect canary_ddp_model 1 "$HR" canary "${FS[@]}" --json "$TMP/ddp.json" &&
+has canary_ddp_model "model: data parallel (one all-reduce of the gradient per step)"
+expect canary_fsdp_model 1 "$HR" canary "${FS[@]}" --parallelism fsdp --json "$TMP/fsdp.json" &&
+has canary_fsdp_model "model: FSDP (reduce-scatter + 2 all-gathers, first all-gather exposed)" \
+	"FSDP collectives at 64 GPUs              1.18 s" \
+	"prefetch the parameter all-gathers"
+if python3 - "$TMP/ddp.json" "$TMP/fsdp.json" <<'PY'
+import json, sys
+ddp, fsdp = (json.load(open(p)) for p in sys.argv[1:3])
+S, B, a, ov, t1 = 8e9 * 2, 40e9, 5e-6, 0.5, 1.3
+ar = lambda n: 2 * (n - 1) / n * S / B + 2 * (n - 1) * a          # ring all-reduce, busbw B
+ag = lambda n: (n - 1) / n * S / B + (n - 1) * a                  # reduce-scatter or all-gather, busbw B
+def near(x, want, what):
+    assert abs(x / want - 1) < 1e-9, (what, x, want)
+fd, ff = ddp["figures"], fsdp["figures"]
+# data parallel: (1 - overlap) x the all-reduce's growth since the baseline
+near(fd["comm_now_sec"]["value"], ar(64), "ddp C(64)")
+near(fd["exposed_comm_sec"]["value"], (1 - ov) * (ar(64) - ar(8)), "ddp exposed today")
+near(fd["exposed_comm_target_sec"]["value"], (1 - ov) * ar(128), "ddp exposed at 128")
+near(fd["step_target_sec"]["value"], t1 + (1 - ov) * (ar(128) - ar(64)), "ddp step at 128")
+# FSDP: C = RS + 2 AG; exposed = the first AG + (1 - overlap) x the other two
+expo = lambda n: ag(n) + (1 - ov) * 2 * ag(n)
+near(ff["comm_now_sec"]["value"], 3 * ag(64), "fsdp C(64)")
+near(ff["exposed_comm_sec"]["value"], expo(64) - expo(8), "fsdp exposed today")
+near(ff["exposed_comm_target_sec"]["value"], expo(128), "fsdp exposed at 128")
+near(ff["step_target_sec"]["value"], t1 + expo(128) - expo(64), "fsdp step at 128")
+assert abs(ff["step_target_sec"]["value"] - fd["step_target_sec"]["value"]) > 1e-4
+assert ddp["model"].startswith("data parallel") and fsdp["model"].startswith("FSDP") and fsdp["inputs"]["parallelism"] == "fsdp"
+PY
+then echo "ok canary_fsdp_formula"; else echo "not ok canary_fsdp_formula"; fi
+expect canary_bad_parallelism 2 "$HR" canary "${FS[@]}" --parallelism zero3 &&
+has canary_bad_parallelism "unknown value 'zero3' for --parallelism (expected: ddp, fsdp)"
 exit 0
