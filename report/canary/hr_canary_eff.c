@@ -39,7 +39,7 @@ static int level(const struct hr_canary_in *in, double n, unsigned *src)
 
 int hr_canary_eff_compute(const struct hr_canary_in *in, struct hr_canary_eff *o)
 {
-	double e, et;
+	double e, et, e0 = 0, e1 = 0;
 	unsigned se;
 
 	memset(o, 0, sizeof(*o));
@@ -81,13 +81,14 @@ int hr_canary_eff_compute(const struct hr_canary_in *in, struct hr_canary_eff *o
 		int l0 = level(in, o->n0.v, &s0), l1 = level(in, o->n1.v, &s1);
 		o->grad_bytes = fig(in->params.v * gb.v, in->params.src | gb.src);
 		if (l0 >= 0 && l1 >= 0) {
-			o->comm0 = fig(hr_canary_comm_sec(in, l0, o->grad_bytes.v, o->n0.v, NULL), s0);
-			o->comm1 = fig(hr_canary_comm_sec(in, l1, o->grad_bytes.v, o->n1.v, NULL), s1);
+			o->comm0 = fig(hr_canary_comm_sec(in, l0, o->grad_bytes.v, o->n0.v, &e0), s0);
+			o->comm1 = fig(hr_canary_comm_sec(in, l1, o->grad_bytes.v, o->n1.v, &e1), s1);
 			o->fsdp = in->parallelism == HR_PAR_FSDP;
 		}
 	}
 	if (o->comm1.src && o->shrink_sec.src && !o->reached) {
-		double grow = o->comm1.v - o->comm0.v, d = o->shrink_sec.v;
+		/* what overlap could hide of the growth: not FSDP's first all-gather */
+		double grow = (o->comm1.v - e1) - (o->comm0.v - e0), d = o->shrink_sec.v;
 		unsigned sc = o->comm0.src | o->comm1.src | o->shrink_sec.src;
 		o->comm_can = grow >= d;
 		if (grow > 0)
