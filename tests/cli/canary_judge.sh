@@ -5,7 +5,8 @@
 # efficiency it did not measure; what to measure after every MEASURE FIRST;
 # notes printed whole; high host CPU with the dataloader workers on the
 # feeders' cores as a finding; impossible option combinations; FSDP's
-# collectives against data parallelism's all-reduce, checked by the formula.
+# collectives against data parallelism's all-reduce, checked by the formula;
+# and `health_report steps`' window line and per-rank table.
 cd "$(dirname "$0")/../.." || exit 1
 source scripts/test-env
 HR=$B/health_report
@@ -161,6 +162,16 @@ PY
 then echo "ok canary_fsdp_formula"; else echo "not ok canary_fsdp_formula"; fi
 expect canary_bad_parallelism 2 "$HR" canary "${FS[@]}" --parallelism zero3 &&
 has canary_bad_parallelism "unknown value 'zero3' for --parallelism (expected: ddp, fsdp)"
+
+# ---- health_report steps: a log of 8 steps after the warm-up says 8, not the
+# window asked; the per-rank table shows each rank's name (here a file's path) whole
+mkdir -p "$TMP/short"
+SHORT=$TMP/short/a_training_run_with_a_rather_long_descriptive_name_node0_2026-12-05.log
+for st in $(seq 1 18); do printf '[rank0]: step %d | loss 2.5 | 1.000 s/step\n[rank1]: step %d | loss 2.5 | 1.010 s/step\n' $st $st; done >"$SHORT"
+expect steps_short_window 0 "$HR" steps "$SHORT" &&
+has steps_short_window "window: steps 11-18 (8 steps after a warm-up of 10: the logs end before a window of 50" \
+	"      8  local rank 1 ($SHORT)" "      8  local rank 0 ($SHORT)" &&
+hasnt steps_short_window "(50 steps after"
 exit 0
 fi
 
@@ -366,4 +377,14 @@ PY
 then echo "ok canary_fsdp_formula"; else echo "not ok canary_fsdp_formula"; fi
 expect canary_bad_parallelism 2 "$HR" canary "${FS[@]}" --parallelism zero3 &&
 has canary_bad_parallelism "unknown value 'zero3' for --parallelism (expected: ddp, fsdp)"
+
+# ---- health_report steps: a log of 8 steps after the warm-up says 8, not the
+# window asked; the per-rank table shows each rank's name (here a file's path) whole
+mkdir -p "$TMP/short"
+SHORT=$TMP/short/a_training_run_with_a_rather_long_descriptive_name_node0_2026-12-05.log
+for st in $(seq 1 18); do printf '[rank0]: step %d | loss 2.5 | 1.000 s/step\n[rank1]: step %d | loss 2.5 | 1.010 s/step\n' $st $st; done >"$SHORT"
+expect steps_short_window 0 "$HR" steps "$SHORT" &&
+has steps_short_window "window: steps 11-18 (8 steps after a warm-up of 10: the logs end before a window of 50" \
+	"      8  local rank 1 ($SHORT)" "      8  local rank 0 ($SHORT)" &&
+hasnt steps_short_window "(50 steps after"
 exit 0
