@@ -135,8 +135,10 @@ has steps_textbook \
 	"wall-clock step (stalls included)              1.60 s [measured]" \
 	"10.0% of the training step (every rank alike)" \
 	"rank 37 on node05: compute 0.88 s, +24." \
-	"! rank 37                          node05" \
-	"... 61 more ranks (--max-ranks)"
+	"     50  rank 37 on node05" \
+	"... 61 more ranks (--max-ranks)" &&
+{ grep -qE '^! .* 50  rank 37 on node05$' <<<"$out" && echo "ok steps_textbook_straggler_marked" ||
+	echo "not ok steps_textbook_straggler_marked: rank 37's row is not marked '!'"; }
 
 expect steps_scaling 0 "$HR" steps --max-ranks 1 --baseline "$TMP/base" "$TMP/today" &&
 has steps_scaling "x1.25 the throughput for 2x the GPUs: 62.5% efficiency; weak scaling: tokens per GPU and step held [measured]"
