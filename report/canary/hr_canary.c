@@ -573,7 +573,7 @@ static void cn_ideal_from_losses(const struct hr_canary_in *in, struct hr_canary
 	}
 	w->ideal = w->t1tr - w->in_sec - w->strag - w->comm_loss;
 	w->s_ideal = o->train_step_sec.src | w->s_in | w->s_strag | (w->have_comm ? w->s_c | w->s_ov : 0) | HR_SRC_ASSUMED;
-	o->efficiency_now = fig(w->ideal / w->t1, w->s_ideal | in->step_sec.src);
+	/* no second run: no scaling efficiency today (efficiency_now unknown) */
 }
 
 /* no communication model: with a baseline, today's measured trend (step ~
@@ -782,6 +782,11 @@ static void cn_unpredicted(struct hr_canary_out *o)
 	o->step_target_fixed_sec = o->efficiency_target_fixed = o->mfu_target = none;
 	o->gpu_hours_per_unit_target = o->cost_per_unit_target = o->cost_ratio_target = none;
 	o->largest_ok_gpus = 0;
+	for (int i = 0; i < HR_LOSS_N; i++)
+		if (o->loss[i].known)
+			return;
+	/* nothing identified and no baseline: no ideal either */
+	o->ideal_step_sec = o->over_ideal_frac = none;
 }
 
 /* the fixable losses not known, counted, and named into @b (may be NULL) */

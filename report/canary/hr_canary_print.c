@@ -351,9 +351,12 @@ static void print_today(FILE *f, const struct hr_canary_in *in, const struct hr_
 			 o->train_step_sec.v, 100 * o->over_ideal_frac.v, o->ideal_step_sec.v);
 		row(f, "step without the checkpoint stall", v,
 		    o->train_step_sec.src | o->over_ideal_frac.src);
-	} else {
+	} else if (o->ideal_step_sec.src) {
 		snprintf(v, sizeof(v), "%.2f s (%.0f%% over it)", o->ideal_step_sec.v, 100 * o->over_ideal_frac.v);
 		row(f, "ideal step (weak scaling)", v, o->ideal_step_sec.src);
+	} else {
+		fprintf(f, "  %-40s not measured: no baseline run and no loss identified in today's step\n",
+			"ideal step (weak scaling)");
 	}
 	if (in->input_wait_frac.src) {
 		snprintf(v, sizeof(v), "%.1f%% of the step = %.3f s", 100 * in->input_wait_frac.v, o->input_wait_sec.v);
@@ -396,8 +399,11 @@ static void print_losses(FILE *f, const struct hr_canary_in *in, const struct hr
 	int i;
 
 
-	fprintf(f, "\nwhere today's step goes, largest loss first (ideal %.2f s, today %.2f s)\n",
-		o->ideal_step_sec.v, t1);
+	if (o->ideal_step_sec.src)
+		fprintf(f, "\nwhere today's step goes, largest loss first (ideal %.2f s, today %.2f s)\n",
+			o->ideal_step_sec.v, t1);
+	else
+		fprintf(f, "\nwhere today's step goes, largest loss first (ideal not measured, today %.2f s)\n", t1);
 	for (i = 0; i < HR_LOSS_N; i++) {
 		const struct hr_loss *l = &o->loss[o->order[i]];
 		if (!l->known && l->kind == HR_LOSS_STRAGGLER)
