@@ -229,6 +229,8 @@ static int check_inputs(const struct hr_canary_in *in)
 	if (in->target_gpus.v <= in->gpus_now.v)
 		return ch_usage_error("--target-gpus '%g' is not above %s (the canary predicts a larger allocation)",
 				      in->target_gpus.v, count_name(in->gpus_now, in->gpus_now_from, "--gpus-now", "today's", n1, sizeof(n1)));
+	if (in->baseline_gpus.src && !in->baseline_step_sec.src && in->baseline_step_missing[0])
+		return ch_usage_error("%s; give --baseline-step-time", in->baseline_step_missing);
 	if (!in->baseline_gpus.src != !in->baseline_step_sec.src)
 		return ch_usage_error("--baseline-gpus and --baseline-step-time go together (give both or neither)");
 	if (in->baseline_gpus.src) {
@@ -861,6 +863,8 @@ int hr_canary_compute(const struct hr_canary_in *in, struct hr_canary_out *o)
 	if (in->wrong_rows > 0)
 		note(o, "allreduce_bw found wrong results in %ld rows (left out of the fit): the allocation corrupts data; drain and test it (see the health report) before trusting or booking anything",
 		     in->wrong_rows);
+	if (in->baseline_step_missing[0])
+		note(o, "%s: no baseline", in->baseline_step_missing);
 	if (!in->step_sec.src)
 		return (rc = compute_comm_only(in, o)) ? rc : (cn_cpu_pinned(in, o), 0);
 

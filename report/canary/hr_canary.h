@@ -87,6 +87,8 @@ struct hr_canary_in {
 	char step_missing[HR_CANARY_PATH_TEXT + 512]; /* why today's step logs gave no step time
 					     ("--steps PATH: no step time in these logs
 					     (...)"), "" none or not asked */
+	char baseline_step_missing[HR_CANARY_PATH_TEXT + 512]; /* the same of the baseline's
+					     logs (--baseline-steps), "" none */
 	char gpus_now_from[HR_CANARY_PATH_TEXT];          /* where a measured gpus_now came from ("--steps
 					     PATH: 64 ranks"; "" given or unknown) */
 	char baseline_gpus_from[HR_CANARY_PATH_TEXT];     /* the same of baseline_gpus */

@@ -140,9 +140,9 @@ int hr_steps_canary_apply(const struct hr_steps_run *now, const char *now_from, 
 		/* a given --baseline-gpus combines with the measured step (the count
 		 * of a one-rank log is not in it), a given --baseline-step-time with
 		 * the measured count */
-		char why[HR_CANARY_PATH_TEXT + 512];
 		if (!in->baseline_step_sec.src)
-			apply_step(base, base_from, &in->baseline_step_sec, why, sizeof(why));
+			apply_step(base, base_from, &in->baseline_step_sec, in->baseline_step_missing,
+				   sizeof(in->baseline_step_missing));
 	}
 	return 0;
 }

@@ -73,6 +73,14 @@ hasnt canary_hf_summary_step "nothing to judge"
 # a log with no step time at all: the canary says which figure is missing from which file
 expect canary_no_step_says_why 2 "$HR" canary --steps $STEPS/hf_issue9415_srun_labels.log --gpus-now 8 --target-gpus 16 &&
 has canary_no_step_says_why "nothing to judge: --steps $STEPS/hf_issue9415_srun_labels.log: no step time in these logs"
+# ... and of the baseline's logs: an error with --baseline-gpus, else a note
+expect canary_no_baseline_step_says_why 2 "$HR" canary --steps $STEPS/maxtext_pr4847_absl.log --gpus-now 16 \
+	--baseline-steps $STEPS/hf_issue9415_srun_labels.log --baseline-gpus 8 --target-gpus 32 &&
+has canary_no_baseline_step_says_why \
+	"error: --baseline-steps $STEPS/hf_issue9415_srun_labels.log: no step time in these logs" "give --baseline-step-time"
+expect canary_no_baseline_step_noted 1 "$HR" canary --steps $STEPS/maxtext_pr4847_absl.log --gpus-now 16 \
+	--baseline-steps $STEPS/hf_issue9415_srun_labels.log --target-gpus 32 &&
+has canary_no_baseline_step_noted "  - --baseline-steps $STEPS/hf_issue9415_srun_labels.log: no step time in these logs"
 
 # ---- no efficiency it did not measure: one log, no baseline, no model
 expect canary_one_log_no_efficiency 1 "$HR" canary --steps $STEPS/hf_trainer_state.json --gpus-now 8 --target-gpus 16 \
