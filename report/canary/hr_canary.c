@@ -768,6 +768,7 @@ static void cn_cpu_pinned(const struct hr_canary_in *in, struct hr_canary_out *o
 		 100 * in->host_cpu_frac.v, w);
 	if (o->verdict == HR_VERDICT_BOOK || o->verdict == HR_VERDICT_DONT_BOOK) {
 		o->verdict = HR_VERDICT_MEASURE_FIRST;
+		o->cpu_pinned = 2; /* the finding alone sets the verdict */
 		o->insufficient = 1;
 		snprintf(o->measure, sizeof(o->measure), "measure " HR_CANARY_CMD_INPUT_WAIT);
 	} else if (o->verdict == HR_VERDICT_MEASURE_FIRST) {

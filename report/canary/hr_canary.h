@@ -256,7 +256,8 @@ struct hr_canary_out {
 	int trend_used;                     /* no communication model: the target follows
 					       today's measured trend (baseline -> today) */
 	double trend_exponent;              /* step ~ GPUs^exponent of that trend */
-	int cpu_pinned;                     /* a finding: host CPUs busy (HR_CANARY_CPU_BUSY or
+	int cpu_pinned;                     /* 1 (2: it alone made the verdict MEASURE
+					       FIRST) a finding: host CPUs busy (HR_CANARY_CPU_BUSY or
 					       more) while the dataloader workers are pinned
 					       with the GPU feeder threads (--loader-placement
 					       shared) and the input wait is not measured:
@@ -341,6 +342,10 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in,
  */
 json_t *hr_canary_json(const struct hr_canary_in *in,
 		       const struct hr_canary_out *out);
+
+/* room for hr_canary_fixes_text(): every loss's name, the straggler's id
+ * and the host CPU finding's */
+#define HR_CANARY_FIXES_TEXT 4096
 
 /**
  * hr_canary_fixes_text - the significant fixable losses, largest first, as

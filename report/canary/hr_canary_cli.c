@@ -703,11 +703,12 @@ static void print_all(const struct scan *sc, const struct hr_canary_in *in, cons
 /* --quiet: the verdict line only. */
 static void print_verdict(const struct hr_canary_out *out)
 {
-	char fx[160];
+	char fx[HR_CANARY_FIXES_TEXT];
 
 	hr_canary_fixes_text(out, fx, sizeof(fx));
 	printf("verdict: %s%s%s\n", hr_canary_verdict_name(out->verdict),
-	       out->verdict == HR_VERDICT_FIX_FIRST ? ": fix " : "", out->verdict == HR_VERDICT_FIX_FIRST ? fx : "");
+	       out->verdict == HR_VERDICT_FIX_FIRST ? ": fix " : out->verdict == HR_VERDICT_MEASURE_FIRST ? ": " : "",
+	       out->verdict == HR_VERDICT_FIX_FIRST ? fx : out->verdict == HR_VERDICT_MEASURE_FIRST ? out->measure : "");
 }
 
 /* The --json file: the canary report, the fits and the checkpoint. */

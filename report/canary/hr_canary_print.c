@@ -134,13 +134,14 @@ static void print_model_rows(FILE *f, const struct hr_canary_in *in, const struc
 static void print_verdict_head(FILE *f, const struct hr_canary_in *in, const struct hr_canary_out *o)
 {
 	double n1 = in->gpus_now.v, n2 = in->target_gpus.v;
-	char v[256];
+	char v[HR_CANARY_FIXES_TEXT];
 
 	fprintf(f, "\nverdict: %s\n", o->verdict == HR_VERDICT_BOOK ? "BOOK" :
 		o->verdict == HR_VERDICT_FIX_FIRST ? "FIX FIRST, then re-measure" :
 		o->verdict == HR_VERDICT_MEASURE_FIRST ?
 		(o->contradiction ? "MEASURE FIRST: the inputs contradict each other" :
 		 o->rough_fit ? "MEASURE FIRST: the all-reduce fit is too rough to predict the target" :
+		 o->cpu_pinned == 2 ? "MEASURE FIRST: the input wait is not measured on a busy host with the workers on the feeders' cores" :
 		 "MEASURE FIRST: too little data to predict the target") : "DO NOT BOOK");
 	if (o->verdict == HR_VERDICT_FIX_FIRST) {
 		hr_canary_fixes_text(o, v, sizeof(v));

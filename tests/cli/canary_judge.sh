@@ -134,6 +134,8 @@ mf canary_mf_eff_no_efficiency --baseline-gpus 8 --gpus-now 128 --target-efficie
 mf canary_mf_eff_no_model --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 90% --target-efficiency 95%
 mf canary_mf_eff_no_step --baseline-gpus 8 --gpus-now 128 --scaling-efficiency 90% --target-efficiency 95% \
 	--params 8e9 --alpha-us 5 --bw-gbps 40
+expect canary_mf_quiet 1 "$HR" canary -q --gpus-now 64 --step-time 1.0 --target-gpus 128 &&
+has canary_mf_quiet "verdict: measure-first: measure the step at two GPU counts (health_report canary --steps TODAY_LOGS"
 
 # ---- notes printed whole, in the terminal and in --json: the MFU note (242
 # characters, cut at 239 before) and a note naming a 1,000-character path
@@ -168,7 +170,8 @@ pycheck canary_cpu_pinned_finding_json \
 # nothing else to fix: measure first, naming the measurement
 expect canary_cpu_pinned_measure_first 1 "$HR" canary --baseline-gpus 32 --baseline-step-time 1.0s --gpus-now 64 \
 	--step-time 1.05s --target-gpus 128 --params 1e8 --alpha-us 5 --bw-gbps 40 --host-cpu 92% --loader-placement shared &&
-has canary_cpu_pinned_measure_first "verdict: MEASURE FIRST" \
+has canary_cpu_pinned_measure_first \
+	"verdict: MEASURE FIRST: the input wait is not measured on a busy host with the workers on the feeders' cores" \
 	"measure the input wait per rank (the job's step logs with their dataloader wait: --steps; or a profiler's) and loader_contention on this node"
 # the same host with the workers on their own cores, or the CPUs not busy: no finding
 expect canary_cpu_isolated_no_finding 1 "$HR" canary "${CPU[@]}" --loader-placement isolated &&
