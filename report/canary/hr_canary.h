@@ -31,6 +31,13 @@
 extern "C" {
 #endif
 
+/* room for a path escaped for the terminal (PATH_MAX 4096 bytes, at most 4
+ * characters a byte) and a sentence around it */
+#define HR_CANARY_PATH_TEXT 16900
+/* a note's room: its longest fixed text (under 600 characters) and such a
+ * path; no note is cut */
+#define HR_CANARY_NOTE_MAX (HR_CANARY_PATH_TEXT + 1024)
+
 /* Where a figure came from; a derived figure has the union of its inputs'. */
 enum hr_src {
 	HR_SRC_GIVEN = 1,    /* on the command line or in the --inputs file */
@@ -62,6 +69,14 @@ struct hr_comm_model {
 
 enum hr_level { HR_INTRA = 0, HR_INTER = 1, HR_NLEVELS };
 
+/* How data parallelism communicates per step (docs/canary.md, "FSDP"). */
+enum hr_parallelism {
+	HR_PAR_DDP = 0, /* one all-reduce of the gradient, overlapped with backward */
+	HR_PAR_FSDP     /* fully sharded: the gradient reduce-scattered, the
+			   parameters all-gathered for forward and for backward;
+			   the step's first all-gather is not overlapped */
+};
+
 /* What the canary knows. Unknown figures have src 0. */
 struct hr_canary_in {
 	struct hr_fig gpus_now;           /* GPUs the job runs on today (>= 1) */
@@ -69,9 +84,14 @@ struct hr_canary_in {
 	struct hr_fig target_gpus;        /* GPUs to book (> gpus_now) */
 	struct hr_fig baseline_gpus;      /* an earlier, smaller run (< gpus_now) */
 	struct hr_fig baseline_step_sec;  /* its step time: the ideal under weak scaling */
-	char gpus_now_from[320];          /* where a measured gpus_now came from ("--steps
+	char step_missing[HR_CANARY_PATH_TEXT + 512]; /* why today's step logs gave no step time
+					     ("--steps PATH: no step time in these logs
+					     (...)"), "" none or not asked */
+	char baseline_step_missing[HR_CANARY_PATH_TEXT + 512]; /* the same of the baseline's
+					     logs (--baseline-steps), "" none */
+	char gpus_now_from[HR_CANARY_PATH_TEXT];          /* where a measured gpus_now came from ("--steps
 					     PATH: 64 ranks"; "" given or unknown) */
-	char baseline_gpus_from[320];     /* the same of baseline_gpus */
+	char baseline_gpus_from[HR_CANARY_PATH_TEXT];     /* the same of baseline_gpus */
 	struct hr_fig params;             /* model parameters */
 	struct hr_fig grad_bytes_per_param; /* bytes all-reduced per parameter */
 	struct hr_fig mfu_now;            /* model FLOPs utilisation today, fraction */
@@ -82,7 +102,7 @@ struct hr_canary_in {
 	struct hr_fig ckpt_block_sec;     /* time a checkpoint blocks every rank */
 	struct hr_fig input_wait_frac;    /* share of the training step waiting on input */
 	char input_wait_from[96];         /* where a measured input wait came from */
-	char input_wait_not_measured[400]; /* why a loader_contention result read was not
+	char input_wait_not_measured[1024]; /* why a loader_contention result read was not
 					     taken as the input wait ("loader_contention on
 					     HOST was measured on a busy host (...); ..."),
 					     "" none: set only while input_wait_frac is unknown */
@@ -98,13 +118,20 @@ struct hr_canary_in {
 					     measurements (measured): the allocation
 					     corrupts data, so it is never booked as is */
 	struct hr_fig host_cpu_frac;      /* busy share of the host CPUs while training */
+	struct hr_fig loader_workers;     /* dataloader worker processes per node (given) */
+	char loader_placement[16];        /* where they run, loader_contention's name:
+					     "shared" (pinned with the GPU feeder threads,
+					     on their cores), "isolated", "numa-local",
+					     "numa-remote", "as-is"; "" not given */
+	enum hr_parallelism parallelism;  /* how the gradient is communicated (HR_PAR_DDP
+					     unless given) */
 	struct hr_fig target_efficiency;  /* the efficiency question: reach this (hr_canary_eff.h) */
 	struct hr_fig scaling_efficiency; /* today's efficiency vs the baseline, when the
 					     step times are not given */
-	char straggler[240];              /* the worst straggler rank of today's step
+	char straggler[1024];              /* the worst straggler rank of today's step
 					     logs and its node, "" none */
 	struct hr_fig straggler_sec;      /* what it costs every step (s) */
-	char straggler_id[160];           /* the same rank, short: "rank 37 on node05" */
+	char straggler_id[1024];           /* the same rank, short: "rank 37 on node05" */
 	/* at a power cap (hr_canary_power.h); src 0 when not given */
 	struct hr_fig power_cap_w;        /* --power-cap: every GPU capped at this, W */
 	struct hr_fig power_compute_share; /* --compute-share: share of the step the GPUs
@@ -152,6 +179,22 @@ enum hr_verdict {
 
 #define HR_CANARY_MAX_NOTES 12
 
+/* What to measure, and the command that measures it, for the MEASURE FIRST
+ * actions (the canary's and the efficiency question's): each names the
+ * measurement and its command, never a bare "MEASURE FIRST". */
+#define HR_CANARY_CMD_ALLREDUCE "allreduce_bw up to the gradient's size on this allocation, one rank per GPU " \
+	"(mpirun -np N build/allreduce_bw --scaling -b 8 -e SIZE --json results/allreduce.json; scripts/canary runs it), " \
+	"its results given to the canary with --params"
+#define HR_CANARY_CMD_LOADER "loader_contention on this node (build/loader_contention --json results/loader.json), " \
+	"and the input wait per rank in the job's step logs (--steps)"
+#define HR_CANARY_CMD_STEPS "the step at two GPU counts (health_report canary --steps TODAY_LOGS " \
+	"--baseline-steps SMALLER_RUN_LOGS, or --baseline-gpus with --baseline-step-time)"
+#define HR_CANARY_CMD_INPUT_WAIT "the input wait per rank (the job's step logs with their dataloader wait: " \
+	"--steps; or a profiler's) and " HR_CANARY_CMD_LOADER_NODE
+#define HR_CANARY_CMD_LOADER_NODE "loader_contention on this node (build/loader_contention --json results/loader.json)"
+#define HR_CANARY_CMD_CKPT "the checkpoint's blocking time (build/checkpoint_io --interval INTERVAL " \
+	"--json results/checkpoint.json, or the job's step logs: --steps)"
+
 /* A fitted all-reduce model whose rms relative residual exceeds this (%) is
  * called rough in the notes. */
 #define HR_CANARY_ROUGH_FIT_PCT 20.0
@@ -181,7 +224,10 @@ struct hr_canary_out {
 	struct hr_fig comm_now_sec, comm_base_sec, comm_target_sec; /* model all-reduce time */
 	struct hr_fig busbw_target_gbps;    /* model busbw of the gradient all-reduce at target */
 	struct hr_fig overlap;              /* used (given, calibrated or assumed) */
-	struct hr_fig exposed_comm_sec;     /* (1 - overlap) x comm, today */
+	struct hr_fig exposed_comm_sec;     /* exposed communication today: (1 - overlap) x
+					       comm (ddp); the first all-gather + (1 -
+					       overlap) x the rest (fsdp) */
+	struct hr_fig exposed_comm_target_sec; /* the same at the target */
 	struct hr_fig step_target_sec;      /* predicted step at target */
 	struct hr_fig efficiency_target;    /* ideal / step at target */
 	struct hr_fig hw_ratio_target;      /* target / now */
@@ -199,21 +245,68 @@ struct hr_canary_out {
 	int largest_ok_gpus;                /* largest GPU count <= target predicted
 					       at >= min_efficiency, 0 if none */
 	struct hr_loss loss[HR_LOSS_N];     /* by kind */
-	char straggler_id[160];             /* in->straggler_id, for the fixes' text */
+	char straggler_id[1024];             /* in->straggler_id, for the fixes' text */
 	int order[HR_LOSS_N];               /* kinds, largest loss first */
 	int contradiction;                  /* inputs that contradict each other (notes) */
 	int insufficient;                   /* too little to predict the target */
 	int rough_fit;                      /* the fitted all-reduce model the target's
 					       prediction uses misses its own points by
 					       more than HR_CANARY_ROUGH_FIT_PCT (rms) */
+	int fsdp;                           /* in->parallelism is HR_PAR_FSDP (the fixes' text) */
 	int trend_used;                     /* no communication model: the target follows
 					       today's measured trend (baseline -> today) */
 	double trend_exponent;              /* step ~ GPUs^exponent of that trend */
-	char measure[400];                  /* MEASURE FIRST: what to measure or check */
+	int cpu_pinned;                     /* 1 (2: it alone made the verdict MEASURE
+					       FIRST) a finding: host CPUs busy (HR_CANARY_CPU_BUSY or
+					       more) while the dataloader workers are pinned
+					       with the GPU feeder threads (--loader-placement
+					       shared) and the input wait is not measured:
+					       input stalls would pass for network stalls */
+	char cpu_pinned_text[400];          /* that finding in words, "" none */
+	char target_not_measured[300];      /* "" or why nothing predicts the target (no
+					       baseline and no all-reduce model): its step,
+					       efficiency, throughput, largest allocation,
+					       MFU and cost are then unknown (src 0), never
+					       today's figures taken for the target's */
+	char measure[1024];                 /* MEASURE FIRST: what to measure and the
+					       command (HR_CANARY_CMD_*), "" otherwise */
 	enum hr_verdict verdict;
 	int nnotes;                         /* contradictions and caveats */
-	char notes[HR_CANARY_MAX_NOTES][240];
+	char notes[HR_CANARY_MAX_NOTES][HR_CANARY_NOTE_MAX];
 };
+
+/**
+ * hr_canary_comm_sec - the communication of one training step on the
+ * model of fabric level @level, as in->parallelism has it (docs/canary.md,
+ * "FSDP"):
+ *   ddp:  one all-reduce of the gradient, C = T_AR(S, n);
+ *   fsdp: the reduce-scatter of the gradient and two all-gathers of the
+ *         parameters (forward and backward), each at the all-reduce's bus
+ *         bandwidth (hr_fit_predict_half_us()): C = T_RS(S, n) + 2 T_AG(S, n);
+ *         the first all-gather of the step (the forward's) cannot overlap
+ *         compute: *@always = T_AG(S, n).
+ * @in: [in] inputs (comm[@level] set).  @level: [in] enum hr_level.
+ * @bytes: [in] S, the gradient in bytes (params x grad bytes per parameter;
+ *         the parameters are gathered at the same bytes per parameter).
+ * @n: [in] ranks.  @always: [out] seconds of C no overlap can hide (0 for
+ *         ddp); may be NULL.
+ * Returns C in seconds.
+ */
+double hr_canary_comm_sec(const struct hr_canary_in *in, int level, double bytes, double n, double *always);
+
+/**
+ * hr_canary_comm_busbw - the bus bandwidth (GB/s) of a step's communication
+ * taking @sec: the all-reduce's busbw for ddp (2(n-1)/n x S / t), for fsdp
+ * (n-1)/n x 3S / t (the three collectives' bytes); @bytes, @n as above.
+ */
+double hr_canary_comm_busbw(const struct hr_canary_in *in, double bytes, double n, double sec);
+
+/**
+ * hr_canary_model_text - "model: data parallel (one all-reduce of the
+ * gradient per step)" or "model: FSDP (reduce-scatter + 2 all-gathers,
+ * first all-gather exposed)". Static text.
+ */
+const char *hr_canary_model_text(const struct hr_canary_in *in);
 
 /**
  * hr_canary_compute - run the model.
@@ -250,12 +343,28 @@ void hr_canary_print(FILE *f, const struct hr_canary_in *in,
 json_t *hr_canary_json(const struct hr_canary_in *in,
 		       const struct hr_canary_out *out);
 
+/* room for hr_canary_fixes_text(): every loss's name, the straggler's id
+ * and the host CPU finding's */
+#define HR_CANARY_FIXES_TEXT 4096
+
 /**
  * hr_canary_fixes_text - the significant fixable losses, largest first, as
  * prose: "the checkpoint and the host CPU contention".
  * @o: [in] a computed canary.  @b: [out] text ("" when none).  @n: [in] size of @b.
  */
 void hr_canary_fixes_text(const struct hr_canary_out *o, char *b, size_t n);
+
+/**
+ * hr_canary_loss_name - a loss kind as the report names it
+ * ("synchronous checkpoint stall"); "?" for an unknown kind. Static text.
+ */
+const char *hr_canary_loss_name(enum hr_loss_kind k);
+
+/**
+ * hr_canary_loss_key - a loss kind as the JSON names it ("checkpoint",
+ * "input_wait", "communication", "rest", "straggler"); "?" unknown. Static.
+ */
+const char *hr_canary_loss_key(enum hr_loss_kind k);
 
 /**
  * hr_canary_verdict_name - "book", "fix-first", "do-not-book" or

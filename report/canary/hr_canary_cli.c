@@ -35,14 +35,15 @@
 
 /* -------------------------------------------------------- option parsing */
 
-enum kind { K_COUNT, K_NUM, K_DUR, K_FRAC, K_MODEL };
+enum kind { K_COUNT, K_NUM, K_DUR, K_FRAC, K_MODEL /* a word: comm-model, loader-placement, parallelism */ };
 
 struct opt_def {
 	const char *name;
 	enum kind kind;
 	size_t off;      /* offset of the struct hr_fig in struct hr_canary_in */
-	double min, max; /* the plausible range accepted (inclusive; "> min" when excl_min); outside: exit 2 */
-	int excl_min;    /* min is exclusive */
+	double min, max; /* the plausible range accepted (inclusive; "> min" when excl_min,
+			    "< max" when excl_max); outside: exit 2 */
+	int excl_min;    /* min is exclusive; 2: max is exclusive (excl_max) */
 	const char *help;
 };
 
@@ -61,21 +62,24 @@ static const struct opt_def opt_defs[] = {
 	{ "tokens-per-step", K_NUM, OFF(tokens_per_step), 1, 1e12, 0, "global tokens per step today" },
 	{ "checkpoint-interval", K_DUR, OFF(ckpt_interval_sec), 1, 1e8, 0, "wall-clock between checkpoints (30m)" },
 	{ "checkpoint-block", K_DUR, OFF(ckpt_block_sec), 0, 1e6, 0, "time each checkpoint blocks every rank (5.5m)" },
-	{ "input-wait", K_FRAC, OFF(input_wait_frac), 0, 1, 0, "share of the step waiting on input (else measured by loader_contention on an idle host)" },
+	{ "input-wait", K_FRAC, OFF(input_wait_frac), 0, 1, 2, "share of the step waiting on input (else measured by loader_contention on an idle host); with --compute-share at most the whole step" },
 	{ "overlap", K_FRAC, OFF(overlap), 0, 1, 0, "share of the all-reduce hidden behind compute (else calibrated)" },
 	{ "gpus-per-node", K_COUNT, OFF(gpus_per_node), 1, 1024, 0, "GPUs per node (else measured from allreduce_bw's rank layout)" },
 	{ "price-per-gpu-hour", K_NUM, OFF(price_per_gpu_hour), 0, 1e4, 0, "price of one GPU-hour, for the cost lines" },
 	{ "min-efficiency", K_FRAC, OFF(min_efficiency), 0.01, 1, 0, "book only at or above this efficiency (default 80%)" },
-	{ "significant", K_FRAC, OFF(significant_frac), 0.001, 1, 0, "a loss this share of the step is worth fixing first (default 5%)" },
+	{ "significant", K_FRAC, OFF(significant_frac), 0.001, 1, 2, "a loss this share of the step is worth fixing first (default 5%)" },
 	{ "target-efficiency", K_FRAC, OFF(target_efficiency), 0.01, 1, 0, "the efficiency question: can today's scale reach this? (without --target-gpus: the question only)" },
 	{ "scaling-efficiency", K_FRAC, OFF(scaling_efficiency), 0.01, 1, 0, "today's scaling efficiency vs --baseline-gpus, for the question (instead of step times)" },
 	{ "host-cpu", K_FRAC, OFF(host_cpu_frac), 0, 1, 0, "busy share of the host CPUs while training (else from --steps)" },
+	{ "loader-workers", K_COUNT, OFF(loader_workers), 0, 100000, 0, "dataloader worker processes per node" },
+	{ "loader-placement", K_MODEL, 0, 0, 0, 0, "where the dataloader workers run, as loader_contention names it: shared (pinned with the GPU feeder threads, on their cores), isolated, numa-local, numa-remote or as-is" },
+	{ "parallelism", K_MODEL, 0, 0, 0, 0, "ddp (default: one all-reduce of the gradient per step) or fsdp (a reduce-scatter of the gradient and two all-gathers of the parameters, the first exposed)" },
 	{ "nic-gbps", K_NUM, 0, 0.1, 1e5, 0, "each GPU's NIC line rate, Gb/s: the inter-node all-reduce when none was measured" },
 	{ "alpha-us", K_NUM, 0, 0, 1e7, 0, "all-reduce latency per step, us (instead of fitting)" },
 	{ "bw-gbps", K_NUM, 0, 0.01, 1e5, 0, "all-reduce bandwidth B, GB/s (instead of fitting)" },
 	{ "comm-model", K_MODEL, 0, 0, 0, 0, "model of --alpha-us/--bw-gbps: ring (default) or log" },
 	{ "power-cap", K_NUM, OFF(power_cap_w), 1, 1e4, 0, "step time and energy per step with every GPU capped at W watts (needs a roofline --power-limits sweep among the inputs)" },
-	{ "compute-share", K_FRAC, OFF(power_compute_share), 0.001, 1, 0, "share of the step the GPUs compute, from a training log's time split (else modelled)" },
+	{ "compute-share", K_FRAC, OFF(power_compute_share), 0.001, 1, 0, "share of the step the GPUs compute, from a training log's time split (else modelled); with --input-wait at most the whole step" },
 	{ "run-steps", K_NUM, OFF(run_steps), 1, 1e12, 0, "steps per run, for kWh, cost and CO2e per run" },
 	{ "pue", K_NUM, OFF(pue), 1, 5, 0, "facility energy / IT energy (default 1.58, assumed)" },
 	{ "price-per-kwh", K_NUM, OFF(price_per_kwh), 0, 100, 0, "electricity price per kWh (default 0.0806 USD, assumed)" },
@@ -123,6 +127,40 @@ bad:
 			      s ? s : "", opt);
 }
 
+/* the options that take a word: --comm-model, --loader-placement, --parallelism */
+static int set_word(struct hr_canary_in *in, struct given_model *gm, const char *name, const char *label,
+		    const char *val)
+{
+	static const char *const places[] = { "shared", "isolated", "numa-local", "numa-remote", "as-is" };
+	size_t i;
+
+	if (!strcmp(name, "comm-model")) {
+		if (!strcmp(val, "ring"))
+			gm->model = HR_FIT_RING;
+		else if (!strcmp(val, "log"))
+			gm->model = HR_FIT_LOG;
+		else
+			return ch_usage_error("unknown value '%s' for %s (expected: ring, log)", val, label);
+		return 0;
+	}
+	if (!strcmp(name, "parallelism")) {
+		if (!strcmp(val, "ddp"))
+			in->parallelism = HR_PAR_DDP;
+		else if (!strcmp(val, "fsdp"))
+			in->parallelism = HR_PAR_FSDP;
+		else
+			return ch_usage_error("unknown value '%s' for %s (expected: ddp, fsdp)", val, label);
+		return 0;
+	}
+	for (i = 0; i < sizeof(places) / sizeof(places[0]); i++)
+		if (!strcmp(val, places[i])) {
+			snprintf(in->loader_placement, sizeof(in->loader_placement), "%s", places[i]);
+			return 0;
+		}
+	return ch_usage_error("unknown value '%s' for %s (expected: shared, isolated, numa-local, numa-remote, as-is)",
+			      val, label);
+}
+
 static int set_opt(struct hr_canary_in *in, struct given_model *gm, const struct opt_def *d,
 		   const char *label, const char *val)
 {
@@ -152,22 +190,16 @@ static int set_opt(struct hr_canary_in *in, struct given_model *gm, const struct
 		rc = parse_frac(label, val, &v);
 		break;
 	case K_MODEL:
-		if (!strcmp(val, "ring"))
-			gm->model = HR_FIT_RING;
-		else if (!strcmp(val, "log"))
-			gm->model = HR_FIT_LOG;
-		else
-			return ch_usage_error("unknown value '%s' for %s (expected: ring, log)", val, label);
-		return 0;
+		return set_word(in, gm, d->name, label, val);
 	default:
 		return CH_ERR_USAGE;
 	}
 	if (rc)
 		return rc;
-	if (!(v >= d->min) || (d->excl_min && v <= d->min) || !(v <= d->max))
-		return ch_usage_error("value '%s' for %s is out of range (expected %s%g to %g%s: the plausible range, "
-				      "docs/canary.md)", val, label, d->excl_min ? "more than " : "", d->min, d->max,
-				      d->kind == K_DUR ? " s" : "");
+	if (!(v >= d->min) || (d->excl_min == 1 && v <= d->min) || !(v <= d->max) || (d->excl_min == 2 && v >= d->max))
+		return ch_usage_error("value '%s' for %s is out of range (expected %s%g to %s%g%s: the plausible range, "
+				      "docs/canary.md)", val, label, d->excl_min == 1 ? "more than " : "", d->min,
+				      d->excl_min == 2 ? "below " : "", d->max, d->kind == K_DUR ? " s" : "");
 	if (!strcmp(d->name, "nic-gbps")) {
 		gm->nic_gbps = v;
 		gm->have_nic = 1;
@@ -671,11 +703,12 @@ static void print_all(const struct scan *sc, const struct hr_canary_in *in, cons
 /* --quiet: the verdict line only. */
 static void print_verdict(const struct hr_canary_out *out)
 {
-	char fx[160];
+	char fx[HR_CANARY_FIXES_TEXT];
 
 	hr_canary_fixes_text(out, fx, sizeof(fx));
 	printf("verdict: %s%s%s\n", hr_canary_verdict_name(out->verdict),
-	       out->verdict == HR_VERDICT_FIX_FIRST ? ": fix " : "", out->verdict == HR_VERDICT_FIX_FIRST ? fx : "");
+	       out->verdict == HR_VERDICT_FIX_FIRST ? ": fix " : out->verdict == HR_VERDICT_MEASURE_FIRST ? ": " : "",
+	       out->verdict == HR_VERDICT_FIX_FIRST ? fx : out->verdict == HR_VERDICT_MEASURE_FIRST ? out->measure : "");
 }
 
 /* The --json file: the canary report, the fits and the checkpoint. */
@@ -731,8 +764,9 @@ static void usage(FILE *f)
 		if (opt_defs[i].kind == K_MODEL)
 			fprintf(f, "  %-28s %s\n", l, opt_defs[i].help);
 		else
-			fprintf(f, "  %-28s %s [%s%g to %g%s]\n", l, opt_defs[i].help, opt_defs[i].excl_min ? "above " : "",
-				opt_defs[i].min, opt_defs[i].max, opt_defs[i].kind == K_DUR ? " s" : "");
+			fprintf(f, "  %-28s %s [%s%g to %s%g%s]\n", l, opt_defs[i].help, opt_defs[i].excl_min == 1 ? "above " : "",
+				opt_defs[i].min, opt_defs[i].excl_min == 2 ? "below " : "", opt_defs[i].max,
+				opt_defs[i].kind == K_DUR ? " s" : "");
 	}
 	fprintf(f,
 		"\nOther options:\n"
@@ -913,7 +947,7 @@ static void steps_from(char *b, size_t n, const char *opt, char *const *paths, i
  * @in. 0 or an error code (a GPU count needed and unknown: CH_ERR_USAGE). */
 static int load_steps(struct steps_in *st, struct hr_canary_in *in, struct hr_issues *issues)
 {
-	char now_from[300], base_from[300];
+	char now_from[HR_CANARY_PATH_TEXT], base_from[HR_CANARY_PATH_TEXT];
 	int rc;
 
 	if (st->nnow) {

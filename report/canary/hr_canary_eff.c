@@ -39,7 +39,7 @@ static int level(const struct hr_canary_in *in, double n, unsigned *src)
 
 int hr_canary_eff_compute(const struct hr_canary_in *in, struct hr_canary_eff *o)
 {
-	double e, et;
+	double e, et, e0 = 0, e1 = 0;
 	unsigned se;
 
 	memset(o, 0, sizeof(*o));
@@ -59,7 +59,7 @@ int hr_canary_eff_compute(const struct hr_canary_in *in, struct hr_canary_eff *o
 		o->step_now = in->step_sec;
 	} else {
 		snprintf(o->measure, sizeof(o->measure),
-			 "today's scaling efficiency: --scaling-efficiency, or the step times (--step-time and --baseline-step-time, or --steps and --baseline-steps)");
+			 "today's scaling efficiency: " HR_CANARY_CMD_STEPS ", or give --scaling-efficiency");
 		return 0;
 	}
 	if (!o->step_now.src && in->step_sec.src)
@@ -81,12 +81,14 @@ int hr_canary_eff_compute(const struct hr_canary_in *in, struct hr_canary_eff *o
 		int l0 = level(in, o->n0.v, &s0), l1 = level(in, o->n1.v, &s1);
 		o->grad_bytes = fig(in->params.v * gb.v, in->params.src | gb.src);
 		if (l0 >= 0 && l1 >= 0) {
-			o->comm0 = fig(hr_fit_predict_us(&in->comm[l0].fit, o->grad_bytes.v, (int)o->n0.v) * 1e-6, s0);
-			o->comm1 = fig(hr_fit_predict_us(&in->comm[l1].fit, o->grad_bytes.v, (int)o->n1.v) * 1e-6, s1);
+			o->comm0 = fig(hr_canary_comm_sec(in, l0, o->grad_bytes.v, o->n0.v, &e0), s0);
+			o->comm1 = fig(hr_canary_comm_sec(in, l1, o->grad_bytes.v, o->n1.v, &e1), s1);
+			o->fsdp = in->parallelism == HR_PAR_FSDP;
 		}
 	}
 	if (o->comm1.src && o->shrink_sec.src && !o->reached) {
-		double grow = o->comm1.v - o->comm0.v, d = o->shrink_sec.v;
+		/* what overlap could hide of the growth: not FSDP's first all-gather */
+		double grow = (o->comm1.v - e1) - (o->comm0.v - e0), d = o->shrink_sec.v;
 		unsigned sc = o->comm0.src | o->comm1.src | o->shrink_sec.src;
 		o->comm_can = grow >= d;
 		if (grow > 0)
@@ -94,10 +96,30 @@ int hr_canary_eff_compute(const struct hr_canary_in *in, struct hr_canary_eff *o
 		if (d < o->comm1.v)
 			o->busbw_factor = fig(o->comm1.v / (o->comm1.v - d), sc);
 	} else if (!o->reached && !o->comm1.src) {
-		snprintf(o->measure, sizeof(o->measure),
-			 "whether the all-reduce can give it: --params with allreduce_bw results of this allocation (or --alpha-us/--bw-gbps)%s",
-			 o->step_now.src ? "" : ", and today's step time");
+		snprintf(o->measure, sizeof(o->measure), "whether the all-reduce can give it: %s" HR_CANARY_CMD_ALLREDUCE
+			 " (or give --alpha-us/--bw-gbps)%s", in->params.src ? "" : "--params (the gradient's size) and ",
+			 o->step_now.src ? "" : "; and today's step time (--step-time, or --steps TODAY_LOGS)");
+	} else if (!o->reached) {
+		/* the all-reduce is known, today's step is not: it can give the
+		 * shrink only if the step is short enough */
+		double grow = o->comm1.v - o->comm0.v;
+		unsigned sc = o->comm0.src | o->comm1.src | o->shrink_frac.src;
+		if (grow > 0) {
+			o->step_max_for_comm = fig(grow / o->shrink_frac.v, sc);
+			snprintf(o->measure, sizeof(o->measure),
+				 "today's step time (--step-time, or today's step logs: health_report canary --steps TODAY_LOGS): "
+				 "the all-reduce's growth since %g GPUs (%.3f s) can give %.1f%% of the step only if the step is at most %.3f s",
+				 o->n0.v, grow, 100 * o->shrink_frac.v, o->step_max_for_comm.v);
+		} else {
+			snprintf(o->measure, sizeof(o->measure),
+				 "where today's step goes (the job's step logs: health_report steps TODAY_LOGS; stragglers, input wait: "
+				 HR_CANARY_CMD_LOADER "): the all-reduce did not grow since %g GPUs", o->n0.v);
+		}
 	}
+	if (!o->reached && !o->hide_frac.src && !o->busbw_factor.src && !o->measure[0])
+		snprintf(o->measure, sizeof(o->measure),
+			 "where today's step goes (the job's step logs: health_report steps TODAY_LOGS; stragglers, input wait: "
+			 HR_CANARY_CMD_LOADER "): the all-reduce did not grow since %g GPUs", o->n0.v);
 	return 0;
 }
 
@@ -134,7 +156,7 @@ void hr_canary_eff_print(FILE *f, const struct hr_canary_eff *o)
 		row(f, "today's step must shrink by", v, o->shrink_frac.src);
 	}
 	if (o->comm1.src) {
-		snprintf(l, sizeof(l), "gradient all-reduce at %g / %g GPUs", o->n0.v, o->n1.v);
+		snprintf(l, sizeof(l), "%s at %g / %g GPUs", o->fsdp ? "FSDP collectives" : "gradient all-reduce", o->n0.v, o->n1.v);
 		snprintf(v, sizeof(v), "%.3f s / %.3f s (%.3g GB)", o->comm0.v, o->comm1.v, o->grad_bytes.v / 1e9);
 		row(f, l, v, o->comm0.src | o->comm1.src);
 	}
@@ -167,11 +189,12 @@ static json_t *jf(struct hr_fig f)
 
 json_t *hr_canary_eff_json(const struct hr_canary_eff *o)
 {
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:s?}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:s?, s:o}",
 			 "gpus_baseline", jf(o->n0), "gpus_now", jf(o->n1), "efficiency_now", jf(o->eff_now),
 			 "efficiency_target", jf(o->eff_target), "step_now_sec", jf(o->step_now),
 			 "step_needed_sec", jf(o->step_needed), "shrink_frac", jf(o->shrink_frac),
 			 "shrink_sec", jf(o->shrink_sec), "comm_baseline_sec", jf(o->comm0), "comm_now_sec", jf(o->comm1),
 			 "hide_frac", jf(o->hide_frac), "reached", o->reached, "comm_can", o->comm_can,
-			 "answerable", o->answerable, "measure", o->measure[0] ? o->measure : NULL);
+			 "answerable", o->answerable, "measure", o->measure[0] ? o->measure : NULL,
+			 "step_max_for_comm_sec", jf(o->step_max_for_comm));
 }

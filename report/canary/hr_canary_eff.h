@@ -28,10 +28,15 @@ struct hr_canary_eff {
 	struct hr_fig comm0, comm1;    /* the model's all-reduce at n0 and n1 (s) */
 	struct hr_fig hide_frac;       /* share of the all-reduce's growth to hide */
 	struct hr_fig busbw_factor;    /* or busbw at n1 this much higher */
+	int fsdp;                      /* comm0/comm1 are FSDP's reduce-scatter and two
+					  all-gathers (hr_canary_comm_sec()), not an all-reduce */
 	int reached;                   /* eff_now >= eff_target */
 	int comm_can;                  /* the all-reduce's growth is at least the shrink */
+	struct hr_fig step_max_for_comm; /* today's step unknown: the all-reduce's growth
+					   can give the shrink only if the step is at
+					   most this (s) */
 	int answerable;                /* 0: too little given (measure[] says what) */
-	char measure[240];
+	char measure[1024];            /* what to measure and its command, "" none */
 };
 
 /**

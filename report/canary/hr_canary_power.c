@@ -156,8 +156,9 @@ void hr_power_canary_compute(const struct hr_power_canary *k, const struct hr_ca
 	}
 	/* the step at the target, uncapped, and its compute-bound seconds */
 	if (o->comm_only || !o->step_target_sec.src) {
-		snprintf(po->why, sizeof(po->why), "no step time at the target (give --step-time): the slowdown of the "
-			 "compute-bound share alone is x%.3f", worst);
+		snprintf(po->why, sizeof(po->why), "no step time at the target (%s): the slowdown of the "
+			 "compute-bound share alone is x%.3f", o->comm_only ? "give --step-time" :
+			 "nothing predicts it: a second run at another GPU count or an all-reduce model", worst);
 		goto out;
 	}
 	t2 = o->step_target_sec.v;
@@ -168,9 +169,12 @@ void hr_power_canary_compute(const struct hr_power_canary *k, const struct hr_ca
 		sc = in->power_compute_share.src | o->step_target_sec.src;
 		snprintf(po->compute_from, sizeof(po->compute_from), "given: --compute-share %.0f%% of the step",
 			 100 * in->power_compute_share.v);
-	} else if (o->comm_target_sec.src && !o->trend_used) {
+	} else if ((o->exposed_comm_target_sec.src || o->comm_target_sec.src) && !o->trend_used) {
+		/* the exposed communication at the target (FSDP's first all-gather
+		 * and the rest's unhidden share), else (1 - overlap) x all of it */
 		double ov = o->overlap.src ? o->overlap.v : 0, iw = o->input_wait_sec.src ? o->input_wait_sec.v : 0;
-		c = t2tr - iw - (1 - ov) * o->comm_target_sec.v;
+		c = t2tr - iw - (o->exposed_comm_target_sec.src ? o->exposed_comm_target_sec.v :
+				 (1 - ov) * o->comm_target_sec.v);
 		sc = o->step_target_sec.src | o->comm_target_sec.src | HR_SRC_ASSUMED;
 		snprintf(po->compute_from, sizeof(po->compute_from), "modelled: the step less the exposed all-reduce%s%s "
 			 "(all of it taken as compute-bound: an upper bound)", o->input_wait_sec.src ? ", the input wait" :

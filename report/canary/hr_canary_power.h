@@ -57,7 +57,7 @@ void hr_power_canary_release(struct hr_power_canary *k);
 struct hr_power_canary_out {
 	int asked;                  /* --power-cap given */
 	int judged;                 /* the figures below could be computed */
-	char why[240];              /* when not judged */
+	char why[1024];             /* when not judged */
 	char worst[96];             /* the GPU with the largest slowdown */
 	char compute_from[160];     /* how the compute-bound share was found */
 	struct hr_fig cap_w, pct_of_default, gpus_at_cap;

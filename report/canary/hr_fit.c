@@ -57,6 +57,15 @@ double hr_fit_predict_us(const struct hr_fit *f, double bytes, int nranks)
 	       hr_fit_lat_steps(f->model, nranks) * f->alpha_us;
 }
 
+double hr_fit_predict_half_us(const struct hr_fit *f, double bytes, int nranks)
+{
+	double steps;
+	if (nranks < 2)
+		return 0;
+	steps = f->model == HR_FIT_RING ? nranks - 1.0 : hr_fit_lat_steps(f->model, nranks);
+	return (nranks - 1.0) / nranks * bytes / (f->bw_gbps * 1e3) + steps * f->alpha_us;
+}
+
 double hr_fit_busbw_gbps(double bytes, int nranks, double time_us)
 {
 	if (!(time_us > 0) || nranks < 2)

@@ -97,6 +97,20 @@ int hr_fit_solve(enum hr_fit_model m, const struct hr_fit_point *p, size_t n,
 		 struct hr_fit *out);
 
 /**
+ * hr_fit_predict_half_us - the model's reduce-scatter or all-gather time
+ * at the same bus bandwidth B (nccl-tests doc/PERFORMANCE.md: busbw =
+ * algbw x (n-1)/n for both, against 2(n-1)/n for the all-reduce, whose two
+ * halves they are): T = (n-1)/n x S/B + steps x alpha, steps = n-1 for the
+ * ring, ceil(log2 n) for the log-latency model (Rabenseifner's recursive
+ * halving or doubling alone).
+ * @f: [in] the all-reduce fit (or a model filled by hand).
+ * @bytes: [in] S, the whole array in bytes (nccl-tests' S: the count per
+ *         rank x n for these two collectives).  @nranks: [in] ranks (>= 1).
+ * Returns microseconds (0 for one rank).
+ */
+double hr_fit_predict_half_us(const struct hr_fit *f, double bytes, int nranks);
+
+/**
  * hr_fit_predict_us - the model's all-reduce time.
  * @f: [in] a fit (or a model filled by hand: model, alpha_us, bw_gbps).
  * @bytes: [in] message size per rank, bytes.  @nranks: [in] ranks (>= 1).

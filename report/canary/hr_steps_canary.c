@@ -46,7 +46,7 @@ static const struct hr_steps_rank *worst_straggler(const struct hr_steps_run *r)
 static int apply_gpus(const struct hr_steps_run *now, const char *now_from, const struct hr_steps_run *base,
 		      const char *base_from, struct hr_canary_in *in)
 {
-	char m1[600] = "", m2[600] = "";
+	char m1[HR_CANARY_PATH_TEXT + 200] = "", m2[HR_CANARY_PATH_TEXT + 200] = "";
 	double g;
 
 	if (now && !in->gpus_now.src) {
@@ -73,6 +73,21 @@ static int apply_gpus(const struct hr_steps_run *now, const char *now_from, cons
 	return 0;
 }
 
+/* a run's wall-clock step into @step: the window's (stalls included), else
+ * Hugging Face's run summary (train_runtime / steps: the whole run,
+ * evaluations and checkpoints included, as the canary's step time is);
+ * neither: @why says which figure is missing from which logs */
+static void apply_step(const struct hr_steps_run *r, const char *from, struct hr_fig *step, char *why, size_t n)
+{
+	if (r->wall_step_sec > 0)
+		*step = meas(r->wall_step_sec);
+	else if (r->summary_step_sec > 0)
+		*step = meas(r->summary_step_sec);
+	else
+		snprintf(why, n, "%s: no step time in these logs (no timed step line, no timestamps between steps, "
+			 "no run summary such as Hugging Face's train_runtime)", from);
+}
+
 int hr_steps_canary_apply(const struct hr_steps_run *now, const char *now_from, const struct hr_steps_run *base,
 			  const char *base_from, struct hr_canary_in *in)
 {
@@ -84,8 +99,8 @@ int hr_steps_canary_apply(const struct hr_steps_run *now, const char *now_from, 
 		return rc;
 	if (now) {
 		const struct hr_steps_rank *s = worst_straggler(now);
-		if (!in->step_sec.src && now->wall_step_sec > 0)
-			in->step_sec = meas(now->wall_step_sec);
+		if (!in->step_sec.src)
+			apply_step(now, now_from, &in->step_sec, in->step_missing, sizeof(in->step_missing));
 		if (!in->ckpt_block_sec.src && now->ckpt_block_sec > 0) {
 			if (!in->ckpt_interval_sec.src && now->ckpt_interval_sec > now->ckpt_block_sec)
 				in->ckpt_interval_sec = meas(now->ckpt_interval_sec);
@@ -122,12 +137,12 @@ int hr_steps_canary_apply(const struct hr_steps_run *now, const char *now_from, 
 		}
 	}
 	if (base) {
-		double t0 = base->wall_step_sec > 0 ? base->wall_step_sec : NAN;
 		/* a given --baseline-gpus combines with the measured step (the count
 		 * of a one-rank log is not in it), a given --baseline-step-time with
 		 * the measured count */
-		if (!in->baseline_step_sec.src && t0 > 0)
-			in->baseline_step_sec = meas(t0);
+		if (!in->baseline_step_sec.src)
+			apply_step(base, base_from, &in->baseline_step_sec, in->baseline_step_missing,
+				   sizeof(in->baseline_step_missing));
 	}
 	return 0;
 }
@@ -144,10 +159,21 @@ static void one(FILE *f, const char *who, const struct hr_steps_run *r)
 	int p;
 	size_t u = 0;
 
-	snprintf(l, sizeof(l), "%s: training step (steps %ld-%ld)", who, r->win_first, r->win_last);
-	snprintf(v, sizeof(v), "%.3f s median over %zu rank%s, p95 %.3f s", r->step_sec, r->nranks, r->nranks == 1 ? "" : "s",
-		 r->step_p95);
+	if (r->step_sec > 0) {
+		snprintf(l, sizeof(l), "%s: training step (steps %ld-%ld)", who, r->win_first, r->win_last);
+		snprintf(v, sizeof(v), "%.3f s median over %zu rank%s, p95 %.3f s", r->step_sec, r->nranks,
+			 r->nranks == 1 ? "" : "s", r->step_p95);
+	} else {
+		snprintf(l, sizeof(l), "%s: training step", who);
+		snprintf(v, sizeof(v), "not in these logs (no per-step times)");
+	}
 	line(f, l, v);
+	if (!(r->wall_step_sec > 0) && r->summary_step_sec > 0) {
+		snprintf(l, sizeof(l), "%s: mean step (run summary)", who);
+		snprintf(v, sizeof(v), "%.3f s (train_runtime / steps: the whole run, evaluations and checkpoints included)",
+			 r->summary_step_sec);
+		line(f, l, v);
+	}
 	if (r->nckpt + r->nstall) {
 		snprintf(l, sizeof(l), "%s: checkpoint stalls", who);
 		if (r->stall_frac > 0)
@@ -226,8 +252,10 @@ static json_t *run_json(const struct hr_steps_run *r)
 	if (!r)
 		return json_null();
 	s = worst_straggler(r);
-	return json_pack("{s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "ranks", (json_int_t)r->nranks,
-			 "step_sec", r->step_sec, "p95_sec", r->step_p95,
+	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "ranks", (json_int_t)r->nranks,
+			 "step_sec", r->step_sec > 0 ? json_real(r->step_sec) : json_null(),
+			 "p95_sec", r->step_p95 > 0 ? json_real(r->step_p95) : json_null(),
+			 "summary_step_sec", r->summary_step_sec > 0 ? json_real(r->summary_step_sec) : json_null(),
 			 "wall_step_sec", r->wall_step_sec > 0 ? json_real(r->wall_step_sec) : json_null(),
 			 "stall_frac", r->stall_frac >= 0 ? json_real(r->stall_frac) : json_null(),
 			 "input_wait_frac", r->input_frac >= 0 ? json_real(r->input_frac) : json_null(),

@@ -87,6 +87,10 @@ static void print_head(FILE *f, const struct hr_steps_view *v)
 	else if (r->window_all)
 		fprintf(f, "window: steps %ld-%ld: the logs hold no step after a warm-up of %ld, so all of them are judged (--warmup)\n",
 			r->win_first, r->win_last, r->warmup);
+	else if (r->win_last - r->win_first + 1 < r->window)
+		/* the logs end inside the window: the steps it holds, not the window asked */
+		fprintf(f, "window: steps %ld-%ld (%ld steps after a warm-up of %ld: the logs end before a window of %ld; --window, --warmup)\n",
+			r->win_first, r->win_last, r->win_last - r->win_first + 1, r->warmup, r->window);
 	else
 		fprintf(f, "window: steps %ld-%ld (%ld steps after a warm-up of %ld; --window, --warmup)\n",
 			r->win_first, r->win_last, r->window, r->warmup);
@@ -350,8 +354,10 @@ static void print_ranks(FILE *f, const struct hr_steps_view *v)
 	char e1[420], e2[300];
 
 	fprintf(f, "\nper rank, worst first (window medians, seconds) [measured]\n");
-	fprintf(f, "  %-32s %-12s %8s %8s %8s %10s %8s %7s %6s\n", "rank", "node", "step", "p95", "compute", "all-reduce",
-		"input", "z", "steps");
+	/* the rank's name (a file's path for a log of one stream) and its node
+	 * last, whole: a fixed-width column cut them */
+	fprintf(f, "  %8s %8s %8s %10s %8s %7s %6s  %s\n", "step", "p95", "compute", "all-reduce", "input", "z", "steps",
+		"rank");
 	for (i = 0; i < n; i++) {
 		const struct hr_steps_rank *rk = &r->ranks[i];
 		char z[16] = "-";
@@ -366,9 +372,9 @@ static void print_ranks(FILE *f, const struct hr_steps_view *v)
 				snprintf(c1[k], sizeof(c1[k]), "-");
 			else
 				snprintf(c1[k], sizeof(c1[k]), "%.4f", vals[k]);
-		fprintf(f, "%c %-32.32s %-12.12s %8s %8s %8s %10s %8s %7s %6zu\n", rk->straggler ? '!' : ' ',
-			esc(rk->id, e1, sizeof(e1)), rk->node[0] ? esc(rk->node, e2, sizeof(e2)) : "?", c1[0], c1[1], c1[2],
-			c1[3], c1[4], z, rk->nwin);
+		fprintf(f, "%c %8s %8s %8s %10s %8s %7s %6zu  %s%s%s\n", rk->straggler ? '!' : ' ', c1[0], c1[1], c1[2],
+			c1[3], c1[4], z, rk->nwin, esc(rk->id, e1, sizeof(e1)), rk->node[0] ? " on " : "",
+			rk->node[0] ? esc(rk->node, e2, sizeof(e2)) : "");
 	}
 	if (n < r->nranks)
 		fprintf(f, "  ... %zu more ranks (--max-ranks)\n", r->nranks - n);

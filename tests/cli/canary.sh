@@ -94,7 +94,7 @@ expect canary_baseline_slower 1 "$HR" canary --baseline-gpus 32 --baseline-step-
 has canary_baseline_slower "is slower than today's" "verdict: MEASURE FIRST: the inputs contradict each other"
 expect canary_no_baseline_no_model 1 "$HR" canary --gpus-now 64 --step-time 1.0 --target-gpus 128 &&
 has canary_no_baseline_no_model "verdict: MEASURE FIRST: too little data to predict the target" \
-	"measure a baseline run at fewer GPUs"
+	"measure the step at two GPU counts (health_report canary --steps TODAY_LOGS --baseline-steps SMALLER_RUN_LOGS"
 expect canary_comm_only_no_model 1 "$HR" canary --gpus-now 8 --input-wait 1% --target-gpus 16 &&
 has canary_comm_only_no_model "verdict: MEASURE FIRST: too little data to predict the target" \
 	"measure how the all-reduce scales"

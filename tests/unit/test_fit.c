@@ -36,6 +36,14 @@ Test(fit, model_terms)
 	cr_assert_float_eq(hr_fit_predict_us(&f, 1e9, 4), 15030.0, 1e-9);
 	/* busbw of 1 GB in 10 ms on 4 ranks: 100 GB/s x 1.5 */
 	cr_assert_float_eq(hr_fit_busbw_gbps(1e9, 4, 1e4), 150.0, 1e-9);
+	/* reduce-scatter or all-gather of the same 1 GB at the same busbw: the
+	 * all-reduce's half, (n-1)/n x S/B + (n-1) alpha = 7500 + 15 us (ring);
+	 * the log model's latency ceil(log2 4) = 2 steps */
+	cr_assert_float_eq(hr_fit_predict_half_us(&f, 1e9, 4), 7515.0, 1e-9);
+	cr_assert_float_eq(hr_fit_predict_half_us(&f, 1e9, 4) * 2, hr_fit_predict_us(&f, 1e9, 4), 1e-9);
+	f.model = HR_FIT_LOG;
+	cr_assert_float_eq(hr_fit_predict_half_us(&f, 1e9, 4), 7510.0, 1e-9);
+	cr_assert_float_eq(hr_fit_predict_half_us(&f, 1e9, 1), 0, 0);
 }
 
 Test(fit, recovers_ring_exact)
