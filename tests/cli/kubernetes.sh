@@ -117,7 +117,7 @@ expect_gate hostile 1 '^ERROR: clusterhealth: gpu.\[31m3'
 expect_gate missing 2 "not found or not executable"
 [ $good = 1 ] && ok k8s_npd_plugin_protocol || nok k8s_npd_plugin_protocol "${why#; }"
 if [ -x scripts/healthcheck ]; then
-	out=$(timeout 120 "$GATE" 2>&1); rc=$?
+	out=$(CH_GATE_DIR=$T/gate-out timeout 120 "$GATE" 2>&1); rc=$?
 	if [ $rc -le 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ]; then
 		ok "k8s_npd_plugin_real_gate (scripts/healthcheck here: exit $rc, '$out')"
 	else
