@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench/common/ch_ar_world.h"
@@ -637,7 +639,20 @@ static void finish_on_disk(struct ch_ar_world *w, const char *msg, json_t *jt)
 		json_decref(jt);
 		return;
 	}
-	doc = json_load_file(w->json_path, 0, &err);
+	/* the path as rank 0 left it: never through a link, never blocking on
+	 * a FIFO put there since, only a regular file */
+	doc = NULL;
+	snprintf(err.text, sizeof(err.text), "not a regular file");
+	{
+		int fd = open(w->json_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0)
+			snprintf(err.text, sizeof(err.text), "%s", strerror(errno));
+		else if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			doc = json_loadfd(fd, 0, &err);
+		if (fd >= 0)
+			close(fd);
+	}
 	if (!doc || !json_is_object(doc)) {
 		ch_error("rank %d: cannot read the result file '%s' to finish it: %s", w->base.rank, w->json_path, err.text);
 		json_decref(doc);

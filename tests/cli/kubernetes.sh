@@ -117,7 +117,7 @@ expect_gate hostile 1 '^ERROR: clusterhealth: gpu.\[31m3'
 expect_gate missing 2 "not found or not executable"
 [ $good = 1 ] && ok k8s_npd_plugin_protocol || nok k8s_npd_plugin_protocol "${why#; }"
 if [ -x scripts/healthcheck ]; then
-	out=$(timeout 120 "$GATE" 2>&1); rc=$?
+	out=$(CH_GATE_DIR=$T/gate-out timeout 120 "$GATE" 2>&1); rc=$?
 	if [ $rc -le 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ]; then
 		ok "k8s_npd_plugin_real_gate (scripts/healthcheck here: exit $rc, '$out')"
 	else
@@ -239,5 +239,16 @@ if [ $rc1 = 2 ] && grep -q "node02; kubectl delete node node03" "$T/h.out" && gr
 	ok k8s_node_verdicts_bad_input
 else
 	nok k8s_node_verdicts_bad_input "exits $rc1 $rc2 $rc3 (want 2 2 4)" "$T/h.out"
+fi
+# no cluster: kubectl missing, or kubectl that reaches no server: named, exit 4
+printf '#!/bin/sh\necho "The connection to the server localhost:8080 was refused - did you specify the right host or port?" >&2\nexit 1\n' >"$T/nocluster-kubectl"
+chmod +x "$T/nocluster-kubectl"
+scripts/k8s-node-verdicts --kubectl "$T/no-such-kubectl" "$T/rep/profile.json" >"$T/nc1.out" 2>&1; rc1=$?
+scripts/k8s-node-verdicts --kubectl "$T/nocluster-kubectl" "$T/rep/profile.json" >"$T/nc2.out" 2>&1; rc2=$?
+if [ $rc1 = 4 ] && grep -q "cannot run .*install kubectl or give --kubectl" "$T/nc1.out" &&
+	[ $rc2 = 4 ] && grep -q "no cluster's node list: .*connection to the server localhost:8080 was refused.*check kubectl's context" "$T/nc2.out"; then
+	ok k8s_node_verdicts_no_cluster_named
+else
+	nok k8s_node_verdicts_no_cluster_named "exits $rc1 $rc2 (want 4 4)" "$T/nc2.out"
 fi
 exit 0

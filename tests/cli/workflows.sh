@@ -158,6 +158,18 @@ PY
 	else
 		nok nightly_submit_slurm_jobs "exit $rc" "$TMP/sbatch.log"
 	fi
+	# --submit where sinfo cannot reach a controller: sinfo's own error, exit 4
+	mkdir -p "$TMP/fakebin-nosl"
+	cp "$TMP/fakebin/sbatch" "$TMP/fakebin-nosl/sbatch"
+	printf '#!/bin/bash\necho "slurm_load_node: Unable to contact slurm controller (connect failure)" >&2\nexit 1\n' >"$TMP/fakebin-nosl/sinfo"
+	chmod +x "$TMP/fakebin-nosl/sinfo"
+	PATH=$TMP/fakebin-nosl:$PATH scripts/nightly --submit --results "$TMP/sub2" --stamp 20250118T030000Z >"$TMP/submit2.out" 2>&1; rc=$?
+	if [ $rc = 4 ] && grep -q 'sinfo could not list the nodes to sweep: slurm_load_node: Unable to contact slurm controller' "$TMP/submit2.out" &&
+		! grep -q 'give --nodes or --partition' "$TMP/submit2.out"; then
+		ok nightly_submit_sinfo_failure_named
+	else
+		nok nightly_submit_sinfo_failure_named "exit $rc (want 4)" "$TMP/submit2.out"
+	fi
 	# night 14: nothing regressed yet
 	scripts/nightly --no-sweep --results "$F" --stamp 20250114T030000Z >"$TMP/night14.out" 2>&1; rc=$?
 	if [ $rc = 0 ] && grep -q 'no drain candidates (20250114T030000Z)' "$TMP/night14.out"; then
