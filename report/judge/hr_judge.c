@@ -178,7 +178,7 @@ struct inst *hj_new_inst(struct an *a, struct inst **arr, size_t *n, size_t *cap
 	x->expected = x->datasheet = x->z = x->fleet_median = x->pct_fleet = NAN;
 	x->node_median = x->pct_node = NAN;
 	x->noise = x->s_rel = x->cut = x->peer_median = x->z_node = x->cut_node = x->s_node = NAN;
-	x->ratio_allow = NAN;
+	x->ratio_allow = x->again = NAN;
 	x->like = 1;
 	x->basis = x->why = x->tag = x->noisy_why = "";
 	return x;
@@ -302,6 +302,59 @@ static void class_stats(struct an *a, struct inst *v, size_t n, size_t *idx, dou
 	}
 }
 
+/* The level the value-based rules give @v, a second measurement of @p's
+ * value, against the references and spreads @p was judged with (the
+ * fleet's, its node's other GPUs', its expectation's). */
+static int level_of_again(const struct an *a, const struct inst *p, const struct cls *k, double v)
+{
+	int lv = HR_INFO, l;
+	if (!isnan(p->s_rel) && k->median > 0) {
+		l = effect_level(a, (v - k->median) / (p->s_rel * k->median), p->cut, 100.0 * (1 - v / k->median));
+		lv = l > lv ? l : lv;
+	}
+	if (!isnan(p->s_node) && p->peer_median > 0) {
+		l = effect_level(a, (v / p->peer_median - 1 - k->res_median) / p->s_node, p->cut_node,
+				 100.0 * (1 - v / p->peer_median));
+		lv = l > lv ? l : lv;
+	}
+	if (!isnan(p->ratio_allow) && p->value > 0) {
+		l = p->abs_by_median || p->pcie_class ? p->level_abs
+			: hr_absolute_level(a->th, p->ratio_allow * v / p->value);
+		lv = l > lv ? l : lv;
+	}
+	return lv;
+}
+
+/* Agreement: a value roofline measured again (results.flagged[].
+ * confirm_value) stands only as far as the second measurement, held to the
+ * same rules, agrees: each rule's level at most the second value's level;
+ * a second value no rule flags did not reproduce the first. A single value
+ * far out (a tail of the noise) is thereby never FAIL on its own: a fresh
+ * measurement must be as far out too. */
+static void judge_again(const struct an *a, struct inst *p, const struct cls *k)
+{
+	const struct hr_device *d = &a->f->devices[p->subject];
+	double v = d->flag_confirm_value[p->metric];
+	int lv;
+	if (d->flag_confirm[p->metric] != HR_CONFIRM_AGREED || isnan(v) ||
+	    (p->level_node < HR_WARN && p->level_rel < HR_WARN && p->level_abs < HR_WARN))
+		return;
+	p->again = v;
+	lv = p->again_level = level_of_again(a, p, k, v);
+	if (lv < HR_WARN) {
+		p->confirm = HR_CONFIRM_DISAGREED;
+		p->level_node = p->level_rel = p->level_abs = HR_INFO;
+		p->not_reproduced = 1;
+		return;
+	}
+	if (p->level_node > lv)
+		p->level_node = lv;
+	if (p->level_rel > lv)
+		p->level_rel = lv;
+	if (p->level_abs > lv)
+		p->level_abs = lv;
+}
+
 /* The value's comparisons against its expectation, the fleet and its node's
  * other GPUs, each significant at the cut-off for the comparisons of its
  * node (a->m_node); sets the levels. An earlier run is judged the same way
@@ -372,6 +425,8 @@ static void judge_inst(struct an *a, struct inst *p)
 		p->level_node = p->level_rel = p->level_abs = HR_INFO;
 		p->not_reproduced = 1;
 	}
+	if (p->metric >= 0)
+		judge_again(a, p, k);
 	if (p->metric >= 0 && p->level_node >= HR_WARN) {
 		/* a GPU below its node's other GPUs: named only when roofline's
 		 * re-measurement agrees (results.flagged[].confirmed) */

@@ -59,6 +59,9 @@ struct inst {
 	int confirm;       /* per-GPU finding: enum hr_confirm from roofline's re-measurement */
 	int not_confirmed; /* the finding rests on a comparison nothing re-measured: at most WARN */
 	int not_reproduced; /* roofline measured it again and it did not reproduce */
+	double again;      /* the value roofline measured again (NAN: not recorded) */
+	int again_level;   /* the level the rules give that second value: the
+			      finding stands at most at it (agreement) */
 	int assumed_cap;   /* inter-node: rests on an assumed reference only: at most WARN */
 	int pcie_class;    /* intra-node busbw PCIe-class on an NVLink node */
 	int abs_by_median; /* the absolute level is that of the median of its like values */

@@ -214,6 +214,11 @@ void hj_inst_margins(const struct an *a, const struct inst *p, const char *model
 			 p->confirm == HR_CONFIRM_AGREED ? ", confirmed by roofline's re-measurement" :
 			 p->not_confirmed ? ", not confirmed (no re-measurement in the input): at most WARN" : "");
 	l = strlen(extra);
+	if (!isnan(p->again) && p->confirm == HR_CONFIRM_AGREED && l < n)
+		snprintf(extra + l, n - l, "%sroofline's re-measurement %s, held to the same rules: %s",
+			 l ? "; " : "", hj_fmt_val(p->again, flops, ref, sizeof(ref)),
+			 p->again_level >= HR_FAIL ? "FAIL too (agreement)" : "WARN (the finding stands at WARN)");
+	l = strlen(extra);
 	if (p->level_hist >= HR_WARN && l < n)
 		snprintf(extra + l, n - l, "%s%s%.0f%% below its own history in the inputs (median %s of %d earlier runs; beyond their own spread)",
 			 l ? "; " : "", hj_hist_how(p),

@@ -201,6 +201,9 @@ static void device_quality(struct ctx *c, const struct hr_result *r, const struc
 		}
 		dv->flag_confirm[idx] = !fl->confirmed.json || fl->confirmed.is_null ? HR_CONFIRM_NONE
 					: fl->confirmed.is_true ? HR_CONFIRM_AGREED : HR_CONFIRM_DISAGREED;
+		if (dv->flag_confirm[idx] != HR_CONFIRM_NONE && isfinite(fl->confirm_value.num) &&
+		    fl->confirm_value.num > 0)
+			dv->flag_confirm_value[idx] = fl->confirm_value.num;
 	}
 }
 
@@ -222,9 +225,9 @@ static struct hr_device *device_new(struct ctx *c, const struct hr_result_device
 	dv->status = strdup(d->status.str);
 	dv->reason = hl_dup_or_null(d->reason.str);
 	dv->source = strdup(c->path);
-	dv->memory_gbps = dv->memory_cv = NAN;
+	dv->memory_gbps = dv->memory_cv = dv->flag_confirm_value[0] = NAN;
 	for (k = 0; k < CH_NDTYPES; k++)
-		dv->compute_gflops[k] = dv->compute_cv[k] = NAN;
+		dv->compute_gflops[k] = dv->compute_cv[k] = dv->flag_confirm_value[1 + k] = NAN;
 	if (!dv->device || !dv->kind || !dv->status || !dv->source)
 		return NULL;
 	if (!strcmp(dv->kind, "gpu")) {

@@ -115,6 +115,10 @@ struct hr_device {
 	 * median (results.flagged[].confirmed), per metric (0 memory, 1 +
 	 * dtype): enum hr_confirm */
 	int flag_confirm[1 + CH_NDTYPES];
+	/* ... and the value it measured again (results.flagged[].confirm_value,
+	 * GB/s or GFLOP/s), NAN when not recorded (older files): the judge
+	 * holds it to the same rules as the first (agreement) */
+	double flag_confirm_value[1 + CH_NDTYPES];
 	int throttled;
 	char *throttle_reasons;     /* e.g. "sw_power_cap", NULL when unknown */
 	char *clocks;               /* e.g. "sm 1980 MHz, mem 2619 MHz", NULL unknown */

@@ -101,6 +101,7 @@ static const struct field flag_fields[] = {
 	{ "node_median", offsetof(struct hr_result_flag, node_median) },
 	{ "pct_below", offsetof(struct hr_result_flag, pct_below) },
 	{ "confirmed", offsetof(struct hr_result_flag, confirmed) },
+	{ "confirm_value", offsetof(struct hr_result_flag, confirm_value) },
 };
 
 static const struct field load_fields[] = {

@@ -209,6 +209,8 @@ struct hr_result_flag {
 	struct hr_rv value, node_median, pct_below;
 	struct hr_rv confirmed;      /* true / false: the re-measurement agreed or
 					not; null or absent: not measured again */
+	struct hr_rv confirm_value;  /* the roof measured again (GB/s or GFLOP/s),
+					absent in older files */
 };
 
 /* The host's load at one moment ("conditions"."before" / "after"). */
