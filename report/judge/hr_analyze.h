@@ -22,6 +22,15 @@ extern "C" {
 #define HR_PROFILE_SCHEMA "clusterhealth.profile"
 #define HR_PROFILE_SCHEMA_VERSION 1
 
+/* The profile's summary.history when the inputs hold one run of each
+ * device and group (one night): what a history would add. The nights a
+ * lasting drop needs are measured by scripts/measure-detection, not typed
+ * here (docs/health_report.md, "Detection"). */
+#define HR_ONE_NIGHT_NOTE \
+	"1 night: devices are judged against the fleet only (large drops and hard faults); " \
+	"a lasting drop of about 10% needs a few nights of history (health_report history; nights to detection: " \
+	"docs/health_report.md, \"Detection\")"
+
 /* Reason levels, in the profile as "info", "warn", "fail". */
 enum hr_level { HR_INFO = 0, HR_WARN = 1, HR_FAIL = 2 };
 

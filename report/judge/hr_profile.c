@@ -408,6 +408,18 @@ static void node_not_judged_why(const struct an *a, const struct prof *q, int n,
 	}
 }
 
+/* What the inputs held of each device's and group's own history: 1 when
+ * every one was measured once (one night: judged against the fleet only),
+ * else 2 or more (earlier runs in the inputs). */
+static int input_nights(const struct an *a)
+{
+	size_t i;
+	for (i = 0; i < a->ndi + a->ngi; i++)
+		if ((i < a->ndi ? a->di[i] : a->gi[i - a->ndi]).superseded_by)
+			return 2;
+	return 1;
+}
+
 /* The profile, handed to @sink in three parts, one node at a time: no
  * more than one node's entry is held at once. Returns 0, CH_ERR_RUNTIME
  * out of memory, or the sink's error. */
@@ -475,6 +487,7 @@ int hj_build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drif
 	drain = NULL;
 	json_object_set_new(summary, "devices", json_integer((json_int_t)f->ndevices));
 	json_object_set_new(summary, "groups", json_integer((json_int_t)f->ngroups));
+	json_object_set_new(summary, "history", input_nights(a) > 1 ? json_null() : json_string(HR_ONE_NIGHT_NOTE));
 	json_object_set_new(p, "exit_code", json_integer(worst == HR_FAIL ? CH_EXIT_CHECK : CH_EXIT_OK));
 	json_object_set_new(p, "summary", summary);
 	summary = NULL;

@@ -41,6 +41,10 @@ static void md_head(const json_t *p, struct hr_buf *b)
 		      hr_jint(sum, "checks_judged", 0), hr_jint(sum, "checks_not_judged", 0),
 		      hr_jint(sum, "checks_noisy", 0), hr_jint(sum, "devices", 0),
 		      hr_jint(sum, "groups", 0));
+	if (hr_jstr(sum, "history")) {
+		hr_buf_md(b, hr_jstr(sum, "history"));
+		hr_buf_puts(b, ".\n\n");
+	}
 	if (json_array_size(x)) {
 		hr_buf_puts(b, "**Drain candidates:** ");
 		json_array_foreach(x, j, r) {

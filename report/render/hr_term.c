@@ -145,6 +145,8 @@ int hr_term_render(const json_t *p, FILE *out, int color, const struct hr_render
 		hr_jint(sum, "checks_not_judged", 0), hr_jint(sum, "checks_noisy", 0), hr_jint(sum, "devices", 0), hr_jint(sum, "groups", 0), hr_jint(in, "files", 0),
 		hr_jint(in, "files_read", 0), hr_jint(in, "files_ignored", 0), hr_jint(in, "skipped", 0),
 		hr_jint(in, "skipped", 0) == 1 ? "" : "s");
+	if (hr_jstr(sum, "history"))
+		fprintf(out, "%s%s%s\n", dim, hr_term(hr_jstr(sum, "history")), c1);
 	hr_rows_cost_line(json_object_get(p, "run_cost"), line, sizeof(line));
 	fprintf(out, "%s%s%s\n\n", dim, hr_term(line), c1);
 

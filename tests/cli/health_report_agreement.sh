@@ -11,6 +11,8 @@
 #     the node PASS;
 #   - no usable confirm_value (null, 0: a file that never wrote one): judged
 #     as an older file, on 'confirmed' alone (FAIL, drained).
+# The headline of a one-night report says what a history would add
+# (summary.history, report.md); with an earlier run in the inputs it does not.
 # And the one-night fleet report on healthy fleets with heavy-tailed noise
 # (make-nights.py, Student t with 3 degrees of freedom at 3%, roofline's
 # re-measurement a fresh draw of the same noise): 4 fleets of 8 nodes x 12
@@ -70,6 +72,25 @@ variant null null
 check null "FAIL compute_low:fail drained"
 variant zero 0
 check zero "FAIL compute_low:fail drained"
+
+# ---- the headline says what a history would add, on one night only
+note() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["summary"]["history"])' "$1"; }
+cp -r tests/data/report/labelled-faulty "$TMP/two"
+python3 - "$TMP/two/node06" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1] + "/roofline.json"))
+d["start_utc"], d["end_utc"] = "2026-11-29T02:10:00Z", "2026-11-29T02:10:50Z"
+json.dump(d, open(sys.argv[1] + "/roofline-earlier.json", "w"))
+PY
+"$HR" --max-plots 1 --out "$TMP/o-two" "$TMP/two" >"$TMP/o-two.txt" 2>&1
+one="1 night: devices are judged against the fleet only (large drops and hard faults); a lasting drop of about 10% needs a few nights of history"
+"$HR" --max-plots 1 --out "$TMP/o-one" tests/data/report/labelled-faulty >"$TMP/o-one.txt" 2>&1
+if note "$TMP/o-same/profile.json" | grep -qF "$one" && sed -n 2p "$TMP/o-one.txt" | grep -qF "$one" && grep -qF "$one" "$TMP/o-same/report.md" &&
+	[ "$(note "$TMP/o-two/profile.json")" = None ] && ! grep -qF "1 night:" "$TMP/o-two.txt"; then
+	echo "ok health_report_one_night_headline"
+else
+	echo "not ok health_report_one_night_headline: one night '$(note "$TMP/o-same/profile.json")', two '$(note "$TMP/o-two/profile.json")'"
+fi
 
 # ---- heavy tails, one night at a time
 python3 - "$HR" "$TMP/t3" <<'PY' >"$TMP/t3.txt"
