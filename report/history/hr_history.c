@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -218,6 +219,32 @@ static int check_db_file(const char *path)
 	return 0;
 }
 
+/* Whether the metrics table has the device identity columns. */
+static int has_identity_columns(struct hr_history *h)
+{
+	sqlite3_stmt *st = NULL;
+	int ok = sqlite3_prepare_v2(h->db, "SELECT device_id, model FROM metrics LIMIT 0", -1, &st, NULL) == SQLITE_OK;
+	sqlite3_finalize(st);
+	return ok;
+}
+
+/* A history written before the devices' identity was kept (no device_id,
+ * model columns) gets them, empty (NULL) for its earlier nights: the same
+ * schema version, since they are optional and an older binary's inserts
+ * name their columns. 0, or an error (sql_err()). */
+static int add_identity_columns(struct hr_history *h)
+{
+	if (has_identity_columns(h))
+		return 0;
+	if (sqlite3_exec(h->db, "BEGIN IMMEDIATE; ALTER TABLE metrics ADD COLUMN device_id TEXT;"
+			 " ALTER TABLE metrics ADD COLUMN model TEXT; COMMIT;", NULL, NULL, NULL) != SQLITE_OK) {
+		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+		if (!has_identity_columns(h)) /* not added by another writer meanwhile */
+			return sql_err(h, "add the device identity columns");
+	}
+	return 0;
+}
+
 int hr_history_open(const char *path, int lock_timeout_sec, struct hr_history **out)
 {
 	static const char *const ddl =
@@ -226,6 +253,7 @@ int hr_history_open(const char *path, int lock_timeout_sec, struct hr_history **
 		"CREATE TABLE IF NOT EXISTS metrics("
 		" night TEXT NOT NULL, node TEXT NOT NULL, gpu TEXT NOT NULL,"
 		" metric TEXT NOT NULL, value REAL NOT NULL, source TEXT,"
+		" device_id TEXT, model TEXT,"
 		" PRIMARY KEY(node, gpu, metric, night));"
 		"CREATE INDEX IF NOT EXISTS metrics_night ON metrics(night);"
 		HR_HIST_KFAULT_DDL
@@ -265,6 +293,8 @@ int hr_history_open(const char *path, int lock_timeout_sec, struct hr_history **
 			rc = check_marker(h);
 		}
 	}
+	if (!rc)
+		rc = add_identity_columns(h);
 	if (rc) {
 		hr_history_close(h);
 		return rc < 0 ? rc : CH_ERR_RUNTIME;
@@ -274,7 +304,8 @@ int hr_history_open(const char *path, int lock_timeout_sec, struct hr_history **
 	if (sqlite3_exec(h->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL) != SQLITE_OK)
 		ch_warn("history '%s': cannot switch to WAL journal mode (%s); readers may delay writers",
 			path, sqlite3_errmsg(h->db));
-	if (sqlite3_prepare_v2(h->db, "INSERT OR REPLACE INTO metrics(night, node, gpu, metric, value, source) VALUES(?,?,?,?,?,?)",
+	if (sqlite3_prepare_v2(h->db, "INSERT OR REPLACE INTO metrics(night, node, gpu, metric, value, source, device_id, model)"
+			       " VALUES(?,?,?,?,?,?,?,?)",
 			       -1, &h->ins, NULL) != SQLITE_OK) {
 		rc = sql_err(h, "prepare");
 		hr_history_close(h);
@@ -294,9 +325,19 @@ void hr_history_close(struct hr_history *h)
 	free(h);
 }
 
-int hr_history_record(struct hr_history *h, const char *night, const char *node,
-		      const char *gpu, const char *metric, double value,
-		      const char *source)
+/* bind @s as text, or NULL */
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* hr_history_record() with the device's identity: @id its UUID (else its
+ * serial), @model its model (SKU, else name); NULL when unknown. */
+static int record_device(struct hr_history *h, const char *night, const char *node, const char *gpu,
+			 const char *metric, double value, const char *source, const char *id, const char *model)
 {
 	if (!isfinite(value))
 		return CH_ERR_USAGE;
@@ -306,13 +347,19 @@ int hr_history_record(struct hr_history *h, const char *night, const char *node,
 	sqlite3_bind_text(h->ins, 3, gpu, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(h->ins, 4, metric, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_double(h->ins, 5, value);
-	if (source)
-		sqlite3_bind_text(h->ins, 6, source, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(h->ins, 6);
+	bind_text_or_null(h->ins, 6, source);
+	bind_text_or_null(h->ins, 7, id);
+	bind_text_or_null(h->ins, 8, model);
 	if (sqlite3_step(h->ins) != SQLITE_DONE)
 		return sql_err(h, "insert");
 	return 0;
+}
+
+int hr_history_record(struct hr_history *h, const char *night, const char *node,
+		      const char *gpu, const char *metric, double value,
+		      const char *source)
+{
+	return record_device(h, night, node, gpu, metric, value, source, NULL, NULL);
 }
 
 /* ------------------------------------------------- headline metrics */
@@ -326,14 +373,15 @@ static int bad(struct hr_issues *is, const char *path, const char *where, const 
 	return CH_ERR_USAGE;
 }
 
-#define REC(node, gpu, metric, v)                                                     \
+#define REC_DEV(node, gpu, metric, v, id, model)                                    \
 	do {                                                                          \
-		int rc_ = hr_history_record(h, night, node, gpu, metric, v, path);     \
+		int rc_ = record_device(h, night, node, gpu, metric, v, path, id, model); \
 		if (rc_)                                                              \
 			return rc_;                                                   \
 		if (nrec)                                                             \
 			(*nrec)++;                                                    \
 	} while (0)
+#define REC(node, gpu, metric, v) REC_DEV(node, gpu, metric, v, NULL, NULL)
 
 /* 0 when @v is absent, null or a number from @lo to @hi (@what says so);
  * else bad(): the file is skipped */
@@ -343,6 +391,35 @@ static int check_value(struct hr_issues *is, const char *path, const char *where
 	if (!v->json || v->is_null || (v->num >= lo && v->num <= hi))
 		return 0;
 	return bad(is, path, where, what);
+}
+
+/* Two PCI bus ids name the same device: the same bus, device and function
+ * whatever the case and the width of the domain ("0000:1b:00.0" and NVML's
+ * "00000000:1B:00.0"). */
+static int same_bus(const char *x, const char *y)
+{
+	const char *a = strchr(x, ':'), *b = strchr(y, ':');
+	return a && b && strtoul(x, NULL, 16) == strtoul(y, NULL, 16) && !strcasecmp(a, b);
+}
+
+/* The identity of roofline device @d: the UUID, else the serial, of the
+ * file's host.inventory.gpus[] entry on the same PCI bus id; NULL when the
+ * file does not say (an older file, a CPU): the series is then its node's
+ * and index's alone. */
+static const char *device_identity(const struct hr_result *r, const struct hr_result_device *d)
+{
+	const json_t *gpus = json_object_get(json_object_get(r->host, "inventory"), "gpus"), *g;
+	size_t i;
+	if (!d->pci_bus_id.str || !json_is_array(gpus))
+		return NULL;
+	json_array_foreach(gpus, i, g) {
+		const char *bus = json_string_value(json_object_get(g, "pci_bus_id"));
+		const char *u = json_string_value(json_object_get(g, "uuid"));
+		const char *s = json_string_value(json_object_get(g, "serial"));
+		if (bus && same_bus(bus, d->pci_bus_id.str))
+			return u && *u ? u : s && *s ? s : NULL;
+	}
+	return NULL;
 }
 
 static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *night, const char *path,
@@ -355,6 +432,7 @@ static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *
 	for (i = 0; i < r->devices_list.n; i++) {
 		const struct hr_result_device *d = &r->devices[i];
 		const char *dev = d->device.str, *st = d->status.str;
+		const char *id = device_identity(r, d), *model = d->sku.str ? d->sku.str : d->name.str;
 		char metric[128];
 
 		if (!dev)
@@ -365,7 +443,7 @@ static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *
 				"a number >= 0"))
 			return CH_ERR_USAGE;
 		if (d->memory_gbps.num > 0 && !roof_noisy(h, d, -1))
-			REC(r->hostname, dev, "roofline.memory_gbps", d->memory_gbps.num);
+			REC_DEV(r->hostname, dev, "roofline.memory_gbps", d->memory_gbps.num, id, model);
 		for (k = 0; k < d->ncompute; k++) {
 			if (check_value(is, path, "results.devices[].roofs.compute_gflops", &d->compute[k].gflops, 0,
 					DBL_MAX, "a number >= 0"))
@@ -373,7 +451,7 @@ static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *
 			if (!(d->compute[k].gflops.num > 0) || roof_noisy(h, d, (int)k))
 				continue;
 			snprintf(metric, sizeof(metric), "roofline.compute_gflops.%s", d->compute[k].dtype);
-			REC(r->hostname, dev, metric, d->compute[k].gflops.num);
+			REC_DEV(r->hostname, dev, metric, d->compute[k].gflops.num, id, model);
 		}
 	}
 	return 0;
@@ -599,14 +677,19 @@ struct series_buf {
 	size_t n, cap;
 };
 
+/* The series of (@node, @gpu, @metric) up to @night: of the device @id
+ * (its UUID or serial) where tonight's value and the earlier ones say which,
+ * so that another GPU at the same index (a swap) starts its own series;
+ * every night when @id is NULL. */
 static int load_series(sqlite3_stmt *hist, const char *node, const char *gpu, const char *metric,
-		       const char *night, struct series_buf *b)
+		       const char *id, const char *night, struct series_buf *b)
 {
 	sqlite3_reset(hist);
 	sqlite3_bind_text(hist, 1, node, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(hist, 2, gpu, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(hist, 3, metric, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(hist, 4, night, -1, SQLITE_TRANSIENT);
+	bind_text_or_null(hist, 5, id);
 	b->n = 0;
 	while (sqlite3_step(hist) == SQLITE_ROW) {
 		if (b->n == b->cap) {
@@ -627,6 +710,18 @@ static int load_series(sqlite3_stmt *hist, const char *node, const char *gpu, co
 	return 0;
 }
 
+/* The class a series' noise is pooled in: its metric and its device's
+ * model (SKU or name) where recorded, else its metric and kind
+ * (hr_noise_class()). */
+static const char *series_class(const char *gpu, const char *metric, const char *model, char *buf, size_t n)
+{
+	if (model && *model) {
+		snprintf(buf, n, "%s@%s", metric, model);
+		return buf;
+	}
+	return hr_noise_class(gpu, metric, buf, n);
+}
+
 /* the noise model: every series of the night pooled by class */
 static int learn_noise(sqlite3_stmt *series, sqlite3_stmt *hist, const char *night, const struct hr_check_cfg *cfg,
 		       struct series_buf *b, struct hr_noise_pool *pool)
@@ -638,10 +733,12 @@ static int learn_noise(sqlite3_stmt *series, sqlite3_stmt *hist, const char *nig
 		const char *node = (const char *)sqlite3_column_text(series, 0);
 		const char *gpu = (const char *)sqlite3_column_text(series, 1);
 		const char *metric = (const char *)sqlite3_column_text(series, 2);
+		const char *id = (const char *)sqlite3_column_text(series, 3);
+		const char *model = (const char *)sqlite3_column_text(series, 4);
 		if (!strcmp(node, HR_HISTORY_FLEET))
 			continue;
-		if (load_series(hist, node, gpu, metric, night, b) ||
-		    hr_noise_pool_add(pool, hr_noise_class(gpu, metric, cls, sizeof(cls)), b->v, b->n, cfg->window))
+		if (load_series(hist, node, gpu, metric, id, night, b) ||
+		    hr_noise_pool_add(pool, series_class(gpu, metric, model, cls, sizeof(cls)), b->v, b->n, cfg->window))
 			return CH_ERR_RUNTIME;
 	}
 	return hr_noise_pool_fit(pool, cfg->cusum.floor_sigma);
@@ -649,7 +746,7 @@ static int learn_noise(sqlite3_stmt *series, sqlite3_stmt *hist, const char *nig
 
 /* the change detector on one series: 1 (and @r filled) when it regressed */
 static int detect(struct hr_noise_pool *pool, const struct hr_check_cfg *cfg, int m, const char *gpu,
-		  const char *metric, const struct series_buf *b, struct hr_regression *r)
+		  const char *metric, const char *model, const struct series_buf *b, struct hr_regression *r)
 {
 	struct hr_cusum_cfg cc = cfg->cusum;
 	struct hr_cusum c;
@@ -662,7 +759,7 @@ static int detect(struct hr_noise_pool *pool, const struct hr_check_cfg *cfg, in
 		cc.min_nights = cfg->min_nights;
 	if (cc.min_nights > cfg->window)
 		cc.min_nights = cfg->window;
-	if (hr_noise_pool_sigma(pool, hr_noise_class(gpu, metric, cls, sizeof(cls)), &sigma, &nres) ||
+	if (hr_noise_pool_sigma(pool, series_class(gpu, metric, model, cls, sizeof(cls)), &sigma, &nres) ||
 	    hr_cusum_run(b->v + lo, b->n - lo, sigma, &cc, &c) || !c.judged)
 		return 0;
 	hth = hr_noise_pool_threshold(pool, m, c.nref, &cc);
@@ -740,9 +837,10 @@ int hr_history_check(struct hr_history *h, const char *night,
 			return 0; /* empty history */
 		night = latest;
 	}
-	if (sqlite3_prepare_v2(h->db, "SELECT node, gpu, metric FROM metrics WHERE night = ? ORDER BY node, gpu, metric",
+	if (sqlite3_prepare_v2(h->db, "SELECT node, gpu, metric, device_id, model FROM metrics WHERE night = ? ORDER BY node, gpu, metric",
 			       -1, &series, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(h->db, "SELECT night, value FROM metrics WHERE node = ? AND gpu = ? AND metric = ? AND night <= ? ORDER BY night",
+	    sqlite3_prepare_v2(h->db, "SELECT night, value FROM metrics WHERE node = ?1 AND gpu = ?2 AND metric = ?3 AND night <= ?4"
+			       " AND (?5 IS NULL OR device_id IS NULL OR device_id = ?5) ORDER BY night",
 			       -1, &hist, NULL) != SQLITE_OK) {
 		sql_err(h, "query");
 		goto out;
@@ -757,12 +855,14 @@ int hr_history_check(struct hr_history *h, const char *night,
 		const char *node = (const char *)sqlite3_column_text(series, 0);
 		const char *gpu = (const char *)sqlite3_column_text(series, 1);
 		const char *metric = (const char *)sqlite3_column_text(series, 2);
+		const char *id = (const char *)sqlite3_column_text(series, 3);
+		const char *model = (const char *)sqlite3_column_text(series, 4);
 		struct hr_check_cfg c1 = *cfg;
 		struct hr_regression r;
 		struct hr_trend t;
 		int found;
 
-		if (load_series(hist, node, gpu, metric, night, &b))
+		if (load_series(hist, node, gpu, metric, id, night, &b))
 			goto out;
 		cnt.series++;
 		if (b.n - 1 < (size_t)cfg->min_nights) { /* b.n >= 1: tonight is in it */
@@ -777,7 +877,7 @@ int hr_history_check(struct hr_history *h, const char *night,
 		 * the median rule's "regressed once" */
 		found = hr_history_trend(b.v, b.n, &c1, &t);
 		if (found != HR_TREND_REGRESSED && strcmp(node, HR_HISTORY_FLEET) &&
-		    detect(pool, cfg, c1.comparisons, gpu, metric, &b, &r))
+		    detect(pool, cfg, c1.comparisons, gpu, metric, model, &b, &r))
 			found = 0;
 		else if (found) {
 			r.persisted = found == HR_TREND_REGRESSED;

@@ -6,7 +6,9 @@
 # n002's CPU socket memory roof 10% lower from night 9 (2026-12-09): both
 # REGRESSED by the detector within 3 nights, dated 2026-12-09, nothing else
 # flagged; the same fleet healthy with heavy-tailed (t3) noise at 3%: no
-# series REGRESSED on any night. Fixed seeds: regression tests; the rates
+# series REGRESSED on any night; with each GPU's UUID recorded, a GPU
+# swapped at the same index starts its own series, and a database written
+# before the identity columns gets them. Fixed seeds: regression tests; the rates
 # are asserted by the unit tests detect/* and measured by
 # scripts/measure-detection.
 # Prints "ok NAME", "not ok NAME: why" or "skip NAME: why".
@@ -58,6 +60,84 @@ assert j["drain_candidates"] == ["n001", "n002"] and j["cusum_false_alarm_per_no
 	ok history_detection_lasting_drop
 else
 	nok history_detection_lasting_drop "first REGRESSED on night '${first:-none}' (want 9-11, the drop from night 9)" "$TMP/drop.12"
+fi
+
+# ---- series keyed by the GPU's UUID, not its index alone: the same drop
+# with host.inventory naming each GPU's UUID is REGRESSED as before; when
+# n001's GPU 0 is another GPU from night 9 (a swap: a new UUID at the same
+# index, 10% slower silicon), its series starts again (too few nights to
+# judge), nothing REGRESSED for it
+with_uuids() { # NAME SWAP(0|1): $TMP/NAME's roofline files get UUIDs
+	python3 - "$TMP/$1" "$2" <<'PY'
+import glob, json, os, sys
+root, swap = sys.argv[1], sys.argv[2] == "1"
+for k, night in enumerate(sorted(glob.glob(os.path.join(root, "2026-12-*")))):
+    for path in glob.glob(os.path.join(night, "*", "roofline.json")):
+        d = json.load(open(path))
+        node = d["host"]["hostname"]
+        gpus = [x for x in d["results"]["devices"] if x["kind"] == "gpu"]
+        d["host"]["inventory"]["gpus"] = [
+            {"index": int(x["device"][3:]), "pci_bus_id": "0000" + x["pci_bus_id"].upper(),
+             "uuid": "GPU-%s-%s%s" % (node, x["device"], "-new" if swap and node == "n001" and x["device"] == "gpu0"
+                                      and k >= 8 else "")} for x in gpus]
+        json.dump(d, open(path, "w"))
+PY
+}
+run_ids() { # NAME SWAP
+	local k=0 d
+	python3 tests/data/report/make-nights.py "$TMP/$1" --nodes 2 --nights 12 --sigma 0.01 --seed 3 \
+		--fault gpu_compute:0.1:8:1:0 --fault cpu_socket:0.1:8:2 || return 1
+	with_uuids "$1" "$2"
+	for d in "$TMP/$1"/2026-12-*; do
+		k=$((k + 1))
+		"$HR" history --db "$TMP/$1.sqlite" --night "${d##*/}" --json "$TMP/$1.$k.json" "$d" >"$TMP/$1.$k" 2>&1
+	done
+}
+run_ids ids 0
+run_ids swap 1
+if grep -q '^REGRESSED n001 gpu0 roofline.compute_gflops.bf16: regressed [0-9.]*% since 2026-12-09' "$TMP/ids.12" &&
+	grep -q '^REGRESSED n002 cpu roofline.memory_gbps' "$TMP/ids.12" &&
+	! grep -q '^REGRESSED n001 gpu0' "$TMP/swap.12" && grep -q '^REGRESSED n002 cpu roofline.memory_gbps' "$TMP/swap.12" &&
+	python3 - "$TMP/swap.sqlite" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+ids = {r[0] for r in db.execute("SELECT device_id FROM metrics WHERE node = 'n001' AND gpu = 'gpu0'")}
+models = {r[0] for r in db.execute("SELECT model FROM metrics WHERE gpu = 'gpu1'")}
+assert ids == {"GPU-n001-gpu0", "GPU-n001-gpu0-new"} and models == {"H100 SXM"}, (ids, models)
+PY
+then
+	ok history_detection_series_by_uuid
+else
+	nok history_detection_series_by_uuid "with UUIDs: $(grep -c '^REGRESSED' "$TMP/ids.12") REGRESSED; swapped: $(grep '^REGRESSED' "$TMP/swap.12" | cut -c1-60 | tr '\n' ';')" "$TMP/swap.12"
+fi
+
+# a history written before the identity columns: they are added, the old
+# nights kept (NULL identity: part of every series)
+cp "$TMP/ids.sqlite" "$TMP/old.sqlite"
+python3 - "$TMP/old.sqlite" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executescript("""CREATE TABLE m2 AS SELECT night, node, gpu, metric, value, source FROM metrics
+ WHERE night < '2026-12-12';
+DROP TABLE metrics;
+CREATE TABLE metrics(night TEXT NOT NULL, node TEXT NOT NULL, gpu TEXT NOT NULL, metric TEXT NOT NULL,
+ value REAL NOT NULL, source TEXT, PRIMARY KEY(node, gpu, metric, night));
+CREATE INDEX metrics_night ON metrics(night);
+INSERT INTO metrics SELECT * FROM m2;
+DROP TABLE m2;""")
+db.commit()
+PY
+"$HR" history --db "$TMP/old.sqlite" --night 2026-12-12 "$TMP/ids/2026-12-12" >"$TMP/old.out" 2>&1
+if grep -q '^REGRESSED n001 gpu0 roofline.compute_gflops.bf16: regressed [0-9.]*% since 2026-12-09' "$TMP/old.out" &&
+	python3 -c '
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+assert db.execute("SELECT count(*) FROM metrics WHERE device_id IS NULL").fetchone()[0] > 0
+assert db.execute("SELECT count(*) FROM metrics WHERE device_id IS NOT NULL").fetchone()[0] > 0
+' "$TMP/old.sqlite"; then
+	ok history_detection_old_database_gets_identity
+else
+	nok history_detection_old_database_gets_identity "no REGRESSED n001 gpu0 on night 12 of an older database" "$TMP/old.out"
 fi
 
 run_nights healthy --sigma 0.03 --noise t3 --seed 11
