@@ -6,7 +6,8 @@
 #   make bench      harness-overhead comparisons and workflow timings, one
 #                   interleaved run, table into docs/performance.md (scripts/bench/run)
 #   make detection  false alarms and detection power on drawn fleets, tables into
-#                   docs/health_report.md (scripts/measure-detection, an hour or more)
+#                   docs/health_report.md, a sentence into README.md and docs/workflows.md
+#                   (scripts/measure-detection, an hour or more)
 #
 # Options (on the command line):
 #   WITH_CUDA=auto|yes|no   CUDA kernels and cuBLASLt GEMM  (default auto)
@@ -293,7 +294,7 @@ bench: all
 	$(Q)B=$(B) scripts/bench/run
 
 detection: all
-	$(Q)B=$(B) scripts/measure-detection --doc docs/health_report.md --json $(B)/detection.json
+	$(Q)B=$(B) scripts/measure-detection --doc docs/health_report.md --sentence README.md --sentence docs/workflows.md --json $(B)/detection.json
 
 clean:
 	rm -rf $(B)
