@@ -201,8 +201,12 @@ static void device_quality(struct ctx *c, const struct hr_result *r, const struc
 		}
 		dv->flag_confirm[idx] = !fl->confirmed.json || fl->confirmed.is_null ? HR_CONFIRM_NONE
 					: fl->confirmed.is_true ? HR_CONFIRM_AGREED : HR_CONFIRM_DISAGREED;
-		if (dv->flag_confirm[idx] != HR_CONFIRM_NONE && isfinite(fl->confirm_value.num) &&
-		    fl->confirm_value.num > 0)
+		if (fl->confirm_value.json && !fl->confirm_value.is_null &&
+		    !(isfinite(fl->confirm_value.num) && fl->confirm_value.num > 0))
+			hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
+				     "results.flagged[%zu]: 'confirm_value' is not a positive number; the re-measurement judged on 'confirmed' alone",
+				     k);
+		else if (dv->flag_confirm[idx] != HR_CONFIRM_NONE && fl->confirm_value.json && !fl->confirm_value.is_null)
 			dv->flag_confirm_value[idx] = fl->confirm_value.num;
 	}
 }

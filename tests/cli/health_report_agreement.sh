@@ -9,7 +9,7 @@
 #   - again 9% below: WARN (the effect of a FAIL not repeated), not drained;
 #   - again 1% below (roofline still says "confirmed"): did_not_reproduce,
 #     the node PASS;
-#   - no usable confirm_value (null, 0: a file that never wrote one): judged
+#   - no usable confirm_value (null; 0, listed as an input problem): judged
 #     as an older file, on 'confirmed' alone (FAIL, drained).
 # The headline of a one-night report says what a history would add
 # (summary.history, report.md); with an earlier run in the inputs it does not.
@@ -72,6 +72,9 @@ variant null null
 check null "FAIL compute_low:fail drained"
 variant zero 0
 check zero "FAIL compute_low:fail drained"
+grep -qF "results.flagged[0]: 'confirm_value' is not a positive number; the re-measurement judged on 'confirmed' alone" \
+	"$TMP/o-zero/profile.json" && echo "ok health_report_agreement_zero_listed" ||
+	echo "not ok health_report_agreement_zero_listed: the unusable confirm_value is not listed as an input problem"
 
 # ---- the headline says what a history would add, on one night only
 note() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["summary"]["history"])' "$1"; }
