@@ -131,6 +131,20 @@ static int device_flagged(const json_t *d)
 	return 0;
 }
 
+/* Does hr_plot_roofline() draw a dashed datasheet roof for @d: a compute
+ * roof with a datasheet figure (a CPU has none)? */
+static int datasheet_roofs(const json_t *d)
+{
+	const json_t *m;
+	size_t k;
+	json_array_foreach(json_object_get(d, "metrics"), k, m) {
+		const char *mk = hr_jstr(m, "metric");
+		if (mk && !strncmp(mk, "compute_gflops.", 15) && hr_jnum(m, "datasheet") > 0)
+			return 1;
+	}
+	return 0;
+}
+
 static void roofline_plots(struct plotter *pl, const json_t *nodes, const struct hr_render_parts *parts)
 {
 	const json_t *n, *d;
@@ -160,8 +174,9 @@ static void roofline_plots(struct plotter *pl, const json_t *nodes, const struct
 					continue;
 				}
 				snprintf(subj, sizeof(subj), "%s/%s", hr_jstr(n, "name"), hr_jstr(d, "device"));
-				snprintf(cap, sizeof(cap), "Roofline of %s (%s): measured points and roofs (solid), datasheet roofs (dashed). Source: %s",
+				snprintf(cap, sizeof(cap), "Roofline of %s (%s): measured points and roofs (solid)%s. Source: %s",
 					 subj, hr_jstr(d, "sku") ? hr_jstr(d, "sku") : hr_jstr(d, "name") ? hr_jstr(d, "name") : "?",
+					 datasheet_roofs(d) ? ", datasheet roofs (dashed)" : "; no datasheet roof (no datasheet figure for this device)",
 					 hr_jstr(d, "source"));
 				figure(pl, "roofline", subj, &svg, cap);
 				hr_svg_release(&svg);
@@ -518,7 +533,7 @@ static void html_head(const json_t *p, struct hr_buf *b)
 		      "<meta name=\"viewport\" content=\"width=device-width\">"
 		      "<title>Cluster health report %s</title><style>%s</style></head>\n<body>\n",
 		      hr_jstr(p, "generated_utc"), css);
-	hr_buf_printf(b, "<h1>Cluster health report: <span class=\"%s\">%s</span></h1>\n",
+	hr_buf_printf(b, "<h1 id=\"verdict\">Cluster health report: <span class=\"%s\">%s</span></h1>\n",
 		      hr_jstr(sum, "verdict"), hr_jstr(sum, "verdict"));
 	hr_buf_printf(b, "<p class=\"meta\">Generated %s by health_report %s (git %s). %lld nodes: "
 		      "<span class=\"FAIL\">%lld FAIL</span>, <span class=\"WARN\">%lld WARN</span>, "
@@ -598,6 +613,26 @@ json_t *hr_html_config_diffs(const json_t *drift)
 	return m;
 }
 
+/* Is reason @j of @nd said already: the same level, text and action as an
+ * earlier reason, or an informational line without an action whose text
+ * the node's not-judged reason holds (an unavailable backend's sentence is
+ * both)? Shown once. */
+static int reason_shown(const struct hr_node_row *nd, size_t j)
+{
+	const struct hr_reason_row *r = &nd->reasons[j];
+	size_t k;
+	if (!r->text)
+		return 0;
+	if (!r->action && hr_streq(r->level, "info") && nd->not_judged_reason &&
+	    strstr(nd->not_judged_reason, r->text))
+		return 1;
+	for (k = 0; k < j; k++)
+		if (hr_streq(nd->reasons[k].level, r->level) && hr_streq(nd->reasons[k].text, r->text) &&
+		    ((!nd->reasons[k].action && !r->action) || hr_streq(nd->reasons[k].action, r->action)))
+			return 1;
+	return 0;
+}
+
 /* The nodes a rule flagged (WARN, FAIL) or could not judge, in full: their
  * reasons and actions, their configuration where it differs from the
  * fleet's majority, and all of it folded. */
@@ -612,7 +647,7 @@ static void html_flagged_nodes(const struct hr_rows *rows, const json_t *diffs, 
 		hr_buf_puts(b, "<p>No node was flagged: every node is PASS (the table below).</p>\n");
 		return;
 	}
-	hr_buf_puts(b, "<table><tr><th>verdict</th><th>node</th><th>reasons and suggested actions</th><th>configuration (where it differs from the fleet's majority)</th></tr>\n");
+	hr_buf_puts(b, "<table id=\"flagged\"><tr><th>verdict</th><th>node</th><th>reasons and suggested actions</th><th>configuration</th></tr>\n");
 	for (i = 0; i < rows->nnodes; i++) {
 		const struct hr_node_row *nd = &rows->nodes[i];
 		const char *d;
@@ -627,6 +662,8 @@ static void html_flagged_nodes(const struct hr_rows *rows, const json_t *diffs, 
 			hr_buf_puts(b, "</div>");
 		}
 		for (j = 0; j < nd->nreasons; j++) {
+			if (reason_shown(nd, j))
+				continue;
 			hr_buf_puts(b, "<div>");
 			reason_html(b, &nd->reasons[j]);
 			hr_buf_puts(b, "</div>");
@@ -634,14 +671,15 @@ static void html_flagged_nodes(const struct hr_rows *rows, const json_t *diffs, 
 		hr_buf_puts(b, "</td><td>");
 		d = hr_jstr(diffs, nd->name);
 		if (d) {
+			hr_buf_puts(b, "differs from the fleet's majority: ");
 			esc(b, d);
 			hr_buf_puts(b, "<br>");
 		} else {
-			hr_buf_puts(b, "the fleet's<br>");
+			hr_buf_puts(b, "same as the fleet's majority<br>");
 		}
 		if (nd->not_like_for_like)
 			hr_buf_puts(b, "<b class=\"warn\">not like for like</b>");
-		hr_buf_puts(b, "<details><summary>all</summary>");
+		hr_buf_puts(b, "<details><summary>this node's configuration</summary>");
 		for (q = 0; q < HR_ROWS_CONFIG_KEYS; q++)
 			if (nd->config[q]) {
 				hr_buf_printf(b, "%s: ", hr_rows_config_keys[q]);
@@ -959,8 +997,9 @@ int hr_html_render(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 		hr_rows_free(&rows);
 		return CH_ERR_RUNTIME;
 	}
+	/* the first screen: the fleet's verdict, then the flagged nodes with
+	 * their actions; the run's cost further down, beside its inputs */
 	html_head(p, b);
-	html_cost(json_object_get(p, "run_cost"), b);
 	html_flagged_nodes(&rows, diffs, b);
 	html_healthy(parts, b);
 	html_findings_drift(&rows, b);
@@ -980,6 +1019,7 @@ int hr_html_render(const json_t *p, int max_plots, struct hr_buf *b, int *nplots
 	html_groups(&rows, b);
 	html_checkpoint(parts, b);
 	steps_section(&pl, json_object_get(p, "steps"));
+	html_cost(json_object_get(p, "run_cost"), b);
 	html_inputs(json_object_get(p, "inputs"), &rows, b);
 	html_expectations(json_object_get(p, "expectations"), b);
 	hr_buf_printf(b, "<script>%s%s</script>\n</body></html>\n", table_script, script);
