@@ -8,6 +8,7 @@
 #include "report/read/hr_ckpt_load.h"
 #include "report/read/hr_dcgm.h"
 #include "report/read/hr_result.h"
+#include "report/read/hr_steps.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
 #include "base/ch_result.h"
@@ -180,12 +181,35 @@ static void parsed_release(struct parsed *q)
 	memset(q, 0, sizeof(*q));
 }
 
+static int step_seen(const struct hr_step_rec *r, void *ctx)
+{
+	(void)r;
+	(void)ctx;
+	return 0;
+}
+
+/* A file that is no result file but a training step log (its format's name,
+ * borrowed), else NULL: for the hint to read it with 'health_report steps'. */
+static const char *step_log_format(const char *path)
+{
+	struct hr_issues is = { 0 };
+	struct hr_steps_file_info info;
+	int rc;
+	memset(&info, 0, sizeof(info));
+	rc = hr_steps_read(path, step_seen, NULL, &is, &info);
+	hr_issues_release(&is);
+	return rc == 0 && info.format ? hr_steps_format_name(info.format) : NULL;
+}
+
+#define STEP_LOG_HINT "; it looks like a %s training step log: read it with 'health_report steps' " \
+	"(or 'health_report canary --steps')"
+
 /* The rest of hr_fleet_load_file() for a file parse_input() read (@q is
  * released by the caller, parsed_release()). */
 static int load_parsed(struct hr_fleet *f, const char *path, int named, struct parsed *q)
 {
 	char *text = q->text;
-	const char *p;
+	const char *p, *fmt;
 	int rc = 0;
 
 	if (q->oom)
@@ -201,7 +225,10 @@ static int load_parsed(struct hr_fleet *f, const char *path, int named, struct p
 	}
 	if (q->json) {
 		json_t *doc = q->doc;
-		if (!doc) {
+		if (!doc && (fmt = step_log_format(path))) {
+			hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, 0, 0,
+				     "not a result file (malformed JSON: %s)" STEP_LOG_HINT, q->je.text, fmt);
+		} else if (!doc) {
 			hr_issue_add(&f->issues, HR_ISSUE_SKIPPED, path, q->je.line > 0 ? q->je.line : 0,
 				     q->je.column > 0 ? q->je.column : 0,
 				     "malformed JSON: %s; file skipped", q->je.text);
@@ -227,6 +254,10 @@ static int load_parsed(struct hr_fleet *f, const char *path, int named, struct p
 		if (!rc)
 			rc = hr_fleet_load_nccltests(f, &log);
 		hr_nt_log_release(&log);
+	} else if ((fmt = step_log_format(path))) {
+		hr_issue_add(&f->issues, named ? HR_ISSUE_SKIPPED : HR_ISSUE_NOTE, path, 0, 0,
+			     "%snot a result file or nccl-tests log" STEP_LOG_HINT, named ? "" : "ignored: ", fmt);
+		f->files_ignored += !named;
 	} else if (!named) {
 		f->files_ignored++;
 		hr_issue_add(&f->issues, HR_ISSUE_NOTE, path, 0, 0,
