@@ -2,6 +2,11 @@
 # scripts/canary (sourced, from the repository root).
 #
 #   usage_error MSG       print "PROG: error: MSG" and the --help hint, exit 2
+#   unknown_option ARG [NOTE]
+#                         an argument the script does not take: "error: PROG:
+#                         unknown option 'ARG' (did you mean --X?)" (the
+#                         binaries' wording, base/ch_parse.c), X the nearest
+#                         option its --help names, else NOTE; exit 2
 #   sh_quote S            S as one POSIX shell word ('...', quotes escaped):
 #                         safe in sh -c, sbatch --wrap and ssh command lines
 #   valid_host H          is H a host name (letters, digits, '-', '_', dots
@@ -36,6 +41,48 @@ case "$B" in /*) ;; *) B=$PWD/$B ;; esac
 
 usage_error() {
 	echo "$PROG: error: $1" >&2
+	echo "try '$PROG --help' for more information" >&2
+	exit 2
+}
+
+# nearest_option ARG: the option its --help lists (a line starting with
+# it) nearest to ARG ("--name[=value]"), within 1 edit for a name of up to
+# 4 letters, else 2 (base/ch_parse.c's rule); nothing when none is that near
+nearest_option() {
+	local self=$PWD/scripts/$PROG
+	case "$1" in --?*) ;; *) return 0 ;; esac
+	[ -x "$self" ] || return 0
+	"$self" --help 2>/dev/null | sed -n 's/^ *\(-[A-Za-z], *\)\{0,1\}\(--[a-z][a-z0-9-]*\).*/\2/p' | sort -u | awk -v w="${1%%=*}" '
+	function ed(a, b,   i, j, la, lb, d, prev, cur) {
+		la = length(a); lb = length(b)
+		for (j = 0; j <= lb; j++) prev[j] = j
+		for (i = 1; i <= la; i++) {
+			cur[0] = i
+			for (j = 1; j <= lb; j++) {
+				d = prev[j - 1] + (substr(a, i, 1) != substr(b, j, 1))
+				if (prev[j] + 1 < d) d = prev[j] + 1
+				if (cur[j - 1] + 1 < d) d = cur[j - 1] + 1
+				cur[j] = d
+			}
+			for (j = 0; j <= lb; j++) prev[j] = cur[j]
+		}
+		return prev[lb]
+	}
+	$0 != w { d = ed(substr(w, 3), substr($0, 3)); if (best == "" || d < best) { best = d; opt = $0 } }
+	END { n = length(w) - 2; if (opt != "" && best <= (n <= 4 ? 1 : 2)) print opt }'
+}
+
+unknown_option() {
+	local near
+	case "$1" in
+	-*) near=$(nearest_option "$1")
+	    if [ -n "$near" ]; then
+		    echo "error: $PROG: unknown option '$1' (did you mean $near?)" >&2
+	    else
+		    echo "error: $PROG: unknown option '$1'${2:+ ($2)}" >&2
+	    fi ;;
+	*) echo "error: $PROG: unexpected argument '$1'${2:+ ($2)}" >&2 ;;
+	esac
 	echo "try '$PROG --help' for more information" >&2
 	exit 2
 }

@@ -249,6 +249,18 @@ else
 	nok nightly_twice "exits $rc1 $rc2, $nf fleet reports" "$TMP/n2.out"
 fi
 
+# ---- a sweep stage's exit 1 that is a verdict says so: loader_contention on
+# one CPU (its feeder and workers collapse onto it: FAIL, exit 1)
+if built loader_contention && command -v taskset >/dev/null; then
+	taskset -c 0 scripts/sweep --quick --no-report --only loader_contention --results "$TMP/lv" >"$TMP/lv.out" 2>&1; rc=$?
+	line=$(grep -E '^\[[0-9]+/[0-9]+\] loader_contention ' "$TMP/lv.out")
+	if grep -qF "verdict: fail, judged in the report (exit 1)" <<<"$line" && ! grep -q "check failed" <<<"$line"; then
+		ok sweep_stage_names_a_verdict
+	else
+		nok sweep_stage_names_a_verdict "exit $rc, line '$line'" "$TMP/lv.out"
+	fi
+fi
+
 # ---- scripts/canary on a few MPI ranks
 scripts/canary --target-gpus 8 --quick --results "$TMP/c" >"$TMP/canary.out" 2>&1; rc=$?
 if [ $rc -le 1 ] && grep -q '^verdict: ' "$TMP/canary.out" && grep -q '^  reasons:' "$TMP/canary.out" &&
@@ -269,4 +281,22 @@ if [ -n "$line" ] && grep -qF -- "$want" <<<"$line" && ! grep -q "check failed" 
 else
 	nok canary_script_progress_names_the_verdict "exit $rc, want '$want'" "$TMP/canary.out"
 fi
+# its own output says how long the measurement took, and on what
+if grep -qE '^canary: measured in [0-9]+ s \(wall\) on 4 rank\(s\), 1 node\(s\), 0 GPU\(s\), --quick sizes$' "$TMP/canary.out"; then
+	ok canary_script_prints_its_time
+else
+	nok canary_script_prints_its_time "no 'canary: measured in N s' line" "$TMP/canary.out"
+fi
+# --budget: a stage that would run long is stopped within its share of the
+# budget (all-reduce: half of 30 - 15 s), and the later stages still run
+ALLREDUCE_ARGS="--iters 1000000" scripts/canary --target-gpus 8 --budget 30 --results "$TMP/cb" >"$TMP/budget.out" 2>&1; rc=$?
+lim=$(sed -n 's/^\[1\/6\] allreduce_bw .*timed out after \([0-9]*\) s.*/\1/p' "$TMP/budget.out")
+if [ -n "$lim" ] && [ "$lim" -le 15 ] && grep -qE '^\[6/6\] canary ' "$TMP/budget.out" &&
+	grep -q -- '--budget 30 s' "$TMP/budget.out"; then
+	ok canary_script_budget_stops_a_stage
+else
+	nok canary_script_budget_stops_a_stage "exit $rc, all-reduce limit '$lim'" "$TMP/budget.out"
+fi
+scripts/canary --target-gpus 8 --budget 10 >"$TMP/u6" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "invalid value '10' for --budget" "$TMP/u6" && ok canary_script_bad_budget || nok canary_script_bad_budget "exit $rc" "$TMP/u6"
 exit 0
