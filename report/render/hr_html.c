@@ -543,6 +543,12 @@ static void html_head(const json_t *p, struct hr_buf *b)
 		      hr_jint(sum, "pass", 0), hr_jint(sum, "not_judged", 0), hr_jint(sum, "checks_judged", 0),
 		      hr_jint(sum, "checks_not_judged", 0), hr_jint(sum, "checks_noisy", 0), hr_jint(sum, "devices", 0), hr_jint(sum, "groups", 0),
 		      hr_jint(in, "files", 0), hr_jint(in, "files_read", 0));
+	/* a one-night report: what a history would add (summary.history) */
+	if (hr_jstr(sum, "history")) {
+		hr_buf_puts(b, "<p class=\"meta\" id=\"history-note\">");
+		esc(b, hr_jstr(sum, "history"));
+		hr_buf_puts(b, "</p>\n");
+	}
 	if (json_array_size(x)) {
 		hr_buf_puts(b, "<p><b class=\"FAIL\">Drain candidates:</b> ");
 		json_array_foreach(x, j, r) {

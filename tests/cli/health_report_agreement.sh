@@ -89,6 +89,7 @@ PY
 one="1 night: devices are judged against the fleet only (large drops and hard faults); a lasting drop of about 10% needs a few nights of history"
 "$HR" --max-plots 1 --out "$TMP/o-one" tests/data/report/labelled-faulty >"$TMP/o-one.txt" 2>&1
 if note "$TMP/o-same/profile.json" | grep -qF "$one" && sed -n 2p "$TMP/o-one.txt" | grep -qF "$one" && grep -qF "$one" "$TMP/o-same/report.md" &&
+	grep -qF "<p class=\"meta\" id=\"history-note\">$one" "$TMP/o-same/report.html" && ! grep -qF "history-note" "$TMP/o-two/report.html" &&
 	[ "$(note "$TMP/o-two/profile.json")" = None ] && ! grep -qF "1 night:" "$TMP/o-two.txt"; then
 	echo "ok health_report_one_night_headline"
 else
