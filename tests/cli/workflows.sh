@@ -292,7 +292,8 @@ fi
 ALLREDUCE_ARGS="--iters 1000000" scripts/canary --target-gpus 8 --budget 30 --results "$TMP/cb" >"$TMP/budget.out" 2>&1; rc=$?
 lim=$(sed -n 's/^\[1\/6\] allreduce_bw .*timed out after \([0-9]*\) s.*/\1/p' "$TMP/budget.out")
 if [ -n "$lim" ] && [ "$lim" -le 15 ] && grep -qE '^\[6/6\] canary ' "$TMP/budget.out" &&
-	grep -q -- '--budget 30 s' "$TMP/budget.out"; then
+	grep -q -- '--budget 30 s' "$TMP/budget.out" && grep -q '^canary: the all-reduce stage was stopped at its share of the time' "$TMP/budget.out" &&
+	! grep -q 'missing --gpus-now' "$TMP/budget.out"; then
 	ok canary_script_budget_stops_a_stage
 else
 	nok canary_script_budget_stops_a_stage "exit $rc, all-reduce limit '$lim'" "$TMP/budget.out"
