@@ -9,6 +9,7 @@
 #include "report/judge/hr_rules.h"
 #include "report/judge/hr_quality.h"
 #include "report/read/hr_result.h"
+#include "report/read/hr_index.h"
 #include "report/hr_util.h"
 #include "base/ch_ckpt_stall.h"
 #include "base/ch_common.h"
@@ -27,32 +28,15 @@
 /* the newest entry (the last read) of @node on @mount, NULL when none */
 static const struct hr_ckpt *latest(const struct hr_fleet *f, int node, const char *mount)
 {
-	const struct hr_ckpt *e = NULL;
-	size_t i;
-	for (i = 0; i < f->nckpts; i++)
-		if (f->ckpts[i].node == node && !strcmp(f->ckpts[i].mount, mount))
-			e = &f->ckpts[i];
-	return e;
+	long e = hr_index_ckpt_latest(f, node, mount);
+	return e >= 0 ? &f->ckpts[e] : NULL;
 }
 
-/* the median of the other nodes' latest per-rank bandwidth on @mount */
+/* the median of the other nodes' latest per-rank bandwidth on @mount
+ * (hr_index.h: the fleet's values on that mount sorted once) */
 static double peers_median(const struct hr_fleet *f, int node, const char *mount, int *npeers)
 {
-	double *v = calloc(f->nnodes ? f->nnodes : 1, sizeof(double)), med = NAN;
-	struct ch_stats st;
-	size_t n = 0, i;
-
-	for (i = 0; v && i < f->nnodes; i++) {
-		const struct hr_ckpt *e;
-		if ((int)i == node || !(e = latest(f, (int)i, mount)) || isnan(e->rank_gbps))
-			continue;
-		v[n++] = e->rank_gbps;
-	}
-	if (n && ch_stats_compute(v, n, &st) == 0)
-		med = st.median;
-	*npeers = (int)n;
-	free(v);
-	return med;
+	return hr_index_ckpt_peers_median(f, node, mount, npeers);
 }
 
 static int is_latest(const struct hr_fleet *f, size_t i)
@@ -64,14 +48,11 @@ static int is_latest(const struct hr_fleet *f, size_t i)
  * @q: [out] why. */
 static int ckpt_noisy(const struct hr_fleet *f, const struct hr_ckpt *e, struct hr_quality *q)
 {
-	size_t i;
+	long r = hr_index_run_of_path(f, e->path);
 
 	hr_quality_init(q);
-	for (i = 0; i < f->nruns; i++)
-		if (f->runs[i].path && !strcmp(f->runs[i].path, e->path)) {
-			hr_quality_host(q, &f->runs[i].cond);
-			break;
-		}
+	if (r >= 0)
+		hr_quality_host(q, &f->runs[r].cond);
 	return q->noisy;
 }
 
@@ -149,13 +130,13 @@ void hr_ckpt_reasons(const struct hr_fleet *f, hr_ckpt_reason_fn fn, void *ctx)
 json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node)
 {
 	json_t *a = json_array();
-	size_t i;
+	long i;
 
-	for (i = 0; a && i < f->nckpts; i++) {
+	for (i = hr_index_node_ckpt(f, node, -1); a && i >= 0; i = hr_index_node_ckpt(f, node, i)) {
 		const struct hr_ckpt *e = &f->ckpts[i];
 		double med, stall = NAN, interval = NAN;
 		int np, level = LVL_INFO, assumed = 0;
-		if (e->node != node || !is_latest(f, i))
+		if (!is_latest(f, (size_t)i))
 			continue;
 		struct hr_quality q;
 		int busy = ckpt_noisy(f, e, &q);
@@ -194,14 +175,14 @@ json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node)
 void hr_ckpt_node_checks(const struct hr_fleet *f, int node, int *judged, int *not_judged, int *noisy,
 			 int *speed_judged, int *speed_not_judged, char *why, size_t n)
 {
-	size_t i;
+	long i;
 
-	for (i = 0; i < f->nckpts; i++) {
+	for (i = hr_index_node_ckpt(f, node, -1); i >= 0; i = hr_index_node_ckpt(f, node, i)) {
 		const struct hr_ckpt *e = &f->ckpts[i];
 		struct hr_quality q;
 		int np;
 		double med;
-		if (e->node != node || !is_latest(f, i))
+		if (!is_latest(f, (size_t)i))
 			continue;
 		if (e->read_back) /* the read-back: crc32 and length against what was written */
 			(*judged)++;

@@ -78,6 +78,11 @@ struct ctx {
 	void *ectx;
 	struct port *ports;
 	size_t nports;
+	size_t *node_first;  /* [nnodes + 1]: node n's ports are ports[node_first[n] .. node_first[n + 1]) */
+	struct pgroup *groups; /* the fleet's ports by device and port number (same_port()) */
+	size_t *group_of;    /* [nports] index into groups */
+	struct { const char *name; double best; } up[16]; /* fleet_nvlink_up() by GPU name */
+	size_t nup;
 	int gen_idle;  /* GPUs of the node below their maximum generation at idle */
 	int node;      /* the node whose port counters are judged (ib_emit) */
 };
@@ -107,17 +112,26 @@ static void ib_emit(void *ctx, int level, const char *code, const char *subject,
 		text);
 }
 
-/* The most links up of any GPU named @name in the fleet (-1: none known). */
-static double fleet_nvlink_up(const struct hr_fleet *f, const char *name)
+/* The most links up of any GPU named @name in the fleet (-1: none known);
+ * kept per name in @c (the first 16 names asked). */
+static double fleet_nvlink_up(struct ctx *c, const char *name)
 {
+	const struct hr_fleet *f = c->f;
 	double best = -1;
 	size_t n, i;
 	const json_t *g;
+	for (i = 0; name && i < c->nup; i++)
+		if (!strcmp(c->up[i].name, name))
+			return c->up[i].best;
 	for (n = 0; n < f->nnodes; n++)
 		json_array_foreach(json_object_get(f->nodes[n].inventory, "gpus"), i, g)
 			if (name && hr_inv_str(g, "name") && !strcmp(hr_inv_str(g, "name"), name) &&
 			    hr_inv_num(g, "nvlink.up") > best)
 				best = hr_inv_num(g, "nvlink.up");
+	if (name && c->nup < sizeof(c->up) / sizeof(c->up[0])) {
+		c->up[c->nup].name = name;
+		c->up[c->nup++].best = best;
+	}
 	return best;
 }
 
@@ -150,7 +164,7 @@ static void gpu_rules(struct ctx *c, int node, const json_t *g, size_t pos)
 		else
 			c->gen_idle++;
 	}
-	if (links > 0 && up < links && fleet_nvlink_up(c->f, hr_inv_str(g, "name")) > 0) {
+	if (links > 0 && up < links && fleet_nvlink_up(c, hr_inv_str(g, "name")) > 0) {
 		const json_t *st = json_object_get(json_object_get(g, "nvlink"), "states"), *s;
 		len = 0;
 		list[0] = '\0';
@@ -242,27 +256,81 @@ static int same_port(const struct port *a, const struct port *b)
 	return a->port == b->port && a->device && b->device && !strcmp(a->device, b->device);
 }
 
+/* The ports of the fleet that are one port (same_port()): how many list it,
+ * how many have it ACTIVE, the rates of the first 512 of them ACTIVE with a
+ * rate, in the fleet's order, and their mode (computed once: mode_n 0). */
+struct pgroup {
+	size_t listed, active, n, mode_n;
+	double v[512], mode;
+};
+
+static int cmp_port_at(const void *x, const void *y, void *ctx)
+{
+	const struct port *p = ctx, *a = &p[*(const size_t *)x], *b = &p[*(const size_t *)y];
+	int c;
+	if (!a->device || !b->device) /* no device: a port of its own */
+		return a->device ? -1 : b->device ? 1 : (*(const size_t *)x > *(const size_t *)y) - (*(const size_t *)x < *(const size_t *)y);
+	if ((c = strcmp(a->device, b->device)))
+		return c;
+	if (a->port != b->port)
+		return a->port < b->port ? -1 : 1;
+	return (*(const size_t *)x > *(const size_t *)y) - (*(const size_t *)x < *(const size_t *)y);
+}
+
+/* c->groups and c->group_of: the ports sorted by (device, port, order),
+ * each run of one port a group. Returns 0, -1 out of memory. */
+static int group_ports(struct ctx *c)
+{
+	size_t *ord = malloc((c->nports ? c->nports : 1) * sizeof(*ord)), i, ng = 0;
+	if (!ord)
+		return -1;
+	c->group_of = malloc((c->nports ? c->nports : 1) * sizeof(*c->group_of));
+	if (!c->group_of) {
+		free(ord);
+		return -1;
+	}
+	for (i = 0; i < c->nports; i++)
+		ord[i] = i;
+	qsort_r(ord, c->nports, sizeof(*ord), cmp_port_at, c->ports);
+	for (i = 0; i < c->nports; i++) {
+		if (!i || !same_port(&c->ports[ord[i]], &c->ports[ord[i - 1]]))
+			ng++;
+		c->group_of[ord[i]] = ng - 1;
+	}
+	free(ord);
+	if (!(c->groups = calloc(ng ? ng : 1, sizeof(*c->groups))))
+		return -1;
+	for (i = 0; i < c->nports; i++) { /* in the fleet's order, as the scan it replaces */
+		const struct port *p = &c->ports[i];
+		struct pgroup *g = &c->groups[c->group_of[i]];
+		g->listed++;
+		g->active += p->active;
+		if (p->active && !isnan(p->rate) && g->n < 512)
+			g->v[g->n++] = p->rate;
+	}
+	return 0;
+}
+
 static void nic_rules(struct ctx *c, int node)
 {
 	size_t i, j;
 	int unjudged = 0;
-	for (i = 0; i < c->nports; i++) {
+	for (i = c->node_first[node]; i < c->node_first[node + 1]; i++) {
 		const struct port *p = &c->ports[i];
+		struct pgroup *g = &c->groups[c->group_of[i]];
 		double v[512], ref = NAN;
-		size_t n = 0, cnt, listed = 0, active = 0;
+		size_t n = 0, cnt, listed, active;
 		char subj[96];
 		const char *how = NULL;
 
-		if (p->node != node)
-			continue;
 		snprintf(subj, sizeof(subj), "%s port %lld", p->device, p->port);
-		for (j = 0; j < c->nports; j++)
-			if (same_port(p, &c->ports[j])) {
-				listed++;
-				active += c->ports[j].active;
-				if (c->ports[j].active && !isnan(c->ports[j].rate) && n < 512)
-					v[n++] = c->ports[j].rate;
-			}
+		if (p->device) { /* the fleet's ports that are this one (same_port()) */
+			listed = g->listed;
+			active = g->active;
+			n = g->n;
+		} else {
+			listed = active = n = 0;
+		}
 		if (!p->active) {
 			if (listed >= 2 && active == 0)
 				emit(c, node, HR_INFO, "nic_port_unused", subj, NULL,
@@ -277,12 +345,14 @@ static void nic_rules(struct ctx *c, int node)
 		if (isnan(p->rate))
 			continue;
 		if (n >= 2) {
-			ref = hr_inv_mode(v, n, NULL);
+			if (!g->mode_n)
+				g->mode = hr_inv_mode(g->v, g->n, &g->mode_n);
+			ref = g->mode;
 			how = "the fleet's rate of that port";
 		} else {
 			n = 0;
-			for (j = 0; j < c->nports; j++)
-				if (c->ports[j].node == node && c->ports[j].active && !isnan(c->ports[j].rate) &&
+			for (j = c->node_first[node]; j < c->node_first[node + 1]; j++)
+				if (c->ports[j].active && !isnan(c->ports[j].rate) &&
 				    p->layer && c->ports[j].layer && !strcmp(p->layer, c->ports[j].layer) && n < 512)
 					v[n++] = c->ports[j].rate;
 			ref = hr_inv_mode(v, n, &cnt);
@@ -322,10 +392,12 @@ static void cpu_rules(struct ctx *c, int node, const json_t *cpu)
 
 void hr_inventory_rules(const struct hr_fleet *f, hr_inventory_emit_fn fn, void *ectx)
 {
-	struct ctx c = { f, fn, ectx, NULL, 0, 0, 0 };
+	struct ctx c;
 	size_t n, i, cap = 0;
 	const json_t *o;
 
+	memset(&c, 0, sizeof(c));
+	c.f = f, c.emit = fn, c.ectx = ectx;
 	for (n = 0; n < f->nnodes; n++)
 		json_array_foreach(json_object_get(f->nodes[n].inventory, "nics"), i, o) {
 			struct port *p;
@@ -345,6 +417,15 @@ void hr_inventory_rules(const struct hr_fleet *f, hr_inventory_emit_fn fn, void 
 			p->active = !strcmp(hr_inv_str(o, "state"), "ACTIVE");
 			p->rate = hr_inv_num(o, "rate_gbps");
 		}
+	/* the ports were listed node by node: each node's are one range */
+	c.node_first = malloc((f->nnodes + 1) * sizeof(*c.node_first));
+	if (!c.node_first || group_ports(&c))
+		goto out;
+	for (n = 0, i = 0; n <= f->nnodes; n++) {
+		while (i < c.nports && (size_t)c.ports[i].node < n)
+			i++;
+		c.node_first[n] = i;
+	}
 	for (n = 0; n < f->nnodes; n++) {
 		const json_t *inv = f->nodes[n].inventory, *gpus = json_object_get(inv, "gpus");
 		if (!inv)
@@ -364,6 +445,9 @@ void hr_inventory_rules(const struct hr_fleet *f, hr_inventory_emit_fn fn, void 
 	}
 out:
 	free(c.ports);
+	free(c.node_first);
+	free(c.groups);
+	free(c.group_of);
 }
 
 /* ------------------------------------------------------------ expectations */

@@ -6,6 +6,7 @@
 #include "report/judge/hr_rules.h"
 #include "report/judge/hr_family.h"
 #include "report/judge/hr_analyze.h"
+#include "report/read/hr_index.h"
 #include "base/ch_common.h"
 #include "base/ch_stats.h"
 
@@ -99,11 +100,8 @@ void hr_powercap_rules(const struct hr_fleet *f, hr_inventory_emit_fn emit, void
 
 static time_t run_start(const struct hr_fleet *f, const char *path)
 {
-	size_t i;
-	for (i = 0; path && i < f->nruns; i++)
-		if (f->runs[i].path && !strcmp(f->runs[i].path, path))
-			return f->runs[i].start;
-	return 0;
+	long r = hr_index_run_of_path(f, path);
+	return r >= 0 ? f->runs[r].start : 0;
 }
 
 /* 1 when @d is the latest sweep of its node's device of that name. */
@@ -111,15 +109,27 @@ static int latest(const struct hr_fleet *f, size_t d)
 {
 	const struct hr_device *a = &f->devices[d];
 	time_t ta = run_start(f, a->source);
-	size_t i;
+	long i;
 
-	for (i = 0; i < f->ndevices; i++) {
+	if (a->node < 0 || (size_t)a->node >= f->nnodes) { /* not on a node's list: the whole fleet */
+		for (i = 0; (size_t)i < f->ndevices; i++) {
+			const struct hr_device *b = &f->devices[i];
+			time_t tb;
+			if ((size_t)i == d || !b->power || b->node != a->node || strcmp(b->device, a->device))
+				continue;
+			tb = run_start(f, b->source);
+			if (tb > ta || (tb == ta && (size_t)i > d))
+				return 0;
+		}
+		return 1;
+	}
+	for (i = hr_index_node_device(f, a->node, -1); i >= 0; i = hr_index_node_device(f, a->node, i)) {
 		const struct hr_device *b = &f->devices[i];
 		time_t tb;
-		if (i == d || !b->power || b->node != a->node || strcmp(b->device, a->device))
+		if ((size_t)i == d || !b->power || strcmp(b->device, a->device))
 			continue;
 		tb = run_start(f, b->source);
-		if (tb > ta || (tb == ta && i > d))
+		if (tb > ta || (tb == ta && (size_t)i > d))
 			return 0;
 	}
 	return 1;

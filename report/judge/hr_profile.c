@@ -7,6 +7,7 @@
 #include "report/judge/hr_checkpoint.h"
 #include "report/judge/hr_inventory.h"
 #include "report/judge/hr_powercap.h"
+#include "report/read/hr_index.h"
 #include "base/ch_common.h"
 #include "report/hr_util.h"
 #include "base/ch_result.h"
@@ -257,8 +258,7 @@ static json_t *node_json(struct an *a, const struct prof *q, size_t i, const cha
 	const struct hr_loader *l = hj_node_loader(f, n);
 	json_t *x = json_object(), *rs = json_array(), *cfg = json_object(), *devs = json_array();
 	json_t *bw = json_array(), *st = json_array(), *hl = json_object();
-	size_t j;
-	long e;
+	long e, sj;
 	int k;
 
 	json_object_set_new(x, "drain_candidate", json_boolean(node_drains(a, q, n)));
@@ -319,15 +319,14 @@ static json_t *node_json(struct an *a, const struct prof *q, size_t i, const cha
 		json_array_append_new(bw, b);
 	}
 	json_object_set_new(x, "busbw", bw);
-	for (j = 0; j < f->nstragglers; j++)
-		if (f->stragglers[j].node == n) {
-			json_t *s = json_object();
-			json_object_set_new(s, "rank", json_integer(f->stragglers[j].rank));
-			json_object_set_new(s, "slowest_fraction", hj_jnum(f->stragglers[j].slowest_fraction));
-			json_object_set_new(s, "excess_pct", hj_jnum(f->stragglers[j].excess_pct));
-			json_object_set_new(s, "source", json_string(f->stragglers[j].source));
-			json_array_append_new(st, s);
-		}
+	for (sj = hr_index_node_straggler(f, n, -1); sj >= 0; sj = hr_index_node_straggler(f, n, sj)) {
+		json_t *s = json_object();
+		json_object_set_new(s, "rank", json_integer(f->stragglers[sj].rank));
+		json_object_set_new(s, "slowest_fraction", hj_jnum(f->stragglers[sj].slowest_fraction));
+		json_object_set_new(s, "excess_pct", hj_jnum(f->stragglers[sj].excess_pct));
+		json_object_set_new(s, "source", json_string(f->stragglers[sj].source));
+		json_array_append_new(st, s);
+	}
 	json_object_set_new(x, "stragglers", st);
 	json_object_set_new(x, "loader", !l ? json_null() : full ? hj_loader_json(l) : hj_loader_bounded_json(l));
 	json_object_set_new(x, "checkpoint", hr_ckpt_node_json(f, n));

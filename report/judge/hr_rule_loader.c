@@ -6,6 +6,7 @@
 #include "report/judge/hr_judge.h"
 #include "report/judge/hr_rules.h"
 #include "report/judge/hr_quality.h"
+#include "report/read/hr_index.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
 #include "base/ch_result.h"
@@ -20,12 +21,8 @@
 
 const struct hr_loader *hj_node_loader(const struct hr_fleet *f, int node)
 {
-	const struct hr_loader *l = NULL;
-	size_t i;
-	for (i = 0; i < f->nloaders; i++)
-		if (f->loaders[i].node == node)
-			l = &f->loaders[i]; /* the last one read: the newest */
-	return l;
+	long l = hr_index_node_loader(f, node); /* the last one read: the newest */
+	return l >= 0 ? &f->loaders[l] : NULL;
 }
 
 static const struct hr_loader_cfg *loader_cfg(const struct hr_loader *l, const char *name,
@@ -151,9 +148,9 @@ static int loader_level(const struct hr_loader *l0, const struct hr_loader_cfg *
 static void loader_quality(const struct an *a, const struct hr_loader *l, struct hr_quality *q)
 {
 	const struct hr_conditions *c = NULL;
-	size_t i;
-	for (i = 0; i < a->f->nruns; i++)
-		if (!strcmp(a->f->runs[i].path, l->source) && a->f->runs[i].cond.known) {
+	long i;
+	for (i = hr_index_run_of_path(a->f, l->source); i >= 0; i = hr_index_run_next_of_path(a->f, i))
+		if (a->f->runs[i].cond.known) {
 			c = &a->f->runs[i].cond;
 			break;
 		}

@@ -7,6 +7,7 @@
 #include "report/read/hr_model.h"
 #include "report/read/hr_load_shared.h"
 #include "report/read/hr_ckpt_load.h"
+#include "report/read/hr_index.h"
 #include "report/read/hr_inventory_load.h"
 #include "report/read/hr_dcgm.h"
 #include "report/read/hr_nvbw.h"
@@ -879,5 +880,6 @@ void hr_fleet_release(struct hr_fleet *f)
 	hr_nvbw_release(f);
 	hr_issues_release(&f->issues);
 	json_decref(f->node_index);
+	hr_index_release(f);
 	memset(f, 0, sizeof(*f));
 }

@@ -258,6 +258,7 @@ struct hr_run {
 };
 
 struct hr_ckpt;
+struct hr_index;       /* hr_index.h */
 struct hr_dcgm_result; /* hr_dcgm.h */
 struct hr_nvbw;        /* hr_nvbw.h */
 
@@ -299,6 +300,7 @@ struct hr_fleet {
 	size_t files_read;           /* files that contributed data */
 	size_t files_ignored;        /* our own outputs */
 	json_t *node_index;          /* name -> index into nodes (hr_fleet_node()), NULL until used */
+	struct hr_index *index;      /* the judge's lookups (hr_index.h), NULL until used */
 };
 
 /**
