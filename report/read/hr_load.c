@@ -120,6 +120,11 @@ struct layout {
 };
 
 /* The rank layout: node per rank, GPUs used and their rated power, distinct hosts. */
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static int read_layout(struct ctx *c, const struct hr_result *r, struct hr_run *run, struct layout *lo)
 {
 	size_t i, j, nl = r->layout_list.n;
@@ -155,16 +160,17 @@ static int read_layout(struct ctx *c, const struct hr_result *r, struct hr_run *
 	}
 	/* distinct hosts of the layout (not node names: --node-size splits one
 	 * host into several "nodes", and the CPU packages are the host's) */
-	for (i = 0; i < nl; i++) {
-		int dup = 0;
-		const char *hi = r->layout[i].host.str;
-		if (!hi)
-			continue;
-		for (j = 0; j < i; j++)
-			if (hr_streq(r->layout[j].host.str, hi))
-				dup = 1;
-		if (!dup)
-			lo->hosts++;
+	{
+		const char **h = malloc((nl ? nl : 1) * sizeof(*h));
+		if (!h)
+			return CH_ERR_RUNTIME;
+		for (i = j = 0; i < nl; i++)
+			if (r->layout[i].host.str)
+				h[j++] = r->layout[i].host.str;
+		qsort(h, j, sizeof(*h), cmp_str); /* sorted: a host's ranks side by side */
+		for (i = 0; i < j; i++)
+			lo->hosts += !i || strcmp(h[i - 1], h[i]);
+		free(h);
 	}
 	return 0;
 }
