@@ -303,6 +303,31 @@ static void to_sample(const struct hr_step_rec *r, long s, double per, struct sa
 	sm->cpu = r->host_cpu;
 }
 
+/* the decimal digits of @v (>= 0) at @o; returns the end */
+static char *put_digits(char *o, int v)
+{
+	char d[12];
+	int n = 0;
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) > 0);
+	while (n)
+		*o++ = d[--n];
+	return o;
+}
+
+/* @key = "r<rank>\x1f" "f<format>" (rank, format >= 0) */
+static void rank_key(char *key, int rank, int format)
+{
+	char *o = key;
+	*o++ = 'r';
+	o = put_digits(o, rank);
+	*o++ = '\x1f';
+	*o++ = 'f';
+	o = put_digits(o, format);
+	*o = '\0';
+}
+
 static int on_rec(const struct hr_step_rec *r, void *vctx)
 {
 	struct ctx *c = vctx;
@@ -336,7 +361,7 @@ static int on_rec(const struct hr_step_rec *r, void *vctx)
 	}
 	/* who: a global rank, a local rank of this file, or this file's stream, by format */
 	if (r->rank >= 0) {
-		snprintf(key, sizeof(key), "r%d\x1f" "f%d", r->rank, r->format);
+		rank_key(key, r->rank, r->format); /* "r%d\x1f" "f%d", without printf: once a line */
 	} else if (r->local_rank >= 0) {
 		snprintf(key, sizeof(key), "%s\x1fl%d\x1f" "f%d", r->path, r->local_rank, r->format);
 	} else {

@@ -9,6 +9,7 @@
  */
 #include "report/read/hr_steps.h"
 #include "report/read/hr_steps_more.h"
+#include "report/read/hr_steps_fast.h"
 #include "report/hr_util.h"
 #include "base/ch_common.h"
 
@@ -919,73 +920,28 @@ static int hf_dict(struct parser *p, json_t *o, double t, int rank, int local_ra
 	return 1;
 }
 
-/* one clusterhealth JSON-lines record (schema in docs/canary.md) */
-static int jsonl_record(struct parser *p, json_t *o, const char *full, size_t flen)
+/* one clusterhealth JSON-lines record (schema in docs/canary.md), its
+ * fields read by jansson or by the scanner (hr_steps_fast.h) */
+static int jsonl_fields(struct parser *p, const struct hr_jl_fields *fl, const char *full, size_t flen)
 {
-	static const struct { const char *k; int ph; } ph[] = {
-		{ "forward", HR_PH_FORWARD }, { "backward", HR_PH_BACKWARD },
-		{ "forward_backward", HR_PH_FWDBWD }, { "optimizer", HR_PH_OPTIMIZER },
-		{ "allreduce", HR_PH_ALLREDUCE }, { "input_wait", HR_PH_INPUT },
-	};
 	struct hr_step_rec r;
-	const json_t *v, *phases;
-	const char *bad = NULL;
-	size_t i;
-	double d;
+	const char *bad;
 
 	rec_init(&r, p, HR_SF_JSONL, HR_SK_STEP);
-	v = json_object_get(o, "step");
-	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		bad = "\"step\" is not a whole number of 0 or more";
-	else
-		r.step = json_integer_value(v) > HR_STEPS_MAX_STEP ? HR_STEPS_MAX_STEP + 1 : (long)json_integer_value(v);
-	v = json_object_get(o, "rank");
-	if (v && (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 100000000))
-		bad = "\"rank\" is not a whole number of 0 or more";
-	else if (v)
-		r.rank = (int)json_integer_value(v);
-	v = json_object_get(o, "host");
-	if (json_is_string(v))
-		snprintf(r.host, sizeof(r.host), "%s", json_string_value(v));
-	else if (v && !json_is_null(v))
-		bad = "\"host\" is not a string";
-	r.t_start = jget(o, "start");
-	r.t_end = jget(o, "end");
-	d = jget(o, "step_time");
-	r.step_sec = d > 0 ? d : r.t_end - r.t_start;
-	if (!(r.step_sec > 0) || !isfinite(r.step_sec))
-		bad = bad ? bad : "no positive \"step_time\", and no \"end\" after \"start\"";
-	phases = json_object_get(o, "phases");
-	if (phases && !json_is_object(phases))
-		bad = "\"phases\" is not an object";
-	for (i = 0; phases && i < sizeof(ph) / sizeof(ph[0]); i++) {
-		d = jget(phases, ph[i].k);
-		if (json_object_get(phases, ph[i].k) && !(d >= 0))
-			bad = "a phase time is not a number of 0 or more";
-		r.phase[ph[i].ph] = d;
-	}
-	if (json_object_get(o, "input_wait")) {
-		d = jget(o, "input_wait");
-		if (!(d >= 0))
-			bad = "\"input_wait\" is not a number of 0 or more";
-		r.phase[HR_PH_INPUT] = d;
-	}
-	d = jget(o, "checkpoint_write");
-	if (json_object_get(o, "checkpoint_write") && !(d >= 0))
-		bad = "\"checkpoint_write\" is not a number of 0 or more";
-	r.ckpt_sec = d;
-	r.tokens = jget(o, "tokens");
-	r.host_cpu = jget(o, "host_cpu");
-	r.loss = jget(o, "loss");
-	r.mfu = jget(o, "mfu");
-	if (json_is_true(json_object_get(o, "eval")))
-		r.kind = HR_SK_EVAL;
-	if (bad) {
+	if ((bad = hr_jl_apply(fl, &r))) {
 		malformed(p, full, flen, "clusterhealth step record: %s", bad);
 		return 1;
 	}
 	emit(p, &r);
 	return 1;
+}
+
+static int jsonl_record(struct parser *p, json_t *o, const char *full, size_t flen)
+{
+	struct hr_jl_fields fl;
+
+	hr_jl_from_json(o, &fl);
+	return jsonl_fields(p, &fl, full, flen);
 }
 
 /* Python's repr of a dict of numbers and plain strings, as JSON: quotes
@@ -1041,6 +997,12 @@ static int json_line(struct parser *p, const char *s, const char *full, size_t f
 		if (strstr(open, "\"step\"") || strstr(open, "'loss'") || strstr(open, "'train_runtime'"))
 			malformed(p, full, flen, "a JSON record without its closing brace (cut off?)");
 		return !!strstr(open, "\"step\"");
+	}
+	if (!python && open == hr_steps_skip_sp(s) && hr_steps_fast_enabled()) {
+		/* the loggers' usual layout, without jansson (hr_steps_fast.h) */
+		struct hr_jl_fields fl;
+		if (hr_jl_scan(open, (size_t)(close - open + 1), &fl) && hr_jl_is_record(&fl))
+			return jsonl_fields(p, &fl, full, flen);
 	}
 	if (python) {
 		if (pydict_to_json(open, (size_t)(close - open + 1), buf, sizeof(buf)))
