@@ -145,26 +145,33 @@ static int plain_value(const char **p, const char *end, struct hr_jv *v)
 	return 0;
 }
 
-/* the index of key @k (@n bytes) in keys[], -1 none: by its length first */
+/* the index of key @k (@n bytes) in keys[], -1 none (by its length, then
+ * compares of a known length, which the compiler inlines) */
 static int key_index(const char *k, size_t n)
 {
-	static const signed char by_len[17][5] = {
-		[3] = { HR_JL_END, HR_JL_MFU, -1 },
-		[4] = { HR_JL_STEP, HR_JL_RANK, HR_JL_HOST, HR_JL_LOSS, HR_JL_EVAL },
-		[5] = { HR_JL_START, -1 },
-		[6] = { HR_JL_PHASES, HR_JL_TOKENS, -1 },
-		[8] = { HR_JL_HOST_CPU, -1 },
-		[9] = { HR_JL_STEP_TIME, -1 },
-		[10] = { HR_JL_INPUT_WAIT, -1 },
-		[16] = { HR_JL_CKPT, -1 },
-	};
-	int i;
-	if (n >= sizeof(by_len) / sizeof(by_len[0]) || (n != 4 && by_len[n][0] <= 0))
-		return -1; /* no key of that length (only "step" is 0) */
-	for (i = 0; i < 5 && (n == 4 || by_len[n][i] > 0); i++)
-		if (!memcmp(keys[(int)by_len[n][i]], k, n))
-			return by_len[n][i];
-	return -1;
+#define IS(lit) (!memcmp(k, lit, sizeof(lit) - 1))
+	switch (n) {
+	case 3:
+		return IS("end") ? HR_JL_END : IS("mfu") ? HR_JL_MFU : -1;
+	case 4:
+		return IS("rank") ? HR_JL_RANK : IS("step") ? HR_JL_STEP : IS("host") ? HR_JL_HOST :
+		       IS("loss") ? HR_JL_LOSS : IS("eval") ? HR_JL_EVAL : -1;
+	case 5:
+		return IS("start") ? HR_JL_START : -1;
+	case 6:
+		return IS("phases") ? HR_JL_PHASES : IS("tokens") ? HR_JL_TOKENS : -1;
+	case 8:
+		return IS("host_cpu") ? HR_JL_HOST_CPU : -1;
+	case 9:
+		return IS("step_time") ? HR_JL_STEP_TIME : -1;
+	case 10:
+		return IS("input_wait") ? HR_JL_INPUT_WAIT : -1;
+	case 16:
+		return IS("checkpoint_write") ? HR_JL_CKPT : -1;
+	default:
+		return -1;
+	}
+#undef IS
 }
 
 int hr_jl_scan(const char *s, size_t n, struct hr_jl_fields *f)
