@@ -174,56 +174,93 @@ static int key_index(const char *k, size_t n)
 #undef IS
 }
 
-int hr_jl_scan(const char *s, size_t n, struct hr_jl_fields *f)
+/* the index of phase key @k (@n bytes) in phases[], -1 none */
+static int phase_index(const char *k, size_t n)
 {
-	const char *p = s, *end = s + n;
+	int i;
+	for (i = 0; i < HR_JL_NPHASES; i++)
+		if (!strncmp(phases[i].k, k, n) && phases[i].k[n] == '\0')
+			return i;
+	return -1;
+}
+
+/*
+ * The members of an object from *@pp (after its "{") to its "}" (*@pp
+ * after it): at @depth 0 the record's keys into f->v, where "phases" may be
+ * an object (read at @depth 1 into f->phase); no other object or array.
+ * 0, or -1 when not of the layout.
+ */
+static int scan_members(const char **pp, const char *end, struct hr_jl_fields *f, int depth)
+{
+	const char *p = *pp;
 	int first = 1;
 
-	memset(f, 0, sizeof(*f));
-	if (n < 2 || *p != '{' || end[-1] != '}')
-		return 0;
-	p++;
 	for (;;) {
 		const char *k;
 		size_t klen;
-		struct hr_jv v;
+		struct hr_jv v, *slot;
 		int ki;
 
 		while (p < end && is_ws(*p))
 			p++;
-		if (p < end && *p == '}' && first)
-			return 0; /* {}: no record */
-		if (p >= end || *p != '"')
+		if (p < end && *p == '}' && first) {
+			if (!depth)
+				return -1; /* {}: no record */
+			*pp = p + 1;
 			return 0;
+		}
+		if (p >= end || *p != '"')
+			return -1;
 		p++;
 		if (plain_string(&p, end, &k, &klen))
-			return 0;
+			return -1;
 		while (p < end && is_ws(*p))
 			p++;
 		if (p >= end || *p != ':')
-			return 0;
+			return -1;
 		p++;
 		while (p < end && is_ws(*p))
 			p++;
-		if (plain_value(&p, end, &v))
-			return 0;
-		ki = key_index(k, klen);
-		if (ki >= 0) {
-			if (f->v[ki].type != HR_JV_ABSENT)
-				return 0; /* a key twice: jansson keeps the last */
-			f->v[ki] = v;
+		ki = depth ? phase_index(k, klen) : key_index(k, klen);
+		slot = ki < 0 ? NULL : depth ? &f->phase[ki] : &f->v[ki];
+		if (slot && slot->type != HR_JV_ABSENT)
+			return -1; /* a key twice: jansson keeps the last */
+		if (p < end && *p == '{' && !depth && ki == HR_JL_PHASES) {
+			p++;
+			if (scan_members(&p, end, f, 1))
+				return -1;
+			memset(slot, 0, sizeof(*slot));
+			slot->type = HR_JV_OBJECT;
+		} else {
+			if (plain_value(&p, end, &v))
+				return -1;
+			if (slot)
+				*slot = v;
 		}
 		while (p < end && is_ws(*p))
 			p++;
 		if (p >= end)
+			return -1;
+		if (*p == '}') {
+			*pp = p + 1;
 			return 0;
-		if (*p == '}')
-			return p == end - 1; /* nothing after the object */
+		}
 		if (*p != ',')
-			return 0;
+			return -1;
 		p++;
 		first = 0;
 	}
+}
+
+int hr_jl_scan(const char *s, size_t n, struct hr_jl_fields *f)
+{
+	const char *p = s + 1;
+
+	memset(f, 0, sizeof(*f));
+	if (n < 2 || *s != '{' || s[n - 1] != '}')
+		return 0;
+	/* the object, and nothing after it */
+	return !scan_members(&p, s + n, f, 0) && p == s + n;
 }
 
 /* ------------------------------------------------------------ from jansson */

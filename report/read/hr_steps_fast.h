@@ -6,17 +6,18 @@
  *  - hr_jl_from_json(): an object jansson parsed (every record can take
  *    this way);
  *  - hr_jl_scan(): a strict scanner for the one layout the trainers'
- *    loggers write, a flat object of known keys with plain values, that
- *    needs no allocation. It is not a JSON parser: it recognises only
- *    an object of "key": value pairs whose keys are plain printable ASCII
- *    (no escape), whose values are plain strings (printable ASCII, no
- *    escape), true, false, null or numbers that convert exactly without
- *    strtod (an integer of at most 18 digits; a decimal fraction of at
- *    most 2^53 in its digits and 22 decimals, no exponent), each known key
- *    at most once, and nothing after the closing brace. Anything else
- *    (an escape, an exponent, a nested value, a duplicated key, a large
- *    number, a syntax error, a byte outside printable ASCII in a string)
- *    is "not recognised", and the line goes to jansson. What it does
+ *    loggers write, an object of known keys with plain values, that needs
+ *    no allocation. It is not a JSON parser: it recognises only an object
+ *    of "key": value pairs whose keys are plain printable ASCII (no
+ *    escape), whose values are plain strings (printable ASCII, no escape),
+ *    true, false, null or numbers that convert exactly without strtod (an
+ *    integer of at most 18 digits; a decimal fraction of at most 2^53 in
+ *    its digits and 22 decimals, no exponent), and "phases" an object of
+ *    such pairs; each known key at most once, nothing after the closing
+ *    brace. Anything else (an escape, an exponent, any other nested value,
+ *    a duplicated key, a large number, a syntax error, a byte outside
+ *    printable ASCII in a string) is "not recognised", and the line goes to
+ *    jansson. What it does
  *    recognise gives the fields jansson's parse gives, bit for bit
  *    (tests/unit/test_steps_fast.c).
  *
