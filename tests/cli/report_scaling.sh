@@ -7,7 +7,8 @@
 # square of the fleet) makes the ratio about 8 at these sizes.
 #
 # The fleets: healthy-noise fleets (tests/data/report/make-noise-fleet.py,
-# sigma 5%, one node's bf16 roof 15% low): per node roofline,
+# sigma 5%, fault 0.15: n001's bf16 roof 15% low; the 2,000-node fleet's
+# names have 4 digits, so it has no n001): per node roofline,
 # allreduce_bw, loader_contention and checkpoint_io results with
 # inventories, and one pairs sweep over every node. Runs interleaved
 # (small, large, small, ...), the median of each size's CPU times.
