@@ -110,7 +110,35 @@ static int find_bus(const char *s, char *out)
 	return -1;
 }
 
-static const char *months[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+static const char *const months[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+
+static const char *const wdays[] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
+
+/* the index of the 3-letter name @s in @names (@n of them), -1 none */
+static int name_at(const char *s, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strncmp(s, names[i], 3))
+			return i;
+	return -1;
+}
+
+/* the days of month @mo (1-12) of year @y (y 0: a year unknown, February 29 days) */
+static int month_days(int y, int mo)
+{
+	static const int d[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	if (mo != 2)
+		return d[mo - 1];
+	return y == 0 || (y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)) ? 29 : 28;
+}
+
+/* a date and time a clock can show: year from 1970 (0: unknown), the day
+ * within its month (no February 30), hour 0-23, minute 0-59, second 0-60 */
+static int date_ok(int y, int mo, int d, int h, int mi, int sec)
+{
+	return (y == 0 || y >= 1970) && mo >= 1 && mo <= 12 && d >= 1 && d <= month_days(y, mo) && h >= 0 &&
+	       h <= 23 && mi >= 0 && mi <= 59 && sec >= 0 && sec <= 60;
+}
 
 /* an ISO date-time "YYYY-MM-DDTHH:MM:SS[,.frac][Z|+hh[:]mm]" at @s: its
  * epoch seconds into *t; returns the characters read, 0 when not one */
@@ -124,7 +152,7 @@ static int parse_iso(const char *s, double *t)
 	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &used) != 6 || used != 19)
 		return 0;
 	/* a time stamp whose fields are out of range: read, and impossible (NAN) */
-	int impossible = y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60;
+	int impossible = !date_ok(y, mo, d, h, mi, sec);
 	if (s[used] == ',' || s[used] == '.') {
 		int k = used + 1;
 		double scale = 0.1;
@@ -170,6 +198,7 @@ static void set_clock(struct ch_kfault *f)
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	snprintf(f->clock, sizeof(f->clock), "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+	snprintf(f->zone, sizeof(f->zone), "UTC");
 }
 
 /* a time since boot that no kernel wrote: negative, not a number, or over
@@ -180,16 +209,141 @@ static int bad_uptime(double t)
 }
 
 /* dmesg -T: "[Sun Dec  6 02:14:07 2026]" (local time) at @s: its epoch
- * seconds into *t; returns the characters read, 0 when not one */
+ * seconds into *t (NAN when the date or time cannot be: "Feb 30",
+ * "25:14:07"); returns the characters read, 0 when not one */
 static int parse_ctime(const char *s, double *t)
 {
+	char wd[4], mon[4];
+	int d, h, mi, sec, y, used = 0, mo;
 	struct tm tm = { 0 };
-	const char *e;
-	if (s[0] != '[' || !(e = strptime(s + 1, "%a %b %e %H:%M:%S %Y", &tm)) || *e != ']')
+
+	if (sscanf(s, "[%3[A-Za-z] %3[A-Za-z] %d %d:%d:%d %d]%n", wd, mon, &d, &h, &mi, &sec, &y, &used) != 7 ||
+	    used == 0 || name_at(wd, wdays, 7) < 0 || (mo = name_at(mon, months, 12)) < 0)
 		return 0;
+	if (!date_ok(y, mo + 1, d, h, mi, sec)) {
+		*t = NAN;
+		return used;
+	}
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
 	tm.tm_isdst = -1;
 	*t = (double)mktime(&tm);
-	return (int)(e + 1 - s);
+	return used;
+}
+
+/* the offset from UTC of the zone @z (seconds east) into *off: "UTC",
+ * "GMT", "Z", "+HH", "+HHMM", "+HH:MM", or this machine's zone name
+ * (tzname) at the local time @tm (its tm_isdst set); 0, or -1 unknown */
+static int zone_offset(const char *z, struct tm *tm, double *off)
+{
+	int hh, mm = 0, n = 0;
+	if (!strcmp(z, "UTC") || !strcmp(z, "GMT") || !strcmp(z, "Z")) {
+		*off = 0;
+		return 0;
+	}
+	if ((z[0] == '+' || z[0] == '-') && isdigit((unsigned char)z[1]) && isdigit((unsigned char)z[2])) {
+		hh = (z[1] - '0') * 10 + (z[2] - '0');
+		if (z[3] && sscanf(z + 3, ":%2d%n", &mm, &n) != 1 && sscanf(z + 3, "%2d%n", &mm, &n) != 1)
+			return -1;
+		if (z[3 + n] || hh > 23 || mm > 59)
+			return -1;
+		*off = (z[0] == '-' ? -1 : 1) * (hh * 3600.0 + mm * 60.0);
+		return 0;
+	}
+	tzset();
+	for (int i = 0; i < 2; i++)
+		if (tzname[i] && !strcmp(z, tzname[i])) {
+			struct tm c = *tm;
+			c.tm_isdst = i;
+			time_t local = mktime(&c);
+			*off = (double)timegm(tm) - (double)local;
+			return 0;
+		}
+	return -1;
+}
+
+/* journalctl -o short-full: "Sun 2026-12-06 02:14:07 UTC " at @s: the
+ * wall time into @f (the zone unknown to this machine: the time of day and
+ * zone kept, the wall time unknown); returns the characters read, 0 when
+ * not one */
+static int parse_full(const char *s, struct ch_kfault *f)
+{
+	char wd[4], zone[16];
+	int y, mo, d, h, mi, sec, used = 0;
+	struct tm tm = { 0 };
+	double off;
+
+	if (sscanf(s, "%3[A-Za-z] %4d-%2d-%2d %2d:%2d:%2d %15[^ ]%n", wd, &y, &mo, &d, &h, &mi, &sec, zone, &used) != 8 ||
+	    used < 24 || s[3] != ' ' || name_at(wd, wdays, 7) < 0 || s[used] != ' ')
+		return 0;
+	if (!date_ok(y, mo, d, h, mi, sec)) {
+		f->bad_time = 1;
+		return used;
+	}
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	snprintf(f->clock, sizeof(f->clock), "%02d:%02d:%02d", h, mi, sec);
+	snprintf(f->zone, sizeof(f->zone), "%s", zone);
+	if (zone_offset(zone, &tm, &off) == 0)
+		f->wall_sec = (double)timegm(&tm) - off;
+	return used;
+}
+
+/* journalctl -o short / short-precise, syslog: "Dec 06 02:14:07[.123456] "
+ * at @s (no year; this machine's local time): the time of day and zone
+ * into @f; returns the characters read, 0 when not one */
+static int parse_short(const char *s, struct ch_kfault *f)
+{
+	char mon[4];
+	int d, h, mi, sec, used = 0, mo;
+
+	if (sscanf(s, "%3[A-Za-z] %2d %2d:%2d:%2d%n", mon, &d, &h, &mi, &sec, &used) != 5 || used < 14 || s[3] != ' ' ||
+	    (mo = name_at(mon, months, 12)) < 0)
+		return 0;
+	if (s[used] == '.' && isdigit((unsigned char)s[used + 1]))
+		for (used++; isdigit((unsigned char)s[used]); used++)
+			;
+	if (s[used] != ' ')
+		return 0;
+	if (!date_ok(0, mo + 1, d, h, mi, sec)) {
+		f->bad_time = 1;
+		return used;
+	}
+	snprintf(f->clock, sizeof(f->clock), "%02d:%02d:%02d", h, mi, sec);
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	tm.tm_mon = mo;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	tm.tm_isdst = -1;
+	mktime(&tm);
+	if (!strftime(f->zone, sizeof(f->zone), "%Z", &tm))
+		snprintf(f->zone, sizeof(f->zone), "local time");
+	return used;
+}
+
+/* "[ 1843.308145]" (dmesg, journalctl -o short-monotonic) at @s: the
+ * seconds since boot into @f; returns the characters read, 0 when not one */
+static int parse_uptime(const char *s, struct ch_kfault *f)
+{
+	double t;
+	int used = 0;
+	if (*s != '[' || sscanf(s + 1, "%lf]%n", &t, &used) != 1 || used == 0)
+		return 0;
+	f->boot_sec = t;
+	f->bad_time |= bad_uptime(t);
+	return 1 + used;
 }
 
 /* the message of @line past its prefixes; times into @f (an impossible one:
@@ -230,12 +384,8 @@ static const char *strip_prefix(const char *s, struct ch_kfault *f)
 	} else if (isdigit((unsigned char)s[0]) && sscanf(s, "%lf%n", &t, &used) == 1 && s[used] == ' ' && t > 1e8) {
 		f->wall_sec = t; /* journalctl -o short-unix */
 		s += used;
-	} else if (strlen(s) > 15 && s[3] == ' ' && s[6] == ' ' && s[9] == ':' && s[12] == ':') {
-		for (int m = 0; m < 12; m++)
-			if (!strncmp(s, months[m], 3))
-				snprintf(f->clock, sizeof(f->clock), "%.8s", s + 7);
-		if (f->clock[0])
-			s += 15;
+	} else if ((used = parse_full(s, f)) > 0 || (used = parse_short(s, f)) > 0 || (used = parse_uptime(s, f)) > 0) {
+		s += used; /* short-full; short, short-precise, syslog; dmesg, short-monotonic */
 	}
 	while (*s == ' ')
 		s++;
@@ -247,22 +397,59 @@ static const char *strip_prefix(const char *s, struct ch_kfault *f)
 		s += 8;
 	while (*s == ' ')
 		s++;
-	if (*s == '[' && sscanf(s + 1, "%lf]%n", &t, &used) == 1) {
-		f->boot_sec = t;
-		f->bad_time |= bad_uptime(t);
-		s += 1 + used;
-		while (*s == ' ')
-			s++;
-	}
+	/* the kernel's own "[seconds since boot]" after a syslog prefix */
+	if ((used = parse_uptime(s, f)) > 0)
+		s += used;
+	while (*s == ' ')
+		s++;
 	return s;
+}
+
+/* the length of the UTF-8 character at @s (1-4), 0 when @s holds no whole
+ * valid one (a stray continuation byte, an overlong form, a surrogate, a
+ * code point past U+10FFFF, a sequence cut short) */
+static int utf8_len(const unsigned char *s)
+{
+	int n;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) || (s[0] == 0xf0 && s[1] < 0x90) ||
+	    (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+void ch_kmsg_text_clean(char *s)
+{
+	unsigned char *u = (unsigned char *)s;
+	while (*u) {
+		int n = utf8_len(u);
+		if (n == 0 || *u < 0x20 || *u == 0x7f) {
+			*u++ = '?';
+			continue;
+		}
+		u += n;
+	}
 }
 
 static void set_text(struct ch_kfault *f, const char *msg)
 {
 	size_t i = 0;
 	for (; msg[i] && msg[i] != '\n' && i + 1 < sizeof(f->text); i++)
-		f->text[i] = (unsigned char)msg[i] < 0x20 || msg[i] == 0x7f ? '?' : msg[i];
+		f->text[i] = msg[i];
 	f->text[i] = 0;
+	ch_kmsg_text_clean(f->text);
 	while (i > 0 && f->text[i - 1] == ' ')
 		f->text[--i] = 0;
 }

@@ -52,7 +52,7 @@ struct kl_group {
 	int code;
 	long count, ups;
 	double first_wall, last_wall, last_boot;
-	char last_clock[9];
+	char last_clock[9], last_zone[16];
 	char text[200];
 	enum ch_kaction action;
 };
@@ -78,12 +78,19 @@ static void usage(void)
 	       "--inventory, classified by the Xid table (NVIDIA's catalog; docs/xid.md)\n"
 	       "and printed one line per device and code in NHC's style, most severe\n"
 	       "first: 'ERROR: clusterhealth: gpu1 Xid 79 (fallen off the bus) at\n"
-	       "02:14:07: drain (...)' for a fault to drain for (action reset, drain or\n"
-	       "reboot), 'INFO: clusterhealth: ...' for one that informs.\n"
+	       "02:14:07 UTC: drain (...)' for a fault to drain for (action reset, drain\n"
+	       "or reboot), 'INFO: clusterhealth: ...' for one that informs. The time is\n"
+	       "the fault's last line's, with its zone: UTC where the line's wall time is\n"
+	       "known; this machine's zone name for a yearless 'Dec 06 02:14:07' stamp\n"
+	       "(journalctl's default, syslog), which is the local time of the machine\n"
+	       "that wrote it; 'N s after boot' for dmesg's seconds since boot.\n"
 	       "\n"
 	       "Options:\n"
-	       "  --kernel-log FILE  read FILE ('-': standard input): dmesg, journalctl -k\n"
-	       "                     (short-iso, short-unix, short) or /dev/kmsg lines\n"
+	       "  --kernel-log FILE  read FILE ('-': standard input): dmesg (also -T and\n"
+	       "                     -x --time-format iso), journalctl -k (-o short,\n"
+	       "                     short-precise, short-iso, short-iso-precise,\n"
+	       "                     short-full, short-unix, short-monotonic), syslog\n"
+	       "                     or /dev/kmsg lines\n"
 	       "                     (default: /dev/kmsg, this machine's kernel log)\n"
 	       "  --inventory FILE   a result file of this node (any binary's): the bus\n"
 	       "                     ids of its GPUs and NICs; without it devices are\n"
@@ -323,11 +330,13 @@ static void add_fault(struct kl_run *r, const struct ch_kfault *f)
 	g->last_wall = wall;
 	g->last_boot = f->boot_sec;
 	snprintf(g->last_clock, sizeof(g->last_clock), "%s", f->clock);
+	snprintf(g->last_zone, sizeof(g->last_zone), "%s", f->zone);
 	if (!g->last_clock[0] && !isnan(wall)) {
 		time_t t = (time_t)wall;
 		struct tm tm;
 		gmtime_r(&t, &tm);
 		strftime(g->last_clock, sizeof(g->last_clock), "%H:%M:%S", &tm);
+		snprintf(g->last_zone, sizeof(g->last_zone), "UTC");
 	}
 	snprintf(g->text, sizeof(g->text), "%s", f->text);
 	enum ch_kaction a = ch_kfault_action(&r->table, f);
@@ -482,7 +491,7 @@ static void print_groups(const struct kl_run *r)
 			continue;
 		describe(r, g, what, sizeof(what), detail, sizeof(detail));
 		if (g->last_clock[0])
-			snprintf(at, sizeof(at), "%s", g->last_clock);
+			snprintf(at, sizeof(at), "%s%s%s", g->last_clock, g->last_zone[0] ? " " : "", g->last_zone);
 		else if (!isnan(g->last_boot))
 			snprintf(at, sizeof(at), "%.1f s after boot", g->last_boot);
 		else
@@ -613,7 +622,7 @@ static int run(struct kl_run *r, int argc, char **argv)
 		return 2;
 	if (r->bad_time)
 		ch_warn("%ld fault line(s) of the kernel log skipped: an impossible time (negative, not a number, before 1970, "
-			"or more than a day after now)", r->bad_time);
+			"a date or hour no clock shows such as Feb 30 or 25:14, or more than a day after now)", r->bad_time);
 	judge_links(r);
 	qsort(r->g, (size_t)r->ng, sizeof(r->g[0]), group_cmp);
 	for (int i = 0; i < r->ng; i++)

@@ -58,9 +58,9 @@ else nok kernel_log_application_xids_inform "gpu0's lines" "$TMP/every.out"; fi
 # the NHC line, first, for the node's worst fault; flaps on mlx5_0; AER on gpu0
 "$HR" kernel-log --kernel-log $K/h100-node-journal.log --inventory "$INV" --now 2026-12-06T03:00:00Z \
 	--json "$TMP/kl.json" >"$TMP/j.out" 2>&1; rc=$?
-if [ $rc = 1 ] && head -1 "$TMP/j.out" | grep -q '^ERROR: clusterhealth: gpu1 Xid 79 (fallen off the bus) at 02:14:07: drain (reboot the node; NVIDIA RESTART_BM; 2 lines)$' &&
-	grep -q '^ERROR: clusterhealth: mlx5_0 link down 3 times, up 3 times at 02:12:00: drain' "$TMP/j.out" &&
-	grep -q '^INFO: clusterhealth: gpu0 PCIe AER corrected error at 02:13:10: no drain' "$TMP/j.out"; then
+if [ $rc = 1 ] && head -1 "$TMP/j.out" | grep -q '^ERROR: clusterhealth: gpu1 Xid 79 (fallen off the bus) at 02:14:07 UTC: drain (reboot the node; NVIDIA RESTART_BM; 2 lines)$' &&
+	grep -q '^ERROR: clusterhealth: mlx5_0 link down 3 times, up 3 times at 02:12:00 UTC: drain' "$TMP/j.out" &&
+	grep -q '^INFO: clusterhealth: gpu0 PCIe AER corrected error at 02:13:10 UTC: no drain' "$TMP/j.out"; then
 	ok kernel_log_nhc_lines
 else nok kernel_log_nhc_lines "exit $rc" "$TMP/j.out"; fi
 if python3 - "$TMP/kl.json" <<'PY'
@@ -191,3 +191,41 @@ for args in "--window 2d" "--window 90m" "--window 366d" "--since 0" "--since 20
 done
 if [ -z "$bad" ]; then ok "kernel_log_time_options_say_their_range (--window: $wrange)"
 else nok kernel_log_time_options_say_their_range "$bad"; fi
+
+# every journalctl -k output format is read (journal-formats.log: one Xid
+# per -o format, the code telling which); the times say their zone
+TZ=UTC "$HR" kernel-log --kernel-log $K/journal-formats.log --inventory "$INV" --now 2026-12-06T03:00:00Z --window 1h \
+	>"$TMP/jf.out" 2>&1; rc=$?
+codes=$(grep -oE '^ERROR: clusterhealth: gpu1 Xid [0-9]+ ' "$TMP/jf.out" | awk '{print $5}' | sort -n | paste -sd,)
+if [ $rc = 1 ] && [ "$codes" = 48,64,74,79,95,119,120 ] && grep -q 'Xid 95 .* at 02:14:11 UTC: drain' "$TMP/jf.out" &&
+	grep -q 'Xid 48 .* at 02:14:08 UTC: drain' "$TMP/jf.out" && grep -q 'Xid 120 .* at 1843.3 s after boot: drain' "$TMP/jf.out"; then
+	ok "kernel_log_every_journalctl_format (short, short-precise, short-iso, short-iso-precise, short-full, short-unix, short-monotonic: Xids $codes)"
+else nok kernel_log_every_journalctl_format "exit $rc, Xids read '$codes' (want 48,64,74,79,95,119,120)" "$TMP/jf.out"; fi
+# the yearless stamp is this machine's local time: its zone name is said
+TZ=Europe/Berlin "$HR" kernel-log --kernel-log $K/journal-formats.log --now 2026-12-06T03:00:00Z >"$TMP/jfz.out" 2>&1
+if grep -q 'Xid 79 .* at 02:14:07 CET: drain' "$TMP/jfz.out" && grep -q 'Xid 64 .* at 02:14:09 UTC: drain' "$TMP/jfz.out"; then
+	ok "kernel_log_time_says_its_zone (local stamp: $(grep -o 'at 02:14:07 CET' "$TMP/jfz.out"); wall time: UTC)"
+else nok kernel_log_time_says_its_zone "want 'at 02:14:07 CET' (TZ=Europe/Berlin) and 'at 02:14:09 UTC'" "$TMP/jfz.out"; fi
+
+# bytes that are not UTF-8 in a fault line: '?' in the terminal and in the
+# result file, which stays valid JSON and keeps the fault
+printf '2026-12-06T02:14:07+0000 gpu3 kernel: NVRM: Xid (PCI:0000:43:00): 79, pid=7, name=caf\xe9\xff\xfe, GPU has fallen off the bus.\n' >"$TMP/latin1.log"
+"$HR" kernel-log --kernel-log "$TMP/latin1.log" --now 2026-12-06T03:00:00Z --json "$TMP/latin1.json" >"$TMP/latin1.out" 2>&1; rc=$?
+if [ $rc = 1 ] && iconv -f UTF-8 -t UTF-8 "$TMP/latin1.out" >/dev/null 2>&1 && python3 - "$TMP/latin1.json" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1], encoding="utf-8"))["results"]["kernel_log"]["faults"]
+assert len(f) == 1 and f[0]["code"] == 79 and "name=caf???, GPU" in f[0]["last_line"], f
+PY
+then ok "kernel_log_non_utf8_bytes_as_question_marks"
+else nok kernel_log_non_utf8_bytes_as_question_marks "exit $rc (want 1), the JSON must hold the fault with 'caf???'" "$TMP/latin1.out"; fi
+
+# dmesg -T with a date or hour no clock shows (Feb 30, 25:14:07): skipped
+# and counted, never dated to another day nor passed over unseen
+printf '[Mon Feb 30 02:14:07 2026] NVRM: Xid (PCI:0000:43:00): 79, pid=0, GPU has fallen off the bus.\n[Sun Dec  6 25:14:07 2026] NVRM: Xid (PCI:0000:43:00): 48, pid=0, DBE\n[Sun Dec  6 02:14:07 2026] NVRM: Xid (PCI:0000:1b:00): 13, pid=2, name=python3, Graphics Exception\n' >"$TMP/dmesgT.log"
+TZ=UTC "$HR" kernel-log --kernel-log "$TMP/dmesgT.log" --now 2026-12-06T03:00:00Z --json "$TMP/dmesgT.json" >"$TMP/dmesgT.out" 2>"$TMP/dmesgT.err"; rc=$?
+nbad=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"]["kernel_log"]["lines_bad_time"])' "$TMP/dmesgT.json" 2>/dev/null)
+if [ $rc = 0 ] && [ "$nbad" = 2 ] && ! grep -q '^ERROR' "$TMP/dmesgT.out" && grep -q 'Xid 13 .* at 02:14:07 UTC' "$TMP/dmesgT.out" &&
+	grep -q 'warning: 2 fault line(s) of the kernel log skipped' "$TMP/dmesgT.err"; then
+	ok "kernel_log_dmesg_T_impossible_dates_skipped (Feb 30, 25:14:07: lines_bad_time $nbad)"
+else nok kernel_log_dmesg_T_impossible_dates_skipped "exit $rc (want 0), lines_bad_time '$nbad' (want 2)" "$TMP/dmesgT.out"; cat "$TMP/dmesgT.err"; fi
+
