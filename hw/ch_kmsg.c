@@ -629,35 +629,99 @@ static int table_put(struct ch_xid_table *t, const struct ch_xid_class *c)
 /* one line of a user table into @c; 1 a row, 0 a comment or empty, -1 bad */
 static int user_row(char *line, struct ch_xid_class *c, char *why, size_t n)
 {
-	char *f[4] = { 0 }, *save = NULL, *end;
+	char *f[4] = { 0 }, *end, *p = line;
 	int k = 0;
 
 	line[strcspn(line, "\r\n")] = 0;
 	if (!line[strspn(line, " \t")] || line[strspn(line, " \t")] == '#')
 		return 0;
-	for (char *tok = strtok_r(line, "\t", &save); tok && k < 4; tok = strtok_r(NULL, "\t", &save))
-		f[k++] = tok;
+	/* every TAB separates: an empty field or a fifth one is an error, not
+	 * a row read shifted */
+	for (;;) {
+		char *tab = strchr(p, '\t');
+		if (k == 4) {
+			snprintf(why, n, "expected 4 TAB-separated fields (CODE ACTION MNEMONIC MEANING), found more");
+			return -1;
+		}
+		f[k++] = p;
+		if (!tab)
+			break;
+		*tab = 0;
+		p = tab + 1;
+	}
 	if (k < 4) {
 		snprintf(why, n, "expected 4 TAB-separated fields (CODE ACTION MNEMONIC MEANING), found %d", k);
 		return -1;
 	}
 	memset(c, 0, sizeof(*c));
+	errno = 0;
 	long v = strtol(f[0], &end, 10);
-	if (*end || end == f[0] || v < 0 || v > 1000000) {
-		snprintf(why, n, "invalid code '%s' (expected a whole number)", f[0]);
+	if (*end || end == f[0] || !isdigit((unsigned char)f[0][0]) || errno || v < 0 || v > 1000000) {
+		snprintf(why, n, "invalid code '%.40s' (expected a whole number, 0 to 1000000)", f[0]);
 		return -1;
 	}
 	c->code = (int)v;
 	if (action_from(f[1], &c->action) != 0) {
-		snprintf(why, n, "invalid action '%s' (expected inform, reset, drain or reboot)", f[1]);
+		snprintf(why, n, "invalid action '%.40s' (expected inform, reset, drain or reboot)", f[1]);
+		return -1;
+	}
+	if (!f[2][0] || !f[3][0] || strlen(f[2]) >= sizeof(c->mnemonic) || strlen(f[3]) >= sizeof(c->meaning)) {
+		snprintf(why, n, "MNEMONIC and MEANING must not be empty, at most %zu and %zu characters",
+			 sizeof(c->mnemonic) - 1, sizeof(c->meaning) - 1);
 		return -1;
 	}
 	snprintf(c->mnemonic, sizeof(c->mnemonic), "%s", f[2]);
 	snprintf(c->meaning, sizeof(c->meaning), "%s", f[3]);
+	ch_kmsg_text_clean(c->mnemonic);
+	ch_kmsg_text_clean(c->meaning);
 	snprintf(c->nvidia, sizeof(c->nvidia), "(user table)");
 	c->hardware = c->action != CH_KA_INFORM;
 	c->user = 1;
 	return 1;
+}
+
+/* the rows of the user table @fp (@path) into @t; a bad row, a code given
+ * twice: CH_ERR_USAGE with @why naming the file and line */
+static int user_table(struct ch_xid_table *t, FILE *fp, const char *path, char *why, size_t n)
+{
+	char *line = NULL, msg[160];
+	size_t cap = 0;
+	int ln = 0, rc = 0, *lines = NULL;
+	size_t nrows = 0;
+	struct ch_xid_class c;
+
+	while (rc == 0 && getline(&line, &cap, fp) >= 0) {
+		ln++;
+		int r = strlen(line) > 4096 ? (snprintf(msg, sizeof(msg), "a line over 4096 characters"), -1)
+					    : user_row(line, &c, msg, sizeof(msg));
+		for (size_t i = 0; r > 0 && i < nrows; i++)
+			if (lines[2 * i] == c.code) {
+				snprintf(msg, sizeof(msg), "code %d given twice (also line %d)", c.code, lines[2 * i + 1]);
+				r = -1;
+			}
+		if (r < 0) {
+			snprintf(why, n, "the Xid table '%s', line %d: %s", path, ln, msg);
+			rc = CH_ERR_USAGE;
+		} else if (r > 0) {
+			int *l = realloc(lines, (nrows + 1) * 2 * sizeof(*l));
+			if (!l) {
+				rc = CH_ERR_RUNTIME;
+				break;
+			}
+			lines = l;
+			lines[2 * nrows] = c.code;
+			lines[2 * nrows + 1] = ln;
+			nrows++;
+			rc = table_put(t, &c);
+		}
+	}
+	if (rc == 0 && ferror(fp)) {
+		snprintf(why, n, "cannot read the Xid table '%s': a read error", path);
+		rc = CH_ERR_RUNTIME;
+	}
+	free(line);
+	free(lines);
+	return rc;
 }
 
 int ch_xid_table_load(struct ch_xid_table *t, const char *path, char *why, size_t n)
@@ -668,6 +732,8 @@ int ch_xid_table_load(struct ch_xid_table *t, const char *path, char *why, size_
 
 	t->rows = NULL;
 	t->n = 0;
+	if (n)
+		why[0] = 0;
 	for (size_t i = 0; i < nb && rc == 0; i++)
 		rc = table_put(t, &b[i]);
 	if (rc == 0 && path) {
@@ -677,19 +743,7 @@ int ch_xid_table_load(struct ch_xid_table *t, const char *path, char *why, size_
 			ch_xid_table_free(t);
 			return CH_ERR_RUNTIME;
 		}
-		char line[512], msg[160];
-		int ln = 0;
-		struct ch_xid_class c;
-		while (rc == 0 && fgets(line, sizeof(line), fp)) {
-			ln++;
-			int r = user_row(line, &c, msg, sizeof(msg));
-			if (r < 0) {
-				snprintf(why, n, "the Xid table '%s', line %d: %s", path, ln, msg);
-				rc = CH_ERR_USAGE;
-			} else if (r > 0) {
-				rc = table_put(t, &c);
-			}
-		}
+		rc = user_table(t, fp, path, why, n);
 		fclose(fp);
 	}
 	if (rc == CH_ERR_RUNTIME && why[0] == 0)

@@ -163,7 +163,10 @@ struct ch_xid_table {
  * file: one row a line, TAB-separated "CODE ACTION MNEMONIC MEANING" (ACTION
  * one of inform, reset, drain, reboot; MNEMONIC and MEANING free text; the
  * row counts as a hardware fault unless ACTION is inform); '#' starts a
- * comment line, empty lines are skipped.
+ * comment line, empty lines are skipped. A bad row: an unknown action, a
+ * code not a whole number 0-1000000, a code given twice in the file, not
+ * exactly 4 fields (each TAB separates), an empty or too long MNEMONIC
+ * (63) or MEANING (95), a line over 4096 characters.
  * @t:   [out] the table; free with ch_xid_table_free().
  * @why: [out] on error, what is wrong, naming the file and line.
  * Returns 0, CH_ERR_USAGE (a bad row) or CH_ERR_RUNTIME (the file cannot

@@ -229,3 +229,15 @@ if [ $rc = 0 ] && [ "$nbad" = 2 ] && ! grep -q '^ERROR' "$TMP/dmesgT.out" && gre
 	ok "kernel_log_dmesg_T_impossible_dates_skipped (Feb 30, 25:14:07: lines_bad_time $nbad)"
 else nok kernel_log_dmesg_T_impossible_dates_skipped "exit $rc (want 0), lines_bad_time '$nbad' (want 2)" "$TMP/dmesgT.out"; cat "$TMP/dmesgT.err"; fi
 
+# a user's Xid table with a bad row: exit 2, the file and line named (an
+# unknown action, a code not a number, a code given twice, a fifth field)
+bad=
+i=0
+for row in '13\tpanic\tX\ty' '1x3\tdrain\tX\ty' '13\tdrain\tX\ty\n13\tinform\tX\tz' '13\tdrain\tX\ty\tz'; do
+	i=$((i + 1))
+	printf "# site\n$row\n" >"$TMP/bad$i.tsv"
+	out=$("$HR" kernel-log --kernel-log $K/every-class.log --xid-table "$TMP/bad$i.tsv" 2>&1); rc=$?
+	{ [ $rc = 2 ] && grep -qE "error: the Xid table '$TMP/bad$i.tsv', line [23]: " <<<"$out"; } || bad="$bad [$row: exit $rc: $(head -1 <<<"$out")]"
+done
+if [ -z "$bad" ]; then ok "kernel_log_xid_table_bad_rows_name_file_and_line"
+else nok kernel_log_xid_table_bad_rows_name_file_and_line "$bad"; fi

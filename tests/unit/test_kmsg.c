@@ -370,3 +370,37 @@ Test(kmsg, text_is_valid_utf8)
 	cr_assert_str_eq(s, "ok \xe2\x82\xac ? ?");
 }
 
+/* a user table's bad rows: each an input error naming the file and line,
+ * the table left empty */
+Test(kmsg, users_table_bad_rows)
+{
+	static const struct { const char *text, *why; } bad[] = {
+		{ "13\tpanic\tX\ty\n", "invalid action 'panic'" },
+		{ "# c\nabc\tdrain\tX\ty\n", "line 2: invalid code 'abc'" },
+		{ "13x\tdrain\tX\ty\n", "invalid code '13x'" },
+		{ "-3\tdrain\tX\ty\n", "invalid code '-3'" },
+		{ " 13\tdrain\tX\ty\n", "invalid code ' 13'" },
+		{ "99999999999999999999\tdrain\tX\ty\n", "invalid code" },
+		{ "13\tdrain\tX\ty\n\n13\tinform\tX\tz\n", "line 3: code 13 given twice (also line 1)" },
+		{ "13\tdrain\tX\ty\textra\n", "line 1: expected 4 TAB-separated fields (CODE ACTION MNEMONIC MEANING), found more" },
+		{ "13\tdrain\t\tX\ty\n", "found more" },
+		{ "13\tdrain\tX\n", "found 3" },
+		{ "13\tdrain\tX\t\n", "must not be empty" },
+	};
+	char why[256], path[] = "/tmp/ch_kmsg_XXXXXX";
+	struct ch_xid_table t;
+	int fd = mkstemp(path);
+	close(fd);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		FILE *fp = fopen(path, "w");
+		fputs(bad[i].text, fp);
+		fclose(fp);
+		cr_assert_eq(ch_xid_table_load(&t, path, why, sizeof(why)), CH_ERR_USAGE, "%zu: %s", i, bad[i].text);
+		cr_assert(strstr(why, path) && strstr(why, bad[i].why), "%zu: '%s' lacks '%s'", i, why, bad[i].why);
+		cr_assert_eq(t.n, 0);
+	}
+	/* a directory is no table: an error, not an empty file */
+	cr_assert_eq(ch_xid_table_load(&t, "/tmp", why, sizeof(why)), CH_ERR_RUNTIME);
+	cr_assert(strstr(why, "/tmp"), "%s", why);
+	unlink(path);
+}
