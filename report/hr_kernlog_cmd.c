@@ -98,7 +98,11 @@ static void usage(void)
 	       "  --since TIME       only lines at or after TIME: " KL_TIME_RANGE "\n"
 	       "  --window DURATION  only lines of the last DURATION before --now: " KL_WINDOW_RANGE "\n"
 	       "  --state FILE       since the last run: read the time FILE holds (when it\n"
-	       "                     exists), then write this run's time into it\n"
+	       "                     exists; a time after --now is ignored with a\n"
+	       "                     warning), then write this run's time into it\n"
+	       "                     --since, --window and --state together: the latest\n"
+	       "                     of their start times wins (a line is read when it\n"
+	       "                     is at or after each of them)\n"
 	       "  --now TIME         the time taken as now (tests; default: the clock), as\n"
 	       "                     --since; lines more than a day after it are in the\n"
 	       "                     future (so --now 0 counts no line of a known time)\n"
@@ -564,18 +568,33 @@ static int write_json(const struct kl_run *r, int argc, char **argv, int drains)
 	return rc;
 }
 
-/* --state: the time of the last run in, this run's out (atomically) */
+/* --state: the time of the last run in, this run's out (atomically). A
+ * time after now (a clock set back since, a file copied from another
+ * machine) is ignored with a warning: taken as "since" it would leave out
+ * every line up to it. */
 static int state_read(struct kl_run *r)
 {
 	FILE *fp = fopen(r->o.state, "r");
-	double t;
+	char buf[64] = "", *end;
+	double t = NAN;
 	if (!fp)
 		return errno == ENOENT ? 0 : (ch_error("cannot read the state file '%s' (--state): %s", r->o.state, strerror(errno)), CH_ERR_USAGE);
-	int ok = fscanf(fp, "%lf", &t) == 1 && t >= 0 && t <= KL_TIME_MAX;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
+	int ok = !ferror(fp) && n < sizeof(buf) - 1;
 	fclose(fp);
+	buf[n] = 0;
+	if (ok && !ch_parse_leading_double(buf, &t, &end))
+		ok = end[strspn(end, " \t\r\n")] == 0 && t >= 0 && t <= KL_TIME_MAX;
+	else
+		ok = 0;
 	if (!ok) {
 		ch_error("the state file '%s' (--state) does not hold a time (seconds since the epoch); remove it to read the whole log", r->o.state);
 		return CH_ERR_USAGE;
+	}
+	if (t > r->o.now) {
+		ch_warn("the state file '%s' (--state) holds %.3f, %.0f s after now (%.3f): ignored, not taken as the time of "
+			"the last run (the lines it would leave out are read)", r->o.state, t, t - r->o.now, r->o.now);
+		return 0;
 	}
 	if (isnan(r->o.since) || t > r->o.since)
 		r->o.since = t;

@@ -241,3 +241,24 @@ for row in '13\tpanic\tX\ty' '1x3\tdrain\tX\ty' '13\tdrain\tX\ty\n13\tinform\tX\
 done
 if [ -z "$bad" ]; then ok "kernel_log_xid_table_bad_rows_name_file_and_line"
 else nok kernel_log_xid_table_bad_rows_name_file_and_line "$bad"; fi
+
+# a state file whose time is after now: ignored with a warning (taken as
+# "since" it left out every line up to it), and this run's time written
+echo 1999999999.000 >"$TMP/future.state"
+"$HR" kernel-log --kernel-log $K/h100-node-journal.log --inventory "$INV" --state "$TMP/future.state" --now 2026-12-06T03:00:00Z \
+	>"$TMP/fs.out" 2>"$TMP/fs.err"; rc=$?
+if [ $rc = 1 ] && grep -q '^ERROR: clusterhealth: gpu1 Xid 79' "$TMP/fs.out" && grep -q "warning: the state file .* after now .*: ignored" "$TMP/fs.err" &&
+	grep -qx "1796526000.000" "$TMP/future.state"; then
+	ok "kernel_log_state_in_the_future_ignored ($(cut -c1-110 "$TMP/fs.err"))"
+else nok kernel_log_state_in_the_future_ignored "exit $rc (want 1: the Xid 79 read), state '$(cat "$TMP/future.state")'" "$TMP/fs.err"; fi
+
+# --since with --window: the later start wins, both ways, as --help says
+# (the journal's Xid 79 is at 02:14:07, its first flap at 02:10:00)
+since_win() { "$HR" kernel-log --kernel-log $K/h100-node-journal.log --inventory "$INV" --now 2026-12-06T03:00:00Z "$@" 2>&1 | grep -c 'clusterhealth:'; }
+a=$(since_win --since 2026-12-06T02:14:00Z --window 1d)  # --since later: Xid 79 only
+b=$(since_win --since 2026-12-01T00:00:00Z --window 2900) # --window later: Xid 79, the AER line and the last flap
+c=$(since_win --window 2900 --since 2026-12-06T02:14:00Z) # order does not matter
+if [ "$a" = 1 ] && [ "$b" = 3 ] && [ "$c" = 1 ] && "$HR" kernel-log --help | grep -q 'the latest' &&
+	grep -q 'and the latest one' docs/xid.md; then
+	ok "kernel_log_since_with_window_latest_wins (lines: --since later $a, --window later $b)"
+else nok kernel_log_since_with_window_latest_wins "faults: '$a' (want 1), '$b' (want 3), '$c' (want 1), or --help/docs/xid.md do not say it"; fi
