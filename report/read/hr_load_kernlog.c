@@ -74,6 +74,15 @@ int hl_load_kernel_log(struct ctx *c, const struct hr_result *r, int node)
 {
 	size_t i;
 
+	/* the fault lines the tool skipped for their time: said, as the tool
+	 * said them, so that a fault no rule saw is not taken for none */
+	if (r->kl_bad_time.is_int && r->kl_bad_time.i > 0)
+		hr_issue_add(&c->f->issues, HR_ISSUE_NOTE, c->path, 0, 0,
+			     "%lld kernel-log line%s with an unreadable time skipped (results.kernel_log.lines_bad_time: "
+			     "a time no kernel wrote, e.g. Feb 30 or before 1970, or more than a day after the run; "
+			     "their faults are not judged; docs/xid.md)",
+			     (long long)r->kl_bad_time.i, r->kl_bad_time.i == 1 ? "" : "s");
+
 	if (!r->kfaults_list.is_array) {
 		if (!hl_unavailable(r))
 			hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,

@@ -168,3 +168,14 @@ json.dump(d, open('$H/wrong.json', 'w'))"
 "$HR" history --db "$H/h.db" --night 2026-12-04 "$H/wrong.json" >"$H/out4" 2>&1; rc=$?
 if [ $rc = 2 ] && grep -q 'faults\[0\]: expected a fault' "$H/out4"; then ok kernel_log_history_wrong_fault
 else nok kernel_log_history_wrong_fault "exit $rc" "$H/out4"; fi
+
+# the fault lines kernel-log skipped for an impossible time are said in the
+# fleet report (terminal and report.md), not taken for a clean log
+printf '[Mon Feb 30 02:14:07 2026] NVRM: Xid (PCI:0000:43:00): 79, pid=0, GPU has fallen off the bus.\n[Sun Dec  6 25:14:07 2026] NVRM: Xid (PCI:0000:43:00): 48, pid=0, DBE\n[    5.0] kernel: Linux version 6.1.0\n' >"$TMP/badtime.log"
+mkdir -p "$TMP/bt"
+"$HR" kernel-log --kernel-log "$TMP/badtime.log" --inventory "$INV" --now 2026-12-06T03:00:00Z --json "$TMP/bt/kl.json" >/dev/null 2>&1
+"$HR" --out "$TMP/btout" "$TMP/bt" >"$TMP/bt.out" 2>&1; rc=$?
+if grep -q '2 kernel-log lines with an unreadable time skipped' "$TMP/bt.out" &&
+	grep -q '2 kernel-log lines with an unreadable time skipped' "$TMP/btout/report.md"; then
+	ok "kernel_log_report_says_lines_with_an_unreadable_time (exit $rc; $(grep -m1 -o '2 kernel-log lines with an unreadable time skipped' "$TMP/bt.out"))"
+else nok kernel_log_report_says_lines_with_an_unreadable_time "exit $rc; not in the terminal or report.md" "$TMP/bt.out"; fi
