@@ -84,3 +84,31 @@ n16=$(FAKE_NVML_GPUS=16 LD_LIBRARY_PATH="$FAKE" CH_SYSFS_ROOT=tests/data/sysfs/h
 	python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["host"]["inventory"]["gpus"]; print(len(g), len({x["pci_bus_id"] for x in g}), len({x["uuid"] for x in g}))' "$TMP/inv16.json")
 if [ -z "$bad" ] && [ "$n16" = "16 16 16" ]; then ok "fake_nvml_gpu_count (16 GPUs, distinct bus ids and UUIDs; 0, 17, x, 2x, -1, ' 8' refused)"
 else nok fake_nvml_gpu_count "not refused:$bad; 16 GPUs: '$n16'" "$TMP/bad.out"; fi
+
+# ---- the active checks' limits from the environment: whole seconds, 1 to
+# 3600; a word, a sign, 0 (timeout's "no limit"), a huge value: exit 2
+# naming the variable
+bad=
+for var in CH_GATE_ACTIVE_SEC CH_GATE_ALLREDUCE_SEC; do
+	for v in abc -5 0 1e3 3601 99999999999 "8 "; do
+		out=$(gate "$TMP/gv" "$var=$v" -- --kernel-log "$TMP/empty.log" 2>&1); rc=$?
+		{ [ $rc = 2 ] && grep -q "error: invalid value '$v' for $var (expected whole seconds, 1 to 3600)" <<<"$out"; } ||
+			bad="$bad [$var=$v: exit $rc: $(grep -m1 -E 'error|clusterhealth' <<<"$out" | cut -c1-100)]"
+	done
+done
+if [ -z "$bad" ]; then ok "healthcheck_gate_sec_variables_validated (abc, -5, 0, 1e3, 3601, 99999999999, '8 ' refused for both)"
+else nok healthcheck_gate_sec_variables_validated "$bad"; fi
+
+# ---- every check is time-limited: an inventory that takes the whole
+# budget leaves the kernel log no time; it is not run (an error of the
+# gate, exit 4), never run without a limit (a kernel log that never ends,
+# a FIFO no one writes, hung the gate past Slurm's 60 s)
+printf '#!/bin/sh\nsleep 30\n' >"$TMP/slow-roofline"; chmod +x "$TMP/slow-roofline"
+mkfifo "$TMP/never.fifo"
+t0=$(date +%s)
+timeout 60 env B="$B" CH_GATE_ROOFLINE="$TMP/slow-roofline" scripts/healthcheck --out "$TMP/gs" --node standin \
+	--kernel-log "$TMP/never.fifo" --budget 5 >"$TMP/gs.out" 2>&1; rc=$?
+dt=$(( $(date +%s) - t0 ))
+if [ $rc = 4 ] && [ $dt -le 20 ] && grep -q "the gate's kernel_log check could not run: .*no time left" "$TMP/gs.out"; then
+	ok "healthcheck_every_check_time_limited (--budget 5: done in $dt s, exit 4; $(grep -m1 "kernel_log check" "$TMP/gs.out" | cut -c1-120))"
+else nok healthcheck_every_check_time_limited "exit $rc (want 4) after $dt s (want <= 20)" "$TMP/gs.out"; fi
