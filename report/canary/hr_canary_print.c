@@ -419,7 +419,9 @@ static void print_losses(FILE *f, const struct hr_canary_in *in, const struct hr
 					"no --params and no all-reduce model (no allreduce_bw results, no --alpha-us/--bw-gbps)" :
 					!in->params.src ? "no --params (the gradient's size)" :
 					"no all-reduce model (no allreduce_bw results, no --alpha-us/--bw-gbps)";
-			if (l->kind == HR_LOSS_INPUT && in->input_wait_not_measured[0])
+			if (l->kind == HR_LOSS_COMM && o->comm_not_fitted[0])
+				fprintf(f, "  %d. %-38s %s\n", i + 1, loss_name(l->kind), hr_term(o->comm_not_fitted));
+			else if (l->kind == HR_LOSS_INPUT && in->input_wait_not_measured[0])
 				fprintf(f, "  %d. %-38s not measured: %s\n", i + 1, loss_name(l->kind),
 					hr_term(in->input_wait_not_measured));
 			else

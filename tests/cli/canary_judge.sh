@@ -232,6 +232,20 @@ then echo "ok canary_fsdp_formula"; else echo "not ok canary_fsdp_formula"; fi
 expect canary_bad_parallelism 2 "$HR" canary "${FS[@]}" --parallelism zero3 &&
 has canary_bad_parallelism "unknown value 'zero3' for --parallelism (expected: ddp, fsdp)"
 
+# ---- a communication model that does not fit: never "inf%" or "nan%", the
+# row says "not fitted" (a model putting more all-reduce in a step than the
+# whole step; no all-reduce today at 1 GPU to compare the target's with)
+for par in ddp fsdp; do
+	expect "canary_comm_misfit_not_fitted_$par" 0 "$HR" canary --gpus-now 8 --target-gpus 16 --step-time 1s --params 1e16 \
+		--alpha-us 0 --bw-gbps 0.01 --baseline-gpus 4 --baseline-step-time 0.9s --parallelism $par --json "$TMP/misfit-$par.json" &&
+	hasnt "canary_comm_misfit_not_fitted_$par" "inf%" "nan%" "xinf" "-nan" " inf " " nan " &&
+	has "canary_comm_misfit_not_fitted_$par" "exposed communication                  not fitted: the model predicts" \
+		"its predictions are not used"
+done
+expect canary_one_gpu_today_not_fitted 2 "$HR" canary --gpus-now 1 --target-gpus 8 --alpha-us 5 --bw-gbps 40 --params 8e9 &&
+hasnt canary_one_gpu_today_not_fitted "inf%" "nan%" "xinf" &&
+has canary_one_gpu_today_not_fitted "not fitted: no all-reduce at 1 GPU today to compare the target's with"
+
 # ---- health_report steps: a log of 8 steps after the warm-up says 8, not the
 # window asked; the per-rank table shows each rank's name (here a file's path) whole
 mkdir -p "$TMP/short"
