@@ -70,6 +70,15 @@ expect canary_hf_summary_step 1 "$HR" canary --steps $STEPS/hf_trainer_state.jso
 has canary_hf_summary_step "today: mean step (run summary)           3.937 s (train_runtime / steps" \
 	"step time at 8 GPUs (today)              3.94 s                             [measured]" &&
 hasnt canary_hf_summary_step "nothing to judge"
+# the same trainer_state.json compact (one line, no spaces, as json.dumps
+# with separators writes it): read the same
+python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":")), end="")' \
+	$STEPS/hf_trainer_state.json >"$TMP/trainer_state.json"
+expect canary_hf_compact_trainer_state 1 "$HR" canary --steps "$TMP/trainer_state.json" --gpus-now 8 --target-gpus 16 &&
+has canary_hf_compact_trainer_state "today: mean step (run summary)           3.937 s (train_runtime / steps" \
+	"step time at 8 GPUs (today)              3.94 s                             [measured]"
+expect steps_hf_compact_trainer_state 0 "$HR" steps "$TMP/trainer_state.json" &&
+has steps_hf_compact_trainer_state "Hugging Face Trainer; 3 step records in 1 of 1 files" "3.94 s (train_runtime / steps, the whole run)"
 # a log with no step time at all: the canary says which figure is missing from which file
 expect canary_no_step_says_why 2 "$HR" canary --steps $STEPS/hf_issue9415_srun_labels.log --gpus-now 8 --target-gpus 16 &&
 has canary_no_step_says_why "nothing to judge: --steps $STEPS/hf_issue9415_srun_labels.log: no step time in these logs"
