@@ -71,7 +71,7 @@ static const struct opt_def opt_defs[] = {
 	{ "target-efficiency", K_FRAC, OFF(target_efficiency), 0.01, 1, 0, "the efficiency question: can today's scale reach this? (without --target-gpus: the question only)" },
 	{ "scaling-efficiency", K_FRAC, OFF(scaling_efficiency), 0.01, 1, 0, "today's scaling efficiency vs --baseline-gpus, for the question (instead of step times)" },
 	{ "host-cpu", K_FRAC, OFF(host_cpu_frac), 0, 1, 0, "busy share of the host CPUs while training (else from --steps)" },
-	{ "loader-workers", K_COUNT, OFF(loader_workers), 0, 100000, 0, "dataloader worker processes per node" },
+	{ "loader-workers", K_COUNT, OFF(loader_workers), 1, 100000, 0, "dataloader worker processes per node (none: leave it out)" },
 	{ "loader-placement", K_MODEL, 0, 0, 0, 0, "where the dataloader workers run, as loader_contention names it: shared (pinned with the GPU feeder threads, on their cores), isolated, numa-local, numa-remote or as-is" },
 	{ "parallelism", K_MODEL, 0, 0, 0, 0, "ddp (default: one all-reduce of the gradient per step) or fsdp (a reduce-scatter of the gradient and two all-gathers of the parameters, the first exposed)" },
 	{ "nic-gbps", K_NUM, 0, 0.1, 1e5, 0, "each GPU's NIC line rate, Gb/s: the inter-node all-reduce when none was measured" },

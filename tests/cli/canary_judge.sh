@@ -255,6 +255,14 @@ expect canary_one_gpu_today_not_fitted 2 "$HR" canary --gpus-now 1 --target-gpus
 hasnt canary_one_gpu_today_not_fitted "inf%" "nan%" "xinf" &&
 has canary_one_gpu_today_not_fitted "not fitted: no all-reduce at 1 GPU today to compare the target's with"
 
+# ---- --loader-workers 0 (no worker processes, nothing to pin): a usage
+# error, on the command line and in an --inputs file
+expect canary_loader_workers_zero 2 "$HR" canary --gpus-now 8 --step-time 1s --target-gpus 16 --loader-workers 0 &&
+has canary_loader_workers_zero "error: value '0' for --loader-workers is out of range (expected 1 to 100000)"
+printf 'loader-workers = 0\n' >"$TMP/lw0.txt"
+expect canary_loader_workers_zero_inputs 2 "$HR" canary --gpus-now 8 --step-time 1s --target-gpus 16 --inputs "$TMP/lw0.txt" &&
+has canary_loader_workers_zero_inputs "error: value '0' for loader-workers ($TMP/lw0.txt:1) is out of range (expected 1 to 100000)"
+
 # ---- health_report steps: a log of 8 steps after the warm-up says 8, not the
 # window asked; the per-rank table shows each rank's name (here a file's path) whole
 mkdir -p "$TMP/short"
