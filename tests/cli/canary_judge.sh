@@ -238,6 +238,13 @@ assert abs(ff["step_target_sec"]["value"] - fd["step_target_sec"]["value"]) > 1e
 assert ddp["model"].startswith("data parallel") and fsdp["model"].startswith("FSDP") and fsdp["inputs"]["parallelism"] == "fsdp"
 PY
 then echo "ok canary_fsdp_formula"; else echo "not ok canary_fsdp_formula"; fi
+# the target's row and the verdict say FSDP's collectives, with a step time
+# and without (measurements only), never "all-reduce"
+has canary_fsdp_target_row "FSDP all-gathers + reduce-scatter        1.19 s"
+expect canary_fsdp_target_row_no_step 0 "$HR" canary --gpus-now 8 --target-gpus 128 --alpha-us 5 --bw-gbps 40 --params 8e9 --parallelism fsdp &&
+has canary_fsdp_target_row_no_step "  FSDP all-gathers + reduce-scatter        1.19 s, busbw 39.94 GB/s" \
+	"the FSDP all-gathers + reduce-scatter keeps 99.9% of today's busbw" "input wait and FSDP collectives scaling only" &&
+hasnt canary_fsdp_target_row_no_step "  all-reduce       " "the all-reduce keeps"
 expect canary_bad_parallelism 2 "$HR" canary "${FS[@]}" --parallelism zero3 &&
 has canary_bad_parallelism "unknown value 'zero3' for --parallelism (expected: ddp, fsdp)"
 
