@@ -20,7 +20,9 @@
 #include "hw/ch_kmsg.h"
 
 #define KL_MAX_DEVS 256
-#define KL_MAX_GROUPS 512
+/* the devices and codes listed one by one; the fault lines of any more are
+ * counted together, their worst action kept (a drain is never lost) */
+#define KL_MAX_GROUPS 65536
 /* a line more than this after --now (the clock) is in the future: its time
  * is impossible (seconds) */
 #define KL_FUTURE_SEC 86400.0
@@ -62,8 +64,11 @@ struct kl_run {
 	struct ch_xid_table table;
 	struct kl_dev devs[KL_MAX_DEVS];
 	int ndevs, have_inventory;
-	struct kl_group g[KL_MAX_GROUPS];
-	int ng;
+	struct kl_group *g;         /* grown as needed, at most KL_MAX_GROUPS */
+	int ng, gcap;
+	int *hash, hcap;            /* index + 1 of a group by its key, 0 free */
+	long over_lines;            /* fault lines past KL_MAX_GROUPS groups */
+	enum ch_kaction over_action; /* their worst action */
 	long lines, skipped_old, bad_time;
 	double boot_epoch; /* wall time of boot for /dev/kmsg, NAN otherwise */
 };
@@ -281,14 +286,79 @@ static const struct kl_dev *find_dev(const struct kl_run *r, const char *bus)
 	return NULL;
 }
 
-static void add_fault(struct kl_run *r, const struct ch_kfault *f)
+static unsigned group_key(enum ch_kfault_kind kind, int code, const char *dev)
+{
+	unsigned h = 2166136261u ^ (unsigned)kind;
+	h = (h ^ (unsigned)code) * 16777619u;
+	for (; *dev; dev++)
+		h = (h ^ (unsigned char)*dev) * 16777619u;
+	return h;
+}
+
+/* the group of @kind, @code on @dev, made when new; NULL when there are
+ * KL_MAX_GROUPS already, -1 in *oom when out of memory */
+static struct kl_group *group_get(struct kl_run *r, enum ch_kfault_kind kind, int code, const char *dev, int *oom)
+{
+	unsigned m, i;
+	if (r->hcap) {
+		m = (unsigned)r->hcap - 1;
+		for (i = group_key(kind, code, dev) & m; r->hash[i]; i = (i + 1) & m) {
+			struct kl_group *g = &r->g[r->hash[i] - 1];
+			if (g->kind == kind && g->code == code && !strcmp(g->dev, dev))
+				return g;
+		}
+	}
+	if (r->ng >= KL_MAX_GROUPS)
+		return NULL;
+	if (r->ng == r->gcap) {
+		int cap = r->gcap ? 2 * r->gcap : 64;
+		struct kl_group *g = realloc(r->g, (size_t)cap * sizeof(*g));
+		if (!g) {
+			*oom = 1;
+			return NULL;
+		}
+		r->g = g;
+		r->gcap = cap;
+	}
+	if (2 * (r->ng + 1) > r->hcap) {
+		int hcap = r->hcap ? 2 * r->hcap : 128, *h = calloc((size_t)hcap, sizeof(*h));
+		if (!h) {
+			*oom = 1;
+			return NULL;
+		}
+		free(r->hash);
+		r->hash = h;
+		r->hcap = hcap;
+		for (int k = 0; k < r->ng; k++) {
+			for (i = group_key(r->g[k].kind, r->g[k].code, r->g[k].dev) & (unsigned)(hcap - 1); h[i];
+			     i = (i + 1) & (unsigned)(hcap - 1))
+				;
+			h[i] = k + 1;
+		}
+	}
+	m = (unsigned)r->hcap - 1;
+	for (i = group_key(kind, code, dev) & m; r->hash[i]; i = (i + 1) & m)
+		;
+	r->hash[i] = r->ng + 1;
+	struct kl_group *g = &r->g[r->ng++];
+	memset(g, 0, sizeof(*g));
+	snprintf(g->dev, sizeof(g->dev), "%s", dev);
+	g->kind = kind;
+	g->code = code;
+	return g;
+}
+
+static void group_note(struct kl_run *r, struct kl_group *g, const struct ch_kfault *f, double wall);
+
+/* one fault line into its group; -1 out of memory */
+static int add_fault(struct kl_run *r, const struct ch_kfault *f)
 {
 	const struct kl_dev *d = find_dev(r, f->bus_id);
 	double wall = f->wall_sec;
 	enum ch_kfault_kind kind = f->kind == CH_KF_LINK_UP ? CH_KF_LINK_DOWN : f->kind;
-	int code = kind == CH_KF_LINK_DOWN ? 0 : f->code;
+	int code = kind == CH_KF_LINK_DOWN ? 0 : f->code, oom = 0;
 	char name[48];
-	struct kl_group *g = NULL;
+	struct kl_group *g;
 
 	if (isnan(wall) && !isnan(r->boot_epoch) && !isnan(f->boot_sec))
 		wall = r->boot_epoch + f->boot_sec;
@@ -296,40 +366,46 @@ static void add_fault(struct kl_run *r, const struct ch_kfault *f)
 	 * than a day after now */
 	if (f->bad_time || (!isnan(wall) && !(wall >= 0 && wall <= r->o.now + KL_FUTURE_SEC))) {
 		r->bad_time++;
-		return;
+		return 0;
 	}
 	if (!isnan(r->o.since) && !isnan(wall) && wall < r->o.since) {
 		r->skipped_old++;
-		return;
+		return 0;
 	}
 	/* AER and link lines of other devices than the inventory's GPUs and NICs */
 	if (r->have_inventory && !d && (f->kind == CH_KF_AER || kind == CH_KF_LINK_DOWN))
-		return;
+		return 0;
 	if (d)
 		snprintf(name, sizeof(name), "%s", d->name);
 	else
 		snprintf(name, sizeof(name), "%s%s", f->kind == CH_KF_SXID ? "nvswitch " : "pci ",
 			 f->bus_id[0] ? f->bus_id : "(bus unknown)");
-	for (int i = 0; i < r->ng && !g; i++)
-		if (r->g[i].kind == kind && r->g[i].code == code && !strcmp(r->g[i].dev, name))
-			g = &r->g[i];
-	if (!g) {
-		if (r->ng >= KL_MAX_GROUPS)
-			return;
-		g = &r->g[r->ng++];
-		memset(g, 0, sizeof(*g));
-		snprintf(g->dev, sizeof(g->dev), "%s", name);
+	if (!(g = group_get(r, kind, code, name, &oom))) {
+		enum ch_kaction a = f->kind == CH_KF_LINK_UP ? CH_KA_NONE : ch_kfault_action(&r->table, f);
+		if (oom)
+			return -1;
+		r->over_lines++;
+		if (a > r->over_action)
+			r->over_action = a;
+		return 0;
+	}
+	if (!g->count && !g->ups) {
 		snprintf(g->bus, sizeof(g->bus), "%s", f->bus_id);
 		snprintf(g->uuid, sizeof(g->uuid), "%s", d ? d->uuid : "");
 		g->gpu_index = d ? d->gpu_index : -1;
-		g->kind = kind;
-		g->code = code;
 		g->first_wall = wall;
 	}
 	if (f->kind == CH_KF_LINK_UP) {
 		g->ups++;
-		return;
+		return 0;
 	}
+	group_note(r, g, f, wall);
+	return 0;
+}
+
+/* the fault line @f (of wall time @wall) counted in @g */
+static void group_note(struct kl_run *r, struct kl_group *g, const struct ch_kfault *f, double wall)
+{
 	g->count++;
 	g->last_wall = wall;
 	g->last_boot = f->boot_sec;
@@ -352,31 +428,44 @@ static void add_fault(struct kl_run *r, const struct ch_kfault *f)
  * line of its own, with no time, which no --window leaves out), its NUL
  * bytes dropped (a syslog file holds runs of them after a crash, before the
  * next line); a line longer than any kernel record (KL_LINE_MAX) is no
- * kernel record and is skipped. */
+ * kernel record and is skipped, read past without being held (a file with
+ * no newline, /dev/zero, takes no more memory than one record). */
 #define KL_LINE_MAX 65536
 static int read_stream(struct kl_run *r, FILE *fp)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	char *line = malloc(KL_LINE_MAX + 1);
+	size_t k = 0;
+	int c, over = 0, rc = 0;
 	struct ch_kmsg_parser p;
 	struct ch_kfault f;
 
+	if (!line)
+		return -2;
 	ch_kmsg_parser_init(&p);
-	while ((n = getline(&line, &cap, fp)) >= 0) {
-		ssize_t i, k = 0;
-		r->lines++;
-		if (n > KL_LINE_MAX)
+	for (;;) {
+		c = getc_unlocked(fp);
+		if (c != EOF && c != '\n') {
+			if (c && !over && k < KL_LINE_MAX)
+				line[k++] = (char)c;
+			else if (c)
+				over = 1;
 			continue;
-		for (i = 0; i < n; i++)
-			if (line[i])
-				line[k++] = line[i];
+		}
+		if (c == EOF && k == 0 && !over)
+			break;
+		r->lines++;
 		line[k] = 0;
-		if (ch_kmsg_parse_line(&p, line, &f))
-			add_fault(r, &f);
+		if (!over && ch_kmsg_parse_line(&p, line, &f) && add_fault(r, &f)) {
+			rc = -2;
+			break;
+		}
+		k = 0;
+		over = 0;
+		if (c == EOF)
+			break;
 	}
 	free(line);
-	return ferror(fp) ? -1 : 0;
+	return rc ? rc : ferror(fp) ? -1 : 0;
 }
 
 /* /dev/kmsg: one record per read(), until none is left (non-blocking) */
@@ -406,8 +495,11 @@ static int read_kmsg(struct kl_run *r)
 		rec[n] = 0;
 		rec[strcspn(rec, "\n")] = 0; /* the continuation lines (key=value) aside */
 		r->lines++;
-		if (ch_kmsg_parse_line(&p, rec, &f))
-			add_fault(r, &f);
+		if (ch_kmsg_parse_line(&p, rec, &f) && add_fault(r, &f)) {
+			close(fd);
+			ch_error("out of memory");
+			return CH_ERR_RUNTIME;
+		}
 	}
 	close(fd);
 	return 0;
@@ -421,17 +513,27 @@ static int read_log(struct kl_run *r)
 	r->boot_epoch = NAN;
 	if (!r->o.log)
 		return read_kmsg(r);
-	if (!strcmp(r->o.log, "-"))
-		return read_stream(r, stdin) ? (ch_error("cannot read the kernel log from standard input"), CH_ERR_USAGE) : 0;
+	if (!strcmp(r->o.log, "-")) {
+		rc = read_stream(r, stdin);
+		if (rc == -2)
+			return ch_error("out of memory"), CH_ERR_RUNTIME;
+		return rc ? (ch_error("cannot read the kernel log from standard input: %s", strerror(errno)), CH_ERR_USAGE) : 0;
+	}
 	fp = fopen(r->o.log, "r");
 	if (!fp) {
 		ch_error("cannot read the kernel log '%s' (--kernel-log): %s", r->o.log, strerror(errno));
 		return CH_ERR_USAGE;
 	}
+	errno = 0;
 	rc = read_stream(r, fp);
+	int err = errno;
 	fclose(fp);
+	if (rc == -2) {
+		ch_error("out of memory");
+		return CH_ERR_RUNTIME;
+	}
 	if (rc) {
-		ch_error("cannot read the kernel log '%s' (--kernel-log): a read error", r->o.log);
+		ch_error("cannot read the kernel log '%s' (--kernel-log): %s", r->o.log, err ? strerror(err) : "a read error");
 		return CH_ERR_USAGE;
 	}
 	return 0;
@@ -561,6 +663,8 @@ static int write_json(const struct kl_run *r, int argc, char **argv, int drains)
 			       isnan(r->o.window) ? json_null() : json_real(r->o.window), "lines_read", (json_int_t)r->lines,
 			       "lines_before_since", (json_int_t)r->skipped_old, "lines_bad_time", (json_int_t)r->bad_time,
 			       "faults", groups_json(r));
+	json_object_set_new(kl, "lines_not_listed", json_integer(r->over_lines));
+	json_object_set_new(kl, "not_listed_action", json_string(ch_kaction_name(r->over_action)));
 	json_object_set_new(ch_result_results(res), "kernel_log", kl);
 	rc = ch_result_finish(res, drains ? CH_ERR_CHECK : CH_OK,
 			      drains ? "a kernel-log fault to drain for" : NULL);
@@ -637,8 +741,10 @@ static int run(struct kl_run *r, int argc, char **argv)
 	}
 	if (!isnan(r->o.window) && (isnan(r->o.since) || r->o.now - r->o.window > r->o.since))
 		r->o.since = r->o.now - r->o.window;
-	if ((r->o.state && state_read(r)) || (r->o.inventory && load_inventory(r)) || read_log(r))
+	if ((r->o.state && state_read(r)) || (r->o.inventory && load_inventory(r)))
 		return 2;
+	if ((rc = read_log(r)))
+		return rc == CH_ERR_RUNTIME ? 4 : 2;
 	if (r->bad_time)
 		ch_warn("%ld fault line(s) of the kernel log skipped: an impossible time (negative, not a number, before 1970, "
 			"a date or hour no clock shows such as Feb 30 or 25:14, or more than a day after now)", r->bad_time);
@@ -646,7 +752,13 @@ static int run(struct kl_run *r, int argc, char **argv)
 	qsort(r->g, (size_t)r->ng, sizeof(r->g[0]), group_cmp);
 	for (int i = 0; i < r->ng; i++)
 		drains += r->g[i].action >= CH_KA_RESET;
+	drains += r->over_action >= CH_KA_RESET;
 	print_groups(r);
+	if (r->over_lines)
+		printf("%s: clusterhealth: %ld more fault line%s on devices and codes past the first %d not listed one by one "
+		       "(the worst action among them: %s): %s\n", r->over_action >= CH_KA_RESET ? "ERROR" : "INFO",
+		       r->over_lines, r->over_lines == 1 ? "" : "s", KL_MAX_GROUPS, ch_kaction_name(r->over_action),
+		       r->over_action >= CH_KA_RESET ? "drain" : "no drain");
 	if (r->o.json && (rc = write_json(r, argc, argv, drains)))
 		return rc == CH_ERR_USAGE ? 2 : 4;
 	if (r->o.state && state_write(r))
@@ -670,6 +782,8 @@ int hr_kernlog_main(int argc, char **argv)
 	}
 	rc = run(r, argc, argv);
 	ch_xid_table_free(&r->table);
+	free(r->g);
+	free(r->hash);
 	free(r);
 	return rc;
 }

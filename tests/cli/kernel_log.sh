@@ -262,3 +262,37 @@ if [ "$a" = 1 ] && [ "$b" = 3 ] && [ "$c" = 1 ] && "$HR" kernel-log --help | gre
 	grep -q 'and the latest one' docs/xid.md; then
 	ok "kernel_log_since_with_window_latest_wins (lines: --since later $a, --window later $b)"
 else nok kernel_log_since_with_window_latest_wins "faults: '$a' (want 1), '$b' (want 3), '$c' (want 1), or --help/docs/xid.md do not say it"; fi
+
+# a log of more devices and codes than a fixed table held (512): the Xid
+# 79 after 600 unknown codes is still found (it was dropped: exit 0)
+python3 -c 'import sys
+for c in range(1000, 1600): print("[ 10.0] NVRM: Xid (PCI:0000:43:00): %d, pid=1, unknown" % c)
+print("[ 11.0] NVRM: Xid (PCI:0000:43:00): 79, pid=0, GPU has fallen off the bus.")' >"$TMP/many.log"
+"$HR" kernel-log --kernel-log "$TMP/many.log" -q >"$TMP/many.out" 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q '^ERROR: clusterhealth: pci 0000:43:00.0 Xid 79 ' "$TMP/many.out"; then
+	ok "kernel_log_many_codes_keep_the_drain (600 unknown codes, then Xid 79: exit 1)"
+else nok kernel_log_many_codes_keep_the_drain "exit $rc (want 1 and the Xid 79 line)" "$TMP/many.out"; fi
+
+# a file with no newline (200 MB, from a pipe) is read in one record's
+# memory, not held whole (it took 200 MB)
+rss=$(python3 - "$HR" <<'PY'
+import resource, subprocess, sys
+src = subprocess.Popen(["sh", "-c", "head -c 200000000 /dev/zero | tr '\\0' a"], stdout=subprocess.PIPE)
+rc = subprocess.call([sys.argv[1], "kernel-log", "--kernel-log", "-"], stdin=src.stdout, stdout=subprocess.DEVNULL)
+src.wait()
+print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+PY
+)
+if [ "${rss%% *}" = 0 ] && [ "${rss##* }" -lt 100 ]; then ok "kernel_log_no_newline_bounded_memory (exit 0, max RSS ${rss##* } MB for 200 MB without a newline)"
+elif [ -n "${SANITIZE:-}" ]; then echo "skip kernel_log_no_newline_bounded_memory: a sanitizer build's memory is not the program's"
+else nok kernel_log_no_newline_bounded_memory "exit and max RSS (MB): '$rss' (want 0 and under 100)"; fi
+# past 65536 devices and codes the rest are counted together, their worst
+# action kept: a drain among them is still a drain
+python3 -c 'import sys
+for c in range(100000, 166000): print("[ 10.0] NVRM: Xid (PCI:0000:43:00): %d, pid=1, unknown" % c)
+print("[ 11.0] NVRM: Xid (PCI:0000:43:00): 79, pid=0, GPU has fallen off the bus.")' >"$TMP/over.log"
+"$HR" kernel-log --kernel-log "$TMP/over.log" -q --json "$TMP/over.json" >"$TMP/over.out" 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q '^ERROR: clusterhealth: 465 more fault lines on devices and codes past the first 65536 not listed one by one (the worst action among them: reboot): drain$' "$TMP/over.out" &&
+	python3 -c 'import json,sys; k=json.load(open(sys.argv[1]))["results"]["kernel_log"]; assert k["lines_not_listed"] == 465 and k["not_listed_action"] == "reboot"' "$TMP/over.json"; then
+	ok "kernel_log_past_the_group_limit_keeps_the_drain"
+else nok kernel_log_past_the_group_limit_keeps_the_drain "exit $rc (want 1)" "$TMP/over.out"; fi
