@@ -112,3 +112,27 @@ dt=$(( $(date +%s) - t0 ))
 if [ $rc = 4 ] && [ $dt -le 20 ] && grep -q "the gate's kernel_log check could not run: .*no time left" "$TMP/gs.out"; then
 	ok "healthcheck_every_check_time_limited (--budget 5: done in $dt s, exit 4; $(grep -m1 "kernel_log check" "$TMP/gs.out" | cut -c1-120))"
 else nok healthcheck_every_check_time_limited "exit $rc (want 4) after $dt s (want <= 20)" "$TMP/gs.out"; fi
+
+# ---- a signal to the gate (slurmd stopping it, Ctrl-C) stops the check it
+# runs too: no check left running to its limit after the gate is gone, no
+# run folder left behind, exit 128+15
+printf '#!/bin/sh\nsleep 25\n' >"$TMP/slow2-roofline"; chmod +x "$TMP/slow2-roofline"
+timeout 60 env B="$B" CH_GATE_ROOFLINE="$TMP/slow2-roofline" scripts/healthcheck --out "$TMP/gsig" --node standin \
+	--kernel-log "$TMP/empty.log" --budget 30 >"$TMP/gsig.out" 2>&1 &
+wrap=$!
+gpid=
+for _ in $(seq 1 50); do
+	gpid=$(pgrep -P "$(pgrep -P $wrap | head -1)" 2>/dev/null | head -1)
+	[ -n "$gpid" ] && pgrep -f "$TMP/slow2-roofline --kernels" >/dev/null && break
+	sleep 0.1
+done
+kill -TERM "$(pgrep -f "^/bin/bash scripts/healthcheck --out $TMP/gsig" | head -1)" 2>/dev/null
+wait $wrap; rc=$?
+sleep 0.5
+left=$(pgrep -f "$TMP/slow2-roofline --kernels" | wc -l)
+if [ $rc = 143 ] && [ "$left" = 0 ] && [ -z "$(ls -d "$TMP"/gsig/run.* 2>/dev/null)" ]; then
+	ok "healthcheck_signal_stops_the_running_check (exit $rc; no check left running)"
+else
+	nok healthcheck_signal_stops_the_running_check "exit $rc (want 143), $left check process(es) left running"
+	for p in $(pgrep -f "$TMP/slow2-roofline --kernels"); do kill "$p"; done
+fi
