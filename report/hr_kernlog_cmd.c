@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "base/ch_common.h"
 #include "base/ch_parse.h"
@@ -672,15 +673,44 @@ static int write_json(const struct kl_run *r, int argc, char **argv, int drains)
 	return rc;
 }
 
+/* the folder of the state file @path: an error (CH_ERR_USAGE) when it is
+ * not a folder this process can write in */
+static int state_dir_check(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (access(dir, W_OK | X_OK)) {
+		ch_error("cannot write the state file '%s' (--state): its folder '%s': %s", path, dir, strerror(errno));
+		return CH_ERR_USAGE;
+	}
+	return 0;
+}
+
 /* --state: the time of the last run in, this run's out (atomically). A
  * time after now (a clock set back since, a file copied from another
  * machine) is ignored with a warning: taken as "since" it would leave out
  * every line up to it. */
 static int state_read(struct kl_run *r)
 {
-	FILE *fp = fopen(r->o.state, "r");
+	FILE *fp;
 	char buf[64] = "", *end;
 	double t = NAN;
+	struct stat st;
+	/* it is written here at the end (a new file renamed over it): its
+	 * folder must take it, and it must be a file, before any work */
+	if (state_dir_check(r->o.state))
+		return CH_ERR_USAGE;
+	if (stat(r->o.state, &st) == 0 && !S_ISREG(st.st_mode)) {
+		ch_error("the state file '%s' (--state) is not a regular file", r->o.state);
+		return CH_ERR_USAGE;
+	}
+	fp = fopen(r->o.state, "r");
 	if (!fp)
 		return errno == ENOENT ? 0 : (ch_error("cannot read the state file '%s' (--state): %s", r->o.state, strerror(errno)), CH_ERR_USAGE);
 	size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
@@ -709,12 +739,19 @@ static int state_write(const struct kl_run *r)
 {
 	char tmp[4096];
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", r->o.state, (int)getpid());
-	FILE *fp = fopen(tmp, "w");
+	/* a new file of its own (O_EXCL, no link followed): a link planted at
+	 * the temporary name cannot make it write elsewhere */
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!fp || fprintf(fp, "%.3f\n", r->o.now) < 0 || fflush(fp) || fsync(fileno(fp))) {
+		int err = errno;
 		if (fp)
 			fclose(fp);
-		unlink(tmp);
-		ch_error("cannot write the state file '%s' (--state)", r->o.state);
+		else if (fd >= 0)
+			close(fd);
+		if (fd >= 0)
+			unlink(tmp);
+		ch_error("cannot write the state file '%s' (--state): %s", r->o.state, strerror(err));
 		return CH_ERR_RUNTIME;
 	}
 	fclose(fp);

@@ -296,3 +296,18 @@ if [ $rc = 1 ] && grep -q '^ERROR: clusterhealth: 465 more fault lines on device
 	python3 -c 'import json,sys; k=json.load(open(sys.argv[1]))["results"]["kernel_log"]; assert k["lines_not_listed"] == 465 and k["not_listed_action"] == "reboot"' "$TMP/over.json"; then
 	ok "kernel_log_past_the_group_limit_keeps_the_drain"
 else nok kernel_log_past_the_group_limit_keeps_the_drain "exit $rc (want 1)" "$TMP/over.out"; fi
+
+# --state: a folder (not a file) and a folder that cannot take the file are
+# errors before any work (it said 'remove it' of a folder, and read the log
+# before failing to write); a link planted at the temporary name is not
+# followed (the file it points to was overwritten)
+o1=$("$HR" kernel-log --kernel-log $K/h100-node-journal.log --state "$TMP" 2>&1); r1=$?
+o2=$("$HR" kernel-log --kernel-log $K/h100-node-journal.log --state "$TMP/no/such/dir/st" 2>&1); r2=$?
+echo "keep me" >"$TMP/victim"
+bash -c 'ln -s "$1" "$2.tmp.$$"; exec "$3" kernel-log --kernel-log "$4" --state "$2" --now 2026-12-06T03:00:00Z -q' _ \
+	"$TMP/victim" "$TMP/planted.state" "$HR" $K/h100-node-journal.log >"$TMP/planted.out" 2>&1; r3=$?
+if [ $r1 = 2 ] && grep -q "error: the state file '$TMP' (--state) is not a regular file" <<<"$o1" &&
+	[ $r2 = 2 ] && grep -q "error: cannot write the state file .*its folder '$TMP/no/such/dir': No such file or directory" <<<"$o2" &&
+	! grep -q 'clusterhealth:' <<<"$o2" && [ "$(cat "$TMP/victim")" = "keep me" ] && [ $r3 = 4 ] && [ ! -L "$TMP/planted.state" ]; then
+	ok "kernel_log_state_file_checked_first_and_no_link_followed"
+else nok kernel_log_state_file_checked_first_and_no_link_followed "exits $r1 $r2 (want 2 2), $r3 (want 4), victim '$(cat "$TMP/victim")'" "$TMP/planted.out"; echo "$o1 / $o2" | head -4; fi
