@@ -179,3 +179,15 @@ if grep -q '2 kernel-log lines with an unreadable time skipped' "$TMP/bt.out" &&
 	grep -q '2 kernel-log lines with an unreadable time skipped' "$TMP/btout/report.md"; then
 	ok "kernel_log_report_says_lines_with_an_unreadable_time (exit $rc; $(grep -m1 -o '2 kernel-log lines with an unreadable time skipped' "$TMP/bt.out"))"
 else nok kernel_log_report_says_lines_with_an_unreadable_time "exit $rc; not in the terminal or report.md" "$TMP/bt.out"; fi
+
+# fault lines past the tool's 65536 devices and codes (counted together,
+# their worst action kept) are said in the fleet report, with that action
+python3 -c 'import sys
+for c in range(100000, 165600): print("[ 10.0] NVRM: Xid (PCI:0000:43:00): %d, pid=1, unknown" % c)
+print("[ 11.0] NVRM: Xid (PCI:0000:43:00): 79, pid=0, GPU has fallen off the bus.")' >"$TMP/over.log"
+mkdir -p "$TMP/ov"
+"$HR" kernel-log --kernel-log "$TMP/over.log" --json "$TMP/ov/kl.json" >/dev/null 2>&1
+"$HR" --out "$TMP/ovout" "$TMP/ov" >"$TMP/ov.out" 2>&1; rc=$?
+if grep -q '65 kernel-log fault lines past the tool.s first 65536 devices and codes not listed one by one (results.kernel_log.lines_not_listed; the worst action among them: reboot)' "$TMP/ovout/report.md"; then
+	ok "kernel_log_report_says_lines_not_listed (exit $rc)"
+else nok kernel_log_report_says_lines_not_listed "exit $rc; not in report.md" "$TMP/ov.out"; fi
