@@ -297,6 +297,27 @@ static int parse_full(const char *s, struct ch_kfault *f)
 	return used;
 }
 
+/* this machine's zone name at month @mo (0-11; -1 today's) and day @d of
+ * this year, time @h:@mi:@sec, into f->zone: the zone a yearless local
+ * stamp was written in, when this machine wrote it */
+static void local_zone(struct ch_kfault *f, int mo, int d, int h, int mi, int sec)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	if (mo >= 0) {
+		tm.tm_mon = mo;
+		tm.tm_mday = d;
+	}
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	tm.tm_isdst = -1;
+	mktime(&tm);
+	if (!strftime(f->zone, sizeof(f->zone), "%Z", &tm))
+		snprintf(f->zone, sizeof(f->zone), "local time");
+}
+
 /* journalctl -o short / short-precise, syslog: "Dec 06 02:14:07[.123456] "
  * at @s (no year; this machine's local time): the time of day and zone
  * into @f; returns the characters read, 0 when not one */
@@ -318,19 +339,54 @@ static int parse_short(const char *s, struct ch_kfault *f)
 		return used;
 	}
 	snprintf(f->clock, sizeof(f->clock), "%02d:%02d:%02d", h, mi, sec);
-	time_t now = time(NULL);
-	struct tm tm;
-	localtime_r(&now, &tm);
-	tm.tm_mon = mo;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = sec;
-	tm.tm_isdst = -1;
-	mktime(&tm);
-	if (!strftime(f->zone, sizeof(f->zone), "%Z", &tm))
-		snprintf(f->zone, sizeof(f->zone), "local time");
+	local_zone(f, mo, d, h, mi, sec);
 	return used;
+}
+
+/* a time stamp in another language's words (dmesg -T, journalctl's
+ * default under e.g. LANG=de_DE: "[So Dez  6 02:14:07 2026]", "Dez 06
+ * 02:14:07"): one to four words without ':' before "HH:MM:SS[.frac]" (in
+ * brackets, a year after it); the time of day kept, the date unknown;
+ * returns the characters read, 0 when not one */
+static int parse_foreign(const char *s, struct ch_kfault *f)
+{
+	const char *p = s + (*s == '[');
+	int h, mi, sec, n;
+
+	for (int w = 0; w < 5; w++) {
+		while (*p == ' ')
+			p++;
+		n = 0;
+		if (w > 0 && isdigit((unsigned char)p[0]) && isdigit((unsigned char)p[1]) &&
+		    sscanf(p, "%2d:%2d:%2d%n", &h, &mi, &sec, &n) == 3 && n == 8) {
+			p += n;
+			if (*p == '.' && isdigit((unsigned char)p[1]))
+				for (p++; isdigit((unsigned char)*p); p++)
+					;
+			if (*s == '[') {
+				while (*p == ' ')
+					p++;
+				while (isdigit((unsigned char)*p))
+					p++;
+				if (*p++ != ']')
+					return 0;
+			}
+			if (*p != ' ')
+				return 0;
+			if (!date_ok(0, 1, 1, h, mi, sec)) {
+				f->bad_time = 1;
+			} else {
+				snprintf(f->clock, sizeof(f->clock), "%02d:%02d:%02d", h, mi, sec);
+				local_zone(f, -1, 0, h, mi, sec);
+			}
+			return (int)(p - s);
+		}
+		size_t k = strcspn(p, " :[]");
+		if (k == 0 || p[k] != ' ')
+			return 0;
+		p += k;
+	}
+	return 0;
 }
 
 /* "[ 1843.308145]" (dmesg, journalctl -o short-monotonic) at @s: the
@@ -384,8 +440,9 @@ static const char *strip_prefix(const char *s, struct ch_kfault *f)
 	} else if (isdigit((unsigned char)s[0]) && sscanf(s, "%lf%n", &t, &used) == 1 && s[used] == ' ' && t > 1e8) {
 		f->wall_sec = t; /* journalctl -o short-unix */
 		s += used;
-	} else if ((used = parse_full(s, f)) > 0 || (used = parse_short(s, f)) > 0 || (used = parse_uptime(s, f)) > 0) {
-		s += used; /* short-full; short, short-precise, syslog; dmesg, short-monotonic */
+	} else if ((used = parse_full(s, f)) > 0 || (used = parse_short(s, f)) > 0 || (used = parse_uptime(s, f)) > 0 ||
+		   (used = parse_foreign(s, f)) > 0) {
+		s += used; /* short-full; short, short-precise, syslog; dmesg, short-monotonic; another language's */
 	}
 	while (*s == ' ')
 		s++;

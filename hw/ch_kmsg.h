@@ -26,6 +26,9 @@
  *                        machine's zone name
  *   dmesg -x --time-format iso  "kern  :err   : 2025-01-25T10:34:54,859532+00:00 MESSAGE"
  *   dmesg -T             "[Sun Dec  6 02:14:07 2026] MESSAGE" (local time)
+ *   a stamp in another language's words ("[So Dez  6 02:14:07 2026]",
+ *                        "Dez 06 02:14:07 HOST kernel:"): the time of day
+ *                        kept, the date unknown
  * A time stamp that no kernel wrote (a negative or not-a-number time since
  * boot, one over CH_KMSG_MAX_UPTIME, a date before 1970 or with a field
  * out of range: a day past its month's end as "Feb 30", an hour 24 or

@@ -311,3 +311,11 @@ if [ $r1 = 2 ] && grep -q "error: the state file '$TMP' (--state) is not a regul
 	! grep -q 'clusterhealth:' <<<"$o2" && [ "$(cat "$TMP/victim")" = "keep me" ] && [ $r3 = 4 ] && [ ! -L "$TMP/planted.state" ]; then
 	ok "kernel_log_state_file_checked_first_and_no_link_followed"
 else nok kernel_log_state_file_checked_first_and_no_link_followed "exits $r1 $r2 (want 2 2), $r3 (want 4), victim '$(cat "$TMP/victim")'" "$TMP/planted.out"; echo "$o1 / $o2" | head -4; fi
+
+# time stamps in another language's words (dmesg -T and journalctl's
+# default under LANG=de_DE) were not stripped, so their faults were missed
+printf '[So Dez  6 02:14:07 2026] NVRM: Xid (PCI:0000:43:00): 79, pid=0, GPU has fallen off the bus.\nDez 06 02:14:08 gpu3 kernel: NVRM: Xid (PCI:0000:43:00): 48, pid=0, DBE\n' >"$TMP/de.log"
+TZ=UTC "$HR" kernel-log --kernel-log "$TMP/de.log" --now 2026-12-06T03:00:00Z >"$TMP/de.out" 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q 'Xid 79 .* at 02:14:07 UTC: drain' "$TMP/de.out" && grep -q 'Xid 48 .* at 02:14:08 UTC: drain' "$TMP/de.out"; then
+	ok "kernel_log_stamps_in_another_language"
+else nok kernel_log_stamps_in_another_language "exit $rc (want 1, Xid 79 and 48)" "$TMP/de.out"; fi

@@ -404,3 +404,27 @@ Test(kmsg, users_table_bad_rows)
 	cr_assert(strstr(why, "/tmp"), "%s", why);
 	unlink(path);
 }
+
+/* time stamps in another language's words (dmesg -T and journalctl's
+ * default under LANG=de_DE): the fault read, the time of day kept, the
+ * date unknown; an hour no clock shows marked; a prefix with a ':' word is
+ * no stamp */
+Test(kmsg, stamps_in_another_language)
+{
+	struct ch_kfault f;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	cr_assert_eq(one("[So Dez  6 02:14:07 2026] NVRM: Xid (PCI:0000:43:00): 79, pid=0", &f), 1);
+	cr_assert_eq(f.code, 79);
+	cr_assert_str_eq(f.clock, "02:14:07");
+	cr_assert(isnan(f.wall_sec));
+	cr_assert_eq(f.bad_time, 0);
+	cr_assert_eq(one("M\xc3\xa4r 02 02:14:10.123 gpu3 kernel: NVRM: Xid (PCI:0000:43:00): 74, pid=0", &f), 1);
+	cr_assert_eq(f.code, 74);
+	cr_assert_str_eq(f.clock, "02:14:10");
+	cr_assert_str_eq(f.zone, "UTC");
+	cr_assert_eq(one("Dez 06 26:14:10 gpu3 kernel: NVRM: Xid (PCI:0000:43:00): 95, pid=0", &f), 1);
+	cr_assert_eq(f.bad_time, 1);
+	cr_assert_eq(one("foo bar: 02:14:10 gpu3 kernel: NVRM: Xid (PCI:0000:43:00): 62, pid=0", &f), 0);
+	cr_assert_eq(one("02:14:10 gpu3 kernel: NVRM: Xid (PCI:0000:43:00): 62, pid=0", &f), 0);
+}
