@@ -222,7 +222,7 @@ static int load_inputs(const char *path, struct hr_canary_in *in, struct given_m
 	FILE *fp;
 	char line[512], *text = NULL, err[256];
 	size_t len = 0;
-	int lineno = 0, rc = 0, i;
+	int lineno = 0, rc = 0, i, seen[NDEFS];
 
 	/* a regular file only: a directory or a named pipe is an error, never a hang */
 	if (hr_read_file(path, 1u << 20, &text, &len, err, sizeof(err)))
@@ -232,6 +232,7 @@ static int load_inputs(const char *path, struct hr_canary_in *in, struct given_m
 		free(text);
 		return CH_ERR_RUNTIME;
 	}
+	memset(seen, 0, sizeof(seen));
 	while (!rc && fgets(line, sizeof(line), fp)) {
 		char *p = line, *eq, *key, *val, *e, label[600];
 		lineno++;
@@ -269,6 +270,13 @@ static int load_inputs(const char *path, struct hr_canary_in *in, struct given_m
 					    path, lineno, key);
 			break;
 		}
+		/* a key given twice: which one was meant is not known (the last
+		 * one silently won) */
+		if (seen[i]) {
+			rc = ch_usage_error("%s:%d: key '%s' given twice (also line %d)", path, lineno, key, seen[i]);
+			break;
+		}
+		seen[i] = lineno;
 		snprintf(label, sizeof(label), "%s (%s:%d)", key, path, lineno);
 		rc = set_opt(in, gm, &opt_defs[i], label, val);
 	}

@@ -270,6 +270,12 @@ printf 'loader-workers = 0\n' >"$TMP/lw0.txt"
 expect canary_loader_workers_zero_inputs 2 "$HR" canary --gpus-now 8 --step-time 1s --target-gpus 16 --inputs "$TMP/lw0.txt" &&
 has canary_loader_workers_zero_inputs "error: value '0' for loader-workers ($TMP/lw0.txt:1) is out of range (expected 1 to 100000)"
 
+# ---- an --inputs file giving a key twice: an error naming both lines (the
+# last one silently won)
+printf 'step-time = 1s\n# again\nstep-time = 2s\n' >"$TMP/dup.txt"
+expect canary_inputs_key_twice 2 "$HR" canary --gpus-now 8 --target-gpus 16 --inputs "$TMP/dup.txt" &&
+has canary_inputs_key_twice "error: $TMP/dup.txt:3: key 'step-time' given twice (also line 1)"
+
 # ---- health_report steps: a log of 8 steps after the warm-up says 8, not the
 # window asked; the per-rank table shows each rank's name (here a file's path) whole
 mkdir -p "$TMP/short"
