@@ -258,7 +258,7 @@ since_win() { "$HR" kernel-log --kernel-log $K/h100-node-journal.log --inventory
 a=$(since_win --since 2026-12-06T02:14:00Z --window 1d)  # --since later: Xid 79 only
 b=$(since_win --since 2026-12-01T00:00:00Z --window 2900) # --window later: Xid 79, the AER line and the last flap
 c=$(since_win --window 2900 --since 2026-12-06T02:14:00Z) # order does not matter
-if [ "$a" = 1 ] && [ "$b" = 3 ] && [ "$c" = 1 ] && "$HR" kernel-log --help | grep -q 'the latest' &&
+if [ "$a" = 1 ] && [ "$b" = 3 ] && [ "$c" = 1 ] && "$HR" kernel-log --help | grep -q 'latest one wins' &&
 	grep -q 'and the latest one' docs/xid.md; then
 	ok "kernel_log_since_with_window_latest_wins (lines: --since later $a, --window later $b)"
 else nok kernel_log_since_with_window_latest_wins "faults: '$a' (want 1), '$b' (want 3), '$c' (want 1), or --help/docs/xid.md do not say it"; fi
