@@ -136,3 +136,18 @@ else
 	nok healthcheck_signal_stops_the_running_check "exit $rc (want 143), $left check process(es) left running"
 	for p in $(pgrep -f "$TMP/slow2-roofline --kernels"); do kill "$p"; done
 fi
+
+# ---- scripts/slurm/healthcheck.sh: the configuration's last line counts
+# without a newline (it was dropped: the gate ran with its defaults), and
+# a CH_GATE_CONF that names no readable file is an error, not the defaults
+mkdir -p "$TMP/wrap/slurm"
+cp scripts/slurm/healthcheck.sh "$TMP/wrap/slurm/"
+printf '#!/bin/sh\necho "ARGS: $*"\n' >"$TMP/wrap/healthcheck"; chmod +x "$TMP/wrap/healthcheck"
+printf -- '# site\n--out /var/tmp/gate\n--budget 30' >"$TMP/gate.conf"
+a1=$(CH_GATE_CONF="$TMP/gate.conf" bash "$TMP/wrap/slurm/healthcheck.sh" 2>&1); r1=$?
+a2=$(CH_GATE_CONF="$TMP/no-such.conf" bash "$TMP/wrap/slurm/healthcheck.sh" 2>&1); r2=$?
+a3=$(CH_GATE_CONF="$TMP" bash "$TMP/wrap/slurm/healthcheck.sh" 2>&1); r3=$?
+if [ $r1 = 0 ] && [ "$a1" = "ARGS: --slurm --quiet --out /var/tmp/gate --budget 30" ] && [ $r2 = 2 ] &&
+	grep -q "error: cannot read the gate's configuration '$TMP/no-such.conf'" <<<"$a2" && [ $r3 = 2 ]; then
+	ok "healthcheck_slurm_wrapper_reads_its_configuration_whole ($a1)"
+else nok healthcheck_slurm_wrapper_reads_its_configuration_whole "'$a1' (exit $r1), missing file: exit $r2 '$a2', a folder: exit $r3"; fi
