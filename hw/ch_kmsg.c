@@ -297,6 +297,12 @@ static int parse_full(const char *s, struct ch_kfault *f)
 	return used;
 }
 
+/* a yearless local stamp's time, its zone named only for a fault line
+ * (the zone's look-up costs more than reading a line) */
+struct local_stamp {
+	int set, mo, d, h, mi, sec;
+};
+
 /* this machine's zone name at month @mo (0-11; -1 today's) and day @d of
  * this year, time @h:@mi:@sec, into f->zone: the zone a yearless local
  * stamp was written in, when this machine wrote it */
@@ -321,7 +327,7 @@ static void local_zone(struct ch_kfault *f, int mo, int d, int h, int mi, int se
 /* journalctl -o short / short-precise, syslog: "Dec 06 02:14:07[.123456] "
  * at @s (no year; this machine's local time): the time of day and zone
  * into @f; returns the characters read, 0 when not one */
-static int parse_short(const char *s, struct ch_kfault *f)
+static int parse_short(const char *s, struct ch_kfault *f, struct local_stamp *z)
 {
 	char mon[4];
 	int d, h, mi, sec, used = 0, mo;
@@ -339,7 +345,7 @@ static int parse_short(const char *s, struct ch_kfault *f)
 		return used;
 	}
 	snprintf(f->clock, sizeof(f->clock), "%02d:%02d:%02d", h, mi, sec);
-	local_zone(f, mo, d, h, mi, sec);
+	*z = (struct local_stamp){ 1, mo, d, h, mi, sec };
 	return used;
 }
 
@@ -348,7 +354,7 @@ static int parse_short(const char *s, struct ch_kfault *f)
  * 02:14:07"): one to four words without ':' before "HH:MM:SS[.frac]" (in
  * brackets, a year after it); the time of day kept, the date unknown;
  * returns the characters read, 0 when not one */
-static int parse_foreign(const char *s, struct ch_kfault *f)
+static int parse_foreign(const char *s, struct ch_kfault *f, struct local_stamp *z)
 {
 	const char *p = s + (*s == '[');
 	int h, mi, sec, n;
@@ -377,7 +383,7 @@ static int parse_foreign(const char *s, struct ch_kfault *f)
 				f->bad_time = 1;
 			} else {
 				snprintf(f->clock, sizeof(f->clock), "%02d:%02d:%02d", h, mi, sec);
-				local_zone(f, -1, 0, h, mi, sec);
+				*z = (struct local_stamp){ 1, -1, 0, h, mi, sec };
 			}
 			return (int)(p - s);
 		}
@@ -404,7 +410,7 @@ static int parse_uptime(const char *s, struct ch_kfault *f)
 
 /* the message of @line past its prefixes; times into @f (an impossible one:
  * f->bad_time) */
-static const char *strip_prefix(const char *s, struct ch_kfault *f)
+static const char *strip_prefix(const char *s, struct ch_kfault *f, struct local_stamp *z)
 {
 	int used, a, b, c;
 	double t;
@@ -440,8 +446,8 @@ static const char *strip_prefix(const char *s, struct ch_kfault *f)
 	} else if (isdigit((unsigned char)s[0]) && sscanf(s, "%lf%n", &t, &used) == 1 && s[used] == ' ' && t > 1e8) {
 		f->wall_sec = t; /* journalctl -o short-unix */
 		s += used;
-	} else if ((used = parse_full(s, f)) > 0 || (used = parse_short(s, f)) > 0 || (used = parse_uptime(s, f)) > 0 ||
-		   (used = parse_foreign(s, f)) > 0) {
+	} else if ((used = parse_full(s, f)) > 0 || (used = parse_short(s, f, z)) > 0 || (used = parse_uptime(s, f)) > 0 ||
+		   (used = parse_foreign(s, f, z)) > 0) {
 		s += used; /* short-full; short, short-precise, syslog; dmesg, short-monotonic; another language's */
 	}
 	while (*s == ' ')
@@ -631,14 +637,17 @@ static int parse_mlx5(const char *m, struct ch_kfault *f)
 int ch_kmsg_parse_line(struct ch_kmsg_parser *p, const char *line, struct ch_kfault *f)
 {
 	struct ch_kfault t;
+	struct local_stamp z = { 0 };
 	memset(&t, 0, sizeof(t));
 	t.boot_sec = NAN;
 	t.wall_sec = NAN;
-	const char *m = strip_prefix(line, &t);
+	const char *m = strip_prefix(line, &t, &z);
 	if (!parse_nvidia(p, m, &t) && !parse_aer(p, m, &t) && !parse_mlx5(m, &t))
 		return 0;
 	set_text(&t, m);
 	set_clock(&t);
+	if (z.set)
+		local_zone(&t, z.mo, z.d, z.h, z.mi, z.sec);
 	*f = t;
 	return 1;
 }
