@@ -151,3 +151,17 @@ if [ $r1 = 0 ] && [ "$a1" = "ARGS: --slurm --quiet --out /var/tmp/gate --budget 
 	grep -q "error: cannot read the gate's configuration '$TMP/no-such.conf'" <<<"$a2" && [ $r3 = 2 ]; then
 	ok "healthcheck_slurm_wrapper_reads_its_configuration_whole ($a1)"
 else nok healthcheck_slurm_wrapper_reads_its_configuration_whole "'$a1' (exit $r1), missing file: exit $r2 '$a2', a folder: exit $r3"; fi
+
+# ---- nvidia-smi that hangs (as on a GPU fallen off the bus) holds the gate
+# 5 s at most, not past Slurm's 60 s
+mkdir -p "$TMP/hangbin"
+printf '#!/bin/sh\nsleep 60\n' >"$TMP/hangbin/nvidia-smi"; chmod +x "$TMP/hangbin/nvidia-smi"
+t0=$(date +%s)
+timeout 90 env PATH="$TMP/hangbin:$PATH" B="$B" LD_LIBRARY_PATH="$FAKE" CH_SYSFS_ROOT=tests/data/sysfs/hgx-ndr8 \
+	CH_GATE_ROOFLINE="$B/tests/roofline-standin" scripts/healthcheck --out "$TMP/gh" --node standin \
+	--kernel-log "$TMP/empty.log" --no-active --budget 20 >"$TMP/gh.out" 2>&1; rc=$?
+dt=$(( $(date +%s) - t0 ))
+for p in $(pgrep -f "$TMP/hangbin/nvidia-smi"); do kill "$p" 2>/dev/null; done
+if [ $rc = 1 ] && [ $dt -le 20 ] && grep -q "GPUs: 2 seen, 2 judged" "$TMP/gh.out"; then
+	ok "healthcheck_hung_nvidia_smi_bounded (done in $dt s, exit $rc)"
+else nok healthcheck_hung_nvidia_smi_bounded "exit $rc (want 1) after $dt s (want <= 20)" "$TMP/gh.out"; fi
