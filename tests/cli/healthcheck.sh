@@ -165,3 +165,11 @@ for p in $(pgrep -f "$TMP/hangbin/nvidia-smi"); do kill "$p" 2>/dev/null; done
 if [ $rc = 1 ] && [ $dt -le 20 ] && grep -q "GPUs: 2 seen, 2 judged" "$TMP/gh.out"; then
 	ok "healthcheck_hung_nvidia_smi_bounded (done in $dt s, exit $rc)"
 else nok healthcheck_hung_nvidia_smi_bounded "exit $rc (want 1) after $dt s (want <= 20)" "$TMP/gh.out"; fi
+
+# ---- a site's Xid table with a bad row: a usage error before any check
+# (every run's kernel-log check failed instead: exit 4, no Xid seen)
+printf '13\tpanic\tX\ty\n' >"$TMP/bad-xid.tsv"
+out=$(gate "$TMP/gx" -- --kernel-log "$TMP/empty.log" --xid-table "$TMP/bad-xid.tsv" 2>&1); rc=$?
+if [ $rc = 2 ] && grep -q "error: the Xid table '$TMP/bad-xid.tsv', line 1: invalid action 'panic'" <<<"$out" && [ ! -e "$TMP/gx/healthcheck.json" ]; then
+	ok "healthcheck_bad_xid_table_usage_error"
+else nok healthcheck_bad_xid_table_usage_error "exit $rc (want 2): $(head -2 <<<"$out")"; fi
