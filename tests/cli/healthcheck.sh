@@ -173,3 +173,19 @@ out=$(gate "$TMP/gx" -- --kernel-log "$TMP/empty.log" --xid-table "$TMP/bad-xid.
 if [ $rc = 2 ] && grep -q "error: the Xid table '$TMP/bad-xid.tsv', line 1: invalid action 'panic'" <<<"$out" && [ ! -e "$TMP/gx/healthcheck.json" ]; then
 	ok "healthcheck_bad_xid_table_usage_error"
 else nok healthcheck_bad_xid_table_usage_error "exit $rc (want 2): $(head -2 <<<"$out")"; fi
+
+# ---- --slurm with a slurmctld that does not answer (scontrol hangs): each
+# scontrol call is stopped (what the budget left, 2 to 10 s), the gate ends
+# within Slurm's 60 s and says it could not drain (exit 4)
+mkdir -p "$TMP/hangslurm"
+printf '#!/bin/sh\nsleep 120\n' >"$TMP/hangslurm/scontrol"; chmod +x "$TMP/hangslurm/scontrol"
+printf '2026-12-06T02:14:07+0000 gpu3 kernel: NVRM: Xid (PCI:0000:43:00): 79, pid=0, name=(null), GPU has fallen off the bus.\n' >"$TMP/x79.log"
+t0=$(date +%s)
+timeout 150 env PATH="$TMP/hangslurm:$PATH" B="$B" LD_LIBRARY_PATH="$FAKE" CH_SYSFS_ROOT=tests/data/sysfs/hgx-ndr8 \
+	CH_GATE_ROOFLINE="$B/tests/roofline-standin" scripts/healthcheck --out "$TMP/gsl" --node standin --slurm \
+	--kernel-log "$TMP/x79.log" --no-active --budget 5 >"$TMP/gsl.out" 2>&1; rc=$?
+dt=$(( $(date +%s) - t0 ))
+for p in $(pgrep -f "$TMP/hangslurm/scontrol"); do kill "$p" 2>/dev/null; done
+if [ $rc = 4 ] && [ $dt -le 30 ] && grep -q "scontrol could not drain standin" "$TMP/gsl.out"; then
+	ok "healthcheck_slurm_scontrol_hang_bounded (done in $dt s, exit 4: $(grep -m1 -o 'scontrol could not drain standin' "$TMP/gsl.out"))"
+else nok healthcheck_slurm_scontrol_hang_bounded "exit $rc (want 4) after $dt s (want <= 30)" "$TMP/gsl.out"; fi
