@@ -110,7 +110,35 @@ static int find_bus(const char *s, char *out)
 	return -1;
 }
 
-static const char *months[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+static const char *const months[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+
+static const char *const wdays[] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
+
+/* the index of the 3-letter name @s in @names (@n of them), -1 none */
+static int name_at(const char *s, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strncmp(s, names[i], 3))
+			return i;
+	return -1;
+}
+
+/* the days of month @mo (1-12) of year @y (y 0: a year unknown, February 29 days) */
+static int month_days(int y, int mo)
+{
+	static const int d[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	if (mo != 2)
+		return d[mo - 1];
+	return y == 0 || (y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)) ? 29 : 28;
+}
+
+/* a date and time a clock can show: year from 1970 (0: unknown), the day
+ * within its month (no February 30), hour 0-23, minute 0-59, second 0-60 */
+static int date_ok(int y, int mo, int d, int h, int mi, int sec)
+{
+	return (y == 0 || y >= 1970) && mo >= 1 && mo <= 12 && d >= 1 && d <= month_days(y, mo) && h >= 0 &&
+	       h <= 23 && mi >= 0 && mi <= 59 && sec >= 0 && sec <= 60;
+}
 
 /* an ISO date-time "YYYY-MM-DDTHH:MM:SS[,.frac][Z|+hh[:]mm]" at @s: its
  * epoch seconds into *t; returns the characters read, 0 when not one */
@@ -124,7 +152,7 @@ static int parse_iso(const char *s, double *t)
 	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &used) != 6 || used != 19)
 		return 0;
 	/* a time stamp whose fields are out of range: read, and impossible (NAN) */
-	int impossible = y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60;
+	int impossible = !date_ok(y, mo, d, h, mi, sec);
 	if (s[used] == ',' || s[used] == '.') {
 		int k = used + 1;
 		double scale = 0.1;
@@ -170,6 +198,7 @@ static void set_clock(struct ch_kfault *f)
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	snprintf(f->clock, sizeof(f->clock), "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+	snprintf(f->zone, sizeof(f->zone), "UTC");
 }
 
 /* a time since boot that no kernel wrote: negative, not a number, or over
@@ -180,21 +209,208 @@ static int bad_uptime(double t)
 }
 
 /* dmesg -T: "[Sun Dec  6 02:14:07 2026]" (local time) at @s: its epoch
- * seconds into *t; returns the characters read, 0 when not one */
+ * seconds into *t (NAN when the date or time cannot be: "Feb 30",
+ * "25:14:07"); returns the characters read, 0 when not one */
 static int parse_ctime(const char *s, double *t)
 {
+	char wd[4], mon[4];
+	int d, h, mi, sec, y, used = 0, mo;
 	struct tm tm = { 0 };
-	const char *e;
-	if (s[0] != '[' || !(e = strptime(s + 1, "%a %b %e %H:%M:%S %Y", &tm)) || *e != ']')
+
+	if (sscanf(s, "[%3[A-Za-z] %3[A-Za-z] %d %d:%d:%d %d]%n", wd, mon, &d, &h, &mi, &sec, &y, &used) != 7 ||
+	    used == 0 || name_at(wd, wdays, 7) < 0 || (mo = name_at(mon, months, 12)) < 0)
 		return 0;
+	if (!date_ok(y, mo + 1, d, h, mi, sec)) {
+		*t = NAN;
+		return used;
+	}
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
 	tm.tm_isdst = -1;
 	*t = (double)mktime(&tm);
-	return (int)(e + 1 - s);
+	return used;
+}
+
+/* the offset from UTC of the zone @z (seconds east) into *off: "UTC",
+ * "GMT", "Z", "+HH", "+HHMM", "+HH:MM", or this machine's zone name
+ * (tzname) at the local time @tm (its tm_isdst set); 0, or -1 unknown */
+static int zone_offset(const char *z, struct tm *tm, double *off)
+{
+	int hh, mm = 0, n = 0;
+	if (!strcmp(z, "UTC") || !strcmp(z, "GMT") || !strcmp(z, "Z")) {
+		*off = 0;
+		return 0;
+	}
+	if ((z[0] == '+' || z[0] == '-') && isdigit((unsigned char)z[1]) && isdigit((unsigned char)z[2])) {
+		hh = (z[1] - '0') * 10 + (z[2] - '0');
+		if (z[3] && sscanf(z + 3, ":%2d%n", &mm, &n) != 1 && sscanf(z + 3, "%2d%n", &mm, &n) != 1)
+			return -1;
+		if (z[3 + n] || hh > 23 || mm > 59)
+			return -1;
+		*off = (z[0] == '-' ? -1 : 1) * (hh * 3600.0 + mm * 60.0);
+		return 0;
+	}
+	tzset();
+	for (int i = 0; i < 2; i++)
+		if (tzname[i] && !strcmp(z, tzname[i])) {
+			struct tm c = *tm;
+			c.tm_isdst = i;
+			time_t local = mktime(&c);
+			*off = (double)timegm(tm) - (double)local;
+			return 0;
+		}
+	return -1;
+}
+
+/* journalctl -o short-full: "Sun 2026-12-06 02:14:07 UTC " at @s: the
+ * wall time into @f (the zone unknown to this machine: the time of day and
+ * zone kept, the wall time unknown); returns the characters read, 0 when
+ * not one */
+static int parse_full(const char *s, struct ch_kfault *f)
+{
+	char wd[4], zone[16];
+	int y, mo, d, h, mi, sec, used = 0;
+	struct tm tm = { 0 };
+	double off;
+
+	if (sscanf(s, "%3[A-Za-z] %4d-%2d-%2d %2d:%2d:%2d %15[^ ]%n", wd, &y, &mo, &d, &h, &mi, &sec, zone, &used) != 8 ||
+	    used < 24 || s[3] != ' ' || name_at(wd, wdays, 7) < 0 || s[used] != ' ')
+		return 0;
+	if (!date_ok(y, mo, d, h, mi, sec)) {
+		f->bad_time = 1;
+		return used;
+	}
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	snprintf(f->clock, sizeof(f->clock), "%02d:%02d:%02d", h, mi, sec);
+	snprintf(f->zone, sizeof(f->zone), "%s", zone);
+	if (zone_offset(zone, &tm, &off) == 0)
+		f->wall_sec = (double)timegm(&tm) - off;
+	return used;
+}
+
+/* a yearless local stamp's time, its zone named only for a fault line
+ * (the zone's look-up costs more than reading a line) */
+struct local_stamp {
+	int set, mo, d, h, mi, sec;
+};
+
+/* this machine's zone name at month @mo (0-11; -1 today's) and day @d of
+ * this year, time @h:@mi:@sec, into f->zone: the zone a yearless local
+ * stamp was written in, when this machine wrote it */
+static void local_zone(struct ch_kfault *f, int mo, int d, int h, int mi, int sec)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	if (mo >= 0) {
+		tm.tm_mon = mo;
+		tm.tm_mday = d;
+	}
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	tm.tm_isdst = -1;
+	mktime(&tm);
+	if (!strftime(f->zone, sizeof(f->zone), "%Z", &tm))
+		snprintf(f->zone, sizeof(f->zone), "local time");
+}
+
+/* journalctl -o short / short-precise, syslog: "Dec 06 02:14:07[.123456] "
+ * at @s (no year; this machine's local time): the time of day and zone
+ * into @f; returns the characters read, 0 when not one */
+static int parse_short(const char *s, struct ch_kfault *f, struct local_stamp *z)
+{
+	char mon[4];
+	int d, h, mi, sec, used = 0, mo;
+
+	if (sscanf(s, "%3[A-Za-z] %2d %2d:%2d:%2d%n", mon, &d, &h, &mi, &sec, &used) != 5 || used < 14 || s[3] != ' ' ||
+	    (mo = name_at(mon, months, 12)) < 0)
+		return 0;
+	if (s[used] == '.' && isdigit((unsigned char)s[used + 1]))
+		for (used++; isdigit((unsigned char)s[used]); used++)
+			;
+	if (s[used] != ' ')
+		return 0;
+	if (!date_ok(0, mo + 1, d, h, mi, sec)) {
+		f->bad_time = 1;
+		return used;
+	}
+	snprintf(f->clock, sizeof(f->clock), "%02d:%02d:%02d", h, mi, sec);
+	*z = (struct local_stamp){ 1, mo, d, h, mi, sec };
+	return used;
+}
+
+/* a time stamp in another language's words (dmesg -T, journalctl's
+ * default under e.g. LANG=de_DE: "[So Dez  6 02:14:07 2026]", "Dez 06
+ * 02:14:07"): one to four words without ':' before "HH:MM:SS[.frac]" (in
+ * brackets, a year after it); the time of day kept, the date unknown;
+ * returns the characters read, 0 when not one */
+static int parse_foreign(const char *s, struct ch_kfault *f, struct local_stamp *z)
+{
+	const char *p = s + (*s == '[');
+	int h, mi, sec, n;
+
+	for (int w = 0; w < 5; w++) {
+		while (*p == ' ')
+			p++;
+		n = 0;
+		if (w > 0 && isdigit((unsigned char)p[0]) && isdigit((unsigned char)p[1]) &&
+		    sscanf(p, "%2d:%2d:%2d%n", &h, &mi, &sec, &n) == 3 && n == 8) {
+			p += n;
+			if (*p == '.' && isdigit((unsigned char)p[1]))
+				for (p++; isdigit((unsigned char)*p); p++)
+					;
+			if (*s == '[') {
+				while (*p == ' ')
+					p++;
+				while (isdigit((unsigned char)*p))
+					p++;
+				if (*p++ != ']')
+					return 0;
+			}
+			if (*p != ' ')
+				return 0;
+			if (!date_ok(0, 1, 1, h, mi, sec)) {
+				f->bad_time = 1;
+			} else {
+				snprintf(f->clock, sizeof(f->clock), "%02d:%02d:%02d", h, mi, sec);
+				*z = (struct local_stamp){ 1, -1, 0, h, mi, sec };
+			}
+			return (int)(p - s);
+		}
+		size_t k = strcspn(p, " :[]");
+		if (k == 0 || p[k] != ' ')
+			return 0;
+		p += k;
+	}
+	return 0;
+}
+
+/* "[ 1843.308145]" (dmesg, journalctl -o short-monotonic) at @s: the
+ * seconds since boot into @f; returns the characters read, 0 when not one */
+static int parse_uptime(const char *s, struct ch_kfault *f)
+{
+	double t;
+	int used = 0;
+	if (*s != '[' || sscanf(s + 1, "%lf]%n", &t, &used) != 1 || used == 0)
+		return 0;
+	f->boot_sec = t;
+	f->bad_time |= bad_uptime(t);
+	return 1 + used;
 }
 
 /* the message of @line past its prefixes; times into @f (an impossible one:
  * f->bad_time) */
-static const char *strip_prefix(const char *s, struct ch_kfault *f)
+static const char *strip_prefix(const char *s, struct ch_kfault *f, struct local_stamp *z)
 {
 	int used, a, b, c;
 	double t;
@@ -230,12 +446,9 @@ static const char *strip_prefix(const char *s, struct ch_kfault *f)
 	} else if (isdigit((unsigned char)s[0]) && sscanf(s, "%lf%n", &t, &used) == 1 && s[used] == ' ' && t > 1e8) {
 		f->wall_sec = t; /* journalctl -o short-unix */
 		s += used;
-	} else if (strlen(s) > 15 && s[3] == ' ' && s[6] == ' ' && s[9] == ':' && s[12] == ':') {
-		for (int m = 0; m < 12; m++)
-			if (!strncmp(s, months[m], 3))
-				snprintf(f->clock, sizeof(f->clock), "%.8s", s + 7);
-		if (f->clock[0])
-			s += 15;
+	} else if ((used = parse_full(s, f)) > 0 || (used = parse_short(s, f, z)) > 0 || (used = parse_uptime(s, f)) > 0 ||
+		   (used = parse_foreign(s, f, z)) > 0) {
+		s += used; /* short-full; short, short-precise, syslog; dmesg, short-monotonic; another language's */
 	}
 	while (*s == ' ')
 		s++;
@@ -247,22 +460,59 @@ static const char *strip_prefix(const char *s, struct ch_kfault *f)
 		s += 8;
 	while (*s == ' ')
 		s++;
-	if (*s == '[' && sscanf(s + 1, "%lf]%n", &t, &used) == 1) {
-		f->boot_sec = t;
-		f->bad_time |= bad_uptime(t);
-		s += 1 + used;
-		while (*s == ' ')
-			s++;
-	}
+	/* the kernel's own "[seconds since boot]" after a syslog prefix */
+	if ((used = parse_uptime(s, f)) > 0)
+		s += used;
+	while (*s == ' ')
+		s++;
 	return s;
+}
+
+/* the length of the UTF-8 character at @s (1-4), 0 when @s holds no whole
+ * valid one (a stray continuation byte, an overlong form, a surrogate, a
+ * code point past U+10FFFF, a sequence cut short) */
+static int utf8_len(const unsigned char *s)
+{
+	int n;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) || (s[0] == 0xf0 && s[1] < 0x90) ||
+	    (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+void ch_kmsg_text_clean(char *s)
+{
+	unsigned char *u = (unsigned char *)s;
+	while (*u) {
+		int n = utf8_len(u);
+		if (n == 0 || *u < 0x20 || *u == 0x7f) {
+			*u++ = '?';
+			continue;
+		}
+		u += n;
+	}
 }
 
 static void set_text(struct ch_kfault *f, const char *msg)
 {
 	size_t i = 0;
 	for (; msg[i] && msg[i] != '\n' && i + 1 < sizeof(f->text); i++)
-		f->text[i] = (unsigned char)msg[i] < 0x20 || msg[i] == 0x7f ? '?' : msg[i];
+		f->text[i] = msg[i];
 	f->text[i] = 0;
+	ch_kmsg_text_clean(f->text);
 	while (i > 0 && f->text[i - 1] == ' ')
 		f->text[--i] = 0;
 }
@@ -387,14 +637,17 @@ static int parse_mlx5(const char *m, struct ch_kfault *f)
 int ch_kmsg_parse_line(struct ch_kmsg_parser *p, const char *line, struct ch_kfault *f)
 {
 	struct ch_kfault t;
+	struct local_stamp z = { 0 };
 	memset(&t, 0, sizeof(t));
 	t.boot_sec = NAN;
 	t.wall_sec = NAN;
-	const char *m = strip_prefix(line, &t);
+	const char *m = strip_prefix(line, &t, &z);
 	if (!parse_nvidia(p, m, &t) && !parse_aer(p, m, &t) && !parse_mlx5(m, &t))
 		return 0;
 	set_text(&t, m);
 	set_clock(&t);
+	if (z.set)
+		local_zone(&t, z.mo, z.d, z.h, z.mi, z.sec);
 	*f = t;
 	return 1;
 }
@@ -442,35 +695,99 @@ static int table_put(struct ch_xid_table *t, const struct ch_xid_class *c)
 /* one line of a user table into @c; 1 a row, 0 a comment or empty, -1 bad */
 static int user_row(char *line, struct ch_xid_class *c, char *why, size_t n)
 {
-	char *f[4] = { 0 }, *save = NULL, *end;
+	char *f[4] = { 0 }, *end, *p = line;
 	int k = 0;
 
 	line[strcspn(line, "\r\n")] = 0;
 	if (!line[strspn(line, " \t")] || line[strspn(line, " \t")] == '#')
 		return 0;
-	for (char *tok = strtok_r(line, "\t", &save); tok && k < 4; tok = strtok_r(NULL, "\t", &save))
-		f[k++] = tok;
+	/* every TAB separates: an empty field or a fifth one is an error, not
+	 * a row read shifted */
+	for (;;) {
+		char *tab = strchr(p, '\t');
+		if (k == 4) {
+			snprintf(why, n, "expected 4 TAB-separated fields (CODE ACTION MNEMONIC MEANING), found more");
+			return -1;
+		}
+		f[k++] = p;
+		if (!tab)
+			break;
+		*tab = 0;
+		p = tab + 1;
+	}
 	if (k < 4) {
 		snprintf(why, n, "expected 4 TAB-separated fields (CODE ACTION MNEMONIC MEANING), found %d", k);
 		return -1;
 	}
 	memset(c, 0, sizeof(*c));
+	errno = 0;
 	long v = strtol(f[0], &end, 10);
-	if (*end || end == f[0] || v < 0 || v > 1000000) {
-		snprintf(why, n, "invalid code '%s' (expected a whole number)", f[0]);
+	if (*end || end == f[0] || !isdigit((unsigned char)f[0][0]) || errno || v < 0 || v > 1000000) {
+		snprintf(why, n, "invalid code '%.40s' (expected a whole number, 0 to 1000000)", f[0]);
 		return -1;
 	}
 	c->code = (int)v;
 	if (action_from(f[1], &c->action) != 0) {
-		snprintf(why, n, "invalid action '%s' (expected inform, reset, drain or reboot)", f[1]);
+		snprintf(why, n, "invalid action '%.40s' (expected inform, reset, drain or reboot)", f[1]);
+		return -1;
+	}
+	if (!f[2][0] || !f[3][0] || strlen(f[2]) >= sizeof(c->mnemonic) || strlen(f[3]) >= sizeof(c->meaning)) {
+		snprintf(why, n, "MNEMONIC and MEANING must not be empty, at most %zu and %zu characters",
+			 sizeof(c->mnemonic) - 1, sizeof(c->meaning) - 1);
 		return -1;
 	}
 	snprintf(c->mnemonic, sizeof(c->mnemonic), "%s", f[2]);
 	snprintf(c->meaning, sizeof(c->meaning), "%s", f[3]);
+	ch_kmsg_text_clean(c->mnemonic);
+	ch_kmsg_text_clean(c->meaning);
 	snprintf(c->nvidia, sizeof(c->nvidia), "(user table)");
 	c->hardware = c->action != CH_KA_INFORM;
 	c->user = 1;
 	return 1;
+}
+
+/* the rows of the user table @fp (@path) into @t; a bad row, a code given
+ * twice: CH_ERR_USAGE with @why naming the file and line */
+static int user_table(struct ch_xid_table *t, FILE *fp, const char *path, char *why, size_t n)
+{
+	char *line = NULL, msg[160];
+	size_t cap = 0;
+	int ln = 0, rc = 0, *lines = NULL;
+	size_t nrows = 0;
+	struct ch_xid_class c;
+
+	while (rc == 0 && getline(&line, &cap, fp) >= 0) {
+		ln++;
+		int r = strlen(line) > 4096 ? (snprintf(msg, sizeof(msg), "a line over 4096 characters"), -1)
+					    : user_row(line, &c, msg, sizeof(msg));
+		for (size_t i = 0; r > 0 && i < nrows; i++)
+			if (lines[2 * i] == c.code) {
+				snprintf(msg, sizeof(msg), "code %d given twice (also line %d)", c.code, lines[2 * i + 1]);
+				r = -1;
+			}
+		if (r < 0) {
+			snprintf(why, n, "the Xid table '%s', line %d: %s", path, ln, msg);
+			rc = CH_ERR_USAGE;
+		} else if (r > 0) {
+			int *l = realloc(lines, (nrows + 1) * 2 * sizeof(*l));
+			if (!l) {
+				rc = CH_ERR_RUNTIME;
+				break;
+			}
+			lines = l;
+			lines[2 * nrows] = c.code;
+			lines[2 * nrows + 1] = ln;
+			nrows++;
+			rc = table_put(t, &c);
+		}
+	}
+	if (rc == 0 && ferror(fp)) {
+		snprintf(why, n, "cannot read the Xid table '%s': a read error", path);
+		rc = CH_ERR_RUNTIME;
+	}
+	free(line);
+	free(lines);
+	return rc;
 }
 
 int ch_xid_table_load(struct ch_xid_table *t, const char *path, char *why, size_t n)
@@ -481,6 +798,8 @@ int ch_xid_table_load(struct ch_xid_table *t, const char *path, char *why, size_
 
 	t->rows = NULL;
 	t->n = 0;
+	if (n)
+		why[0] = 0;
 	for (size_t i = 0; i < nb && rc == 0; i++)
 		rc = table_put(t, &b[i]);
 	if (rc == 0 && path) {
@@ -490,19 +809,7 @@ int ch_xid_table_load(struct ch_xid_table *t, const char *path, char *why, size_
 			ch_xid_table_free(t);
 			return CH_ERR_RUNTIME;
 		}
-		char line[512], msg[160];
-		int ln = 0;
-		struct ch_xid_class c;
-		while (rc == 0 && fgets(line, sizeof(line), fp)) {
-			ln++;
-			int r = user_row(line, &c, msg, sizeof(msg));
-			if (r < 0) {
-				snprintf(why, n, "the Xid table '%s', line %d: %s", path, ln, msg);
-				rc = CH_ERR_USAGE;
-			} else if (r > 0) {
-				rc = table_put(t, &c);
-			}
-		}
+		rc = user_table(t, fp, path, why, n);
 		fclose(fp);
 	}
 	if (rc == CH_ERR_RUNTIME && why[0] == 0)

@@ -10,15 +10,29 @@
  *                        since boot, flags)
  *   dmesg                "[ 1843.308145] MESSAGE" (seconds since boot)
  *   journalctl -k        "-o short-unix": "1706180094.859532 HOST kernel: MESSAGE";
- *                        "-o short-iso": "2025-01-25T10:34:54+0000 HOST kernel: MESSAGE";
- *                        the default "Feb 14 05:03:41 HOST kernel: MESSAGE"
- *                        (no year: the wall time stays unknown, the time of
- *                        day is kept for display)
+ *                        "-o short-iso" (and short-iso-precise):
+ *                        "2025-01-25T10:34:54+0000 HOST kernel: MESSAGE";
+ *                        "-o short-full": "Sat 2025-01-25 10:34:54 UTC HOST kernel: MESSAGE"
+ *                        (a zone UTC/GMT, +HH[MM] or this machine's zone name
+ *                        gives the wall time; another zone name keeps the
+ *                        time of day and zone only);
+ *                        "-o short-monotonic": "[ 1843.308145] HOST kernel: MESSAGE"
+ *                        (seconds since boot);
+ *                        the default "Feb 14 05:03:41 HOST kernel: MESSAGE" and
+ *                        "-o short-precise" "Feb 14 05:03:41.123456 HOST kernel: ..."
+ *                        (and syslog files): no year, the local time of the
+ *                        machine that wrote it: the wall time stays unknown,
+ *                        the time of day is kept for display with this
+ *                        machine's zone name
  *   dmesg -x --time-format iso  "kern  :err   : 2025-01-25T10:34:54,859532+00:00 MESSAGE"
  *   dmesg -T             "[Sun Dec  6 02:14:07 2026] MESSAGE" (local time)
+ *   a stamp in another language's words ("[So Dez  6 02:14:07 2026]",
+ *                        "Dez 06 02:14:07 HOST kernel:"): the time of day
+ *                        kept, the date unknown
  * A time stamp that no kernel wrote (a negative or not-a-number time since
- * boot, one over CH_KMSG_MAX_UPTIME, an ISO time before 1970 or with a
- * field out of range) is read and marked impossible (ch_kfault.bad_time);
+ * boot, one over CH_KMSG_MAX_UPTIME, a date before 1970 or with a field
+ * out of range: a day past its month's end as "Feb 30", an hour 24 or
+ * more) is read and marked impossible (ch_kfault.bad_time);
  * a time in the future is the caller's to judge (it knows now).
  * Messages recognised at the message's start, past those prefixes (a line
  * that quotes one further in, e.g. a user's echo or a log of a log, is no
@@ -75,8 +89,12 @@ struct ch_kfault {
 	char bus_id[16];      /* "dddd:bb:dd.f", "" when the line names none */
 	double boot_sec;      /* seconds since boot, NAN when the line has none */
 	double wall_sec;      /* seconds since the epoch (UTC), NAN when unknown */
-	char clock[9];        /* "HH:MM:SS" of the line's wall time ("" unknown) */
-	char text[200];       /* the message, cut to fit, control characters as '?' */
+	char clock[9];        /* "HH:MM:SS": the time of day the line shows ("" unknown) */
+	char zone[16];        /* the zone of @clock: "UTC" (a known wall time, shown in
+	                       * UTC), the zone a short-full line names, or this
+	                       * machine's local zone name for the yearless
+	                       * short/syslog stamp ("" unknown) */
+	char text[200];       /* the message, cut to fit, as ch_kmsg_text_clean() leaves it */
 	int bad_time;         /* 1: the line's time stamp is impossible (above); skip the line */
 };
 
@@ -102,6 +120,15 @@ void ch_kmsg_parser_init(struct ch_kmsg_parser *p);
  * does not (including the follow-up lines of one already counted).
  */
 int ch_kmsg_parse_line(struct ch_kmsg_parser *p, const char *line, struct ch_kfault *f);
+
+/**
+ * ch_kmsg_text_clean - make @s (NUL-terminated, changed in place) printable
+ * and valid UTF-8: each control character and each byte that is not part
+ * of a whole valid UTF-8 character (Latin-1, a stray byte, a character cut
+ * short) becomes '?'; the length is kept. Every output (terminal, JSON,
+ * Markdown) can then carry the text as it is.
+ */
+void ch_kmsg_text_clean(char *s);
 
 /**
  * ch_kmsg_bus_norm - @in (a PCI bus id in any of the forms above) as
@@ -139,7 +166,10 @@ struct ch_xid_table {
  * file: one row a line, TAB-separated "CODE ACTION MNEMONIC MEANING" (ACTION
  * one of inform, reset, drain, reboot; MNEMONIC and MEANING free text; the
  * row counts as a hardware fault unless ACTION is inform); '#' starts a
- * comment line, empty lines are skipped.
+ * comment line, empty lines are skipped. A bad row: an unknown action, a
+ * code not a whole number 0-1000000, a code given twice in the file, not
+ * exactly 4 fields (each TAB separates), an empty or too long MNEMONIC
+ * (63) or MEANING (95), a line over 4096 characters.
  * @t:   [out] the table; free with ch_xid_table_free().
  * @why: [out] on error, what is wrong, naming the file and line.
  * Returns 0, CH_ERR_USAGE (a bad row) or CH_ERR_RUNTIME (the file cannot

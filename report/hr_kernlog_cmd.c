@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "base/ch_common.h"
 #include "base/ch_parse.h"
@@ -20,7 +21,9 @@
 #include "hw/ch_kmsg.h"
 
 #define KL_MAX_DEVS 256
-#define KL_MAX_GROUPS 512
+/* the devices and codes listed one by one; the fault lines of any more are
+ * counted together, their worst action kept (a drain is never lost) */
+#define KL_MAX_GROUPS 65536
 /* a line more than this after --now (the clock) is in the future: its time
  * is impossible (seconds) */
 #define KL_FUTURE_SEC 86400.0
@@ -52,7 +55,7 @@ struct kl_group {
 	int code;
 	long count, ups;
 	double first_wall, last_wall, last_boot;
-	char last_clock[9];
+	char last_clock[9], last_zone[16];
 	char text[200];
 	enum ch_kaction action;
 };
@@ -62,8 +65,11 @@ struct kl_run {
 	struct ch_xid_table table;
 	struct kl_dev devs[KL_MAX_DEVS];
 	int ndevs, have_inventory;
-	struct kl_group g[KL_MAX_GROUPS];
-	int ng;
+	struct kl_group *g;         /* grown as needed, at most KL_MAX_GROUPS */
+	int ng, gcap;
+	int *hash, hcap;            /* index + 1 of a group by its key, 0 free */
+	long over_lines;            /* fault lines past KL_MAX_GROUPS groups */
+	enum ch_kaction over_action; /* their worst action */
 	long lines, skipped_old, bad_time;
 	double boot_epoch; /* wall time of boot for /dev/kmsg, NAN otherwise */
 };
@@ -78,12 +84,19 @@ static void usage(void)
 	       "--inventory, classified by the Xid table (NVIDIA's catalog; docs/xid.md)\n"
 	       "and printed one line per device and code in NHC's style, most severe\n"
 	       "first: 'ERROR: clusterhealth: gpu1 Xid 79 (fallen off the bus) at\n"
-	       "02:14:07: drain (...)' for a fault to drain for (action reset, drain or\n"
-	       "reboot), 'INFO: clusterhealth: ...' for one that informs.\n"
+	       "02:14:07 UTC: drain (...)' for a fault to drain for (action reset, drain\n"
+	       "or reboot), 'INFO: clusterhealth: ...' for one that informs. The time is\n"
+	       "the fault's last line's, with its zone: UTC where the line's wall time is\n"
+	       "known; this machine's zone name for a yearless 'Dec 06 02:14:07' stamp\n"
+	       "(journalctl's default, syslog), which is the local time of the machine\n"
+	       "that wrote it; 'N s after boot' for dmesg's seconds since boot.\n"
 	       "\n"
 	       "Options:\n"
-	       "  --kernel-log FILE  read FILE ('-': standard input): dmesg, journalctl -k\n"
-	       "                     (short-iso, short-unix, short) or /dev/kmsg lines\n"
+	       "  --kernel-log FILE  read FILE ('-': standard input): dmesg (also -T and\n"
+	       "                     -x --time-format iso), journalctl -k (-o short,\n"
+	       "                     short-precise, short-iso, short-iso-precise,\n"
+	       "                     short-full, short-unix, short-monotonic), syslog\n"
+	       "                     or /dev/kmsg lines\n"
 	       "                     (default: /dev/kmsg, this machine's kernel log)\n"
 	       "  --inventory FILE   a result file of this node (any binary's): the bus\n"
 	       "                     ids of its GPUs and NICs; without it devices are\n"
@@ -91,7 +104,8 @@ static void usage(void)
 	       "  --since TIME       only lines at or after TIME: " KL_TIME_RANGE "\n"
 	       "  --window DURATION  only lines of the last DURATION before --now: " KL_WINDOW_RANGE "\n"
 	       "  --state FILE       since the last run: read the time FILE holds (when it\n"
-	       "                     exists), then write this run's time into it\n"
+	       "                     exists; a time after --now is ignored with a\n"
+	       "                     warning), then write this run's time into it\n"
 	       "  --now TIME         the time taken as now (tests; default: the clock), as\n"
 	       "                     --since; lines more than a day after it are in the\n"
 	       "                     future (so --now 0 counts no line of a known time)\n"
@@ -105,6 +119,8 @@ static void usage(void)
 	       "  -q, --quiet        print only the ERROR lines\n"
 	       "  -h, --help         show this help\n"
 	       "\n"
+	       "--since, --window and --state given together each set a start: the\n"
+	       "latest one wins (a line is read when it is at or after each of them).\n"
 	       "A line whose time is unknown (dmesg's seconds since boot in a file) is\n"
 	       "counted whatever --since or --window say. A line whose time is\n"
 	       "impossible (a negative or not-a-number time since boot, a date before\n"
@@ -270,14 +286,79 @@ static const struct kl_dev *find_dev(const struct kl_run *r, const char *bus)
 	return NULL;
 }
 
-static void add_fault(struct kl_run *r, const struct ch_kfault *f)
+static unsigned group_key(enum ch_kfault_kind kind, int code, const char *dev)
+{
+	unsigned h = 2166136261u ^ (unsigned)kind;
+	h = (h ^ (unsigned)code) * 16777619u;
+	for (; *dev; dev++)
+		h = (h ^ (unsigned char)*dev) * 16777619u;
+	return h;
+}
+
+/* the group of @kind, @code on @dev, made when new; NULL when there are
+ * KL_MAX_GROUPS already, -1 in *oom when out of memory */
+static struct kl_group *group_get(struct kl_run *r, enum ch_kfault_kind kind, int code, const char *dev, int *oom)
+{
+	unsigned m, i;
+	if (r->hcap) {
+		m = (unsigned)r->hcap - 1;
+		for (i = group_key(kind, code, dev) & m; r->hash[i]; i = (i + 1) & m) {
+			struct kl_group *g = &r->g[r->hash[i] - 1];
+			if (g->kind == kind && g->code == code && !strcmp(g->dev, dev))
+				return g;
+		}
+	}
+	if (r->ng >= KL_MAX_GROUPS)
+		return NULL;
+	if (r->ng == r->gcap) {
+		int cap = r->gcap ? 2 * r->gcap : 64;
+		struct kl_group *g = realloc(r->g, (size_t)cap * sizeof(*g));
+		if (!g) {
+			*oom = 1;
+			return NULL;
+		}
+		r->g = g;
+		r->gcap = cap;
+	}
+	if (2 * (r->ng + 1) > r->hcap) {
+		int hcap = r->hcap ? 2 * r->hcap : 128, *h = calloc((size_t)hcap, sizeof(*h));
+		if (!h) {
+			*oom = 1;
+			return NULL;
+		}
+		free(r->hash);
+		r->hash = h;
+		r->hcap = hcap;
+		for (int k = 0; k < r->ng; k++) {
+			for (i = group_key(r->g[k].kind, r->g[k].code, r->g[k].dev) & (unsigned)(hcap - 1); h[i];
+			     i = (i + 1) & (unsigned)(hcap - 1))
+				;
+			h[i] = k + 1;
+		}
+	}
+	m = (unsigned)r->hcap - 1;
+	for (i = group_key(kind, code, dev) & m; r->hash[i]; i = (i + 1) & m)
+		;
+	r->hash[i] = r->ng + 1;
+	struct kl_group *g = &r->g[r->ng++];
+	memset(g, 0, sizeof(*g));
+	snprintf(g->dev, sizeof(g->dev), "%s", dev);
+	g->kind = kind;
+	g->code = code;
+	return g;
+}
+
+static void group_note(struct kl_run *r, struct kl_group *g, const struct ch_kfault *f, double wall);
+
+/* one fault line into its group; -1 out of memory */
+static int add_fault(struct kl_run *r, const struct ch_kfault *f)
 {
 	const struct kl_dev *d = find_dev(r, f->bus_id);
 	double wall = f->wall_sec;
 	enum ch_kfault_kind kind = f->kind == CH_KF_LINK_UP ? CH_KF_LINK_DOWN : f->kind;
-	int code = kind == CH_KF_LINK_DOWN ? 0 : f->code;
+	int code = kind == CH_KF_LINK_DOWN ? 0 : f->code, oom = 0;
 	char name[48];
-	struct kl_group *g = NULL;
+	struct kl_group *g;
 
 	if (isnan(wall) && !isnan(r->boot_epoch) && !isnan(f->boot_sec))
 		wall = r->boot_epoch + f->boot_sec;
@@ -285,49 +366,57 @@ static void add_fault(struct kl_run *r, const struct ch_kfault *f)
 	 * than a day after now */
 	if (f->bad_time || (!isnan(wall) && !(wall >= 0 && wall <= r->o.now + KL_FUTURE_SEC))) {
 		r->bad_time++;
-		return;
+		return 0;
 	}
 	if (!isnan(r->o.since) && !isnan(wall) && wall < r->o.since) {
 		r->skipped_old++;
-		return;
+		return 0;
 	}
 	/* AER and link lines of other devices than the inventory's GPUs and NICs */
 	if (r->have_inventory && !d && (f->kind == CH_KF_AER || kind == CH_KF_LINK_DOWN))
-		return;
+		return 0;
 	if (d)
 		snprintf(name, sizeof(name), "%s", d->name);
 	else
 		snprintf(name, sizeof(name), "%s%s", f->kind == CH_KF_SXID ? "nvswitch " : "pci ",
 			 f->bus_id[0] ? f->bus_id : "(bus unknown)");
-	for (int i = 0; i < r->ng && !g; i++)
-		if (r->g[i].kind == kind && r->g[i].code == code && !strcmp(r->g[i].dev, name))
-			g = &r->g[i];
-	if (!g) {
-		if (r->ng >= KL_MAX_GROUPS)
-			return;
-		g = &r->g[r->ng++];
-		memset(g, 0, sizeof(*g));
-		snprintf(g->dev, sizeof(g->dev), "%s", name);
+	if (!(g = group_get(r, kind, code, name, &oom))) {
+		enum ch_kaction a = f->kind == CH_KF_LINK_UP ? CH_KA_NONE : ch_kfault_action(&r->table, f);
+		if (oom)
+			return -1;
+		r->over_lines++;
+		if (a > r->over_action)
+			r->over_action = a;
+		return 0;
+	}
+	if (!g->count && !g->ups) {
 		snprintf(g->bus, sizeof(g->bus), "%s", f->bus_id);
 		snprintf(g->uuid, sizeof(g->uuid), "%s", d ? d->uuid : "");
 		g->gpu_index = d ? d->gpu_index : -1;
-		g->kind = kind;
-		g->code = code;
 		g->first_wall = wall;
 	}
 	if (f->kind == CH_KF_LINK_UP) {
 		g->ups++;
-		return;
+		return 0;
 	}
+	group_note(r, g, f, wall);
+	return 0;
+}
+
+/* the fault line @f (of wall time @wall) counted in @g */
+static void group_note(struct kl_run *r, struct kl_group *g, const struct ch_kfault *f, double wall)
+{
 	g->count++;
 	g->last_wall = wall;
 	g->last_boot = f->boot_sec;
 	snprintf(g->last_clock, sizeof(g->last_clock), "%s", f->clock);
+	snprintf(g->last_zone, sizeof(g->last_zone), "%s", f->zone);
 	if (!g->last_clock[0] && !isnan(wall)) {
 		time_t t = (time_t)wall;
 		struct tm tm;
 		gmtime_r(&t, &tm);
 		strftime(g->last_clock, sizeof(g->last_clock), "%H:%M:%S", &tm);
+		snprintf(g->last_zone, sizeof(g->last_zone), "UTC");
 	}
 	snprintf(g->text, sizeof(g->text), "%s", f->text);
 	enum ch_kaction a = ch_kfault_action(&r->table, f);
@@ -339,31 +428,44 @@ static void add_fault(struct kl_run *r, const struct ch_kfault *f)
  * line of its own, with no time, which no --window leaves out), its NUL
  * bytes dropped (a syslog file holds runs of them after a crash, before the
  * next line); a line longer than any kernel record (KL_LINE_MAX) is no
- * kernel record and is skipped. */
+ * kernel record and is skipped, read past without being held (a file with
+ * no newline, /dev/zero, takes no more memory than one record). */
 #define KL_LINE_MAX 65536
 static int read_stream(struct kl_run *r, FILE *fp)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	char *line = malloc(KL_LINE_MAX + 1);
+	size_t k = 0;
+	int c, over = 0, rc = 0;
 	struct ch_kmsg_parser p;
 	struct ch_kfault f;
 
+	if (!line)
+		return -2;
 	ch_kmsg_parser_init(&p);
-	while ((n = getline(&line, &cap, fp)) >= 0) {
-		ssize_t i, k = 0;
-		r->lines++;
-		if (n > KL_LINE_MAX)
+	for (;;) {
+		c = getc_unlocked(fp);
+		if (c != EOF && c != '\n') {
+			if (c && !over && k < KL_LINE_MAX)
+				line[k++] = (char)c;
+			else if (c)
+				over = 1;
 			continue;
-		for (i = 0; i < n; i++)
-			if (line[i])
-				line[k++] = line[i];
+		}
+		if (c == EOF && k == 0 && !over)
+			break;
+		r->lines++;
 		line[k] = 0;
-		if (ch_kmsg_parse_line(&p, line, &f))
-			add_fault(r, &f);
+		if (!over && ch_kmsg_parse_line(&p, line, &f) && add_fault(r, &f)) {
+			rc = -2;
+			break;
+		}
+		k = 0;
+		over = 0;
+		if (c == EOF)
+			break;
 	}
 	free(line);
-	return ferror(fp) ? -1 : 0;
+	return rc ? rc : ferror(fp) ? -1 : 0;
 }
 
 /* /dev/kmsg: one record per read(), until none is left (non-blocking) */
@@ -393,8 +495,11 @@ static int read_kmsg(struct kl_run *r)
 		rec[n] = 0;
 		rec[strcspn(rec, "\n")] = 0; /* the continuation lines (key=value) aside */
 		r->lines++;
-		if (ch_kmsg_parse_line(&p, rec, &f))
-			add_fault(r, &f);
+		if (ch_kmsg_parse_line(&p, rec, &f) && add_fault(r, &f)) {
+			close(fd);
+			ch_error("out of memory");
+			return CH_ERR_RUNTIME;
+		}
 	}
 	close(fd);
 	return 0;
@@ -408,17 +513,27 @@ static int read_log(struct kl_run *r)
 	r->boot_epoch = NAN;
 	if (!r->o.log)
 		return read_kmsg(r);
-	if (!strcmp(r->o.log, "-"))
-		return read_stream(r, stdin) ? (ch_error("cannot read the kernel log from standard input"), CH_ERR_USAGE) : 0;
+	if (!strcmp(r->o.log, "-")) {
+		rc = read_stream(r, stdin);
+		if (rc == -2)
+			return ch_error("out of memory"), CH_ERR_RUNTIME;
+		return rc ? (ch_error("cannot read the kernel log from standard input: %s", strerror(errno)), CH_ERR_USAGE) : 0;
+	}
 	fp = fopen(r->o.log, "r");
 	if (!fp) {
 		ch_error("cannot read the kernel log '%s' (--kernel-log): %s", r->o.log, strerror(errno));
 		return CH_ERR_USAGE;
 	}
+	errno = 0;
 	rc = read_stream(r, fp);
+	int err = errno;
 	fclose(fp);
+	if (rc == -2) {
+		ch_error("out of memory");
+		return CH_ERR_RUNTIME;
+	}
 	if (rc) {
-		ch_error("cannot read the kernel log '%s' (--kernel-log): a read error", r->o.log);
+		ch_error("cannot read the kernel log '%s' (--kernel-log): %s", r->o.log, err ? strerror(err) : "a read error");
 		return CH_ERR_USAGE;
 	}
 	return 0;
@@ -482,7 +597,7 @@ static void print_groups(const struct kl_run *r)
 			continue;
 		describe(r, g, what, sizeof(what), detail, sizeof(detail));
 		if (g->last_clock[0])
-			snprintf(at, sizeof(at), "%s", g->last_clock);
+			snprintf(at, sizeof(at), "%s%s%s", g->last_clock, g->last_zone[0] ? " " : "", g->last_zone);
 		else if (!isnan(g->last_boot))
 			snprintf(at, sizeof(at), "%.1f s after boot", g->last_boot);
 		else
@@ -548,6 +663,8 @@ static int write_json(const struct kl_run *r, int argc, char **argv, int drains)
 			       isnan(r->o.window) ? json_null() : json_real(r->o.window), "lines_read", (json_int_t)r->lines,
 			       "lines_before_since", (json_int_t)r->skipped_old, "lines_bad_time", (json_int_t)r->bad_time,
 			       "faults", groups_json(r));
+	json_object_set_new(kl, "lines_not_listed", json_integer(r->over_lines));
+	json_object_set_new(kl, "not_listed_action", json_string(ch_kaction_name(r->over_action)));
 	json_object_set_new(ch_result_results(res), "kernel_log", kl);
 	rc = ch_result_finish(res, drains ? CH_ERR_CHECK : CH_OK,
 			      drains ? "a kernel-log fault to drain for" : NULL);
@@ -555,18 +672,62 @@ static int write_json(const struct kl_run *r, int argc, char **argv, int drains)
 	return rc;
 }
 
-/* --state: the time of the last run in, this run's out (atomically) */
+/* the folder of the state file @path: an error (CH_ERR_USAGE) when it is
+ * not a folder this process can write in */
+static int state_dir_check(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (access(dir, W_OK | X_OK)) {
+		ch_error("cannot write the state file '%s' (--state): its folder '%s': %s", path, dir, strerror(errno));
+		return CH_ERR_USAGE;
+	}
+	return 0;
+}
+
+/* --state: the time of the last run in, this run's out (atomically). A
+ * time after now (a clock set back since, a file copied from another
+ * machine) is ignored with a warning: taken as "since" it would leave out
+ * every line up to it. */
 static int state_read(struct kl_run *r)
 {
-	FILE *fp = fopen(r->o.state, "r");
-	double t;
+	FILE *fp;
+	char buf[64] = "", *end;
+	double t = NAN;
+	struct stat st;
+	/* it is written here at the end (a new file renamed over it): its
+	 * folder must take it, and it must be a file, before any work */
+	if (state_dir_check(r->o.state))
+		return CH_ERR_USAGE;
+	if (stat(r->o.state, &st) == 0 && !S_ISREG(st.st_mode)) {
+		ch_error("the state file '%s' (--state) is not a regular file", r->o.state);
+		return CH_ERR_USAGE;
+	}
+	fp = fopen(r->o.state, "r");
 	if (!fp)
 		return errno == ENOENT ? 0 : (ch_error("cannot read the state file '%s' (--state): %s", r->o.state, strerror(errno)), CH_ERR_USAGE);
-	int ok = fscanf(fp, "%lf", &t) == 1 && t >= 0 && t <= KL_TIME_MAX;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
+	int ok = !ferror(fp) && n < sizeof(buf) - 1;
 	fclose(fp);
+	buf[n] = 0;
+	if (ok && !ch_parse_leading_double(buf, &t, &end))
+		ok = end[strspn(end, " \t\r\n")] == 0 && t >= 0 && t <= KL_TIME_MAX;
+	else
+		ok = 0;
 	if (!ok) {
 		ch_error("the state file '%s' (--state) does not hold a time (seconds since the epoch); remove it to read the whole log", r->o.state);
 		return CH_ERR_USAGE;
+	}
+	if (t > r->o.now) {
+		ch_warn("the state file '%s' (--state) holds %.3f, %.0f s after now (%.3f): ignored, not taken as the time of "
+			"the last run (the lines it would leave out are read)", r->o.state, t, t - r->o.now, r->o.now);
+		return 0;
 	}
 	if (isnan(r->o.since) || t > r->o.since)
 		r->o.since = t;
@@ -577,12 +738,19 @@ static int state_write(const struct kl_run *r)
 {
 	char tmp[4096];
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", r->o.state, (int)getpid());
-	FILE *fp = fopen(tmp, "w");
+	/* a new file of its own (O_EXCL, no link followed): a link planted at
+	 * the temporary name cannot make it write elsewhere */
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!fp || fprintf(fp, "%.3f\n", r->o.now) < 0 || fflush(fp) || fsync(fileno(fp))) {
+		int err = errno;
 		if (fp)
 			fclose(fp);
-		unlink(tmp);
-		ch_error("cannot write the state file '%s' (--state)", r->o.state);
+		else if (fd >= 0)
+			close(fd);
+		if (fd >= 0)
+			unlink(tmp);
+		ch_error("cannot write the state file '%s' (--state): %s", r->o.state, strerror(err));
 		return CH_ERR_RUNTIME;
 	}
 	fclose(fp);
@@ -609,16 +777,24 @@ static int run(struct kl_run *r, int argc, char **argv)
 	}
 	if (!isnan(r->o.window) && (isnan(r->o.since) || r->o.now - r->o.window > r->o.since))
 		r->o.since = r->o.now - r->o.window;
-	if ((r->o.state && state_read(r)) || (r->o.inventory && load_inventory(r)) || read_log(r))
+	if ((r->o.state && state_read(r)) || (r->o.inventory && load_inventory(r)))
 		return 2;
+	if ((rc = read_log(r)))
+		return rc == CH_ERR_RUNTIME ? 4 : 2;
 	if (r->bad_time)
 		ch_warn("%ld fault line(s) of the kernel log skipped: an impossible time (negative, not a number, before 1970, "
-			"or more than a day after now)", r->bad_time);
+			"a date or hour no clock shows such as Feb 30 or 25:14, or more than a day after now)", r->bad_time);
 	judge_links(r);
 	qsort(r->g, (size_t)r->ng, sizeof(r->g[0]), group_cmp);
 	for (int i = 0; i < r->ng; i++)
 		drains += r->g[i].action >= CH_KA_RESET;
+	drains += r->over_action >= CH_KA_RESET;
 	print_groups(r);
+	if (r->over_lines)
+		printf("%s: clusterhealth: %ld more fault line%s on devices and codes past the first %d not listed one by one "
+		       "(the worst action among them: %s): %s\n", r->over_action >= CH_KA_RESET ? "ERROR" : "INFO",
+		       r->over_lines, r->over_lines == 1 ? "" : "s", KL_MAX_GROUPS, ch_kaction_name(r->over_action),
+		       r->over_action >= CH_KA_RESET ? "drain" : "no drain");
 	if (r->o.json && (rc = write_json(r, argc, argv, drains)))
 		return rc == CH_ERR_USAGE ? 2 : 4;
 	if (r->o.state && state_write(r))
@@ -642,6 +818,8 @@ int hr_kernlog_main(int argc, char **argv)
 	}
 	rc = run(r, argc, argv);
 	ch_xid_table_free(&r->table);
+	free(r->g);
+	free(r->hash);
 	free(r);
 	return rc;
 }

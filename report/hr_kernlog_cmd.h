@@ -5,7 +5,7 @@
  * last run or in a time window, mapped to GPU index and UUID (and NIC) by
  * the bus ids of a result file's inventory, classified by the Xid table
  * (docs/xid.md) and printed one line each in NHC's style
- * ("ERROR: clusterhealth: gpu1 Xid 79 (fallen off the bus) at 02:14:07:
+ * ("ERROR: clusterhealth: gpu1 Xid 79 (fallen off the bus) at 02:14:07 UTC:
  * drain (...)"), most severe first. Method: docs/xid.md.
  */
 #ifndef HR_KERNLOG_CMD_H

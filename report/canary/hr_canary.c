@@ -370,12 +370,20 @@ static int compute_comm_only(const struct hr_canary_in *in, struct hr_canary_out
 			o->comm_target_sec = fig(c2, s2);
 			o->busbw_now_gbps = fig(hr_canary_comm_busbw(in, S, n1, c1), s1);
 			o->busbw_target_gbps = fig(hr_canary_comm_busbw(in, S, n2, c2), s2);
-			o->busbw_ratio_target = fig(o->busbw_target_gbps.v / o->busbw_now_gbps.v, s1 | s2);
+			/* at 1 GPU today there is no all-reduce to compare with:
+			 * no ratio (never "inf%") */
+			if (o->busbw_now_gbps.v > 0 && isfinite(o->busbw_target_gbps.v))
+				o->busbw_ratio_target = fig(o->busbw_target_gbps.v / o->busbw_now_gbps.v, s1 | s2);
+			else
+				snprintf(o->comm_not_fitted, sizeof(o->comm_not_fitted),
+					 "not fitted: no %s at %g GPU%s today to compare the target's with",
+					 o->fsdp ? "FSDP collectives" : "all-reduce", n1, n1 == 1 ? "" : "s");
 		}
 	}
 	fit_quality_notes(in, o);
 	if (!o->busbw_ratio_target.src && !in->ckpt_interval_sec.src && !in->input_wait_frac.src)
-		return ch_usage_error("nothing to judge: %s%sgive --step-time, or allreduce_bw results (or --alpha-us/--bw-gbps), --checkpoint-interval/--checkpoint-block or --input-wait",
+		return ch_usage_error("nothing to judge: %s%s%s%sgive --step-time, or allreduce_bw results (or --alpha-us/--bw-gbps), --checkpoint-interval/--checkpoint-block or --input-wait",
+				      o->comm_not_fitted, o->comm_not_fitted[0] ? "; " : "",
 				      in->step_missing, in->step_missing[0] ? "; " : "");
 	if (in->step_missing[0])
 		note(o, "%s", in->step_missing);
@@ -485,6 +493,21 @@ static void cn_comm(const struct hr_canary_in *in, struct hr_canary_out *o, stru
 			w->have_comm = 1;
 			w->c1 = comm_sec(in, o->level_now, w->S, w->n1, &w->e1);
 			w->c2 = comm_sec(in, o->level_target, w->S, w->n2, &w->e2);
+			/* a model that puts more communication in a step than the
+			 * whole step (compute overlapped included) does not fit
+			 * this job: not used, never a loss of the whole step and
+			 * an infinite gain */
+			if (!(w->c1 <= w->t1tr) || !isfinite(w->c2)) {
+				snprintf(o->comm_not_fitted, sizeof(o->comm_not_fitted),
+					 "not fitted: the model predicts %.3g s of %s per step at %g GPUs, more than today's whole step (%.3g s)",
+					 w->c1, o->fsdp ? "FSDP collectives" : "all-reduce", w->n1, w->t1tr);
+				note(o, "the communication model does not fit this job (%s): its predictions are not used; check --params, --grad-bytes-per-param, --alpha-us/--bw-gbps or the allreduce_bw results",
+				     o->comm_not_fitted);
+				w->have_comm = 0;
+				w->c1 = w->c2 = w->e1 = w->e2 = 0;
+				w->no_model = "the communication model does not fit today's step (not fitted)";
+				return;
+			}
 			o->comm_now_sec = fig(w->c1, s1);
 			o->comm_target_sec = fig(w->c2, s2);
 			o->busbw_target_gbps = fig(hr_canary_comm_busbw(in, w->S, w->n2, w->c2), s2);

@@ -263,6 +263,9 @@ struct hr_canary_out {
 					       shared) and the input wait is not measured:
 					       input stalls would pass for network stalls */
 	char cpu_pinned_text[400];          /* that finding in words, "" none */
+	char comm_not_fitted[300];          /* "" or why the communication model
+					       is not used: it does not fit
+					       today's step ("not fitted") */
 	char target_not_measured[300];      /* "" or why nothing predicts the target (no
 					       baseline and no all-reduce model): its step,
 					       efficiency, throughput, largest allocation,

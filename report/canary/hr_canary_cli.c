@@ -71,7 +71,7 @@ static const struct opt_def opt_defs[] = {
 	{ "target-efficiency", K_FRAC, OFF(target_efficiency), 0.01, 1, 0, "the efficiency question: can today's scale reach this? (without --target-gpus: the question only)" },
 	{ "scaling-efficiency", K_FRAC, OFF(scaling_efficiency), 0.01, 1, 0, "today's scaling efficiency vs --baseline-gpus, for the question (instead of step times)" },
 	{ "host-cpu", K_FRAC, OFF(host_cpu_frac), 0, 1, 0, "busy share of the host CPUs while training (else from --steps)" },
-	{ "loader-workers", K_COUNT, OFF(loader_workers), 0, 100000, 0, "dataloader worker processes per node" },
+	{ "loader-workers", K_COUNT, OFF(loader_workers), 1, 100000, 0, "dataloader worker processes per node (none: leave it out)" },
 	{ "loader-placement", K_MODEL, 0, 0, 0, 0, "where the dataloader workers run, as loader_contention names it: shared (pinned with the GPU feeder threads, on their cores), isolated, numa-local, numa-remote or as-is" },
 	{ "parallelism", K_MODEL, 0, 0, 0, 0, "ddp (default: one all-reduce of the gradient per step) or fsdp (a reduce-scatter of the gradient and two all-gathers of the parameters, the first exposed)" },
 	{ "nic-gbps", K_NUM, 0, 0.1, 1e5, 0, "each GPU's NIC line rate, Gb/s: the inter-node all-reduce when none was measured" },
@@ -222,7 +222,7 @@ static int load_inputs(const char *path, struct hr_canary_in *in, struct given_m
 	FILE *fp;
 	char line[512], *text = NULL, err[256];
 	size_t len = 0;
-	int lineno = 0, rc = 0, i;
+	int lineno = 0, rc = 0, i, seen[NDEFS];
 
 	/* a regular file only: a directory or a named pipe is an error, never a hang */
 	if (hr_read_file(path, 1u << 20, &text, &len, err, sizeof(err)))
@@ -232,6 +232,7 @@ static int load_inputs(const char *path, struct hr_canary_in *in, struct given_m
 		free(text);
 		return CH_ERR_RUNTIME;
 	}
+	memset(seen, 0, sizeof(seen));
 	while (!rc && fgets(line, sizeof(line), fp)) {
 		char *p = line, *eq, *key, *val, *e, label[600];
 		lineno++;
@@ -269,6 +270,13 @@ static int load_inputs(const char *path, struct hr_canary_in *in, struct given_m
 					    path, lineno, key);
 			break;
 		}
+		/* a key given twice: which one was meant is not known (the last
+		 * one silently won) */
+		if (seen[i]) {
+			rc = ch_usage_error("%s:%d: key '%s' given twice (also line %d)", path, lineno, key, seen[i]);
+			break;
+		}
+		seen[i] = lineno;
 		snprintf(label, sizeof(label), "%s (%s:%d)", key, path, lineno);
 		rc = set_opt(in, gm, &opt_defs[i], label, val);
 	}

@@ -19,6 +19,8 @@
 #define BYTES_NAME(in) ((in)->parallelism == HR_PAR_FSDP ? "gradient (and parameters) per step" : \
 			"gradient all-reduced per step")
 #define COMM_NAME(in) ((in)->parallelism == HR_PAR_FSDP ? "FSDP collectives" : "gradient all-reduce")
+/* the collectives at the target, named by the model used */
+#define COMM_TARGET(in) ((in)->parallelism == HR_PAR_FSDP ? "FSDP all-gathers + reduce-scatter" : "all-reduce")
 
 /* ------------------------------------------------------------ the report */
 
@@ -215,7 +217,8 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 	double n1 = in->gpus_now.v, n2 = in->target_gpus.v;
 	int i;
 
-	fprintf(f, "canary: %g -> %g GPUs; no step time given: checkpoint, input wait and all-reduce scaling only\n", n1, n2);
+	fprintf(f, "canary: %g -> %g GPUs; no step time given: checkpoint, input wait and %s scaling only\n", n1, n2,
+		in->parallelism == HR_PAR_FSDP ? "FSDP collectives" : "all-reduce");
 	fprintf(f, "sources: given = your inputs, measured = result files and step logs, fitted = all-reduce model, assumed = default or model assumption\n\n");
 	fprintf(f, "today\n");
 	snprintf(v, sizeof(v), "%g", n1);
@@ -267,7 +270,7 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 		fprintf(f, "\nat %g GPUs (predicted)\n", n2);
 		fmt_time(a, sizeof(a), o->comm_target_sec.v);
 		snprintf(v, sizeof(v), "%s, busbw %.4g GB/s", a, o->busbw_target_gbps.v);
-		row(f, "all-reduce", v, o->comm_target_sec.src);
+		row(f, COMM_TARGET(in), v, o->comm_target_sec.src);
 		snprintf(v, sizeof(v), "%.1f%% of today's (x%.2f the time for %.3gx the GPUs)",
 			 100 * o->busbw_ratio_target.v, o->comm_target_sec.v / o->comm_now_sec.v, o->hw_ratio_target.v);
 		row(f, "busbw", v, o->busbw_ratio_target.src);
@@ -279,11 +282,11 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 	}
 	print_verdict_head(f, in, o);
 	if (o->verdict == HR_VERDICT_BOOK)
-		fprintf(f, "  book %g GPUs as far as these measurements go: no checkpoint or input-wait share of %.0f%% or more, and the all-reduce keeps %.0f%% or more of today's busbw\n",
-			n2, 100 * in->significant_frac.v, 100 * in->min_efficiency.v);
+		fprintf(f, "  book %g GPUs as far as these measurements go: no checkpoint or input-wait share of %.0f%% or more, and the %s keeps %.0f%% or more of today's busbw\n",
+			n2, 100 * in->significant_frac.v, COMM_TARGET(in), 100 * in->min_efficiency.v);
 	else if (o->verdict == HR_VERDICT_DONT_BOOK)
-		fprintf(f, "  do not book %g GPUs: the all-reduce is predicted at %.1f%% of today's busbw (threshold %.0f%%)\n",
-			n2, 100 * o->busbw_ratio_target.v, 100 * in->min_efficiency.v);
+		fprintf(f, "  do not book %g GPUs: the %s is predicted at %.1f%% of today's busbw (threshold %.0f%%)\n",
+			n2, COMM_TARGET(in), 100 * o->busbw_ratio_target.v, 100 * in->min_efficiency.v);
 	fprintf(f, "  reasons:\n");
 	if (o->wrong_results)
 		fprintf(f, "    - allreduce_bw found wrong results in %ld rows: the allocation corrupts data\n", in->wrong_rows);
@@ -293,8 +296,8 @@ static void print_comm_only(FILE *f, const struct hr_canary_in *in, const struct
 			fprintf(f, "    - %s is %.1f%% of the step\n", loss_name(l->kind), 100 * l->frac.v);
 	}
 	if (o->busbw_ratio_target.src)
-		fprintf(f, "    - at %g GPUs the all-reduce keeps %.1f%% of today's busbw (%.4g of %.4g GB/s)\n", n2,
-			100 * o->busbw_ratio_target.v, o->busbw_target_gbps.v, o->busbw_now_gbps.v);
+		fprintf(f, "    - at %g GPUs the %s keeps %.1f%% of today's busbw (%.4g of %.4g GB/s)\n", n2,
+			COMM_TARGET(in), 100 * o->busbw_ratio_target.v, o->busbw_target_gbps.v, o->busbw_now_gbps.v);
 	fprintf(f, "    - no step time given: step time, efficiency, MFU and cost at %g GPUs not predicted\n", n2);
 	print_fixes(f, o);
 	print_straggler(f, in, o);
@@ -419,7 +422,9 @@ static void print_losses(FILE *f, const struct hr_canary_in *in, const struct hr
 					"no --params and no all-reduce model (no allreduce_bw results, no --alpha-us/--bw-gbps)" :
 					!in->params.src ? "no --params (the gradient's size)" :
 					"no all-reduce model (no allreduce_bw results, no --alpha-us/--bw-gbps)";
-			if (l->kind == HR_LOSS_INPUT && in->input_wait_not_measured[0])
+			if (l->kind == HR_LOSS_COMM && o->comm_not_fitted[0])
+				fprintf(f, "  %d. %-38s %s\n", i + 1, loss_name(l->kind), hr_term(o->comm_not_fitted));
+			else if (l->kind == HR_LOSS_INPUT && in->input_wait_not_measured[0])
 				fprintf(f, "  %d. %-38s not measured: %s\n", i + 1, loss_name(l->kind),
 					hr_term(in->input_wait_not_measured));
 			else
@@ -456,7 +461,7 @@ static void print_target(FILE *f, const struct hr_canary_in *in, const struct hr
 	if (o->level_target >= 0) {
 		fmt_time(a, sizeof(a), o->comm_target_sec.v);
 		snprintf(v, sizeof(v), "%s, busbw %.4g GB/s", a, o->busbw_target_gbps.v);
-		row(f, COMM_NAME(in), v, o->comm_target_sec.src);
+		row(f, COMM_TARGET(in), v, o->comm_target_sec.src);
 	}
 	snprintf(v, sizeof(v), "%.1f%% (ideal %.2f s)", 100 * o->efficiency_target.v, o->ideal_step_sec.v);
 	row(f, "scaling efficiency", v, o->efficiency_target.src);

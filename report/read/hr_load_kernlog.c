@@ -74,6 +74,24 @@ int hl_load_kernel_log(struct ctx *c, const struct hr_result *r, int node)
 {
 	size_t i;
 
+	/* the fault lines the tool skipped for their time: said, as the tool
+	 * said them, so that a fault no rule saw is not taken for none */
+	if (r->kl_bad_time.is_int && r->kl_bad_time.i > 0)
+		hr_issue_add(&c->f->issues, HR_ISSUE_NOTE, c->path, 0, 0,
+			     "%lld kernel-log line%s with an unreadable time skipped (results.kernel_log.lines_bad_time: "
+			     "a time no kernel wrote, e.g. Feb 30 or before 1970, or more than a day after the run; "
+			     "their faults are not judged; docs/xid.md)",
+			     (long long)r->kl_bad_time.i, r->kl_bad_time.i == 1 ? "" : "s");
+	/* past the tool's 65536 devices and codes: counted together, not
+	 * judged one by one here; their worst action said */
+	if (r->kl_not_listed.is_int && r->kl_not_listed.i > 0)
+		hr_issue_add(&c->f->issues, HR_ISSUE_NOTE, c->path, 0, 0,
+			     "%lld kernel-log fault line%s past the tool's first 65536 devices and codes not listed one by one "
+			     "(results.kernel_log.lines_not_listed; the worst action among them: %s): not judged here; "
+			     "read them in the log",
+			     (long long)r->kl_not_listed.i, r->kl_not_listed.i == 1 ? "" : "s",
+			     action_known(r->kl_not_listed_action.str) ? r->kl_not_listed_action.str : "not known");
+
 	if (!r->kfaults_list.is_array) {
 		if (!hl_unavailable(r))
 			hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,

@@ -557,6 +557,9 @@ static int read_kernel_log(struct hr_result *r)
 {
 	const json_t *kl = json_object_get(r->results, "kernel_log");
 	r->kl_source = key(kl, "source");
+	r->kl_bad_time = key(kl, "lines_bad_time");
+	r->kl_not_listed = key(kl, "lines_not_listed");
+	r->kl_not_listed_action = key(kl, "not_listed_action");
 	return read_list(kl, "faults", &r->kfaults_list, (void **)&r->kfaults, sizeof(*r->kfaults), read_kfault);
 }
 

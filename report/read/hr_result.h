@@ -365,6 +365,11 @@ struct hr_result {
 	struct hr_result_ckpt_point *scaling;
 	/* kernel_log */
 	struct hr_rv kl_source;      /* "results"."kernel_log"."source": the log read */
+	struct hr_rv kl_bad_time;    /* "results"."kernel_log"."lines_bad_time": fault lines
+	                              * skipped for a time no kernel wrote */
+	struct hr_rv kl_not_listed;  /* "lines_not_listed": fault lines past the tool's
+	                              * 65536 devices and codes, counted together */
+	struct hr_rv kl_not_listed_action; /* "not_listed_action": their worst action */
 	struct hr_rlist kfaults_list; /* "results"."kernel_log"."faults" */
 	struct hr_result_kfault *kfaults;
 };

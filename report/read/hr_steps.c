@@ -1168,14 +1168,33 @@ static struct parser *parser_new(const char *path, hr_steps_fn fn, void *ctx, st
 	return p;
 }
 
-/* Whether @fd starts with "{" alone on the first line: a whole JSON document
- * (trainer_state.json), not JSON lines. */
-static int is_json_doc(int fd)
+/* Whether @fd holds a whole JSON document (trainer_state.json), not JSON
+ * lines: "{" alone on the first line (the Trainer's indented form), or a
+ * file starting with "{" that parses whole as one object with
+ * "log_history" (the compact form, one line with no spaces; JSON lines of
+ * more than one record do not parse whole). @fd's offset is left at 0. */
+static int is_json_doc(int fd, off_t size)
 {
 	char head[4];
 	ssize_t n = pread(fd, head, sizeof(head), 0);
+	int fd2, yes = 0;
+	FILE *fp;
+	json_t *doc;
 
-	return n >= 2 && head[0] == '{' && (head[1] == '\n' || (head[1] == '\r' && n >= 3 && head[2] == '\n'));
+	if (n >= 2 && head[0] == '{' && (head[1] == '\n' || (head[1] == '\r' && n >= 3 && head[2] == '\n')))
+		return 1;
+	if (n < 2 || head[0] != '{' || size > (off_t)MAX_DOC_BYTES || (fd2 = dup(fd)) < 0)
+		return 0;
+	if (!(fp = fdopen(fd2, "r"))) {
+		close(fd2);
+		return 0;
+	}
+	doc = json_loadf(fp, 0, NULL);
+	fclose(fp);
+	yes = doc && json_is_array(json_object_get(doc, "log_history"));
+	json_decref(doc);
+	lseek(fd, 0, SEEK_SET);
+	return yes;
 }
 
 /* A whole JSON document (@fd, closed here): a Hugging Face
@@ -1405,7 +1424,7 @@ int hr_steps_read(const char *path, hr_steps_fn fn, void *ctx, struct hr_issues 
 		return CH_ERR_RUNTIME;
 	}
 	/* trainer_state.json and other whole JSON documents: "{" alone on the first line */
-	doc_mode = is_json_doc(fd);
+	doc_mode = is_json_doc(fd, st.st_size);
 	if (doc_mode && st.st_size <= (off_t)MAX_DOC_BYTES) {
 		read_doc(p, fd);
 		rc = file_summary(p, &L, doc_mode, st.st_size);

@@ -20,7 +20,9 @@
 #   need_arg "$@"         exit 2 unless option $1 has a value
 #   valid_stamp T         is T a stamp YYYYmmddTHHMMSSZ of a real date and time
 #   stamp_iso T           20250112T030000Z -> 2025-01-12T03:00:00Z
-#   count_gpus            NVIDIA GPUs visible here (nvidia-smi), 0 without
+#   count_gpus [SEC]      NVIDIA GPUs visible here (nvidia-smi), 0 without;
+#                         with SEC, nvidia-smi is stopped after SEC seconds
+#                         (it hangs on a GPU fallen off the bus) and 0 said
 #   has_opt BIN OPT       does $B/BIN's --help mention OPT
 #   run_stage NAME LOG [mpi:N] BIN ARGS...
 #                         run $B/BIN (BIN itself when an absolute path; under
@@ -130,7 +132,11 @@ stamp_iso() {
 count_gpus() {
 	local n=0
 	if command -v nvidia-smi >/dev/null 2>&1; then
-		n=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | grep -c '^[0-9]') || n=0
+		if [ -n "${1:-}" ]; then
+			n=$(timeout -k 1 "$1" nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | grep -c '^[0-9]') || n=0
+		else
+			n=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | grep -c '^[0-9]') || n=0
+		fi
 	fi
 	echo "${n:-0}"
 }

@@ -30,6 +30,11 @@
 #                              escalated (left alone), 4 scontrol failed.
 #                              Sets resume_msg.
 DRAIN_PREFIX="clusterhealth:"
+# each scontrol call is stopped after DRAIN_SCONTROL_SEC seconds (default
+# 20): it retries for long when slurmctld does not answer, and the gate
+# must end before Slurm kills it (60 s); a stopped call is a failed one
+DRAIN_SCONTROL_SEC=${DRAIN_SCONTROL_SEC:-20}
+_scontrol() { timeout -k 2 "$DRAIN_SCONTROL_SEC" scontrol "$@"; }
 
 drain_reason() {
 	python3 - "$1" <<'PY'
@@ -49,7 +54,7 @@ PY
 
 node_drain_state() {
 	local out
-	out=$(scontrol show node -o -- "$1" 2>/dev/null) || return 1
+	out=$(_scontrol show node -o -- "$1" 2>/dev/null) || return 1
 	python3 - "$out" <<'PY'
 import re, sys
 t = sys.argv[1]
@@ -94,7 +99,7 @@ drain_node() {
 			return 0 ;;
 		esac ;;
 	esac
-	if scontrol update "NodeName=$node" State=DRAIN "Reason=$reason" 2>/dev/null; then
+	if _scontrol update "NodeName=$node" State=DRAIN "Reason=$reason" 2>/dev/null; then
 		[ "$n" -ge 2 ] && _hist_add "$hist" "$node" escalate "$fault" "$text"
 		_hist_add "$hist" "$node" drain "$fault" "$text"
 		drain_msg="drained $node: $reason"
@@ -119,7 +124,7 @@ resume_node() {
 		resume_msg="$node: not resumed: drained by someone else or for another reason (Reason: ${reason:-none}); the tool resumes only its own drains"
 		return 2 ;;
 	esac
-	if scontrol update "NodeName=$node" State=RESUME 2>/dev/null; then
+	if _scontrol update "NodeName=$node" State=RESUME 2>/dev/null; then
 		_hist_add "$hist" "$node" resume "${reason#"$DRAIN_PREFIX "}" "$evidence"
 		resume_msg="resumed $node (was: $reason): $evidence"
 		return 0

@@ -267,4 +267,15 @@ expect canary_negative_result_time 2 "$HR" canary "${TEXTBOOK[@]}" "$TMP/negtime
 has canary_negative_result_time "results.sweeps[1].rows[2].out_of_place.time_us.median: expected a positive time, got '-5.0'"
 expect canary_missing_target 2 "$HR" canary --gpus-now 64 --step-time 1.6 &&
 has canary_missing_target "missing --target-gpus"
+
+# scripts/canary: two runs started in the same second each get a folder of
+# their own (they shared RESULTS/canary/HOST/TIME and wrote over each
+# other); with no binaries built both stop at once, after making it
+mkdir -p "$TMP/noB" "$TMP/res2"
+B="$TMP/noB" scripts/canary --target-gpus 8 --results "$TMP/res2" >"$TMP/cc1.out" 2>&1 &
+B="$TMP/noB" scripts/canary --target-gpus 8 --results "$TMP/res2" >"$TMP/cc2.out" 2>&1 &
+wait
+n=$(find "$TMP/res2/canary" -mindepth 2 -maxdepth 2 -type d | wc -l)
+if [ "$n" = 2 ]; then echo "ok canary_script_concurrent_runs_own_folders ($(find "$TMP/res2/canary" -mindepth 2 -maxdepth 2 -type d -printf '%f ' | sort))"
+else echo "not ok canary_script_concurrent_runs_own_folders: $n folders (want 2)"; find "$TMP/res2" | head; fi
 exit 0

@@ -70,6 +70,15 @@ expect canary_hf_summary_step 1 "$HR" canary --steps $STEPS/hf_trainer_state.jso
 has canary_hf_summary_step "today: mean step (run summary)           3.937 s (train_runtime / steps" \
 	"step time at 8 GPUs (today)              3.94 s                             [measured]" &&
 hasnt canary_hf_summary_step "nothing to judge"
+# the same trainer_state.json compact (one line, no spaces, as json.dumps
+# with separators writes it): read the same
+python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":")), end="")' \
+	$STEPS/hf_trainer_state.json >"$TMP/trainer_state.json"
+expect canary_hf_compact_trainer_state 1 "$HR" canary --steps "$TMP/trainer_state.json" --gpus-now 8 --target-gpus 16 &&
+has canary_hf_compact_trainer_state "today: mean step (run summary)           3.937 s (train_runtime / steps" \
+	"step time at 8 GPUs (today)              3.94 s                             [measured]"
+expect steps_hf_compact_trainer_state 0 "$HR" steps "$TMP/trainer_state.json" &&
+has steps_hf_compact_trainer_state "Hugging Face Trainer; 3 step records in 1 of 1 files" "3.94 s (train_runtime / steps, the whole run)"
 # a log with no step time at all: the canary says which figure is missing from which file
 expect canary_no_step_says_why 2 "$HR" canary --steps $STEPS/hf_issue9415_srun_labels.log --gpus-now 8 --target-gpus 16 &&
 has canary_no_step_says_why "nothing to judge: --steps $STEPS/hf_issue9415_srun_labels.log: no step time in these logs"
@@ -229,8 +238,43 @@ assert abs(ff["step_target_sec"]["value"] - fd["step_target_sec"]["value"]) > 1e
 assert ddp["model"].startswith("data parallel") and fsdp["model"].startswith("FSDP") and fsdp["inputs"]["parallelism"] == "fsdp"
 PY
 then echo "ok canary_fsdp_formula"; else echo "not ok canary_fsdp_formula"; fi
+# the target's row and the verdict say FSDP's collectives, with a step time
+# and without (measurements only), never "all-reduce"
+has canary_fsdp_target_row "FSDP all-gathers + reduce-scatter        1.19 s"
+expect canary_fsdp_target_row_no_step 0 "$HR" canary --gpus-now 8 --target-gpus 128 --alpha-us 5 --bw-gbps 40 --params 8e9 --parallelism fsdp &&
+has canary_fsdp_target_row_no_step "  FSDP all-gathers + reduce-scatter        1.19 s, busbw 39.94 GB/s" \
+	"the FSDP all-gathers + reduce-scatter keeps 99.9% of today's busbw" "input wait and FSDP collectives scaling only" &&
+hasnt canary_fsdp_target_row_no_step "  all-reduce       " "the all-reduce keeps"
 expect canary_bad_parallelism 2 "$HR" canary "${FS[@]}" --parallelism zero3 &&
 has canary_bad_parallelism "unknown value 'zero3' for --parallelism (expected: ddp, fsdp)"
+
+# ---- a communication model that does not fit: never "inf%" or "nan%", the
+# row says "not fitted" (a model putting more all-reduce in a step than the
+# whole step; no all-reduce today at 1 GPU to compare the target's with)
+for par in ddp fsdp; do
+	expect "canary_comm_misfit_not_fitted_$par" 0 "$HR" canary --gpus-now 8 --target-gpus 16 --step-time 1s --params 1e16 \
+		--alpha-us 0 --bw-gbps 0.01 --baseline-gpus 4 --baseline-step-time 0.9s --parallelism $par --json "$TMP/misfit-$par.json" &&
+	hasnt "canary_comm_misfit_not_fitted_$par" "inf%" "nan%" "xinf" "-nan" " inf " " nan " &&
+	has "canary_comm_misfit_not_fitted_$par" "exposed communication                  not fitted: the model predicts" \
+		"its predictions are not used"
+done
+expect canary_one_gpu_today_not_fitted 2 "$HR" canary --gpus-now 1 --target-gpus 8 --alpha-us 5 --bw-gbps 40 --params 8e9 &&
+hasnt canary_one_gpu_today_not_fitted "inf%" "nan%" "xinf" &&
+has canary_one_gpu_today_not_fitted "not fitted: no all-reduce at 1 GPU today to compare the target's with"
+
+# ---- --loader-workers 0 (no worker processes, nothing to pin): a usage
+# error, on the command line and in an --inputs file
+expect canary_loader_workers_zero 2 "$HR" canary --gpus-now 8 --step-time 1s --target-gpus 16 --loader-workers 0 &&
+has canary_loader_workers_zero "error: value '0' for --loader-workers is out of range (expected 1 to 100000)"
+printf 'loader-workers = 0\n' >"$TMP/lw0.txt"
+expect canary_loader_workers_zero_inputs 2 "$HR" canary --gpus-now 8 --step-time 1s --target-gpus 16 --inputs "$TMP/lw0.txt" &&
+has canary_loader_workers_zero_inputs "error: value '0' for loader-workers ($TMP/lw0.txt:1) is out of range (expected 1 to 100000)"
+
+# ---- an --inputs file giving a key twice: an error naming both lines (the
+# last one silently won)
+printf 'step-time = 1s\n# again\nstep-time = 2s\n' >"$TMP/dup.txt"
+expect canary_inputs_key_twice 2 "$HR" canary --gpus-now 8 --target-gpus 16 --inputs "$TMP/dup.txt" &&
+has canary_inputs_key_twice "error: $TMP/dup.txt:3: key 'step-time' given twice (also line 1)"
 
 # ---- health_report steps: a log of 8 steps after the warm-up says 8, not the
 # window asked; the per-rank table shows each rank's name (here a file's path) whole

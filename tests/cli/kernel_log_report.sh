@@ -168,3 +168,26 @@ json.dump(d, open('$H/wrong.json', 'w'))"
 "$HR" history --db "$H/h.db" --night 2026-12-04 "$H/wrong.json" >"$H/out4" 2>&1; rc=$?
 if [ $rc = 2 ] && grep -q 'faults\[0\]: expected a fault' "$H/out4"; then ok kernel_log_history_wrong_fault
 else nok kernel_log_history_wrong_fault "exit $rc" "$H/out4"; fi
+
+# the fault lines kernel-log skipped for an impossible time are said in the
+# fleet report (terminal and report.md), not taken for a clean log
+printf '[Mon Feb 30 02:14:07 2026] NVRM: Xid (PCI:0000:43:00): 79, pid=0, GPU has fallen off the bus.\n[Sun Dec  6 25:14:07 2026] NVRM: Xid (PCI:0000:43:00): 48, pid=0, DBE\n[    5.0] kernel: Linux version 6.1.0\n' >"$TMP/badtime.log"
+mkdir -p "$TMP/bt"
+"$HR" kernel-log --kernel-log "$TMP/badtime.log" --inventory "$INV" --now 2026-12-06T03:00:00Z --json "$TMP/bt/kl.json" >/dev/null 2>&1
+"$HR" --out "$TMP/btout" "$TMP/bt" >"$TMP/bt.out" 2>&1; rc=$?
+if grep -q '2 kernel-log lines with an unreadable time skipped' "$TMP/bt.out" &&
+	grep -q '2 kernel-log lines with an unreadable time skipped' "$TMP/btout/report.md"; then
+	ok "kernel_log_report_says_lines_with_an_unreadable_time (exit $rc; $(grep -m1 -o '2 kernel-log lines with an unreadable time skipped' "$TMP/bt.out"))"
+else nok kernel_log_report_says_lines_with_an_unreadable_time "exit $rc; not in the terminal or report.md" "$TMP/bt.out"; fi
+
+# fault lines past the tool's 65536 devices and codes (counted together,
+# their worst action kept) are said in the fleet report, with that action
+python3 -c 'import sys
+for c in range(100000, 165600): print("[ 10.0] NVRM: Xid (PCI:0000:43:00): %d, pid=1, unknown" % c)
+print("[ 11.0] NVRM: Xid (PCI:0000:43:00): 79, pid=0, GPU has fallen off the bus.")' >"$TMP/over.log"
+mkdir -p "$TMP/ov"
+"$HR" kernel-log --kernel-log "$TMP/over.log" --json "$TMP/ov/kl.json" >/dev/null 2>&1
+"$HR" --out "$TMP/ovout" "$TMP/ov" >"$TMP/ov.out" 2>&1; rc=$?
+if grep -q '65 kernel-log fault lines past the tool.s first 65536 devices and codes not listed one by one (results.kernel_log.lines_not_listed; the worst action among them: reboot)' "$TMP/ovout/report.md"; then
+	ok "kernel_log_report_says_lines_not_listed (exit $rc)"
+else nok kernel_log_report_says_lines_not_listed "exit $rc; not in report.md" "$TMP/ov.out"; fi

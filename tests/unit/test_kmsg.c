@@ -7,6 +7,8 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -254,4 +256,175 @@ Test(kmsg, table_actions_and_a_users_file)
 	unlink(path);
 	cr_assert_eq(ch_xid_table_load(&t, path, why, sizeof(why)), CH_ERR_RUNTIME);
 	cr_assert(strstr(why, "cannot read"), "%s", why);
+}
+
+/* journalctl -k in each -o format (tests/data/kernel-log/journal-formats.log,
+ * the code telling which format): every one read, its time and zone */
+Test(kmsg, every_journalctl_output_format)
+{
+	struct ch_kfault f[16];
+	static const int codes[] = { 79, 48, 64, 74, 95, 119, 120 };
+	setenv("TZ", "UTC", 1);
+	tzset();
+	int n = read_all(KLOG "journal-formats.log", f, 16);
+
+	cr_assert_eq(n, 7, "one Xid per format: %d read", n);
+	for (int i = 0; i < 7; i++) {
+		cr_assert_eq(f[i].code, codes[i], "line %d: code %d", i + 1, f[i].code);
+		cr_assert_str_eq(f[i].bus_id, "0000:43:00.0");
+		cr_assert_eq(f[i].bad_time, 0, "line %d", i + 1);
+		cr_assert(!strncmp(f[i].text, "NVRM: Xid", 9), "line %d: %s", i + 1, f[i].text);
+	}
+	/* short, short-precise: no year, the time of day in this machine's zone */
+	cr_assert(isnan(f[0].wall_sec));
+	cr_assert_str_eq(f[0].clock, "02:14:07");
+	cr_assert_str_eq(f[0].zone, "UTC");
+	cr_assert_str_eq(f[1].clock, "02:14:08");
+	/* short-iso(-precise), short-full, short-unix: the wall time */
+	cr_assert_float_eq(f[2].wall_sec, 1796523249.0, 1e-6);
+	cr_assert_float_eq(f[3].wall_sec, 1796523250.859532, 1e-5);
+	cr_assert_float_eq(f[4].wall_sec, 1796523251.0, 1e-6);
+	cr_assert_str_eq(f[4].clock, "02:14:11");
+	cr_assert_str_eq(f[4].zone, "UTC");
+	cr_assert_float_eq(f[5].wall_sec, 1796523252.412907, 1e-5);
+	/* short-monotonic: seconds since boot */
+	cr_assert_float_eq(f[6].boot_sec, 1843.308145, 1e-6);
+	cr_assert(isnan(f[6].wall_sec));
+}
+
+/* short-full's zone: UTC, an offset, this machine's zone name give the wall
+ * time; another zone name keeps the time of day and the zone only */
+Test(kmsg, short_full_zones)
+{
+	struct ch_kfault f;
+	const char *m = "gpu3 kernel: NVRM: Xid (PCI:0000:43:00): 79, pid=0";
+	char line[256];
+	setenv("TZ", "Europe/Berlin", 1);
+	tzset();
+	snprintf(line, sizeof(line), "Sun 2026-12-06 03:14:07 CET %s", m);
+	cr_assert_eq(one(line, &f), 1);
+	cr_assert_float_eq(f.wall_sec, 1796523247.0, 1e-6);
+	cr_assert_str_eq(f.clock, "02:14:07"); /* shown in UTC */
+	cr_assert_str_eq(f.zone, "UTC");
+	snprintf(line, sizeof(line), "Sun 2026-12-06 03:14:07 +0100 %s", m);
+	cr_assert_eq(one(line, &f), 1);
+	cr_assert_float_eq(f.wall_sec, 1796523247.0, 1e-6);
+	snprintf(line, sizeof(line), "Sun 2026-12-06 21:14:07 EST %s", m);
+	cr_assert_eq(one(line, &f), 1);
+	cr_assert(isnan(f.wall_sec));
+	cr_assert_eq(f.bad_time, 0);
+	cr_assert_str_eq(f.clock, "21:14:07");
+	cr_assert_str_eq(f.zone, "EST");
+	/* the yearless stamp: this machine's zone name */
+	snprintf(line, sizeof(line), "Dec 06 02:14:07 %s", m);
+	cr_assert_eq(one(line, &f), 1);
+	cr_assert_str_eq(f.zone, "CET");
+	setenv("TZ", "UTC", 1);
+	tzset();
+}
+
+/* a date or time no clock shows: dmesg -T "Feb 30", "25:14:07"; the same in
+ * ISO, short-full and the yearless stamp: read (the line is a fault line)
+ * and marked impossible, never normalised into another date */
+Test(kmsg, impossible_dates_marked)
+{
+	struct ch_kfault f;
+	const char *m = "NVRM: Xid (PCI:0000:43:00): 79, pid=0";
+	const char *bad[] = { "[Mon Feb 30 02:14:07 2026] ", "[Sun Dec  6 25:14:07 2026] ", "[Sun Dec  6 02:61:07 2026] ",
+			      "[Sun Feb 29 02:14:07 2026] ", "2026-02-30T02:14:07+0000 h kernel: ",
+			      "2026-04-31T02:14:07Z h kernel: ", "Mon 2026-02-30 02:14:07 UTC h kernel: ",
+			      "Feb 30 02:14:07 h kernel: ", "Dec 06 24:00:00 h kernel: " };
+	const char *good[] = { "[Sat Feb 29 02:14:07 2020] ", "2024-02-29T02:14:07Z h kernel: ", "Feb 29 02:14:07 h kernel: " };
+	char line[256];
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(line, sizeof(line), "%s%s", bad[i], m);
+		cr_assert_eq(one(line, &f), 1, "%s", line);
+		cr_assert_eq(f.bad_time, 1, "%s", line);
+	}
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(line, sizeof(line), "%s%s", good[i], m);
+		cr_assert_eq(one(line, &f), 1, "%s", line);
+		cr_assert_eq(f.bad_time, 0, "%s", line);
+	}
+}
+
+/* bytes that are not UTF-8 (Latin-1, stray, a character cut by the 200-byte
+ * text) become '?'; valid UTF-8 is kept */
+Test(kmsg, text_is_valid_utf8)
+{
+	struct ch_kfault f;
+	char line[512];
+	cr_assert_eq(one("[ 1.0] NVRM: Xid (PCI:0000:43:00): 13, pid=2, name=caf\xc3\xa9 \xff\xfe x\xe9y \xc0\xaf \xed\xa0\x80", &f), 1);
+	cr_assert_str_eq(f.text, "NVRM: Xid (PCI:0000:43:00): 13, pid=2, name=caf\xc3\xa9 ?? x?y ?? ???");
+	/* a 3-byte character across the 199th byte: cut, so '?' */
+	int k = snprintf(line, sizeof(line), "[ 1.0] NVRM: Xid (PCI:0000:43:00): 13, ");
+	int msg0 = 7;
+	while (k - msg0 < 198)
+		line[k++] = 'a';
+	snprintf(line + k, sizeof(line) - (size_t)k, "\xe2\x82\xac tail");
+	cr_assert_eq(one(line, &f), 1);
+	cr_assert_eq(strlen(f.text), 199);
+	cr_assert_eq(f.text[198], '?');
+	char s[] = "ok \xe2\x82\xac \x01 \x80";
+	ch_kmsg_text_clean(s);
+	cr_assert_str_eq(s, "ok \xe2\x82\xac ? ?");
+}
+
+/* a user table's bad rows: each an input error naming the file and line,
+ * the table left empty */
+Test(kmsg, users_table_bad_rows)
+{
+	static const struct { const char *text, *why; } bad[] = {
+		{ "13\tpanic\tX\ty\n", "invalid action 'panic'" },
+		{ "# c\nabc\tdrain\tX\ty\n", "line 2: invalid code 'abc'" },
+		{ "13x\tdrain\tX\ty\n", "invalid code '13x'" },
+		{ "-3\tdrain\tX\ty\n", "invalid code '-3'" },
+		{ " 13\tdrain\tX\ty\n", "invalid code ' 13'" },
+		{ "99999999999999999999\tdrain\tX\ty\n", "invalid code" },
+		{ "13\tdrain\tX\ty\n\n13\tinform\tX\tz\n", "line 3: code 13 given twice (also line 1)" },
+		{ "13\tdrain\tX\ty\textra\n", "line 1: expected 4 TAB-separated fields (CODE ACTION MNEMONIC MEANING), found more" },
+		{ "13\tdrain\t\tX\ty\n", "found more" },
+		{ "13\tdrain\tX\n", "found 3" },
+		{ "13\tdrain\tX\t\n", "must not be empty" },
+	};
+	char why[256], path[] = "/tmp/ch_kmsg_XXXXXX";
+	struct ch_xid_table t;
+	int fd = mkstemp(path);
+	close(fd);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		FILE *fp = fopen(path, "w");
+		fputs(bad[i].text, fp);
+		fclose(fp);
+		cr_assert_eq(ch_xid_table_load(&t, path, why, sizeof(why)), CH_ERR_USAGE, "%zu: %s", i, bad[i].text);
+		cr_assert(strstr(why, path) && strstr(why, bad[i].why), "%zu: '%s' lacks '%s'", i, why, bad[i].why);
+		cr_assert_eq(t.n, 0);
+	}
+	/* a directory is no table: an error, not an empty file */
+	cr_assert_eq(ch_xid_table_load(&t, "/tmp", why, sizeof(why)), CH_ERR_RUNTIME);
+	cr_assert(strstr(why, "/tmp"), "%s", why);
+	unlink(path);
+}
+
+/* time stamps in another language's words (dmesg -T and journalctl's
+ * default under LANG=de_DE): the fault read, the time of day kept, the
+ * date unknown; an hour no clock shows marked; a prefix with a ':' word is
+ * no stamp */
+Test(kmsg, stamps_in_another_language)
+{
+	struct ch_kfault f;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	cr_assert_eq(one("[So Dez  6 02:14:07 2026] NVRM: Xid (PCI:0000:43:00): 79, pid=0", &f), 1);
+	cr_assert_eq(f.code, 79);
+	cr_assert_str_eq(f.clock, "02:14:07");
+	cr_assert(isnan(f.wall_sec));
+	cr_assert_eq(f.bad_time, 0);
+	cr_assert_eq(one("M\xc3\xa4r 02 02:14:10.123 gpu3 kernel: NVRM: Xid (PCI:0000:43:00): 74, pid=0", &f), 1);
+	cr_assert_eq(f.code, 74);
+	cr_assert_str_eq(f.clock, "02:14:10");
+	cr_assert_str_eq(f.zone, "UTC");
+	cr_assert_eq(one("Dez 06 26:14:10 gpu3 kernel: NVRM: Xid (PCI:0000:43:00): 95, pid=0", &f), 1);
+	cr_assert_eq(f.bad_time, 1);
+	cr_assert_eq(one("foo bar: 02:14:10 gpu3 kernel: NVRM: Xid (PCI:0000:43:00): 62, pid=0", &f), 0);
+	cr_assert_eq(one("02:14:10 gpu3 kernel: NVRM: Xid (PCI:0000:43:00): 62, pid=0", &f), 0);
 }
