@@ -45,7 +45,9 @@ persistent offset; all result files in today's format, idle conditions):
   allreduce_bw.json   the node's 8 GPUs, 366 GB/s at 1 GiB (make-noise-fleet);
                       the largest size's cells carry "confirm", allreduce_bw's
                       re-measurement of the largest size (it measures it
-                      again always): an independent fresh draw of the same
+                      again always), and so do both placements of a size
+                      that looks like a gap (make-noise-fleet draws the
+                      lower one's): an independent fresh draw of the same
                       noise (the sweep's and the cell's), from its own
                       random stream, so that every other figure of a seed
                       is what it was without it
@@ -204,23 +206,30 @@ def roofline(fl, nz, k, node, start):
 
 
 def remeasure(fl, sw, peak):
-    """allreduce_bw's re-measurement of sweep sw's largest size (measured
-    again always, docs/allreduce_bw.md "Confirmation"): a fresh draw of the
-    sweep's noise and the cell's around peak (the sweep's value without
-    this night's noise), from the fleet's own stream; a cell measured again
-    already (a gap, drawn by make-noise-fleet's sweep()) keeps its own"""
+    """allreduce_bw's second measurements in sweep sw that make-noise-fleet's
+    sweep() does not draw (docs/allreduce_bw.md "Confirmation"): the largest
+    size, measured again always, and the other placement of a size whose
+    gap it re-measured (allreduce_bw measures both placements of a gap;
+    sweep() only the lower); each a fresh draw of the sweep's noise and the
+    cell's around peak (the sweep's value without this night's noise), from
+    the fleet's own stream; a cell that has its second measurement keeps it"""
     a = fl.a
-    row = sw["rows"][-1]
-    size, factor = row["bytes"], row["busbw_factor"]
     p2 = peak * (1 + a.sigma * fl.again_bw.std())
-    for half in ("out_of_place", "in_place"):
-        c = row[half]
-        bus = nf.curve(p2, size) * (1 + a.sigma * fl.again_bw.std())
-        if "confirm" in c:
+    last = len(sw["rows"]) - 1
+    for j, row in enumerate(sw["rows"]):
+        gap = any(row[h].get("confirm", {}).get("why") == "gap" for h in ("out_of_place", "in_place"))
+        if j != last and not gap:
             continue
-        t = size / (bus / factor * 1e3)
-        c["confirm"] = {"why": "largest", "loop_time_us": t, "time_us": nf.stats(t, a.sigma),
-                        "algbw_gbps": bus / factor, "busbw_gbps": bus, "wrong": 0}
+        size, factor = row["bytes"], row["busbw_factor"]
+        for half in ("out_of_place", "in_place"):
+            c = row[half]
+            bus = nf.curve(p2, size) * (1 + a.sigma * fl.again_bw.std())
+            if "confirm" in c:
+                continue
+            t = size / (bus / factor * 1e3)
+            c["confirm"] = {"why": "gap" if gap else "largest", "loop_time_us": t,
+                            "time_us": nf.stats(t, a.sigma), "algbw_gbps": bus / factor, "busbw_gbps": bus,
+                            "wrong": 0}
     return sw
 
 
