@@ -295,3 +295,23 @@ int ch_ar_confirm_cells(const double *bw, int n, int group_ranks, unsigned char 
 	}
 	return count;
 }
+
+int ch_ar_confirm_largest(const double *bw, int n, unsigned char *why)
+{
+	int s, p, count = 0;
+
+	for (s = n - 1; s >= 0; s--) {
+		int any = 0;
+		for (p = 0; p < 4; p++)
+			any |= usable(bw[s * 4 + p]);
+		if (!any)
+			continue;
+		for (p = 0; p < 2; p++)
+			if (usable(bw[s * 4 + p * 2]) || usable(bw[s * 4 + p * 2 + 1])) {
+				count += why[s * 2 + p] == 0;
+				why[s * 2 + p] |= CH_AR_CONFIRM_WHY_LARGEST;
+			}
+		break;
+	}
+	return count;
+}

@@ -168,6 +168,7 @@ int ch_ar_suspect_nodes(const struct ch_ar_group_bw *g, int n,
 #define CH_AR_CONFIRM_GAP 0.85
 #define CH_AR_CONFIRM_WHY_DIP 1u
 #define CH_AR_CONFIRM_WHY_GAP 2u
+#define CH_AR_CONFIRM_WHY_LARGEST 4u
 
 /**
  * ch_ar_confirm_cells - the cells of one sweep to measure again.
@@ -182,6 +183,23 @@ int ch_ar_suspect_nodes(const struct ch_ar_group_bw *g, int n,
  * Returns the number of cells flagged (0: no confirmation pass is needed).
  */
 int ch_ar_confirm_cells(const double *bw, int n, int group_ranks, unsigned char *why);
+
+/**
+ * ch_ar_confirm_largest - mark the largest size of one sweep to measure
+ * again, whatever its shape. The largest size's out-of-place busbw is the
+ * figure health_report compares with the fleet and the reference; whether
+ * it is low against the fleet only the reporter can tell (allreduce_bw sees
+ * one node), so allreduce_bw always measures it a second time (one step
+ * per sweep) and the reporter holds the second value to the same rules as
+ * the first (agreement, docs/health_report.md).
+ * @bw:  [in] as for ch_ar_confirm_cells().
+ * @n:   [in] sizes.
+ * @why: [in, out] as for ch_ar_confirm_cells(): CH_AR_CONFIRM_WHY_LARGEST
+ *       is added to each placement of the largest size with a usable figure
+ *       (positive and finite, loop time or median period).
+ * Returns the number of cells marked that had no other reason (0 or 2).
+ */
+int ch_ar_confirm_largest(const double *bw, int n, unsigned char *why);
 
 #ifdef __cplusplus
 }

@@ -356,7 +356,7 @@ static void gmode_confirm_phase(struct ctx *c, int p, struct ch_comm **comms, do
 		ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "out of memory");
 	n = confirm_plan(c, ph, why, list);
 	if (n > 0) {
-		out(c, 0, "#\n# Confirmation (%s): %d size%s measured again, cells that look like a dip or a gap:\n",
+		out(c, 0, "#\n# Confirmation (%s): %d size%s measured again, the largest size and cells that look like a dip or a gap:\n",
 		    ph->ngroups == 1 ? ph->groups[0].name : "this phase's groups", n, n == 1 ? "" : "s");
 		for (k = 0; k < n; k++) {
 			int a = list[2 * k], s = list[2 * k + 1];
@@ -366,7 +366,7 @@ static void gmode_confirm_phase(struct ctx *c, int p, struct ch_comm **comms, do
 				ch_ar_world_abort(c->w, CH_ERR_RUNTIME, "cannot write the result file");
 		}
 	} else {
-		out(c, 0, "#\n# Confirmation (%s): no cell looks like a dip or a gap; nothing measured again\n",
+		out(c, 0, "#\n# Confirmation (%s): no size measured; nothing measured again\n",
 		    ph->ngroups == 1 ? ph->groups[0].name : "this phase's groups");
 	}
 	ch_ar_wd_lock(c->w);

@@ -112,10 +112,11 @@ void ch_ar_usage(FILE *f)
 	      "                           and 10% below their geometric mean, or the largest\n"
 	      "                           size 10% below the one before) or a gap (out-of-place\n"
 	      "                           and in-place more than 15% apart), on the loop time\n"
-	      "                           or the median period, and record the second\n"
-	      "                           measurement beside the first (\"confirm\"); costs one\n"
-	      "                           step per size re-measured, none on a smooth curve\n"
-	      "                           (default 1)\n"
+	      "                           or the median period, and always the largest size\n"
+	      "                           (the figure health_report compares with the fleet),\n"
+	      "                           and record the second measurement beside the first\n"
+	      "                           (\"confirm\"); costs one step per size re-measured:\n"
+	      "                           one per sweep on a smooth curve (default 1)\n"
 	      "\n", f);
 	ch_common_help(f);
 	fputs("\n"

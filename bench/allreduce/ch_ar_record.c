@@ -449,7 +449,7 @@ void results_skeleton(struct ctx *c)
 			  "from_bytes", (json_int_t)o->delay_min_bytes) : json_null());
 	json_object_set_new(r, "confirm", json_pack("{s:b, s:f, s:f, s:s, s:i}", "enabled", o->confirm,
 		"dip_ratio", CH_AR_CONFIRM_DIP, "gap_ratio", CH_AR_CONFIRM_GAP, "method",
-		"at the end of each phase, every cell measured again whose algbw (of the loop time or of the median period) is below both neighbours' and below dip_ratio x their geometric mean (the largest size: below dip_ratio x the size before), or whose out-of-place and in-place figures differ, the lower below gap_ratio x the higher; both placements of the size are measured, with the first measurement's iterations, and the flagged cells get \"confirm\"",
+		"at the end of each phase, every cell measured again whose algbw (of the loop time or of the median period) is below both neighbours' and below dip_ratio x their geometric mean (the largest size: below dip_ratio x the size before), or whose out-of-place and in-place figures differ, the lower below gap_ratio x the higher, and the largest size of every sweep always (why \"largest\": the figure compared with the fleet); both placements of the size are measured, with the first measurement's iterations, and the flagged cells get \"confirm\"",
 		"cells", 0));
 	json_object_set_new(r, "thresholds", json_pack("{s:f, s:i, s:f, s:f}",
 		"straggler_min_fraction", CH_AR_STRAGGLER_MIN_FRACTION,

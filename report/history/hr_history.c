@@ -422,6 +422,33 @@ static const char *device_identity(const struct hr_result *r, const struct hr_re
 	return NULL;
 }
 
+/* The night's value of a figure measured twice: the mean of @v and its
+ * re-measurement @again (a fresh measurement at the end of the run: used
+ * only when it is a positive finite number), else @v. A tail of the noise on
+ * one measurement moves the night's value by half as much, while a lasting
+ * drop, which both measurements see, moves it in full (docs/workflows.md,
+ * "What is recorded"). */
+static double agreed(double v, const struct hr_rv *again)
+{
+	double x = again && again->json && !again->is_null ? again->num : NAN;
+	return isfinite(x) && x > 0 ? 0.5 * (v + x) : v;
+}
+
+/* roofline's re-measurement of device @dev's roof @metric ("memory_gbps",
+ * "compute_gflops.bf16"): results.flagged[]'s confirm_value where
+ * "confirmed" is true or false; NULL none. */
+static const struct hr_rv *roof_again(const struct hr_result *r, const char *dev, const char *metric)
+{
+	size_t k;
+	for (k = 0; k < r->flagged_list.n; k++) {
+		const struct hr_result_flag *fl = &r->flagged[k];
+		if (fl->device.str && fl->metric.str && !strcmp(fl->device.str, dev) && !strcmp(fl->metric.str, metric) &&
+		    fl->confirmed.json && json_is_boolean(fl->confirmed.json))
+			return &fl->confirm_value;
+	}
+	return NULL;
+}
+
 static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *night, const char *path,
 			const struct hr_result *r, size_t *nrec)
 {
@@ -443,7 +470,8 @@ static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *
 				"a number >= 0"))
 			return CH_ERR_USAGE;
 		if (d->memory_gbps.num > 0 && !roof_noisy(h, d, -1))
-			REC_DEV(r->hostname, dev, "roofline.memory_gbps", d->memory_gbps.num, id, model);
+			REC_DEV(r->hostname, dev, "roofline.memory_gbps",
+				agreed(d->memory_gbps.num, roof_again(r, dev, "memory_gbps")), id, model);
 		for (k = 0; k < d->ncompute; k++) {
 			if (check_value(is, path, "results.devices[].roofs.compute_gflops", &d->compute[k].gflops, 0,
 					DBL_MAX, "a number >= 0"))
@@ -451,7 +479,8 @@ static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *
 			if (!(d->compute[k].gflops.num > 0) || roof_noisy(h, d, (int)k))
 				continue;
 			snprintf(metric, sizeof(metric), "roofline.compute_gflops.%s", d->compute[k].dtype);
-			REC_DEV(r->hostname, dev, metric, d->compute[k].gflops.num, id, model);
+			REC_DEV(r->hostname, dev, metric,
+				agreed(d->compute[k].gflops.num, roof_again(r, dev, metric + strlen("roofline."))), id, model);
 		}
 	}
 	return 0;
@@ -545,6 +574,9 @@ static int rec_allreduce(struct hr_history *h, struct hr_issues *is, const char 
 				noisy(h, 0, q.why);
 				continue;
 			}
+			/* allreduce_bw measures the largest size again (its "confirm") */
+			if (cl->confirm.present)
+				bw = agreed(bw, &cl->confirm.busbw);
 		}
 		if (!strcmp(kind, "node") || (!strcmp(kind, "world") && nn <= 1)) {
 			const char *node = nn && sw->nodes[0].str ? sw->nodes[0].str : r->hostname;
@@ -979,7 +1011,9 @@ static void usage(FILE *f)
 	fputs("Usage: health_report history --db FILE [OPTIONS] [RESULT_FILE|DIR]...\n"
 	      "\n"
 	      "Record tonight's headline metrics (per node and GPU) from the result files\n"
-	      "and directories given into an SQLite history, then check every series that has\n"
+	      "and directories given into an SQLite history (a figure its tool measured\n"
+	      "twice, roofline's flagged roof or allreduce_bw's largest size, as the mean of\n"
+	      "both measurements), then check every series that has\n"
 	      "a value tonight against its own trailing baseline: the median of its previous\n"
 	      "nights. A night regresses when it is at least the threshold below that\n"
 	      "median AND beyond the series' own night-to-night spread: its robust z\n"

@@ -178,7 +178,7 @@ struct inst *hj_new_inst(struct an *a, struct inst **arr, size_t *n, size_t *cap
 	x->expected = x->datasheet = x->z = x->fleet_median = x->pct_fleet = NAN;
 	x->node_median = x->pct_node = NAN;
 	x->noise = x->s_rel = x->cut = x->peer_median = x->z_node = x->cut_node = x->s_node = NAN;
-	x->ratio_allow = x->again = NAN;
+	x->ratio_allow = x->again = x->again_in = NAN;
 	x->like = 1;
 	x->basis = x->why = x->tag = x->noisy_why = "";
 	return x;
@@ -318,7 +318,7 @@ static int level_of_again(const struct an *a, const struct inst *p, const struct
 		lv = l > lv ? l : lv;
 	}
 	if (!isnan(p->ratio_allow) && p->value > 0) {
-		l = p->abs_by_median || p->pcie_class ? p->level_abs
+		l = p->abs_by_median || (p->pcie_class && v <= a->th->pcie_class_gbps) ? p->level_abs
 			: hr_absolute_level(a->th, p->ratio_allow * v / p->value);
 		lv = l > lv ? l : lv;
 	}
@@ -349,6 +349,33 @@ static void judge_again(const struct an *a, struct inst *p, const struct cls *k)
 	}
 	if (p->level_node > lv)
 		p->level_node = lv;
+	if (p->level_rel > lv)
+		p->level_rel = lv;
+	if (p->level_abs > lv)
+		p->level_abs = lv;
+}
+
+/* Agreement for a group's headline busbw: allreduce_bw measured the largest
+ * size again (the cell's "confirm"; @p->again_in), and the finding stands
+ * only as far as that second value, held to the same rules, agrees (as
+ * judge_again() for roofline): a second value no rule flags did not
+ * reproduce the first (confirm DISAGREED, not judged low); a flagged one
+ * caps each rule's level at its own (confirm AGREED: a FAIL it agrees with
+ * is confirmed). Without a re-measurement nothing changes. */
+static void judge_again_group(const struct an *a, struct inst *p, const struct cls *k)
+{
+	int lv;
+	if (isnan(p->again_in) || (p->level_rel < HR_WARN && p->level_abs < HR_WARN))
+		return;
+	p->again = p->again_in;
+	lv = p->again_level = level_of_again(a, p, k, p->again);
+	if (lv < HR_WARN) {
+		p->confirm = HR_CONFIRM_DISAGREED;
+		p->level_rel = p->level_abs = HR_INFO;
+		p->not_reproduced = 1;
+		return;
+	}
+	p->confirm = HR_CONFIRM_AGREED;
 	if (p->level_rel > lv)
 		p->level_rel = lv;
 	if (p->level_abs > lv)
@@ -427,6 +454,8 @@ static void judge_inst(struct an *a, struct inst *p)
 	}
 	if (p->metric >= 0)
 		judge_again(a, p, k);
+	else
+		judge_again_group(a, p, k); /* an earlier run too: its raw level confirms a later FAIL */
 	if (p->metric >= 0 && p->level_node >= HR_WARN) {
 		/* a GPU below its node's other GPUs: named only when roofline's
 		 * re-measurement agrees (results.flagged[].confirmed) */

@@ -59,7 +59,11 @@ struct inst {
 	int confirm;       /* per-GPU finding: enum hr_confirm from roofline's re-measurement */
 	int not_confirmed; /* the finding rests on a comparison nothing re-measured: at most WARN */
 	int not_reproduced; /* roofline measured it again and it did not reproduce */
-	double again;      /* the value roofline measured again (NAN: not recorded) */
+	double again;      /* the value roofline (devices) or allreduce_bw (groups)
+			      measured again and the rules judged (NAN: none) */
+	double again_in;   /* groups: the re-measurement of the headline figure in
+			      the input (allreduce_bw's "confirm" of the largest
+			      size's cell), GB/s; NAN: not re-measured */
 	int again_level;   /* the level the rules give that second value: the
 			      finding stands at most at it (agreement) */
 	int assumed_cap;   /* inter-node: rests on an assumed reference only: at most WARN */

@@ -144,7 +144,8 @@ void hj_device_instances(struct an *a)
 }
 
 /* A FAIL is confirmed, and its node a drain candidate, when roofline's
- * re-measurement agreed with a per-GPU finding (the value held), when the history rule saw
+ * re-measurement agreed with a per-GPU finding or allreduce_bw's with a
+ * group's busbw (the value held), when the history rule saw
  * it persist, or when the earlier run of the same device or group in the
  * inputs (a re-run, or last night's) FAILed by the same rules. */
 void hj_confirm_fails(struct an *a)
@@ -157,8 +158,9 @@ void hj_confirm_fails(struct an *a)
 		time_t tp = 0;
 		if (p->superseded_by || p->level != HR_FAIL || p->confirmed_fail)
 			continue;
-		if (dev && p->confirm == HR_CONFIRM_AGREED) {
-			/* roofline measured the value again and it held: whichever
+		if (p->confirm == HR_CONFIRM_AGREED) {
+			/* roofline (a device) or allreduce_bw (a group's largest
+			 * size) measured the value again and it held: whichever
 			 * rule FAILs it rests on a confirmed value */
 			p->confirmed_fail = 1;
 			continue;
@@ -215,9 +217,12 @@ void hj_inst_margins(const struct an *a, const struct inst *p, const char *model
 			 p->not_confirmed ? ", not confirmed (no re-measurement in the input): at most WARN" : "");
 	l = strlen(extra);
 	if (!isnan(p->again) && p->confirm == HR_CONFIRM_AGREED && l < n)
-		snprintf(extra + l, n - l, "%sroofline's re-measurement %s, held to the same rules: %s",
-			 l ? "; " : "", hj_fmt_val(p->again, flops, ref, sizeof(ref)),
+		snprintf(extra + l, n - l, "%s%s's re-measurement %s, held to the same rules: %s",
+			 l ? "; " : "", p->metric >= 0 ? "roofline" : "allreduce_bw", hj_fmt_val(p->again, flops, ref, sizeof(ref)),
 			 p->again_level >= HR_FAIL ? "FAIL too (agreement)" : "WARN (the finding stands at WARN)");
+	else if (p->metric < 0 && isnan(p->again_in) && l < n)
+		snprintf(extra + l, n - l, "%snot re-measured (no usable re-measurement of the largest size in the input)",
+			 l ? "; " : "");
 	l = strlen(extra);
 	if (p->level_hist >= HR_WARN && l < n)
 		snprintf(extra + l, n - l, "%s%s%.0f%% below its own history in the inputs (median %s of %d earlier runs; beyond their own spread)",

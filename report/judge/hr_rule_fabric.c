@@ -235,12 +235,18 @@ void hj_group_instances(struct an *a)
 		    p->value <= a->th->pcie_class_gbps)
 			p->pcie_class = 1;
 		{
-			/* the headline figure's cell: out-of-place at the largest size */
-			double cv = NAN;
+			/* the headline figure's cell: out-of-place at the largest size;
+			 * its re-measurement (allreduce_bw measures the largest size
+			 * again, "confirm"), the busbw of its loop time as the first */
+			double cv = NAN, again = NAN;
 			size_t j;
 			for (j = 0; j < g->nrows; j++)
-				if (g->rows[j].bytes == g->large_bytes)
-					cv = !isnan(g->rows[j].busbw_oop_gbps) ? g->rows[j].oop.cv : g->rows[j].ip.cv;
+				if (g->rows[j].bytes == g->large_bytes) {
+					const struct hr_cell *cl = !isnan(g->rows[j].busbw_oop_gbps) ? &g->rows[j].oop : &g->rows[j].ip;
+					cv = cl->cv;
+					again = cl->confirm == HR_CONFIRM_AGREED ? cl->confirm_loop_busbw : NAN;
+				}
+			p->again_in = isfinite(again) && again > 0 ? again : NAN;
 			hj_set_quality(a, p, a->grp_run[i], cv, hr_fmt_bytes(g->large_bytes, sz, sizeof(sz)));
 		}
 	}
@@ -254,6 +260,37 @@ static void group_detail(const struct an *a, const struct inst *p, const char *l
 			 char *detail, size_t n)
 {
 	hj_inst_margins(a, p, "this model", like, detail, n);
+}
+
+/* A group's busbw that was low by a rule but whose re-measurement (allreduce_bw's
+ * "confirm" of the largest size) the same rules do not flag: info
+ * did_not_reproduce on each of its nodes, with both figures. */
+static void group_not_reproduced(struct an *a)
+{
+	size_t i;
+	int k;
+	for (i = 0; i < a->ngi; i++) {
+		const struct inst *p = &a->gi[i];
+		const struct hr_group *g = &a->f->groups[p->subject];
+		char v1[48], v2[48], ref[48], why[300] = "";
+		size_t l = 0;
+		if (!p->not_reproduced || p->superseded_by)
+			continue;
+		if (!isnan(p->pct_fleet) && p->pct_fleet < 100 && p->fleet_median > 0)
+			l += (size_t)snprintf(why, sizeof(why), "%.0f%% below the fleet median %s of %d like groups",
+					      100 - p->pct_fleet, hj_fmt_val(p->fleet_median, 0, ref, sizeof(ref)), p->fleet_n);
+		if (!isnan(p->expected) && p->expected > 0 && l < sizeof(why))
+			snprintf(why + l, sizeof(why) - l, "%s%.0f%% of the expected %s (%s)", l ? ", " : "",
+				 100 * p->value / p->expected, hj_fmt_val(p->expected, 0, ref, sizeof(ref)),
+				 p->tag[0] ? p->tag : "given");
+		for (k = 0; k < g->nnodes; k++)
+			hj_add_reason(a, g->nodes[k], HR_INFO, "did_not_reproduce", g->name, g->source,
+				   "nothing to do; re-run allreduce_bw on the node if it recurs",
+				   "%s busbw %s (%s %s, %d ranks, %s) was low (%s), but allreduce_bw's re-measurement of the largest size, %s, held to the same rules, is not: not judged low",
+				   p->fabric == 1 ? "intra-node" : "inter-node", hj_fmt_val(p->value, 0, v1, sizeof(v1)),
+				   g->collective, g->algo, g->nranks, g->name, why[0] ? why : "by the fleet or expectation rules",
+				   hj_fmt_val(p->again, 0, v2, sizeof(v2)));
+	}
 }
 
 static void group_reasons(struct an *a)
@@ -315,6 +352,8 @@ static void group_reasons(struct an *a)
 				r->drain = 1;
 		}
 	}
+
+	group_not_reproduced(a);
 
 	/* node pairs: slow pairs, and the node common to two or more of them */
 	for (i = 0; i < a->ngi; i++) {

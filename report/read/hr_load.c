@@ -209,6 +209,7 @@ static void sweep_cell(struct ctx *c, const struct hr_result_cell *s, struct hr_
 	char w2[128];
 
 	cell->time_us = cell->median_us = cell->cv = cell->confirm_busbw = cell->confirm_cv = NAN;
+	cell->confirm_loop_busbw = NAN;
 	cell->confirm = HR_CONFIRM_NONE;
 	if (!s->present)
 		return;
@@ -231,8 +232,14 @@ static void sweep_cell(struct ctx *c, const struct hr_result_cell *s, struct hr_
 		} else {
 			med = NAN;
 		}
+		if (bus == 0) {
+			/* a second measurement that moved no data is no measurement */
+			hl_skip(c, "%s: '%s' is 0 (a second measurement that moved no data); the re-measurement not used", w2, "busbw_gbps");
+			bus = NAN;
+		}
 		if (!isnan(bus)) {
 			cell->confirm = HR_CONFIRM_AGREED; /* measured again; the rules judge agreement */
+			cell->confirm_loop_busbw = bus;
 			/* from the median period where recorded, as the first measurement */
 			cell->confirm_busbw = loop > 0 && med > 0 ? bus * loop / med : bus;
 		}
@@ -786,6 +793,7 @@ int hr_fleet_load_nccltests(struct hr_fleet *f, const struct hr_nt_log *log)
 			d->ip.time_us = s->ip.present && s->ip.time_us > 0 ? s->ip.time_us : NAN;
 			d->oop.median_us = d->oop.cv = d->oop.confirm_busbw = d->oop.confirm_cv = NAN;
 			d->ip.median_us = d->ip.cv = d->ip.confirm_busbw = d->ip.confirm_cv = NAN;
+			d->oop.confirm_loop_busbw = d->ip.confirm_loop_busbw = NAN;
 			d->busbw_oop_gbps = s->oop.present ? s->oop.busbw_gbps : NAN;
 			d->busbw_ip_gbps = s->ip.present ? s->ip.busbw_gbps : NAN;
 			d->wrong = r->format == HR_NT_FMT_ERROR ? 0 :

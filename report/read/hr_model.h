@@ -142,6 +142,9 @@ struct hr_cell {
 				      "measured again" (the rules judge agreement) */
 	double confirm_busbw;      /* the re-measurement's busbw (from its median period
 				      where recorded), GB/s; NAN none */
+	double confirm_loop_busbw; /* the re-measurement's busbw_gbps as written (of its
+				      loop time, as the cell's own busbw_gbps), GB/s; NAN
+				      none or not a positive number */
 	double confirm_cv;
 };
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # confirm.sh - allreduce_bw measures again, at the end of each phase, the
-# cells that look like a dip or a gap, and records the second measurement
+# cells that look like a dip or a gap and each sweep's largest size, and records the second measurement
 # beside the first ("confirm", docs/allreduce_bw.md): a fault that is real
 # survives the confirmation, a transient one does not. The fault is
 # injected by tests/slowallreduce.c (LD_PRELOAD, $B/tests/libslowallreduce.so):
@@ -96,6 +96,28 @@ if python3 "$TMP/check.py" "$TMP/every.json" real world,node0,node1 >"$TMP/every
 	ok confirm_real_fault_survives
 else
 	nok confirm_real_fault_survives "$(cat "$TMP/every.chk")" "$TMP/every.json.out"
+fi
+
+# the largest size of every sweep is measured again whatever the curve's
+# shape (the figure health_report compares with the fleet: agreement);
+# why "largest" unless it also looks like a dip or a gap
+if python3 - "$TMP/every.json" >"$TMP/largest.chk" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = []
+for sw in d["results"]["sweeps"]:
+    last = max(sw["rows"], key=lambda r: r["bytes"])
+    for p in ("out_of_place", "in_place"):
+        c = last[p].get("confirm")
+        if not c or c.get("why") not in ("largest", "dip", "gap") or not c.get("busbw_gbps", 0) > 0:
+            bad.append("%s %d %s: %s" % (sw["group_name"], last["bytes"], p, c))
+print("; ".join(bad))
+sys.exit(1 if bad or not d["results"]["sweeps"] else 0)
+PY
+then
+	ok confirm_largest_always
+else
+	nok confirm_largest_always "the largest size not measured again: $(cat "$TMP/largest.chk")" "$TMP/every.json.out"
 fi
 
 # a transient fault: slow in the first pass only

@@ -15,7 +15,8 @@
 # (summary.history, report.md); with an earlier run in the inputs it does not.
 # And the one-night fleet report on healthy fleets with heavy-tailed noise
 # (make-nights.py, Student t with 3 degrees of freedom at 3%, roofline's
-# re-measurement a fresh draw of the same noise): 4 fleets of 8 nodes x 12
+# re-measurement a fresh draw of the same noise, and allreduce_bw's of each
+# sweep's largest size likewise): 4 fleets of 8 nodes x 12
 # nights (384 node-nights): no drain candidate, and at most 4 nodes flagged
 # (the design before agreement flagged about 111 in 1,000, some 40 here, and
 # drained about 84 in 1,000; the budget is 1 in 1,000, measured on 5,760

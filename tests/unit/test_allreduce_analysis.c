@@ -261,3 +261,38 @@ Test(allreduce_analysis, confirm_skips_unmeasured_cells)
 	cr_assert_eq(why[6], CH_AR_CONFIRM_WHY_DIP);
 	cr_assert_eq(ch_ar_confirm_cells(bw, 0, 2, why), 0);
 }
+
+/* the largest size is measured again whatever the curve's shape (the figure
+ * the reporter compares with the fleet); sizes without a figure are skipped,
+ * a cell already flagged keeps its reason and is not counted twice */
+Test(allreduce_analysis, confirm_largest_always)
+{
+	double v[] = { 0.01, 0.08, 0.6, 3.0, 9.0, 9.5 }, bw[6 * 4];
+	unsigned char why[12];
+
+	fill(bw, v, 6);
+	cr_assert_eq(ch_ar_confirm_cells(bw, 6, 2, why), 0);
+	cr_assert_eq(ch_ar_confirm_largest(bw, 6, why), 2);
+	cr_assert_eq(why[5 * 2], CH_AR_CONFIRM_WHY_LARGEST);
+	cr_assert_eq(why[5 * 2 + 1], CH_AR_CONFIRM_WHY_LARGEST);
+	cr_assert_eq(why[4 * 2], 0);
+	/* the largest size not measured (NAN, 0): the one before it */
+	bw[5 * 4 + 0] = bw[5 * 4 + 1] = NAN;
+	bw[5 * 4 + 2] = bw[5 * 4 + 3] = 0;
+	cr_assert_eq(ch_ar_confirm_cells(bw, 6, 2, why), 0);
+	cr_assert_eq(ch_ar_confirm_largest(bw, 6, why), 2);
+	cr_assert_eq(why[5 * 2], 0);
+	cr_assert_eq(why[4 * 2], CH_AR_CONFIRM_WHY_LARGEST);
+	/* a drop at the end: a dip and the largest size, counted once */
+	v[5] = 9.0 * 0.85;
+	fill(bw, v, 6);
+	cr_assert_eq(ch_ar_confirm_cells(bw, 6, 2, why), 2);
+	cr_assert_eq(ch_ar_confirm_largest(bw, 6, why), 0);
+	cr_assert_eq(why[5 * 2], CH_AR_CONFIRM_WHY_DIP | CH_AR_CONFIRM_WHY_LARGEST);
+	/* nothing measured at all: nothing marked */
+	for (int i = 0; i < 24; i++)
+		bw[i] = NAN;
+	memset(why, 0, sizeof(why));
+	cr_assert_eq(ch_ar_confirm_largest(bw, 6, why), 0);
+	cr_assert_eq(why[5 * 2], 0);
+}

@@ -42,12 +42,21 @@ persistent offset; all result files in today's format, idle conditions):
                       "confirmed" by roofline's re-measurement: a fresh
                       draw of the same noise model, as a second
                       measurement is, still more than 5% below)
-  allreduce_bw.json   the node's 8 GPUs, 366 GB/s at 1 GiB (make-noise-fleet)
+  allreduce_bw.json   the node's 8 GPUs, 366 GB/s at 1 GiB (make-noise-fleet);
+                      the largest size's cells carry "confirm", allreduce_bw's
+                      re-measurement of the largest size (it measures it
+                      again always), and so do both placements of a size
+                      that looks like a gap (make-noise-fleet draws the
+                      lower one's): an independent fresh draw of the same
+                      noise (the sweep's and the cell's), from its own
+                      random stream, so that every other figure of a seed
+                      is what it was without it
   loader_contention   input wait 1% and idle share 2% of the step, noisy
                       like the rest (absolute: SIGMA x 1 point of the step
                       for the wait, x 2 points for the idle share)
   checkpoint_io.json  2 ranks writing 8 GB to the shared mount at 1 GB/s
-  pairs/allreduce_bw.json  node pairs in two rounds, 357 GB/s at 1 GiB
+  pairs/allreduce_bw.json  node pairs in two rounds, 357 GB/s at 1 GiB, each
+                      sweep's largest size re-measured likewise
 Each night's start_utc is its date at 02:00-06:00 UTC.
 """
 import argparse
@@ -125,6 +134,7 @@ class Fleet:
         self.intra_off = {n: off(a.device_sd) for n in self.nodes}
         self.ckpt_off = {n: off(a.device_sd) for n in self.nodes}
         self.confirm = Noise(random.Random(a.seed * 104729 + 17), a.noise)
+        self.again_bw = Noise(random.Random(a.seed * 15485863 + 29), a.noise)
         self.faults = []
         for f in a.fault or []:
             p = f.split(":")
@@ -195,6 +205,34 @@ def roofline(fl, nz, k, node, start):
                                                   "flagged": flagged, "flag_threshold_pct": 5.0}, threads=8)
 
 
+def remeasure(fl, sw, peak):
+    """allreduce_bw's second measurements in sweep sw that make-noise-fleet's
+    sweep() does not draw (docs/allreduce_bw.md "Confirmation"): the largest
+    size, measured again always, and the other placement of a size whose
+    gap it re-measured (allreduce_bw measures both placements of a gap;
+    sweep() only the lower); each a fresh draw of the sweep's noise and the
+    cell's around peak (the sweep's value without this night's noise), from
+    the fleet's own stream; a cell that has its second measurement keeps it"""
+    a = fl.a
+    p2 = peak * (1 + a.sigma * fl.again_bw.std())
+    last = len(sw["rows"]) - 1
+    for j, row in enumerate(sw["rows"]):
+        gap = any(row[h].get("confirm", {}).get("why") == "gap" for h in ("out_of_place", "in_place"))
+        if j != last and not gap:
+            continue
+        size, factor = row["bytes"], row["busbw_factor"]
+        for half in ("out_of_place", "in_place"):
+            c = row[half]
+            bus = nf.curve(p2, size) * (1 + a.sigma * fl.again_bw.std())
+            if "confirm" in c:
+                continue
+            t = size / (bus / factor * 1e3)
+            c["confirm"] = {"why": "gap" if gap else "largest", "loop_time_us": t,
+                            "time_us": nf.stats(t, a.sigma), "algbw_gbps": bus / factor, "busbw_gbps": bus,
+                            "wrong": 0}
+    return sw
+
+
 def loader(fl, nz, k, node, start):
     a = fl.a
     extra = fl.fault("loader", k, node)
@@ -237,7 +275,7 @@ def night(fl, nz, k, out):
     for n in fl.nodes:
         docs.append((os.path.join(n, "roofline.json"), roofline(fl, nz, k, n, day + "T02:00:00Z")))
         peak = 375.0 * fl.node_off[n] * fl.intra_off[n] * (1 - fl.fault("intra", k, n))
-        sw = nf.sweep(nz, a.sigma, "world", "world", list(range(nf.GPUS)), [n], peak)
+        sw = remeasure(fl, nf.sweep(nz, a.sigma, "world", "world", list(range(nf.GPUS)), [n], peak), peak)
         docs.append((os.path.join(n, "allreduce_bw.json"), nf.allreduce([sw], [n], day + "T03:00:00Z")))
         docs.append((os.path.join(n, "loader_contention.json"), loader(fl, nz, k, n, day + "T04:00:00Z")))
         docs.append((os.path.join(n, "checkpoint_io.json"), checkpoint(fl, nz, k, n, day + "T05:00:00Z")))
@@ -250,8 +288,8 @@ def night(fl, nz, k, out):
             na, nb = fl.nodes[x], fl.nodes[y]
             peak = 365.0 * min(fl.node_off[na], fl.node_off[nb]) * \
                 (1 - fl.fault("pair", k, na)) * (1 - fl.fault("pair", k, nb))
-            sweeps.append(nf.sweep(nz, a.sigma, "pair", "pair%d-%d" % (x, y), ranks_of(x) + ranks_of(y),
-                                   [na, nb], peak))
+            sweeps.append(remeasure(fl, nf.sweep(nz, a.sigma, "pair", "pair%d-%d" % (x, y), ranks_of(x) + ranks_of(y),
+                                                 [na, nb], peak), peak))
         docs.append((os.path.join("pairs", "allreduce_bw.json"), nf.allreduce(sweeps, fl.nodes, day + "T06:00:00Z")))
     if out is not None:
         for rel, doc in docs:
