@@ -104,6 +104,25 @@ PY
 	else
 		nok nightly_drain_runs_scontrol "exit $rc, Reason $cut" "$TMP/drain.out"
 	fi
+	# a slurmctld that does not answer: scontrol hangs; each call is stopped
+	# after DRAIN_SCONTROL_SEC, the drain counts as failed (exit 4), said
+	mkdir -p "$TMP/hangbin"
+	printf '#!/bin/sh\nsleep 120\n' >"$TMP/hangbin/scontrol"; chmod +x "$TMP/hangbin/scontrol"
+	t0=$(date +%s)
+	DRAIN_SCONTROL_SEC=2 PATH=$TMP/hangbin:$PATH timeout 100 scripts/nightly --no-sweep --results "$F" --stamp 20250117T030000Z --drain -q >"$TMP/drainhang.out" 2>&1; rc=$?
+	dt=$(( $(date +%s) - t0 ))
+	for p in $(pgrep -f "$TMP/hangbin/scontrol"); do kill "$p" 2>/dev/null; done
+	if [ $rc = 4 ] && [ $dt -lt 60 ] && grep -q 'scontrol failed for n3 (or did not answer within 2 s' "$TMP/drainhang.out"; then
+		ok "nightly_drain_scontrol_hang_bounded (exit 4 after $dt s)"
+	else
+		nok nightly_drain_scontrol_hang_bounded "exit $rc (want 4) after $dt s (want < 60)" "$TMP/drainhang.out"
+	fi
+	DRAIN_SCONTROL_SEC=2x scripts/nightly --no-sweep --results "$F" --stamp 20250117T030000Z --drain -q >"$TMP/drainbad.out" 2>&1; rc=$?
+	if [ $rc = 2 ] && grep -q "DRAIN_SCONTROL_SEC='2x' is not a whole number" "$TMP/drainbad.out"; then
+		ok nightly_drain_scontrol_sec_checked
+	else
+		nok nightly_drain_scontrol_sec_checked "exit $rc (want 2)" "$TMP/drainbad.out"
+	fi
 	# night 15, the first bad night: n3's FAIL is fleet-relative and rests on
 	# one measurement (profile.json: no drain candidate, "re-run before
 	# draining"), and --no-sweep cannot re-run n3 (not this host, no Slurm):
