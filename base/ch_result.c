@@ -316,10 +316,20 @@ void ch_result_set_status(struct ch_result *r, int status, const char *reason, .
 	va_end(ap);
 }
 
+void ch_path_dir(const char *path, char *dir, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, n, ".");
+	else if (slash == path)
+		snprintf(dir, n, "/");
+	else
+		snprintf(dir, n, "%.*s", (int)(slash - path), path);
+}
+
 int ch_atomic_begin(struct ch_atomic *a, const char *path)
 {
 	char dir[4096];
-	const char *slash = strrchr(path, '/');
 
 	memset(a, 0, sizeof(*a));
 	a->fd = -1;
@@ -330,12 +340,7 @@ int ch_atomic_begin(struct ch_atomic *a, const char *path)
 	}
 	/* an unnamed file in the directory: a process killed while it writes
 	 * (SIGKILL) leaves nothing behind */
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	ch_path_dir(path, dir, sizeof(dir));
 	a->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 	if (a->fd >= 0) {
 		a->unnamed = 1;

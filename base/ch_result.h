@@ -236,6 +236,13 @@ struct ch_atomic {
 	int nosync;      /* ch_atomic_commit() does not fsync: the caller does, after */
 };
 
+/*
+ * ch_path_dir - the folder of the file @path into @dir (@n bytes,
+ * NUL-terminated, cut to fit): "." for a bare name, "/" for a file in the
+ * root, else @path up to its last '/'. Nothing is looked up on disk.
+ */
+void ch_path_dir(const char *path, char *dir, size_t n);
+
 /**
  * ch_atomic_begin - start writing @path: @a->fd is open for writing.
  * Returns 0, or CH_ERR_RUNTIME (printed: a name too long, the directory

@@ -677,13 +677,7 @@ static int write_json(const struct kl_run *r, int argc, char **argv, int drains)
 static int state_dir_check(const char *path)
 {
 	char dir[4096];
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	ch_path_dir(path, dir, sizeof(dir));
 	if (access(dir, W_OK | X_OK)) {
 		ch_error("cannot write the state file '%s' (--state): its folder '%s': %s", path, dir, strerror(errno));
 		return CH_ERR_USAGE;
