@@ -112,10 +112,18 @@ PY
 	DRAIN_SCONTROL_SEC=2 PATH=$TMP/hangbin:$PATH timeout 100 scripts/nightly --no-sweep --results "$F" --stamp 20250117T030000Z --drain -q >"$TMP/drainhang.out" 2>&1; rc=$?
 	dt=$(( $(date +%s) - t0 ))
 	for p in $(pgrep -f "$TMP/hangbin/scontrol"); do kill "$p" 2>/dev/null; done
-	if [ $rc = 4 ] && [ $dt -lt 60 ] && grep -q 'scontrol failed for n3 (or did not answer within 2 s' "$TMP/drainhang.out"; then
+	if [ $rc = 4 ] && [ $dt -lt 60 ] && grep -q 'scontrol did not answer within 2 s (DRAIN_SCONTROL_SEC) for n3: not drained' "$TMP/drainhang.out"; then
 		ok "nightly_drain_scontrol_hang_bounded (exit 4 after $dt s)"
 	else
 		nok nightly_drain_scontrol_hang_bounded "exit $rc (want 4) after $dt s (want < 60)" "$TMP/drainhang.out"
+	fi
+	mkdir -p "$TMP/failbin"
+	printf '#!/bin/sh\necho "scontrol: fatal: Could not establish a configuration source" >&2\nexit 1\n' >"$TMP/failbin/scontrol"; chmod +x "$TMP/failbin/scontrol"
+	PATH=$TMP/failbin:$PATH scripts/nightly --no-sweep --results "$F" --stamp 20250117T030000Z --drain -q >"$TMP/drainfail.out" 2>&1; rc=$?
+	if [ $rc = 4 ] && grep -q 'scontrol failed for n3 (exit 1): not drained' "$TMP/drainfail.out" && ! grep -q 'did not answer' "$TMP/drainfail.out"; then
+		ok nightly_drain_scontrol_failure_named
+	else
+		nok nightly_drain_scontrol_failure_named "exit $rc (want 4)" "$TMP/drainfail.out"
 	fi
 	DRAIN_SCONTROL_SEC=2x scripts/nightly --no-sweep --results "$F" --stamp 20250117T030000Z --drain -q >"$TMP/drainbad.out" 2>&1; rc=$?
 	if [ $rc = 2 ] && grep -q "DRAIN_SCONTROL_SEC='2x' is not a whole number" "$TMP/drainbad.out"; then
