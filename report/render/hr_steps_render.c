@@ -16,7 +16,10 @@
 
 static void row(FILE *f, const char *label, const char *value, const char *src)
 {
-	fprintf(f, "  %-*s %s [%s]\n", ROWLABEL, label, value, src);
+	if (src) /* NULL: nothing computed, so no source to name */
+		fprintf(f, "  %-*s %s [%s]\n", ROWLABEL, label, value, src);
+	else
+		fprintf(f, "  %-*s %s\n", ROWLABEL, label, value);
 }
 
 /* a file name, escaped */
@@ -280,7 +283,7 @@ static void print_throughput(FILE *f, const struct hr_steps_view *v)
 			row(f, "the log's MFU / recomputed", val, "measured+given");
 		}
 	} else {
-		row(f, "MFU recomputed", v->mfu_missing ? v->mfu_missing : "not computed", "given");
+		row(f, "MFU recomputed", v->mfu_missing ? v->mfu_missing : "not computed", NULL);
 	}
 	if (r->summary_total_flos > 0 && r->summary_runtime_sec > 0) {
 		snprintf(val, sizeof(val), "%.4g TFLOP/s over the run (total_flos / train_runtime, all GPUs)",

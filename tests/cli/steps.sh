@@ -362,4 +362,8 @@ has steps_variant_once "variant.log:1: skipped: a whole torchtitan line of a var
 hasnt steps_variant_once_not_per_line "variant.log:2:" "cut off"
 expect steps_help 0 "$HR" steps --help && has steps_help "Usage: health_report steps" "--baseline PATH"
 expect steps_no_args 2 "$HR" steps && has steps_no_args "no step log given"
+# an MFU not computed names no source ("[given]" when nothing was given)
+expect steps_mfu_not_computed_no_source 0 "$HR" steps tests/data/steps/maxtext_issue8.log &&
+	{ grep -qF "not computed: needs --params" <<<"$out" || echo "not ok steps_mfu_not_computed_no_source: no 'not computed' row"; } &&
+	hasnt steps_mfu_not_computed_no_source "--peak-tflops) [given]"
 exit 0
