@@ -5,11 +5,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/ch_common.h"
 
@@ -803,7 +806,20 @@ int ch_xid_table_load(struct ch_xid_table *t, const char *path, char *why, size_
 	for (size_t i = 0; i < nb && rc == 0; i++)
 		rc = table_put(t, &b[i]);
 	if (rc == 0 && path) {
-		FILE *fp = fopen(path, "r");
+		/* a regular file only: /dev/zero or a FIFO would never end (or
+		 * block the open), so the open does not block and the type is
+		 * checked before a line is read */
+		struct stat st;
+		int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		FILE *fp = NULL;
+		if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+			snprintf(why, n, "the Xid table '%s' is not a regular file", path);
+			close(fd);
+			ch_xid_table_free(t);
+			return CH_ERR_USAGE;
+		}
+		if (fd >= 0 && !(fp = fdopen(fd, "r")))
+			close(fd);
 		if (!fp) {
 			snprintf(why, n, "cannot read the Xid table '%s': %s", path, strerror(errno));
 			ch_xid_table_free(t);

@@ -172,7 +172,8 @@ struct ch_xid_table {
  * (63) or MEANING (95), a line over 4096 characters.
  * @t:   [out] the table; free with ch_xid_table_free().
  * @why: [out] on error, what is wrong, naming the file and line.
- * Returns 0, CH_ERR_USAGE (a bad row) or CH_ERR_RUNTIME (the file cannot
+ * Returns 0, CH_ERR_USAGE (a bad row, or @path not a regular file: a
+ * folder, a device, a FIFO) or CH_ERR_RUNTIME (the file cannot
  * be read, or out of memory) (base/ch_common.h); on error @t is empty.
  */
 int ch_xid_table_load(struct ch_xid_table *t, const char *path, char *why, size_t n);

@@ -242,6 +242,17 @@ done
 if [ -z "$bad" ]; then ok "kernel_log_xid_table_bad_rows_name_file_and_line"
 else nok kernel_log_xid_table_bad_rows_name_file_and_line "$bad"; fi
 
+# an Xid table that is not a regular file (/dev/zero never ends, a FIFO
+# blocks): refused before a line is read (exit 2), never a hang
+mkfifo "$TMP/xid.fifo"
+bad=
+for x in /dev/zero "$TMP/xid.fifo" "$TMP"; do
+	out=$(timeout 20 "$HR" kernel-log --kernel-log $K/every-class.log --xid-table "$x" 2>&1); rc=$?
+	{ [ $rc = 2 ] && grep -qF "error: the Xid table '$x' is not a regular file" <<<"$out"; } || bad="$bad [$x: exit $rc: $(head -1 <<<"$out")]"
+done
+if [ -z "$bad" ]; then ok "kernel_log_xid_table_not_regular_refused"
+else nok kernel_log_xid_table_not_regular_refused "$bad"; fi
+
 # a state file whose time is after now: ignored with a warning (taken as
 # "since" it left out every line up to it), and this run's time written
 echo 1999999999.000 >"$TMP/future.state"

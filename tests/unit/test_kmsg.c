@@ -399,9 +399,12 @@ Test(kmsg, users_table_bad_rows)
 		cr_assert(strstr(why, path) && strstr(why, bad[i].why), "%zu: '%s' lacks '%s'", i, why, bad[i].why);
 		cr_assert_eq(t.n, 0);
 	}
-	/* a directory is no table: an error, not an empty file */
-	cr_assert_eq(ch_xid_table_load(&t, "/tmp", why, sizeof(why)), CH_ERR_RUNTIME);
-	cr_assert(strstr(why, "/tmp"), "%s", why);
+	/* a directory, /dev/zero are no table: a usage error before a line is
+	 * read, not an empty file, never a read without end */
+	cr_assert_eq(ch_xid_table_load(&t, "/tmp", why, sizeof(why)), CH_ERR_USAGE);
+	cr_assert(strstr(why, "/tmp") && strstr(why, "not a regular file"), "%s", why);
+	cr_assert_eq(ch_xid_table_load(&t, "/dev/zero", why, sizeof(why)), CH_ERR_USAGE);
+	cr_assert(strstr(why, "/dev/zero"), "%s", why);
 	unlink(path);
 }
 
