@@ -12,7 +12,9 @@
 #   drain_reason TEXT          TEXT as a Reason: '"' as "'", at most 250
 #                              bytes (cut at a word, "...")
 #   node_drain_state NODE      prints "STATE<TAB>REASON" from scontrol show
-#                              node (STATE e.g. IDLE+DRAIN); 1 when unknown
+#                              node (STATE e.g. IDLE+DRAIN); 1 when scontrol
+#                              failed (an unknown node), 3 when it did not
+#                              answer within DRAIN_SCONTROL_SEC s
 #   drain_node NODE FAULT TEXT HIST DAYS
 #                              drain NODE for FAULT ("gpu1 Xid 79 (fallen off
 #                              the bus)"), Reason "clusterhealth: TEXT"; a
@@ -53,8 +55,14 @@ PY
 }
 
 node_drain_state() {
-	local out
-	out=$(_scontrol show node -o -- "$1" 2>/dev/null) || return 1
+	local out rc
+	out=$(_scontrol show node -o -- "$1" 2>/dev/null)
+	rc=$?
+	case $rc in
+	0) ;;
+	124 | 137) return 3 ;; # stopped by timeout: not answered, not unknown
+	*) return 1 ;;
+	esac
 	python3 - "$out" <<'PY'
 import re, sys
 t = sys.argv[1]
@@ -112,7 +120,12 @@ drain_node() {
 resume_node() {
 	local node=$1 evidence=$2 hist=$3 st state reason
 	resume_msg=
-	st=$(node_drain_state "$node") || { resume_msg="$node: unknown to Slurm (scontrol show node)"; return 4; }
+	st=$(node_drain_state "$node")
+	case $? in
+	0) ;;
+	3) resume_msg="$node: scontrol show node did not answer within $DRAIN_SCONTROL_SEC s (DRAIN_SCONTROL_SEC); not resumed"; return 4 ;;
+	*) resume_msg="$node: unknown to Slurm (scontrol show node failed)"; return 4 ;;
+	esac
 	state=${st%%$'\t'*} reason=${st#*$'\t'}
 	case "$state" in *DRAIN*) ;; *) resume_msg="$node: not drained ($state)"; return 1 ;; esac
 	case "$reason" in

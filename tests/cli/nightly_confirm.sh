@@ -28,6 +28,7 @@ for n in $(seq -w 1 16); do
 done
 cp -a "$F" "$TMP/fleet2"
 cp -a "$F" "$TMP/fleet3"
+cp -a "$F" "$TMP/fleetx"
 
 # the stand-in ssh: the night's sweep is already on disk (exit 0); a re-run
 # (--only) copies the node's files of night $FAKE_NIGHT into --out, started
@@ -89,6 +90,25 @@ if [ $rc = 1 ] && [ "$(cand "$TMP/noconf.out")" = n3 ] && ! grep -q -- '--only' 
 	ok nightly_no_confirm
 else
 	nok nightly_no_confirm "exit $rc, candidates '$(cand "$TMP/noconf.out")'" "$TMP/noconf.out"
+fi
+
+# a kernel-log fault (Xid 79 on n2, the sweep's kernel_log stage): named
+# without a re-run (no benchmark confirms or clears it), its Reason naming
+# the fault, never "confirmed by a re-run"; n3's roofline FAIL still re-run
+"$HR" kernel-log --kernel-log tests/data/kernel-log/off-bus-multiline.log --now 2025-01-17T03:00:00Z \
+	--json "$TMP/kl.json" >/dev/null 2>&1
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["host"]["hostname"]="n2"; d["start_utc"]=d["end_utc"]="2025-01-17T03:00:00Z"; json.dump(d,open(sys.argv[2],"w"))' \
+	"$TMP/kl.json" "$TMP/fleetx/n2/20250117T030000Z/kernel_log.json"
+night17 "$TMP/fleetx" 17 >"$TMP/xid.out" 2>&1; rc=$?
+if [ $rc = 1 ] && [ "$(cand "$TMP/xid.out")" = "n2 n3" ] &&
+	grep -q '^named without a re-run: n2 (not re-run: its fault is in the kernel log; .*: FAIL in the fleet report of 20250117T030000Z: xid_fault pci 0000:43:00.0' "$TMP/xid.out" &&
+	grep -q '^  scontrol update NodeName=n2 State=DRAIN Reason="clusterhealth: FAIL in the fleet report of 20250117T030000Z: xid_fault pci 0000:43:00.0' "$TMP/xid.out" &&
+	! grep -q 'NodeName=n2 .*confirmed by a re-run' "$TMP/xid.out" &&
+	! grep -q -- "-- n2 .*'--only'" "$TMP/fleetx.ssh" && [ ! -e "$TMP/fleetx/n2/20250117T030000Z.confirm" ] &&
+	grep -q -- "-- n3 .*'--only' 'roofline'" "$TMP/fleetx.ssh"; then
+	ok nightly_kernel_log_fault_named_without_rerun
+else
+	nok nightly_kernel_log_fault_named_without_rerun "exit $rc, candidates '$(cand "$TMP/xid.out")'" "$TMP/xid.out"
 fi
 
 # local mode: another node's FAIL among the results sharing the stamp is

@@ -125,6 +125,16 @@ PY
 	else
 		nok nightly_drain_scontrol_failure_named "exit $rc (want 4)" "$TMP/drainfail.out"
 	fi
+	# --resume with a slurmctld that does not answer: the PASS nodes' state
+	# could not be read; said so (not "unknown to Slurm"), exit 4
+	DRAIN_SCONTROL_SEC=2 PATH=$TMP/hangbin:$PATH timeout 100 scripts/nightly --no-sweep --no-confirm --resume --results "$F" --stamp 20250117T030000Z -q >"$TMP/resumehang.out" 2>&1; rc=$?
+	for p in $(pgrep -f "$TMP/hangbin/scontrol"); do kill "$p" 2>/dev/null; done
+	if [ $rc = 4 ] && grep -q 'n1: scontrol show node did not answer within 2 s (DRAIN_SCONTROL_SEC); not resumed' "$TMP/resumehang.out" &&
+		! grep -q 'unknown to Slurm' "$TMP/resumehang.out"; then
+		ok nightly_resume_scontrol_hang_named
+	else
+		nok nightly_resume_scontrol_hang_named "exit $rc (want 4)" "$TMP/resumehang.out"
+	fi
 	DRAIN_SCONTROL_SEC=2x scripts/nightly --no-sweep --results "$F" --stamp 20250117T030000Z --drain -q >"$TMP/drainbad.out" 2>&1; rc=$?
 	if [ $rc = 2 ] && grep -q "DRAIN_SCONTROL_SEC='2x' is not a whole number" "$TMP/drainbad.out"; then
 		ok nightly_drain_scontrol_sec_checked
