@@ -381,6 +381,29 @@ struct ch_lc_metrics {
  */
 int ch_lc_judge(struct ch_lc_metrics *m, int has_workers);
 
+/*
+ * A host too busy with other work for the verdict to mean anything: the
+ * cut-offs of health_report's measurement_noisy rule (report/judge/hr_rules.c,
+ * docs/health_report.md "Measurement quality"): CPU pressure at or above
+ * 20%, or other work holding 50% or more of the CPUs.
+ */
+#define CH_LC_NOISY_PRESSURE_PCT 20.0
+#define CH_LC_NOISY_BUSY_PCT 50.0
+
+/**
+ * ch_lc_host_busy - whether the host was busy before the load started.
+ * @pressure_pct: [in] /proc/pressure/cpu "some avg10" as the run started
+ *     (conditions.before.cpu_pressure_some_avg10_pct), %; NAN or < 0: unknown.
+ * @busy_pct: [in] other work's share of all CPUs as the run started
+ *     (conditions.before.cpu_busy_pct), %; NAN or < 0: unknown.
+ * @base_psi_pct: [in] the pressure at the end of the baseline configuration
+ *     (feeders alone, before any worker or hog), %; NAN or < 0: unknown.
+ * @why: [out] what was busy, with its cut-off ("" when not busy); @n bytes.
+ * An unknown figure never makes the host busy. Returns 1 when a known
+ * figure is at or above its cut-off, else 0.
+ */
+int ch_lc_host_busy(double pressure_pct, double busy_pct, double base_psi_pct, char *why, size_t n);
+
 /* One configuration of the sweep, as the recommendation sees it. */
 struct ch_lc_choice {
 	int placement;  /* enum ch_lc_placement */

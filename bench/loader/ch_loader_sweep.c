@@ -492,6 +492,8 @@ struct lc_sweep {
 	int ncfg;
 	long bad_total;                  /* bad batches, all configurations */
 	int best, overall;               /* recommended configuration (-1: none); verdict */
+	int not_judged;                  /* 1: the host was busy before the load (busy_why) */
+	char busy_why[512];
 };
 
 /* Affinity: has the process or this thread collapsed to one CPU? */
@@ -661,6 +663,7 @@ static void emit_skeleton_json(const struct lc_sweep *sw, json_t *res)
 	json_object_set_new(res, "configs", json_array());
 	json_object_set_new(res, "skipped", skipped_json(sw->skipped, sw->nskipped));
 	json_object_set_new(res, "verdict", json_null());
+	json_object_set_new(res, "not_judged_reason", json_null());
 	json_object_set_new(res, "recommendation", json_null());
 }
 
@@ -727,13 +730,27 @@ static void print_footer(const struct lc_sweep *sw)
 	print_skipped(sw->skipped, sw->nskipped);
 }
 
-/* The verdict and the configuration to recommend. */
-static void sweep_decide(struct lc_sweep *sw)
+static double before_pct(struct ch_result *r, const char *key)
+{
+	const json_t *v = json_object_get(json_object_get(json_object_get(ch_result_doc(r), "conditions"), "before"), key);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The verdict and the configuration to recommend. A host busy with other
+ * work before the load started gives no verdict ("not judged": the
+ * feeders would be late from the other work, not from the placement),
+ * unless a hard fault (a collapsed mask, a bad batch) fails it. */
+static void sweep_decide(struct lc_sweep *sw, struct ch_result *r)
 {
 	sw->best = ch_lc_pick(sw->choices, sw->ncfg, !sw->collapsed);
 	sw->overall = sw->best >= 0 ? sw->mets[sw->best].verdict : CH_LC_FAIL;
-	if (sw->collapsed || sw->bad_total > 0)
+	if (sw->collapsed || sw->bad_total > 0) {
 		sw->overall = CH_LC_FAIL;
+		return;
+	}
+	sw->not_judged = ch_lc_host_busy(before_pct(r, "cpu_pressure_some_avg10_pct"), before_pct(r, "cpu_busy_pct"),
+					 sw->ncfg > 0 ? sw->mets[0].psi_some_avg10 : NAN, sw->busy_why,
+					 sizeof(sw->busy_why));
 }
 
 static void emit_verdict_json(const struct lc_sweep *sw, json_t *res)
@@ -743,7 +760,8 @@ static void emit_verdict_json(const struct lc_sweep *sw, json_t *res)
 	char *slurm;
 	int g;
 
-	json_object_set_new(res, "verdict", json_string(ch_lc_verdict_name(sw->overall)));
+	json_object_set_new(res, "verdict", json_string(sw->not_judged ? "not judged" : ch_lc_verdict_name(sw->overall)));
+	json_object_set_new(res, "not_judged_reason", sw->not_judged ? json_string(sw->busy_why) : json_null());
 	json_object_set_new(res, "bad_batches", json_integer(sw->bad_total));
 	if (sw->best < 0)
 		return;
@@ -782,8 +800,12 @@ static void print_verdict(const struct lc_sweep *sw)
 	c = &sw->cfgs[sw->best];
 	m = &sw->mets[sw->best];
 	slurm = ch_lc_slurm_line(c->plan);
-	printf("\nverdict: %s", ch_lc_verdict_name(sw->overall));
-	if (!sw->collapsed && !sw->bad_total) /* what it judged: not the table's worst row */
+	if (sw->not_judged)
+		printf("\nverdict: not judged - the host was busy with other work before the load started (%s): the feeders would be late from that work, not from the placement; re-run on an idle node",
+		       sw->busy_why);
+	else
+		printf("\nverdict: %s", ch_lc_verdict_name(sw->overall));
+	if (!sw->not_judged && !sw->collapsed && !sw->bad_total) /* what it judged: not the table's worst row */
 		printf(" (of the recommended configuration, %s)", c->name);
 	if (sw->collapsed)
 		printf(" (affinity mask collapsed to a single CPU)");
@@ -806,7 +828,7 @@ static void print_verdict(const struct lc_sweep *sw)
 /* A failed sweep's exit status and its one-line reason. */
 static int fail_reason(const struct lc_sweep *sw, char *reason, size_t rn)
 {
-	if (sw->overall != CH_LC_FAIL)
+	if (sw->overall != CH_LC_FAIL || sw->not_judged)
 		return 0;
 	if (sw->bad_total)
 		snprintf(reason, rn, "%ld batch(es) failed validation", sw->bad_total);
@@ -891,7 +913,7 @@ int ch_lc_sweep(const struct ch_lc_opts *o, struct ch_result *r, char *reason, s
 	}
 	if (rc == 0) {
 		print_footer(&sw);
-		sweep_decide(&sw);
+		sweep_decide(&sw, r);
 		emit_verdict_json(&sw, res);
 		print_verdict(&sw);
 		rc = fail_reason(&sw, reason, rn);

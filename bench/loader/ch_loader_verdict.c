@@ -4,6 +4,7 @@
  */
 #include "bench/loader/ch_loader.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -54,6 +55,36 @@ int ch_lc_judge(struct ch_lc_metrics *m, int has_workers)
 		reason(m, CH_LC_WARN, "accelerator utilisation %.1f%% < %.0f%% (warn; DLIO / MLPerf Storage pass at 90%%)",
 		       100 * m->accel_util, 100 * CH_LC_UTIL_PASS_FRAC);
 	return m->verdict;
+}
+
+static int known_pct(double v)
+{
+	return v >= 0 && isfinite(v);
+}
+
+int ch_lc_host_busy(double pressure_pct, double busy_pct, double base_psi_pct, char *why, size_t n)
+{
+	size_t l = 0;
+	int busy = 0;
+
+	if (n)
+		why[0] = '\0';
+	if (known_pct(pressure_pct) && pressure_pct >= CH_LC_NOISY_PRESSURE_PCT && l < n) {
+		l += (size_t)snprintf(why + l, n - l, "%shost CPU pressure %.0f%% as the run started (>= %.0f%%)",
+				      busy ? "; " : "", pressure_pct, CH_LC_NOISY_PRESSURE_PCT);
+		busy = 1;
+	}
+	if (known_pct(busy_pct) && busy_pct >= CH_LC_NOISY_BUSY_PCT && l < n) {
+		l += (size_t)snprintf(why + l, n - l, "%shost CPUs %.0f%% busy with other work as the run started (>= %.0f%%)",
+				      busy ? "; " : "", busy_pct, CH_LC_NOISY_BUSY_PCT);
+		busy = 1;
+	}
+	if (known_pct(base_psi_pct) && base_psi_pct >= CH_LC_NOISY_PRESSURE_PCT && l < n) {
+		snprintf(why + l, n - l, "%shost CPU pressure %.0f%% in the baseline, before any worker started (>= %.0f%%)",
+			 busy ? "; " : "", base_psi_pct, CH_LC_NOISY_PRESSURE_PCT);
+		busy = 1;
+	}
+	return busy;
 }
 
 /* Placement preference for ties: numa-local, isolated, shared, numa-remote, as-is. */

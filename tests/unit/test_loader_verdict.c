@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <math.h>
 #include <string.h>
 
 #include "bench/loader/ch_loader.h"
@@ -96,4 +97,24 @@ Test(loader_verdict, pick_tie_on_utilisation)
 		{ CH_LC_SHARED, 2, CH_LC_WARN, 0.85 },
 	};
 	cr_assert_eq(ch_lc_pick(c, 2, 1), 1);
+}
+
+/* A host busy before the load: the measurement_noisy cut-offs, each figure
+ * on its own; unknown figures (NaN, negative) never make it busy. */
+Test(loader_verdict, host_busy_cutoffs)
+{
+	char why[512];
+	cr_assert_eq(ch_lc_host_busy(19.99, 49.99, 19.99, why, sizeof(why)), 0);
+	cr_assert_str_eq(why, "");
+	cr_assert_eq(ch_lc_host_busy(NAN, NAN, NAN, why, sizeof(why)), 0);
+	cr_assert_eq(ch_lc_host_busy(-1, -1, -1, why, sizeof(why)), 0);
+	cr_assert_eq(ch_lc_host_busy(INFINITY, NAN, NAN, why, sizeof(why)), 0);
+	cr_assert_eq(ch_lc_host_busy(20, NAN, NAN, why, sizeof(why)), 1);
+	cr_assert_str_eq(why, "host CPU pressure 20% as the run started (>= 20%)");
+	cr_assert_eq(ch_lc_host_busy(0, 56, NAN, why, sizeof(why)), 1);
+	cr_assert_str_eq(why, "host CPUs 56% busy with other work as the run started (>= 50%)");
+	cr_assert_eq(ch_lc_host_busy(NAN, 0, 37.2, why, sizeof(why)), 1);
+	cr_assert_str_eq(why, "host CPU pressure 37% in the baseline, before any worker started (>= 20%)");
+	cr_assert_eq(ch_lc_host_busy(30, 60, NAN, why, sizeof(why)), 1);
+	cr_assert_str_eq(why, "host CPU pressure 30% as the run started (>= 20%); host CPUs 60% busy with other work as the run started (>= 50%)");
 }
