@@ -52,6 +52,14 @@ static void curve_add(struct an *a, const struct hr_group *g, int level, const c
 }
 
 #define CURVE_ACTION "re-run the sweep; if it repeats, read which protocol and algorithm NCCL chose around those sizes (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=TUNING) and compare with NCCL_PROTO / NCCL_ALGO pinned; look for other traffic during the run"
+#define CURVE_ACTION_MPI "re-run the sweep; if it repeats, read which algorithm and protocol MPI chose around those sizes (Open MPI: ompi_info --param coll tuned --level 9, the eager limits of ompi_info --param btl all --level 9) and compare with one pinned (--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm N); look for other traffic during the run"
+
+/* The shape rules' action for group @g: NCCL's tuning knobs, or MPI's
+ * for a sweep of allreduce_bw's mpi backend (NCCL's would not apply). */
+static const char *curve_action(const struct hr_group *g)
+{
+	return g->backend && !strcmp(g->backend, "mpi") ? CURVE_ACTION_MPI : CURVE_ACTION;
+}
 
 /* One cell of a curve as the shape rules see it. */
 struct ccell {
@@ -401,20 +409,23 @@ static void curve_gaps(const struct ccell *oop, const struct ccell *ip, size_t n
  * cells leaves its shape not judged. */
 static void curve_report(struct an *a, size_t i, const struct hr_group *g, const struct cshape *s)
 {
-	char crit[300];
+	char crit[300], gap_action[600];
 
 	snprintf(crit, sizeof(crit), "a size below both neighbours%s beyond their measured spread and below %.0f%% of their geometric mean, past the latency floor",
 		 s->dip_inside ? " (inside an alternation: both like sizes, two steps away)" : "", 100 * cp.dip);
-	cfind_report(a, g, "curve_dip", CURVE_ACTION, &s->dip, s->dip.n > 1 ? "busbw dips at" : "busbw dip at", crit);
+	cfind_report(a, g, "curve_dip", curve_action(g), &s->dip, s->dip.n > 1 ? "busbw dips at" : "busbw dip at", crit);
 	snprintf(crit, sizeof(crit), "one below %.0f%% of the other beyond their spread", 100 * cp.gap);
-	cfind_report(a, g, "curve_gap", "out-of-place and in-place differ in buffer handling only: " CURVE_ACTION,
-		     &s->gap, "out-of-place and in-place busbw differ at", crit);
+	snprintf(gap_action, sizeof(gap_action), "out-of-place and in-place differ in buffer handling only: %s",
+		 curve_action(g));
+	cfind_report(a, g, "curve_gap", gap_action, &s->gap, "out-of-place and in-place busbw differ at", crit);
 	snprintf(crit, sizeof(crit), "a rise under %.0f%% over at least %.0fx in size, past the latency floor, from below %.0f%% of the plateau",
 		 100 * cp.rise, cp.span, 100 * cp.mid);
-	cfind_report(a, g, "curve_collapse", CURVE_ACTION, &s->col, "mid-range collapse:", crit);
+	cfind_report(a, g, "curve_collapse", curve_action(g), &s->col, "mid-range collapse:", crit);
 	if (s->alt.s)
 		curve_add(a, g, HR_INFO, "curve_alternation",
-			  "a regular alternation between neighbouring sizes comes from the protocol or algorithm NCCL (or MPI) chooses per size, not from the hardware: compare with NCCL_PROTO / NCCL_ALGO pinned if it matters",
+			  g->backend && !strcmp(g->backend, "mpi")
+				  ? "a regular alternation between neighbouring sizes comes from the protocol or algorithm MPI chooses per size, not from the hardware: compare with one pinned (--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm N) if it matters"
+				  : "a regular alternation between neighbouring sizes comes from the protocol or algorithm NCCL (or MPI) chooses per size, not from the hardware: compare with NCCL_PROTO / NCCL_ALGO pinned if it matters",
 			  s->alt.s);
 	if (s->noisy.s) {
 		char t[600];

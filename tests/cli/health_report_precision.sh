@@ -69,6 +69,9 @@ def dipped(confirm_bw=None, cv=0.01):
 write("dip_confirmed", doc(dipped(0.5 * curve(SIZES[D]))))
 write("dip_not_reproduced", doc(dipped(curve(SIZES[D]))))
 write("dip_unconfirmed", doc(dipped()))
+m = doc(dipped())  # the same from allreduce_bw's mpi backend
+m["results"]["backend"] = "mpi"
+write("dip_mpi", m)
 write("dip_noisy", doc(dipped(None, 0.6)))
 write("dip_busy", doc(dipped(), BUSY))
 z = doc(dipped())  # rows of size 0 before the sweep
@@ -123,6 +126,11 @@ check health_report_curve_dip_not_reproduced dip_not_reproduced "PASS did_not_re
 	"busbw dip at 512K out-of-place 8.40 GB/s (neighbours 11.34 and 19.09; per-call CV 0.01, 0.01, 0.01; measured again 16.80 GB/s) did not reproduce"
 check health_report_curve_dip_unconfirmed dip_unconfirmed "WARN curve_dip:warn,fabric_not_judged:info noisy 0" \
 	"busbw dip at 512K out-of-place 8.40 GB/s (neighbours 11.34 and 19.09; per-call CV 0.01, 0.01, 0.01), not confirmed (no re-measurement in the input)"
+# the action names the backend's knobs: MPI's for an mpi sweep, never NCCL's
+check health_report_curve_dip_mpi_action dip_mpi "WARN curve_dip:warn,fabric_not_judged:info noisy 0" \
+	"read which algorithm and protocol MPI chose around those sizes (Open MPI: ompi_info --param coll tuned"
+if grep -q "NCCL_PROTO" "$TMP/o-dip_mpi/profile.json"; then echo "not ok health_report_curve_dip_mpi_no_nccl_action"; else echo "ok health_report_curve_dip_mpi_no_nccl_action"; fi
+grep -q "NCCL_PROTO" "$TMP/o-dip_unconfirmed/profile.json" && echo "ok health_report_curve_dip_nccl_action" || echo "not ok health_report_curve_dip_nccl_action"
 check health_report_curve_dip_noisy dip_noisy "NOT JUDGED curve_not_judged:info,fabric_not_judged:info,measurement_noisy:info noisy 1" \
 	"curve shape not judged: noisy measurement (a dip (out-of-place) at 512K on noisy cells (CV 0.60 at 512K))"
 check health_report_curve_busy_host dip_busy "NOT JUDGED fabric_not_judged:info,measurement_noisy:info noisy 2" \
