@@ -381,7 +381,8 @@ static int compute_comm_only(const struct hr_canary_in *in, struct hr_canary_out
 		}
 	}
 	fit_quality_notes(in, o);
-	if (!o->busbw_ratio_target.src && !in->ckpt_interval_sec.src && !in->input_wait_frac.src)
+	if (!o->busbw_ratio_target.src && !in->ckpt_interval_sec.src && !in->input_wait_frac.src &&
+	    !in->comm_not_measured[0])
 		return ch_usage_error("nothing to judge: %s%s%s%sgive --step-time, or allreduce_bw results (or --alpha-us/--bw-gbps), --checkpoint-interval/--checkpoint-block or --input-wait",
 				      o->comm_not_fitted, o->comm_not_fitted[0] ? "; " : "",
 				      in->step_missing, in->step_missing[0] ? "; " : "");
@@ -419,7 +420,9 @@ static int compute_comm_only(const struct hr_canary_in *in, struct hr_canary_out
 		o->verdict = HR_VERDICT_MEASURE_FIRST;
 		snprintf(o->measure, sizeof(o->measure),
 			 "measure how the all-reduce scales: " HR_CANARY_CMD_ALLREDUCE " (or give --alpha-us/--bw-gbps); or the step time: "
-			 HR_CANARY_CMD_STEPS);
+			 HR_CANARY_CMD_STEPS "%s%.300s%s",
+			 in->comm_not_measured[0] ? " (" : "", in->comm_not_measured,
+			 in->comm_not_measured[0] ? "; give it more time: scripts/canary --budget, allreduce_bw --timeout)" : "");
 	} else if (rough_target_fit(in, o)) {
 		/* verdict set */
 	} else if (o->busbw_ratio_target.v < in->min_efficiency.v)

@@ -106,6 +106,11 @@ struct hr_canary_in {
 					     taken as the input wait ("loader_contention on
 					     HOST was measured on a busy host (...); ..."),
 					     "" none: set only while input_wait_frac is unknown */
+	char comm_not_measured[600];      /* why the all-reduce results read measured no
+					     size ("allreduce_bw's run in FILE measured no
+					     size ... (status 'timeout': ...)"), "" none:
+					     the canary then asks to measure it (MEASURE
+					     FIRST), never "nothing to judge" */
 	struct hr_fig overlap;            /* share of the all-reduce hidden behind compute */
 	struct hr_fig gpus_per_node;      /* GPUs (ranks) per node */
 	struct hr_fig price_per_gpu_hour; /* currency units per GPU-hour */

@@ -307,6 +307,8 @@ struct scan {
 	char input_wait_from[96];
 	int have_input_wait;
 	char loader_busy[400]; /* the first loader_contention result not judgeable (host busy) */
+	char ar_empty[600];    /* the first allreduce_bw result whose sweeps of 2 or more
+				  ranks measured no size (a run stopped early), "" none */
 	int n_allreduce, n_loader, n_other, n_unavailable, wrong_rows;
 	int used[HR_NLEVELS]; /* series used for the prediction, -1 none */
 	struct hr_issues *is; /* the walk's input problems */
@@ -382,7 +384,7 @@ static int read_rows(struct scan *sc, const char *path, size_t i, const struct h
 
 static int read_allreduce(struct scan *sc, const char *path, const struct hr_result *r)
 {
-	size_t i;
+	size_t i, rows;
 	char where[160];
 
 	if (r->status && !strcmp(r->status, "unavailable")) {
@@ -394,6 +396,7 @@ static int read_allreduce(struct scan *sc, const char *path, const struct hr_res
 		return bad_key(sc->is, path, "results.sweeps", "an array", &v);
 	}
 	sc->n_allreduce++;
+	rows = 0;
 	for (i = 0; !sc->gpu_name[0] && i < r->layout_list.n; i++)
 		if (r->layout[i].gpu_name.str && r->layout[i].gpu_name.str[0])
 			snprintf(sc->gpu_name, sizeof(sc->gpu_name), "%s", r->layout[i].gpu_name.str);
@@ -427,7 +430,12 @@ static int read_allreduce(struct scan *sc, const char *path, const struct hr_res
 		}
 		if ((rc = read_rows(sc, path, i, sw, se)))
 			return rc;
+		rows += sw->rows_list.n;
 	}
+	if (!rows && !sc->ar_empty[0])
+		snprintf(sc->ar_empty, sizeof(sc->ar_empty), "allreduce_bw's run in %s measured no size of 2 or more ranks (status '%s'%s%s)",
+			 path, r->status ? r->status : "?", r->reason && r->reason[0] ? ": " : "",
+			 r->reason ? r->reason : "");
 	return 0;
 }
 
@@ -664,6 +672,8 @@ static void apply_scan(struct scan *sc, struct hr_canary_in *in)
 		in->input_wait_frac = (struct hr_fig){ sc->input_wait, HR_SRC_MEASURED };
 		snprintf(in->input_wait_from, sizeof(in->input_wait_from), "%s", sc->input_wait_from);
 	}
+	if (sc->ar_empty[0] && !sc->max_bytes)
+		snprintf(in->comm_not_measured, sizeof(in->comm_not_measured), "%s", sc->ar_empty);
 	if (!in->input_wait_frac.src && sc->loader_busy[0])
 		snprintf(in->input_wait_not_measured, sizeof(in->input_wait_not_measured), "%s", sc->loader_busy);
 	hr_ckpt_canary_apply(&sc->ckpt, in);

@@ -219,6 +219,24 @@ hasnt canary_loader_idle_used "not measured"
 # no step time: the share is not measured either
 expect canary_loader_busy_comm_only 2 "$HR" canary --target-gpus 16 --gpus-now 8 "$TMP/lbusy" &&
 has canary_loader_busy_comm_only "nothing to judge"
+# an all-reduce stage stopped before it measured a size (scripts/canary's
+# --budget, allreduce_bw --timeout) and no step log: MEASURE FIRST naming
+# the run that measured nothing (exit 1), never "nothing to judge" (exit 2)
+mkdir -p "$TMP/arstop"
+python3 - tests/data/report/real-vm/allreduce_bw.json "$TMP/arstop/allreduce_bw.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in d["results"]["sweeps"]:
+    s["rows"] = []
+d["status"], d["exit_code"], d["reason"] = "timeout", 5, "stopped by --timeout"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect canary_allreduce_stopped_measure_first 1 "$HR" canary --target-gpus 8 --gpus-now 2 --json "$TMP/arstop.json" "$TMP/arstop" &&
+has canary_allreduce_stopped_measure_first "verdict: MEASURE FIRST" \
+	"(allreduce_bw's run in $TMP/arstop/allreduce_bw.json measured no size of 2 or more ranks (status 'timeout': stopped by --timeout); give it more time: scripts/canary --budget, allreduce_bw --timeout)" &&
+hasnt canary_allreduce_stopped_measure_first "nothing to judge" &&
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d['verdict']=='measure-first' and 'measured no size' in d['measure']))" "$TMP/arstop.json" &&
+	echo "ok canary_allreduce_stopped_json" || echo "not ok canary_allreduce_stopped_json"
 
 # ---- bad inputs exit 2 naming the option and value
 expect canary_negative_time 2 "$HR" canary --gpus-now 64 --step-time -1.6 --target-gpus 128 &&
