@@ -680,18 +680,37 @@ const char *ch_kfault_kind_name(enum ch_kfault_kind k)
 	return (unsigned)k < 5 ? names[k] : "?";
 }
 
-static int table_put(struct ch_xid_table *t, const struct ch_xid_class *c)
+/* Codes of a table are 0 to CH_XID_CODE_MAX (a user row's bound): @at[code]
+ * is the row's index + 1 in the table being built, 0 none; rows grow by
+ * doubling (@cap), so a table of N rows loads in O(N). */
+#define CH_XID_CODE_MAX 1000000
+
+struct table_build {
+	struct ch_xid_table *t;
+	size_t cap;
+	int *at;   /* CH_XID_CODE_MAX + 1 entries */
+	int *line; /* per code, the user table's line that gave it, 0 none */
+};
+
+static int table_put(struct table_build *b, const struct ch_xid_class *c)
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (t->rows[i].code == c->code) {
-			t->rows[i] = *c;
-			return 0;
-		}
-	struct ch_xid_class *r = realloc(t->rows, (t->n + 1) * sizeof(*r));
-	if (!r)
-		return CH_ERR_RUNTIME;
-	t->rows = r;
+	struct ch_xid_table *t = b->t;
+	if (c->code < 0 || c->code > CH_XID_CODE_MAX)
+		return CH_ERR_RUNTIME; /* the built-in table and user_row() never give one */
+	if (b->at[c->code]) {
+		t->rows[b->at[c->code] - 1] = *c;
+		return 0;
+	}
+	if (t->n == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 256;
+		struct ch_xid_class *r = realloc(t->rows, cap * sizeof(*r));
+		if (!r)
+			return CH_ERR_RUNTIME;
+		t->rows = r;
+		b->cap = cap;
+	}
 	t->rows[t->n++] = *c;
+	b->at[c->code] = (int)t->n;
 	return 0;
 }
 
@@ -702,7 +721,9 @@ static int user_row(char *line, struct ch_xid_class *c, char *why, size_t n)
 	int k = 0;
 
 	line[strcspn(line, "\r\n")] = 0;
-	if (!line[strspn(line, " \t")] || line[strspn(line, " \t")] == '#')
+	/* blank: spaces only (a line with a TAB is a row, its fields checked);
+	 * a comment: '#' first after spaces and TABs */
+	if (!line[strspn(line, " ")] || line[strspn(line, " \t")] == '#')
 		return 0;
 	/* every TAB separates: an empty field or a fifth one is an error, not
 	 * a row read shifted */
@@ -751,37 +772,29 @@ static int user_row(char *line, struct ch_xid_class *c, char *why, size_t n)
 
 /* the rows of the user table @fp (@path) into @t; a bad row, a code given
  * twice: CH_ERR_USAGE with @why naming the file and line */
-static int user_table(struct ch_xid_table *t, FILE *fp, const char *path, char *why, size_t n)
+static int user_table(struct table_build *b, FILE *fp, const char *path, char *why, size_t n)
 {
 	char *line = NULL, msg[160];
 	size_t cap = 0;
-	int ln = 0, rc = 0, *lines = NULL;
-	size_t nrows = 0;
+	ssize_t len;
+	int ln = 0, rc = 0;
 	struct ch_xid_class c;
 
-	while (rc == 0 && getline(&line, &cap, fp) >= 0) {
+	while (rc == 0 && (len = getline(&line, &cap, fp)) >= 0) {
 		ln++;
-		int r = strlen(line) > 4096 ? (snprintf(msg, sizeof(msg), "a line over 4096 characters"), -1)
-					    : user_row(line, &c, msg, sizeof(msg));
-		for (size_t i = 0; r > 0 && i < nrows; i++)
-			if (lines[2 * i] == c.code) {
-				snprintf(msg, sizeof(msg), "code %d given twice (also line %d)", c.code, lines[2 * i + 1]);
-				r = -1;
-			}
+		int r = len > 4096 ? (snprintf(msg, sizeof(msg), "a line over 4096 characters"), -1)
+			: memchr(line, 0, (size_t)len) ? (snprintf(msg, sizeof(msg), "a NUL byte in the line (not a text file?)"), -1)
+						     : user_row(line, &c, msg, sizeof(msg));
+		if (r > 0 && b->line[c.code]) {
+			snprintf(msg, sizeof(msg), "code %d given twice (also line %d)", c.code, b->line[c.code]);
+			r = -1;
+		}
 		if (r < 0) {
 			snprintf(why, n, "the Xid table '%s', line %d: %s", path, ln, msg);
 			rc = CH_ERR_USAGE;
 		} else if (r > 0) {
-			int *l = realloc(lines, (nrows + 1) * 2 * sizeof(*l));
-			if (!l) {
-				rc = CH_ERR_RUNTIME;
-				break;
-			}
-			lines = l;
-			lines[2 * nrows] = c.code;
-			lines[2 * nrows + 1] = ln;
-			nrows++;
-			rc = table_put(t, &c);
+			b->line[c.code] = ln;
+			rc = table_put(b, &c);
 		}
 	}
 	if (rc == 0 && ferror(fp)) {
@@ -789,7 +802,6 @@ static int user_table(struct ch_xid_table *t, FILE *fp, const char *path, char *
 		rc = CH_ERR_RUNTIME;
 	}
 	free(line);
-	free(lines);
 	return rc;
 }
 
@@ -797,14 +809,19 @@ int ch_xid_table_load(struct ch_xid_table *t, const char *path, char *why, size_
 {
 	size_t nb;
 	const struct ch_xid_class *b = ch_xid_builtin(&nb);
+	struct table_build tb = { .t = t };
 	int rc = 0;
 
 	t->rows = NULL;
 	t->n = 0;
 	if (n)
 		why[0] = 0;
+	tb.at = calloc(CH_XID_CODE_MAX + 1, sizeof(*tb.at));
+	tb.line = path ? calloc(CH_XID_CODE_MAX + 1, sizeof(*tb.line)) : NULL;
+	if (!tb.at || (path && !tb.line))
+		rc = CH_ERR_RUNTIME;
 	for (size_t i = 0; i < nb && rc == 0; i++)
-		rc = table_put(t, &b[i]);
+		rc = table_put(&tb, &b[i]);
 	if (rc == 0 && path) {
 		/* a regular file only: /dev/zero or a FIFO would never end (or
 		 * block the open), so the open does not block and the type is
@@ -816,6 +833,8 @@ int ch_xid_table_load(struct ch_xid_table *t, const char *path, char *why, size_
 			snprintf(why, n, "the Xid table '%s' is not a regular file", path);
 			close(fd);
 			ch_xid_table_free(t);
+			free(tb.at);
+			free(tb.line);
 			return CH_ERR_USAGE;
 		}
 		if (fd >= 0 && !(fp = fdopen(fd, "r")))
@@ -823,11 +842,15 @@ int ch_xid_table_load(struct ch_xid_table *t, const char *path, char *why, size_
 		if (!fp) {
 			snprintf(why, n, "cannot read the Xid table '%s': %s", path, strerror(errno));
 			ch_xid_table_free(t);
+			free(tb.at);
+			free(tb.line);
 			return CH_ERR_RUNTIME;
 		}
-		rc = user_table(t, fp, path, why, n);
+		rc = user_table(&tb, fp, path, why, n);
 		fclose(fp);
 	}
+	free(tb.at);
+	free(tb.line);
 	if (rc == CH_ERR_RUNTIME && why[0] == 0)
 		snprintf(why, n, "out of memory");
 	if (rc != 0)

@@ -386,6 +386,8 @@ Test(kmsg, users_table_bad_rows)
 		{ "13\tdrain\t\tX\ty\n", "found more" },
 		{ "13\tdrain\tX\n", "found 3" },
 		{ "13\tdrain\tX\t\n", "must not be empty" },
+		{ "\t\t\t\n", "line 1: invalid code ''" },     /* TABs only: a row, not a blank line */
+		{ " \t \n", "line 1: expected 4 TAB-separated fields" },
 	};
 	char why[256], path[] = "/tmp/ch_kmsg_XXXXXX";
 	struct ch_xid_table t;
@@ -397,6 +399,17 @@ Test(kmsg, users_table_bad_rows)
 		fclose(fp);
 		cr_assert_eq(ch_xid_table_load(&t, path, why, sizeof(why)), CH_ERR_USAGE, "%zu: %s", i, bad[i].text);
 		cr_assert(strstr(why, path) && strstr(why, bad[i].why), "%zu: '%s' lacks '%s'", i, why, bad[i].why);
+		cr_assert_eq(t.n, 0);
+	}
+	/* a NUL byte inside a row: an error naming it, never the row cut at
+	 * the NUL and read as a shorter one */
+	{
+		static const char nul[] = "13\tdrain\tX\tmeaning\0 and more\n";
+		FILE *fp = fopen(path, "w");
+		fwrite(nul, 1, sizeof(nul) - 1, fp);
+		fclose(fp);
+		cr_assert_eq(ch_xid_table_load(&t, path, why, sizeof(why)), CH_ERR_USAGE);
+		cr_assert(strstr(why, "line 1: a NUL byte"), "%s", why);
 		cr_assert_eq(t.n, 0);
 	}
 	/* a directory, /dev/zero are no table: a usage error before a line is
@@ -430,4 +443,31 @@ Test(kmsg, stamps_in_another_language)
 	cr_assert_eq(f.bad_time, 1);
 	cr_assert_eq(one("foo bar: 02:14:10 gpu3 kernel: NVRM: Xid (PCI:0000:43:00): 62, pid=0", &f), 0);
 	cr_assert_eq(one("02:14:10 gpu3 kernel: NVRM: Xid (PCI:0000:43:00): 62, pid=0", &f), 0);
+}
+
+/* a table of 65,536 rows loads (codes 1000 up; a lookup indexed by code,
+ * not a scan per row), each code found; the same code again on the last
+ * line names both lines */
+Test(kmsg, users_table_large)
+{
+	char why[256], path[] = "/tmp/ch_kmsg_XXXXXX";
+	struct ch_xid_table t;
+	size_t nb;
+	int fd = mkstemp(path);
+	FILE *fp = fdopen(fd, "w");
+	for (int i = 0; i < 65536; i++)
+		fprintf(fp, "%d\tdrain\tM%d\tmeaning %d\n", 1000 + i, i, i);
+	fclose(fp);
+	ch_xid_builtin(&nb);
+	cr_assert_eq(ch_xid_table_load(&t, path, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(t.n, nb + 65536);
+	cr_assert_eq(t.rows[t.n - 1].code, 1000 + 65535);
+	cr_assert_str_eq(t.rows[t.n - 1].mnemonic, "M65535");
+	ch_xid_table_free(&t);
+	fp = fopen(path, "a");
+	fprintf(fp, "1007\tinform\tX\ty\n");
+	fclose(fp);
+	cr_assert_eq(ch_xid_table_load(&t, path, why, sizeof(why)), CH_ERR_USAGE);
+	cr_assert(strstr(why, "line 65537: code 1007 given twice (also line 8)"), "%s", why);
+	unlink(path);
 }
