@@ -262,7 +262,7 @@ static int option_message(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "error: %s: ", ch_prog());
+	fprintf(stderr, "%s: error: ", ch_prog());
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

@@ -124,11 +124,11 @@ struct option;
  * ch_option_error - the one wording of a command-line option error in
  * every binary and subcommand, after getopt_long() (run with opterr = 0,
  * so that it prints nothing itself) returned '?' or ':'. Prints to stderr
- *   "error: PROG: unknown option '--grups' (did you mean --groups?)",
- *   "error: PROG: unknown option '-z'",
- *   "error: PROG: ambiguous option '--g' (--gpus, --groups)",
- *   "error: PROG: option '--json' needs a value",
- *   "error: PROG: option '--force' takes no value",
+ *   "PROG: error: unknown option '--grups' (did you mean --groups?)",
+ *   "PROG: error: unknown option '-z'",
+ *   "PROG: error: ambiguous option '--g' (--gpus, --groups)",
+ *   "PROG: error: option '--json' needs a value",
+ *   "PROG: error: option '--force' takes no value",
  * then "try 'PROG --help' for more information" (PROG: ch_prog(), never a
  * path). The suggestion is the long option nearest in edit distance (at
  * most 2 edits, or 1 for names of 4 letters or fewer), none when no name is

@@ -3,7 +3,7 @@
 #
 #   usage_error MSG       print "PROG: error: MSG" and the --help hint, exit 2
 #   unknown_option ARG [NOTE]
-#                         an argument the script does not take: "error: PROG:
+#                         an argument the script does not take: "PROG: error:
 #                         unknown option 'ARG' (did you mean --X?)" (the
 #                         binaries' wording, base/ch_parse.c), X the nearest
 #                         option its --help names, else NOTE; exit 2
@@ -79,11 +79,11 @@ unknown_option() {
 	case "$1" in
 	-*) near=$(nearest_option "$1")
 	    if [ -n "$near" ]; then
-		    echo "error: $PROG: unknown option '$1' (did you mean $near?)" >&2
+		    echo "$PROG: error: unknown option '$1' (did you mean $near?)" >&2
 	    else
-		    echo "error: $PROG: unknown option '$1'${2:+ ($2)}" >&2
+		    echo "$PROG: error: unknown option '$1'${2:+ ($2)}" >&2
 	    fi ;;
-	*) echo "error: $PROG: unexpected argument '$1'${2:+ ($2)}" >&2 ;;
+	*) echo "$PROG: error: unexpected argument '$1'${2:+ ($2)}" >&2 ;;
 	esac
 	echo "try '$PROG --help' for more information" >&2
 	exit 2

@@ -1,7 +1,7 @@
 #!/bin/bash
 # option_errors.sh - one wording for an unknown option in every binary,
 # health_report subcommand and script that parses options:
-#   error: PROG: unknown option '--grups' (did you mean --groups?)
+#   PROG: error: unknown option '--grups' (did you mean --groups?)
 #   try 'PROG --help' ...
 # exit 2, the suggestion where an option is that near (base/ch_parse.c's
 # rule; scripts/lib/common.sh's unknown_option for the scripts), nothing
@@ -40,7 +40,7 @@ while IFS='|' read -r name opt near cmd; do
 		continue
 	fi
 	out=$(timeout 60 bash -c "$cmd" 2>&1 >/dev/null </dev/null); rc=$?
-	want="error: $name: unknown option '$opt'"
+	want="$name: error: unknown option '$opt'"
 	[ -n "$near" ] && want="$want (did you mean $near?)"
 	first=$(head -n 1 <<<"$out")
 	if [ $rc = 2 ] && { [ "$first" = "$want" ] || [[ -z $near && $first == "$want ("* ]]; }; then

@@ -130,17 +130,17 @@ Test(parse, option_errors_one_wording)
 	cr_assert_eq(first_option_error(2, v5), CH_ERR_USAGE);
 	cr_assert_eq(first_option_error(2, v6), CH_ERR_USAGE);
 	fflush(stderr);
-	cr_assert_stderr_eq_str("error: prog: unknown option '--grups' (did you mean --groups?)\n"
+	cr_assert_stderr_eq_str("prog: error: unknown option '--grups' (did you mean --groups?)\n"
 				"try 'prog --help' for more information\n"
-				"error: prog: option '--json' needs a value\n"
+				"prog: error: option '--json' needs a value\n"
 				"try 'prog --help' for more information\n"
-				"error: prog: option '--force' takes no value\n"
+				"prog: error: option '--force' takes no value\n"
 				"try 'prog --help' for more information\n"
-				"error: prog: ambiguous option '--g' (--groups, --gpus)\n"
+				"prog: error: ambiguous option '--g' (--groups, --gpus)\n"
 				"try 'prog --help' for more information\n"
-				"error: prog: unknown option '-z'\n"
+				"prog: error: unknown option '-z'\n"
 				"try 'prog --help' for more information\n"
-				"error: prog: unknown option '--frobnicate'\n"
+				"prog: error: unknown option '--frobnicate'\n"
 				"try 'prog --help' for more information\n");
 }
 
