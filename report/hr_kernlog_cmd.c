@@ -29,7 +29,7 @@
 #define KL_FUTURE_SEC 86400.0
 /* --since and --now: the accepted times (help and errors say the same) */
 #define KL_TIME_MAX 1e11
-#define KL_TIME_RANGE "YYYY-MM-DDTHH:MM:SSZ, or seconds since the epoch, from 0 (1970-01-01T00:00:00Z) to 100000000000 (5138-11-16T09:46:40Z)"
+#define KL_TIME_RANGE "YYYY-MM-DDTHH:MM:SSZ, or seconds since the epoch (a decimal number, 1733451247 or 1.733451247e9), from 0 (1970-01-01T00:00:00Z) to 100000000000 (5138-11-16T09:46:40Z)"
 /* --window: the accepted durations (help and errors say the same) */
 #define KL_WINDOW_MAX (366 * 86400.0)
 #define KL_WINDOW_RANGE "a number with an optional unit s, m or min, h, d (seconds when none), more than 0 and at most 366 d"
@@ -101,8 +101,14 @@ static void usage(void)
 	       "  --inventory FILE   a result file of this node (any binary's): the bus\n"
 	       "                     ids of its GPUs and NICs; without it devices are\n"
 	       "                     named by bus id\n"
-	       "  --since TIME       only lines at or after TIME: " KL_TIME_RANGE "\n"
-	       "  --window DURATION  only lines of the last DURATION before --now: " KL_WINDOW_RANGE "\n"
+	       "  --since TIME       only lines at or after TIME: YYYY-MM-DDTHH:MM:SSZ,\n"
+	       "                     or seconds since the epoch (a decimal number,\n"
+	       "                     1733451247 or 1.733451247e9), from 0\n"
+	       "                     (1970-01-01T00:00:00Z) to 100000000000\n"
+	       "                     (5138-11-16T09:46:40Z)\n"
+	       "  --window DURATION  only lines of the last DURATION before --now: a\n"
+	       "                     number with an optional unit s, m or min, h, d\n"
+	       "                     (seconds when none), more than 0 and at most 366 d\n"
 	       "  --state FILE       since the last run: read the time FILE holds (when it\n"
 	       "                     exists; a time after --now is ignored with a\n"
 	       "                     warning), then write this run's time into it\n"
