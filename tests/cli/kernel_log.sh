@@ -171,8 +171,14 @@ else nok kernel_log_now_zero_counts_no_future_line "exit $rc (want 0)" "$TMP/now
 
 # --since, --now and --window: the errors name the units and range the help gives
 "$HR" kernel-log --help >"$TMP/help.out"
-trange=$(sed -n 's/.*--since TIME *only lines at or after TIME: //p' "$TMP/help.out")
-wrange=$(sed -n 's/.*--window DURATION *only lines of the last DURATION before --now: //p' "$TMP/help.out")
+# an option's text: its line and the indented lines below it, joined
+opt_text() { # HEAD
+	awk -v h="$1" 'index($0, h) { f = 1; s = substr($0, index($0, h) + length(h)); next }
+		f && /^                     [^ -]/ { sub(/^ +/, ""); s = s " " $0; next }
+		f { print s; exit }' "$TMP/help.out"
+}
+trange=$(opt_text "only lines at or after TIME: ")
+wrange=$(opt_text "only lines of the last DURATION before --now: ")
 bad=
 for args in "--since yesterday" "--since 2e11" "--since -1" "--now 9999-01-01T00:00:00Z" "--now nan"; do
 	# shellcheck disable=SC2086
