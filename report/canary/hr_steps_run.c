@@ -966,8 +966,11 @@ int hr_steps_run_load(char *const *paths, int n, const struct hr_steps_opts *o, 
 		else if (r == 0)
 			run->nfiles_read++;
 	}
-	if (!rc && !run->records)
-		rc = ch_usage_error("no training-step record in the step logs given (see 'input problems')");
+	if (!rc && !run->records && !files.n)
+		rc = ch_usage_error("no step log in the paths given (a folder is read for its *.log, *.txt, *.out, *.jsonl and *.json files)");
+	else if (!rc && !run->records)
+		rc = ch_usage_error("no training-step record in the %zu step log%s given%s", files.n, files.n == 1 ? "" : "s",
+				    issues && issues->n ? " (see 'input problems' below)" : "");
 	if (!rc)
 		rc = derive(c);
 	for (f = 1; f < HR_SF_N; f++)

@@ -201,11 +201,15 @@ has steps_bad_among_good "core.log: skipped: binary data" "notes.txt:1: skipped:
 expect steps_bad_strict 2 "$HR" steps --strict "$TMP/mixed" &&
 has steps_bad_strict "2 input problems skipped (--strict)"
 expect steps_only_bad 2 "$HR" steps "$TMP/mixed/core.log" "$TMP/mixed/notes.txt" &&
-has steps_only_bad "no training-step record in the step logs given"
+has steps_only_bad "no training-step record in the 2 step logs given (see 'input problems' below)"
+mkdir -p "$TMP/emptydir"
+expect steps_empty_folder 2 "$HR" steps "$TMP/emptydir" &&
+has steps_empty_folder "no step log in the paths given (a folder is read for its *.log, *.txt, *.out, *.jsonl and *.json files)" &&
+hasnt steps_empty_folder "input problems"
 expect steps_missing_path 2 "$HR" steps "$TMP/nothing-here" &&
 has steps_missing_path "nothing-here"
 expect canary_steps_only_bad 2 "$HR" canary --steps "$TMP/mixed/core.log" --target-gpus 128 &&
-has canary_steps_only_bad "no training-step record in the step logs given"
+has canary_steps_only_bad "no training-step record in the 1 step log given"
 
 # ---- the canary on real logs printed by one rank (rank 0 only: the job's GPU count is not in them)
 TT_A=$DATA/torchtitan_pr3393_a.log TT_B=$DATA/torchtitan_pr3393_b.log
