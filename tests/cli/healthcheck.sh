@@ -50,6 +50,19 @@ if [ "$st" = not_judged ] && grep -q '^INFO: clusterhealth: allreduce check not 
 	ok "healthcheck_allreduce_unavailable_not_judged ($(grep -m1 'allreduce check not judged' "$TMP/g8.out" | cut -c1-160))"
 else nok healthcheck_allreduce_unavailable_not_judged "allreduce check '$st'" "$TMP/g8.out"; fi
 
+# every line the gate printed is in its result file: ERROR lines in errors
+# (faults) or gate_errors, INFO lines in info (the checks not judged too)
+miss=$(python3 - "$TMP/g8/healthcheck.json" "$TMP/g8.out" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))["results"]["healthcheck"]
+have = set(h["errors"] + h["gate_errors"] + h["info"])
+lines = [l.rstrip("\n") for l in open(sys.argv[2]) if l.startswith(("ERROR:", "INFO:"))]
+print(len(lines) if lines else "none", [l for l in lines if l not in have][:2])
+PY
+)
+if [ "${miss#* }" = "[]" ] && [ "${miss%% *}" != none ]; then ok "healthcheck_json_holds_every_line (${miss%% *} lines)"
+else nok healthcheck_json_holds_every_line "$miss" "$TMP/g8.out"; fi
+
 # the default stand-in (2 GPUs) is unchanged
 gate "$TMP/g2" -- --kernel-log "$TMP/empty.log" --no-active >"$TMP/g2.out" 2>&1; rc=$?
 if [ $rc = 1 ] && grep -q "GPUs: 2 seen, 2 judged" "$TMP/g2.out" &&
