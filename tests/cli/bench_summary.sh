@@ -40,6 +40,14 @@ samples "$tmp/zero" rl_dgemm plain_dgemm 1.01 1.02 1.015 1.012
 echo "5 rl_dgemm 10" >>"$tmp/zero"; echo "5 plain_dgemm 0" >>"$tmp/zero"
 check "a zero sample is left out of the ratio" "$(summ "$tmp/zero")" '^\| dgemm >= 0\.98 x .* \| met \| 1\.014 \('
 
+# what was not measured has no row and no target (not a "not resolved" of nothing)
+out=$(summ "$tmp/met")
+if grep -qE '^\| (dgemm|sgemm|copy|CPU copy|allreduce)' <<<"$out"; then
+	echo "not ok bench summary what was not measured has no row nor target: $(grep -E '^\| (dgemm|sgemm|copy|CPU copy|allreduce)' <<<"$out" | head -2)"
+else
+	echo "ok bench summary what was not measured has no row nor target"
+fi
+
 # all-reduce: every size must be resolved; one size missed is missed
 for s in 8 16; do samples "$tmp/ar_met" "ar_default_$s" "ar_plain_$s" 1.00 1.01 0.99 1.00 1.01; done
 check "allreduce small sizes met when every size's interval is under 1.05" "$(summ "$tmp/ar_met")" '^\| allreduce_bw per-call time <= 1\.05 x .* \| met \| 2 sizes met, 0 missed, 0 not resolved;'
