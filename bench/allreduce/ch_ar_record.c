@@ -400,6 +400,19 @@ void print_scaling(struct ctx *c)
 
 /* ------------------------------------------------------------------- main */
 
+/* The thread level MPI provided when it started (struct ch_world's
+ * thread_level): "single", "funneled", "serialized" or "multiple"; null
+ * without MPI (-g N without a launcher). */
+static json_t *mpi_thread_level(const struct ctx *c)
+{
+	int level = ch_ar_world_base(c->w)->thread_level;
+
+	if (!ch_ar_world_base(c->w)->active || level < 0)
+		return json_null();
+	return json_string(level == MPI_THREAD_SINGLE ? "single" : level == MPI_THREAD_FUNNELED ? "funneled" :
+			   level == MPI_THREAD_SERIALIZED ? "serialized" : "multiple");
+}
+
 void results_skeleton(struct ctx *c)
 {
 	const struct ch_ar_opts *o = c->o;
@@ -422,6 +435,7 @@ void results_skeleton(struct ctx *c)
 	json_object_set_new(r, "backend", json_string(c->be->name));
 	json_object_set_new(r, "memory", json_string(c->be->memory));
 	json_object_set_new(r, "launch", json_string(c->gmode ? "single-process" : "mpi"));
+	json_object_set_new(r, "mpi_thread_level", mpi_thread_level(c));
 	json_object_set_new(r, "dtype", json_string(ch_dtype_comm_name(o->dtype)));
 	json_object_set_new(r, "op", json_string(ch_comm_redop_names[o->op]));
 	json_object_set_new(r, "busbw_factor_formula", json_string("2(n-1)/n"));

@@ -134,13 +134,17 @@ const struct ch_world_rank *ch_ar_world_info(const struct ch_ar_world *w, int r)
 	return ch_world_info(&w->base, r);
 }
 
-/* MPI (a singleton without a launcher), MPI_THREAD_FUNNELED for the
- * watchdog's thread (it never calls MPI; Open MPI runs FUNNELED as fast as
- * MPI_THREAD_SINGLE: no locks per call), nodes from the shared-memory split,
+/* MPI (a singleton without a launcher), initialised with MPI_Init
+ * (MPI_THREAD_SINGLE): only the main thread calls MPI; the watchdog's
+ * thread never does. Open MPI (4.1, 5.0) turns its thread safety on for
+ * every level above MPI_THREAD_SINGLE, FUNNELED included: a mutex and a
+ * condition per wait (ompi_sync_wait_mt) in every call, which made the
+ * all-reduce of 8 B-4 KiB slower than a plain MPI_Init loop's, with or
+ * without the watchdog. Nodes from the shared-memory split,
  * host names of up to 63 bytes; except -g N without a launcher (one process
  * driving N GPUs, nccl-tests' single-process mode), which needs no MPI and
  * never initialises it (prescan_ngpus()). */
-static const struct ch_world_how world_how = { .only_launched = 0, .funneled = 1, .hosts_by_name = 0,
+static const struct ch_world_how world_how = { .only_launched = 0, .funneled = 0, .hosts_by_name = 0,
 					       .host_len = 64 };
 
 /* -g N / --ngpus N (N >= 1) on the command line, before MPI_Init would parse

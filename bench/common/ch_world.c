@@ -94,6 +94,7 @@ int ch_world_init(int *argc, char ***argv, const struct ch_world_how *how, struc
 	if (len < 2 || len > CH_WORLD_HOST_MAX)
 		len = CH_WORLD_HOST_MAX;
 	memset(w, 0, sizeof(*w));
+	w->thread_level = -1;
 	w->size = w->local_size = w->nhosts = 1;
 	w->ctrl = w->local = -1;
 	gethostname(w->host, (size_t)len - 1);
@@ -112,6 +113,8 @@ int ch_world_init(int *argc, char ***argv, const struct ch_world_how *how, struc
 			  : mpi_failed(MPI_Init(argc, argv), "MPI_Init"))
 		return CH_ERR_RUNTIME;
 	w->active = 1;
+	if (MPI_Query_thread(&w->thread_level) != MPI_SUCCESS)
+		w->thread_level = -1;
 	MPI_Comm_rank(MPI_COMM_WORLD, &w->rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &w->size);
 	find_layout(how, w);

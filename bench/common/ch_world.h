@@ -66,6 +66,9 @@ struct ch_world {
 				     * rank's: local rank 0 of 1, node 0, this host and pid) */
 	int ctrl;         /* Fortran handle of the control communicator (a dup of the world); -1 when not active */
 	int local;        /* Fortran handle of this node's communicator; -1 when not active */
+	int thread_level; /* MPI_Query_thread() right after MPI's start (MPI_THREAD_SINGLE ...);
+			   * -1 when not active. Read then: MPI_T_init_thread() in Open MPI
+			   * rewrites what MPI_Query_thread() answers later */
 };
 
 /**

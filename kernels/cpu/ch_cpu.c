@@ -199,6 +199,57 @@ static void cpu_close(struct ch_dev *d)
 	free(d);
 }
 
+/* Add to @set the CPUs of OpenMP's places (OMP_PLACES, or the default
+ * places of OMP_PROC_BIND; none when neither is set). With a binding
+ * policy, libgomp binds the initial thread to the first place when it
+ * starts, before main(): the process's binding read then is that one place
+ * (one core), while the places together are the CPUs the process was given
+ * (libgomp builds them from its affinity at start: taskset, cgroups and
+ * mpirun --bind-to still restrict them). */
+static void add_omp_places(hwloc_bitmap_t set)
+{
+	int p, np = omp_get_num_places();
+
+	for (p = 0; p < np; p++) {
+		int k, nid = omp_get_place_num_procs(p);
+		int *ids = nid > 0 ? malloc(sizeof(int) * (size_t)nid) : NULL;
+		if (!ids)
+			continue;
+		omp_get_place_proc_ids(p, ids);
+		for (k = 0; k < nid; k++)
+			if (ids[k] >= 0)
+				hwloc_bitmap_set(set, (unsigned)ids[k]);
+		free(ids);
+	}
+}
+
+/* The CPUs this process may use: its binding (taskset, cgroups, mpirun
+ * --bind-to) and OpenMP's places, all of the topology's when the binding
+ * cannot be read. When the calling thread is bound to fewer (OpenMP bound
+ * it to its first place), every thread of the process is bound to them
+ * all, so that the BLAS threads created from it (openblas_set_num_threads)
+ * and OpenBLAS's own, created at start, are not held on one core. Returns
+ * a new bitmap (NULL: out of memory). */
+static hwloc_bitmap_t process_cpus(hwloc_topology_t topo)
+{
+	hwloc_bitmap_t bind = hwloc_bitmap_alloc(), self = hwloc_bitmap_alloc();
+
+	if (!bind || !self) {
+		hwloc_bitmap_free(bind);
+		hwloc_bitmap_free(self);
+		return NULL;
+	}
+	if (hwloc_get_cpubind(topo, bind, HWLOC_CPUBIND_PROCESS) != 0 || hwloc_bitmap_iszero(bind))
+		hwloc_bitmap_copy(bind, hwloc_topology_get_allowed_cpuset(topo));
+	add_omp_places(bind);
+	hwloc_bitmap_and(bind, bind, hwloc_topology_get_allowed_cpuset(topo));
+	if (hwloc_get_cpubind(topo, self, HWLOC_CPUBIND_THREAD) == 0 && !hwloc_bitmap_isequal(self, bind) &&
+	    !hwloc_bitmap_iszero(bind))
+		hwloc_set_cpubind(topo, bind, HWLOC_CPUBIND_PROCESS); /* best effort: the threads bind again */
+	hwloc_bitmap_free(self);
+	return bind;
+}
+
 static int cpu_open(int index, struct ch_dev **out, char *why, size_t n)
 {
 	struct ch_dev *d;
@@ -222,10 +273,12 @@ static int cpu_open(int index, struct ch_dev **out, char *why, size_t n)
 		return CH_ERR_RUNTIME;
 	}
 	/* the cores of the process's CPU binding (taskset, cgroups, mpirun
-	 * --bind-to), all of them when it cannot be read */
-	bind = hwloc_bitmap_alloc();
-	if (!bind || hwloc_get_cpubind(d->topo, bind, HWLOC_CPUBIND_PROCESS) != 0 || hwloc_bitmap_iszero(bind))
-		hwloc_bitmap_copy(bind, hwloc_topology_get_allowed_cpuset(d->topo));
+	 * --bind-to; OpenMP's places), all of them when it cannot be read */
+	bind = process_cpus(d->topo);
+	if (!bind) {
+		cpu_close(d);
+		return CH_ERR_RUNTIME;
+	}
 	type = hwloc_get_nbobjs_by_type(d->topo, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
 	total = hwloc_get_nbobjs_by_type(d->topo, type);
 	d->core_pu = calloc((size_t)(total > 0 ? total : 1), sizeof(*d->core_pu));

@@ -90,6 +90,12 @@ EOF
 		echo "not ok allreduce_bw $np ranks:$bad"
 	fi
 done
+# MPI initialised MPI_THREAD_SINGLE (only the main thread calls MPI; Open
+# MPI's FUNNELED takes a lock per wait); the level is in the result file
+if [ -s "$T/dt-2-float.json" ]; then
+	jcheck "allreduce_bw MPI thread level single, recorded" "$T/dt-2-float.json" '
+if r.get("mpi_thread_level") != "single": fail("mpi_thread_level %r, want single" % r.get("mpi_thread_level"))'
+fi
 
 # ---- nccl-tests table layout, algorithm labels, Open MPI's ring fallback
 out=$T/dt-4-float.out

@@ -87,4 +87,22 @@ if [ $rc = 1 ] && [ "$got" = "failed [('copy', False, None), ('triad', True, $(j
 else
 	echo "not ok roofline invalid point recorded as failed: exit $rc, $got"
 fi
+# 7. OpenMP's binding policy does not shrink the CPU run to one core: with
+# OMP_PROC_BIND set, libgomp binds the initial thread to its first place
+# before main(); the cores are the places together (threads = the cores
+# hwloc sees, BLAS threads too), and taskset still restricts them
+cores=$(hwloc-calc --number-of core machine:0 2>/dev/null || nproc)
+if [ "$cores" -lt 2 ]; then
+	echo "skip roofline OMP_PROC_BIND keeps every core: one core here"
+else
+	OMP_PROC_BIND=close OMP_PLACES=cores $R --backend cpu --size 1M --kernels triad --iters 2 --json "$tmp/omp.json" >/dev/null 2>&1
+	got=$(jget "$tmp/omp.json" "' '.join(str(x) for x in (lambda c: (c['units'], c['threads'], c['blas'].split(', ')[-1]))(d['results']['devices'][0]['config']))" 2>&1)
+	OMP_PROC_BIND=close OMP_PLACES=cores taskset -c 0 $R --backend cpu --size 1M --kernels triad --iters 2 --json "$tmp/omp1.json" >/dev/null 2>&1
+	got1=$(jget "$tmp/omp1.json" "' '.join(str(x) for x in (lambda c: (c['units'], c['threads']))(d['results']['devices'][0]['config']))" 2>&1)
+	if [ "$got" = "$cores $cores $cores threads" ] && [ "$got1" = "1 1" ]; then
+		echo "ok roofline OMP_PROC_BIND keeps every core (and taskset still restricts)"
+	else
+		echo "not ok roofline OMP_PROC_BIND keeps every core: with OMP_PROC_BIND=close OMP_PLACES=cores: '$got' (want '$cores $cores $cores threads'); under taskset -c 0: '$got1' (want '1 1')"
+	fi
+fi
 exit 0

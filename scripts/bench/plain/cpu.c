@@ -8,11 +8,14 @@
  *
  * Usage: cpu triad|copy plain|stream N REPS    fp64 arrays of N elements
  *        cpu dgemm|sgemm G REPS                m = n = k = G
- * Prints "median GB/s|GFLOP/s  best" over REPS timed calls after one warm-up
- * (bytes counted as BabelStream: triad 3, copy 2 words per element).
+ * Prints "median GB/s|GFLOP/s  best  threads" over REPS timed calls after one
+ * warm-up (bytes counted as BabelStream: triad 3, copy 2 words per element;
+ * threads: the OpenMP team's size, or OpenBLAS's thread count for GEMM, so
+ * that the caller can check that both sides ran on every core).
  */
 #include <cblas.h>
 #include <immintrin.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +44,11 @@ static void *huge(size_t bytes)
 	return p;
 }
 
-static void report(double *t, int reps, double work)
+static void report(double *t, int reps, double work, int threads)
 {
 	qsort(t, (size_t)reps, sizeof(*t), cmp);
-	printf("%.4f %.4f\n", work / (reps % 2 ? t[reps / 2] : (t[reps / 2 - 1] + t[reps / 2]) / 2) / 1e9,
-	       work / t[0] / 1e9);
+	printf("%.4f %.4f %d\n", work / (reps % 2 ? t[reps / 2] : (t[reps / 2 - 1] + t[reps / 2]) / 2) / 1e9,
+	       work / t[0] / 1e9, threads);
 }
 
 int main(int argc, char **argv)
@@ -92,12 +95,13 @@ int main(int argc, char **argv)
 			if (r)
 				t[r - 1] = now() - t0;
 		}
-		report(t, reps, 2.0 * g * g * (double)g);
+		report(t, reps, 2.0 * g * g * (double)g, openblas_get_num_threads());
 		return 0;
 	}
 	{
 		int copy = !strcmp(argv[1], "copy"), nt = argc == 5 && !strcmp(argv[2], "stream");
 		double *a, *b, *c, s = 0.4;
+		int threads = 0;
 		n = strtoull(argv[argc - 2], NULL, 10);
 		reps = atoi(argv[argc - 1]);
 		if (n < 1024 || reps < 1 || reps > 60)
@@ -107,6 +111,11 @@ int main(int argc, char **argv)
 		c = huge(n * 8);
 		if (!a || !b || !c)
 			return 4;
+#pragma omp parallel
+		{
+#pragma omp single
+			threads = omp_get_num_threads();
+		}
 #pragma omp parallel for schedule(static)
 		for (i = 0; i < n; i++) {
 			a[i] = 1.0 + (double)(i % 128) / 128.0;
@@ -139,7 +148,7 @@ int main(int argc, char **argv)
 			if (r)
 				t[r - 1] = now() - t0;
 		}
-		report(t, reps, (copy ? 16.0 : 24.0) * (double)n);
+		report(t, reps, (copy ? 16.0 : 24.0) * (double)n, threads);
 		free(a);
 		free(b);
 		free(c);
