@@ -87,11 +87,23 @@ json_t *make_value(dom::element e)
 	return nullptr;
 }
 
+/* Whether the text holds an escape \uXXXX (or a backslash at its end). */
+bool has_u_escape(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	while ((p = static_cast<const char *>(memchr(p, '\\', (size_t)(end - p))))) {
+		if (p + 1 >= end || p[1] == 'u')
+			return true;
+		p += 2; /* past the escaped character (a backslash too) */
+	}
+	return false;
+}
+
 json_t *load_with(dom::parser &parser, const char *text, size_t len)
 {
 	dom::element root;
 	/* an escape \uXXXX anywhere: jansson's own rules (surrogates, U+0000) */
-	if (memmem(text, len, "\\u", 2))
+	if (has_u_escape(text, len))
 		return nullptr;
 	if (parser.parse(text, len, false).get(root))
 		return nullptr;

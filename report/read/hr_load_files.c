@@ -155,6 +155,7 @@ static void parse_input(const char *path, struct parsed *q)
 	for (p = q->text; *p && isspace((unsigned char)*p); p++)
 		;
 	if (*p == '{' || *p == '[') {
+		int plain = hr_result_text_plain(q->text, q->len);
 		q->json = 1;
 		if (arena_usable())
 			tl_arena = &q->arena;
@@ -174,7 +175,7 @@ static void parse_input(const char *path, struct parsed *q)
 		q->text = NULL;
 		if (json_is_object(q->doc)) {
 			q->has_pre = 1;
-			hl_pre_read(q->doc, &q->pre);
+			hl_pre_read(q->doc, &q->pre, plain);
 		}
 	}
 }
