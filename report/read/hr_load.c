@@ -898,6 +898,7 @@ void hr_fleet_release(struct hr_fleet *f)
 	hr_nvbw_release(f);
 	hr_issues_release(&f->issues);
 	json_decref(f->node_index);
+	json_decref(f->texts);
 	hr_index_release(f);
 	memset(f, 0, sizeof(*f));
 }

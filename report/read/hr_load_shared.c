@@ -129,3 +129,19 @@ void hl_add_reasons(const struct hr_result_sample *s, struct hr_buf *rb)
 		hr_buf_printf(rb, "%s%s", rb->len ? ", " : "", name);
 	}
 }
+
+const char *hr_fleet_text(struct hr_fleet *f, const char *s, size_t max)
+{
+	char buf[256];
+	void *it;
+	snprintf(buf, max < sizeof(buf) ? max : sizeof(buf), "%s", s);
+	if (!f->texts && !(f->texts = json_object()))
+		return NULL;
+	it = json_object_iter_at(f->texts, buf);
+	if (!it) {
+		if (json_object_set_new_nocheck(f->texts, buf, json_null()))
+			return NULL;
+		it = json_object_iter_at(f->texts, buf);
+	}
+	return it ? json_object_iter_key(it) : NULL;
+}

@@ -53,7 +53,9 @@ struct hr_node {
 
 /* One roofline point, for the plots. */
 struct hr_point {
-	char kernel[32], family[16], dtype[8];
+	/* kept once per distinct text in the fleet (hr_fleet_text()), cut to
+	 * 31, 15 and 7 bytes; valid while the fleet lives */
+	const char *kernel, *family, *dtype;
 	double ai, gflops, gbps;
 	int throttled;
 };
@@ -303,6 +305,7 @@ struct hr_fleet {
 	size_t files_read;           /* files that contributed data */
 	size_t files_ignored;        /* our own outputs */
 	json_t *node_index;          /* name -> index into nodes (hr_fleet_node()), NULL until used */
+	json_t *texts;               /* hr_fleet_text()'s texts (its keys), NULL until used */
 	struct hr_index *index;      /* the judge's lookups (hr_index.h), NULL until used */
 };
 
@@ -311,6 +314,16 @@ struct hr_fleet {
  * Returns the index, or -1 when out of memory.
  */
 int hr_fleet_node(struct hr_fleet *f, const char *name);
+
+/**
+ * hr_fleet_text - @s cut to at most @max - 1 bytes (as snprintf() into
+ * @max bytes cuts it), kept once in @f: the same text is the same pointer.
+ * @max: [in] 1 to 256.
+ * Returns the kept text, valid until hr_fleet_release(); NULL when out of
+ * memory. For the texts of which a fleet holds many copies (a roofline
+ * point's kernel, family and dtype).
+ */
+const char *hr_fleet_text(struct hr_fleet *f, const char *s, size_t max);
 
 /**
  * hr_fleet_load_file - read one input file into the fleet.
