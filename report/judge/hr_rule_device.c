@@ -77,11 +77,37 @@ void hj_set_quality(struct an *a, struct inst *p, long run, double cv, const cha
 	p->noisy_why = q.noisy ? hj_keep(a, INST_WHY_MAX, "%s", q.why) : "";
 }
 
+/* Room for every instance hj_device_instances() makes, allocated once: the
+ * array, the largest the judge keeps (a few hundred bytes an instance, tens
+ * a node), never grown by doubling with the old and the new copy live. */
+static int reserve_device_instances(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	size_t i, n = 0;
+	void *v;
+	int m;
+	for (i = 0; i < f->ndevices; i++)
+		if (strcmp(f->devices[i].status, "unavailable"))
+			for (m = 0; m <= CH_NDTYPES; m++)
+				n += !isnan(m == 0 ? f->devices[i].memory_gbps : f->devices[i].compute_gflops[m - 1]);
+	if (a->ndi + n <= a->capdi)
+		return 0;
+	if (!(v = realloc(a->di, (a->ndi + n) * sizeof(*a->di)))) {
+		a->oom = 1;
+		return -1;
+	}
+	a->di = v;
+	a->capdi = a->ndi + n;
+	return 0;
+}
+
 void hj_device_instances(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
 	size_t i;
 	int m;
+	if (reserve_device_instances(a))
+		return;
 	for (i = 0; i < f->ndevices; i++) {
 		const struct hr_device *d = &f->devices[i];
 		const struct hr_sku_expect *x;
