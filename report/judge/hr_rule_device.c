@@ -22,15 +22,17 @@
  * cores) rather than a GEMM (tensor cores where the GPU has them): roofline
  * sets the roof to the fastest valid ladder or gemm point of the dtype, the
  * first of equal ones (docs/results-schema.md, roofs.compute_kernel). */
-static int roof_is_ladder(const struct hr_device *d, int dt)
+static int roof_is_ladder(const struct hr_fleet *f, const struct hr_device *d, int dt)
 {
 	double best = -1;
 	int ladder = 0;
 	size_t i;
 	for (i = 0; i < d->npoints; i++) {
 		const struct hr_point *p = &d->points[i];
-		int l = !strcmp(p->family, "ladder");
-		if ((l || !strcmp(p->family, "gemm")) && !strcmp(p->dtype, ch_dtype_name(dt)) && p->gflops > best) {
+		const char *fam = hr_fleet_text_at(f, p->family);
+		int l = !strcmp(fam, "ladder");
+		if ((l || !strcmp(fam, "gemm")) && !strcmp(hr_fleet_text_at(f, p->dtype), ch_dtype_name(dt)) &&
+		    p->gflops > best) {
 			best = p->gflops;
 			ladder = l;
 		}
@@ -117,7 +119,7 @@ void hj_device_instances(struct an *a)
 		x = hr_expect_for(a->e, d->sku, d->name);
 		for (m = 0; m <= CH_NDTYPES; m++) {
 			double v = m == 0 ? d->memory_gbps : d->compute_gflops[m - 1];
-			int ladder = m > 0 && roof_is_ladder(d, m - 1);
+			int ladder = m > 0 && roof_is_ladder(f, d, m - 1);
 			int gpu = d->kind && !strcmp(d->kind, "gpu");
 			const char *ceiling = !ladder ? "" : gpu ? " (FMA ladder, CUDA cores)" : " (FMA ladder)";
 			struct inst *p;

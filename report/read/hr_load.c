@@ -899,6 +899,7 @@ void hr_fleet_release(struct hr_fleet *f)
 	hr_issues_release(&f->issues);
 	json_decref(f->node_index);
 	json_decref(f->texts);
+	free(f->text_v);
 	hr_index_release(f);
 	memset(f, 0, sizeof(*f));
 }

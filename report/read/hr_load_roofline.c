@@ -143,10 +143,9 @@ static int device_points(struct ctx *c, const struct hr_result_device *d, struct
 		pt->gbps = p->gbps.num;
 		if (!(pt->ai > 0) || !isfinite(pt->gflops))
 			continue;
-		pt->kernel = hr_fleet_text(c->f, p->kernel.str ? p->kernel.str : "?", 32);
-		pt->family = hr_fleet_text(c->f, p->family.str ? p->family.str : "", 16);
-		pt->dtype = hr_fleet_text(c->f, p->dtype.str ? p->dtype.str : "", 8);
-		if (!pt->kernel || !pt->family || !pt->dtype)
+		if (hr_fleet_text(c->f, p->kernel.str ? p->kernel.str : "?", 32, &pt->kernel) ||
+		    hr_fleet_text(c->f, p->family.str ? p->family.str : "", 16, &pt->family) ||
+		    hr_fleet_text(c->f, p->dtype.str ? p->dtype.str : "", 8, &pt->dtype))
 			return CH_ERR_RUNTIME;
 		pt->throttled = p->throttled;
 		if (pt->throttled)
