@@ -102,7 +102,7 @@ endif
 endif
 
 # ---- flags
-PKGS := ompi-c hwloc jansson openblas plplot zlib sqlite3
+PKGS := ompi-c hwloc jansson openblas plplot zlib sqlite3 simdjson
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
@@ -160,11 +160,15 @@ endif
 endif
 
 CC ?= gcc
+CXX ?= g++
 CFLAGS ?= -O2 -g
+CXXFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(CFLAGS) -Wall -Wextra -fopenmp -MMD -MP $(SAN_FLAGS) $(DEFS) $(CUDA_CFLAGS) $(PKG_CFLAGS)
 # --as-needed: a binary records only the libraries it calls (roofline never
 # calls NCCL or Open MPI's collectives, so it starts on a node without
 # libnccl.so.2), whatever the toolchain's default
+# C++ (report/read/hr_fastjson.cpp: simdjson's parser behind a C function)
+ALL_CXXFLAGS := -std=c++17 $(CXXFLAGS) -Wall -Wextra -MMD -MP $(SAN_FLAGS) $(DEFS) $(PKG_CFLAGS)
 LDLIBS := -Wl,--as-needed $(PKG_LIBS) $(CUDA_LIBS) -lstdc++ -ldl -lpthread -lm $(SAN_LIBS)
 ALL_LDFLAGS := -fopenmp $(SAN_FLAGS) $(LDFLAGS)
 NVCC_GENCODE := $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) -gencode arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
@@ -180,6 +184,7 @@ BINS := $(patsubst %.c,$(B)/%,$(notdir $(MAINS)))
 SRC_DIRS := base hw bench/common bench/loader bench/loader/cuda bench/roofline bench/allreduce bench/checkpoint bench/checkpoint/cuda kernels kernels/cpu kernels/cuda comm comm/mpi comm/nccl report report/read report/judge report/canary report/history report/render
 ALL_C := $(filter-out $(MAINS),$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 ALL_CU := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.cu))
+ALL_CPP := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.cpp))
 # (filter-out takes one % per pattern: drop_dir removes the files below a
 # folder of that name)
 drop_dir = $(foreach f,$(2),$(if $(findstring /$(1)/,/$(f)),,$(f)))
@@ -191,14 +196,14 @@ ifeq ($(HAVE_NCCL),)
 ALL_C := $(call drop_dir,nccl,$(ALL_C))
 ALL_CU := $(call drop_dir,nccl,$(ALL_CU))
 endif
-LIB_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(ALL_C)) $(patsubst %.cu,$(B)/obj/%.cu.o,$(ALL_CU))
+LIB_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(ALL_C)) $(patsubst %.cpp,$(B)/obj/%.cpp.o,$(ALL_CPP)) $(patsubst %.cu,$(B)/obj/%.cu.o,$(ALL_CU))
 LIB := $(B)/libclusterhealth.a
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(UNIT_SRCS))
 UNIT_BIN := $(B)/tests/unit_tests
 
 # Rebuild everything when the flags change (e.g. SANITIZE=1 after a plain build).
-FLAGS_SIG := $(ALL_CFLAGS) | $(INC_SPEC) | $(NVCCFLAGS) | $(LDLIBS) | $(ALL_LDFLAGS)
+FLAGS_SIG := $(ALL_CFLAGS) | $(ALL_CXXFLAGS) | $(INC_SPEC) | $(NVCCFLAGS) | $(LDLIBS) | $(ALL_LDFLAGS)
 FLAGS_FILE := $(B)/.flags
 $(shell mkdir -p $(B); [ "$$(cat $(FLAGS_FILE) 2>/dev/null)" = '$(subst ','"'"',$(FLAGS_SIG))' ] || echo '$(subst ','"'"',$(FLAGS_SIG))' > $(FLAGS_FILE))
 
@@ -213,6 +218,11 @@ $(B)/obj/%.o: %.c $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) $(call part_inc,$@) -c $< -o $@
+
+$(B)/obj/%.cpp.o: %.cpp $(FLAGS_FILE)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CXX     $<")
+	$(Q)$(CXX) $(ALL_CXXFLAGS) $(call part_inc,$@) -c $< -o $@
 
 $(B)/obj/%.cu.o: %.cu $(FLAGS_FILE)
 	@mkdir -p $(dir $@)

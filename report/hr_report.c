@@ -323,20 +323,30 @@ static int out_close(struct outfile *o, int ok)
 /* @v as json_dumpf() writes it @depth levels deep: each line after the
  * first indented by 2 x @depth more (JSON text has no raw newline inside a
  * string). Returns 0, or -1 on a write error or out of memory. */
+struct dump_to {
+	FILE *f;
+	int depth;
+};
+
+/* json_dump_callback()'s writer: each piece as it comes (no copy of the
+ * whole text), every newline followed by the indentation */
+static int dump_piece(const char *buf, size_t size, void *data)
+{
+	const struct dump_to *d = data;
+	const char *p = buf, *end = buf + size, *nl;
+	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+		if (fwrite(p, 1, (size_t)(nl - p) + 1, d->f) != (size_t)(nl - p) + 1 ||
+		    fprintf(d->f, "%*s", 2 * d->depth, "") < 0)
+			return -1;
+		p = nl + 1;
+	}
+	return p < end && fwrite(p, 1, (size_t)(end - p), d->f) != (size_t)(end - p) ? -1 : 0;
+}
+
 static int dump_at(FILE *f, const json_t *v, int depth)
 {
-	char *t = json_dumps(v, PROFILE_FLAGS | JSON_ENCODE_ANY), *p, *nl;
-	int rc = 0;
-	if (!t)
-		return -1;
-	for (p = t; (nl = strchr(p, '\n')); p = nl + 1)
-		if (fwrite(p, 1, (size_t)(nl - p) + 1, f) != (size_t)(nl - p) + 1 ||
-		    fprintf(f, "%*s", 2 * depth, "") < 0)
-			rc = -1;
-	if (fputs(p, f) < 0)
-		rc = -1;
-	free(t);
-	return rc;
+	struct dump_to d = { f, depth };
+	return json_dump_callback(v, dump_piece, &d, PROFILE_FLAGS | JSON_ENCODE_ANY) ? -1 : 0;
 }
 
 /* "key": value, at the top level of the profile */

@@ -330,7 +330,7 @@ int hr_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
 			return -1;
 		}
 		if (st.st_size > 0)
-			cap = (size_t)st.st_size + 1;
+			cap = (size_t)st.st_size + 1 + HR_READ_FILE_PAD;
 	}
 	data = malloc(cap);
 	if (!data) {
@@ -339,7 +339,7 @@ int hr_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
 		return CH_ERR_RUNTIME;
 	}
 	for (;;) {
-		if (n + 1 >= cap) {
+		if (n + 1 + HR_READ_FILE_PAD >= cap) {
 			char *p;
 			if (max_bytes && n >= max_bytes) {
 				snprintf(err, errn, "file is larger than %zu bytes", max_bytes);
@@ -357,7 +357,7 @@ int hr_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
 			data = p;
 			cap *= 2;
 		}
-		r = fread(data + n, 1, cap - n - 1, f);
+		r = fread(data + n, 1, cap - n - 1 - HR_READ_FILE_PAD, f);
 		n += r;
 		if (r == 0)
 			break;
@@ -369,7 +369,7 @@ int hr_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
 		return -1;
 	}
 	fclose(f);
-	data[n] = '\0';
+	memset(data + n, 0, 1 + HR_READ_FILE_PAD);
 	*out = data;
 	if (len)
 		*len = n;

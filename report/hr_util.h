@@ -125,7 +125,9 @@ int hr_buf_prom_label(struct hr_buf *b, const char *s);
  * @path:     [in] file name: a regular file; a directory, named pipe, socket
  *            or device is refused without blocking ("not a regular file").
  * @max_bytes:[in] refuse files larger than this (0: no limit).
- * @out:      [out] the contents, NUL-terminated; free() it.
+ * @out:      [out] the contents, NUL-terminated and followed by
+ *            HR_READ_FILE_PAD more zero bytes (room for a parser that reads
+ *            ahead in blocks, report/read/hr_fastjson.h); free() it.
  * @len:      [out] number of bytes read (the NUL not counted); may be NULL.
  * @err:      [out] on failure, a message without the file name ("no such
  *            file or directory", "file is larger than 268435456 bytes").
@@ -135,6 +137,9 @@ int hr_buf_prom_label(struct hr_buf *b, const char *s);
  */
 int hr_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
 		 char *err, size_t errn);
+
+/* Zero bytes hr_read_file() allocates past a file's terminating NUL. */
+#define HR_READ_FILE_PAD 64
 
 /**
  * hr_parse_utc - parse "YYYY-MM-DDTHH:MM:SSZ" (the result files' time

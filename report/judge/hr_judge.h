@@ -24,59 +24,62 @@ struct reason {
 	char *text, *action, *source;
 };
 
-/* One compared value: a device metric or a group's large-message busbw. */
+/* One compared value: a device metric or a group's large-message busbw.
+ * The judge holds one for each measured roof of each device (tens a node):
+ * the fields are ordered by size and the levels and flags are one byte
+ * each (values 0-2, -1 none), so that it takes 264 bytes instead of 336. */
 struct inst {
-	int cls;
-	int node;          /* -1 when the subject has no single node */
-	int subject;       /* device or group index */
-	int metric;        /* devices: 0 memory, 1 + dtype compute; groups: -1 */
 	double value, expected, datasheet;
 	double z, fleet_median, pct_fleet, node_median, pct_node;
-	int fleet_n, node_n, hist_n;   /* like values: fleet, node, own earlier runs */
 	double hist_base, hist_pct;    /* devices, level_hist WARN: the median of its
 					  earlier runs and the drop below it, % */
-	const char *superseded_by; /* the result file of a later run of the same
-				      device or group in the inputs (its value is
-				      history, not judged), NULL when latest */
-	int level_abs, level_rel, level_node, level_hist, level;
-	int raw_level;     /* the level by the rules, also for an earlier run (whose
-			      level is INFO: history), so that a later run can
-			      say whether the earlier one found the same */
-	int like;          /* like for like (no drifted node involved) */
 	/* measurement quality (hr_quality.h) */
 	double noise;      /* per-call CV of the measurement behind the value, NAN unknown */
-	int noisy;         /* not judged: noisy measurement */
-	int quality_known; /* the file recorded a CV or its conditions */
-	const char *noisy_why; /* what made it noisy (kept), "" clean */
 	/* significance (hr_quality.h) */
-	int m;             /* comparisons made for its node (Bonferroni) */
 	double cut;        /* cut-off on |robust z| against the fleet */
 	double s_rel;      /* the fleet spread used: s / median */
 	double peer_median; /* devices: the median of the other like GPUs of its node */
-	int peer_n;        /* ... and how many */
 	double z_node, cut_node, s_node; /* its robust z against them, the cut-off, the spread (relative) */
 	double ratio_allow; /* absolute rule: the ratio to the expectation with the spread allowed */
-	int confirm;       /* per-GPU finding: enum hr_confirm from roofline's re-measurement */
-	int not_confirmed; /* the finding rests on a comparison nothing re-measured: at most WARN */
-	int not_reproduced; /* roofline measured it again and it did not reproduce */
 	double again;      /* the value roofline (devices) or allreduce_bw (groups)
 			      measured again and the rules judged (NAN: none) */
 	double again_in;   /* groups: the re-measurement of the headline figure in
 			      the input (allreduce_bw's "confirm" of the largest
 			      size's cell), GB/s; NAN: not re-measured */
-	int again_level;   /* the level the rules give that second value: the
-			      finding stands at most at it (agreement) */
-	int assumed_cap;   /* inter-node: rests on an assumed reference only: at most WARN */
-	int pcie_class;    /* intra-node busbw PCIe-class on an NVLink node */
-	int abs_by_median; /* the absolute level is that of the median of its like values */
-	int confirmed_fail; /* a FAIL confirmed (re-measurement, the earlier run, or persisting history) */
-	int hist_persist;  /* history: 1 one night, 2 persisted (hr_history_regressed()) */
-	int hist_nbase;    /* the earlier runs its baseline is the median of */
-	int fabric;        /* groups: 1 intra-node, 2 inter-node; devices 0 */
+	const char *superseded_by; /* the result file of a later run of the same
+				      device or group in the inputs (its value is
+				      history, not judged), NULL when latest */
+	const char *noisy_why; /* what made it noisy (kept), "" clean */
 	/* kept once per distinct text (struct an's texts), never "" -> NULL */
 	const char *basis; /* what the expectation is and its source, "" none (at most 599 bytes) */
 	const char *tag;   /* the same, short (terminal summary; at most 79 bytes) */
 	const char *why;   /* why there is no expectation, "" when there is one (at most 299 bytes) */
+	int cls;
+	int node;          /* -1 when the subject has no single node */
+	int subject;       /* device or group index */
+	int metric;        /* devices: 0 memory, 1 + dtype compute; groups: -1 */
+	int fleet_n, node_n, hist_n;   /* like values: fleet, node, own earlier runs */
+	int m;             /* comparisons made for its node (Bonferroni) */
+	int peer_n;        /* ... and how many (peer_median's) */
+	int hist_nbase;    /* the earlier runs its baseline is the median of */
+	signed char level_abs, level_rel, level_node, level_hist, level;
+	signed char raw_level; /* the level by the rules, also for an earlier run (whose
+			      level is INFO: history), so that a later run can
+			      say whether the earlier one found the same */
+	signed char like;  /* like for like (no drifted node involved) */
+	signed char noisy; /* not judged: noisy measurement */
+	signed char quality_known; /* the file recorded a CV or its conditions */
+	signed char confirm; /* per-GPU finding: enum hr_confirm from roofline's re-measurement */
+	signed char not_confirmed; /* the finding rests on a comparison nothing re-measured: at most WARN */
+	signed char not_reproduced; /* roofline measured it again and it did not reproduce */
+	signed char again_level; /* the level the rules give that second value: the
+			      finding stands at most at it (agreement) */
+	signed char assumed_cap; /* inter-node: rests on an assumed reference only: at most WARN */
+	signed char pcie_class; /* intra-node busbw PCIe-class on an NVLink node */
+	signed char abs_by_median; /* the absolute level is that of the median of its like values */
+	signed char confirmed_fail; /* a FAIL confirmed (re-measurement, the earlier run, or persisting history) */
+	signed char hist_persist; /* history: 1 one night, 2 persisted (hr_history_regressed()) */
+	signed char fabric; /* groups: 1 intra-node, 2 inter-node; devices 0 */
 };
 
 #define INST_BASIS_MAX 600
@@ -331,8 +334,10 @@ json_t *hj_node_inputs_json(const struct hr_fleet *f, const long *first, const l
 void hj_node_checks(const struct an *a, int n, struct node_checks *c);
 
 /* The profile, handed to @sink in three parts, one node at a time: no
- * more than one node's entry is held at once. Returns 0, CH_ERR_RUNTIME
- * out of memory, or the sink's error. */
+ * more than one node's entry is held at once. The device instances
+ * (a->di) are freed once the nodes and the distributions are made (a->di
+ * NULL, a->ndi 0 after). Returns 0, CH_ERR_RUNTIME out of memory, or the
+ * sink's error. */
 int hj_build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drift,
 		     const struct hr_profile_sink *sink);
 

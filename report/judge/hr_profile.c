@@ -426,7 +426,7 @@ int hj_build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drif
 		     const struct hr_profile_sink *sink)
 {
 	const struct hr_fleet *f = a->f;
-	json_t *p = json_object(), *findings = json_array(), *groups, *t;
+	json_t *p = json_object(), *findings = json_array(), *groups, *t, *dist;
 	json_t *summary = json_object(), *drain = json_array();
 	struct prof q;
 	char now[32];
@@ -517,13 +517,21 @@ int hj_build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drif
 	if (rc)
 		goto out;
 
+	/* the distributions first: they are the last use of the device
+	 * instances, the largest array the judge holds (a few hundred bytes an
+	 * instance, tens a node), freed before the groups' entries are made
+	 * (the profile's members keep their order) */
+	dist = hj_distributions_json(a, !o->detail_all);
+	free(a->di);
+	a->di = NULL;
+	a->ndi = a->capdi = 0;
 	groups = json_array();
 	for (i = 0; i < f->ngroups; i++)
 		json_array_append_new(groups, hj_group_json(a, i));
 	json_object_set_new(p, "groups", groups);
 	json_object_set_new(p, "findings", findings);
 	findings = NULL;
-	json_object_set_new(p, "distributions", hj_distributions_json(a, !o->detail_all));
+	json_object_set_new(p, "distributions", dist);
 	json_object_set_new(p, "power_caps", hr_powercap_profile(f));
 	t = p;
 	rc = sink->tail(sink->ctx, t);

@@ -161,9 +161,9 @@ json_t *hj_device_json(const struct an *a, size_t i)
 	for (j = 0; j < d->npoints; j++) {
 		const struct hr_point *p = &d->points[j];
 		json_t *q = json_object();
-		json_object_set_new(q, "kernel", json_string(p->kernel));
-		json_object_set_new(q, "family", json_string(p->family));
-		json_object_set_new(q, "dtype", json_string(p->dtype));
+		json_object_set_new(q, "kernel", json_string(hr_fleet_text_at(a->f, p->kernel)));
+		json_object_set_new(q, "family", json_string(hr_fleet_text_at(a->f, p->family)));
+		json_object_set_new(q, "dtype", json_string(hr_fleet_text_at(a->f, p->dtype)));
 		json_object_set_new(q, "ai_flop_per_byte", hj_jnum(p->ai));
 		json_object_set_new(q, "gflops", hj_jnum(p->gflops));
 		json_object_set_new(q, "gbps", hj_jnum(p->gbps));

@@ -22,15 +22,17 @@
  * cores) rather than a GEMM (tensor cores where the GPU has them): roofline
  * sets the roof to the fastest valid ladder or gemm point of the dtype, the
  * first of equal ones (docs/results-schema.md, roofs.compute_kernel). */
-static int roof_is_ladder(const struct hr_device *d, int dt)
+static int roof_is_ladder(const struct hr_fleet *f, const struct hr_device *d, int dt)
 {
 	double best = -1;
 	int ladder = 0;
 	size_t i;
 	for (i = 0; i < d->npoints; i++) {
 		const struct hr_point *p = &d->points[i];
-		int l = !strcmp(p->family, "ladder");
-		if ((l || !strcmp(p->family, "gemm")) && !strcmp(p->dtype, ch_dtype_name(dt)) && p->gflops > best) {
+		const char *fam = hr_fleet_text_at(f, p->family);
+		int l = !strcmp(fam, "ladder");
+		if ((l || !strcmp(fam, "gemm")) && !strcmp(hr_fleet_text_at(f, p->dtype), ch_dtype_name(dt)) &&
+		    p->gflops > best) {
 			best = p->gflops;
 			ladder = l;
 		}
@@ -77,37 +79,123 @@ void hj_set_quality(struct an *a, struct inst *p, long run, double cv, const cha
 	p->noisy_why = q.noisy ? hj_keep(a, INST_WHY_MAX, "%s", q.why) : "";
 }
 
+/* Room for every instance hj_device_instances() makes, allocated once: the
+ * array, the largest the judge keeps (a few hundred bytes an instance, tens
+ * a node), never grown by doubling with the old and the new copy live. */
+static int reserve_device_instances(struct an *a)
+{
+	const struct hr_fleet *f = a->f;
+	size_t i, n = 0;
+	void *v;
+	int m;
+	for (i = 0; i < f->ndevices; i++)
+		if (strcmp(f->devices[i].status, "unavailable"))
+			for (m = 0; m <= CH_NDTYPES; m++)
+				n += !isnan(m == 0 ? f->devices[i].memory_gbps : f->devices[i].compute_gflops[m - 1]);
+	if (a->ndi + n <= a->capdi)
+		return 0;
+	if (!(v = realloc(a->di, (a->ndi + n) * sizeof(*a->di)))) {
+		a->oom = 1;
+		return -1;
+	}
+	a->di = v;
+	a->capdi = a->ndi + n;
+	return 0;
+}
+
+/* What an instance's class and expectation texts depend on, and what they
+ * came to: one model's metric (kind, SKU or name, the expectation, FMA
+ * ladder or not), seen again for most devices of a fleet. */
+struct inst_memo {
+	int used;
+	const char *kind, *name;
+	const struct hr_sku_expect *x;
+	int ladder;
+	int cls;
+	const char *basis, *tag, *why;
+};
+
+#define MEMO_WAYS 4
+
+/* The class and the texts of metric @m of device @d (expectation @x),
+ * from @memo when the same model's metric was seen (its @m-th ways). */
+static void inst_class(struct an *a, struct inst *p, const struct hr_device *d, const struct hr_sku_expect *x,
+		       int m, int ladder, struct inst_memo *memo, unsigned *next)
+{
+	const char *name = d->sku ? d->sku : d->name ? d->name : "?";
+	int gpu = d->kind && !strcmp(d->kind, "gpu");
+	const char *ceiling = !ladder ? "" : gpu ? " (FMA ladder, CUDA cores)" : " (FMA ladder)";
+	char key[256], label[160], mk[48];
+	struct inst_memo *w;
+	int k;
+	/* the texts name d->device when the device has no SKU and no name */
+	int memo_ok = (d->sku || d->name) && d->kind;
+
+	for (k = 0; memo_ok && k < MEMO_WAYS; k++) {
+		w = &memo[k];
+		if (w->used && w->x == x && w->ladder == ladder && !strcmp(w->kind, d->kind) && !strcmp(w->name, name)) {
+			p->cls = w->cls;
+			p->basis = w->basis;
+			p->tag = w->tag;
+			p->why = w->why;
+			return;
+		}
+	}
+	/* a ladder roof is compared with ladder roofs only */
+	snprintf(key, sizeof(key), "device|%s|%s|%s%s", d->kind, name, hj_metric_key(m, mk, sizeof(mk)),
+		 ladder ? "|ladder" : "");
+	snprintf(label, sizeof(label), "%s%s %s (%s)", hj_metric_label(m, mk, sizeof(mk)), ceiling, d->kind, name);
+	p->cls = hj_class_of(a, key, label, m == 0 ? "GB/s" : "GFLOP/s");
+	if (!isnan(p->expected) && p->expected > 0) {
+		p->basis = hj_keep(a, INST_BASIS_MAX, "per-SKU expectation for %s%s: %s", x->sku,
+				   ladder ? " of the CUDA cores (datasheet FP64/FP32 row, not Tensor Core)" : "",
+				   x->source);
+		p->tag = hj_keep(a, INST_TAG_MAX, "%s %s%s", x->sku, x->match[0] ? "given" : "datasheet x fraction",
+				 ladder ? ", CUDA cores" : "");
+	} else
+		p->why = hj_keep(a, INST_WHY_MAX, "no %s figure for %s%s", x ? "expected" : "datasheet",
+				 d->sku ? d->sku : d->name ? d->name : d->device,
+				 !ladder ? "" : gpu ? " (the roof was set by the FMA ladder on the CUDA cores)"
+					 : " (the roof was set by the FMA ladder)");
+	if (!memo_ok || p->cls < 0 || a->oom)
+		return;
+	w = &memo[*next % MEMO_WAYS];
+	(*next)++;
+	*w = (struct inst_memo){ 1, d->kind, name, x, ladder, p->cls, p->basis, p->tag, p->why };
+}
+
 void hj_device_instances(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
+	struct inst_memo memo[CH_NDTYPES + 1][MEMO_WAYS];
+	unsigned next[CH_NDTYPES + 1];
+	char at[CH_NDTYPES + 1][64];
 	size_t i;
 	int m;
+	if (reserve_device_instances(a))
+		return;
+	memset(memo, 0, sizeof(memo));
+	memset(next, 0, sizeof(next));
+	for (m = 0; m <= CH_NDTYPES; m++) {
+		char mk[48];
+		snprintf(at[m], sizeof(at[m]), "the %s", hj_metric_label(m, mk, sizeof(mk)));
+	}
 	for (i = 0; i < f->ndevices; i++) {
 		const struct hr_device *d = &f->devices[i];
 		const struct hr_sku_expect *x;
-		char key[256], label[160];
 		if (!strcmp(d->status, "unavailable"))
 			continue;
 		x = hr_expect_for(a->e, d->sku, d->name);
 		for (m = 0; m <= CH_NDTYPES; m++) {
 			double v = m == 0 ? d->memory_gbps : d->compute_gflops[m - 1];
-			int ladder = m > 0 && roof_is_ladder(d, m - 1);
-			int gpu = d->kind && !strcmp(d->kind, "gpu");
-			const char *ceiling = !ladder ? "" : gpu ? " (FMA ladder, CUDA cores)" : " (FMA ladder)";
+			int ladder;
 			struct inst *p;
-			char mk[48];
 			if (isnan(v))
 				continue;
-			/* a ladder roof is compared with ladder roofs only */
-			snprintf(key, sizeof(key), "device|%s|%s|%s%s", d->kind,
-				 d->sku ? d->sku : d->name ? d->name : "?", hj_metric_key(m, mk, sizeof(mk)),
-				 ladder ? "|ladder" : "");
-			snprintf(label, sizeof(label), "%s%s %s (%s)", hj_metric_label(m, mk, sizeof(mk)), ceiling,
-				 d->kind, d->sku ? d->sku : d->name ? d->name : "?");
+			ladder = m > 0 && roof_is_ladder(f, d, m - 1);
 			p = hj_new_inst(a, &a->di, &a->ndi, &a->capdi);
 			if (!p)
 				return;
-			p->cls = hj_class_of(a, key, label, m == 0 ? "GB/s" : "GFLOP/s");
 			p->node = d->node;
 			p->subject = (int)i;
 			p->metric = m;
@@ -121,23 +209,8 @@ void hj_device_instances(struct an *a)
 			if (x)
 				p->expected = m == 0 ? x->memory_gbps : ladder ? x->cuda_core_gflops[m - 1]
 					      : x->compute_gflops[m - 1];
-			{
-				char at[64];
-				snprintf(at, sizeof(at), "the %s", hj_metric_label(m, mk, sizeof(mk)));
-				hj_set_quality(a, p, a->dev_run[i], m == 0 ? d->memory_cv : d->compute_cv[m - 1], at);
-			}
-			if (!isnan(p->expected) && p->expected > 0) {
-				p->basis = hj_keep(a, INST_BASIS_MAX, "per-SKU expectation for %s%s: %s", x->sku,
-					 ladder ? " of the CUDA cores (datasheet FP64/FP32 row, not Tensor Core)" : "",
-					 x->source);
-				p->tag = hj_keep(a, INST_TAG_MAX, "%s %s%s", x->sku, x->match[0] ? "given" : "datasheet x fraction",
-					 ladder ? ", CUDA cores" : "");
-			} else
-				p->why = hj_keep(a, INST_WHY_MAX, "no %s figure for %s%s",
-					 x ? "expected" : "datasheet",
-					 d->sku ? d->sku : d->name ? d->name : d->device,
-					 !ladder ? "" : gpu ? " (the roof was set by the FMA ladder on the CUDA cores)"
-						 : " (the roof was set by the FMA ladder)");
+			hj_set_quality(a, p, a->dev_run[i], m == 0 ? d->memory_cv : d->compute_cv[m - 1], at[m]);
+			inst_class(a, p, d, x, m, ladder, memo[m], &next[m]);
 		}
 	}
 	mark_superseded_devices(a);

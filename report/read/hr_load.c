@@ -643,11 +643,15 @@ static int load_result(struct ctx *c, const struct hr_result *r)
 	return rc;
 }
 
-void hl_pre_read(const json_t *doc, struct pre *x)
+void hl_pre_read(const json_t *doc, struct pre *x, int text_plain)
 {
 	memset(x, 0, sizeof(*x));
 	x->rc = hr_result_read(doc, &x->rec);
-	if (!x->rc && x->rec.schema && !strcmp(x->rec.schema, CH_RESULT_SCHEMA))
+	if (x->rc || !x->rec.schema || strcmp(x->rec.schema, CH_RESULT_SCHEMA))
+		return;
+	if (text_plain)
+		x->rec.control_checked = 1; /* control 0: no string can hold one */
+	else
 		hr_result_check_control(&x->rec);
 }
 
@@ -712,7 +716,7 @@ int hr_fleet_load_json(struct hr_fleet *f, const char *path, const json_t *doc, 
 			     "JSON document is not an object; file skipped");
 		return 0;
 	}
-	hl_pre_read(doc, &x);
+	hl_pre_read(doc, &x, 0);
 	return hl_load_json_read(f, path, doc, named, &x);
 }
 
@@ -894,6 +898,8 @@ void hr_fleet_release(struct hr_fleet *f)
 	hr_nvbw_release(f);
 	hr_issues_release(&f->issues);
 	json_decref(f->node_index);
+	json_decref(f->texts);
+	free(f->text_v);
 	hr_index_release(f);
 	memset(f, 0, sizeof(*f));
 }

@@ -7,6 +7,7 @@
 #include "report/read/hr_load_shared.h"
 #include "report/read/hr_ckpt_load.h"
 #include "report/read/hr_dcgm.h"
+#include "report/read/hr_fastjson.h"
 #include "report/read/hr_result.h"
 #include "report/read/hr_steps.h"
 #include "report/hr_util.h"
@@ -135,6 +136,8 @@ struct parsed {
 	struct arena arena; /* doc's values, when parsed into an arena */
 };
 
+_Static_assert(HR_READ_FILE_PAD >= HR_FASTJSON_PAD, "hr_read_file() pads for simdjson");
+
 static void parse_input(const char *path, struct parsed *q)
 {
 	const char *p;
@@ -152,11 +155,19 @@ static void parse_input(const char *path, struct parsed *q)
 	for (p = q->text; *p && isspace((unsigned char)*p); p++)
 		;
 	if (*p == '{' || *p == '[') {
+		int plain = hr_result_text_plain(q->text, q->len);
 		q->json = 1;
 		if (arena_usable())
 			tl_arena = &q->arena;
 		tl_alloc_failed = 0;
-		q->doc = json_loadb(q->text, q->len, 0, &q->je);
+		/* simdjson first; jansson for what it refuses (the error text) */
+		q->doc = hr_fastjson_load(q->text, q->len);
+		if (!q->doc) {
+			if (q->arena.head) /* a document begun and refused */
+				arena_release(&q->arena);
+			tl_alloc_failed = 0;
+			q->doc = json_loadb(q->text, q->len, 0, &q->je);
+		}
 		tl_arena = NULL;
 		if (!q->doc && tl_alloc_failed)
 			q->oom = 1;
@@ -164,7 +175,7 @@ static void parse_input(const char *path, struct parsed *q)
 		q->text = NULL;
 		if (json_is_object(q->doc)) {
 			q->has_pre = 1;
-			hl_pre_read(q->doc, &q->pre);
+			hl_pre_read(q->doc, &q->pre, plain);
 		}
 	}
 }

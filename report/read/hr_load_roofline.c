@@ -143,9 +143,10 @@ static int device_points(struct ctx *c, const struct hr_result_device *d, struct
 		pt->gbps = p->gbps.num;
 		if (!(pt->ai > 0) || !isfinite(pt->gflops))
 			continue;
-		snprintf(pt->kernel, sizeof(pt->kernel), "%s", p->kernel.str ? p->kernel.str : "?");
-		snprintf(pt->family, sizeof(pt->family), "%s", p->family.str ? p->family.str : "");
-		snprintf(pt->dtype, sizeof(pt->dtype), "%s", p->dtype.str ? p->dtype.str : "");
+		if (hr_fleet_text(c->f, p->kernel.str ? p->kernel.str : "?", 32, &pt->kernel) ||
+		    hr_fleet_text(c->f, p->family.str ? p->family.str : "", 16, &pt->family) ||
+		    hr_fleet_text(c->f, p->dtype.str ? p->dtype.str : "", 8, &pt->dtype))
+			return CH_ERR_RUNTIME;
 		pt->throttled = p->throttled;
 		if (pt->throttled)
 			dv->throttled = 1;

@@ -129,3 +129,34 @@ void hl_add_reasons(const struct hr_result_sample *s, struct hr_buf *rb)
 		hr_buf_printf(rb, "%s%s", rb->len ? ", " : "", name);
 	}
 }
+
+int hr_fleet_text(struct hr_fleet *f, const char *s, size_t max, uint32_t *id)
+{
+	char buf[256];
+	json_t *hit;
+	snprintf(buf, max < sizeof(buf) ? max : sizeof(buf), "%s", s);
+	if (!f->texts && !(f->texts = json_object()))
+		return -1;
+	if ((hit = json_object_get(f->texts, buf))) {
+		*id = (uint32_t)json_integer_value(hit);
+		return 0;
+	}
+	if (f->ntext == f->captext) {
+		size_t c = f->captext ? 2 * f->captext : 16;
+		const char **v = c <= UINT32_MAX ? realloc(f->text_v, c * sizeof(*v)) : NULL;
+		if (!v)
+			return -1;
+		f->text_v = v;
+		f->captext = c;
+	}
+	if (json_object_set_new_nocheck(f->texts, buf, json_integer((json_int_t)f->ntext)) ||
+	    !(f->text_v[f->ntext] = json_object_iter_key(json_object_iter_at(f->texts, buf))))
+		return -1;
+	*id = (uint32_t)f->ntext++;
+	return 0;
+}
+
+const char *hr_fleet_text_at(const struct hr_fleet *f, uint32_t id)
+{
+	return f->text_v[id];
+}

@@ -90,8 +90,9 @@ char *hl_join_strings(const struct hr_rstrs *v);
 void hl_add_reasons(const struct hr_result_sample *s, struct hr_buf *rb);
 
 /* Read JSON document @doc into @x (the result reader, and the check of
- * its strings for control characters). */
-void hl_pre_read(const json_t *doc, struct pre *x);
+ * its strings for control characters, skipped when @text_plain: the text
+ * the document was parsed from passed hr_result_text_plain()). */
+void hl_pre_read(const json_t *doc, struct pre *x, int text_plain);
 
 /* hr_fleet_load_json() for a document whose record is @x (released here). */
 int hl_load_json_read(struct hr_fleet *f, const char *path, const json_t *doc, int named,

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "base/ch_datasheet.h"
@@ -53,8 +54,11 @@ struct hr_node {
 
 /* One roofline point, for the plots. */
 struct hr_point {
-	char kernel[32], family[16], dtype[8];
 	double ai, gflops, gbps;
+	/* the texts, kept once per distinct text in the fleet (hr_fleet_text(),
+	 * read with hr_fleet_text_at()), cut to 31, 15 and 7 bytes: a fleet
+	 * holds about 15 points a device (40 bytes each) */
+	uint32_t kernel, family, dtype;
 	int throttled;
 };
 
@@ -303,6 +307,9 @@ struct hr_fleet {
 	size_t files_read;           /* files that contributed data */
 	size_t files_ignored;        /* our own outputs */
 	json_t *node_index;          /* name -> index into nodes (hr_fleet_node()), NULL until used */
+	json_t *texts;               /* hr_fleet_text()'s texts: text -> id, NULL until used */
+	const char **text_v;         /* id -> text (the keys of texts) */
+	size_t ntext, captext;
 	struct hr_index *index;      /* the judge's lookups (hr_index.h), NULL until used */
 };
 
@@ -311,6 +318,21 @@ struct hr_fleet {
  * Returns the index, or -1 when out of memory.
  */
 int hr_fleet_node(struct hr_fleet *f, const char *name);
+
+/**
+ * hr_fleet_text - @s cut to at most @max - 1 bytes (as snprintf() into
+ * @max bytes cuts it), kept once in @f: the same text has the same id.
+ * @max: [in] 1 to 256.
+ * @id:  [out] its id, for hr_fleet_text_at().
+ * Returns 0, or -1 when out of memory (or past 2^32 distinct texts). For
+ * the texts of which a fleet holds many copies (a roofline point's
+ * kernel, family and dtype).
+ */
+int hr_fleet_text(struct hr_fleet *f, const char *s, size_t max, uint32_t *id);
+
+/** hr_fleet_text_at - the text of id @id (hr_fleet_text()), valid until
+ * hr_fleet_release(). */
+const char *hr_fleet_text_at(const struct hr_fleet *f, uint32_t id);
 
 /**
  * hr_fleet_load_file - read one input file into the fleet.

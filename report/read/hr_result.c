@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 const char *hr_result_tool(const json_t *doc)
@@ -855,6 +856,41 @@ static int any_control(const json_t *v)
 				return 1;
 	}
 	return 0;
+}
+
+/* a byte of @w that is 0x7F or above, or a backslash (8 bytes at a time:
+ * may say so of a word that has none, never the other way) */
+static int word_flagged(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t bs = w ^ (0x5cull * ones);
+	return (((w + ones) | w) & highs) || ((bs - ones) & ~bs & highs);
+}
+
+int hr_result_text_plain(const char *text, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		unsigned char c;
+		if (i + 8 <= len) {
+			uint64_t w;
+			memcpy(&w, text + i, 8);
+			if (!word_flagged(w)) {
+				i += 8;
+				continue;
+			}
+		}
+		c = (unsigned char)text[i];
+		if (c >= 0x7f)
+			return 0;
+		if (c == '\\') {
+			if (i + 1 >= len || strchr("bfru", text[i + 1]))
+				return 0;
+			i++; /* the escaped character */
+		}
+		i++;
+	}
+	return 1;
 }
 
 void hr_result_check_control(struct hr_result *r)

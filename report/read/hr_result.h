@@ -432,6 +432,18 @@ long long hr_rv_int(const struct hr_rv *v, long long dflt);
 long hr_result_control_char(const json_t *doc, char *where, size_t n);
 
 /**
+ * hr_result_text_plain - whether no string of the JSON document whose text
+ * is @text can hold a character hr_result_control_char() looks for: the
+ * text has no byte 0x7F or above and no escape \b, \f, \r or \uXXXX
+ * (any other byte below 0x20, tab and newline aside, cannot be in a string
+ * of a valid document). A quick look at the text before it is parsed; 0
+ * says only that the document must be looked at (hr_result_check_control()).
+ * @text: [in] @len bytes, any content.
+ * Returns 1 (plain) or 0.
+ */
+int hr_result_text_plain(const char *text, size_t len);
+
+/**
  * hr_result_check_control - hr_result_control_char() of @r's document,
  * kept in @r (control_checked, control, control_where) for
  * hr_result_accept(): the look over every string, done where the document

@@ -143,3 +143,48 @@ Test(escape, utf8_copy_writes_bad_bytes_as_text)
 	cr_expect_str_eq(t, "\\xfe\\xff");
 	free(t);
 }
+
+/* the quick look at the text (hr_result_text_plain()): a text it calls
+ * plain has no string the gate would skip the file for; every text whose
+ * document holds such a string (raw or escaped, key or value) is not plain */
+Test(escape, text_plain_never_hides_a_control_character)
+{
+	static const char *const docs[] = {
+		"{\"host\": {\"hostname\": \"n\\u009b2J\"}}",
+		"{\"a\": \"\\u001b[2J\"}",
+		"{\"a\": \"x\\by\"}",
+		"{\"a\": \"x\\fy\"}",
+		"{\"a\": \"x\\ry\"}",
+		"{\"k\\u0007\": 1}",
+		"{\"a\": \"x\x7fy\"}",
+		"{\"a\": \"x\xc2\x85y\"}",
+		"{\"a\": \"gpu\xe2\x80\xae\x30\"}",
+		"{\"a\": \"\xd8\x9c\"}",
+		"{\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\": \"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\\u0085\"}",
+	};
+	static const struct {
+		const char *text;
+		int plain;
+	} plain[] = {
+		{ "{\"reason\": \"line one\\nline two\\tend \\\"q\\\" \\\\ \\/\"}", 1 },
+		{ "{\"a\": \"x\\\\by\"}", 1 },           /* an escaped backslash, then b */
+		{ "{\"a\": \"x\\\\\\by\"}", 0 },         /* then \b */
+		{ "{\"a\": \"caf\xc3\xa9\"}", 0 },       /* any byte above 0x7F: looked at */
+		{ "", 1 },
+		{ "\\", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		json_error_t je;
+		json_t *d = json_loads(docs[i], 0, &je);
+		char where[64];
+		cr_assert(d, "%s: %s", docs[i], je.text);
+		cr_expect_neq(hr_result_control_char(d, where, sizeof(where)), 0, "%s", docs[i]);
+		cr_expect_eq(hr_result_text_plain(docs[i], strlen(docs[i])), 0, "%s", docs[i]);
+		json_decref(d);
+	}
+	for (i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		cr_expect_eq(hr_result_text_plain(plain[i].text, strlen(plain[i].text)), plain[i].plain, "%s",
+			     plain[i].text);
+}
