@@ -892,7 +892,7 @@ static int far_of(struct hr_noise_pool *pool, const struct hr_check_cfg *cfg, co
 static int far_judge(struct hr_noise_pool *pool, const struct hr_check_cfg *cfg, int m, const char *cls,
 		     const struct series_buf *b, int found, size_t since, struct hr_regression *r)
 {
-	double budget = cfg->alpha / (m > 1 ? m : 1), last = b->both[b->n - 1];
+	double budget = cfg->cusum.far_alpha / (m > 1 ? m : 1), last = b->both[b->n - 1];
 	struct hr_far f;
 	int far;
 
@@ -918,7 +918,7 @@ static int far_judge(struct hr_noise_pool *pool, const struct hr_check_cfg *cfg,
 		r->nights = 1;
 		snprintf(r->since, sizeof(r->since), "%s", b->nights[b->n - 1]);
 	}
-	if (far && f.twice && f.pct_both >= cfg->threshold_pct) {
+	if (far && f.twice && f.pct_both >= cfg->cusum.far_pct) {
 		r->far = 1;
 		return HR_TREND_ONCE;
 	}

@@ -27,6 +27,8 @@ void hr_cusum_cfg_init(struct hr_cusum_cfg *c)
 	c->clip = hr_rule_param("history_cusum", "clip");
 	c->alpha = hr_rule_param("history_cusum", "budget_node_night");
 	c->floor_sigma = hr_rule_param("history_cusum", "floor_sigma");
+	c->far_pct = hr_rule_param("history_far_night", "first_night_pct");
+	c->far_alpha = hr_rule_param("history_far_night", "far_budget_node_night");
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -81,9 +81,15 @@ struct hr_cusum_cfg {
 	double clip;      /* largest |score| one night counts (4) */
 	double alpha;     /* false alarms per node and night (0.0005) */
 	double floor_sigma; /* least noise sd on the log scale (0.001: 0.1%) */
+	double far_pct;   /* a night measured twice is WARN on its own only when
+			     both measurements are this far below, % (15: a
+			     heavy tail rarely puts both there) */
+	double far_alpha; /* false alarms per node and night of far nights and
+			     of the median rule's REGRESSED (0.0001) */
 };
 
-/** hr_cusum_cfg_init - the defaults above. */
+/** hr_cusum_cfg_init - the defaults above (the rows history_cusum and
+ * history_far_night of hr_rules.c). */
 void hr_cusum_cfg_init(struct hr_cusum_cfg *c);
 
 /**

@@ -448,9 +448,10 @@ Test(detect, far_night_chance_is_calibrated, .timeout = 120)
 }
 
 /* A 20% drop on the night it appears, both measurements of it low, at 3%
- * noise: WARN (the larger measurement 10% or more below, its chance within
- * the budget of a node of 63 series, 0.0001 / 63) in 95% of series or
- * more (90% at t3 noise); a design that judged the night by its first measurement's chance
+ * noise: WARN (the larger measurement 15% or more below, its chance within
+ * the budget of a node of 63 series, 0.0001 / 63) in 90% of series or
+ * more (about 96% expected: each measurement is above -15% in 2% of
+ * nights); a design that judged the night by its first measurement's chance
  * alone at t3 noise would not reach the budget. Healthy t3 nights: none
  * within it (12,000 nights). */
 Test(detect, twenty_percent_drop_flagged_the_night_it_appears, .timeout = 120)
@@ -464,10 +465,10 @@ Test(detect, twenty_percent_drop_flagged_the_night_it_appears, .timeout = 120)
 		draw_recorded(v, both, 0.03, heavy, 0.20, 14, pool, &sigma);
 		for (int s = 0; s < NSER; s++) {
 			cr_assert_eq(hr_far_run(v[s], both[s], 15, 14, 14, sigma, hr_noise_pool_tail(pool), &f), 0);
-			hit += f.twice && f.pct_both >= 10 && f.p_last <= 1e-4 / 63;
+			hit += f.twice && f.pct_both >= 15 && f.p_last <= 1e-4 / 63;
 		}
 		cr_log_info("%s: 20%% drop flagged the first night in %d of %d", heavy ? "t3" : "normal", hit, NSER);
-		cr_assert(hit >= NSER * (heavy ? 90 : 95) / 100, "%s noise: 20%% drop flagged the first night in %d of %d",
+		cr_assert(hit >= NSER * 90 / 100, "%s noise: 20%% drop flagged the first night in %d of %d",
 			  heavy ? "t3" : "normal", hit, NSER);
 		hr_noise_pool_free(pool);
 	}
