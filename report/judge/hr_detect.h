@@ -85,7 +85,7 @@ struct hr_cusum_cfg {
 			     both measurements are this far below, % (15: a
 			     heavy tail rarely puts both there) */
 	double far_alpha; /* false alarms per node and night of far nights and
-			     of the median rule's REGRESSED (0.0001) */
+			     of the median rule's REGRESSED (0.00002) */
 };
 
 /** hr_cusum_cfg_init - the defaults above (the rows history_cusum and

@@ -449,11 +449,12 @@ Test(detect, far_night_chance_is_calibrated, .timeout = 120)
 
 /* A 20% drop on the night it appears, both measurements of it low, at 3%
  * noise: WARN (the larger measurement 15% or more below, its chance within
- * the budget of a node of 63 series, 0.0001 / 63) in 90% of series or
- * more (about 96% expected: each measurement is above -15% in 2% of
- * nights); a design that judged the night by its first measurement's chance
- * alone at t3 noise would not reach the budget. Healthy t3 nights: none
- * within it (12,000 nights). */
+ * the budget of a node of 63 series, 0.00002 / 63) in 90% of series or
+ * more at normal noise (about 96% expected: each measurement is above -15%
+ * in 2% of nights), 70% at t3 noise (about 82%: the learned heavy tail
+ * makes the same night less improbable); a design that judged the night by
+ * its first measurement's chance alone would reach the budget at t3 noise
+ * far less often. Healthy t3 nights: none within it (12,000 nights). */
 Test(detect, twenty_percent_drop_flagged_the_night_it_appears, .timeout = 120)
 {
 	static double v[NSER][NIGHTS], both[NSER][NIGHTS];
@@ -465,16 +466,16 @@ Test(detect, twenty_percent_drop_flagged_the_night_it_appears, .timeout = 120)
 		draw_recorded(v, both, 0.03, heavy, 0.20, 14, pool, &sigma);
 		for (int s = 0; s < NSER; s++) {
 			cr_assert_eq(hr_far_run(v[s], both[s], 15, 14, 14, sigma, hr_noise_pool_tail(pool), &f), 0);
-			hit += f.twice && f.pct_both >= 15 && f.p_last <= 1e-4 / 63;
+			hit += f.twice && f.pct_both >= 15 && f.p_last <= 2e-5 / 63;
 		}
 		cr_log_info("%s: 20%% drop flagged the first night in %d of %d", heavy ? "t3" : "normal", hit, NSER);
-		cr_assert(hit >= NSER * 90 / 100, "%s noise: 20%% drop flagged the first night in %d of %d",
+		cr_assert(hit >= NSER * (heavy ? 70 : 90) / 100, "%s noise: 20%% drop flagged the first night in %d of %d",
 			  heavy ? "t3" : "normal", hit, NSER);
 		hr_noise_pool_free(pool);
 	}
 	int all;
 	double w;
-	int kk = far_nights(1, 1e-4 / 63, 1, &all, &w);
+	int kk = far_nights(1, 2e-5 / 63, 1, &all, &w);
 	cr_log_info("healthy t3 within the budget: %d of %d (w %.2f)", kk, all, w);
 	cr_assert_eq(kk, 0);
 }
