@@ -6,7 +6,8 @@
 # n002's CPU socket memory roof 10% lower from night 9 (2026-12-09): both
 # REGRESSED by the detector within 3 nights, dated 2026-12-09, nothing else
 # flagged; a 20% drop of a GPU roof measured twice WARN on its first night,
-# a 30% drop of a CPU socket measured once only info then; the same fleet
+# a 30% drop of a CPU socket measured once only info then; one t3 tail
+# night of a GPU roof among 8 healthy nodes only info; the same fleet
 # healthy with heavy-tailed (t3) noise at 3%: no series REGRESSED on any
 # night; with each GPU's UUID recorded, a GPU
 # swapped at the same index starts its own series, and a database written
@@ -167,6 +168,27 @@ assert j["drain_candidates"] == []
 	ok history_detection_first_night
 else
 	nok history_detection_first_night "night 11: $(grep '^WARN\|^info\|^REGRESSED' "$TMP/first.11" | cut -c1-70 | tr '\n' ';')" "$TMP/first.11"
+fi
+
+# ---- a healthy 8-node fleet with heavy-tailed (t3) noise at 3%, 17 nights:
+# on the 17th (2026-12-17) n002's gpu5 fp8 roof is 30% below its own level
+# on one night, a tail (the median rule alone said WARN "regressed once"):
+# only info, one night far, nothing WARN or REGRESSED, exit 0
+python3 tests/data/report/make-nights.py "$TMP/tail" --nodes 8 --nights 17 --sigma 0.03 --noise t3 --seed 10002 &&
+	for d in "$TMP/tail"/2026-12-*; do
+		"$HR" history --db "$TMP/tail.sqlite" --night "${d##*/}" --json "$TMP/tail.json" --force "$d" >"$TMP/tail.out" 2>&1
+		echo $? >"$TMP/tail.rc"
+	done
+if grep -q '^info n002 gpu5 roofline.compute_gflops.fp8: one night far, not judged until it repeats: ' "$TMP/tail.out" &&
+	! grep -q '^WARN\|^REGRESSED' "$TMP/tail.out" && [ "$(cat "$TMP/tail.rc")" = 0 ] &&
+	python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["regressions"] == [] and [x["gpu"] for x in j["far_once"]] == ["gpu5"], j
+' "$TMP/tail.json"; then
+	ok history_detection_one_tail_night_is_info
+else
+	nok history_detection_one_tail_night_is_info "night 17: $(grep '^WARN\|^info\|^REGRESSED' "$TMP/tail.out" | cut -c1-70 | tr '\n' ';')" "$TMP/tail.out"
 fi
 
 run_nights healthy --sigma 0.03 --noise t3 --seed 11
