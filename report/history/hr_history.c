@@ -5,6 +5,7 @@
  */
 #include "report/history/hr_history.h"
 #include "report/history/hr_hist_kfault.h"
+#include "report/history/hr_hist_out.h"
 #include "report/judge/hr_checkpoint.h"
 #include "report/judge/hr_quality.h"
 #include "report/read/hr_result.h"
@@ -219,30 +220,46 @@ static int check_db_file(const char *path)
 	return 0;
 }
 
-/* Whether the metrics table has the device identity columns. */
-static int has_identity_columns(struct hr_history *h)
+/* Whether the metrics table has the columns @cols ("a, b"). */
+static int has_columns(struct hr_history *h, const char *cols)
 {
 	sqlite3_stmt *st = NULL;
-	int ok = sqlite3_prepare_v2(h->db, "SELECT device_id, model FROM metrics LIMIT 0", -1, &st, NULL) == SQLITE_OK;
+	char q[160];
+	int ok;
+	snprintf(q, sizeof(q), "SELECT %s FROM metrics LIMIT 0", cols);
+	ok = sqlite3_prepare_v2(h->db, q, -1, &st, NULL) == SQLITE_OK;
 	sqlite3_finalize(st);
 	return ok;
 }
 
-/* A history written before the devices' identity was kept (no device_id,
- * model columns) gets them, empty (NULL) for its earlier nights: the same
- * schema version, since they are optional and an older binary's inserts
- * name their columns. 0, or an error (sql_err()). */
-static int add_identity_columns(struct hr_history *h)
+/* @cols missing: add them with @ddl (ALTER TABLE ...;) in a transaction;
+ * 0, or an error (sql_err(), naming @what). */
+static int add_columns(struct hr_history *h, const char *cols, const char *ddl, const char *what)
 {
-	if (has_identity_columns(h))
+	char q[320];
+	if (has_columns(h, cols))
 		return 0;
-	if (sqlite3_exec(h->db, "BEGIN IMMEDIATE; ALTER TABLE metrics ADD COLUMN device_id TEXT;"
-			 " ALTER TABLE metrics ADD COLUMN model TEXT; COMMIT;", NULL, NULL, NULL) != SQLITE_OK) {
+	snprintf(q, sizeof(q), "BEGIN IMMEDIATE; %s COMMIT;", ddl);
+	if (sqlite3_exec(h->db, q, NULL, NULL, NULL) != SQLITE_OK) {
 		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
-		if (!has_identity_columns(h)) /* not added by another writer meanwhile */
-			return sql_err(h, "add the device identity columns");
+		if (!has_columns(h, cols)) /* not added by another writer meanwhile */
+			return sql_err(h, what);
 	}
 	return 0;
+}
+
+/* A history written before the devices' identity was kept (no device_id,
+ * model columns), or before the agreement of two measurements was (no
+ * value_both), gets them, empty (NULL: measured once, identity unknown)
+ * for its earlier nights: the same schema version, since they are
+ * optional and an older binary's inserts name their columns. 0, or an
+ * error (sql_err()). */
+static int add_identity_columns(struct hr_history *h)
+{
+	int rc = add_columns(h, "device_id, model", "ALTER TABLE metrics ADD COLUMN device_id TEXT;"
+			     " ALTER TABLE metrics ADD COLUMN model TEXT;", "add the device identity columns");
+	return rc ? rc : add_columns(h, "value_both", "ALTER TABLE metrics ADD COLUMN value_both REAL;",
+				     "add the value_both column");
 }
 
 int hr_history_open(const char *path, int lock_timeout_sec, struct hr_history **out)
@@ -253,7 +270,7 @@ int hr_history_open(const char *path, int lock_timeout_sec, struct hr_history **
 		"CREATE TABLE IF NOT EXISTS metrics("
 		" night TEXT NOT NULL, node TEXT NOT NULL, gpu TEXT NOT NULL,"
 		" metric TEXT NOT NULL, value REAL NOT NULL, source TEXT,"
-		" device_id TEXT, model TEXT,"
+		" device_id TEXT, model TEXT, value_both REAL,"
 		" PRIMARY KEY(node, gpu, metric, night));"
 		"CREATE INDEX IF NOT EXISTS metrics_night ON metrics(night);"
 		HR_HIST_KFAULT_DDL
@@ -304,8 +321,8 @@ int hr_history_open(const char *path, int lock_timeout_sec, struct hr_history **
 	if (sqlite3_exec(h->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL) != SQLITE_OK)
 		ch_warn("history '%s': cannot switch to WAL journal mode (%s); readers may delay writers",
 			path, sqlite3_errmsg(h->db));
-	if (sqlite3_prepare_v2(h->db, "INSERT OR REPLACE INTO metrics(night, node, gpu, metric, value, source, device_id, model)"
-			       " VALUES(?,?,?,?,?,?,?,?)",
+	if (sqlite3_prepare_v2(h->db, "INSERT OR REPLACE INTO metrics(night, node, gpu, metric, value, source, device_id,"
+			       " model, value_both) VALUES(?,?,?,?,?,?,?,?,?)",
 			       -1, &h->ins, NULL) != SQLITE_OK) {
 		rc = sql_err(h, "prepare");
 		hr_history_close(h);
@@ -335,9 +352,11 @@ static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
 }
 
 /* hr_history_record() with the device's identity: @id its UUID (else its
- * serial), @model its model (SKU, else name); NULL when unknown. */
+ * serial), @model its model (SKU, else name); NULL when unknown; @both the
+ * larger of a figure's two measurements (agreed()), NAN when measured once. */
 static int record_device(struct hr_history *h, const char *night, const char *node, const char *gpu,
-			 const char *metric, double value, const char *source, const char *id, const char *model)
+			 const char *metric, double value, const char *source, const char *id, const char *model,
+			 double both)
 {
 	if (!isfinite(value))
 		return CH_ERR_USAGE;
@@ -350,6 +369,10 @@ static int record_device(struct hr_history *h, const char *night, const char *no
 	bind_text_or_null(h->ins, 6, source);
 	bind_text_or_null(h->ins, 7, id);
 	bind_text_or_null(h->ins, 8, model);
+	if (isfinite(both) && both > 0)
+		sqlite3_bind_double(h->ins, 9, both);
+	else
+		sqlite3_bind_null(h->ins, 9);
 	if (sqlite3_step(h->ins) != SQLITE_DONE)
 		return sql_err(h, "insert");
 	return 0;
@@ -359,7 +382,7 @@ int hr_history_record(struct hr_history *h, const char *night, const char *node,
 		      const char *gpu, const char *metric, double value,
 		      const char *source)
 {
-	return record_device(h, night, node, gpu, metric, value, source, NULL, NULL);
+	return record_device(h, night, node, gpu, metric, value, source, NULL, NULL, NAN);
 }
 
 /* ------------------------------------------------- headline metrics */
@@ -373,15 +396,15 @@ static int bad(struct hr_issues *is, const char *path, const char *where, const 
 	return CH_ERR_USAGE;
 }
 
-#define REC_DEV(node, gpu, metric, v, id, model)                                    \
+#define REC_DEV(node, gpu, metric, v, id, model, both)                              \
 	do {                                                                          \
-		int rc_ = record_device(h, night, node, gpu, metric, v, path, id, model); \
+		int rc_ = record_device(h, night, node, gpu, metric, v, path, id, model, both); \
 		if (rc_)                                                              \
 			return rc_;                                                   \
 		if (nrec)                                                             \
 			(*nrec)++;                                                    \
 	} while (0)
-#define REC(node, gpu, metric, v) REC_DEV(node, gpu, metric, v, NULL, NULL)
+#define REC(node, gpu, metric, v) REC_DEV(node, gpu, metric, v, NULL, NULL, NAN)
 
 /* 0 when @v is absent, null or a number from @lo to @hi (@what says so);
  * else bad(): the file is skipped */
@@ -424,14 +447,18 @@ static const char *device_identity(const struct hr_result *r, const struct hr_re
 
 /* The night's value of a figure measured twice: the mean of @v and its
  * re-measurement @again (a fresh measurement at the end of the run: used
- * only when it is a positive finite number), else @v. A tail of the noise on
- * one measurement moves the night's value by half as much, while a lasting
- * drop, which both measurements see, moves it in full (docs/workflows.md,
- * "What is recorded"). */
-static double agreed(double v, const struct hr_rv *again)
+ * only when it is a positive finite number), else @v; *@both the larger of
+ * the two (NAN when measured once). The mean is what the trend rules
+ * follow (a lasting drop, which both measurements see, moves it in full);
+ * the larger is what a far night is judged by: the night is that low only
+ * when both measurements are, so a tail of the noise on one of them is
+ * not a far night (docs/workflows.md, "What is recorded"). */
+static double agreed(double v, const struct hr_rv *again, double *both)
 {
 	double x = again && again->json && !again->is_null ? again->num : NAN;
-	return isfinite(x) && x > 0 ? 0.5 * (v + x) : v;
+	int two = isfinite(x) && x > 0;
+	*both = two ? (x > v ? x : v) : NAN;
+	return two ? 0.5 * (v + x) : v;
 }
 
 /* roofline's re-measurement of device @dev's roof @metric ("memory_gbps",
@@ -461,6 +488,7 @@ static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *
 		const char *dev = d->device.str, *st = d->status.str;
 		const char *id = device_identity(r, d), *model = d->sku.str ? d->sku.str : d->name.str;
 		char metric[128];
+		double both, mean;
 
 		if (!dev)
 			return bad(is, path, "results.devices[].device", "a string");
@@ -469,9 +497,10 @@ static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *
 		if (check_value(is, path, "results.devices[].roofs.memory_gbps", &d->memory_gbps, 0, DBL_MAX,
 				"a number >= 0"))
 			return CH_ERR_USAGE;
-		if (d->memory_gbps.num > 0 && !roof_noisy(h, d, -1))
-			REC_DEV(r->hostname, dev, "roofline.memory_gbps",
-				agreed(d->memory_gbps.num, roof_again(r, dev, "memory_gbps")), id, model);
+		if (d->memory_gbps.num > 0 && !roof_noisy(h, d, -1)) {
+			mean = agreed(d->memory_gbps.num, roof_again(r, dev, "memory_gbps"), &both);
+			REC_DEV(r->hostname, dev, "roofline.memory_gbps", mean, id, model, both);
+		}
 		for (k = 0; k < d->ncompute; k++) {
 			if (check_value(is, path, "results.devices[].roofs.compute_gflops", &d->compute[k].gflops, 0,
 					DBL_MAX, "a number >= 0"))
@@ -479,8 +508,8 @@ static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *
 			if (!(d->compute[k].gflops.num > 0) || roof_noisy(h, d, (int)k))
 				continue;
 			snprintf(metric, sizeof(metric), "roofline.compute_gflops.%s", d->compute[k].dtype);
-			REC_DEV(r->hostname, dev, metric,
-				agreed(d->compute[k].gflops.num, roof_again(r, dev, metric + strlen("roofline."))), id, model);
+			mean = agreed(d->compute[k].gflops.num, roof_again(r, dev, metric + strlen("roofline.")), &both);
+			REC_DEV(r->hostname, dev, metric, mean, id, model, both);
 		}
 	}
 	return 0;
@@ -506,8 +535,9 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* one value of the pairs' median: @pairs maps node to algo to the busbw of each pair */
-static int pair_add(json_t *pairs, const char *node, const char *algo, double bw)
+/* one value of the pairs' median: @pairs maps node to algo to [busbw,
+ * both] of each pair (both: agreed()'s, NAN measured once: stored as null) */
+static int pair_add(json_t *pairs, const char *node, const char *algo, double bw, double both)
 {
 	json_t *algos = json_object_get(pairs, node), *arr;
 
@@ -516,10 +546,12 @@ static int pair_add(json_t *pairs, const char *node, const char *algo, double bw
 	arr = json_object_get(algos, algo);
 	if (!arr && (!(arr = json_array()) || json_object_set_new(algos, algo, arr)))
 		return CH_ERR_RUNTIME;
-	return json_array_append_new(arr, json_real(bw)) ? CH_ERR_RUNTIME : 0;
+	return json_array_append_new(arr, json_pack("[f, o]", bw, isfinite(both) ? json_real(both) : json_null())) ?
+		       CH_ERR_RUNTIME : 0;
 }
 
-/* the per-node medians over the inter-node pairs */
+/* the per-node medians over the inter-node pairs (of the larger
+ * measurements too, where every pair was measured twice) */
 static int rec_pairs(struct hr_history *h, const char *night, const char *path, json_t *pairs, size_t *nrec)
 {
 	const char *node, *algo;
@@ -527,13 +559,17 @@ static int rec_pairs(struct hr_history *h, const char *night, const char *path, 
 
 	json_object_foreach(pairs, node, algos) {
 		json_object_foreach(algos, algo, arr) {
-			double v[4096];
-			size_t n = 0, j;
+			double v[4096], b[4096];
+			size_t n = 0, nb = 0, j;
 			char metric[128];
-			for (j = 0; j < json_array_size(arr) && n < 4096; j++)
-				v[n++] = json_real_value(json_array_get(arr, j));
+			for (j = 0; j < json_array_size(arr) && n < 4096; j++) {
+				json_t *e = json_array_get(arr, j), *x = json_array_get(e, 1);
+				v[n++] = json_real_value(json_array_get(e, 0));
+				if (json_is_real(x))
+					b[nb++] = json_real_value(x);
+			}
 			snprintf(metric, sizeof(metric), "allreduce.pair.%s.busbw_gbps", algo);
-			REC(node, "-", metric, median(v, n));
+			REC_DEV(node, "-", metric, median(v, n), NULL, NULL, nb == n ? median(b, nb) : NAN);
 		}
 	}
 	return 0;
@@ -554,7 +590,7 @@ static int rec_allreduce(struct hr_history *h, struct hr_issues *is, const char 
 		const struct hr_result_sweep *sw = &r->sweeps[i];
 		const char *kind = sw->group_kind.str, *algo = sw->algo.str;
 		size_t nn = sw->nodes_list.n;
-		double bw = sweep_large_busbw(sw);
+		double bw = sweep_large_busbw(sw), both = NAN;
 		char metric[128];
 
 		if (!kind || !algo) {
@@ -576,12 +612,12 @@ static int rec_allreduce(struct hr_history *h, struct hr_issues *is, const char 
 			}
 			/* allreduce_bw measures the largest size again (its "confirm") */
 			if (cl->confirm.present)
-				bw = agreed(bw, &cl->confirm.busbw);
+				bw = agreed(bw, &cl->confirm.busbw, &both);
 		}
 		if (!strcmp(kind, "node") || (!strcmp(kind, "world") && nn <= 1)) {
 			const char *node = nn && sw->nodes[0].str ? sw->nodes[0].str : r->hostname;
 			snprintf(metric, sizeof(metric), "allreduce.intra.%s.busbw_gbps", algo);
-			if (!(rc = hr_history_record(h, night, node, "-", metric, bw, path)) && nrec)
+			if (!(rc = record_device(h, night, node, "-", metric, bw, path, NULL, NULL, both)) && nrec)
 				(*nrec)++;
 		} else if (!strcmp(kind, "world")) {
 			snprintf(metric, sizeof(metric), "allreduce.world.%s.busbw_gbps", algo);
@@ -590,7 +626,7 @@ static int rec_allreduce(struct hr_history *h, struct hr_issues *is, const char 
 		} else if (!strcmp(kind, "pair") && nn > 1) {
 			for (j = 0; j < nn && !rc; j++)
 				if (sw->nodes[j].str)
-					rc = pair_add(pairs, sw->nodes[j].str, algo, bw);
+					rc = pair_add(pairs, sw->nodes[j].str, algo, bw, both);
 		}
 	}
 	if (!rc)
@@ -702,9 +738,10 @@ int hr_history_latest(struct hr_history *h, char *buf, size_t n)
 	return 0;
 }
 
-/* one series' values (oldest first) and nights, up to @night */
+/* one series' values (oldest first), the larger of each night's two
+ * measurements (NAN measured once) and nights, up to @night */
 struct series_buf {
-	double *v;
+	double *v, *both;
 	char (*nights)[32];
 	size_t n, cap;
 };
@@ -731,13 +768,17 @@ static int load_series(sqlite3_stmt *hist, const char *node, const char *gpu, co
 			if (!nv)
 				return CH_ERR_RUNTIME;
 			b->v = nv;
+			if (!(nv = realloc(b->both, nc * sizeof(*b->both))))
+				return CH_ERR_RUNTIME;
+			b->both = nv;
 			if (!(nn = realloc(b->nights, nc * sizeof(*b->nights))))
 				return CH_ERR_RUNTIME;
 			b->nights = nn;
 			b->cap = nc;
 		}
 		snprintf(b->nights[b->n], sizeof(b->nights[0]), "%s", (const char *)sqlite3_column_text(hist, 0));
-		b->v[b->n++] = sqlite3_column_double(hist, 1);
+		b->v[b->n] = sqlite3_column_double(hist, 1);
+		b->both[b->n++] = sqlite3_column_type(hist, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(hist, 2);
 	}
 	return 0;
 }
@@ -812,6 +853,79 @@ static int detect(struct hr_noise_pool *pool, const struct hr_check_cfg *cfg, in
 	return 1;
 }
 
+/* the series' last nights against the learned noise (hr_far_run()), for
+ * far_judge(): 0, or -1 when its class has no learned noise or too few
+ * nights precede @since */
+static int far_of(struct hr_noise_pool *pool, const struct hr_check_cfg *cfg, const char *cls,
+		  const struct series_buf *b, size_t since, struct hr_far *f, struct hr_regression *r)
+{
+	double sigma;
+	size_t nres;
+	if (hr_noise_pool_sigma(pool, cls, &sigma, &nres) ||
+	    hr_far_run(b->v, b->both, b->n, since, cfg->window, sigma, hr_noise_pool_tail(pool), f))
+		return -1;
+	r->noise_pct = 100 * sigma;
+	r->noise_n = nres;
+	r->tail_w = hr_noise_pool_tail(pool);
+	r->far_p = f->p;
+	return 0;
+}
+
+/*
+ * What a series' nights say once the noise is taken into account
+ * (docs/workflows.md, "Change detection"): the median rule's @found
+ * (HR_TREND_*, its run from @since, @r filled) kept, lowered or raised.
+ * A run the median rule finds REGRESSED stays so when its nights are
+ * together improbable for a healthy series (hr_far_run(): the product of
+ * their chances, each night measured twice judged by the larger of its
+ * measurements) at the node's budget cfg->alpha / @m. Tonight alone is
+ * WARN when measured twice, both measurements at least the threshold
+ * below the series' own level and the night's chance within that budget
+ * (a 20% drop on the night it appears). Anything else the median rule or
+ * these numbers point at, a night measured once above all, is "info: one
+ * night far, not judged until it repeats" (r->info): a single measurement
+ * far out may be a tail of the noise, never WARN. Without learned noise
+ * for the class, the median rule alone, its "regressed once" WARN only for
+ * a night measured twice. Returns the level (HR_TREND_*; info:
+ * HR_TREND_NONE with r->info set).
+ */
+static int far_judge(struct hr_noise_pool *pool, const struct hr_check_cfg *cfg, int m, const char *cls,
+		     const struct series_buf *b, int found, size_t since, struct hr_regression *r)
+{
+	double budget = cfg->cusum.far_alpha / (m > 1 ? m : 1), last = b->both[b->n - 1];
+	struct hr_far f;
+	int far;
+
+	r->far_budget = budget;
+	r->twice = isfinite(last) && last > 0;
+	if (found == HR_TREND_REGRESSED && !far_of(pool, cfg, cls, b, since, &f, r) && f.p <= budget)
+		return found;
+	if (far_of(pool, cfg, cls, b, b->n - 1, &f, r)) {
+		if (found == HR_TREND_REGRESSED || (found == HR_TREND_ONCE && r->twice))
+			return found;
+		r->info = found != HR_TREND_NONE;
+		return HR_TREND_NONE;
+	}
+	far = f.pct >= cfg->threshold_pct && f.p_last <= budget;
+	r->persisted = 0;
+	r->far_p = f.p_last;
+	r->z = f.z;
+	r->pct_both = f.pct_both;
+	if (!found || far) {
+		r->baseline = f.reference;
+		r->pct = f.pct;
+		r->nbaseline = f.nref;
+		r->nights = 1;
+		snprintf(r->since, sizeof(r->since), "%s", b->nights[b->n - 1]);
+	}
+	if (far && f.twice && f.pct_both >= cfg->cusum.far_pct) {
+		r->far = 1;
+		return HR_TREND_ONCE;
+	}
+	r->info = found || far;
+	return HR_TREND_NONE;
+}
+
 static int add_result(struct hr_regression **res, size_t *nres, size_t *cap, const struct hr_regression *r)
 {
 	if (*nres == *cap) {
@@ -871,7 +985,7 @@ int hr_history_check(struct hr_history *h, const char *night,
 	}
 	if (sqlite3_prepare_v2(h->db, "SELECT node, gpu, metric, device_id, model FROM metrics WHERE night = ? ORDER BY node, gpu, metric",
 			       -1, &series, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(h->db, "SELECT night, value FROM metrics WHERE node = ?1 AND gpu = ?2 AND metric = ?3 AND night <= ?4"
+	    sqlite3_prepare_v2(h->db, "SELECT night, value, value_both FROM metrics WHERE node = ?1 AND gpu = ?2 AND metric = ?3 AND night <= ?4"
 			       " AND (?5 IS NULL OR device_id IS NULL OR device_id = ?5) ORDER BY night",
 			       -1, &hist, NULL) != SQLITE_OK) {
 		sql_err(h, "query");
@@ -892,6 +1006,7 @@ int hr_history_check(struct hr_history *h, const char *night,
 		struct hr_check_cfg c1 = *cfg;
 		struct hr_regression r;
 		struct hr_trend t;
+		char cls[192];
 		int found;
 
 		if (load_series(hist, node, gpu, metric, id, night, &b))
@@ -909,20 +1024,25 @@ int hr_history_check(struct hr_history *h, const char *night,
 		 * the median rule's "regressed once" */
 		found = hr_history_trend(b.v, b.n, &c1, &t);
 		if (found != HR_TREND_REGRESSED && strcmp(node, HR_HISTORY_FLEET) &&
-		    detect(pool, cfg, c1.comparisons, gpu, metric, model, &b, &r))
+		    detect(pool, cfg, c1.comparisons, gpu, metric, model, &b, &r)) {
 			found = 0;
-		else if (found) {
-			r.persisted = found == HR_TREND_REGRESSED;
-			r.spread_pct = t.spread_pct;
-			r.z = t.z;
-			r.cut = t.cut;
-			r.baseline = t.baseline;
-			r.pct = t.pct;
-			r.nights = t.nights;
-			r.nbaseline = (int)(t.since > (size_t)cfg->window ? (size_t)cfg->window : t.since);
-			snprintf(r.since, sizeof(r.since), "%s", b.nights[t.since]);
+		} else {
+			if (found) {
+				r.persisted = found == HR_TREND_REGRESSED;
+				r.spread_pct = t.spread_pct;
+				r.z = t.z;
+				r.cut = t.cut;
+				r.baseline = t.baseline;
+				r.pct = t.pct;
+				r.nights = t.nights;
+				r.nbaseline = (int)(t.since > (size_t)cfg->window ? (size_t)cfg->window : t.since);
+				snprintf(r.since, sizeof(r.since), "%s", b.nights[t.since]);
+			}
+			if (strcmp(node, HR_HISTORY_FLEET))
+				found = far_judge(pool, cfg, c1.comparisons, series_class(gpu, metric, model, cls, sizeof(cls)),
+						  &b, found, found ? t.since : b.n - 1, &r);
 		}
-		if (!found && !r.cusum)
+		if (!found && !r.cusum && !r.info)
 			continue;
 		snprintf(r.node, sizeof(r.node), "%s", node);
 		snprintf(r.gpu, sizeof(r.gpu), "%s", gpu);
@@ -941,6 +1061,7 @@ int hr_history_check(struct hr_history *h, const char *night,
 out:
 	free(res);
 	free(b.v);
+	free(b.both);
 	free(b.nights);
 	hr_noise_pool_free(pool);
 	sqlite3_finalize(series);
@@ -1013,7 +1134,7 @@ static void usage(FILE *f)
 	      "Record tonight's headline metrics (per node and GPU) from the result files\n"
 	      "and directories given into an SQLite history (a figure its tool measured\n"
 	      "twice, roofline's flagged roof or allreduce_bw's largest size, as the mean of\n"
-	      "both measurements), then check every series that has\n"
+	      "both measurements and the larger of the two), then check every series that has\n"
 	      "a value tonight against its own trailing baseline: the median of its previous\n"
 	      "nights. A night regresses when it is at least the threshold below that\n"
 	      "median AND beyond the series' own night-to-night spread: its robust z\n"
@@ -1027,7 +1148,13 @@ static void usage(FILE *f)
 	      "7 earlier nights), on the night-to-night noise learned from all series of its\n"
 	      "metric and kind of device, with a threshold from 0.0005 false alarms per node\n"
 	      "and night; it says 'REGRESSED ... regressed X% since DATE, N nights; CUSUM S\n"
-	      "over H' (docs/workflows.md, \"Change detection\"). kernel_log result files\n"
+	      "over H' (docs/workflows.md, \"Change detection\"). A night far below a\n"
+	      "series' own level on both of its measurements (each 15% or more, improbable\n"
+	      "under the learned noise at 0.00002 flagged nodes per node-night) is WARN on\n"
+	      "its first night; a night measured once is never WARN on its own: 'info ...:\n"
+	      "one night far, not judged until it repeats' (not with -q; --json: far_once);\n"
+	      "the median rule's REGRESSED stands only when its nights are that improbable\n"
+	      "too (docs/workflows.md, \"Far nights\"). kernel_log result files\n"
 	      "(health_report kernel-log) are kept apart: their Xids counted per night and\n"
 	      "node over the --window nights, a node with Xids on 2 nights named on an 'XID'\n"
 	      "line (--json: kernel_log). With no inputs, only the\n"
@@ -1220,152 +1347,6 @@ static int record_inputs(struct hr_history *h, const struct hist_opts *o, char *
 	return rc;
 }
 
-/* The unit of a history metric, from its name: " GB/s" (..._gbps...), " GFLOP/s"
- * (..._gflops...), " (fraction)" (loader.accel_util), else "". */
-static const char *metric_unit(const char *metric)
-{
-	if (strstr(metric, "gbps"))
-		return " GB/s";
-	if (strstr(metric, "gflops"))
-		return " GFLOP/s";
-	if (strstr(metric, "accel_util"))
-		return " (fraction)";
-	return "";
-}
-
-/* The regressions as Prometheus text (exposition format 0.0.4) into @path,
- * atomically; returns 0 or CH_ERR_RUNTIME (printed). */
-static int write_prom(const char *path, const char *night, const struct hr_regression *reg, size_t nreg,
-		      const struct hr_check_count *cnt)
-{
-	static const char *const lab[3] = { "node", "gpu", "metric" };
-	struct hr_buf b = { 0 };
-	struct ch_atomic a;
-	size_t i;
-	int k, rc = 0;
-	char full[48];
-	time_t t;
-
-	hr_buf_puts(&b, "# HELP clusterhealth_history_regressed A metric below its own history on the night checked: "
-		    "1 REGRESSED (on --persist consecutive nights: a drain candidate), 0 regressed once (re-run).\n"
-		    "# TYPE clusterhealth_history_regressed gauge\n");
-	for (i = 0; i < nreg; i++) {
-		const char *v[3] = { reg[i].node, reg[i].gpu, reg[i].metric };
-		hr_buf_puts(&b, "clusterhealth_history_regressed");
-		for (k = 0; k < 3; k++) {
-			hr_buf_printf(&b, "%s%s=\"", k ? "," : "{", lab[k]);
-			hr_buf_prom_label(&b, v[k]);
-			hr_buf_puts(&b, "\"");
-		}
-		hr_buf_printf(&b, "} %d\n", reg[i].persisted ? 1 : 0);
-	}
-	hr_buf_printf(&b, "# HELP clusterhealth_history_series Series of the history on the night checked, judged or not "
-		      "(fewer earlier nights than --min-nights).\n# TYPE clusterhealth_history_series gauge\n"
-		      "clusterhealth_history_series{state=\"judged\"} %zu\nclusterhealth_history_series{state=\"not_judged\"} %zu\n",
-		      cnt->series - cnt->not_judged, cnt->not_judged);
-	snprintf(full, sizeof(full), "%s%s", night ? night : "", night && strlen(night) == 10 ? "T00:00:00Z" : "");
-	if (hr_parse_utc(full, &t) == 0)
-		hr_buf_printf(&b, "# HELP clusterhealth_history_night_timestamp_seconds The night the history checked (Unix time).\n"
-			      "# TYPE clusterhealth_history_night_timestamp_seconds gauge\n"
-			      "clusterhealth_history_night_timestamp_seconds %lld\n", (long long)t);
-	if (b.oom) {
-		hr_buf_release(&b);
-		fprintf(stderr, "%s: out of memory writing '%s'\n", ch_prog(), path);
-		return CH_ERR_RUNTIME;
-	}
-	if ((rc = ch_atomic_begin(&a, path)) == 0) {
-		if (write(a.fd, b.s, b.len) != (ssize_t)b.len) {
-			fprintf(stderr, "%s: cannot write '%s': %s\n", ch_prog(), path, strerror(errno));
-			ch_atomic_abort(&a);
-			rc = CH_ERR_RUNTIME;
-		} else {
-			rc = ch_atomic_commit(&a);
-		}
-	}
-	hr_buf_release(&b);
-	return rc;
-}
-
-/* Print the regressions and drain candidates, and write them to o->json_path. */
-static int report_regressions(const struct hist_opts *o, const char *night, const struct hr_regression *reg,
-			      size_t nreg, const struct hr_check_count *cnt, json_t *kernel_log)
-{
-	json_t *drain = json_array();
-	size_t i, j;
-	int rc = 0;
-
-	for (i = 0; i < nreg; i++) {
-		int dup = 0;
-		const char *unit = metric_unit(reg[i].metric);
-		if (reg[i].cusum)
-			printf("REGRESSED %s %s %s: regressed %.1f%% since %.10s, %d night%s; CUSUM %.1f over %.1f (now %.4g%s, reference %.4g%s = winsorized mean of %d nights before %.10s; night-to-night noise %.2g%% learned from %zu values of its class, tail weight %.2f)\n",
-			       hr_term(reg[i].node), hr_term(reg[i].gpu), hr_term(reg[i].metric), reg[i].pct, reg[i].since,
-			       reg[i].nights, reg[i].nights == 1 ? "" : "s", reg[i].cusum_s, reg[i].cusum_h, reg[i].value,
-			       unit, reg[i].baseline, unit, reg[i].nbaseline, reg[i].since, reg[i].noise_pct, reg[i].noise_n,
-			       reg[i].tail_w);
-		else if (reg[i].persisted)
-			printf("REGRESSED %s %s %s: regressed %.1f%% since %.10s (now %.4g%s, baseline %.4g%s = median of %d nights before %.10s; beyond the nights' spread %.2g%%: robust z %.1f, cut-off %.1f)\n",
-			       hr_term(reg[i].node), hr_term(reg[i].gpu), hr_term(reg[i].metric), reg[i].pct, reg[i].since,
-			       reg[i].value, unit, reg[i].baseline, unit, reg[i].nbaseline, reg[i].since, reg[i].spread_pct, reg[i].z,
-			       reg[i].cut);
-		else
-			printf("WARN %s %s %s: regressed once; re-run: %.1f%% below its baseline tonight (now %.4g%s, baseline %.4g%s = median of %d nights; robust z %.1f, cut-off %.1f); REGRESSED when it persists %d nights\n",
-			       hr_term(reg[i].node), hr_term(reg[i].gpu), hr_term(reg[i].metric), reg[i].pct, reg[i].value,
-			       unit, reg[i].baseline, unit, reg[i].nbaseline, reg[i].z, reg[i].cut, o->cfg.persist);
-		if (!reg[i].persisted || !strcmp(reg[i].node, HR_HISTORY_FLEET))
-			continue;
-		for (j = 0; j < json_array_size(drain); j++)
-			dup |= !strcmp(json_string_value(json_array_get(drain, j)), reg[i].node);
-		if (!dup)
-			json_array_append_new(drain, json_string(reg[i].node));
-	}
-	if (json_array_size(drain)) {
-		printf("drain candidates:");
-		for (j = 0; j < json_array_size(drain); j++)
-			printf(" %s", hr_term(json_string_value(json_array_get(drain, j))));
-		printf("\n");
-	}
-	if (o->json_path) {
-		json_t *doc = json_object(), *arr = json_array();
-		for (i = 0; i < nreg; i++) {
-			json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:i, s:s, s:b, s:i, s:s}",
-				"node", reg[i].node, "gpu", reg[i].gpu, "metric", reg[i].metric,
-				"night", reg[i].night, "since", reg[i].since, "value", reg[i].value,
-				"baseline", reg[i].baseline, "pct", reg[i].pct, "baseline_nights", reg[i].nbaseline,
-				"level", reg[i].persisted ? "regressed" : "warn", "persisted", reg[i].persisted,
-				"nights", reg[i].nights, "rule", reg[i].cusum ? "cusum" : "median");
-			if (reg[i].cusum)
-				json_object_update_new(e, json_pack("{s:f, s:f, s:f, s:I, s:f}", "cusum", reg[i].cusum_s,
-					"cusum_threshold", reg[i].cusum_h, "noise_pct", reg[i].noise_pct,
-					"noise_values", (json_int_t)reg[i].noise_n, "tail_weight", reg[i].tail_w));
-			else
-				json_object_update_new(e, json_pack("{s:f, s:f, s:f}", "spread_pct", reg[i].spread_pct,
-					"z", reg[i].z, "cut", reg[i].cut));
-			json_array_append_new(arr, e);
-		}
-		json_object_set_new(doc, "schema", json_string("clusterhealth.history-check"));
-		json_object_set_new(doc, "schema_version", json_integer(1));
-		json_object_set_new(doc, "night", night[0] ? json_string(night) : json_null());
-		json_object_set_new(doc, "window", json_integer(o->cfg.window));
-		json_object_set_new(doc, "min_nights", json_integer(o->cfg.min_nights));
-		json_object_set_new(doc, "threshold_pct", json_real(o->cfg.threshold_pct));
-		json_object_set_new(doc, "persist_nights", json_integer(o->cfg.persist));
-		json_object_set_new(doc, "false_alarm_per_node", json_real(o->cfg.alpha));
-		json_object_set_new(doc, "cusum_false_alarm_per_node", json_real(o->cfg.cusum.alpha));
-		json_object_set_new(doc, "series_checked", json_integer((json_int_t)cnt->series));
-		json_object_set_new(doc, "series_not_judged", json_integer((json_int_t)cnt->not_judged));
-		json_object_set_new(doc, "regressions", arr);
-		json_object_set_new(doc, "drain_candidates", json_incref(drain));
-		json_object_set(doc, "kernel_log", kernel_log ? kernel_log : json_null());
-		rc = ch_json_write_atomic(o->json_path, doc, JSON_INDENT(2) | JSON_SORT_KEYS);
-		json_decref(doc);
-	}
-	if (!rc && o->prom_path)
-		rc = write_prom(o->prom_path, night, reg, nreg, cnt);
-	json_decref(drain);
-	return rc;
-}
-
 static int history_main(int argc, char **argv)
 {
 	struct hist_opts o;
@@ -1403,16 +1384,18 @@ static int history_main(int argc, char **argv)
 	if ((rc = hr_history_check(h, o.night[0] ? o.night : NULL, &o.cfg, &reg, &nreg, &cnt)))
 		goto out;
 	if (!o.quiet) {
-		size_t once = 0, i;
-		for (i = 0; i < nreg; i++)
-			once += !reg[i].persisted;
-		printf("history: checked night %s against each series' median of up to %d earlier nights (at least %d), threshold %g%% and beyond the series' own night-to-night spread, and by the change detector: %zu regressed (%d nights or more); %zu regressed once (re-run); %zu of %zu series not judged (fewer than %d earlier nights)%s\n",
+		size_t once = 0, info = 0, i;
+		for (i = 0; i < nreg; i++) {
+			once += !reg[i].persisted && !reg[i].info;
+			info += reg[i].info;
+		}
+		printf("history: checked night %s against each series' median of up to %d earlier nights (at least %d), threshold %g%% and beyond the series' own night-to-night spread, and by the change detector, on the noise learned from every series: %zu regressed (%d nights or more); %zu regressed once (re-run); %zu one night far, not judged until it repeats (info); %zu of %zu series not judged (fewer than %d earlier nights)%s\n",
 		       o.night[0] ? o.night : "(none: the history is empty)", o.cfg.window, o.cfg.min_nights,
-		       o.cfg.threshold_pct, nreg - once, o.cfg.persist, once, cnt.not_judged, cnt.series,
+		       o.cfg.threshold_pct, nreg - once - info, o.cfg.persist, once, info, cnt.not_judged, cnt.series,
 		       o.cfg.min_nights, cnt.not_judged == cnt.series ? ": NOT JUDGED" : "");
 	}
 	if ((rc = hr_hist_kfault_check(h->db, o.night[0] ? o.night : NULL, o.cfg.window, o.quiet, &kl)) ||
-	    (rc = report_regressions(&o, o.night, reg, nreg, &cnt, kl)))
+	    (rc = hr_history_report(&o.cfg, o.json_path, o.prom_path, o.night, reg, nreg, &cnt, kl, o.quiet)))
 		goto out;
 	rc = 0;
 	for (size_t i = 0; i < nreg; i++)

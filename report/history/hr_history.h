@@ -130,6 +130,17 @@ struct hr_regression {
 	size_t noise_n;       /* ... from this many pooled residuals, */
 	double tail_w;        /* ... the noise model's tail weight (hr_detect.h) */
 	int nights;           /* nights in the regressed run */
+	int info;             /* 1: not WARN nor REGRESSED: "info: one night far,
+				 not judged until it repeats" (a night measured
+				 once, or a run the learned noise explains) */
+	int far;              /* 1: WARN on the night checked by the learned
+				 noise: both measurements far below the series'
+				 own level (hr_far_run()) */
+	int twice;            /* the night checked was measured twice */
+	double pct_both;      /* ... the larger measurement's drop, % */
+	double far_p;         /* the chance of the nights for a healthy series
+				 (hr_far_run()); 0 when not computed */
+	double far_budget;    /* ... the budget it is held to: alpha / series */
 };
 
 /**

@@ -27,6 +27,8 @@ void hr_cusum_cfg_init(struct hr_cusum_cfg *c)
 	c->clip = hr_rule_param("history_cusum", "clip");
 	c->alpha = hr_rule_param("history_cusum", "budget_node_night");
 	c->floor_sigma = hr_rule_param("history_cusum", "floor_sigma");
+	c->far_pct = hr_rule_param("history_far_night", "first_night_pct");
+	c->far_alpha = hr_rule_param("history_far_night", "far_budget_node_night");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -311,6 +313,48 @@ static double log_reference(const double *v, size_t a, size_t b, double sigma)
 		s += y > med + REF_WIN * sigma ? med + REF_WIN * sigma : y < med - REF_WIN * sigma ? med - REF_WIN * sigma : y;
 	}
 	return s / (double)(b - a);
+}
+
+double hr_detect_reference(const double *v, size_t a, size_t b, double sigma)
+{
+	return log_reference(v, a, b, sigma);
+}
+
+double hr_night_tail(double y, double ref, double sigma, double w, int nref, int twice, double *z)
+{
+	double sr = nref > 0 ? hr_noise_ref_sd(nref, w) : 0;
+	double zz = (y - ref) / (sigma * sqrt(1 + sr * sr)), p = hr_noise_cdf(zz, w);
+	if (z)
+		*z = zz;
+	return twice ? p * p : p;
+}
+
+int hr_far_run(const double *v, const double *both, size_t n, size_t since, int window, double sigma, double w,
+	       struct hr_far *out)
+{
+	size_t lo, i;
+	double ref;
+
+	memset(out, 0, sizeof(*out));
+	if (window < 1)
+		window = 1;
+	lo = since > (size_t)window ? since - (size_t)window : 0;
+	if (!(sigma > 0) || since >= n || since - lo < 3)
+		return -1;
+	ref = log_reference(v, lo, since, sigma);
+	out->p = 1;
+	out->nref = (int)(since - lo);
+	for (i = since; i < n; i++) {
+		int twice = both && isfinite(both[i]) && both[i] > 0;
+		double y = log(twice ? both[i] : v[i]);
+		out->p_last = hr_night_tail(y, ref, sigma, w, out->nref, twice, &out->z);
+		out->p *= out->p_last;
+		out->twice = twice;
+		out->pct_both = 100 * (1 - exp(y - ref));
+	}
+	out->reference = exp(ref);
+	out->pct = 100 * (1 - v[n - 1] / out->reference);
+	return 0;
 }
 
 int hr_cusum_run(const double *v, size_t n, double sigma, const struct hr_cusum_cfg *cfg,

@@ -24,7 +24,19 @@
  *    spread (1.4826 x MAD = 1); w is set so that the model's ratio of the
  *    90% quantile of |u| to its median matches the pooled residuals'
  *    (2.44 for the normal, 3.08 for t3). Too few residuals (under
- *    HR_DETECT_MIN_TAIL): w = 1, the heavy tail assumed.
+ *    HR_DETECT_MIN_TAIL): w = 1, the heavy tail assumed. (Learned from
+ *    the high side alone it would be free of the agreement's thinning of
+ *    the low side, but with half the values it is twice as noisy: at
+ *    Gaussian noise w came out 0.27 as often as 0.03, and the detector's
+ *    threshold rose with it.)
+ *  - How far one night is (hr_night_tail()): with the reference ref of
+ *    the nights before it, z = (y - ref) / (sigma sqrt(1 + s_ref^2)), s_ref
+ *    the reference's own error (hr_noise_ref_sd()), and the chance that a
+ *    healthy night is that low is F(z) under the model above; a figure
+ *    measured twice (a fresh re-measurement) is that low only when both
+ *    measurements are, so its night is judged by the larger of the two,
+ *    y = ln max(first, again), and its chance is F(z)^2. A run of nights
+ *    multiplies its nights' chances (hr_far_run()).
  *  - The detector: with the series' reference level ref (the mean of up
  *    to `window` nights before the current run, each at most 2.5 sigma
  *    from their median, so that one tail night moves it little; frozen while the run
@@ -69,9 +81,15 @@ struct hr_cusum_cfg {
 	double clip;      /* largest |score| one night counts (4) */
 	double alpha;     /* false alarms per node and night (0.0005) */
 	double floor_sigma; /* least noise sd on the log scale (0.001: 0.1%) */
+	double far_pct;   /* a night measured twice is WARN on its own only when
+			     both measurements are this far below, % (15: a
+			     heavy tail rarely puts both there) */
+	double far_alpha; /* false alarms per node and night of far nights and
+			     of the median rule's REGRESSED (0.00002) */
 };
 
-/** hr_cusum_cfg_init - the defaults above. */
+/** hr_cusum_cfg_init - the defaults above (the rows history_cusum and
+ * history_far_night of hr_rules.c). */
 void hr_cusum_cfg_init(struct hr_cusum_cfg *c);
 
 /**
@@ -159,6 +177,59 @@ struct hr_cusum {
  */
 int hr_cusum_run(const double *v, size_t n, double sigma, const struct hr_cusum_cfg *cfg,
 		 struct hr_cusum *out);
+
+/**
+ * hr_detect_reference - the detector's reference level on the log scale:
+ * the mean of ln v[a..b-1] (b > a, values > 0), each at most 2.5 @sigma
+ * from their median (winsorized: a tail night counts little).
+ */
+double hr_detect_reference(const double *v, size_t a, size_t b, double sigma);
+
+/**
+ * hr_night_tail - the chance that a healthy night is as low as @y or lower.
+ * @y:     [in] ln of the night's value (of a figure measured twice: ln of
+ *         the larger of its two measurements).
+ * @ref:   [in] the reference level, ln (hr_detect_reference()).
+ * @sigma: [in] the class's noise sd on the log scale (> 0).
+ * @w:     [in] the tail weight of the noise model.
+ * @nref:  [in] nights in the reference (its error widens the spread; 0:
+ *         known exactly).
+ * @twice: [in] 1 when @y is the larger of two independent measurements
+ *         (the chance squared: both must be that low).
+ * @z:     [out] (y - ref) / (sigma sqrt(1 + s_ref^2)); may be NULL.
+ * Returns the chance, in [0, 1].
+ */
+double hr_night_tail(double y, double ref, double sigma, double w, int nref, int twice, double *z);
+
+/* How far a series' last nights are from its own level (hr_far_run()). */
+struct hr_far {
+	double p;        /* the chance of the run's nights for a healthy series */
+	double p_last;   /* ... of the last night alone */
+	double z;        /* the last night's z (hr_night_tail()) */
+	double reference; /* the reference level (values' unit) */
+	double pct;      /* the last night's drop below it, % (> 0: lower) */
+	double pct_both; /* ... of the larger of its two measurements (its
+			    value when measured once) */
+	int nref;        /* nights in the reference */
+	int twice;       /* 1: the last night was measured twice */
+};
+
+/**
+ * hr_far_run - how improbable the nights v[since..n-1] are together,
+ * against the reference of the up to @window nights before @since.
+ * @v:     [in] @n values (> 0), oldest first: each night's recorded value.
+ * @both:  [in] each night's larger measurement of a figure measured twice
+ *         (both measurements at least this low), NAN (or <= 0) for a night
+ *         measured once; NULL: every night measured once.
+ * @since: [in] the run's first night (< @n).
+ * @window, @sigma, @w: [in] the reference's nights, the class's noise sd,
+ *         the tail weight.
+ * @out:   [out] the product of the nights' hr_night_tail() (each night
+ *         judged by @both where it has one) and the last night's figures.
+ * Returns 0; -1 when fewer than 3 nights precede @since or @sigma <= 0.
+ */
+int hr_far_run(const double *v, const double *both, size_t n, size_t since, int window, double sigma, double w,
+	       struct hr_far *out);
 
 /*
  * The noise model of a whole history: residuals pooled per class over

@@ -5,8 +5,11 @@
 # CPU socket, 1% night-to-night noise, 12 nights, n001's gpu0 bf16 roof and
 # n002's CPU socket memory roof 10% lower from night 9 (2026-12-09): both
 # REGRESSED by the detector within 3 nights, dated 2026-12-09, nothing else
-# flagged; the same fleet healthy with heavy-tailed (t3) noise at 3%: no
-# series REGRESSED on any night; with each GPU's UUID recorded, a GPU
+# flagged; a 20% drop of a GPU roof measured twice WARN on its first night,
+# a 30% drop of a CPU socket measured once only info then; one t3 tail
+# night of a GPU roof among 8 healthy nodes only info; the same fleet
+# healthy with heavy-tailed (t3) noise at 3%: no series REGRESSED on any
+# night; with each GPU's UUID recorded, a GPU
 # swapped at the same index starts its own series, and a database written
 # before the identity columns gets them. Fixed seeds: regression tests; the rates
 # are asserted by the unit tests detect/* and measured by
@@ -138,6 +141,54 @@ assert db.execute("SELECT count(*) FROM metrics WHERE device_id IS NOT NULL").fe
 	ok history_detection_old_database_gets_identity
 else
 	nok history_detection_old_database_gets_identity "no REGRESSED n001 gpu0 on night 12 of an older database" "$TMP/old.out"
+fi
+
+# ---- a 20% drop of n001's gpu0 bf16 roof from night 11 (2026-12-11), which
+# roofline re-measures (flagged), and a 30% drop of n002's CPU socket memory
+# roof, measured once, at 3% noise: on night 11 the GPU is WARN on its first
+# night (both measurements far below its own level: rule far_night, no
+# drain candidate, exit 0) and the CPU only "info: one night far, not judged
+# until it repeats" (far_once, not a regression); on night 12 both REGRESSED
+run_nights first --sigma 0.03 --seed 5 --fault gpu_compute:0.2:10:1:0 --fault cpu_socket:0.3:10:2
+if grep -q '^WARN n001 gpu0 roofline.compute_gflops.bf16: far below its own level tonight on both measurements: ' "$TMP/first.11" &&
+	grep -q '^info n002 cpu roofline.memory_gbps: one night far, not judged until it repeats: .*measured once' "$TMP/first.11" &&
+	[ "$(grep -c '^WARN\|^REGRESSED' "$TMP/first.11")" = 1 ] && [ "$(cat "$TMP/first.11.rc")" = 0 ] &&
+	! grep -q '^drain candidates' "$TMP/first.11" &&
+	grep -q '^REGRESSED n001 gpu0 roofline.compute_gflops.bf16' "$TMP/first.12" &&
+	grep -q '^REGRESSED n002 cpu roofline.memory_gbps' "$TMP/first.12" &&
+	python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+r, f = j["regressions"], j["far_once"]
+assert len(r) == 1 and r[0]["rule"] == "far_night" and r[0]["level"] == "warn" and r[0]["measured_twice"], r
+assert r[0]["pct_both"] >= 10 and 0 < r[0]["chance"] <= r[0]["chance_cut"], r
+assert len(f) == 1 and f[0]["level"] == "info" and f[0]["gpu"] == "cpu" and not f[0]["measured_twice"], f
+assert j["drain_candidates"] == []
+' "$TMP/first.11.json"; then
+	ok history_detection_first_night
+else
+	nok history_detection_first_night "night 11: $(grep '^WARN\|^info\|^REGRESSED' "$TMP/first.11" | cut -c1-70 | tr '\n' ';')" "$TMP/first.11"
+fi
+
+# ---- a healthy 8-node fleet with heavy-tailed (t3) noise at 3%, 17 nights:
+# on the 17th (2026-12-17) n002's gpu5 fp8 roof is 30% below its own level
+# on one night, a tail (the median rule alone said WARN "regressed once"):
+# only info, one night far, nothing WARN or REGRESSED, exit 0
+python3 tests/data/report/make-nights.py "$TMP/tail" --nodes 8 --nights 17 --sigma 0.03 --noise t3 --seed 10002 &&
+	for d in "$TMP/tail"/2026-12-*; do
+		"$HR" history --db "$TMP/tail.sqlite" --night "${d##*/}" --json "$TMP/tail.json" --force "$d" >"$TMP/tail.out" 2>&1
+		echo $? >"$TMP/tail.rc"
+	done
+if grep -q '^info n002 gpu5 roofline.compute_gflops.fp8: one night far, not judged until it repeats: ' "$TMP/tail.out" &&
+	! grep -q '^WARN\|^REGRESSED' "$TMP/tail.out" && [ "$(cat "$TMP/tail.rc")" = 0 ] &&
+	python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["regressions"] == [] and [x["gpu"] for x in j["far_once"]] == ["gpu5"], j
+' "$TMP/tail.json"; then
+	ok history_detection_one_tail_night_is_info
+else
+	nok history_detection_one_tail_night_is_info "night 17: $(grep '^WARN\|^info\|^REGRESSED' "$TMP/tail.out" | cut -c1-70 | tr '\n' ';')" "$TMP/tail.out"
 fi
 
 run_nights healthy --sigma 0.03 --noise t3 --seed 11

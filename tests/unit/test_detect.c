@@ -318,3 +318,164 @@ Test(detect, false_alarms_within_budget_far_tail, .timeout = 300)
 			  all);
 	}
 }
+
+/* ------------------------------------------------- far nights, agreement */
+
+Test(detect, night_tail_squares_the_chance_of_two_measurements)
+{
+	double z, p1 = hr_night_tail(log(0.9), 0, 0.03, 0, 0, 0, &z);
+	cr_assert_float_eq(z, log(0.9) / 0.03, 1e-12);
+	cr_assert_float_eq(p1, 0.5 * erfc(-z / M_SQRT2), 1e-15);
+	/* measured twice: both must be that low */
+	cr_assert_float_eq(hr_night_tail(log(0.9), 0, 0.03, 0, 0, 1, NULL), p1 * p1, 1e-20);
+	/* the reference's own error widens the spread: a less improbable night */
+	double p7 = hr_night_tail(log(0.9), 0, 0.03, 0, 7, 0, &z);
+	cr_assert(p7 > p1, "%g %g", p7, p1);
+	cr_assert_float_eq(z, log(0.9) / (0.03 * sqrt(1 + pow(hr_noise_ref_sd(7, 0), 2))), 1e-12);
+	/* the heavy tail: the same night is much less improbable */
+	cr_assert(hr_night_tail(log(0.8), 0, 0.02, 1, 0, 0, NULL) > 1000 * hr_night_tail(log(0.8), 0, 0.02, 0, 0, 0, NULL));
+}
+
+Test(detect, far_run_multiplies_its_nights_against_the_reference)
+{
+	double v[12], both[12];
+	struct hr_far f;
+	for (int i = 0; i < 12; i++) {
+		v[i] = 100;
+		both[i] = NAN;
+	}
+	v[10] = v[11] = 85;
+	both[11] = 88; /* night 11 measured twice: 85 and ... the larger 88 */
+	cr_assert_eq(hr_far_run(v, both, 12, 10, 14, 0.03, 0, &f), 0);
+	double p10 = hr_night_tail(log(85.0 / 100), 0, 0.03, 0, 10, 0, NULL);
+	double p11 = hr_night_tail(log(88.0 / 100), 0, 0.03, 0, 10, 1, NULL);
+	cr_assert_float_eq(f.p, p10 * p11, 1e-12 * p10 * p11);
+	cr_assert_float_eq(f.p_last, p11, 1e-12 * p11);
+	cr_assert_float_eq(f.reference, 100, 1e-9);
+	cr_assert_float_eq(f.pct, 15, 1e-9);
+	cr_assert_float_eq(f.pct_both, 12, 1e-9);
+	cr_assert_eq(f.nref, 10);
+	cr_assert_eq(f.twice, 1);
+	/* NULL: every night measured once */
+	cr_assert_eq(hr_far_run(v, NULL, 12, 11, 14, 0.03, 0, &f), 0);
+	cr_assert_eq(f.twice, 0);
+	cr_assert_float_eq(f.pct_both, f.pct, 1e-9);
+	/* the reference: the window before the run only, winsorized */
+	v[3] = 10; /* one far night among the reference's: 2.5 sigma at most */
+	cr_assert_eq(hr_far_run(v, NULL, 12, 11, 14, 0.03, 0, &f), 0);
+	cr_assert_float_eq(f.reference, 100 * exp(-2 * 2.5 * 0.03 / 11), 1e-9); /* nights 3 and 10 at -2.5 sigma */
+	/* too few nights before the run, no noise */
+	cr_assert_eq(hr_far_run(v, NULL, 12, 2, 14, 0.03, 0, &f), -1);
+	cr_assert_eq(hr_far_run(v, NULL, 12, 11, 14, 0, 0, &f), -1);
+}
+
+/*
+ * Series as the history records them (make-nights.py, roofline): a night's
+ * first measurement, and where it is more than 5% below the series' level
+ * (flagged) a fresh re-measurement: the value recorded is their mean, the
+ * larger one the night's agreement (both). The noise learned through the
+ * pool, as the history does.
+ */
+static void draw_recorded(double v[NSER][NIGHTS], double both[NSER][NIGHTS], double sd, int heavy, double drop,
+			  int from, struct hr_noise_pool *pool, double *sigma)
+{
+	size_t nres;
+	for (int s = 0; s < NSER; s++) {
+		double off = exp(0.01 * gauss());
+		for (int t = 0; t < NIGHTS; t++) {
+			double lvl = 100 * off * (t >= from ? 1 - drop : 1);
+			double x = lvl * exp(sd * (heavy ? t3() / sqrt(3.0) : gauss()));
+			both[s][t] = NAN;
+			v[s][t] = x;
+			if (x < 0.95 * 100 * off) {
+				double y = lvl * exp(sd * (heavy ? t3() / sqrt(3.0) : gauss()));
+				v[s][t] = 0.5 * (x + y);
+				both[s][t] = x > y ? x : y;
+			}
+		}
+		if (pool)
+			cr_assert_eq(hr_noise_pool_add(pool, "m@gpu", v[s], 14, 14), 0);
+	}
+	if (pool) {
+		cr_assert_eq(hr_noise_pool_fit(pool, 0.001), 0);
+		cr_assert_eq(hr_noise_pool_sigma(pool, "m@gpu", sigma, &nres), 0);
+	}
+}
+
+/* healthy nights whose chance is within @a, over @rounds x NSER series x 30 nights */
+static int far_nights(int heavy, double a, int rounds, int *all, double *wout)
+{
+	static double v[NSER][NIGHTS], both[NSER][NIGHTS];
+	int k = 0;
+	*all = 0;
+	for (int b = 0; b < rounds; b++) {
+		struct hr_noise_pool *pool = hr_noise_pool_new();
+		double sigma;
+		struct hr_far f;
+		draw_recorded(v, both, 0.03, heavy, 0, NIGHTS, pool, &sigma);
+		*wout = hr_noise_pool_tail(pool);
+		for (int s = 0; s < NSER; s++)
+			for (int n = 15; n <= NIGHTS; n++) {
+				cr_assert_eq(hr_far_run(v[s], both[s], (size_t)n, (size_t)n - 1, 14, sigma, *wout, &f), 0);
+				k += f.p_last <= a;
+				(*all)++;
+			}
+		hr_noise_pool_free(pool);
+	}
+	return k;
+}
+
+/* The chance of a night is what it says: healthy nights within a chance
+ * of 1 in 500 are about 1 in 500 of them, normal or t3 noise, with the
+ * low side thinned by the agreement of re-measurements (its tail learned
+ * from the high side). 24,000 nights: 48 expected; at most 72 allowed (a
+ * design twice as bad, e.g. t3 taken as normal or a single measurement's
+ * chance squared, makes 96 or more). */
+Test(detect, far_night_chance_is_calibrated, .timeout = 120)
+{
+	for (int heavy = 0; heavy < 2; heavy++) {
+		int all;
+		double w;
+		int k = far_nights(heavy, 1.0 / 500, 2, &all, &w);
+		cr_log_info("%s: %d of %d healthy nights within 1/500 (tail weight %.2f)", heavy ? "t3" : "normal", k, all, w);
+		cr_assert(k <= 72, "%s noise: %d of %d healthy nights within a chance of 1/500 (48 expected, tail weight %.2f)",
+			  heavy ? "t3" : "normal", k, all, w);
+		if (heavy)
+			cr_assert(w > 0.4, "t3 noise learned with tail weight %.2f", w);
+		else
+			cr_assert(w < 0.3, "normal noise learned with tail weight %.2f", w);
+	}
+}
+
+/* A 20% drop on the night it appears, both measurements of it low, at 3%
+ * noise: WARN (the larger measurement 15% or more below, its chance within
+ * the budget of a node of 63 series, 0.00002 / 63) in 90% of series or
+ * more at normal noise (about 96% expected: each measurement is above -15%
+ * in 2% of nights), 70% at t3 noise (about 82%: the learned heavy tail
+ * makes the same night less improbable); a design that judged the night by
+ * its first measurement's chance alone would reach the budget at t3 noise
+ * far less often. Healthy t3 nights: none within it (12,000 nights). */
+Test(detect, twenty_percent_drop_flagged_the_night_it_appears, .timeout = 120)
+{
+	static double v[NSER][NIGHTS], both[NSER][NIGHTS];
+	for (int heavy = 0; heavy < 2; heavy++) {
+		struct hr_noise_pool *pool = hr_noise_pool_new();
+		double sigma;
+		struct hr_far f;
+		int hit = 0;
+		draw_recorded(v, both, 0.03, heavy, 0.20, 14, pool, &sigma);
+		for (int s = 0; s < NSER; s++) {
+			cr_assert_eq(hr_far_run(v[s], both[s], 15, 14, 14, sigma, hr_noise_pool_tail(pool), &f), 0);
+			hit += f.twice && f.pct_both >= 15 && f.p_last <= 2e-5 / 63;
+		}
+		cr_log_info("%s: 20%% drop flagged the first night in %d of %d", heavy ? "t3" : "normal", hit, NSER);
+		cr_assert(hit >= NSER * (heavy ? 70 : 90) / 100, "%s noise: 20%% drop flagged the first night in %d of %d",
+			  heavy ? "t3" : "normal", hit, NSER);
+		hr_noise_pool_free(pool);
+	}
+	int all;
+	double w;
+	int kk = far_nights(1, 2e-5 / 63, 1, &all, &w);
+	cr_log_info("healthy t3 within the budget: %d of %d (w %.2f)", kk, all, w);
+	cr_assert_eq(kk, 0);
+}
