@@ -5,8 +5,9 @@
  * end within --timeout + 5 s on every rank.
  *
  *   CH_STOP_RANK=3          the world rank that stops (OMPI_COMM_WORLD_RANK)
- *   CH_STOP_WHEN=before     before MPI_Init_thread (the others wait in
- *                           MPI_Init), "after" (they wait in the first
+ *   CH_STOP_WHEN=before     before MPI_Init or MPI_Init_thread, whichever
+ *                           the binary calls (the others wait in MPI's
+ *                           start), "after" (they wait in the first
  *                           collective of the rank layout), or
  *                           "allreduce:N" before the rank's Nth MPI_Allreduce
  *                           (a later step of the set-up: the result file is
@@ -28,6 +29,15 @@ static void maybe_stop(const char *when)
 
 	if (r && me && !strcmp(r, me) && !strcmp(w ? w : "before", when))
 		raise(SIGSTOP);
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+	int rc;
+	maybe_stop("before");
+	rc = PMPI_Init(argc, argv);
+	maybe_stop("after");
+	return rc;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
