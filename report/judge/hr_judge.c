@@ -175,10 +175,10 @@ struct inst *hj_new_inst(struct an *a, struct inst **arr, size_t *n, size_t *cap
 	*arr = v;
 	x = &(*arr)[(*n)++];
 	memset(x, 0, sizeof(*x));
-	x->expected = x->datasheet = x->z = x->fleet_median = x->pct_fleet = NAN;
-	x->node_median = x->pct_node = NAN;
+	x->expected = x->datasheet = x->z = x->fleet_median = NAN;
+	x->node_median = NAN;
 	x->noise = x->s_rel = x->cut = x->peer_median = x->z_node = x->cut_node = x->s_node = NAN;
-	x->ratio_allow = x->again = x->again_in = NAN;
+	x->ratio_allow = x->again_v = NAN;
 	x->like = 1;
 	x->basis = x->why = x->tag = x->noisy_why = "";
 	return x;
@@ -285,7 +285,6 @@ static void class_stats(struct an *a, struct inst *v, size_t n, size_t *idx, dou
 					break;
 				}
 				p->peer_n = (int)np;
-				p->pct_node = p->peer_median > 0 ? 100.0 * p->value / p->peer_median : NAN;
 			}
 		}
 		/* the residuals of the GPUs with enough peers, pooled */
@@ -339,7 +338,8 @@ static void judge_again(const struct an *a, struct inst *p, const struct cls *k)
 	if (d->flag_confirm[p->metric] != HR_CONFIRM_AGREED || isnan(v) ||
 	    (p->level_node < HR_WARN && p->level_rel < HR_WARN && p->level_abs < HR_WARN))
 		return;
-	p->again = v;
+	p->again_v = v;
+	p->again_judged = 1;
 	lv = p->again_level = level_of_again(a, p, k, v);
 	if (lv < HR_WARN) {
 		p->confirm = HR_CONFIRM_DISAGREED;
@@ -356,7 +356,7 @@ static void judge_again(const struct an *a, struct inst *p, const struct cls *k)
 }
 
 /* Agreement for a group's headline busbw: allreduce_bw measured the largest
- * size again (the cell's "confirm"; @p->again_in), and the finding stands
+ * size again (the cell's "confirm"; hj_again_in(@p)), and the finding stands
  * only as far as that second value, held to the same rules, agrees (as
  * judge_again() for roofline): a second value no rule flags did not
  * reproduce the first (confirm DISAGREED, not judged low); a flagged one
@@ -365,10 +365,10 @@ static void judge_again(const struct an *a, struct inst *p, const struct cls *k)
 static void judge_again_group(const struct an *a, struct inst *p, const struct cls *k)
 {
 	int lv;
-	if (isnan(p->again_in) || (p->level_rel < HR_WARN && p->level_abs < HR_WARN))
+	if (isnan(hj_again_in(p)) || (p->level_rel < HR_WARN && p->level_abs < HR_WARN))
 		return;
-	p->again = p->again_in;
-	lv = p->again_level = level_of_again(a, p, k, p->again);
+	p->again_judged = 1;
+	lv = p->again_level = level_of_again(a, p, k, p->again_v);
 	if (lv < HR_WARN) {
 		p->confirm = HR_CONFIRM_DISAGREED;
 		p->level_rel = p->level_abs = HR_INFO;
@@ -404,7 +404,6 @@ static void judge_inst(struct an *a, struct inst *p)
 		double sr = 1.4826 * k->mad / k->median;
 		p->fleet_n = (int)k->n;
 		p->fleet_median = k->median;
-		p->pct_fleet = 100.0 * p->value / k->median;
 		p->s_rel = sr > floor ? sr : floor;
 		p->z = (p->value - k->median) / (p->s_rel * k->median);
 		p->cut = hr_cutoff(a->th->false_alarm, m, k->n, a->th->z_outlier);

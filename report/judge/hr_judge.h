@@ -8,6 +8,7 @@
 #define HR_JUDGE_H
 
 #include <jansson.h>
+#include <math.h>
 #include <stddef.h>
 #include <time.h>
 
@@ -27,10 +28,14 @@ struct reason {
 /* One compared value: a device metric or a group's large-message busbw.
  * The judge holds one for each measured roof of each device (tens a node):
  * the fields are ordered by size and the levels and flags are one byte
- * each (values 0-2, -1 none), so that it takes 264 bytes instead of 336. */
+ * each (values 0-2, -1 none), and what follows from other fields is not
+ * kept (the percentages of the fleet's and the peers' medians, hj_pct_fleet()
+ * and hj_pct_node(); a group's re-measurement and the value judged again
+ * share one field, hj_again() and hj_again_in()), so that it takes 240
+ * bytes instead of 336. */
 struct inst {
 	double value, expected, datasheet;
-	double z, fleet_median, pct_fleet, node_median, pct_node;
+	double z, fleet_median, node_median; /* NAN: not compared */
 	double hist_base, hist_pct;    /* devices, level_hist WARN: the median of its
 					  earlier runs and the drop below it, % */
 	/* measurement quality (hr_quality.h) */
@@ -41,11 +46,11 @@ struct inst {
 	double peer_median; /* devices: the median of the other like GPUs of its node */
 	double z_node, cut_node, s_node; /* its robust z against them, the cut-off, the spread (relative) */
 	double ratio_allow; /* absolute rule: the ratio to the expectation with the spread allowed */
-	double again;      /* the value roofline (devices) or allreduce_bw (groups)
-			      measured again and the rules judged (NAN: none) */
-	double again_in;   /* groups: the re-measurement of the headline figure in
+	double again_v;    /* groups: the re-measurement of the headline figure in
 			      the input (allreduce_bw's "confirm" of the largest
-			      size's cell), GB/s; NAN: not re-measured */
+			      size's cell), GB/s, NAN: not re-measured (hj_again_in());
+			      devices: the value roofline measured again, once judged
+			      (again_judged); read with hj_again() */
 	const char *superseded_by; /* the result file of a later run of the same
 				      device or group in the inputs (its value is
 				      history, not judged), NULL when latest */
@@ -80,7 +85,36 @@ struct inst {
 	signed char confirmed_fail; /* a FAIL confirmed (re-measurement, the earlier run, or persisting history) */
 	signed char hist_persist; /* history: 1 one night, 2 persisted (hr_history_regressed()) */
 	signed char fabric; /* groups: 1 intra-node, 2 inter-node; devices 0 */
+	signed char again_judged; /* again_v was measured again and the rules judged it */
 };
+
+/* @p's value in percent of its class's fleet median, NAN when it was not
+ * compared with the fleet (no fleet_median). */
+static inline double hj_pct_fleet(const struct inst *p)
+{
+	return isnan(p->fleet_median) ? NAN : 100.0 * p->value / p->fleet_median;
+}
+
+/* A GPU's value in percent of the median of its node's other like GPUs
+ * (peer_median), NAN when there is none or it is not positive. */
+static inline double hj_pct_node(const struct inst *p)
+{
+	return p->peer_median > 0 ? 100.0 * p->value / p->peer_median : NAN;
+}
+
+/* The value roofline (devices) or allreduce_bw (groups) measured again and
+ * the rules judged, GB/s or GFLOP/s; NAN: none. */
+static inline double hj_again(const struct inst *p)
+{
+	return p->again_judged ? p->again_v : NAN;
+}
+
+/* A group's re-measurement of its headline figure in the input, GB/s; NAN:
+ * not re-measured, and always for a device. */
+static inline double hj_again_in(const struct inst *p)
+{
+	return p->metric < 0 ? p->again_v : NAN;
+}
 
 #define INST_BASIS_MAX 600
 #define INST_TAG_MAX 80

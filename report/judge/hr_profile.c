@@ -310,7 +310,7 @@ static json_t *node_json(struct an *a, const struct prof *q, size_t i, const cha
 		json_object_set_new(b, "collective", json_string(g->collective));
 		json_object_set_new(b, "nranks", json_integer(g->nranks));
 		json_object_set_new(b, "large_msg_busbw_gbps", hj_jnum(g->large_busbw_gbps));
-		json_object_set_new(b, "pct_of_fleet_median", hj_jnum(p ? p->pct_fleet : NAN));
+		json_object_set_new(b, "pct_of_fleet_median", hj_jnum(p ? hj_pct_fleet(p) : NAN));
 		json_object_set_new(b, "z", hj_jnum(p ? p->z : NAN));
 		json_object_set_new(b, "level", json_string(hr_level_name(p ? p->level : HR_INFO)));
 		json_object_set_new(b, "judged", json_boolean(p && hj_inst_judged(a, p)));

@@ -87,10 +87,10 @@ static json_t *inst_json(const struct an *a, const struct inst *p)
 			    hj_jnum(p->expected > 0 ? 100 * p->value / p->expected : NAN));
 	json_object_set_new(o, "fleet_n", json_integer(p->fleet_n));
 	json_object_set_new(o, "fleet_median", hj_jnum(p->fleet_median));
-	json_object_set_new(o, "pct_of_fleet_median", hj_jnum(p->pct_fleet));
+	json_object_set_new(o, "pct_of_fleet_median", hj_jnum(hj_pct_fleet(p)));
 	json_object_set_new(o, "z", hj_jnum(p->z));
 	json_object_set_new(o, "node_median", hj_jnum(p->node_median));
-	json_object_set_new(o, "pct_of_node_median", hj_jnum(p->pct_node));
+	json_object_set_new(o, "pct_of_node_median", hj_jnum(hj_pct_node(p)));
 	json_object_set_new(o, "like_for_like", json_boolean(p->like));
 	json_object_set_new(o, "level", json_string(hr_level_name(p->level)));
 	json_object_set_new(o, "history_n", json_integer(p->hist_n));
