@@ -270,8 +270,8 @@ void hj_inst_margins(const struct an *a, const struct inst *p, const char *model
 	extra[0] = '\0';
 	if (p->level_rel >= HR_WARN)
 		snprintf(extra, n, "%.0f%% below the fleet median %s of %d %s (robust z %.1f: flagged at or beyond -%.1f, the cut-off for its node's %d comparisons, and from %.0f%% below; FAIL from %.0f%%)",
-			 100 - hj_pct_fleet(p), hj_fmt_val(p->fleet_median, flops, ref, sizeof(ref)), p->fleet_n, like, p->z,
-			 p->cut, p->m, a->th->warn_pct_below, a->th->fail_pct_below);
+			 100 - hj_pct_fleet(a, p), hj_fmt_val(hj_fleet_median(a, p), flops, ref, sizeof(ref)), p->fleet_n, like, hj_z(a, p),
+			 hj_cut(a, p), p->m, a->th->warn_pct_below, a->th->fail_pct_below);
 	l = strlen(extra);
 	if (p->level_abs >= HR_WARN && !isnan(p->expected) && p->expected > 0 && l < n)
 		snprintf(extra + l, n - l, "%s%.0f%% of the expected %s%s%s (%s; WARN below %.0f%%, FAIL below %.0f%%, %s)",
@@ -285,7 +285,7 @@ void hj_inst_margins(const struct an *a, const struct inst *p, const char *model
 	if ((p->level_node >= HR_WARN || p->not_confirmed) && !isnan(hj_pct_node(p)) && l < n)
 		snprintf(extra + l, n - l, "%s%.0f%% below the median %s of its node's %d other like GPUs (robust z %.1f: flagged at or beyond -%.1f and from %.0f%% below; FAIL from %.0f%%)%s",
 			 l ? "; " : "", 100 - hj_pct_node(p), hj_fmt_val(p->peer_median, flops, ref, sizeof(ref)), p->peer_n,
-			 p->z_node, p->cut_node, a->th->warn_pct_below, a->th->fail_pct_below,
+			 hj_z_node(a, p), hj_cut_node(a, p), a->th->warn_pct_below, a->th->fail_pct_below,
 			 p->confirm == HR_CONFIRM_AGREED ? ", confirmed by roofline's re-measurement" :
 			 p->not_confirmed ? ", not confirmed (no re-measurement in the input): at most WARN" : "");
 	l = strlen(extra);
@@ -300,7 +300,7 @@ void hj_inst_margins(const struct an *a, const struct inst *p, const char *model
 	if (p->level_hist >= HR_WARN && l < n)
 		snprintf(extra + l, n - l, "%s%s%.0f%% below its own history in the inputs (median %s of %d earlier runs; beyond their own spread)",
 			 l ? "; " : "", hj_hist_how(p),
-			 p->hist_pct, hj_fmt_val(p->hist_base, flops, ref, sizeof(ref)), p->hist_nbase);
+			 hj_hist(a, p)->pct, hj_fmt_val(hj_hist(a, p)->base, flops, ref, sizeof(ref)), hj_hist(a, p)->nbase);
 	l = strlen(extra);
 	if (p->level == HR_FAIL && !p->confirmed_fail && l < n)
 		snprintf(extra + l, n - l, "; FAIL not confirmed (no re-measurement, earlier run or persisting history agrees): re-run before draining");
@@ -327,7 +327,7 @@ static void device_reasons(struct an *a)
 			nflag++;
 			if (!worst || p->level > worst->level ||
 			    (p->level == worst->level &&
-			     (isnan(hj_pct_fleet(p)) ? 100 : hj_pct_fleet(p)) < (isnan(hj_pct_fleet(worst)) ? 100 : hj_pct_fleet(worst))))
+			     (isnan(hj_pct_fleet(a, p)) ? 100 : hj_pct_fleet(a, p)) < (isnan(hj_pct_fleet(a, worst)) ? 100 : hj_pct_fleet(a, worst))))
 				worst = p;
 		}
 		for (j = a->dev_first[i]; !worst && j < a->dev_first[i] + a->dev_n[i]; j++) {

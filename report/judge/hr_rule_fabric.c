@@ -276,9 +276,9 @@ static void group_not_reproduced(struct an *a)
 		size_t l = 0;
 		if (!p->not_reproduced || p->superseded_by)
 			continue;
-		if (!isnan(hj_pct_fleet(p)) && hj_pct_fleet(p) < 100 && p->fleet_median > 0)
+		if (!isnan(hj_pct_fleet(a, p)) && hj_pct_fleet(a, p) < 100 && hj_fleet_median(a, p) > 0)
 			l += (size_t)snprintf(why, sizeof(why), "%.0f%% below the fleet median %s of %d like groups",
-					      100 - hj_pct_fleet(p), hj_fmt_val(p->fleet_median, 0, ref, sizeof(ref)), p->fleet_n);
+					      100 - hj_pct_fleet(a, p), hj_fmt_val(hj_fleet_median(a, p), 0, ref, sizeof(ref)), p->fleet_n);
 		if (!isnan(p->expected) && p->expected > 0 && l < sizeof(why))
 			snprintf(why + l, sizeof(why) - l, "%s%.0f%% of the expected %s (%s)", l ? ", " : "",
 				 100 * p->value / p->expected, hj_fmt_val(p->expected, 0, ref, sizeof(ref)),
