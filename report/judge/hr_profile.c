@@ -517,6 +517,10 @@ int hj_build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drif
 	}
 	if (rc)
 		goto out;
+	/* the nodes' entries were the last to read the points (the largest
+	 * part of the fleet model after the instances) */
+	if (o->drop_points == f)
+		hr_fleet_drop_points(o->drop_points);
 
 	/* the distributions first: they are the last use of the device
 	 * instances, the largest array the judge holds (a few hundred bytes an

@@ -408,6 +408,10 @@ int hr_fleet_load_nccltests(struct hr_fleet *f, const struct hr_nt_log *log);
  */
 void hr_json_alloc_init(void);
 
+/** hr_fleet_drop_points - free every device's roofline points (npoints
+ * 0), for a caller done with them; the rest of @f is kept. */
+void hr_fleet_drop_points(struct hr_fleet *f);
+
 /** hr_fleet_release - free everything and zero @f. */
 void hr_fleet_release(struct hr_fleet *f);
 
