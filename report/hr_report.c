@@ -696,6 +696,7 @@ int hr_report_main(int argc, char **argv)
 	in_rc = hr_inputs_verdict(files.n, fleet.files_read, &fleet.issues, o.strict, in_msg, sizeof(in_msg));
 	st.in_rc = in_rc;
 	analyze_opts(&ao, &o, &ex, files.n);
+	ao.drop_points = &fleet; /* released after the profile: nothing reads them after the nodes */
 	if (o.nsteps) {
 		/* the job's step logs: the profile's "steps", after the rest */
 		struct hr_steps_view v;

@@ -222,6 +222,7 @@ out:
 	free(a.r);
 	free(a.di);
 	free(a.gi);
+	free(a.hist);
 	free(a.c);
 	free(a.drift);
 	free(a.slow_pairs);

@@ -86,6 +86,12 @@ struct hr_analyze_opts {
 					     report.md and report.html; the
 					     profile keeps the bounded one);
 					     0: never */
+	struct hr_fleet *drop_points;     /* NULL, or the fleet @f itself: its
+					     devices' roofline points are freed
+					     (hr_fleet_drop_points()) once the
+					     nodes' entries are made, the last
+					     to read them; the fleet has none
+					     afterwards */
 };
 
 /**

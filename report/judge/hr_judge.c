@@ -175,10 +175,9 @@ struct inst *hj_new_inst(struct an *a, struct inst **arr, size_t *n, size_t *cap
 	*arr = v;
 	x = &(*arr)[(*n)++];
 	memset(x, 0, sizeof(*x));
-	x->expected = x->datasheet = x->z = x->fleet_median = x->pct_fleet = NAN;
-	x->node_median = x->pct_node = NAN;
-	x->noise = x->s_rel = x->cut = x->peer_median = x->z_node = x->cut_node = x->s_node = NAN;
-	x->ratio_allow = x->again = x->again_in = NAN;
+	x->expected = x->datasheet = x->node_median = NAN;
+	x->noise = x->s_rel = x->peer_median = x->s_node = NAN;
+	x->ratio_allow = x->again_v = NAN;
 	x->like = 1;
 	x->basis = x->why = x->tag = x->noisy_why = "";
 	return x;
@@ -285,7 +284,6 @@ static void class_stats(struct an *a, struct inst *v, size_t n, size_t *idx, dou
 					break;
 				}
 				p->peer_n = (int)np;
-				p->pct_node = p->peer_median > 0 ? 100.0 * p->value / p->peer_median : NAN;
 			}
 		}
 		/* the residuals of the GPUs with enough peers, pooled */
@@ -309,11 +307,11 @@ static int level_of_again(const struct an *a, const struct inst *p, const struct
 {
 	int lv = HR_INFO, l;
 	if (!isnan(p->s_rel) && k->median > 0) {
-		l = effect_level(a, (v - k->median) / (p->s_rel * k->median), p->cut, 100.0 * (1 - v / k->median));
+		l = effect_level(a, (v - k->median) / (p->s_rel * k->median), hj_cut(a, p), 100.0 * (1 - v / k->median));
 		lv = l > lv ? l : lv;
 	}
 	if (!isnan(p->s_node) && p->peer_median > 0) {
-		l = effect_level(a, (v / p->peer_median - 1 - k->res_median) / p->s_node, p->cut_node,
+		l = effect_level(a, (v / p->peer_median - 1 - k->res_median) / p->s_node, hj_cut_node(a, p),
 				 100.0 * (1 - v / p->peer_median));
 		lv = l > lv ? l : lv;
 	}
@@ -339,7 +337,8 @@ static void judge_again(const struct an *a, struct inst *p, const struct cls *k)
 	if (d->flag_confirm[p->metric] != HR_CONFIRM_AGREED || isnan(v) ||
 	    (p->level_node < HR_WARN && p->level_rel < HR_WARN && p->level_abs < HR_WARN))
 		return;
-	p->again = v;
+	p->again_v = v;
+	p->again_judged = 1;
 	lv = p->again_level = level_of_again(a, p, k, v);
 	if (lv < HR_WARN) {
 		p->confirm = HR_CONFIRM_DISAGREED;
@@ -356,7 +355,7 @@ static void judge_again(const struct an *a, struct inst *p, const struct cls *k)
 }
 
 /* Agreement for a group's headline busbw: allreduce_bw measured the largest
- * size again (the cell's "confirm"; @p->again_in), and the finding stands
+ * size again (the cell's "confirm"; hj_again_in(@p)), and the finding stands
  * only as far as that second value, held to the same rules, agrees (as
  * judge_again() for roofline): a second value no rule flags did not
  * reproduce the first (confirm DISAGREED, not judged low); a flagged one
@@ -365,10 +364,10 @@ static void judge_again(const struct an *a, struct inst *p, const struct cls *k)
 static void judge_again_group(const struct an *a, struct inst *p, const struct cls *k)
 {
 	int lv;
-	if (isnan(p->again_in) || (p->level_rel < HR_WARN && p->level_abs < HR_WARN))
+	if (isnan(hj_again_in(p)) || (p->level_rel < HR_WARN && p->level_abs < HR_WARN))
 		return;
-	p->again = p->again_in;
-	lv = p->again_level = level_of_again(a, p, k, p->again);
+	p->again_judged = 1;
+	lv = p->again_level = level_of_again(a, p, k, p->again_v);
 	if (lv < HR_WARN) {
 		p->confirm = HR_CONFIRM_DISAGREED;
 		p->level_rel = p->level_abs = HR_INFO;
@@ -380,6 +379,56 @@ static void judge_again_group(const struct an *a, struct inst *p, const struct c
 		p->level_rel = lv;
 	if (p->level_abs > lv)
 		p->level_abs = lv;
+}
+
+double hj_fleet_median(const struct an *a, const struct inst *p)
+{
+	return p->fleet_cmp ? a->c[p->cls].median : NAN;
+}
+
+double hj_z(const struct an *a, const struct inst *p)
+{
+	const struct cls *k = &a->c[p->cls];
+	return p->fleet_cmp ? (p->value - k->median) / (p->s_rel * k->median) : NAN;
+}
+
+double hj_cut(const struct an *a, const struct inst *p)
+{
+	return p->fleet_cmp ? hr_cutoff(a->th->false_alarm, p->m, a->c[p->cls].n, a->th->z_outlier) : NAN;
+}
+
+double hj_z_node(const struct an *a, const struct inst *p)
+{
+	return p->node_cmp ? (p->value / p->peer_median - 1 - a->c[p->cls].res_median) / p->s_node : NAN;
+}
+
+double hj_cut_node(const struct an *a, const struct inst *p)
+{
+	return p->node_cmp ? hr_cutoff(a->th->false_alarm, p->m, a->c[p->cls].res_n, a->th->z_outlier) : NAN;
+}
+
+double hj_pct_fleet(const struct an *a, const struct inst *p)
+{
+	return p->fleet_cmp ? 100.0 * p->value / a->c[p->cls].median : NAN;
+}
+
+const struct inst_hist *hj_hist(const struct an *a, const struct inst *p)
+{
+	static const struct inst_hist none;
+	return p->hist_ix > 0 ? &a->hist[p->hist_ix - 1] : &none;
+}
+
+struct inst_hist *hj_hist_new(struct an *a, struct inst *p)
+{
+	void *v;
+	if (p->hist_ix > 0)
+		return &a->hist[p->hist_ix - 1];
+	if (a->nhist >= INT_MAX || !(v = grow(a->hist, &a->caphist, a->nhist, sizeof(*a->hist), &a->oom)))
+		return NULL;
+	a->hist = v;
+	memset(&a->hist[a->nhist], 0, sizeof(*a->hist));
+	p->hist_ix = (int)++a->nhist;
+	return &a->hist[a->nhist - 1];
 }
 
 /* The value's comparisons against its expectation, the fleet and its node's
@@ -403,20 +452,16 @@ static void judge_inst(struct an *a, struct inst *p)
 	if (k->n >= (size_t)a->th->min_fleet && k->median > 0) {
 		double sr = 1.4826 * k->mad / k->median;
 		p->fleet_n = (int)k->n;
-		p->fleet_median = k->median;
-		p->pct_fleet = 100.0 * p->value / k->median;
+		p->fleet_cmp = 1;
 		p->s_rel = sr > floor ? sr : floor;
-		p->z = (p->value - k->median) / (p->s_rel * k->median);
-		p->cut = hr_cutoff(a->th->false_alarm, m, k->n, a->th->z_outlier);
-		p->level_rel = effect_level(a, p->z, p->cut, 100.0 * (1 - p->value / k->median));
+		p->level_rel = effect_level(a, hj_z(a, p), hj_cut(a, p), 100.0 * (1 - p->value / k->median));
 	}
 	if (p->metric >= 0 && !p->superseded_by && p->peer_n >= a->th->min_fleet - 1 && p->peer_median > 0 &&
 	    k->res_n >= 2) {
 		double sr = 1.4826 * k->res_mad;
 		p->s_node = sr > floor ? sr : floor;
-		p->z_node = (p->value / p->peer_median - 1 - k->res_median) / p->s_node;
-		p->cut_node = hr_cutoff(a->th->false_alarm, m, k->res_n, a->th->z_outlier);
-		p->level_node = effect_level(a, p->z_node, p->cut_node, 100.0 * (1 - p->value / p->peer_median));
+		p->node_cmp = 1;
+		p->level_node = effect_level(a, hj_z_node(a, p), hj_cut_node(a, p), 100.0 * (1 - p->value / p->peer_median));
 	}
 	if (!isnan(p->expected) && p->expected > 0) {
 		/* a value below its expectation by more than the spread of healthy

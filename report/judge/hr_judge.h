@@ -8,6 +8,7 @@
 #define HR_JUDGE_H
 
 #include <jansson.h>
+#include <math.h>
 #include <stddef.h>
 #include <time.h>
 
@@ -27,25 +28,30 @@ struct reason {
 /* One compared value: a device metric or a group's large-message busbw.
  * The judge holds one for each measured roof of each device (tens a node):
  * the fields are ordered by size and the levels and flags are one byte
- * each (values 0-2, -1 none), so that it takes 264 bytes instead of 336. */
+ * each (values 0-2, -1 none), and what follows from other fields is not
+ * kept: the fleet's median, the robust z scores and their cut-offs follow
+ * from its class and its comparisons (hj_fleet_median(), hj_z(), hj_cut(),
+ * hj_z_node(), hj_cut_node()), the percentages of the fleet's and the
+ * peers' medians from those (hj_pct_fleet(), hj_pct_node()); a group's
+ * re-measurement and the value judged again share one field (hj_again(),
+ * hj_again_in()); a regression against its own history, rare, is kept
+ * aside (struct inst_hist, hj_hist()). So it takes 192 bytes instead of
+ * 336. */
 struct inst {
 	double value, expected, datasheet;
-	double z, fleet_median, pct_fleet, node_median, pct_node;
-	double hist_base, hist_pct;    /* devices, level_hist WARN: the median of its
-					  earlier runs and the drop below it, % */
+	double node_median; /* NAN: not compared */
 	/* measurement quality (hr_quality.h) */
 	double noise;      /* per-call CV of the measurement behind the value, NAN unknown */
 	/* significance (hr_quality.h) */
-	double cut;        /* cut-off on |robust z| against the fleet */
-	double s_rel;      /* the fleet spread used: s / median */
+	double s_rel;      /* the fleet spread used: s / median (fleet_cmp) */
 	double peer_median; /* devices: the median of the other like GPUs of its node */
-	double z_node, cut_node, s_node; /* its robust z against them, the cut-off, the spread (relative) */
+	double s_node;     /* the spread (relative) of its comparison with them (node_cmp) */
 	double ratio_allow; /* absolute rule: the ratio to the expectation with the spread allowed */
-	double again;      /* the value roofline (devices) or allreduce_bw (groups)
-			      measured again and the rules judged (NAN: none) */
-	double again_in;   /* groups: the re-measurement of the headline figure in
+	double again_v;    /* groups: the re-measurement of the headline figure in
 			      the input (allreduce_bw's "confirm" of the largest
-			      size's cell), GB/s; NAN: not re-measured */
+			      size's cell), GB/s, NAN: not re-measured (hj_again_in());
+			      devices: the value roofline measured again, once judged
+			      (again_judged); read with hj_again() */
 	const char *superseded_by; /* the result file of a later run of the same
 				      device or group in the inputs (its value is
 				      history, not judged), NULL when latest */
@@ -61,7 +67,7 @@ struct inst {
 	int fleet_n, node_n, hist_n;   /* like values: fleet, node, own earlier runs */
 	int m;             /* comparisons made for its node (Bonferroni) */
 	int peer_n;        /* ... and how many (peer_median's) */
-	int hist_nbase;    /* the earlier runs its baseline is the median of */
+	int hist_ix;       /* its regression against its own history: a->hist[hist_ix - 1], 0 none */
 	signed char level_abs, level_rel, level_node, level_hist, level;
 	signed char raw_level; /* the level by the rules, also for an earlier run (whose
 			      level is INFO: history), so that a later run can
@@ -80,7 +86,38 @@ struct inst {
 	signed char confirmed_fail; /* a FAIL confirmed (re-measurement, the earlier run, or persisting history) */
 	signed char hist_persist; /* history: 1 one night, 2 persisted (hr_history_regressed()) */
 	signed char fabric; /* groups: 1 intra-node, 2 inter-node; devices 0 */
+	signed char again_judged; /* again_v was measured again and the rules judged it */
+	signed char fleet_cmp; /* compared with its class's fleet (s_rel set) */
+	signed char node_cmp;  /* compared with its node's other like GPUs (s_node set) */
 };
+
+/* A value's regression against its own history (level_hist WARN or FAIL). */
+struct inst_hist {
+	double base;       /* the median of its earlier runs */
+	double pct;        /* the drop below it, % */
+	int nbase;         /* the earlier runs the baseline is the median of */
+};
+
+/* A GPU's value in percent of the median of its node's other like GPUs
+ * (peer_median), NAN when there is none or it is not positive. */
+static inline double hj_pct_node(const struct inst *p)
+{
+	return p->peer_median > 0 ? 100.0 * p->value / p->peer_median : NAN;
+}
+
+/* The value roofline (devices) or allreduce_bw (groups) measured again and
+ * the rules judged, GB/s or GFLOP/s; NAN: none. */
+static inline double hj_again(const struct inst *p)
+{
+	return p->again_judged ? p->again_v : NAN;
+}
+
+/* A group's re-measurement of its headline figure in the input, GB/s; NAN:
+ * not re-measured, and always for a device. */
+static inline double hj_again_in(const struct inst *p)
+{
+	return p->metric < 0 ? p->again_v : NAN;
+}
 
 #define INST_BASIS_MAX 600
 #define INST_TAG_MAX 80
@@ -123,8 +160,28 @@ struct an {
 	json_t *texts;    /* the instances' basis, tag and why texts, each once (the keys) */
 	json_t *drift_json; /* the profile's drift (HR_PASS_DRIFT) */
 	const char *bad_code; /* a reason code without its row in the rule table */
+	struct inst_hist *hist; size_t nhist, caphist; /* the instances' regressions (hist_ix) */
 	int oom;
 };
+
+/* What an instance's comparisons came to, from its class (a->c[p->cls])
+ * and its own fields, each NAN where it was not compared: the fleet median;
+ * the robust z against the fleet and its cut-off; the same against its
+ * node's other like GPUs; the value in percent of the fleet median. */
+double hj_fleet_median(const struct an *a, const struct inst *p);
+double hj_z(const struct an *a, const struct inst *p);
+double hj_cut(const struct an *a, const struct inst *p);
+double hj_z_node(const struct an *a, const struct inst *p);
+double hj_cut_node(const struct an *a, const struct inst *p);
+double hj_pct_fleet(const struct an *a, const struct inst *p);
+
+/* @p's regression against its own history; an empty one (zeros) when it has
+ * none. Borrowed: valid until the next hj_hist_new(). */
+const struct inst_hist *hj_hist(const struct an *a, const struct inst *p);
+
+/* Room for @p's regression against its own history (zeros), NULL when out of
+ * memory (a->oom set). */
+struct inst_hist *hj_hist_new(struct an *a, struct inst *p);
 
 #define INTER_ACTION "check the node's NICs (ibstat: state Active, rate; port error counters), the transport NCCL chose (NCCL_DEBUG=INFO: NET/IB, not NET/Socket), NCCL_IB_HCA and the network stack (GPUDirect RDMA, nvidia-peermem, the fabric's own diagnostics such as ibdiagnet)"
 

@@ -21,12 +21,13 @@
 #include <string.h>
 
 /* Lower is worse: % of expectation, else % of the fleet median, else the value's rank. */
-static double inst_score(const struct inst *p)
+static double inst_score(const struct an *a, const struct inst *p)
 {
+	double fm = hj_fleet_median(a, p);
 	if (!isnan(p->expected) && p->expected > 0)
 		return p->value / p->expected;
-	if (!isnan(p->fleet_median) && p->fleet_median > 0)
-		return p->value / p->fleet_median;
+	if (!isnan(fm) && fm > 0)
+		return p->value / fm;
 	return 1e9;
 }
 
@@ -43,7 +44,7 @@ static void pick_worst(const struct an *a, const struct inst **w, const struct i
 		}
 	}
 	if (!*w || p->level > (*w)->level ||
-	    (p->level == (*w)->level && inst_score(p) < inst_score(*w)))
+	    (p->level == (*w)->level && inst_score(a, p) < inst_score(a, *w)))
 		*w = p;
 }
 
@@ -166,7 +167,7 @@ static json_t *headline_json(const struct an *a, const struct inst *p)
 	json_object_set_new(o, "value", hj_jnum(p->value));
 	json_object_set_new(o, "unit", json_string(p->metric > 0 ? "GFLOP/s" : "GB/s"));
 	json_object_set_new(o, "expected", hj_jnum(p->expected));
-	json_object_set_new(o, "fleet_median", hj_jnum(p->fleet_median));
+	json_object_set_new(o, "fleet_median", hj_jnum(hj_fleet_median(a, p)));
 	json_object_set_new(o, "judged", json_boolean(hj_inst_judged(a, p)));
 	json_object_set_new(o, "judged_against", json_string(hj_inst_against(a, p, buf, sizeof(buf))));
 	json_object_set_new(o, "level", json_string(hr_level_name(p->level)));
@@ -310,8 +311,8 @@ static json_t *node_json(struct an *a, const struct prof *q, size_t i, const cha
 		json_object_set_new(b, "collective", json_string(g->collective));
 		json_object_set_new(b, "nranks", json_integer(g->nranks));
 		json_object_set_new(b, "large_msg_busbw_gbps", hj_jnum(g->large_busbw_gbps));
-		json_object_set_new(b, "pct_of_fleet_median", hj_jnum(p ? p->pct_fleet : NAN));
-		json_object_set_new(b, "z", hj_jnum(p ? p->z : NAN));
+		json_object_set_new(b, "pct_of_fleet_median", hj_jnum(p ? hj_pct_fleet(a, p) : NAN));
+		json_object_set_new(b, "z", hj_jnum(p ? hj_z(a, p) : NAN));
 		json_object_set_new(b, "level", json_string(hr_level_name(p ? p->level : HR_INFO)));
 		json_object_set_new(b, "judged", json_boolean(p && hj_inst_judged(a, p)));
 		json_object_set_new(b, "judged_against", p ? json_string(hj_inst_against(a, p, jb, sizeof(jb))) :
@@ -516,6 +517,10 @@ int hj_build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drif
 	}
 	if (rc)
 		goto out;
+	/* the nodes' entries were the last to read the points (the largest
+	 * part of the fleet model after the instances) */
+	if (o->drop_points == f)
+		hr_fleet_drop_points(o->drop_points);
 
 	/* the distributions first: they are the last use of the device
 	 * instances, the largest array the judge holds (a few hundred bytes an

@@ -59,7 +59,7 @@ const char *hj_inst_against(const struct an *a, const struct inst *p, char *buf,
 	l = strlen(buf);
 	if (p->fleet_n >= a->th->min_fleet && l < n)
 		snprintf(buf + l, n - l, "%sfleet median %s of %d", l ? ", " : "",
-			 hj_fmt_val(p->fleet_median, flops, v2, sizeof(v2)), p->fleet_n);
+			 hj_fmt_val(hj_fleet_median(a, p), flops, v2, sizeof(v2)), p->fleet_n);
 	l = strlen(buf);
 	if (p->hist_n >= 3 && l < n)
 		snprintf(buf + l, n - l, "%sits own %d earlier sweeps", l ? ", " : "", p->hist_n);
@@ -86,11 +86,11 @@ static json_t *inst_json(const struct an *a, const struct inst *p)
 	json_object_set_new(o, "pct_of_expected",
 			    hj_jnum(p->expected > 0 ? 100 * p->value / p->expected : NAN));
 	json_object_set_new(o, "fleet_n", json_integer(p->fleet_n));
-	json_object_set_new(o, "fleet_median", hj_jnum(p->fleet_median));
-	json_object_set_new(o, "pct_of_fleet_median", hj_jnum(p->pct_fleet));
-	json_object_set_new(o, "z", hj_jnum(p->z));
+	json_object_set_new(o, "fleet_median", hj_jnum(hj_fleet_median(a, p)));
+	json_object_set_new(o, "pct_of_fleet_median", hj_jnum(hj_pct_fleet(a, p)));
+	json_object_set_new(o, "z", hj_jnum(hj_z(a, p)));
 	json_object_set_new(o, "node_median", hj_jnum(p->node_median));
-	json_object_set_new(o, "pct_of_node_median", hj_jnum(p->pct_node));
+	json_object_set_new(o, "pct_of_node_median", hj_jnum(hj_pct_node(p)));
 	json_object_set_new(o, "like_for_like", json_boolean(p->like));
 	json_object_set_new(o, "level", json_string(hr_level_name(p->level)));
 	json_object_set_new(o, "history_n", json_integer(p->hist_n));
@@ -101,11 +101,11 @@ static json_t *inst_json(const struct an *a, const struct inst *p)
 	json_object_set_new(o, "noisy_why", p->noisy ? json_string(p->noisy_why) : json_null());
 	json_object_set_new(o, "comparisons", json_integer(p->m));
 	json_object_set_new(o, "spread_rel", hj_jnum(p->s_rel));
-	json_object_set_new(o, "cut_off", hj_jnum(p->cut));
+	json_object_set_new(o, "cut_off", hj_jnum(hj_cut(a, p)));
 	json_object_set_new(o, "peer_median", hj_jnum(p->peer_median));
 	json_object_set_new(o, "peers", json_integer(p->peer_n));
-	json_object_set_new(o, "z_peers", hj_jnum(p->z_node));
-	json_object_set_new(o, "cut_off_peers", hj_jnum(p->cut_node));
+	json_object_set_new(o, "z_peers", hj_jnum(hj_z_node(a, p)));
+	json_object_set_new(o, "cut_off_peers", hj_jnum(hj_cut_node(a, p)));
 	json_object_set_new(o, "ratio_with_spread", hj_jnum(p->ratio_allow));
 	json_object_set_new(o, "confirmed", p->confirm == HR_CONFIRM_AGREED ? json_true() :
 				   p->confirm == HR_CONFIRM_DISAGREED ? json_false() : json_null());
@@ -366,7 +366,7 @@ json_t *hj_distributions_json(const struct an *a, int bounded)
 			x = json_object();
 			json_object_set_new(x, "subject", json_string(subj));
 			json_object_set_new(x, "value", hj_jnum(p->value));
-			json_object_set_new(x, "z", hj_jnum(p->z));
+			json_object_set_new(x, "z", hj_jnum(hj_z(a, p)));
 			json_object_set_new(x, "level", json_string(hr_level_name(p->level)));
 			if (kept)
 				json_object_set_new(x, "rank", json_integer((json_int_t)rank));

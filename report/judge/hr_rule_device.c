@@ -270,8 +270,8 @@ void hj_inst_margins(const struct an *a, const struct inst *p, const char *model
 	extra[0] = '\0';
 	if (p->level_rel >= HR_WARN)
 		snprintf(extra, n, "%.0f%% below the fleet median %s of %d %s (robust z %.1f: flagged at or beyond -%.1f, the cut-off for its node's %d comparisons, and from %.0f%% below; FAIL from %.0f%%)",
-			 100 - p->pct_fleet, hj_fmt_val(p->fleet_median, flops, ref, sizeof(ref)), p->fleet_n, like, p->z,
-			 p->cut, p->m, a->th->warn_pct_below, a->th->fail_pct_below);
+			 100 - hj_pct_fleet(a, p), hj_fmt_val(hj_fleet_median(a, p), flops, ref, sizeof(ref)), p->fleet_n, like, hj_z(a, p),
+			 hj_cut(a, p), p->m, a->th->warn_pct_below, a->th->fail_pct_below);
 	l = strlen(extra);
 	if (p->level_abs >= HR_WARN && !isnan(p->expected) && p->expected > 0 && l < n)
 		snprintf(extra + l, n - l, "%s%.0f%% of the expected %s%s%s (%s; WARN below %.0f%%, FAIL below %.0f%%, %s)",
@@ -282,25 +282,25 @@ void hj_inst_margins(const struct an *a, const struct inst *p, const char *model
 			 p->abs_by_median ? "the median of its like values is below it too" :
 			 "with the spread of healthy like values allowed");
 	l = strlen(extra);
-	if ((p->level_node >= HR_WARN || p->not_confirmed) && !isnan(p->pct_node) && l < n)
+	if ((p->level_node >= HR_WARN || p->not_confirmed) && !isnan(hj_pct_node(p)) && l < n)
 		snprintf(extra + l, n - l, "%s%.0f%% below the median %s of its node's %d other like GPUs (robust z %.1f: flagged at or beyond -%.1f and from %.0f%% below; FAIL from %.0f%%)%s",
-			 l ? "; " : "", 100 - p->pct_node, hj_fmt_val(p->peer_median, flops, ref, sizeof(ref)), p->peer_n,
-			 p->z_node, p->cut_node, a->th->warn_pct_below, a->th->fail_pct_below,
+			 l ? "; " : "", 100 - hj_pct_node(p), hj_fmt_val(p->peer_median, flops, ref, sizeof(ref)), p->peer_n,
+			 hj_z_node(a, p), hj_cut_node(a, p), a->th->warn_pct_below, a->th->fail_pct_below,
 			 p->confirm == HR_CONFIRM_AGREED ? ", confirmed by roofline's re-measurement" :
 			 p->not_confirmed ? ", not confirmed (no re-measurement in the input): at most WARN" : "");
 	l = strlen(extra);
-	if (!isnan(p->again) && p->confirm == HR_CONFIRM_AGREED && l < n)
+	if (!isnan(hj_again(p)) && p->confirm == HR_CONFIRM_AGREED && l < n)
 		snprintf(extra + l, n - l, "%s%s's re-measurement %s, held to the same rules: %s",
-			 l ? "; " : "", p->metric >= 0 ? "roofline" : "allreduce_bw", hj_fmt_val(p->again, flops, ref, sizeof(ref)),
+			 l ? "; " : "", p->metric >= 0 ? "roofline" : "allreduce_bw", hj_fmt_val(hj_again(p), flops, ref, sizeof(ref)),
 			 p->again_level >= HR_FAIL ? "FAIL too (agreement)" : "WARN (the finding stands at WARN)");
-	else if (p->metric < 0 && isnan(p->again_in) && l < n)
+	else if (p->metric < 0 && isnan(hj_again_in(p)) && l < n)
 		snprintf(extra + l, n - l, "%snot re-measured (no usable re-measurement of the largest size in the input)",
 			 l ? "; " : "");
 	l = strlen(extra);
 	if (p->level_hist >= HR_WARN && l < n)
 		snprintf(extra + l, n - l, "%s%s%.0f%% below its own history in the inputs (median %s of %d earlier runs; beyond their own spread)",
 			 l ? "; " : "", hj_hist_how(p),
-			 p->hist_pct, hj_fmt_val(p->hist_base, flops, ref, sizeof(ref)), p->hist_nbase);
+			 hj_hist(a, p)->pct, hj_fmt_val(hj_hist(a, p)->base, flops, ref, sizeof(ref)), hj_hist(a, p)->nbase);
 	l = strlen(extra);
 	if (p->level == HR_FAIL && !p->confirmed_fail && l < n)
 		snprintf(extra + l, n - l, "; FAIL not confirmed (no re-measurement, earlier run or persisting history agrees): re-run before draining");
@@ -327,7 +327,7 @@ static void device_reasons(struct an *a)
 			nflag++;
 			if (!worst || p->level > worst->level ||
 			    (p->level == worst->level &&
-			     (isnan(p->pct_fleet) ? 100 : p->pct_fleet) < (isnan(worst->pct_fleet) ? 100 : worst->pct_fleet)))
+			     (isnan(hj_pct_fleet(a, p)) ? 100 : hj_pct_fleet(a, p)) < (isnan(hj_pct_fleet(a, worst)) ? 100 : hj_pct_fleet(a, worst))))
 				worst = p;
 		}
 		for (j = a->dev_first[i]; !worst && j < a->dev_first[i] + a->dev_n[i]; j++) {
@@ -339,7 +339,7 @@ static void device_reasons(struct an *a)
 				   "nothing to do; re-run roofline on the node if it recurs",
 				   "%s %s %s was %.0f%% below the median %s of its node's %d other like GPUs, but roofline's re-measurement did not reproduce it: not judged low",
 				   d->device, hj_metric_label(p->metric, mk, sizeof(mk)), hj_fmt_val(p->value, p->metric > 0, v1, sizeof(v1)),
-				   100 - p->pct_node, hj_fmt_val(p->peer_median, p->metric > 0, v2, sizeof(v2)), p->peer_n);
+				   100 - hj_pct_node(p), hj_fmt_val(p->peer_median, p->metric > 0, v2, sizeof(v2)), p->peer_n);
 		}
 		if (!worst) {
 			int earlier = a->dev_n[i] && a->di[a->dev_first[i]].superseded_by;

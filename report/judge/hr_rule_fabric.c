@@ -246,7 +246,7 @@ void hj_group_instances(struct an *a)
 					cv = cl->cv;
 					again = cl->confirm == HR_CONFIRM_AGREED ? cl->confirm_loop_busbw : NAN;
 				}
-			p->again_in = isfinite(again) && again > 0 ? again : NAN;
+			p->again_v = isfinite(again) && again > 0 ? again : NAN;
 			hj_set_quality(a, p, a->grp_run[i], cv, hr_fmt_bytes(g->large_bytes, sz, sizeof(sz)));
 		}
 	}
@@ -276,9 +276,9 @@ static void group_not_reproduced(struct an *a)
 		size_t l = 0;
 		if (!p->not_reproduced || p->superseded_by)
 			continue;
-		if (!isnan(p->pct_fleet) && p->pct_fleet < 100 && p->fleet_median > 0)
+		if (!isnan(hj_pct_fleet(a, p)) && hj_pct_fleet(a, p) < 100 && hj_fleet_median(a, p) > 0)
 			l += (size_t)snprintf(why, sizeof(why), "%.0f%% below the fleet median %s of %d like groups",
-					      100 - p->pct_fleet, hj_fmt_val(p->fleet_median, 0, ref, sizeof(ref)), p->fleet_n);
+					      100 - hj_pct_fleet(a, p), hj_fmt_val(hj_fleet_median(a, p), 0, ref, sizeof(ref)), p->fleet_n);
 		if (!isnan(p->expected) && p->expected > 0 && l < sizeof(why))
 			snprintf(why + l, sizeof(why) - l, "%s%.0f%% of the expected %s (%s)", l ? ", " : "",
 				 100 * p->value / p->expected, hj_fmt_val(p->expected, 0, ref, sizeof(ref)),
@@ -289,7 +289,7 @@ static void group_not_reproduced(struct an *a)
 				   "%s busbw %s (%s %s, %d ranks, %s) was low (%s), but allreduce_bw's re-measurement of the largest size, %s, held to the same rules, is not: not judged low",
 				   p->fabric == 1 ? "intra-node" : "inter-node", hj_fmt_val(p->value, 0, v1, sizeof(v1)),
 				   g->collective, g->algo, g->nranks, g->name, why[0] ? why : "by the fleet or expectation rules",
-				   hj_fmt_val(p->again, 0, v2, sizeof(v2)));
+				   hj_fmt_val(hj_again(p), 0, v2, sizeof(v2)));
 	}
 }
 

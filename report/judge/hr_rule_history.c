@@ -50,13 +50,14 @@ static void history_cfg(struct hr_check_cfg *cfg)
 	cfg->min_nights = (int)hr_rule_param("fabric_regressed", "min_nights");
 }
 
-static int judge_history(const struct an *a, struct inst *p, struct hist_pt *pts, size_t n, double *v,
+static int judge_history(struct an *a, struct inst *p, struct hist_pt *pts, size_t n, double *v,
 			 const struct hr_check_cfg *cfg0, size_t *since)
 {
 	struct hr_check_cfg cfg = *cfg0;
 	struct hr_trend t;
 	size_t j, k, m = 0;
 	int r;
+	struct inst_hist *h;
 	if (p->noisy || p->superseded_by)
 		return 0;
 	qsort(pts, n, sizeof(*pts), cmp_hist);
@@ -84,9 +85,11 @@ static int judge_history(const struct an *a, struct inst *p, struct hist_pt *pts
 	*since = t.since;
 	p->hist_persist = r;
 	p->level_hist = r == HR_TREND_REGRESSED ? HR_FAIL : HR_WARN;
-	p->hist_base = t.baseline;
-	p->hist_pct = t.pct;
-	p->hist_nbase = (int)(t.since < (size_t)cfg.window ? t.since : (size_t)cfg.window);
+	if (!(h = hj_hist_new(a, p)))
+		return 0;
+	h->base = t.baseline;
+	h->pct = t.pct;
+	h->nbase = (int)(t.since < (size_t)cfg.window ? t.since : (size_t)cfg.window);
 	if (r == HR_TREND_REGRESSED)
 		p->confirmed_fail = 1;
 	if (p->level < p->level_hist)
@@ -193,8 +196,8 @@ static void history_reasons(struct an *a)
 		}
 		if (later || !judge_history(a, p, pts, n, v, &cfg, &since))
 			continue;
-		base = p->hist_base;
-		pct = p->hist_pct;
+		base = hj_hist(a, p)->base;
+		pct = hj_hist(a, p)->pct;
 		n = (size_t)p->hist_n; /* one per earlier run */
 		strftime(when, sizeof(when), "%Y-%m-%d", gmtime(&pts[since < n ? since : n - 1].t));
 		hj_fmt_val(p->value, 0, val, sizeof(val));
@@ -206,14 +209,14 @@ static void history_reasons(struct an *a)
 					   INTER_ACTION "; and what changed since (driver, NCCL, firmware, switch configuration)",
 					   "%s busbw %s (%s %s, %d ranks, %s) is %.0f%% below its own history in the inputs on %d runs in a row: median %s of %d earlier sweep%s (regressed since %s; beyond the runs' own spread)",
 					   p->fabric == 1 ? "intra-node" : "inter-node", val, g->collective, g->algo,
-					   g->nranks, g->name, pct, (int)(n + 1 - since), ref, p->hist_nbase,
-					   p->hist_nbase == 1 ? "" : "s", when);
+					   g->nranks, g->name, pct, (int)(n + 1 - since), ref, hj_hist(a, p)->nbase,
+					   hj_hist(a, p)->nbase == 1 ? "" : "s", when);
 			else
 				hj_add_reason(a, g->nodes[k], HR_WARN, "fabric_regressed", g->name, g->source,
 					   "re-run the sweep: a regression on one run alone is not yet a trend",
 					   "%s busbw %s (%s %s, %d ranks, %s) regressed once; re-run: %.0f%% below its own history in the inputs, median %s of %d earlier sweep%s (beyond the runs' own spread; REGRESSED when it persists on the next run)",
 					   p->fabric == 1 ? "intra-node" : "inter-node", val, g->collective, g->algo,
-					   g->nranks, g->name, pct, ref, p->hist_nbase, p->hist_nbase == 1 ? "" : "s");
+					   g->nranks, g->name, pct, ref, hj_hist(a, p)->nbase, hj_hist(a, p)->nbase == 1 ? "" : "s");
 			if (p->hist_persist == HR_TREND_REGRESSED && a->nr && !a->oom)
 				a->r[a->nr - 1].drain = 1;
 		}

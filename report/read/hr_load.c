@@ -850,6 +850,16 @@ int hr_fleet_load_nccltests(struct hr_fleet *f, const struct hr_nt_log *log)
 	return 0;
 }
 
+void hr_fleet_drop_points(struct hr_fleet *f)
+{
+	size_t i;
+	for (i = 0; i < f->ndevices; i++) {
+		free(f->devices[i].points);
+		f->devices[i].points = NULL;
+		f->devices[i].npoints = 0;
+	}
+}
+
 void hr_fleet_release(struct hr_fleet *f)
 {
 	size_t i, k;
@@ -862,9 +872,10 @@ void hr_fleet_release(struct hr_fleet *f)
 	}
 	for (i = 0; i < f->ndevices; i++) {
 		struct hr_device *d = &f->devices[i];
-		free(d->device); free(d->kind); free(d->name); free(d->pci_bus_id);
-		free(d->sku); free(d->status); free(d->reason); free(d->throttle_reasons);
-		free(d->clocks); free(d->points); free(d->source); free(d->host_link);
+		/* device, kind, name, sku, status, reason, clocks and source are
+		 * the fleet's (hr_fleet_str()) */
+		free(d->pci_bus_id); free(d->throttle_reasons);
+		free(d->points); free(d->host_link);
 		if (d->power) {
 			free(d->power->pts); free(d->power->rec_why); free(d->power);
 		}
@@ -899,6 +910,7 @@ void hr_fleet_release(struct hr_fleet *f)
 	hr_issues_release(&f->issues);
 	json_decref(f->node_index);
 	json_decref(f->texts);
+	json_decref(f->strs);
 	free(f->text_v);
 	hr_index_release(f);
 	memset(f, 0, sizeof(*f));

@@ -119,11 +119,11 @@ static int device_points(struct ctx *c, const struct hr_result_device *d, struct
 	/* clocks (the device's maximum SM clock, roofline's config.clock_mhz)
 	 * and throttle reasons (device level, then every point's telemetry) */
 	if (d->clocks.str)
-		dv->clocks = strdup(d->clocks.str);
+		dv->clocks = hr_fleet_str(c->f, d->clocks.str);
 	else if (d->clock_mhz.num > 0) {
 		char ck[64];
 		snprintf(ck, sizeof(ck), "%.0f MHz", d->clock_mhz.num);
-		dv->clocks = strdup(ck);
+		dv->clocks = hr_fleet_str(c->f, ck);
 	}
 	dv->throttle_reasons = hl_join_strings(&d->throttle_reasons);
 	telemetry_info(&d->telemetry, &dv->throttle_reasons);
@@ -223,13 +223,13 @@ static struct hr_device *device_new(struct ctx *c, const struct hr_result_device
 	if (!dv)
 		return NULL;
 	dv->node = dnode;
-	dv->device = strdup(id);
-	dv->kind = strdup(d->kind.str ? d->kind.str : (strncmp(id, "gpu", 3) ? "cpu" : "gpu"));
-	dv->name = hl_dup_or_null(name);
+	dv->device = hr_fleet_str(c->f, id);
+	dv->kind = hr_fleet_str(c->f, d->kind.str ? d->kind.str : (strncmp(id, "gpu", 3) ? "cpu" : "gpu"));
+	dv->name = name ? hr_fleet_str(c->f, name) : NULL;
 	dv->pci_bus_id = hl_dup_or_null(d->pci_bus_id.str);
-	dv->status = strdup(d->status.str);
-	dv->reason = hl_dup_or_null(d->reason.str);
-	dv->source = strdup(c->path);
+	dv->status = hr_fleet_str(c->f, d->status.str);
+	dv->reason = d->reason.str ? hr_fleet_str(c->f, d->reason.str) : NULL;
+	dv->source = hr_fleet_str(c->f, c->path);
 	dv->memory_gbps = dv->memory_cv = dv->flag_confirm_value[0] = NAN;
 	for (k = 0; k < CH_NDTYPES; k++)
 		dv->compute_gflops[k] = dv->compute_cv[k] = dv->flag_confirm_value[1 + k] = NAN;
@@ -244,7 +244,7 @@ static struct hr_device *device_new(struct ctx *c, const struct hr_result_device
 		if (!dv->ds && name)
 			dv->ds = ch_datasheet_lookup(name);
 		if (dv->ds)
-			dv->sku = strdup(dv->ds->sku);
+			dv->sku = hr_fleet_str(c->f, dv->ds->sku);
 		if (name && strcmp(dv->status, "unavailable"))
 			device_gpu_model(c, dnode, name);
 	}

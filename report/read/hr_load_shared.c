@@ -160,3 +160,15 @@ const char *hr_fleet_text_at(const struct hr_fleet *f, uint32_t id)
 {
 	return f->text_v[id];
 }
+
+const char *hr_fleet_str(struct hr_fleet *f, const char *s)
+{
+	void *it;
+	if (!s || (!f->strs && !(f->strs = json_object())))
+		return NULL;
+	if (!(it = json_object_iter_at(f->strs, s))) {
+		if (json_object_set_new_nocheck(f->strs, s, json_null()) || !(it = json_object_iter_at(f->strs, s)))
+			return NULL;
+	}
+	return json_object_iter_key(it);
+}

@@ -102,14 +102,16 @@ struct hr_power {
 /* A device measured by roofline. */
 struct hr_device {
 	int node;                   /* index into fleet.nodes */
-	char *device;               /* "gpu0", "cpu" */
-	char *kind;                 /* "gpu", "cpu" */
-	char *name;                 /* device name */
+	/* device, kind, name, sku, status, reason, clocks and source are kept
+	 * once in the fleet (hr_fleet_str()) */
+	const char *device;         /* "gpu0", "cpu" */
+	const char *kind;           /* "gpu", "cpu" */
+	const char *name;           /* device name */
 	char *pci_bus_id;
-	char *sku;                  /* datasheet SKU, NULL when none applies */
+	const char *sku;            /* datasheet SKU, NULL when none applies */
 	const struct ch_datasheet *ds; /* NULL when none */
-	char *status;               /* "ok", "failed", "unavailable" */
-	char *reason;
+	const char *status;         /* "ok", "failed", "unavailable" */
+	const char *reason;
 	double memory_gbps;         /* measured memory roof */
 	double compute_gflops[CH_NDTYPES]; /* measured compute roofs */
 	/* the per-call spread of the point that set each roof: the coefficient
@@ -125,12 +127,12 @@ struct hr_device {
 	double flag_confirm_value[1 + CH_NDTYPES];
 	int throttled;
 	char *throttle_reasons;     /* e.g. "sw_power_cap", NULL when unknown */
-	char *clocks;               /* e.g. "sm 1980 MHz, mem 2619 MHz", NULL unknown */
+	const char *clocks;         /* e.g. "sm 1980 MHz, mem 2619 MHz", NULL unknown */
 	struct hr_point *points;
 	size_t npoints;
 	struct hr_power *power;     /* its power-cap sweep, NULL none */
 	struct hr_host_link *host_link; /* its host link, NULL none */
-	char *source;               /* result file */
+	const char *source;         /* result file */
 };
 
 /* Group kinds (allreduce_bw's group_kind; nccl-tests runs by host count). */
@@ -310,6 +312,7 @@ struct hr_fleet {
 	json_t *texts;               /* hr_fleet_text()'s texts: text -> id, NULL until used */
 	const char **text_v;         /* id -> text (the keys of texts) */
 	size_t ntext, captext;
+	json_t *strs;                /* hr_fleet_str()'s strings (the keys), NULL until used */
 	struct hr_index *index;      /* the judge's lookups (hr_index.h), NULL until used */
 };
 
@@ -333,6 +336,15 @@ int hr_fleet_text(struct hr_fleet *f, const char *s, size_t max, uint32_t *id);
 /** hr_fleet_text_at - the text of id @id (hr_fleet_text()), valid until
  * hr_fleet_release(). */
 const char *hr_fleet_text_at(const struct hr_fleet *f, uint32_t id);
+
+/**
+ * hr_fleet_str - @s kept once in @f (whole: not cut), for the strings of
+ * which a fleet holds many copies (a device's kind, name, SKU, status,
+ * clocks and result file). Owned by @f, valid until hr_fleet_release();
+ * never freed on its own.
+ * Returns the kept copy; NULL when @s is NULL or out of memory.
+ */
+const char *hr_fleet_str(struct hr_fleet *f, const char *s);
 
 /**
  * hr_fleet_load_file - read one input file into the fleet.
@@ -395,6 +407,10 @@ int hr_fleet_load_nccltests(struct hr_fleet *f, const struct hr_nt_log *log);
  * results.
  */
 void hr_json_alloc_init(void);
+
+/** hr_fleet_drop_points - free every device's roofline points (npoints
+ * 0), for a caller done with them; the rest of @f is kept. */
+void hr_fleet_drop_points(struct hr_fleet *f);
 
 /** hr_fleet_release - free everything and zero @f. */
 void hr_fleet_release(struct hr_fleet *f);

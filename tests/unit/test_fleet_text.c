@@ -6,6 +6,8 @@
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/read/hr_model.h"
@@ -38,5 +40,50 @@ Test(fleet_text, same_text_same_id_cut_as_before)
 		cr_assert_str_eq(hr_fleet_text_at(&f, id), s);
 	}
 	cr_assert_str_eq(hr_fleet_text_at(&f, a), "triad");
+	hr_fleet_release(&f);
+}
+
+/* hr_fleet_str(): one copy per distinct string, whole (never cut), owned by
+ * the fleet; NULL stays NULL. */
+Test(fleet_text, str_kept_once_whole)
+{
+	struct hr_fleet f;
+	char long_s[400];
+	const char *a, *b, *c, *l;
+	memset(&f, 0, sizeof(f));
+	memset(long_s, 'x', sizeof(long_s) - 1);
+	long_s[sizeof(long_s) - 1] = '\0';
+	cr_assert_null(hr_fleet_str(&f, NULL));
+	a = hr_fleet_str(&f, "NVIDIA H100 80GB HBM3");
+	b = hr_fleet_str(&f, "cpu");
+	c = hr_fleet_str(&f, "NVIDIA H100 80GB HBM3");
+	cr_assert_not_null(a);
+	cr_assert_eq(a, c, "the same string is one copy");
+	cr_assert_neq(a, b);
+	cr_assert_str_eq(a, "NVIDIA H100 80GB HBM3");
+	cr_assert_str_eq(b, "cpu");
+	l = hr_fleet_str(&f, long_s);
+	cr_assert_str_eq(l, long_s, "kept whole, not cut");
+	cr_assert_eq(hr_fleet_str(&f, ""), hr_fleet_str(&f, ""));
+	hr_fleet_release(&f);
+}
+
+/* hr_fleet_drop_points(): every device's points gone, the rest kept. */
+Test(fleet_text, drop_points_keeps_the_rest)
+{
+	struct hr_fleet f;
+	memset(&f, 0, sizeof(f));
+	f.ndevices = 2;
+	f.devices = calloc(2, sizeof(*f.devices));
+	cr_assert_not_null(f.devices);
+	f.devices[0].points = calloc(3, sizeof(struct hr_point));
+	f.devices[0].npoints = 3;
+	f.devices[0].memory_gbps = 3000;
+	f.devices[1].device = hr_fleet_str(&f, "gpu1");
+	hr_fleet_drop_points(&f);
+	cr_assert_null(f.devices[0].points);
+	cr_assert_eq(f.devices[0].npoints, 0);
+	cr_assert_eq(f.devices[0].memory_gbps, 3000);
+	cr_assert_str_eq(f.devices[1].device, "gpu1");
 	hr_fleet_release(&f);
 }
