@@ -39,6 +39,13 @@ extern "C" {
 /* The busy share of the CPUs is sampled over this interval, seconds. */
 #define CH_HOST_LOAD_INTERVAL_SEC 0.2
 
+/* A host too busy for a measurement to be judged (health_report's
+ * measurement_noisy rule, its defaults; loader_contention's own verdict):
+ * CPU pressure ("some avg10", %) at or above CH_NOISY_PRESSURE_PCT, or
+ * other work on CH_NOISY_BUSY_PCT % or more of the CPUs. */
+#define CH_NOISY_PRESSURE_PCT 20
+#define CH_NOISY_BUSY_PCT 50
+
 /**
  * ch_procfs_root - the procfs root for this process: $CH_PROCFS_ROOT when
  * set (for tests: a directory holding a "proc" tree), else "" (this

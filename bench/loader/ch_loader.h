@@ -381,17 +381,12 @@ struct ch_lc_metrics {
  */
 int ch_lc_judge(struct ch_lc_metrics *m, int has_workers);
 
-/*
- * A host too busy with other work for the verdict to mean anything: the
- * cut-offs of health_report's measurement_noisy rule (report/judge/hr_rules.c,
- * docs/health_report.md "Measurement quality"): CPU pressure at or above
- * 20%, or other work holding 50% or more of the CPUs.
- */
-#define CH_LC_NOISY_PRESSURE_PCT 20.0
-#define CH_LC_NOISY_BUSY_PCT 50.0
-
 /**
- * ch_lc_host_busy - whether the host was busy before the load started.
+ * ch_lc_host_busy - whether the host was busy before the load started: too
+ * busy with other work for the verdict to mean anything, by the cut-offs of
+ * health_report's measurement_noisy rule, CH_NOISY_PRESSURE_PCT and
+ * CH_NOISY_BUSY_PCT (hw/ch_procfs.h; docs/health_report.md "Measurement
+ * quality").
  * @pressure_pct: [in] /proc/pressure/cpu "some avg10" as the run started
  *     (conditions.before.cpu_pressure_some_avg10_pct), %; NAN or < 0: unknown.
  * @busy_pct: [in] other work's share of all CPUs as the run started

@@ -5,6 +5,7 @@
 #include "bench/loader/ch_loader.h"
 #include "base/ch_common.h"
 #include "base/ch_parse.h"
+#include "hw/ch_procfs.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -219,11 +220,12 @@ void ch_lc_help(FILE *f)
 	      "< 5% of the step pass, 5-20% warn, >= 20% fail (TensorFlow profiler);\n"
 	      "accelerator utilisation >= 90% pass (DLIO / MLPerf Storage), < 70% fail.\n"
 	      "The recommendation is the fewest workers that pass, with the numactl,\n"
-	      "hwloc-bind and Slurm --cpu-bind lines that realise the placement.\n"
-	      "The overall verdict is \"not judged\" when the host was busy with other\n"
-	      "work before the load started (CPU pressure >= 20% as the run started or\n"
-	      "in the baseline, or other work on >= 50% of the CPUs): re-run idle.\n"
-	      "\n"
+	      "hwloc-bind and Slurm --cpu-bind lines that realise the placement.\n", f);
+	fprintf(f, "The overall verdict is \"not judged\" when the host was busy with other\n"
+		"work before the load started (CPU pressure >= %d%% as the run started or\n"
+		"in the baseline, or other work on >= %d%% of the CPUs): re-run idle.\n",
+		CH_NOISY_PRESSURE_PCT, CH_NOISY_BUSY_PCT);
+	fputs("\n"
 	      "Exit status: 0 pass, warn or not judged, 1 fail (no configuration met the\n"
 	      "targets, a collapsed affinity mask, or a batch that failed validation),\n"
 	      "2 usage, 3 unavailable (--copy cuda without a GPU), 4 run-time error.\n"

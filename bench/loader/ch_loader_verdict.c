@@ -3,6 +3,7 @@
  * thresholds, and the choice of the configuration to recommend.
  */
 #include "bench/loader/ch_loader.h"
+#include "hw/ch_procfs.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -69,19 +70,19 @@ int ch_lc_host_busy(double pressure_pct, double busy_pct, double base_psi_pct, c
 
 	if (n)
 		why[0] = '\0';
-	if (known_pct(pressure_pct) && pressure_pct >= CH_LC_NOISY_PRESSURE_PCT && l < n) {
+	if (known_pct(pressure_pct) && pressure_pct >= (double)CH_NOISY_PRESSURE_PCT && l < n) {
 		l += (size_t)snprintf(why + l, n - l, "%shost CPU pressure %.0f%% as the run started (>= %.0f%%)",
-				      busy ? "; " : "", pressure_pct, CH_LC_NOISY_PRESSURE_PCT);
+				      busy ? "; " : "", pressure_pct, (double)CH_NOISY_PRESSURE_PCT);
 		busy = 1;
 	}
-	if (known_pct(busy_pct) && busy_pct >= CH_LC_NOISY_BUSY_PCT && l < n) {
+	if (known_pct(busy_pct) && busy_pct >= (double)CH_NOISY_BUSY_PCT && l < n) {
 		l += (size_t)snprintf(why + l, n - l, "%shost CPUs %.0f%% busy with other work as the run started (>= %.0f%%)",
-				      busy ? "; " : "", busy_pct, CH_LC_NOISY_BUSY_PCT);
+				      busy ? "; " : "", busy_pct, (double)CH_NOISY_BUSY_PCT);
 		busy = 1;
 	}
-	if (known_pct(base_psi_pct) && base_psi_pct >= CH_LC_NOISY_PRESSURE_PCT && l < n) {
+	if (known_pct(base_psi_pct) && base_psi_pct >= (double)CH_NOISY_PRESSURE_PCT && l < n) {
 		snprintf(why + l, n - l, "%shost CPU pressure %.0f%% in the baseline, before any worker started (>= %.0f%%)",
-			 busy ? "; " : "", base_psi_pct, CH_LC_NOISY_PRESSURE_PCT);
+			 busy ? "; " : "", base_psi_pct, (double)CH_NOISY_PRESSURE_PCT);
 		busy = 1;
 	}
 	return busy;

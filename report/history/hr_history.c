@@ -4,6 +4,7 @@
  * (hr_history.h; method in docs/workflows.md).
  */
 #include "report/history/hr_history.h"
+#include "report/judge/hr_rules.h"
 #include "report/history/hr_hist_kfault.h"
 #include "report/history/hr_hist_out.h"
 #include "report/judge/hr_checkpoint.h"
@@ -1143,15 +1144,24 @@ static void usage(FILE *f)
 	      "night; wider when few nights estimate the spread). A regression on --persist\n"
 	      "consecutive nights (default 2) is 'REGRESSED ... since DATE' and the node\n"
 	      "becomes a drain candidate; on the night checked alone it is 'WARN ...\n"
-	      "regressed once; re-run'. Each series is also watched by a change detector:\n"
-	      "a CUSUM of its nights against its own level (the winsorized mean of at least\n"
-	      "7 earlier nights), on the night-to-night noise learned from all series of its\n"
-	      "metric and kind of device, with a threshold from 0.0005 false alarms per node\n"
-	      "and night; it says 'REGRESSED ... regressed X% since DATE, N nights; CUSUM S\n"
-	      "over H' (docs/workflows.md, \"Change detection\"). A night far below a\n"
-	      "series' own level on both of its measurements (each 15% or more, improbable\n"
-	      "under the learned noise at 0.00002 flagged nodes per node-night) is WARN on\n"
-	      "its first night; a night measured once is never WARN on its own: 'info ...:\n"
+	      "regressed once; re-run'.", f);
+	/* the change detector's and the far nights' figures: the rules table's
+	 * (a budget as a plain decimal: 0.00002, not 2e-05) */
+	char fb[32], *e;
+	snprintf(fb, sizeof(fb), "%.8f", hr_rule_param("history_far_night", "far_budget_node_night"));
+	for (e = fb + strlen(fb) - 1; e > fb && *e == '0'; e--)
+		*e = '\0';
+	fprintf(f, " Each series is also watched by a change detector:\n"
+		"a CUSUM of its nights against its own level (the winsorized mean of at least\n"
+		"%g earlier nights), on the night-to-night noise learned from all series of its\n"
+		"metric and kind of device, with a threshold from %g false alarms per node\n"
+		"and night; it says 'REGRESSED ... regressed X%% since DATE, N nights; CUSUM S\n"
+		"over H' (docs/workflows.md, \"Change detection\"). A night far below a\n"
+		"series' own level on both of its measurements (each %g%% or more, improbable\n"
+		"under the learned noise at %s flagged nodes per node-night) is WARN on\n",
+		hr_rule_param("history_cusum", "reference_nights"), hr_rule_param("history_cusum", "budget_node_night"),
+		hr_rule_param("history_far_night", "first_night_pct"), fb);
+	fputs("its first night; a night measured once is never WARN on its own: 'info ...:\n"
 	      "one night far, not judged until it repeats' (not with -q; --json: far_once);\n"
 	      "the median rule's REGRESSED stands only when its nights are that improbable\n"
 	      "too (docs/workflows.md, \"Far nights\"). kernel_log result files\n"

@@ -2,6 +2,7 @@
  * hr_rules.c - the verdict rules as one table (hr_rules.h).
  */
 #include "report/judge/hr_rules.h"
+#include "hw/ch_procfs.h"
 
 #include <errno.h>
 #include <math.h>
@@ -121,7 +122,7 @@ const struct hr_rule hr_rules[] = {
 	{ "nvbw_host_link_not_judged", "info", "a GPU's nvbandwidth host copies without both figures or without its PCIe link in the node's inventory", "no figure, or no inventory link", "the nvbandwidth file", "dcgm_nvbw_rules", HR_PASS_DCGM, { { NULL, 0, NULL, 0 } } },
 	{ "nvbw_d2d", "info", "nvbandwidth's device-to-device matrices, shown", "none: shown, not judged", "the nvbandwidth file", "dcgm_nvbw_rules", HR_PASS_DCGM, { { NULL, 0, NULL, 0 } } },
 	{ "measurement_noisy", "info", "a node's checks measured too noisily to judge", "a busy or oversubscribed host, a per-call spread above the bound", "docs/health_report.md, \"Measurement quality\"", "not_judged_reasons", HR_PASS_NOT_JUDGED,
-	  { { "max_cv", 0.10, "%g", 0 }, { "max_pressure_pct", 20, "%g", 0 }, { "max_busy_pct", 50, "%g", 0 }, { "max_per_core", 1, "%g", 0 } } },
+	  { { "max_cv", 0.10, "%g", 0 }, { "max_pressure_pct", CH_NOISY_PRESSURE_PCT, "%g", 0 }, { "max_busy_pct", CH_NOISY_BUSY_PCT, "%g", 0 }, { "max_per_core", 1, "%g", 0 } } },
 	{ "fabric_not_judged", "info", "a node none of whose fabric checks could be judged", "no expectation, too few like groups, too little history", "docs/health_report.md, \"Not judged\"", "not_judged_reasons", HR_PASS_NOT_JUDGED, { { NULL, 0, NULL, 0 } } },
 };
 
