@@ -71,6 +71,7 @@ struct kl_run {
 	long over_lines;            /* fault lines past KL_MAX_GROUPS groups */
 	enum ch_kaction over_action; /* their worst action */
 	long lines, skipped_old, bad_time;
+	long not_inventory;      /* AER and link lines of devices not in --inventory: left out */
 	double boot_epoch; /* wall time of boot for /dev/kmsg, NAN otherwise */
 };
 
@@ -379,8 +380,10 @@ static int add_fault(struct kl_run *r, const struct ch_kfault *f)
 		return 0;
 	}
 	/* AER and link lines of other devices than the inventory's GPUs and NICs */
-	if (r->have_inventory && !d && (f->kind == CH_KF_AER || kind == CH_KF_LINK_DOWN))
+	if (r->have_inventory && !d && (f->kind == CH_KF_AER || kind == CH_KF_LINK_DOWN)) {
+		r->not_inventory++;
 		return 0;
+	}
 	if (d)
 		snprintf(name, sizeof(name), "%s", d->name);
 	else
@@ -670,6 +673,7 @@ static int write_json(const struct kl_run *r, int argc, char **argv, int drains)
 			       "lines_before_since", (json_int_t)r->skipped_old, "lines_bad_time", (json_int_t)r->bad_time,
 			       "faults", groups_json(r));
 	json_object_set_new(kl, "lines_not_listed", json_integer(r->over_lines));
+	json_object_set_new(kl, "lines_not_in_inventory", json_integer(r->not_inventory));
 	json_object_set_new(kl, "not_listed_action", json_string(ch_kaction_name(r->over_action)));
 	json_object_set_new(ch_result_results(res), "kernel_log", kl);
 	rc = ch_result_finish(res, drains ? CH_ERR_CHECK : CH_OK,
@@ -784,6 +788,10 @@ static int run(struct kl_run *r, int argc, char **argv)
 	if (r->bad_time)
 		ch_warn("%ld fault line(s) of the kernel log skipped: an impossible time (negative, not a number, before 1970, "
 			"a date or hour no clock shows such as Feb 30 or 25:14, or more than a day after now)", r->bad_time);
+	if (r->not_inventory)
+		ch_warn("%ld AER or link line(s) of devices that are neither a GPU nor a NIC of the inventory '%s' left out "
+			"(not judged; another host's inventory leaves out this host's devices: docs/xid.md)",
+			r->not_inventory, r->o.inventory);
 	judge_links(r);
 	qsort(r->g, (size_t)r->ng, sizeof(r->g[0]), group_cmp);
 	for (int i = 0; i < r->ng; i++)

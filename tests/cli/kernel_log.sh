@@ -76,6 +76,19 @@ l = [g for g in f if g["kind"] == "link_down"][0]
 assert l["device"] == "mlx5_0" and l["lines"] == 3 and l["link_ups"] == 3 and l["gpu_index"] is None, l
 PY
 then ok kernel_log_result_file; else nok kernel_log_result_file "the JSON"; fi
+# with an inventory of no GPU and no NIC (another host's, say), the flaps and
+# the AER are left out: said on a warning with their count, and counted in
+# the result file (the stand-in's inventory above holds them: 0 there)
+mkdir -p "$TMP/nosys"
+CH_SYSFS_ROOT=$TMP/nosys "$B/roofline" --backend cpu --kernels triad --size 1M --iters 2 --confirm 0 --json "$TMP/inv0.json" -q >/dev/null 2>&1
+"$HR" kernel-log --kernel-log $K/h100-node-journal.log --inventory "$TMP/inv0.json" --now 2026-12-06T03:00:00Z \
+	--json "$TMP/kl0.json" >"$TMP/j0.out" 2>&1; rc=$?
+n0=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"]["kernel_log"]["lines_not_in_inventory"])' "$TMP/kl0.json" 2>/dev/null)
+n1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"]["kernel_log"]["lines_not_in_inventory"])' "$TMP/kl.json" 2>/dev/null)
+if [ $rc = 1 ] && [ "${n0:-0}" -gt 0 ] && [ "$n1" = 0 ] && ! grep -q 'link down' "$TMP/j0.out" &&
+	grep -q "warning: $n0 AER or link line(s) of devices that are neither a GPU nor a NIC of the inventory '$TMP/inv0.json' left out" "$TMP/j0.out"; then
+	ok "kernel_log_lines_outside_inventory_said ($n0 lines)"
+else nok kernel_log_lines_outside_inventory_said "exit $rc, counted '$n0' and '$n1'" "$TMP/j0.out"; fi
 
 # a window: the last 2900 s hold Xid 79 and the last flap only (1 < 3: no drain)
 "$HR" kernel-log --kernel-log $K/h100-node-journal.log --inventory "$INV" --now 2026-12-06T03:00:00Z --window 2900 >"$TMP/w.out" 2>&1; rc=$?
