@@ -121,9 +121,10 @@ void hr_report_usage(FILE *f, int subcommands)
 "       health_report canary [options] INPUT...   the pre-scaling canary\n"
 "       health_report history [options] INPUT...  nightly history and regressions\n"
 "       health_report steps [options] LOG|DIR...   a training job's own step logs\n"
+"       health_report kernel-log [options]        the kernel log's GPU and NIC faults\n"
 "       health_report rules                       the verdict rules as a table\n"
-"       (health_report canary --help, health_report history --help,\n"
-"        health_report steps --help)\n" : "",
+"       (health_report canary --help, history --help, steps --help,\n"
+"        kernel-log --help)\n" : "",
 		HR_DEFAULT_PUE, HR_DEFAULT_PRICE_PER_KWH, HR_DEFAULT_CURRENCY,
 		HR_DEFAULT_CARBON_G_PER_KWH, HR_DEFAULT_CPU_W, DEFAULT_MAX_PLOTS);
 }
