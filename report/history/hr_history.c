@@ -987,7 +987,11 @@ int hr_history_check(struct hr_history *h, const char *night,
 	if (sqlite3_prepare_v2(h->db, "SELECT node, gpu, metric, device_id, model FROM metrics WHERE night = ? ORDER BY node, gpu, metric",
 			       -1, &series, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h->db, "SELECT night, value, value_both FROM metrics WHERE node = ?1 AND gpu = ?2 AND metric = ?3 AND night <= ?4"
-			       " AND (?5 IS NULL OR device_id IS NULL OR device_id = ?5) ORDER BY night",
+			       " AND (?5 IS NULL OR device_id IS NULL OR device_id = ?5)"
+			       /* a value that is no finite number (a database edited by
+				* hand: text, Inf) is left out, never read as 0 */
+			       " AND typeof(value) IN ('real', 'integer') AND abs(value) <= 1.7976931348623157e308"
+			       " ORDER BY night",
 			       -1, &hist, NULL) != SQLITE_OK) {
 		sql_err(h, "query");
 		goto out;

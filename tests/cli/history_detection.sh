@@ -198,4 +198,23 @@ if [ -z "$bad" ] && [ "$(cat "$TMP/healthy.12.rc")" = 0 ] && grep -q 'series not
 else
 	nok history_detection_heavy_tailed_healthy "a healthy series REGRESSED (${bad##*/})" "$bad"
 fi
+# ---- a database edited by hand: one earlier night's value of a series made
+# text ('abc'), another Inf; night 12 checked again reads as with those rows
+# deleted (left out), never as a value of 0
+if command -v sqlite3 >/dev/null; then
+	q="night = (SELECT min(night) FROM metrics) AND node = 'n001' AND gpu = 'gpu0' AND metric = 'roofline.compute_gflops.bf16'"
+	q2="night = (SELECT max(night) FROM metrics WHERE night < '2026-12-12') AND node = 'n002' AND gpu = 'gpu1' AND metric = 'roofline.memory_gbps'"
+	cp "$TMP/drop.sqlite" "$TMP/bad.sqlite" && cp "$TMP/drop.sqlite" "$TMP/del.sqlite"
+	sqlite3 "$TMP/bad.sqlite" "UPDATE metrics SET value = 'abc' WHERE $q; UPDATE metrics SET value = 1e999 WHERE $q2;" &&
+		sqlite3 "$TMP/del.sqlite" "DELETE FROM metrics WHERE $q; DELETE FROM metrics WHERE $q2;"
+	"$HR" history --db "$TMP/bad.sqlite" --night 2026-12-12 >"$TMP/bad.out" 2>&1; r1=$?
+	"$HR" history --db "$TMP/del.sqlite" --night 2026-12-12 >"$TMP/del.out" 2>&1; r2=$?
+	if [ $r1 = $r2 ] && [ -s "$TMP/bad.out" ] && diff <(sed "s|$TMP/bad.sqlite|DB|g" "$TMP/bad.out") <(sed "s|$TMP/del.sqlite|DB|g" "$TMP/del.out") >/dev/null; then
+		ok history_detection_non_numeric_value_left_out
+	else
+		nok history_detection_non_numeric_value_left_out "exit $r1 vs $r2; $(diff <(sed "s|$TMP/bad.sqlite|DB|g" "$TMP/bad.out") <(sed "s|$TMP/del.sqlite|DB|g" "$TMP/del.out") | head -4 | tr '\n' ';')" "$TMP/bad.out"
+	fi
+else
+	echo "skip history_detection_non_numeric_value_left_out: no sqlite3"
+fi
 exit 0
