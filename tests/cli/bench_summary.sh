@@ -60,4 +60,20 @@ check "allreduce small sizes not resolved when a size's interval holds 1.05" "$(
 # busbw from 1 MiB: the ratio is plain time / ours (higher is better)
 samples "$tmp/bw" ar_default_1048576 ar_plain_1048576 1.10 1.11 1.09 1.10 1.12
 check "busbw missed when ours takes 10% longer" "$(summ "$tmp/bw")" '^\| allreduce_bw busbw >= 0\.98 x .* \| missed \| 0 sizes met, 1 missed, 0 not resolved; worst size 1048576 B: 0\.9'
+# a malformed line, an unreadable or empty samples file: exit 2 naming it;
+# a NaN sample is left out with a warning (no 'nan' in the table)
+printf '1 rl_dgemm\n' >"$tmp/malformed"
+out=$(scripts/bench/summarize "$tmp/malformed" 5 2 1 0 host cpu rev 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "summarize: error: $tmp/malformed:1: " <<<"$out" && echo "ok bench summary malformed samples exit 2" ||
+	echo "not ok bench summary malformed samples exit 2: exit $rc: $out"
+: >"$tmp/empty"
+out=$(scripts/bench/summarize "$tmp/empty" 5 2 1 0 host cpu rev 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "no sample in '$tmp/empty'" <<<"$out" && echo "ok bench summary empty samples exit 2" ||
+	echo "not ok bench summary empty samples exit 2: exit $rc: $out"
+samples "$tmp/nan" rl_dgemm plain_dgemm 1.01 1.02 1.015
+echo "4 rl_dgemm nan" >>"$tmp/nan"; echo "4 plain_dgemm 10" >>"$tmp/nan"
+out=$(summ "$tmp/nan")
+if grep -q "warning: 1 sample(s) not a positive finite number, left out: rl_dgemm round 4 (nan)" <<<"$out" &&
+	! grep -qi '| nan\|nan |' <<<"$out"; then echo "ok bench summary nan sample left out"
+else echo "not ok bench summary nan sample left out"; grep -i 'nan\|dgemm' <<<"$out" | sed 's/^/    /'; fi
 exit 0
