@@ -742,7 +742,7 @@ int hr_history_latest(struct hr_history *h, char *buf, size_t n)
 /* one series' values (oldest first), the larger of each night's two
  * measurements (NAN measured once) and nights, up to @night */
 struct series_buf {
-	double *v, *both;
+	double *v, *both, *single; /* single: single_measurements()' room */
 	char (*nights)[32];
 	size_t n, cap;
 };
@@ -772,6 +772,9 @@ static int load_series(sqlite3_stmt *hist, const char *node, const char *gpu, co
 			if (!(nv = realloc(b->both, nc * sizeof(*b->both))))
 				return CH_ERR_RUNTIME;
 			b->both = nv;
+			if (!(nv = realloc(b->single, nc * sizeof(*b->single))))
+				return CH_ERR_RUNTIME;
+			b->single = nv;
 			if (!(nn = realloc(b->nights, nc * sizeof(*b->nights))))
 				return CH_ERR_RUNTIME;
 			b->nights = nn;
@@ -796,7 +799,8 @@ static const char *series_class(const char *gpu, const char *metric, const char 
 	return hr_noise_class(gpu, metric, buf, n);
 }
 
-/* the noise model: every series of the night pooled by class */
+/* the noise model: every series pooled by class, from the nights before
+ * @night (tonight's faults, the very values to judge, move nothing) */
 static int learn_noise(sqlite3_stmt *series, sqlite3_stmt *hist, const char *night, const struct hr_check_cfg *cfg,
 		       struct series_buf *b, struct hr_noise_pool *pool)
 {
@@ -811,8 +815,13 @@ static int learn_noise(sqlite3_stmt *series, sqlite3_stmt *hist, const char *nig
 		const char *model = (const char *)sqlite3_column_text(series, 4);
 		if (!strcmp(node, HR_HISTORY_FLEET))
 			continue;
-		if (load_series(hist, node, gpu, metric, id, night, b) ||
-		    hr_noise_pool_add(pool, series_class(gpu, metric, model, cls, sizeof(cls)), b->v, b->n, cfg->window))
+		size_t n;
+		if (load_series(hist, node, gpu, metric, id, night, b))
+			return CH_ERR_RUNTIME;
+		n = b->n && !strcmp(b->nights[b->n - 1], night) ? b->n - 1 : b->n;
+		hr_noise_single(b->v, b->both, n, cfg->window, b->single);
+		if (hr_noise_pool_add(pool, series_class(gpu, metric, model, cls, sizeof(cls)), b->v,
+				      b->single, n, cfg->window))
 			return CH_ERR_RUNTIME;
 	}
 	return hr_noise_pool_fit(pool, cfg->cusum.floor_sigma);
@@ -882,10 +891,11 @@ static int far_of(struct hr_noise_pool *pool, const struct hr_check_cfg *cfg, co
  * measurements) at the node's budget cfg->alpha / @m. Tonight alone is
  * WARN when measured twice, both measurements at least the threshold
  * below the series' own level and the night's chance within that budget
- * (a 20% drop on the night it appears). Anything else the median rule or
- * these numbers point at, a night measured once above all, is "info: one
- * night far, not judged until it repeats" (r->info): a single measurement
- * far out may be a tail of the noise, never WARN. Without learned noise
+ * (a 20% drop on the night it appears). Anything else the median rule
+ * points at, or a night at least the threshold below whose chance is
+ * within cfg->cusum.info_chance (a night measured once above all), is
+ * "info: one night far, not judged until it repeats" (r->info): a single
+ * measurement far out may be a tail of the noise, never WARN. Without learned noise
  * for the class, the median rule alone, its "regressed once" WARN only for
  * a night measured twice. Returns the level (HR_TREND_*; info:
  * HR_TREND_NONE with r->info set).
@@ -895,7 +905,7 @@ static int far_judge(struct hr_noise_pool *pool, const struct hr_check_cfg *cfg,
 {
 	double budget = cfg->cusum.far_alpha / (m > 1 ? m : 1), last = b->both[b->n - 1];
 	struct hr_far f;
-	int far;
+	int far, seen;
 
 	r->far_budget = budget;
 	r->twice = isfinite(last) && last > 0;
@@ -908,11 +918,12 @@ static int far_judge(struct hr_noise_pool *pool, const struct hr_check_cfg *cfg,
 		return HR_TREND_NONE;
 	}
 	far = f.pct >= cfg->threshold_pct && f.p_last <= budget;
+	seen = f.pct >= cfg->threshold_pct && f.p_last <= cfg->cusum.info_chance;
 	r->persisted = 0;
 	r->far_p = f.p_last;
 	r->z = f.z;
 	r->pct_both = f.pct_both;
-	if (!found || far) {
+	if (!found || seen) {
 		r->baseline = f.reference;
 		r->pct = f.pct;
 		r->nbaseline = f.nref;
@@ -923,7 +934,7 @@ static int far_judge(struct hr_noise_pool *pool, const struct hr_check_cfg *cfg,
 		r->far = 1;
 		return HR_TREND_ONCE;
 	}
-	r->info = found || far;
+	r->info = found || seen;
 	return HR_TREND_NONE;
 }
 
@@ -1067,6 +1078,7 @@ out:
 	free(res);
 	free(b.v);
 	free(b.both);
+	free(b.single);
 	free(b.nights);
 	hr_noise_pool_free(pool);
 	sqlite3_finalize(series);

@@ -29,6 +29,7 @@ void hr_cusum_cfg_init(struct hr_cusum_cfg *c)
 	c->floor_sigma = hr_rule_param("history_cusum", "floor_sigma");
 	c->far_pct = hr_rule_param("history_far_night", "first_night_pct");
 	c->far_alpha = hr_rule_param("history_far_night", "far_budget_node_night");
+	c->info_chance = hr_rule_param("history_far_night", "info_chance_series_night");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -130,7 +131,9 @@ static double model_ratio(double w)
 	return model_abs_quantile(0.9, w) / model_abs_quantile(0.5, w);
 }
 
-double hr_noise_tail_weight(double *u, size_t n)
+/* The tail weight that matches the ratio of the 90% quantile of |u| to its
+ * median; @ratio_of(w) is the model's ratio, increasing in w. */
+static double match_ratio(double *u, size_t n, double (*ratio_of)(double w, const void *arg), const void *arg)
 {
 	double ratio, lo = 0, hi = 1;
 	size_t i;
@@ -144,13 +147,124 @@ double hr_noise_tail_weight(double *u, size_t n)
 	if (!(quantile(u, n, 0.5) > 0))
 		return 1;
 	ratio = quantile(u, n, 0.9) / quantile(u, n, 0.5);
-	if (ratio <= model_ratio(0))
+	if (ratio <= ratio_of(0, arg))
 		return 0;
-	if (ratio >= model_ratio(1))
+	if (ratio >= ratio_of(1, arg))
 		return 1;
-	for (it = 0; it < 40; it++) {
+	for (it = 0; it < 30; it++) {
 		double mid = 0.5 * (lo + hi);
-		if (model_ratio(mid) < ratio)
+		if (ratio_of(mid, arg) < ratio)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi; /* the heavier side of the bracket */
+}
+
+static double plain_ratio(double w, const void *arg)
+{
+	(void)arg;
+	return model_ratio(w);
+}
+
+double hr_noise_tail_weight(double *u, size_t n)
+{
+	return match_ratio(u, n, plain_ratio, NULL);
+}
+
+/* ---- the model of a leave-one-out residual (hr_noise_residuals()) ---- */
+
+#define NPDF0 0.3989422804014327 /* the N(0, 1) density at 0 */
+#define T3PDF0 0.3675525969478614 /* Student's t3 density at 0: 2 / (pi sqrt 3) */
+#define LOO_GRID 41               /* Simpson points over the reference's error, +-5 sd */
+
+/* the variance of the median of m - 1 noise values (robust sd units): its
+ * asymptotic 1 / (4 f(0)^2 (m - 1)), f the model's density */
+static double ref_median_var(double w, int m)
+{
+	double f0 = (1 - w) * NPDF0 + w * T3PDF0 * T3_MAD / N_MAD;
+	return 1 / (4 * f0 * f0 * (double)(m - 1));
+}
+
+/* P(r <= x) for a residual of a series of m values: r = (e - M) / c, e the
+ * night's noise, M the median of the others, c = sqrt(1 + pi / (2 (m - 1))) */
+static double loo_cdf(double x, double w, int m)
+{
+	double sd = sqrt(ref_median_var(w, m)), c = sqrt(1 + M_PI / (2.0 * (double)(m - 1)));
+	double h = 10.0 / (LOO_GRID - 1), s = 0;
+	int i;
+	for (i = 0; i < LOO_GRID; i++) {
+		double t = -5 + h * i, wt = (i == 0 || i == LOO_GRID - 1) ? 1 : (i % 2 ? 4 : 2);
+		s += wt * hr_noise_cdf(x * c + sd * t, w) * exp(-0.5 * t * t);
+	}
+	return s * h / 3 * NPDF0;
+}
+
+struct loo_mix {
+	const size_t *count; /* residuals of series of m values, m = 0 .. maxm */
+	int maxm;
+	size_t total;
+};
+
+static double loo_mix_cdf(double x, double w, const struct loo_mix *mx)
+{
+	double s = 0;
+	int m;
+	for (m = 3; m <= mx->maxm; m++)
+		if (mx->count[m])
+			s += (double)mx->count[m] * loo_cdf(x, w, m);
+	return s / (double)mx->total;
+}
+
+static double loo_abs_quantile(double q, double w, const struct loo_mix *mx)
+{
+	double lo = 0, hi = 100;
+	int i;
+	for (i = 0; i < 60; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (2 * loo_mix_cdf(mid, w, mx) - 1 < q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
+}
+
+/* the model's P(|r| > HR_DETECT_TAIL_AT x its median |r| / 0.6745) */
+static double loo_exceed(double w, const struct loo_mix *mx)
+{
+	return 2 * (1 - loo_mix_cdf(HR_DETECT_TAIL_AT * loo_abs_quantile(0.5, w, mx) / N_MAD, w, mx));
+}
+
+double hr_noise_tail_weight_loo(double *u, size_t n, const size_t *count, int maxm)
+{
+	struct loo_mix mx = {count, maxm, 0};
+	double cut, obs, lo = 0, hi = 1;
+	size_t i, k = 0;
+	int m, it;
+
+	for (m = 3; m <= maxm; m++)
+		mx.total += count[m];
+	if (!mx.total)
+		return hr_noise_tail_weight(u, n);
+	if (n < HR_DETECT_MIN_TAIL)
+		return 1;
+	for (i = 0; i < n; i++)
+		u[i] = fabs(u[i]);
+	qsort(u, n, sizeof(*u), cmp_double);
+	if (!(quantile(u, n, 0.5) > 0))
+		return 1;
+	cut = HR_DETECT_TAIL_AT * quantile(u, n, 0.5) / N_MAD;
+	for (i = 0; i < n; i++)
+		k += u[i] > cut;
+	obs = (double)k / (double)n;
+	if (obs <= loo_exceed(0, &mx))
+		return 0;
+	if (obs >= loo_exceed(1, &mx))
+		return 1;
+	for (it = 0; it < 30; it++) {
+		double mid = 0.5 * (lo + hi);
+		if (loo_exceed(mid, &mx) < obs)
 			lo = mid;
 		else
 			hi = mid;
@@ -411,10 +525,12 @@ int hr_cusum_run(const double *v, size_t n, double sigma, const struct hr_cusum_
 
 struct pool_class {
 	char key[192];
-	double *r;
-	size_t n, seen;
+	double *r;            /* residuals of the recorded values (the sigma) */
+	double *t;            /* residuals of single measurements (the tail) */
+	size_t n, seen, nt, seen_t;
 	double sigma;
 	int has_sigma;
+	size_t nm[HR_DETECT_LOO_MAXM + 1]; /* residuals added from series of m values */
 };
 
 struct hr_noise_pool {
@@ -444,8 +560,10 @@ void hr_noise_pool_free(struct hr_noise_pool *p)
 	size_t i;
 	if (!p)
 		return;
-	for (i = 0; i < p->n; i++)
+	for (i = 0; i < p->n; i++) {
 		free(p->c[i].r);
+		free(p->c[i].t);
+	}
 	free(p->c);
 	free(p);
 }
@@ -476,49 +594,83 @@ static uint64_t pool_rand(struct hr_noise_pool *p)
 	return p->rng * 2685821657736338717ull;
 }
 
-int hr_noise_pool_add(struct hr_noise_pool *p, const char *cls, const double *v, size_t n, int window)
+void hr_noise_single(const double *v, const double *both, size_t n, int window, double *out)
+{
+	size_t lo = window > 0 && n > (size_t)window ? n - (size_t)window : 0, i;
+	int all = 1;
+	for (i = lo; i < n; i++)
+		all &= isfinite(both[i]);
+	for (i = 0; i < n; i++) {
+		uint64_t hash = (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ull; /* Fibonacci hashing of the index */
+		if (!isfinite(both[i]))
+			out[i] = v[i];
+		else
+			out[i] = all && (hash >> 63) ? both[i] : 2 * v[i] - both[i];
+	}
+}
+
+/* keep residual r[0..m) in a class's sample of at most POOL_CAP */
+static void reservoir_add(struct hr_noise_pool *p, double *keep, size_t *n, size_t *seen, const double *r, size_t m)
+{
+	size_t i;
+	for (i = 0; i < m; i++, (*seen)++) {
+		if (*n < POOL_CAP) {
+			keep[(*n)++] = r[i];
+		} else {
+			/* reservoir: the seen-th value replaces one with chance cap / seen */
+			uint64_t j = pool_rand(p) % (*seen + 1);
+			if (j < POOL_CAP)
+				keep[j] = r[i];
+		}
+	}
+}
+
+static struct pool_class *pool_class_new(struct hr_noise_pool *p, const char *cls)
+{
+	struct pool_class *c;
+	if (p->n == p->cap) {
+		size_t nc = p->cap ? 2 * p->cap : 16;
+		struct pool_class *cc = realloc(p->c, nc * sizeof(*cc));
+		if (!cc)
+			return NULL;
+		p->c = cc;
+		p->cap = nc;
+	}
+	c = &p->c[p->n];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->key, sizeof(c->key), "%s", cls);
+	if (!(c->r = malloc(POOL_CAP * sizeof(double))) || !(c->t = malloc(POOL_CAP * sizeof(double)))) {
+		free(c->r);
+		return NULL;
+	}
+	p->n++;
+	return c;
+}
+
+int hr_noise_pool_add(struct hr_noise_pool *p, const char *cls, const double *v, const double *single, size_t n,
+		      int window)
 {
 	double r[MAX_WINDOW];
 	struct pool_class *c = pool_find(p, cls);
-	size_t m, i;
+	size_t m;
 
 	m = hr_noise_residuals(v, n, window, r);
 	if (!m)
 		return 0;
-	if (!c) {
-		if (p->n == p->cap) {
-			size_t nc = p->cap ? 2 * p->cap : 16;
-			struct pool_class *cc = realloc(p->c, nc * sizeof(*cc));
-			if (!cc)
-				return CH_ERR_RUNTIME;
-			p->c = cc;
-			p->cap = nc;
-		}
-		c = &p->c[p->n++];
-		memset(c, 0, sizeof(*c));
-		snprintf(c->key, sizeof(c->key), "%s", cls);
-		if (!(c->r = malloc(POOL_CAP * sizeof(double)))) {
-			p->n--;
-			return CH_ERR_RUNTIME;
-		}
-	}
-	for (i = 0; i < m; i++, c->seen++) {
-		if (c->n < POOL_CAP) {
-			c->r[c->n++] = r[i];
-		} else {
-			/* reservoir: the seen-th value replaces one with chance cap / seen */
-			uint64_t j = pool_rand(p) % (c->seen + 1);
-			if (j < POOL_CAP)
-				c->r[j] = r[i];
-		}
-	}
+	if (!c && !(c = pool_class_new(p, cls)))
+		return CH_ERR_RUNTIME;
+	reservoir_add(p, c->r, &c->n, &c->seen, r, m);
+	if (single)
+		m = hr_noise_residuals(single, n, window, r);
+	c->nm[m < HR_DETECT_LOO_MAXM ? m : HR_DETECT_LOO_MAXM] += m;
+	reservoir_add(p, c->t, &c->nt, &c->seen_t, r, m);
 	return 0;
 }
 
 int hr_noise_pool_fit(struct hr_noise_pool *p, double floor)
 {
 	double *u = NULL, *tmp = NULL;
-	size_t i, j, nu = 0;
+	size_t i, j, nu = 0, nm[HR_DETECT_LOO_MAXM + 1] = {0};
 
 	if (!(tmp = malloc(POOL_CAP * sizeof(double))) || !(u = malloc(TAIL_CAP * sizeof(double)))) {
 		free(tmp);
@@ -526,15 +678,21 @@ int hr_noise_pool_fit(struct hr_noise_pool *p, double floor)
 	}
 	for (i = 0; i < p->n; i++) {
 		struct pool_class *c = &p->c[i];
+		double st;
 		c->has_sigma = c->n >= HR_DETECT_MIN_CLASS;
 		if (!c->has_sigma)
 			continue;
 		memcpy(tmp, c->r, c->n * sizeof(double));
 		c->sigma = hr_noise_sigma(tmp, c->n, floor);
-		for (j = 0; j < c->n && nu < TAIL_CAP; j++)
-			u[nu++] = c->r[j] / c->sigma;
+		/* the tail: the single measurements' residuals in their own spread */
+		memcpy(tmp, c->t, c->nt * sizeof(double));
+		st = hr_noise_sigma(tmp, c->nt, floor);
+		for (j = 0; j < c->nt && nu < TAIL_CAP; j++)
+			u[nu++] = c->t[j] / st;
+		for (j = 0; j <= HR_DETECT_LOO_MAXM; j++)
+			nm[j] += c->nm[j];
 	}
-	p->w = hr_noise_tail_weight(u, nu);
+	p->w = hr_noise_tail_weight_loo(u, nu, nm, HR_DETECT_LOO_MAXM);
 	p->nth = 0;
 	free(tmp);
 	free(u);

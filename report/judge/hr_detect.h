@@ -18,15 +18,26 @@
  *    pooled over every series of that class and every night of the
  *    window: sigma = 1.4826 x the median absolute residual (the MAD, which
  *    a heavy tail or a faulty series barely moves).
- *  - The tail of the noise: the standardized residuals u = r / sigma of
- *    all classes are modelled as a mixture (1 - w) N(0, 1) + w T3, T3
- *    Student's t with 3 degrees of freedom scaled to the same robust
- *    spread (1.4826 x MAD = 1); w is set so that the model's ratio of the
- *    90% quantile of |u| to its median matches the pooled residuals'
- *    (2.44 for the normal, 3.08 for t3). Too few residuals (under
- *    HR_DETECT_MIN_TAIL): w = 1, the heavy tail assumed. (Learned from
- *    the high side alone it would be free of the agreement's thinning of
- *    the low side, but with half the values it is twice as noisy: at
+ *  - The tail of the noise: the noise is modelled as a mixture
+ *    (1 - w) N(0, 1) + w T3, T3 Student's t with 3 degrees of freedom
+ *    scaled to the same robust spread (1.4826 x MAD = 1). w is learned
+ *    from the residuals of single measurements of all classes, each class
+ *    standardized by its own robust sd: where a figure was measured again
+ *    on some nights only (a suspect re-measured), those nights count the
+ *    lower of the two measurements (the first, unless the second was lower
+ *    still); where it was measured twice every night, one of the two
+ *    picked by a hash of the night. (The recorded mean of two has a
+ *    thinner tail than one measurement, and a re-measured suspect's mean
+ *    thins the low side, so residuals of the means gave w = 0.55-0.75 for
+ *    t3 noise, which under-stated the tail of the figures measured once.)
+ *    w is set so that the model's ratio of the 90% quantile of |u| to its
+ *    median matches the pooled residuals' (2.44 for the normal, 3.08 for
+ *    t3), the model being that of a residual: the night's noise minus the
+ *    median of its series' other m - 1 nights, that median's error normal
+ *    with variance 1 / (4 f(0)^2 (m - 1)) (hr_noise_tail_weight_loo()).
+ *    Too few residuals (under HR_DETECT_MIN_TAIL): w = 1, the heavy tail
+ *    assumed. (Learned from the high side alone it would be free of
+ *    re-measurement, but with half the values it is twice as noisy: at
  *    Gaussian noise w came out 0.27 as often as 0.03, and the detector's
  *    threshold rose with it.)
  *  - How far one night is (hr_night_tail()): with the reference ref of
@@ -66,6 +77,10 @@ extern "C" {
 
 #define HR_DETECT_MIN_TAIL 200  /* fewest pooled residuals to learn the tail */
 #define HR_DETECT_MIN_CLASS 20  /* fewest residuals of a class to learn its sigma */
+#define HR_DETECT_LOO_MAXM 64  /* series of more values count as this many in
+				  the residuals' model (hr_noise_tail_weight_loo()) */
+#define HR_DETECT_TAIL_AT 3.0   /* the tail weight is learned from the share of
+				  residuals beyond this many robust sd */
 #define HR_DETECT_GRID 80       /* cells of the Brook-Evans chain */
 #define HR_DETECT_NIGHTS_PER_ALARM 2 /* nights a false alarm stays above h: its
 				 overshoot is at most clip - k (= k by default), which
@@ -86,6 +101,9 @@ struct hr_cusum_cfg {
 			     heavy tail rarely puts both there) */
 	double far_alpha; /* false alarms per node and night of far nights and
 			     of the median rule's REGRESSED (0.00002) */
+	double info_chance; /* a night not flagged is "info: one night far" when
+			     its chance for a healthy series is within this
+			     (0.0001; a line to read, never a flag) */
 };
 
 /** hr_cusum_cfg_init - the defaults above (the rows history_cusum and
@@ -117,6 +135,26 @@ double hr_noise_sigma(double *r, size_t n, double floor);
  * matched, see above); 1 when @n < HR_DETECT_MIN_TAIL.
  */
 double hr_noise_tail_weight(double *u, size_t n);
+
+/**
+ * hr_noise_tail_weight_loo - the same, for leave-one-out residuals
+ * (hr_noise_residuals()) rather than the noise itself. A residual is the
+ * night's noise minus the median of its series' other m - 1 nights, and
+ * that median's own error (normal, variance 1 / (4 f(0)^2 (m - 1)), f the
+ * model's density; robust sd units) thins the residuals' tail: pooled
+ * residuals of pure t3 series of 8 nights have a ratio of about 2.85, of
+ * 14 nights 3.0, against 3.08 for t3 itself, which hr_noise_tail_weight()
+ * reads as w = 0.6-0.9. The model's ratio here is that of the residuals,
+ * each m weighted by its share of the residuals.
+ * @u:     [in,out] @n standardized residuals (reordered).
+ * @count: [in] @count[m], m = 0 .. @maxm: residuals that came from series
+ *         of m values (those of more than @maxm counted at @maxm; m < 3
+ *         ignored).
+ * @maxm:  [in] the last index of @count.
+ * Returns w in [0, 1]; 1 when @n < HR_DETECT_MIN_TAIL; with no count at
+ * all, hr_noise_tail_weight()'s.
+ */
+double hr_noise_tail_weight_loo(double *u, size_t n, const size_t *count, int maxm);
 
 /**
  * hr_noise_cdf - P(u <= x) under the noise model with tail weight @w
@@ -253,17 +291,41 @@ void hr_noise_pool_free(struct hr_noise_pool *p);
 const char *hr_noise_class(const char *gpu, const char *metric, char *buf, size_t n);
 
 /**
+ * hr_noise_single - one measurement a night, for the noise's tail.
+ * @v:      [in] @n recorded values, oldest first (the mean where measured twice).
+ * @both:   [in] the larger of each night's two measurements, NAN where measured once.
+ * @n:      [in] nights.
+ * @window: [in] the nights the residuals use (the last @window).
+ * @out:    [out] @n values: @v where measured once; where the last @window
+ *          nights were all measured twice (allreduce_bw's largest size),
+ *          one of the two (the lower, 2 v - both, or the larger) picked by a
+ *          hash of the night's index, which is one measurement's draw; where
+ *          only some were (roofline's re-measured suspect), the lower, which
+ *          is the first measurement unless the second was lower still.
+ */
+void hr_noise_single(const double *v, const double *both, size_t n, int window, double *out);
+
+/**
  * hr_noise_pool_add - pool one series' residuals (hr_noise_residuals()
- * over its last @window values) into class @cls. A class keeps at most
- * 65,536 residuals (a fixed-seed reservoir sample beyond that).
+ * over its last @window values) into class @cls: those of @v for the
+ * class's sigma, those of @single for the tail weight. A class keeps at
+ * most 65,536 of each (a fixed-seed reservoir sample beyond that).
+ * @v:      [in] the recorded values, oldest first.
+ * @single: [in] the same nights as one measurement each (a figure
+ *          measured twice is recorded as the mean of both, whose tail is
+ *          thinner than one measurement's: hr_noise_single()), or
+ *          NULL: @v.
+ * @n:      [in] values in each.
  * Returns 0, CH_ERR_RUNTIME when out of memory.
  */
-int hr_noise_pool_add(struct hr_noise_pool *p, const char *cls, const double *v, size_t n, int window);
+int hr_noise_pool_add(struct hr_noise_pool *p, const char *cls, const double *v, const double *single, size_t n,
+		      int window);
 
 /**
  * hr_noise_pool_fit - learn each class's sigma (hr_noise_sigma(), at least
- * @floor) and the tail weight of all classes' standardized residuals
- * together (hr_noise_tail_weight()). Classes with fewer than
+ * @floor) and the tail weight of all classes' single measurements'
+ * residuals together, each class's standardized by their own robust sd
+ * (hr_noise_tail_weight_loo()). Classes with fewer than
  * HR_DETECT_MIN_CLASS residuals get no sigma (their series are not judged
  * by the detector). Returns 0, CH_ERR_RUNTIME when out of memory.
  */

@@ -393,8 +393,11 @@ static void draw_recorded(double v[NSER][NIGHTS], double both[NSER][NIGHTS], dou
 				both[s][t] = x > y ? x : y;
 			}
 		}
-		if (pool)
-			cr_assert_eq(hr_noise_pool_add(pool, "m@gpu", v[s], 14, 14), 0);
+		if (pool) {
+			double single[NIGHTS];
+			hr_noise_single(v[s], both[s], 14, 14, single);
+			cr_assert_eq(hr_noise_pool_add(pool, "m@gpu", v[s], single, 14, 14), 0);
+		}
 	}
 	if (pool) {
 		cr_assert_eq(hr_noise_pool_fit(pool, 0.001), 0);
@@ -427,10 +430,12 @@ static int far_nights(int heavy, double a, int rounds, int *all, double *wout)
 
 /* The chance of a night is what it says: healthy nights within a chance
  * of 1 in 500 are about 1 in 500 of them, normal or t3 noise, with the
- * low side thinned by the agreement of re-measurements (its tail learned
- * from the high side). 24,000 nights: 48 expected; at most 72 allowed (a
- * design twice as bad, e.g. t3 taken as normal or a single measurement's
- * chance squared, makes 96 or more). */
+ * low side thinned by the agreement of re-measurements. 24,000 nights: 48
+ * expected; at most 72 allowed (a design twice as bad, e.g. t3 taken as
+ * normal or a single measurement's chance squared, makes 96 or more). The
+ * tail weight is learned from one measurement a night (hr_noise_single()):
+ * t3 noise above 0.7 (0.85 here; the recorded means alone gave 0.56),
+ * normal noise under 0.3. */
 Test(detect, far_night_chance_is_calibrated, .timeout = 120)
 {
 	for (int heavy = 0; heavy < 2; heavy++) {
@@ -441,7 +446,7 @@ Test(detect, far_night_chance_is_calibrated, .timeout = 120)
 		cr_assert(k <= 72, "%s noise: %d of %d healthy nights within a chance of 1/500 (48 expected, tail weight %.2f)",
 			  heavy ? "t3" : "normal", k, all, w);
 		if (heavy)
-			cr_assert(w > 0.4, "t3 noise learned with tail weight %.2f", w);
+			cr_assert(w > 0.7, "t3 noise learned with tail weight %.2f", w);
 		else
 			cr_assert(w < 0.3, "normal noise learned with tail weight %.2f", w);
 	}
@@ -451,10 +456,13 @@ Test(detect, far_night_chance_is_calibrated, .timeout = 120)
  * noise: WARN (the larger measurement 15% or more below, its chance within
  * the budget of a node of 63 series, 0.00002 / 63) in 90% of series or
  * more at normal noise (about 96% expected: each measurement is above -15%
- * in 2% of nights), 70% at t3 noise (about 82%: the learned heavy tail
- * makes the same night less improbable); a design that judged the night by
- * its first measurement's chance alone would reach the budget at t3 noise
- * far less often. Healthy t3 nights: none within it (12,000 nights). */
+ * in 2% of nights). At t3 noise, learned as such (tail weight near 1), a
+ * healthy measurement is 15% low in about 1 night of 800, so both are in
+ * about 1 of 600,000, above the budget: only nights whose two measurements
+ * are both further out reach it, about 13% of them; at least 6% asserted.
+ * A design that judged the night by its first measurement's chance alone
+ * would reach it at t3 noise never. Healthy t3 nights: none within it
+ * (12,000 nights). */
 Test(detect, twenty_percent_drop_flagged_the_night_it_appears, .timeout = 120)
 {
 	static double v[NSER][NIGHTS], both[NSER][NIGHTS];
@@ -469,7 +477,7 @@ Test(detect, twenty_percent_drop_flagged_the_night_it_appears, .timeout = 120)
 			hit += f.twice && f.pct_both >= 15 && f.p_last <= 2e-5 / 63;
 		}
 		cr_log_info("%s: 20%% drop flagged the first night in %d of %d", heavy ? "t3" : "normal", hit, NSER);
-		cr_assert(hit >= NSER * (heavy ? 70 : 90) / 100, "%s noise: 20%% drop flagged the first night in %d of %d",
+		cr_assert(hit >= NSER * (heavy ? 6 : 90) / 100, "%s noise: 20%% drop flagged the first night in %d of %d",
 			  heavy ? "t3" : "normal", hit, NSER);
 		hr_noise_pool_free(pool);
 	}
