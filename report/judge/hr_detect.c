@@ -172,6 +172,42 @@ double hr_noise_tail_weight(double *u, size_t n)
 	return match_ratio(u, n, plain_ratio, NULL);
 }
 
+double hr_noise_tail_weight_high(size_t above, size_t n)
+{
+	double p0 = 1 - norm_cdf(3), p1 = 1 - t3_cdf(3 * T3_MAD / N_MAD), w;
+	if (n < HR_DETECT_MIN_TAIL)
+		return NAN;
+	w = ((double)above / (double)n - p0) / (p1 - p0);
+	return w < 0 ? 0 : w > 1 ? 1 : w;
+}
+
+double hr_noise_cut(double p, double w)
+{
+	static __thread struct {
+		double p, w, x;
+	} cache[64];
+	static __thread unsigned next;
+	double lo = 0, hi = 1e6;
+	unsigned k;
+	int i;
+	if (!(p > 0 && p < 0.5))
+		return NAN;
+	for (k = 0; k < 64; k++)
+		if (cache[k].p == p && cache[k].w == w)
+			return cache[k].x;
+	for (i = 0; i < 200 && hi - lo > 1e-9 * hi; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (hr_noise_cdf(-mid, w) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	cache[next % 64].p = p;
+	cache[next % 64].w = w;
+	cache[next++ % 64].x = hi;
+	return hi;
+}
+
 /* ---- the model of a leave-one-out residual (hr_noise_residuals()) ---- */
 
 #define NPDF0 0.3989422804014327 /* the N(0, 1) density at 0 */

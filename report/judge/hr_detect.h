@@ -157,6 +157,26 @@ double hr_noise_tail_weight(double *u, size_t n);
 double hr_noise_tail_weight_loo(double *u, size_t n, const size_t *count, int maxm);
 
 /**
+ * hr_noise_tail_weight_high - the tail weight of values standardized by
+ * their robust sd (1.4826 x MAD) from their upper side: @above of @n are
+ * more than 3 robust sd above their median (0.135% of them for the
+ * normal, 2.1% for t3). The one-night fleet report's cut-offs use it: a
+ * fault is low, so the upper side is free of the fleet's own faults (the
+ * low side is not: a few faults among 1,000 like values would raise the
+ * cut-off that is to find them). Real benchmark noise has its heavier tail
+ * on the low side (a preempted core, a clock dip), which the upper side
+ * under-states.
+ * Returns w in [0, 1], NAN when @n < HR_DETECT_MIN_TAIL (not learned).
+ */
+double hr_noise_tail_weight_high(size_t above, size_t n);
+
+/**
+ * hr_noise_cut - the cut-off x > 0 with P(u <= -x) = @p under the noise
+ * model of tail weight @w (robust sd units). NAN when @p is not in (0, 0.5).
+ */
+double hr_noise_cut(double p, double w);
+
+/**
  * hr_noise_cdf - P(u <= x) under the noise model with tail weight @w
  * (u in units of the robust sd).
  */

@@ -7,6 +7,7 @@
 #include "report/judge/hr_judge.h"
 #include "report/judge/hr_rules.h"
 #include "report/judge/hr_checkpoint.h"
+#include "report/judge/hr_detect.h"
 #include "report/judge/hr_inventory.h"
 #include "report/judge/hr_quality.h"
 #include "report/hr_util.h"
@@ -392,9 +393,21 @@ double hj_z(const struct an *a, const struct inst *p)
 	return p->fleet_cmp ? (p->value - k->median) / (p->s_rel * k->median) : NAN;
 }
 
+/* the cut-off @t (Student's t, hr_cutoff()) raised to the learned heavy
+ * tail's quantile where the class has one */
+static double tail_cut(const struct an *a, const struct inst *p, double t, double w)
+{
+	double c;
+	if (isnan(t) || !(w > 0))
+		return t;
+	c = hr_noise_cut(a->th->false_alarm / (p->m < 1 ? 1 : p->m), w);
+	return c > t ? c : t;
+}
+
 double hj_cut(const struct an *a, const struct inst *p)
 {
-	return p->fleet_cmp ? hr_cutoff(a->th->false_alarm, p->m, a->c[p->cls].n, a->th->z_outlier) : NAN;
+	return p->fleet_cmp ? tail_cut(a, p, hr_cutoff(a->th->false_alarm, p->m, a->c[p->cls].n, a->th->z_outlier),
+				       a->c[p->cls].tail_w) : NAN;
 }
 
 double hj_z_node(const struct an *a, const struct inst *p)
@@ -404,7 +417,8 @@ double hj_z_node(const struct an *a, const struct inst *p)
 
 double hj_cut_node(const struct an *a, const struct inst *p)
 {
-	return p->node_cmp ? hr_cutoff(a->th->false_alarm, p->m, a->c[p->cls].res_n, a->th->z_outlier) : NAN;
+	return p->node_cmp ? tail_cut(a, p, hr_cutoff(a->th->false_alarm, p->m, a->c[p->cls].res_n, a->th->z_outlier),
+				      a->c[p->cls].res_tail_w) : NAN;
 }
 
 double hj_pct_fleet(const struct an *a, const struct inst *p)
@@ -540,6 +554,36 @@ void hj_judge_all(struct an *a)
 		judge_inst(a, &a->gi[i]);
 }
 
+/* Each class's tail weight, of its values and of its GPUs' residuals
+ * against their node's other GPUs, from the share beyond 3 robust sd on
+ * the upper side (a fault is low, so faults in the fleet do not make its
+ * noise look heavy-tailed) where there are enough of them. */
+static void class_tails(struct an *a, const struct inst *v, size_t n)
+{
+	size_t c, i, *hi = calloc(3 * (a->nc ? a->nc : 1), sizeof(*hi)); /* above, above (residuals), seen */
+	if (!hi) {
+		a->oom = 1;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		const struct inst *p = &v[i];
+		const struct cls *k = &a->c[p->cls];
+		if (p->superseded_by || p->noisy)
+			continue;
+		hi[2 * a->nc + p->cls] = 1;
+		hi[2 * p->cls] += k->mad > 0 && p->value > k->median + 3 * 1.4826 * k->mad;
+		if (p->metric >= 0 && p->peer_n >= a->th->min_fleet - 1 && p->peer_median > 0 && k->res_mad > 0)
+			hi[2 * p->cls + 1] += p->value / p->peer_median - 1 > k->res_median + 3 * 1.4826 * k->res_mad;
+	}
+	for (c = 0; c < a->nc; c++) {
+		if (!hi[2 * a->nc + c])
+			continue; /* a class of the other kind (devices, groups) */
+		a->c[c].tail_w = hr_noise_tail_weight_high(hi[2 * c], a->c[c].n);
+		a->c[c].res_tail_w = hr_noise_tail_weight_high(hi[2 * c + 1], a->c[c].res_n);
+	}
+	free(hi);
+}
+
 void hj_compare(struct an *a, struct inst *v, size_t n)
 {
 	size_t i, *idx = malloc((n ? n : 1) * sizeof(*idx));
@@ -551,6 +595,8 @@ void hj_compare(struct an *a, struct inst *v, size_t n)
 		return;
 	}
 	class_stats(a, v, n, idx, x);
+	if (!a->oom)
+		class_tails(a, v, n);
 	/* every latest value knows how many like values its class has */
 	for (i = 0; i < n; i++)
 		if (!v[i].superseded_by && !v[i].noisy)

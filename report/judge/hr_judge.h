@@ -131,6 +131,10 @@ struct cls {
 	double median, mad;
 	size_t res_n;      /* devices: leave-one-out residuals against the node's other like GPUs */
 	double res_median, res_mad;
+	double tail_w, res_tail_w; /* the tail weight of the values and of the
+				      residuals, from their upper side
+				      (hr_noise_tail_weight_high()); NAN: too
+				      few values to learn it */
 };
 
 struct an {
