@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/ch_common.h"
 #include "report/judge/hr_detect.h"
@@ -486,4 +487,68 @@ Test(detect, twenty_percent_drop_flagged_the_night_it_appears, .timeout = 120)
 	int kk = far_nights(1, 2e-5 / 63, 1, &all, &w);
 	cr_log_info("healthy t3 within the budget: %d of %d (w %.2f)", kk, all, w);
 	cr_assert_eq(kk, 0);
+}
+
+/* The one-night report's tail weight, from the upper side of standardized
+ * values: normal values learn about 0, t3 about 1 (20,000 each: 27 and 420
+ * above 3 robust sd expected); too few values learn nothing (NAN); and the
+ * cut-off it gives is the model's quantile: the normal one for w = 0, far
+ * out for t3 (P(u <= -x) = 1e-5: 4.26 normal, about 36 for t3 in robust sd
+ * units), and NAN for a chance that is no tail. */
+Test(detect, one_night_tail_weight_from_the_upper_side)
+{
+	enum { N = 20000 };
+	size_t hi_n = 0, hi_t = 0;
+	for (int i = 0; i < N; i++) {
+		hi_n += gauss() > 3;
+		hi_t += t3() * 0.6744897501960817 / 0.7648923 > 3;
+	}
+	double wn = hr_noise_tail_weight_high(hi_n, N), wt = hr_noise_tail_weight_high(hi_t, N);
+	cr_assert(wn >= 0 && wn < 0.1, "normal: %zu above 3 sd, tail weight %g", hi_n, wn);
+	cr_assert(wt > 0.8 && wt <= 1, "t3: %zu above 3 sd, tail weight %g", hi_t, wt);
+	cr_assert(isnan(hr_noise_tail_weight_high(5, HR_DETECT_MIN_TAIL - 1)));
+	cr_assert_float_eq(hr_noise_tail_weight_high(0, 1000), 0, 0);
+	cr_assert_float_eq(hr_noise_tail_weight_high(1000, 1000), 1, 0);
+	cr_assert_float_eq(hr_noise_cut(1e-5, 0), 4.264890794, 1e-6);
+	double c = hr_noise_cut(1e-5, 1);
+	cr_assert_float_eq(hr_noise_cdf(-c, 1), 1e-5, 1e-9);
+	cr_assert(c > 30 && c < 45, "t3 cut-off at 1e-5: %g", c);
+	cr_assert(isnan(hr_noise_cut(0, 0.5)));
+	cr_assert(isnan(hr_noise_cut(NAN, 0.5)));
+	cr_assert(isnan(hr_noise_cut(0.7, 0.5)));
+}
+
+/* Pooled leave-one-out residuals of pure t3 series of 8 nights (their
+ * median's error thins the tail) are learned as t3 by the residuals' model
+ * (w > 0.8), where the plain model of the noise reads them lighter; normal
+ * series stay normal (w < 0.15). */
+Test(detect, tail_weight_of_leave_one_out_residuals)
+{
+	enum { S = 3000, M = 8 };
+	static double u[S * M], u2[S * M];
+	for (int heavy = 0; heavy < 2; heavy++) {
+		size_t n = 0, count[HR_DETECT_LOO_MAXM + 1] = { 0 };
+		double v[M], r[M];
+		for (int s = 0; s < S; s++) {
+			for (int t = 0; t < M; t++)
+				v[t] = exp(0.03 * (heavy ? t3() / sqrt(3.0) : gauss()));
+			size_t m = hr_noise_residuals(v, M, 14, r);
+			count[m] += m;
+			for (size_t i = 0; i < m; i++)
+				u[n++] = r[i];
+		}
+		double sigma;
+		memcpy(u2, u, n * sizeof(double));
+		sigma = hr_noise_sigma(u2, n, 1e-6);
+		for (size_t i = 0; i < n; i++)
+			u[i] /= sigma;
+		memcpy(u2, u, n * sizeof(double));
+		double w = hr_noise_tail_weight_loo(u, n, count, HR_DETECT_LOO_MAXM);
+		double plain = hr_noise_tail_weight(u2, n);
+		cr_log_info("%s: tail weight %.2f (the plain model of the noise: %.2f)", heavy ? "t3" : "normal", w, plain);
+		if (heavy)
+			cr_assert(w > 0.8, "t3 residuals of 8 nights: tail weight %.2f (plain %.2f)", w, plain);
+		else
+			cr_assert(w < 0.15, "normal residuals: tail weight %.2f", w);
+	}
 }

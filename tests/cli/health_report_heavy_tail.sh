@@ -1,0 +1,76 @@
+#!/bin/bash
+# health_report_heavy_tail.sh - the one-night fleet report on fleets large
+# enough to learn the tail of their noise (docs/health_report.md,
+# "Confirmation"; hr_noise_tail_weight_high()): a class of 200 like values
+# or more raises its fleet-outlier cut-off to the quantile of the heavy
+# tail it learns from its values' upper side.
+#   - heavy-tailed healthy fleets (make-nights.py, Student t with 3 degrees
+#     of freedom at 3%): 10 one-night fleets of 300 nodes (3,000
+#     node-nights): at most 5 nodes flagged and no drain candidate (the
+#     budget is 1 in 1,000, 3 here; the cut-off of Student's t alone flagged
+#     CPU sockets, measured once, in about 8 of 1,000: about 24 here);
+#   - a Gaussian fleet of 300 nodes with a CPU socket 20% low: still FAIL
+#     (its class learns no heavy tail, so the cut-off stays the normal one)
+#     and the reason says which cut-off it was judged against.
+# Prints "ok NAME", "not ok NAME: why" or "skip NAME: why".
+cd "$(dirname "$0")/../.." || exit 1
+source scripts/test-env
+HR=$B/health_report
+ok() { echo "ok $1"; }
+nok() { echo "not ok $1: $2"; }
+TMP=$(mktemp -d /tmp/ch_hr_heavy.XXXXXX)
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$TMP"' EXIT
+if [ ! -x "$HR" ]; then
+	echo "skip health_report_heavy_tail: $HR is not built"
+	exit 0
+fi
+count() { # FLEET_DIR -> "flagged drained" of its one-night report
+	rm -rf "$TMP/out"
+	"$HR" -q --max-plots 1 --out "$TMP/out" "$1" >/dev/null 2>&1
+	python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+print(sum(n.get("verdict") in ("WARN", "FAIL") for n in p["nodes"]), len(p["summary"]["drain_candidates"]))
+' "$TMP/out/profile.json" 2>/dev/null || echo "x x"
+}
+flagged=0 drained=0 bad=""
+for seed in 1 2 3 4 5 6 7 8 9 10; do
+	rm -rf "$TMP/f"
+	if ! python3 tests/data/report/make-nights.py "$TMP/f" --nodes 300 --nights 1 --noise t3 --sigma 0.03 \
+		--seed "$seed" --one-night >/dev/null 2>&1; then
+		bad="make-nights.py failed (seed $seed)"
+		break
+	fi
+	read -r f d < <(count "$TMP/f")
+	if [ "$f" = x ]; then
+		bad="no profile.json (seed $seed)"
+		break
+	fi
+	flagged=$((flagged + f))
+	drained=$((drained + d))
+done
+if [ -z "$bad" ] && [ "$flagged" -le 5 ] && [ "$drained" = 0 ]; then
+	ok health_report_heavy_tail_large_fleet
+else
+	nok health_report_heavy_tail_large_fleet "${bad:-$flagged of 3000 node-nights flagged (at most 5), $drained drain candidates}"
+fi
+
+rm -rf "$TMP/g"
+python3 tests/data/report/make-nights.py "$TMP/g" --nodes 300 --nights 1 --noise gauss --sigma 0.03 --seed 4 \
+	--one-night --fault cpu_socket:0.2:0:9 >/dev/null 2>&1
+rm -rf "$TMP/out"
+"$HR" -q --max-plots 1 --out "$TMP/out" "$TMP/g" >/dev/null 2>&1
+if python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+bad = {n["name"]: n for n in p["nodes"] if n.get("verdict") in ("WARN", "FAIL")}
+assert list(bad) == ["n009"], list(bad)
+r = [r for r in bad["n009"]["reasons"] if r["code"] == "memory_low"]
+assert r and r[0]["level"] == "fail", bad["n009"]["reasons"]
+text = json.dumps(r[0])
+assert "the cut-off for its node" in text and "heavy tail" not in text, text
+' "$TMP/out/profile.json"; then
+	ok health_report_heavy_tail_normal_fleet_keeps_its_power
+else
+	nok health_report_heavy_tail_normal_fleet_keeps_its_power "the CPU socket 20% low was not FAIL alone (see $TMP/out)"
+fi
