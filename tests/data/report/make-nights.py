@@ -46,9 +46,10 @@ persistent offset; all result files in today's format, idle conditions):
                       the largest size's cells carry "confirm", allreduce_bw's
                       re-measurement of the largest size (it measures it
                       again always), and so do both placements of a size
-                      that looks like a gap (make-noise-fleet draws the
-                      lower one's): an independent fresh draw of the same
-                      noise (the sweep's and the cell's), from its own
+                      that looks like a gap (make-noise-fleet's sweep()
+                      draws the lower one's, and a dip's, likewise from a
+                      stream of its own): an independent fresh draw of the
+                      same noise (the sweep's and the cell's), from its own
                       random stream, so that every other figure of a seed
                       is what it was without it
   loader_contention   input wait 1% and idle share 2% of the step, noisy
@@ -135,6 +136,7 @@ class Fleet:
         self.ckpt_off = {n: off(a.device_sd) for n in self.nodes}
         self.confirm = Noise(random.Random(a.seed * 104729 + 17), a.noise)
         self.again_bw = Noise(random.Random(a.seed * 15485863 + 29), a.noise)
+        self.again_cell = Noise(random.Random(a.seed * 32452843 + 31), a.noise)  # make-noise-fleet's sweep()
         self.faults = []
         for f in a.fault or []:
             p = f.split(":")
@@ -210,7 +212,7 @@ def remeasure(fl, sw, peak):
     sweep() does not draw (docs/allreduce_bw.md "Confirmation"): the largest
     size, measured again always, and the other placement of a size whose
     gap it re-measured (allreduce_bw measures both placements of a gap;
-    sweep() only the lower); each a fresh draw of the sweep's noise and the
+    sweep() only the lower, from fl.again_cell); each a fresh draw of the sweep's noise and the
     cell's around peak (the sweep's value without this night's noise), from
     the fleet's own stream; a cell that has its second measurement keeps it"""
     a = fl.a
@@ -275,7 +277,8 @@ def night(fl, nz, k, out):
     for n in fl.nodes:
         docs.append((os.path.join(n, "roofline.json"), roofline(fl, nz, k, n, day + "T02:00:00Z")))
         peak = 375.0 * fl.node_off[n] * fl.intra_off[n] * (1 - fl.fault("intra", k, n))
-        sw = remeasure(fl, nf.sweep(nz, a.sigma, "world", "world", list(range(nf.GPUS)), [n], peak), peak)
+        sw = remeasure(fl, nf.sweep(nz, a.sigma, "world", "world", list(range(nf.GPUS)), [n], peak,
+                                         fl.again_cell), peak)
         docs.append((os.path.join(n, "allreduce_bw.json"), nf.allreduce([sw], [n], day + "T03:00:00Z")))
         docs.append((os.path.join(n, "loader_contention.json"), loader(fl, nz, k, n, day + "T04:00:00Z")))
         docs.append((os.path.join(n, "checkpoint_io.json"), checkpoint(fl, nz, k, n, day + "T05:00:00Z")))
@@ -289,7 +292,7 @@ def night(fl, nz, k, out):
             peak = 365.0 * min(fl.node_off[na], fl.node_off[nb]) * \
                 (1 - fl.fault("pair", k, na)) * (1 - fl.fault("pair", k, nb))
             sweeps.append(remeasure(fl, nf.sweep(nz, a.sigma, "pair", "pair%d-%d" % (x, y), ranks_of(x) + ranks_of(y),
-                                                 [na, nb], peak), peak))
+                                                 [na, nb], peak, fl.again_cell), peak))
         docs.append((os.path.join("pairs", "allreduce_bw.json"), nf.allreduce(sweeps, fl.nodes, day + "T06:00:00Z")))
     if out is not None:
         for rel, doc in docs:

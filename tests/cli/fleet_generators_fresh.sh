@@ -1,0 +1,129 @@
+#!/bin/bash
+# fleet_generators_fresh.sh - the synthetic fleets' re-measurements are fresh
+# measurements (tests/data/report/make-noise-fleet.py, make-nights.py): the
+# all-reduce cell that allreduce_bw would measure again (a dip, the lower
+# placement of a gap) carries in "confirm" a value drawn with its own sweep
+# noise and cell noise around the sweep's noiseless peak, from the
+# re-measurements' own random stream, so it shares no noise with the first
+# measurement and every other figure of a seed is what it was.
+#   - fresh: over 400 one-node fleets of make-noise-fleet.py and 300 nights
+#     of one make-nights.py node (sigma 10%, no persistent offsets), the
+#     correlation between a re-measured cell (log of busbw over the
+#     noiseless curve) and its sweep's level (the mean of the same over the
+#     sweep's other cells) is under 0.25 in size (a re-measurement that
+#     shares the sweep's noise gives about 0.7: half its variance is the
+#     sweep's), its standard deviation within 0.12-0.165 (two draws of 10%:
+#     0.141) and its mean within 0.03 of 0;
+#   - own stream: sweep() with two different re-measurement streams writes
+#     the same figures but for the re-measurements, which differ;
+#   - the other figures of a seed: make-noise-fleet.py 0.1 3 6's files less
+#     every "confirm" hash to what the generator has always written (the
+#     fixed-seed counts of health_report_false_alarms.sh rest on them).
+# Prints "ok NAME", "not ok NAME: why" or "skip NAME: why".
+cd "$(dirname "$0")/../.." || exit 1
+source scripts/test-env
+TMP=$(mktemp -d /tmp/ch_fleet_fresh.XXXXXX)
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$TMP"' EXIT
+python3 - "$TMP" >"$TMP/out" 2>&1 <<'PY'
+import hashlib, importlib.util, json, math, os, random, shutil, sys
+tmp = sys.argv[1]
+
+
+def load(name, path):
+    spec = importlib.util.spec_from_file_location(name, os.path.join("tests", "data", "report", path))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+nf, mn = load("nf", "make-noise-fleet.py"), load("mn", "make-nights.py")
+
+
+def cells(sw, peak):
+    """(re-measured cell, its sweep's other cells), each as log(busbw /
+    noiseless curve), for the cells sweep() re-measures: a dip, a gap's
+    lower placement"""
+    ref = lambda size, c: math.log(c["busbw_gbps"] / nf.curve(peak, size))
+    out = []
+    for j, row in enumerate(sw["rows"]):
+        for half in ("out_of_place", "in_place"):
+            c, other = row[half].get("confirm"), row["in_place" if half == "out_of_place" else "out_of_place"]
+            if not c or c["why"] not in ("dip", "gap") or \
+                    (c["why"] == "gap" and row[half]["busbw_gbps"] > other["busbw_gbps"]):
+                continue
+            rest = [ref(x["bytes"], x[h]) for i, x in enumerate(sw["rows"]) for h in ("out_of_place", "in_place")
+                    if (i, h) != (j, half)]
+            out.append((ref(row["bytes"], c), sum(rest) / len(rest)))
+    return out
+
+
+def fresh(name, pts):
+    n = len(pts)
+    mx, my = sum(p[0] for p in pts) / n, sum(p[1] for p in pts) / n
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    r = sum((p[0] - mx) * (p[1] - my) for p in pts) / math.sqrt(sxx * sum((p[1] - my) ** 2 for p in pts))
+    sd = math.sqrt(sxx / (n - 1))
+    what = "%d cells: correlation with the sweep %.3f, sd %.4f, mean %.4f" % (n, r, sd, mx)
+    print("#", name, what)
+    ok = n >= 300 and abs(r) < 0.25 and 0.12 <= sd <= 0.165 and abs(mx) < 0.03
+    print("ok %s" % name if ok else "not ok %s: %s (want at least 300, |correlation| < 0.25, sd 0.12-0.165, "
+          "|mean| < 0.03)" % (name, what))
+
+
+world = lambda d: json.load(open(os.path.join(d, "n001", "allreduce_bw.json")))["results"]["sweeps"][0]
+pts = []
+for seed in range(1, 401):
+    d = os.path.join(tmp, "nf")
+    sys.argv = ["make-noise-fleet.py", d, "0.1", str(seed), "1"]
+    nf.main()
+    pts += cells(world(d), 375.0)
+    shutil.rmtree(d)
+fresh("fleet_generators_noise_fleet_remeasure_fresh", pts)
+
+pts = []
+a = mn.parse([tmp, "--nodes", "1", "--nights", "300", "--sigma", "0.1", "--device-sd", "0", "--node-sd", "0"])
+for k, day, write in mn.nights(a):
+    d = os.path.join(tmp, day)
+    write(d)
+    pts += cells(world(d), 375.0)
+    shutil.rmtree(d)
+fresh("fleet_generators_nights_remeasure_fresh", pts)
+
+
+def strip(o, conf):
+    if isinstance(o, dict):
+        if "confirm" in o:
+            conf.append(o["confirm"])
+        return {k: strip(v, conf) for k, v in o.items() if k != "confirm"}
+    return [strip(v, conf) for v in o] if isinstance(o, list) else o
+
+
+got = []
+for again in (1, 2):
+    conf = []
+    sw = nf.sweep(random.Random(11), 0.1, "world", "world", list(range(8)), ["n001"], 375.0, random.Random(again))
+    got.append((strip(sw, conf), conf))
+ok = got[0][0] == got[1][0] and got[0][1] and len(got[0][1]) == len(got[1][1]) and \
+    all(x != y for x, y in zip(got[0][1], got[1][1]))
+print("ok fleet_generators_own_stream" if ok else
+      "not ok fleet_generators_own_stream: %d and %d re-measurements, other figures %s" % (
+          len(got[0][1]), len(got[1][1]), "the same" if got[0][0] == got[1][0] else "differ"))
+
+d = os.path.join(tmp, "seed3")
+sys.argv = ["make-noise-fleet.py", d, "0.1", "3", "6"]
+nf.main()
+h, conf = hashlib.sha256(), []
+for r, ds, fs in sorted(os.walk(d)):
+    ds.sort()
+    for f in sorted(fs):
+        h.update(os.path.relpath(os.path.join(r, f), d).encode())
+        h.update(json.dumps(strip(json.load(open(os.path.join(r, f))), conf), sort_keys=True).encode())
+want = "71719606760953627ae77530762bd213032eb875430d817c9234e6d42098bf96"
+print("ok fleet_generators_other_figures_kept" if h.hexdigest() == want and conf else
+      "not ok fleet_generators_other_figures_kept: %d re-measurements, the other figures hash to %s (want %s)" % (
+          len(conf), h.hexdigest(), want))
+PY
+rc=$?
+cat "$TMP/out"
+[ $rc = 0 ] || echo "not ok fleet_generators_fresh: the check exited $rc"
+exit 0
