@@ -360,11 +360,34 @@ static int dump_member(FILE *f, const char *key, const json_t *v, int first)
 	return rc ? -1 : 0;
 }
 
+/*
+ * The nodes' share of profile.json and of the renderers (a third of the
+ * work after loading) runs on a thread of its own while the judge builds
+ * the next entries: a bounded queue of the entries handed over (each held
+ * by a reference of its own), taken in order by one writer, so that every
+ * output is what one thread writes. The writer's failure is seen by the
+ * next node handed (the profile stops, as when the write was in line).
+ */
+#define NODE_QUEUE 16
+
+struct writer {
+	pthread_t th;
+	int on;                 /* the thread runs (else the nodes are written in line) */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	json_t *node[NODE_QUEUE], *full[NODE_QUEUE];
+	size_t put, got;        /* entries handed, entries written */
+	int closing;            /* no more entries: the thread ends once it has written them */
+	int failed;             /* the writer failed: the entries after it are dropped */
+	int said;               /* the writer said why (ch_error()) */
+};
+
 struct stream {
 	const struct opts *o;
 	struct outfile profile;
 	size_t nodes;
 	struct hr_render *r;
+	struct writer w;
 	json_t *summary;    /* the head's summary and exit code, for -q and the exit status */
 	json_int_t exit_code;
 	json_t *tail;       /* kept until the fleet model is released */
@@ -412,21 +435,111 @@ static int s_head(void *ctx, const json_t *given)
 	return rc;
 }
 
+/* a node's entry into profile.json and the renderers (on the writer's
+ * thread when it runs); returns 0 or CH_ERR_RUNTIME */
+static int node_out(struct stream *s, const json_t *node, const json_t *full)
+{
+	if (fputs(s->nodes++ ? ",\n    " : "[\n    ", s->profile.f) < 0 || dump_at(s->profile.f, node, 2))
+		return CH_ERR_RUNTIME;
+	return hr_render_node(s->r, node, full) ? CH_ERR_RUNTIME : 0;
+}
+
+static void *writer_main(void *arg)
+{
+	struct stream *s = arg;
+	struct writer *w = &s->w;
+	int rc = 0;
+	ch_clear_last_error();
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		json_t *node, *full;
+		while (w->got == w->put && !w->closing)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (w->got == w->put)
+			break;
+		node = w->node[w->got % NODE_QUEUE];
+		full = w->full[w->got % NODE_QUEUE];
+		pthread_mutex_unlock(&w->mu);
+		if (!rc)
+			rc = node_out(s, node, full);
+		json_decref(node);
+		json_decref(full);
+		pthread_mutex_lock(&w->mu);
+		w->got++;
+		if (rc)
+			w->failed = 1;
+		pthread_cond_broadcast(&w->cv);
+	}
+	w->said = rc && *ch_last_error();
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* the writer's thread started (when it cannot be, the nodes are written in
+ * line: the outputs are the same) */
+static void writer_start(struct stream *s)
+{
+	struct writer *w = &s->w;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	w->on = pthread_create(&w->th, NULL, writer_main, s) == 0;
+	if (!w->on) {
+		pthread_mutex_destroy(&w->mu);
+		pthread_cond_destroy(&w->cv);
+	}
+}
+
+/* every entry handed written (or dropped after a failure) and the thread
+ * ended; returns 0, or CH_ERR_RUNTIME when the writer failed. Called once
+ * the profile's nodes are over, or stopped. */
+static int writer_finish(struct stream *s)
+{
+	struct writer *w = &s->w;
+	int failed;
+	if (!w->on)
+		return 0;
+	pthread_mutex_lock(&w->mu);
+	w->closing = 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->th, NULL);
+	failed = w->failed;
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	w->on = 0;
+	return failed ? CH_ERR_RUNTIME : 0;
+}
+
 static int s_node(void *ctx, const json_t *node, const json_t *full)
 {
 	struct stream *s = ctx;
-	if (fputs(s->nodes++ ? ",\n    " : "[\n    ", s->profile.f) < 0 || dump_at(s->profile.f, node, 2))
-		return s->err = CH_ERR_RUNTIME;
-	if (hr_render_node(s->r, node, full))
-		return s->err = CH_ERR_RUNTIME;
-	return 0;
+	struct writer *w = &s->w;
+	int failed;
+	if (!w->on)
+		return node_out(s, node, full) ? (s->err = CH_ERR_RUNTIME) : 0;
+	pthread_mutex_lock(&w->mu);
+	while (w->put - w->got >= NODE_QUEUE && !w->failed)
+		pthread_cond_wait(&w->cv, &w->mu);
+	failed = w->failed;
+	if (!failed) {
+		/* borrowed for the call: held until written */
+		w->node[w->put % NODE_QUEUE] = json_incref((json_t *)node);
+		w->full[w->put % NODE_QUEUE] = json_incref((json_t *)full);
+		w->put++;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return failed ? (s->err = CH_ERR_RUNTIME) : 0;
 }
 
 static int s_tail(void *ctx, const json_t *given)
 {
 	struct stream *s = ctx;
 	const char *key;
-	json_t *v, *tail = json_copy((json_t *)given);
+	json_t *v, *tail;
+	if (writer_finish(s))
+		return s->err = CH_ERR_RUNTIME;
+	tail = json_copy((json_t *)given);
 	if (!tail || (s->steps && json_object_set(tail, "steps", s->steps))) {
 		json_decref(tail);
 		return s->err = CH_ERR_RUNTIME;
@@ -714,12 +827,16 @@ int hr_report_main(int argc, char **argv)
 	/* the profile is written to profile.json and rendered node by node as
 	 * it is built (never held whole) */
 	ch_clear_last_error();
+	writer_start(&st);
 	rc = hr_analyze_stream(&fleet, &ao, &sink);
+	if (writer_finish(&st) && !rc)
+		rc = CH_ERR_RUNTIME;
 	if (rc) {
 		/* a write error of profile.json is said by out_close(), one of
-		 * a temporary file where it happened; else memory ran out */
+		 * a temporary file where it happened (by the writer's thread
+		 * too); else memory ran out */
 		out_close(&st.profile, 0);
-		if (!*ch_last_error())
+		if (!*ch_last_error() && !st.w.said)
 			ch_error("out of memory while building the profile");
 		rc = CH_ERR_RUNTIME;
 		goto out;
