@@ -9,6 +9,7 @@
 #include "report/render/hr_steps_render.h"
 #include "report/canary/hr_steps_run.h"
 #include "report/hr_util.h"
+#include "report/hr_jdump.h"
 #include "base/ch_common.h"
 #include "base/ch_parse.h"
 #include "base/ch_result.h"
@@ -317,37 +318,16 @@ static int out_close(struct outfile *o, int ok)
 }
 
 /* ---- profile.json, written as it is handed over (json_dumpf()'s text of
- * the whole profile with JSON_INDENT(2), byte for byte) */
-
-#define PROFILE_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(10))
+ * the whole profile with JSON_INDENT(2) | JSON_REAL_PRECISION(10), byte for
+ * byte: hr_jdump()) */
 
 /* @v as json_dumpf() writes it @depth levels deep: each line after the
  * first indented by 2 x @depth more (JSON text has no raw newline inside a
- * string). Returns 0, or -1 on a write error or out of memory. */
-struct dump_to {
-	FILE *f;
-	int depth;
-};
-
-/* json_dump_callback()'s writer: each piece as it comes (no copy of the
- * whole text), every newline followed by the indentation */
-static int dump_piece(const char *buf, size_t size, void *data)
-{
-	const struct dump_to *d = data;
-	const char *p = buf, *end = buf + size, *nl;
-	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
-		if (fwrite(p, 1, (size_t)(nl - p) + 1, d->f) != (size_t)(nl - p) + 1 ||
-		    fprintf(d->f, "%*s", 2 * d->depth, "") < 0)
-			return -1;
-		p = nl + 1;
-	}
-	return p < end && fwrite(p, 1, (size_t)(end - p), d->f) != (size_t)(end - p) ? -1 : 0;
-}
-
+ * string). Returns 0, or -1 on a write error or a value jansson would not
+ * write either. */
 static int dump_at(FILE *f, const json_t *v, int depth)
 {
-	struct dump_to d = { f, depth };
-	return json_dump_callback(v, dump_piece, &d, PROFILE_FLAGS | JSON_ENCODE_ANY) ? -1 : 0;
+	return hr_jdump(f, v, depth);
 }
 
 /* "key": value, at the top level of the profile */
