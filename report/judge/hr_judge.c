@@ -236,15 +236,38 @@ static int effect_level(const struct an *a, double z, double cut, double pct_bel
 /* Per class: the median and MAD of the clean latest values; per device
  * class also the leave-one-out residuals against each node's other like
  * GPUs (value / their median - 1), pooled over the fleet. */
-static void class_stats(struct an *a, struct inst *v, size_t n, size_t *idx, double *x)
+/* @idx: the latest clean values of @v grouped by class, in order within
+ * each (a counting sort: one pass over the values, not one per class);
+ * end[c]: the end of class c's run in @idx, which starts at end[c - 1] (0
+ * for the first). Returns end (caller frees), NULL when out of memory. */
+static size_t *by_class(const struct an *a, const struct inst *v, size_t n, size_t *idx)
 {
-	size_t c, i, s, e, k;
+	size_t *end = calloc(a->nc + 1, sizeof(*end)), c, i;
+	if (!end)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (v[i].cls >= 0 && (size_t)v[i].cls < a->nc && !v[i].superseded_by && !v[i].noisy)
+			end[v[i].cls + 1]++;
+	for (c = 1; c <= a->nc; c++)
+		end[c] += end[c - 1];
+	/* end[c] is now class c's start: filled up to its end */
+	for (i = 0; i < n; i++)
+		if (v[i].cls >= 0 && (size_t)v[i].cls < a->nc && !v[i].superseded_by && !v[i].noisy)
+			idx[end[v[i].cls]++] = i;
+	return end;
+}
+
+static void class_stats(struct an *a, struct inst *v, size_t n, size_t *all, double *x)
+{
+	size_t c, i, s, e, k, *end = by_class(a, v, n, all);
+	if (!end) {
+		a->oom = 1;
+		return;
+	}
 	for (c = 0; c < a->nc && !a->oom; c++) {
-		size_t m = 0, nr = 0;
+		size_t *idx = all + (c ? end[c - 1] : 0);
+		size_t m = end[c] - (c ? end[c - 1] : 0), nr = 0;
 		double med, mad;
-		for (i = 0; i < n; i++)
-			if (v[i].cls == (int)c && !v[i].superseded_by && !v[i].noisy)
-				idx[m++] = i;
 		if (!m)
 			continue;
 		for (i = 0; i < m; i++)
@@ -298,6 +321,7 @@ static void class_stats(struct an *a, struct inst *v, size_t n, size_t *idx, dou
 		}
 		a->c[c].res_n = nr;
 	}
+	free(end);
 }
 
 /* The level the value-based rules give @v, a second measurement of @p's

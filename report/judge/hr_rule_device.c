@@ -221,14 +221,65 @@ void hj_device_instances(struct an *a)
  * group's busbw (the value held), when the history rule saw
  * it persist, or when the earlier run of the same device or group in the
  * inputs (a re-run, or last night's) FAILed by the same rules. */
+/* the earlier run of @p among @hist (indices into @v of the values that
+ * are history: superseded), the latest of the same class, device or
+ * group, the first of equal start times; NULL none */
+static const struct inst *earlier_run(const struct an *a, const struct inst *v, const size_t *hist, size_t nh,
+				      const struct inst *p, int dev)
+{
+	const struct inst *prev = NULL;
+	time_t tp = 0;
+	size_t h;
+	for (h = 0; h < nh; h++) {
+		const struct inst *q = &v[hist[h]];
+		time_t tq = dev ? a->dev_t[q->subject] : a->grp_t[q->subject];
+		if (q == p || q->cls != p->cls || q->noisy)
+			continue;
+		if (dev ? !hj_same_device(&a->f->devices[q->subject], &a->f->devices[p->subject])
+			: !hj_same_nodes(&a->f->groups[q->subject], &a->f->groups[p->subject]))
+			continue;
+		if (!prev || tq > tp) {
+			prev = q;
+			tp = tq;
+		}
+	}
+	return prev;
+}
+
+/* the indices of @v's values that are history (superseded), in order;
+ * *@nh their count. NULL with *@nh 0 when there is none; a->oom set and
+ * NULL when out of memory. */
+static size_t *history_values(struct an *a, const struct inst *v, size_t n, size_t *nh)
+{
+	size_t i, *h = NULL;
+	*nh = 0;
+	for (i = 0; i < n; i++)
+		*nh += v[i].superseded_by != NULL;
+	if (!*nh)
+		return NULL;
+	if (!(h = malloc(*nh * sizeof(*h)))) {
+		a->oom = 1;
+		*nh = 0;
+		return NULL;
+	}
+	*nh = 0;
+	for (i = 0; i < n; i++)
+		if (v[i].superseded_by)
+			h[(*nh)++] = i;
+	return h;
+}
+
 void hj_confirm_fails(struct an *a)
 {
-	size_t i, j;
-	for (i = 0; i < a->ndi + a->ngi; i++) {
+	size_t i, nhd, nhg;
+	/* the earlier runs are looked for among the values that are history
+	 * only (a list made once: a scan of every value for each FAIL grew
+	 * with the square of the fleet) */
+	size_t *hd = history_values(a, a->di, a->ndi, &nhd), *hg = history_values(a, a->gi, a->ngi, &nhg);
+	for (i = 0; i < a->ndi + a->ngi && !a->oom; i++) {
 		int dev = i < a->ndi;
 		struct inst *p = dev ? &a->di[i] : &a->gi[i - a->ndi];
-		const struct inst *prev = NULL;
-		time_t tp = 0;
+		const struct inst *prev;
 		if (p->superseded_by || p->level != HR_FAIL || p->confirmed_fail)
 			continue;
 		if (p->confirm == HR_CONFIRM_AGREED) {
@@ -238,22 +289,12 @@ void hj_confirm_fails(struct an *a)
 			p->confirmed_fail = 1;
 			continue;
 		}
-		for (j = 0; j < (dev ? a->ndi : a->ngi); j++) {
-			const struct inst *q = dev ? &a->di[j] : &a->gi[j];
-			time_t tq = dev ? a->dev_t[q->subject] : a->grp_t[q->subject];
-			if (q == p || !q->superseded_by || q->cls != p->cls || q->noisy)
-				continue;
-			if (dev ? !hj_same_device(&a->f->devices[q->subject], &a->f->devices[p->subject])
-				: !hj_same_nodes(&a->f->groups[q->subject], &a->f->groups[p->subject]))
-				continue;
-			if (!prev || tq > tp) {
-				prev = q;
-				tp = tq;
-			}
-		}
+		prev = dev ? earlier_run(a, a->di, hd, nhd, p, 1) : earlier_run(a, a->gi, hg, nhg, p, 0);
 		if (prev && prev->raw_level == HR_FAIL)
 			p->confirmed_fail = 1;
 	}
+	free(hd);
+	free(hg);
 }
 
 /* The margins of a flagged value: every rule that flagged it, with the
