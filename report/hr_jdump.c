@@ -126,22 +126,18 @@ static int ten_digits(double a, uint64_t *digits, int *exp10)
 	return 0;
 }
 
-int hr_jdump_real(char *buf, double v)
+int hr_fmt_g10(char *buf, double v)
 {
 	char d[11], *p = buf;
 	uint64_t digits;
-	int x, i, last, len;
+	int x, i, last;
 
-	if (!isfinite(v))
-		return -1;
 	if (v == 0) {
-		strcpy(buf, signbit(v) ? "-0.0" : "0.0");
-		return signbit(v) ? 4 : 3;
+		strcpy(buf, signbit(v) ? "-0" : "0");
+		return signbit(v) ? 2 : 1;
 	}
-	if (ten_digits(fabs(v), &digits, &x)) {
-		len = snprintf(buf, 32, "%.10g", v);
-		return real_fixup(buf, len);
-	}
+	if (!isfinite(v) || ten_digits(fabs(v), &digits, &x))
+		return snprintf(buf, 32, "%.10g", v);
 	for (i = 9; i >= 0; i--, digits /= 10)
 		d[i] = (char)('0' + digits % 10);
 	for (last = 9; last > 0 && d[last] == '0'; last--)
@@ -149,14 +145,14 @@ int hr_jdump_real(char *buf, double v)
 	if (v < 0)
 		*p++ = '-';
 	if (x < -4 || x >= 10) {
-		/* d.ddde-X, the trailing zeros of the fraction dropped */
+		/* d.ddde-XX, the trailing zeros of the fraction dropped */
 		*p++ = d[0];
 		if (last > 0) {
 			*p++ = '.';
 			memcpy(p, d + 1, (size_t)last);
 			p += last;
 		}
-		p += sprintf(p, "e%d", x);
+		p += sprintf(p, "e%c%02d", x < 0 ? '-' : '+', x < 0 ? -x : x);
 		return (int)(p - buf);
 	}
 	if (x >= 0) {
@@ -166,9 +162,6 @@ int hr_jdump_real(char *buf, double v)
 			*p++ = '.';
 			memcpy(p, d + x + 1, (size_t)(last - x));
 			p += last - x;
-		} else {
-			memcpy(p, ".0", 2);
-			p += 2;
 		}
 	} else {
 		*p++ = '0';
@@ -180,6 +173,13 @@ int hr_jdump_real(char *buf, double v)
 	}
 	*p = '\0';
 	return (int)(p - buf);
+}
+
+int hr_jdump_real(char *buf, double v)
+{
+	if (!isfinite(v))
+		return -1;
+	return real_fixup(buf, hr_fmt_g10(buf, v));
 }
 
 /* ---- strings */

@@ -45,6 +45,15 @@ int hr_jdump(FILE *f, const json_t *v, int depth);
  */
 int hr_jdump_real(char *buf, double v);
 
+/**
+ * hr_fmt_g10 - snprintf(@buf, 32, "%.10g", @v)'s text, byte for byte,
+ * without glibc's multi-precision printf where long double arithmetic makes
+ * the rounding exact (the rest, and Inf and NaN, by snprintf).
+ * @buf: [out] at least 32 bytes; NUL-terminated.
+ * Returns the length written.
+ */
+int hr_fmt_g10(char *buf, double v);
+
 #ifdef __cplusplus
 }
 #endif

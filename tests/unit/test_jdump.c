@@ -5,7 +5,8 @@
  * escapes and control characters, multi-byte UTF-8, keys with a NUL,
  * integers at the ends of the 64-bit range), nested at a depth, and on a
  * million reals of every kind (the 10-digit rounding near ties, powers of
- * ten, exponents, subnormals, -0); what jansson refuses (a string that is
+ * ten, exponents, subnormals, -0), and hr_fmt_g10() against snprintf "%.10g"
+ * on the same reals; what jansson refuses (a string that is
  * not UTF-8) it refuses too.
  */
 #include <criterion/criterion.h>
@@ -118,8 +119,11 @@ Test(jdump, invalid_utf8_refused_as_jansson_refuses_it)
 
 static void same_real(double v)
 {
-	char a[40], *b;
+	char a[40], g[40], *b;
 	json_t *r = json_real(v);
+	snprintf(g, sizeof(g), "%.10g", v);
+	cr_assert(hr_fmt_g10(a, v) == (int)strlen(g));
+	cr_assert_str_eq(a, g, "%.17g", v);
 	cr_assert(r);
 	b = json_dumps(r, FLAGS);
 	cr_assert(hr_jdump_real(a, v) == (int)strlen(b));
@@ -159,5 +163,9 @@ Test(jdump, reals_as_jansson_writes_them)
 			same_real(v);
 	}
 	cr_assert_eq(hr_jdump_real(buf, NAN), -1);
+	cr_assert_eq(hr_fmt_g10(buf, NAN), 3);
+	cr_assert_str_eq(buf, "nan");
+	hr_fmt_g10(buf, -INFINITY);
+	cr_assert_str_eq(buf, "-inf");
 	cr_assert_eq(hr_jdump_real(buf, INFINITY), -1);
 }
