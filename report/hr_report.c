@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <math.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -778,6 +779,9 @@ int hr_report_main(int argc, char **argv)
 		goto out;
 	}
 	rc = hr_fleet_load_files(&fleet, (const char *const *)files.paths, files.named, files.n);
+	/* the reading threads' memory (their documents, freed) handed back before
+	 * the judge's values are made (the peak): 4 MiB at 12,500 nodes */
+	malloc_trim(0);
 	if (rc)
 		goto out;
 	/* the job's step logs: their problems are the report's input problems */

@@ -233,9 +233,6 @@ static int effect_level(const struct an *a, double z, double cut, double pct_bel
 	return hr_relative_level(a->th, z, cut, pct_below);
 }
 
-/* Per class: the median and MAD of the clean latest values; per device
- * class also the leave-one-out residuals against each node's other like
- * GPUs (value / their median - 1), pooled over the fleet. */
 /* @idx: the latest clean values of @v grouped by class, in order within
  * each (a counting sort: one pass over the values, not one per class);
  * end[c]: the end of class c's run in @idx, which starts at end[c - 1] (0
@@ -257,10 +254,24 @@ static size_t *by_class(const struct an *a, const struct inst *v, size_t n, size
 	return end;
 }
 
-static void class_stats(struct an *a, struct inst *v, size_t n, size_t *all, double *x)
+/* Per class: the median and MAD of the clean latest values; per device
+ * class also the leave-one-out residuals against each node's other like
+ * GPUs (value / their median - 1), pooled over the fleet. */
+static void class_stats(struct an *a, struct inst *v, size_t n, size_t *all)
 {
-	size_t c, i, s, e, k, *end = by_class(a, v, n, all);
+	size_t c, i, s, e, k, *end = by_class(a, v, n, all), big = 1;
+	double *x;
 	if (!end) {
+		a->oom = 1;
+		return;
+	}
+	/* room for the largest class's values and a node's peers (2 x its
+	 * size), not 2 x every value (the judge's peak: 12 MB at 100,000 GPUs) */
+	for (c = 0; c < a->nc; c++)
+		if (end[c] - (c ? end[c - 1] : 0) > big)
+			big = end[c] - (c ? end[c - 1] : 0);
+	if (!(x = malloc(2 * big * sizeof(*x)))) {
+		free(end);
 		a->oom = 1;
 		return;
 	}
@@ -321,6 +332,7 @@ static void class_stats(struct an *a, struct inst *v, size_t n, size_t *all, dou
 		}
 		a->c[c].res_n = nr;
 	}
+	free(x);
 	free(end);
 }
 
@@ -567,19 +579,15 @@ void hj_judge_all(struct an *a)
 void hj_compare(struct an *a, struct inst *v, size_t n)
 {
 	size_t i, *idx = malloc((n ? n : 1) * sizeof(*idx));
-	double *x = malloc((n ? 2 * n : 2) * sizeof(*x));
-	if (!x || !idx) {
-		free(x);
-		free(idx);
+	if (!idx) {
 		a->oom = 1;
 		return;
 	}
-	class_stats(a, v, n, idx, x);
+	class_stats(a, v, n, idx);
 	/* every latest value knows how many like values its class has */
 	for (i = 0; i < n; i++)
 		if (!v[i].superseded_by && !v[i].noisy)
 			v[i].fleet_n = (int)a->c[v[i].cls].n;
-	free(x);
 	free(idx);
 }
 
