@@ -22,22 +22,43 @@
  * cores) rather than a GEMM (tensor cores where the GPU has them): roofline
  * sets the roof to the fastest valid ladder or gemm point of the dtype, the
  * first of equal ones (docs/results-schema.md, roofs.compute_kernel). */
-static int roof_is_ladder(const struct hr_fleet *f, const struct hr_device *d, int dt)
+static int roof_is_ladder(const struct hr_device *d, int dt, const signed char *fam, const signed char *dt_of)
 {
 	double best = -1;
 	int ladder = 0;
 	size_t i;
 	for (i = 0; i < d->npoints; i++) {
 		const struct hr_point *p = &d->points[i];
-		const char *fam = hr_fleet_text_at(f, p->family);
-		int l = !strcmp(fam, "ladder");
-		if ((l || !strcmp(fam, "gemm")) && !strcmp(hr_fleet_text_at(f, p->dtype), ch_dtype_name(dt)) &&
-		    p->gflops > best) {
+		int l = fam[p->family] == 2;
+		if ((l || fam[p->family] == 1) && dt_of[p->dtype] == dt && p->gflops > best) {
 			best = p->gflops;
 			ladder = l;
 		}
 	}
 	return ladder;
+}
+
+/* Per text of the fleet (hr_fleet_text() ids): *@fam 2 "ladder", 1 "gemm",
+ * else 0; *@dt_of the dtype it names, else -1: roof_is_ladder() compared
+ * the texts of every point for every metric of every device. Returns 0, or
+ * -1 out of memory (caller frees both either way). */
+static int text_kinds(const struct hr_fleet *f, signed char **fam, signed char **dt_of)
+{
+	size_t i;
+	int dt;
+	*fam = malloc(f->ntext ? f->ntext : 1);
+	*dt_of = malloc(f->ntext ? f->ntext : 1);
+	if (!*fam || !*dt_of)
+		return -1;
+	for (i = 0; i < f->ntext; i++) {
+		const char *t = hr_fleet_text_at(f, (uint32_t)i);
+		(*fam)[i] = !strcmp(t, "ladder") ? 2 : !strcmp(t, "gemm") ? 1 : 0;
+		(*dt_of)[i] = -1;
+		for (dt = 0; dt < CH_NDTYPES && (*dt_of)[i] < 0; dt++)
+			if (!strcmp(t, ch_dtype_name(dt)))
+				(*dt_of)[i] = (signed char)dt;
+	}
+	return 0;
 }
 
 /* A device with a later run in the inputs (same node, device and bus id,
@@ -172,8 +193,13 @@ void hj_device_instances(struct an *a)
 	char at[CH_NDTYPES + 1][64];
 	size_t i;
 	int m;
+	signed char *fam = NULL, *dt_of = NULL;
 	if (reserve_device_instances(a))
 		return;
+	if (text_kinds(f, &fam, &dt_of)) {
+		a->oom = 1;
+		goto out;
+	}
 	memset(memo, 0, sizeof(memo));
 	memset(next, 0, sizeof(next));
 	for (m = 0; m <= CH_NDTYPES; m++) {
@@ -192,10 +218,10 @@ void hj_device_instances(struct an *a)
 			struct inst *p;
 			if (isnan(v))
 				continue;
-			ladder = m > 0 && roof_is_ladder(f, d, m - 1);
+			ladder = m > 0 && roof_is_ladder(d, m - 1, fam, dt_of);
 			p = hj_new_inst(a, &a->di, &a->ndi, &a->capdi);
 			if (!p)
-				return;
+				goto out;
 			p->node = d->node;
 			p->subject = (int)i;
 			p->metric = m;
@@ -214,6 +240,9 @@ void hj_device_instances(struct an *a)
 		}
 	}
 	mark_superseded_devices(a);
+out:
+	free(fam);
+	free(dt_of);
 }
 
 /* A FAIL is confirmed, and its node a drain candidate, when roofline's
