@@ -343,24 +343,34 @@ static int dump_member(FILE *f, const char *key, const json_t *v, int first)
 
 /*
  * The nodes' share of profile.json and of the renderers (a third of the
- * work after loading) runs on a thread of its own while the judge builds
- * the next entries: a bounded queue of the entries handed over (each held
- * by a reference of its own), taken in order by one writer, so that every
- * output is what one thread writes. The writer's failure is seen by the
- * next node handed (the profile stops, as when the write was in line).
+ * work after loading) runs on two threads of their own while the judge
+ * builds the next entries: a bounded queue of the entries handed over
+ * (each held by a reference per thread), taken in order by the profile's
+ * writer and by the renderers' writer, so that every output is what one
+ * thread writes. A writer's failure is seen by the next node handed (the
+ * profile stops, as when the writing was in line), and the other writer
+ * skips what follows.
  */
 #define NODE_QUEUE 16
 
+enum { W_PROFILE, W_RENDER, W_N };
+
 struct writer {
-	pthread_t th;
-	int on;                 /* the thread runs (else the nodes are written in line) */
+	pthread_t th[W_N];
+	int on;                 /* the threads run (else the nodes are written in line) */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	json_t *node[NODE_QUEUE], *full[NODE_QUEUE];
-	size_t put, got;        /* entries handed, entries written */
-	int closing;            /* no more entries: the thread ends once it has written them */
-	int failed;             /* the writer failed: the entries after it are dropped */
-	int said;               /* the writer said why (ch_error()) */
+	size_t put, got[W_N];   /* entries handed, entries each writer has done */
+	int closing;            /* no more entries: the threads end once they have written them */
+	int failed;             /* a writer failed: the entries after it are dropped */
+	int said;               /* a writer said why (ch_error()) */
+};
+
+struct stream;
+struct writer_arg {
+	struct stream *s;
+	int role;               /* W_PROFILE or W_RENDER */
 };
 
 struct stream {
@@ -369,6 +379,7 @@ struct stream {
 	size_t nodes;
 	struct hr_render *r;
 	struct writer w;
+	struct writer_arg wa[W_N];
 	json_t *summary;    /* the head's summary and exit code, for -q and the exit status */
 	json_int_t exit_code;
 	json_t *tail;       /* kept until the fleet model is released */
@@ -416,54 +427,83 @@ static int s_head(void *ctx, const json_t *given)
 	return rc;
 }
 
-/* a node's entry into profile.json and the renderers (on the writer's
- * thread when it runs); returns 0 or CH_ERR_RUNTIME */
-static int node_out(struct stream *s, const json_t *node, const json_t *full)
+/* a node's entry into profile.json (W_PROFILE) or the renderers
+ * (W_RENDER), on that writer's thread when they run; returns 0 or
+ * CH_ERR_RUNTIME */
+static int node_out(struct stream *s, int role, const json_t *node, const json_t *full)
 {
-	if (fputs(s->nodes++ ? ",\n    " : "[\n    ", s->profile.f) < 0 || dump_at(s->profile.f, node, 2))
-		return CH_ERR_RUNTIME;
+	if (role == W_PROFILE)
+		return fputs(s->nodes++ ? ",\n    " : "[\n    ", s->profile.f) < 0 ||
+		       dump_at(s->profile.f, node, 2) ? CH_ERR_RUNTIME : 0;
 	return hr_render_node(s->r, node, full) ? CH_ERR_RUNTIME : 0;
+}
+
+/* the oldest entry a writer has not done yet: its slot is free again */
+static size_t writers_done(const struct writer *w)
+{
+	return w->got[W_PROFILE] < w->got[W_RENDER] ? w->got[W_PROFILE] : w->got[W_RENDER];
 }
 
 static void *writer_main(void *arg)
 {
-	struct stream *s = arg;
+	const struct writer_arg *wa = arg;
+	struct stream *s = wa->s;
 	struct writer *w = &s->w;
+	size_t *got = &w->got[wa->role];
 	int rc = 0;
 	ch_clear_last_error();
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		json_t *node, *full;
-		while (w->got == w->put && !w->closing)
+		int skip;
+		while (*got == w->put && !w->closing)
 			pthread_cond_wait(&w->cv, &w->mu);
-		if (w->got == w->put)
+		if (*got == w->put)
 			break;
-		node = w->node[w->got % NODE_QUEUE];
-		full = w->full[w->got % NODE_QUEUE];
+		node = w->node[*got % NODE_QUEUE];
+		full = w->full[*got % NODE_QUEUE];
+		skip = w->failed;
 		pthread_mutex_unlock(&w->mu);
-		if (!rc)
-			rc = node_out(s, node, full);
+		if (!skip)
+			rc = node_out(s, wa->role, node, full);
 		json_decref(node);
 		json_decref(full);
 		pthread_mutex_lock(&w->mu);
-		w->got++;
-		if (rc)
+		(*got)++;
+		if (rc) {
 			w->failed = 1;
+			w->said |= *ch_last_error() != 0;
+			rc = 0;
+		}
 		pthread_cond_broadcast(&w->cv);
 	}
-	w->said = rc && *ch_last_error();
 	pthread_mutex_unlock(&w->mu);
 	return NULL;
 }
 
-/* the writer's thread started (when it cannot be, the nodes are written in
- * line: the outputs are the same) */
+/* the writers' threads started (when they cannot be, the nodes are
+ * written in line: the outputs are the same) */
 static void writer_start(struct stream *s)
 {
 	struct writer *w = &s->w;
+	int k;
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
-	w->on = pthread_create(&w->th, NULL, writer_main, s) == 0;
+	for (k = 0; k < W_N; k++) {
+		s->wa[k].s = s;
+		s->wa[k].role = k;
+	}
+	w->on = pthread_create(&w->th[W_PROFILE], NULL, writer_main, &s->wa[W_PROFILE]) == 0;
+	if (w->on && pthread_create(&w->th[W_RENDER], NULL, writer_main, &s->wa[W_RENDER])) {
+		/* one thread only: none (it has nothing yet) */
+		pthread_mutex_lock(&w->mu);
+		w->closing = 1;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+		pthread_join(w->th[W_PROFILE], NULL);
+		w->closing = 0;
+		w->on = 0;
+	}
 	if (!w->on) {
 		pthread_mutex_destroy(&w->mu);
 		pthread_cond_destroy(&w->cv);
@@ -483,7 +523,8 @@ static int writer_finish(struct stream *s)
 	w->closing = 1;
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
-	pthread_join(w->th, NULL);
+	pthread_join(w->th[W_PROFILE], NULL);
+	pthread_join(w->th[W_RENDER], NULL);
 	failed = w->failed;
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
@@ -497,15 +538,16 @@ static int s_node(void *ctx, const json_t *node, const json_t *full)
 	struct writer *w = &s->w;
 	int failed;
 	if (!w->on)
-		return node_out(s, node, full) ? (s->err = CH_ERR_RUNTIME) : 0;
+		return node_out(s, W_PROFILE, node, full) || node_out(s, W_RENDER, node, full) ?
+		       (s->err = CH_ERR_RUNTIME) : 0;
 	pthread_mutex_lock(&w->mu);
-	while (w->put - w->got >= NODE_QUEUE && !w->failed)
+	while (w->put - writers_done(w) >= NODE_QUEUE && !w->failed)
 		pthread_cond_wait(&w->cv, &w->mu);
 	failed = w->failed;
 	if (!failed) {
-		/* borrowed for the call: held until written */
-		w->node[w->put % NODE_QUEUE] = json_incref((json_t *)node);
-		w->full[w->put % NODE_QUEUE] = json_incref((json_t *)full);
+		/* borrowed for the call: held until written, a reference a writer */
+		w->node[w->put % NODE_QUEUE] = json_incref(json_incref((json_t *)node));
+		w->full[w->put % NODE_QUEUE] = full ? json_incref(json_incref((json_t *)full)) : NULL;
 		w->put++;
 		pthread_cond_broadcast(&w->cv);
 	}
