@@ -292,7 +292,13 @@ static void class_stats(struct an *a, struct inst *v, size_t n, size_t *all)
 		a->c[c].mad = mad;
 		/* node medians (same class, same node) and each GPU's peers */
 		sort_base = v;
-		qsort(idx, m, sizeof(*idx), cmp_by_node);
+		/* the values come device by device, so mostly in node order
+		 * already: then no sort (what follows uses each node's run as
+		 * a set: medians, whatever the order within it) */
+		for (i = 1; i < m && v[idx[i - 1]].node <= v[idx[i]].node; i++)
+			;
+		if (i < m)
+			qsort(idx, m, sizeof(*idx), cmp_by_node);
 		for (s = 0; s < m; s = e) {
 			double nm, nmad, *y = x + m;
 			for (e = s; e < m && v[idx[e]].node == v[idx[s]].node; e++)
