@@ -5,18 +5,53 @@
 #include "report/canary/hr_fit.h"
 #include "base/ch_common.h"
 
+#include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 /*
  * LAPACK's Fortran interface, exported by libopenblas (Debian ships no
  * LAPACKE header with it). gfortran passes the length of a CHARACTER
  * argument as a hidden trailing size_t.
+ *
+ * The library is opened on the first fit (dlopen), not linked: linking it
+ * into health_report loads libgfortran and libquadmath at start, and
+ * libquadmath registers printf handlers for %f, %e and %g (its __float128
+ * modifier) that send every printf call of the process down glibc's slow
+ * path: about a fifth of the reporter's own time went to printf_positional
+ * before. Only 'health_report canary' fits; the outputs are the same.
  */
-extern void dgels_(const char *trans, const int *m, const int *n,
-		   const int *nrhs, double *a, const int *lda, double *b,
-		   const int *ldb, double *work, const int *lwork, int *info,
-		   size_t trans_len);
+typedef void dgels_fn(const char *trans, const int *m, const int *n,
+		      const int *nrhs, double *a, const int *lda, double *b,
+		      const int *ldb, double *work, const int *lwork, int *info,
+		      size_t trans_len);
+
+#ifndef CH_LAPACK_SONAME
+#define CH_LAPACK_SONAME "libopenblas.so.0"
+#endif
+
+static pthread_once_t lapack_once = PTHREAD_ONCE_INIT;
+static dgels_fn *lapack_dgels_fn;
+
+static void lapack_open(void)
+{
+	void *h = dlopen(CH_LAPACK_SONAME, RTLD_NOW | RTLD_LOCAL);
+	void *sym = h ? dlsym(h, "dgels_") : NULL;
+	if (!sym)
+		ch_error("cannot load LAPACK's dgels from %s for the all-reduce model fit: %s",
+			 CH_LAPACK_SONAME, dlerror());
+	memcpy(&lapack_dgels_fn, &sym, sizeof(lapack_dgels_fn));
+}
+
+/* dgels from CH_LAPACK_SONAME, loaded once; NULL (said once, with the
+ * loader's reason) when it cannot be */
+static dgels_fn *lapack_dgels(void)
+{
+	pthread_once(&lapack_once, lapack_open);
+	return lapack_dgels_fn;
+}
 
 const char *hr_fit_model_name(enum hr_fit_model m)
 {
@@ -86,8 +121,9 @@ static int solve(enum hr_fit_model m, const struct hr_fit_point *p, int n,
 	double wq;
 	double *work = NULL;
 	int nrhs = 1, lwork = -1, info = 0, i, rc = CH_ERR_RUNTIME;
+	dgels_fn *dgels_ = lapack_dgels();
 
-	if (!a || !b)
+	if (!a || !b || !dgels_)
 		goto out;
 	for (i = 0; i < n; i++) {
 		double w = 1.0 / p[i].time_us;

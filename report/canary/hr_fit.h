@@ -91,7 +91,10 @@ double hr_fit_lat_steps(enum hr_fit_model m, int nranks);
  * points cannot separate the two terms (a single value of
  * S x bw_coef / lat_steps); CH_ERR_CHECK when the fitted bandwidth is not
  * positive (the messages are too small to show a bandwidth term);
- * CH_ERR_RUNTIME when out of memory or LAPACK fails. Prints nothing.
+ * CH_ERR_RUNTIME when out of memory, LAPACK fails or its library cannot be
+ * loaded (CH_LAPACK_SONAME, "libopenblas.so.0" unless the build says
+ * otherwise, opened with dlopen() on the first call: the loader's reason is
+ * then said once with ch_error()). Prints nothing otherwise. Thread-safe.
  */
 int hr_fit_solve(enum hr_fit_model m, const struct hr_fit_point *p, size_t n,
 		 struct hr_fit *out);

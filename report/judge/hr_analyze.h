@@ -90,8 +90,11 @@ struct hr_analyze_opts {
 					     devices' roofline points are freed
 					     (hr_fleet_drop_points()) once the
 					     nodes' entries are made, the last
-					     to read them; the fleet has none
-					     afterwards */
+					     to read them, those of the nodes
+					     whose entries leave them out
+					     (bounded, no full entry made)
+					     before the first node; the fleet
+					     has none afterwards */
 };
 
 /**

@@ -420,6 +420,28 @@ static int input_nights(const struct an *a)
 	return 1;
 }
 
+/* The roofline points of the nodes whose entries leave them out (bounded,
+ * and no full entry is made for the renderers: more than o->full_pass_max
+ * PASS nodes), freed before the nodes' entries are made: the judge's
+ * values and the points were the peak of memory together (65 MB at
+ * 100,000 GPUs). @pass: the PASS nodes. */
+static void drop_unwritten_points(const struct an *a, const struct hr_analyze_opts *o, const struct prof *q,
+				  size_t pass)
+{
+	size_t i;
+	long e;
+	if (o->drop_points != a->f || o->detail_all || pass <= o->full_pass_max)
+		return;
+	for (i = 0; i < a->f->nnodes; i++) {
+		struct node_checks nc;
+		hj_node_checks(a, q->ord[i].node, &nc);
+		if (node_full(o, q, i, &nc))
+			continue;
+		for (e = a->node_dev[q->ord[i].node]; e >= 0; e = a->dev_next[e])
+			hr_fleet_drop_device_points(o->drop_points, (size_t)e);
+	}
+}
+
 /* The profile, handed to @sink in three parts, one node at a time: no
  * more than one node's entry is held at once. Returns 0, CH_ERR_RUNTIME
  * out of memory, or the sink's error. */
@@ -499,6 +521,7 @@ int hj_build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drif
 	if ((rc = sink->head(sink->ctx, p)))
 		goto out;
 	json_object_clear(p);
+	drop_unwritten_points(a, o, &q, (size_t)counts[HR_INFO]);
 
 	for (i = 0; i < f->nnodes && !rc; i++) {
 		struct node_checks nc;

@@ -22,22 +22,43 @@
  * cores) rather than a GEMM (tensor cores where the GPU has them): roofline
  * sets the roof to the fastest valid ladder or gemm point of the dtype, the
  * first of equal ones (docs/results-schema.md, roofs.compute_kernel). */
-static int roof_is_ladder(const struct hr_fleet *f, const struct hr_device *d, int dt)
+static int roof_is_ladder(const struct hr_device *d, int dt, const signed char *fam, const signed char *dt_of)
 {
 	double best = -1;
 	int ladder = 0;
 	size_t i;
 	for (i = 0; i < d->npoints; i++) {
 		const struct hr_point *p = &d->points[i];
-		const char *fam = hr_fleet_text_at(f, p->family);
-		int l = !strcmp(fam, "ladder");
-		if ((l || !strcmp(fam, "gemm")) && !strcmp(hr_fleet_text_at(f, p->dtype), ch_dtype_name(dt)) &&
-		    p->gflops > best) {
+		int l = fam[p->family] == 2;
+		if ((l || fam[p->family] == 1) && dt_of[p->dtype] == dt && p->gflops > best) {
 			best = p->gflops;
 			ladder = l;
 		}
 	}
 	return ladder;
+}
+
+/* Per text of the fleet (hr_fleet_text() ids): *@fam 2 "ladder", 1 "gemm",
+ * else 0; *@dt_of the dtype it names, else -1: roof_is_ladder() compared
+ * the texts of every point for every metric of every device. Returns 0, or
+ * -1 out of memory (caller frees both either way). */
+static int text_kinds(const struct hr_fleet *f, signed char **fam, signed char **dt_of)
+{
+	size_t i;
+	int dt;
+	*fam = malloc(f->ntext ? f->ntext : 1);
+	*dt_of = malloc(f->ntext ? f->ntext : 1);
+	if (!*fam || !*dt_of)
+		return -1;
+	for (i = 0; i < f->ntext; i++) {
+		const char *t = hr_fleet_text_at(f, (uint32_t)i);
+		(*fam)[i] = !strcmp(t, "ladder") ? 2 : !strcmp(t, "gemm") ? 1 : 0;
+		(*dt_of)[i] = -1;
+		for (dt = 0; dt < CH_NDTYPES && (*dt_of)[i] < 0; dt++)
+			if (!strcmp(t, ch_dtype_name(dt)))
+				(*dt_of)[i] = (signed char)dt;
+	}
+	return 0;
 }
 
 /* A device with a later run in the inputs (same node, device and bus id,
@@ -172,8 +193,13 @@ void hj_device_instances(struct an *a)
 	char at[CH_NDTYPES + 1][64];
 	size_t i;
 	int m;
+	signed char *fam = NULL, *dt_of = NULL;
 	if (reserve_device_instances(a))
 		return;
+	if (text_kinds(f, &fam, &dt_of)) {
+		a->oom = 1;
+		goto out;
+	}
 	memset(memo, 0, sizeof(memo));
 	memset(next, 0, sizeof(next));
 	for (m = 0; m <= CH_NDTYPES; m++) {
@@ -192,10 +218,10 @@ void hj_device_instances(struct an *a)
 			struct inst *p;
 			if (isnan(v))
 				continue;
-			ladder = m > 0 && roof_is_ladder(f, d, m - 1);
+			ladder = m > 0 && roof_is_ladder(d, m - 1, fam, dt_of);
 			p = hj_new_inst(a, &a->di, &a->ndi, &a->capdi);
 			if (!p)
-				return;
+				goto out;
 			p->node = d->node;
 			p->subject = (int)i;
 			p->metric = m;
@@ -214,6 +240,9 @@ void hj_device_instances(struct an *a)
 		}
 	}
 	mark_superseded_devices(a);
+out:
+	free(fam);
+	free(dt_of);
 }
 
 /* A FAIL is confirmed, and its node a drain candidate, when roofline's
@@ -221,14 +250,65 @@ void hj_device_instances(struct an *a)
  * group's busbw (the value held), when the history rule saw
  * it persist, or when the earlier run of the same device or group in the
  * inputs (a re-run, or last night's) FAILed by the same rules. */
+/* the earlier run of @p among @hist (indices into @v of the values that
+ * are history: superseded), the latest of the same class, device or
+ * group, the first of equal start times; NULL none */
+static const struct inst *earlier_run(const struct an *a, const struct inst *v, const size_t *hist, size_t nh,
+				      const struct inst *p, int dev)
+{
+	const struct inst *prev = NULL;
+	time_t tp = 0;
+	size_t h;
+	for (h = 0; h < nh; h++) {
+		const struct inst *q = &v[hist[h]];
+		time_t tq = dev ? a->dev_t[q->subject] : a->grp_t[q->subject];
+		if (q == p || q->cls != p->cls || q->noisy)
+			continue;
+		if (dev ? !hj_same_device(&a->f->devices[q->subject], &a->f->devices[p->subject])
+			: !hj_same_nodes(&a->f->groups[q->subject], &a->f->groups[p->subject]))
+			continue;
+		if (!prev || tq > tp) {
+			prev = q;
+			tp = tq;
+		}
+	}
+	return prev;
+}
+
+/* the indices of @v's values that are history (superseded), in order;
+ * *@nh their count. NULL with *@nh 0 when there is none; a->oom set and
+ * NULL when out of memory. */
+static size_t *history_values(struct an *a, const struct inst *v, size_t n, size_t *nh)
+{
+	size_t i, *h = NULL;
+	*nh = 0;
+	for (i = 0; i < n; i++)
+		*nh += v[i].superseded_by != NULL;
+	if (!*nh)
+		return NULL;
+	if (!(h = malloc(*nh * sizeof(*h)))) {
+		a->oom = 1;
+		*nh = 0;
+		return NULL;
+	}
+	*nh = 0;
+	for (i = 0; i < n; i++)
+		if (v[i].superseded_by)
+			h[(*nh)++] = i;
+	return h;
+}
+
 void hj_confirm_fails(struct an *a)
 {
-	size_t i, j;
-	for (i = 0; i < a->ndi + a->ngi; i++) {
+	size_t i, nhd, nhg;
+	/* the earlier runs are looked for among the values that are history
+	 * only (a list made once: a scan of every value for each FAIL grew
+	 * with the square of the fleet) */
+	size_t *hd = history_values(a, a->di, a->ndi, &nhd), *hg = history_values(a, a->gi, a->ngi, &nhg);
+	for (i = 0; i < a->ndi + a->ngi && !a->oom; i++) {
 		int dev = i < a->ndi;
 		struct inst *p = dev ? &a->di[i] : &a->gi[i - a->ndi];
-		const struct inst *prev = NULL;
-		time_t tp = 0;
+		const struct inst *prev;
 		if (p->superseded_by || p->level != HR_FAIL || p->confirmed_fail)
 			continue;
 		if (p->confirm == HR_CONFIRM_AGREED) {
@@ -238,22 +318,12 @@ void hj_confirm_fails(struct an *a)
 			p->confirmed_fail = 1;
 			continue;
 		}
-		for (j = 0; j < (dev ? a->ndi : a->ngi); j++) {
-			const struct inst *q = dev ? &a->di[j] : &a->gi[j];
-			time_t tq = dev ? a->dev_t[q->subject] : a->grp_t[q->subject];
-			if (q == p || !q->superseded_by || q->cls != p->cls || q->noisy)
-				continue;
-			if (dev ? !hj_same_device(&a->f->devices[q->subject], &a->f->devices[p->subject])
-				: !hj_same_nodes(&a->f->groups[q->subject], &a->f->groups[p->subject]))
-				continue;
-			if (!prev || tq > tp) {
-				prev = q;
-				tp = tq;
-			}
-		}
+		prev = dev ? earlier_run(a, a->di, hd, nhd, p, 1) : earlier_run(a, a->gi, hg, nhg, p, 0);
 		if (prev && prev->raw_level == HR_FAIL)
 			p->confirmed_fail = 1;
 	}
+	free(hd);
+	free(hg);
 }
 
 /* ", in the heavy tail learned ..." when a learned tail weight @w raised a

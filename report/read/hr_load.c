@@ -850,14 +850,18 @@ int hr_fleet_load_nccltests(struct hr_fleet *f, const struct hr_nt_log *log)
 	return 0;
 }
 
+void hr_fleet_drop_device_points(struct hr_fleet *f, size_t i)
+{
+	free(f->devices[i].points);
+	f->devices[i].points = NULL;
+	f->devices[i].npoints = 0;
+}
+
 void hr_fleet_drop_points(struct hr_fleet *f)
 {
 	size_t i;
-	for (i = 0; i < f->ndevices; i++) {
-		free(f->devices[i].points);
-		f->devices[i].points = NULL;
-		f->devices[i].npoints = 0;
-	}
+	for (i = 0; i < f->ndevices; i++)
+		hr_fleet_drop_device_points(f, i);
 }
 
 void hr_fleet_release(struct hr_fleet *f)

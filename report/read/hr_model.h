@@ -412,6 +412,10 @@ void hr_json_alloc_init(void);
  * 0), for a caller done with them; the rest of @f is kept. */
 void hr_fleet_drop_points(struct hr_fleet *f);
 
+/** hr_fleet_drop_device_points - free the roofline points of device @i
+ * (< f->ndevices; npoints 0), for a caller done with them. */
+void hr_fleet_drop_device_points(struct hr_fleet *f, size_t i);
+
 /** hr_fleet_release - free everything and zero @f. */
 void hr_fleet_release(struct hr_fleet *f);
 

@@ -90,14 +90,17 @@ static int pl_open(void)
 /* Drop @pat (an attribute SVG has as its default) everywhere in @s[0..*n). */
 static void drop_all(char *s, size_t *n, const char *pat)
 {
-	size_t l = strlen(pat), i = 0, o = 0;
-	while (i < *n) {
-		if (i + l <= *n && !memcmp(s + i, pat, l)) {
-			i += l;
-			continue;
-		}
-		s[o++] = s[i++];
+	size_t l = strlen(pat), o = 0;
+	const char *p = s, *end = s + *n, *hit;
+	/* each leftmost occurrence, left to right (memmem(), not a compare
+	 * at every byte: the SVG of a plot is hundreds of kB) */
+	while ((hit = memmem(p, (size_t)(end - p), pat, l))) {
+		memmove(s + o, p, (size_t)(hit - p));
+		o += (size_t)(hit - p);
+		p = hit + l;
 	}
+	memmove(s + o, p, (size_t)(end - p));
+	o += (size_t)(end - p);
 	*n = o;
 	s[o] = '\0';
 }
@@ -124,6 +127,15 @@ static void merge_polylines(struct hr_svg *svg)
 	while (i < n) {
 		const char *a, *p, *e;
 		size_t alen;
+		if (s[i] != '<') {
+			/* up to the next element, at once */
+			const char *lt = memchr(s + i, '<', n - i);
+			size_t run = lt ? (size_t)(lt - (s + i)) : n - i;
+			memcpy(out + o, s + i, run);
+			o += run;
+			i += run;
+			continue;
+		}
 		if (strncmp(s + i, open, sizeof(open) - 1) != 0) {
 			out[o++] = s[i++];
 			continue;
@@ -193,7 +205,7 @@ static int pl_close(struct hr_svg *out)
 		while (i < n) {
 			int k, skipped = 0;
 			char ch = start[i];
-			for (k = 0; dflt[k]; k++) {
+			for (k = 0; ch == ' ' && dflt[k]; k++) { /* both begin with a space */
 				size_t l = strlen(dflt[k]);
 				if (i + l <= n && !memcmp(start + i, dflt[k], l)) {
 					i += l;

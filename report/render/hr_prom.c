@@ -9,6 +9,7 @@
 #include "report/judge/hr_inventory.h"
 #include "report/render/hr_rows.h"
 #include "report/render/hr_render_int.h"
+#include "report/hr_jdump.h"
 #include "base/ch_common.h"
 
 #include <math.h>
@@ -35,17 +36,22 @@ static void prom_sample(struct hr_buf *b, const char *name, double v, ...)
 	int first = 1;
 	if (isnan(v))
 		return;
+	char num[32];
 	hr_buf_puts(b, name);
 	va_start(ap, v);
 	while ((k = va_arg(ap, const char *))) {
 		const char *val = va_arg(ap, const char *);
-		hr_buf_printf(b, "%s%s=\"", first ? "{" : ",", k);
+		hr_buf_puts(b, first ? "{" : ",");
+		hr_buf_puts(b, k);
+		hr_buf_puts(b, "=\"");
 		hr_buf_prom_label(b, val ? val : "");
 		hr_buf_puts(b, "\"");
 		first = 0;
 	}
 	va_end(ap);
-	hr_buf_printf(b, "%s %.10g\n", first ? "" : "}", v);
+	hr_buf_puts(b, first ? " " : "} ");
+	hr_buf_append(b, num, (size_t)hr_fmt_g10(num, v)); /* "%.10g" */
+	hr_buf_puts(b, "\n");
 }
 
 /* The families of one sample or more per node, in the order health.prom lists them. */

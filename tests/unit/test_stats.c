@@ -1,5 +1,8 @@
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "base/ch_common.h"
 #include "base/ch_stats.h"
@@ -39,4 +42,56 @@ Test(stats, median_mad)
 	cr_assert_eq(ch_median_mad(x, 5, &m, &mad), 0);
 	cr_assert_float_eq(m, 3, 0);
 	cr_assert_float_eq(mad, 1, 0); /* |x-3| = 2 1 0 1 97 -> median 1 */
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* the median and MAD by sorting, as ch_median_mad() computed them before
+ * it selected: the figures must be the same double, bit for bit */
+static void sorted_median_mad(const double *x, size_t n, double *med, double *mad)
+{
+	double *s = malloc(n * sizeof(*s));
+	size_t i;
+	cr_assert(s);
+	memcpy(s, x, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_d);
+	*med = ch_percentile_sorted(s, n, 50.0);
+	for (i = 0; i < n; i++)
+		s[i] = fabs(x[i] - *med);
+	qsort(s, n, sizeof(*s), cmp_d);
+	*mad = ch_percentile_sorted(s, n, 50.0);
+	free(s);
+}
+
+Test(stats, median_mad_same_as_sorting)
+{
+	static double x[5000];
+	uint64_t r = 0x9E3779B97F4A7C15ULL;
+	int round;
+	for (round = 0; round < 3000; round++) {
+		size_t n = 1 + (size_t)(r % (round < 2000 ? 40 : 5000)), i;
+		double m1, d1, m2, d2;
+		int kind = round % 5;
+		for (i = 0; i < n; i++) {
+			r ^= r << 13;
+			r ^= r >> 7;
+			r ^= r << 17;
+			/* distinct values, many ties, all equal, sorted, reversed; zeros
+			 * (negative too: then it sorts as before) and NaN sometimes */
+			x[i] = kind == 0 ? (double)(r >> 11) / 1e6 : kind == 1 ? (double)(r % 7) :
+			       kind == 2 ? 3.25 : kind == 3 ? (double)i : -(double)i;
+			if (round % 97 == 0 && i == n / 2)
+				x[i] = round % 2 ? -0.0 : NAN;
+		}
+		cr_assert_eq(ch_median_mad(x, n, &m1, &d1), 0);
+		sorted_median_mad(x, n, &m2, &d2);
+		cr_assert(memcmp(&m1, &m2, sizeof(m1)) == 0 || (isnan(m1) && isnan(m2)),
+			  "round %d n %zu: median %.17g vs %.17g", round, n, m1, m2);
+		cr_assert(memcmp(&d1, &d2, sizeof(d1)) == 0 || (isnan(d1) && isnan(d2)),
+			  "round %d n %zu: MAD %.17g vs %.17g", round, n, d1, d2);
+	}
 }
