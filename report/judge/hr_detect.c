@@ -131,34 +131,37 @@ static double model_ratio(double w)
 	return model_abs_quantile(0.9, w) / model_abs_quantile(0.5, w);
 }
 
-/* The tail weight that matches the ratio of the 90% quantile of |u| to its
- * median; @ratio_of(w) is the model's ratio, increasing in w. */
-static double match_ratio(double *u, size_t n, double (*ratio_of)(double w, const void *arg), const void *arg)
+/* |u| sorted in place; -1 when there are too few to learn a tail from or
+ * their median is not > 0 */
+static int abs_sorted(double *u, size_t n)
 {
-	double ratio, lo = 0, hi = 1;
 	size_t i;
-	int it;
-
 	if (n < HR_DETECT_MIN_TAIL)
-		return 1;
+		return -1;
 	for (i = 0; i < n; i++)
 		u[i] = fabs(u[i]);
 	qsort(u, n, sizeof(*u), cmp_double);
-	if (!(quantile(u, n, 0.5) > 0))
-		return 1;
-	ratio = quantile(u, n, 0.9) / quantile(u, n, 0.5);
-	if (ratio <= ratio_of(0, arg))
+	return quantile(u, n, 0.5) > 0 ? 0 : -1;
+}
+
+/* The tail weight whose model statistic @model(w) (increasing in w)
+ * matches the observed @obs: bisection, the heavier side of the bracket */
+static double bisect_w(double obs, double (*model)(double w, const void *arg), const void *arg)
+{
+	double lo = 0, hi = 1;
+	int it;
+	if (obs <= model(0, arg))
 		return 0;
-	if (ratio >= ratio_of(1, arg))
+	if (obs >= model(1, arg))
 		return 1;
 	for (it = 0; it < 30; it++) {
 		double mid = 0.5 * (lo + hi);
-		if (ratio_of(mid, arg) < ratio)
+		if (model(mid, arg) < obs)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	return hi; /* the heavier side of the bracket */
+	return hi;
 }
 
 static double plain_ratio(double w, const void *arg)
@@ -169,7 +172,9 @@ static double plain_ratio(double w, const void *arg)
 
 double hr_noise_tail_weight(double *u, size_t n)
 {
-	return match_ratio(u, n, plain_ratio, NULL);
+	if (abs_sorted(u, n))
+		return 1;
+	return bisect_w(quantile(u, n, 0.9) / quantile(u, n, 0.5), plain_ratio, NULL);
 }
 
 double hr_noise_tail_weight_high(size_t above, size_t n)
@@ -267,45 +272,29 @@ static double loo_abs_quantile(double q, double w, const struct loo_mix *mx)
 }
 
 /* the model's P(|r| > HR_DETECT_TAIL_AT x its median |r| / 0.6745) */
-static double loo_exceed(double w, const struct loo_mix *mx)
+static double loo_exceed(double w, const void *arg)
 {
+	const struct loo_mix *mx = arg;
 	return 2 * (1 - loo_mix_cdf(HR_DETECT_TAIL_AT * loo_abs_quantile(0.5, w, mx) / N_MAD, w, mx));
 }
 
 double hr_noise_tail_weight_loo(double *u, size_t n, const size_t *count, int maxm)
 {
 	struct loo_mix mx = {count, maxm, 0};
-	double cut, obs, lo = 0, hi = 1;
+	double cut;
 	size_t i, k = 0;
-	int m, it;
+	int m;
 
 	for (m = 3; m <= maxm; m++)
 		mx.total += count[m];
 	if (!mx.total)
 		return hr_noise_tail_weight(u, n);
-	if (n < HR_DETECT_MIN_TAIL)
-		return 1;
-	for (i = 0; i < n; i++)
-		u[i] = fabs(u[i]);
-	qsort(u, n, sizeof(*u), cmp_double);
-	if (!(quantile(u, n, 0.5) > 0))
+	if (abs_sorted(u, n))
 		return 1;
 	cut = HR_DETECT_TAIL_AT * quantile(u, n, 0.5) / N_MAD;
 	for (i = 0; i < n; i++)
 		k += u[i] > cut;
-	obs = (double)k / (double)n;
-	if (obs <= loo_exceed(0, &mx))
-		return 0;
-	if (obs >= loo_exceed(1, &mx))
-		return 1;
-	for (it = 0; it < 30; it++) {
-		double mid = 0.5 * (lo + hi);
-		if (loo_exceed(mid, &mx) < obs)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return hi; /* the heavier side of the bracket */
+	return bisect_w((double)k / (double)n, loo_exceed, &mx);
 }
 
 /* P(x <= a), x = -clip(u - e, -c, c) - k: one night's CUSUM increment
