@@ -742,7 +742,7 @@ int hr_history_latest(struct hr_history *h, char *buf, size_t n)
 /* one series' values (oldest first), the larger of each night's two
  * measurements (NAN measured once) and nights, up to @night */
 struct series_buf {
-	double *v, *both, *single; /* single: single_measurements()' room */
+	double *v, *both, *single; /* single: hr_noise_single()'s room */
 	char (*nights)[32];
 	size_t n, cap;
 };

@@ -179,7 +179,7 @@ double hr_noise_tail_weight(double *u, size_t n)
 
 double hr_noise_tail_weight_high(size_t above, size_t n)
 {
-	double p0 = 1 - norm_cdf(3), p1 = 1 - t3_cdf(3 * T3_MAD / N_MAD), w;
+	double p0 = 1 - norm_cdf(HR_DETECT_TAIL_AT), p1 = 1 - t3_cdf(HR_DETECT_TAIL_AT * T3_MAD / N_MAD), w;
 	if (n < HR_DETECT_MIN_TAIL)
 		return NAN;
 	w = ((double)above / (double)n - p0) / (p1 - p0);

@@ -159,7 +159,7 @@ double hr_noise_tail_weight_loo(double *u, size_t n, const size_t *count, int ma
 /**
  * hr_noise_tail_weight_high - the tail weight of values standardized by
  * their robust sd (1.4826 x MAD) from their upper side: @above of @n are
- * more than 3 robust sd above their median (0.135% of them for the
+ * more than HR_DETECT_TAIL_AT (3) robust sd above their median (0.135% of them for the
  * normal, 2.1% for t3). The one-night fleet report's cut-offs use it: a
  * fault is low, so the upper side is free of the fleet's own faults (the
  * low side is not: a few faults among 1,000 like values would raise the

@@ -597,7 +597,7 @@ void hj_judge_all(struct an *a)
 }
 
 /* Each class's tail weight, of its values and of its GPUs' residuals
- * against their node's other GPUs, from the share beyond 3 robust sd on
+ * against their node's other GPUs, from the share beyond HR_DETECT_TAIL_AT robust sd on
  * the upper side (a fault is low, so faults in the fleet do not make its
  * noise look heavy-tailed) where there are enough of them. */
 static void class_tails(struct an *a, const struct inst *v, size_t n)
@@ -613,9 +613,9 @@ static void class_tails(struct an *a, const struct inst *v, size_t n)
 		if (p->superseded_by || p->noisy)
 			continue;
 		hi[2 * a->nc + p->cls] = 1;
-		hi[2 * p->cls] += k->mad > 0 && p->value > k->median + 3 * 1.4826 * k->mad;
+		hi[2 * p->cls] += k->mad > 0 && p->value > k->median + HR_DETECT_TAIL_AT * 1.4826 * k->mad;
 		if (p->metric >= 0 && p->peer_n >= a->th->min_fleet - 1 && p->peer_median > 0 && k->res_mad > 0)
-			hi[2 * p->cls + 1] += p->value / p->peer_median - 1 > k->res_median + 3 * 1.4826 * k->res_mad;
+			hi[2 * p->cls + 1] += p->value / p->peer_median - 1 > k->res_median + HR_DETECT_TAIL_AT * 1.4826 * k->res_mad;
 	}
 	for (c = 0; c < a->nc; c++) {
 		if (!hi[2 * a->nc + c])
