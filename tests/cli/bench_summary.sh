@@ -84,4 +84,13 @@ if grep -q "no slower than an empty page on this machine at the time (not resolv
 	grep -q "opened in headless Chromium <= 5 s.* | met | at most 3.21 s" <<<"$out" && ! grep -q "in 0.00 s" <<<"$out"; then
 	echo "ok bench summary html open not resolved"
 else echo "not ok bench summary html open not resolved"; grep -i 'chromium' <<<"$out" | sed 's/^/    /'; fi
+# a malformed open line (one field, text, negative, the old two-field
+# form that said "0.00 s"): exit 2 naming the line, no traceback
+bad=""
+for v in 3.2 abc_1_2 2_0_x -1_1_0 0_1_-2 0.00_1; do
+	printf 'once open12500 %s\n' "$v" >"$tmp/openbad"
+	out=$(scripts/bench/summarize "$tmp/openbad" 5 2 1 0 host cpu rev 2>&1); rc=$?
+	{ [ $rc = 2 ] && grep -q "summarize: error: $tmp/openbad:1: " <<<"$out" && ! grep -q Traceback <<<"$out"; } || bad="$bad [$v: exit $rc]"
+done
+[ -z "$bad" ] && echo "ok bench summary malformed open line exit 2" || echo "not ok bench summary malformed open line exit 2:$bad"
 exit 0

@@ -91,4 +91,17 @@ print(keys == ["compute_low cpu", "memory_low gpu", "slow_pair"] and
 PY
 )
 [ "$got" = True ] && echo "ok measure_detection_reasons_column" || echo "not ok measure_detection_reasons_column: $got"
+# bad values of the other options: exit 2 naming them (a negative count
+# wrote "-3 fleets per cell" into the block, --jobs 0 and --sizes abc
+# raised a Python traceback, --from-json of a missing file too)
+bad=""
+for args in "--seeds -3" "--fa-seeds -1" "--jobs 0" "--sizes abc" "--sizes 0" "--sigmas -1" "--kinds , --seeds 2" \
+	"--from-json $TMP/none.json"; do
+	# shellcheck disable=SC2086
+	$MD $args >"$TMP/bad" 2>&1
+	rc=$?
+	{ [ $rc = 2 ] && grep -q '^measure-detection: error: ' "$TMP/bad" && ! grep -q Traceback "$TMP/bad"; } ||
+		bad="$bad [$args: exit $rc: $(tail -1 "$TMP/bad")]"
+done
+[ -z "$bad" ] && echo "ok measure_detection_bad_options" || echo "not ok measure_detection_bad_options:$bad"
 exit 0
