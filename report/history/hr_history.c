@@ -739,6 +739,37 @@ int hr_history_latest(struct hr_history *h, char *buf, size_t n)
 	return 0;
 }
 
+/* --night without inputs names a night the history holds: 0, or
+ * CH_ERR_USAGE (said, naming the recorded night it may have meant) when the
+ * history has nights but not that one (a date given for nights recorded
+ * under their start_utc checked nothing and said NOT JUDGED) */
+static int night_recorded(struct hr_history *h, const char *night)
+{
+	sqlite3_stmt *st;
+	char like[40] = "", last[32] = "";
+	int have = 0;
+
+	if (sqlite3_prepare_v2(h->db, "SELECT (SELECT count(*) FROM metrics WHERE night = ?1),"
+			       " (SELECT min(night) FROM metrics WHERE substr(night, 1, length(?1)) = ?1),"
+			       " (SELECT max(night) FROM metrics)", -1, &st, NULL) != SQLITE_OK)
+		return sql_err(h, "query");
+	sqlite3_bind_text(st, 1, night, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		have = sqlite3_column_int(st, 0) > 0;
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+			snprintf(like, sizeof(like), "%s", (const char *)sqlite3_column_text(st, 1));
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			snprintf(last, sizeof(last), "%s", (const char *)sqlite3_column_text(st, 2));
+	}
+	sqlite3_finalize(st);
+	if (have || !last[0])
+		return 0; /* that night, or an empty history (said as such) */
+	if (like[0])
+		return ch_usage_error("no night '%s' in '%s': its nights are recorded as they were given (--night) or"
+				      " as their result files' start_utc, e.g. '%s'", night, h->path, like);
+	return ch_usage_error("no night '%s' in '%s' (the latest recorded: '%s')", night, h->path, last);
+}
+
 /* one series' values (oldest first), the larger of each night's two
  * measurements (NAN measured once) and nights, up to @night */
 struct series_buf {
@@ -1184,7 +1215,9 @@ static void usage(FILE *f)
 	      "(health_report kernel-log) are kept apart: their Xids counted per night and\n"
 	      "node over the --window nights, a node with Xids on 2 nights named on an 'XID'\n"
 	      "line (--json: kernel_log). With no inputs, only the\n"
-	      "check runs (on --night, or the latest night recorded).\n"
+	      "check runs (on --night, which must then be a night recorded, as it\n"
+	      "was given or as its files' start_utc: exit 2 otherwise, naming one;\n"
+	      "or on the latest night recorded).\n"
 	      "\n"
 	      "Options:\n"
 	      "  --db FILE          the history database (created when missing; required)\n"
@@ -1406,6 +1439,8 @@ static int history_main(int argc, char **argv)
 	if (optind < argc && (rc = record_inputs(h, &o, argv + optind, argc - optind, &issues)))
 		goto out;
 	if (!o.night[0] && (rc = hr_history_latest(h, o.night, sizeof(o.night))))
+		goto out;
+	if (optind >= argc && o.night[0] && (rc = night_recorded(h, o.night)))
 		goto out;
 	if ((rc = hr_history_check(h, o.night[0] ? o.night : NULL, &o.cfg, &reg, &nreg, &cnt)))
 		goto out;

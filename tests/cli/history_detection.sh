@@ -217,4 +217,14 @@ if command -v sqlite3 >/dev/null; then
 else
 	echo "skip history_detection_non_numeric_value_left_out: no sqlite3"
 fi
+# --night with no inputs names a recorded night: a date for nights recorded
+# under their start_utc exits 2 naming one (it checked 0 series, exit 0)
+"$HR" history --db "$TMP/first.sqlite" --night 2026-12-11T00:00:00Z >"$TMP/nonight.out" 2>&1; rn=$?
+"$HR" history --db "$TMP/first.sqlite" --night 2026-12-11 >"$TMP/night.out" 2>&1; ry=$?
+if [ $rn = 2 ] && grep -q "error: no night '2026-12-11T00:00:00Z' in '$TMP/first.sqlite' (the latest recorded: '2026-12-12')" "$TMP/nonight.out" &&
+	[ $ry != 2 ] && grep -q '^history: checked night 2026-12-11 ' "$TMP/night.out"; then
+	ok history_detection_night_not_recorded
+else
+	nok history_detection_night_not_recorded "exit $rn / $ry" "$TMP/nonight.out"
+fi
 exit 0
