@@ -543,7 +543,7 @@ int ch_rl_run(const struct ch_rl_opts *o, const struct ch_world *mpi, struct ch_
 	json_object_set_new(results, "flag_threshold_pct", json_real(NODE_FLAG_PCT));
 	json_object_set_new(results, "confirm", json_pack("{s:s, s:s}", "mode", confirm_names[o->power.ncaps ?
 		CH_RL_CONFIRM_OFF : o->confirm], "method",
-		"at the end of the run, every valid point of a GPU more than flag_threshold_pct below the median of the same kernel and dtype over the node's GPUs, and every point behind a flagged roof, measured again (same shape, same calls) and recorded in the point's \"confirm\"; flagged[].confirmed: the roof taken again over those second measurements is still more than flag_threshold_pct below node_median (null: not measured again). --confirm all: every valid point of every device, why \"requested\""));
+		"at the end of the run, every valid point of a GPU more than flag_threshold_pct below the median of the same kernel and dtype over the node's GPUs, every point behind a flagged roof, and the points that set a CPU socket's roofs (why \"cpu_socket\": no like device on the node), measured again (same shape, same calls) and recorded in the point's \"confirm\"; flagged[].confirmed: the roof taken again over those second measurements is still more than flag_threshold_pct below node_median (null: not measured again); devices[].roofs_again: each roof whose point that set it was measured again, at its second rate. --confirm all: every valid point of every device, why \"requested\""));
 	if (mpi->active && mpi->nhosts > 1)
 		json_object_set_new(results, "note", json_string("ranks span several hosts: node_median is over all of them"));
 	if (o->power.ncaps) {

@@ -270,7 +270,10 @@ json_t *ch_rl_node_summary(json_t *devices, double threshold_pct, json_t **flagg
  * same kernel and dtype over the node's GPUs with status ok, and so is every
  * valid point behind a flagged roof of its device (memory_gbps: the stream
  * points; compute_gflops.DTYPE: the ladder and gemm points of DTYPE), so
- * that the roof can be taken again. With CH_RL_CONFIRM_ALL every valid
+ * that the roof can be taken again. A CPU socket with status ok (kind
+ * "cpu") has no like device on its node: the points that set its roofs
+ * (ch_rl_roofs_again()) are planned every run, why "cpu_socket", a fresh
+ * second measurement for the reporter. With CH_RL_CONFIRM_ALL every valid
  * point of every device is planned, why "requested".
  * Returns a new array of {dev, point (indices into @devices and its
  * points), rank (-1 without MPI), device, backend, kernel, dtype, shape,
@@ -289,6 +292,18 @@ json_t *ch_rl_confirm_plan(json_t *devices, json_t *flagged, double threshold_pc
  * @flagged: [in,out] the flags.
  */
 void ch_rl_confirm_verdicts(json_t *devices, json_t *flagged, double threshold_pct);
+
+/**
+ * ch_rl_roofs_again - each device's roofs taken again from its second
+ * measurements: "roofs_again" {"memory_gbps": GB/s, "compute_gflops":
+ * {DTYPE: GFLOP/s}} holds a roof whose point that set it (the highest rate
+ * behind the roof, ch_rl_roofs()) was measured again validly, at that
+ * point's second rate; absent when no such point was. A CPU socket's roof
+ * points are measured again every run (ch_rl_confirm_plan(), why
+ * "cpu_socket"), a flagged GPU roof's every point.
+ * @devices: [in,out] device objects with the confirm objects in their points.
+ */
+void ch_rl_roofs_again(json_t *devices);
 
 /**
  * ch_rl_confirm - measure the planned points again at the end of the run;

@@ -90,6 +90,58 @@ static int point_of_metric(json_t *p, const char *metric)
 	       (!strcmp(fam, "ladder") || !strcmp(fam, "gemm"));
 }
 
+static int is_ok_cpu(json_t *d)
+{
+	const char *kind = json_string_value(json_object_get(d, "kind"));
+	const char *st = json_string_value(json_object_get(d, "status"));
+	return kind && !strcmp(kind, "cpu") && st && !strcmp(st, "ok");
+}
+
+/* The roof @p is behind ("memory_gbps", "compute_gflops.fp64"), in @buf;
+ * NULL when it is behind none (a point of another family). */
+static const char *roof_of_point(json_t *p, char *buf, size_t n)
+{
+	const char *fam = json_string_value(json_object_get(p, "family"));
+	const char *dt = json_string_value(json_object_get(p, "dtype"));
+	if (!fam || !dt)
+		return NULL;
+	if (!strcmp(fam, "stream"))
+		snprintf(buf, n, "memory_gbps");
+	else if (!strcmp(fam, "ladder") || !strcmp(fam, "gemm"))
+		snprintf(buf, n, "compute_gflops.%s", dt);
+	else
+		return NULL;
+	return buf;
+}
+
+/* The roof's rate of point @p: GB/s for a stream point, else GFLOP/s (as
+ * ch_rl_roofs() takes them). */
+static double roof_rate(json_t *p)
+{
+	const char *fam = json_string_value(json_object_get(p, "family"));
+	return fam && !strcmp(fam, "stream") ? jget(p, "gbps") : jget(p, "gflops");
+}
+
+/* Does valid point @p of device @d set its roof (the highest rate of the
+ * valid points behind the same roof, ch_rl_roofs())? */
+static int sets_roof(json_t *d, json_t *p)
+{
+	char m[64], mq[64];
+	const char *mp = roof_of_point(p, m, sizeof(m));
+	double v = roof_rate(p);
+	json_t *q;
+	size_t i;
+
+	if (!mp || !(v > 0) || !json_is_true(json_object_get(p, "valid")))
+		return 0;
+	json_array_foreach(json_object_get(d, "points"), i, q) {
+		const char *mqs = roof_of_point(q, mq, sizeof(mq));
+		if (q != p && mqs && !strcmp(mqs, mp) && json_is_true(json_object_get(q, "valid")) && roof_rate(q) > v)
+			return 0;
+	}
+	return 1;
+}
+
 json_t *ch_rl_confirm_plan(json_t *devices, json_t *flagged, double threshold_pct, int mode)
 {
 	json_t *plan = json_array(), *d, *p, *f;
@@ -100,7 +152,8 @@ json_t *ch_rl_confirm_plan(json_t *devices, json_t *flagged, double threshold_pc
 	json_array_foreach(devices, i, d) {
 		json_t *cfg = json_object_get(d, "config"), *rank = json_object_get(d, "rank");
 		const char *why = NULL;
-		if (mode != CH_RL_CONFIRM_ALL && !is_ok_gpu(d))
+		int cpu = mode != CH_RL_CONFIRM_ALL && is_ok_cpu(d);
+		if (mode != CH_RL_CONFIRM_ALL && !is_ok_gpu(d) && !cpu)
 			continue;
 		json_array_foreach(json_object_get(d, "points"), j, p) {
 			double v = point_rate(p), med;
@@ -109,6 +162,13 @@ json_t *ch_rl_confirm_plan(json_t *devices, json_t *flagged, double threshold_pc
 			why = NULL;
 			if (mode == CH_RL_CONFIRM_ALL) {
 				why = "requested";
+			} else if (cpu) {
+				/* a CPU socket has no like device on its node to
+				 * be compared with: the points that set its roofs
+				 * are measured again every run, a fresh second
+				 * measurement for the fleet and the history */
+				if (sets_roof(d, p))
+					why = "cpu_socket";
 			} else {
 				med = point_node_median(devices, p);
 				if (v > 0 && med > 0 && 100.0 * (med - v) / med > threshold_pct)
@@ -173,6 +233,39 @@ void ch_rl_confirm_verdicts(json_t *devices, json_t *flagged, double threshold_p
 			json_object_set_new(f, "confirm_value", json_real(v));
 			json_object_set_new(f, "confirm_pct_below", json_real(below));
 		}
+	}
+}
+
+void ch_rl_roofs_again(json_t *devices)
+{
+	json_t *d, *p;
+	size_t i, j;
+
+	json_array_foreach(devices, i, d) {
+		json_t *again = json_object(), *cg = json_object();
+		char m[64];
+		json_array_foreach(json_object_get(d, "points"), j, p) {
+			json_t *c = json_object_get(p, "confirm");
+			const char *metric = roof_of_point(p, m, sizeof(m));
+			double v;
+			if (!metric || !json_is_true(json_object_get(c, "valid")) || !sets_roof(d, p))
+				continue;
+			v = !strcmp(metric, "memory_gbps") ? jget(c, "gbps") : jget(c, "gflops");
+			if (!(isfinite(v) && v > 0))
+				continue;
+			if (!strcmp(metric, "memory_gbps")) {
+				if (!(jget(again, "memory_gbps") >= v))
+					json_object_set_new(again, "memory_gbps", json_real(v));
+			} else if (!(jget(cg, metric + 15) >= v)) {
+				json_object_set_new(cg, metric + 15, json_real(v));
+			}
+		}
+		if (json_object_size(cg))
+			json_object_set(again, "compute_gflops", cg);
+		if (json_object_size(again))
+			json_object_set(d, "roofs_again", again);
+		json_decref(cg);
+		json_decref(again);
 	}
 }
 
@@ -340,6 +433,8 @@ int ch_rl_confirm(const struct ch_rl_opts *o, const struct ch_world *mpi, const 
 	}
 	if (devices && flagged)
 		ch_rl_confirm_verdicts(devices, flagged, threshold_pct);
+	if (devices)
+		ch_rl_roofs_again(devices);
 	json_decref(all);
 	json_decref(mine);
 	json_decref(plan);

@@ -73,8 +73,10 @@ void ch_rl_usage(FILE *f)
 	      "                     write-allocate (plain stores), auto (default)\n"
 	      "  --confirm MODE     1 (default): measure again, at the end, every point of a\n"
 	      "                     GPU more than 5% below the node median (the same point\n"
-	      "                     on the node's GPUs, or a flagged roof's points), and\n"
-	      "                     record the second measurement beside the first; all:\n"
+	      "                     on the node's GPUs, or a flagged roof's points) and\n"
+	      "                     the CPU's roof points (a socket has no like device on\n"
+	      "                     its node), and record the second measurement beside\n"
+	      "                     the first (the roofs again: roofs_again); all:\n"
 	      "                     every point of every device (a repeatability check,\n"
 	      "                     about twice the run time); 0: off\n"
 	      "  --list             print the kernel table and exit\n", f);
