@@ -462,19 +462,22 @@ static double agreed(double v, const struct hr_rv *again, double *both)
 	return two ? 0.5 * (v + x) : v;
 }
 
-/* roofline's re-measurement of device @dev's roof @metric ("memory_gbps",
+/* roofline's re-measurement of device @d's roof @metric ("memory_gbps",
  * "compute_gflops.bf16"): results.flagged[]'s confirm_value where
- * "confirmed" is true or false; NULL none. */
-static const struct hr_rv *roof_again(const struct hr_result *r, const char *dev, const char *metric)
+ * "confirmed" is true or false, else the device's roofs_again (a CPU
+ * socket's every run), into *@buf; NULL none. */
+static const struct hr_rv *roof_again(const struct hr_result *r, const struct hr_result_device *d, const char *metric,
+				      struct hr_rv *buf)
 {
 	size_t k;
 	for (k = 0; k < r->flagged_list.n; k++) {
 		const struct hr_result_flag *fl = &r->flagged[k];
-		if (fl->device.str && fl->metric.str && !strcmp(fl->device.str, dev) && !strcmp(fl->metric.str, metric) &&
-		    fl->confirmed.json && json_is_boolean(fl->confirmed.json))
+		if (fl->device.str && fl->metric.str && !strcmp(fl->device.str, d->device.str) &&
+		    !strcmp(fl->metric.str, metric) && fl->confirmed.json && json_is_boolean(fl->confirmed.json))
 			return &fl->confirm_value;
 	}
-	return NULL;
+	*buf = hr_result_roof_again(d, metric);
+	return buf->json ? buf : NULL;
 }
 
 static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *night, const char *path,
@@ -490,6 +493,7 @@ static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *
 		const char *id = device_identity(r, d), *model = d->sku.str ? d->sku.str : d->name.str;
 		char metric[128];
 		double both, mean;
+		struct hr_rv abuf;
 
 		if (!dev)
 			return bad(is, path, "results.devices[].device", "a string");
@@ -499,7 +503,7 @@ static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *
 				"a number >= 0"))
 			return CH_ERR_USAGE;
 		if (d->memory_gbps.num > 0 && !roof_noisy(h, d, -1)) {
-			mean = agreed(d->memory_gbps.num, roof_again(r, dev, "memory_gbps"), &both);
+			mean = agreed(d->memory_gbps.num, roof_again(r, d, "memory_gbps", &abuf), &both);
 			REC_DEV(r->hostname, dev, "roofline.memory_gbps", mean, id, model, both);
 		}
 		for (k = 0; k < d->ncompute; k++) {
@@ -509,7 +513,7 @@ static int rec_roofline(struct hr_history *h, struct hr_issues *is, const char *
 			if (!(d->compute[k].gflops.num > 0) || roof_noisy(h, d, (int)k))
 				continue;
 			snprintf(metric, sizeof(metric), "roofline.compute_gflops.%s", d->compute[k].dtype);
-			mean = agreed(d->compute[k].gflops.num, roof_again(r, dev, metric + strlen("roofline.")), &both);
+			mean = agreed(d->compute[k].gflops.num, roof_again(r, d, metric + strlen("roofline."), &abuf), &both);
 			REC_DEV(r->hostname, dev, metric, mean, id, model, both);
 		}
 	}

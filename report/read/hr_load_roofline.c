@@ -170,6 +170,39 @@ static double point_cv(struct ctx *c, const struct hr_result_device *d, const ch
 	return hl_num_field(c, &best->time_sec.cv, "time_sec.cv", where, 0);
 }
 
+/* roofline's second measurement of a roof it was not asked about by a
+ * flag: devices[].roofs_again (a CPU socket's roofs every run). A roof
+ * measured again with no flag of its own is held to the same rules as the
+ * first measurement (flag_confirm AGREED: the judge's agreement, judge_again
+ * in hr_judge.c); a value that is not a positive number is listed and not
+ * used. */
+static void roofs_again(struct ctx *c, const struct hr_result_device *d, struct hr_device *dv)
+{
+	char metric[64];
+	int idx;
+
+	if (!d->roofs_again)
+		return;
+	for (idx = 0; idx <= CH_NDTYPES; idx++) {
+		struct hr_rv v;
+		if (idx)
+			snprintf(metric, sizeof(metric), "compute_gflops.%s", ch_dtype_name((enum ch_dtype)(idx - 1)));
+		else
+			snprintf(metric, sizeof(metric), "memory_gbps");
+		v = hr_result_roof_again(d, metric);
+		if (!v.json || dv->flag_confirm[idx] != HR_CONFIRM_NONE)
+			continue;
+		if (!(isfinite(v.num) && v.num > 0)) {
+			hr_issue_add(&c->f->issues, HR_ISSUE_SKIPPED, c->path, 0, 0,
+				     "results.devices[] %s: 'roofs_again.%s' is not a positive number; not used", dv->device,
+				     metric);
+			continue;
+		}
+		dv->flag_confirm[idx] = HR_CONFIRM_AGREED;
+		dv->flag_confirm_value[idx] = v.num;
+	}
+}
+
 /* The spread of the points behind each roof, and roofline's re-measurement
  * of the GPUs it flagged (results.flagged[]). */
 static void device_quality(struct ctx *c, const struct hr_result *r, const struct hr_result_device *d,
@@ -210,6 +243,7 @@ static void device_quality(struct ctx *c, const struct hr_result *r, const struc
 		else if (dv->flag_confirm[idx] != HR_CONFIRM_NONE && fl->confirm_value.json && !fl->confirm_value.is_null)
 			dv->flag_confirm_value[idx] = fl->confirm_value.num;
 	}
+	roofs_again(c, d, dv);
 }
 
 /* A new device of the fleet from @d (device and status checked), or NULL when out of memory. */

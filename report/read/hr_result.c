@@ -506,6 +506,7 @@ static int read_device(const json_t *d, void *slot)
 	    (rc = read_power(json_object_get(d, "power_sweep"), &dv->power)))
 		return rc;
 	dv->has_roofs = json_is_object(roofs);
+	dv->roofs_again = json_is_object(json_object_get(d, "roofs_again")) ? json_object_get(d, "roofs_again") : NULL;
 	dv->memory_gbps = key(roofs, "memory_gbps");
 	dv->memory_kernel = key(roofs, "memory_kernel");
 	cg = json_object_get(roofs, "compute_gflops");
@@ -719,6 +720,15 @@ void hr_result_release(struct hr_result *r)
 	free(r->configs);
 	free(r->devices);
 	memset(r, 0, sizeof(*r));
+}
+
+struct hr_rv hr_result_roof_again(const struct hr_result_device *d, const char *metric)
+{
+	if (!strcmp(metric, "memory_gbps"))
+		return key(d->roofs_again, "memory_gbps");
+	if (!strncmp(metric, "compute_gflops.", 15))
+		return key(json_object_get(d->roofs_again, "compute_gflops"), metric + 15);
+	return rv(NULL);
 }
 
 const struct hr_result_point *hr_result_roof_point(const struct hr_result_device *d, int compute)

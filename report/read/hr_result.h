@@ -296,6 +296,8 @@ struct hr_result_device {
 	struct hr_result_point *points;
 	struct hr_result_power power; /* "power_sweep" */
 	struct hr_rv host_link;      /* "host_link" (roofline's host link step), read by hr_load.c */
+	const json_t *roofs_again;   /* "roofs_again" (borrowed from the document), NULL absent:
+					read with hr_result_roof_again() */
 };
 
 struct hr_result {
@@ -474,6 +476,17 @@ enum hr_result_use {
  * Returns enum hr_result_use.
  */
 int hr_result_accept(const struct hr_result *r, const char *path, int named, struct hr_issues *is);
+
+/**
+ * hr_result_roof_again - roofline's second measurement of a device's roof,
+ * devices[].roofs_again: the roof's setting point measured again at the end
+ * of the run (every run for a CPU socket, a flagged GPU roof's points).
+ * @d:      [in] a device of a roofline record.
+ * @metric: [in] "memory_gbps" (GB/s) or "compute_gflops.DTYPE" (GFLOP/s).
+ * Returns the value as read (not checked: the caller uses a positive finite
+ * number only); its json is NULL when the device has none for @metric.
+ */
+struct hr_rv hr_result_roof_again(const struct hr_result_device *d, const char *metric);
 
 /**
  * hr_result_roof_point - the point of a roofline device that set a roof:
