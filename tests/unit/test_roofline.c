@@ -699,9 +699,10 @@ Test(roofline, confirm_plan_points_and_roofs)
 	json_t *flagged = json_pack("[{s:s,s:s,s:f}]", "device", "gpu0", "metric", "compute_gflops.fp64", "node_median", 20.0);
 	json_t *plan, *e;
 
-	/* gflops are absent: the rate is gbps; gpu1 triad 80 vs median 90: 11% below */
+	/* gflops are absent: the rate is gbps; gpu1 triad 80 vs median 90: 11% below;
+	 * the CPU's triad sets its memory roof: measured again every run */
 	plan = ch_rl_confirm_plan(devs, flagged, 5.0, CH_RL_CONFIRM_ON);
-	cr_assert_eq(json_array_size(plan), 2);
+	cr_assert_eq(json_array_size(plan), 3);
 	e = json_array_get(plan, 0);
 	cr_assert_str_eq(json_string_value(json_object_get(e, "device")), "gpu0");
 	cr_assert_str_eq(json_string_value(json_object_get(e, "kernel")), "fma1");
@@ -713,6 +714,9 @@ Test(roofline, confirm_plan_points_and_roofs)
 	cr_assert_str_eq(json_string_value(json_object_get(e, "kernel")), "triad");
 	cr_assert_str_eq(json_string_value(json_object_get(e, "why")), "below_node_median");
 	cr_assert_eq(json_integer_value(json_object_get(json_object_get(e, "shape"), "elements")), 100);
+	e = json_array_get(plan, 2);
+	cr_assert_str_eq(json_string_value(json_object_get(e, "device")), "cpu");
+	cr_assert_str_eq(json_string_value(json_object_get(e, "why")), "cpu_socket");
 	json_decref(plan);
 	/* all: every valid point of every device, the CPU's too */
 	plan = ch_rl_confirm_plan(devs, flagged, 5.0, CH_RL_CONFIRM_ALL);
@@ -723,5 +727,51 @@ Test(roofline, confirm_plan_points_and_roofs)
 	ch_rl_confirm_verdicts(devs, flagged, 5.0);
 	cr_assert(json_is_null(json_object_get(json_array_get(flagged, 0), "confirmed")));
 	json_decref(flagged);
+	json_decref(devs);
+}
+
+/* A CPU socket: only the points that set its roofs are planned (the best
+ * stream point, the best compute point of each dtype; an invalid point
+ * never), and roofs_again takes each roof at its point's second rate. */
+Test(roofline, confirm_cpu_socket_roof_points_and_roofs_again)
+{
+	json_t *devs = json_pack("[{s:s,s:s,s:s,s:s,s:{s:I},s:["
+				 "{s:s,s:s,s:s,s:b,s:f,s:f,s:{s:I}},{s:s,s:s,s:s,s:b,s:f,s:f,s:{s:I}},"
+				 "{s:s,s:s,s:s,s:b,s:f,s:f,s:{s:I}},{s:s,s:s,s:s,s:b,s:f,s:f,s:{s:I}},"
+				 "{s:s,s:s,s:s,s:b,s:f,s:f,s:{s:I}}]}]",
+		"device", "cpu", "kind", "cpu", "status", "ok", "backend", "cpu", "config", "array_bytes", (json_int_t)1 << 26, "points",
+		"kernel", "copy", "family", "stream", "dtype", "fp64", "valid", 1, "gbps", 20.0, "gflops", 0.0, "shape", "elements", (json_int_t)100,
+		"kernel", "dot", "family", "stream", "dtype", "fp64", "valid", 1, "gbps", 24.0, "gflops", 3.0, "shape", "elements", (json_int_t)100,
+		"kernel", "triad", "family", "stream", "dtype", "fp64", "valid", 0, "gbps", 99.0, "gflops", 8.0, "shape", "elements", (json_int_t)100,
+		"kernel", "fma8", "family", "ladder", "dtype", "fp64", "valid", 1, "gbps", 9.0, "gflops", 60.0, "shape", "elements", (json_int_t)100,
+		"kernel", "fma1024", "family", "ladder", "dtype", "fp64", "valid", 1, "gbps", 1.0, "gflops", 140.0, "shape", "elements", (json_int_t)100);
+	json_t *plan = ch_rl_confirm_plan(devs, NULL, 5.0, CH_RL_CONFIRM_ON), *pts, *again;
+
+	cr_assert_eq(json_array_size(plan), 2);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(plan, 0), "kernel")), "dot");
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(plan, 1), "kernel")), "fma1024");
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(plan, 1), "why")), "cpu_socket");
+	json_decref(plan);
+	/* nothing measured again: no roofs_again */
+	ch_rl_roofs_again(devs);
+	cr_assert_null(json_object_get(json_array_get(devs, 0), "roofs_again"));
+	/* the second measurements: dot 19.2 GB/s (20% low), fma1024 139 GFLOP/s;
+	 * copy's second (30) is not the roof's point: not used */
+	pts = json_object_get(json_array_get(devs, 0), "points");
+	json_object_set_new(json_array_get(pts, 0), "confirm", json_pack("{s:b,s:f,s:f}", "valid", 1, "gbps", 30.0, "gflops", 0.0));
+	json_object_set_new(json_array_get(pts, 1), "confirm", json_pack("{s:b,s:f,s:f}", "valid", 1, "gbps", 19.2, "gflops", 2.4));
+	json_object_set_new(json_array_get(pts, 4), "confirm", json_pack("{s:b,s:f,s:f}", "valid", 1, "gbps", 1.0, "gflops", 139.0));
+	ch_rl_roofs_again(devs);
+	again = json_object_get(json_array_get(devs, 0), "roofs_again");
+	cr_assert(json_is_object(again));
+	cr_assert_float_eq(json_number_value(json_object_get(again, "memory_gbps")), 19.2, 1e-9);
+	cr_assert_float_eq(json_number_value(json_object_get(json_object_get(again, "compute_gflops"), "fp64")), 139.0, 1e-9);
+	/* a second measurement that failed: that roof is not taken again */
+	json_object_set_new(json_array_get(pts, 4), "confirm", json_pack("{s:b,s:n,s:n}", "valid", 0, "gbps", "gflops"));
+	json_object_del(json_array_get(devs, 0), "roofs_again");
+	ch_rl_roofs_again(devs);
+	again = json_object_get(json_array_get(devs, 0), "roofs_again");
+	cr_assert_null(json_object_get(again, "compute_gflops"));
+	cr_assert_float_eq(json_number_value(json_object_get(again, "memory_gbps")), 19.2, 1e-9);
 	json_decref(devs);
 }
