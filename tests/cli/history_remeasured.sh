@@ -14,6 +14,11 @@
 #         cell's "confirm" (allreduce_bw measures the largest size again) at
 #         the healthy value: the mean, value_both the healthy value;
 #   n004: the same with a re-measurement of 0 GB/s: the value, no value_both;
+#   the CPU socket (roofline measures its roof points again every run:
+#   devices[].roofs_again): n001's memory roof 30% low, its roofs_again at
+#   the healthy value: the mean, value_both the healthy value; n002's
+#   roofs_again without memory_gbps, n003's a string, n004's 0: the value,
+#   no value_both;
 #   every other figure as it was measured (GPU roofs not flagged: no
 #   value_both).
 # Prints "ok NAME", "not ok NAME: why" or "skip NAME: why".
@@ -55,6 +60,23 @@ def busbw(node, again):
         last["confirm"]["busbw_gbps"] = v if again else 0
         want[node + " - allreduce.intra.ring.busbw_gbps"] = [0.9 * v, v] if again else [0.8 * v, None]
     edit(os.path.join(d, node, "allreduce_bw.json"), f)
+def cpu(node, again):
+    def f(j):
+        dev = [x for x in j["results"]["devices"] if x["device"] == "cpu"][0]
+        v = dev["roofs"]["memory_gbps"]
+        dev["roofs"]["memory_gbps"] = 0.7 * v
+        if again == "healthy":
+            dev["roofs_again"]["memory_gbps"] = v
+        elif again == "absent":
+            del dev["roofs_again"]["memory_gbps"]
+        else:
+            dev["roofs_again"]["memory_gbps"] = again
+        want[node + " cpu roofline.memory_gbps"] = [0.85 * v, v] if again == "healthy" else [0.7 * v, None]
+    edit(os.path.join(d, node, "roofline.json"), f)
+cpu("n001", "healthy")
+cpu("n002", "absent")
+cpu("n003", "x")
+cpu("n004", 0)
 roof("n001", True)
 roof("n002", None)
 busbw("n003", True)
