@@ -367,7 +367,7 @@ static int level_of_again(const struct an *a, const struct inst *p, const struct
 }
 
 /* Agreement: a value roofline measured again (results.flagged[].
- * confirm_value) stands only as far as the second measurement, held to the
+ * confirm_value, or devices[].roofs_again: a CPU socket's) stands only as far as the second measurement, held to the
  * same rules, agrees: each rule's level at most the second value's level;
  * a second value no rule flags did not reproduce the first. A single value
  * far out (a tail of the noise) is thereby never FAIL on its own: a fresh
@@ -389,6 +389,7 @@ static void judge_again(const struct an *a, struct inst *p, const struct cls *k)
 		p->not_reproduced = 1;
 		return;
 	}
+	p->confirm = HR_CONFIRM_AGREED; /* a FAIL it agrees with is confirmed */
 	if (p->level_node > lv)
 		p->level_node = lv;
 	if (p->level_rel > lv)

@@ -387,6 +387,28 @@ void hj_inst_margins(const struct an *a, const struct inst *p, const char *model
 		snprintf(extra + l, n - l, "; FAIL not confirmed (no re-measurement, earlier run or persisting history agrees): re-run before draining");
 }
 
+/* The info reason of device @d's value @p that roofline's re-measurement
+ * did not reproduce: what it was compared with (its node's other like
+ * GPUs, else the fleet's like devices: a CPU socket) and the second value
+ * when it was judged. */
+static void not_reproduced_reason(struct an *a, const struct hr_device *d, const struct inst *p)
+{
+	char mk[48], v1[48], v2[48], v3[48], cmp[160], again[96] = "";
+	int flops = p->metric > 0;
+	if (p->peer_n > 0 && !isnan(hj_pct_node(p)))
+		snprintf(cmp, sizeof(cmp), "%.0f%% below the median %s of its node's %d other like GPUs",
+			 100 - hj_pct_node(p), hj_fmt_val(p->peer_median, flops, v2, sizeof(v2)), p->peer_n);
+	else
+		snprintf(cmp, sizeof(cmp), "%.0f%% below the fleet median %s of %d like devices", 100 - hj_pct_fleet(a, p),
+			 hj_fmt_val(hj_fleet_median(a, p), flops, v2, sizeof(v2)), p->fleet_n);
+	if (!isnan(hj_again(p)))
+		snprintf(again, sizeof(again), " (%s)", hj_fmt_val(hj_again(p), flops, v3, sizeof(v3)));
+	hj_add_reason(a, d->node, HR_INFO, "did_not_reproduce", d->device, d->source,
+		      "nothing to do; re-run roofline on the node if it recurs",
+		      "%s %s %s was %s, but roofline's re-measurement%s did not reproduce it: not judged low", d->device,
+		      hj_metric_label(p->metric, mk, sizeof(mk)), hj_fmt_val(p->value, flops, v1, sizeof(v1)), cmp, again);
+}
+
 static void device_reasons(struct an *a)
 {
 	const struct hr_fleet *f = a->f;
@@ -413,14 +435,9 @@ static void device_reasons(struct an *a)
 		}
 		for (j = a->dev_first[i]; !worst && j < a->dev_first[i] + a->dev_n[i]; j++) {
 			const struct inst *p = &a->di[j];
-			char mk[48], v1[48], v2[48];
 			if (p->subject != (int)i || !p->not_reproduced || p->superseded_by)
 				continue;
-			hj_add_reason(a, d->node, HR_INFO, "did_not_reproduce", d->device, d->source,
-				   "nothing to do; re-run roofline on the node if it recurs",
-				   "%s %s %s was %.0f%% below the median %s of its node's %d other like GPUs, but roofline's re-measurement did not reproduce it: not judged low",
-				   d->device, hj_metric_label(p->metric, mk, sizeof(mk)), hj_fmt_val(p->value, p->metric > 0, v1, sizeof(v1)),
-				   100 - hj_pct_node(p), hj_fmt_val(p->peer_median, p->metric > 0, v2, sizeof(v2)), p->peer_n);
+			not_reproduced_reason(a, d, p);
 		}
 		if (!worst) {
 			int earlier = a->dev_n[i] && a->di[a->dev_first[i]].superseded_by;
