@@ -14,6 +14,9 @@
 #     shares the sweep's noise gives about 0.7: half its variance is the
 #     sweep's), its standard deviation within 0.12-0.165 (two draws of 10%:
 #     0.141) and its mean within 0.03 of 0;
+#   - the CPU socket's roofs_again (make-nights.py, 300 nights at 10%): its
+#     correlation with the first measurement under 0.25 in size, sd
+#     0.08-0.125 (one draw of 10%), mean within 0.03 of 0;
 #   - own stream: sweep() with two different re-measurement streams writes
 #     the same figures but for the re-measurements, which differ;
 #   - the other figures of a seed: make-noise-fleet.py 0.1 3 6's files less
@@ -80,14 +83,30 @@ for seed in range(1, 401):
     shutil.rmtree(d)
 fresh("fleet_generators_noise_fleet_remeasure_fresh", pts)
 
-pts = []
+pts, cpu = [], []
 a = mn.parse([tmp, "--nodes", "1", "--nights", "300", "--sigma", "0.1", "--device-sd", "0", "--node-sd", "0"])
+real = json.load(open(os.path.join("tests", "data", "report", "real-vm", "roofline.json")))
+real_mem = real["results"]["devices"][0]["roofs"]["memory_gbps"]
 for k, day, write in mn.nights(a):
     d = os.path.join(tmp, day)
     write(d)
     pts += cells(world(d), 375.0)
+    dv = [x for x in json.load(open(os.path.join(d, "n001", "roofline.json")))["results"]["devices"]
+          if x["device"] == "cpu"][0]
+    cpu.append((math.log(dv["roofs_again"]["memory_gbps"] / real_mem), math.log(dv["roofs"]["memory_gbps"] / real_mem)))
     shutil.rmtree(d)
 fresh("fleet_generators_nights_remeasure_fresh", pts)
+# the CPU socket's roofs_again: a fresh draw of the night's noise (one draw
+# of 10%: sd about 0.1), not correlated with the first measurement
+n = len(cpu)
+mx, my = sum(p[0] for p in cpu) / n, sum(p[1] for p in cpu) / n
+sxx, syy = sum((p[0] - mx) ** 2 for p in cpu), sum((p[1] - my) ** 2 for p in cpu)
+r = sum((p[0] - mx) * (p[1] - my) for p in cpu) / math.sqrt(sxx * syy)
+sd = math.sqrt(sxx / (n - 1))
+what = "%d nights: correlation with the first measurement %.3f, sd %.4f, mean %.4f" % (n, r, sd, mx)
+print("# fleet_generators_nights_cpu_again_fresh", what)
+print("ok fleet_generators_nights_cpu_again_fresh" if n == 300 and abs(r) < 0.25 and 0.08 <= sd <= 0.125 and abs(mx) < 0.03
+      else "not ok fleet_generators_nights_cpu_again_fresh: %s (want 300, |correlation| < 0.25, sd 0.08-0.125, |mean| < 0.03)" % what)
 
 
 def strip(o, conf):
