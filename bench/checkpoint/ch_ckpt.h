@@ -27,6 +27,7 @@ extern "C" {
 #define CH_CKPT_DEFAULT_BYTES_PER_PARAM 16.0
 #define CH_CKPT_MAX_FILES_PER_RANK 1024
 #define CH_CKPT_MAX_WRITER_POINTS 4
+#define CH_CKPT_MAX_REPEAT 8
 
 /* The load run while the staged copy drains (--load). */
 enum ch_ckpt_load {
@@ -51,6 +52,7 @@ struct ch_ckpt_opts {
 	int scaling;              /* 1 unless --no-scaling */
 	int load;                 /* enum ch_ckpt_load */
 	int keep;                 /* --keep: leave the files */
+	long repeat;              /* --repeat N: synchronous writes, 1 to 8 (default 1) */
 	long corrupt_rank;        /* --test-corrupt-rank R (test hook), -1 when not given */
 };
 

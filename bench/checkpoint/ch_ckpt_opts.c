@@ -26,6 +26,7 @@ enum {
 	OPT_NO_SCALING,
 	OPT_LOAD,
 	OPT_KEEP,
+	OPT_REPEAT,
 	OPT_CORRUPT,
 };
 
@@ -42,6 +43,7 @@ static const struct option longopts[] = {
 	{ "no-scaling", no_argument, NULL, OPT_NO_SCALING },
 	{ "load", required_argument, NULL, OPT_LOAD },
 	{ "keep", no_argument, NULL, OPT_KEEP },
+	{ "repeat", required_argument, NULL, OPT_REPEAT },
 	{ "test-corrupt-rank", required_argument, NULL, OPT_CORRUPT },
 	CH_COMMON_LONGOPTS,
 	{ NULL, 0, NULL, 0 }
@@ -66,6 +68,7 @@ void ch_ckpt_opts_init(struct ch_ckpt_opts *o)
 	o->scaling = 1;
 	o->load = CH_CKPT_LOAD_AUTO;
 	o->corrupt_rank = -1;
+	o->repeat = 1;
 }
 
 void ch_ckpt_usage(FILE *f)
@@ -100,6 +103,11 @@ void ch_ckpt_usage(FILE *f)
 	      "                         stall fraction of wall-clock\n"
 	      "  --load NAME            load run while the staged copy drains: auto (cpu, and\n"
 	      "                         gpu when present; default), cpu, gpu, none\n"
+	      "  --repeat N             write the synchronous checkpoint N times, 1 to 8\n"
+	      "                         (default 1): each again a fresh measurement (the\n"
+	      "                         previous files removed, new ones written and fsynced)\n"
+	      "                         after the first is read back; results.sync holds the\n"
+	      "                         first, results.sync.again the others\n"
 	      "  --no-scaling           skip the 1, n/4, n/2 writer points\n"
 	      "  --timeout SEC          longest one file's write, fsync or read may take before\n"
 	      "                         the run stops naming the rank and path (default 600;\n"
@@ -109,7 +117,8 @@ void ch_ckpt_usage(FILE *f)
 	      "                         file between its write and its read-back\n"
 	      "\n", f);
 	ch_common_help(f);
-	fputs("  (checkpoint_io refuses --min-time: each checkpoint is written once per strategy)\n"
+	fputs("  (checkpoint_io refuses --min-time: each checkpoint is written once per strategy,\n"
+	      "  the synchronous one --repeat times)\n"
 	      "\n"
 	      "Exit status: 0 every file read back intact, 1 a file did not read back (FAIL),\n"
 	      "2 bad option, DIR not empty, not writable or without room, shards beyond the\n"
@@ -136,7 +145,7 @@ int ch_ckpt_opts_parse(int argc, char **argv, struct ch_ckpt_opts *o)
 	if (optind < argc)
 		return ch_usage_error("unexpected argument '%s'", argv[optind]);
 	if (o->common.min_time_sec >= 0)
-		return ch_usage_error("--min-time is not used by checkpoint_io (each checkpoint is written once per strategy)");
+		return ch_usage_error("--min-time is not used by checkpoint_io (each checkpoint is written once per strategy, the synchronous one --repeat times)");
 	if (!o->dir)
 		return ch_usage_error("--dir is required (the directory the checkpoint is written to)");
 	if (o->have_size == o->have_params)
@@ -223,6 +232,10 @@ static int ckpt_opt(int c, const char *arg, void *ctx)
 		break;
 	case OPT_KEEP:
 		o->keep = 1;
+		break;
+	case OPT_REPEAT:
+		if ((rc = ch_parse_long("--repeat", arg, 1, CH_CKPT_MAX_REPEAT, &o->repeat)))
+			return rc;
 		break;
 	case OPT_CORRUPT:
 		if ((rc = ch_parse_long("--test-corrupt-rank", arg, 0, 1 << 24, &o->corrupt_rank)))

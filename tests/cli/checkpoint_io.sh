@@ -200,6 +200,41 @@ assert abs(st["recovered_frac"] - (sb - tb) / 10) < 1e-12
 assert r["staged"]["load"]["kind"] == "cpu" and r["staged"]["load"]["cpu_slowdown_frac"]["n"] == int(d["ranks"]["world_size"])
 '
 	done
+	# --repeat 3: the synchronous checkpoint written three times, each a
+	# fresh measurement (the files are created with O_EXCL: the previous
+	# ones were removed; each write pays its own two 0.4 s fsyncs): the
+	# first stays results.sync's figures, the others are results.sync.again
+	mkdir -p "$T/slowfs-rep"
+	CH_SLOWIO_PATH="$T/slowfs-rep/" CH_SLOWIO_FSYNC_MS=400 LD_PRELOAD="$SLOWIO" timeout 120 $MPIRUN -np 2 \
+		-x LD_PRELOAD -x CH_SLOWIO_PATH -x CH_SLOWIO_FSYNC_MS -x ASAN_OPTIONS "$BIN" --dir "$T/slowfs-rep/ckpt" \
+		--stage-dir "$T/repstage" --size $SIZE --files-per-rank 2 --no-scaling --load none --repeat 3 --keep \
+		--json "$T/rep.json" >"$T/rep.out" 2>&1
+	rc=$?
+	[ $rc = 0 ] && grep -q "^    write 3 " "$T/rep.out" || echo "not ok --repeat 3: exit $rc: $(grep -m1 error "$T/rep.out")"
+	jcheck "--repeat 3: the synchronous checkpoint written three times, each recorded" "$T/rep.json" "$SIZE $T/slowfs-rep/ckpt" '
+size = int(a[0]); kept = a[1]
+assert d["status"] == "ok" and r["config"]["repeat"] == 3, (d["status"], r["config"].get("repeat"))
+s = r["sync"]
+assert s["bytes"] == size and len(s["per_rank"]) == 2 and s["block_sec"] >= 0.8, s["block_sec"]
+ag = s["again"]
+assert [x["write"] for x in ag] == [2, 3], [x.get("write") for x in ag]
+for x in ag:
+    assert x["bytes"] == size and sum(p["bytes"] for p in x["per_rank"]) == size, x["bytes"]
+    assert sorted(p["rank"] for p in x["per_rank"]) == [0, 1]
+    assert x["block_sec"] >= 0.8, "write %d blocked %g s, below its own two 0.4 s fsyncs" % (x["write"], x["block_sec"])
+    assert x["block_sec"] == max(p["block_sec"] for p in x["per_rank"])
+    for p in x["per_rank"]:
+        assert abs(p["write_gbps"] - p["bytes"] / p["block_sec"] / 1e9) < 1e-9 * p["write_gbps"], p
+    assert abs(x["agg_write_gbps"] - size / x["block_sec"] / 1e9) < 1e-9 * x["agg_write_gbps"]
+assert len({s["block_sec"]} | {x["block_sec"] for x in ag}) == 3, "three writes, the same block time"
+assert r["verify"]["sync"]["files_checked"] == 4 and r["verify"]["sync"]["files_bad"] == 0
+fs = [n for n in os.listdir(kept) if n.startswith("checkpoint_io.sync.")]
+assert len(fs) == 4 and sum(os.path.getsize(os.path.join(kept, n)) for n in fs) == size, fs
+'
+	# the default: written once, no "again"
+	jcheck "--repeat: written once without it (no results.sync.again)" "$T/slow-2.json" "" '
+assert "again" not in r["sync"] and r["config"]["repeat"] == 1, r["sync"].keys()
+'
 	# a hung fsync (30 s) against --timeout 2: exit 4 naming the rank and the path
 	t0=$(date +%s)
 	CH_SLOWIO_PATH="$T/slowfs-hung/" CH_SLOWIO_FSYNC_MS=30000 LD_PRELOAD="$SLOWIO" timeout 120 $MPIRUN -np 2 \
