@@ -454,12 +454,17 @@ static const char *device_identity(const struct hr_result *r, const struct hr_re
  * the larger is what a far night is judged by: the night is that low only
  * when both measurements are, so a tail of the noise on one of them is
  * not a far night (docs/workflows.md, "What is recorded"). */
-static double agreed(double v, const struct hr_rv *again, double *both)
+static double agreed_num(double v, double x, double *both)
 {
-	double x = again && again->json && !again->is_null ? again->num : NAN;
 	int two = isfinite(x) && x > 0;
 	*both = two ? (x > v ? x : v) : NAN;
 	return two ? 0.5 * (v + x) : v;
+}
+
+/* agreed_num() of a re-measurement as read (NULL, absent, null: none) */
+static double agreed(double v, const struct hr_rv *again, double *both)
+{
+	return agreed_num(v, again && again->json && !again->is_null ? again->num : NAN, both);
 }
 
 /* roofline's re-measurement of device @d's roof @metric ("memory_gbps",
@@ -665,10 +670,13 @@ struct ckpt_rec {
 	int rc;
 };
 
-static void rec_ckpt_host(void *ctx, const char *host, double gbps)
+/* a host's write rate; written twice (checkpoint_io --repeat): agreed_num() */
+static void rec_ckpt_host(void *ctx, const char *host, double gbps, double again)
 {
 	struct ckpt_rec *c = ctx;
-	if (c->rc == 0 && (c->rc = hr_history_record(c->h, c->night, host, "-", "checkpoint.write_gbps_per_rank", gbps, c->path)) == 0)
+	double both, v = agreed_num(gbps, again, &both);
+	if (c->rc == 0 &&
+	    (c->rc = record_device(c->h, c->night, host, "-", "checkpoint.write_gbps_per_rank", v, c->path, NULL, NULL, both)) == 0)
 		(*c->nrec)++;
 }
 

@@ -55,12 +55,23 @@ void hr_ckpt_reasons(const struct hr_fleet *f, hr_ckpt_reason_fn fn, void *ctx);
 /**
  * hr_ckpt_grade - the level of entry @e against its peers' median per-rank
  * bandwidth @peers_gbps (the rule above).
- * @stall: [out] the added stall, fraction of wall-clock (NAN when not
- *         judged); @interval: [out] the interval used (s); @assumed: [out]
+ * Written twice (e->again_gbps), the level is at most the second write's
+ * (hr_ckpt_grade_again()). @stall: [out] the first write's added stall,
+ * fraction of wall-clock (NAN when not judged); @interval: [out] the interval used (s); @assumed: [out]
  *         1 when it is the row's interval_sec (assumed).
  * Returns 0 info, 1 warn, 2 fail.
  */
 int hr_ckpt_grade(const struct hr_ckpt *e, double peers_gbps, double *stall, double *interval, int *assumed);
+
+/**
+ * hr_ckpt_grade_again - the level hr_ckpt_grade()'s rule gives the second
+ * write of @e (checkpoint_io --repeat: e->again_gbps, a fresh measurement)
+ * against @peers_gbps at @interval s, its block the first's bytes at its
+ * own rate. hr_ckpt_grade() caps the first write's level at it: a node is
+ * judged slow only as far as its second write agrees.
+ * Returns 0 info, 1 warn, 2 fail, or -1 when @e was written once.
+ */
+int hr_ckpt_grade_again(const struct hr_ckpt *e, double peers_gbps, double interval);
 
 /**
  * hr_ckpt_symptom - whether a node @ratio times slower than its peers'
@@ -107,12 +118,16 @@ void hr_ckpt_render_terminal_node(const json_t *n, FILE *out, int *had_header);
 /**
  * hr_ckpt_host_rates - for the nightly history: per host of a checkpoint_io
  * result @r (read by hr_result_read()), the median over its ranks of the
- * synchronous per-rank write
- * bandwidth (GB/s); @fn(@ctx, host, gbps) is called once per host.
+ * synchronous per-rank write bandwidth (GB/s), and the same of the
+ * checkpoint's second write (results.sync.again[0], checkpoint_io --repeat
+ * 2 or more: a fresh measurement), NAN when it was written once or the
+ * host has no positive rate there; @fn(@ctx, host, gbps, again) is called
+ * once per host with a first rate.
  * Returns the number of hosts (0 for a result without a synchronous
  * measurement), or CH_ERR_RUNTIME when out of memory.
  */
-int hr_ckpt_host_rates(const struct hr_result *r, void (*fn)(void *ctx, const char *host, double gbps), void *ctx);
+int hr_ckpt_host_rates(const struct hr_result *r, void (*fn)(void *ctx, const char *host, double gbps, double again),
+		       void *ctx);
 
 #ifdef __cplusplus
 }

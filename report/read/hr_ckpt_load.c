@@ -59,6 +59,18 @@ static int ckpt_entry(const struct hr_result *r, const int *node_of, const char 
 		return 0;
 	e->rank_gbps = n && ch_stats_compute(bw, n, &st) == 0 ? st.median : NAN;
 	e->node_gbps = e->block_sec > 0 ? bytes / e->block_sec / 1e9 : NAN;
+	/* the second write: the node's ranks on this mount with a positive rate */
+	for (n = 0, j = 0; j < r->again_list.n; j++) {
+		long long rk = hr_rv_int(&r->again[j].rank, -1);
+		char k2[400];
+		if (rk < 0 || (size_t)rk >= nr || node_of[rk] != e->node || !(r->again[j].write_gbps.num > 0) ||
+		    !isfinite(r->again[j].write_gbps.num))
+			continue;
+		hr_ckpt_mount_key(hr_ckpt_rank_mount(r, (size_t)rk), k2, sizeof(k2), NULL);
+		if (!strcmp(k2, e->mount) && n < sizeof(bw) / sizeof(bw[0]))
+			bw[n++] = r->again[j].write_gbps.num;
+	}
+	e->again_gbps = n && ch_stats_compute(bw, n, &st) == 0 ? st.median : NAN;
 	for (j = 0; j < r->nbad; j++) {
 		long long rk = hr_rv_int(&r->bad_ranks[j], -1);
 		if (rk >= 0 && (size_t)rk < nr && node_of[rk] == e->node)

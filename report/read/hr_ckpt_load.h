@@ -26,6 +26,8 @@ struct hr_ckpt {
 	double block_sec;      /* max over the node's ranks */
 	double rank_gbps;      /* median over the node's ranks of bytes / block, GB/s */
 	double node_gbps;      /* the node's bytes / block_sec, GB/s */
+	double again_gbps;     /* the same median of the second write (results.sync.again[0],
+	                        * checkpoint_io --repeat 2 or more), GB/s; NAN when written once */
 	int bad_files;         /* files of the node's ranks that did not read back */
 	int read_back;         /* 1: the result's verify.sync says how many files read back */
 	double interval_sec;   /* the result's --interval (config.interval_sec), NAN none */

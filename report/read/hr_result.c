@@ -608,6 +608,9 @@ static int read_checkpoint(const json_t *doc, struct hr_result *r)
 	if ((rc = read_list(sync, "per_rank", &r->per_rank_list, (void **)&r->per_rank, sizeof(*r->per_rank),
 			    read_ckpt_rank)))
 		return rc;
+	if ((rc = read_list(json_array_get(json_object_get(sync, "again"), 0), "per_rank", &r->again_list,
+			    (void **)&r->again, sizeof(*r->again), read_ckpt_rank)))
+		return rc;
 	return read_list(json_object_get(r->results, "scaling"), "points", &r->scaling_list, (void **)&r->scaling,
 			 sizeof(*r->scaling), read_ckpt_point);
 }
@@ -711,6 +714,7 @@ void hr_result_release(struct hr_result *r)
 		free(r->configs[i].reasons.v);
 	free(r->flagged);
 	free(r->per_rank);
+	free(r->again);
 	free(r->bad_ranks);
 	free(r->scaling);
 	free(r->kfaults);

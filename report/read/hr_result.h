@@ -358,6 +358,9 @@ struct hr_result {
 	struct hr_result_ckpt_point sync;
 	struct hr_rlist per_rank_list; /* "results"."sync"."per_rank" */
 	struct hr_result_ckpt_rank *per_rank;
+	struct hr_rlist again_list;  /* "results"."sync"."again"[0]."per_rank": the second
+	                              * write (checkpoint_io --repeat 2 or more) */
+	struct hr_result_ckpt_rank *again;
 	struct hr_rv *bad_ranks;     /* "rank" of every "results"."verify".*."bad"[] entry, in order */
 	size_t nbad;
 	struct hr_rv size_bytes, interval_sec; /* "results"."config": checkpoint bytes, s */

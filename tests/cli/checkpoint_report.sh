@@ -122,6 +122,38 @@ assert abs(c["added_stall_frac"] - 1.5 / 60) < 1e-12 and c["interval_sec"] == 60
 EOF2
 )
 [ -z "$why" ] && echo "ok report profile: WARN at 4x, PASS at 2x, FAIL on a bad file" || echo "not ok report profile: $(echo "$why" | tail -2 | tr '\n' ' ')"
+# written twice (checkpoint_io --repeat 2): c3 stands as slow only as far as
+# its second write agrees: at 0.26 GB/s per rank it agrees (WARN); at its
+# peers' 1 GB/s it does not reproduce (info); a second write of the others
+# changes nothing
+for again in 0.26 1.0; do
+	mkdir -p "$T/fleet-again-$again"
+	for c in c1 c2 c3 c4; do
+		python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); s = d["results"]["sync"]
+g = float(sys.argv[3]) if sys.argv[4] == "c3" else None
+s["again"] = [{"write": 2, "per_rank": [dict(p, write_gbps=g if g else p["write_gbps"]) for p in s["per_rank"]]}]
+json.dump(d, open(sys.argv[2], "w"))' "$DATA/fleet/$c.json" "$T/fleet-again-$again/$c.json" $again $c
+	done
+	"$HR" --out "$T/report-again-$again" "$T/fleet-again-$again" >"$T/again-$again.out" 2>&1
+done
+why=$(python3 - "$T/report-again-0.26/profile.json" "$T/report-again-1.0/profile.json" <<'EOF2' 2>&1
+import json, sys
+agree, no = ({x["name"]: x for x in json.load(open(f))["nodes"]} for f in sys.argv[1:3])
+c = agree["c3"]["checkpoint"][0]
+assert agree["c3"]["verdict"] == "WARN" and c["level"] == "warn" and c["rank_write_gbps_again"] == 0.26, c
+t = [r["text"] for r in agree["c3"]["reasons"] if r["code"] == "checkpoint_slow_write"][0]
+assert "its second write (checkpoint_io --repeat, a fresh measurement): 0.26 GB/s per rank, 3.8x slower than its peers, agrees" in t, t
+c = no["c3"]["checkpoint"][0]
+assert no["c3"]["verdict"] == "PASS" and c["level"] == "info" and c["rank_write_gbps_again"] == 1.0, (no["c3"]["verdict"], c)
+r = [r for r in no["c3"]["reasons"] if r["code"] == "checkpoint_slow_write"][0]
+assert r["level"] == "info" and "not reproduced" in r["text"], r
+assert no["c4"]["verdict"] == "FAIL" and no["c2"]["verdict"] == "PASS" and no["c1"]["checkpoint"][0]["rank_write_gbps_again"] == 1.0
+EOF2
+)
+[ -z "$why" ] && echo "ok report: a slow node written twice stands as far as its second write agrees" ||
+	echo "not ok report: second write: $(echo "$why" | tail -2 | tr '\n' ' ')"
 # graded, no cliff: the same 4x slower node at a 20 s interval adds 7.5%: FAIL
 # (not a drain candidate: a speed, not a hard fault, and not confirmed)
 mkdir -p "$T/fleet20"

@@ -19,6 +19,12 @@
 #   the healthy value: the mean, value_both the healthy value; n002's
 #   roofs_again without memory_gbps, n003's a string, n004's 0: the value,
 #   no value_both;
+#   the checkpoint rate: n001's 20% low on both ranks, a second write
+#         (checkpoint_io --repeat 2: results.sync.again[0]) at the healthy
+#         rate on one rank and 10% low on the other: the mean of the first
+#         write's median over ranks and the second's, value_both the larger;
+#   n002: the same with the second write 0 GB/s: the value, no value_both;
+#   n003: the same without results.sync.again (written once): likewise;
 #   every other figure as it was measured (GPU roofs not flagged: no
 #   value_both).
 # Prints "ok NAME", "not ok NAME: why" or "skip NAME: why".
@@ -77,6 +83,23 @@ cpu("n001", "healthy")
 cpu("n002", "absent")
 cpu("n003", "x")
 cpu("n004", 0)
+def ckpt(node, again):
+    def f(j):
+        s = j["results"]["sync"]
+        v = s["per_rank"][0]["write_gbps"]
+        for p in s["per_rank"]:
+            p["write_gbps"] = 0.8 * v
+        if again is not None:
+            s["again"] = [{"write": 2, "per_rank": [dict(p, write_gbps=x) for p, x in
+                                                   zip(s["per_rank"], (v * again, 0.9 * v * again))]}]
+        else:
+            s.pop("again", None)
+        want[node + " - checkpoint.write_gbps_per_rank"] = [0.5 * (0.8 * v + 0.95 * v), 0.95 * v] if again \
+            else [0.8 * v, None]
+    edit(os.path.join(d, node, "checkpoint_io.json"), f)
+ckpt("n001", 1.0)
+ckpt("n002", 0.0)
+ckpt("n003", None)
 roof("n001", True)
 roof("n002", None)
 busbw("n003", True)

@@ -262,6 +262,16 @@ if [ $rc -le 1 ] && [ -n "$d" ] && [ -s "$d/roofline.json" ] && [ -s "$d/allredu
 else
 	nok sweep_quick "exit $rc, dir '$d'" "$TMP/sweep.out"
 fi
+# the sweep writes the checkpoint twice (--repeat 2): the history's mean and value_both
+if [ -n "$d" ] && python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+assert r["config"]["repeat"] == 2 and len(r["sync"]["again"]) == 1 and r["sync"]["again"][0]["per_rank"], r["config"]
+' "$d/checkpoint_io.json" >"$TMP/ckrep.out" 2>&1; then
+	ok sweep_checkpoint_written_twice
+else
+	nok sweep_checkpoint_written_twice "checkpoint_io.json of $d without a second write" "$TMP/ckrep.out"
+fi
 # every result file of the sweep carries host.inventory, each null with a reason
 # (the kernel_log stage's result file has no inventory: it read one)
 if [ -n "$d" ] && python3 tests/cli/check-inventory.py $(ls "$d"/*.json | grep -v '/kernel_log\.json$') >"$TMP/inv.out" 2>&1; then
