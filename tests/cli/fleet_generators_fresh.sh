@@ -19,8 +19,12 @@
 #     0.08-0.125 (one draw of 10%), mean within 0.03 of 0;
 #   - own stream: sweep() with two different re-measurement streams writes
 #     the same figures but for the re-measurements, which differ;
+#   - checkpoint_io's second write (results.sync.again[0], --repeat 2) is
+#     fresh likewise: over the same fleets and nights its correlation with
+#     the first write (logs) is under 0.25 in size, its sd 0.08-0.12 (one
+#     draw of 10%), its mean within 0.03 of 0;
 #   - the other figures of a seed: make-noise-fleet.py 0.1 3 6's files less
-#     every "confirm" hash to what the generator has always written (the
+#     every "confirm" and "again" hash to what the generator has always written (the
 #     fixed-seed counts of health_report_false_alarms.sh rest on them).
 # Prints "ok NAME", "not ok NAME: why" or "skip NAME: why".
 cd "$(dirname "$0")/../.." || exit 1
@@ -73,17 +77,39 @@ def fresh(name, pts):
           "|mean| < 0.03)" % (name, what))
 
 
+def ckpt(d):
+    """(second write, first write) of checkpoint_io, each as log(rate / 1 GB/s)"""
+    s = json.load(open(os.path.join(d, "n001", "checkpoint_io.json")))["results"]["sync"]
+    return [(math.log(s["again"][0]["per_rank"][0]["write_gbps"]), math.log(s["per_rank"][0]["write_gbps"]))]
+
+
+def fresh_ckpt(name, pts):
+    """the second write: uncorrelated with the first, one draw of 10%"""
+    n = len(pts)
+    mx, my = sum(p[0] for p in pts) / n, sum(p[1] for p in pts) / n
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    r = sum((p[0] - mx) * (p[1] - my) for p in pts) / math.sqrt(sxx * sum((p[1] - my) ** 2 for p in pts))
+    sd = math.sqrt(sxx / (n - 1))
+    what = "%d second writes: correlation with the first %.3f, sd %.4f, mean %.4f" % (n, r, sd, mx)
+    print("#", name, what)
+    ok = n >= 300 and abs(r) < 0.25 and 0.08 <= sd <= 0.12 and abs(mx) < 0.03
+    print("ok %s" % name if ok else "not ok %s: %s (want at least 300, |correlation| < 0.25, sd 0.08-0.12, "
+          "|mean| < 0.03)" % (name, what))
+
+
 world = lambda d: json.load(open(os.path.join(d, "n001", "allreduce_bw.json")))["results"]["sweeps"][0]
-pts = []
+pts, cks = [], []
 for seed in range(1, 401):
     d = os.path.join(tmp, "nf")
     sys.argv = ["make-noise-fleet.py", d, "0.1", str(seed), "1"]
     nf.main()
     pts += cells(world(d), 375.0)
+    cks += ckpt(d)
     shutil.rmtree(d)
 fresh("fleet_generators_noise_fleet_remeasure_fresh", pts)
+fresh_ckpt("fleet_generators_noise_fleet_checkpoint_again_fresh", cks)
 
-pts, cpu = [], []
+pts, cpu, cks = [], [], []
 a = mn.parse([tmp, "--nodes", "1", "--nights", "300", "--sigma", "0.1", "--device-sd", "0", "--node-sd", "0"])
 real = json.load(open(os.path.join("tests", "data", "report", "real-vm", "roofline.json")))
 real_mem = real["results"]["devices"][0]["roofs"]["memory_gbps"]
@@ -94,8 +120,10 @@ for k, day, write in mn.nights(a):
     dv = [x for x in json.load(open(os.path.join(d, "n001", "roofline.json")))["results"]["devices"]
           if x["device"] == "cpu"][0]
     cpu.append((math.log(dv["roofs_again"]["memory_gbps"] / real_mem), math.log(dv["roofs"]["memory_gbps"] / real_mem)))
+    cks += ckpt(d)
     shutil.rmtree(d)
 fresh("fleet_generators_nights_remeasure_fresh", pts)
+fresh_ckpt("fleet_generators_nights_checkpoint_again_fresh", cks)
 # the CPU socket's roofs_again: a fresh draw of the night's noise (one draw
 # of 10%: sd about 0.1), not correlated with the first measurement
 n = len(cpu)
@@ -113,7 +141,9 @@ def strip(o, conf):
     if isinstance(o, dict):
         if "confirm" in o:
             conf.append(o["confirm"])
-        return {k: strip(v, conf) for k, v in o.items() if k != "confirm"}
+        if "again" in o:
+            conf.append(o["again"])
+        return {k: strip(v, conf) for k, v in o.items() if k not in ("confirm", "again")}
     return [strip(v, conf) for v in o] if isinstance(o, list) else o
 
 

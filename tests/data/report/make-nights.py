@@ -57,7 +57,13 @@ persistent offset; all result files in today's format, idle conditions):
   loader_contention   input wait 1% and idle share 2% of the step, noisy
                       like the rest (absolute: SIGMA x 1 point of the step
                       for the wait, x 2 points for the idle share)
-  checkpoint_io.json  2 ranks writing 8 GB to the shared mount at 1 GB/s
+  checkpoint_io.json  2 ranks writing 8 GB to the shared mount at 1 GB/s,
+                      written twice as the nightly sweep does
+                      (checkpoint_io --repeat 2): results.sync.again[0] is
+                      an independent fresh draw of the same noise around the
+                      same truth (the fault included), from a random stream
+                      of its own, so that every other figure of a seed is
+                      what it was without it
   pairs/allreduce_bw.json  node pairs in two rounds, 357 GB/s at 1 GiB, each
                       sweep's largest size re-measured likewise
 Each night's start_utc is its date at 02:00-06:00 UTC.
@@ -144,6 +150,7 @@ class Fleet:
         self.again_bw = Noise(random.Random(a.seed * 15485863 + 29), a.noise)
         self.again_cell = Noise(random.Random(a.seed * 32452843 + 31), a.noise)  # make-noise-fleet's sweep()
         self.again_cpu = Noise(random.Random(a.seed * 49979687 + 37), a.noise)  # roofline's CPU roofs_again
+        self.again_ckpt = Noise(random.Random(a.seed * 67867967 + 41), a.noise)  # checkpoint_io's second write
         self.faults = []
         for f in a.fault or []:
             p = f.split(":")
@@ -267,14 +274,18 @@ def loader(fl, nz, k, node, start):
 def checkpoint(fl, nz, k, node, start):
     a = fl.a
     size, shard = 8 * 10**9, 4 * 10**9
-    gbps = 1.0 * fl.node_off[node] * fl.ckpt_off[node] * (1 + a.sigma * nz.std()) * (1 - fl.fault("checkpoint", k, node))
+    truth = 1.0 * fl.node_off[node] * fl.ckpt_off[node] * (1 - fl.fault("checkpoint", k, node))
+    gbps = truth * (1 + a.sigma * nz.std())
+    gbps2 = truth * (1 + a.sigma * fl.again_ckpt.std())  # the second write: a fresh draw
     mnt = {"point": "/mnt/ckpt", "fstype": "nfs4", "source": "nas:/export", "network_fs": True}
     lay = [{"rank": r, "host": node, "node": 0, "dir_mount": mnt} for r in range(2)]
-    per = [{"rank": r, "host": node, "bytes": shard, "block_sec": shard / (gbps * 1e9), "write_gbps": gbps}
-           for r in range(2)]
+    per = lambda g: [{"rank": r, "host": node, "bytes": shard, "block_sec": shard / (g * 1e9), "write_gbps": g}
+                     for r in range(2)]
     res = {"config": {"size_bytes": size, "interval_sec": 600.0},
            "sync": {"writers": 2, "bytes": size, "block_sec": shard / (gbps * 1e9),
-                    "agg_write_gbps": 2 * gbps, "per_rank": per},
+                    "agg_write_gbps": 2 * gbps, "per_rank": per(gbps),
+                    "again": [{"write": 2, "bytes": size, "block_sec": shard / (gbps2 * 1e9),
+                               "agg_write_gbps": 2 * gbps2, "per_rank": per(gbps2)}]},
            "verify": {"sync": {"files_checked": 2, "files_bad": 0, "bad": []}}}
     return nf.envelope("checkpoint_io", node, start, res, ranks={"world_size": 2, "layout": lay}, procs=2, threads=2)
 
