@@ -309,6 +309,7 @@ void ch_rl_roofs_again(json_t *devices);
  * ch_rl_confirm - measure the planned points again at the end of the run;
  * collective under mpirun: world rank 0 plans (ch_rl_confirm_plan()) and
  * broadcasts the plan, each rank measures its own devices' points again
+ * (the GPUs' first; after a barrier, the CPU's, as in the first measurement)
  * (reopening the device, the arrays as large as before, every point of the
  * shape it had) and rank 0 gathers the second measurements into each
  * point's "confirm" object {why, time_sec, gbps, gflops, valid, error?}

@@ -380,24 +380,16 @@ static int confirm_device(const struct ch_rl_opts *o, const struct ch_backend *b
 	return status;
 }
 
-int ch_rl_confirm(const struct ch_rl_opts *o, const struct ch_world *mpi, const struct ch_backend *const *backends,
-		  int nbackends, json_t *devices, json_t *flagged, double threshold_pct, char *reason, size_t rn)
+/* Measure again this rank's entries of @plan whose backend is the CPU's
+ * (@cpu 1) or not (0), appending to @mine; the worst status. */
+static int confirm_entries(const struct ch_rl_opts *o, const struct ch_world *mpi,
+			   const struct ch_backend *const *backends, int nbackends, json_t *plan, int cpu, json_t *mine,
+			   char *reason, size_t rn)
 {
-	json_t *plan = NULL, *mine, *all, *e;
+	json_t *e;
 	int status = CH_OK, rc, b;
 	size_t i, j;
 
-	if (o->confirm == CH_RL_CONFIRM_OFF) {
-		if (flagged)
-			ch_rl_confirm_verdicts(devices, flagged, threshold_pct);
-		return CH_OK;
-	}
-	if (devices)
-		plan = ch_rl_confirm_plan(devices, flagged, threshold_pct, o->confirm);
-	e = ch_world_bcast_json(mpi, plan);
-	json_decref(plan);
-	plan = e;
-	mine = json_array();
 	for (i = 0; plan && mine && i < json_array_size(plan); i = j) {
 		json_t *e0 = json_array_get(plan, i);
 		const char *bname = json_string_value(json_object_get(e0, "backend"));
@@ -408,6 +400,8 @@ int ch_rl_confirm(const struct ch_rl_opts *o, const struct ch_world *mpi, const 
 			if (json_integer_value(json_object_get(e, "dev")) != json_integer_value(json_object_get(e0, "dev")))
 				break;
 		}
+		if ((bname && !strcmp(bname, "cpu")) != cpu)
+			continue;
 		if (mpi->active && json_integer_value(json_object_get(e0, "rank")) != mpi->rank)
 			continue;
 		for (b = 0; b < nbackends && bname; b++)
@@ -422,6 +416,33 @@ int ch_rl_confirm(const struct ch_rl_opts *o, const struct ch_world *mpi, const 
 		rc = confirm_device(o, be, plan, i, j, mine, reason, rn);
 		status = worse(status, rc);
 	}
+	return status;
+}
+
+int ch_rl_confirm(const struct ch_rl_opts *o, const struct ch_world *mpi, const struct ch_backend *const *backends,
+		  int nbackends, json_t *devices, json_t *flagged, double threshold_pct, char *reason, size_t rn)
+{
+	json_t *plan = NULL, *mine, *all, *e;
+	int status;
+	size_t i;
+
+	if (o->confirm == CH_RL_CONFIRM_OFF) {
+		if (flagged)
+			ch_rl_confirm_verdicts(devices, flagged, threshold_pct);
+		return CH_OK;
+	}
+	if (devices)
+		plan = ch_rl_confirm_plan(devices, flagged, threshold_pct, o->confirm);
+	e = ch_world_bcast_json(mpi, plan);
+	json_decref(plan);
+	plan = e;
+	mine = json_array();
+	/* the GPUs first, then (after every rank's GPUs) the CPU, as in the
+	 * first measurement: a CPU socket measured while other ranks drive
+	 * their GPUs would share its cores and memory with their host threads */
+	status = confirm_entries(o, mpi, backends, nbackends, plan, 0, mine, reason, rn);
+	ch_world_barrier(mpi);
+	status = worse(status, confirm_entries(o, mpi, backends, nbackends, plan, 1, mine, reason, rn));
 	all = ch_world_gather_json(mpi, mine);
 	if (devices && all) {
 		json_array_foreach(all, i, e) {
