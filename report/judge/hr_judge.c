@@ -436,14 +436,27 @@ double hj_z(const struct an *a, const struct inst *p)
 	return p->fleet_cmp ? (p->value - k->median) / (p->s_rel * k->median) : NAN;
 }
 
+int hj_measured_twice(const struct an *a, const struct inst *p)
+{
+	if (p->metric >= 0)
+		return a->f->devices[p->subject].flag_confirm[p->metric] == HR_CONFIRM_AGREED &&
+		       isfinite(a->f->devices[p->subject].flag_confirm_value[p->metric]);
+	return !isnan(hj_again_in(p));
+}
+
 /* the cut-off @t (Student's t, hr_cutoff()) raised to the learned heavy
- * tail's quantile where the class has one */
+ * tail's quantile where the class has one: at the node's share alpha / m
+ * for a value measured once; for a value measured twice (a fresh second
+ * measurement held to the same cut-off, hj_measured_twice()) at its square
+ * root, as both must be beyond it: two independent tails together have
+ * the chance alpha / m */
 static double tail_cut(const struct an *a, const struct inst *p, double t, double w)
 {
-	double c;
+	double c, share;
 	if (isnan(t) || !(w > 0))
 		return t;
-	c = hr_noise_cut(a->th->false_alarm / (p->m < 1 ? 1 : p->m), w);
+	share = a->th->false_alarm / (p->m < 1 ? 1 : p->m);
+	c = hr_noise_cut(hj_measured_twice(a, p) ? sqrt(share) : share, w);
 	return c > t ? c : t;
 }
 

@@ -175,6 +175,12 @@ struct an {
 double hj_fleet_median(const struct an *a, const struct inst *p);
 double hj_z(const struct an *a, const struct inst *p);
 double hj_cut(const struct an *a, const struct inst *p);
+/* Has @p a fresh second measurement the rules judge too (roofline's
+ * re-measurement of a device's roof: results.flagged[] confirmed, or
+ * devices[].roofs_again; allreduce_bw's of a group's largest size)? 1 or 0.
+ * Such a value's learned heavy-tail cut-off is taken at the square root of
+ * its share (hj_cut(): both measurements must be beyond it). */
+int hj_measured_twice(const struct an *a, const struct inst *p);
 double hj_z_node(const struct an *a, const struct inst *p);
 double hj_cut_node(const struct an *a, const struct inst *p);
 double hj_pct_fleet(const struct an *a, const struct inst *p);

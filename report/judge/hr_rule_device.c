@@ -328,11 +328,12 @@ void hj_confirm_fails(struct an *a)
 
 /* ", in the heavy tail learned ..." when a learned tail weight @w raised a
  * cut-off (hr_noise_tail_weight_high()), else "" */
-static const char *tail_words(double w, char *buf, size_t n)
+static const char *tail_words(double w, int twice, char *buf, size_t n)
 {
 	if (!(w > 0))
 		return "";
-	snprintf(buf, n, " (a heavy tail learned from the like values' upper side: tail weight %.2f)", w);
+	snprintf(buf, n, " (a heavy tail learned from the like values' upper side: tail weight %.2f%s)", w,
+		 twice ? "; measured twice, each measurement held to the tail's quantile at the square root of the node's share" : "");
 	return buf;
 }
 
@@ -344,14 +345,14 @@ static const char *tail_words(double w, char *buf, size_t n)
 void hj_inst_margins(const struct an *a, const struct inst *p, const char *model, const char *like,
 		     char *extra, size_t n)
 {
-	char ref[48], tw[96];
+	char ref[48], tw[224];
 	int flops = p->metric > 0;
 	size_t l;
 	extra[0] = '\0';
 	if (p->level_rel >= HR_WARN)
 		snprintf(extra, n, "%.0f%% below the fleet median %s of %d %s (robust z %.1f: flagged at or beyond -%.1f, the cut-off for its node's %d comparisons%s, and from %.0f%% below; FAIL from %.0f%%)",
 			 100 - hj_pct_fleet(a, p), hj_fmt_val(hj_fleet_median(a, p), flops, ref, sizeof(ref)), p->fleet_n, like, hj_z(a, p),
-			 hj_cut(a, p), p->m, tail_words(a->c[p->cls].tail_w, tw, sizeof(tw)), a->th->warn_pct_below,
+			 hj_cut(a, p), p->m, tail_words(a->c[p->cls].tail_w, hj_measured_twice(a, p), tw, sizeof(tw)), a->th->warn_pct_below,
 			 a->th->fail_pct_below);
 	l = strlen(extra);
 	if (p->level_abs >= HR_WARN && !isnan(p->expected) && p->expected > 0 && l < n)
@@ -366,7 +367,7 @@ void hj_inst_margins(const struct an *a, const struct inst *p, const char *model
 	if ((p->level_node >= HR_WARN || p->not_confirmed) && !isnan(hj_pct_node(p)) && l < n)
 		snprintf(extra + l, n - l, "%s%.0f%% below the median %s of its node's %d other like GPUs (robust z %.1f: flagged at or beyond -%.1f%s and from %.0f%% below; FAIL from %.0f%%)%s",
 			 l ? "; " : "", 100 - hj_pct_node(p), hj_fmt_val(p->peer_median, flops, ref, sizeof(ref)), p->peer_n,
-			 hj_z_node(a, p), hj_cut_node(a, p), tail_words(a->c[p->cls].res_tail_w, tw, sizeof(tw)), a->th->warn_pct_below, a->th->fail_pct_below,
+			 hj_z_node(a, p), hj_cut_node(a, p), tail_words(a->c[p->cls].res_tail_w, hj_measured_twice(a, p), tw, sizeof(tw)), a->th->warn_pct_below, a->th->fail_pct_below,
 			 p->confirm == HR_CONFIRM_AGREED ? ", confirmed by roofline's re-measurement" :
 			 p->not_confirmed ? ", not confirmed (no re-measurement in the input): at most WARN" : "");
 	l = strlen(extra);

@@ -9,6 +9,9 @@
 #     node-nights): at most 5 nodes flagged and no drain candidate (the
 #     budget is 1 in 1,000, 3 here; the cut-off of Student's t alone flagged
 #     CPU sockets, measured once, in about 8 of 1,000: about 24 here);
+#   - a t3 fleet of 300 nodes with a CPU socket 25% low on both of
+#     roofline's measurements: FAIL (each measurement against the tail's
+#     quantile at the square root of the share); measured once: not flagged;
 #   - a Gaussian fleet of 300 nodes with a CPU socket 20% low: still FAIL
 #     (its class learns no heavy tail, so the cut-off stays the normal one)
 #     and the reason says which cut-off it was judged against.
@@ -73,4 +76,42 @@ assert "the cut-off for its node" in text and "heavy tail" not in text, text
 	ok health_report_heavy_tail_normal_fleet_keeps_its_power
 else
 	nok health_report_heavy_tail_normal_fleet_keeps_its_power "the CPU socket 20% low was not FAIL alone (see $TMP/out)"
+fi
+
+# ---- a heavy-tailed (t3) fleet of 300 nodes with n009's CPU socket 25% low
+# on both of roofline's measurements (roofs_again): FAIL, confirmed (drain
+# candidate), the only node flagged, judged against the tail's quantile at
+# the square root of the node's share (two measurements must both be
+# beyond it); measured once (no roofs_again: the cut-off at the share
+# itself, about 100 robust sd under a tail weight near 1), not flagged
+rm -rf "$TMP/t"
+python3 tests/data/report/make-nights.py "$TMP/t" --nodes 300 --nights 1 --noise t3 --sigma 0.03 --seed 1 \
+	--one-night --fault cpu_socket:0.25:0:9 >/dev/null 2>&1
+cp -r "$TMP/t" "$TMP/t1"
+python3 - "$TMP/t1" <<'PY'
+import glob, json, sys
+for p in glob.glob(sys.argv[1] + "/*/roofline.json"):
+    j = json.load(open(p))
+    for d in j["results"]["devices"]:
+        d.pop("roofs_again", None)
+    json.dump(j, open(p, "w"))
+PY
+for v in t t1; do
+	rm -rf "$TMP/o-$v"
+	"$HR" -q --max-plots 1 --out "$TMP/o-$v" "$TMP/$v" >/dev/null 2>&1
+done
+if python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+bad = {n["name"]: n for n in p["nodes"] if n.get("verdict") in ("WARN", "FAIL")}
+assert list(bad) == ["n009"] and bad["n009"]["verdict"] == "FAIL", list(bad)
+assert p["summary"]["drain_candidates"] == ["n009"], p["summary"]["drain_candidates"]
+r = [r for r in bad["n009"]["reasons"] if r["code"] == "memory_low"][0]
+assert "measured twice, each measurement held to the tail" in r["text"] and "FAIL too (agreement)" in r["text"], r
+q = json.load(open(sys.argv[2]))
+assert not [n["name"] for n in q["nodes"] if n.get("verdict") in ("WARN", "FAIL")], "measured once: flagged"
+' "$TMP/o-t/profile.json" "$TMP/o-t1/profile.json"; then
+	ok health_report_heavy_tail_measured_twice_keeps_its_power
+else
+	nok health_report_heavy_tail_measured_twice_keeps_its_power "the t3 fleet's CPU socket 25% low on both measurements was not FAIL alone, or measured once it was flagged (see $TMP/o-t, $TMP/o-t1)"
 fi
