@@ -138,33 +138,53 @@ int hj_class_of(struct an *a, const char *key, const char *label, const char *un
 /* The text printf would write into a buffer of @size bytes (truncated as
  * snprintf does), kept once in a->texts: the same text is the same pointer,
  * valid until a->texts is released. "" when out of memory (a->oom set). */
-const char *hj_keep(struct an *a, size_t size, const char *fmt, ...)
+uint32_t hj_keep(struct an *a, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-const char *hj_keep(struct an *a, size_t size, const char *fmt, ...)
+uint32_t hj_keep(struct an *a, size_t size, const char *fmt, ...)
 {
 	char buf[INST_BASIS_MAX];
 	va_list ap;
 	void *it;
+	json_t *id;
 	if (size > sizeof(buf))
 		size = sizeof(buf);
 	va_start(ap, fmt);
 	vsnprintf(buf, size, fmt, ap);
 	va_end(ap);
 	if (!buf[0])
-		return "";
+		return 0;
 	if (!a->texts && !(a->texts = json_object()))
 		goto oom;
-	it = json_object_iter_at(a->texts, buf);
-	if (!it) {
-		if (json_object_set_new_nocheck(a->texts, buf, json_null()))
+	if ((id = json_object_get(a->texts, buf)))
+		return (uint32_t)json_integer_value(id);
+	if (a->ntext >= UINT32_MAX)
+		goto oom;
+	if (a->ntext + 1 > a->captext) {
+		size_t cap = a->captext ? 2 * a->captext : 64;
+		const char **v = realloc(a->text_v, cap * sizeof(*v));
+		if (!v)
 			goto oom;
-		it = json_object_iter_at(a->texts, buf);
+		a->text_v = v;
+		a->captext = cap;
 	}
-	if (it)
-		return json_object_iter_key(it);
+	if (!a->ntext)
+		a->text_v[a->ntext++] = ""; /* id 0 */
+	if (json_object_set_new_nocheck(a->texts, buf, json_integer((json_int_t)a->ntext)))
+		goto oom;
+	if (!(it = json_object_iter_at(a->texts, buf)))
+		goto oom;
+	a->text_v[a->ntext] = json_object_iter_key(it);
+	return (uint32_t)a->ntext++;
 oom:
 	a->oom = 1;
-	return "";
+	return 0;
+}
+
+const char *hj_superseded_by(const struct an *a, const struct inst *p)
+{
+	if (!p->sup)
+		return NULL;
+	return p->metric < 0 ? a->f->groups[p->sup - 1].source : a->f->devices[p->sup - 1].source;
 }
 
 struct inst *hj_new_inst(struct an *a, struct inst **arr, size_t *n, size_t *cap)
@@ -180,7 +200,6 @@ struct inst *hj_new_inst(struct an *a, struct inst **arr, size_t *n, size_t *cap
 	x->noise = x->s_rel = x->peer_median = x->s_node = NAN;
 	x->ratio_allow = x->again_v = NAN;
 	x->like = 1;
-	x->basis = x->why = x->tag = x->noisy_why = "";
 	return x;
 }
 
@@ -244,13 +263,13 @@ static size_t *by_class(const struct an *a, const struct inst *v, size_t n, size
 	if (!end)
 		return NULL;
 	for (i = 0; i < n; i++)
-		if (v[i].cls >= 0 && (size_t)v[i].cls < a->nc && !v[i].superseded_by && !v[i].noisy)
+		if (v[i].cls >= 0 && (size_t)v[i].cls < a->nc && !v[i].sup && !v[i].noisy)
 			end[v[i].cls + 1]++;
 	for (c = 1; c <= a->nc; c++)
 		end[c] += end[c - 1];
 	/* end[c] is now class c's start: filled up to its end */
 	for (i = 0; i < n; i++)
-		if (v[i].cls >= 0 && (size_t)v[i].cls < a->nc && !v[i].superseded_by && !v[i].noisy)
+		if (v[i].cls >= 0 && (size_t)v[i].cls < a->nc && !v[i].sup && !v[i].noisy)
 			idx[end[v[i].cls]++] = i;
 	return end;
 }
@@ -512,7 +531,7 @@ static void judge_inst(struct an *a, struct inst *p)
 		p->s_rel = sr > floor ? sr : floor;
 		p->level_rel = effect_level(a, hj_z(a, p), hj_cut(a, p), 100.0 * (1 - p->value / k->median));
 	}
-	if (p->metric >= 0 && !p->superseded_by && p->peer_n >= a->th->min_fleet - 1 && p->peer_median > 0 &&
+	if (p->metric >= 0 && !p->sup && p->peer_n >= a->th->min_fleet - 1 && p->peer_median > 0 &&
 	    k->res_n >= 2) {
 		double sr = 1.4826 * k->res_mad;
 		p->s_node = sr > floor ? sr : floor;
@@ -570,7 +589,7 @@ static void judge_inst(struct an *a, struct inst *p)
 	p->raw_level = p->level_abs > p->level_rel ? p->level_abs : p->level_rel;
 	if (p->level_node > p->raw_level)
 		p->raw_level = p->level_node;
-	p->level = p->superseded_by ? HR_INFO : p->raw_level; /* an earlier run: history, not a verdict */
+	p->level = p->sup ? HR_INFO : p->raw_level; /* an earlier run: history, not a verdict */
 }
 
 /* Per node the comparisons made for it (a->m_node), then every value judged. */
@@ -582,7 +601,7 @@ void hj_judge_all(struct an *a)
 	for (i = 0; i < a->ndi + a->ngi; i++) {
 		struct inst *p = i < a->ndi ? &a->di[i] : &a->gi[i - a->ndi];
 		int c;
-		if (p->superseded_by || p->noisy)
+		if (p->sup || p->noisy)
 			continue;
 		c = inst_comparisons(a, p);
 		inst_nodes(a, p, &nodes, &nn);
@@ -610,7 +629,7 @@ static void class_tails(struct an *a, const struct inst *v, size_t n)
 	for (i = 0; i < n; i++) {
 		const struct inst *p = &v[i];
 		const struct cls *k = &a->c[p->cls];
-		if (p->superseded_by || p->noisy)
+		if (p->sup || p->noisy)
 			continue;
 		hi[2 * a->nc + p->cls] = 1;
 		hi[2 * p->cls] += k->mad > 0 && p->value > k->median + HR_DETECT_TAIL_AT * 1.4826 * k->mad;
@@ -638,7 +657,7 @@ void hj_compare(struct an *a, struct inst *v, size_t n)
 		class_tails(a, v, n);
 	/* every latest value knows how many like values its class has */
 	for (i = 0; i < n; i++)
-		if (!v[i].superseded_by && !v[i].noisy)
+		if (!v[i].sup && !v[i].noisy)
 			v[i].fleet_n = (int)a->c[v[i].cls].n;
 	free(idx);
 }
@@ -742,7 +761,7 @@ int hj_source_superseded(const struct an *a, const char *source, int node)
 		return 0;
 	for (e = a->node_grp[node]; e >= 0; e = a->grp_next[e]) {
 		const struct inst *p = hj_group_inst(a, (size_t)a->grp_of[e]);
-		if (p && p->superseded_by && !strcmp(a->f->groups[a->grp_of[e]].source, source))
+		if (p && p->sup && !strcmp(a->f->groups[a->grp_of[e]].source, source))
 			return 1;
 	}
 	return 0;

@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "report/judge/hr_analyze.h"
@@ -26,17 +27,19 @@ struct reason {
 };
 
 /* One compared value: a device metric or a group's large-message busbw.
- * The judge holds one for each measured roof of each device (tens a node):
- * the fields are ordered by size and the levels and flags are one byte
- * each (values 0-2, -1 none), and what follows from other fields is not
- * kept: the fleet's median, the robust z scores and their cut-offs follow
- * from its class and its comparisons (hj_fleet_median(), hj_z(), hj_cut(),
- * hj_z_node(), hj_cut_node()), the percentages of the fleet's and the
- * peers' medians from those (hj_pct_fleet(), hj_pct_node()); a group's
- * re-measurement and the value judged again share one field (hj_again(),
- * hj_again_in()); a regression against its own history, rare, is kept
- * aside (struct inst_hist, hj_hist()). So it takes 192 bytes instead of
- * 336. */
+ * The judge holds one for each measured roof of each device (tens a node,
+ * 737,000 at 12,500 nodes): the doubles first, then the texts as 32-bit
+ * ids (hj_text()), the counts, and the levels and flags as bit-fields
+ * (levels -1 none to 2, flags 0 or 1), and what follows from other fields
+ * is not kept: the fleet's median, the robust z scores and their cut-offs
+ * follow from its class and its comparisons (hj_fleet_median(), hj_z(),
+ * hj_cut(), hj_z_node(), hj_cut_node()), the percentages of the fleet's
+ * and the peers' medians from those (hj_pct_fleet(), hj_pct_node()); the
+ * later run that made it history is an index (hj_superseded_by()); a
+ * group's re-measurement and the value judged again share one field
+ * (hj_again(), hj_again_in()); a regression against its own history, rare,
+ * is kept aside (struct inst_hist, hj_hist()). So it takes 144 bytes
+ * instead of 336. */
 struct inst {
 	double value, expected, datasheet;
 	double node_median; /* NAN: not compared */
@@ -52,43 +55,45 @@ struct inst {
 			      size's cell), GB/s, NAN: not re-measured (hj_again_in());
 			      devices: the value roofline measured again, once judged
 			      (again_judged); read with hj_again() */
-	const char *superseded_by; /* the result file of a later run of the same
-				      device or group in the inputs (its value is
-				      history, not judged), NULL when latest */
-	const char *noisy_why; /* what made it noisy (kept), "" clean */
-	/* kept once per distinct text (struct an's texts), never "" -> NULL */
-	const char *basis; /* what the expectation is and its source, "" none (at most 599 bytes) */
-	const char *tag;   /* the same, short (terminal summary; at most 79 bytes) */
-	const char *why;   /* why there is no expectation, "" when there is one (at most 299 bytes) */
+	/* texts kept once per distinct text (hj_keep(): ids, read with
+	 * hj_text()), 0: "" */
+	uint32_t noisy_why_id; /* what made it noisy, 0 clean */
+	uint32_t basis_id; /* what the expectation is and its source, 0 none (at most 599 bytes) */
+	uint32_t tag_id;   /* the same, short (terminal summary; at most 79 bytes) */
+	uint32_t why_id;   /* why there is no expectation, 0 when there is one (at most 299 bytes) */
+	int sup;           /* 1 + the device (metric >= 0) or group (metric -1) of a
+			      later run of the same device or group in the inputs
+			      (its value is history, not judged; hj_superseded_by()),
+			      0 when latest */
 	int cls;
 	int node;          /* -1 when the subject has no single node */
 	int subject;       /* device or group index */
-	int metric;        /* devices: 0 memory, 1 + dtype compute; groups: -1 */
 	int fleet_n, node_n, hist_n;   /* like values: fleet, node, own earlier runs */
 	int m;             /* comparisons made for its node (Bonferroni) */
 	int peer_n;        /* ... and how many (peer_median's) */
 	int hist_ix;       /* its regression against its own history: a->hist[hist_ix - 1], 0 none */
-	signed char level_abs, level_rel, level_node, level_hist, level;
-	signed char raw_level; /* the level by the rules, also for an earlier run (whose
+	signed int metric : 4; /* devices: 0 memory, 1 + dtype compute; groups: -1 */
+	signed int level_abs : 3, level_rel : 3, level_node : 3, level_hist : 3, level : 3;
+	signed int raw_level : 3; /* the level by the rules, also for an earlier run (whose
 			      level is INFO: history), so that a later run can
 			      say whether the earlier one found the same */
-	signed char like;  /* like for like (no drifted node involved) */
-	signed char noisy; /* not judged: noisy measurement */
-	signed char quality_known; /* the file recorded a CV or its conditions */
-	signed char confirm; /* per-GPU finding: enum hr_confirm from roofline's re-measurement */
-	signed char not_confirmed; /* the finding rests on a comparison nothing re-measured: at most WARN */
-	signed char not_reproduced; /* roofline measured it again and it did not reproduce */
-	signed char again_level; /* the level the rules give that second value: the
+	signed int again_level : 3; /* the level the rules give that second value: the
 			      finding stands at most at it (agreement) */
-	signed char assumed_cap; /* inter-node: rests on an assumed reference only: at most WARN */
-	signed char pcie_class; /* intra-node busbw PCIe-class on an NVLink node */
-	signed char abs_by_median; /* the absolute level is that of the median of its like values */
-	signed char confirmed_fail; /* a FAIL confirmed (re-measurement, the earlier run, or persisting history) */
-	signed char hist_persist; /* history: 1 one night, 2 persisted (hr_history_regressed()) */
-	signed char fabric; /* groups: 1 intra-node, 2 inter-node; devices 0 */
-	signed char again_judged; /* again_v was measured again and the rules judged it */
-	signed char fleet_cmp; /* compared with its class's fleet (s_rel set) */
-	signed char node_cmp;  /* compared with its node's other like GPUs (s_node set) */
+	unsigned int confirm : 2; /* per-GPU finding: enum hr_confirm from roofline's re-measurement */
+	unsigned int hist_persist : 2; /* history: 1 one night, 2 persisted (hr_history_regressed()) */
+	unsigned int fabric : 2; /* groups: 1 intra-node, 2 inter-node; devices 0 */
+	unsigned int like : 1;  /* like for like (no drifted node involved) */
+	unsigned int noisy : 1; /* not judged: noisy measurement */
+	unsigned int quality_known : 1; /* the file recorded a CV or its conditions */
+	unsigned int not_confirmed : 1; /* the finding rests on a comparison nothing re-measured: at most WARN */
+	unsigned int not_reproduced : 1; /* roofline measured it again and it did not reproduce */
+	unsigned int assumed_cap : 1; /* inter-node: rests on an assumed reference only: at most WARN */
+	unsigned int pcie_class : 1; /* intra-node busbw PCIe-class on an NVLink node */
+	unsigned int abs_by_median : 1; /* the absolute level is that of the median of its like values */
+	unsigned int confirmed_fail : 1; /* a FAIL confirmed (re-measurement, the earlier run, or persisting history) */
+	unsigned int again_judged : 1; /* again_v was measured again and the rules judged it */
+	unsigned int fleet_cmp : 1; /* compared with its class's fleet (s_rel set) */
+	unsigned int node_cmp : 1;  /* compared with its node's other like GPUs (s_node set) */
 };
 
 /* A value's regression against its own history (level_hist WARN or FAIL). */
@@ -161,7 +166,8 @@ struct an {
 	char (*loader_why)[260];
 	char (*curve_why)[240]; /* per group: why noisy */
 	int *m_node;      /* per node: the comparisons made for it */
-	json_t *texts;    /* the instances' basis, tag and why texts, each once (the keys) */
+	json_t *texts;    /* the instances' basis, tag and why texts, each once (the keys), -> id */
+	const char **text_v; size_t ntext, captext; /* id -> text (hj_text()); 0: "" */
 	json_t *drift_json; /* the profile's drift (HR_PASS_DRIFT) */
 	const char *bad_code; /* a reason code without its row in the rule table */
 	struct inst_hist *hist; size_t nhist, caphist; /* the instances' regressions (hist_ix) */
@@ -222,10 +228,21 @@ struct reason *hj_add_reason(struct an *a, int node, int level, const char *code
 int hj_class_of(struct an *a, const char *key, const char *label, const char *unit);
 
 /* The text printf would write into a buffer of @size bytes (truncated as
- * snprintf does), kept once in a->texts: the same text is the same pointer,
- * valid until a->texts is released. "" when out of memory (a->oom set). */
-const char *hj_keep(struct an *a, size_t size, const char *fmt, ...)
+ * snprintf does), kept once in a->texts: returns its id (hj_text()), the
+ * same for the same text; 0 for "" and when out of memory (a->oom set). */
+uint32_t hj_keep(struct an *a, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The text of id @id (hj_keep()), "" for 0; valid until a->texts is
+ * released. */
+static inline const char *hj_text(const struct an *a, uint32_t id)
+{
+	return id && id < a->ntext ? a->text_v[id] : "";
+}
+
+/* The result file of the later run that made @p history, NULL when @p is
+ * the latest (p->sup 0). Owned by the fleet. */
+const char *hj_superseded_by(const struct an *a, const struct inst *p);
 
 /* A new value appended to *@arr (*@n values, room for *@cap), its
  * figures NAN until set. Returns it, NULL out of memory (a->oom set). */

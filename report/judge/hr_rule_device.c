@@ -80,7 +80,7 @@ static void mark_superseded_devices(struct an *a)
 			    hj_same_device(d, &f->devices[e])) {
 				best = a->dev_t[e];
 				best_src = f->devices[e].source;
-				p->superseded_by = f->devices[e].source;
+				p->sup = (int)e + 1;
 			}
 	}
 }
@@ -97,7 +97,7 @@ void hj_set_quality(struct an *a, struct inst *p, long run, double cv, const cha
 	p->noise = cv;
 	p->noisy = q.noisy;
 	p->quality_known = q.host_known || q.cv_known;
-	p->noisy_why = q.noisy ? hj_keep(a, INST_WHY_MAX, "%s", q.why) : "";
+	p->noisy_why_id = q.noisy ? hj_keep(a, INST_WHY_MAX, "%s", q.why) : 0;
 }
 
 /* Room for every instance hj_device_instances() makes, allocated once: the
@@ -133,7 +133,7 @@ struct inst_memo {
 	const struct hr_sku_expect *x;
 	int ladder;
 	int cls;
-	const char *basis, *tag, *why;
+	uint32_t basis, tag, why; /* hj_keep() ids */
 };
 
 #define MEMO_WAYS 4
@@ -156,9 +156,9 @@ static void inst_class(struct an *a, struct inst *p, const struct hr_device *d, 
 		w = &memo[k];
 		if (w->used && w->x == x && w->ladder == ladder && !strcmp(w->kind, d->kind) && !strcmp(w->name, name)) {
 			p->cls = w->cls;
-			p->basis = w->basis;
-			p->tag = w->tag;
-			p->why = w->why;
+			p->basis_id = w->basis;
+			p->tag_id = w->tag;
+			p->why_id = w->why;
 			return;
 		}
 	}
@@ -168,13 +168,13 @@ static void inst_class(struct an *a, struct inst *p, const struct hr_device *d, 
 	snprintf(label, sizeof(label), "%s%s %s (%s)", hj_metric_label(m, mk, sizeof(mk)), ceiling, d->kind, name);
 	p->cls = hj_class_of(a, key, label, m == 0 ? "GB/s" : "GFLOP/s");
 	if (!isnan(p->expected) && p->expected > 0) {
-		p->basis = hj_keep(a, INST_BASIS_MAX, "per-SKU expectation for %s%s: %s", x->sku,
+		p->basis_id = hj_keep(a, INST_BASIS_MAX, "per-SKU expectation for %s%s: %s", x->sku,
 				   ladder ? " of the CUDA cores (datasheet FP64/FP32 row, not Tensor Core)" : "",
 				   x->source);
-		p->tag = hj_keep(a, INST_TAG_MAX, "%s %s%s", x->sku, x->match[0] ? "given" : "datasheet x fraction",
+		p->tag_id = hj_keep(a, INST_TAG_MAX, "%s %s%s", x->sku, x->match[0] ? "given" : "datasheet x fraction",
 				 ladder ? ", CUDA cores" : "");
 	} else
-		p->why = hj_keep(a, INST_WHY_MAX, "no %s figure for %s%s", x ? "expected" : "datasheet",
+		p->why_id = hj_keep(a, INST_WHY_MAX, "no %s figure for %s%s", x ? "expected" : "datasheet",
 				 d->sku ? d->sku : d->name ? d->name : d->device,
 				 !ladder ? "" : gpu ? " (the roof was set by the FMA ladder on the CUDA cores)"
 					 : " (the roof was set by the FMA ladder)");
@@ -182,7 +182,7 @@ static void inst_class(struct an *a, struct inst *p, const struct hr_device *d, 
 		return;
 	w = &memo[*next % MEMO_WAYS];
 	(*next)++;
-	*w = (struct inst_memo){ 1, d->kind, name, x, ladder, p->cls, p->basis, p->tag, p->why };
+	*w = (struct inst_memo){ 1, d->kind, name, x, ladder, p->cls, p->basis_id, p->tag_id, p->why_id };
 }
 
 void hj_device_instances(struct an *a)
@@ -283,7 +283,7 @@ static size_t *history_values(struct an *a, const struct inst *v, size_t n, size
 	size_t i, *h = NULL;
 	*nh = 0;
 	for (i = 0; i < n; i++)
-		*nh += v[i].superseded_by != NULL;
+		*nh += v[i].sup != 0;
 	if (!*nh)
 		return NULL;
 	if (!(h = malloc(*nh * sizeof(*h)))) {
@@ -293,7 +293,7 @@ static size_t *history_values(struct an *a, const struct inst *v, size_t n, size
 	}
 	*nh = 0;
 	for (i = 0; i < n; i++)
-		if (v[i].superseded_by)
+		if (v[i].sup)
 			h[(*nh)++] = i;
 	return h;
 }
@@ -309,7 +309,7 @@ void hj_confirm_fails(struct an *a)
 		int dev = i < a->ndi;
 		struct inst *p = dev ? &a->di[i] : &a->gi[i - a->ndi];
 		const struct inst *prev;
-		if (p->superseded_by || p->level != HR_FAIL || p->confirmed_fail)
+		if (p->sup || p->level != HR_FAIL || p->confirmed_fail)
 			continue;
 		if (p->confirm == HR_CONFIRM_AGREED) {
 			/* roofline (a device) or allreduce_bw (a group's largest
@@ -358,7 +358,7 @@ void hj_inst_margins(const struct an *a, const struct inst *p, const char *model
 		snprintf(extra + l, n - l, "%s%.0f%% of the expected %s%s%s (%s; WARN below %.0f%%, FAIL below %.0f%%, %s)",
 			 l ? "; " : "", 100 * p->value / p->expected, hj_fmt_val(p->expected, flops, ref, sizeof(ref)),
 			 p->metric >= 0 ? " for " : "", p->metric >= 0 ? model : "",
-			 p->tag[0] ? p->tag : "given", 100 * a->th->warn_ratio, 100 * a->th->fail_ratio,
+			 p->tag_id ? hj_text(a, p->tag_id) : "given", 100 * a->th->warn_ratio, 100 * a->th->fail_ratio,
 			 p->pcie_class ? "PCIe-class on an NVLink node" :
 			 p->abs_by_median ? "the median of its like values is below it too" :
 			 "with the spread of healthy like values allowed");
@@ -414,7 +414,7 @@ static void device_reasons(struct an *a)
 		for (j = a->dev_first[i]; !worst && j < a->dev_first[i] + a->dev_n[i]; j++) {
 			const struct inst *p = &a->di[j];
 			char mk[48], v1[48], v2[48];
-			if (p->subject != (int)i || !p->not_reproduced || p->superseded_by)
+			if (p->subject != (int)i || !p->not_reproduced || p->sup)
 				continue;
 			hj_add_reason(a, d->node, HR_INFO, "did_not_reproduce", d->device, d->source,
 				   "nothing to do; re-run roofline on the node if it recurs",
@@ -423,7 +423,7 @@ static void device_reasons(struct an *a)
 				   100 - hj_pct_node(p), hj_fmt_val(p->peer_median, p->metric > 0, v2, sizeof(v2)), p->peer_n);
 		}
 		if (!worst) {
-			int earlier = a->dev_n[i] && a->di[a->dev_first[i]].superseded_by;
+			int earlier = a->dev_n[i] && a->di[a->dev_first[i]].sup;
 			if (d->throttled && strcmp(d->status, "failed") && !earlier)
 				hj_add_reason(a, d->node, HR_INFO, "throttled", d->device, d->source,
 					   "check power and cooling if it recurs",

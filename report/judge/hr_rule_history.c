@@ -58,7 +58,7 @@ static int judge_history(struct an *a, struct inst *p, struct hist_pt *pts, size
 	size_t j, k, m = 0;
 	int r;
 	struct inst_hist *h;
-	if (p->noisy || p->superseded_by)
+	if (p->noisy || p->sup)
 		return 0;
 	qsort(pts, n, sizeof(*pts), cmp_hist);
 	/* one value per earlier run: values of the same start (a world and a
