@@ -449,7 +449,7 @@ int hj_build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drif
 		     const struct hr_profile_sink *sink)
 {
 	const struct hr_fleet *f = a->f;
-	json_t *p = json_object(), *findings = json_array(), *groups, *t, *dist;
+	json_t *p = json_object(), *findings = json_array(), *groups, *t, *dist, *caps;
 	json_t *summary = json_object(), *drain = json_array();
 	struct prof q;
 	char now[32];
@@ -555,6 +555,11 @@ int hj_build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drif
 	free(a->di);
 	a->di = NULL;
 	a->ndi = a->capdi = 0;
+	/* the power caps are the last to read the devices' records: those
+	 * freed too before the groups' entries (37 MB at 100,000 GPUs) */
+	caps = hr_powercap_profile(f);
+	if (o->drop_points == f)
+		hr_fleet_drop_devices(o->drop_points);
 	groups = json_array();
 	for (i = 0; i < f->ngroups; i++)
 		json_array_append_new(groups, hj_group_json(a, i));
@@ -562,7 +567,7 @@ int hj_build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drif
 	json_object_set_new(p, "findings", findings);
 	findings = NULL;
 	json_object_set_new(p, "distributions", dist);
-	json_object_set_new(p, "power_caps", hr_powercap_profile(f));
+	json_object_set_new(p, "power_caps", caps);
 	t = p;
 	rc = sink->tail(sink->ctx, t);
 out:

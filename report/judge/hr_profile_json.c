@@ -160,10 +160,11 @@ json_t *hj_device_json(const struct an *a, size_t i)
 	json_object_set_new(o, "metrics", m);
 	for (j = 0; j < d->npoints; j++) {
 		const struct hr_point *p = &d->points[j];
+		const struct hr_point_kind *pk = hr_fleet_kind_at(a->f, p->kind);
 		json_t *q = json_object();
-		json_object_set_new(q, "kernel", json_string(hr_fleet_text_at(a->f, p->kernel)));
-		json_object_set_new(q, "family", json_string(hr_fleet_text_at(a->f, p->family)));
-		json_object_set_new(q, "dtype", json_string(hr_fleet_text_at(a->f, p->dtype)));
+		json_object_set_new(q, "kernel", json_string(hr_fleet_text_at(a->f, pk->kernel)));
+		json_object_set_new(q, "family", json_string(hr_fleet_text_at(a->f, pk->family)));
+		json_object_set_new(q, "dtype", json_string(hr_fleet_text_at(a->f, pk->dtype)));
 		json_object_set_new(q, "ai_flop_per_byte", hj_jnum(p->ai));
 		json_object_set_new(q, "gflops", hj_jnum(p->gflops));
 		json_object_set_new(q, "gbps", hj_jnum(p->gbps));

@@ -22,15 +22,17 @@
  * cores) rather than a GEMM (tensor cores where the GPU has them): roofline
  * sets the roof to the fastest valid ladder or gemm point of the dtype, the
  * first of equal ones (docs/results-schema.md, roofs.compute_kernel). */
-static int roof_is_ladder(const struct hr_device *d, int dt, const signed char *fam, const signed char *dt_of)
+static int roof_is_ladder(const struct hr_fleet *f, const struct hr_device *d, int dt, const signed char *fam,
+			  const signed char *dt_of)
 {
 	double best = -1;
 	int ladder = 0;
 	size_t i;
 	for (i = 0; i < d->npoints; i++) {
 		const struct hr_point *p = &d->points[i];
-		int l = fam[p->family] == 2;
-		if ((l || fam[p->family] == 1) && dt_of[p->dtype] == dt && p->gflops > best) {
+		const struct hr_point_kind *k = hr_fleet_kind_at(f, p->kind);
+		int l = fam[k->family] == 2;
+		if ((l || fam[k->family] == 1) && dt_of[k->dtype] == dt && p->gflops > best) {
 			best = p->gflops;
 			ladder = l;
 		}
@@ -218,7 +220,7 @@ void hj_device_instances(struct an *a)
 			struct inst *p;
 			if (isnan(v))
 				continue;
-			ladder = m > 0 && roof_is_ladder(d, m - 1, fam, dt_of);
+			ladder = m > 0 && roof_is_ladder(f, d, m - 1, fam, dt_of);
 			p = hj_new_inst(a, &a->di, &a->ndi, &a->capdi);
 			if (!p)
 				goto out;
