@@ -198,7 +198,7 @@ struct inst *hj_new_inst(struct an *a, struct inst **arr, size_t *n, size_t *cap
 	memset(x, 0, sizeof(*x));
 	x->expected = x->datasheet = x->node_median = NAN;
 	x->noise = x->s_rel = x->peer_median = x->s_node = NAN;
-	x->ratio_allow = x->again_v = NAN;
+	x->ratio_allow = NAN;
 	x->like = 1;
 	return x;
 }
@@ -391,15 +391,18 @@ static int level_of_again(const struct an *a, const struct inst *p, const struct
  * a second value no rule flags did not reproduce the first. A single value
  * far out (a tail of the noise) is thereby never FAIL on its own: a fresh
  * measurement must be as far out too. */
-static void judge_again(const struct an *a, struct inst *p, const struct cls *k)
+static void judge_again(struct an *a, struct inst *p, const struct cls *k)
 {
 	const struct hr_device *d = &a->f->devices[p->subject];
 	double v = d->flag_confirm_value[p->metric];
+	struct inst_hist *h;
 	int lv;
 	if (d->flag_confirm[p->metric] != HR_CONFIRM_AGREED || isnan(v) ||
 	    (p->level_node < HR_WARN && p->level_rel < HR_WARN && p->level_abs < HR_WARN))
 		return;
-	p->again_v = v;
+	if (!(h = hj_hist_new(a, p)))
+		return;
+	h->again_v = v;
 	p->again_judged = 1;
 	lv = p->again_level = level_of_again(a, p, k, v);
 	if (lv < HR_WARN) {
@@ -426,10 +429,10 @@ static void judge_again(const struct an *a, struct inst *p, const struct cls *k)
 static void judge_again_group(const struct an *a, struct inst *p, const struct cls *k)
 {
 	int lv;
-	if (isnan(hj_again_in(p)) || (p->level_rel < HR_WARN && p->level_abs < HR_WARN))
+	if (isnan(hj_again_in(a, p)) || (p->level_rel < HR_WARN && p->level_abs < HR_WARN))
 		return;
 	p->again_judged = 1;
-	lv = p->again_level = level_of_again(a, p, k, p->again_v);
+	lv = p->again_level = level_of_again(a, p, k, hj_again_in(a, p));
 	if (lv < HR_WARN) {
 		p->confirm = HR_CONFIRM_DISAGREED;
 		p->level_rel = p->level_abs = HR_INFO;
@@ -461,13 +464,13 @@ static double tail_cut(const struct an *a, const struct inst *p, double t, doubl
 	double c;
 	if (isnan(t) || !(w > 0))
 		return t;
-	c = hr_noise_cut(a->th->false_alarm / (p->m < 1 ? 1 : p->m), w);
+	c = hr_noise_cut(a->th->false_alarm / (hj_m(a, p)), w);
 	return c > t ? c : t;
 }
 
 double hj_cut(const struct an *a, const struct inst *p)
 {
-	return p->fleet_cmp ? tail_cut(a, p, hr_cutoff(a->th->false_alarm, p->m, a->c[p->cls].n, a->th->z_outlier),
+	return p->fleet_cmp ? tail_cut(a, p, hr_cutoff(a->th->false_alarm, hj_m(a, p), a->c[p->cls].n, a->th->z_outlier),
 				       a->c[p->cls].tail_w) : NAN;
 }
 
@@ -478,7 +481,7 @@ double hj_z_node(const struct an *a, const struct inst *p)
 
 double hj_cut_node(const struct an *a, const struct inst *p)
 {
-	return p->node_cmp ? tail_cut(a, p, hr_cutoff(a->th->false_alarm, p->m, a->c[p->cls].res_n, a->th->z_outlier),
+	return p->node_cmp ? tail_cut(a, p, hr_cutoff(a->th->false_alarm, hj_m(a, p), a->c[p->cls].res_n, a->th->z_outlier),
 				      a->c[p->cls].res_tail_w) : NAN;
 }
 
@@ -489,8 +492,22 @@ double hj_pct_fleet(const struct an *a, const struct inst *p)
 
 const struct inst_hist *hj_hist(const struct an *a, const struct inst *p)
 {
-	static const struct inst_hist none;
+	static const struct inst_hist none = { .again_v = NAN };
 	return p->hist_ix > 0 ? &a->hist[p->hist_ix - 1] : &none;
+}
+
+int hj_m(const struct an *a, const struct inst *p)
+{
+	const int *nodes = &p->node;
+	int nn = p->node >= 0, j, m = 1;
+	if (p->metric < 0 && p->node < 0) {
+		nodes = a->f->groups[p->subject].nodes;
+		nn = a->f->groups[p->subject].nnodes;
+	}
+	for (j = 0; j < nn; j++)
+		if (nodes[j] >= 0 && (size_t)nodes[j] < a->f->nnodes && a->m_node[nodes[j]] > m)
+			m = a->m_node[nodes[j]];
+	return m;
 }
 
 struct inst_hist *hj_hist_new(struct an *a, struct inst *p)
@@ -502,6 +519,7 @@ struct inst_hist *hj_hist_new(struct an *a, struct inst *p)
 		return NULL;
 	a->hist = v;
 	memset(&a->hist[a->nhist], 0, sizeof(*a->hist));
+	a->hist[a->nhist].again_v = NAN;
 	p->hist_ix = (int)++a->nhist;
 	return &a->hist[a->nhist - 1];
 }
@@ -513,15 +531,8 @@ struct inst_hist *hj_hist_new(struct an *a, struct inst *p)
 static void judge_inst(struct an *a, struct inst *p)
 {
 	const struct cls *k = &a->c[p->cls];
-	const int *nodes;
-	int nn, j, m = 1;
 	double floor = hj_noise_floor(a, p);
 
-	inst_nodes(a, p, &nodes, &nn);
-	for (j = 0; j < nn; j++)
-		if (nodes[j] >= 0 && (size_t)nodes[j] < a->f->nnodes && a->m_node[nodes[j]] > m)
-			m = a->m_node[nodes[j]];
-	p->m = m;
 	if (p->noisy)
 		return;
 	if (k->n >= (size_t)a->th->min_fleet && k->median > 0) {
@@ -543,7 +554,7 @@ static void judge_inst(struct an *a, struct inst *p)
 		 * like values (or its own noise) allows: its ratio with that
 		 * spread allowed at the normal cut-off for the node's comparisons */
 		double sa = k->n >= (size_t)a->th->min_fleet && k->median > 0 ? 1.4826 * k->mad / k->median : 0;
-		double c = hr_cutoff(a->th->false_alarm, m, (size_t)1 << 30, 0);
+		double c = hr_cutoff(a->th->false_alarm, hj_m(a, p), (size_t)1 << 30, 0);
 		int lm = HR_INFO;
 		if (sa < floor)
 			sa = floor;

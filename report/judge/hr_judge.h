@@ -33,13 +33,13 @@ struct reason {
  * (levels -1 none to 2, flags 0 or 1), and what follows from other fields
  * is not kept: the fleet's median, the robust z scores and their cut-offs
  * follow from its class and its comparisons (hj_fleet_median(), hj_z(),
- * hj_cut(), hj_z_node(), hj_cut_node()), the percentages of the fleet's
- * and the peers' medians from those (hj_pct_fleet(), hj_pct_node()); the
- * later run that made it history is an index (hj_superseded_by()); a
- * group's re-measurement and the value judged again share one field
- * (hj_again(), hj_again_in()); a regression against its own history, rare,
- * is kept aside (struct inst_hist, hj_hist()). So it takes 144 bytes
- * instead of 336. */
+ * hj_cut(), hj_z_node(), hj_cut_node()), the comparisons made for its node
+ * from a->m_node (hj_m()), the percentages of the fleet's and the peers'
+ * medians from those (hj_pct_fleet(), hj_pct_node()); the later run that
+ * made it history is an index (hj_superseded_by()); what is rarely set
+ * (its own history, a regression against it, a re-measurement) is kept
+ * aside (struct inst_hist, hj_hist(), hj_again(), hj_again_in()). So it
+ * takes 128 bytes instead of 336. */
 struct inst {
 	double value, expected, datasheet;
 	double node_median; /* NAN: not compared */
@@ -50,11 +50,6 @@ struct inst {
 	double peer_median; /* devices: the median of the other like GPUs of its node */
 	double s_node;     /* the spread (relative) of its comparison with them (node_cmp) */
 	double ratio_allow; /* absolute rule: the ratio to the expectation with the spread allowed */
-	double again_v;    /* groups: the re-measurement of the headline figure in
-			      the input (allreduce_bw's "confirm" of the largest
-			      size's cell), GB/s, NAN: not re-measured (hj_again_in());
-			      devices: the value roofline measured again, once judged
-			      (again_judged); read with hj_again() */
 	/* texts kept once per distinct text (hj_keep(): ids, read with
 	 * hj_text()), 0: "" */
 	uint32_t noisy_why_id; /* what made it noisy, 0 clean */
@@ -68,10 +63,9 @@ struct inst {
 	int cls;
 	int node;          /* -1 when the subject has no single node */
 	int subject;       /* device or group index */
-	int fleet_n, node_n, hist_n;   /* like values: fleet, node, own earlier runs */
-	int m;             /* comparisons made for its node (Bonferroni) */
+	int fleet_n, node_n; /* like values: fleet, node (its own earlier runs: hj_hist()) */
 	int peer_n;        /* ... and how many (peer_median's) */
-	int hist_ix;       /* its regression against its own history: a->hist[hist_ix - 1], 0 none */
+	int hist_ix;       /* its rarely set fields: a->hist[hist_ix - 1], 0 none (hj_hist()) */
 	signed int metric : 4; /* devices: 0 memory, 1 + dtype compute; groups: -1 */
 	signed int level_abs : 3, level_rel : 3, level_node : 3, level_hist : 3, level : 3;
 	signed int raw_level : 3; /* the level by the rules, also for an earlier run (whose
@@ -91,16 +85,23 @@ struct inst {
 	unsigned int pcie_class : 1; /* intra-node busbw PCIe-class on an NVLink node */
 	unsigned int abs_by_median : 1; /* the absolute level is that of the median of its like values */
 	unsigned int confirmed_fail : 1; /* a FAIL confirmed (re-measurement, the earlier run, or persisting history) */
-	unsigned int again_judged : 1; /* again_v was measured again and the rules judged it */
+	unsigned int again_judged : 1; /* its value was measured again and the rules judged that (hj_again()) */
 	unsigned int fleet_cmp : 1; /* compared with its class's fleet (s_rel set) */
 	unsigned int node_cmp : 1;  /* compared with its node's other like GPUs (s_node set) */
 };
 
-/* A value's regression against its own history (level_hist WARN or FAIL). */
+/* What is rarely set of a value (struct inst's hist_ix): its own history,
+ * its regression against it (level_hist WARN or FAIL), its re-measurement. */
 struct inst_hist {
-	double base;       /* the median of its earlier runs */
-	double pct;        /* the drop below it, % */
+	double base;       /* the median of its earlier runs, 0 no regression */
+	double pct;        /* the drop below it, %, 0 no regression */
+	double again_v;    /* groups: the re-measurement of the headline figure in
+			      the input (allreduce_bw's "confirm" of the largest
+			      size's cell), GB/s, NAN: not re-measured (hj_again_in());
+			      devices: the value roofline measured again, once judged
+			      (again_judged); read with hj_again() */
 	int nbase;         /* the earlier runs the baseline is the median of */
+	int hist_n;        /* its own earlier runs judged with it (like values), 0 none */
 };
 
 /* A GPU's value in percent of the median of its node's other like GPUs
@@ -110,19 +111,6 @@ static inline double hj_pct_node(const struct inst *p)
 	return p->peer_median > 0 ? 100.0 * p->value / p->peer_median : NAN;
 }
 
-/* The value roofline (devices) or allreduce_bw (groups) measured again and
- * the rules judged, GB/s or GFLOP/s; NAN: none. */
-static inline double hj_again(const struct inst *p)
-{
-	return p->again_judged ? p->again_v : NAN;
-}
-
-/* A group's re-measurement of its headline figure in the input, GB/s; NAN:
- * not re-measured, and always for a device. */
-static inline double hj_again_in(const struct inst *p)
-{
-	return p->metric < 0 ? p->again_v : NAN;
-}
 
 #define INST_BASIS_MAX 600
 #define INST_TAG_MAX 80
@@ -185,13 +173,31 @@ double hj_z_node(const struct an *a, const struct inst *p);
 double hj_cut_node(const struct an *a, const struct inst *p);
 double hj_pct_fleet(const struct an *a, const struct inst *p);
 
-/* @p's regression against its own history; an empty one (zeros) when it has
+/* @p's rarely set fields; an empty one (zeros, again_v NAN) when it has
  * none. Borrowed: valid until the next hj_hist_new(). */
 const struct inst_hist *hj_hist(const struct an *a, const struct inst *p);
 
-/* Room for @p's regression against its own history (zeros), NULL when out of
- * memory (a->oom set). */
+/* Room for @p's rarely set fields (zeros, again_v NAN, when new), NULL when
+ * out of memory (a->oom set). Borrowed: valid until the next call. */
 struct inst_hist *hj_hist_new(struct an *a, struct inst *p);
+
+/* The value roofline (devices) or allreduce_bw (groups) measured again and
+ * the rules judged, GB/s or GFLOP/s; NAN: none. */
+static inline double hj_again(const struct an *a, const struct inst *p)
+{
+	return p->again_judged ? hj_hist(a, p)->again_v : NAN;
+}
+
+/* A group's re-measurement of its headline figure in the input, GB/s; NAN:
+ * not re-measured, and always for a device. */
+static inline double hj_again_in(const struct an *a, const struct inst *p)
+{
+	return p->metric < 0 ? hj_hist(a, p)->again_v : NAN;
+}
+
+/* The comparisons made for @p's node (Bonferroni): the most made for any of
+ * its nodes (a->m_node, complete once hj_judge_all() ran), at least 1. */
+int hj_m(const struct an *a, const struct inst *p);
 
 #define INTER_ACTION "check the node's NICs (ibstat: state Active, rate; port error counters), the transport NCCL chose (NCCL_DEBUG=INFO: NET/IB, not NET/Socket), NCCL_IB_HCA and the network stack (GPUDirect RDMA, nvidia-peermem, the fabric's own diagnostics such as ibdiagnet)"
 

@@ -24,7 +24,7 @@ int hj_inst_judged(const struct an *a, const struct inst *p)
 		return 0;
 	return !isnan(p->expected) || p->fleet_n >= a->th->min_fleet ||
 	       (p->metric >= 0 && p->node_n >= a->th->min_fleet) || p->level_abs > HR_INFO ||
-	       p->hist_n >= 3;
+	       hj_hist(a, p)->hist_n >= 3;
 }
 
 /* Why no rule could judge it (@buf, "" when judged). */
@@ -61,8 +61,8 @@ const char *hj_inst_against(const struct an *a, const struct inst *p, char *buf,
 		snprintf(buf + l, n - l, "%sfleet median %s of %d", l ? ", " : "",
 			 hj_fmt_val(hj_fleet_median(a, p), flops, v2, sizeof(v2)), p->fleet_n);
 	l = strlen(buf);
-	if (p->hist_n >= 3 && l < n)
-		snprintf(buf + l, n - l, "%sits own %d earlier sweeps", l ? ", " : "", p->hist_n);
+	if (hj_hist(a, p)->hist_n >= 3 && l < n)
+		snprintf(buf + l, n - l, "%sits own %d earlier sweeps", l ? ", " : "", hj_hist(a, p)->hist_n);
 	l = strlen(buf);
 	if (p->metric >= 0 && p->node_n >= a->th->min_fleet && l < n)
 		snprintf(buf + l, n - l, "%snode median %s", l ? ", " : "",
@@ -93,13 +93,13 @@ static json_t *inst_json(const struct an *a, const struct inst *p)
 	json_object_set_new(o, "pct_of_node_median", hj_jnum(hj_pct_node(p)));
 	json_object_set_new(o, "like_for_like", json_boolean(p->like));
 	json_object_set_new(o, "level", json_string(hr_level_name(p->level)));
-	json_object_set_new(o, "history_n", json_integer(p->hist_n));
+	json_object_set_new(o, "history_n", json_integer(hj_hist(a, p)->hist_n));
 	json_object_set_new(o, "superseded_by", p->sup ? json_string(hj_superseded_by(a, p)) : json_null());
 	json_object_set_new(o, "judged", json_boolean(hj_inst_judged(a, p)));
 	json_object_set_new(o, "quality", json_string(p->noisy ? "noisy" : p->quality_known ? "clean" : "unknown"));
 	json_object_set_new(o, "noise_cv", hj_jnum(p->noise));
 	json_object_set_new(o, "noisy_why", p->noisy ? json_string(hj_text(a, p->noisy_why_id)) : json_null());
-	json_object_set_new(o, "comparisons", json_integer(p->m));
+	json_object_set_new(o, "comparisons", json_integer(hj_m(a, p)));
 	json_object_set_new(o, "spread_rel", hj_jnum(p->s_rel));
 	json_object_set_new(o, "cut_off", hj_jnum(hj_cut(a, p)));
 	json_object_set_new(o, "peer_median", hj_jnum(p->peer_median));

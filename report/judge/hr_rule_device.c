@@ -353,7 +353,7 @@ void hj_inst_margins(const struct an *a, const struct inst *p, const char *model
 	if (p->level_rel >= HR_WARN)
 		snprintf(extra, n, "%.0f%% below the fleet median %s of %d %s (robust z %.1f: flagged at or beyond -%.1f, the cut-off for its node's %d comparisons%s, and from %.0f%% below; FAIL from %.0f%%)",
 			 100 - hj_pct_fleet(a, p), hj_fmt_val(hj_fleet_median(a, p), flops, ref, sizeof(ref)), p->fleet_n, like, hj_z(a, p),
-			 hj_cut(a, p), p->m, tail_words(a->c[p->cls].tail_w, tw, sizeof(tw)), a->th->warn_pct_below,
+			 hj_cut(a, p), hj_m(a, p), tail_words(a->c[p->cls].tail_w, tw, sizeof(tw)), a->th->warn_pct_below,
 			 a->th->fail_pct_below);
 	l = strlen(extra);
 	if (p->level_abs >= HR_WARN && !isnan(p->expected) && p->expected > 0 && l < n)
@@ -372,11 +372,11 @@ void hj_inst_margins(const struct an *a, const struct inst *p, const char *model
 			 p->confirm == HR_CONFIRM_AGREED ? ", confirmed by roofline's re-measurement" :
 			 p->not_confirmed ? ", not confirmed (no re-measurement in the input): at most WARN" : "");
 	l = strlen(extra);
-	if (!isnan(hj_again(p)) && p->confirm == HR_CONFIRM_AGREED && l < n)
+	if (!isnan(hj_again(a, p)) && p->confirm == HR_CONFIRM_AGREED && l < n)
 		snprintf(extra + l, n - l, "%s%s's re-measurement %s, held to the same rules: %s",
-			 l ? "; " : "", p->metric >= 0 ? "roofline" : "allreduce_bw", hj_fmt_val(hj_again(p), flops, ref, sizeof(ref)),
+			 l ? "; " : "", p->metric >= 0 ? "roofline" : "allreduce_bw", hj_fmt_val(hj_again(a, p), flops, ref, sizeof(ref)),
 			 p->again_level >= HR_FAIL ? "FAIL too (agreement)" : "WARN (the finding stands at WARN)");
-	else if (p->metric < 0 && isnan(hj_again_in(p)) && l < n)
+	else if (p->metric < 0 && isnan(hj_again_in(a, p)) && l < n)
 		snprintf(extra + l, n - l, "%snot re-measured (no usable re-measurement of the largest size in the input)",
 			 l ? "; " : "");
 	l = strlen(extra);

@@ -246,7 +246,11 @@ void hj_group_instances(struct an *a)
 					cv = cl->cv;
 					again = cl->confirm == HR_CONFIRM_AGREED ? cl->confirm_loop_busbw : NAN;
 				}
-			p->again_v = isfinite(again) && again > 0 ? again : NAN;
+			if (isfinite(again) && again > 0) {
+				struct inst_hist *h = hj_hist_new(a, p);
+				if (h)
+					h->again_v = again;
+			}
 			hj_set_quality(a, p, a->grp_run[i], cv, hr_fmt_bytes(g->large_bytes, sz, sizeof(sz)));
 		}
 	}
@@ -289,7 +293,7 @@ static void group_not_reproduced(struct an *a)
 				   "%s busbw %s (%s %s, %d ranks, %s) was low (%s), but allreduce_bw's re-measurement of the largest size, %s, held to the same rules, is not: not judged low",
 				   p->fabric == 1 ? "intra-node" : "inter-node", hj_fmt_val(p->value, 0, v1, sizeof(v1)),
 				   g->collective, g->algo, g->nranks, g->name, why[0] ? why : "by the fleet or expectation rules",
-				   hj_fmt_val(hj_again(p), 0, v2, sizeof(v2)));
+				   hj_fmt_val(hj_again(a, p), 0, v2, sizeof(v2)));
 	}
 }
 
