@@ -196,8 +196,8 @@ struct inst *hj_new_inst(struct an *a, struct inst **arr, size_t *n, size_t *cap
 	*arr = v;
 	x = &(*arr)[(*n)++];
 	memset(x, 0, sizeof(*x));
-	x->expected = x->datasheet = x->node_median = NAN;
-	x->noise = x->s_rel = x->peer_median = x->s_node = NAN;
+	x->expected = x->node_median = NAN;
+	x->s_rel = x->peer_median = x->s_node = NAN;
 	x->ratio_allow = NAN;
 	x->like = 1;
 	return x;
@@ -244,7 +244,8 @@ static int inst_comparisons(const struct an *a, const struct inst *p)
 double hj_noise_floor(const struct an *a, const struct inst *p)
 {
 	double f = a->th->mad_floor_frac;
-	return p->noise > f ? p->noise : f;
+	double noise = hj_noise(a, p);
+	return noise > f ? noise : f;
 }
 
 /* A level from an effect (% below) that is significant (hr_relative_level()). */
@@ -492,8 +493,31 @@ double hj_pct_fleet(const struct an *a, const struct inst *p)
 
 const struct inst_hist *hj_hist(const struct an *a, const struct inst *p)
 {
-	static const struct inst_hist none = { .again_v = NAN };
+	static const struct inst_hist none = { .again_v = NAN, .noise = NAN };
 	return p->hist_ix > 0 ? &a->hist[p->hist_ix - 1] : &none;
+}
+
+double hj_datasheet(const struct an *a, const struct inst *p)
+{
+	const struct hr_device *d;
+	double ds;
+	if (p->metric < 0)
+		return NAN;
+	d = &a->f->devices[p->subject];
+	if (!d->ds)
+		return NAN;
+	ds = p->metric == 0 ? d->ds->memory_gbps : p->ladder ?
+	     ch_datasheet_cuda_core_gflops(d->ds, (enum ch_dtype)(p->metric - 1)) : d->ds->gflops[p->metric - 1];
+	return ds > 0 ? ds : NAN;
+}
+
+double hj_noise(const struct an *a, const struct inst *p)
+{
+	const struct hr_device *d;
+	if (p->metric < 0)
+		return hj_hist(a, p)->noise;
+	d = &a->f->devices[p->subject];
+	return p->metric == 0 ? d->memory_cv : d->compute_cv[p->metric - 1];
 }
 
 int hj_m(const struct an *a, const struct inst *p)
@@ -519,7 +543,7 @@ struct inst_hist *hj_hist_new(struct an *a, struct inst *p)
 		return NULL;
 	a->hist = v;
 	memset(&a->hist[a->nhist], 0, sizeof(*a->hist));
-	a->hist[a->nhist].again_v = NAN;
+	a->hist[a->nhist].again_v = a->hist[a->nhist].noise = NAN;
 	p->hist_ix = (int)++a->nhist;
 	return &a->hist[a->nhist - 1];
 }

@@ -33,18 +33,18 @@ struct reason {
  * (levels -1 none to 2, flags 0 or 1), and what follows from other fields
  * is not kept: the fleet's median, the robust z scores and their cut-offs
  * follow from its class and its comparisons (hj_fleet_median(), hj_z(),
- * hj_cut(), hj_z_node(), hj_cut_node()), the comparisons made for its node
+ * hj_cut(), hj_z_node(), hj_cut_node()), a device's datasheet figure and
+ * its measurement's CV from its record (hj_datasheet(), hj_noise()), the
+ * comparisons made for its node
  * from a->m_node (hj_m()), the percentages of the fleet's and the peers'
  * medians from those (hj_pct_fleet(), hj_pct_node()); the later run that
  * made it history is an index (hj_superseded_by()); what is rarely set
  * (its own history, a regression against it, a re-measurement) is kept
  * aside (struct inst_hist, hj_hist(), hj_again(), hj_again_in()). So it
- * takes 128 bytes instead of 336. */
+ * takes 112 bytes instead of 336. */
 struct inst {
-	double value, expected, datasheet;
+	double value, expected;
 	double node_median; /* NAN: not compared */
-	/* measurement quality (hr_quality.h) */
-	double noise;      /* per-call CV of the measurement behind the value, NAN unknown */
 	/* significance (hr_quality.h) */
 	double s_rel;      /* the fleet spread used: s / median (fleet_cmp) */
 	double peer_median; /* devices: the median of the other like GPUs of its node */
@@ -88,6 +88,8 @@ struct inst {
 	unsigned int again_judged : 1; /* its value was measured again and the rules judged that (hj_again()) */
 	unsigned int fleet_cmp : 1; /* compared with its class's fleet (s_rel set) */
 	unsigned int node_cmp : 1;  /* compared with its node's other like GPUs (s_node set) */
+	unsigned int ladder : 1; /* devices: its compute roof was set by the FMA ladder
+				    (its datasheet figure the CUDA cores': hj_datasheet()) */
 };
 
 /* What is rarely set of a value (struct inst's hist_ix): its own history,
@@ -100,6 +102,7 @@ struct inst_hist {
 			      size's cell), GB/s, NAN: not re-measured (hj_again_in());
 			      devices: the value roofline measured again, once judged
 			      (again_judged); read with hj_again() */
+	double noise;      /* groups: the per-call CV of the headline cell, NAN unknown (hj_noise()) */
 	int nbase;         /* the earlier runs the baseline is the median of */
 	int hist_n;        /* its own earlier runs judged with it (like values), 0 none */
 };
@@ -173,11 +176,11 @@ double hj_z_node(const struct an *a, const struct inst *p);
 double hj_cut_node(const struct an *a, const struct inst *p);
 double hj_pct_fleet(const struct an *a, const struct inst *p);
 
-/* @p's rarely set fields; an empty one (zeros, again_v NAN) when it has
- * none. Borrowed: valid until the next hj_hist_new(). */
+/* @p's rarely set fields; an empty one (zeros, again_v and noise NAN) when
+ * it has none. Borrowed: valid until the next hj_hist_new(). */
 const struct inst_hist *hj_hist(const struct an *a, const struct inst *p);
 
-/* Room for @p's rarely set fields (zeros, again_v NAN, when new), NULL when
+/* Room for @p's rarely set fields (zeros, again_v and noise NAN, when new), NULL when
  * out of memory (a->oom set). Borrowed: valid until the next call. */
 struct inst_hist *hj_hist_new(struct an *a, struct inst *p);
 
@@ -194,6 +197,15 @@ static inline double hj_again_in(const struct an *a, const struct inst *p)
 {
 	return p->metric < 0 ? hj_hist(a, p)->again_v : NAN;
 }
+
+/* A device value's datasheet figure (its SKU's memory or compute peak, the
+ * CUDA cores' where the FMA ladder set the roof), GB/s or GFLOP/s; NAN none,
+ * and always for a group. Reads the device's record (a->f->devices). */
+double hj_datasheet(const struct an *a, const struct inst *p);
+
+/* The per-call CV of the measurement behind @p, NAN unknown: a device's
+ * from its record (a->f->devices), a group's kept aside (hj_hist()). */
+double hj_noise(const struct an *a, const struct inst *p);
 
 /* The comparisons made for @p's node (Bonferroni): the most made for any of
  * its nodes (a->m_node, complete once hj_judge_all() ran), at least 1. */

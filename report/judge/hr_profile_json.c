@@ -74,15 +74,16 @@ static json_t *inst_json(const struct an *a, const struct inst *p)
 {
 	json_t *o = json_object();
 	char mk[48], nj[700];
+	double ds = hj_datasheet(a, p);
 	if (p->metric >= 0) {
 		json_object_set_new(o, "metric", json_string(hj_metric_key(p->metric, mk, sizeof(mk))));
 		json_object_set_new(o, "unit", json_string(p->metric == 0 ? "GB/s" : "GFLOP/s"));
 	}
 	json_object_set_new(o, "value", hj_jnum(p->value));
-	json_object_set_new(o, "datasheet", hj_jnum(p->datasheet));
+	json_object_set_new(o, "datasheet", hj_jnum(ds));
 	json_object_set_new(o, "expected", hj_jnum(p->expected));
 	json_object_set_new(o, "pct_of_datasheet",
-			    hj_jnum(p->datasheet > 0 ? 100 * p->value / p->datasheet : NAN));
+			    hj_jnum(ds > 0 ? 100 * p->value / ds : NAN));
 	json_object_set_new(o, "pct_of_expected",
 			    hj_jnum(p->expected > 0 ? 100 * p->value / p->expected : NAN));
 	json_object_set_new(o, "fleet_n", json_integer(p->fleet_n));
@@ -97,7 +98,7 @@ static json_t *inst_json(const struct an *a, const struct inst *p)
 	json_object_set_new(o, "superseded_by", p->sup ? json_string(hj_superseded_by(a, p)) : json_null());
 	json_object_set_new(o, "judged", json_boolean(hj_inst_judged(a, p)));
 	json_object_set_new(o, "quality", json_string(p->noisy ? "noisy" : p->quality_known ? "clean" : "unknown"));
-	json_object_set_new(o, "noise_cv", hj_jnum(p->noise));
+	json_object_set_new(o, "noise_cv", hj_jnum(hj_noise(a, p)));
 	json_object_set_new(o, "noisy_why", p->noisy ? json_string(hj_text(a, p->noisy_why_id)) : json_null());
 	json_object_set_new(o, "comparisons", json_integer(hj_m(a, p)));
 	json_object_set_new(o, "spread_rel", hj_jnum(p->s_rel));

@@ -96,7 +96,12 @@ void hj_set_quality(struct an *a, struct inst *p, long run, double cv, const cha
 	if (run >= 0)
 		hr_quality_host(&q, &a->f->runs[run].cond);
 	hr_quality_cv(&q, cv, at);
-	p->noise = cv;
+	if (p->metric < 0 && !isnan(cv)) {
+		/* a device's is read from its record (hj_noise()) */
+		struct inst_hist *h = hj_hist_new(a, p);
+		if (h)
+			h->noise = cv;
+	}
 	p->noisy = q.noisy;
 	p->quality_known = q.host_known || q.cv_known;
 	p->noisy_why_id = q.noisy ? hj_keep(a, INST_WHY_MAX, "%s", q.why) : 0;
@@ -229,11 +234,7 @@ void hj_device_instances(struct an *a)
 			p->metric = m;
 			p->value = v;
 			p->like = !a->drift[d->node];
-			if (d->ds) {
-				double ds = m == 0 ? d->ds->memory_gbps : ladder ?
-					    ch_datasheet_cuda_core_gflops(d->ds, (enum ch_dtype)(m - 1)) : d->ds->gflops[m - 1];
-				p->datasheet = ds > 0 ? ds : NAN;
-			}
+			p->ladder = ladder != 0; /* its datasheet figure: hj_datasheet() */
 			if (x)
 				p->expected = m == 0 ? x->memory_gbps : ladder ? x->cuda_core_gflops[m - 1]
 					      : x->compute_gflops[m - 1];

@@ -10,9 +10,9 @@
 #include "report/judge/hr_judge.h"
 #include "report/read/hr_model.h"
 
-Test(sizes, judged_value_at_most_128_bytes)
+Test(sizes, judged_value_at_most_112_bytes)
 {
-	cr_assert_leq(sizeof(struct inst), 128, "struct inst: %zu bytes", sizeof(struct inst));
+	cr_assert_leq(sizeof(struct inst), 112, "struct inst: %zu bytes", sizeof(struct inst));
 }
 
 Test(sizes, roofline_point_at_most_32_bytes)
