@@ -245,6 +245,7 @@ out:
 	free(a.loader_lv);
 	free(a.loader_why);
 	json_decref(a.texts);
+	free(a.text_v);
 	return rc;
 }
 

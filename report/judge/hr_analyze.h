@@ -94,7 +94,10 @@ struct hr_analyze_opts {
 					     whose entries leave them out
 					     (bounded, no full entry made)
 					     before the first node; the fleet
-					     has none afterwards */
+					     has none afterwards, and its
+					     device records are freed
+					     (hr_fleet_drop_devices()) before
+					     the groups' entries */
 };
 
 /**

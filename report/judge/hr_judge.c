@@ -138,33 +138,53 @@ int hj_class_of(struct an *a, const char *key, const char *label, const char *un
 /* The text printf would write into a buffer of @size bytes (truncated as
  * snprintf does), kept once in a->texts: the same text is the same pointer,
  * valid until a->texts is released. "" when out of memory (a->oom set). */
-const char *hj_keep(struct an *a, size_t size, const char *fmt, ...)
+uint32_t hj_keep(struct an *a, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-const char *hj_keep(struct an *a, size_t size, const char *fmt, ...)
+uint32_t hj_keep(struct an *a, size_t size, const char *fmt, ...)
 {
 	char buf[INST_BASIS_MAX];
 	va_list ap;
 	void *it;
+	json_t *id;
 	if (size > sizeof(buf))
 		size = sizeof(buf);
 	va_start(ap, fmt);
 	vsnprintf(buf, size, fmt, ap);
 	va_end(ap);
 	if (!buf[0])
-		return "";
+		return 0;
 	if (!a->texts && !(a->texts = json_object()))
 		goto oom;
-	it = json_object_iter_at(a->texts, buf);
-	if (!it) {
-		if (json_object_set_new_nocheck(a->texts, buf, json_null()))
+	if ((id = json_object_get(a->texts, buf)))
+		return (uint32_t)json_integer_value(id);
+	if (a->ntext >= UINT32_MAX)
+		goto oom;
+	if (a->ntext + 1 > a->captext) {
+		size_t cap = a->captext ? 2 * a->captext : 64;
+		const char **v = realloc(a->text_v, cap * sizeof(*v));
+		if (!v)
 			goto oom;
-		it = json_object_iter_at(a->texts, buf);
+		a->text_v = v;
+		a->captext = cap;
 	}
-	if (it)
-		return json_object_iter_key(it);
+	if (!a->ntext)
+		a->text_v[a->ntext++] = ""; /* id 0 */
+	if (json_object_set_new_nocheck(a->texts, buf, json_integer((json_int_t)a->ntext)))
+		goto oom;
+	if (!(it = json_object_iter_at(a->texts, buf)))
+		goto oom;
+	a->text_v[a->ntext] = json_object_iter_key(it);
+	return (uint32_t)a->ntext++;
 oom:
 	a->oom = 1;
-	return "";
+	return 0;
+}
+
+const char *hj_superseded_by(const struct an *a, const struct inst *p)
+{
+	if (!p->sup)
+		return NULL;
+	return p->metric < 0 ? a->f->groups[p->sup - 1].source : a->f->devices[p->sup - 1].source;
 }
 
 struct inst *hj_new_inst(struct an *a, struct inst **arr, size_t *n, size_t *cap)
@@ -176,11 +196,10 @@ struct inst *hj_new_inst(struct an *a, struct inst **arr, size_t *n, size_t *cap
 	*arr = v;
 	x = &(*arr)[(*n)++];
 	memset(x, 0, sizeof(*x));
-	x->expected = x->datasheet = x->node_median = NAN;
-	x->noise = x->s_rel = x->peer_median = x->s_node = NAN;
-	x->ratio_allow = x->again_v = NAN;
+	x->expected = x->node_median = NAN;
+	x->s_rel = x->peer_median = x->s_node = NAN;
+	x->ratio_allow = NAN;
 	x->like = 1;
-	x->basis = x->why = x->tag = x->noisy_why = "";
 	return x;
 }
 
@@ -225,7 +244,8 @@ static int inst_comparisons(const struct an *a, const struct inst *p)
 double hj_noise_floor(const struct an *a, const struct inst *p)
 {
 	double f = a->th->mad_floor_frac;
-	return p->noise > f ? p->noise : f;
+	double noise = hj_noise(a, p);
+	return noise > f ? noise : f;
 }
 
 /* A level from an effect (% below) that is significant (hr_relative_level()). */
@@ -244,13 +264,13 @@ static size_t *by_class(const struct an *a, const struct inst *v, size_t n, size
 	if (!end)
 		return NULL;
 	for (i = 0; i < n; i++)
-		if (v[i].cls >= 0 && (size_t)v[i].cls < a->nc && !v[i].superseded_by && !v[i].noisy)
+		if (v[i].cls >= 0 && (size_t)v[i].cls < a->nc && !v[i].sup && !v[i].noisy)
 			end[v[i].cls + 1]++;
 	for (c = 1; c <= a->nc; c++)
 		end[c] += end[c - 1];
 	/* end[c] is now class c's start: filled up to its end */
 	for (i = 0; i < n; i++)
-		if (v[i].cls >= 0 && (size_t)v[i].cls < a->nc && !v[i].superseded_by && !v[i].noisy)
+		if (v[i].cls >= 0 && (size_t)v[i].cls < a->nc && !v[i].sup && !v[i].noisy)
 			idx[end[v[i].cls]++] = i;
 	return end;
 }
@@ -372,15 +392,18 @@ static int level_of_again(const struct an *a, const struct inst *p, const struct
  * a second value no rule flags did not reproduce the first. A single value
  * far out (a tail of the noise) is thereby never FAIL on its own: a fresh
  * measurement must be as far out too. */
-static void judge_again(const struct an *a, struct inst *p, const struct cls *k)
+static void judge_again(struct an *a, struct inst *p, const struct cls *k)
 {
 	const struct hr_device *d = &a->f->devices[p->subject];
 	double v = d->flag_confirm_value[p->metric];
+	struct inst_hist *h;
 	int lv;
 	if (d->flag_confirm[p->metric] != HR_CONFIRM_AGREED || isnan(v) ||
 	    (p->level_node < HR_WARN && p->level_rel < HR_WARN && p->level_abs < HR_WARN))
 		return;
-	p->again_v = v;
+	if (!(h = hj_hist_new(a, p)))
+		return;
+	h->again_v = v;
 	p->again_judged = 1;
 	lv = p->again_level = level_of_again(a, p, k, v);
 	if (lv < HR_WARN) {
@@ -408,10 +431,10 @@ static void judge_again(const struct an *a, struct inst *p, const struct cls *k)
 static void judge_again_group(const struct an *a, struct inst *p, const struct cls *k)
 {
 	int lv;
-	if (isnan(hj_again_in(p)) || (p->level_rel < HR_WARN && p->level_abs < HR_WARN))
+	if (isnan(hj_again_in(a, p)) || (p->level_rel < HR_WARN && p->level_abs < HR_WARN))
 		return;
 	p->again_judged = 1;
-	lv = p->again_level = level_of_again(a, p, k, p->again_v);
+	lv = p->again_level = level_of_again(a, p, k, hj_again_in(a, p));
 	if (lv < HR_WARN) {
 		p->confirm = HR_CONFIRM_DISAGREED;
 		p->level_rel = p->level_abs = HR_INFO;
@@ -441,7 +464,7 @@ int hj_measured_twice(const struct an *a, const struct inst *p)
 	if (p->metric >= 0)
 		return a->f->devices[p->subject].flag_confirm[p->metric] == HR_CONFIRM_AGREED &&
 		       isfinite(a->f->devices[p->subject].flag_confirm_value[p->metric]);
-	return !isnan(hj_again_in(p));
+	return !isnan(hj_again_in(a, p));
 }
 
 /* the cut-off @t (Student's t, hr_cutoff()) raised to the learned heavy
@@ -455,14 +478,14 @@ static double tail_cut(const struct an *a, const struct inst *p, double t, doubl
 	double c, share;
 	if (isnan(t) || !(w > 0))
 		return t;
-	share = a->th->false_alarm / (p->m < 1 ? 1 : p->m);
+	share = a->th->false_alarm / hj_m(a, p);
 	c = hr_noise_cut(hj_measured_twice(a, p) ? sqrt(share) : share, w);
 	return c > t ? c : t;
 }
 
 double hj_cut(const struct an *a, const struct inst *p)
 {
-	return p->fleet_cmp ? tail_cut(a, p, hr_cutoff(a->th->false_alarm, p->m, a->c[p->cls].n, a->th->z_outlier),
+	return p->fleet_cmp ? tail_cut(a, p, hr_cutoff(a->th->false_alarm, hj_m(a, p), a->c[p->cls].n, a->th->z_outlier),
 				       a->c[p->cls].tail_w) : NAN;
 }
 
@@ -473,7 +496,7 @@ double hj_z_node(const struct an *a, const struct inst *p)
 
 double hj_cut_node(const struct an *a, const struct inst *p)
 {
-	return p->node_cmp ? tail_cut(a, p, hr_cutoff(a->th->false_alarm, p->m, a->c[p->cls].res_n, a->th->z_outlier),
+	return p->node_cmp ? tail_cut(a, p, hr_cutoff(a->th->false_alarm, hj_m(a, p), a->c[p->cls].res_n, a->th->z_outlier),
 				      a->c[p->cls].res_tail_w) : NAN;
 }
 
@@ -484,8 +507,45 @@ double hj_pct_fleet(const struct an *a, const struct inst *p)
 
 const struct inst_hist *hj_hist(const struct an *a, const struct inst *p)
 {
-	static const struct inst_hist none;
+	static const struct inst_hist none = { .again_v = NAN, .noise = NAN };
 	return p->hist_ix > 0 ? &a->hist[p->hist_ix - 1] : &none;
+}
+
+double hj_datasheet(const struct an *a, const struct inst *p)
+{
+	const struct hr_device *d;
+	double ds;
+	if (p->metric < 0)
+		return NAN;
+	d = &a->f->devices[p->subject];
+	if (!d->ds)
+		return NAN;
+	ds = p->metric == 0 ? d->ds->memory_gbps : p->ladder ?
+	     ch_datasheet_cuda_core_gflops(d->ds, (enum ch_dtype)(p->metric - 1)) : d->ds->gflops[p->metric - 1];
+	return ds > 0 ? ds : NAN;
+}
+
+double hj_noise(const struct an *a, const struct inst *p)
+{
+	const struct hr_device *d;
+	if (p->metric < 0)
+		return hj_hist(a, p)->noise;
+	d = &a->f->devices[p->subject];
+	return p->metric == 0 ? d->memory_cv : d->compute_cv[p->metric - 1];
+}
+
+int hj_m(const struct an *a, const struct inst *p)
+{
+	const int *nodes = &p->node;
+	int nn = p->node >= 0, j, m = 1;
+	if (p->metric < 0 && p->node < 0) {
+		nodes = a->f->groups[p->subject].nodes;
+		nn = a->f->groups[p->subject].nnodes;
+	}
+	for (j = 0; j < nn; j++)
+		if (nodes[j] >= 0 && (size_t)nodes[j] < a->f->nnodes && a->m_node[nodes[j]] > m)
+			m = a->m_node[nodes[j]];
+	return m;
 }
 
 struct inst_hist *hj_hist_new(struct an *a, struct inst *p)
@@ -497,6 +557,7 @@ struct inst_hist *hj_hist_new(struct an *a, struct inst *p)
 		return NULL;
 	a->hist = v;
 	memset(&a->hist[a->nhist], 0, sizeof(*a->hist));
+	a->hist[a->nhist].again_v = a->hist[a->nhist].noise = NAN;
 	p->hist_ix = (int)++a->nhist;
 	return &a->hist[a->nhist - 1];
 }
@@ -508,15 +569,8 @@ struct inst_hist *hj_hist_new(struct an *a, struct inst *p)
 static void judge_inst(struct an *a, struct inst *p)
 {
 	const struct cls *k = &a->c[p->cls];
-	const int *nodes;
-	int nn, j, m = 1;
 	double floor = hj_noise_floor(a, p);
 
-	inst_nodes(a, p, &nodes, &nn);
-	for (j = 0; j < nn; j++)
-		if (nodes[j] >= 0 && (size_t)nodes[j] < a->f->nnodes && a->m_node[nodes[j]] > m)
-			m = a->m_node[nodes[j]];
-	p->m = m;
 	if (p->noisy)
 		return;
 	if (k->n >= (size_t)a->th->min_fleet && k->median > 0) {
@@ -526,7 +580,7 @@ static void judge_inst(struct an *a, struct inst *p)
 		p->s_rel = sr > floor ? sr : floor;
 		p->level_rel = effect_level(a, hj_z(a, p), hj_cut(a, p), 100.0 * (1 - p->value / k->median));
 	}
-	if (p->metric >= 0 && !p->superseded_by && p->peer_n >= a->th->min_fleet - 1 && p->peer_median > 0 &&
+	if (p->metric >= 0 && !p->sup && p->peer_n >= a->th->min_fleet - 1 && p->peer_median > 0 &&
 	    k->res_n >= 2) {
 		double sr = 1.4826 * k->res_mad;
 		p->s_node = sr > floor ? sr : floor;
@@ -538,7 +592,7 @@ static void judge_inst(struct an *a, struct inst *p)
 		 * like values (or its own noise) allows: its ratio with that
 		 * spread allowed at the normal cut-off for the node's comparisons */
 		double sa = k->n >= (size_t)a->th->min_fleet && k->median > 0 ? 1.4826 * k->mad / k->median : 0;
-		double c = hr_cutoff(a->th->false_alarm, m, (size_t)1 << 30, 0);
+		double c = hr_cutoff(a->th->false_alarm, hj_m(a, p), (size_t)1 << 30, 0);
 		int lm = HR_INFO;
 		if (sa < floor)
 			sa = floor;
@@ -584,7 +638,7 @@ static void judge_inst(struct an *a, struct inst *p)
 	p->raw_level = p->level_abs > p->level_rel ? p->level_abs : p->level_rel;
 	if (p->level_node > p->raw_level)
 		p->raw_level = p->level_node;
-	p->level = p->superseded_by ? HR_INFO : p->raw_level; /* an earlier run: history, not a verdict */
+	p->level = p->sup ? HR_INFO : p->raw_level; /* an earlier run: history, not a verdict */
 }
 
 /* Per node the comparisons made for it (a->m_node), then every value judged. */
@@ -596,7 +650,7 @@ void hj_judge_all(struct an *a)
 	for (i = 0; i < a->ndi + a->ngi; i++) {
 		struct inst *p = i < a->ndi ? &a->di[i] : &a->gi[i - a->ndi];
 		int c;
-		if (p->superseded_by || p->noisy)
+		if (p->sup || p->noisy)
 			continue;
 		c = inst_comparisons(a, p);
 		inst_nodes(a, p, &nodes, &nn);
@@ -624,7 +678,7 @@ static void class_tails(struct an *a, const struct inst *v, size_t n)
 	for (i = 0; i < n; i++) {
 		const struct inst *p = &v[i];
 		const struct cls *k = &a->c[p->cls];
-		if (p->superseded_by || p->noisy)
+		if (p->sup || p->noisy)
 			continue;
 		hi[2 * a->nc + p->cls] = 1;
 		hi[2 * p->cls] += k->mad > 0 && p->value > k->median + HR_DETECT_TAIL_AT * 1.4826 * k->mad;
@@ -652,7 +706,7 @@ void hj_compare(struct an *a, struct inst *v, size_t n)
 		class_tails(a, v, n);
 	/* every latest value knows how many like values its class has */
 	for (i = 0; i < n; i++)
-		if (!v[i].superseded_by && !v[i].noisy)
+		if (!v[i].sup && !v[i].noisy)
 			v[i].fleet_n = (int)a->c[v[i].cls].n;
 	free(idx);
 }
@@ -756,7 +810,7 @@ int hj_source_superseded(const struct an *a, const char *source, int node)
 		return 0;
 	for (e = a->node_grp[node]; e >= 0; e = a->grp_next[e]) {
 		const struct inst *p = hj_group_inst(a, (size_t)a->grp_of[e]);
-		if (p && p->superseded_by && !strcmp(a->f->groups[a->grp_of[e]].source, source))
+		if (p && p->sup && !strcmp(a->f->groups[a->grp_of[e]].source, source))
 			return 1;
 	}
 	return 0;

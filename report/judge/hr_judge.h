@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "report/judge/hr_analyze.h"
@@ -26,76 +27,84 @@ struct reason {
 };
 
 /* One compared value: a device metric or a group's large-message busbw.
- * The judge holds one for each measured roof of each device (tens a node):
- * the fields are ordered by size and the levels and flags are one byte
- * each (values 0-2, -1 none), and what follows from other fields is not
- * kept: the fleet's median, the robust z scores and their cut-offs follow
- * from its class and its comparisons (hj_fleet_median(), hj_z(), hj_cut(),
- * hj_z_node(), hj_cut_node()), the percentages of the fleet's and the
- * peers' medians from those (hj_pct_fleet(), hj_pct_node()); a group's
- * re-measurement and the value judged again share one field (hj_again(),
- * hj_again_in()); a regression against its own history, rare, is kept
- * aside (struct inst_hist, hj_hist()). So it takes 192 bytes instead of
- * 336. */
+ * The judge holds one for each measured roof of each device (tens a node,
+ * 737,000 at 12,500 nodes): the doubles first, then the texts as 32-bit
+ * ids (hj_text()), the counts, and the levels and flags as bit-fields
+ * (levels -1 none to 2, flags 0 or 1), and what follows from other fields
+ * is not kept: the fleet's median, the robust z scores and their cut-offs
+ * follow from its class and its comparisons (hj_fleet_median(), hj_z(),
+ * hj_cut(), hj_z_node(), hj_cut_node()), a device's datasheet figure and
+ * its measurement's CV from its record (hj_datasheet(), hj_noise()), the
+ * comparisons made for its node
+ * from a->m_node (hj_m()), the percentages of the fleet's and the peers'
+ * medians from those (hj_pct_fleet(), hj_pct_node()); the later run that
+ * made it history is an index (hj_superseded_by()); what is rarely set
+ * (its own history, a regression against it, a re-measurement) is kept
+ * aside (struct inst_hist, hj_hist(), hj_again(), hj_again_in()). So it
+ * takes 112 bytes instead of 336. */
 struct inst {
-	double value, expected, datasheet;
+	double value, expected;
 	double node_median; /* NAN: not compared */
-	/* measurement quality (hr_quality.h) */
-	double noise;      /* per-call CV of the measurement behind the value, NAN unknown */
 	/* significance (hr_quality.h) */
 	double s_rel;      /* the fleet spread used: s / median (fleet_cmp) */
 	double peer_median; /* devices: the median of the other like GPUs of its node */
 	double s_node;     /* the spread (relative) of its comparison with them (node_cmp) */
 	double ratio_allow; /* absolute rule: the ratio to the expectation with the spread allowed */
+	/* texts kept once per distinct text (hj_keep(): ids, read with
+	 * hj_text()), 0: "" */
+	uint32_t noisy_why_id; /* what made it noisy, 0 clean */
+	uint32_t basis_id; /* what the expectation is and its source, 0 none (at most 599 bytes) */
+	uint32_t tag_id;   /* the same, short (terminal summary; at most 79 bytes) */
+	uint32_t why_id;   /* why there is no expectation, 0 when there is one (at most 299 bytes) */
+	int sup;           /* 1 + the device (metric >= 0) or group (metric -1) of a
+			      later run of the same device or group in the inputs
+			      (its value is history, not judged; hj_superseded_by()),
+			      0 when latest */
+	int cls;
+	int node;          /* -1 when the subject has no single node */
+	int subject;       /* device or group index */
+	int fleet_n, node_n; /* like values: fleet, node (its own earlier runs: hj_hist()) */
+	int peer_n;        /* ... and how many (peer_median's) */
+	int hist_ix;       /* its rarely set fields: a->hist[hist_ix - 1], 0 none (hj_hist()) */
+	signed int metric : 4; /* devices: 0 memory, 1 + dtype compute; groups: -1 */
+	signed int level_abs : 3, level_rel : 3, level_node : 3, level_hist : 3, level : 3;
+	signed int raw_level : 3; /* the level by the rules, also for an earlier run (whose
+			      level is INFO: history), so that a later run can
+			      say whether the earlier one found the same */
+	signed int again_level : 3; /* the level the rules give that second value: the
+			      finding stands at most at it (agreement) */
+	unsigned int confirm : 2; /* per-GPU finding: enum hr_confirm from roofline's re-measurement */
+	unsigned int hist_persist : 2; /* history: 1 one night, 2 persisted (hr_history_regressed()) */
+	unsigned int fabric : 2; /* groups: 1 intra-node, 2 inter-node; devices 0 */
+	unsigned int like : 1;  /* like for like (no drifted node involved) */
+	unsigned int noisy : 1; /* not judged: noisy measurement */
+	unsigned int quality_known : 1; /* the file recorded a CV or its conditions */
+	unsigned int not_confirmed : 1; /* the finding rests on a comparison nothing re-measured: at most WARN */
+	unsigned int not_reproduced : 1; /* roofline measured it again and it did not reproduce */
+	unsigned int assumed_cap : 1; /* inter-node: rests on an assumed reference only: at most WARN */
+	unsigned int pcie_class : 1; /* intra-node busbw PCIe-class on an NVLink node */
+	unsigned int abs_by_median : 1; /* the absolute level is that of the median of its like values */
+	unsigned int confirmed_fail : 1; /* a FAIL confirmed (re-measurement, the earlier run, or persisting history) */
+	unsigned int again_judged : 1; /* its value was measured again and the rules judged that (hj_again()) */
+	unsigned int fleet_cmp : 1; /* compared with its class's fleet (s_rel set) */
+	unsigned int node_cmp : 1;  /* compared with its node's other like GPUs (s_node set) */
+	unsigned int ladder : 1; /* devices: its compute roof was set by the FMA ladder
+				    (its datasheet figure the CUDA cores': hj_datasheet()) */
+};
+
+/* What is rarely set of a value (struct inst's hist_ix): its own history,
+ * its regression against it (level_hist WARN or FAIL), its re-measurement. */
+struct inst_hist {
+	double base;       /* the median of its earlier runs, 0 no regression */
+	double pct;        /* the drop below it, %, 0 no regression */
 	double again_v;    /* groups: the re-measurement of the headline figure in
 			      the input (allreduce_bw's "confirm" of the largest
 			      size's cell), GB/s, NAN: not re-measured (hj_again_in());
 			      devices: the value roofline measured again, once judged
 			      (again_judged); read with hj_again() */
-	const char *superseded_by; /* the result file of a later run of the same
-				      device or group in the inputs (its value is
-				      history, not judged), NULL when latest */
-	const char *noisy_why; /* what made it noisy (kept), "" clean */
-	/* kept once per distinct text (struct an's texts), never "" -> NULL */
-	const char *basis; /* what the expectation is and its source, "" none (at most 599 bytes) */
-	const char *tag;   /* the same, short (terminal summary; at most 79 bytes) */
-	const char *why;   /* why there is no expectation, "" when there is one (at most 299 bytes) */
-	int cls;
-	int node;          /* -1 when the subject has no single node */
-	int subject;       /* device or group index */
-	int metric;        /* devices: 0 memory, 1 + dtype compute; groups: -1 */
-	int fleet_n, node_n, hist_n;   /* like values: fleet, node, own earlier runs */
-	int m;             /* comparisons made for its node (Bonferroni) */
-	int peer_n;        /* ... and how many (peer_median's) */
-	int hist_ix;       /* its regression against its own history: a->hist[hist_ix - 1], 0 none */
-	signed char level_abs, level_rel, level_node, level_hist, level;
-	signed char raw_level; /* the level by the rules, also for an earlier run (whose
-			      level is INFO: history), so that a later run can
-			      say whether the earlier one found the same */
-	signed char like;  /* like for like (no drifted node involved) */
-	signed char noisy; /* not judged: noisy measurement */
-	signed char quality_known; /* the file recorded a CV or its conditions */
-	signed char confirm; /* per-GPU finding: enum hr_confirm from roofline's re-measurement */
-	signed char not_confirmed; /* the finding rests on a comparison nothing re-measured: at most WARN */
-	signed char not_reproduced; /* roofline measured it again and it did not reproduce */
-	signed char again_level; /* the level the rules give that second value: the
-			      finding stands at most at it (agreement) */
-	signed char assumed_cap; /* inter-node: rests on an assumed reference only: at most WARN */
-	signed char pcie_class; /* intra-node busbw PCIe-class on an NVLink node */
-	signed char abs_by_median; /* the absolute level is that of the median of its like values */
-	signed char confirmed_fail; /* a FAIL confirmed (re-measurement, the earlier run, or persisting history) */
-	signed char hist_persist; /* history: 1 one night, 2 persisted (hr_history_regressed()) */
-	signed char fabric; /* groups: 1 intra-node, 2 inter-node; devices 0 */
-	signed char again_judged; /* again_v was measured again and the rules judged it */
-	signed char fleet_cmp; /* compared with its class's fleet (s_rel set) */
-	signed char node_cmp;  /* compared with its node's other like GPUs (s_node set) */
-};
-
-/* A value's regression against its own history (level_hist WARN or FAIL). */
-struct inst_hist {
-	double base;       /* the median of its earlier runs */
-	double pct;        /* the drop below it, % */
+	double noise;      /* groups: the per-call CV of the headline cell, NAN unknown (hj_noise()) */
 	int nbase;         /* the earlier runs the baseline is the median of */
+	int hist_n;        /* its own earlier runs judged with it (like values), 0 none */
 };
 
 /* A GPU's value in percent of the median of its node's other like GPUs
@@ -105,19 +114,6 @@ static inline double hj_pct_node(const struct inst *p)
 	return p->peer_median > 0 ? 100.0 * p->value / p->peer_median : NAN;
 }
 
-/* The value roofline (devices) or allreduce_bw (groups) measured again and
- * the rules judged, GB/s or GFLOP/s; NAN: none. */
-static inline double hj_again(const struct inst *p)
-{
-	return p->again_judged ? p->again_v : NAN;
-}
-
-/* A group's re-measurement of its headline figure in the input, GB/s; NAN:
- * not re-measured, and always for a device. */
-static inline double hj_again_in(const struct inst *p)
-{
-	return p->metric < 0 ? p->again_v : NAN;
-}
 
 #define INST_BASIS_MAX 600
 #define INST_TAG_MAX 80
@@ -161,7 +157,8 @@ struct an {
 	char (*loader_why)[260];
 	char (*curve_why)[240]; /* per group: why noisy */
 	int *m_node;      /* per node: the comparisons made for it */
-	json_t *texts;    /* the instances' basis, tag and why texts, each once (the keys) */
+	json_t *texts;    /* the instances' basis, tag and why texts, each once (the keys), -> id */
+	const char **text_v; size_t ntext, captext; /* id -> text (hj_text()); 0: "" */
 	json_t *drift_json; /* the profile's drift (HR_PASS_DRIFT) */
 	const char *bad_code; /* a reason code without its row in the rule table */
 	struct inst_hist *hist; size_t nhist, caphist; /* the instances' regressions (hist_ix) */
@@ -185,13 +182,40 @@ double hj_z_node(const struct an *a, const struct inst *p);
 double hj_cut_node(const struct an *a, const struct inst *p);
 double hj_pct_fleet(const struct an *a, const struct inst *p);
 
-/* @p's regression against its own history; an empty one (zeros) when it has
- * none. Borrowed: valid until the next hj_hist_new(). */
+/* @p's rarely set fields; an empty one (zeros, again_v and noise NAN) when
+ * it has none. Borrowed: valid until the next hj_hist_new(). */
 const struct inst_hist *hj_hist(const struct an *a, const struct inst *p);
 
-/* Room for @p's regression against its own history (zeros), NULL when out of
- * memory (a->oom set). */
+/* Room for @p's rarely set fields (zeros, again_v and noise NAN, when new), NULL when
+ * out of memory (a->oom set). Borrowed: valid until the next call. */
 struct inst_hist *hj_hist_new(struct an *a, struct inst *p);
+
+/* The value roofline (devices) or allreduce_bw (groups) measured again and
+ * the rules judged, GB/s or GFLOP/s; NAN: none. */
+static inline double hj_again(const struct an *a, const struct inst *p)
+{
+	return p->again_judged ? hj_hist(a, p)->again_v : NAN;
+}
+
+/* A group's re-measurement of its headline figure in the input, GB/s; NAN:
+ * not re-measured, and always for a device. */
+static inline double hj_again_in(const struct an *a, const struct inst *p)
+{
+	return p->metric < 0 ? hj_hist(a, p)->again_v : NAN;
+}
+
+/* A device value's datasheet figure (its SKU's memory or compute peak, the
+ * CUDA cores' where the FMA ladder set the roof), GB/s or GFLOP/s; NAN none,
+ * and always for a group. Reads the device's record (a->f->devices). */
+double hj_datasheet(const struct an *a, const struct inst *p);
+
+/* The per-call CV of the measurement behind @p, NAN unknown: a device's
+ * from its record (a->f->devices), a group's kept aside (hj_hist()). */
+double hj_noise(const struct an *a, const struct inst *p);
+
+/* The comparisons made for @p's node (Bonferroni): the most made for any of
+ * its nodes (a->m_node, complete once hj_judge_all() ran), at least 1. */
+int hj_m(const struct an *a, const struct inst *p);
 
 #define INTER_ACTION "check the node's NICs (ibstat: state Active, rate; port error counters), the transport NCCL chose (NCCL_DEBUG=INFO: NET/IB, not NET/Socket), NCCL_IB_HCA and the network stack (GPUDirect RDMA, nvidia-peermem, the fabric's own diagnostics such as ibdiagnet)"
 
@@ -228,10 +252,21 @@ struct reason *hj_add_reason(struct an *a, int node, int level, const char *code
 int hj_class_of(struct an *a, const char *key, const char *label, const char *unit);
 
 /* The text printf would write into a buffer of @size bytes (truncated as
- * snprintf does), kept once in a->texts: the same text is the same pointer,
- * valid until a->texts is released. "" when out of memory (a->oom set). */
-const char *hj_keep(struct an *a, size_t size, const char *fmt, ...)
+ * snprintf does), kept once in a->texts: returns its id (hj_text()), the
+ * same for the same text; 0 for "" and when out of memory (a->oom set). */
+uint32_t hj_keep(struct an *a, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The text of id @id (hj_keep()), "" for 0; valid until a->texts is
+ * released. */
+static inline const char *hj_text(const struct an *a, uint32_t id)
+{
+	return id && id < a->ntext ? a->text_v[id] : "";
+}
+
+/* The result file of the later run that made @p history, NULL when @p is
+ * the latest (p->sup 0). Owned by the fleet. */
+const char *hj_superseded_by(const struct an *a, const struct inst *p);
 
 /* A new value appended to *@arr (*@n values, room for *@cap), its
  * figures NAN until set. Returns it, NULL out of memory (a->oom set). */

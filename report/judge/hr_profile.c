@@ -59,7 +59,7 @@ void hj_node_checks(const struct an *a, int n, struct node_checks *c)
 		size_t j;
 		for (j = a->dev_first[d]; j < a->dev_first[d] + a->dev_n[d]; j++) {
 			const struct inst *p = &a->di[j];
-			if (p->node != n || p->superseded_by) /* an earlier run: history */
+			if (p->node != n || p->sup) /* an earlier run: history */
 				continue;
 			if (hj_inst_judged(a, p)) {
 				c->judged++;
@@ -77,7 +77,7 @@ void hj_node_checks(const struct an *a, int n, struct node_checks *c)
 				char mk[48];
 				if (!c->noisy++)
 					snprintf(c->noisy_why, sizeof(c->noisy_why), "%s %s: %s", a->f->devices[d].device,
-						 hj_metric_label(p->metric, mk, sizeof(mk)), p->noisy_why);
+						 hj_metric_label(p->metric, mk, sizeof(mk)), hj_text(a, p->noisy_why_id));
 			}
 			pick_worst(a, p->metric == 0 ? &c->mem : &c->comp, p);
 		}
@@ -88,7 +88,7 @@ void hj_node_checks(const struct an *a, int n, struct node_checks *c)
 		if (a->grp_inst[a->grp_of[e]] < 0)
 			continue;
 		p = &a->gi[a->grp_inst[a->grp_of[e]]];
-		if (p->superseded_by)
+		if (p->sup)
 			continue; /* an earlier sweep: history */
 		c->fab++;
 		if (hj_inst_judged(a, p)) {
@@ -106,13 +106,13 @@ void hj_node_checks(const struct an *a, int n, struct node_checks *c)
 		}
 		if (p->noisy && !c->noisy++)
 			snprintf(c->noisy_why, sizeof(c->noisy_why), "%s busbw: %s", a->f->groups[p->subject].name,
-				 p->noisy_why);
+				 hj_text(a, p->noisy_why_id));
 		pick_worst(a, p->fabric == 1 ? &c->intra : &c->inter, p);
 	}
 	/* the curve shape of each of the node's latest sweeps the rules could look at */
 	for (e = a->node_grp[n]; e >= 0; e = a->grp_next[e]) {
 		const struct inst *p = hj_group_inst(a, (size_t)a->grp_of[e]);
-		if (p && p->superseded_by)
+		if (p && p->sup)
 			continue;
 		if (a->curve[a->grp_of[e]] == 1) {
 			c->judged++;
@@ -415,7 +415,7 @@ static int input_nights(const struct an *a)
 {
 	size_t i;
 	for (i = 0; i < a->ndi + a->ngi; i++)
-		if ((i < a->ndi ? a->di[i] : a->gi[i - a->ndi]).superseded_by)
+		if ((i < a->ndi ? a->di[i] : a->gi[i - a->ndi]).sup)
 			return 2;
 	return 1;
 }
@@ -449,7 +449,7 @@ int hj_build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drif
 		     const struct hr_profile_sink *sink)
 {
 	const struct hr_fleet *f = a->f;
-	json_t *p = json_object(), *findings = json_array(), *groups, *t, *dist;
+	json_t *p = json_object(), *findings = json_array(), *groups, *t, *dist, *caps;
 	json_t *summary = json_object(), *drain = json_array();
 	struct prof q;
 	char now[32];
@@ -483,6 +483,9 @@ int hj_build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drif
 			if (a->r[j].level > worst)
 				worst = a->r[j].level;
 		}
+	/* the points no entry writes freed before the profile's head is
+	 * built (its inputs list: thousands of entries) */
+	drop_unwritten_points(a, o, &q, (size_t)counts[HR_INFO]);
 
 	json_object_set_new(p, "schema", json_string(HR_PROFILE_SCHEMA));
 	json_object_set_new(p, "schema_version", json_integer(HR_PROFILE_SCHEMA_VERSION));
@@ -521,7 +524,6 @@ int hj_build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drif
 	if ((rc = sink->head(sink->ctx, p)))
 		goto out;
 	json_object_clear(p);
-	drop_unwritten_points(a, o, &q, (size_t)counts[HR_INFO]);
 
 	for (i = 0; i < f->nnodes && !rc; i++) {
 		struct node_checks nc;
@@ -553,6 +555,11 @@ int hj_build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drif
 	free(a->di);
 	a->di = NULL;
 	a->ndi = a->capdi = 0;
+	/* the power caps are the last to read the devices' records: those
+	 * freed too before the groups' entries (37 MB at 100,000 GPUs) */
+	caps = hr_powercap_profile(f);
+	if (o->drop_points == f)
+		hr_fleet_drop_devices(o->drop_points);
 	groups = json_array();
 	for (i = 0; i < f->ngroups; i++)
 		json_array_append_new(groups, hj_group_json(a, i));
@@ -560,7 +567,7 @@ int hj_build_profile(struct an *a, const struct hr_analyze_opts *o, json_t *drif
 	json_object_set_new(p, "findings", findings);
 	findings = NULL;
 	json_object_set_new(p, "distributions", dist);
-	json_object_set_new(p, "power_caps", hr_powercap_profile(f));
+	json_object_set_new(p, "power_caps", caps);
 	t = p;
 	rc = sink->tail(sink->ctx, t);
 out:

@@ -20,25 +20,25 @@
  * the fleet, or (devices) enough like devices on its node? */
 int hj_inst_judged(const struct an *a, const struct inst *p)
 {
-	if (p->superseded_by || p->noisy)
+	if (p->sup || p->noisy)
 		return 0;
 	return !isnan(p->expected) || p->fleet_n >= a->th->min_fleet ||
 	       (p->metric >= 0 && p->node_n >= a->th->min_fleet) || p->level_abs > HR_INFO ||
-	       p->hist_n >= 3;
+	       hj_hist(a, p)->hist_n >= 3;
 }
 
 /* Why no rule could judge it (@buf, "" when judged). */
 const char *hj_inst_not_judged(const struct an *a, const struct inst *p, char *buf, size_t n)
 {
 	buf[0] = '\0';
-	if (p->superseded_by)
+	if (p->sup)
 		snprintf(buf, n, "not judged: an earlier run; the latest in the inputs is %s (this value is its history)",
-			 p->superseded_by);
+			 hj_superseded_by(a, p));
 	else if (p->noisy)
-		snprintf(buf, n, "not judged: noisy measurement (%s); re-run on an idle node", p->noisy_why);
+		snprintf(buf, n, "not judged: noisy measurement (%s); re-run on an idle node", hj_text(a, p->noisy_why_id));
 	else if (!hj_inst_judged(a, p))
 		snprintf(buf, n, "not judged: %s, only %d like value%s in the inputs (a fleet comparison needs %d) and too little history of its own (the history rule needs 3 earlier sweeps)",
-			 p->why[0] ? p->why : "no expectation", p->fleet_n, p->fleet_n == 1 ? "" : "s",
+			 p->why_id ? hj_text(a, p->why_id) : "no expectation", p->fleet_n, p->fleet_n == 1 ? "" : "s",
 			 a->th->min_fleet);
 	return buf;
 }
@@ -55,14 +55,14 @@ const char *hj_inst_against(const struct an *a, const struct inst *p, char *buf,
 		return hj_inst_not_judged(a, p, buf, n);
 	if (!isnan(p->expected))
 		snprintf(buf, n, "expected %s%s%s%s", hj_fmt_val(p->expected, flops, v1, sizeof(v1)),
-			 p->tag[0] ? " (" : "", p->tag, p->tag[0] ? ")" : "");
+			 p->tag_id ? " (" : "", hj_text(a, p->tag_id), p->tag_id ? ")" : "");
 	l = strlen(buf);
 	if (p->fleet_n >= a->th->min_fleet && l < n)
 		snprintf(buf + l, n - l, "%sfleet median %s of %d", l ? ", " : "",
 			 hj_fmt_val(hj_fleet_median(a, p), flops, v2, sizeof(v2)), p->fleet_n);
 	l = strlen(buf);
-	if (p->hist_n >= 3 && l < n)
-		snprintf(buf + l, n - l, "%sits own %d earlier sweeps", l ? ", " : "", p->hist_n);
+	if (hj_hist(a, p)->hist_n >= 3 && l < n)
+		snprintf(buf + l, n - l, "%sits own %d earlier sweeps", l ? ", " : "", hj_hist(a, p)->hist_n);
 	l = strlen(buf);
 	if (p->metric >= 0 && p->node_n >= a->th->min_fleet && l < n)
 		snprintf(buf + l, n - l, "%snode median %s", l ? ", " : "",
@@ -74,15 +74,16 @@ static json_t *inst_json(const struct an *a, const struct inst *p)
 {
 	json_t *o = json_object();
 	char mk[48], nj[700];
+	double ds = hj_datasheet(a, p);
 	if (p->metric >= 0) {
 		json_object_set_new(o, "metric", json_string(hj_metric_key(p->metric, mk, sizeof(mk))));
 		json_object_set_new(o, "unit", json_string(p->metric == 0 ? "GB/s" : "GFLOP/s"));
 	}
 	json_object_set_new(o, "value", hj_jnum(p->value));
-	json_object_set_new(o, "datasheet", hj_jnum(p->datasheet));
+	json_object_set_new(o, "datasheet", hj_jnum(ds));
 	json_object_set_new(o, "expected", hj_jnum(p->expected));
 	json_object_set_new(o, "pct_of_datasheet",
-			    hj_jnum(p->datasheet > 0 ? 100 * p->value / p->datasheet : NAN));
+			    hj_jnum(ds > 0 ? 100 * p->value / ds : NAN));
 	json_object_set_new(o, "pct_of_expected",
 			    hj_jnum(p->expected > 0 ? 100 * p->value / p->expected : NAN));
 	json_object_set_new(o, "fleet_n", json_integer(p->fleet_n));
@@ -93,13 +94,13 @@ static json_t *inst_json(const struct an *a, const struct inst *p)
 	json_object_set_new(o, "pct_of_node_median", hj_jnum(hj_pct_node(p)));
 	json_object_set_new(o, "like_for_like", json_boolean(p->like));
 	json_object_set_new(o, "level", json_string(hr_level_name(p->level)));
-	json_object_set_new(o, "history_n", json_integer(p->hist_n));
-	json_object_set_new(o, "superseded_by", p->superseded_by ? json_string(p->superseded_by) : json_null());
+	json_object_set_new(o, "history_n", json_integer(hj_hist(a, p)->hist_n));
+	json_object_set_new(o, "superseded_by", p->sup ? json_string(hj_superseded_by(a, p)) : json_null());
 	json_object_set_new(o, "judged", json_boolean(hj_inst_judged(a, p)));
 	json_object_set_new(o, "quality", json_string(p->noisy ? "noisy" : p->quality_known ? "clean" : "unknown"));
-	json_object_set_new(o, "noise_cv", hj_jnum(p->noise));
-	json_object_set_new(o, "noisy_why", p->noisy ? json_string(p->noisy_why) : json_null());
-	json_object_set_new(o, "comparisons", json_integer(p->m));
+	json_object_set_new(o, "noise_cv", hj_jnum(hj_noise(a, p)));
+	json_object_set_new(o, "noisy_why", p->noisy ? json_string(hj_text(a, p->noisy_why_id)) : json_null());
+	json_object_set_new(o, "comparisons", json_integer(hj_m(a, p)));
 	json_object_set_new(o, "spread_rel", hj_jnum(p->s_rel));
 	json_object_set_new(o, "cut_off", hj_jnum(hj_cut(a, p)));
 	json_object_set_new(o, "peer_median", hj_jnum(p->peer_median));
@@ -110,7 +111,7 @@ static json_t *inst_json(const struct an *a, const struct inst *p)
 	json_object_set_new(o, "confirmed", p->confirm == HR_CONFIRM_AGREED ? json_true() :
 				   p->confirm == HR_CONFIRM_DISAGREED ? json_false() : json_null());
 	json_object_set_new(o, "fail_confirmed", json_boolean(p->confirmed_fail));
-	json_object_set_new(o, "expectation_basis", p->basis[0] ? json_string(p->basis) : json_null());
+	json_object_set_new(o, "expectation_basis", p->basis_id ? json_string(hj_text(a, p->basis_id)) : json_null());
 	json_object_set_new(o, "judged_against", json_string(hj_inst_against(a, p, nj, sizeof(nj))));
 	json_object_set_new(o, "not_judged_reason",
 			    hj_inst_judged(a, p) ? json_null() : json_string(hj_inst_not_judged(a, p, nj, sizeof(nj))));
@@ -160,10 +161,11 @@ json_t *hj_device_json(const struct an *a, size_t i)
 	json_object_set_new(o, "metrics", m);
 	for (j = 0; j < d->npoints; j++) {
 		const struct hr_point *p = &d->points[j];
+		const struct hr_point_kind *pk = hr_fleet_kind_at(a->f, p->kind);
 		json_t *q = json_object();
-		json_object_set_new(q, "kernel", json_string(hr_fleet_text_at(a->f, p->kernel)));
-		json_object_set_new(q, "family", json_string(hr_fleet_text_at(a->f, p->family)));
-		json_object_set_new(q, "dtype", json_string(hr_fleet_text_at(a->f, p->dtype)));
+		json_object_set_new(q, "kernel", json_string(hr_fleet_text_at(a->f, pk->kernel)));
+		json_object_set_new(q, "family", json_string(hr_fleet_text_at(a->f, pk->family)));
+		json_object_set_new(q, "dtype", json_string(hr_fleet_text_at(a->f, pk->dtype)));
 		json_object_set_new(q, "ai_flop_per_byte", hj_jnum(p->ai));
 		json_object_set_new(q, "gflops", hj_jnum(p->gflops));
 		json_object_set_new(q, "gbps", hj_jnum(p->gbps));
@@ -295,7 +297,7 @@ static struct kept *dist_keep(const struct an *a, const struct inst *v, size_t n
 	if (!idx)
 		return NULL;
 	for (i = 0; i < n; i++)
-		if (v[i].cls == c && !v[i].superseded_by && isfinite(v[i].value))
+		if (v[i].cls == c && !v[i].sup && isfinite(v[i].value))
 			idx[m++] = i;
 	keep_base = v;
 	qsort(idx, m, sizeof(*idx), cmp_inst_value);
@@ -351,7 +353,7 @@ json_t *hj_distributions_json(const struct an *a, int bounded)
 			json_t *x;
 			char subj[256];
 			size_t rank = 0;
-			if (p->cls != (int)c || p->superseded_by)
+			if (p->cls != (int)c || p->sup)
 				continue;
 			if (kept) {
 				if (q >= nkept || kept[q].inst != i)

@@ -448,7 +448,7 @@ static int curve_group(struct an *a, size_t i)
 	size_t f0, n = curve_rows(g, &f0), alt_lo, alt_hi;
 	int h;
 
-	if (!n || (hj_group_inst(a, i) && hj_group_inst(a, i)->superseded_by))
+	if (!n || (hj_group_inst(a, i) && hj_group_inst(a, i)->sup))
 		return 0; /* an earlier sweep's shape is history too */
 	hr_quality_init(&hq);
 	if (a->grp_run[i] >= 0)

@@ -22,15 +22,17 @@
  * cores) rather than a GEMM (tensor cores where the GPU has them): roofline
  * sets the roof to the fastest valid ladder or gemm point of the dtype, the
  * first of equal ones (docs/results-schema.md, roofs.compute_kernel). */
-static int roof_is_ladder(const struct hr_device *d, int dt, const signed char *fam, const signed char *dt_of)
+static int roof_is_ladder(const struct hr_fleet *f, const struct hr_device *d, int dt, const signed char *fam,
+			  const signed char *dt_of)
 {
 	double best = -1;
 	int ladder = 0;
 	size_t i;
 	for (i = 0; i < d->npoints; i++) {
 		const struct hr_point *p = &d->points[i];
-		int l = fam[p->family] == 2;
-		if ((l || fam[p->family] == 1) && dt_of[p->dtype] == dt && p->gflops > best) {
+		const struct hr_point_kind *k = hr_fleet_kind_at(f, p->kind);
+		int l = fam[k->family] == 2;
+		if ((l || fam[k->family] == 1) && dt_of[k->dtype] == dt && p->gflops > best) {
 			best = p->gflops;
 			ladder = l;
 		}
@@ -80,7 +82,7 @@ static void mark_superseded_devices(struct an *a)
 			    hj_same_device(d, &f->devices[e])) {
 				best = a->dev_t[e];
 				best_src = f->devices[e].source;
-				p->superseded_by = f->devices[e].source;
+				p->sup = (int)e + 1;
 			}
 	}
 }
@@ -94,10 +96,15 @@ void hj_set_quality(struct an *a, struct inst *p, long run, double cv, const cha
 	if (run >= 0)
 		hr_quality_host(&q, &a->f->runs[run].cond);
 	hr_quality_cv(&q, cv, at);
-	p->noise = cv;
+	if (p->metric < 0 && !isnan(cv)) {
+		/* a device's is read from its record (hj_noise()) */
+		struct inst_hist *h = hj_hist_new(a, p);
+		if (h)
+			h->noise = cv;
+	}
 	p->noisy = q.noisy;
 	p->quality_known = q.host_known || q.cv_known;
-	p->noisy_why = q.noisy ? hj_keep(a, INST_WHY_MAX, "%s", q.why) : "";
+	p->noisy_why_id = q.noisy ? hj_keep(a, INST_WHY_MAX, "%s", q.why) : 0;
 }
 
 /* Room for every instance hj_device_instances() makes, allocated once: the
@@ -133,7 +140,7 @@ struct inst_memo {
 	const struct hr_sku_expect *x;
 	int ladder;
 	int cls;
-	const char *basis, *tag, *why;
+	uint32_t basis, tag, why; /* hj_keep() ids */
 };
 
 #define MEMO_WAYS 4
@@ -156,9 +163,9 @@ static void inst_class(struct an *a, struct inst *p, const struct hr_device *d, 
 		w = &memo[k];
 		if (w->used && w->x == x && w->ladder == ladder && !strcmp(w->kind, d->kind) && !strcmp(w->name, name)) {
 			p->cls = w->cls;
-			p->basis = w->basis;
-			p->tag = w->tag;
-			p->why = w->why;
+			p->basis_id = w->basis;
+			p->tag_id = w->tag;
+			p->why_id = w->why;
 			return;
 		}
 	}
@@ -168,13 +175,13 @@ static void inst_class(struct an *a, struct inst *p, const struct hr_device *d, 
 	snprintf(label, sizeof(label), "%s%s %s (%s)", hj_metric_label(m, mk, sizeof(mk)), ceiling, d->kind, name);
 	p->cls = hj_class_of(a, key, label, m == 0 ? "GB/s" : "GFLOP/s");
 	if (!isnan(p->expected) && p->expected > 0) {
-		p->basis = hj_keep(a, INST_BASIS_MAX, "per-SKU expectation for %s%s: %s", x->sku,
+		p->basis_id = hj_keep(a, INST_BASIS_MAX, "per-SKU expectation for %s%s: %s", x->sku,
 				   ladder ? " of the CUDA cores (datasheet FP64/FP32 row, not Tensor Core)" : "",
 				   x->source);
-		p->tag = hj_keep(a, INST_TAG_MAX, "%s %s%s", x->sku, x->match[0] ? "given" : "datasheet x fraction",
+		p->tag_id = hj_keep(a, INST_TAG_MAX, "%s %s%s", x->sku, x->match[0] ? "given" : "datasheet x fraction",
 				 ladder ? ", CUDA cores" : "");
 	} else
-		p->why = hj_keep(a, INST_WHY_MAX, "no %s figure for %s%s", x ? "expected" : "datasheet",
+		p->why_id = hj_keep(a, INST_WHY_MAX, "no %s figure for %s%s", x ? "expected" : "datasheet",
 				 d->sku ? d->sku : d->name ? d->name : d->device,
 				 !ladder ? "" : gpu ? " (the roof was set by the FMA ladder on the CUDA cores)"
 					 : " (the roof was set by the FMA ladder)");
@@ -182,7 +189,7 @@ static void inst_class(struct an *a, struct inst *p, const struct hr_device *d, 
 		return;
 	w = &memo[*next % MEMO_WAYS];
 	(*next)++;
-	*w = (struct inst_memo){ 1, d->kind, name, x, ladder, p->cls, p->basis, p->tag, p->why };
+	*w = (struct inst_memo){ 1, d->kind, name, x, ladder, p->cls, p->basis_id, p->tag_id, p->why_id };
 }
 
 void hj_device_instances(struct an *a)
@@ -218,7 +225,7 @@ void hj_device_instances(struct an *a)
 			struct inst *p;
 			if (isnan(v))
 				continue;
-			ladder = m > 0 && roof_is_ladder(d, m - 1, fam, dt_of);
+			ladder = m > 0 && roof_is_ladder(f, d, m - 1, fam, dt_of);
 			p = hj_new_inst(a, &a->di, &a->ndi, &a->capdi);
 			if (!p)
 				goto out;
@@ -227,11 +234,7 @@ void hj_device_instances(struct an *a)
 			p->metric = m;
 			p->value = v;
 			p->like = !a->drift[d->node];
-			if (d->ds) {
-				double ds = m == 0 ? d->ds->memory_gbps : ladder ?
-					    ch_datasheet_cuda_core_gflops(d->ds, (enum ch_dtype)(m - 1)) : d->ds->gflops[m - 1];
-				p->datasheet = ds > 0 ? ds : NAN;
-			}
+			p->ladder = ladder != 0; /* its datasheet figure: hj_datasheet() */
 			if (x)
 				p->expected = m == 0 ? x->memory_gbps : ladder ? x->cuda_core_gflops[m - 1]
 					      : x->compute_gflops[m - 1];
@@ -283,7 +286,7 @@ static size_t *history_values(struct an *a, const struct inst *v, size_t n, size
 	size_t i, *h = NULL;
 	*nh = 0;
 	for (i = 0; i < n; i++)
-		*nh += v[i].superseded_by != NULL;
+		*nh += v[i].sup != 0;
 	if (!*nh)
 		return NULL;
 	if (!(h = malloc(*nh * sizeof(*h)))) {
@@ -293,7 +296,7 @@ static size_t *history_values(struct an *a, const struct inst *v, size_t n, size
 	}
 	*nh = 0;
 	for (i = 0; i < n; i++)
-		if (v[i].superseded_by)
+		if (v[i].sup)
 			h[(*nh)++] = i;
 	return h;
 }
@@ -309,7 +312,7 @@ void hj_confirm_fails(struct an *a)
 		int dev = i < a->ndi;
 		struct inst *p = dev ? &a->di[i] : &a->gi[i - a->ndi];
 		const struct inst *prev;
-		if (p->superseded_by || p->level != HR_FAIL || p->confirmed_fail)
+		if (p->sup || p->level != HR_FAIL || p->confirmed_fail)
 			continue;
 		if (p->confirm == HR_CONFIRM_AGREED) {
 			/* roofline (a device) or allreduce_bw (a group's largest
@@ -352,14 +355,14 @@ void hj_inst_margins(const struct an *a, const struct inst *p, const char *model
 	if (p->level_rel >= HR_WARN)
 		snprintf(extra, n, "%.0f%% below the fleet median %s of %d %s (robust z %.1f: flagged at or beyond -%.1f, the cut-off for its node's %d comparisons%s, and from %.0f%% below; FAIL from %.0f%%)",
 			 100 - hj_pct_fleet(a, p), hj_fmt_val(hj_fleet_median(a, p), flops, ref, sizeof(ref)), p->fleet_n, like, hj_z(a, p),
-			 hj_cut(a, p), p->m, tail_words(a->c[p->cls].tail_w, hj_measured_twice(a, p), tw, sizeof(tw)), a->th->warn_pct_below,
+			 hj_cut(a, p), hj_m(a, p), tail_words(a->c[p->cls].tail_w, hj_measured_twice(a, p), tw, sizeof(tw)), a->th->warn_pct_below,
 			 a->th->fail_pct_below);
 	l = strlen(extra);
 	if (p->level_abs >= HR_WARN && !isnan(p->expected) && p->expected > 0 && l < n)
 		snprintf(extra + l, n - l, "%s%.0f%% of the expected %s%s%s (%s; WARN below %.0f%%, FAIL below %.0f%%, %s)",
 			 l ? "; " : "", 100 * p->value / p->expected, hj_fmt_val(p->expected, flops, ref, sizeof(ref)),
 			 p->metric >= 0 ? " for " : "", p->metric >= 0 ? model : "",
-			 p->tag[0] ? p->tag : "given", 100 * a->th->warn_ratio, 100 * a->th->fail_ratio,
+			 p->tag_id ? hj_text(a, p->tag_id) : "given", 100 * a->th->warn_ratio, 100 * a->th->fail_ratio,
 			 p->pcie_class ? "PCIe-class on an NVLink node" :
 			 p->abs_by_median ? "the median of its like values is below it too" :
 			 "with the spread of healthy like values allowed");
@@ -371,11 +374,11 @@ void hj_inst_margins(const struct an *a, const struct inst *p, const char *model
 			 p->confirm == HR_CONFIRM_AGREED ? ", confirmed by roofline's re-measurement" :
 			 p->not_confirmed ? ", not confirmed (no re-measurement in the input): at most WARN" : "");
 	l = strlen(extra);
-	if (!isnan(hj_again(p)) && p->confirm == HR_CONFIRM_AGREED && l < n)
+	if (!isnan(hj_again(a, p)) && p->confirm == HR_CONFIRM_AGREED && l < n)
 		snprintf(extra + l, n - l, "%s%s's re-measurement %s, held to the same rules: %s",
-			 l ? "; " : "", p->metric >= 0 ? "roofline" : "allreduce_bw", hj_fmt_val(hj_again(p), flops, ref, sizeof(ref)),
+			 l ? "; " : "", p->metric >= 0 ? "roofline" : "allreduce_bw", hj_fmt_val(hj_again(a, p), flops, ref, sizeof(ref)),
 			 p->again_level >= HR_FAIL ? "FAIL too (agreement)" : "WARN (the finding stands at WARN)");
-	else if (p->metric < 0 && isnan(hj_again_in(p)) && l < n)
+	else if (p->metric < 0 && isnan(hj_again_in(a, p)) && l < n)
 		snprintf(extra + l, n - l, "%snot re-measured (no usable re-measurement of the largest size in the input)",
 			 l ? "; " : "");
 	l = strlen(extra);
@@ -402,8 +405,8 @@ static void not_reproduced_reason(struct an *a, const struct hr_device *d, const
 	else
 		snprintf(cmp, sizeof(cmp), "%.0f%% below the fleet median %s of %d like devices", 100 - hj_pct_fleet(a, p),
 			 hj_fmt_val(hj_fleet_median(a, p), flops, v2, sizeof(v2)), p->fleet_n);
-	if (!isnan(hj_again(p)))
-		snprintf(again, sizeof(again), " (%s)", hj_fmt_val(hj_again(p), flops, v3, sizeof(v3)));
+	if (!isnan(hj_again(a, p)))
+		snprintf(again, sizeof(again), " (%s)", hj_fmt_val(hj_again(a, p), flops, v3, sizeof(v3)));
 	hj_add_reason(a, d->node, HR_INFO, "did_not_reproduce", d->device, d->source,
 		      "nothing to do; re-run roofline on the node if it recurs",
 		      "%s %s %s was %s, but roofline's re-measurement%s did not reproduce it: not judged low", d->device,
@@ -436,12 +439,12 @@ static void device_reasons(struct an *a)
 		}
 		for (j = a->dev_first[i]; !worst && j < a->dev_first[i] + a->dev_n[i]; j++) {
 			const struct inst *p = &a->di[j];
-			if (p->subject != (int)i || !p->not_reproduced || p->superseded_by)
+			if (p->subject != (int)i || !p->not_reproduced || p->sup)
 				continue;
 			not_reproduced_reason(a, d, p);
 		}
 		if (!worst) {
-			int earlier = a->dev_n[i] && a->di[a->dev_first[i]].superseded_by;
+			int earlier = a->dev_n[i] && a->di[a->dev_first[i]].sup;
 			if (d->throttled && strcmp(d->status, "failed") && !earlier)
 				hj_add_reason(a, d->node, HR_INFO, "throttled", d->device, d->source,
 					   "check power and cooling if it recurs",

@@ -149,7 +149,7 @@ static void mark_superseded_groups(struct an *a)
 				continue;
 			best = a->grp_t[a->grp_of[e]];
 			best_src = h->source;
-			p->superseded_by = h->source;
+			p->sup = (int)a->grp_of[e] + 1;
 		}
 	}
 }
@@ -194,43 +194,43 @@ void hj_group_instances(struct an *a)
 			if (a->drift[g->nodes[k]])
 				p->like = 0;
 		if (!gpu)
-			p->why = hj_keep(a, INST_WHY_MAX, "a host-memory (%s) sweep: no reference figure", g->backend);
+			p->why_id = hj_keep(a, INST_WHY_MAX, "a host-memory (%s) sweep: no reference figure", g->backend);
 		else if (!ar)
-			p->why = hj_keep(a, INST_WHY_MAX, "the references are all-reduce figures; this run is %s", g->collective);
+			p->why_id = hj_keep(a, INST_WHY_MAX, "the references are all-reduce figures; this run is %s", g->collective);
 		else if (g->busbw_is_algbw)
-			p->why = hj_keep(a, INST_WHY_MAX, "its busbw is printed as today's algbw (old format)");
+			p->why_id = hj_keep(a, INST_WHY_MAX, "its busbw is printed as today's algbw (old format)");
 		else if (intra) {
 			if (x && !isnan(x->intra_busbw_gbps) &&
 			    (x->intra_nranks == 0 || x->intra_nranks == g->nranks)) {
 				int nvls = strstr(g->algo, "nvls") != NULL && !isnan(x->intra_nvls_busbw_gbps);
 				p->expected = nvls ? x->intra_nvls_busbw_gbps : x->intra_busbw_gbps;
-				p->basis = hj_keep(a, INST_BASIS_MAX, "%s reference for %d x %s%s: %s",
+				p->basis_id = hj_keep(a, INST_BASIS_MAX, "%s reference for %d x %s%s: %s",
 					 nvls ? "NVLS" : "without-NVLS", g->nranks, x->sku,
 					 nvls ? "" : " (the run did not ask for NVLS)", x->intra_source);
-				p->tag = hj_keep(a, INST_TAG_MAX, "%d x %s reference", g->nranks, x->sku);
+				p->tag_id = hj_keep(a, INST_TAG_MAX, "%d x %s reference", g->nranks, x->sku);
 			} else if (x && !isnan(x->intra_busbw_gbps))
-				p->why = hj_keep(a, INST_WHY_MAX, "the %s intra-node reference is for %d GPUs, this run has %d ranks",
+				p->why_id = hj_keep(a, INST_WHY_MAX, "the %s intra-node reference is for %d GPUs, this run has %d ranks",
 					 x->sku, x->intra_nranks, g->nranks);
 			else
-				p->why = hj_keep(a, INST_WHY_MAX, "no intra-node reference for %s (references: 8 x H100 SXM, 8 x H200 SXM, 8 x A100 SXM; PCIe-only servers depend on their PCIe topology)",
+				p->why_id = hj_keep(a, INST_WHY_MAX, "no intra-node reference for %s (references: 8 x H100 SXM, 8 x H200 SXM, 8 x A100 SXM; PCIe-only servers depend on their PCIe topology)",
 					 ds ? ds->sku : g->gpu_name ? g->gpu_name : "an unknown GPU model");
 		} else {
 			char basis[INST_BASIS_MAX] = "", why[INST_WHY_MAX] = "";
 			p->expected = inter_expected(a, g, x, basis, sizeof(basis), why, sizeof(why));
-			p->basis = hj_keep(a, INST_BASIS_MAX, "%s", basis);
-			p->why = hj_keep(a, INST_WHY_MAX, "%s", why);
-			p->tag = hj_keep(a, INST_TAG_MAX, "%s", !strncmp(p->basis, "from the NICs", 13) ? "NICs recorded" :
-				 !strncmp(p->basis, "assumed", 7) ? "assumed cluster reference" : "given");
-			p->assumed_cap = !strncmp(p->basis, "assumed", 7);
+			p->basis_id = hj_keep(a, INST_BASIS_MAX, "%s", basis);
+			p->why_id = hj_keep(a, INST_WHY_MAX, "%s", why);
+			p->tag_id = hj_keep(a, INST_TAG_MAX, "%s", !strncmp(hj_text(a, p->basis_id), "from the NICs", 13) ? "NICs recorded" :
+				 !strncmp(hj_text(a, p->basis_id), "assumed", 7) ? "assumed cluster reference" : "given");
+			p->assumed_cap = !strncmp(hj_text(a, p->basis_id), "assumed", 7);
 		}
 		if (!isnan(p->expected) && g->large_bytes < hr_rule_param("inter_node_busbw_low", "ref_min_bytes")) {
-			p->why = hj_keep(a, INST_WHY_MAX, "its largest size, %s, is below 1 GiB: busbw has not reached the plateau the reference describes",
+			p->why_id = hj_keep(a, INST_WHY_MAX, "its largest size, %s, is below 1 GiB: busbw has not reached the plateau the reference describes",
 				 hr_fmt_bytes(g->large_bytes, sz, sizeof(sz)));
 			p->expected = NAN;
-			p->basis = p->tag = "";
+			p->basis_id = p->tag_id = 0;
 		}
 		if (!isnan(p->expected))
-			p->why = "";
+			p->why_id = 0;
 		if (intra && gpu && g->nranks >= 2 && hr_gpu_nvlink_all(ds) == 1 &&
 		    p->value <= a->th->pcie_class_gbps)
 			p->pcie_class = 1;
@@ -246,7 +246,11 @@ void hj_group_instances(struct an *a)
 					cv = cl->cv;
 					again = cl->confirm == HR_CONFIRM_AGREED ? cl->confirm_loop_busbw : NAN;
 				}
-			p->again_v = isfinite(again) && again > 0 ? again : NAN;
+			if (isfinite(again) && again > 0) {
+				struct inst_hist *h = hj_hist_new(a, p);
+				if (h)
+					h->again_v = again;
+			}
 			hj_set_quality(a, p, a->grp_run[i], cv, hr_fmt_bytes(g->large_bytes, sz, sizeof(sz)));
 		}
 	}
@@ -274,7 +278,7 @@ static void group_not_reproduced(struct an *a)
 		const struct hr_group *g = &a->f->groups[p->subject];
 		char v1[48], v2[48], ref[48], why[300] = "";
 		size_t l = 0;
-		if (!p->not_reproduced || p->superseded_by)
+		if (!p->not_reproduced || p->sup)
 			continue;
 		if (!isnan(hj_pct_fleet(a, p)) && hj_pct_fleet(a, p) < 100 && hj_fleet_median(a, p) > 0)
 			l += (size_t)snprintf(why, sizeof(why), "%.0f%% below the fleet median %s of %d like groups",
@@ -282,14 +286,14 @@ static void group_not_reproduced(struct an *a)
 		if (!isnan(p->expected) && p->expected > 0 && l < sizeof(why))
 			snprintf(why + l, sizeof(why) - l, "%s%.0f%% of the expected %s (%s)", l ? ", " : "",
 				 100 * p->value / p->expected, hj_fmt_val(p->expected, 0, ref, sizeof(ref)),
-				 p->tag[0] ? p->tag : "given");
+				 p->tag_id ? hj_text(a, p->tag_id) : "given");
 		for (k = 0; k < g->nnodes; k++)
 			hj_add_reason(a, g->nodes[k], HR_INFO, "did_not_reproduce", g->name, g->source,
 				   "nothing to do; re-run allreduce_bw on the node if it recurs",
 				   "%s busbw %s (%s %s, %d ranks, %s) was low (%s), but allreduce_bw's re-measurement of the largest size, %s, held to the same rules, is not: not judged low",
 				   p->fabric == 1 ? "intra-node" : "inter-node", hj_fmt_val(p->value, 0, v1, sizeof(v1)),
 				   g->collective, g->algo, g->nranks, g->name, why[0] ? why : "by the fleet or expectation rules",
-				   hj_fmt_val(hj_again(p), 0, v2, sizeof(v2)));
+				   hj_fmt_val(hj_again(a, p), 0, v2, sizeof(v2)));
 	}
 }
 

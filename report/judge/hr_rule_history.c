@@ -33,7 +33,7 @@ static int cmp_hist(const void *x, const void *y)
  * The history rule on instance @p: its @n earlier values @pts (any order;
  * sorted here, values of the same start averaged into one) then p->value,
  * through hr_history_trend() at the cut-off for the comparisons of its node.
- * Sets p->hist_n; on a regression also level_hist (WARN for one run, FAIL
+ * Sets its hist_n (hj_hist()); on a regression also level_hist (WARN for one run, FAIL
  * when it persisted over cfg->persist runs, confirmed), hist_base,
  * hist_pct, hist_persist, raises p->level and sets *since (index into the
  * sorted @pts, n when the run is this one alone). @v: room for n + 1 values.
@@ -58,7 +58,7 @@ static int judge_history(struct an *a, struct inst *p, struct hist_pt *pts, size
 	size_t j, k, m = 0;
 	int r;
 	struct inst_hist *h;
-	if (p->noisy || p->superseded_by)
+	if (p->noisy || p->sup)
 		return 0;
 	qsort(pts, n, sizeof(*pts), cmp_hist);
 	/* one value per earlier run: values of the same start (a world and a
@@ -76,9 +76,11 @@ static int judge_history(struct an *a, struct inst *p, struct hist_pt *pts, size
 	for (j = 0; j < n; j++)
 		v[j] = pts[j].v;
 	v[n] = p->value;
-	p->hist_n = (int)n;
+	if (!(h = hj_hist_new(a, p)))
+		return 0;
+	h->hist_n = (int)n;
 	cfg.alpha = a->th->false_alarm;
-	cfg.comparisons = p->m > 0 ? p->m : 1;
+	cfg.comparisons = hj_m(a, p);
 	cfg.floor_frac = hj_noise_floor(a, p);
 	if (!(r = hr_history_trend(v, n + 1, &cfg, &t)))
 		return 0;
@@ -198,7 +200,7 @@ static void history_reasons(struct an *a)
 			continue;
 		base = hj_hist(a, p)->base;
 		pct = hj_hist(a, p)->pct;
-		n = (size_t)p->hist_n; /* one per earlier run */
+		n = (size_t)hj_hist(a, p)->hist_n; /* one per earlier run */
 		strftime(when, sizeof(when), "%Y-%m-%d", gmtime(&pts[since < n ? since : n - 1].t));
 		hj_fmt_val(p->value, 0, val, sizeof(val));
 		hj_fmt_val(base, 0, ref, sizeof(ref));

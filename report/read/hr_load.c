@@ -864,16 +864,9 @@ void hr_fleet_drop_points(struct hr_fleet *f)
 		hr_fleet_drop_device_points(f, i);
 }
 
-void hr_fleet_release(struct hr_fleet *f)
+void hr_fleet_drop_devices(struct hr_fleet *f)
 {
-	size_t i, k;
-	for (i = 0; i < f->nnodes; i++) {
-		free(f->nodes[i].name);
-		free(f->nodes[i].cpu_model);
-		for (k = 0; k < HR_CFG_NKEYS; k++)
-			free(f->nodes[i].cfg[k]);
-		hr_inventory_node_release(&f->nodes[i]);
-	}
+	size_t i;
 	for (i = 0; i < f->ndevices; i++) {
 		struct hr_device *d = &f->devices[i];
 		/* device, kind, name, sku, status, reason, clocks and source are
@@ -884,6 +877,22 @@ void hr_fleet_release(struct hr_fleet *f)
 			free(d->power->pts); free(d->power->rec_why); free(d->power);
 		}
 	}
+	free(f->devices);
+	f->devices = NULL;
+	f->ndevices = 0;
+}
+
+void hr_fleet_release(struct hr_fleet *f)
+{
+	size_t i, k;
+	for (i = 0; i < f->nnodes; i++) {
+		free(f->nodes[i].name);
+		free(f->nodes[i].cpu_model);
+		for (k = 0; k < HR_CFG_NKEYS; k++)
+			free(f->nodes[i].cfg[k]);
+		hr_inventory_node_release(&f->nodes[i]);
+	}
+	hr_fleet_drop_devices(f);
 	for (i = 0; i < f->ngroups; i++) {
 		struct hr_group *g = &f->groups[i];
 		free(g->name); free(g->algo); free(g->collective); free(g->collective_from); free(g->backend);
@@ -914,6 +923,8 @@ void hr_fleet_release(struct hr_fleet *f)
 	hr_issues_release(&f->issues);
 	json_decref(f->node_index);
 	json_decref(f->texts);
+	json_decref(f->kind_index);
+	free(f->kinds);
 	json_decref(f->strs);
 	free(f->text_v);
 	hr_index_release(f);

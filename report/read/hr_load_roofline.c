@@ -136,6 +136,7 @@ static int device_points(struct ctx *c, const struct hr_result_device *d, struct
 	for (k = 0; k < d->points_list.n; k++) {
 		const struct hr_result_point *p = &d->points[k];
 		struct hr_point *pt = &dv->points[dv->npoints];
+		uint32_t kernel, family, dtype;
 		if (p->valid.json && !p->valid.is_true)
 			continue;
 		pt->ai = p->ai.num;
@@ -143,11 +144,12 @@ static int device_points(struct ctx *c, const struct hr_result_device *d, struct
 		pt->gbps = p->gbps.num;
 		if (!(pt->ai > 0) || !isfinite(pt->gflops))
 			continue;
-		if (hr_fleet_text(c->f, p->kernel.str ? p->kernel.str : "?", 32, &pt->kernel) ||
-		    hr_fleet_text(c->f, p->family.str ? p->family.str : "", 16, &pt->family) ||
-		    hr_fleet_text(c->f, p->dtype.str ? p->dtype.str : "", 8, &pt->dtype))
+		if (hr_fleet_text(c->f, p->kernel.str ? p->kernel.str : "?", 32, &kernel) ||
+		    hr_fleet_text(c->f, p->family.str ? p->family.str : "", 16, &family) ||
+		    hr_fleet_text(c->f, p->dtype.str ? p->dtype.str : "", 8, &dtype) ||
+		    hr_fleet_point_kind(c->f, kernel, family, dtype, k, &pt->kind))
 			return CH_ERR_RUNTIME;
-		pt->throttled = p->throttled;
+		pt->throttled = p->throttled != 0;
 		if (pt->throttled)
 			dv->throttled = 1;
 		telemetry_info(&p->telemetry, &dv->throttle_reasons);

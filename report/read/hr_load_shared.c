@@ -168,6 +168,49 @@ const char *hr_fleet_text_at(const struct hr_fleet *f, uint32_t id)
 	return f->text_v[id];
 }
 
+int hr_fleet_point_kind(struct hr_fleet *f, uint32_t kernel, uint32_t family, uint32_t dtype, size_t hint,
+			uint32_t *id)
+{
+	uint32_t *m = f->kind_memo[hint % 32];
+	char key[32];
+	json_t *hit;
+	if (m[3] && m[0] == kernel && m[1] == family && m[2] == dtype) {
+		*id = m[3] - 1;
+		return 0;
+	}
+	snprintf(key, sizeof(key), "%x %x %x", (unsigned)kernel, (unsigned)family, (unsigned)dtype);
+	if (!f->kind_index && !(f->kind_index = json_object()))
+		return -1;
+	if ((hit = json_object_get(f->kind_index, key))) {
+		*id = (uint32_t)json_integer_value(hit);
+	} else {
+		if (f->nkinds >= UINT32_MAX - 1)
+			return -1;
+		if (f->nkinds == f->capkinds) {
+			size_t c = f->capkinds ? 2 * f->capkinds : 16;
+			struct hr_point_kind *v = realloc(f->kinds, c * sizeof(*v));
+			if (!v)
+				return -1;
+			f->kinds = v;
+			f->capkinds = c;
+		}
+		if (json_object_set_new_nocheck(f->kind_index, key, json_integer((json_int_t)f->nkinds)))
+			return -1;
+		f->kinds[f->nkinds] = (struct hr_point_kind){ kernel, family, dtype };
+		*id = (uint32_t)f->nkinds++;
+	}
+	m[0] = kernel;
+	m[1] = family;
+	m[2] = dtype;
+	m[3] = *id + 1;
+	return 0;
+}
+
+const struct hr_point_kind *hr_fleet_kind_at(const struct hr_fleet *f, uint32_t id)
+{
+	return &f->kinds[id];
+}
+
 const char *hr_fleet_str(struct hr_fleet *f, const char *s)
 {
 	void *it;

@@ -52,14 +52,20 @@ struct hr_node {
 	time_t inventory_time;      /* that file's start time */
 };
 
-/* One roofline point, for the plots. */
+/* What a roofline point measured: its kernel, family and dtype, texts
+ * kept once in the fleet (hr_fleet_text() ids, read with
+ * hr_fleet_text_at()), cut to 31, 15 and 7 bytes; each distinct triple
+ * kept once (hr_fleet_point_kind()). */
+struct hr_point_kind {
+	uint32_t kernel, family, dtype;
+};
+
+/* One roofline point, for the plots: a fleet holds about 15 a device (32
+ * bytes each). */
 struct hr_point {
 	double ai, gflops, gbps;
-	/* the texts, kept once per distinct text in the fleet (hr_fleet_text(),
-	 * read with hr_fleet_text_at()), cut to 31, 15 and 7 bytes: a fleet
-	 * holds about 15 points a device (40 bytes each) */
-	uint32_t kernel, family, dtype;
-	int throttled;
+	uint32_t kind;             /* its kernel, family and dtype: hr_fleet_kind_at() */
+	unsigned char throttled;   /* 0 or 1 */
 };
 
 /* Whether a measurement was confirmed by the binary's re-measurement. */
@@ -313,6 +319,11 @@ struct hr_fleet {
 	const char **text_v;         /* id -> text (the keys of texts) */
 	size_t ntext, captext;
 	json_t *strs;                /* hr_fleet_str()'s strings (the keys), NULL until used */
+	struct hr_point_kind *kinds; /* hr_fleet_point_kind()'s triples, by id */
+	size_t nkinds, capkinds;
+	json_t *kind_index;          /* "kernel family dtype" ids (hex) -> kind id, NULL until used */
+	uint32_t kind_memo[32][4];   /* the triple last kept for a point's place in
+					its device's list (mod 32), and its id + 1 */
 	struct hr_index *index;      /* the judge's lookups (hr_index.h), NULL until used */
 };
 
@@ -336,6 +347,21 @@ int hr_fleet_text(struct hr_fleet *f, const char *s, size_t max, uint32_t *id);
 /** hr_fleet_text_at - the text of id @id (hr_fleet_text()), valid until
  * hr_fleet_release(). */
 const char *hr_fleet_text_at(const struct hr_fleet *f, uint32_t id);
+
+/**
+ * hr_fleet_point_kind - the triple of text ids (@kernel, @family, @dtype:
+ * hr_fleet_text()'s) kept once in @f: the same triple has the same id.
+ * @hint: [in] the point's place in its device's list (a device's points
+ *        come in the same order as the last device's: looked up first).
+ * @id:   [out] its id, for hr_fleet_kind_at().
+ * Returns 0, or -1 when out of memory (or past 2^32 distinct triples).
+ */
+int hr_fleet_point_kind(struct hr_fleet *f, uint32_t kernel, uint32_t family, uint32_t dtype, size_t hint,
+			uint32_t *id);
+
+/** hr_fleet_kind_at - the triple of id @id (hr_fleet_point_kind()), valid
+ * until hr_fleet_release(). */
+const struct hr_point_kind *hr_fleet_kind_at(const struct hr_fleet *f, uint32_t id);
 
 /**
  * hr_fleet_str - @s kept once in @f (whole: not cut), for the strings of
@@ -415,6 +441,11 @@ void hr_fleet_drop_points(struct hr_fleet *f);
 /** hr_fleet_drop_device_points - free the roofline points of device @i
  * (< f->ndevices; npoints 0), for a caller done with them. */
 void hr_fleet_drop_device_points(struct hr_fleet *f, size_t i);
+
+/** hr_fleet_drop_devices - free every device record (f->devices, its
+ * points, power sweeps and host links; ndevices 0), for a caller done with
+ * them; the rest of @f is kept. */
+void hr_fleet_drop_devices(struct hr_fleet *f);
 
 /** hr_fleet_release - free everything and zero @f. */
 void hr_fleet_release(struct hr_fleet *f);

@@ -87,3 +87,49 @@ Test(fleet_text, drop_points_keeps_the_rest)
 	cr_assert_str_eq(f.devices[1].device, "gpu1");
 	hr_fleet_release(&f);
 }
+
+/* hr_fleet_point_kind(): a triple of text ids kept once, the same id for the
+ * same triple whatever place it is looked up at, a different one for any
+ * other triple (also one met at the same place: the place is only where to
+ * look first). */
+Test(fleet_text, point_kind_kept_once)
+{
+	struct hr_fleet f;
+	uint32_t a, b, c, d, e;
+	memset(&f, 0, sizeof(f));
+	cr_assert_eq(hr_fleet_point_kind(&f, 1, 2, 3, 0, &a), 0);
+	cr_assert_eq(hr_fleet_point_kind(&f, 1, 2, 4, 0, &b), 0);
+	cr_assert_eq(hr_fleet_point_kind(&f, 1, 2, 3, 5, &c), 0);
+	cr_assert_eq(hr_fleet_point_kind(&f, 1, 2, 3, 0, &d), 0);
+	cr_assert_eq(hr_fleet_point_kind(&f, 3, 2, 1, 5, &e), 0);
+	cr_assert_neq(a, b);
+	cr_assert_eq(a, c);
+	cr_assert_eq(a, d);
+	cr_assert_neq(e, a);
+	cr_assert_neq(e, b);
+	cr_assert_eq(hr_fleet_kind_at(&f, b)->dtype, 4);
+	cr_assert_eq(hr_fleet_kind_at(&f, e)->kernel, 3);
+	cr_assert_eq(hr_fleet_kind_at(&f, e)->dtype, 1);
+	cr_assert_eq(hr_fleet_kind_at(&f, a)->family, 2);
+	hr_fleet_release(&f);
+}
+
+/* hr_fleet_drop_devices(): every device record gone, the rest kept. */
+Test(fleet_text, drop_devices_keeps_the_rest)
+{
+	struct hr_fleet f;
+	memset(&f, 0, sizeof(f));
+	cr_assert_geq(hr_fleet_node(&f, "n1"), 0);
+	f.ndevices = 2;
+	f.devices = calloc(2, sizeof(*f.devices));
+	cr_assert_not_null(f.devices);
+	f.devices[0].points = calloc(3, sizeof(struct hr_point));
+	f.devices[0].npoints = 3;
+	f.devices[1].pci_bus_id = strdup("0000:01:00.0");
+	hr_fleet_drop_devices(&f);
+	cr_assert_null(f.devices);
+	cr_assert_eq(f.ndevices, 0);
+	cr_assert_eq(f.nnodes, 1);
+	cr_assert_str_eq(f.nodes[0].name, "n1");
+	hr_fleet_release(&f);
+}
