@@ -64,17 +64,20 @@ def cells(sw, peak):
     return out
 
 
-def fresh(name, pts):
+def fresh(name, pts, what_n="cells: correlation with the sweep", sd_lo=0.12, sd_hi=0.165, n_min=300):
+    """(re-measurement, what it must not share noise with) pairs: their
+    correlation under 0.25 in size, the re-measurement's sd within
+    [sd_lo, sd_hi] and its mean within 0.03 of 0"""
     n = len(pts)
     mx, my = sum(p[0] for p in pts) / n, sum(p[1] for p in pts) / n
     sxx = sum((p[0] - mx) ** 2 for p in pts)
     r = sum((p[0] - mx) * (p[1] - my) for p in pts) / math.sqrt(sxx * sum((p[1] - my) ** 2 for p in pts))
     sd = math.sqrt(sxx / (n - 1))
-    what = "%d cells: correlation with the sweep %.3f, sd %.4f, mean %.4f" % (n, r, sd, mx)
+    what = "%d %s %.3f, sd %.4f, mean %.4f" % (n, what_n, r, sd, mx)
     print("#", name, what)
-    ok = n >= 300 and abs(r) < 0.25 and 0.12 <= sd <= 0.165 and abs(mx) < 0.03
-    print("ok %s" % name if ok else "not ok %s: %s (want at least 300, |correlation| < 0.25, sd 0.12-0.165, "
-          "|mean| < 0.03)" % (name, what))
+    ok = n >= n_min and abs(r) < 0.25 and sd_lo <= sd <= sd_hi and abs(mx) < 0.03
+    print("ok %s" % name if ok else "not ok %s: %s (want at least %d, |correlation| < 0.25, sd %g-%g, "
+          "|mean| < 0.03)" % (name, what, n_min, sd_lo, sd_hi))
 
 
 def ckpt(d):
@@ -85,16 +88,7 @@ def ckpt(d):
 
 def fresh_ckpt(name, pts):
     """the second write: uncorrelated with the first, one draw of 10%"""
-    n = len(pts)
-    mx, my = sum(p[0] for p in pts) / n, sum(p[1] for p in pts) / n
-    sxx = sum((p[0] - mx) ** 2 for p in pts)
-    r = sum((p[0] - mx) * (p[1] - my) for p in pts) / math.sqrt(sxx * sum((p[1] - my) ** 2 for p in pts))
-    sd = math.sqrt(sxx / (n - 1))
-    what = "%d second writes: correlation with the first %.3f, sd %.4f, mean %.4f" % (n, r, sd, mx)
-    print("#", name, what)
-    ok = n >= 300 and abs(r) < 0.25 and 0.08 <= sd <= 0.12 and abs(mx) < 0.03
-    print("ok %s" % name if ok else "not ok %s: %s (want at least 300, |correlation| < 0.25, sd 0.08-0.12, "
-          "|mean| < 0.03)" % (name, what))
+    fresh(name, pts, "second writes: correlation with the first", 0.08, 0.12)
 
 
 world = lambda d: json.load(open(os.path.join(d, "n001", "allreduce_bw.json")))["results"]["sweeps"][0]
@@ -126,15 +120,7 @@ fresh("fleet_generators_nights_remeasure_fresh", pts)
 fresh_ckpt("fleet_generators_nights_checkpoint_again_fresh", cks)
 # the CPU socket's roofs_again: a fresh draw of the night's noise (one draw
 # of 10%: sd about 0.1), not correlated with the first measurement
-n = len(cpu)
-mx, my = sum(p[0] for p in cpu) / n, sum(p[1] for p in cpu) / n
-sxx, syy = sum((p[0] - mx) ** 2 for p in cpu), sum((p[1] - my) ** 2 for p in cpu)
-r = sum((p[0] - mx) * (p[1] - my) for p in cpu) / math.sqrt(sxx * syy)
-sd = math.sqrt(sxx / (n - 1))
-what = "%d nights: correlation with the first measurement %.3f, sd %.4f, mean %.4f" % (n, r, sd, mx)
-print("# fleet_generators_nights_cpu_again_fresh", what)
-print("ok fleet_generators_nights_cpu_again_fresh" if n == 300 and abs(r) < 0.25 and 0.08 <= sd <= 0.125 and abs(mx) < 0.03
-      else "not ok fleet_generators_nights_cpu_again_fresh: %s (want 300, |correlation| < 0.25, sd 0.08-0.125, |mean| < 0.03)" % what)
+fresh("fleet_generators_nights_cpu_again_fresh", cpu, "nights: correlation with the first measurement", 0.08, 0.125, 300)
 
 
 def strip(o, conf):
