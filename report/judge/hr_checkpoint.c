@@ -75,16 +75,28 @@ static int grade_rate(double gbps, double block, double peers_gbps, double inter
 	return *stall >= hr_rule_param("checkpoint_slow_write", "warn_stall") || hr_ckpt_symptom(ratio) ? LVL_WARN : LVL_INFO;
 }
 
-int hr_ckpt_grade_again(const struct hr_ckpt *e, double peers_gbps, double interval)
+double hr_ckpt_peers_again(const struct hr_fleet *f, const struct hr_ckpt *e, double peers_gbps, int *npeers)
+{
+	int na = 0;
+	double m = hr_index_ckpt_peers_median_again(f, e->node, e->mount, &na);
+	if (npeers)
+		*npeers = na;
+	return na >= 1 && m > 0 ? m : peers_gbps;
+}
+
+int hr_ckpt_grade_again(const struct hr_fleet *f, const struct hr_ckpt *e, double peers_gbps, double interval)
 {
 	double stall;
 	if (!(e->again_gbps > 0) || !(e->rank_gbps > 0))
 		return -1;
-	/* the block the second write's rate gives for the same bytes */
-	return grade_rate(e->again_gbps, e->block_sec * e->rank_gbps / e->again_gbps, peers_gbps, interval, &stall);
+	/* the block the second write's rate gives for the same bytes, against
+	 * the peers' second writes (written under the same conditions) */
+	return grade_rate(e->again_gbps, e->block_sec * e->rank_gbps / e->again_gbps,
+			  hr_ckpt_peers_again(f, e, peers_gbps, NULL), interval, &stall);
 }
 
-int hr_ckpt_grade(const struct hr_ckpt *e, double peers_gbps, double *stall, double *interval, int *assumed)
+int hr_ckpt_grade(const struct hr_fleet *f, const struct hr_ckpt *e, double peers_gbps, double *stall, double *interval,
+		  int *assumed)
 {
 	int level, again;
 
@@ -93,7 +105,7 @@ int hr_ckpt_grade(const struct hr_ckpt *e, double peers_gbps, double *stall, dou
 	level = grade_rate(e->rank_gbps, e->block_sec, peers_gbps, *interval, stall);
 	/* written twice: the finding stands only as far as the second write,
 	 * held to the same rule, agrees */
-	again = level > LVL_INFO ? hr_ckpt_grade_again(e, peers_gbps, *interval) : -1;
+	again = level > LVL_INFO ? hr_ckpt_grade_again(f, e, peers_gbps, *interval) : -1;
 	return again >= 0 && again < level ? again : level;
 }
 
@@ -129,7 +141,7 @@ void hr_ckpt_reasons(const struct hr_fleet *f, hr_ckpt_reason_fn fn, void *ctx)
 				continue; /* a busy host: its speed is not judged (counted as noisy) */
 		}
 		ratio = med / e->rank_gbps;
-		level = hr_ckpt_grade(e, med, &stall, &interval, &assumed);
+		level = hr_ckpt_grade(f, e, med, &stall, &interval, &assumed);
 		if (ratio < hr_rule_param("checkpoint_slow_write", "min_ratio"))
 			continue;
 		snprintf(text, sizeof(text),
@@ -144,10 +156,11 @@ void hr_ckpt_reasons(const struct hr_fleet *f, hr_ckpt_reason_fn fn, void *ctx)
 				 ratio, np, np == 1 ? "" : "s", e->mount, hr_rule_param("checkpoint_slow_write", "symptom_ratio"));
 		if (e->again_gbps > 0) {
 			double s1;
-			int lv2 = hr_ckpt_grade_again(e, med, interval), lv1 = grade_rate(e->rank_gbps, e->block_sec, med, interval, &s1);
+			int na, lv2 = hr_ckpt_grade_again(f, e, med, interval), lv1 = grade_rate(e->rank_gbps, e->block_sec, med, interval, &s1);
+			double med2 = hr_ckpt_peers_again(f, e, med, &na);
 			snprintf(text + strlen(text), sizeof(text) - strlen(text),
-				 "; its second write (checkpoint_io --repeat, a fresh measurement): %.3g GB/s per rank, %.1fx slower than its peers, %s",
-				 e->again_gbps, med / e->again_gbps,
+				 "; its second write (checkpoint_io --repeat, a fresh measurement): %.3g GB/s per rank, %.1fx slower than its peers' %s %.3g GB/s, %s",
+				 e->again_gbps, med2 / e->again_gbps, na >= 1 ? "second writes" : "first writes (none wrote twice)", med2,
 				 lv2 == LVL_INFO ? "not slow by the rule: not reproduced, info"
 				 : lv2 >= lv1 ? "agrees" : "slow by the rule, less so: the level is its");
 		}
@@ -173,7 +186,7 @@ json_t *hr_ckpt_node_json(const struct hr_fleet *f, int node)
 		int busy = ckpt_noisy(f, e, &q);
 		med = peers_median(f, node, e->mount, &np);
 		if (np >= 1 && !busy)
-			level = hr_ckpt_grade(e, med, &stall, &interval, &assumed);
+			level = hr_ckpt_grade(f, e, med, &stall, &interval, &assumed);
 		if (e->bad_files)
 			level = LVL_FAIL;
 		{

@@ -61,17 +61,29 @@ void hr_ckpt_reasons(const struct hr_fleet *f, hr_ckpt_reason_fn fn, void *ctx);
  *         1 when it is the row's interval_sec (assumed).
  * Returns 0 info, 1 warn, 2 fail.
  */
-int hr_ckpt_grade(const struct hr_ckpt *e, double peers_gbps, double *stall, double *interval, int *assumed);
+int hr_ckpt_grade(const struct hr_fleet *f, const struct hr_ckpt *e, double peers_gbps, double *stall, double *interval,
+		  int *assumed);
 
 /**
  * hr_ckpt_grade_again - the level hr_ckpt_grade()'s rule gives the second
  * write of @e (checkpoint_io --repeat: e->again_gbps, a fresh measurement)
- * against @peers_gbps at @interval s, its block the first's bytes at its
- * own rate. hr_ckpt_grade() caps the first write's level at it: a node is
- * judged slow only as far as its second write agrees.
+ * against its peers' second writes on the mount (hr_ckpt_peers_again(): the
+ * writes made under the same conditions, after the first's files were
+ * removed; @peers_gbps, the first writes' median, when no peer wrote
+ * twice) at @interval s, its block the first's bytes at its own rate.
+ * hr_ckpt_grade() caps the first write's level at it: a node is judged
+ * slow only as far as its second write agrees.
  * Returns 0 info, 1 warn, 2 fail, or -1 when @e was written once.
  */
-int hr_ckpt_grade_again(const struct hr_ckpt *e, double peers_gbps, double interval);
+int hr_ckpt_grade_again(const struct hr_fleet *f, const struct hr_ckpt *e, double peers_gbps, double interval);
+
+/**
+ * hr_ckpt_peers_again - the median per-rank bandwidth (GB/s) of the second
+ * writes of @e's peers on its mount (hr_index_ckpt_peers_median_again()),
+ * or @peers_gbps when none of them wrote twice; @npeers: [out] how many
+ * second writes it is over (0: @peers_gbps), may be NULL.
+ */
+double hr_ckpt_peers_again(const struct hr_fleet *f, const struct hr_ckpt *e, double peers_gbps, int *npeers);
 
 /**
  * hr_ckpt_symptom - whether a node @ratio times slower than its peers'

@@ -22,6 +22,8 @@ struct map {
 struct mount_vals {
 	double *v;                 /* sorted (ascending) */
 	size_t n;
+	double *a;                 /* the second writes' (again_gbps), sorted */
+	size_t na;
 };
 
 struct hr_index {
@@ -106,8 +108,10 @@ static void index_free(struct hr_index *x)
 	map_free(&x->run_path);
 	map_free(&x->ckpt_latest);
 	map_free(&x->mount_id);
-	for (i = 0; i < x->nmounts; i++)
+	for (i = 0; i < x->nmounts; i++) {
 		free(x->mounts[i].v);
+		free(x->mounts[i].a);
+	}
 	free(x->mounts);
 	free(x->run_next);
 	free(x->node_loader);
@@ -174,7 +178,8 @@ static int build_ckpt(struct hr_index *x, const struct hr_fleet *f)
 			cnt[map_get(&x->mount_id, 0, e->mount)]++;
 	}
 	for (i = 0; i < x->nmounts; i++)
-		if (!(x->mounts[i].v = malloc((cnt[i] ? cnt[i] : 1) * sizeof(double)))) {
+		if (!(x->mounts[i].v = malloc((cnt[i] ? cnt[i] : 1) * sizeof(double))) ||
+		    !(x->mounts[i].a = malloc((cnt[i] ? cnt[i] : 1) * sizeof(double)))) {
 			free(cnt);
 			return -1;
 		}
@@ -185,10 +190,14 @@ static int build_ckpt(struct hr_index *x, const struct hr_fleet *f)
 		    map_get(&x->ckpt_latest, e->node, e->mount) == (long)i) {
 			struct mount_vals *m = &x->mounts[map_get(&x->mount_id, 0, e->mount)];
 			m->v[m->n++] = e->rank_gbps;
+			if (e->again_gbps > 0)
+				m->a[m->na++] = e->again_gbps;
 		}
 	}
-	for (i = 0; i < x->nmounts; i++)
+	for (i = 0; i < x->nmounts; i++) {
 		qsort(x->mounts[i].v, x->mounts[i].n, sizeof(double), cmp_double);
+		qsort(x->mounts[i].a, x->mounts[i].na, sizeof(double), cmp_double);
+	}
 	return 0;
 }
 
@@ -350,46 +359,71 @@ static double at(const double *s, size_t skip, size_t j)
 	return j < skip ? s[j] : s[j + 1];
 }
 
-double hr_index_ckpt_peers_median(const struct hr_fleet *f, int node, const char *mount, int *npeers)
+/* ch_percentile_sorted(.., 50.0) over sorted @v[0..n) less one value equal
+ * to @own (the lowest such; none when @own is NAN or not among them);
+ * *@npeers how many it is over; NAN when none */
+static double median_less_own(const double *v, size_t n, double own, int *npeers)
 {
-	const struct hr_index *x = get(f);
-	const struct mount_vals *m;
-	size_t skip, n, lo;
-	long id, own;
+	size_t skip = n, lo; /* skip past the end: none left out */
 	double pos, frac;
 
-	*npeers = 0;
-	if (!x || !mount || (id = map_get(&x->mount_id, 0, mount)) < 0)
-		return NAN;
-	m = &x->mounts[id];
-	n = m->n;
-	skip = n; /* past the end: none left out */
-	own = node >= 0 && (size_t)node < f->nnodes ? map_get(&x->ckpt_latest, node, mount) : -1;
-	if (own >= 0 && !isnan(f->ckpts[own].rank_gbps)) {
-		/* leave out one value equal to the node's own (the lowest such) */
+	if (!isnan(own)) {
 		size_t a = 0, b = n;
 		while (a < b) {
 			size_t mid = a + (b - a) / 2;
-			if (m->v[mid] < f->ckpts[own].rank_gbps)
+			if (v[mid] < own)
 				a = mid + 1;
 			else
 				b = mid;
 		}
-		if (a < n && m->v[a] == f->ckpts[own].rank_gbps)
+		if (a < n && v[a] == own)
 			skip = a, n--;
 	}
 	*npeers = (int)n;
 	if (!n)
 		return NAN;
-	/* ch_percentile_sorted(.., 50.0) over the values left */
 	if (n == 1)
-		return at(m->v, skip, 0);
+		return at(v, skip, 0);
 	pos = 50.0 / 100.0 * (double)(n - 1);
 	lo = (size_t)floor(pos);
 	if (lo >= n - 1)
-		return at(m->v, skip, n - 1);
+		return at(v, skip, n - 1);
 	frac = pos - (double)lo;
-	return at(m->v, skip, lo) + frac * (at(m->v, skip, lo + 1) - at(m->v, skip, lo));
+	return at(v, skip, lo) + frac * (at(v, skip, lo + 1) - at(v, skip, lo));
+}
+
+/* the node's own newest entry on the mount's (first, or @again: second
+ * write's) rate, NAN when none */
+static double own_rate(const struct hr_index *x, const struct hr_fleet *f, int node, const char *mount, int again)
+{
+	long own = node >= 0 && (size_t)node < f->nnodes ? map_get(&x->ckpt_latest, node, mount) : -1;
+	double v;
+	if (own < 0)
+		return NAN;
+	v = again ? f->ckpts[own].again_gbps : f->ckpts[own].rank_gbps;
+	return again && !(v > 0) ? NAN : v;
+}
+
+double hr_index_ckpt_peers_median(const struct hr_fleet *f, int node, const char *mount, int *npeers)
+{
+	const struct hr_index *x = get(f);
+	long id;
+
+	*npeers = 0;
+	if (!x || !mount || (id = map_get(&x->mount_id, 0, mount)) < 0)
+		return NAN;
+	return median_less_own(x->mounts[id].v, x->mounts[id].n, own_rate(x, f, node, mount, 0), npeers);
+}
+
+double hr_index_ckpt_peers_median_again(const struct hr_fleet *f, int node, const char *mount, int *npeers)
+{
+	const struct hr_index *x = get(f);
+	long id;
+
+	*npeers = 0;
+	if (!x || !mount || (id = map_get(&x->mount_id, 0, mount)) < 0)
+		return NAN;
+	return median_less_own(x->mounts[id].a, x->mounts[id].na, own_rate(x, f, node, mount, 1), npeers);
 }
 
 void hr_index_release(struct hr_fleet *f)

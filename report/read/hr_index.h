@@ -78,6 +78,14 @@ long hr_index_ckpt_latest(const struct hr_fleet *f, int node, const char *mount)
  */
 double hr_index_ckpt_peers_median(const struct hr_fleet *f, int node, const char *mount, int *npeers);
 
+/**
+ * hr_index_ckpt_peers_median_again - the same over the second writes
+ * (checkpoint_io --repeat: hr_ckpt's again_gbps, GB/s per rank) of the
+ * newest entries of the other nodes on @mount that have one; NAN when none.
+ * @npeers: [out] how many values it is over.
+ */
+double hr_index_ckpt_peers_median_again(const struct hr_fleet *f, int node, const char *mount, int *npeers);
+
 /** hr_index_release - free @f's index (hr_fleet_release() calls it). */
 void hr_index_release(struct hr_fleet *f);
 
