@@ -402,9 +402,14 @@ static void not_reproduced_reason(struct an *a, const struct hr_device *d, const
 	if (p->peer_n > 0 && !isnan(hj_pct_node(p)))
 		snprintf(cmp, sizeof(cmp), "%.0f%% below the median %s of its node's %d other like GPUs",
 			 100 - hj_pct_node(p), hj_fmt_val(p->peer_median, flops, v2, sizeof(v2)), p->peer_n);
-	else
+	else if (!isnan(hj_pct_fleet(a, p)))
 		snprintf(cmp, sizeof(cmp), "%.0f%% below the fleet median %s of %d like devices", 100 - hj_pct_fleet(a, p),
 			 hj_fmt_val(hj_fleet_median(a, p), flops, v2, sizeof(v2)), p->fleet_n);
+	else if (p->expected > 0)
+		snprintf(cmp, sizeof(cmp), "%.0f%% of the expected %s (%s)", 100 * p->value / p->expected,
+			 hj_fmt_val(p->expected, flops, v2, sizeof(v2)), p->tag_id ? hj_text(a, p->tag_id) : "given");
+	else
+		snprintf(cmp, sizeof(cmp), "low");
 	if (!isnan(hj_again(a, p)))
 		snprintf(again, sizeof(again), " (%s)", hj_fmt_val(hj_again(a, p), flops, v3, sizeof(v3)));
 	hj_add_reason(a, d->node, HR_INFO, "did_not_reproduce", d->device, d->source,

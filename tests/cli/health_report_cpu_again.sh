@@ -71,6 +71,35 @@ fleet not_again "$TMP/f-healthy" "PASS did_not_reproduce:info kept" \
 	"cpu memory roof 18.0 GB/s was 25% below the fleet median 24.0 GB/s of 40 like devices, but roofline's re-measurement (25.7 GB/s) did not reproduce it"
 fleet once "$TMP/f-absent" "FAIL memory_low:fail kept" "FAIL not confirmed (no re-measurement"
 
+# ---- a node of one GPU (no fleet, no node peers): its memory roof 30% low,
+# roofline's roofs_again at the healthy value: not reproduced, the reason
+# naming the expectation it was judged against (not "nan% below ... n/a")
+mkdir -p "$TMP/one/n001"
+python3 - "$TMP/f/n002/roofline.json" "$TMP/one/n001/roofline.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+d = [d for d in j["results"]["devices"] if d["device"] == "gpu0"][0]
+v = d["roofs"]["memory_gbps"]
+d["roofs"]["memory_gbps"] = 0.7 * v
+for p in d["points"]:
+    if p.get("family") == "stream":
+        p["gbps"] *= 0.7
+d["roofs_again"] = {"memory_gbps": v}
+j["results"]["devices"], j["results"]["flagged"] = [d], []
+json.dump(j, open(sys.argv[2], "w"))
+PY
+"$HR" --out "$TMP/o-one" "$TMP/one" >/dev/null 2>&1
+if python3 -c '
+import json, sys
+n = json.load(open(sys.argv[1]))["nodes"][0]
+t = [r["text"] for r in n["reasons"] if r["code"] == "did_not_reproduce"]
+assert n["verdict"] == "PASS" and len(t) == 1 and "% of the expected " in t[0] and "nan" not in t[0], (n["verdict"], t)
+' "$TMP/o-one/profile.json"; then
+	echo "ok health_report_cpu_again_not_reproduced_names_the_expectation"
+else
+	echo "not ok health_report_cpu_again_not_reproduced_names_the_expectation: see $TMP/o-one/profile.json"
+fi
+
 # ---- the history: the night the drop appears
 python3 $MN "$TMP/n" --nodes 8 --nights 12 --seed 1 --fault cpu_socket:0.2:11 >/dev/null ||
 	{ echo "not ok health_report_cpu_again: make-nights.py failed"; exit 0; }
