@@ -366,16 +366,17 @@ static void class_stats(struct an *a, struct inst *v, size_t n, size_t *all)
 /* The level the value-based rules give @v, a second measurement of @p's
  * value, against the references and spreads @p was judged with (the
  * fleet's, its node's other GPUs', its expectation's). */
-static int level_of_again(const struct an *a, const struct inst *p, const struct cls *k, double v)
+static int level_of_again(const struct an *a, const struct inst *p, const struct cls *k, double v, int *lr, int *ln)
 {
 	int lv = HR_INFO, l;
+	*lr = *ln = HR_INFO;
 	if (!isnan(p->s_rel) && k->median > 0) {
-		l = effect_level(a, (v - k->median) / (p->s_rel * k->median), hj_cut(a, p), 100.0 * (1 - v / k->median));
+		l = *lr = effect_level(a, (v - k->median) / (p->s_rel * k->median), hj_cut(a, p), 100.0 * (1 - v / k->median));
 		lv = l > lv ? l : lv;
 	}
 	if (!isnan(p->s_node) && p->peer_median > 0) {
-		l = effect_level(a, (v / p->peer_median - 1 - k->res_median) / p->s_node, hj_cut_node(a, p),
-				 100.0 * (1 - v / p->peer_median));
+		l = *ln = effect_level(a, (v / p->peer_median - 1 - k->res_median) / p->s_node, hj_cut_node(a, p),
+				       100.0 * (1 - v / p->peer_median));
 		lv = l > lv ? l : lv;
 	}
 	if (!isnan(p->ratio_allow) && p->value > 0) {
@@ -384,6 +385,27 @@ static int level_of_again(const struct an *a, const struct inst *p, const struct
 		lv = l > lv ? l : lv;
 	}
 	return lv;
+}
+
+/* Caps @p's levels at the second measurement's: each rule's at @lv, the
+ * highest any rule gives the second value; a fleet or node comparison
+ * whose cut-off a learned heavy tail lowered for a value measured twice
+ * (tail_cut(): both measurements beyond it) at its own second level @lr,
+ * @ln, as that cut-off's chance rests on both being beyond the same one.
+ * Returns 1 when some rule still flags @p (WARN or FAIL). */
+static int cap_levels(struct inst *p, const struct cls *k, int lv, int lr, int ln)
+{
+	if (p->level_node > lv)
+		p->level_node = lv;
+	if (p->level_rel > lv)
+		p->level_rel = lv;
+	if (p->level_abs > lv)
+		p->level_abs = lv;
+	if (k->tail_w > 0 && p->level_rel > lr)
+		p->level_rel = lr;
+	if (k->res_tail_w > 0 && p->level_node > ln)
+		p->level_node = ln;
+	return p->level_node >= HR_WARN || p->level_rel >= HR_WARN || p->level_abs >= HR_WARN;
 }
 
 /* Agreement: a value roofline measured again (results.flagged[].
@@ -397,7 +419,7 @@ static void judge_again(struct an *a, struct inst *p, const struct cls *k)
 	const struct hr_device *d = &a->f->devices[p->subject];
 	double v = d->flag_confirm_value[p->metric];
 	struct inst_hist *h;
-	int lv;
+	int lv, lr, ln;
 	if (d->flag_confirm[p->metric] != HR_CONFIRM_AGREED || isnan(v) ||
 	    (p->level_node < HR_WARN && p->level_rel < HR_WARN && p->level_abs < HR_WARN))
 		return;
@@ -405,20 +427,14 @@ static void judge_again(struct an *a, struct inst *p, const struct cls *k)
 		return;
 	h->again_v = v;
 	p->again_judged = 1;
-	lv = p->again_level = level_of_again(a, p, k, v);
-	if (lv < HR_WARN) {
+	lv = p->again_level = level_of_again(a, p, k, v, &lr, &ln);
+	if (lv < HR_WARN || !cap_levels(p, k, lv, lr, ln)) {
 		p->confirm = HR_CONFIRM_DISAGREED;
 		p->level_node = p->level_rel = p->level_abs = HR_INFO;
 		p->not_reproduced = 1;
 		return;
 	}
 	p->confirm = HR_CONFIRM_AGREED; /* a FAIL it agrees with is confirmed */
-	if (p->level_node > lv)
-		p->level_node = lv;
-	if (p->level_rel > lv)
-		p->level_rel = lv;
-	if (p->level_abs > lv)
-		p->level_abs = lv;
 }
 
 /* Agreement for a group's headline busbw: allreduce_bw measured the largest
@@ -430,22 +446,18 @@ static void judge_again(struct an *a, struct inst *p, const struct cls *k)
  * is confirmed). Without a re-measurement nothing changes. */
 static void judge_again_group(const struct an *a, struct inst *p, const struct cls *k)
 {
-	int lv;
+	int lv, lr, ln;
 	if (isnan(hj_again_in(a, p)) || (p->level_rel < HR_WARN && p->level_abs < HR_WARN))
 		return;
 	p->again_judged = 1;
-	lv = p->again_level = level_of_again(a, p, k, hj_again_in(a, p));
-	if (lv < HR_WARN) {
+	lv = p->again_level = level_of_again(a, p, k, hj_again_in(a, p), &lr, &ln);
+	if (lv < HR_WARN || !cap_levels(p, k, lv, lr, ln)) {
 		p->confirm = HR_CONFIRM_DISAGREED;
 		p->level_rel = p->level_abs = HR_INFO;
 		p->not_reproduced = 1;
 		return;
 	}
 	p->confirm = HR_CONFIRM_AGREED;
-	if (p->level_rel > lv)
-		p->level_rel = lv;
-	if (p->level_abs > lv)
-		p->level_abs = lv;
 }
 
 double hj_fleet_median(const struct an *a, const struct inst *p)

@@ -12,6 +12,9 @@
 #   - a t3 fleet of 300 nodes with a CPU socket 30% low on both of
 #     roofline's measurements: FAIL (each measurement against the tail's
 #     quantile at the square root of the share); measured once: not flagged;
+#   - agreement rule by rule where the tail lowered a cut-off: a GPU roof
+#     whose second measurement is beyond the fleet and expectation rules'
+#     cut-offs but not the node comparison's: that comparison does not stand;
 #   - a Gaussian fleet of 300 nodes with a CPU socket 20% low: still FAIL
 #     (its class learns no heavy tail, so the cut-off stays the normal one)
 #     and the reason says which cut-off it was judged against.
@@ -114,4 +117,41 @@ assert not [n["name"] for n in q["nodes"] if n.get("verdict") in ("WARN", "FAIL"
 	ok health_report_heavy_tail_measured_twice_keeps_its_power
 else
 	nok health_report_heavy_tail_measured_twice_keeps_its_power "the t3 fleet's CPU socket 30% low on both measurements was not FAIL alone, or measured once it was flagged (see $TMP/o-t, $TMP/o-t1)"
+fi
+
+# ---- agreement rule by rule where a learned tail lowered a cut-off: the
+# same t3 fleet with n009's gpu0 memory roof 40% low, roofline's
+# re-measurement 20% low (flagged, confirmed): the second value is beyond
+# the fleet comparison's cut-off and the expectation's, not beyond the
+# node comparison's (lowered for a value measured twice: its chance rests
+# on both measurements beyond the same cut-off), so the node comparison no
+# longer stands; the FAIL does, by the rules the second value agrees with
+rm -rf "$TMP/r"
+cp -r "$TMP/t1" "$TMP/r"
+python3 - "$TMP/r/n009/roofline.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+d = [d for d in j["results"]["devices"] if d["device"] == "gpu0"][0]
+v = d["roofs"]["memory_gbps"]
+d["roofs"]["memory_gbps"] = 0.6 * v
+for q in d["points"]:
+    if q.get("family") == "stream":
+        q["gbps"] *= 0.6
+j["results"]["flagged"] = [{"device": "gpu0", "metric": "memory_gbps", "value": 0.6 * v, "node_median": v,
+                            "pct_below": 40, "confirmed": True, "confirm_value": 0.8 * v, "confirm_pct_below": 20}]
+json.dump(j, open(sys.argv[1], "w"))
+PY
+rm -rf "$TMP/o-r"
+"$HR" -q --max-plots 1 --out "$TMP/o-r" "$TMP/r" >/dev/null 2>&1
+if python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+n = [x for x in p["nodes"] if x["name"] == "n009"][0]
+t = [r["text"] for r in n["reasons"] if r.get("subject") == "gpu0"]
+assert n["verdict"] == "FAIL" and len(t) == 1, (n["verdict"], t)
+assert "other like GPUs (robust z" not in t[0] and "held to the same rules: FAIL too (agreement)" in t[0], t[0]
+' "$TMP/o-r/profile.json"; then
+	ok health_report_heavy_tail_agreement_rule_by_rule
+else
+	nok health_report_heavy_tail_agreement_rule_by_rule "the node comparison still stands on a second value below its cut-off (see $TMP/o-r)"
 fi
