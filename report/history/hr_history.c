@@ -458,7 +458,7 @@ static double agreed_num(double v, double x, double *both)
 {
 	int two = isfinite(x) && x > 0;
 	*both = two ? (x > v ? x : v) : NAN;
-	return two ? 0.5 * (v + x) : v;
+	return two ? 0.5 * v + 0.5 * x : v; /* no overflow near DBL_MAX */
 }
 
 /* agreed_num() of a re-measurement as read (NULL, absent, null: none) */
@@ -1193,8 +1193,9 @@ static void usage(FILE *f)
 	      "\n"
 	      "Record tonight's headline metrics (per node and GPU) from the result files\n"
 	      "and directories given into an SQLite history (a figure its tool measured\n"
-	      "twice, roofline's flagged roof, allreduce_bw's largest size or checkpoint_io's\n"
-	      "rate written twice (--repeat 2), as the mean of both measurements and the\n"
+	      "twice, roofline's flagged roof or a CPU socket's roofs (roofs_again),\n"
+	      "allreduce_bw's largest size or checkpoint_io's rate written twice\n"
+	      "(--repeat 2), as the mean of both measurements and the\n"
 	      "larger of the two), then check every series that has\n"
 	      "a value tonight against its own trailing baseline: the median of its previous\n"
 	      "nights. A night regresses when it is at least the threshold below that\n"

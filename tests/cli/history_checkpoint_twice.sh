@@ -55,6 +55,7 @@ for s in $(seq 1 10); do
 	grep -q '^WARN n001 - checkpoint.write_gbps_per_rank: far below its own level tonight on both measurements' \
 		"$TMP/$s.both" && warn=$((warn + 1))
 	grep -q '^WARN\|^REGRESSED' "$TMP/$s.one" && bad_one="$bad_one $s"
+	grep -q '^history: recorded ' "$TMP/$s.one" || bad_one="$bad_one $s(no history run)"
 done
 if grep -q '^WARN n001 - checkpoint.write_gbps_per_rank: far below its own level tonight on both measurements: ' "$TMP/5.both" &&
 	[ "$(grep -c '^WARN\|^REGRESSED' "$TMP/5.both")" = 1 ] && ! grep -q '^drain candidates' "$TMP/5.both" &&
