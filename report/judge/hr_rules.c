@@ -39,7 +39,7 @@ const struct hr_rule hr_rules[] = {
 	{ "history_far_night", "warn", "a node's metric series on the night checked (`health_report history`): one night far below the series' own level",
 	  "both measurements of a figure measured twice {first_night_pct}% or more below the series' reference and their chance for a healthy series within a budget of {far_budget_node_night} flagged nodes per node-night over the node's series: WARN on its first night; a night measured once, or not that improbable: info (not judged until it repeats) when its chance is within {info_chance_series_night} for the series; the median rule's REGRESSED stands only when its nights' chance is within the same budget",
 	  "the noise model learned from the history's nights; the agreement of a fresh re-measurement (docs/workflows.md, \"Change detection\")", "hr_far_run", HR_PASS_HISTORY,
-	  { { "first_night_pct", 15, "%g", 0 }, { "far_budget_node_night", 0.00002, "%g", 0 },
+	  { { "first_night_pct", 12, "%g", 0 }, { "far_budget_node_night", 0.00002, "%g", 0 },
 	    { "info_chance_series_night", 0.0001, "%g", 0 } } },
 	{ "memory_low", "warn/fail", "a device's memory roof (roofline)",
 	  ABS "; or a fleet outlier: " FLEET "; or {warn_pct_below}% / {fail_pct_below}% below its node's median (at most WARN unless roofline's re-measurement confirmed it)", DS "; the fleet and node medians; its own history", "device_reasons", HR_PASS_DEVICES,

@@ -6,6 +6,7 @@
 
 #include "base/ch_common.h"
 #include "report/judge/hr_detect.h"
+#include "report/judge/hr_rules.h"
 
 /* a fixed-seed generator of normal and t3 draws (xorshift64*, Box-Muller) */
 static uint64_t rs = 88172645463325252ull;
@@ -454,13 +455,14 @@ Test(detect, far_night_chance_is_calibrated, .timeout = 120)
 }
 
 /* A 20% drop on the night it appears, both measurements of it low, at 3%
- * noise: WARN (the larger measurement 15% or more below, its chance within
- * the budget of a node of 63 series, 0.00002 / 63) in 90% of series or
- * more at normal noise (about 96% expected: each measurement is above -15%
- * in 2% of nights). At t3 noise, learned as such (tail weight near 1), a
- * healthy measurement is 15% low in about 1 night of 800, so both are in
- * about 1 of 600,000, above the budget: only nights whose two measurements
- * are both further out reach it, about 13% of them; at least 6% asserted.
+ * noise: WARN (the larger measurement the rule's first_night_pct, 12%, or
+ * more below, its chance within the budget of a node of 63 series, 0.00002
+ * / 63) in 90% of series or more at normal noise (about 99% expected: each
+ * measurement is above -12% in well under 1% of nights). At t3 noise,
+ * learned as such (tail weight near 1), a healthy measurement is 12% low in
+ * about 1 night of 320, so both are in about 1 of 100,000, above the
+ * budget: only nights whose two measurements are both further out reach
+ * it, a small share of them; at least 6% asserted.
  * A design that judged the night by its first measurement's chance alone
  * would reach it at t3 noise never. Healthy t3 nights: none within it
  * (12,000 nights). */
@@ -475,7 +477,8 @@ Test(detect, twenty_percent_drop_flagged_the_night_it_appears, .timeout = 120)
 		draw_recorded(v, both, 0.03, heavy, 0.20, 14, pool, &sigma);
 		for (int s = 0; s < NSER; s++) {
 			cr_assert_eq(hr_far_run(v[s], both[s], 15, 14, 14, sigma, hr_noise_pool_tail(pool), &f), 0);
-			hit += f.twice && f.pct_both >= 15 && f.p_last <= 2e-5 / 63;
+			hit += f.twice && f.pct_both >= hr_rule_param("history_far_night", "first_night_pct") &&
+			       f.p_last <= 2e-5 / 63;
 		}
 		cr_log_info("%s: 20%% drop flagged the first night in %d of %d", heavy ? "t3" : "normal", hit, NSER);
 		cr_assert(hit >= NSER * (heavy ? 6 : 90) / 100, "%s noise: 20%% drop flagged the first night in %d of %d",
