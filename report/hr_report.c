@@ -97,7 +97,8 @@ void hr_report_usage(FILE *f, int subcommands)
 "                      NO_COLOR), always or never\n"
 "  -q, --quiet         print one line: the fleet verdict (NOT JUDGED when no\n"
 "                      node could be judged), the counts, the nodes not judged\n"
-"                      and the drain candidates; INPUT ERROR and why when the\n"
+"                      (the first 10 by name) and the drain candidates; INPUT\n"
+"                      ERROR and why when the\n"
 "                      inputs make it exit 2\n"
 "  -h, --help          this text;  -V, --version  the version\n"
 "\n"
@@ -373,6 +374,8 @@ struct writer_arg {
 	int role;               /* W_PROFILE or W_RENDER */
 };
 
+#define QUIET_NAMES 10
+
 struct stream {
 	const struct opts *o;
 	struct outfile profile;
@@ -386,6 +389,9 @@ struct stream {
 	json_t *steps;      /* the job's step logs (--steps), NULL none: the profile's last member */
 	int in_rc;          /* the inputs are a usage error: the profile's exit_code is 2 */
 	int err;
+	/* -q: the first QUIET_NAMES nodes not judged, by name (escaped when printed) */
+	char nj_name[QUIET_NAMES][64];
+	size_t nj;
 };
 
 static int s_head(void *ctx, const json_t *given)
@@ -537,6 +543,10 @@ static int s_node(void *ctx, const json_t *node, const json_t *full)
 	struct stream *s = ctx;
 	struct writer *w = &s->w;
 	int failed;
+	const char *vd = json_string_value(json_object_get(node, "verdict"));
+	if (vd && !strcmp(vd, "NOT JUDGED") && s->nj++ < QUIET_NAMES)
+		snprintf(s->nj_name[s->nj - 1], sizeof(s->nj_name[0]), "%s",
+			 json_string_value(json_object_get(node, "name")) ? json_string_value(json_object_get(node, "name")) : "?");
 	if (!w->on)
 		return node_out(s, W_PROFILE, node, full) || node_out(s, W_RENDER, node, full) ?
 		       (s->err = CH_ERR_RUNTIME) : 0;
@@ -746,7 +756,7 @@ static void analyze_opts(struct hr_analyze_opts *ao, const struct opts *o, const
 /* -q's one line: the verdict and its counts, or @in_error (the inputs'
  * exit-2 message) when set: the line never shows a verdict the exit status
  * contradicts. */
-static void print_quiet_line(const json_t *s, const char *in_error)
+static void print_quiet_line(const struct stream *st, const json_t *s, const char *in_error)
 {
 	const json_t *d;
 	size_t k;
@@ -761,6 +771,10 @@ static void print_quiet_line(const json_t *s, const char *in_error)
 	       hr_jint(s, "fail", 0), hr_jint(s, "warn", 0), hr_jint(s, "pass", 0));
 	if (nj > 0)
 		printf(", %lld not judged", nj);
+	for (k = 0; k < st->nj && k < QUIET_NAMES; k++)
+		printf("%s%s", k ? " " : "; not judged: ", hr_term(st->nj_name[k]));
+	if (st->nj > QUIET_NAMES)
+		printf(" and %zu more", st->nj - QUIET_NAMES);
 	json_array_foreach(json_object_get(s, "drain_candidates"), k, d)
 		printf("%s%s", k ? " " : "; drain candidates: ", hr_term(json_string_value(d)));
 	printf("\n");
@@ -885,7 +899,7 @@ int hr_report_main(int argc, char **argv)
 	if ((rc = render_outputs(&st, term, &nplots)))
 		goto out;
 	if (o.quiet) {
-		print_quiet_line(st.summary, in_rc ? in_msg : NULL);
+		print_quiet_line(&st, st.summary, in_rc ? in_msg : NULL);
 	} else {
 		fclose(term);
 		term = NULL;
