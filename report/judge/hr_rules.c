@@ -9,7 +9,7 @@
 #include <string.h>
 
 #define DS "the per-SKU expectation: datasheet x {memory_fraction} (memory) / {compute_fraction} (compute) (docs/health_report.md, \"Absolute\")"
-#define FLEET "robust z <= -{z_outlier} (Iglewicz and Hoaglin) and {warn_pct_below}% (WARN) / {fail_pct_below}% (FAIL) below the median of >= {min_fleet} like values"
+#define FLEET "robust z at or beyond the cut-off for its node's comparisons (Student's t at {false_alarm} flagged per node, Bonferroni over the node's comparisons; never less than {z_outlier}, Iglewicz and Hoaglin; in a class of 200 like values or more raised to the quantile of a heavy tail learned from their upper side, for a value measured twice at the square root of that share) and {warn_pct_below}% (WARN) / {fail_pct_below}% (FAIL) below the median of >= {min_fleet} like values"
 /* The parameters several rows share (each row carries its own copy; the
  * code reads them from the row it names, and tests/cli/check-rules-doc.py
  * checks that every row agrees). --expect's "thresholds" override the
