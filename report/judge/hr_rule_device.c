@@ -372,7 +372,7 @@ void hj_inst_margins(const struct an *a, const struct inst *p, const char *model
 			 l ? "; " : "", 100 - hj_pct_node(p), hj_fmt_val(p->peer_median, flops, ref, sizeof(ref)), p->peer_n,
 			 hj_z_node(a, p), hj_cut_node(a, p), tail_words(a->c[p->cls].res_tail_w, hj_measured_twice(a, p), tw, sizeof(tw)), a->th->warn_pct_below, a->th->fail_pct_below,
 			 p->confirm == HR_CONFIRM_AGREED ? ", confirmed by roofline's re-measurement" :
-			 p->not_confirmed ? ", not confirmed (no re-measurement in the input): at most WARN" : "");
+			 p->not_confirmed ? ", not confirmed (no re-measurement in the input): this comparison at most WARN" : "");
 	l = strlen(extra);
 	if (!isnan(hj_again(a, p)) && p->confirm == HR_CONFIRM_AGREED && l < n)
 		snprintf(extra + l, n - l, "%s%s's re-measurement %s, held to the same rules: %s",

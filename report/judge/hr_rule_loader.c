@@ -245,10 +245,11 @@ static void loader_reasons(struct an *a)
 		if (la >= HR_WARN) {
 			cfg_text(asis, t1, sizeof(t1));
 			hj_add_reason(a, (int)n, HR_WARN, "loader_contention", "loader", l->source, action,
-				   "feeders are late under the inherited placement (no binding): %s (%s)%s%s%s%s%s",
+				   "feeders are late under the inherited placement (no binding): %s (%s)%s%s%s%s%s%s",
 				   w2, t1, ls >= HR_WARN ? "; likewise with workers on the feeder cores (" : "",
 				   ls >= HR_WARN ? shared->name : "", ls >= HR_WARN ? ")" : "",
-				   rec ? "; the recommended placement passes: " : "", rec ? rec->name : "");
+				   rec ? "; the recommended placement passes: " : "", rec ? rec->name : "",
+				   rec ? " (a placement to change, not a fault of the node: WARN, whatever the figures' levels)" : "");
 		}
 	}
 }

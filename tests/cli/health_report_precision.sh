@@ -204,7 +204,7 @@ got=$(gpu disagreed n001)
 	echo "ok health_report_gpu_below_peers_not_reproduced" || echo "not ok health_report_gpu_below_peers_not_reproduced: $got"
 got=$(gpu none n001)
 [ "$got" = "FAIL compute_low:fail drain - flagged n001 noisy 0 skipped 0" ] &&
-	grep -q "not confirmed (no re-measurement in the input): at most WARN; FAIL not confirmed" "$TMP/go-none.txt" &&
+	grep -q "not confirmed (no re-measurement in the input): this comparison at most WARN; FAIL not confirmed" "$TMP/go-none.txt" &&
 	echo "ok health_report_gpu_below_peers_unconfirmed" || echo "not ok health_report_gpu_below_peers_unconfirmed: $got"
 got=$(gpu noisy n002)
 [ "$got" = "PASS measurement_noisy:info drain - flagged - noisy 1 skipped 0" ] &&
