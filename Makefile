@@ -257,6 +257,13 @@ $(SLOWIO): tests/slowio.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -O2 -shared -fPIC -Wall -Wextra $< -ldl -o $@
 
+# a host without OpenBLAS for tests/cli/canary.sh (LD_PRELOAD shim: dlopen of it fails)
+NOLAPACK := $(B)/tests/libnolapack.so
+$(NOLAPACK): tests/nolapack.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -O2 -shared -fPIC -Wall -Wextra $< -ldl -o $@
+
 # a rank that stops in MPI_Init, for tests/cli/reliability.sh (LD_PRELOAD shim)
 STOPRANK := $(B)/tests/libstoprank.so
 $(STOPRANK): tests/stoprank.c
@@ -294,7 +301,7 @@ $(STANDIN): bench/roofline.c tests/standin/standin_gpu.c $(LIB) $(FLAGS_FILE)
 		$(ALL_LDFLAGS) bench/roofline.c tests/standin/standin_gpu.c $(LIB) $(LDLIBS) -o $@
 
 unit: $(UNIT_BIN) $(FAKE_NVML)
-test: all $(UNIT_BIN) $(SLOWIO) $(SLOWAR) $(STOPRANK) $(FAKE_NVML) $(STANDIN) $(FAKE_CUDART)
+test: all $(UNIT_BIN) $(SLOWIO) $(SLOWAR) $(STOPRANK) $(FAKE_NVML) $(STANDIN) $(FAKE_CUDART) $(NOLAPACK)
 	$(Q)SANITIZE=$(SANITIZE) WITH_CUDA=$(WITH_CUDA) scripts/run-tests
 
 sweep: all

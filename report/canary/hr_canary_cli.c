@@ -621,6 +621,7 @@ static void print_fits(FILE *f, const struct scan *sc, double bytes, int target)
 					hr_fit_model_name((enum hr_fit_model)m),
 					se->n < 3 ? "fewer than 3 points or one message size" :
 					se->fit_rc[m] == CH_ERR_CHECK ? "no positive bandwidth term (messages too small)" :
+					se->fit_rc[m] == CH_ERR_RUNTIME ? "LAPACK's least-squares solver unavailable or failed (said above)" :
 					"the points cannot separate latency from bandwidth", se->n);
 				continue;
 			}

@@ -130,6 +130,24 @@ expect canary_fit 1 "$HR" canary "${TEXTBOOK[@]}" --params 7e9 --grad-bytes-per-
 has canary_fit "1 allreduce_bw, 2 loader_contention result files read" \
 	"ring: alpha 8 us, B 40 GB/s (fit of allreduce_bw ring) [fitted]" \
 	"gradient all-reduce at 64 GPUs           0.69 s                             [given+measured+fitted]"
+# ---- on a host without OpenBLAS (tests/nolapack.c hides it from dlopen):
+# the loader's reason said once, and each fit "no fit" for that reason, not
+# "the points cannot separate latency from bandwidth"
+NOLAPACK=$PWD/${B:-build}/tests/libnolapack.so
+if [ -f "$NOLAPACK" ]; then
+	out=$(LD_PRELOAD=$NOLAPACK "$HR" canary "${TEXTBOOK[@]}" --params 7e9 --grad-bytes-per-param 2 $DATA 2>&1)
+	if [ "$(grep -c "cannot load LAPACK's dgels from libopenblas.so.0" <<<"$out")" = 1 ] &&
+		grep -q "no fit: LAPACK's least-squares solver unavailable or failed (said above)" <<<"$out" &&
+		! grep -q "cannot separate latency from bandwidth" <<<"$out"; then
+		echo "ok canary_fit_without_lapack_says_why"
+	else
+		echo "not ok canary_fit_without_lapack_says_why:"
+		echo "$out" | grep -i "lapack\|no fit" | head -8 | sed 's/^/    /'
+	fi
+else
+	echo "skip canary_fit_without_lapack_says_why: $NOLAPACK is not built"
+fi
+
 if python3 - "$TMP/canary.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
