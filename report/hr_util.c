@@ -329,8 +329,9 @@ int hr_read_file(const char *path, size_t max_bytes, char **out, size_t *len,
 			fclose(f);
 			return -1;
 		}
+		/* one byte more than the file: its end is seen without growing */
 		if (st.st_size > 0)
-			cap = (size_t)st.st_size + 1 + HR_READ_FILE_PAD;
+			cap = (size_t)st.st_size + 2 + HR_READ_FILE_PAD;
 	}
 	data = malloc(cap);
 	if (!data) {

@@ -12,16 +12,23 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* json_object_get() of @k, a string literal (its length known: no strlen
+ * per look-up) */
+#define getk(o, k) json_object_getn(o, "" k, sizeof(k) - 1)
 
 const char *hr_result_tool(const json_t *doc)
 {
-	const char *schema = json_string_value(json_object_get(doc, "schema"));
-	const json_t *ver = json_object_get(doc, "schema_version");
+	const char *schema = json_string_value(getk(doc, "schema"));
+	const json_t *ver = getk(doc, "schema_version");
 
 	if (!json_is_object(doc) || !schema || strcmp(schema, CH_RESULT_SCHEMA) ||
 	    !json_is_integer(ver) || json_integer_value(ver) != CH_RESULT_SCHEMA_VERSION)
 		return NULL;
-	return json_string_value(json_object_get(doc, "tool"));
+	return json_string_value(getk(doc, "tool"));
 }
 
 static struct hr_rv rv(const json_t *v)
@@ -32,17 +39,24 @@ static struct hr_rv rv(const json_t *v)
 	return r;
 }
 
-/* @key of @o */
-static struct hr_rv key(const json_t *o, const char *k)
+/* @k (@n bytes) of @o */
+static struct hr_rv keyn(const json_t *o, const char *k, size_t n)
 {
-	return rv(json_object_get(o, k));
+	return rv(json_object_getn(o, k, n));
 }
+
+/* @k, a string literal, of @o (its length known: no strlen per look-up) */
+#define key(o, k) keyn(o, "" k, sizeof(k) - 1)
 
 /* A key of an object and the struct hr_rv of a record it is read into. */
 struct field {
 	const char *key;
+	size_t len; /* strlen(key) */
 	size_t off;
 };
+
+/* a struct field's key and its length, from a string literal */
+#define FK(k) "" k, sizeof(k) - 1
 
 /* The keys of @table from @o into the record @rec. */
 #define READ_FIELDS(o, table, rec) read_fields(o, table, sizeof(table) / sizeof(table[0]), rec)
@@ -52,95 +66,95 @@ static void read_fields(const json_t *o, const struct field *f, size_t n, void *
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		*(struct hr_rv *)((char *)rec + f[i].off) = key(o, f[i].key);
+		*(struct hr_rv *)((char *)rec + f[i].off) = keyn(o, f[i].key, f[i].len);
 }
 
 static const struct field sweep_fields[] = {
-	{ "group_kind", offsetof(struct hr_result_sweep, group_kind) },
-	{ "group_name", offsetof(struct hr_result_sweep, group_name) },
-	{ "algo", offsetof(struct hr_result_sweep, algo) },
-	{ "nranks", offsetof(struct hr_result_sweep, nranks) },
-	{ "large_msg_busbw_gbps", offsetof(struct hr_result_sweep, large_busbw) },
-	{ "avg_busbw_gbps", offsetof(struct hr_result_sweep, avg_busbw) },
+	{ FK("group_kind"), offsetof(struct hr_result_sweep, group_kind) },
+	{ FK("group_name"), offsetof(struct hr_result_sweep, group_name) },
+	{ FK("algo"), offsetof(struct hr_result_sweep, algo) },
+	{ FK("nranks"), offsetof(struct hr_result_sweep, nranks) },
+	{ FK("large_msg_busbw_gbps"), offsetof(struct hr_result_sweep, large_busbw) },
+	{ FK("avg_busbw_gbps"), offsetof(struct hr_result_sweep, avg_busbw) },
 };
 
 static const struct field stats_fields[] = {
-	{ "n", offsetof(struct hr_result_stats, n) },
-	{ "min", offsetof(struct hr_result_stats, min) },
-	{ "median", offsetof(struct hr_result_stats, median) },
-	{ "mean", offsetof(struct hr_result_stats, mean) },
-	{ "p95", offsetof(struct hr_result_stats, p95) },
-	{ "max", offsetof(struct hr_result_stats, max) },
-	{ "cv", offsetof(struct hr_result_stats, cv) },
+	{ FK("n"), offsetof(struct hr_result_stats, n) },
+	{ FK("min"), offsetof(struct hr_result_stats, min) },
+	{ FK("median"), offsetof(struct hr_result_stats, median) },
+	{ FK("mean"), offsetof(struct hr_result_stats, mean) },
+	{ FK("p95"), offsetof(struct hr_result_stats, p95) },
+	{ FK("max"), offsetof(struct hr_result_stats, max) },
+	{ FK("cv"), offsetof(struct hr_result_stats, cv) },
 };
 
 static const struct field cell_fields[] = {
-	{ "loop_time_us", offsetof(struct hr_result_cell, loop_time_us) },
-	{ "algbw_gbps", offsetof(struct hr_result_cell, algbw) },
-	{ "busbw_gbps", offsetof(struct hr_result_cell, busbw) },
-	{ "wrong", offsetof(struct hr_result_cell, wrong) },
+	{ FK("loop_time_us"), offsetof(struct hr_result_cell, loop_time_us) },
+	{ FK("algbw_gbps"), offsetof(struct hr_result_cell, algbw) },
+	{ FK("busbw_gbps"), offsetof(struct hr_result_cell, busbw) },
+	{ FK("wrong"), offsetof(struct hr_result_cell, wrong) },
 };
 
 static const struct field cell_confirm_fields[] = {
-	{ "why", offsetof(struct hr_result_cell_confirm, why) },
-	{ "loop_time_us", offsetof(struct hr_result_cell_confirm, loop_time_us) },
-	{ "algbw_gbps", offsetof(struct hr_result_cell_confirm, algbw) },
-	{ "busbw_gbps", offsetof(struct hr_result_cell_confirm, busbw) },
-	{ "wrong", offsetof(struct hr_result_cell_confirm, wrong) },
+	{ FK("why"), offsetof(struct hr_result_cell_confirm, why) },
+	{ FK("loop_time_us"), offsetof(struct hr_result_cell_confirm, loop_time_us) },
+	{ FK("algbw_gbps"), offsetof(struct hr_result_cell_confirm, algbw) },
+	{ FK("busbw_gbps"), offsetof(struct hr_result_cell_confirm, busbw) },
+	{ FK("wrong"), offsetof(struct hr_result_cell_confirm, wrong) },
 };
 
 static const struct field point_confirm_fields[] = {
-	{ "why", offsetof(struct hr_result_point_confirm, why) },
-	{ "gbps", offsetof(struct hr_result_point_confirm, gbps) },
-	{ "gflops", offsetof(struct hr_result_point_confirm, gflops) },
+	{ FK("why"), offsetof(struct hr_result_point_confirm, why) },
+	{ FK("gbps"), offsetof(struct hr_result_point_confirm, gbps) },
+	{ FK("gflops"), offsetof(struct hr_result_point_confirm, gflops) },
 };
 
 static const struct field flag_fields[] = {
-	{ "device", offsetof(struct hr_result_flag, device) },
-	{ "metric", offsetof(struct hr_result_flag, metric) },
-	{ "value", offsetof(struct hr_result_flag, value) },
-	{ "node_median", offsetof(struct hr_result_flag, node_median) },
-	{ "pct_below", offsetof(struct hr_result_flag, pct_below) },
-	{ "confirmed", offsetof(struct hr_result_flag, confirmed) },
-	{ "confirm_value", offsetof(struct hr_result_flag, confirm_value) },
+	{ FK("device"), offsetof(struct hr_result_flag, device) },
+	{ FK("metric"), offsetof(struct hr_result_flag, metric) },
+	{ FK("value"), offsetof(struct hr_result_flag, value) },
+	{ FK("node_median"), offsetof(struct hr_result_flag, node_median) },
+	{ FK("pct_below"), offsetof(struct hr_result_flag, pct_below) },
+	{ FK("confirmed"), offsetof(struct hr_result_flag, confirmed) },
+	{ FK("confirm_value"), offsetof(struct hr_result_flag, confirm_value) },
 };
 
 static const struct field load_fields[] = {
-	{ "utc", offsetof(struct hr_result_load, utc) },
-	{ "loadavg_1m", offsetof(struct hr_result_load, loadavg_1m) },
-	{ "cpu_pressure_some_avg10_pct", offsetof(struct hr_result_load, cpu_pressure_pct) },
-	{ "cpu_busy_pct", offsetof(struct hr_result_load, cpu_busy_pct) },
+	{ FK("utc"), offsetof(struct hr_result_load, utc) },
+	{ FK("loadavg_1m"), offsetof(struct hr_result_load, loadavg_1m) },
+	{ FK("cpu_pressure_some_avg10_pct"), offsetof(struct hr_result_load, cpu_pressure_pct) },
+	{ FK("cpu_busy_pct"), offsetof(struct hr_result_load, cpu_busy_pct) },
 };
 
 static const struct field conditions_fields[] = {
-	{ "after", offsetof(struct hr_result_conditions, after_value) },
-	{ "online_cpus", offsetof(struct hr_result_conditions, online_cpus) },
-	{ "procs_on_host", offsetof(struct hr_result_conditions, procs_on_host) },
-	{ "threads_per_proc", offsetof(struct hr_result_conditions, threads_per_proc) },
-	{ "per_core", offsetof(struct hr_result_conditions, per_core) },
+	{ FK("after"), offsetof(struct hr_result_conditions, after_value) },
+	{ FK("online_cpus"), offsetof(struct hr_result_conditions, online_cpus) },
+	{ FK("procs_on_host"), offsetof(struct hr_result_conditions, procs_on_host) },
+	{ FK("threads_per_proc"), offsetof(struct hr_result_conditions, threads_per_proc) },
+	{ FK("per_core"), offsetof(struct hr_result_conditions, per_core) },
 };
 
 static const struct field loader_thr_fields[] = {
-	{ "input_wait_warn_frac", offsetof(struct hr_result_loader_thresholds, wait_warn) },
-	{ "input_wait_fail_frac", offsetof(struct hr_result_loader_thresholds, wait_fail) },
-	{ "accel_util_pass_frac", offsetof(struct hr_result_loader_thresholds, util_pass) },
-	{ "accel_util_fail_frac", offsetof(struct hr_result_loader_thresholds, util_fail) },
+	{ FK("input_wait_warn_frac"), offsetof(struct hr_result_loader_thresholds, wait_warn) },
+	{ FK("input_wait_fail_frac"), offsetof(struct hr_result_loader_thresholds, wait_fail) },
+	{ FK("accel_util_pass_frac"), offsetof(struct hr_result_loader_thresholds, util_pass) },
+	{ FK("accel_util_fail_frac"), offsetof(struct hr_result_loader_thresholds, util_fail) },
 };
 
 static const struct field mount_fields[] = {
-	{ "fstype", offsetof(struct hr_result_mount, fstype) },
-	{ "source", offsetof(struct hr_result_mount, source) },
-	{ "point", offsetof(struct hr_result_mount, point) },
+	{ FK("fstype"), offsetof(struct hr_result_mount, fstype) },
+	{ FK("source"), offsetof(struct hr_result_mount, source) },
+	{ FK("point"), offsetof(struct hr_result_mount, point) },
 };
 
 static const struct field ckpt_rank_fields[] = {
-	{ "rank", offsetof(struct hr_result_ckpt_rank, rank) },
-	{ "write_gbps", offsetof(struct hr_result_ckpt_rank, write_gbps) },
-	{ "block_sec", offsetof(struct hr_result_ckpt_rank, block_sec) },
-	{ "bytes", offsetof(struct hr_result_ckpt_rank, bytes) },
+	{ FK("rank"), offsetof(struct hr_result_ckpt_rank, rank) },
+	{ FK("write_gbps"), offsetof(struct hr_result_ckpt_rank, write_gbps) },
+	{ FK("block_sec"), offsetof(struct hr_result_ckpt_rank, block_sec) },
+	{ FK("bytes"), offsetof(struct hr_result_ckpt_rank, bytes) },
 };
 
-#define KF(k, m) { k, offsetof(struct hr_result_kfault, m) }
+#define KF(k, m) { FK(k), offsetof(struct hr_result_kfault, m) }
 static const struct field kfault_fields[] = {
 	KF("device", device), KF("bus_id", bus_id), KF("kind", kind), KF("code", code), KF("action", action),
 	KF("lines", lines), KF("link_ups", link_ups), KF("first_utc", first_utc), KF("last_utc", last_utc),
@@ -150,78 +164,78 @@ static const struct field kfault_fields[] = {
 #undef KF
 
 static const struct field ckpt_point_fields[] = {
-	{ "writers", offsetof(struct hr_result_ckpt_point, writers) },
-	{ "bytes", offsetof(struct hr_result_ckpt_point, bytes) },
-	{ "block_sec", offsetof(struct hr_result_ckpt_point, block_sec) },
-	{ "agg_write_gbps", offsetof(struct hr_result_ckpt_point, agg_write_gbps) },
+	{ FK("writers"), offsetof(struct hr_result_ckpt_point, writers) },
+	{ FK("bytes"), offsetof(struct hr_result_ckpt_point, bytes) },
+	{ FK("block_sec"), offsetof(struct hr_result_ckpt_point, block_sec) },
+	{ FK("agg_write_gbps"), offsetof(struct hr_result_ckpt_point, agg_write_gbps) },
 };
 
 static const struct field rank_fields[] = {
-	{ "rank", offsetof(struct hr_result_rank, rank) },
-	{ "host", offsetof(struct hr_result_rank, host) },
-	{ "node_name", offsetof(struct hr_result_rank, node_name) },
-	{ "gpu_index", offsetof(struct hr_result_rank, gpu_index) },
-	{ "gpu_name", offsetof(struct hr_result_rank, gpu_name) },
+	{ FK("rank"), offsetof(struct hr_result_rank, rank) },
+	{ FK("host"), offsetof(struct hr_result_rank, host) },
+	{ FK("node_name"), offsetof(struct hr_result_rank, node_name) },
+	{ FK("gpu_index"), offsetof(struct hr_result_rank, gpu_index) },
+	{ FK("gpu_name"), offsetof(struct hr_result_rank, gpu_name) },
 };
 
 static const struct field straggler_fields[] = {
-	{ "node", offsetof(struct hr_result_straggler, node) },
-	{ "host", offsetof(struct hr_result_straggler, host) },
-	{ "rank", offsetof(struct hr_result_straggler, rank) },
-	{ "slowest_fraction", offsetof(struct hr_result_straggler, slowest_fraction) },
-	{ "excess_pct", offsetof(struct hr_result_straggler, excess_pct) },
+	{ FK("node"), offsetof(struct hr_result_straggler, node) },
+	{ FK("host"), offsetof(struct hr_result_straggler, host) },
+	{ FK("rank"), offsetof(struct hr_result_straggler, rank) },
+	{ FK("slowest_fraction"), offsetof(struct hr_result_straggler, slowest_fraction) },
+	{ FK("excess_pct"), offsetof(struct hr_result_straggler, excess_pct) },
 };
 
 static const struct field config_fields[] = {
-	{ "placement", offsetof(struct hr_result_config, placement) },
-	{ "name", offsetof(struct hr_result_config, name) },
-	{ "workers", offsetof(struct hr_result_config, workers) },
-	{ "hog_util", offsetof(struct hr_result_config, hog_util) },
-	{ "input_wait_frac", offsetof(struct hr_result_config, input_wait_frac) },
-	{ "accel_util", offsetof(struct hr_result_config, accel_util) },
-	{ "repeats", offsetof(struct hr_result_config, repeats) },
-	{ "input_wait_frac_sd", offsetof(struct hr_result_config, input_wait_frac_sd) },
-	{ "accel_util_sd", offsetof(struct hr_result_config, accel_util_sd) },
-	{ "verdict", offsetof(struct hr_result_config, verdict) },
-	{ "psi_cpu_some_avg10", offsetof(struct hr_result_config, psi_avg10) },
-	{ "host_cpu_util", offsetof(struct hr_result_config, host_cpu_util) },
+	{ FK("placement"), offsetof(struct hr_result_config, placement) },
+	{ FK("name"), offsetof(struct hr_result_config, name) },
+	{ FK("workers"), offsetof(struct hr_result_config, workers) },
+	{ FK("hog_util"), offsetof(struct hr_result_config, hog_util) },
+	{ FK("input_wait_frac"), offsetof(struct hr_result_config, input_wait_frac) },
+	{ FK("accel_util"), offsetof(struct hr_result_config, accel_util) },
+	{ FK("repeats"), offsetof(struct hr_result_config, repeats) },
+	{ FK("input_wait_frac_sd"), offsetof(struct hr_result_config, input_wait_frac_sd) },
+	{ FK("accel_util_sd"), offsetof(struct hr_result_config, accel_util_sd) },
+	{ FK("verdict"), offsetof(struct hr_result_config, verdict) },
+	{ FK("psi_cpu_some_avg10"), offsetof(struct hr_result_config, psi_avg10) },
+	{ FK("host_cpu_util"), offsetof(struct hr_result_config, host_cpu_util) },
 };
 
 static const struct field rec_fields[] = {
-	{ "placement", offsetof(struct hr_result_recommendation, placement) },
-	{ "workers", offsetof(struct hr_result_recommendation, workers) },
-	{ "config", offsetof(struct hr_result_recommendation, config) },
-	{ "verdict", offsetof(struct hr_result_recommendation, verdict) },
-	{ "numactl", offsetof(struct hr_result_recommendation, numactl) },
-	{ "hwloc_bind", offsetof(struct hr_result_recommendation, hwloc_bind) },
-	{ "slurm", offsetof(struct hr_result_recommendation, slurm) },
+	{ FK("placement"), offsetof(struct hr_result_recommendation, placement) },
+	{ FK("workers"), offsetof(struct hr_result_recommendation, workers) },
+	{ FK("config"), offsetof(struct hr_result_recommendation, config) },
+	{ FK("verdict"), offsetof(struct hr_result_recommendation, verdict) },
+	{ FK("numactl"), offsetof(struct hr_result_recommendation, numactl) },
+	{ FK("hwloc_bind"), offsetof(struct hr_result_recommendation, hwloc_bind) },
+	{ FK("slurm"), offsetof(struct hr_result_recommendation, slurm) },
 };
 
 static const struct field point_fields[] = {
-	{ "valid", offsetof(struct hr_result_point, valid) },
-	{ "ai_flop_per_byte", offsetof(struct hr_result_point, ai) },
-	{ "gflops", offsetof(struct hr_result_point, gflops) },
-	{ "gbps", offsetof(struct hr_result_point, gbps) },
-	{ "kernel", offsetof(struct hr_result_point, kernel) },
-	{ "family", offsetof(struct hr_result_point, family) },
-	{ "dtype", offsetof(struct hr_result_point, dtype) },
+	{ FK("valid"), offsetof(struct hr_result_point, valid) },
+	{ FK("ai_flop_per_byte"), offsetof(struct hr_result_point, ai) },
+	{ FK("gflops"), offsetof(struct hr_result_point, gflops) },
+	{ FK("gbps"), offsetof(struct hr_result_point, gbps) },
+	{ FK("kernel"), offsetof(struct hr_result_point, kernel) },
+	{ FK("family"), offsetof(struct hr_result_point, family) },
+	{ FK("dtype"), offsetof(struct hr_result_point, dtype) },
 };
 
 static const struct field device_fields[] = {
-	{ "device", offsetof(struct hr_result_device, device) },
-	{ "status", offsetof(struct hr_result_device, status) },
-	{ "host", offsetof(struct hr_result_device, host) },
-	{ "kind", offsetof(struct hr_result_device, kind) },
-	{ "name", offsetof(struct hr_result_device, name) },
-	{ "pci_bus_id", offsetof(struct hr_result_device, pci_bus_id) },
-	{ "reason", offsetof(struct hr_result_device, reason) },
-	{ "sku", offsetof(struct hr_result_device, sku) },
+	{ FK("device"), offsetof(struct hr_result_device, device) },
+	{ FK("status"), offsetof(struct hr_result_device, status) },
+	{ FK("host"), offsetof(struct hr_result_device, host) },
+	{ FK("kind"), offsetof(struct hr_result_device, kind) },
+	{ FK("name"), offsetof(struct hr_result_device, name) },
+	{ FK("pci_bus_id"), offsetof(struct hr_result_device, pci_bus_id) },
+	{ FK("reason"), offsetof(struct hr_result_device, reason) },
+	{ FK("sku"), offsetof(struct hr_result_device, sku) },
 };
 
 static const struct field lateness_fields[] = {
-	{ "p50", offsetof(struct hr_result_config, lateness_p50_us) },
-	{ "p99", offsetof(struct hr_result_config, lateness_p99_us) },
-	{ "max", offsetof(struct hr_result_config, lateness_max_us) },
+	{ FK("p50"), offsetof(struct hr_result_config, lateness_p50_us) },
+	{ FK("p99"), offsetof(struct hr_result_config, lateness_p99_us) },
+	{ FK("max"), offsetof(struct hr_result_config, lateness_max_us) },
 };
 
 static int strs(const json_t *v, struct hr_rstrs *out)
@@ -248,8 +262,8 @@ static int strs(const json_t *v, struct hr_rstrs *out)
 
 static int sample(const json_t *v, struct hr_result_sample *s)
 {
-	s->throttled = json_is_true(json_object_get(v, "throttled"));
-	return strs(json_object_get(v, "clock_event_reasons"), &s->reasons);
+	s->throttled = json_is_true(getk(v, "throttled"));
+	return strs(getk(v, "clock_event_reasons"), &s->reasons);
 }
 
 static int telemetry(const json_t *v, struct hr_result_telemetry *t)
@@ -257,8 +271,8 @@ static int telemetry(const json_t *v, struct hr_result_telemetry *t)
 	t->present = json_is_object(v);
 	if (!t->present)
 		return 0;
-	if (sample(v, &t->self) || sample(json_object_get(v, "before"), &t->before) ||
-	    sample(json_object_get(v, "after"), &t->after))
+	if (sample(v, &t->self) || sample(getk(v, "before"), &t->before) ||
+	    sample(getk(v, "after"), &t->after))
 		return CH_ERR_RUNTIME;
 	return 0;
 }
@@ -308,23 +322,23 @@ static void read_stats(const json_t *v, struct hr_result_stats *st)
 
 static void read_cell(const json_t *c, struct hr_result_cell *cell)
 {
-	const json_t *cf = json_object_get(c, "confirm");
+	const json_t *cf = getk(c, "confirm");
 
 	cell->present = json_is_object(c);
 	READ_FIELDS(c, cell_fields, cell);
-	read_stats(json_object_get(c, "time_us"), &cell->time_us);
+	read_stats(getk(c, "time_us"), &cell->time_us);
 	cell->confirm.present = json_is_object(cf);
 	READ_FIELDS(cf, cell_confirm_fields, &cell->confirm);
-	read_stats(json_object_get(cf, "time_us"), &cell->confirm.time_us);
+	read_stats(getk(cf, "time_us"), &cell->confirm.time_us);
 }
 
 static int read_row(const json_t *row, void *slot)
 {
-	const json_t *oop = json_object_get(row, "out_of_place"), *ip = json_object_get(row, "in_place");
+	const json_t *oop = getk(row, "out_of_place"), *ip = getk(row, "in_place");
 	struct hr_result_row *r = slot;
 
 	r->bytes = key(row, "bytes");
-	r->oop_time_us = key(json_object_get(oop, "time_us"), "median");
+	r->oop_time_us = key(getk(oop, "time_us"), "median");
 	r->oop_busbw = key(oop, "busbw_gbps");
 	r->oop_wrong = key(oop, "wrong");
 	r->ip_busbw = key(ip, "busbw_gbps");
@@ -354,7 +368,7 @@ static int read_layout(const json_t *doc, struct hr_result *r)
 	size_t i;
 	int rc;
 
-	if ((rc = list(json_object_get(doc, "ranks"), "layout", &r->layout_list, (void **)&r->layout,
+	if ((rc = list(getk(doc, "ranks"), "layout", &r->layout_list, (void **)&r->layout,
 		       sizeof(*r->layout))))
 		return rc;
 	if (!r->layout_list.is_array)
@@ -365,8 +379,8 @@ static int read_layout(const json_t *doc, struct hr_result *r)
 		const json_t *e = json_array_get(r->layout_list.json, i);
 		struct hr_result_rank *rk = &r->layout[i];
 		READ_FIELDS(e, rank_fields, rk);
-		READ_FIELDS(json_object_get(e, "dir_mount"), mount_fields, &rk->dir_mount);
-		rk->dir_mount.network_fs = json_is_true(json_object_get(json_object_get(e, "dir_mount"), "network_fs"));
+		READ_FIELDS(getk(e, "dir_mount"), mount_fields, &rk->dir_mount);
+		rk->dir_mount.network_fs = json_is_true(getk(getk(e, "dir_mount"), "network_fs"));
 		if (rk->host.str)
 			json_object_set_new(counts, rk->host.str,
 					    json_integer(json_integer_value(json_object_get(counts, rk->host.str)) + 1));
@@ -403,25 +417,25 @@ static int read_allreduce(const json_t *doc, struct hr_result *r)
 
 static int read_config(const json_t *c, void *slot)
 {
-	const json_t *lat = json_object_get(c, "lateness_us");
+	const json_t *lat = getk(c, "lateness_us");
 	struct hr_result_config *k = slot;
 
 	READ_FIELDS(c, config_fields, k);
 	k->has_lateness = json_is_object(lat);
 	READ_FIELDS(lat, lateness_fields, k);
-	return strs(json_object_get(c, "reasons"), &k->reasons);
+	return strs(getk(c, "reasons"), &k->reasons);
 }
 
 static int read_loader(struct hr_result *r)
 {
-	const json_t *rec = json_object_get(r->results, "recommendation");
+	const json_t *rec = getk(r->results, "recommendation");
 
 	r->mode = key(r->results, "mode");
 	r->verdict = key(r->results, "verdict");
 	r->step_ms = key(r->results, "step_ms");
-	r->lthr.present = json_is_object(json_object_get(r->results, "thresholds"));
-	READ_FIELDS(json_object_get(r->results, "thresholds"), loader_thr_fields, &r->lthr);
-	r->mask_collapsed = json_is_true(json_object_get(r->results, "mask_collapsed"));
+	r->lthr.present = json_is_object(getk(r->results, "thresholds"));
+	READ_FIELDS(getk(r->results, "thresholds"), loader_thr_fields, &r->lthr);
+	r->mask_collapsed = json_is_true(getk(r->results, "mask_collapsed"));
 	r->rec.present = json_is_object(rec);
 	READ_FIELDS(rec, rec_fields, &r->rec);
 	return read_list(r->results, "configs", &r->configs_list, (void **)&r->configs, sizeof(*r->configs),
@@ -432,38 +446,38 @@ static int read_loader(struct hr_result *r)
 static int read_point(const json_t *p, void *slot)
 {
 	struct hr_result_point *pt = slot;
-	const json_t *cf = json_object_get(p, "confirm");
+	const json_t *cf = getk(p, "confirm");
 
 	READ_FIELDS(p, point_fields, pt);
-	read_stats(json_object_get(p, "time_sec"), &pt->time_sec);
+	read_stats(getk(p, "time_sec"), &pt->time_sec);
 	pt->confirm.present = json_is_object(cf);
 	READ_FIELDS(cf, point_confirm_fields, &pt->confirm);
-	read_stats(json_object_get(cf, "time_sec"), &pt->confirm.time_sec);
-	pt->throttled = json_is_true(json_object_get(p, "throttled"));
-	return telemetry(json_object_get(p, "telemetry"), &pt->telemetry);
+	read_stats(getk(cf, "time_sec"), &pt->confirm.time_sec);
+	pt->throttled = json_is_true(getk(p, "throttled"));
+	return telemetry(getk(p, "telemetry"), &pt->telemetry);
 }
 
 static const struct field power_pt_fields[] = {
-	{ "cap_w", offsetof(struct hr_result_power_pt, cap_w) },
-	{ "gflops", offsetof(struct hr_result_power_pt, gflops) },
-	{ "gflop_per_j", offsetof(struct hr_result_power_pt, gflop_per_j) },
-	{ "avg_power_w", offsetof(struct hr_result_power_pt, avg_power_w) },
-	{ "gbps", offsetof(struct hr_result_power_pt, gbps) },
+	{ FK("cap_w"), offsetof(struct hr_result_power_pt, cap_w) },
+	{ FK("gflops"), offsetof(struct hr_result_power_pt, gflops) },
+	{ FK("gflop_per_j"), offsetof(struct hr_result_power_pt, gflop_per_j) },
+	{ FK("avg_power_w"), offsetof(struct hr_result_power_pt, avg_power_w) },
+	{ FK("gbps"), offsetof(struct hr_result_power_pt, gbps) },
 };
 
 static const struct field power_fields[] = {
-	{ "gpu_uuid", offsetof(struct hr_result_power, gpu_uuid) },
-	{ "default_limit_w", offsetof(struct hr_result_power, default_limit_w) },
-	{ "original_limit_w", offsetof(struct hr_result_power, original_limit_w) },
-	{ "tolerance_pct", offsetof(struct hr_result_power, tolerance_pct) },
+	{ FK("gpu_uuid"), offsetof(struct hr_result_power, gpu_uuid) },
+	{ FK("default_limit_w"), offsetof(struct hr_result_power, default_limit_w) },
+	{ FK("original_limit_w"), offsetof(struct hr_result_power, original_limit_w) },
+	{ FK("tolerance_pct"), offsetof(struct hr_result_power, tolerance_pct) },
 };
 
 static const struct field power_rec_fields[] = {
-	{ "judged", offsetof(struct hr_result_power, rec_judged) },
-	{ "cap_w", offsetof(struct hr_result_power, rec_cap_w) },
-	{ "compute_loss_pct", offsetof(struct hr_result_power, rec_loss_pct) },
-	{ "energy_per_flop_saved_pct", offsetof(struct hr_result_power, rec_saved_pct) },
-	{ "why", offsetof(struct hr_result_power, rec_why) },
+	{ FK("judged"), offsetof(struct hr_result_power, rec_judged) },
+	{ FK("cap_w"), offsetof(struct hr_result_power, rec_cap_w) },
+	{ FK("compute_loss_pct"), offsetof(struct hr_result_power, rec_loss_pct) },
+	{ FK("energy_per_flop_saved_pct"), offsetof(struct hr_result_power, rec_saved_pct) },
+	{ FK("why"), offsetof(struct hr_result_power, rec_why) },
 };
 
 static int read_power_pt(const json_t *e, void *slot)
@@ -475,7 +489,7 @@ static int read_power_pt(const json_t *e, void *slot)
 /* roofline --power-limits: the device's "power_sweep" */
 static int read_power(const json_t *sw, struct hr_result_power *pw)
 {
-	const json_t *rec = json_object_get(sw, "recommendation");
+	const json_t *rec = getk(sw, "recommendation");
 
 	pw->present = json_is_object(sw);
 	if (!pw->present)
@@ -489,27 +503,27 @@ static int read_power(const json_t *sw, struct hr_result_power *pw)
 static int read_device(const json_t *d, void *slot)
 {
 	struct hr_result_device *dv = slot;
-	const json_t *roofs = json_object_get(d, "roofs"), *cg, *v;
+	const json_t *roofs = getk(d, "roofs"), *cg, *v;
 	const char *k;
 	size_t n = 0;
 	int rc;
 
 	READ_FIELDS(d, device_fields, dv);
-	dv->throttled = json_is_true(json_object_get(d, "throttled"));
+	dv->throttled = json_is_true(getk(d, "throttled"));
 	dv->clocks = key(d, "clocks");
 	dv->host_link = key(d, "host_link");
-	dv->clock_mhz = key(json_object_get(d, "config"), "clock_mhz");
-	if ((rc = strs(json_object_get(d, "throttle_reasons"), &dv->throttle_reasons)) ||
-	    (rc = telemetry(json_object_get(d, "telemetry"), &dv->telemetry)))
+	dv->clock_mhz = key(getk(d, "config"), "clock_mhz");
+	if ((rc = strs(getk(d, "throttle_reasons"), &dv->throttle_reasons)) ||
+	    (rc = telemetry(getk(d, "telemetry"), &dv->telemetry)))
 		return rc;
 	if ((rc = read_list(d, "points", &dv->points_list, (void **)&dv->points, sizeof(*dv->points), read_point)) ||
-	    (rc = read_power(json_object_get(d, "power_sweep"), &dv->power)))
+	    (rc = read_power(getk(d, "power_sweep"), &dv->power)))
 		return rc;
 	dv->has_roofs = json_is_object(roofs);
-	dv->roofs_again = json_is_object(json_object_get(d, "roofs_again")) ? json_object_get(d, "roofs_again") : NULL;
+	dv->roofs_again = json_is_object(getk(d, "roofs_again")) ? getk(d, "roofs_again") : NULL;
 	dv->memory_gbps = key(roofs, "memory_gbps");
 	dv->memory_kernel = key(roofs, "memory_kernel");
-	cg = json_object_get(roofs, "compute_gflops");
+	cg = getk(roofs, "compute_gflops");
 	dv->has_compute = json_is_object(cg);
 	if (!json_object_size(cg))
 		return 0;
@@ -518,7 +532,7 @@ static int read_device(const json_t *d, void *slot)
 		return CH_ERR_RUNTIME;
 	json_object_foreach((json_t *)cg, k, v) {
 		dv->compute[n].dtype = k;
-		dv->compute[n].kernel = key(json_object_get(roofs, "compute_kernel"), k);
+		dv->compute[n].kernel = keyn(getk(roofs, "compute_kernel"), k, strlen(k));
 		dv->compute[n++].gflops = rv(v);
 	}
 	dv->ncompute = n;
@@ -557,7 +571,7 @@ static int read_kfault(const json_t *e, void *slot)
 /* results.kernel_log (health_report kernel-log, docs/xid.md) */
 static int read_kernel_log(struct hr_result *r)
 {
-	const json_t *kl = json_object_get(r->results, "kernel_log");
+	const json_t *kl = getk(r->results, "kernel_log");
 	r->kl_source = key(kl, "source");
 	r->kl_bad_time = key(kl, "lines_bad_time");
 	r->kl_not_listed = key(kl, "lines_not_listed");
@@ -578,22 +592,22 @@ static int read_bad_ranks(struct hr_result *r)
 	const char *vk;
 	size_t n = 0, j;
 
-	json_object_foreach((json_t *)json_object_get(r->results, "verify"), vk, vv)
-		n += json_array_size(json_object_get(vv, "bad"));
+	json_object_foreach((json_t *)getk(r->results, "verify"), vk, vv)
+		n += json_array_size(getk(vv, "bad"));
 	if (!n)
 		return 0;
 	if (!(r->bad_ranks = calloc(n, sizeof(*r->bad_ranks))))
 		return CH_ERR_RUNTIME;
-	json_object_foreach((json_t *)json_object_get(r->results, "verify"), vk, vv)
-		json_array_foreach(json_object_get(vv, "bad"), j, b)
+	json_object_foreach((json_t *)getk(r->results, "verify"), vk, vv)
+		json_array_foreach(getk(vv, "bad"), j, b)
 			r->bad_ranks[r->nbad++] = key(b, "rank");
 	return 0;
 }
 
 static int read_checkpoint(const json_t *doc, struct hr_result *r)
 {
-	const json_t *sync = json_object_get(r->results, "sync"), *cfg = json_object_get(r->results, "config");
-	const json_t *stg = json_object_get(r->results, "staged");
+	const json_t *sync = getk(r->results, "sync"), *cfg = getk(r->results, "config");
+	const json_t *stg = getk(r->results, "staged");
 	int rc;
 
 	if ((rc = read_layout(doc, r)) || (rc = read_bad_ranks(r)))
@@ -608,10 +622,10 @@ static int read_checkpoint(const json_t *doc, struct hr_result *r)
 	if ((rc = read_list(sync, "per_rank", &r->per_rank_list, (void **)&r->per_rank, sizeof(*r->per_rank),
 			    read_ckpt_rank)))
 		return rc;
-	if ((rc = read_list(json_array_get(json_object_get(sync, "again"), 0), "per_rank", &r->again_list,
+	if ((rc = read_list(json_array_get(getk(sync, "again"), 0), "per_rank", &r->again_list,
 			    (void **)&r->again, sizeof(*r->again), read_ckpt_rank)))
 		return rc;
-	return read_list(json_object_get(r->results, "scaling"), "points", &r->scaling_list, (void **)&r->scaling,
+	return read_list(getk(r->results, "scaling"), "points", &r->scaling_list, (void **)&r->scaling,
 			 sizeof(*r->scaling), read_ckpt_point);
 }
 
@@ -627,46 +641,46 @@ static void read_conditions(const json_t *c, struct hr_result_conditions *k)
 	k->json = c;
 	k->present = json_is_object(c);
 	READ_FIELDS(c, conditions_fields, k);
-	read_load(json_object_get(c, "before"), &k->before);
-	read_load(json_object_get(c, "after"), &k->after);
+	read_load(getk(c, "before"), &k->before);
+	read_load(getk(c, "after"), &k->after);
 }
 
 static void read_envelope(const json_t *doc, struct hr_result *r)
 {
-	const json_t *host = json_object_get(doc, "host"), *en = json_object_get(doc, "energy");
-	const json_t *sw = json_object_get(doc, "software");
+	const json_t *host = getk(doc, "host"), *en = getk(doc, "energy");
+	const json_t *sw = getk(doc, "software");
 
-	r->status = json_string_value(json_object_get(doc, "status"));
-	r->reason = json_string_value(json_object_get(doc, "reason"));
-	r->hostname = json_string_value(json_object_get(host, "hostname"));
-	r->start_utc = json_string_value(json_object_get(doc, "start_utc"));
-	r->end_utc = json_string_value(json_object_get(doc, "end_utc"));
+	r->status = json_string_value(getk(doc, "status"));
+	r->reason = json_string_value(getk(doc, "reason"));
+	r->hostname = json_string_value(getk(host, "hostname"));
+	r->start_utc = json_string_value(getk(doc, "start_utc"));
+	r->end_utc = json_string_value(getk(doc, "end_utc"));
 	r->host = json_is_object(host) ? host : NULL;
 	r->host_packages = key(host, "packages");
-	r->host_cpu_model = json_string_value(json_object_get(host, "cpu_model"));
-	r->host_ngpus = json_array_size(json_object_get(host, "gpus"));
-	r->results = json_is_object(json_object_get(doc, "results")) ? json_object_get(doc, "results") : NULL;
+	r->host_cpu_model = json_string_value(getk(host, "cpu_model"));
+	r->host_ngpus = json_array_size(getk(host, "gpus"));
+	r->results = json_is_object(getk(doc, "results")) ? getk(doc, "results") : NULL;
 	r->has_energy = json_is_object(en);
 	r->energy_cpu_j = key(en, "cpu_j");
 	r->energy_gpu_j = key(en, "gpu_j");
 	r->energy_wall_sec = key(en, "wall_sec");
 	r->energy_source = key(en, "source");
-	read_conditions(json_object_get(doc, "conditions"), &r->conditions);
+	read_conditions(getk(doc, "conditions"), &r->conditions);
 	r->has_software = json_is_object(sw);
-	r->sw_cuda_driver = json_string_value(json_object_get(sw, "cuda_driver"));
-	r->sw_nvml_driver = json_string_value(json_object_get(sw, "nvml_driver"));
-	r->sw_cuda_runtime = json_string_value(json_object_get(sw, "cuda_runtime"));
-	r->sw_nccl = json_string_value(json_object_get(sw, "nccl"));
-	r->sw_mpi = json_string_value(json_object_get(sw, "mpi"));
+	r->sw_cuda_driver = json_string_value(getk(sw, "cuda_driver"));
+	r->sw_nvml_driver = json_string_value(getk(sw, "nvml_driver"));
+	r->sw_cuda_runtime = json_string_value(getk(sw, "cuda_runtime"));
+	r->sw_nccl = json_string_value(getk(sw, "nccl"));
+	r->sw_mpi = json_string_value(getk(sw, "mpi"));
 }
 
 int hr_result_read(const json_t *doc, struct hr_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->doc = doc;
-	r->schema = json_string_value(json_object_get(doc, "schema"));
+	r->schema = json_string_value(getk(doc, "schema"));
 	r->schema_version = key(doc, "schema_version");
-	r->tool_name = json_string_value(json_object_get(doc, "tool"));
+	r->tool_name = json_string_value(getk(doc, "tool"));
 	r->tool = hr_result_tool(doc);
 	if (!r->tool)
 		return 0;
@@ -731,7 +745,7 @@ struct hr_rv hr_result_roof_again(const struct hr_result_device *d, const char *
 	if (!strcmp(metric, "memory_gbps"))
 		return key(d->roofs_again, "memory_gbps");
 	if (!strncmp(metric, "compute_gflops.", 15))
-		return key(json_object_get(d->roofs_again, "compute_gflops"), metric + 15);
+		return keyn(getk(d->roofs_again, "compute_gflops"), metric + 15, strlen(metric + 15));
 	return rv(NULL);
 }
 
@@ -881,11 +895,49 @@ static int word_flagged(uint64_t w)
 	return (((w + ones) | w) & highs) || ((bs - ones) & ~bs & highs);
 }
 
+#ifdef __SSE2__
+/* @i moved past the 64-byte blocks of @text from @i on that hold no byte
+ * 0x7F or above and no backslash (16 bytes a compare; the text of a result
+ * file is almost all such blocks) */
+static size_t skip_plain(const char *text, size_t i, size_t len)
+{
+	const __m128i del = _mm_set1_epi8(0x7f), bs = _mm_set1_epi8('\\');
+	for (; i + 64 <= len; i += 64) {
+		__m128i any = _mm_setzero_si128();
+		int k;
+		for (k = 0; k < 64; k += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(text + i + k));
+			/* the sign bit: 0x80 or above; the compares: 0x7F, '\\' */
+			any = _mm_or_si128(any, _mm_or_si128(v, _mm_or_si128(_mm_cmpeq_epi8(v, del),
+										  _mm_cmpeq_epi8(v, bs))));
+		}
+		if (_mm_movemask_epi8(any))
+			break;
+	}
+	return i;
+}
+#else
+static size_t skip_plain(const char *text, size_t i, size_t len)
+{
+	(void)text;
+	(void)len;
+	return i;
+}
+#endif
+
 int hr_result_text_plain(const char *text, size_t len)
 {
-	size_t i = 0;
+	size_t i = 0, looked = 0; /* looked: the end of the block skip_plain() stopped at */
 	while (i < len) {
 		unsigned char c;
+		if (i >= looked) {
+			size_t j = skip_plain(text, i, len);
+			if (j != i) {
+				i = j;
+				continue;
+			}
+			looked = i + 64;
+		}
 		if (i + 8 <= len) {
 			uint64_t w;
 			memcpy(&w, text + i, 8);

@@ -188,3 +188,41 @@ Test(escape, text_plain_never_hides_a_control_character)
 		cr_expect_eq(hr_result_text_plain(plain[i].text, strlen(plain[i].text)), plain[i].plain, "%s",
 			     plain[i].text);
 }
+
+/* the quick look read in blocks: a byte it looks for is found wherever it
+ * stands (in a block, across two, in the tail), and an escape's second
+ * character is read as such across a block's end */
+Test(escape, text_plain_finds_a_byte_at_every_offset)
+{
+	static const unsigned char flagged[] = { 0x7f, 0x80, 0xc3, 0xff };
+	static const struct {
+		const char *esc;
+		int plain;
+	} escs[] = { { "\\b", 0 }, { "\\n", 1 }, { "\\\\b", 1 }, { "\\\\\\f", 0 }, { "\\u0041", 0 } };
+	size_t lens[] = { 63, 64, 65, 130, 200 }, li, p, k;
+	char t[256];
+
+	for (li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
+		size_t n = lens[li];
+		memset(t, 'a', n);
+		cr_expect_eq(hr_result_text_plain(t, n), 1, "%zu bytes of 'a'", n);
+		for (p = 0; p < n; p++) {
+			for (k = 0; k < sizeof(flagged); k++) {
+				memset(t, 'a', n);
+				t[p] = (char)flagged[k];
+				cr_expect_eq(hr_result_text_plain(t, n), 0, "byte 0x%02x at %zu of %zu", flagged[k], p, n);
+			}
+			for (k = 0; k < sizeof(escs) / sizeof(escs[0]); k++) {
+				size_t m = strlen(escs[k].esc);
+				if (p + m > n)
+					continue;
+				memset(t, 'a', n);
+				memcpy(t + p, escs[k].esc, m);
+				cr_expect_eq(hr_result_text_plain(t, n), escs[k].plain, "'%s' at %zu of %zu", escs[k].esc, p, n);
+			}
+			memset(t, 'a', n);
+			t[n - 1] = '\\';
+			cr_expect_eq(hr_result_text_plain(t, n), 0, "a backslash at the end of %zu bytes", n);
+		}
+	}
+}

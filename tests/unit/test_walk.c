@@ -136,3 +136,24 @@ Test(walk, missing_path_is_usage_error)
 	cr_assert_eq(hr_walk_json(args, 1, &is, visit, &s, NULL), CH_ERR_USAGE);
 	hr_issues_release(&is);
 }
+
+/* the reader's limit: a file of exactly @max_bytes is read (it is not larger),
+ * one byte more is refused; the text NUL-terminated and padded with zeros */
+Test(walk, read_file_limit_is_inclusive)
+{
+	char p[256], *text = NULL, err[128];
+	size_t len = 0, i;
+
+	put("ten.txt", "0123456789");
+	snprintf(p, sizeof(p), "%s/ten.txt", dir);
+	cr_assert_eq(hr_read_file(p, 10, &text, &len, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(len, 10);
+	cr_assert_eq(memcmp(text, "0123456789", 10), 0);
+	for (i = 10; i < 10 + 1 + HR_READ_FILE_PAD; i++)
+		cr_assert_eq(text[i], 0, "byte %zu past the text", i);
+	free(text);
+	text = NULL;
+	cr_assert_eq(hr_read_file(p, 9, &text, &len, err, sizeof(err)), -1);
+	cr_assert(strstr(err, "larger than 9 bytes"), "%s", err);
+	cr_assert_null(text);
+}
