@@ -19,7 +19,7 @@ fi
 # run NAME NP ARGS...: run under mpirun with a 120 s bound, output in $T/NAME.out
 run() {
 	local name=$1 np=$2; shift 2
-	timeout 120 $MPIRUN -np "$np" "$BIN" "$@" >"$T/$name.out" 2>&1
+	timeout -k 10 120 $MPIRUN -np "$np" "$BIN" "$@" >"$T/$name.out" 2>&1
 }
 # In sanitizer builds, leak checking (with the full unwinding Open MPI's
 # unloaded components need) triples the cost of a launch: runs that repeat
@@ -242,7 +242,7 @@ for case in "${bad_inputs[@]}"; do
 	a=${case%%|*}
 	re=${case#*|}
 	# shellcheck disable=SC2086
-	ASAN_OPTIONS=$NOLEAK timeout 60 $MPIRUN -np 3 "$BIN" $a >"$T/bad.out" 2>&1
+	ASAN_OPTIONS=$NOLEAK timeout -k 10 60 $MPIRUN -np 3 "$BIN" $a >"$T/bad.out" 2>&1
 	rc=$?
 	n=$(grep -c "allreduce_bw: error:" "$T/bad.out")
 	if [ $rc != 2 ] || [ "$n" != 1 ] || ! grep -qE -- "allreduce_bw: error: $re" "$T/bad.out"; then
@@ -254,7 +254,7 @@ if [ -z "$bad" ]; then
 else
 	echo "not ok allreduce_bw bad inputs:$bad"
 fi
-timeout 60 $MPIRUN -np 2 "$BIN" -b 8 -e 8 --inject-delay 7:100 --json "$T/usage.json" >/dev/null 2>&1
+timeout -k 10 60 $MPIRUN -np 2 "$BIN" -b 8 -e 8 --inject-delay 7:100 --json "$T/usage.json" >/dev/null 2>&1
 jcheck "allreduce_bw usage error after parsing still writes its result file" "$T/usage.json" '
 if d["status"] != "usage" or d["exit_code"] != 2: fail(d["status"])'
 touch "$T/exists.json"

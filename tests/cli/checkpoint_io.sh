@@ -33,7 +33,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0"
 # run NAME NP ARGS...: under mpirun with a 120 s bound, output in $T/NAME.out
 run() {
 	local name=$1 np=$2; shift 2
-	timeout 120 $MPIRUN -np "$np" "$BIN" "$@" >"$T/$name.out" 2>&1
+	timeout -k 10 120 $MPIRUN -np "$np" "$BIN" "$@" >"$T/$name.out" 2>&1
 }
 
 # jcheck NAME FILE ARGS PYTHON: run PYTHON with d = the JSON document, r =
@@ -139,7 +139,7 @@ assert d[\"ranks\"][\"layout\"][0][\"dir_mount\"][\"fstype\"] == \"tmpfs\", d[\"
 		# a target that fills up during the run (another writer; here a
 		# shim reports 100 MiB free): exit 4 and a valid partial result
 		for np in 1 2; do
-			CH_SLOWIO_PATH="$MNT/" CH_SLOWIO_AVAIL_BYTES=104857600 LD_PRELOAD="$SLOWIO" timeout 120 $MPIRUN -np $np \
+			CH_SLOWIO_PATH="$MNT/" CH_SLOWIO_AVAIL_BYTES=104857600 LD_PRELOAD="$SLOWIO" timeout -k 10 120 $MPIRUN -np $np \
 				-x LD_PRELOAD -x CH_SLOWIO_PATH -x CH_SLOWIO_AVAIL_BYTES -x ASAN_OPTIONS "$BIN" --dir "$MNT/ckpt" \
 				--stage-dir "$T/full-stage-$np" --size 6M --json "$T/full-$np.json" >"$T/full-$np.out" 2>&1
 			rc=$?
@@ -180,7 +180,7 @@ if [ -f "$SLOWIO" ]; then
 	mkdir -p "$T/slowfs-1" "$T/slowfs-2" "$T/slowfs-4" "$T/slowfs-hung" "$T/slowfs-sig"
 	for np in 1 2 4; do
 		# mpirun passes the shim on with -x (before the binary)
-		CH_SLOWIO_PATH="$T/slowfs-$np/" CH_SLOWIO_FSYNC_MS=400 LD_PRELOAD="$SLOWIO" timeout 120 $MPIRUN -np $np \
+		CH_SLOWIO_PATH="$T/slowfs-$np/" CH_SLOWIO_FSYNC_MS=400 LD_PRELOAD="$SLOWIO" timeout -k 10 120 $MPIRUN -np $np \
 			-x LD_PRELOAD -x CH_SLOWIO_PATH -x CH_SLOWIO_FSYNC_MS -x ASAN_OPTIONS "$BIN" --dir "$T/slowfs-$np/ckpt" \
 			--stage-dir "$T/slowstage-$np" --size 2M --no-scaling --load cpu --interval 10s --json "$T/slow-$np.json" \
 			>"$T/slow-$np.out" 2>&1
@@ -205,7 +205,7 @@ assert r["staged"]["load"]["kind"] == "cpu" and r["staged"]["load"]["cpu_slowdow
 	# ones were removed; each write pays its own two 0.4 s fsyncs): the
 	# first stays results.sync's figures, the others are results.sync.again
 	mkdir -p "$T/slowfs-rep"
-	CH_SLOWIO_PATH="$T/slowfs-rep/" CH_SLOWIO_FSYNC_MS=400 LD_PRELOAD="$SLOWIO" timeout 120 $MPIRUN -np 2 \
+	CH_SLOWIO_PATH="$T/slowfs-rep/" CH_SLOWIO_FSYNC_MS=400 LD_PRELOAD="$SLOWIO" timeout -k 10 120 $MPIRUN -np 2 \
 		-x LD_PRELOAD -x CH_SLOWIO_PATH -x CH_SLOWIO_FSYNC_MS -x ASAN_OPTIONS "$BIN" --dir "$T/slowfs-rep/ckpt" \
 		--stage-dir "$T/repstage" --size $SIZE --files-per-rank 2 --no-scaling --load none --repeat 3 --keep \
 		--json "$T/rep.json" >"$T/rep.out" 2>&1
@@ -237,7 +237,7 @@ assert "again" not in r["sync"] and r["config"]["repeat"] == 1, r["sync"].keys()
 '
 	# a hung fsync (30 s) against --timeout 2: exit 4 naming the rank and the path
 	t0=$(date +%s)
-	CH_SLOWIO_PATH="$T/slowfs-hung/" CH_SLOWIO_FSYNC_MS=30000 LD_PRELOAD="$SLOWIO" timeout 120 $MPIRUN -np 2 \
+	CH_SLOWIO_PATH="$T/slowfs-hung/" CH_SLOWIO_FSYNC_MS=30000 LD_PRELOAD="$SLOWIO" timeout -k 10 120 $MPIRUN -np 2 \
 		-x LD_PRELOAD -x CH_SLOWIO_PATH -x CH_SLOWIO_FSYNC_MS -x ASAN_OPTIONS "$BIN" --dir "$T/slowfs-hung/ckpt" \
 		--stage-dir "$T/hungstage" --size 1M --timeout 2 --json "$T/hung.json" >"$T/hung.out" 2>&1
 	rc=$?
@@ -260,7 +260,7 @@ assert r["timeout"]["timeout_sec"] == 2
 		echo "not ok hung fsync: left behind after the timeout: ${left:-a directory} $(ls -d "$T/hungstage" "$T/slowfs-hung/ckpt" 2>/dev/null)"
 	fi
 	# a signal: SIGTERM to the ranks while the fsync is slow
-	CH_SLOWIO_PATH="$T/slowfs-sig/" CH_SLOWIO_FSYNC_MS=20000 LD_PRELOAD="$SLOWIO" timeout 120 $MPIRUN -np 2 \
+	CH_SLOWIO_PATH="$T/slowfs-sig/" CH_SLOWIO_FSYNC_MS=20000 LD_PRELOAD="$SLOWIO" timeout -k 10 120 $MPIRUN -np 2 \
 		-x LD_PRELOAD -x CH_SLOWIO_PATH -x CH_SLOWIO_FSYNC_MS -x ASAN_OPTIONS "$BIN" --dir "$T/slowfs-sig/ckpt" \
 		--stage-dir "$T/sigstage" --size 1M --json "$T/sig.json" >"$T/sig.out" 2>&1 &
 	pid=$!
@@ -290,7 +290,7 @@ assert r["config"]["size_bytes"] == 1 << 20
 	# lock file (it deleted the first's files as "left by an interrupted
 	# run"), the first finishes untouched
 	mkdir -p "$T/slowfs-two"
-	CH_SLOWIO_PATH="$T/slowfs-two/" CH_SLOWIO_FSYNC_MS=1500 LD_PRELOAD="$SLOWIO" timeout 120 $MPIRUN -np 2 \
+	CH_SLOWIO_PATH="$T/slowfs-two/" CH_SLOWIO_FSYNC_MS=1500 LD_PRELOAD="$SLOWIO" timeout -k 10 120 $MPIRUN -np 2 \
 		-x LD_PRELOAD -x CH_SLOWIO_PATH -x CH_SLOWIO_FSYNC_MS -x ASAN_OPTIONS "$BIN" --dir "$T/slowfs-two/ckpt" \
 		--stage-dir "$T/twostage-a" --size 1M --no-scaling --json "$T/two-a.json" >"$T/two-a.out" 2>&1 &
 	pid=$!
@@ -312,7 +312,7 @@ assert d["status"] == "ok" and r["verify"]["sync"]["files_bad"] == 0 and r["veri
 	# SIGTERM to one rank that is not rank 0: the result names the signal
 	# and the rank (it was recorded as another rank's read-back I/O error)
 	mkdir -p "$T/slowfs-one"
-	CH_SLOWIO_PATH="$T/slowfs-one/" CH_SLOWIO_FSYNC_MS=3000 LD_PRELOAD="$SLOWIO" timeout 120 $MPIRUN -np 3 \
+	CH_SLOWIO_PATH="$T/slowfs-one/" CH_SLOWIO_FSYNC_MS=3000 LD_PRELOAD="$SLOWIO" timeout -k 10 120 $MPIRUN -np 3 \
 		-x LD_PRELOAD -x CH_SLOWIO_PATH -x CH_SLOWIO_FSYNC_MS -x ASAN_OPTIONS "$BIN" --dir "$T/slowfs-one/ckpt" \
 		--stage-dir "$T/onestage" --size 1M --no-scaling --json "$T/one.json" >"$T/one.out" 2>&1 &
 	pid=$!

@@ -20,7 +20,7 @@ done
 # ---- this machine: every binary's result file carries the inventory
 $B/roofline --backend cpu --kernels copy --size 1M --iters 2 -q --json "$T/roofline.json" >"$T/rf.out" 2>&1
 $B/loader_contention --duration 0.2 --workers 1 --json "$T/loader_contention.json" >"$T/lc.out" 2>&1
-timeout 120 $MPIRUN -np 2 $B/allreduce_bw -b 8 -e 64 -f 8 --backend mpi -n 1 -w 1 --json "$T/allreduce_bw.json" >"$T/ar.out" 2>&1
+timeout -k 10 120 $MPIRUN -np 2 $B/allreduce_bw -b 8 -e 64 -f 8 --backend mpi -n 1 -w 1 --json "$T/allreduce_bw.json" >"$T/ar.out" 2>&1
 if python3 tests/cli/check-inventory.py "$T/roofline.json" "$T/loader_contention.json" "$T/allreduce_bw.json" >"$T/chk.out" 2>&1; then
 	ok inventory_in_every_result_file
 else

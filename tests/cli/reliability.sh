@@ -513,6 +513,8 @@ fi
 # later set-up collective): every rank is out within --timeout + 5 s (was:
 # mpirun still running after 40 s), the result file, once made, finished
 # with status error and no temporary left
+# (timeout -k: a rank stopped by SIGSTOP holds a SIGTERM pending, so a
+# launcher waiting for it is killed, and the whole group with it, 10 s later)
 STOPRANK=$PWD/$B/tests/libstoprank.so
 if [ ! -f "$STOPRANK" ]; then
 	echo "skip setup_hang_bounded: $STOPRANK not built (make test builds it)"
@@ -521,12 +523,12 @@ else
 	while read -r bin rank when file args; do
 		rm -rf "$TMP/su" && mkdir -p "$TMP/su"
 		t0=$(date +%s)
-		CH_STOP_RANK=$rank CH_STOP_WHEN=$when LD_PRELOAD=$STOPRANK timeout 60 $MPIRUN -np 4 \
+		CH_STOP_RANK=$rank CH_STOP_WHEN=$when LD_PRELOAD=$STOPRANK timeout -k 10 60 $MPIRUN -np 4 \
 			-x LD_PRELOAD -x CH_STOP_RANK -x CH_STOP_WHEN -x ASAN_OPTIONS "$B/$bin" $args --timeout 5 \
 			--json "$TMP/su/r.json" >"$TMP/su.out" 2>&1; rc=$?
 		dt=$(($(date +%s) - t0))
 		why=
-		[ $rc = 0 ] || [ $rc = 124 ] && why="mpirun exit $rc"
+		case $rc in 0 | 124 | 137) why="mpirun exit $rc" ;; esac
 		[ $dt -gt 12 ] && why="$why; took $dt s (want <= 10 + the launcher's teardown)"
 		grep -q "took more than --timeout 5 s.*before the watchdog started" "$TMP/su.out" || why="$why; no message"
 		if [ "$file" = finished ]; then
