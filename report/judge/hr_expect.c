@@ -103,6 +103,7 @@ int hr_expect_init(struct hr_expect *e)
 	e->th.min_fleet = (int)hr_rule_param("memory_low", "min_fleet");
 	e->th.pcie_class_gbps = hr_rule_param("nvlink_degraded", "pcie_class_gbps");
 	e->th.false_alarm = hr_rule_param("memory_low", "false_alarm");
+	e->th.fail_false_alarm = hr_rule_param("memory_low", "fail_false_alarm");
 	e->skus = calloc((size_t)n, sizeof(*e->skus));
 	if (!e->skus)
 		return CH_ERR_RUNTIME;
@@ -191,7 +192,7 @@ static int load_thresholds(struct hr_expect *e, const char *path, const json_t *
 {
 	static const char *const th_keys[] = { "warn_ratio", "fail_ratio", "z_outlier",
 		"warn_pct_below", "fail_pct_below", "mad_floor_frac", "min_fleet",
-		"pcie_class_gbps", "false_alarm_per_node", NULL };
+		"pcie_class_gbps", "false_alarm_per_node", "fail_false_alarm_per_node", NULL };
 	const char *k;
 	json_t *v;
 	int rc;
@@ -216,9 +217,12 @@ static int load_thresholds(struct hr_expect *e, const char *path, const json_t *
 		else if (!strcmp(k, "min_fleet")) e->th.min_fleet = x < 2 ? 2 : (int)x;
 		else if (!strcmp(k, "pcie_class_gbps")) e->th.pcie_class_gbps = x;
 		else if (!strcmp(k, "false_alarm_per_node")) e->th.false_alarm = x;
+		else if (!strcmp(k, "fail_false_alarm_per_node")) e->th.fail_false_alarm = x;
 	}
 	if (!(e->th.false_alarm < 0.5))
 		return ch_usage_error("expectations file '%s': thresholds.false_alarm_per_node must be below 0.5 (a probability per node and night)", path);
+	if (!(e->th.fail_false_alarm <= e->th.false_alarm))
+		return ch_usage_error("expectations file '%s': need fail_false_alarm_per_node <= false_alarm_per_node (a FAIL's budget within the flags')", path);
 	if (e->th.fail_ratio > e->th.warn_ratio || e->th.warn_ratio > 1)
 		return ch_usage_error("expectations file '%s': need fail_ratio <= warn_ratio <= 1", path);
 	if (e->th.fail_pct_below < e->th.warn_pct_below)
@@ -405,6 +409,7 @@ json_t *hr_expect_profile(const struct hr_expect *e)
 	json_object_set_new(th, "min_fleet", json_integer(e->th.min_fleet));
 	json_object_set_new(th, "pcie_class_gbps", json_real(e->th.pcie_class_gbps));
 	json_object_set_new(th, "false_alarm_per_node", json_real(e->th.false_alarm));
+	json_object_set_new(th, "fail_false_alarm_per_node", json_real(e->th.fail_false_alarm));
 	json_object_set_new(th, "nic_efficiency", json_real(hr_rule_param("inter_node_busbw_low", "nic_efficiency")));
 	json_object_set_new(th, "curve_dip", json_real(hr_rule_param("curve_dip", "dip")));
 	json_object_set_new(th, "curve_gap", json_real(hr_rule_param("curve_gap", "gap")));

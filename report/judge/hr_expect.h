@@ -86,6 +86,11 @@ struct hr_thresholds {
 	double pcie_class_gbps;   /* intra-node busbw at or below: PCIe class (64) */
 	double false_alarm;       /* false-alarm budget per node and night over all
 				     of its comparisons (0.0001): "false_alarm_per_node" */
+	double fail_false_alarm;  /* the budget of a FAIL (a drain candidate once
+				     confirmed) per node and night where a learned
+				     heavy tail sets a fleet comparison's cut-off
+				     (1e-06; at most false_alarm):
+				     "fail_false_alarm_per_node" */
 };
 
 struct hr_expect {

@@ -248,10 +248,13 @@ double hj_noise_floor(const struct an *a, const struct inst *p)
 	return noise > f ? noise : f;
 }
 
-/* A level from an effect (% below) that is significant (hr_relative_level()). */
-static int effect_level(const struct an *a, double z, double cut, double pct_below)
+/* A level from an effect (% below) that is significant (hr_relative_level()):
+ * FAIL only at or beyond @cut_fail too (the learned tail's quantile at the
+ * FAIL's budget, hj_cut_fail(); @cut where no tail raised it), else WARN. */
+static int effect_level(const struct an *a, double z, double cut, double cut_fail, double pct_below)
 {
-	return hr_relative_level(a->th, z, cut, pct_below);
+	int l = hr_relative_level(a->th, z, cut, pct_below);
+	return l == HR_FAIL && !(z <= -cut_fail) ? HR_WARN : l;
 }
 
 /* @idx: the latest clean values of @v grouped by class, in order within
@@ -371,12 +374,13 @@ static int level_of_again(const struct an *a, const struct inst *p, const struct
 	int lv = HR_INFO, l;
 	*lr = *ln = HR_INFO;
 	if (!isnan(p->s_rel) && k->median > 0) {
-		l = *lr = effect_level(a, (v - k->median) / (p->s_rel * k->median), hj_cut(a, p), 100.0 * (1 - v / k->median));
+		l = *lr = effect_level(a, (v - k->median) / (p->s_rel * k->median), hj_cut(a, p), hj_cut_fail(a, p),
+				       100.0 * (1 - v / k->median));
 		lv = l > lv ? l : lv;
 	}
 	if (!isnan(p->s_node) && p->peer_median > 0) {
 		l = *ln = effect_level(a, (v / p->peer_median - 1 - k->res_median) / p->s_node, hj_cut_node(a, p),
-				       100.0 * (1 - v / p->peer_median));
+				       hj_cut_node_fail(a, p), 100.0 * (1 - v / p->peer_median));
 		lv = l > lv ? l : lv;
 	}
 	if (!isnan(p->ratio_allow) && p->value > 0) {
@@ -485,12 +489,12 @@ int hj_measured_twice(const struct an *a, const struct inst *p)
  * measurement held to the same cut-off, hj_measured_twice()) at its square
  * root, as both must be beyond it: two independent tails together have
  * the chance alpha / m */
-static double tail_cut(const struct an *a, const struct inst *p, double t, double w)
+static double tail_cut(const struct an *a, const struct inst *p, double t, double w, double budget)
 {
 	double c, share;
 	if (isnan(t) || !(w > 0))
 		return t;
-	share = a->th->false_alarm / hj_m(a, p);
+	share = budget / hj_m(a, p);
 	c = hr_noise_cut(hj_measured_twice(a, p) ? sqrt(share) : share, w);
 	return c > t ? c : t;
 }
@@ -498,7 +502,12 @@ static double tail_cut(const struct an *a, const struct inst *p, double t, doubl
 double hj_cut(const struct an *a, const struct inst *p)
 {
 	return p->fleet_cmp ? tail_cut(a, p, hr_cutoff(a->th->false_alarm, hj_m(a, p), a->c[p->cls].n, a->th->z_outlier),
-				       a->c[p->cls].tail_w) : NAN;
+				       a->c[p->cls].tail_w, a->th->false_alarm) : NAN;
+}
+
+double hj_cut_fail(const struct an *a, const struct inst *p)
+{
+	return p->fleet_cmp ? tail_cut(a, p, hj_cut(a, p), a->c[p->cls].tail_w, a->th->fail_false_alarm) : NAN;
 }
 
 double hj_z_node(const struct an *a, const struct inst *p)
@@ -509,7 +518,12 @@ double hj_z_node(const struct an *a, const struct inst *p)
 double hj_cut_node(const struct an *a, const struct inst *p)
 {
 	return p->node_cmp ? tail_cut(a, p, hr_cutoff(a->th->false_alarm, hj_m(a, p), a->c[p->cls].res_n, a->th->z_outlier),
-				      a->c[p->cls].res_tail_w) : NAN;
+				      a->c[p->cls].res_tail_w, a->th->false_alarm) : NAN;
+}
+
+double hj_cut_node_fail(const struct an *a, const struct inst *p)
+{
+	return p->node_cmp ? tail_cut(a, p, hj_cut_node(a, p), a->c[p->cls].res_tail_w, a->th->fail_false_alarm) : NAN;
 }
 
 double hj_pct_fleet(const struct an *a, const struct inst *p)
@@ -590,14 +604,15 @@ static void judge_inst(struct an *a, struct inst *p)
 		p->fleet_n = (int)k->n;
 		p->fleet_cmp = 1;
 		p->s_rel = sr > floor ? sr : floor;
-		p->level_rel = effect_level(a, hj_z(a, p), hj_cut(a, p), 100.0 * (1 - p->value / k->median));
+		p->level_rel = effect_level(a, hj_z(a, p), hj_cut(a, p), hj_cut_fail(a, p), 100.0 * (1 - p->value / k->median));
 	}
 	if (p->metric >= 0 && !p->sup && p->peer_n >= a->th->min_fleet - 1 && p->peer_median > 0 &&
 	    k->res_n >= 2) {
 		double sr = 1.4826 * k->res_mad;
 		p->s_node = sr > floor ? sr : floor;
 		p->node_cmp = 1;
-		p->level_node = effect_level(a, hj_z_node(a, p), hj_cut_node(a, p), 100.0 * (1 - p->value / p->peer_median));
+		p->level_node = effect_level(a, hj_z_node(a, p), hj_cut_node(a, p), hj_cut_node_fail(a, p),
+					     100.0 * (1 - p->value / p->peer_median));
 	}
 	if (!isnan(p->expected) && p->expected > 0) {
 		/* a value below its expectation by more than the spread of healthy

@@ -180,6 +180,16 @@ double hj_cut(const struct an *a, const struct inst *p);
 int hj_measured_twice(const struct an *a, const struct inst *p);
 double hj_z_node(const struct an *a, const struct inst *p);
 double hj_cut_node(const struct an *a, const struct inst *p);
+/* The cut-offs a FAIL needs (robust sd, > 0; NAN where not compared):
+ * hj_cut()'s, hj_cut_node()'s, raised where the class learned a heavy tail
+ * to its quantile at the FAIL's budget (hr_thresholds.fail_false_alarm per
+ * node and night, "fail_false_alarm_per_node", shared as hj_cut() shares
+ * false_alarm); equal to hj_cut(), hj_cut_node() where no tail was learned.
+ * A value between the two cut-offs is WARN whatever its % below: a FAIL
+ * confirmed is a drain candidate, and two measurements of a heavy-tailed
+ * class beyond hj_cut() come at the flags' budget, not the drains'. */
+double hj_cut_fail(const struct an *a, const struct inst *p);
+double hj_cut_node_fail(const struct an *a, const struct inst *p);
 double hj_pct_fleet(const struct an *a, const struct inst *p);
 
 /* @p's rarely set fields; an empty one (zeros, again_v and noise NAN) when

@@ -340,6 +340,17 @@ static const char *tail_words(double w, int twice, char *buf, size_t n)
 	return buf;
 }
 
+/* the words for a FAIL's own cut-off @cut_fail where a learned tail raised
+ * it above the flags' @cut (hj_cut_fail()), else "" */
+static const char *fail_words(const struct an *a, double cut, double cut_fail, char *buf, size_t n)
+{
+	if (!(cut_fail > cut))
+		return "";
+	snprintf(buf, n, " and at or beyond -%.1f, the tail's quantile at %g FAIL per node", cut_fail,
+		 a->th->fail_false_alarm);
+	return buf;
+}
+
 /* The margins of a flagged value: every rule that flagged it, with the
  * value's distance and the rule's threshold ("12% below the fleet median
  * 2950 GB/s of 80 like devices (robust z -8.1; flagged beyond -4.6 and from
@@ -348,15 +359,15 @@ static const char *tail_words(double w, int twice, char *buf, size_t n)
 void hj_inst_margins(const struct an *a, const struct inst *p, const char *model, const char *like,
 		     char *extra, size_t n)
 {
-	char ref[48], tw[224];
+	char ref[48], tw[224], fw[96], fw2[96];
 	int flops = p->metric > 0;
 	size_t l;
 	extra[0] = '\0';
 	if (p->level_rel >= HR_WARN)
-		snprintf(extra, n, "%.0f%% below the fleet median %s of %d %s (robust z %.1f: flagged at or beyond -%.1f, the cut-off for its node's %d comparisons%s, and from %.0f%% below; FAIL from %.0f%%)",
+		snprintf(extra, n, "%.0f%% below the fleet median %s of %d %s (robust z %.1f: flagged at or beyond -%.1f, the cut-off for its node's %d comparisons%s, and from %.0f%% below; FAIL from %.0f%%%s)",
 			 100 - hj_pct_fleet(a, p), hj_fmt_val(hj_fleet_median(a, p), flops, ref, sizeof(ref)), p->fleet_n, like, hj_z(a, p),
 			 hj_cut(a, p), hj_m(a, p), tail_words(a->c[p->cls].tail_w, hj_measured_twice(a, p), tw, sizeof(tw)), a->th->warn_pct_below,
-			 a->th->fail_pct_below);
+			 a->th->fail_pct_below, fail_words(a, hj_cut(a, p), hj_cut_fail(a, p), fw, sizeof(fw)));
 	l = strlen(extra);
 	if (p->level_abs >= HR_WARN && !isnan(p->expected) && p->expected > 0 && l < n)
 		snprintf(extra + l, n - l, "%s%.0f%% of the expected %s%s%s (%s; WARN below %.0f%%, FAIL below %.0f%%, %s)",
@@ -368,9 +379,10 @@ void hj_inst_margins(const struct an *a, const struct inst *p, const char *model
 			 "with the spread of healthy like values allowed");
 	l = strlen(extra);
 	if ((p->level_node >= HR_WARN || p->not_confirmed) && !isnan(hj_pct_node(p)) && l < n)
-		snprintf(extra + l, n - l, "%s%.0f%% below the median %s of its node's %d other like GPUs (robust z %.1f: flagged at or beyond -%.1f%s and from %.0f%% below; FAIL from %.0f%%)%s",
+		snprintf(extra + l, n - l, "%s%.0f%% below the median %s of its node's %d other like GPUs (robust z %.1f: flagged at or beyond -%.1f%s and from %.0f%% below; FAIL from %.0f%%%s)%s",
 			 l ? "; " : "", 100 - hj_pct_node(p), hj_fmt_val(p->peer_median, flops, ref, sizeof(ref)), p->peer_n,
 			 hj_z_node(a, p), hj_cut_node(a, p), tail_words(a->c[p->cls].res_tail_w, hj_measured_twice(a, p), tw, sizeof(tw)), a->th->warn_pct_below, a->th->fail_pct_below,
+			 fail_words(a, hj_cut_node(a, p), hj_cut_node_fail(a, p), fw2, sizeof(fw2)),
 			 p->confirm == HR_CONFIRM_AGREED ? ", confirmed by roofline's re-measurement" :
 			 p->not_confirmed ? ", not confirmed (no re-measurement in the input): this comparison at most WARN" : "");
 	l = strlen(extra);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #define DS "the per-SKU expectation: datasheet x {memory_fraction} (memory) / {compute_fraction} (compute) (docs/health_report.md, \"Absolute\")"
-#define FLEET "robust z at or beyond the cut-off for its node's comparisons (Student's t at {false_alarm} flagged per node, Bonferroni over the node's comparisons; never less than {z_outlier}, Iglewicz and Hoaglin; in a class of 200 like values or more raised to the quantile of a heavy tail learned from their upper side, for a value measured twice at the square root of that share) and {warn_pct_below}% (WARN) / {fail_pct_below}% (FAIL) below the median of >= {min_fleet} like values"
+#define FLEET "robust z at or beyond the cut-off for its node's comparisons (Student's t at {false_alarm} flagged per node, Bonferroni over the node's comparisons; never less than {z_outlier}, Iglewicz and Hoaglin; in a class of 200 like values or more raised to the quantile of a heavy tail learned from their upper side, for a value measured twice at the square root of that share) and {warn_pct_below}% (WARN) / {fail_pct_below}% (FAIL) below the median of >= {min_fleet} like values; where a learned tail set the cut-off, FAIL only beyond its quantile at {fail_false_alarm} per node (the FAIL's budget: a drain candidate once confirmed), else WARN"
 /* The parameters several rows share (each row carries its own copy; the
  * code reads them from the row it names, and tests/cli/check-rules-doc.py
  * checks that every row agrees). --expect's "thresholds" override the
@@ -18,7 +18,7 @@
 #define MIN_FLEET { "min_fleet", 3, "%g", 0 }
 #define P_ABS { "warn_ratio", 0.90, "%.2f", 0 }, { "fail_ratio", 0.75, "%.2f", 0 }
 #define P_FLEET { "z_outlier", 3.5, "%.1f", 0 }, { "warn_pct_below", 5, "%g", 0 }, { "fail_pct_below", 10, "%g", 0 }, \
-	MIN_FLEET, { "mad_floor_frac", 0.001, "%g", 0 }, { "false_alarm", 1e-4, "%g", 0 }
+	MIN_FLEET, { "mad_floor_frac", 0.001, "%g", 0 }, { "false_alarm", 1e-4, "%g", 0 }, { "fail_false_alarm", 1e-6, "%g", 0 }
 /* a sweep whose largest size is below is compared with like sweeps only:
  * the references describe the large-message plateau (measured at 8 GB) */
 #define REF_MIN_BYTES { "ref_min_bytes", 1073741824.0, "%g", 0 }

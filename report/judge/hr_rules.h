@@ -54,7 +54,7 @@ struct hr_param {
 			       as a percentage (100), bytes as KiB (1/1024) */
 };
 
-#define HR_RULE_NPARAMS 10
+#define HR_RULE_NPARAMS 14
 
 struct hr_rule {
 	const char *code;      /* the reason code in the profile */

@@ -81,16 +81,23 @@ else
 	nok health_report_heavy_tail_normal_fleet_keeps_its_power "the CPU socket 20% low was not FAIL alone (see $TMP/out)"
 fi
 
-# ---- a heavy-tailed (t3) fleet of 300 nodes with n009's CPU socket 30% low
-# on both of roofline's measurements (roofs_again): FAIL, confirmed (drain
-# candidate), the only node flagged, judged against the tail's quantile at
-# the square root of the node's share (two measurements must both be
-# beyond it); measured once (no roofs_again: the cut-off at the share
-# itself, about 100 robust sd under a tail weight near 1), not flagged
-rm -rf "$TMP/t"
-python3 tests/data/report/make-nights.py "$TMP/t" --nodes 300 --nights 1 --noise t3 --sigma 0.03 --seed 1 \
-	--one-night --fault cpu_socket:0.3:0:9 >/dev/null 2>&1
-cp -r "$TMP/t" "$TMP/t1"
+# ---- a heavy-tailed (t3) fleet of 300 nodes with n009's CPU socket low on
+# both of roofline's measurements (roofs_again): judged against the tail's
+# quantile at the square root of the node's share (two measurements must
+# both be beyond it), the only node flagged. 30% low: WARN, no drain
+# candidate (a FAIL needs both beyond the tail's quantile at the FAIL's
+# budget, fail_false_alarm_per_node: about 18 robust sd here); 60% low:
+# FAIL, confirmed (a drain candidate). Measured once (no roofs_again: the
+# cut-off at the share itself, about 100 robust sd under a tail weight near
+# 1), the 30% drop is not flagged
+for size in 0.3 0.6; do
+	rm -rf "$TMP/t$size"
+	python3 tests/data/report/make-nights.py "$TMP/t$size" --nodes 300 --nights 1 --noise t3 --sigma 0.03 --seed 1 \
+		--one-night --fault cpu_socket:$size:0:9 >/dev/null 2>&1
+	rm -rf "$TMP/o-t$size"
+	"$HR" -q --max-plots 1 --out "$TMP/o-t$size" "$TMP/t$size" >/dev/null 2>&1
+done
+cp -r "$TMP/t0.3" "$TMP/t1"
 python3 - "$TMP/t1" <<'PY'
 import glob, json, sys
 for p in glob.glob(sys.argv[1] + "/*/roofline.json"):
@@ -99,24 +106,25 @@ for p in glob.glob(sys.argv[1] + "/*/roofline.json"):
         d.pop("roofs_again", None)
     json.dump(j, open(p, "w"))
 PY
-for v in t t1; do
-	rm -rf "$TMP/o-$v"
-	"$HR" -q --max-plots 1 --out "$TMP/o-$v" "$TMP/$v" >/dev/null 2>&1
-done
+rm -rf "$TMP/o-t1"
+"$HR" -q --max-plots 1 --out "$TMP/o-t1" "$TMP/t1" >/dev/null 2>&1
 if python3 -c '
 import json, sys
-p = json.load(open(sys.argv[1]))
-bad = {n["name"]: n for n in p["nodes"] if n.get("verdict") in ("WARN", "FAIL")}
-assert list(bad) == ["n009"] and bad["n009"]["verdict"] == "FAIL", list(bad)
-assert p["summary"]["drain_candidates"] == ["n009"], p["summary"]["drain_candidates"]
-r = [r for r in bad["n009"]["reasons"] if r["code"] == "memory_low"][0]
-assert "measured twice, each measurement held to the tail" in r["text"] and "FAIL too (agreement)" in r["text"], r
-q = json.load(open(sys.argv[2]))
+for f, verdict, drain, again in ((sys.argv[1], "WARN", [], "WARN (the finding stands at WARN)"),
+                                 (sys.argv[2], "FAIL", ["n009"], "FAIL too (agreement)")):
+    p = json.load(open(f))
+    bad = {n["name"]: n for n in p["nodes"] if n.get("verdict") in ("WARN", "FAIL")}
+    assert list(bad) == ["n009"] and bad["n009"]["verdict"] == verdict, (f, list(bad))
+    assert p["summary"]["drain_candidates"] == drain, (f, p["summary"]["drain_candidates"])
+    r = [r for r in bad["n009"]["reasons"] if r["code"] == "memory_low"][0]
+    assert "measured twice, each measurement held to the tail" in r["text"] and again in r["text"], r
+    assert "the tail\x27s quantile at 1e-06 FAIL per node" in r["text"], r
+q = json.load(open(sys.argv[3]))
 assert not [n["name"] for n in q["nodes"] if n.get("verdict") in ("WARN", "FAIL")], "measured once: flagged"
-' "$TMP/o-t/profile.json" "$TMP/o-t1/profile.json"; then
+' "$TMP/o-t0.3/profile.json" "$TMP/o-t0.6/profile.json" "$TMP/o-t1/profile.json"; then
 	ok health_report_heavy_tail_measured_twice_keeps_its_power
 else
-	nok health_report_heavy_tail_measured_twice_keeps_its_power "the t3 fleet's CPU socket 30% low on both measurements was not FAIL alone, or measured once it was flagged (see $TMP/o-t, $TMP/o-t1)"
+	nok health_report_heavy_tail_measured_twice_keeps_its_power "the t3 fleet's CPU socket on both measurements: 30% low not WARN without a drain, or 60% low not FAIL alone, or measured once it was flagged (see $TMP/o-t0.3, $TMP/o-t0.6, $TMP/o-t1)"
 fi
 
 # ---- agreement rule by rule where a learned tail lowered a cut-off: the
@@ -125,7 +133,9 @@ fi
 # the fleet comparison's cut-off and the expectation's, not beyond the
 # node comparison's (lowered for a value measured twice: its chance rests
 # on both measurements beyond the same cut-off), so the node comparison no
-# longer stands; the FAIL does, by the rules the second value agrees with
+# longer stands; the finding does, at the level the second value agrees
+# with: WARN (20% low is short of the FAIL's cut-off under this tail and
+# above the expectation's FAIL ratio), no drain candidate
 rm -rf "$TMP/r"
 cp -r "$TMP/t1" "$TMP/r"
 python3 - "$TMP/r/n009/roofline.json" <<'PY'
@@ -148,8 +158,8 @@ import json, sys
 p = json.load(open(sys.argv[1]))
 n = [x for x in p["nodes"] if x["name"] == "n009"][0]
 t = [r["text"] for r in n["reasons"] if r.get("subject") == "gpu0"]
-assert n["verdict"] == "FAIL" and len(t) == 1, (n["verdict"], t)
-assert "other like GPUs (robust z" not in t[0] and "held to the same rules: FAIL too (agreement)" in t[0], t[0]
+assert n["verdict"] == "WARN" and len(t) == 1 and not p["summary"]["drain_candidates"], (n["verdict"], t)
+assert "other like GPUs (robust z" not in t[0] and "held to the same rules: WARN (the finding stands at WARN)" in t[0], t[0]
 ' "$TMP/o-r/profile.json"; then
 	ok health_report_heavy_tail_agreement_rule_by_rule
 else

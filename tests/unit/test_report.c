@@ -526,6 +526,8 @@ Test(report, bad_expectations_file_is_a_usage_error)
 		"{\"skus\": {\"H100 SXM\": {\"memroy_gbps\": 3000}}}",
 		"{\"skus\": {\"MI300X\": {\"memory_gbps\": 4000}}}",
 		"{\"thresholds\": {\"warn_ratio\": 0.5, \"fail_ratio\": 0.7}}",
+		"{\"thresholds\": {\"false_alarm_per_node\": 1e-5, \"fail_false_alarm_per_node\": 1e-4}}",
+		"{\"thresholds\": {\"fail_false_alarm_per_node\": 0}}",
 		"{\"skus\": {\"H100 SXM\": {\"compute_gflops\": {\"fp4\": 1}}}}",
 		"{\"skus\": {\"H100 SXM\": {\"cuda_core_gflops\": {\"fp64\": 0}}}}",
 		"{\"skus\": {\"H100 SXM\": {\"cuda_core_gflops\": 5}}}",
