@@ -103,10 +103,12 @@ static json_t *inst_json(const struct an *a, const struct inst *p)
 	json_object_set_new(o, "comparisons", json_integer(hj_m(a, p)));
 	json_object_set_new(o, "spread_rel", hj_jnum(p->s_rel));
 	json_object_set_new(o, "cut_off", hj_jnum(hj_cut(a, p)));
+	json_object_set_new(o, "cut_off_fail", hj_jnum(hj_cut_fail(a, p)));
 	json_object_set_new(o, "peer_median", hj_jnum(p->peer_median));
 	json_object_set_new(o, "peers", json_integer(p->peer_n));
 	json_object_set_new(o, "z_peers", hj_jnum(hj_z_node(a, p)));
 	json_object_set_new(o, "cut_off_peers", hj_jnum(hj_cut_node(a, p)));
+	json_object_set_new(o, "cut_off_peers_fail", hj_jnum(hj_cut_node_fail(a, p)));
 	json_object_set_new(o, "ratio_with_spread", hj_jnum(p->ratio_allow));
 	json_object_set_new(o, "confirmed", p->confirm == HR_CONFIRM_AGREED ? json_true() :
 				   p->confirm == HR_CONFIRM_DISAGREED ? json_false() : json_null());

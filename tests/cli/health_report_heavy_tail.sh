@@ -119,6 +119,19 @@ for f, verdict, drain, again in ((sys.argv[1], "WARN", [], "WARN (the finding st
     r = [r for r in bad["n009"]["reasons"] if r["code"] == "memory_low"][0]
     assert "measured twice, each measurement held to the tail" in r["text"] and again in r["text"], r
     assert "the tail\x27s quantile at 1e-06 FAIL per node" in r["text"], r
+    # the profile gives both cut-offs of the value, the FAIL cut-off above the flag one
+    def walk(x):
+        if isinstance(x, dict):
+            if "cut_off_fail" in x:
+                yield x
+            for v in x.values():
+                yield from walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                yield from walk(v)
+    n9 = [n for n in p["nodes"] if n["name"] == "n009"][0]
+    assert any(v["cut_off_fail"] is not None and v["cut_off"] is not None and v["cut_off_fail"] > v["cut_off"] + 5
+               for v in walk(n9)), "no value of n009 with cut_off_fail above cut_off"
 q = json.load(open(sys.argv[3]))
 assert not [n["name"] for n in q["nodes"] if n.get("verdict") in ("WARN", "FAIL")], "measured once: flagged"
 ' "$TMP/o-t0.3/profile.json" "$TMP/o-t0.6/profile.json" "$TMP/o-t1/profile.json"; then

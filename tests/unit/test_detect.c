@@ -516,6 +516,13 @@ Test(detect, one_night_tail_weight_from_the_upper_side)
 	double c = hr_noise_cut(1e-5, 1);
 	cr_assert_float_eq(hr_noise_cdf(-c, 1), 1e-5, 1e-9);
 	cr_assert(c > 30 && c < 45, "t3 cut-off at 1e-5: %g", c);
+	/* docs/health_report.md's heavy-tail cut-offs for a value measured
+	 * twice, a node's 177 comparisons: flags at sqrt(1e-4 / 177), a FAIL at
+	 * sqrt(1e-6 / 177) (fail_false_alarm_per_node) */
+	cr_assert_float_eq(hr_noise_cut(sqrt(1e-4 / 177), 1), 9.9, 0.05);
+	cr_assert_float_eq(hr_noise_cut(sqrt(1e-6 / 177), 1), 21.5, 0.05);
+	cr_assert_float_eq(hr_noise_cut(sqrt(1e-6 / 177), 0.6), 18.2, 0.05);
+	cr_assert_float_eq(hr_noise_cut(1e-4 / 177, 1), 110.2, 0.05);
 	cr_assert(isnan(hr_noise_cut(0, 0.5)));
 	cr_assert(isnan(hr_noise_cut(NAN, 0.5)));
 	cr_assert(isnan(hr_noise_cut(0.7, 0.5)));
