@@ -195,7 +195,7 @@ static int load_thresholds(struct hr_expect *e, const char *path, const json_t *
 		"pcie_class_gbps", "false_alarm_per_node", "fail_false_alarm_per_node", NULL };
 	const char *k;
 	json_t *v;
-	int rc;
+	int rc, fail_given = 0;
 	if (!o)
 		return 0;
 	if (!json_is_object(o))
@@ -217,12 +217,23 @@ static int load_thresholds(struct hr_expect *e, const char *path, const json_t *
 		else if (!strcmp(k, "min_fleet")) e->th.min_fleet = x < 2 ? 2 : (int)x;
 		else if (!strcmp(k, "pcie_class_gbps")) e->th.pcie_class_gbps = x;
 		else if (!strcmp(k, "false_alarm_per_node")) e->th.false_alarm = x;
-		else if (!strcmp(k, "fail_false_alarm_per_node")) e->th.fail_false_alarm = x;
+		else if (!strcmp(k, "fail_false_alarm_per_node")) e->th.fail_false_alarm = x, fail_given = 1;
 	}
 	if (!(e->th.false_alarm < 0.5))
 		return ch_usage_error("expectations file '%s': thresholds.false_alarm_per_node must be below 0.5 (a probability per node and night)", path);
+	/* below 1e-12 a node's share (the budget over its comparisons) nears
+	 * the doubles' underflow, and the cut-offs mean nothing */
+	if (!(e->th.false_alarm >= 1e-12) || !(e->th.fail_false_alarm >= 1e-12))
+		return ch_usage_error("expectations file '%s': thresholds.%s %g is below 1e-12 (a probability per node and night)", path,
+				      e->th.false_alarm >= 1e-12 ? "fail_false_alarm_per_node" : "false_alarm_per_node",
+				      e->th.false_alarm >= 1e-12 ? e->th.fail_false_alarm : e->th.false_alarm);
+	/* a FAIL's budget is within the flags': the default one follows a
+	 * stricter flag budget given alone */
+	if (!fail_given && e->th.fail_false_alarm > e->th.false_alarm)
+		e->th.fail_false_alarm = e->th.false_alarm;
 	if (!(e->th.fail_false_alarm <= e->th.false_alarm))
-		return ch_usage_error("expectations file '%s': need fail_false_alarm_per_node <= false_alarm_per_node (a FAIL's budget within the flags')", path);
+		return ch_usage_error("expectations file '%s': need fail_false_alarm_per_node (%g) <= false_alarm_per_node (%g): a FAIL's budget within the flags'", path,
+				      e->th.fail_false_alarm, e->th.false_alarm);
 	if (e->th.fail_ratio > e->th.warn_ratio || e->th.warn_ratio > 1)
 		return ch_usage_error("expectations file '%s': need fail_ratio <= warn_ratio <= 1", path);
 	if (e->th.fail_pct_below < e->th.warn_pct_below)

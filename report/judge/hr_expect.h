@@ -89,7 +89,9 @@ struct hr_thresholds {
 	double fail_false_alarm;  /* the budget of a FAIL (a drain candidate once
 				     confirmed) per node and night where a learned
 				     heavy tail sets a fleet comparison's cut-off
-				     (1e-06; at most false_alarm):
+				     (1e-06; at most false_alarm, which it
+				     follows down when only false_alarm is given;
+				     both at least 1e-12):
 				     "fail_false_alarm_per_node" */
 };
 

@@ -389,7 +389,9 @@ void hj_inst_margins(const struct an *a, const struct inst *p, const char *model
 	if (!isnan(hj_again(a, p)) && p->confirm == HR_CONFIRM_AGREED && l < n)
 		snprintf(extra + l, n - l, "%s%s's re-measurement %s, held to the same rules: %s",
 			 l ? "; " : "", p->metric >= 0 ? "roofline" : "allreduce_bw", hj_fmt_val(hj_again(a, p), flops, ref, sizeof(ref)),
-			 p->again_level >= HR_FAIL ? "FAIL too (agreement)" : "WARN (the finding stands at WARN)");
+			 p->again_level < HR_FAIL ? "WARN (the finding stands at WARN)" :
+			 (p->level_rel >= HR_FAIL || p->level_node >= HR_FAIL || p->level_abs >= HR_FAIL) ? "FAIL too (agreement)" :
+			 "FAIL, the first measurement WARN (the finding stands at WARN)");
 	else if (p->metric < 0 && isnan(hj_again_in(a, p)) && l < n)
 		snprintf(extra + l, n - l, "%snot re-measured (no usable re-measurement of the largest size in the input)",
 			 l ? "; " : "");

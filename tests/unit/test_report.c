@@ -528,6 +528,8 @@ Test(report, bad_expectations_file_is_a_usage_error)
 		"{\"thresholds\": {\"warn_ratio\": 0.5, \"fail_ratio\": 0.7}}",
 		"{\"thresholds\": {\"false_alarm_per_node\": 1e-5, \"fail_false_alarm_per_node\": 1e-4}}",
 		"{\"thresholds\": {\"fail_false_alarm_per_node\": 0}}",
+		"{\"thresholds\": {\"fail_false_alarm_per_node\": 5e-324}}",
+		"{\"thresholds\": {\"false_alarm_per_node\": 1e-20}}",
 		"{\"skus\": {\"H100 SXM\": {\"compute_gflops\": {\"fp4\": 1}}}}",
 		"{\"skus\": {\"H100 SXM\": {\"cuda_core_gflops\": {\"fp64\": 0}}}}",
 		"{\"skus\": {\"H100 SXM\": {\"cuda_core_gflops\": 5}}}",
@@ -546,6 +548,27 @@ Test(report, bad_expectations_file_is_a_usage_error)
 		unlink(path);
 		hr_expect_release(&ex);
 	}
+}
+
+/* a stricter flag budget given alone is taken, and the FAIL's budget
+ * (default 1e-6) follows it down; given both, a FAIL's above the flags' is
+ * refused (bad_expectations_file_is_a_usage_error) */
+Test(report, fail_budget_follows_a_stricter_flag_budget)
+{
+	static const char doc[] = "{\"thresholds\": {\"false_alarm_per_node\": 1e-7}}";
+	struct hr_expect ex;
+	char path[] = "/tmp/hr_expect_XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, doc, strlen(doc)), (ssize_t)strlen(doc));
+	close(fd);
+	cr_assert_eq(hr_expect_init(&ex), 0);
+	cr_expect_float_eq(ex.th.fail_false_alarm, 1e-6, 0);
+	cr_expect_eq(hr_expect_load_file(&ex, path), 0);
+	cr_expect_float_eq(ex.th.false_alarm, 1e-7, 0);
+	cr_expect_float_eq(ex.th.fail_false_alarm, 1e-7, 0);
+	unlink(path);
+	hr_expect_release(&ex);
 }
 
 Test(report, robust_z_and_levels_known_answers)
